@@ -1,0 +1,119 @@
+#include "core/envrec.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/version.h"
+
+json_t *kt_env_device(const kt_gpu *gpu)
+{
+    const kt_device *d = &gpu->dev;
+    char cc[16];
+
+    snprintf(cc, sizeof cc, "%d.%d", d->cc_major, d->cc_minor);
+    return json_pack(
+        "{s:s,s:s,s:s,s:s,s:i,s:i,s:i,s:I,s:I,s:f,s:f,s:i,s:f,s:i,s:i,s:i,"
+        "s:i,s:{s:i,s:i,s:i,s:i,s:i,s:i,s:I,s:I,s:I,s:[i,i,i],s:[i,i,i]}}",
+        "name", gpu->name, "uuid", gpu->uuid, "pci_bus_id", gpu->pci_bus_id,
+        "compute_capability", cc, "cc_major", d->cc_major, "cc_minor",
+        d->cc_minor, "sm_count", d->sm_count, "l2_bytes",
+        (json_int_t)d->l2_bytes, "global_mem_bytes",
+        (json_int_t)d->global_mem_bytes, "sm_clock_mhz",
+        gpu->sm_clock_khz / 1e3, "mem_clock_mhz", gpu->mem_clock_khz / 1e3,
+        "bus_width_bits", gpu->bus_width_bits, "peak_bw_gbs", gpu->peak_bw_gbs,
+        "driver_version", gpu->driver_version, "runtime_version",
+        gpu->runtime_version, "ecc", gpu->ecc_enabled, "compute_mode",
+        gpu->compute_mode, "limits", "warp_size", d->warp_size,
+        "max_threads_per_block", d->max_threads_per_block, "max_threads_per_sm",
+        d->max_threads_per_sm, "max_blocks_per_sm", d->max_blocks_per_sm,
+        "regs_per_sm", d->regs_per_sm, "regs_per_block", d->regs_per_block,
+        "shared_mem_per_block", (json_int_t)d->shared_mem_per_block,
+        "shared_mem_per_block_optin", (json_int_t)d->shared_mem_per_block_optin,
+        "shared_mem_per_sm", (json_int_t)d->shared_mem_per_sm, "max_grid",
+        d->max_grid[0], d->max_grid[1], d->max_grid[2], "max_block",
+        d->max_block[0], d->max_block[1], d->max_block[2]);
+}
+
+kt_status kt_env_device_from_json(const json_t *j, kt_device *dev,
+                                  char *name_buf, size_t name_size, kt_err *err)
+{
+    const char *name = NULL;
+    json_int_t l2 = 0, mem = 0, smem = 0, smem_optin = 0, smem_sm = 0;
+    json_error_t jerr;
+
+    memset(dev, 0, sizeof *dev);
+    if (json_unpack_ex(
+            (json_t *)j, &jerr, 0,
+            "{s:s,s:i,s:i,s:i,s:I,s:I,s:{s:i,s:i,s:i,s:i,s:i,s:i,s:I,s:I,s:I,"
+            "s:[i,i,i],s:[i,i,i]}}",
+            "name", &name, "cc_major", &dev->cc_major, "cc_minor",
+            &dev->cc_minor, "sm_count", &dev->sm_count, "l2_bytes", &l2,
+            "global_mem_bytes", &mem, "limits", "warp_size", &dev->warp_size,
+            "max_threads_per_block", &dev->max_threads_per_block,
+            "max_threads_per_sm", &dev->max_threads_per_sm, "max_blocks_per_sm",
+            &dev->max_blocks_per_sm, "regs_per_sm", &dev->regs_per_sm,
+            "regs_per_block", &dev->regs_per_block, "shared_mem_per_block",
+            &smem, "shared_mem_per_block_optin", &smem_optin,
+            "shared_mem_per_sm", &smem_sm, "max_grid", &dev->max_grid[0],
+            &dev->max_grid[1], &dev->max_grid[2], "max_block",
+            &dev->max_block[0], &dev->max_block[1], &dev->max_block[2]))
+        return kt_err_set(err, KT_S_INPUT, "device record: %s", jerr.text);
+    dev->struct_size = sizeof *dev;
+    dev->l2_bytes = l2;
+    dev->global_mem_bytes = mem;
+    dev->shared_mem_per_block = smem;
+    dev->shared_mem_per_block_optin = smem_optin;
+    dev->shared_mem_per_sm = smem_sm;
+    snprintf(name_buf, name_size, "%s", name);
+    dev->name = name_buf;
+    return KT_S_OK;
+}
+
+json_t *kt_env_plugin(const kt_loaded_plugin *plugin)
+{
+    const kt_plugin *d = &plugin->desc;
+    char abi[32];
+
+    snprintf(abi, sizeof abi, "%u.%u", d->abi_major, d->abi_minor);
+    return json_pack("{s:s,s:s,s:s,s:s,s:i,s:s,s:s,s:s}", "name", d->name,
+                     "version", d->version ? d->version : "", "path",
+                     plugin->path, "abi", abi, "cuda_runtime_version",
+                     d->cuda_runtime_version, "cuda_archs",
+                     d->cuda_archs ? d->cuda_archs : "", "compiler",
+                     d->compiler ? d->compiler : "", "build_date",
+                     d->build_date ? d->build_date : "");
+}
+
+json_t *kt_env_protocol(const kt_protocol *p)
+{
+    return json_pack(
+        "{s:s,s:s,s:i,s:I,s:I,s:f,s:f,s:f,s:s,s:i,s:b,s:i,s:f,s:s}",
+        "timing_scope",
+        "kernel interval: CUDA events recorded in the launch stream, a clock "
+        "probe kernel queued before each sample",
+        "statistic", "per-sample median (min, mean, stddev, quartiles kept)",
+        "warmups", p->warmups, "min_samples", (json_int_t)p->min_samples,
+        "max_samples", (json_int_t)p->max_samples, "min_time_s", p->min_time_s,
+        "max_time_s", p->max_time_s, "target_noise", p->target_noise, "cache",
+        kt_cache_mode_name(p->cache), "batch", p->batch, "end_to_end",
+        p->end_to_end, "probe_ns", (int)p->probe_ns, "throttle_ratio",
+        p->throttle_ratio, "noise_estimate", "1.4826 * MAD / median");
+}
+
+json_t *kt_env_host(int argc, char *const *argv)
+{
+    char host[256] = "", date[32], cmd[4096] = "";
+    time_t now = time(NULL);
+    size_t used = 0;
+
+    gethostname(host, sizeof host - 1);
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    for (int i = 0; i < argc && used + 1 < sizeof cmd; ++i)
+        used += (size_t)snprintf(cmd + used, sizeof cmd - used, "%s%s",
+                                 i ? " " : "", argv[i]);
+    return json_pack("{s:s,s:s,s:s,s:s,s:s,s:s}", "ktune_version", KT_VERSION,
+                     "git_commit", KT_GIT_COMMIT, "build_flags", KT_BUILD_FLAGS,
+                     "date", date, "host", host, "command_line", cmd);
+}

@@ -1,0 +1,37 @@
+/*
+ * The environment record: what every result carries so that a number can
+ * be traced to the machine, the build, the command and the protocol that
+ * produced it. Pieces are JSON objects the caller assembles.
+ */
+#ifndef KT_ENVREC_H
+#define KT_ENVREC_H
+
+#include <jansson.h>
+
+#include "core/error.h"
+#include "core/gpu.h"
+#include "core/loader.h"
+#include "core/protocol.h"
+
+/* GPU name, UUID, compute capability, SMs, L2, clocks, bus width,
+ * theoretical peak, driver and runtime versions, and the limits plugins see
+ * (so a replay can rebuild kt_device). New reference. */
+json_t *kt_env_device(const kt_gpu *gpu);
+
+/* Rebuilds the kt_device view from kt_env_device() output; name is stored
+ * in name_buf. For replay, where there is no GPU. */
+kt_status kt_env_device_from_json(const json_t *j, kt_device *dev,
+                                  char *name_buf, size_t name_size,
+                                  kt_err *err);
+
+/* Plugin path, name, version, ABI and build fingerprint. */
+json_t *kt_env_plugin(const kt_loaded_plugin *plugin);
+
+/* Every field of the protocol, plus the timing scope in words. */
+json_t *kt_env_protocol(const kt_protocol *p);
+
+/* ktune version and commit, build flags, UTC date, host name, command
+ * line. */
+json_t *kt_env_host(int argc, char *const *argv);
+
+#endif

@@ -1,0 +1,420 @@
+/*
+ * ktune plugin ABI — the only header a plugin author needs.
+ *
+ * A plugin is a shared object that exports one function, ktune_plugin_entry(),
+ * returning a pointer to a static const kt_plugin. Emit it with
+ * KT_PLUGIN_EXPORT(descriptor). The descriptor lists operators; each operator
+ * lists variants (thread-to-data mappings); each variant lists its tunable
+ * parameters as data.
+ *
+ * Compatibility rules (docs/plugin-abi.md explains them in full):
+ *  - magic identifies a ktune plugin; abi_major must equal the host's, a
+ *    larger abi_minor than the host knows is accepted (extra fields ignored).
+ *  - Every struct starts with struct_size. The host reads only the bytes
+ *    struct_size covers, into a zeroed copy, so structs grow by appending
+ *    fields and old plugins keep loading. Arrays of structs are walked with a
+ *    stride of their first element's struct_size.
+ *  - Strings are NUL-terminated UTF-8 with static storage duration.
+ *  - The plugin never links against the host: everything it needs from ktune
+ *    (device memory, random inputs, output checks, logging, error text) comes
+ *    through the kt_host table handed to setup().
+ *  - Plugins link the shared CUDA runtime (libcudart.so) so that streams,
+ *    errors and kernel attributes are shared with the host.
+ *
+ * Valid C (C99 and later) and C++ (C++20 designated initialisers).
+ */
+#ifndef KTUNE_PLUGIN_H
+#define KTUNE_PLUGIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KT_PLUGIN_MAGIC UINT64_C(0x4b54554e45504c47) /* "KTUNEPLG" */
+#define KT_ABI_MAJOR 1
+#define KT_ABI_MINOR 0
+#define KT_PLUGIN_ENTRY_SYMBOL "ktune_plugin_entry"
+
+/* Return codes of plugin callbacks. Anything else is treated as KT_FAIL. */
+enum {
+    KT_OK = 0,
+    KT_FAIL = 1,    /* error; the text was set through host->error() */
+    KT_INVALID = 2, /* this configuration cannot run here (constraint) */
+    KT_MISMATCH = 3 /* verification: the output is wrong */
+};
+
+/* ------------------------------------------------------------------------ */
+/* Device facts the host hands to plugins (read-only).                      */
+
+typedef struct kt_device {
+    uint32_t struct_size;
+    int32_t cc_major;
+    int32_t cc_minor;
+    int32_t sm_count;
+    int32_t warp_size;
+    int32_t max_threads_per_block;
+    int32_t max_threads_per_sm;
+    int32_t max_blocks_per_sm;
+    int32_t regs_per_sm;
+    int32_t regs_per_block;
+    int64_t shared_mem_per_block;       /* default limit, bytes */
+    int64_t shared_mem_per_block_optin; /* after cudaFuncSetAttribute */
+    int64_t shared_mem_per_sm;
+    int64_t l2_bytes;
+    int64_t global_mem_bytes;
+    int32_t max_grid[3];
+    int32_t max_block[3];
+    const char *name;
+} kt_device;
+
+/* ------------------------------------------------------------------------ */
+/* Parameter space as data.                                                  */
+
+typedef enum kt_param_kind {
+    KT_PARAM_LIST = 1,  /* values[0..count) */
+    KT_PARAM_POW2 = 2,  /* every power of two in [min, max] */
+    KT_PARAM_RANGE = 3, /* min, min+step, ... <= max */
+    KT_PARAM_ENUM = 4   /* labels[0..count); the value is the label's index */
+} kt_param_kind;
+
+typedef struct kt_param_desc {
+    uint32_t struct_size;
+    uint32_t kind; /* kt_param_kind */
+    const char *name;
+    const char *help;
+    int64_t default_value;     /* must be one of the declared values */
+    int64_t min;               /* POW2, RANGE */
+    int64_t max;               /* POW2, RANGE */
+    int64_t step;              /* RANGE */
+    const int64_t *values;     /* LIST */
+    const char *const *labels; /* ENUM */
+    uint32_t count;            /* LIST, ENUM */
+    uint32_t reserved;
+} kt_param_desc;
+
+/* One point of a variant's space: values in the order of variant->params. */
+typedef struct kt_config {
+    uint32_t struct_size;
+    uint32_t count;
+    const int64_t *values;
+    const char *const *names; /* names[i] is params[i].name */
+} kt_config;
+
+/* A problem dimension, e.g. "n", or "m" and "n". */
+typedef struct kt_size_desc {
+    uint32_t struct_size;
+    uint32_t reserved;
+    const char *name;
+    const char *help;
+    int64_t default_value;
+    int64_t min;
+    int64_t max;
+} kt_size_desc;
+
+/* One problem instance: sizes in the order of operator->sizes. */
+typedef struct kt_problem {
+    uint32_t struct_size;
+    uint32_t num_sizes;
+    const int64_t *sizes;
+    uint64_t seed; /* same seed => same inputs, for every configuration */
+    const kt_device *device;
+} kt_problem;
+
+/* The launch geometry of a configuration. The host checks it against the
+ * device limits before launching, and uses `kernel` (the __global__
+ * function's host stub) for register and occupancy queries. */
+typedef struct kt_shape {
+    uint32_t struct_size;
+    uint32_t dynamic_smem_bytes;
+    uint32_t grid[3];
+    uint32_t block[3];
+    const void *kernel; /* main kernel, may be NULL */
+} kt_shape;
+
+/* Work the algorithm must do, independent of the variant: the minimum bytes
+ * moved through device memory (each input read once, each output written
+ * once) and the arithmetic. Effective bandwidth and arithmetic intensity are
+ * derived from these. */
+typedef struct kt_work {
+    uint32_t struct_size;
+    uint32_t reserved;
+    double bytes_read;
+    double bytes_written;
+    double flops;
+} kt_work;
+
+/* ------------------------------------------------------------------------ */
+/* Host services. The host owns every device allocation: it poisons outputs  */
+/* before verification, flushes caches and frees what the plugin leaves.     */
+
+typedef enum kt_mem_role {
+    KT_MEM_INPUT = 1,  /* read by the kernel; filled in setup/reset */
+    KT_MEM_OUTPUT = 2, /* written by the kernel; poisoned before verifying */
+    KT_MEM_SCRATCH = 3 /* workspace */
+} kt_mem_role;
+
+typedef enum kt_log_level {
+    KT_LOG_ERROR = 0,
+    KT_LOG_WARN = 1,
+    KT_LOG_INFO = 2,
+    KT_LOG_DEBUG = 3
+} kt_log_level;
+
+typedef struct kt_host kt_host;
+struct kt_host {
+    uint32_t struct_size;
+    uint16_t abi_major;
+    uint16_t abi_minor;
+    const kt_device *device;
+
+    /* Device memory owned by the host. `name` labels messages ("a", "y").
+     * The pointer stays valid until free_device() or teardown. */
+    int (*alloc_device)(const kt_host *host, size_t bytes, kt_mem_role role,
+                        const char *name, void **dev_ptr);
+    void (*free_device)(const kt_host *host, void *dev_ptr);
+
+    /* Synchronous copies between host memory and host-owned device memory. */
+    int (*upload)(const kt_host *host, void *dev_dst, const void *src,
+                  size_t bytes);
+    int (*download)(const kt_host *host, void *dst, const void *dev_src,
+                    size_t bytes);
+
+    /* Deterministic uniform floats in [lo, hi) for the problem's seed and a
+     * per-buffer stream number, identical on every machine. */
+    void (*random_f32)(const kt_host *host, uint64_t stream, float *dst,
+                       size_t count, float lo, float hi);
+
+    /* Compares a device array with a reference computed in double:
+     * element i passes when |got - want| <= atol + rtol * |want|, and NaN
+     * never passes. Returns KT_OK or KT_MISMATCH with the first failures
+     * described in the error text. */
+    int (*check_f32)(const kt_host *host, const char *name,
+                     const float *dev_got, const double *want, size_t count,
+                     double rtol, double atol);
+
+    void (*log)(const kt_host *host, kt_log_level level, const char *fmt, ...)
+#if defined(__GNUC__)
+        __attribute__((format(printf, 3, 4)))
+#endif
+        ;
+
+    /* Sets the text shown with a failed callback; returns KT_FAIL. */
+    int (*error)(const kt_host *host, const char *fmt, ...)
+#if defined(__GNUC__)
+        __attribute__((format(printf, 2, 3)))
+#endif
+        ;
+
+    void *host_private; /* the host's; plugins do not touch it */
+};
+
+/* ------------------------------------------------------------------------ */
+/* Operators and variants.                                                   */
+
+typedef struct kt_variant {
+    uint32_t struct_size;
+    uint32_t num_params;
+    const char *id; /* stable, unique within the operator */
+    const char *summary;
+    const kt_param_desc *params;
+
+    /* Required: grid, block and shared memory of a configuration. Pure: no
+     * device calls, so the host can check limits without a GPU. */
+    int (*shape)(const kt_problem *problem, const kt_config *config,
+                 kt_shape *out);
+
+    /* Optional: extra constraints. Return KT_OK, or KT_INVALID with a reason
+     * written to why (at most why_size bytes, NUL-terminated). */
+    int (*check)(const kt_problem *problem, const kt_config *config, char *why,
+                 size_t why_size);
+
+    /* Required: enqueue the work on `stream` (a cudaStream_t) and return
+     * without synchronising. Runs inside the timed region: no allocation,
+     * no copies, no synchronisation. */
+    int (*launch)(void *state, const kt_config *config, void *stream);
+} kt_variant;
+
+enum {
+    /* The kernels write their inputs: the host calls reset() before every
+     * timed launch, outside the timed region. */
+    KT_OP_MODIFIES_INPUTS = 1u << 0
+};
+
+typedef struct kt_operator {
+    uint32_t struct_size;
+    uint32_t flags;
+    const char *id; /* stable, unique within the plugin */
+    const char *summary;
+    const kt_size_desc *sizes;
+    uint32_t num_sizes;
+    uint32_t num_variants;
+    const kt_variant *variants; /* variants[0] is the default */
+
+    /* Required, pure: the work of a problem. */
+    int (*work)(const kt_problem *problem, kt_work *out);
+
+    /* Required: allocate through host, fill inputs, compute the reference.
+     * *state is handed back to every later call. */
+    int (*setup)(const kt_host *host, const kt_problem *problem, void **state);
+
+    /* Optional: restore inputs to their setup values (same seed). */
+    int (*reset)(void *state);
+
+    /* Required: compare outputs with the reference, through check_f32 or
+     * own code. KT_OK, KT_MISMATCH, or KT_FAIL. */
+    int (*verify)(void *state, const kt_config *config,
+                  const kt_variant *variant);
+
+    /* Required: release host memory; device memory left over is freed by
+     * the host (with a warning). */
+    void (*teardown)(void *state);
+} kt_operator;
+
+typedef struct kt_plugin {
+    uint64_t magic; /* KT_PLUGIN_MAGIC */
+    uint32_t struct_size;
+    uint16_t abi_major;
+    uint16_t abi_minor;
+    /* Build fingerprint, for diagnostics and results; KT_PLUGIN_HEADER
+     * fills it from the compiler's own macros. */
+    int32_t cuda_runtime_version; /* CUDART_VERSION, e.g. 13000 */
+    uint32_t reserved;
+    const char *cuda_archs; /* __CUDA_ARCH_LIST__, e.g. "900" */
+    const char *compiler;
+    const char *build_date;
+    const char *name; /* unique among loaded plugins */
+    const char *version;
+    const char *summary;
+    const kt_operator *operators;
+    uint32_t num_operators;
+    uint32_t reserved2;
+} kt_plugin;
+
+typedef const kt_plugin *(*kt_plugin_entry_fn)(void);
+
+/* The layouts are part of the ABI (LP64): a change here is a new ABI. */
+#if defined(__cplusplus)
+#define KT_STATIC_ASSERT(cond, msg) static_assert(cond, msg)
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define KT_STATIC_ASSERT(cond, msg) _Static_assert(cond, msg)
+#endif
+#if defined(KT_STATIC_ASSERT) && UINTPTR_MAX == UINT64_MAX
+KT_STATIC_ASSERT(sizeof(kt_device) == 112, "kt_device layout");
+KT_STATIC_ASSERT(sizeof(kt_param_desc) == 80, "kt_param_desc layout");
+KT_STATIC_ASSERT(sizeof(kt_config) == 24, "kt_config layout");
+KT_STATIC_ASSERT(sizeof(kt_size_desc) == 48, "kt_size_desc layout");
+KT_STATIC_ASSERT(sizeof(kt_problem) == 32, "kt_problem layout");
+KT_STATIC_ASSERT(sizeof(kt_shape) == 40, "kt_shape layout");
+KT_STATIC_ASSERT(sizeof(kt_work) == 32, "kt_work layout");
+KT_STATIC_ASSERT(sizeof(kt_variant) == 56, "kt_variant layout");
+KT_STATIC_ASSERT(sizeof(kt_operator) == 88, "kt_operator layout");
+KT_STATIC_ASSERT(sizeof(kt_plugin) == 88, "kt_plugin layout");
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Helpers for plugin authors.                                               */
+
+/* Value of the parameter called `name`, or `fallback` when absent. */
+static inline int64_t kt_config_get(const kt_config *config, const char *name,
+                                    int64_t fallback)
+{
+    for (uint32_t i = 0; i < config->count; ++i) {
+        const char *a = config->names[i], *b = name;
+        while (*a && *a == *b) {
+            ++a;
+            ++b;
+        }
+        if (*a == *b)
+            return config->values[i];
+    }
+    return fallback;
+}
+
+static inline uint64_t kt_div_up(uint64_t a, uint64_t b)
+{
+    return (a + b - 1) / b;
+}
+
+#define KT_STRUCT_SIZE(type) .struct_size = (uint32_t)sizeof(type)
+#define KT_COUNT(array) ((uint32_t)(sizeof(array) / sizeof((array)[0])))
+
+#define KT_PARAM_POW2(nm, hlp, lo, hi, dflt)                                   \
+    {                                                                          \
+        KT_STRUCT_SIZE(kt_param_desc), .kind = KT_PARAM_POW2, .name = (nm),    \
+                                       .help = (hlp), .default_value = (dflt), \
+                                       .min = (lo), .max = (hi)                \
+    }
+#define KT_PARAM_RANGE(nm, hlp, lo, hi, stp, dflt)                             \
+    {                                                                          \
+        KT_STRUCT_SIZE(kt_param_desc), .kind = KT_PARAM_RANGE, .name = (nm),   \
+                                       .help = (hlp), .default_value = (dflt), \
+                                       .min = (lo), .max = (hi), .step = (stp) \
+    }
+#define KT_PARAM_LIST(nm, hlp, vals, dflt)                                     \
+    {                                                                          \
+        KT_STRUCT_SIZE(kt_param_desc),                                         \
+            .kind = KT_PARAM_LIST, .name = (nm), .help = (hlp),                \
+            .default_value = (dflt), .values = (vals), .count = KT_COUNT(vals) \
+    }
+#define KT_PARAM_ENUM(nm, hlp, lbls, dflt)                                     \
+    {                                                                          \
+        KT_STRUCT_SIZE(kt_param_desc),                                         \
+            .kind = KT_PARAM_ENUM, .name = (nm), .help = (hlp),                \
+            .default_value = (dflt), .labels = (lbls), .count = KT_COUNT(lbls) \
+    }
+
+#define KT_STRINGIFY_(...) #__VA_ARGS__
+#define KT_STRINGIFY(...) KT_STRINGIFY_(__VA_ARGS__)
+
+#if defined(CUDART_VERSION)
+#define KT_BUILD_CUDART CUDART_VERSION
+#else
+#define KT_BUILD_CUDART 0
+#endif
+#if defined(__CUDA_ARCH_LIST__)
+#define KT_BUILD_ARCHS KT_STRINGIFY(__CUDA_ARCH_LIST__)
+#else
+#define KT_BUILD_ARCHS ""
+#endif
+#if defined(__VERSION__)
+#define KT_BUILD_COMPILER __VERSION__
+#else
+#define KT_BUILD_COMPILER "unknown"
+#endif
+
+/* Fills kt_plugin's header and build fingerprint; use first in the
+ * initialiser, then .name, .version, .summary, .operators, .num_operators. */
+#define KT_PLUGIN_HEADER                                                       \
+    .magic = KT_PLUGIN_MAGIC, KT_STRUCT_SIZE(kt_plugin),                       \
+    .abi_major = KT_ABI_MAJOR, .abi_minor = KT_ABI_MINOR,                      \
+    .cuda_runtime_version = KT_BUILD_CUDART, .cuda_archs = KT_BUILD_ARCHS,     \
+    .compiler = KT_BUILD_COMPILER, .build_date = __DATE__ " " __TIME__
+
+#if defined(_WIN32)
+#define KT_EXPORT __declspec(dllexport)
+#else
+#define KT_EXPORT __attribute__((visibility("default")))
+#endif
+
+#ifdef __cplusplus
+#define KT_EXTERN_C extern "C"
+#else
+#define KT_EXTERN_C
+#endif
+
+/* Emits the plugin's one exported symbol. */
+#define KT_PLUGIN_EXPORT(descriptor)                                           \
+    KT_EXTERN_C KT_EXPORT const kt_plugin *ktune_plugin_entry(void);           \
+    KT_EXTERN_C KT_EXPORT const kt_plugin *ktune_plugin_entry(void)            \
+    {                                                                          \
+        return &(descriptor);                                                  \
+    }
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KTUNE_PLUGIN_H */

@@ -1,0 +1,36 @@
+/*
+ * The core's own kernels: the clock probe that runs before each timed
+ * sample, the empty kernel of the launch floor, and the copy of the
+ * bandwidth-vs-working-set sweep. C entry points so the host code stays C.
+ */
+#ifndef KT_KERNELS_H
+#define KT_KERNELS_H
+
+#include <cuda_runtime_api.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One single-thread block per SM: each waits for a tick of %globaltimer,
+ * then spins for spin_ns of it counting clock64(), and atomically lowers
+ * *min_khz to its derived SM clock. Running it just before the start event
+ * also keeps the GPU busy while the host enqueues the timed launch, so the
+ * event interval holds no host submission gap. *min_khz must start at
+ * UINT_MAX. */
+cudaError_t kt_launch_clock_probe(unsigned int *min_khz, int sm_count,
+                                  unsigned int spin_ns, cudaStream_t stream);
+
+/* An empty kernel, <<<1, 1>>>: the launch floor. */
+cudaError_t kt_launch_empty(cudaStream_t stream);
+
+/* dst[i] = src[i] for 16-byte elements, grid-stride. */
+cudaError_t kt_launch_copy(void *dst, const void *src, size_t count16,
+                           int sm_count, cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,76 @@
+/*
+ * kt_registry: the plugins loaded into this process.
+ *
+ * Each plugin is dlopen'ed (RTLD_NOW | RTLD_LOCAL), stays resident until the
+ * registry is freed, and is validated field by field before anything uses it.
+ * The registry keeps *normalised* copies of the descriptors: every struct
+ * copied into a zeroed struct of the host's size (only the bytes the
+ * plugin's struct_size covers), every array re-laid with the host's stride.
+ * The rest of ktune reads only these copies.
+ *
+ * One bad plugin never stops the others: directory scans record one line per
+ * failure in `failures` and go on.
+ */
+#ifndef KT_LOADER_H
+#define KT_LOADER_H
+
+#include <stddef.h>
+
+#include "core/error.h"
+#include "ktune/plugin.h"
+
+typedef struct kt_loaded_plugin {
+    char *path;     /* owned */
+    void *handle;   /* dlopen handle, owned */
+    kt_plugin desc; /* normalised; desc.operators points into owned memory */
+    void **owned;   /* allocations behind the normalised arrays */
+    size_t num_owned;
+} kt_loaded_plugin;
+
+typedef struct kt_registry {
+    kt_loaded_plugin **plugins;
+    size_t count;
+    char **failures; /* "file: what was expected, what was found" */
+    size_t num_failures;
+} kt_registry;
+
+void kt_registry_init(kt_registry *reg);
+
+/* Unloads every plugin and frees the registry's memory. */
+void kt_registry_free(kt_registry *reg);
+
+/* Loads one plugin file. On failure nothing is added and err says why,
+ * starting with the file name. */
+kt_status kt_registry_load_file(kt_registry *reg, const char *path,
+                                kt_err *err);
+
+/* Loads every *.so in dir (in name order); failures go to reg->failures.
+ * A missing directory is recorded as a failure only when `required`. */
+void kt_registry_load_dir(kt_registry *reg, const char *dir, int required);
+
+/* Loads the standard search path: the built-in folder, then each entry of
+ * KTUNE_PLUGIN_PATH (colon-separated folders or files), then `files`. */
+void kt_registry_load_default(kt_registry *reg, const char *builtin_dir,
+                              const char *const *files, size_t num_files);
+
+/* Finds "plugin:operator" (or "plugin" when it has one operator). Unknown
+ * names give KT_S_INPUT with close matches. */
+kt_status kt_registry_resolve(const kt_registry *reg, const char *spec,
+                              const kt_loaded_plugin **plugin,
+                              const kt_operator **op, kt_err *err);
+
+const kt_loaded_plugin *kt_registry_find(const kt_registry *reg,
+                                         const char *name);
+
+/* Index of the variant called id in op, or KT_S_INPUT with close matches. */
+kt_status kt_operator_find_variant(const kt_operator *op, const char *id,
+                                   size_t *index, kt_err *err);
+
+/* Index of the size called name in op, or KT_S_INPUT with close matches. */
+kt_status kt_operator_find_size(const kt_operator *op, const char *name,
+                                size_t *index, kt_err *err);
+
+/* Index of the parameter called name in variant, or -1. */
+long kt_variant_find_param(const kt_variant *variant, const char *name);
+
+#endif

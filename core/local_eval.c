@@ -1,0 +1,295 @@
+#include "core/evaluator.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/cuda_check.h"
+#include "core/envrec.h"
+#include "core/feasible.h"
+#include "core/gpu.h"
+#include "core/instance.h"
+#include "core/verify.h"
+
+/* A point's verification outcome, kept for the evaluator's lifetime. */
+typedef struct verdict {
+    kt_point point;
+    kt_eval_status status;
+    char reason[1024];
+    kt_shape shape;
+} verdict;
+
+typedef struct local_eval {
+    kt_evaluator base;
+    kt_eval_spec spec;
+    kt_gpu gpu;
+    kt_meter meter;
+    kt_instance inst;
+    int lost; /* a kernel faulted: the context is unusable */
+    verdict *verdicts;
+    size_t num_verdicts;
+} local_eval;
+
+typedef struct launch_ctx {
+    local_eval *le;
+    const kt_point *point;
+} launch_ctx;
+
+static local_eval *self(kt_evaluator *ev)
+{
+    return (local_eval *)ev;
+}
+
+const char *kt_eval_status_name(kt_eval_status s)
+{
+    switch (s) {
+    case KT_EVAL_OK: return "ok";
+    case KT_EVAL_INVALID: return "invalid";
+    case KT_EVAL_MISMATCH: return "mismatch";
+    case KT_EVAL_ERROR: return "error";
+    case KT_EVAL_EXEC: return "execution-error";
+    case KT_EVAL_CRASH: return "crashed";
+    case KT_EVAL_TIMEOUT: return "timeout";
+    }
+    return "unknown";
+}
+
+kt_eval_status kt_eval_status_from(kt_status s)
+{
+    switch (s) {
+    case KT_S_OK: return KT_EVAL_OK;
+    case KT_S_INVALID: return KT_EVAL_INVALID;
+    case KT_S_MISMATCH: return KT_EVAL_MISMATCH;
+    case KT_S_EXEC: return KT_EVAL_EXEC;
+    default: return KT_EVAL_ERROR;
+    }
+}
+
+void kt_eval_result_free(kt_eval_result *r)
+{
+    kt_timing_free(&r->timing);
+}
+
+static kt_status ctx_launch(void *ctx, cudaStream_t stream, kt_err *err)
+{
+    launch_ctx *c = ctx;
+    return kt_instance_launch(&c->le->inst, c->point, stream, err);
+}
+
+static kt_status ctx_reset(void *ctx, kt_err *err)
+{
+    launch_ctx *c = ctx;
+    return kt_instance_reset(&c->le->inst, err);
+}
+
+/* End-to-end scope: inputs restored from the host (reset() uploads them),
+ * outputs copied back to host memory. */
+static kt_status ctx_transfer(void *ctx, int to_device, kt_err *err)
+{
+    launch_ctx *c = ctx;
+    kt_services *svc = &c->le->inst.svc;
+    kt_status rc = KT_S_OK;
+
+    if (to_device)
+        return kt_instance_reset(&c->le->inst, err);
+    for (size_t i = 0; i < svc->num_allocs && !rc; ++i) {
+        void *host;
+        if (svc->allocs[i].role != KT_MEM_OUTPUT)
+            continue;
+        host = malloc(svc->allocs[i].bytes);
+        if (!host)
+            return kt_err_set(err, KT_S_NOMEM, "out of host memory");
+        rc = KT_CUDA_TRY(cudaMemcpy(host, svc->allocs[i].ptr,
+                                    svc->allocs[i].bytes,
+                                    cudaMemcpyDeviceToHost),
+                         err);
+        free(host);
+    }
+    return rc;
+}
+
+static verdict *find_verdict(local_eval *le, const kt_point *pt)
+{
+    for (size_t i = 0; i < le->num_verdicts; ++i)
+        if (kt_point_equal(&le->verdicts[i].point, pt))
+            return &le->verdicts[i];
+    return NULL;
+}
+
+static kt_status verify_cached(local_eval *le, const kt_point *pt,
+                               verdict **out, kt_err *err)
+{
+    verdict *v = find_verdict(le, pt), *grown;
+    kt_err verr;
+    kt_status rc;
+
+    if (v) {
+        *out = v;
+        return KT_S_OK;
+    }
+    grown = realloc(le->verdicts, (le->num_verdicts + 1) * sizeof *grown);
+    if (!grown)
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    le->verdicts = grown;
+    v = &grown[le->num_verdicts++];
+    memset(v, 0, sizeof *v);
+    v->point = *pt;
+    kt_err_clear(&verr);
+    if ((rc = kt_point_validate(le->spec.op, pt, &verr)) == KT_S_OK &&
+        (rc = kt_point_feasible(le->spec.op, &le->inst.problem, pt, &v->shape,
+                                &verr)) == KT_S_OK)
+        rc = kt_verify_point(&le->inst, &le->gpu, pt, le->meter.stream,
+                             le->spec.check_boundaries, le->spec.log_level,
+                             &verr);
+    v->status = kt_eval_status_from(rc);
+    snprintf(v->reason, sizeof v->reason, "%s", rc ? verr.msg : "");
+    *out = v;
+    if (rc == KT_S_EXEC) {
+        le->lost = 1;
+        return kt_err_set(err, KT_S_EXEC, "%s", verr.msg);
+    }
+    return KT_S_OK;
+}
+
+static kt_status local_evaluate(kt_evaluator *ev, const kt_point *pts, size_t n,
+                                const kt_protocol *p, kt_eval_result *out,
+                                kt_err *err)
+{
+    local_eval *le = self(ev);
+    kt_target *targets = calloc(n ? n : 1, sizeof *targets);
+    launch_ctx *ctxs = calloc(n ? n : 1, sizeof *ctxs);
+    kt_timing *timings = calloc(n ? n : 1, sizeof *timings);
+    size_t *slot = calloc(n ? n : 1, sizeof *slot);
+    size_t m = 0;
+    kt_status rc = KT_S_OK;
+
+    memset(out, 0, n * sizeof *out);
+    if (!targets || !ctxs || !timings || !slot) {
+        rc = kt_err_set(err, KT_S_NOMEM, "out of memory");
+        goto done;
+    }
+    if (le->lost) {
+        rc = kt_err_set(err, KT_S_EXEC,
+                        "the CUDA context was lost to an "
+                        "earlier kernel fault; start a new process");
+        goto done;
+    }
+    for (size_t i = 0; i < n; ++i) {
+        verdict *v;
+        if ((rc = verify_cached(le, &pts[i], &v, err))) {
+            out[i].status = v ? v->status : KT_EVAL_ERROR;
+            snprintf(out[i].reason, sizeof out[i].reason, "%s", err->msg);
+            goto done;
+        }
+        out[i].status = v->status;
+        out[i].shape = v->shape;
+        snprintf(out[i].reason, sizeof out[i].reason, "%s", v->reason);
+        if (v->status != KT_EVAL_OK)
+            continue;
+        ctxs[m] = (launch_ctx){le, &pts[i]};
+        targets[m].launch = ctx_launch;
+        targets[m].reset =
+            (le->spec.op->flags & KT_OP_MODIFIES_INPUTS) ? ctx_reset : NULL;
+        targets[m].transfer = ctx_transfer;
+        targets[m].ctx = &ctxs[m];
+        slot[m++] = i;
+    }
+    if (m == 0)
+        goto done;
+    rc = kt_meter_measure(&le->meter, targets, m, p, timings, err);
+    if (rc == KT_S_EXEC)
+        le->lost = 1;
+    if (rc) {
+        /* A launch that verified cannot be refused later; any failure here
+         * concerns the whole measurement. */
+        for (size_t k = 0; k < m; ++k) {
+            out[slot[k]].status = kt_eval_status_from(rc);
+            snprintf(out[slot[k]].reason, sizeof out[slot[k]].reason,
+                     "measuring: %s", err ? err->msg : "failed");
+        }
+        if (rc != KT_S_EXEC)
+            rc = KT_S_OK;
+        goto done;
+    }
+    for (size_t k = 0; k < m; ++k)
+        out[slot[k]].timing = timings[k];
+done:
+    free(targets);
+    free(ctxs);
+    free(timings);
+    free(slot);
+    return rc;
+}
+
+static const kt_device *local_device(kt_evaluator *ev)
+{
+    return &self(ev)->gpu.dev;
+}
+
+static kt_status local_calibration(kt_evaluator *ev, int refresh,
+                                   kt_calibration *out, kt_err *err)
+{
+    int from_cache;
+    return kt_calib_get(&self(ev)->meter, refresh, out, &from_cache, err);
+}
+
+static json_t *local_environment(kt_evaluator *ev)
+{
+    local_eval *le = self(ev);
+    return json_pack("{s:o,s:o}", "device", kt_env_device(&le->gpu), "plugin",
+                     kt_env_plugin(le->spec.plugin));
+}
+
+static const kt_work *local_work(kt_evaluator *ev)
+{
+    return &self(ev)->inst.work;
+}
+
+static void local_close(kt_evaluator *ev)
+{
+    local_eval *le = self(ev);
+    if (!le)
+        return;
+    if (!le->lost)
+        kt_instance_teardown(&le->inst);
+    kt_meter_close(&le->meter);
+    free(le->verdicts);
+    free(le);
+}
+
+static const kt_evaluator_ops local_ops = {
+    "local",           local_evaluate, local_device, local_calibration,
+    local_environment, local_work,     local_close,
+};
+
+kt_status kt_local_open(const kt_eval_spec *spec, kt_evaluator **out,
+                        kt_err *err)
+{
+    local_eval *le = calloc(1, sizeof *le);
+    kt_status rc;
+
+    *out = NULL;
+    if (!le)
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    le->base.ops = &local_ops;
+    le->spec = *spec;
+    if ((rc = kt_gpu_open(spec->device, &le->gpu, err)))
+        goto fail;
+    if (spec->plugin->desc.cuda_runtime_version / 1000 >
+        le->gpu.runtime_version / 1000)
+        fprintf(stderr,
+                "ktune: warning: %s was built with CUDA runtime %d, "
+                "newer than the loaded runtime %d\n",
+                spec->plugin->path, spec->plugin->desc.cuda_runtime_version,
+                le->gpu.runtime_version);
+    if ((rc = kt_meter_open(&le->meter, &le->gpu, err)) ||
+        (rc = kt_instance_setup(&le->inst, spec->op, &le->gpu, spec->sizes,
+                                spec->seed, spec->log_level, err)))
+        goto fail;
+    *out = &le->base;
+    return KT_S_OK;
+fail:
+    kt_meter_close(&le->meter);
+    free(le);
+    return rc;
+}

@@ -1,0 +1,428 @@
+#include "core/measure.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/cuda_check.h"
+#include "core/kernels.h"
+
+/* Batch mode runs this many batches and keeps the median batch mean. */
+#define BATCH_REPS 3
+/* End-to-end samples are long (copies): a fixed, small count. */
+#define E2E_SAMPLES 10
+/* The noise has stopped improving when the last checkpoints agree this
+ * closely (relative range). */
+#define STABLE_CHECKPOINTS 4
+#define STABLE_RANGE 0.05
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+kt_status kt_meter_open(kt_meter *meter, const kt_gpu *gpu, kt_err *err)
+{
+    kt_status rc;
+
+    memset(meter, 0, sizeof *meter);
+    meter->gpu = gpu;
+    /* Twice the L2: with its hashed sets, writing just the L2's size can
+     * leave lines of the previous sample resident. */
+    meter->flush_bytes =
+        (size_t)(gpu->dev.l2_bytes > 0 ? gpu->dev.l2_bytes : (1 << 20)) * 2;
+    if ((rc = KT_CUDA_TRY(
+             cudaStreamCreateWithFlags(&meter->stream, cudaStreamNonBlocking),
+             err)) ||
+        (rc = KT_CUDA_TRY(cudaMalloc(&meter->flush_buf, meter->flush_bytes),
+                          err)))
+        kt_meter_close(meter);
+    return rc;
+}
+
+void kt_meter_close(kt_meter *meter)
+{
+    for (size_t i = 0; i < meter->event_cap; ++i)
+        cudaEventDestroy(meter->events[i]);
+    free(meter->events);
+    if (meter->probe_dev)
+        cudaFree(meter->probe_dev);
+    if (meter->probe_host)
+        cudaFreeHost(meter->probe_host);
+    if (meter->flush_buf)
+        cudaFree(meter->flush_buf);
+    if (meter->stream)
+        cudaStreamDestroy(meter->stream);
+    memset(meter, 0, sizeof *meter);
+}
+
+kt_status kt_meter_flush_l2(kt_meter *meter, kt_err *err)
+{
+    return KT_CUDA_TRY(
+        cudaMemsetAsync(meter->flush_buf, 0, meter->flush_bytes, meter->stream),
+        err);
+}
+
+/* Enough events and probe slots for one round of n targets. */
+static kt_status reserve_round(kt_meter *meter, size_t n, kt_err *err)
+{
+    kt_status rc;
+
+    if (2 * n > meter->event_cap) {
+        cudaEvent_t *grown = realloc(meter->events, 2 * n * sizeof *grown);
+        if (!grown)
+            return kt_err_set(err, KT_S_NOMEM, "out of memory for events");
+        meter->events = grown;
+        while (meter->event_cap < 2 * n) {
+            rc = KT_CUDA_TRY(cudaEventCreate(&grown[meter->event_cap]), err);
+            if (rc)
+                return rc;
+            ++meter->event_cap;
+        }
+    }
+    if (n > meter->probe_cap) {
+        if (meter->probe_dev)
+            cudaFree(meter->probe_dev);
+        if (meter->probe_host)
+            cudaFreeHost(meter->probe_host);
+        meter->probe_dev = NULL;
+        meter->probe_host = NULL;
+        meter->probe_cap = 0;
+        if ((rc = KT_CUDA_TRY(cudaMalloc((void **)&meter->probe_dev,
+                                         n * sizeof(unsigned int)),
+                              err)) ||
+            (rc = KT_CUDA_TRY(cudaMallocHost((void **)&meter->probe_host,
+                                             n * sizeof(unsigned int)),
+                              err)))
+            return rc;
+        meter->probe_cap = n;
+    }
+    return KT_S_OK;
+}
+
+/* Runs a target's launch and the runtime's own launch check. */
+static kt_status launch_checked(const kt_target *t, cudaStream_t stream,
+                                kt_err *err)
+{
+    kt_status rc = t->launch(t->ctx, stream, err);
+    cudaError_t code = cudaGetLastError();
+
+    if (rc)
+        return rc;
+    return kt_cuda_status(code, "launch", err);
+}
+
+const char *kt_meter_stop_reason(const kt_protocol *p, const kt_stats *s,
+                                 double gpu_time_s, double wall_s,
+                                 size_t rounds, const double *noise_history,
+                                 size_t history_len)
+{
+    int enough = s->n >= p->min_samples && gpu_time_s >= p->min_time_s;
+
+    if (enough && s->noise <= p->target_noise)
+        return "noise target";
+    if (enough && history_len >= STABLE_CHECKPOINTS) {
+        const double *h = noise_history + history_len - STABLE_CHECKPOINTS;
+        double lo = h[0], hi = h[0], mean = 0;
+        for (int i = 0; i < STABLE_CHECKPOINTS; ++i) {
+            lo = h[i] < lo ? h[i] : lo;
+            hi = h[i] > hi ? h[i] : hi;
+            mean += h[i] / STABLE_CHECKPOINTS;
+        }
+        if (mean > 0 && (hi - lo) / mean <= STABLE_RANGE)
+            return "noise stable";
+    }
+    if (rounds >= p->max_samples)
+        return "max samples";
+    if (wall_s >= p->max_time_s)
+        return "time cap";
+    return NULL;
+}
+
+typedef struct sampling {
+    double *kept; /* kept samples, for statistics */
+    size_t num_kept;
+    double *clocks;  /* probed MHz of kept samples */
+    double *history; /* noise at checkpoints */
+    size_t history_len;
+    size_t last_check;
+    const char *reason;
+} sampling;
+
+static void sampling_free(sampling *s, size_t n)
+{
+    for (size_t i = 0; s && i < n; ++i) {
+        free(s[i].kept);
+        free(s[i].clocks);
+        free(s[i].history);
+    }
+    free(s);
+}
+
+static kt_status grow(double **array, size_t need, kt_err *err)
+{
+    double *grown = realloc(*array, need * sizeof *grown);
+    if (!grown)
+        return kt_err_set(err, KT_S_NOMEM, "out of memory for samples");
+    *array = grown;
+    return KT_S_OK;
+}
+
+/* One round: one sample of every target, then one synchronisation. */
+static kt_status run_round(kt_meter *meter, const kt_target *targets, size_t n,
+                           const kt_protocol *p, double *interval_us,
+                           double *clock_mhz, kt_err *err)
+{
+    cudaStream_t s = meter->stream;
+    kt_status rc;
+
+    if (p->probe_ns &&
+        (rc = KT_CUDA_TRY(cudaMemsetAsync(meter->probe_dev, 0xFF,
+                                          n * sizeof(unsigned int), s),
+                          err)))
+        return rc;
+    for (size_t i = 0; i < n; ++i) {
+        if (targets[i].reset && (rc = targets[i].reset(targets[i].ctx, err)))
+            return rc;
+        if (p->cache == KT_CACHE_COLD && (rc = kt_meter_flush_l2(meter, err)))
+            return rc;
+        if (p->probe_ns &&
+            (rc = kt_cuda_status(kt_launch_clock_probe(meter->probe_dev + i,
+                                                       meter->gpu->dev.sm_count,
+                                                       p->probe_ns, s),
+                                 "clock probe", err)))
+            return rc;
+        if ((rc = KT_CUDA_TRY(cudaEventRecord(meter->events[2 * i], s), err)) ||
+            (rc = launch_checked(&targets[i], s, err)) ||
+            (rc = KT_CUDA_TRY(cudaEventRecord(meter->events[2 * i + 1], s),
+                              err)))
+            return rc;
+    }
+    if (p->probe_ns &&
+        (rc = KT_CUDA_TRY(cudaMemcpyAsync(meter->probe_host, meter->probe_dev,
+                                          n * sizeof(unsigned int),
+                                          cudaMemcpyDeviceToHost, s),
+                          err)))
+        return rc;
+    if ((rc = kt_cuda_status(cudaStreamSynchronize(s),
+                             "synchronising after the timed launches", err)))
+        return rc;
+    for (size_t i = 0; i < n; ++i) {
+        float ms = 0;
+        if ((rc = KT_CUDA_TRY(cudaEventElapsedTime(&ms, meter->events[2 * i],
+                                                   meter->events[2 * i + 1]),
+                              err)))
+            return rc;
+        interval_us[i] = 1e3 * (double)ms;
+        clock_mhz[i] = p->probe_ns ? meter->probe_host[i] / 1e3 : 0.0;
+    }
+    return KT_S_OK;
+}
+
+static kt_status warm_up(kt_meter *meter, const kt_target *targets, size_t n,
+                         const kt_protocol *p, kt_err *err)
+{
+    kt_status rc;
+    for (size_t i = 0; i < n; ++i) {
+        for (int w = 0; w < p->warmups; ++w) {
+            if (targets[i].reset &&
+                (rc = targets[i].reset(targets[i].ctx, err)))
+                return rc;
+            if ((rc = launch_checked(&targets[i], meter->stream, err)))
+                return rc;
+        }
+    }
+    return kt_cuda_status(cudaStreamSynchronize(meter->stream),
+                          "synchronising after the warm-up launches", err);
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static kt_status measure_batch(kt_meter *meter, const kt_target *t, int k,
+                               const kt_protocol *p, double *per_launch_us,
+                               kt_err *err)
+{
+    double means[BATCH_REPS];
+    kt_status rc;
+
+    if ((rc = reserve_round(meter, 1, err)))
+        return rc;
+    for (int r = 0; r < BATCH_REPS; ++r) {
+        float ms = 0;
+        if (t->reset && (rc = t->reset(t->ctx, err)))
+            return rc;
+        if (p->probe_ns &&
+            (rc = kt_cuda_status(kt_launch_clock_probe(
+                                     meter->probe_dev, meter->gpu->dev.sm_count,
+                                     p->probe_ns, meter->stream),
+                                 "clock probe", err)))
+            return rc;
+        if ((rc = KT_CUDA_TRY(cudaEventRecord(meter->events[0], meter->stream),
+                              err)))
+            return rc;
+        for (int i = 0; i < k; ++i)
+            if ((rc = launch_checked(t, meter->stream, err)))
+                return rc;
+        if ((rc = KT_CUDA_TRY(cudaEventRecord(meter->events[1], meter->stream),
+                              err)) ||
+            (rc = kt_cuda_status(cudaStreamSynchronize(meter->stream),
+                                 "synchronising after a batch", err)) ||
+            (rc = KT_CUDA_TRY(
+                 cudaEventElapsedTime(&ms, meter->events[0], meter->events[1]),
+                 err)))
+            return rc;
+        means[r] = 1e3 * (double)ms / k;
+    }
+    qsort(means, BATCH_REPS, sizeof means[0], compare_doubles);
+    *per_launch_us = means[BATCH_REPS / 2];
+    return KT_S_OK;
+}
+
+static kt_status measure_end_to_end(kt_meter *meter, const kt_target *t,
+                                    kt_stats *out, kt_err *err)
+{
+    double us[E2E_SAMPLES];
+    kt_status rc;
+
+    for (int i = 0; i < E2E_SAMPLES; ++i) {
+        double t0 = now_seconds();
+        if ((rc = t->transfer(t->ctx, 1, err)) ||
+            (rc = launch_checked(t, meter->stream, err)) ||
+            (rc = kt_cuda_status(cudaStreamSynchronize(meter->stream),
+                                 "synchronising (end to end)", err)) ||
+            (rc = t->transfer(t->ctx, 0, err)))
+            return rc;
+        us[i] = 1e6 * (now_seconds() - t0);
+    }
+    kt_stats_compute(us, E2E_SAMPLES, out);
+    return KT_S_OK;
+}
+
+static kt_status sample_rounds(kt_meter *meter, const kt_target *targets,
+                               size_t n, const kt_protocol *p, kt_timing *out,
+                               sampling *st, double t_start, kt_err *err)
+{
+    double *interval = calloc(2 * n, sizeof *interval), *clock = interval + n;
+    double threshold = p->throttle_ratio * meter->gpu->sm_clock_khz / 1e3;
+    size_t cap = 0, done = 0;
+    kt_status rc = KT_S_OK;
+
+    if (!interval)
+        return kt_err_set(err, KT_S_NOMEM, "out of memory for samples");
+    for (size_t round = 0; done < n; ++round) {
+        if ((rc = run_round(meter, targets, n, p, interval, clock, err)))
+            break;
+        if (round >= cap) {
+            cap = cap ? 2 * cap : 64;
+            for (size_t i = 0; i < n && !rc; ++i)
+                if ((rc = grow(&out[i].samples_us, cap, err)) ||
+                    (rc = grow(&st[i].kept, cap, err)) ||
+                    (rc = grow(&st[i].clocks, cap, err)))
+                    break;
+            if (rc)
+                break;
+        }
+        for (size_t i = 0; i < n; ++i) {
+            int throttled = p->probe_ns && clock[i] < threshold;
+            out[i].samples_us[round] = throttled ? NAN : interval[i];
+            out[i].num_rounds = round + 1;
+            if (throttled) {
+                ++out[i].discarded;
+                continue;
+            }
+            st[i].kept[st[i].num_kept] = interval[i];
+            st[i].clocks[st[i].num_kept++] = clock[i];
+            out[i].gpu_time_s += interval[i] * 1e-6;
+        }
+        done = 0;
+        for (size_t i = 0; i < n; ++i) {
+            sampling *s = &st[i];
+            size_t rounds = round + 1;
+            kt_stats stats = {0};
+            /* Statistics cost a sort: check at geometrically spaced rounds,
+             * about sixteen times per doubling. */
+            size_t gap = rounds / 16 ? rounds / 16 : 1;
+            if (!s->reason && rounds - s->last_check >= gap) {
+                s->last_check = rounds;
+                kt_stats_compute(s->kept, s->num_kept, &stats);
+                if (s->num_kept >= p->min_samples &&
+                    !(rc = grow(&s->history, s->history_len + 1, err)))
+                    s->history[s->history_len++] = stats.noise;
+                if (rc)
+                    break;
+                s->reason = kt_meter_stop_reason(
+                    p, &stats, out[i].gpu_time_s, now_seconds() - t_start,
+                    rounds, s->history, s->history_len);
+            } else if (!s->reason &&
+                       (rounds >= p->max_samples ||
+                        now_seconds() - t_start >= p->max_time_s)) {
+                s->reason =
+                    rounds >= p->max_samples ? "max samples" : "time cap";
+            }
+            done += s->reason != NULL;
+        }
+        if (rc)
+            break;
+    }
+    free(interval);
+    return rc;
+}
+
+kt_status kt_meter_measure(kt_meter *meter, const kt_target *targets, size_t n,
+                           const kt_protocol *p, kt_timing *out, kt_err *err)
+{
+    double t_start = now_seconds();
+    sampling *st = calloc(n ? n : 1, sizeof *st);
+    kt_status rc;
+
+    memset(out, 0, n * sizeof *out);
+    if (!st) {
+        rc = kt_err_set(err, KT_S_NOMEM, "out of memory for samples");
+        goto done;
+    }
+    if ((rc = kt_protocol_validate(p, err)) ||
+        (rc = reserve_round(meter, n, err)) ||
+        (rc = warm_up(meter, targets, n, p, err)) ||
+        (rc = sample_rounds(meter, targets, n, p, out, st, t_start, err)))
+        goto done;
+    for (size_t i = 0; i < n; ++i) {
+        kt_stats clocks;
+        kt_stats_compute(st[i].kept, st[i].num_kept, &out[i].kernel);
+        kt_stats_compute(st[i].clocks, st[i].num_kept, &clocks);
+        out[i].min_clock_mhz = clocks.min;
+        out[i].median_clock_mhz = clocks.median;
+        out[i].stop_reason = st[i].reason;
+        if (p->batch > 0) {
+            out[i].batch_k = p->batch;
+            if ((rc = measure_batch(meter, &targets[i], p->batch, p,
+                                    &out[i].batch_us, err)))
+                goto done;
+        }
+        if (p->end_to_end && targets[i].transfer &&
+            (rc = measure_end_to_end(meter, &targets[i], &out[i].end_to_end,
+                                     err)))
+            goto done;
+    }
+    for (size_t i = 0; i < n; ++i)
+        out[i].wall_time_s = now_seconds() - t_start;
+done:
+    sampling_free(st, n);
+    if (rc)
+        for (size_t i = 0; i < n; ++i)
+            kt_timing_free(&out[i]);
+    return rc;
+}
+
+void kt_timing_free(kt_timing *timing)
+{
+    free(timing->samples_us);
+    timing->samples_us = NULL;
+    timing->num_rounds = 0;
+}

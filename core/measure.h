@@ -1,0 +1,90 @@
+/*
+ * kt_meter: timing launches with CUDA events in one stream.
+ *
+ * One sample is, in stream order:
+ *   [reset inputs] [L2 flush, cold mode] clock probe | start | launch | stop
+ * The clock probe (core/kernels.h) records the SM clock just before the
+ * sample and keeps the GPU busy while the host enqueues the launch, so the
+ * interval between the events is the kernel, not the host's submission gap.
+ * Several targets are sampled in interleaved rounds (ABAB...): every target
+ * gets one sample per round, so slow drift affects all alike and per-round
+ * ratios cancel it.
+ */
+#ifndef KT_MEASURE_H
+#define KT_MEASURE_H
+
+#include <cuda_runtime_api.h>
+#include <stddef.h>
+
+#include "core/error.h"
+#include "core/gpu.h"
+#include "core/protocol.h"
+#include "core/stats.h"
+
+/* Something to time. launch enqueues on the stream and returns. */
+typedef struct kt_target {
+    kt_status (*launch)(void *ctx, cudaStream_t stream, kt_err *err);
+    /* Optional: restore inputs before each sample (outside the interval). */
+    kt_status (*reset)(void *ctx, kt_err *err);
+    /* Optional, for the end-to-end scope: copy inputs host->device
+     * (to_device = 1) or outputs device->host (to_device = 0),
+     * synchronously. */
+    kt_status (*transfer)(void *ctx, int to_device, kt_err *err);
+    void *ctx;
+} kt_target;
+
+typedef struct kt_timing {
+    kt_stats kernel;    /* event intervals in us, kept samples only */
+    double *samples_us; /* one per round; NaN where discarded. Owned */
+    size_t num_rounds;
+    size_t discarded;     /* samples dropped for a throttled clock */
+    double min_clock_mhz; /* lowest probed SM clock over kept samples */
+    double median_clock_mhz;
+    double batch_us; /* batch mean per launch; 0 when off */
+    int batch_k;
+    kt_stats end_to_end;     /* us; n == 0 when off */
+    const char *stop_reason; /* static text */
+    double gpu_time_s;       /* sum of kept samples */
+    double wall_time_s;      /* of the whole measurement */
+} kt_timing;
+
+typedef struct kt_meter {
+    const kt_gpu *gpu;
+    cudaStream_t stream;
+    void *flush_buf; /* L2 flush target, allocated once */
+    size_t flush_bytes;
+    unsigned int *probe_dev; /* per-sample lowest SM clock, kHz */
+    unsigned int *probe_host;
+    size_t probe_cap;
+    cudaEvent_t *events; /* start/stop pairs for one round */
+    size_t event_cap;
+} kt_meter;
+
+/* Creates the stream, the flush buffer (twice the L2) and the probe slots.
+ * gpu must outlive the meter. */
+kt_status kt_meter_open(kt_meter *meter, const kt_gpu *gpu, kt_err *err);
+void kt_meter_close(kt_meter *meter);
+
+/* Enqueues an L2 flush (a memset of the flush buffer) on the stream. */
+kt_status kt_meter_flush_l2(kt_meter *meter, kt_err *err);
+
+/* Warms up, then samples the n targets in interleaved rounds until each
+ * meets the protocol's stopping rule, then (when asked) the batch and
+ * end-to-end scopes. out[0..n) receive the timings; free them with
+ * kt_timing_free. A failed launch aborts the measurement with its status. */
+kt_status kt_meter_measure(kt_meter *meter, const kt_target *targets, size_t n,
+                           const kt_protocol *protocol, kt_timing *out,
+                           kt_err *err);
+
+void kt_timing_free(kt_timing *timing);
+
+/* Sampling decision, exposed for tests: returns the stop reason (static
+ * text) once `kept` samples whose statistics are `s` and whose sum is
+ * gpu_time_s may stop under p after wall_s seconds, or NULL to continue.
+ * noise_history holds the noise at earlier checkpoints (oldest first). */
+const char *kt_meter_stop_reason(const kt_protocol *p, const kt_stats *s,
+                                 double gpu_time_s, double wall_s,
+                                 size_t rounds, const double *noise_history,
+                                 size_t history_len);
+
+#endif

@@ -1,0 +1,105 @@
+#include "core/point.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "core/suggest.h"
+
+void kt_point_default(const kt_operator *op, uint32_t variant, kt_point *pt)
+{
+    const kt_variant *v = &op->variants[variant];
+    memset(pt, 0, sizeof *pt);
+    pt->variant = variant;
+    pt->count = v->num_params;
+    for (uint32_t i = 0; i < v->num_params; ++i)
+        pt->values[i] = v->params[i].default_value;
+}
+
+const kt_config *kt_point_bind(const kt_operator *op, const kt_point *pt,
+                               kt_bound_config *bc)
+{
+    const kt_variant *v = &op->variants[pt->variant];
+    for (uint32_t i = 0; i < pt->count; ++i)
+        bc->names[i] = v->params[i].name;
+    bc->config.struct_size = sizeof bc->config;
+    bc->config.count = pt->count;
+    bc->config.values = pt->values;
+    bc->config.names = bc->names;
+    return &bc->config;
+}
+
+int kt_point_equal(const kt_point *a, const kt_point *b)
+{
+    if (a->variant != b->variant || a->count != b->count)
+        return 0;
+    for (uint32_t i = 0; i < a->count; ++i)
+        if (a->values[i] != b->values[i])
+            return 0;
+    return 1;
+}
+
+kt_status kt_point_set(const kt_operator *op, kt_point *pt, const char *name,
+                       const char *text, kt_err *err)
+{
+    const kt_variant *v = &op->variants[pt->variant];
+    const char *names[KT_MAX_PARAMS];
+    char hint[256];
+
+    for (uint32_t i = 0; i < v->num_params; ++i) {
+        names[i] = v->params[i].name;
+        if (strcmp(v->params[i].name, name) == 0)
+            return kt_param_parse(&v->params[i], text, &pt->values[i], err);
+    }
+    kt_suggest(name, names, v->num_params, hint, sizeof hint);
+    if (v->num_params == 0)
+        snprintf(hint, sizeof hint, "; it has no parameters");
+    return kt_err_set(err, KT_S_INPUT, "variant '%s' has no parameter '%s'%s",
+                      v->id, name, hint);
+}
+
+void kt_point_format(const kt_operator *op, const kt_point *pt, char *out,
+                     size_t out_size)
+{
+    const kt_variant *v = &op->variants[pt->variant];
+    size_t used;
+
+    if (!out_size)
+        return;
+    used = (size_t)snprintf(out, out_size, "%s", v->id);
+    for (uint32_t i = 0; i < pt->count && used + 1 < out_size; ++i) {
+        char value[64];
+        kt_param_format(&v->params[i], pt->values[i], value, sizeof value);
+        used += (size_t)snprintf(out + used, out_size - used, " %s=%s",
+                                 v->params[i].name, value);
+    }
+}
+
+kt_status kt_point_validate(const kt_operator *op, const kt_point *pt,
+                            kt_err *err)
+{
+    const kt_variant *v;
+
+    if (pt->variant >= op->num_variants)
+        return kt_err_set(err, KT_S_INPUT,
+                          "variant index %u, operator '%s' "
+                          "has %u variants",
+                          pt->variant, op->id, op->num_variants);
+    v = &op->variants[pt->variant];
+    if (pt->count != v->num_params)
+        return kt_err_set(err, KT_S_INPUT,
+                          "variant '%s': %u values, expected "
+                          "%u",
+                          v->id, pt->count, v->num_params);
+    for (uint32_t i = 0; i < pt->count; ++i) {
+        if (kt_param_index_of(&v->params[i], pt->values[i]) < 0) {
+            char allowed[256];
+            kt_param_describe(&v->params[i], allowed, sizeof allowed);
+            return kt_err_set(err, KT_S_INPUT,
+                              "variant '%s': parameter '%s' "
+                              "is %lld, expected one of %s",
+                              v->id, v->params[i].name,
+                              (long long)pt->values[i], allowed);
+        }
+    }
+    return KT_S_OK;
+}

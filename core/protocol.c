@@ -1,0 +1,63 @@
+#include "core/protocol.h"
+
+void kt_protocol_defaults(kt_protocol *p)
+{
+    p->warmups = 3;
+    p->min_samples = 10;
+    p->max_samples = 10000;
+    p->min_time_s = 0.5;
+    p->max_time_s = 15.0;
+    p->target_noise = 0.005;
+    p->cache = KT_CACHE_COLD;
+    p->batch = 0;
+    p->end_to_end = 0;
+    p->probe_ns = 20000;
+    p->throttle_ratio = 0.75;
+}
+
+kt_status kt_protocol_validate(const kt_protocol *p, kt_err *err)
+{
+    if (p->warmups < 0 || p->warmups > 1000)
+        return kt_err_set(err, KT_S_INPUT, "warmups: %d, expected 0 to 1000",
+                          p->warmups);
+    if (p->min_samples < 1 || p->max_samples < p->min_samples ||
+        p->max_samples > 1000000)
+        return kt_err_set(err, KT_S_INPUT,
+                          "samples: min %zu, max %zu; "
+                          "expected 1 <= min <= max <= 1000000",
+                          p->min_samples, p->max_samples);
+    if (!(p->min_time_s >= 0) || !(p->max_time_s > 0) || p->max_time_s > 86400)
+        return kt_err_set(err, KT_S_INPUT,
+                          "time: min %g s, max %g s; "
+                          "expected min >= 0 and 0 < max <= 86400",
+                          p->min_time_s, p->max_time_s);
+    if (!(p->target_noise >= 0) || p->target_noise >= 1)
+        return kt_err_set(err, KT_S_INPUT,
+                          "noise target: %g, expected a "
+                          "fraction in [0, 1), e.g. 0.005",
+                          p->target_noise);
+    if (p->cache != KT_CACHE_COLD && p->cache != KT_CACHE_HOT)
+        return kt_err_set(err, KT_S_INPUT, "cache: %d, expected cold or hot",
+                          (int)p->cache);
+    if (p->batch < 0 || p->batch > 100000)
+        return kt_err_set(err, KT_S_INPUT,
+                          "batch: %d, expected 0 (off) to "
+                          "100000",
+                          p->batch);
+    if (p->probe_ns > 1000000)
+        return kt_err_set(err, KT_S_INPUT,
+                          "probe: %u ns, expected 0 (off) "
+                          "to 1000000",
+                          p->probe_ns);
+    if (!(p->throttle_ratio >= 0) || p->throttle_ratio > 1)
+        return kt_err_set(err, KT_S_INPUT,
+                          "throttle ratio: %g, expected 0 to "
+                          "1",
+                          p->throttle_ratio);
+    return KT_S_OK;
+}
+
+const char *kt_cache_mode_name(kt_cache_mode mode)
+{
+    return mode == KT_CACHE_HOT ? "hot" : "cold";
+}

@@ -1,0 +1,42 @@
+/*
+ * kt_protocol: how a configuration is timed. One struct, so that "identical
+ * conditions" is something the code can compare and the results can record.
+ * docs/measurement.md explains each field and its default.
+ */
+#ifndef KT_PROTOCOL_H
+#define KT_PROTOCOL_H
+
+#include <stddef.h>
+
+#include "core/error.h"
+
+typedef enum kt_cache_mode {
+    KT_CACHE_COLD = 0, /* L2 flushed before every sample (the default) */
+    KT_CACHE_HOT = 1   /* no flush: steady state, working set may sit in L2 */
+} kt_cache_mode;
+
+typedef struct kt_protocol {
+    int warmups;         /* untimed launches before sampling */
+    size_t min_samples;  /* never stop before this many */
+    size_t max_samples;  /* stop here regardless of noise */
+    double min_time_s;   /* GPU time the samples must add up to first */
+    double max_time_s;   /* wall-clock cap of one measurement */
+    double target_noise; /* stop when the robust relative noise is below */
+    kt_cache_mode cache;
+    int batch;             /* > 0: also time `batch` back-to-back launches */
+    int end_to_end;        /* also time copies + launch + sync + copies */
+    unsigned probe_ns;     /* clock probe before each sample; 0 = off */
+    double throttle_ratio; /* discard samples whose SM clock is below this
+                              fraction of the rated clock */
+} kt_protocol;
+
+/* The defaults of `ktune bench`: nvbench's stopping rule (at least 10
+ * samples and 0.5 s of GPU time, 0.5% noise, 15 s cap), cold cache. */
+void kt_protocol_defaults(kt_protocol *p);
+
+/* Checks ranges; the message names the field. */
+kt_status kt_protocol_validate(const kt_protocol *p, kt_err *err);
+
+const char *kt_cache_mode_name(kt_cache_mode mode);
+
+#endif

@@ -1,0 +1,200 @@
+#include "core/result_json.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+json_t *kt_point_to_json(const kt_operator *op, const kt_point *pt)
+{
+    const kt_variant *v = &op->variants[pt->variant];
+    json_t *params = json_object();
+
+    for (uint32_t i = 0; i < pt->count; ++i) {
+        const kt_param_desc *pd = &v->params[i];
+        json_object_set_new(params, pd->name,
+                            pd->kind == KT_PARAM_ENUM
+                                ? json_string(pd->labels[pt->values[i]])
+                                : json_integer(pt->values[i]));
+    }
+    return json_pack("{s:s,s:o}", "variant", v->id, "params", params);
+}
+
+kt_status kt_point_from_json(const kt_operator *op, const json_t *j,
+                             kt_point *pt, kt_err *err)
+{
+    const char *variant = NULL;
+    json_t *params = NULL;
+    json_error_t jerr;
+    size_t index;
+    const char *key;
+    json_t *value;
+    kt_status rc;
+
+    if (json_unpack_ex((json_t *)j, &jerr, 0, "{s:s,s:o}", "variant", &variant,
+                       "params", &params))
+        return kt_err_set(err, KT_S_INPUT, "point: %s", jerr.text);
+    if ((rc = kt_operator_find_variant(op, variant, &index, err)))
+        return rc;
+    kt_point_default(op, (uint32_t)index, pt);
+    json_object_foreach (params, key, value) {
+        char text[64];
+        if (json_is_integer(value))
+            snprintf(text, sizeof text, "%lld",
+                     (long long)json_integer_value(value));
+        else if (json_is_string(value))
+            snprintf(text, sizeof text, "%s", json_string_value(value));
+        else
+            return kt_err_set(err, KT_S_INPUT,
+                              "point: parameter '%s' is "
+                              "neither an integer nor a label",
+                              key);
+        if ((rc = kt_point_set(op, pt, key, text, err)))
+            return rc;
+    }
+    if (json_object_size(params) != pt->count)
+        return kt_err_set(err, KT_S_INPUT,
+                          "point: variant '%s' has %u "
+                          "parameters, the record gives %zu",
+                          variant, pt->count, json_object_size(params));
+    return KT_S_OK;
+}
+
+json_t *kt_stats_to_json(const kt_stats *s)
+{
+    return json_pack("{s:I,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}",
+                     "n", (json_int_t)s->n, "median", s->median, "min", s->min,
+                     "max", s->max, "mean", s->mean, "stddev", s->stddev, "q1",
+                     s->q1, "q3", s->q3, "rel_spread", s->rel_spread,
+                     "rel_stddev", s->rel_stddev, "noise", s->noise, "ci_lo",
+                     s->ci_lo, "ci_hi", s->ci_hi);
+}
+
+static kt_status stats_from_json(const json_t *j, kt_stats *s, kt_err *err)
+{
+    json_int_t n = 0;
+    json_error_t jerr;
+
+    memset(s, 0, sizeof *s);
+    if (json_unpack_ex((json_t *)j, &jerr, 0,
+                       "{s:I,s:F,s:F,s:F,s:F,s:F,s:F,s:F,s:F,s:F,s:F,s:F,s:F}",
+                       "n", &n, "median", &s->median, "min", &s->min, "max",
+                       &s->max, "mean", &s->mean, "stddev", &s->stddev, "q1",
+                       &s->q1, "q3", &s->q3, "rel_spread", &s->rel_spread,
+                       "rel_stddev", &s->rel_stddev, "noise", &s->noise,
+                       "ci_lo", &s->ci_lo, "ci_hi", &s->ci_hi))
+        return kt_err_set(err, KT_S_INPUT, "statistics: %s", jerr.text);
+    s->n = (size_t)n;
+    return KT_S_OK;
+}
+
+json_t *kt_timing_to_json(const kt_timing *t, int with_samples)
+{
+    json_t *j = json_pack(
+        "{s:s,s:o,s:I,s:I,s:f,s:f,s:s,s:f,s:f}", "unit", "us", "kernel",
+        kt_stats_to_json(&t->kernel), "rounds", (json_int_t)t->num_rounds,
+        "discarded", (json_int_t)t->discarded, "min_clock_mhz",
+        t->min_clock_mhz, "median_clock_mhz", t->median_clock_mhz,
+        "stop_reason", t->stop_reason ? t->stop_reason : "", "gpu_time_s",
+        t->gpu_time_s, "wall_time_s", t->wall_time_s);
+
+    if (t->batch_k > 0)
+        json_object_set_new(j, "batch",
+                            json_pack("{s:i,s:f}", "launches", t->batch_k,
+                                      "mean_us", t->batch_us));
+    if (t->end_to_end.n > 0)
+        json_object_set_new(j, "end_to_end", kt_stats_to_json(&t->end_to_end));
+    if (with_samples && t->samples_us) {
+        json_t *samples = json_array();
+        for (size_t i = 0; i < t->num_rounds; ++i)
+            json_array_append_new(samples, isnan(t->samples_us[i])
+                                               ? json_null()
+                                               : json_real(t->samples_us[i]));
+        json_object_set_new(j, "samples_us", samples);
+    }
+    return j;
+}
+
+/* Stop reasons are static text in live timings; map recorded ones back so
+ * replayed timings look the same. */
+static const char *intern_reason(const char *text)
+{
+    static const char *const known[] = {"noise target", "noise stable",
+                                        "max samples", "time cap"};
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; ++i)
+        if (strcmp(text, known[i]) == 0)
+            return known[i];
+    return "recorded";
+}
+
+kt_status kt_timing_from_json(const json_t *j, kt_timing *t, kt_err *err)
+{
+    json_t *kernel = NULL, *samples, *e2e, *batch;
+    json_int_t rounds = 0, discarded = 0;
+    const char *reason = "";
+    json_error_t jerr;
+    kt_status rc;
+
+    memset(t, 0, sizeof *t);
+    if (json_unpack_ex(
+            (json_t *)j, &jerr, 0, "{s:o,s:I,s:I,s:F,s:F,s?s,s?F,s?F}",
+            "kernel", &kernel, "rounds", &rounds, "discarded", &discarded,
+            "min_clock_mhz", &t->min_clock_mhz, "median_clock_mhz",
+            &t->median_clock_mhz, "stop_reason", &reason, "gpu_time_s",
+            &t->gpu_time_s, "wall_time_s", &t->wall_time_s))
+        return kt_err_set(err, KT_S_INPUT, "timing: %s", jerr.text);
+    if ((rc = stats_from_json(kernel, &t->kernel, err)))
+        return rc;
+    t->discarded = (size_t)discarded;
+    t->stop_reason = intern_reason(reason);
+    if ((e2e = json_object_get(j, "end_to_end")) &&
+        (rc = stats_from_json(e2e, &t->end_to_end, err)))
+        return rc;
+    if ((batch = json_object_get(j, "batch")) &&
+        json_unpack_ex(batch, &jerr, 0, "{s:i,s:F}", "launches", &t->batch_k,
+                       "mean_us", &t->batch_us))
+        return kt_err_set(err, KT_S_INPUT, "timing.batch: %s", jerr.text);
+    samples = json_object_get(j, "samples_us");
+    if (json_is_array(samples) && json_array_size(samples) > 0) {
+        size_t n = json_array_size(samples);
+        t->samples_us = malloc(n * sizeof *t->samples_us);
+        if (!t->samples_us)
+            return kt_err_set(err, KT_S_NOMEM, "out of memory");
+        for (size_t i = 0; i < n; ++i) {
+            json_t *s = json_array_get(samples, i);
+            t->samples_us[i] = json_is_number(s) ? json_number_value(s) : NAN;
+        }
+        t->num_rounds = n;
+    } else {
+        t->num_rounds = (size_t)rounds;
+    }
+    return KT_S_OK;
+}
+
+json_t *kt_eval_result_to_json(const kt_operator *op, const kt_point *pt,
+                               const kt_eval_result *r, int with_samples)
+{
+    json_t *j = json_pack("{s:o,s:s,s:s,s:{s:[i,i,i],s:[i,i,i],s:i}}", "point",
+                          kt_point_to_json(op, pt), "status",
+                          kt_eval_status_name(r->status), "reason", r->reason,
+                          "shape", "grid", r->shape.grid[0], r->shape.grid[1],
+                          r->shape.grid[2], "block", r->shape.block[0],
+                          r->shape.block[1], r->shape.block[2],
+                          "dynamic_smem_bytes", r->shape.dynamic_smem_bytes);
+    if (r->status == KT_EVAL_OK)
+        json_object_set_new(j, "timing",
+                            kt_timing_to_json(&r->timing, with_samples));
+    return j;
+}
+
+kt_status kt_eval_status_parse(const char *name, kt_eval_status *out,
+                               kt_err *err)
+{
+    for (int s = KT_EVAL_OK; s <= KT_EVAL_TIMEOUT; ++s) {
+        if (strcmp(name, kt_eval_status_name((kt_eval_status)s)) == 0) {
+            *out = (kt_eval_status)s;
+            return KT_S_OK;
+        }
+    }
+    return kt_err_set(err, KT_S_INPUT, "unknown status '%s'", name);
+}

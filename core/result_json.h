@@ -1,0 +1,36 @@
+/*
+ * JSON forms of points, timings and evaluation results, shared by bench
+ * output, the tuner's journal and replay. Reading back validates against the
+ * operator loaded now, so a record from another plugin build fails clearly.
+ */
+#ifndef KT_RESULT_JSON_H
+#define KT_RESULT_JSON_H
+
+#include <jansson.h>
+
+#include "core/error.h"
+#include "core/evaluator.h"
+#include "core/point.h"
+
+/* {"variant": "coalesced", "params": {"block": 256}}; enumeration values as
+ * labels. New reference. */
+json_t *kt_point_to_json(const kt_operator *op, const kt_point *pt);
+kt_status kt_point_from_json(const kt_operator *op, const json_t *j,
+                             kt_point *pt, kt_err *err);
+
+/* Statistics in microseconds, and the raw per-round samples (null where a
+ * sample was discarded) when with_samples is set. */
+json_t *kt_stats_to_json(const kt_stats *s);
+json_t *kt_timing_to_json(const kt_timing *t, int with_samples);
+/* Rebuilds a timing (samples included when present). */
+kt_status kt_timing_from_json(const json_t *j, kt_timing *t, kt_err *err);
+
+/* {"point":…, "status":…, "reason":…, "shape":…, "timing":…} */
+json_t *kt_eval_result_to_json(const kt_operator *op, const kt_point *pt,
+                               const kt_eval_result *r, int with_samples);
+
+/* Status names back to kt_eval_status; KT_S_INPUT for an unknown name. */
+kt_status kt_eval_status_parse(const char *name, kt_eval_status *out,
+                               kt_err *err);
+
+#endif

@@ -1,0 +1,397 @@
+// vector_add: c = a + b over n float32 values, in four thread-to-data
+// mappings. The reference experiment of coalescing: `coalesced` and
+// `strided` launch the same grid and block and differ only in which element
+// a thread touches.
+#include <cuda_runtime.h>
+#include <ktune/plugin.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+
+namespace
+{
+
+// ---------------------------------------------------------------- kernels
+
+__global__ void add_coalesced(const float *__restrict__ a,
+                              const float *__restrict__ b,
+                              float *__restrict__ c, size_t n)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        c[i] = a[i] + b[i];
+}
+
+// Neighbouring threads of a warp are gridDim.x elements apart: every thread
+// touches its own 32-byte sector.
+__global__ void add_strided(const float *__restrict__ a,
+                            const float *__restrict__ b, float *__restrict__ c,
+                            size_t n)
+{
+    size_t i = (size_t)threadIdx.x * gridDim.x + blockIdx.x;
+    if (i < n)
+        c[i] = a[i] + b[i];
+}
+
+__global__ void add_grid_stride(const float *__restrict__ a,
+                                const float *__restrict__ b,
+                                float *__restrict__ c, size_t n)
+{
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += stride)
+        c[i] = a[i] + b[i];
+}
+
+// Each thread adds ITEMS float4 vectors, blockDim.x apart so every load
+// instruction of a warp is coalesced; all loads are issued before the first
+// add to keep ITEMS * 2 requests in flight. The n % 4 tail is added by the
+// first threads of the grid.
+template <int ITEMS>
+__global__ void add_vec4(const float4 *__restrict__ a,
+                         const float4 *__restrict__ b, float4 *__restrict__ c,
+                         size_t n4, const float *__restrict__ a_tail,
+                         const float *__restrict__ b_tail,
+                         float *__restrict__ c_tail, unsigned tail)
+{
+    size_t base = (size_t)blockIdx.x * blockDim.x * ITEMS + threadIdx.x;
+    float4 x[ITEMS], y[ITEMS];
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) {
+        size_t i = base + (size_t)k * blockDim.x;
+        if (i < n4) {
+            x[k] = a[i];
+            y[k] = b[i];
+        }
+    }
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) {
+        size_t i = base + (size_t)k * blockDim.x;
+        if (i < n4)
+            c[i] = make_float4(x[k].x + y[k].x, x[k].y + y[k].y,
+                               x[k].z + y[k].z, x[k].w + y[k].w);
+    }
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < tail)
+        c_tail[t] = a_tail[t] + b_tail[t];
+}
+
+// ------------------------------------------------------------- parameters
+
+enum { P_BLOCK = 0, P_BLOCKS_PER_SM = 1, P_ITEMS = 1 };
+
+const int64_t blocks_per_sm_values[] = {1, 2, 4, 8, 16, 32};
+const int64_t items_values[] = {1, 2, 4, 8};
+
+const kt_param_desc block_only[] = {
+    KT_PARAM_POW2("block", "threads per block", 32, 1024, 256),
+};
+const kt_param_desc grid_stride_params[] = {
+    KT_PARAM_POW2("block", "threads per block", 32, 1024, 256),
+    KT_PARAM_LIST("blocks_per_sm", "resident blocks per SM; grid = this x SMs",
+                  blocks_per_sm_values, 4),
+};
+const kt_param_desc vec4_params[] = {
+    KT_PARAM_POW2("block", "threads per block", 32, 1024, 256),
+    KT_PARAM_LIST("items", "float4 vectors per thread", items_values, 1),
+};
+
+// ------------------------------------------------------------------ state
+
+struct state {
+    const kt_host *host;
+    size_t n;
+    float *a, *b, *c; // device
+    float *ha, *hb;   // host inputs, for reset and the reference
+    double *want;     // reference, computed in double
+};
+
+size_t size_n(const kt_problem *p)
+{
+    return (size_t)p->sizes[0];
+}
+
+// ---------------------------------------------------------------- shapes
+
+void set_1d(kt_shape *out, uint64_t grid, uint64_t block)
+{
+    out->grid[0] = (uint32_t)(grid ? grid : 1);
+    out->grid[1] = out->grid[2] = 1;
+    out->block[0] = (uint32_t)block;
+    out->block[1] = out->block[2] = 1;
+}
+
+int shape_one_per_thread(const kt_problem *p, const kt_config *cfg,
+                         kt_shape *out)
+{
+    uint64_t block = (uint64_t)cfg->values[P_BLOCK];
+    uint64_t grid = kt_div_up(size_n(p), block);
+    if (grid > 0x7fffffffu)
+        return KT_INVALID;
+    set_1d(out, grid, block);
+    out->kernel = (const void *)add_coalesced;
+    return KT_OK;
+}
+
+int shape_strided(const kt_problem *p, const kt_config *cfg, kt_shape *out)
+{
+    int rc = shape_one_per_thread(p, cfg, out);
+    out->kernel = (const void *)add_strided;
+    return rc;
+}
+
+int shape_grid_stride(const kt_problem *p, const kt_config *cfg, kt_shape *out)
+{
+    uint64_t grid =
+        (uint64_t)cfg->values[P_BLOCKS_PER_SM] * (uint64_t)p->device->sm_count;
+    set_1d(out, grid, (uint64_t)cfg->values[P_BLOCK]);
+    out->kernel = (const void *)add_grid_stride;
+    return KT_OK;
+}
+
+const void *vec4_kernel(int64_t items)
+{
+    switch (items) {
+    case 1: return (const void *)add_vec4<1>;
+    case 2: return (const void *)add_vec4<2>;
+    case 4: return (const void *)add_vec4<4>;
+    default: return (const void *)add_vec4<8>;
+    }
+}
+
+int shape_vec4(const kt_problem *p, const kt_config *cfg, kt_shape *out)
+{
+    uint64_t block = (uint64_t)cfg->values[P_BLOCK];
+    uint64_t tile = block * (uint64_t)cfg->values[P_ITEMS];
+    uint64_t n4 = size_n(p) / 4, tail = size_n(p) % 4;
+    uint64_t grid = kt_div_up(n4, tile);
+    // The tail needs `tail` threads in the grid.
+    if (grid * block < tail)
+        grid = kt_div_up(tail, block);
+    if (grid > 0x7fffffffu)
+        return KT_INVALID;
+    set_1d(out, grid, block);
+    out->kernel = vec4_kernel(cfg->values[P_ITEMS]);
+    return KT_OK;
+}
+
+int check_grid_stride(const kt_problem *p, const kt_config *cfg, char *why,
+                      size_t why_size)
+{
+    int64_t block = cfg->values[P_BLOCK], per_sm = cfg->values[P_BLOCKS_PER_SM];
+    if (per_sm * block > p->device->max_threads_per_sm ||
+        per_sm > p->device->max_blocks_per_sm) {
+        snprintf(
+            why, why_size,
+            "%lld blocks of %lld threads do not fit on one SM (%d threads, "
+            "%d blocks at most)",
+            (long long)per_sm, (long long)block, p->device->max_threads_per_sm,
+            p->device->max_blocks_per_sm);
+        return KT_INVALID;
+    }
+    return KT_OK;
+}
+
+// --------------------------------------------------------------- launches
+
+int launch_status(state *s)
+{
+    cudaError_t e = cudaPeekAtLastError();
+    return e == cudaSuccess
+               ? KT_OK
+               : s->host->error(s->host, "%s", cudaGetErrorString(e));
+}
+
+// coalesced and strided launch the same grid and block; only the kernel
+// differs.
+typedef void (*one_per_thread_kernel)(const float *, const float *, float *,
+                                      size_t);
+
+int launch_one_per_thread(one_per_thread_kernel kernel, void *st,
+                          const kt_config *cfg, void *stream)
+{
+    state *s = (state *)st;
+    uint64_t block = (uint64_t)cfg->values[P_BLOCK];
+    uint64_t grid = kt_div_up(s->n, block);
+    kernel<<<(unsigned)grid, (unsigned)block, 0, (cudaStream_t)stream>>>(
+        s->a, s->b, s->c, s->n);
+    return launch_status(s);
+}
+
+int launch_coalesced(void *st, const kt_config *cfg, void *stream)
+{
+    return launch_one_per_thread(add_coalesced, st, cfg, stream);
+}
+
+int launch_strided(void *st, const kt_config *cfg, void *stream)
+{
+    return launch_one_per_thread(add_strided, st, cfg, stream);
+}
+
+int launch_grid_stride(void *st, const kt_config *cfg, void *stream)
+{
+    state *s = (state *)st;
+    unsigned grid =
+        (unsigned)(cfg->values[P_BLOCKS_PER_SM] * s->host->device->sm_count);
+    add_grid_stride<<<grid, (unsigned)cfg->values[P_BLOCK], 0,
+                      (cudaStream_t)stream>>>(s->a, s->b, s->c, s->n);
+    return launch_status(s);
+}
+
+int launch_vec4(void *st, const kt_config *cfg, void *stream)
+{
+    state *s = (state *)st;
+    unsigned block = (unsigned)cfg->values[P_BLOCK];
+    size_t n4 = s->n / 4, done = n4 * 4;
+    unsigned tail = (unsigned)(s->n - done);
+    size_t tile = (size_t)block * (size_t)cfg->values[P_ITEMS];
+    size_t grid = (n4 + tile - 1) / tile;
+    if (grid * block < tail)
+        grid = (tail + block - 1) / block;
+    if (grid == 0)
+        grid = 1;
+    const float4 *a = (const float4 *)s->a, *b = (const float4 *)s->b;
+    float4 *c = (float4 *)s->c;
+    cudaStream_t cs = (cudaStream_t)stream;
+    switch (cfg->values[P_ITEMS]) {
+    case 1:
+        add_vec4<1><<<(unsigned)grid, block, 0, cs>>>(
+            a, b, c, n4, s->a + done, s->b + done, s->c + done, tail);
+        break;
+    case 2:
+        add_vec4<2><<<(unsigned)grid, block, 0, cs>>>(
+            a, b, c, n4, s->a + done, s->b + done, s->c + done, tail);
+        break;
+    case 4:
+        add_vec4<4><<<(unsigned)grid, block, 0, cs>>>(
+            a, b, c, n4, s->a + done, s->b + done, s->c + done, tail);
+        break;
+    default:
+        add_vec4<8><<<(unsigned)grid, block, 0, cs>>>(
+            a, b, c, n4, s->a + done, s->b + done, s->c + done, tail);
+        break;
+    }
+    return launch_status(s);
+}
+
+// -------------------------------------------------------------- lifecycle
+
+int work(const kt_problem *p, kt_work *out)
+{
+    double n = (double)size_n(p);
+    out->bytes_read = 8.0 * n;
+    out->bytes_written = 4.0 * n;
+    out->flops = n;
+    return KT_OK;
+}
+
+void teardown(void *st)
+{
+    state *s = (state *)st;
+    if (!s)
+        return;
+    if (s->a)
+        s->host->free_device(s->host, s->a);
+    if (s->b)
+        s->host->free_device(s->host, s->b);
+    if (s->c)
+        s->host->free_device(s->host, s->c);
+    free(s->ha);
+    free(s->hb);
+    free(s->want);
+    free(s);
+}
+
+int reset(void *st)
+{
+    state *s = (state *)st;
+    size_t bytes = s->n * sizeof(float);
+    if (s->host->upload(s->host, s->a, s->ha, bytes) != KT_OK ||
+        s->host->upload(s->host, s->b, s->hb, bytes) != KT_OK)
+        return KT_FAIL;
+    return KT_OK;
+}
+
+int setup(const kt_host *host, const kt_problem *p, void **out)
+{
+    state *s = (state *)calloc(1, sizeof(state));
+    size_t n = size_n(p), bytes = n * sizeof(float);
+    *out = s;
+    if (!s)
+        return host->error(host, "out of host memory");
+    s->host = host;
+    s->n = n;
+    s->ha = (float *)malloc(bytes);
+    s->hb = (float *)malloc(bytes);
+    s->want = (double *)malloc(n * sizeof(double));
+    if (!s->ha || !s->hb || !s->want)
+        return host->error(host, "out of host memory for n = %zu", n);
+    host->random_f32(host, 0, s->ha, n, -1.0f, 1.0f);
+    host->random_f32(host, 1, s->hb, n, -1.0f, 1.0f);
+    for (size_t i = 0; i < n; ++i)
+        s->want[i] = (double)s->ha[i] + (double)s->hb[i];
+    if (host->alloc_device(host, bytes, KT_MEM_INPUT, "a", (void **)&s->a) ||
+        host->alloc_device(host, bytes, KT_MEM_INPUT, "b", (void **)&s->b) ||
+        host->alloc_device(host, bytes, KT_MEM_OUTPUT, "c", (void **)&s->c))
+        return KT_FAIL;
+    return reset(s);
+}
+
+int verify(void *st, const kt_config *, const kt_variant *)
+{
+    state *s = (state *)st;
+    // float a + b is the correctly rounded exact sum: relative error at most
+    // 2^-24; 1e-6 leaves room without hiding a wrong element.
+    return s->host->check_f32(s->host, "c", s->c, s->want, s->n, 1e-6, 0.0);
+}
+
+const kt_size_desc sizes[] = {
+    {KT_STRUCT_SIZE(kt_size_desc), .reserved = 0, .name = "n",
+     .help = "number of elements", .default_value = 1 << 24, .min = 1,
+     .max = (int64_t)1 << 33},
+};
+
+const kt_variant variants[] = {
+    {KT_STRUCT_SIZE(kt_variant), .num_params = KT_COUNT(block_only),
+     .id = "coalesced",
+     .summary = "one element per thread, i = block * dim + thread",
+     .params = block_only, .shape = shape_one_per_thread, .check = nullptr,
+     .launch = launch_coalesced},
+    {KT_STRUCT_SIZE(kt_variant), .num_params = KT_COUNT(block_only),
+     .id = "strided",
+     .summary =
+         "same grid and block, i = thread * gridDim + block (uncoalesced)",
+     .params = block_only, .shape = shape_strided, .check = nullptr,
+     .launch = launch_strided},
+    {KT_STRUCT_SIZE(kt_variant), .num_params = KT_COUNT(grid_stride_params),
+     .id = "grid_stride",
+     .summary = "blocks_per_sm x SMs blocks loop over the array",
+     .params = grid_stride_params, .shape = shape_grid_stride,
+     .check = check_grid_stride, .launch = launch_grid_stride},
+    {KT_STRUCT_SIZE(kt_variant), .num_params = KT_COUNT(vec4_params),
+     .id = "vec4",
+     .summary = "float4 loads and stores, `items` per thread, scalar tail",
+     .params = vec4_params, .shape = shape_vec4, .check = nullptr,
+     .launch = launch_vec4},
+};
+
+const kt_operator operators[] = {
+    {KT_STRUCT_SIZE(kt_operator), .flags = 0, .id = "add",
+     .summary = "c = a + b, float32, inputs uniform in [-1, 1)", .sizes = sizes,
+     .num_sizes = KT_COUNT(sizes), .num_variants = KT_COUNT(variants),
+     .variants = variants, .work = work, .setup = setup, .reset = reset,
+     .verify = verify, .teardown = teardown},
+};
+
+const kt_plugin plugin = {
+    KT_PLUGIN_HEADER,
+    .name = "vector_add",
+    .version = "1.0.0",
+    .summary = "c = a + b in four thread-to-data mappings",
+    .operators = operators,
+    .num_operators = KT_COUNT(operators),
+};
+
+} // namespace
+
+KT_PLUGIN_EXPORT(plugin)

@@ -1,0 +1,46 @@
+# Helpers for CLI test scripts. Environment from tests/CMakeLists.txt:
+# KTUNE (the binary), KT_FIXTURES, KT_SOURCE_DIR, KT_HAS_GPU.
+set -u
+failures=0
+
+# expect_exit CODE CMD...: runs CMD, captures stdout+stderr in $out.
+expect_exit() {
+    local want=$1
+    shift
+    out=$("$@" 2>&1)
+    local got=$?
+    if [ "$got" != "$want" ]; then
+        echo "FAIL: '$*' exited $got, expected $want"
+        echo "$out" | sed 's/^/    /'
+        failures=$((failures + 1))
+    fi
+}
+
+# expect_text TEXT: the last command's output contains TEXT.
+expect_text() {
+    if ! grep -qF -- "$1" <<<"$out"; then
+        echo "FAIL: expected '$1' in:"
+        echo "$out" | sed 's/^/    /'
+        failures=$((failures + 1))
+    fi
+}
+
+# expect_lines N: the last command's output has exactly N lines.
+expect_lines() {
+    local got
+    got=$(printf '%s\n' "$out" | wc -l)
+    if [ "$got" != "$1" ]; then
+        echo "FAIL: expected $1 line(s), found $got:"
+        echo "$out" | sed 's/^/    /'
+        failures=$((failures + 1))
+    fi
+}
+
+finish() {
+    if [ "$failures" -ne 0 ]; then
+        echo "$failures check(s) failed"
+        exit 1
+    fi
+    echo "all checks passed"
+    exit 0
+}

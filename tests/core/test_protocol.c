@@ -1,0 +1,49 @@
+/* Protocol defaults are nvbench's stopping rule in the cold-cache mode, and
+ * out-of-range fields are named. */
+#include "tests/kt_test.h"
+
+#include "core/protocol.h"
+
+static void defaults_follow_the_methodology(void **state)
+{
+    kt_protocol p;
+    kt_err err;
+    (void)state;
+    kt_protocol_defaults(&p);
+    assert_int_equal(p.min_samples, 10);
+    assert_float_equal(p.min_time_s, 0.5, 0);
+    assert_float_equal(p.target_noise, 0.005, 0);
+    assert_float_equal(p.max_time_s, 15.0, 0);
+    assert_int_equal(p.cache, KT_CACHE_COLD);
+    assert_true(p.warmups > 0);
+    assert_int_equal(kt_protocol_validate(&p, &err), KT_S_OK);
+    assert_string_equal(kt_cache_mode_name(p.cache), "cold");
+}
+
+static void bad_fields_are_named(void **state)
+{
+    kt_protocol p;
+    kt_err err;
+    (void)state;
+    kt_protocol_defaults(&p);
+    p.max_samples = 5;
+    assert_int_equal(kt_protocol_validate(&p, &err), KT_S_INPUT);
+    assert_contains(err.msg, "samples: min 10, max 5");
+    kt_protocol_defaults(&p);
+    p.target_noise = 1.5;
+    assert_int_equal(kt_protocol_validate(&p, &err), KT_S_INPUT);
+    assert_contains(err.msg, "noise target");
+    kt_protocol_defaults(&p);
+    p.max_time_s = 0;
+    assert_int_equal(kt_protocol_validate(&p, &err), KT_S_INPUT);
+    assert_contains(err.msg, "time:");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(defaults_follow_the_methodology),
+        cmocka_unit_test(bad_fields_are_named),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
