@@ -17,11 +17,16 @@
 
 typedef struct copy_job {
     void *dst;
-    const void *src;
+    void *src;
     size_t bytes;
+    int passes;
     int sm_count;
     int use_memcpy;
 } copy_job;
+
+/* Each sweep launch moves at least this much, so even a 256 KiB working set
+ * runs long enough that launch overhead does not hide the L2's bandwidth. */
+#define SWEEP_MIN_TRAFFIC ((size_t)1 << 30)
 
 static kt_status launch_copy(void *ctx, cudaStream_t stream, kt_err *err)
 {
@@ -30,8 +35,8 @@ static kt_status launch_copy(void *ctx, cudaStream_t stream, kt_err *err)
         return KT_CUDA_TRY(cudaMemcpyAsync(job->dst, job->src, job->bytes,
                                            cudaMemcpyDeviceToDevice, stream),
                            err);
-    return kt_cuda_status(kt_launch_copy(job->dst, job->src, job->bytes / 16,
-                                         job->sm_count, stream),
+    return kt_cuda_status(kt_launch_copy(job->src, job->dst, job->bytes / 16,
+                                         job->passes, job->sm_count, stream),
                           "copy kernel", err);
 }
 
@@ -120,7 +125,7 @@ kt_status kt_calib_run(kt_meter *meter, kt_calibration *out, kt_err *err)
     p.min_samples = 20;
     p.min_time_s = 0.2;
     p.max_time_s = 5.0;
-    job = (copy_job){dst, src, copy_bytes, gpu->dev.sm_count, 1};
+    job = (copy_job){dst, src, copy_bytes, 1, gpu->dev.sm_count, 1};
     if ((rc = time_one(meter, &target, &p, &us, err)))
         goto done;
     out->copy_bytes = (double)copy_bytes;
@@ -143,11 +148,14 @@ kt_status kt_calib_run(kt_meter *meter, kt_calibration *out, kt_err *err)
          out->sweep_count < KT_CALIB_SWEEP_MAX;
          bytes *= 2) {
         job.bytes = bytes;
+        job.passes = (int)(SWEEP_MIN_TRAFFIC / (2 * bytes));
+        if (job.passes < 1)
+            job.passes = 1;
         if ((rc = time_one(meter, &target, &p, &us, err)))
             goto done;
         out->sweep_bytes[out->sweep_count] = 2.0 * (double)bytes;
         out->sweep_gbs[out->sweep_count] =
-            2.0 * (double)bytes / (us * 1e-6) / 1e9;
+            2.0 * (double)bytes * job.passes / (us * 1e-6) / 1e9;
         ++out->sweep_count;
     }
 done:

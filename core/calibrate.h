@@ -6,7 +6,8 @@
  *  - launch floor: an empty kernel, timed like any sample (queued launch),
  *    and a synchronous launch timed with the host clock;
  *  - bandwidth against working set: a copy kernel in the hot-cache mode,
- *    from well inside the L2 to far beyond it.
+ *    from well inside the L2 to far beyond it, each launch making enough
+ *    passes over its buffers to move 1 GiB.
  */
 #ifndef KT_CALIBRATE_H
 #define KT_CALIBRATE_H
@@ -18,7 +19,7 @@
 #include "core/gpu.h"
 #include "core/measure.h"
 
-#define KT_CALIB_VERSION 1
+#define KT_CALIB_VERSION 2
 #define KT_CALIB_SWEEP_MAX 24
 
 typedef struct kt_calibration {

@@ -125,6 +125,13 @@ kt_status kt_instance_launch(kt_instance *in, const kt_point *pt,
     kt_services_clear_error(&in->svc);
     prc = v->launch(in->state, kt_point_bind(in->op, pt, &bc), stream);
     code = cudaGetLastError();
+    /* An error reported at launch, before anything ran, is the device
+     * refusing this configuration (too many threads, too much shared
+     * memory, ...): the point is invalid, the context intact. Faults of
+     * earlier work stay what they are. */
+    if (code != cudaSuccess && kt_cuda_classify(code) != KT_S_EXEC)
+        return kt_err_set(err, KT_S_INVALID, "launch refused: %s (%s)",
+                          cudaGetErrorString(code), cudaGetErrorName(code));
     if (code != cudaSuccess)
         return kt_cuda_status(code, "launch", err);
     if (prc == KT_INVALID)

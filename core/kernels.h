@@ -25,8 +25,11 @@ cudaError_t kt_launch_clock_probe(unsigned int *min_khz, int sm_count,
 /* An empty kernel, <<<1, 1>>>: the launch floor. */
 cudaError_t kt_launch_empty(cudaStream_t stream);
 
-/* dst[i] = src[i] for 16-byte elements, grid-stride. */
-cudaError_t kt_launch_copy(void *dst, const void *src, size_t count16,
+/* Copies count16 16-byte elements between a and b `passes` times in one
+ * launch, alternating direction (a->b, b->a, ...), so a working set that
+ * sits in the L2 is read from the L2 and the launch is long enough not to be
+ * launch-bound. Each thread keeps its elements across passes: no race. */
+cudaError_t kt_launch_copy(void *a, void *b, size_t count16, int passes,
                            int sm_count, cudaStream_t stream);
 
 #ifdef __cplusplus

@@ -31,6 +31,12 @@ void kt_cli_builtin_dir(char *out, size_t out_size);
 void kt_cli_load_plugins(kt_registry *reg, char **files, size_t num_files,
                          int quiet);
 
+/* The command line as typed, recorded by main() before any getopt_long call
+ * permutes argv (options move ahead of operands). Results record it. The
+ * one piece of process state the CLI keeps. */
+void kt_cli_set_invocation(int argc, char **argv);
+void kt_cli_invocation(int *argc, char ***argv);
+
 /* Prints "ktune: <message>" to stderr and returns the exit code of the
  * error's status. */
 int kt_cli_fail(const kt_err *err);

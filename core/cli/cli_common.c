@@ -3,6 +3,7 @@
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -11,6 +12,26 @@
 #ifndef KT_INSTALL_PLUGIN_DIR
 #define KT_INSTALL_PLUGIN_DIR ""
 #endif
+
+static int invocation_argc;
+static char **invocation_argv;
+
+void kt_cli_set_invocation(int argc, char **argv)
+{
+    /* A copy of the pointer array: getopt_long permutes the pointers, not
+     * the strings. Lives until exit. */
+    invocation_argv = calloc((size_t)argc + 1, sizeof *invocation_argv);
+    if (!invocation_argv)
+        return;
+    memcpy(invocation_argv, argv, (size_t)argc * sizeof *argv);
+    invocation_argc = argc;
+}
+
+void kt_cli_invocation(int *argc, char ***argv)
+{
+    *argc = invocation_argc;
+    *argv = invocation_argv;
+}
 
 void kt_cli_builtin_dir(char *out, size_t out_size)
 {

@@ -236,9 +236,8 @@ static int write_json(const char *path, const bench_args *a,
 
     for (uint32_t i = 0; i < op->num_sizes; ++i)
         json_object_set_new(sz, op->sizes[i].name, json_integer(sizes[i]));
-    /* Subcommands receive main's argv shifted by one: argv[-1] is the
-     * program name, so the record shows the whole command line. */
-    json_object_set_new(env, "host", kt_env_host(argc + 1, argv - 1));
+    kt_cli_invocation(&argc, &argv);
+    json_object_set_new(env, "host", kt_env_host(argc, argv));
     json_object_set_new(env, "protocol", kt_env_protocol(&a->protocol));
     if (have_calib)
         json_object_set_new(env, "calibration", kt_calib_to_json(calib));

@@ -34,6 +34,7 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+    kt_cli_set_invocation(argc, argv);
     if (argc < 2) {
         usage(stderr);
         return KT_EXIT_USAGE;
