@@ -102,6 +102,36 @@ json_t *kt_env_protocol(const kt_protocol *p)
         p->throttle_ratio, "noise_estimate", "1.4826 * MAD / median");
 }
 
+kt_status kt_protocol_from_json(const json_t *j, kt_protocol *p, kt_err *err)
+{
+    json_int_t min_samples = 0, max_samples = 0;
+    const char *cache = NULL;
+    int probe = 0, e2e = 0;
+    json_error_t jerr;
+
+    kt_protocol_defaults(p);
+    if (json_unpack_ex((json_t *)j, &jerr, 0,
+                       "{s:i,s:I,s:I,s:F,s:F,s:F,s:s,s:i,s:b,s:i,s:F}",
+                       "warmups", &p->warmups, "min_samples", &min_samples,
+                       "max_samples", &max_samples, "min_time_s",
+                       &p->min_time_s, "max_time_s", &p->max_time_s,
+                       "target_noise", &p->target_noise, "cache", &cache,
+                       "batch", &p->batch, "end_to_end", &e2e, "probe_ns",
+                       &probe, "throttle_ratio", &p->throttle_ratio))
+        return kt_err_set(err, KT_S_INPUT, "protocol: %s", jerr.text);
+    if (strcmp(cache, "cold") && strcmp(cache, "hot"))
+        return kt_err_set(err, KT_S_INPUT,
+                          "protocol: cache '%s', expected "
+                          "cold or hot",
+                          cache);
+    p->cache = strcmp(cache, "hot") == 0 ? KT_CACHE_HOT : KT_CACHE_COLD;
+    p->min_samples = (size_t)min_samples;
+    p->max_samples = (size_t)max_samples;
+    p->end_to_end = e2e;
+    p->probe_ns = (unsigned)probe;
+    return kt_protocol_validate(p, err);
+}
+
 json_t *kt_env_host(int argc, char *const *argv)
 {
     char host[256] = "", date[32], cmd[4096] = "";

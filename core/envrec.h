@@ -30,6 +30,10 @@ json_t *kt_env_plugin(const kt_loaded_plugin *plugin);
 /* Every field of the protocol, plus the timing scope in words. */
 json_t *kt_env_protocol(const kt_protocol *p);
 
+/* Reads back the fields of kt_env_protocol(); the descriptive strings are
+ * ignored. */
+kt_status kt_protocol_from_json(const json_t *j, kt_protocol *p, kt_err *err);
+
 /* ktune version and commit, build flags, UTC date, host name, command
  * line. */
 json_t *kt_env_host(int argc, char *const *argv);

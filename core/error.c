@@ -60,6 +60,8 @@ const char *kt_status_name(kt_status status)
     case KT_S_EXEC: return "execution";
     case KT_S_NOMEM: return "out-of-memory";
     case KT_S_UNSUPPORTED: return "unsupported";
+    case KT_S_TIMEOUT: return "timeout";
+    case KT_S_CRASHED: return "crashed";
     }
     return "unknown";
 }

@@ -12,17 +12,19 @@
 
 typedef enum kt_status {
     KT_S_OK = 0,
-    KT_S_INPUT,      /* bad user input: usage, names, values, files -> exit 2 */
-    KT_S_IO,         /* reading or writing a file failed */
-    KT_S_PLUGIN,     /* a plugin failed to load or a callback failed */
-    KT_S_NO_DEVICE,  /* no usable CUDA device */
-    KT_S_CUDA,       /* a CUDA API call failed; the context is still usable */
-    KT_S_INVALID,    /* configuration cannot run: constraint, device limit,
-                        launch refused for resources */
-    KT_S_MISMATCH,   /* verification failed */
-    KT_S_EXEC,       /* kernel execution error: the context is unusable */
-    KT_S_NOMEM,      /* host or device memory exhausted */
-    KT_S_UNSUPPORTED /* the feature is not available here */
+    KT_S_INPUT,     /* bad user input: usage, names, values, files -> exit 2 */
+    KT_S_IO,        /* reading or writing a file failed */
+    KT_S_PLUGIN,    /* a plugin failed to load or a callback failed */
+    KT_S_NO_DEVICE, /* no usable CUDA device */
+    KT_S_CUDA,      /* a CUDA API call failed; the context is still usable */
+    KT_S_INVALID,   /* configuration cannot run: constraint, device limit,
+                       launch refused for resources */
+    KT_S_MISMATCH,  /* verification failed */
+    KT_S_EXEC,      /* kernel execution error: the context is unusable */
+    KT_S_NOMEM,     /* host or device memory exhausted */
+    KT_S_UNSUPPORTED, /* the feature is not available here */
+    KT_S_TIMEOUT,     /* a time limit passed (a worker was killed) */
+    KT_S_CRASHED      /* a worker process died */
 } kt_status;
 
 typedef struct kt_err {

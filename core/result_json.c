@@ -187,6 +187,44 @@ json_t *kt_eval_result_to_json(const kt_operator *op, const kt_point *pt,
     return j;
 }
 
+kt_status kt_eval_result_from_json(const kt_operator *op, const json_t *j,
+                                   kt_point *pt, kt_eval_result *r, kt_err *err)
+{
+    const char *status = NULL, *reason = "";
+    json_t *point = NULL, *timing;
+    json_error_t jerr;
+    int dsmem = 0;
+    int g[3], b[3];
+    kt_status rc;
+
+    memset(r, 0, sizeof *r);
+    if (json_unpack_ex((json_t *)j, &jerr, 0,
+                       "{s:o,s:s,s?s,s:{s:[i,i,i],s:[i,i,i],s:i}}", "point",
+                       &point, "status", &status, "reason", &reason, "shape",
+                       "grid", &g[0], &g[1], &g[2], "block", &b[0], &b[1],
+                       &b[2], "dynamic_smem_bytes", &dsmem))
+        return kt_err_set(err, KT_S_INPUT, "result: %s", jerr.text);
+    if ((rc = kt_point_from_json(op, point, pt, err)) ||
+        (rc = kt_eval_status_parse(status, &r->status, err)))
+        return rc;
+    snprintf(r->reason, sizeof r->reason, "%s", reason);
+    r->shape.struct_size = sizeof r->shape;
+    for (int i = 0; i < 3; ++i) {
+        r->shape.grid[i] = (uint32_t)g[i];
+        r->shape.block[i] = (uint32_t)b[i];
+    }
+    r->shape.dynamic_smem_bytes = (uint32_t)dsmem;
+    timing = json_object_get(j, "timing");
+    if (r->status == KT_EVAL_OK) {
+        if (!timing)
+            return kt_err_set(err, KT_S_INPUT,
+                              "result: status ok without "
+                              "\"timing\"");
+        return kt_timing_from_json(timing, &r->timing, err);
+    }
+    return KT_S_OK;
+}
+
 kt_status kt_eval_status_parse(const char *name, kt_eval_status *out,
                                kt_err *err)
 {

@@ -29,6 +29,12 @@ kt_status kt_timing_from_json(const json_t *j, kt_timing *t, kt_err *err);
 json_t *kt_eval_result_to_json(const kt_operator *op, const kt_point *pt,
                                const kt_eval_result *r, int with_samples);
 
+/* Rebuilds a result written by kt_eval_result_to_json; the point is checked
+ * against op. *pt receives the point. */
+kt_status kt_eval_result_from_json(const kt_operator *op, const json_t *j,
+                                   kt_point *pt, kt_eval_result *r,
+                                   kt_err *err);
+
 /* Status names back to kt_eval_status; KT_S_INPUT for an unknown name. */
 kt_status kt_eval_status_parse(const char *name, kt_eval_status *out,
                                kt_err *err);

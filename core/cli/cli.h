@@ -21,6 +21,7 @@ enum { KT_EXIT_OK = 0, KT_EXIT_FAILURE = 1, KT_EXIT_USAGE = 2 };
 int kt_cmd_list(int argc, char **argv);
 int kt_cmd_info(int argc, char **argv);
 int kt_cmd_bench(int argc, char **argv);
+int kt_cmd_worker(int argc, char **argv);
 
 /* The folder of built-in plugins: next to the executable (build tree:
  * build/plugins), else <prefix>/lib/ktune/plugins for an installed ktune. */

@@ -18,6 +18,7 @@ static const command commands[] = {
     {"list", kt_cmd_list, "plugins, operators, variants and parameters"},
     {"info", kt_cmd_info, "the device record and its measured ceilings"},
     {"bench", kt_cmd_bench, "verify and time one configuration"},
+    {"worker", kt_cmd_worker, "internal: serve evaluations for a parent"},
 };
 
 static void usage(FILE *out)

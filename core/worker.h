@@ -1,0 +1,58 @@
+/*
+ * Worker processes: evaluation in a child process, so that a kernel that
+ * faults (a sticky CUDA error poisons the whole context), hangs, or a plugin
+ * that crashes costs one point and not the run.
+ *
+ * The parent never initialises CUDA. It starts `ktune worker --fd 3` (or
+ * another executable speaking the same protocol), sends it the evaluator
+ * spec, and forwards kt_evaluator calls as messages (core/wire.h). A worker
+ * that dies or exceeds its time limit is killed and replaced; the point in
+ * flight is recorded as crashed or timed out with the reason. A healthy
+ * worker serves every evaluation of a session.
+ *
+ * Messages (each {"v": 1, "type": ...}):
+ *   worker -> parent  hello {pid, ktune}
+ *   parent -> worker  open {plugin, operator, sizes, seed, device,
+ *                     check_boundaries, log_level}
+ *   worker -> parent  opened {device, environment, work} | error {status,
+ *                     message}
+ *   parent -> worker  evaluate {points, protocol}
+ *   worker -> parent  results {results, lost} | lost {index, message}
+ *   parent -> worker  calibration {refresh}
+ *   worker -> parent  calibration {calibration} | error {...}
+ *   parent -> worker  close
+ * The protocol is a byte stream, so one search can later be served by
+ * several workers — one per GPU, or on other hosts.
+ */
+#ifndef KT_WORKER_H
+#define KT_WORKER_H
+
+#include "core/evaluator.h"
+
+typedef struct kt_worker_options {
+    /* The executable to start as `exe worker --fd 3`; NULL: this process's
+     * own executable (/proc/self/exe), which must be ktune. */
+    const char *exe;
+    /* Limit for starting a worker and setting the problem up; 0: 300 s. */
+    double open_timeout_s;
+    /* Limit per point evaluated (verification and measurement), on top of
+     * the protocol's own wall-clock cap; 0: 60 s. */
+    double eval_timeout_s;
+} kt_worker_options;
+
+/* Starts a worker and opens spec in it. spec->plugin must have been loaded
+ * from a file the worker can load by the same path. The evaluator restarts
+ * its worker as often as needed; points that crashed or timed out are
+ * remembered and not sent again. */
+kt_status kt_worker_open(const kt_eval_spec *spec, const kt_worker_options *opt,
+                         kt_evaluator **out, kt_err *err);
+
+/* The worker side: serves requests on fd until "close" or end of stream;
+ * returns the process's exit code. Used by `ktune worker`. */
+int kt_worker_serve(int fd);
+
+/* "killed by signal 11 (Segmentation fault)", "exited with status 3": how a
+ * process ended, from its waitpid() status. */
+void kt_describe_exit(int wait_status, char *out, size_t out_size);
+
+#endif

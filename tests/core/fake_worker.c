@@ -1,0 +1,153 @@
+/* A stand-in for `ktune worker` that needs no GPU: it speaks the worker
+ * protocol (core/wire.h) and misbehaves on cue, so the parent's supervision
+ * (crash, hang, fault, bad handshake) is tested in CI.
+ *
+ * Cue by point (the good plugin's "scale" operator, variant "plain"):
+ *   block 64   crash with SIGSEGV      block 128  hang
+ *   block 256  answer normally          block 512  report a lost context
+ * Variant "tiled" always answers normally. Cue at start-up by KT_FAKE_MODE:
+ *   "no-device" open fails like a machine without a GPU
+ *   "old"       hello with another protocol version
+ *   "die-on-open" exit(5) when asked to open */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/envrec.h"
+#include "core/loader.h"
+#include "core/result_json.h"
+#include "core/wire.h"
+
+static const kt_operator *op;
+
+static json_t *fake_device(void)
+{
+    kt_gpu gpu;
+    memset(&gpu, 0, sizeof gpu);
+    snprintf(gpu.name, sizeof gpu.name, "Fake H200");
+    snprintf(gpu.uuid, sizeof gpu.uuid, "00000000-0000-0000-0000-000000000000");
+    gpu.dev.cc_major = 9;
+    gpu.dev.sm_count = 132;
+    gpu.dev.warp_size = 32;
+    gpu.dev.max_threads_per_block = 1024;
+    gpu.dev.max_threads_per_sm = 2048;
+    gpu.dev.max_blocks_per_sm = 32;
+    gpu.dev.l2_bytes = 60 << 20;
+    for (int i = 0; i < 3; ++i) {
+        gpu.dev.max_grid[i] = 65535;
+        gpu.dev.max_block[i] = 1024;
+    }
+    return kt_env_device(&gpu);
+}
+
+static void reply_opened(int fd)
+{
+    json_t *msg = kt_wire_message("opened"), *dev = fake_device();
+    json_object_set_new(
+        msg, "environment",
+        json_pack("{s:O,s:{s:s}}", "device", dev, "plugin", "name", "good"));
+    json_object_set_new(msg, "device", dev);
+    json_object_set_new(msg, "work",
+                        json_pack("{s:f,s:f,s:f}", "bytes_read", 4096.0,
+                                  "bytes_written", 4096.0, "flops", 1024.0));
+    kt_wire_send(fd, msg, NULL);
+    json_decref(msg);
+}
+
+static void fake_result(const kt_point *pt, kt_eval_result *r)
+{
+    static double samples[20];
+    memset(r, 0, sizeof *r);
+    r->status = KT_EVAL_OK;
+    for (int i = 0; i < 20; ++i)
+        samples[i] = (double)pt->values[0] / 10.0 + 0.01 * (i % 3);
+    r->timing.samples_us = samples;
+    r->timing.num_rounds = 20;
+    r->timing.stop_reason = "max samples";
+    kt_stats_compute(samples, 20, &r->timing.kernel);
+}
+
+static void evaluate(int fd, const json_t *req)
+{
+    json_t *points = json_object_get(req, "points"), *results = json_array();
+    json_t *msg;
+    for (size_t i = 0; i < json_array_size(points); ++i) {
+        kt_point pt;
+        kt_eval_result r;
+        kt_point_from_json(op, json_array_get(points, i), &pt, NULL);
+        if (strcmp(op->variants[pt.variant].id, "plain") == 0) {
+            if (pt.values[0] == 64)
+                raise(SIGSEGV);
+            if (pt.values[0] == 128)
+                for (;;)
+                    pause();
+            if (pt.values[0] == 512) {
+                msg = kt_wire_message("lost");
+                json_object_set_new(msg, "index", json_integer((json_int_t)i));
+                json_object_set_new(msg, "message",
+                                    json_string("an illegal memory access was "
+                                                "encountered"));
+                kt_wire_send(fd, msg, NULL);
+                exit(3);
+            }
+        }
+        fake_result(&pt, &r);
+        json_array_append_new(results, kt_eval_result_to_json(op, &pt, &r, 1));
+    }
+    msg = kt_wire_message("results");
+    json_object_set_new(msg, "results", results);
+    json_object_set_new(msg, "lost", json_false());
+    kt_wire_send(fd, msg, NULL);
+    json_decref(msg);
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = getenv("KT_FAKE_MODE");
+    const kt_loaded_plugin *lp;
+    kt_registry reg;
+    json_t *hello;
+    int fd = 3;
+
+    (void)argc;
+    (void)argv;
+    kt_registry_init(&reg);
+    if (kt_registry_load_file(&reg, KT_TEST_PLUGIN_DIR "/good_plugin.so",
+                              NULL) ||
+        kt_registry_resolve(&reg, "good:scale", &lp, &op, NULL))
+        return 9;
+    hello = kt_wire_message("hello");
+    if (mode && strcmp(mode, "old") == 0)
+        json_object_set_new(hello, "v", json_integer(99));
+    kt_wire_send(fd, hello, NULL);
+    json_decref(hello);
+    for (;;) {
+        json_t *req = NULL;
+        const char *type;
+        if (kt_wire_recv(fd, -1, &req, NULL))
+            return 0;
+        type = kt_wire_type(req, NULL);
+        if (type && strcmp(type, "open") == 0) {
+            if (mode && strcmp(mode, "die-on-open") == 0)
+                exit(5);
+            if (mode && strcmp(mode, "no-device") == 0) {
+                json_t *e = kt_wire_message("error");
+                json_object_set_new(e, "status", json_integer(KT_S_NO_DEVICE));
+                json_object_set_new(e, "message",
+                                    json_string("no CUDA device found"));
+                kt_wire_send(fd, e, NULL);
+                json_decref(e);
+            } else {
+                reply_opened(fd);
+            }
+        } else if (type && strcmp(type, "evaluate") == 0) {
+            evaluate(fd, req);
+        } else if (type && strcmp(type, "close") == 0) {
+            json_decref(req);
+            return 0;
+        }
+        json_decref(req);
+    }
+}

@@ -1,0 +1,190 @@
+/* Worker supervision without a GPU, against a fake worker that crashes,
+ * hangs, loses its context or fails its handshake on cue: every failure
+ * costs one point, is named, and the evaluator goes on with a new worker. */
+#include "tests/kt_test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "core/worker.h"
+
+static kt_registry reg;
+static const kt_operator *op;
+static const kt_loaded_plugin *plugin;
+
+static int load(void **state)
+{
+    kt_err err;
+    (void)state;
+    kt_registry_init(&reg);
+    if (kt_registry_load_file(&reg, KT_TEST_PLUGIN_DIR "/good_plugin.so",
+                              &err) ||
+        kt_registry_resolve(&reg, "good:scale", &plugin, &op, &err)) {
+        fprintf(stderr, "%s\n", err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+static int unload(void **state)
+{
+    (void)state;
+    kt_registry_free(&reg);
+    return 0;
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static kt_evaluator *open_fake(kt_status want, kt_err *err)
+{
+    kt_eval_spec spec;
+    kt_worker_options opt = {KT_FAKE_WORKER, 5.0, 1.0};
+    kt_evaluator *ev = NULL;
+    memset(&spec, 0, sizeof spec);
+    spec.plugin = plugin;
+    spec.op = op;
+    spec.sizes[0] = 1024;
+    assert_int_equal(kt_worker_open(&spec, &opt, &ev, err), want);
+    return ev;
+}
+
+static kt_point plain(int64_t block)
+{
+    kt_point pt;
+    kt_point_default(op, 1, &pt); /* "plain" */
+    pt.values[0] = block;
+    return pt;
+}
+
+static kt_protocol quick(void)
+{
+    kt_protocol p;
+    kt_protocol_defaults(&p);
+    p.max_time_s = 0.5;
+    return p;
+}
+
+static void healthy_points_come_back_measured(void **state)
+{
+    kt_err err;
+    kt_evaluator *ev = open_fake(KT_S_OK, &err);
+    kt_point pt = plain(256);
+    kt_protocol p = quick();
+    kt_eval_result r;
+    (void)state;
+    assert_string_equal(ev->ops->device(ev)->name, "Fake H200");
+    assert_int_equal(ev->ops->device(ev)->sm_count, 132);
+    assert_float_equal(ev->ops->work(ev)->bytes_read, 4096.0, 0);
+    assert_int_equal(ev->ops->evaluate(ev, &pt, 1, &p, &r, &err), KT_S_OK);
+    assert_int_equal(r.status, KT_EVAL_OK);
+    assert_int_equal(r.timing.num_rounds, 20);
+    assert_float_equal(r.timing.kernel.median, 25.61, 0.011);
+    kt_eval_result_free(&r);
+    ev->ops->close(ev);
+}
+
+static void a_crash_costs_one_point_and_is_named(void **state)
+{
+    kt_err err;
+    kt_evaluator *ev = open_fake(KT_S_OK, &err);
+    kt_point crash = plain(64), fine = plain(256);
+    kt_protocol p = quick();
+    kt_eval_result r;
+    double t0;
+    (void)state;
+    assert_int_equal(ev->ops->evaluate(ev, &crash, 1, &p, &r, &err), KT_S_OK);
+    assert_int_equal(r.status, KT_EVAL_CRASH);
+    assert_contains(r.reason, "killed by signal 11");
+    /* A new worker serves the next point. */
+    assert_int_equal(ev->ops->evaluate(ev, &fine, 1, &p, &r, &err), KT_S_OK);
+    assert_int_equal(r.status, KT_EVAL_OK);
+    kt_eval_result_free(&r);
+    /* The crashed point is remembered, not sent again. */
+    t0 = now();
+    assert_int_equal(ev->ops->evaluate(ev, &crash, 1, &p, &r, &err), KT_S_OK);
+    assert_int_equal(r.status, KT_EVAL_CRASH);
+    assert_true(now() - t0 < 0.2);
+    ev->ops->close(ev);
+}
+
+static void a_hang_is_killed_and_its_neighbour_still_measured(void **state)
+{
+    kt_err err;
+    kt_evaluator *ev = open_fake(KT_S_OK, &err);
+    kt_point pts[2] = {plain(256), plain(128)};
+    kt_protocol p = quick();
+    kt_eval_result r[2];
+    (void)state;
+    assert_int_equal(ev->ops->evaluate(ev, pts, 2, &p, r, &err), KT_S_OK);
+    assert_int_equal(r[0].status, KT_EVAL_OK);
+    assert_int_equal(r[1].status, KT_EVAL_TIMEOUT);
+    assert_contains(r[1].reason, "no result within");
+    kt_eval_result_free(&r[0]);
+    ev->ops->close(ev);
+}
+
+static void a_lost_context_marks_the_faulting_point(void **state)
+{
+    kt_err err;
+    kt_evaluator *ev = open_fake(KT_S_OK, &err);
+    kt_point pts[2] = {plain(512), plain(256)};
+    kt_protocol p = quick();
+    kt_eval_result r[2];
+    (void)state;
+    assert_int_equal(ev->ops->evaluate(ev, pts, 2, &p, r, &err), KT_S_OK);
+    assert_int_equal(r[0].status, KT_EVAL_EXEC);
+    assert_contains(r[0].reason, "illegal memory access");
+    assert_int_equal(r[1].status, KT_EVAL_OK);
+    kt_eval_result_free(&r[1]);
+    ev->ops->close(ev);
+}
+
+static void open_failures_are_reported_with_their_status(void **state)
+{
+    kt_err err;
+    (void)state;
+    setenv("KT_FAKE_MODE", "no-device", 1);
+    open_fake(KT_S_NO_DEVICE, &err);
+    assert_contains(err.msg, "no CUDA device found");
+    setenv("KT_FAKE_MODE", "old", 1);
+    open_fake(KT_S_IO, &err);
+    assert_contains(err.msg, "worker message version 99, expected 1");
+    setenv("KT_FAKE_MODE", "die-on-open", 1);
+    open_fake(KT_S_CRASHED, &err);
+    assert_contains(err.msg, "exited with status 5");
+    unsetenv("KT_FAKE_MODE");
+}
+
+static void a_missing_executable_is_named(void **state)
+{
+    kt_eval_spec spec;
+    kt_worker_options opt = {"/nonexistent/ktune", 5.0, 1.0};
+    kt_evaluator *ev = NULL;
+    kt_err err;
+    (void)state;
+    memset(&spec, 0, sizeof spec);
+    spec.plugin = plugin;
+    spec.op = op;
+    spec.sizes[0] = 1024;
+    assert_int_not_equal(kt_worker_open(&spec, &opt, &ev, &err), KT_S_OK);
+    assert_contains(err.msg, "exited with status 127");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(healthy_points_come_back_measured),
+        cmocka_unit_test(a_crash_costs_one_point_and_is_named),
+        cmocka_unit_test(a_hang_is_killed_and_its_neighbour_still_measured),
+        cmocka_unit_test(a_lost_context_marks_the_faulting_point),
+        cmocka_unit_test(open_failures_are_reported_with_their_status),
+        cmocka_unit_test(a_missing_executable_is_named),
+    };
+    return cmocka_run_group_tests(tests, load, unload);
+}
