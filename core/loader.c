@@ -3,12 +3,20 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "core/param.h"
+#include "core/proc.h"
 #include "core/suggest.h"
 
 /* Sizes of the ABI 1.0 structs: a plugin's struct may be larger (a newer
@@ -322,7 +330,108 @@ static void unload(kt_loaded_plugin *lp)
 
 void kt_registry_init(kt_registry *reg)
 {
+    const char *env = getenv("KTUNE_PLUGIN_TIMEOUT");
+    double seconds = env ? atof(env) : 0.0;
+
     memset(reg, 0, sizeof *reg);
+    reg->probe_timeout_ms =
+        seconds > 0 ? (int)(seconds * 1e3) : KT_PROBE_TIMEOUT_MS;
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return 1e3 * (double)ts.tv_sec + 1e-6 * (double)ts.tv_nsec;
+}
+
+/* Loads and validates path in a child process. The child writes the
+ * loader's message (if any) to a pipe and exits; the parent reads it and
+ * reports the child's death or time-out in the same one-line form. */
+static kt_status probe_in_child(const char *path, int timeout_ms, kt_err *err)
+{
+    char msg[sizeof err->msg] = "";
+    size_t got = 0;
+    double deadline;
+    int fds[2], status = 0, done = 0;
+    pid_t pid;
+
+    if (pipe(fds) != 0)
+        return kt_err_set(err, KT_S_IO, "%s: cannot probe: pipe: %s", path,
+                          strerror(errno));
+    fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+    fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+    fflush(NULL);
+    pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return kt_err_set(err, KT_S_IO, "%s: cannot probe: fork: %s", path,
+                          strerror(errno));
+    }
+    if (pid == 0) {
+        static const int fatal[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
+        kt_registry tmp;
+        kt_err cerr;
+        close(fds[0]);
+        /* Handlers inherited from the parent (a test framework's, say) must
+         * not catch the plugin's crash: die of it, so the parent sees it. */
+        for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; ++i)
+            signal(fatal[i], SIG_DFL);
+        memset(&tmp, 0, sizeof tmp); /* probe_timeout_ms = 0: in-process */
+        if (kt_registry_load_file(&tmp, path, &cerr)) {
+            ssize_t w = write(fds[1], cerr.msg, strlen(cerr.msg));
+            (void)w;
+            _exit(1);
+        }
+        /* _exit: no destructors, no flushing of inherited buffers. */
+        _exit(0);
+    }
+    close(fds[1]);
+    deadline = now_ms() + timeout_ms;
+    while (!done) {
+        struct pollfd pfd = {fds[0], POLLIN, 0};
+        double left = deadline - now_ms();
+        int ready;
+        ssize_t n;
+        if (left <= 0)
+            break;
+        ready = poll(&pfd, 1, (int)left + 1);
+        if (ready < 0 && errno == EINTR)
+            continue;
+        if (ready <= 0)
+            continue;
+        n = read(fds[0], msg + got, sizeof msg - 1 - got);
+        if (n > 0 && got + (size_t)n < sizeof msg - 1)
+            got += (size_t)n;
+        else if (n == 0 || n < 0)
+            done = 1; /* end of file: the child exited or died */
+    }
+    close(fds[0]);
+    msg[got] = '\0';
+    if (!done) {
+        kill(pid, SIGKILL);
+        waitpid(pid, &status, 0);
+        return kt_err_set(err, KT_S_PLUGIN,
+                          "%s: did not finish loading within "
+                          "%.0f s (its entry point or initialisers hang); not "
+                          "loaded",
+                          path, timeout_ms / 1e3);
+    }
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        return KT_S_OK;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 1 && got > 0)
+        return kt_err_set(err, KT_S_PLUGIN, "%s", msg);
+    {
+        char how[128];
+        kt_describe_exit(status, how, sizeof how);
+        return kt_err_set(err, KT_S_PLUGIN,
+                          "%s: loading it %s (in its entry "
+                          "point or initialisers); not loaded",
+                          path, how);
+    }
 }
 
 void kt_registry_free(kt_registry *reg)
@@ -333,7 +442,10 @@ void kt_registry_free(kt_registry *reg)
         free(reg->failures[i]);
     free(reg->plugins);
     free(reg->failures);
-    kt_registry_init(reg);
+    reg->plugins = NULL;
+    reg->failures = NULL;
+    reg->count = 0;
+    reg->num_failures = 0;
 }
 
 static void add_failure(kt_registry *reg, const char *text)
@@ -369,6 +481,9 @@ kt_status kt_registry_load_file(kt_registry *reg, const char *path, kt_err *err)
     kt_loaded_plugin **grown;
     kt_status rc = KT_S_OK;
 
+    if (reg->probe_timeout_ms > 0 &&
+        (rc = probe_in_child(path, reg->probe_timeout_ms, err)))
+        return rc;
     ld.lp = calloc(1, sizeof *ld.lp);
     if (!ld.lp || !(ld.lp->path = strdup(path))) {
         rc = kt_err_set(err, KT_S_NOMEM, "%s: out of memory", path);

@@ -32,8 +32,18 @@ typedef struct kt_registry {
     size_t count;
     char **failures; /* "file: what was expected, what was found" */
     size_t num_failures;
+    /* > 0: every plugin is first loaded and validated in a child process
+     * with this time limit, so one whose entry point or static
+     * initialisers crash, hang or exit is reported instead of taking this
+     * process down. 0: load in-process directly. Probe before this process
+     * initialises CUDA (a forked child must not inherit a CUDA context). */
+    int probe_timeout_ms;
 } kt_registry;
 
+#define KT_PROBE_TIMEOUT_MS 10000
+
+/* An empty registry that probes plugins (KT_PROBE_TIMEOUT_MS, or
+ * KTUNE_PLUGIN_TIMEOUT seconds from the environment). */
 void kt_registry_init(kt_registry *reg);
 
 /* Unloads every plugin and frees the registry's memory. */

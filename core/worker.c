@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/envrec.h"
+#include "core/proc.h"
 #include "core/result_json.h"
 #include "core/wire.h"
 
@@ -46,18 +47,6 @@ typedef struct worker_eval {
 static worker_eval *self(kt_evaluator *ev)
 {
     return (worker_eval *)ev;
-}
-
-void kt_describe_exit(int wait_status, char *out, size_t out_size)
-{
-    if (WIFSIGNALED(wait_status))
-        snprintf(out, out_size, "killed by signal %d (%s)",
-                 WTERMSIG(wait_status), strsignal(WTERMSIG(wait_status)));
-    else if (WIFEXITED(wait_status))
-        snprintf(out, out_size, "exited with status %d",
-                 WEXITSTATUS(wait_status));
-    else
-        snprintf(out, out_size, "ended (wait status 0x%x)", wait_status);
 }
 
 /* Ends the worker: politely when it is healthy, with SIGKILL otherwise.

@@ -51,8 +51,4 @@ kt_status kt_worker_open(const kt_eval_spec *spec, const kt_worker_options *opt,
  * returns the process's exit code. Used by `ktune worker`. */
 int kt_worker_serve(int fd);
 
-/* "killed by signal 11 (Segmentation fault)", "exited with status 3": how a
- * process ended, from its waitpid() status. */
-void kt_describe_exit(int wait_status, char *out, size_t out_size);
-
 #endif

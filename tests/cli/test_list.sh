@@ -21,6 +21,16 @@ expect_text "operator good:scale"
 expect_text "operator vector_add:add"
 expect_text "not loaded: $KT_FIXTURES/bad_abi_major.so: ABI major version 2, expected 1"
 
+# Plugins whose entry point crashes, hangs or exits are probed in a child
+# process: each is named, every other plugin is listed.
+KTUNE_PLUGIN_TIMEOUT=1 KTUNE_PLUGIN_PATH="$KT_FIXTURES/bad_crash_entry.so:$KT_FIXTURES/bad_hang_entry.so:$KT_FIXTURES/bad_exit_entry.so:$KT_FIXTURES/good_plugin.so" \
+    expect_exit 0 "$KTUNE" list
+expect_text "bad_crash_entry.so: loading it killed by signal 11"
+expect_text "bad_hang_entry.so: did not finish loading within 1 s"
+expect_text "bad_exit_entry.so: loading it exited with status 3"
+expect_text "operator good:scale"
+expect_text "operator vector_add:add"
+
 expect_exit 0 "$KTUNE" list --plugin "$KT_FIXTURES/not_elf.so"
 expect_text "not loaded: $KT_FIXTURES/not_elf.so: cannot load"
 expect_text "operator vector_add:add"

@@ -134,6 +134,41 @@ static void bad_declarations_are_named(void **state)
                     "expected 1 <= min <= default <= max");
 }
 
+static void entry_points_that_crash_hang_or_exit_are_contained(void **state)
+{
+    kt_registry reg;
+    kt_err err;
+    (void)state;
+
+    kt_registry_init(&reg);
+    reg.probe_timeout_ms = 1000;
+    assert_int_equal(
+        kt_registry_load_file(&reg, fixture("bad_crash_entry.so"), &err),
+        KT_S_PLUGIN);
+    assert_contains(err.msg, "bad_crash_entry.so: loading it killed by signal "
+                             "11 (Segmentation fault)");
+    assert_int_equal(
+        kt_registry_load_file(&reg, fixture("bad_wild_pointer.so"), &err),
+        KT_S_PLUGIN);
+    assert_contains(err.msg,
+                    "bad_wild_pointer.so: loading it killed by signal");
+    assert_int_equal(
+        kt_registry_load_file(&reg, fixture("bad_exit_entry.so"), &err),
+        KT_S_PLUGIN);
+    assert_contains(err.msg, "bad_exit_entry.so: loading it exited with "
+                             "status 3");
+    assert_int_equal(
+        kt_registry_load_file(&reg, fixture("bad_hang_entry.so"), &err),
+        KT_S_PLUGIN);
+    assert_contains(err.msg, "bad_hang_entry.so: did not finish loading within "
+                             "1 s");
+    /* This process is unharmed and still loads a good plugin. */
+    assert_int_equal(
+        kt_registry_load_file(&reg, fixture("good_plugin.so"), &err), KT_S_OK);
+    assert_int_equal(reg.count, 1);
+    kt_registry_free(&reg);
+}
+
 static void dlopen_failure_carries_its_text(void **state)
 {
     (void)state;
@@ -166,6 +201,7 @@ static void bad_plugins_do_not_stop_the_good_ones(void **state)
     (void)state;
 
     kt_registry_init(&reg);
+    reg.probe_timeout_ms = 1000; /* bad_hang_entry.so waits this long */
     kt_registry_load_dir(&reg, KT_TEST_PLUGIN_DIR, 1);
     /* good_plugin.so, future_plugin.so, doc_example.so and gpu_faults.so
      * load; every bad_*.so,
@@ -175,7 +211,7 @@ static void bad_plugins_do_not_stop_the_good_ones(void **state)
     assert_non_null(kt_registry_find(&reg, "future"));
     assert_non_null(kt_registry_find(&reg, "example")); /* docs/plugin-abi.md */
     assert_int_equal(reg.count, 4);
-    assert_int_equal(reg.num_failures, 13 + 1 + 1);
+    assert_int_equal(reg.num_failures, 17 + 1 + 1);
     for (size_t i = 0; i < reg.num_failures; ++i) {
         assert_null(strchr(reg.failures[i], '\n'));
         saw_dup |= strstr(reg.failures[i], "good_plugin_copy.so") != NULL;
@@ -246,6 +282,7 @@ int main(void)
         cmocka_unit_test(null_required_fields_are_named),
         cmocka_unit_test(duplicate_ids_are_named),
         cmocka_unit_test(bad_declarations_are_named),
+        cmocka_unit_test(entry_points_that_crash_hang_or_exit_are_contained),
         cmocka_unit_test(dlopen_failure_carries_its_text),
         cmocka_unit_test(duplicate_plugin_name_is_rejected),
         cmocka_unit_test(bad_plugins_do_not_stop_the_good_ones),
