@@ -177,6 +177,8 @@ int kt_worker_serve(int fd)
 
     memset(&s, 0, sizeof s);
     kt_registry_init(&s.reg);
+    /* The parent probed the plugin already; this process is the sandbox. */
+    s.reg.probe_timeout_ms = 0;
     json_object_set_new(hello, "pid", json_integer(getpid()));
     json_object_set_new(hello, "ktune", json_string(KT_VERSION));
     if (kt_wire_send(fd, hello, NULL)) {

@@ -39,7 +39,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(hot_beats_cold_inside_the_l2),
     };
-    kt_skip_without_gpu();
+    /* Plugins are probed in child processes: load them before anything
+     * initialises CUDA in this one. */
     kt_test_registry(&reg);
+    kt_skip_without_gpu();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -66,7 +66,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(faults_are_named_and_the_run_goes_on),
     };
-    kt_skip_without_gpu();
+    /* Plugins are probed in child processes: load them before anything
+     * initialises CUDA in this one. */
     kt_test_registry(&reg);
+    kt_skip_without_gpu();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -58,7 +58,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_variant_at_every_size),
     };
-    kt_skip_without_gpu();
+    /* Plugins are probed in child processes: load them before anything
+     * initialises CUDA in this one. */
     kt_test_registry(&reg);
+    kt_skip_without_gpu();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
