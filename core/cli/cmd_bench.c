@@ -26,6 +26,7 @@ static const char help[] =
     "  --seed N           input seed (default 1)\n"
     "  --device N         CUDA device ordinal (default 0)\n"
     "  --no-boundaries    verify at the requested size only\n"
+    "  --no-calibration   skip the device's ceilings (no %% of copy)\n"
     "  --json FILE        write the full record (environment, protocol,\n"
     "                     statistics, raw samples) to FILE\n"
     "  --plugin FILE      load FILE too (repeatable)\n\n" KT_CLI_PROTOCOL_HELP;
@@ -38,6 +39,7 @@ typedef struct bench_args {
     const char *json_path;
     int64_t seed, device;
     int boundaries;
+    int calibration;
     kt_protocol protocol;
 } bench_args;
 
@@ -50,6 +52,7 @@ static int parse_args(int argc, char **argv, bench_args *a, kt_err *err)
         {"seed", required_argument, NULL, 'S'},
         {"device", required_argument, NULL, 'd'},
         {"no-boundaries", no_argument, NULL, 'B'},
+        {"no-calibration", no_argument, NULL, 'C'},
         {"json", required_argument, NULL, 'j'},
         {"plugin", required_argument, NULL, 'p'},
         {"help", no_argument, NULL, 'h'},
@@ -72,6 +75,7 @@ static int parse_args(int argc, char **argv, bench_args *a, kt_err *err)
                 return KT_EXIT_USAGE;
             break;
         case 'B': a->boundaries = 0; break;
+        case 'C': a->calibration = 0; break;
         case 'j': a->json_path = optarg; break;
         case 'p': a->plugins[a->num_plugins++] = optarg; break;
         case 'h': fputs(help, stdout); return -1;
@@ -283,6 +287,7 @@ int kt_cmd_bench(int argc, char **argv)
     kt_registry_init(&reg);
     a.seed = 1;
     a.boundaries = 1;
+    a.calibration = 1;
     kt_protocol_defaults(&a.protocol);
     a.sets = calloc((size_t)argc + 1, sizeof *a.sets);
     a.sizes = calloc((size_t)argc + 1, sizeof *a.sizes);
@@ -328,7 +333,9 @@ int kt_cmd_bench(int argc, char **argv)
         rc = kt_cli_fail(&err);
         goto done;
     }
-    if (ev->ops->calibration(ev, 0, &calib, &err) == KT_S_OK)
+    if (!a.calibration)
+        have_calib = 0;
+    else if (ev->ops->calibration(ev, 0, &calib, &err) == KT_S_OK)
         have_calib = 1;
     else
         fprintf(stderr,
