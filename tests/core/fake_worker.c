@@ -78,8 +78,11 @@ static void evaluate(int fd, const json_t *req)
         kt_eval_result r;
         kt_point_from_json(op, json_array_get(points, i), &pt, NULL);
         if (strcmp(op->variants[pt.variant].id, "plain") == 0) {
-            if (pt.values[0] == 64)
+            if (pt.values[0] == 64) {
+                /* Die of the signal even under a sanitizer's handler. */
+                signal(SIGSEGV, SIG_DFL);
                 raise(SIGSEGV);
+            }
             if (pt.values[0] == 128)
                 for (;;)
                     pause();
@@ -90,7 +93,7 @@ static void evaluate(int fd, const json_t *req)
                                     json_string("an illegal memory access was "
                                                 "encountered"));
                 kt_wire_send(fd, msg, NULL);
-                exit(3);
+                _exit(3);
             }
         }
         fake_result(&pt, &r);
@@ -127,11 +130,11 @@ int main(int argc, char **argv)
         json_t *req = NULL;
         const char *type;
         if (kt_wire_recv(fd, -1, &req, NULL))
-            return 0;
+            break;
         type = kt_wire_type(req, NULL);
         if (type && strcmp(type, "open") == 0) {
             if (mode && strcmp(mode, "die-on-open") == 0)
-                exit(5);
+                _exit(5);
             if (mode && strcmp(mode, "no-device") == 0) {
                 json_t *e = kt_wire_message("error");
                 json_object_set_new(e, "status", json_integer(KT_S_NO_DEVICE));
@@ -146,8 +149,10 @@ int main(int argc, char **argv)
             evaluate(fd, req);
         } else if (type && strcmp(type, "close") == 0) {
             json_decref(req);
-            return 0;
+            break;
         }
         json_decref(req);
     }
+    kt_registry_free(&reg);
+    return 0;
 }
