@@ -39,6 +39,99 @@ typedef struct kt_eval_result {
 
 typedef struct kt_evaluator kt_evaluator;
 
+/* ------------------------------------------------------------------------ */
+/* Hardware counters and kernel facts of one point (issue 4, docs/metrics.md).
+ * core never links a profiler: the metrics library hands the local
+ * evaluator a kt_counter_source, and the evaluator hands the source a
+ * kt_counter_target that runs the point's launch under identical
+ * conditions. Counters always come from launches of their own, never from
+ * timed ones. */
+
+/* What a counter source may do with the point, once per replay pass. */
+typedef struct kt_counter_target {
+    int device; /* CUDA ordinal; current on the calling thread */
+    /* Restores the inputs when the operator modifies them, flushes the L2
+     * and waits for both, so every pass starts from the same state. */
+    kt_status (*prepare)(void *ctx, kt_err *err);
+    /* Enqueues exactly one launch of the point (launch errors checked). */
+    kt_status (*launch)(void *ctx, kt_err *err);
+    /* Waits for the launch; KT_S_EXEC when the kernel faulted. */
+    kt_status (*wait)(void *ctx, kt_err *err);
+    void *ctx;
+} kt_counter_target;
+
+/* The cost of one collection, for the record and the benchmark. */
+typedef struct kt_counter_stats {
+    size_t passes;     /* replay passes (launches) the metric set needed */
+    double setup_s;    /* profiler and configuration set-up, wall clock */
+    double passes_s;   /* all passes, wall clock */
+    double evaluate_s; /* decoding and evaluating the counter data */
+    double total_s;    /* the whole collection, wall clock */
+} kt_counter_stats;
+
+typedef struct kt_counter_source kt_counter_source;
+struct kt_counter_source {
+    const char *name; /* "cupti" */
+    /* Checks raw metric names against the device's own metric list without
+     * launching anything: KT_S_INPUT naming the unknown ones with close
+     * matches, KT_S_UNSUPPORTED (one line saying why) when counters cannot
+     * be read here. */
+    kt_status (*check)(const kt_counter_source *src, int device,
+                       const char *const *names, size_t n, kt_err *err);
+    /* Collects names[0..n) for one launch of the target, replaying it as
+     * many times as the set needs; values[i] belongs to names[i]. */
+    kt_status (*collect)(const kt_counter_source *src,
+                         const kt_counter_target *target,
+                         const char *const *names, size_t n, double *values,
+                         kt_counter_stats *stats, kt_err *err);
+    void *ctx;
+};
+
+/* A kernel's static facts (no counters): cudaFuncGetAttributes on
+ * kt_shape.kernel and the occupancy API at the launch's block size and
+ * dynamic shared memory. */
+typedef struct kt_kernel_info {
+    int available;             /* 0 when the plugin gave no kt_shape.kernel */
+    int num_regs;              /* per thread */
+    int block_threads;         /* of the launch */
+    int max_threads_per_block; /* for this kernel */
+    int ptx_version;           /* e.g. 90 */
+    int binary_version;        /* e.g. 90 */
+    int api_blocks_per_sm; /* cudaOccupancyMaxActiveBlocksPerMultiprocessor */
+    int reserved_smem_per_block; /* the driver's per-block reservation */
+    size_t static_smem_bytes;
+    size_t dynamic_smem_bytes; /* of the launch */
+    size_t max_dynamic_smem_bytes;
+    size_t local_bytes_per_thread; /* local memory: spills, local arrays */
+    size_t const_bytes;
+} kt_kernel_info;
+
+typedef struct kt_profile_request {
+    const char *const *metrics; /* raw counter names; may be NULL if n = 0 */
+    size_t num_metrics;
+    /* Only check the names against the device (src->check); nothing is
+     * verified or launched. */
+    int check_only;
+} kt_profile_request;
+
+typedef struct kt_profile_result {
+    kt_eval_status status; /* of the point's verification */
+    char reason[1024];
+    kt_shape shape;
+    kt_kernel_info kernel;
+    /* KT_S_OK: values hold the counters. KT_S_UNSUPPORTED: no counters
+     * here (note says why; the rest of the result stands). Anything else:
+     * the collection failed (note says where). */
+    kt_status counters;
+    char note[1024];
+    double *values; /* num_values == request's num_metrics; owned */
+    size_t num_values;
+    kt_counter_stats stats;
+} kt_profile_result;
+
+/* Frees the values; safe on a zeroed result. */
+void kt_profile_result_free(kt_profile_result *r);
+
 typedef struct kt_evaluator_ops {
     const char *kind; /* "local", "worker", "replay" */
 
@@ -65,6 +158,16 @@ typedef struct kt_evaluator_ops {
     const kt_work *(*work)(kt_evaluator *ev);
 
     void (*close)(kt_evaluator *ev);
+
+    /* Optional (NULL: unsupported, e.g. replay). Verifies the point (cached
+     * like evaluate), reads its kernel facts, and collects the requested
+     * counters on launches of their own: never timed, never used for a
+     * time. Returns non-OK when the evaluator cannot go on (KT_S_EXEC) or
+     * the request is wrong (KT_S_INPUT: unknown metric names); a point
+     * that does not verify, or counters unavailable here, are in out. */
+    kt_status (*profile)(kt_evaluator *ev, const kt_point *pt,
+                         const kt_profile_request *req, kt_profile_result *out,
+                         kt_err *err);
 } kt_evaluator_ops;
 
 struct kt_evaluator {
@@ -80,6 +183,9 @@ typedef struct kt_eval_spec {
     int device;           /* CUDA ordinal */
     int check_boundaries; /* verify at boundary sizes too */
     int log_level;        /* kt_log_level for plugin messages */
+    /* Hardware counters for profile(); NULL: none. Must outlive the
+     * evaluator (the metrics library's sources are static). */
+    const kt_counter_source *counters;
 } kt_eval_spec;
 
 /* Opens the in-process evaluator: selects the device, sets up the problem

@@ -257,9 +257,160 @@ static void local_close(kt_evaluator *ev)
     free(le);
 }
 
+void kt_profile_result_free(kt_profile_result *r)
+{
+    free(r->values);
+    r->values = NULL;
+    r->num_values = 0;
+}
+
+/* A profiled pass: the same state before every launch (inputs restored
+ * when the kernels write them, L2 flushed), nothing else inside the range. */
+static kt_status profile_prepare(void *ctx, kt_err *err)
+{
+    launch_ctx *c = ctx;
+    kt_status rc;
+
+    if (((c->le->spec.op->flags & KT_OP_MODIFIES_INPUTS) &&
+         (rc = kt_instance_reset(&c->le->inst, err))) ||
+        (rc = kt_meter_flush_l2(&c->le->meter, err)))
+        return rc;
+    return kt_cuda_status(cudaStreamSynchronize(c->le->meter.stream),
+                          "synchronising before a profiled launch", err);
+}
+
+static kt_status profile_launch(void *ctx, kt_err *err)
+{
+    launch_ctx *c = ctx;
+    return kt_instance_launch(&c->le->inst, c->point, c->le->meter.stream, err);
+}
+
+static kt_status profile_wait(void *ctx, kt_err *err)
+{
+    launch_ctx *c = ctx;
+    kt_status rc = kt_cuda_status(cudaStreamSynchronize(c->le->meter.stream),
+                                  "running the profiled launch", err);
+    if (rc == KT_S_EXEC)
+        c->le->lost = 1;
+    return rc;
+}
+
+static kt_status kernel_info(local_eval *le, const kt_shape *shape,
+                             kt_kernel_info *out, kt_err *err)
+{
+    struct cudaFuncAttributes fa;
+    kt_status rc;
+
+    memset(out, 0, sizeof *out);
+    out->block_threads =
+        (int)(shape->block[0] * shape->block[1] * shape->block[2]);
+    out->dynamic_smem_bytes = shape->dynamic_smem_bytes;
+    if (!shape->kernel)
+        return KT_S_OK;
+    memset(&fa, 0, sizeof fa);
+    if ((rc = KT_CUDA_TRY(cudaFuncGetAttributes(&fa, shape->kernel), err)) ||
+        (rc = KT_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                              &out->api_blocks_per_sm, shape->kernel,
+                              out->block_threads, shape->dynamic_smem_bytes),
+                          err)) ||
+        (rc = KT_CUDA_TRY(
+             cudaDeviceGetAttribute(&out->reserved_smem_per_block,
+                                    cudaDevAttrReservedSharedMemoryPerBlock,
+                                    le->gpu.ordinal),
+             err)))
+        return rc;
+    out->available = 1;
+    out->num_regs = fa.numRegs;
+    out->max_threads_per_block = fa.maxThreadsPerBlock;
+    out->ptx_version = fa.ptxVersion;
+    out->binary_version = fa.binaryVersion;
+    out->static_smem_bytes = fa.sharedSizeBytes;
+    out->max_dynamic_smem_bytes = (size_t)fa.maxDynamicSharedSizeBytes;
+    out->local_bytes_per_thread = fa.localSizeBytes;
+    out->const_bytes = fa.constSizeBytes;
+    return KT_S_OK;
+}
+
+static kt_status local_profile(kt_evaluator *ev, const kt_point *pt,
+                               const kt_profile_request *req,
+                               kt_profile_result *out, kt_err *err)
+{
+    local_eval *le = self(ev);
+    const kt_counter_source *src = le->spec.counters;
+    launch_ctx ctx = {le, pt};
+    kt_counter_target target = {le->gpu.ordinal, profile_prepare,
+                                profile_launch, profile_wait, &ctx};
+    verdict *v = NULL;
+    kt_err cerr;
+    kt_status rc;
+
+    memset(out, 0, sizeof *out);
+    out->counters = KT_S_UNSUPPORTED;
+    kt_err_clear(&cerr);
+    if (le->lost)
+        return kt_err_set(err, KT_S_EXEC,
+                          "the CUDA context was lost to an "
+                          "earlier kernel fault; start a new process");
+    if (req->num_metrics && !src)
+        snprintf(out->note, sizeof out->note,
+                 "no counter source in this evaluator");
+    if (req->check_only) {
+        if (!src || !req->num_metrics)
+            return KT_S_OK;
+        rc = src->check(src, le->gpu.ordinal, req->metrics, req->num_metrics,
+                        &cerr);
+        if (rc == KT_S_INPUT)
+            return kt_err_set(err, rc, "%s", cerr.msg);
+        out->counters = rc;
+        snprintf(out->note, sizeof out->note, "%s", rc ? cerr.msg : "");
+        return KT_S_OK;
+    }
+    if ((rc = verify_cached(le, pt, &v, err)))
+        return rc;
+    out->status = v->status;
+    out->shape = v->shape;
+    snprintf(out->reason, sizeof out->reason, "%s", v->reason);
+    if (v->status != KT_EVAL_OK)
+        return KT_S_OK;
+    /* Attributes are a report's extra: a kernel pointer the runtime does not
+     * know leaves them out (and its error must not be taken for the next
+     * launch's), only a lost context stops the profile. */
+    if ((rc = kernel_info(le, &v->shape, &out->kernel, &cerr))) {
+        if (rc == KT_S_EXEC) {
+            le->lost = 1;
+            return kt_err_set(err, rc, "%s", cerr.msg);
+        }
+        (void)cudaGetLastError();
+        memset(&out->kernel, 0, sizeof out->kernel);
+        fprintf(stderr, "ktune: warning: no kernel attributes: %s\n", cerr.msg);
+    }
+    if (!src || !req->num_metrics)
+        return KT_S_OK;
+    out->values = calloc(req->num_metrics, sizeof *out->values);
+    if (!out->values)
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    out->num_values = req->num_metrics;
+    /* One unprofiled launch first: a freshly loaded module does extra work
+     * on its first launch, which must not land in a counted range. */
+    if (!(rc = profile_prepare(&ctx, &cerr)) &&
+        !(rc = profile_launch(&ctx, &cerr)) &&
+        !(rc = profile_wait(&ctx, &cerr)))
+        rc = src->collect(src, &target, req->metrics, req->num_metrics,
+                          out->values, &out->stats, &cerr);
+    out->counters = rc;
+    snprintf(out->note, sizeof out->note, "%s", rc ? cerr.msg : "");
+    if (rc)
+        kt_profile_result_free(out);
+    if (rc == KT_S_EXEC)
+        le->lost = 1;
+    if (rc == KT_S_EXEC || rc == KT_S_INPUT)
+        return kt_err_set(err, rc, "%s", cerr.msg);
+    return KT_S_OK;
+}
+
 static const kt_evaluator_ops local_ops = {
     "local",           local_evaluate, local_device, local_calibration,
-    local_environment, local_work,     local_close,
+    local_environment, local_work,     local_close,  local_profile,
 };
 
 kt_status kt_local_open(const kt_eval_spec *spec, kt_evaluator **out,

@@ -1,0 +1,94 @@
+/*
+ * The diagnosis of one configuration, from its unprofiled time, the
+ * algorithm's work, the device's ceilings and (when collected) its
+ * counters: effective bandwidth and its share of the copy ceiling,
+ * arithmetic intensity against the balance point, a classification
+ * (memory-, compute- or latency-bound) with the numbers that led to it,
+ * and the coalescing check: the sectors per request a warp needs for its
+ * access width against the measured ones. Pure; docs/metrics.md states the
+ * rules and thresholds.
+ */
+#ifndef KT_METRICS_DIAGNOSE_H
+#define KT_METRICS_DIAGNOSE_H
+
+#include "core/derive.h"
+#include "ktune/plugin.h"
+#include "metrics/catalog.h"
+
+/* Rule-of-thumb thresholds (methodology.md), in percent. */
+#define KT_DIAG_HIGH 80.0       /* a unit this busy is saturated */
+#define KT_DIAG_LOW 50.0        /* a unit below this is not the limit */
+#define KT_DIAG_OCC_LOW 50.0    /* occupancy below this starves latency */
+#define KT_DIAG_STALL_HIGH 50.0 /* long-scoreboard share that dominates */
+/* Sectors per request above ideal * this are uncoalesced: room for a
+ * misaligned base or a partial last warp, not for a wrong mapping. */
+#define KT_DIAG_UNCOALESCED 1.25
+#define KT_SECTOR_BYTES 32
+
+typedef enum kt_bound {
+    KT_BOUND_UNKNOWN = 0, /* not enough data */
+    KT_BOUND_MEMORY,      /* a memory unit is saturated, the SMs are not */
+    KT_BOUND_COMPUTE,     /* the SMs are saturated, DRAM is not */
+    KT_BOUND_LATENCY,     /* low occupancy, nothing saturated, waiting */
+    KT_BOUND_BOTH,        /* DRAM and SMs both saturated */
+    KT_BOUND_NONE         /* nothing saturated, occupancy not low */
+} kt_bound;
+
+typedef struct kt_diag_input {
+    kt_work work;
+    double time_us;     /* median kernel time of the unprofiled runs */
+    double copy_gbs;    /* measured copy ceiling; 0 unknown */
+    double peak_bw_gbs; /* theoretical DRAM peak; 0 unknown */
+    double peak_gflops; /* compute ceiling; 0 unknown */
+    /* Catalog values by kt_metric_id, NaN where not collected; NULL when
+     * there are no counters at all. */
+    const double *m;
+    double theoretical_occupancy; /* percent; < 0 unknown */
+    int access_bytes;             /* bytes per thread per access; 0: infer */
+    int warp_size;                /* 0 means 32 */
+} kt_diag_input;
+
+typedef struct kt_coalescing {
+    int have; /* requests and sectors were counted */
+    double requests;
+    double sectors;
+    double measured; /* sectors per request */
+    double ideal;    /* for the access width */
+    double excess;   /* measured / ideal */
+    int uncoalesced; /* excess > KT_DIAG_UNCOALESCED */
+} kt_coalescing;
+
+typedef struct kt_diagnosis {
+    kt_derived derived;
+    double balance; /* flop/byte where the roofline bends; 0 unknown */
+    char roofline[256];
+    kt_bound bound;
+    const char *unit; /* memory-bound: "DRAM" or "L1/L2"; else NULL */
+    char why[512];    /* the numbers that led to the class */
+    int access_bytes; /* used for the ideal; 0 unknown */
+    int access_inferred;
+    kt_coalescing load, store;
+    int cause_uncoalesced; /* the mapping is named as the cause */
+    char coalescing[768];
+} kt_diagnosis;
+
+void kt_diagnose(const kt_diag_input *in, kt_diagnosis *out);
+
+/* Sectors a warp must touch per request when each of its threads reads
+ * access_bytes consecutive to its neighbour's: warp * access / 32, at
+ * least 1 (4-byte: 4, 8-byte: 8, 16-byte: 16). */
+double kt_ideal_sectors_per_request(int access_bytes, int warp_size);
+
+/* The access width a request count implies when each byte is loaded once:
+ * bytes / requests / warp, rounded to the nearest power of two in 1..16;
+ * 0 when it cannot be told. */
+int kt_infer_access_bytes(double bytes, double requests, int warp_size);
+
+/* FP32 lanes per SM of a compute capability (0 unknown), and the FP32
+ * peak in GFLOP/s (an FMA counts 2) at sm_clock_mhz. */
+int kt_fp32_lanes_per_sm(int cc_major, int cc_minor);
+double kt_peak_gflops_fp32(const kt_device *dev, double sm_clock_mhz);
+
+const char *kt_bound_name(kt_bound b);
+
+#endif
