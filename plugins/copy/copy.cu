@@ -1,0 +1,339 @@
+// copy: b = a, n float32 values, device to device. The copy ceiling that
+// ktune's calibration measures with cudaMemcpy, reproduced with kernels:
+// one element per thread, a grid-stride loop, float4 loads and stores, and
+// cudaMemcpyAsync itself as the reference.
+#include <cuda_runtime.h>
+#include <ktune/plugin.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+
+namespace
+{
+
+// ---------------------------------------------------------------- kernels
+
+__global__ void copy_one_per_thread(const float *__restrict__ a,
+                                    float *__restrict__ b, size_t n)
+{
+    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        b[i] = a[i];
+}
+
+__global__ void copy_grid_stride(const float *__restrict__ a,
+                                 float *__restrict__ b, size_t n)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += stride)
+        b[i] = a[i];
+}
+
+// ITEMS float4s per thread, blockDim.x apart (each load instruction of a
+// warp coalesced), all loads before the first store; the n % 4 tail goes to
+// the first threads of the grid.
+template <int ITEMS>
+__global__ void copy_vec4(const float *__restrict__ a, float *__restrict__ b,
+                          size_t n)
+{
+    const size_t n4 = n / 4;
+    const float4 *a4 = reinterpret_cast<const float4 *>(a);
+    float4 *b4 = reinterpret_cast<float4 *>(b);
+    const size_t base = (size_t)blockIdx.x * blockDim.x * ITEMS + threadIdx.x;
+    float4 v[ITEMS];
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) {
+        const size_t i = base + (size_t)k * blockDim.x;
+        if (i < n4)
+            v[k] = a4[i];
+    }
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) {
+        const size_t i = base + (size_t)k * blockDim.x;
+        if (i < n4)
+            b4[i] = v[k];
+    }
+    const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < n - 4 * n4)
+        b[4 * n4 + t] = a[4 * n4 + t];
+}
+
+// ------------------------------------------------------------- parameters
+
+enum { P_BLOCK = 0, P_SECOND = 1 };
+
+const int64_t blocks_per_sm_values[] = {1, 2, 4, 8, 16, 32};
+const int64_t items_values[] = {1, 2, 4, 8};
+
+const kt_param_desc block_only[] = {
+    KT_PARAM_POW2("block", "threads per block", 32, 1024, 256),
+};
+const kt_param_desc grid_stride_params[] = {
+    KT_PARAM_POW2("block", "threads per block", 32, 1024, 256),
+    KT_PARAM_LIST("blocks_per_sm", "resident blocks per SM; grid = this x SMs",
+                  blocks_per_sm_values, 4),
+};
+const kt_param_desc vec4_params[] = {
+    KT_PARAM_POW2("block", "threads per block", 32, 1024, 256),
+    KT_PARAM_LIST("items", "float4 vectors per thread", items_values, 2),
+};
+
+// ------------------------------------------------------------------ state
+
+struct state {
+    const kt_host *host;
+    size_t n;
+    int sm_count;
+    float *a, *b; // device
+    float *ha;    // host input, for reset() and the reference
+    double *want;
+};
+
+size_t size_n(const kt_problem *p)
+{
+    return (size_t)p->sizes[0];
+}
+
+// ---------------------------------------------------------------- shapes
+
+int set_1d(kt_shape *out, uint64_t grid, uint64_t block, const void *kernel)
+{
+    if (grid == 0)
+        grid = 1;
+    if (grid > 0x7fffffffu)
+        return KT_INVALID;
+    out->grid[0] = (uint32_t)grid;
+    out->grid[1] = out->grid[2] = 1;
+    out->block[0] = (uint32_t)block;
+    out->block[1] = out->block[2] = 1;
+    out->kernel = kernel;
+    return KT_OK;
+}
+
+int shape_one_per_thread(const kt_problem *p, const kt_config *c, kt_shape *out)
+{
+    uint64_t block = (uint64_t)c->values[P_BLOCK];
+    return set_1d(out, kt_div_up(size_n(p), block), block,
+                  (const void *)copy_one_per_thread);
+}
+
+int shape_grid_stride(const kt_problem *p, const kt_config *c, kt_shape *out)
+{
+    return set_1d(out,
+                  (uint64_t)c->values[P_SECOND] * (uint64_t)p->device->sm_count,
+                  (uint64_t)c->values[P_BLOCK], (const void *)copy_grid_stride);
+}
+
+typedef void (*vec4_fn)(const float *, float *, size_t);
+
+vec4_fn vec4_kernel(int64_t items)
+{
+    switch (items) {
+    case 1: return copy_vec4<1>;
+    case 2: return copy_vec4<2>;
+    case 4: return copy_vec4<4>;
+    default: return copy_vec4<8>;
+    }
+}
+
+// Enough blocks for the float4s, and at least enough threads for the tail.
+uint64_t vec4_grid(size_t n, const kt_config *c)
+{
+    uint64_t block = (uint64_t)c->values[P_BLOCK];
+    uint64_t grid = kt_div_up(n / 4, block * (uint64_t)c->values[P_SECOND]);
+    uint64_t tail = n % 4;
+    if (grid * block < tail)
+        grid = kt_div_up(tail, block);
+    return grid;
+}
+
+int shape_vec4(const kt_problem *p, const kt_config *c, kt_shape *out)
+{
+    return set_1d(out, vec4_grid(size_n(p), c), (uint64_t)c->values[P_BLOCK],
+                  (const void *)vec4_kernel(c->values[P_SECOND]));
+}
+
+int shape_memcpy(const kt_problem *, const kt_config *, kt_shape *out)
+{
+    // The copy engine or the runtime's own kernel: this nominal shape is
+    // what the host checks and what sets the boundary sizes of
+    // verification.
+    return set_1d(out, 1, 256, nullptr);
+}
+
+int check_grid_stride(const kt_problem *p, const kt_config *c, char *why,
+                      size_t why_size)
+{
+    int64_t block = c->values[P_BLOCK], per_sm = c->values[P_SECOND];
+    if (per_sm * block > p->device->max_threads_per_sm ||
+        per_sm > p->device->max_blocks_per_sm) {
+        snprintf(why, why_size,
+                 "%lld blocks of %lld threads do not fit on one SM (%d "
+                 "threads, %d blocks at most)",
+                 (long long)per_sm, (long long)block,
+                 p->device->max_threads_per_sm, p->device->max_blocks_per_sm);
+        return KT_INVALID;
+    }
+    return KT_OK;
+}
+
+// --------------------------------------------------------------- launches
+
+int launch_status(const state *s)
+{
+    cudaError_t e = cudaPeekAtLastError();
+    return e == cudaSuccess ? KT_OK
+                            : s->host->error(s->host, "kernel launch: %s",
+                                             cudaGetErrorString(e));
+}
+
+int launch_one_per_thread(void *st, const kt_config *c, void *stream)
+{
+    state *s = (state *)st;
+    unsigned block = (unsigned)c->values[P_BLOCK];
+    size_t grid = (s->n + block - 1) / block;
+    copy_one_per_thread<<<(unsigned)grid, block, 0, (cudaStream_t)stream>>>(
+        s->a, s->b, s->n);
+    return launch_status(s);
+}
+
+int launch_grid_stride(void *st, const kt_config *c, void *stream)
+{
+    state *s = (state *)st;
+    unsigned grid = (unsigned)(c->values[P_SECOND] * s->sm_count);
+    copy_grid_stride<<<grid, (unsigned)c->values[P_BLOCK], 0,
+                       (cudaStream_t)stream>>>(s->a, s->b, s->n);
+    return launch_status(s);
+}
+
+int launch_vec4(void *st, const kt_config *c, void *stream)
+{
+    state *s = (state *)st;
+    uint64_t grid = vec4_grid(s->n, c);
+    vec4_kernel(c->values[P_SECOND])<<<(unsigned)(grid ? grid : 1),
+                                       (unsigned)c->values[P_BLOCK], 0,
+                                       (cudaStream_t)stream>>>(s->a, s->b,
+                                                               s->n);
+    return launch_status(s);
+}
+
+int launch_memcpy(void *st, const kt_config *, void *stream)
+{
+    state *s = (state *)st;
+    cudaError_t e =
+        cudaMemcpyAsync(s->b, s->a, s->n * sizeof(float),
+                        cudaMemcpyDeviceToDevice, (cudaStream_t)stream);
+    return e == cudaSuccess ? KT_OK
+                            : s->host->error(s->host, "cudaMemcpyAsync: %s",
+                                             cudaGetErrorString(e));
+}
+
+// -------------------------------------------------------------- lifecycle
+
+int work(const kt_problem *p, kt_work *out)
+{
+    double n = (double)size_n(p);
+    out->bytes_read = 4.0 * n;
+    out->bytes_written = 4.0 * n;
+    out->flops = 0.0;
+    return KT_OK;
+}
+
+void teardown(void *st)
+{
+    state *s = (state *)st;
+    if (!s)
+        return;
+    if (s->a)
+        s->host->free_device(s->host, s->a);
+    if (s->b)
+        s->host->free_device(s->host, s->b);
+    free(s->ha);
+    free(s->want);
+    free(s);
+}
+
+int reset(void *st)
+{
+    state *s = (state *)st;
+    return s->host->upload(s->host, s->a, s->ha, s->n * sizeof(float));
+}
+
+int setup(const kt_host *host, const kt_problem *p, void **out)
+{
+    state *s = (state *)calloc(1, sizeof(state));
+    size_t n = size_n(p), bytes = n * sizeof(float);
+    *out = s;
+    if (!s)
+        return host->error(host, "out of host memory");
+    s->host = host;
+    s->n = n;
+    s->sm_count = host->device->sm_count;
+    s->ha = (float *)malloc(bytes);
+    s->want = (double *)malloc(n * sizeof(double));
+    if (!s->ha || !s->want)
+        return host->error(host, "out of host memory for n = %zu", n);
+    host->random_f32(host, 0, s->ha, n, -1.0f, 1.0f);
+    for (size_t i = 0; i < n; ++i)
+        s->want[i] = s->ha[i];
+    if (host->alloc_device(host, bytes, KT_MEM_INPUT, "a", (void **)&s->a) ||
+        host->alloc_device(host, bytes, KT_MEM_OUTPUT, "b", (void **)&s->b))
+        return KT_FAIL;
+    return reset(s);
+}
+
+int verify(void *st, const kt_config *, const kt_variant *)
+{
+    state *s = (state *)st;
+    // A copy is exact: every element bit for bit (the poison is NaN).
+    return s->host->check_f32(s->host, "b", s->b, s->want, s->n, 0.0, 0.0);
+}
+
+const kt_size_desc sizes[] = {
+    {KT_STRUCT_SIZE(kt_size_desc), .reserved = 0, .name = "n",
+     .help = "number of elements", .default_value = 1 << 28, .min = 1,
+     .max = (int64_t)1 << 33},
+};
+
+const kt_variant variants[] = {
+    {KT_STRUCT_SIZE(kt_variant), .num_params = KT_COUNT(vec4_params),
+     .id = "vec4",
+     .summary = "float4 loads then stores, `items` per thread, scalar tail",
+     .params = vec4_params, .shape = shape_vec4, .check = nullptr,
+     .launch = launch_vec4},
+    {KT_STRUCT_SIZE(kt_variant), .num_params = KT_COUNT(block_only),
+     .id = "one_per_thread", .summary = "one element per thread",
+     .params = block_only, .shape = shape_one_per_thread, .check = nullptr,
+     .launch = launch_one_per_thread},
+    {KT_STRUCT_SIZE(kt_variant), .num_params = KT_COUNT(grid_stride_params),
+     .id = "grid_stride",
+     .summary = "blocks_per_sm x SMs blocks loop over the array",
+     .params = grid_stride_params, .shape = shape_grid_stride,
+     .check = check_grid_stride, .launch = launch_grid_stride},
+    {KT_STRUCT_SIZE(kt_variant), .num_params = 0, .id = "memcpy",
+     .summary = "cudaMemcpyAsync device to device, the reference",
+     .params = nullptr, .shape = shape_memcpy, .check = nullptr,
+     .launch = launch_memcpy},
+};
+
+const kt_operator operators[] = {
+    {KT_STRUCT_SIZE(kt_operator), .flags = 0, .id = "copy",
+     .summary = "b = a, n float32 values, device to device", .sizes = sizes,
+     .num_sizes = KT_COUNT(sizes), .num_variants = KT_COUNT(variants),
+     .variants = variants, .work = work, .setup = setup, .reset = reset,
+     .verify = verify, .teardown = teardown},
+};
+
+const kt_plugin plugin = {
+    KT_PLUGIN_HEADER,
+    .name = "copy",
+    .version = "1.0.0",
+    .summary = "b = a device to device: kernels against cudaMemcpyAsync",
+    .operators = operators,
+    .num_operators = KT_COUNT(operators),
+};
+
+} // namespace
+
+KT_PLUGIN_EXPORT(plugin)

@@ -1,0 +1,272 @@
+// matrix_add: C = A + B for row-major float32 matrices of m rows and n
+// columns, with a 2D block of block_x x block_y threads. The experiment is
+// the mapping of threadIdx.x: to columns (`x_cols`: a warp reads consecutive
+// floats of one row, coalesced) or to rows (`x_rows`: a warp's 32 loads are
+// n floats apart, one sector each). Same grid arithmetic, same work.
+#include <cuda_runtime.h>
+#include <ktune/plugin.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+
+namespace
+{
+
+// grid.y is limited to 65535: a taller grid loops over y instead.
+constexpr uint64_t MAX_GRID_Y = 65535;
+
+// ---------------------------------------------------------------- kernels
+
+// threadIdx.x -> column, threadIdx.y -> row.
+__global__ void add_x_cols(const float *__restrict__ a,
+                           const float *__restrict__ b, float *__restrict__ c,
+                           int m, int n)
+{
+    const long long col = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (col >= n)
+        return;
+    for (long long row = (long long)blockIdx.y * blockDim.y + threadIdx.y;
+         row < m; row += (long long)gridDim.y * blockDim.y) {
+        const size_t i = (size_t)row * n + col;
+        c[i] = a[i] + b[i];
+    }
+}
+
+// threadIdx.x -> row, threadIdx.y -> column.
+__global__ void add_x_rows(const float *__restrict__ a,
+                           const float *__restrict__ b, float *__restrict__ c,
+                           int m, int n)
+{
+    const long long row = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (row >= m)
+        return;
+    for (long long col = (long long)blockIdx.y * blockDim.y + threadIdx.y;
+         col < n; col += (long long)gridDim.y * blockDim.y) {
+        const size_t i = (size_t)row * n + col;
+        c[i] = a[i] + b[i];
+    }
+}
+
+// ------------------------------------------------------------- parameters
+
+enum { P_BX = 0, P_BY = 1 };
+
+const kt_param_desc block_params[] = {
+    KT_PARAM_POW2("block_x", "threads along threadIdx.x", 1, 1024, 32),
+    KT_PARAM_POW2("block_y", "threads along threadIdx.y", 1, 1024, 8),
+};
+
+// ------------------------------------------------------------------ state
+
+struct state {
+    const kt_host *host;
+    int m, n;
+    size_t count;
+    float *a, *b, *c;
+    float *ha, *hb;
+    double *want;
+};
+
+// ---------------------------------------------------------------- shapes
+
+// x_cols: grid.x over columns, grid.y over rows; x_rows the other way.
+int shape_2d(uint64_t along_x, uint64_t along_y, const kt_config *c,
+             kt_shape *out, const void *kernel)
+{
+    uint64_t bx = (uint64_t)c->values[P_BX], by = (uint64_t)c->values[P_BY];
+    uint64_t gx = kt_div_up(along_x, bx), gy = kt_div_up(along_y, by);
+    if (gx > 0x7fffffffu)
+        return KT_INVALID;
+    out->grid[0] = (uint32_t)gx;
+    out->grid[1] = (uint32_t)(gy < MAX_GRID_Y ? gy : MAX_GRID_Y);
+    out->grid[2] = 1;
+    out->block[0] = (uint32_t)bx;
+    out->block[1] = (uint32_t)by;
+    out->block[2] = 1;
+    out->kernel = kernel;
+    return KT_OK;
+}
+
+int shape_x_cols(const kt_problem *p, const kt_config *c, kt_shape *out)
+{
+    return shape_2d((uint64_t)p->sizes[1], (uint64_t)p->sizes[0], c, out,
+                    (const void *)add_x_cols);
+}
+
+int shape_x_rows(const kt_problem *p, const kt_config *c, kt_shape *out)
+{
+    return shape_2d((uint64_t)p->sizes[0], (uint64_t)p->sizes[1], c, out,
+                    (const void *)add_x_rows);
+}
+
+// The core checks the device limits (block_x x block_y <= 1024 threads);
+// this keeps whole warps, below which half the lanes of every warp idle.
+int check_block(const kt_problem *, const kt_config *c, char *why,
+                size_t why_size)
+{
+    int64_t threads = c->values[P_BX] * c->values[P_BY];
+    if (threads < 32) {
+        snprintf(why, why_size,
+                 "block_x x block_y = %lld threads, less than one warp",
+                 (long long)threads);
+        return KT_INVALID;
+    }
+    return KT_OK;
+}
+
+// --------------------------------------------------------------- launches
+
+int launch_status(const state *s)
+{
+    cudaError_t e = cudaPeekAtLastError();
+    return e == cudaSuccess ? KT_OK
+                            : s->host->error(s->host, "kernel launch: %s",
+                                             cudaGetErrorString(e));
+}
+
+typedef void (*add_fn)(const float *, const float *, float *, int, int);
+
+int launch_2d(state *s, const kt_config *c, void *stream, uint64_t along_x,
+              uint64_t along_y, add_fn kernel)
+{
+    kt_shape g;
+    if (shape_2d(along_x, along_y, c, &g, (const void *)kernel) != KT_OK) {
+        s->host->error(s->host, "no launch shape for m = %d, n = %d", s->m,
+                       s->n);
+        return KT_INVALID;
+    }
+    kernel<<<dim3(g.grid[0], g.grid[1]), dim3(g.block[0], g.block[1]), 0,
+             (cudaStream_t)stream>>>(s->a, s->b, s->c, s->m, s->n);
+    return launch_status(s);
+}
+
+int launch_x_cols(void *st, const kt_config *c, void *stream)
+{
+    state *s = (state *)st;
+    return launch_2d(s, c, stream, (uint64_t)s->n, (uint64_t)s->m, add_x_cols);
+}
+
+int launch_x_rows(void *st, const kt_config *c, void *stream)
+{
+    state *s = (state *)st;
+    return launch_2d(s, c, stream, (uint64_t)s->m, (uint64_t)s->n, add_x_rows);
+}
+
+// -------------------------------------------------------------- lifecycle
+
+int work(const kt_problem *p, kt_work *out)
+{
+    double count = (double)p->sizes[0] * (double)p->sizes[1];
+    out->bytes_read = 8.0 * count;
+    out->bytes_written = 4.0 * count;
+    out->flops = count;
+    return KT_OK;
+}
+
+void teardown(void *st)
+{
+    state *s = (state *)st;
+    if (!s)
+        return;
+    if (s->a)
+        s->host->free_device(s->host, s->a);
+    if (s->b)
+        s->host->free_device(s->host, s->b);
+    if (s->c)
+        s->host->free_device(s->host, s->c);
+    free(s->ha);
+    free(s->hb);
+    free(s->want);
+    free(s);
+}
+
+int reset(void *st)
+{
+    state *s = (state *)st;
+    size_t bytes = s->count * sizeof(float);
+    if (s->host->upload(s->host, s->a, s->ha, bytes) != KT_OK ||
+        s->host->upload(s->host, s->b, s->hb, bytes) != KT_OK)
+        return KT_FAIL;
+    return KT_OK;
+}
+
+int setup(const kt_host *host, const kt_problem *p, void **out)
+{
+    state *s = (state *)calloc(1, sizeof(state));
+    size_t count, bytes;
+    *out = s;
+    if (!s)
+        return host->error(host, "out of host memory");
+    s->host = host;
+    s->m = (int)p->sizes[0];
+    s->n = (int)p->sizes[1];
+    count = (size_t)s->m * (size_t)s->n;
+    bytes = count * sizeof(float);
+    s->count = count;
+    s->ha = (float *)malloc(bytes);
+    s->hb = (float *)malloc(bytes);
+    s->want = (double *)malloc(count * sizeof(double));
+    if (!s->ha || !s->hb || !s->want)
+        return host->error(host, "out of host memory for m = %d, n = %d", s->m,
+                           s->n);
+    host->random_f32(host, 0, s->ha, count, -1.0f, 1.0f);
+    host->random_f32(host, 1, s->hb, count, -1.0f, 1.0f);
+    for (size_t i = 0; i < count; ++i)
+        s->want[i] = (double)s->ha[i] + (double)s->hb[i];
+    if (host->alloc_device(host, bytes, KT_MEM_INPUT, "A", (void **)&s->a) ||
+        host->alloc_device(host, bytes, KT_MEM_INPUT, "B", (void **)&s->b) ||
+        host->alloc_device(host, bytes, KT_MEM_OUTPUT, "C", (void **)&s->c))
+        return KT_FAIL;
+    return reset(s);
+}
+
+int verify(void *st, const kt_config *, const kt_variant *)
+{
+    state *s = (state *)st;
+    // a + b in float is the correctly rounded exact sum: relative error at
+    // most 2^-24.
+    return s->host->check_f32(s->host, "C", s->c, s->want, s->count, 1e-6, 0.0);
+}
+
+const kt_size_desc sizes[] = {
+    {KT_STRUCT_SIZE(kt_size_desc), .reserved = 0, .name = "m", .help = "rows",
+     .default_value = 8192, .min = 1, .max = (int64_t)1 << 30},
+    {KT_STRUCT_SIZE(kt_size_desc), .reserved = 0, .name = "n",
+     .help = "columns (row-major)", .default_value = 8192, .min = 1,
+     .max = (int64_t)1 << 30},
+};
+
+const kt_variant variants[] = {
+    {KT_STRUCT_SIZE(kt_variant), .num_params = KT_COUNT(block_params),
+     .id = "x_cols",
+     .summary = "threadIdx.x -> column (coalesced), threadIdx.y -> row",
+     .params = block_params, .shape = shape_x_cols, .check = check_block,
+     .launch = launch_x_cols},
+    {KT_STRUCT_SIZE(kt_variant), .num_params = KT_COUNT(block_params),
+     .id = "x_rows",
+     .summary = "threadIdx.x -> row (uncoalesced), threadIdx.y -> column",
+     .params = block_params, .shape = shape_x_rows, .check = check_block,
+     .launch = launch_x_rows},
+};
+
+const kt_operator operators[] = {
+    {KT_STRUCT_SIZE(kt_operator), .flags = 0, .id = "add",
+     .summary = "C = A + B, row-major m x n, float32, inputs uniform in "
+                "[-1, 1)",
+     .sizes = sizes, .num_sizes = KT_COUNT(sizes),
+     .num_variants = KT_COUNT(variants), .variants = variants, .work = work,
+     .setup = setup, .reset = reset, .verify = verify, .teardown = teardown},
+};
+
+const kt_plugin plugin = {
+    KT_PLUGIN_HEADER,
+    .name = "matrix_add",
+    .version = "1.0.0",
+    .summary = "C = A + B with a 2D block: x mapped to columns or to rows",
+    .operators = operators,
+    .num_operators = KT_COUNT(operators),
+};
+
+} // namespace
+
+KT_PLUGIN_EXPORT(plugin)

@@ -1,0 +1,310 @@
+// saxpy: y = a·x + y in place over n float32 values (BLAS's saxpy with unit
+// strides), the first kernel of most CUDA introductions. The grid-stride
+// loop is the experiment: a fixed grid of blocks_per_sm x SMs blocks walks
+// the whole array, against one thread per element and against float4 loads.
+//
+// y is both input and output, so the operator declares
+// KT_OP_MODIFIES_INPUTS: the host calls reset() (uploading x and y again)
+// before every timed launch and before verification.
+#include <cuda_runtime.h>
+#include <ktune/plugin.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+namespace
+{
+
+// Not a power of two, so a·x is rounded (fmaf rounds once, a·x + y in two
+// steps twice; the tolerance allows both).
+constexpr float ALPHA = 1.5f;
+
+// ---------------------------------------------------------------- kernels
+
+__global__ void saxpy_one_per_thread(float a, const float *__restrict__ x,
+                                     float *__restrict__ y, size_t n)
+{
+    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        y[i] = fmaf(a, x[i], y[i]);
+}
+
+__global__ void saxpy_grid_stride(float a, const float *__restrict__ x,
+                                  float *__restrict__ y, size_t n)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += stride)
+        y[i] = fmaf(a, x[i], y[i]);
+}
+
+// Grid-stride over float4s; the n % 4 tail goes to the first threads.
+__global__ void saxpy_vec4(float a, const float *__restrict__ x,
+                           float *__restrict__ y, size_t n)
+{
+    const size_t n4 = n / 4;
+    const size_t tid = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    const float4 *x4 = reinterpret_cast<const float4 *>(x);
+    float4 *y4 = reinterpret_cast<float4 *>(y);
+    for (size_t i = tid; i < n4; i += stride) {
+        const float4 xv = x4[i];
+        float4 yv = y4[i];
+        yv.x = fmaf(a, xv.x, yv.x);
+        yv.y = fmaf(a, xv.y, yv.y);
+        yv.z = fmaf(a, xv.z, yv.z);
+        yv.w = fmaf(a, xv.w, yv.w);
+        y4[i] = yv;
+    }
+    if (tid < n - 4 * n4)
+        y[4 * n4 + tid] = fmaf(a, x[4 * n4 + tid], y[4 * n4 + tid]);
+}
+
+// ------------------------------------------------------------- parameters
+
+enum { P_BLOCK = 0, P_BLOCKS_PER_SM = 1 };
+
+const int64_t blocks_per_sm_values[] = {1, 2, 4, 8, 16, 32};
+
+const kt_param_desc block_only[] = {
+    KT_PARAM_POW2("block", "threads per block", 32, 1024, 256),
+};
+const kt_param_desc grid_stride_params[] = {
+    KT_PARAM_POW2("block", "threads per block", 32, 1024, 256),
+    KT_PARAM_LIST("blocks_per_sm", "resident blocks per SM; grid = this x SMs",
+                  blocks_per_sm_values, 4),
+};
+
+// ------------------------------------------------------------------ state
+
+struct state {
+    const kt_host *host;
+    size_t n;
+    int sm_count;
+    float *x, *y;   // device
+    float *hx, *hy; // host inputs, for reset()
+    double *want;
+    double atol;
+};
+
+size_t size_n(const kt_problem *p)
+{
+    return (size_t)p->sizes[0];
+}
+
+// ---------------------------------------------------------------- shapes
+
+int set_1d(kt_shape *out, uint64_t grid, uint64_t block, const void *kernel)
+{
+    if (grid == 0)
+        grid = 1;
+    if (grid > 0x7fffffffu)
+        return KT_INVALID;
+    out->grid[0] = (uint32_t)grid;
+    out->grid[1] = out->grid[2] = 1;
+    out->block[0] = (uint32_t)block;
+    out->block[1] = out->block[2] = 1;
+    out->kernel = kernel;
+    return KT_OK;
+}
+
+int shape_one_per_thread(const kt_problem *p, const kt_config *c, kt_shape *out)
+{
+    uint64_t block = (uint64_t)c->values[P_BLOCK];
+    return set_1d(out, kt_div_up(size_n(p), block), block,
+                  (const void *)saxpy_one_per_thread);
+}
+
+uint64_t grid_stride_grid(const kt_config *c, int sm_count)
+{
+    return (uint64_t)c->values[P_BLOCKS_PER_SM] * (uint64_t)sm_count;
+}
+
+int shape_grid_stride(const kt_problem *p, const kt_config *c, kt_shape *out)
+{
+    return set_1d(out, grid_stride_grid(c, p->device->sm_count),
+                  (uint64_t)c->values[P_BLOCK],
+                  (const void *)saxpy_grid_stride);
+}
+
+int shape_vec4(const kt_problem *p, const kt_config *c, kt_shape *out)
+{
+    return set_1d(out, grid_stride_grid(c, p->device->sm_count),
+                  (uint64_t)c->values[P_BLOCK], (const void *)saxpy_vec4);
+}
+
+int check_grid_stride(const kt_problem *p, const kt_config *c, char *why,
+                      size_t why_size)
+{
+    int64_t block = c->values[P_BLOCK], per_sm = c->values[P_BLOCKS_PER_SM];
+    if (per_sm * block > p->device->max_threads_per_sm ||
+        per_sm > p->device->max_blocks_per_sm) {
+        snprintf(why, why_size,
+                 "%lld blocks of %lld threads do not fit on one SM (%d "
+                 "threads, %d blocks at most)",
+                 (long long)per_sm, (long long)block,
+                 p->device->max_threads_per_sm, p->device->max_blocks_per_sm);
+        return KT_INVALID;
+    }
+    return KT_OK;
+}
+
+// --------------------------------------------------------------- launches
+
+int launch_status(const state *s)
+{
+    cudaError_t e = cudaPeekAtLastError();
+    return e == cudaSuccess ? KT_OK
+                            : s->host->error(s->host, "kernel launch: %s",
+                                             cudaGetErrorString(e));
+}
+
+int launch_one_per_thread(void *st, const kt_config *c, void *stream)
+{
+    state *s = (state *)st;
+    unsigned block = (unsigned)c->values[P_BLOCK];
+    size_t grid = (s->n + block - 1) / block;
+    saxpy_one_per_thread<<<(unsigned)grid, block, 0, (cudaStream_t)stream>>>(
+        ALPHA, s->x, s->y, s->n);
+    return launch_status(s);
+}
+
+int launch_grid_stride(void *st, const kt_config *c, void *stream)
+{
+    state *s = (state *)st;
+    saxpy_grid_stride<<<(unsigned)grid_stride_grid(c, s->sm_count),
+                        (unsigned)c->values[P_BLOCK], 0,
+                        (cudaStream_t)stream>>>(ALPHA, s->x, s->y, s->n);
+    return launch_status(s);
+}
+
+int launch_vec4(void *st, const kt_config *c, void *stream)
+{
+    state *s = (state *)st;
+    saxpy_vec4<<<(unsigned)grid_stride_grid(c, s->sm_count),
+                 (unsigned)c->values[P_BLOCK], 0, (cudaStream_t)stream>>>(
+        ALPHA, s->x, s->y, s->n);
+    return launch_status(s);
+}
+
+// -------------------------------------------------------------- lifecycle
+
+int work(const kt_problem *p, kt_work *out)
+{
+    double n = (double)size_n(p);
+    out->bytes_read = 8.0 * n;
+    out->bytes_written = 4.0 * n;
+    out->flops = 2.0 * n;
+    return KT_OK;
+}
+
+void teardown(void *st)
+{
+    state *s = (state *)st;
+    if (!s)
+        return;
+    if (s->x)
+        s->host->free_device(s->host, s->x);
+    if (s->y)
+        s->host->free_device(s->host, s->y);
+    free(s->hx);
+    free(s->hy);
+    free(s->want);
+    free(s);
+}
+
+// Restores x and y from the host copies (also the end-to-end scope's
+// host-to-device copy).
+int reset(void *st)
+{
+    state *s = (state *)st;
+    size_t bytes = s->n * sizeof(float);
+    if (s->host->upload(s->host, s->x, s->hx, bytes) != KT_OK ||
+        s->host->upload(s->host, s->y, s->hy, bytes) != KT_OK)
+        return KT_FAIL;
+    return KT_OK;
+}
+
+int setup(const kt_host *host, const kt_problem *p, void **out)
+{
+    state *s = (state *)calloc(1, sizeof(state));
+    size_t n = size_n(p), bytes = n * sizeof(float);
+    double worst = 0.0;
+    *out = s;
+    if (!s)
+        return host->error(host, "out of host memory");
+    s->host = host;
+    s->n = n;
+    s->sm_count = host->device->sm_count;
+    s->hx = (float *)malloc(bytes);
+    s->hy = (float *)malloc(bytes);
+    s->want = (double *)malloc(n * sizeof(double));
+    if (!s->hx || !s->hy || !s->want)
+        return host->error(host, "out of host memory for n = %zu", n);
+    host->random_f32(host, 0, s->hx, n, -1.0f, 1.0f);
+    host->random_f32(host, 1, s->hy, n, -1.0f, 1.0f);
+    for (size_t i = 0; i < n; ++i) {
+        double ax = (double)ALPHA * s->hx[i];
+        s->want[i] = ax + s->hy[i];
+        if (fabs(ax) + fabs((double)s->hy[i]) > worst)
+            worst = fabs(ax) + fabs((double)s->hy[i]);
+    }
+    // fmaf rounds once, a·x then + y twice: each rounding is at most
+    // u·(|a·x| + |y|), u = 2^-24, so 2u of the largest |a·x| + |y| covers
+    // every element, cancellation (want near 0) included; 3u for margin.
+    s->atol = 3.0 / 16777216.0 * worst;
+    if (host->alloc_device(host, bytes, KT_MEM_INPUT, "x", (void **)&s->x) ||
+        host->alloc_device(host, bytes, KT_MEM_INPUT, "y", (void **)&s->y))
+        return KT_FAIL;
+    return reset(s);
+}
+
+int verify(void *st, const kt_config *, const kt_variant *)
+{
+    state *s = (state *)st;
+    return s->host->check_f32(s->host, "y", s->y, s->want, s->n, 0.0, s->atol);
+}
+
+const kt_size_desc sizes[] = {
+    {KT_STRUCT_SIZE(kt_size_desc), .reserved = 0, .name = "n",
+     .help = "number of elements", .default_value = 1 << 24, .min = 1,
+     .max = (int64_t)1 << 33},
+};
+
+const kt_variant variants[] = {
+    {KT_STRUCT_SIZE(kt_variant), .num_params = KT_COUNT(grid_stride_params),
+     .id = "grid_stride",
+     .summary = "blocks_per_sm x SMs blocks loop over the array",
+     .params = grid_stride_params, .shape = shape_grid_stride,
+     .check = check_grid_stride, .launch = launch_grid_stride},
+    {KT_STRUCT_SIZE(kt_variant), .num_params = KT_COUNT(block_only),
+     .id = "one_per_thread", .summary = "one element per thread",
+     .params = block_only, .shape = shape_one_per_thread, .check = nullptr,
+     .launch = launch_one_per_thread},
+    {KT_STRUCT_SIZE(kt_variant), .num_params = KT_COUNT(grid_stride_params),
+     .id = "vec4", .summary = "grid-stride loop over float4s, scalar tail",
+     .params = grid_stride_params, .shape = shape_vec4,
+     .check = check_grid_stride, .launch = launch_vec4},
+};
+
+const kt_operator operators[] = {
+    {KT_STRUCT_SIZE(kt_operator), .flags = KT_OP_MODIFIES_INPUTS, .id = "saxpy",
+     .summary = "y = 1.5 x + y in place, float32, inputs uniform in [-1, 1)",
+     .sizes = sizes, .num_sizes = KT_COUNT(sizes),
+     .num_variants = KT_COUNT(variants), .variants = variants, .work = work,
+     .setup = setup, .reset = reset, .verify = verify, .teardown = teardown},
+};
+
+const kt_plugin plugin = {
+    KT_PLUGIN_HEADER,
+    .name = "saxpy",
+    .version = "1.0.0",
+    .summary = "y = a x + y: grid-stride loop, one per thread, float4",
+    .operators = operators,
+    .num_operators = KT_COUNT(operators),
+};
+
+} // namespace
+
+KT_PLUGIN_EXPORT(plugin)
