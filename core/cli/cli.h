@@ -21,6 +21,7 @@ enum { KT_EXIT_OK = 0, KT_EXIT_FAILURE = 1, KT_EXIT_USAGE = 2 };
 int kt_cmd_list(int argc, char **argv);
 int kt_cmd_info(int argc, char **argv);
 int kt_cmd_bench(int argc, char **argv);
+int kt_cmd_tune(int argc, char **argv);
 int kt_cmd_profile(int argc, char **argv);
 int kt_cmd_worker(int argc, char **argv);
 int kt_cmd_sanitize(int argc, char **argv);

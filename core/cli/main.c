@@ -18,6 +18,7 @@ static const command commands[] = {
     {"list", kt_cmd_list, "plugins, operators, variants and parameters"},
     {"info", kt_cmd_info, "the device record and its measured ceilings"},
     {"bench", kt_cmd_bench, "verify and time one configuration"},
+    {"tune", kt_cmd_tune, "search for the fastest verified configuration"},
     {"profile", kt_cmd_profile, "time, counters and a bottleneck diagnosis"},
     {"sanitize", kt_cmd_sanitize, "every variant under compute-sanitizer"},
     {"worker", kt_cmd_worker, "internal: serve evaluations for a parent"},

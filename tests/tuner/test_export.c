@@ -1,0 +1,297 @@
+/* The files of a run: the JSON summary (evaluations, best with params and
+ * median_us, ties, path, trace, and in replay the recorded optimum and the
+ * fraction evaluated), one CSV row per point visited, and Kernel Tuner's T4
+ * results with its invalidity classes; the summary table names the answer
+ * and the path. */
+#include "tests/tuner/tuner_test.h"
+
+#include <math.h>
+
+#include "tuner/export.h"
+#include "tuner/replay.h"
+#include "tuner/report.h"
+
+static kt_registry reg;
+
+typedef struct fixture {
+    const kt_loaded_plugin *plugin;
+    const kt_operator *op;
+    kt_evaluator *ev;
+    kt_space space;
+    kt_tune_config cfg;
+    kt_tune_result r;
+    kt_tune_facts f;
+    kt_calibration calib;
+} fixture;
+
+static int setup(void **state)
+{
+    (void)state;
+    return tt_load_plugins(&reg);
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    kt_registry_free(&reg);
+    return 0;
+}
+
+static void run(fixture *x, const char *spec, const char *recording,
+                const char *strategy)
+{
+    kt_err err;
+    memset(x, 0, sizeof *x);
+    if (kt_registry_resolve(&reg, spec, &x->plugin, &x->op, &err) ||
+        kt_space_init(&x->space, x->op, &err) ||
+        kt_replay_open(recording, x->plugin, x->op, NULL, &x->ev, &err))
+        fail_msg("%s", err.msg);
+    kt_space_bind(&x->space, kt_replay_sizes(x->ev), kt_replay_seed(x->ev),
+                  x->ev->ops->device(x->ev));
+    x->cfg.op = x->op;
+    x->cfg.space = &x->space;
+    x->cfg.ev = x->ev;
+    x->cfg.strategy = kt_strategy_find(strategy);
+    x->cfg.seed = 1;
+    x->cfg.finalists = 3;
+    x->cfg.min_gain = 0.005;
+    for (size_t i = 0; i < x->cfg.strategy->num_options; ++i)
+        x->cfg.options[i] = x->cfg.strategy->options[i].default_value;
+    kt_protocol_defaults(&x->cfg.protocol);
+    if (kt_tune_run(&x->cfg, &x->r, &err))
+        fail_msg("%s", err.msg);
+    assert_int_equal(x->ev->ops->calibration(x->ev, 0, &x->calib, &err),
+                     KT_S_OK);
+    x->f.spec = spec;
+    x->f.plugin = x->plugin;
+    x->f.op = x->op;
+    x->f.space = &x->space;
+    x->f.sizes = kt_replay_sizes(x->ev);
+    x->f.cfg = &x->cfg;
+    x->f.device_name = x->ev->ops->device(x->ev)->name;
+    x->f.work = x->ev->ops->work(x->ev);
+    x->f.copy_gbs = x->calib.copy_gbs;
+    x->f.peak_gbs = x->calib.peak_bw_gbs;
+    x->f.replay = recording;
+    x->f.has_optimum = kt_replay_optimum(x->ev, &x->space, &x->f.optimum,
+                                         &x->f.optimum_stats, NULL) == KT_S_OK;
+}
+
+static void done(fixture *x)
+{
+    kt_tune_result_free(&x->r);
+    kt_space_free(&x->space);
+    x->ev->ops->close(x->ev);
+}
+
+static void the_summary_has_the_answer_and_the_replay_facts(void **state)
+{
+    fixture x;
+    json_t *j, *best, *rep;
+    kt_err err;
+    json_error_t jerr;
+    (void)state;
+    run(&x, "vector_add:add",
+        TT_DATA_DIR "/vector_add-synthetic-n16777216.jsonl", "one_at_a_time");
+    assert_int_equal(kt_export_json("summary.json", &x.f, &x.r, 5, &err),
+                     KT_S_OK);
+    j = json_load_file("summary.json", 0, &jerr);
+    assert_non_null(j);
+    assert_int_equal(json_integer_value(json_object_get(j, "evaluations")),
+                     x.r.evaluations);
+    best = json_object_get(j, "best");
+    assert_string_equal(json_string_value(json_object_get(best, "variant")),
+                        x.op->variants[x.r.finals[0].point.variant].id);
+    assert_true(json_is_object(json_object_get(best, "params")));
+    assert_true(json_real_value(json_object_get(best, "median_us")) ==
+                x.r.finals[0].stats.median);
+    assert_true(json_real_value(json_object_get(best, "pct_of_copy")) > 0);
+    assert_int_equal(json_array_size(json_object_get(j, "top")), 5);
+    assert_int_equal(json_array_size(json_object_get(j, "trace")),
+                     x.r.evaluations);
+    assert_int_equal(json_array_size(json_object_get(j, "path")),
+                     x.r.num_steps);
+    assert_true(x.r.num_steps > 0);
+    assert_string_equal(
+        json_string_value(json_object_get(
+            json_array_get(json_object_get(j, "path"), 0), "dim")),
+        "variant");
+    rep = json_object_get(j, "replay");
+    assert_non_null(json_object_get(rep, "recorded_optimum"));
+    assert_true(
+        fabs(json_real_value(json_object_get(rep, "fraction_evaluated")) -
+             (double)x.r.evaluations / (double)x.r.feasible) < 1e-12);
+    assert_true(json_real_value(json_object_get(rep, "best_vs_optimum")) <=
+                1.03);
+    assert_non_null(json_object_get(json_object_get(j, "overhead"),
+                                    "tuner_ms_per_evaluation"));
+    json_decref(j);
+    done(&x);
+}
+
+/* Splits one CSV line into fields (quotes honoured); returns the count. */
+static size_t csv_fields(const char *line, char fields[][256], size_t max)
+{
+    size_t n = 0, k = 0;
+    int quoted = 0;
+    for (const char *c = line;; ++c) {
+        if (quoted && *c == '"' && c[1] == '"') {
+            fields[n][k++] = '"';
+            ++c;
+        } else if (*c == '"') {
+            quoted = !quoted;
+        } else if ((!quoted && *c == ',') || *c == '\n' || !*c) {
+            fields[n][k] = '\0';
+            if (++n == max || *c != ',')
+                return n;
+            k = 0;
+        } else if (k + 1 < 256) {
+            fields[n][k++] = *c;
+        }
+    }
+}
+
+static void csv_has_a_row_per_point_with_its_status(void **state)
+{
+    fixture x;
+    kt_err err;
+    FILE *f;
+    char line[4096], fields[32][256];
+    size_t header_n, rows = 0, mismatch = 0;
+    (void)state;
+    run(&x, "good:scale", TT_DATA_DIR "/good-synthetic.jsonl", "exhaustive");
+    assert_int_equal(kt_export_csv("points.csv", &x.f, &x.r, &err), KT_S_OK);
+    f = fopen("points.csv", "r");
+    assert_non_null(f);
+    assert_non_null(fgets(line, sizeof line, f));
+    header_n = csv_fields(line, fields, 32);
+    assert_string_equal(fields[0], "evaluation");
+    assert_string_equal(fields[1], "variant");
+    assert_string_equal(fields[2], "block");
+    assert_string_equal(fields[5], "layout");
+    assert_string_equal(fields[6], "status");
+    assert_string_equal(fields[8], "median_us");
+    while (fgets(line, sizeof line, f)) {
+        assert_int_equal(csv_fields(line, fields, 32), header_n);
+        if (strcmp(fields[6], "mismatch") == 0) {
+            assert_contains(fields[7], "verification failed: c[17] = nan");
+            assert_string_equal(fields[8], "");
+            ++mismatch;
+        }
+        if (strcmp(fields[6], "ok") == 0)
+            assert_true(atof(fields[8]) > 0);
+        ++rows;
+    }
+    fclose(f);
+    assert_int_equal(rows, x.r.num_entries);
+    assert_true(mismatch > 0);
+    done(&x);
+}
+
+static void t4_follows_the_schema_and_its_invalidity_classes(void **state)
+{
+    fixture x;
+    json_t *t4, *results;
+    size_t i;
+    json_t *item;
+    int seen_correct = 0, seen_constraints = 0, seen_correctness = 0,
+        seen_runtime = 0;
+    (void)state;
+    run(&x, "good:scale", TT_DATA_DIR "/good-synthetic.jsonl", "exhaustive");
+    t4 = kt_export_t4_json(&x.f, &x.r);
+    assert_string_equal(
+        json_string_value(json_object_get(t4, "schema_version")), "1.0.0");
+    results = json_object_get(t4, "results");
+    assert_int_equal(json_array_size(results), x.r.num_entries);
+    json_array_foreach (results, i, item) {
+        const char *inv =
+            json_string_value(json_object_get(item, "invalidity"));
+        const kt_tune_entry *e = &x.r.entries[i];
+        /* The schema's required keys. */
+        assert_true(json_is_object(json_object_get(item, "configuration")));
+        assert_true(json_is_object(json_object_get(item, "times")));
+        assert_true(json_is_number(json_object_get(item, "correctness")));
+        assert_non_null(inv);
+        assert_string_equal(
+            json_string_value(json_object_get(
+                json_object_get(item, "configuration"), "variant")),
+            x.op->variants[e->point.variant].id);
+        if (strcmp(inv, "correct") == 0) {
+            json_t *m =
+                json_array_get(json_object_get(item, "measurements"), 0);
+            assert_string_equal(json_string_value(json_object_get(m, "name")),
+                                "time");
+            assert_string_equal(json_string_value(json_object_get(m, "unit")),
+                                "ms");
+            assert_true(fabs(json_real_value(json_object_get(m, "value")) -
+                             e->timing.kernel.median / 1e3) < 1e-12);
+            assert_int_equal(json_array_size(json_object_get(
+                                 json_object_get(item, "times"), "runtimes")),
+                             e->timing.num_rounds);
+            seen_correct = 1;
+        } else if (strcmp(inv, "constraints") == 0) {
+            assert_true(e->host_checked);
+            seen_constraints = 1;
+        } else if (strcmp(inv, "correctness") == 0) {
+            assert_int_equal(e->status, KT_EVAL_MISMATCH);
+            seen_correctness = 1;
+        } else if (strcmp(inv, "runtime") == 0) {
+            assert_true(e->status == KT_EVAL_EXEC ||
+                        e->status == KT_EVAL_ERROR);
+            seen_runtime = 1;
+        } else {
+            fail_msg("invalidity '%s' is not a T4 class here", inv);
+        }
+    }
+    assert_true(seen_correct && seen_constraints && seen_correctness &&
+                seen_runtime);
+    json_decref(t4);
+    done(&x);
+}
+
+static void the_table_names_the_answer_path_and_failures(void **state)
+{
+    fixture x;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out;
+    (void)state;
+    run(&x, "vector_add:add",
+        TT_DATA_DIR "/vector_add-synthetic-n16777216.jsonl", "one_at_a_time");
+    out = open_memstream(&text, &len);
+    kt_report_print(out, &x.f, &x.r, 10);
+    fclose(out);
+    assert_contains(text, "vector_add:add  n=16777216  on NVIDIA H200");
+    assert_contains(text, "strategy one_at_a_time, seed 1");
+    assert_contains(text, "\nbest");
+    assert_contains(text, "95% CI [");
+    assert_contains(text, "% of copy");
+    assert_contains(text, "path (one_at_a_time");
+    assert_contains(text, "  start  coalesced block=256");
+    assert_contains(text, "variant coalesced -> vec4");
+    assert_contains(text, "recorded optimum");
+    assert_contains(text, "top 10 of");
+    free(text);
+    done(&x);
+    run(&x, "good:scale", TT_DATA_DIR "/good-synthetic.jsonl", "exhaustive");
+    out = open_memstream(&text, &len);
+    kt_report_print(out, &x.f, &x.r, 3);
+    fclose(out);
+    assert_contains(text, "refused on the host");
+    assert_contains(text, "mismatch, skipped:");
+    assert_contains(text, "execution-error, skipped:");
+    assert_contains(text, "not in the recording");
+    free(text);
+    done(&x);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(the_summary_has_the_answer_and_the_replay_facts),
+        cmocka_unit_test(csv_has_a_row_per_point_with_its_status),
+        cmocka_unit_test(t4_follows_the_schema_and_its_invalidity_classes),
+        cmocka_unit_test(the_table_names_the_answer_path_and_failures),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

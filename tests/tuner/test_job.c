@@ -1,0 +1,366 @@
+/* Tuning jobs: a complete INI file is read into the job it describes, the
+ * defaults fill what it leaves out, --set overrides it, and every mistake is
+ * reported as file:line (or the --set that made it), the section and key,
+ * what is allowed, and close matches. */
+#include "tests/tuner/tuner_test.h"
+
+#include "tuner/job.h"
+
+static kt_registry reg;
+
+static int setup(void **state)
+{
+    (void)state;
+    return tt_load_plugins(&reg);
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    kt_registry_free(&reg);
+    return 0;
+}
+
+/* Loads text as `name`; the job is freed on success. */
+static kt_status load(const char *name, const char *text, char **sets,
+                      size_t num_sets, kt_job *job, kt_err *err)
+{
+    if (text)
+        tt_write(name, text);
+    return kt_job_load(name, sets, num_sets, &reg, job, err);
+}
+
+/* The job must fail with KT_S_INPUT and a message holding each of the
+ * given pieces. */
+static void expect_error(const char *name, const char *text, char **sets,
+                         size_t num_sets, const char *a, const char *b)
+{
+    kt_job job;
+    kt_err err;
+    kt_err_clear(&err);
+    if (load(name, text, sets, num_sets, &job, &err) == KT_S_OK) {
+        kt_job_free(&job);
+        fail_msg("%s loaded, expected an error with \"%s\"", name, a);
+    }
+    assert_int_equal(err.status, KT_S_INPUT);
+    assert_contains(err.msg, a);
+    if (b)
+        assert_contains(err.msg, b);
+}
+
+static void a_full_job_is_read_as_written(void **state)
+{
+    kt_job job;
+    kt_err err;
+    (void)state;
+    assert_int_equal(load("full.ini",
+                          "; a complete job\n"
+                          "[job]\n"
+                          "operator = vector_add:add\n"
+                          "n = 2^28\n"
+                          "seed = 7\n"
+                          "verify_boundaries = no\n"
+                          "\n"
+                          "[space]\n"
+                          "variant = vec4, coalesced\n"
+                          "block = 1024, 128, 256   # any order\n"
+                          "items = 2,4\n"
+                          "[strategy]\n"
+                          "name = annealing\n"
+                          "max_evals = 40\n"
+                          "max_seconds = 90.5\n"
+                          "seed = 3\n"
+                          "cooling = 0.9\n"
+                          "finalists = 4\n"
+                          "min_gain = 0.01\n"
+                          "[measure]\n"
+                          "warmups = 5\n"
+                          "min_samples = 20\n"
+                          "max_samples = 50\n"
+                          "min_time = 0.1\n"
+                          "max_time = 2\n"
+                          "noise = 0.02\n"
+                          "cache = hot\n"
+                          "[output]\n"
+                          "journal = runs/j.jsonl\n"
+                          "json = s.json\n"
+                          "csv = s.csv\n"
+                          "t4 = s.t4.json\n"
+                          "top = 5\n",
+                          NULL, 0, &job, &err),
+                     KT_S_OK);
+    assert_string_equal(job.spec, "vector_add:add");
+    assert_int_equal(job.sizes[0], (int64_t)1 << 28);
+    assert_int_equal(job.input_seed, 7);
+    assert_int_equal(job.boundaries, 0);
+    /* Variants and values keep the declared order. */
+    assert_int_equal(job.space.num_slots, 2);
+    assert_string_equal(job.op->variants[job.space.slots[0].variant].id,
+                        "coalesced");
+    assert_int_equal(job.space.slots[0].count[0], 3);
+    assert_int_equal(job.space.slots[0].values[0][0], 128);
+    assert_int_equal(job.space.slots[0].values[0][2], 1024);
+    assert_int_equal(job.space.slots[1].count[1], 2);
+    assert_int_equal(job.space.size, 3 + 3 * 2);
+    assert_string_equal(job.strategy->name, "annealing");
+    assert_int_equal(job.max_evals, 40);
+    assert_true(job.max_seconds == 90.5);
+    assert_int_equal(job.seed, 3);
+    assert_true(job.options[1] == 0.9); /* cooling */
+    assert_true(job.options[0] == 0.1); /* temperature: default */
+    assert_int_equal(job.finalists, 4);
+    assert_true(job.min_gain == 0.01);
+    assert_int_equal(job.protocol.warmups, 5);
+    assert_int_equal(job.protocol.min_samples, 20);
+    assert_int_equal(job.protocol.max_samples, 50);
+    assert_true(job.protocol.min_time_s == 0.1);
+    assert_true(job.protocol.max_time_s == 2);
+    assert_true(job.protocol.target_noise == 0.02);
+    assert_int_equal(job.protocol.cache, KT_CACHE_HOT);
+    assert_string_equal(job.journal, "runs/j.jsonl");
+    assert_int_equal(job.journal_mode, KT_JOB_JOURNAL_PATH);
+    assert_string_equal(job.json, "s.json");
+    assert_string_equal(job.csv, "s.csv");
+    assert_string_equal(job.t4, "s.t4.json");
+    assert_int_equal(job.top, 5);
+    kt_job_free(&job);
+}
+
+static void defaults_fill_what_the_job_leaves_out(void **state)
+{
+    kt_job job;
+    kt_err err;
+    (void)state;
+    assert_int_equal(load("minimal.ini", "[job]\noperator = vector_add:add\n",
+                          NULL, 0, &job, &err),
+                     KT_S_OK);
+    assert_int_equal(job.sizes[0], job.op->sizes[0].default_value);
+    assert_int_equal(job.space.num_slots, job.op->num_variants);
+    assert_int_equal(job.space.size, 6 + 6 + 36 + 24);
+    assert_string_equal(job.strategy->name, "one_at_a_time");
+    assert_int_equal(job.max_evals, 0);
+    assert_int_equal(job.finalists, 3);
+    assert_int_equal(job.protocol.cache, KT_CACHE_COLD);
+    assert_int_equal(job.protocol.max_samples, 300);
+    assert_int_equal(job.journal_mode, KT_JOB_JOURNAL_AUTO);
+    assert_string_equal(job.journal, "minimal.journal.jsonl");
+    assert_string_equal(job.json, "");
+    kt_job_free(&job);
+}
+
+static void set_overrides_and_adds_keys(void **state)
+{
+    char *sets[] = {"strategy.name=one-at-a-time", "space.variant=vec4",
+                    "SPACE.items=8", "output.journal=none", "job.n=1000"};
+    kt_job job;
+    kt_err err;
+    (void)state;
+    assert_int_equal(load("set.ini",
+                          "[job]\noperator = vector_add:add\n"
+                          "[strategy]\nname = exhaustive\n",
+                          sets, 5, &job, &err),
+                     KT_S_OK);
+    assert_string_equal(job.strategy->name, "one_at_a_time");
+    assert_int_equal(job.space.num_slots, 1);
+    assert_int_equal(job.space.size, 6);
+    assert_int_equal(job.sizes[0], 1000);
+    assert_int_equal(job.journal_mode, KT_JOB_JOURNAL_NONE);
+    kt_job_free(&job);
+}
+
+static void labels_narrow_enumerations(void **state)
+{
+    kt_job job;
+    kt_err err;
+    (void)state;
+    assert_int_equal(load("labels.ini",
+                          "[job]\noperator = good:scale\n"
+                          "[space]\nlayout = rows\nblock = 64, 512\n",
+                          NULL, 0, &job, &err),
+                     KT_S_OK);
+    /* tiled: block 2 x unroll 3 x pad 3 x layout 1; plain: block 2. */
+    assert_int_equal(job.space.size, 18 + 2);
+    kt_job_free(&job);
+}
+
+static void structural_mistakes_name_the_line(void **state)
+{
+    (void)state;
+    expect_error("outside.ini", "operator = vector_add:add\n[job]\n", NULL, 0,
+                 "outside.ini:1: 'operator' is outside any section", NULL);
+    expect_error("twice.ini",
+                 "[job]\noperator = vector_add:add\n[strategy]\nseed = 1\n"
+                 "\nseed = 2\n",
+                 NULL, 0, "twice.ini:6: [strategy] seed is set twice",
+                 "first on line 4");
+    expect_error("syntax.ini",
+                 "[job]\noperator = vector_add:add\n\nthis line is bad\n", NULL,
+                 0, "syntax.ini:4: cannot read 'this line is bad'",
+                 "expected [section], key = value");
+    expect_error("section.ini",
+                 "[job]\noperator = vector_add:add\n[spaec]\nblock = 64\n",
+                 NULL, 0, "section.ini:3: unknown section [spaec]",
+                 "did you mean 'space'?");
+    expect_error("no_such_job.ini", NULL, NULL, 0,
+                 "no_such_job.ini: cannot open", NULL);
+}
+
+static void job_mistakes(void **state)
+{
+    (void)state;
+    expect_error("no_op.ini", "[job]\nn = 5\n", NULL, 0,
+                 "no_op.ini:1: [job] operator: missing",
+                 "operator = vector_add:add");
+    expect_error(
+        "bad_plugin.ini", "[job]\n\noperator = vector_ad:add\n", NULL, 0,
+        "bad_plugin.ini:3: [job] operator:", "did you mean 'vector_add'?");
+    expect_error("bad_size.ini", "[job]\noperator = vector_add:add\nn = 12x\n",
+                 NULL, 0, "bad_size.ini:3: [job] n:", "expected an integer");
+    expect_error("size_range.ini", "[job]\noperator = vector_add:add\nn = 0\n",
+                 NULL, 0, "size_range.ini:3: [job] n: 0 is out of range",
+                 "expected 1 to 8589934592");
+    expect_error("job_key.ini", "[job]\noperator = vector_add:add\nnn = 5\n",
+                 NULL, 0, "job_key.ini:3: [job] nn: unknown key",
+                 "did you mean 'n'");
+    expect_error("bool.ini",
+                 "[job]\noperator = vector_add:add\nverify_boundaries = "
+                 "maybe\n",
+                 NULL, 0,
+                 "bool.ini:3: [job] verify_boundaries:", "not yes or no");
+}
+
+static void space_mistakes(void **state)
+{
+    (void)state;
+    expect_error("undeclared.ini",
+                 "[job]\noperator = vector_add:add\n[space]\nblock = 64, "
+                 "100\n",
+                 NULL, 0, "undeclared.ini:4: [space] block:",
+                 "100 is not one of 32..1024 (powers of two)");
+    expect_error(
+        "param.ini", "[job]\noperator = vector_add:add\n[space]\nblocks = 64\n",
+        NULL, 0, "param.ini:4: [space] blocks:", "did you mean 'block'");
+    expect_error("left_out.ini",
+                 "[job]\noperator = vector_add:add\n[space]\nvariant = "
+                 "coalesced\nitems = 2\n",
+                 NULL, 0, "left_out.ini:5: [space] items:",
+                 "'items' is a parameter of 'vec4', which the space leaves "
+                 "out");
+    expect_error("variant.ini",
+                 "[job]\noperator = vector_add:add\n[space]\nvariant = "
+                 "vec4, coalesed\n",
+                 NULL, 0, "variant.ini:4: [space] variant:",
+                 "did you mean 'coalesced'?");
+    expect_error("repeat.ini",
+                 "[job]\noperator = vector_add:add\n[space]\nblock = 64, 128, "
+                 "64\n",
+                 NULL, 0, "repeat.ini:4: [space] block:", "listed twice");
+    expect_error("empty.ini",
+                 "[job]\noperator = vector_add:add\n[space]\nblock =\n", NULL,
+                 0, "empty.ini:4: [space] block:", "empty item");
+    expect_error("label.ini",
+                 "[job]\noperator = good:scale\n[space]\nlayout = row\n", NULL,
+                 0, "label.ini:4: [space] layout:", "did you mean 'rows'?");
+    /* plain declares block 64..512 only: 32 leaves it nothing. */
+    expect_error("per_variant.ini",
+                 "[job]\noperator = good:scale\n[space]\nblock = 32\n", NULL, 0,
+                 "per_variant.ini:4: [space] block:",
+                 "none of the listed values is allowed in variant 'plain'");
+}
+
+static void strategy_mistakes(void **state)
+{
+    (void)state;
+    expect_error("strategy.ini",
+                 "[job]\noperator = vector_add:add\n[strategy]\nname = "
+                 "anealing\n",
+                 NULL, 0, "strategy.ini:4: [strategy] name:",
+                 "unknown strategy 'anealing'; did you mean 'annealing'?");
+    expect_error("other_option.ini",
+                 "[job]\noperator = vector_add:add\n[strategy]\nname = "
+                 "random\npopulation = 8\n",
+                 NULL, 0, "other_option.ini:5: [strategy] population:",
+                 "an option of strategy genetic, not of random");
+    expect_error("option_range.ini",
+                 "[job]\noperator = vector_add:add\n[strategy]\nname = "
+                 "genetic\npopulation = 1\n",
+                 NULL, 0, "option_range.ini:5: [strategy] population:",
+                 "out of range; expected 2 to 256");
+    expect_error("whole.ini",
+                 "[job]\noperator = vector_add:add\n[strategy]\nname = "
+                 "genetic\npopulation = 4.5\n",
+                 NULL, 0,
+                 "whole.ini:5: [strategy] population:", "not a whole number");
+    expect_error("evals.ini",
+                 "[job]\noperator = vector_add:add\n[strategy]\nmax_evals = "
+                 "-1\n",
+                 NULL, 0, "evals.ini:4: [strategy] max_evals:", "out of range");
+    expect_error("strategy_key.ini",
+                 "[job]\noperator = vector_add:add\n[strategy]\nmax_eval = "
+                 "5\n",
+                 NULL, 0, "strategy_key.ini:4: [strategy] max_eval:",
+                 "did you mean 'max_evals'");
+}
+
+static void measure_and_output_mistakes(void **state)
+{
+    (void)state;
+    expect_error("cache.ini",
+                 "[job]\noperator = vector_add:add\n[measure]\ncache = warm\n",
+                 NULL, 0,
+                 "cache.ini:4: [measure] cache:", "'warm' is not cold");
+    expect_error("samples.ini",
+                 "[job]\noperator = vector_add:add\n[measure]\nmin_samples = "
+                 "50\nmax_samples = 5\n",
+                 NULL, 0, "samples.ini:4: [measure] min_samples:",
+                 "more than max_samples 5");
+    expect_error("noise.ini",
+                 "[job]\noperator = vector_add:add\n[measure]\nnoise = 1\n",
+                 NULL, 0, "noise.ini:4: [measure] noise:", "out of range");
+    expect_error(
+        "measure_key.ini",
+        "[job]\noperator = vector_add:add\n[measure]\nwarmup = 1\n", NULL, 0,
+        "measure_key.ini:4: [measure] warmup:", "did you mean 'warmups'");
+    expect_error("top.ini",
+                 "[job]\noperator = vector_add:add\n[output]\ntop = 0\n", NULL,
+                 0, "top.ini:4: [output] top:", "out of range");
+    expect_error("path.ini",
+                 "[job]\noperator = vector_add:add\n[output]\njson =\n", NULL,
+                 0, "path.ini:4: [output] json:", "empty");
+    expect_error("output_key.ini",
+                 "[job]\noperator = vector_add:add\n[output]\njsn = x\n", NULL,
+                 0, "output_key.ini:4: [output] jsn:", "did you mean 'json'");
+}
+
+static void set_mistakes_name_the_set(void **state)
+{
+    char *bad_value[] = {"space.block=100"};
+    char *bad_form[] = {"strategy=exhaustive"};
+    char *bad_section[] = {"strateg.name=exhaustive"};
+    (void)state;
+    expect_error(
+        "set1.ini", "[job]\noperator = vector_add:add\n", bad_value, 1,
+        "--set space.block=100: [space] block:", "100 is not one of 32..1024");
+    expect_error("set2.ini", "[job]\noperator = vector_add:add\n", bad_form, 1,
+                 "--set strategy=exhaustive: expected SECTION.KEY=VALUE", NULL);
+    expect_error("set3.ini", "[job]\noperator = vector_add:add\n", bad_section,
+                 1, "--set strateg.name=exhaustive: unknown section [strateg]",
+                 "did you mean 'strategy'?");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(a_full_job_is_read_as_written),
+        cmocka_unit_test(defaults_fill_what_the_job_leaves_out),
+        cmocka_unit_test(set_overrides_and_adds_keys),
+        cmocka_unit_test(labels_narrow_enumerations),
+        cmocka_unit_test(structural_mistakes_name_the_line),
+        cmocka_unit_test(job_mistakes),
+        cmocka_unit_test(space_mistakes),
+        cmocka_unit_test(strategy_mistakes),
+        cmocka_unit_test(measure_and_output_mistakes),
+        cmocka_unit_test(set_mistakes_name_the_set),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

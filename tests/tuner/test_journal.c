@@ -1,0 +1,530 @@
+/* The journal: every evaluation is on disk as one line before the run goes
+ * on; reading drops a torn last line and an unfinished call with a note; a
+ * resumed run answers finished calls from the journal (never re-measuring
+ * them, nor re-running a point that faulted) and ends exactly where an
+ * uninterrupted run ends; a journal from another plugin build, device,
+ * problem, space or protocol is refused with what differs. */
+#include "tests/tuner/tuner_test.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/envrec.h"
+#include "tuner/journal.h"
+#include "tuner/replay.h"
+#include "tuner/tune.h"
+
+#define VA_RECORDING TT_DATA_DIR "/vector_add-synthetic-n16777216.jsonl"
+#define GOOD_RECORDING TT_DATA_DIR "/good-synthetic.jsonl"
+
+static kt_registry reg;
+static const kt_loaded_plugin *va_plugin, *good_plugin;
+static const kt_operator *va, *good;
+
+/* An evaluator that forwards to another and counts what it is asked. */
+typedef struct counting {
+    kt_evaluator base;
+    kt_evaluator *inner;
+    size_t calls, points;
+    size_t small_calls; /* of one or two points: not closing rounds */
+    kt_point seen[4096];
+} counting;
+
+static kt_status count_evaluate(kt_evaluator *ev, const kt_point *pts, size_t n,
+                                const kt_protocol *p, kt_eval_result *out,
+                                kt_err *err)
+{
+    counting *c = (counting *)ev;
+    ++c->calls;
+    c->small_calls += n <= 2;
+    for (size_t i = 0; i < n; ++i)
+        if (c->points < 4096)
+            c->seen[c->points++] = pts[i];
+    return c->inner->ops->evaluate(c->inner, pts, n, p, out, err);
+}
+
+static const kt_device *count_device(kt_evaluator *ev)
+{
+    kt_evaluator *in = ((counting *)ev)->inner;
+    return in->ops->device(in);
+}
+
+static const kt_work *count_work(kt_evaluator *ev)
+{
+    kt_evaluator *in = ((counting *)ev)->inner;
+    return in->ops->work(in);
+}
+
+static json_t *count_environment(kt_evaluator *ev)
+{
+    kt_evaluator *in = ((counting *)ev)->inner;
+    return in->ops->environment(in);
+}
+
+static void count_close(kt_evaluator *ev)
+{
+    counting *c = (counting *)ev;
+    c->inner->ops->close(c->inner);
+    free(c);
+}
+
+static const kt_evaluator_ops counting_ops = {
+    .kind = "counting",
+    .evaluate = count_evaluate,
+    .device = count_device,
+    .environment = count_environment,
+    .work = count_work,
+    .close = count_close,
+};
+
+static counting *open_counting(const char *recording,
+                               const kt_loaded_plugin *plugin,
+                               const kt_operator *op)
+{
+    counting *c = calloc(1, sizeof *c);
+    kt_err err;
+    assert_non_null(c);
+    c->base.ops = &counting_ops;
+    if (kt_replay_open(recording, plugin, op, NULL, &c->inner, &err))
+        fail_msg("%s", err.msg);
+    return c;
+}
+
+static int setup(void **state)
+{
+    kt_err err;
+    (void)state;
+    if (tt_load_plugins(&reg) ||
+        kt_registry_resolve(&reg, "vector_add:add", &va_plugin, &va, &err) ||
+        kt_registry_resolve(&reg, "good:scale", &good_plugin, &good, &err))
+        return -1;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    kt_registry_free(&reg);
+    return 0;
+}
+
+/* A tuning session over a recording: space bound, header made. */
+typedef struct session {
+    const kt_operator *op;
+    const kt_loaded_plugin *plugin;
+    counting *ev;
+    kt_space space;
+    json_t *header;
+    kt_tune_config cfg;
+} session;
+
+static void open_session(session *s, const char *recording,
+                         const kt_loaded_plugin *plugin, const kt_operator *op,
+                         const char *strategy)
+{
+    kt_err err;
+    json_t *env;
+    memset(s, 0, sizeof *s);
+    s->op = op;
+    s->plugin = plugin;
+    s->ev = open_counting(recording, plugin, op);
+    assert_int_equal(kt_space_init(&s->space, op, &err), KT_S_OK);
+    kt_space_bind(&s->space, kt_replay_sizes(s->ev->inner),
+                  kt_replay_seed(s->ev->inner),
+                  s->ev->base.ops->device(&s->ev->base));
+    s->cfg.op = op;
+    s->cfg.space = &s->space;
+    s->cfg.ev = &s->ev->base;
+    s->cfg.strategy = kt_strategy_find(strategy);
+    for (size_t i = 0; i < s->cfg.strategy->num_options; ++i)
+        s->cfg.options[i] = s->cfg.strategy->options[i].default_value;
+    s->cfg.seed = 1;
+    s->cfg.finalists = 3;
+    s->cfg.min_gain = 0.005;
+    kt_protocol_defaults(&s->cfg.protocol);
+    env = s->ev->base.ops->environment(&s->ev->base);
+    s->header =
+        kt_journal_header(plugin, "x:y", op, kt_replay_sizes(s->ev->inner),
+                          kt_replay_seed(s->ev->inner), &s->space,
+                          &s->cfg.protocol, json_object(), env);
+}
+
+static void close_session(session *s)
+{
+    json_decref(s->header);
+    kt_space_free(&s->space);
+    s->ev->base.ops->close(&s->ev->base);
+}
+
+/* Runs the session, journaling to path (new file). */
+static void run_journaled(session *s, const char *path, size_t max_evals,
+                          kt_tune_result *r)
+{
+    kt_journal j;
+    kt_err err;
+    unlink(path);
+    assert_int_equal(kt_journal_create(&j, path, s->header, &err), KT_S_OK);
+    s->cfg.journal = &j;
+    s->cfg.max_evals = max_evals;
+    if (kt_tune_run(&s->cfg, r, &err))
+        fail_msg("%s", err.msg);
+    kt_journal_close(&j);
+    s->cfg.journal = NULL;
+}
+
+static void the_journal_holds_every_evaluation(void **state)
+{
+    session s;
+    kt_tune_result r;
+    kt_journal_log log;
+    kt_err err;
+    size_t finals = 0;
+    (void)state;
+    open_session(&s, VA_RECORDING, va_plugin, va, "exhaustive");
+    run_journaled(&s, "every.jsonl", 0, &r);
+    assert_int_equal(kt_journal_read("every.jsonl", va, &log, &err), KT_S_OK);
+    assert_string_equal(log.note, "");
+    assert_string_equal(json_string_value(json_object_get(log.header, "kind")),
+                        "ktune.journal");
+    assert_non_null(
+        json_object_get(json_object_get(log.header, "environment"), "device"));
+    /* One record per point of every call: the sweep, then the finalists. */
+    for (size_t i = 0; i < log.count; ++i)
+        finals += strcmp(log.entries[i].purpose, "final") == 0;
+    assert_int_equal(finals, 3);
+    assert_int_equal(log.count, r.evaluations + finals);
+    assert_int_equal(log.num_checked, r.host_invalid);
+    for (size_t i = 0, e = 0; i < log.count - finals; ++i, ++e) {
+        while (r.entries[e].host_checked)
+            ++e;
+        assert_true(kt_point_equal(&log.entries[i].point, &r.entries[e].point));
+        assert_int_equal(log.entries[i].result.timing.num_rounds,
+                         r.entries[e].timing.num_rounds);
+        assert_true(log.entries[i].result.timing.samples_us[3] ==
+                    r.entries[e].timing.samples_us[3]);
+        assert_int_equal(log.entries[i].env, 0);
+    }
+    kt_journal_log_free(&log);
+    kt_tune_result_free(&r);
+    close_session(&s);
+}
+
+static void copy_file(const char *from, const char *to)
+{
+    FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+    char buf[65536];
+    size_t n;
+    assert_non_null(in);
+    assert_non_null(out);
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+        fwrite(buf, 1, n, out);
+    fclose(in);
+    fclose(out);
+}
+
+static void append(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "ab");
+    fputs(text, f);
+    fclose(f);
+}
+
+static long long file_size(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? (long long)st.st_size : -1;
+}
+
+static void a_torn_last_line_is_dropped_with_a_note(void **state)
+{
+    session s;
+    kt_tune_result r;
+    kt_journal_log log;
+    kt_journal j;
+    kt_err err;
+    long long intact;
+    size_t count;
+    (void)state;
+    open_session(&s, VA_RECORDING, va_plugin, va, "exhaustive");
+    run_journaled(&s, "torn.jsonl", 5, &r);
+    intact = file_size("torn.jsonl");
+    assert_int_equal(kt_journal_read("torn.jsonl", va, &log, &err), KT_S_OK);
+    count = log.count;
+    kt_journal_log_free(&log);
+    append("torn.jsonl", "{\"kind\":\"eval\",\"call\":9,\"sl");
+    assert_int_equal(kt_journal_read("torn.jsonl", va, &log, &err), KT_S_OK);
+    assert_contains(log.note, "the last line is incomplete");
+    assert_int_equal(log.count, count);
+    assert_int_equal(log.keep_bytes, intact);
+    /* Continuing cuts it, so the next record starts on its own line. */
+    assert_int_equal(
+        kt_journal_continue(&j, "torn.jsonl", &log, json_object(), &err),
+        KT_S_OK);
+    kt_journal_close(&j);
+    kt_journal_log_free(&log);
+    assert_int_equal(kt_journal_read("torn.jsonl", va, &log, &err), KT_S_OK);
+    assert_string_equal(log.note, "");
+    assert_int_equal(log.count, count);
+    assert_int_equal(log.num_envs, 2);
+    kt_journal_log_free(&log);
+    kt_tune_result_free(&r);
+    close_session(&s);
+}
+
+static void an_unfinished_call_is_dropped_with_a_note(void **state)
+{
+    session s;
+    kt_tune_result r;
+    kt_journal_log log;
+    kt_err err;
+    long long intact;
+    size_t count;
+    kt_journal j;
+    kt_eval_result res;
+    kt_point pt;
+    (void)state;
+    open_session(&s, VA_RECORDING, va_plugin, va, "exhaustive");
+    run_journaled(&s, "partial.jsonl", 4, &r);
+    intact = file_size("partial.jsonl");
+    assert_int_equal(kt_journal_read("partial.jsonl", va, &log, &err), KT_S_OK);
+    count = log.count;
+    /* One record of a call of two, as if killed between the two lines. */
+    assert_int_equal(
+        kt_journal_continue(&j, "partial.jsonl", &log, json_object(), &err),
+        KT_S_OK);
+    kt_journal_log_free(&log);
+    memset(&res, 0, sizeof res);
+    res.status = KT_EVAL_INVALID;
+    snprintf(res.reason, sizeof res.reason, "refused");
+    kt_point_default(va, 0, &pt);
+    assert_int_equal(
+        kt_journal_eval(&j, va, 99, 0, 2, "compare", 1.0, &pt, &res, &err),
+        KT_S_OK);
+    kt_journal_close(&j);
+    assert_int_equal(kt_journal_read("partial.jsonl", va, &log, &err), KT_S_OK);
+    assert_contains(log.note, "the last evaluate() call has 1 of its records");
+    assert_int_equal(log.count, count);
+    assert_true(log.keep_bytes > intact); /* the environment record stays */
+    assert_true(log.keep_bytes < file_size("partial.jsonl"));
+    kt_journal_log_free(&log);
+    kt_tune_result_free(&r);
+    close_session(&s);
+}
+
+static void bad_journals_are_refused_with_the_line(void **state)
+{
+    kt_journal_log log;
+    kt_err err;
+    (void)state;
+    copy_file(VA_RECORDING, "corrupt.jsonl");
+    /* Keep the header and two records, then a broken complete line. */
+    {
+        FILE *in = fopen(VA_RECORDING, "r"), *out = fopen("corrupt.jsonl", "w");
+        char *line = NULL;
+        size_t cap = 0;
+        for (int i = 0; i < 3 && getline(&line, &cap, in) > 0; ++i)
+            fputs(line, out);
+        fputs("{\"kind\": \"eval\", oops}\n", out);
+        free(line);
+        fclose(in);
+        fclose(out);
+    }
+    assert_int_equal(kt_journal_read("corrupt.jsonl", va, &log, &err),
+                     KT_S_INPUT);
+    assert_contains(err.msg, "corrupt.jsonl:4: not a JSON record");
+    tt_write("notjournal.jsonl", "{\"kind\": \"ktune.bench\"}\n");
+    assert_int_equal(kt_journal_read("notjournal.jsonl", va, &log, &err),
+                     KT_S_INPUT);
+    assert_contains(err.msg, "notjournal.jsonl:1: not a ktune journal");
+    /* A point the loaded plugin cannot represent. */
+    assert_int_equal(kt_journal_read(GOOD_RECORDING, va, &log, &err),
+                     KT_S_INPUT);
+    assert_contains(err.msg, "good-synthetic.jsonl:");
+    assert_contains(err.msg, "no variant 'tiled'");
+    assert_int_equal(kt_journal_read("no-such-journal.jsonl", va, &log, &err),
+                     KT_S_INPUT);
+}
+
+/* Compares two runs point by point. */
+static void assert_same_run(const kt_tune_result *a, const kt_tune_result *b)
+{
+    assert_int_equal(a->num_entries, b->num_entries);
+    for (size_t e = 0; e < a->num_entries; ++e) {
+        assert_int_equal(a->entries[e].index, b->entries[e].index);
+        assert_int_equal(a->entries[e].status, b->entries[e].status);
+    }
+    assert_int_equal(a->num_steps, b->num_steps);
+    assert_true(kt_point_equal(&a->finals[0].point, &b->finals[0].point));
+}
+
+static void resume_without_measuring_again(const char *recording,
+                                           const kt_loaded_plugin *plugin,
+                                           const kt_operator *op,
+                                           const char *strategy, size_t cut)
+{
+    session full, part, rest;
+    kt_tune_result whole, first, second;
+    kt_journal_log log;
+    kt_journal j;
+    kt_err err;
+
+    open_session(&full, recording, plugin, op, strategy);
+    full.cfg.max_evals = 0;
+    if (kt_tune_run(&full.cfg, &whole, &err))
+        fail_msg("%s", err.msg);
+
+    /* The run stopped after `cut` evaluations... */
+    open_session(&part, recording, plugin, op, strategy);
+    run_journaled(&part, "resume.jsonl", cut, &first);
+    assert_int_equal(first.evaluations, cut);
+
+    /* ...and resumed from its journal. */
+    open_session(&rest, recording, plugin, op, strategy);
+    assert_int_equal(kt_journal_read("resume.jsonl", op, &log, &err), KT_S_OK);
+    assert_int_equal(kt_journal_compatible(log.header, rest.header,
+                                           "resume.jsonl", NULL, 0, &err),
+                     KT_S_OK);
+    assert_int_equal(
+        kt_journal_continue(&j, "resume.jsonl", &log, json_object(), &err),
+        KT_S_OK);
+    rest.cfg.journal = &j;
+    rest.cfg.resume = &log;
+    if (kt_tune_run(&rest.cfg, &second, &err))
+        fail_msg("%s", err.msg);
+    kt_journal_close(&j);
+
+    assert_same_run(&whole, &second);
+    assert_int_equal(second.from_journal, cut);
+    /* Every measurement and comparison was made once over the two
+     * sessions (the stopped run also re-measured its own finalists). */
+    assert_int_equal(part.ev->small_calls + rest.ev->small_calls,
+                     full.ev->small_calls);
+    assert_true(rest.ev->calls - rest.ev->small_calls <= 1);
+    for (size_t i = 0; i < rest.ev->points; ++i)
+        for (size_t k = 0; k < first.num_entries; ++k)
+            if (kt_point_equal(&rest.ev->seen[i], &first.entries[k].point) &&
+                first.entries[k].status != KT_EVAL_OK) {
+                char text[256];
+                kt_point_format(op, &rest.ev->seen[i], text, sizeof text);
+                fail_msg("%s failed before and was run again", text);
+            }
+    kt_journal_log_free(&log);
+    kt_tune_result_free(&whole);
+    kt_tune_result_free(&first);
+    kt_tune_result_free(&second);
+    close_session(&full);
+    close_session(&part);
+    close_session(&rest);
+}
+
+static void a_resumed_run_ends_where_an_uninterrupted_one_does(void **state)
+{
+    (void)state;
+    /* Comparisons and single measurements, on both kinds of space; the
+     * good space has points that fail (and one that faulted). */
+    resume_without_measuring_again(VA_RECORDING, va_plugin, va, "one_at_a_time",
+                                   7);
+    resume_without_measuring_again(VA_RECORDING, va_plugin, va, "annealing",
+                                   11);
+    resume_without_measuring_again(GOOD_RECORDING, good_plugin, good,
+                                   "exhaustive", 40);
+    resume_without_measuring_again(GOOD_RECORDING, good_plugin, good, "genetic",
+                                   20);
+}
+
+/* kt_journal_compatible must refuse `changed` with a message holding
+ * `want`. */
+static void expect_refused(const json_t *recorded, json_t *changed,
+                           const char *want)
+{
+    kt_err err;
+    char note[512];
+    assert_int_equal(kt_journal_compatible(recorded, changed, "j.jsonl", note,
+                                           sizeof note, &err),
+                     KT_S_INPUT);
+    assert_contains(err.msg, want);
+    assert_contains(err.msg, "--journal FILE");
+    json_decref(changed);
+}
+
+static void a_journal_from_elsewhere_is_refused(void **state)
+{
+    session s;
+    json_t *h, *x;
+    kt_err err;
+    char note[512];
+    char *items[] = {"1", "2"};
+    (void)state;
+    open_session(&s, VA_RECORDING, va_plugin, va, "one_at_a_time");
+    h = s.header;
+    assert_int_equal(
+        kt_journal_compatible(h, h, "j.jsonl", note, sizeof note, &err),
+        KT_S_OK);
+    assert_string_equal(note, "");
+
+    x = json_deep_copy(h);
+    json_object_set_new(json_object_get(x, "plugin"), "build_date",
+                        json_string("Jan  1 2030 00:00:00"));
+    expect_refused(h, x, "another plugin build: build_date is");
+
+    x = json_deep_copy(h);
+    json_object_set_new(
+        json_object_get(json_object_get(x, "environment"), "device"), "name",
+        json_string("NVIDIA A100"));
+    expect_refused(h, x, "measured on another device: name is \"NVIDIA H200\"");
+
+    x = json_deep_copy(h);
+    json_object_set_new(json_object_get(x, "sizes"), "n", json_integer(5));
+    expect_refused(h, x, "is another problem");
+
+    kt_space_narrow(&s.space, "items", items, 2, &err);
+    x = json_deep_copy(h);
+    json_object_set_new(x, "space", kt_space_to_json(&s.space));
+    expect_refused(h, x,
+                   "another space: vec4 items: [1,2,4,8] in the journal, "
+                   "[1,2] now");
+
+    x = json_deep_copy(h);
+    json_object_set_new(json_object_get(x, "protocol"), "min_samples",
+                        json_integer(99));
+    expect_refused(h, x, "another measurement protocol: min_samples is");
+
+    /* Another physical GPU of the same model: allowed, with a note. */
+    x = json_deep_copy(h);
+    json_object_set_new(
+        json_object_get(json_object_get(x, "environment"), "device"), "uuid",
+        json_string("GPU-other"));
+    assert_int_equal(
+        kt_journal_compatible(h, x, "j.jsonl", note, sizeof note, &err),
+        KT_S_OK);
+    assert_contains(note, "measured on another NVIDIA H200");
+    json_decref(x);
+    close_session(&s);
+}
+
+static void an_existing_journal_is_not_overwritten(void **state)
+{
+    kt_journal j;
+    kt_err err;
+    json_t *h = json_pack("{s:s}", "kind", "ktune.journal");
+    (void)state;
+    tt_write("exists.jsonl", "precious\n");
+    assert_int_equal(kt_journal_create(&j, "exists.jsonl", h, &err),
+                     KT_S_INPUT);
+    assert_contains(err.msg, "exists: add --resume to continue it");
+    json_decref(h);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(the_journal_holds_every_evaluation),
+        cmocka_unit_test(a_torn_last_line_is_dropped_with_a_note),
+        cmocka_unit_test(an_unfinished_call_is_dropped_with_a_note),
+        cmocka_unit_test(bad_journals_are_refused_with_the_line),
+        cmocka_unit_test(a_resumed_run_ends_where_an_uninterrupted_one_does),
+        cmocka_unit_test(a_journal_from_elsewhere_is_refused),
+        cmocka_unit_test(an_existing_journal_is_not_overwritten),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,554 @@
+/* Every strategy against every recorded space in tests/data (synthetic ones
+ * now, the H200's exhaustive recordings when they are added): each honours
+ * its budgets, is deterministic for a seed, never answers with a point that
+ * cannot run and never stops on one; on an easy space each finds the
+ * optimum; on vector_add spaces one_at_a_time gets within 3% of the
+ * optimum using at most a quarter of the space. */
+#include "tests/tuner/tuner_test.h"
+
+#include <dirent.h>
+#include <math.h>
+
+#include "tuner/replay.h"
+#include "tuner/tune.h"
+
+#define MAX_RECORDINGS 32
+
+typedef struct recording {
+    char path[4096];
+    const char *name; /* file name, for messages */
+    const kt_loaded_plugin *plugin;
+    const kt_operator *op;
+    kt_space space;
+    kt_evaluator *ev;
+    kt_point optimum;
+    kt_stats optimum_stats;
+    uint64_t feasible;
+} recording;
+
+static kt_registry reg;
+static recording recs[MAX_RECORDINGS];
+static size_t num_recs;
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(((const recording *)a)->path, ((const recording *)b)->path);
+}
+
+static int open_recording(recording *r)
+{
+    json_t *head;
+    json_error_t jerr;
+    char spec[256];
+    kt_err err;
+    FILE *f = fopen(r->path, "r");
+
+    if (!f)
+        return -1;
+    /* The header is the first line. */
+    head = json_loadf(f, JSON_DISABLE_EOF_CHECK, &jerr);
+    fclose(f);
+    if (!head)
+        return -1;
+    snprintf(spec, sizeof spec, "%s:%s",
+             json_string_value(
+                 json_object_get(json_object_get(head, "plugin"), "name")),
+             json_string_value(json_object_get(head, "operator")));
+    json_decref(head);
+    if (kt_registry_resolve(&reg, spec, &r->plugin, &r->op, &err) ||
+        kt_space_init(&r->space, r->op, &err) ||
+        kt_replay_open(r->path, r->plugin, r->op, NULL, &r->ev, &err)) {
+        fprintf(stderr, "%s: %s\n", r->path, err.msg);
+        return -1;
+    }
+    kt_space_bind(&r->space, kt_replay_sizes(r->ev), kt_replay_seed(r->ev),
+                  r->ev->ops->device(r->ev));
+    if (kt_space_count_feasible(&r->space, 1u << 20, &r->feasible, &err) ||
+        kt_replay_optimum(r->ev, &r->space, &r->optimum, &r->optimum_stats,
+                          &err)) {
+        fprintf(stderr, "%s: %s\n", r->path, err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+static int setup(void **state)
+{
+    DIR *dir;
+    struct dirent *e;
+    (void)state;
+    if (tt_load_plugins(&reg) || !(dir = opendir(TT_DATA_DIR)))
+        return -1;
+    while ((e = readdir(dir)) && num_recs < MAX_RECORDINGS) {
+        size_t len = strlen(e->d_name);
+        if (len < 7 || strcmp(e->d_name + len - 6, ".jsonl") != 0)
+            continue;
+        snprintf(recs[num_recs].path, sizeof recs[num_recs].path, "%s/%s",
+                 TT_DATA_DIR, e->d_name);
+        ++num_recs;
+    }
+    closedir(dir);
+    qsort(recs, num_recs, sizeof recs[0], by_name);
+    for (size_t i = 0; i < num_recs; ++i) {
+        recs[i].name = strrchr(recs[i].path, '/') + 1;
+        if (open_recording(&recs[i]))
+            return -1;
+    }
+    return num_recs ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < num_recs; ++i) {
+        if (recs[i].ev)
+            recs[i].ev->ops->close(recs[i].ev);
+        kt_space_free(&recs[i].space);
+    }
+    kt_registry_free(&reg);
+    return 0;
+}
+
+static int is_vector_add(const recording *r)
+{
+    return strcmp(r->plugin->desc.name, "vector_add") == 0;
+}
+
+static void config(const recording *r, const kt_strategy *s, uint64_t seed,
+                   kt_evaluator *ev, kt_tune_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->op = r->op;
+    cfg->space = &r->space;
+    cfg->ev = ev ? ev : r->ev;
+    cfg->strategy = s;
+    for (size_t i = 0; i < s->num_options; ++i)
+        cfg->options[i] = s->options[i].default_value;
+    cfg->seed = seed;
+    cfg->finalists = 3;
+    cfg->min_gain = 0.005;
+    kt_protocol_defaults(&cfg->protocol);
+}
+
+static void run(const kt_tune_config *cfg, kt_tune_result *out)
+{
+    kt_err err;
+    if (kt_tune_run(cfg, out, &err) != KT_S_OK)
+        fail_msg("%s: %s", cfg->strategy->name, err.msg);
+}
+
+static const kt_eval_result *recorded(const recording *r, const kt_point *pt)
+{
+    return kt_replay_lookup(r->ev, pt);
+}
+
+/* Evaluations until the best so far is within `slack` of the optimum; 0
+ * when never. */
+static size_t evals_to_reach(const recording *r, const kt_tune_result *res,
+                             double slack)
+{
+    for (size_t i = 0; i < res->evaluations; ++i)
+        if (isfinite(res->trace[i]) &&
+            res->trace[i] <= (1 + slack) * r->optimum_stats.median)
+            return i + 1;
+    return 0;
+}
+
+static void strategies_are_deterministic_for_a_seed(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < num_recs; ++i) {
+        for (size_t k = 0; k < kt_strategy_count(); ++k) {
+            const kt_strategy *s = kt_strategy_at(k);
+            for (uint64_t seed = 1; seed <= 3; ++seed) {
+                kt_tune_config cfg;
+                kt_tune_result a, b;
+                config(&recs[i], s, seed, NULL, &cfg);
+                cfg.max_evals = 30;
+                run(&cfg, &a);
+                run(&cfg, &b);
+                if (a.num_entries != b.num_entries)
+                    fail_msg("%s %s seed %llu: %zu then %zu points",
+                             recs[i].name, s->name, (unsigned long long)seed,
+                             a.num_entries, b.num_entries);
+                for (size_t e = 0; e < a.num_entries; ++e) {
+                    assert_int_equal(a.entries[e].index, b.entries[e].index);
+                    assert_int_equal(a.entries[e].status, b.entries[e].status);
+                }
+                assert_int_equal(a.has_best, b.has_best);
+                assert_true(
+                    kt_point_equal(&a.finals[0].point, &b.finals[0].point));
+                kt_tune_result_free(&a);
+                kt_tune_result_free(&b);
+            }
+        }
+    }
+}
+
+static void random_seeds_give_different_orders(void **state)
+{
+    const kt_strategy *s = kt_strategy_find("random");
+    kt_tune_config cfg;
+    kt_tune_result a, b;
+    int differ = 0;
+    (void)state;
+    config(&recs[0], s, 1, NULL, &cfg);
+    cfg.max_evals = 10;
+    run(&cfg, &a);
+    cfg.seed = 2;
+    run(&cfg, &b);
+    for (size_t e = 0; e < a.num_entries && e < b.num_entries; ++e)
+        differ |= a.entries[e].index != b.entries[e].index;
+    assert_true(differ);
+    kt_tune_result_free(&a);
+    kt_tune_result_free(&b);
+}
+
+static void max_evals_is_honoured(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < num_recs; ++i) {
+        for (size_t k = 0; k < kt_strategy_count(); ++k) {
+            const kt_strategy *s = kt_strategy_at(k);
+            for (size_t budget = 1; budget <= 13; budget += 4) {
+                kt_tune_config cfg;
+                kt_tune_result r;
+                config(&recs[i], s, 5, NULL, &cfg);
+                cfg.max_evals = budget;
+                run(&cfg, &r);
+                if (r.evaluations > budget)
+                    fail_msg("%s %s: %zu evaluations, max_evals %zu",
+                             recs[i].name, s->name, r.evaluations, budget);
+                /* Random and exhaustive stop only on the budget here. */
+                if (strcmp(s->name, "random") == 0 ||
+                    strcmp(s->name, "exhaustive") == 0)
+                    assert_string_equal(r.stop_reason, "max_evals reached");
+                kt_tune_result_free(&r);
+            }
+        }
+    }
+}
+
+static void max_seconds_is_honoured(void **state)
+{
+    const double delay = 0.02, budget = 0.15;
+    (void)state;
+    for (size_t k = 0; k < kt_strategy_count(); ++k) {
+        const kt_strategy *s = kt_strategy_at(k);
+        kt_replay_options opt = {.delay_s = delay};
+        kt_evaluator *slow;
+        kt_tune_config cfg;
+        kt_tune_result r;
+        kt_err err;
+        assert_int_equal(kt_replay_open(recs[0].path, recs[0].plugin,
+                                        recs[0].op, &opt, &slow, &err),
+                         KT_S_OK);
+        config(&recs[0], s, 1, slow, &cfg);
+        cfg.max_seconds = budget;
+        run(&cfg, &r);
+        assert_string_equal(r.stop_reason, "max_seconds reached");
+        /* No call starts after the budget; the closing re-measurement is
+         * one more call. */
+        if (r.elapsed_s > budget + 2 * delay + 0.1)
+            fail_msg("%s: ran %.3f s with max_seconds %.3f", s->name,
+                     r.elapsed_s, budget);
+        assert_true(r.evaluations <= (size_t)(budget / delay) + 1);
+        kt_tune_result_free(&r);
+        slow->ops->close(slow);
+    }
+}
+
+static void answers_are_points_that_run(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < num_recs; ++i) {
+        for (size_t k = 0; k < kt_strategy_count(); ++k) {
+            const kt_strategy *s = kt_strategy_at(k);
+            for (uint64_t seed = 1; seed <= 5; ++seed) {
+                kt_tune_config cfg;
+                kt_tune_result r;
+                config(&recs[i], s, seed, NULL, &cfg);
+                cfg.max_evals = 25;
+                run(&cfg, &r);
+                assert_true(r.has_best);
+                for (size_t f = 0; f < r.num_finals; ++f) {
+                    const kt_eval_result *rec =
+                        recorded(&recs[i], &r.finals[f].point);
+                    assert_non_null(rec);
+                    assert_int_equal(rec->status, KT_EVAL_OK);
+                    assert_int_equal(kt_space_feasible(&recs[i].space,
+                                                       &r.finals[f].point,
+                                                       NULL),
+                                     KT_S_OK);
+                }
+                /* Every visited point that cannot run says why. */
+                for (size_t e = 0; e < r.num_entries; ++e)
+                    if (r.entries[e].status != KT_EVAL_OK)
+                        assert_true(strlen(r.entries[e].reason) > 0);
+                kt_tune_result_free(&r);
+            }
+        }
+    }
+}
+
+static void failing_points_are_recorded_and_skipped(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < num_recs; ++i) {
+        kt_tune_config cfg;
+        kt_tune_result r;
+        size_t failed = 0, host = 0, missing = 0;
+        config(&recs[i], kt_strategy_find("exhaustive"), 1, NULL, &cfg);
+        run(&cfg, &r);
+        /* The sweep went through everything that can run... */
+        assert_int_equal(r.evaluations, recs[i].feasible);
+        assert_int_equal(r.host_invalid, recs[i].space.size - recs[i].feasible);
+        for (size_t e = 0; e < r.num_entries; ++e) {
+            const kt_tune_entry *x = &r.entries[e];
+            failed += !x->host_checked && x->status != KT_EVAL_OK;
+            host += x->host_checked;
+            missing += strstr(x->reason, "not in the recording") != NULL;
+            if (x->host_checked)
+                assert_contains(x->reason, "constraint");
+        }
+        assert_int_equal(host, r.host_invalid);
+        assert_int_equal(r.measured + failed, r.evaluations);
+        if (strcmp(recs[i].plugin->desc.name, "good") == 0) {
+            /* ...and past every kind of failure the recording holds. */
+            assert_true(failed >= 3);
+            assert_int_equal(missing, 1);
+        }
+        /* The answer is the recorded optimum. */
+        assert_true(kt_point_equal(&r.finals[0].point, &recs[i].optimum));
+        kt_tune_result_free(&r);
+    }
+}
+
+static void the_easy_space_optimum_is_found_by_every_strategy(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < num_recs; ++i) {
+        if (strcmp(recs[i].plugin->desc.name, "good") != 0)
+            continue;
+        for (size_t k = 0; k < kt_strategy_count(); ++k) {
+            const kt_strategy *s = kt_strategy_at(k);
+            for (uint64_t seed = 1; seed <= 5; ++seed) {
+                kt_tune_config cfg;
+                kt_tune_result r;
+                config(&recs[i], s, seed, NULL, &cfg);
+                /* Blind strategies need the whole space; the others find
+                 * a smooth bowl's bottom in half of it. */
+                cfg.max_evals = strcmp(s->name, "exhaustive") == 0 ||
+                                        strcmp(s->name, "random") == 0
+                                    ? recs[i].feasible
+                                    : recs[i].feasible / 2;
+                run(&cfg, &r);
+                if (!kt_point_equal(&r.finals[0].point, &recs[i].optimum)) {
+                    char got[256], want[256];
+                    kt_point_format(recs[i].op, &r.finals[0].point, got,
+                                    sizeof got);
+                    kt_point_format(recs[i].op, &recs[i].optimum, want,
+                                    sizeof want);
+                    fail_msg("%s seed %llu on %s: answered %s, optimum %s",
+                             s->name, (unsigned long long)seed, recs[i].name,
+                             got, want);
+                }
+                kt_tune_result_free(&r);
+            }
+        }
+    }
+}
+
+static void
+one_at_a_time_gets_within_3pct_in_a_quarter_of_vector_add(void **state)
+{
+    size_t checked = 0;
+    (void)state;
+    for (size_t i = 0; i < num_recs; ++i) {
+        kt_tune_config cfg;
+        kt_tune_result r;
+        size_t reached;
+        const kt_eval_result *answer;
+        if (!is_vector_add(&recs[i]))
+            continue;
+        config(&recs[i], kt_strategy_find("one_at_a_time"), 1, NULL, &cfg);
+        run(&cfg, &r);
+        reached = evals_to_reach(&recs[i], &r, 0.03);
+        printf("%s: within 3%% after %zu of %llu feasible points; %zu "
+               "evaluated in all; %zu changes adopted\n",
+               recs[i].name, reached, (unsigned long long)recs[i].feasible,
+               r.evaluations, r.num_steps);
+        if (!reached || 4 * reached > recs[i].feasible)
+            fail_msg("%s: one_at_a_time needed %zu evaluations to get within "
+                     "3%% of the optimum; a quarter of the space is %.1f",
+                     recs[i].name, reached, recs[i].feasible / 4.0);
+        /* The answer itself is within 3% too. */
+        answer = recorded(&recs[i], &r.finals[0].point);
+        assert_true(answer->timing.kernel.median <=
+                    1.03 * recs[i].optimum_stats.median);
+        /* It started at the default and every step it took was faster. */
+        for (size_t s = 0; s < r.num_steps; ++s)
+            assert_true(r.steps[s].ratio.ratio < 1 && r.steps[s].ratio.hi < 1);
+        ++checked;
+        kt_tune_result_free(&r);
+    }
+    assert_true(checked > 0);
+}
+
+/* Appends an evaluation record of good:scale tiled block=B unroll=2 pad=0
+ * layout=cols with the given samples. */
+static void write_record(FILE *f, int call, int block, const double *x,
+                         size_t n)
+{
+    kt_stats st;
+    kt_stats_compute(x, n, &st);
+    fprintf(f,
+            "{\"kind\":\"eval\",\"call\":%d,\"slot\":0,\"of\":1,"
+            "\"purpose\":\"measure\",\"env\":0,\"elapsed_s\":%d,"
+            "\"point\":{\"variant\":\"tiled\",\"params\":{\"block\":%d,"
+            "\"unroll\":2,\"pad\":0,\"layout\":\"cols\"}},"
+            "\"status\":\"ok\",\"reason\":\"\",\"timing\":{\"unit\":"
+            "\"us\",\"kernel\":{\"n\":%zu,\"median\":%.17g,\"min\":%.17g,"
+            "\"max\":%.17g,\"mean\":%.17g,\"stddev\":%.17g,\"q1\":%.17g,"
+            "\"q3\":%.17g,\"rel_spread\":%.17g,\"rel_stddev\":%.17g,"
+            "\"noise\":%.17g,\"ci_lo\":%.17g,\"ci_hi\":%.17g},\"rounds\":"
+            "%zu,\"discarded\":0,\"min_clock_mhz\":1980,"
+            "\"median_clock_mhz\":1980,\"samples_us\":[",
+            call, call, block, st.n, st.median, st.min, st.max, st.mean,
+            st.stddev, st.q1, st.q3, st.rel_spread, st.rel_stddev, st.noise,
+            st.ci_lo, st.ci_hi, n);
+    for (size_t i = 0; i < n; ++i)
+        fprintf(f, "%s%.17g", i ? "," : "", x[i]);
+    fprintf(f, "]}}\n");
+}
+
+/* Runs `strategy` over good:scale tiled block={64,128,256} unroll=2 pad=0
+ * layout=cols, replayed from a recording with the given samples. */
+static void run_three(const char *path, const double *s64, const double *s128,
+                      const double *s256, size_t n, const char *strategy,
+                      kt_tune_result *r)
+{
+    const recording *good = NULL;
+    char *header = NULL;
+    size_t cap = 0;
+    FILE *in, *out;
+    kt_evaluator *ev;
+    kt_space space;
+    kt_tune_config cfg;
+    kt_err err;
+    char *blocks[] = {"64", "128", "256"}, *unroll[] = {"2"}, *pad[] = {"0"},
+         *layout[] = {"cols"};
+    uint32_t tiled[] = {0};
+
+    for (size_t i = 0; i < num_recs; ++i)
+        if (strcmp(recs[i].plugin->desc.name, "good") == 0)
+            good = &recs[i];
+    assert_non_null(good);
+    in = fopen(good->path, "r");
+    assert_non_null(in);
+    assert_true(getline(&header, &cap, in) > 0);
+    fclose(in);
+    out = fopen(path, "w");
+    fputs(header, out);
+    free(header);
+    write_record(out, 1, 64, s64, n);
+    write_record(out, 2, 128, s128, n);
+    write_record(out, 3, 256, s256, n);
+    fclose(out);
+    assert_int_equal(
+        kt_replay_open(path, good->plugin, good->op, NULL, &ev, &err), KT_S_OK);
+    assert_int_equal(kt_space_init(&space, good->op, &err), KT_S_OK);
+    assert_int_equal(kt_space_keep_variants(&space, tiled, 1, &err), KT_S_OK);
+    assert_int_equal(kt_space_narrow(&space, "block", blocks, 3, &err) ||
+                         kt_space_narrow(&space, "unroll", unroll, 1, &err) ||
+                         kt_space_narrow(&space, "pad", pad, 1, &err) ||
+                         kt_space_narrow(&space, "layout", layout, 1, &err),
+                     KT_S_OK);
+    kt_space_bind(&space, kt_replay_sizes(ev), 1, ev->ops->device(ev));
+    memset(&cfg, 0, sizeof cfg);
+    cfg.op = good->op;
+    cfg.space = &space;
+    cfg.ev = ev;
+    cfg.strategy = kt_strategy_find(strategy);
+    for (size_t i = 0; i < cfg.strategy->num_options; ++i)
+        cfg.options[i] = cfg.strategy->options[i].default_value;
+    cfg.seed = 1;
+    cfg.finalists = 3;
+    cfg.min_gain = 0.005;
+    run(&cfg, r);
+    kt_space_free(&space);
+    ev->ops->close(ev);
+}
+
+static void one_at_a_time_adopts_only_gains_beyond_the_noise(void **state)
+{
+    double base[30], small[30], noisy[30], clear[30];
+    kt_tune_result r;
+    (void)state;
+    for (int i = 0; i < 30; ++i) {
+        base[i] = 10.0 + 0.01 * ((i * 7) % 11);
+        small[i] = 0.997 * base[i];                 /* below min_gain */
+        noisy[i] = base[i] * (i % 2 ? 0.97 : 1.03); /* CI holds 1 */
+        clear[i] = 0.98 * base[i];                  /* 2% faster */
+    }
+    /* The start is block=128 (the default). Neither 64 (0.3% faster) nor
+     * 256 (faster or slower by round) is adopted. */
+    run_three("noise.jsonl", small, base, noisy, 30, "one_at_a_time", &r);
+    assert_int_equal(r.num_steps, 0);
+    assert_int_equal(r.evaluations, 3);
+    kt_tune_result_free(&r);
+    /* A clear 2% gain is, with its interval. */
+    run_three("gain.jsonl", small, base, clear, 30, "one_at_a_time", &r);
+    assert_int_equal(r.num_steps, 1);
+    assert_string_equal(r.steps[0].dim, "block");
+    assert_string_equal(r.steps[0].before, "128");
+    assert_string_equal(r.steps[0].after, "256");
+    assert_true(fabs(r.steps[0].ratio.ratio - 0.98) < 1e-9);
+    assert_true(r.steps[0].ratio.hi < 1);
+    assert_int_equal(r.finals[0].point.values[0], 256);
+    kt_tune_result_free(&r);
+}
+
+static void the_closing_round_names_ties(void **state)
+{
+    double a[30], b[30], c[30];
+    kt_tune_result r;
+    (void)state;
+    /* 128 is 256 in another order (a tie); 64 is 5% slower. */
+    for (int i = 0; i < 30; ++i) {
+        a[i] = 10.0 + 0.01 * ((i * 7) % 11);
+        b[29 - i] = a[i];
+        c[i] = 1.05 * a[i];
+    }
+    run_three("ties.jsonl", c, b, a, 30, "exhaustive", &r);
+    assert_true(r.final_measured);
+    assert_int_equal(r.num_finals, 3);
+    /* The winner is one of the tied pair, the other is named as tied, and
+     * the slow one is not. */
+    assert_int_not_equal(r.finals[0].point.values[0], 64);
+    assert_int_equal(r.finals[1].tied, 1);
+    assert_int_not_equal(r.finals[1].point.values[0], 64);
+    assert_true(r.finals[1].vs_winner.lo <= 1 && r.finals[1].vs_winner.hi >= 1);
+    assert_int_equal(r.finals[2].tied, 0);
+    assert_int_equal(r.finals[2].point.values[0], 64);
+    assert_true(fabs(r.finals[2].vs_winner.ratio - 1.05) < 0.01);
+    kt_tune_result_free(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(strategies_are_deterministic_for_a_seed),
+        cmocka_unit_test(random_seeds_give_different_orders),
+        cmocka_unit_test(max_evals_is_honoured),
+        cmocka_unit_test(max_seconds_is_honoured),
+        cmocka_unit_test(answers_are_points_that_run),
+        cmocka_unit_test(failing_points_are_recorded_and_skipped),
+        cmocka_unit_test(the_easy_space_optimum_is_found_by_every_strategy),
+        cmocka_unit_test(
+            one_at_a_time_gets_within_3pct_in_a_quarter_of_vector_add),
+        cmocka_unit_test(one_at_a_time_adopts_only_gains_beyond_the_noise),
+        cmocka_unit_test(the_closing_round_names_ties),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

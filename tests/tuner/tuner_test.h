@@ -1,0 +1,40 @@
+/* Helpers of the tuner tests: the plugins they run against, INI files
+ * written on the fly, and recorded journals in tests/data. */
+#ifndef KT_TUNER_TEST_H
+#define KT_TUNER_TEST_H
+
+#include "tests/kt_test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "core/loader.h"
+
+/* vector_add (built in) and good (a test fixture); 0 on success. */
+static inline int tt_load_plugins(kt_registry *reg)
+{
+    kt_err err;
+    kt_registry_init(reg);
+    if (kt_registry_load_file(reg, KT_BUILTIN_PLUGIN_DIR "/vector_add.so",
+                              &err) ||
+        kt_registry_load_file(reg, KT_TEST_PLUGIN_DIR "/good_plugin.so",
+                              &err)) {
+        fprintf(stderr, "%s\n", err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+/* Writes text to path (in the test's working folder). */
+static inline void tt_write(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        fail_msg("cannot write %s", path);
+    fputs(text, f);
+    fclose(f);
+}
+
+#define TT_DATA_DIR KT_SOURCE_DIR "/tests/data"
+
+#endif

@@ -1,0 +1,370 @@
+#include "tuner/export.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/derive.h"
+#include "core/envrec.h"
+#include "core/result_json.h"
+
+/* ------------------------------------------------------------ summary */
+
+static json_t *number_or_null(double x)
+{
+    return isfinite(x) ? json_real(x) : json_null();
+}
+
+/* {"variant", "params", "config", ...} of a point. */
+static json_t *point_json(const kt_tune_facts *f, const kt_point *pt)
+{
+    json_t *j = kt_point_to_json(f->op, pt);
+    char text[512];
+    kt_point_format(f->op, pt, text, sizeof text);
+    json_object_set_new(j, "config", json_string(text));
+    return j;
+}
+
+static void add_derived(const kt_tune_facts *f, json_t *j, double median_us)
+{
+    kt_derived d;
+    if (!f->work || median_us <= 0)
+        return;
+    kt_derive(f->work, median_us, f->copy_gbs, f->peak_gbs, &d);
+    json_object_set_new(j, "bandwidth_gbs", json_real(d.bandwidth_gbs));
+    if (f->copy_gbs > 0)
+        json_object_set_new(j, "pct_of_copy", json_real(d.pct_of_copy));
+}
+
+static json_t *stats_point(const kt_tune_facts *f, const kt_point *pt,
+                           const kt_stats *s)
+{
+    json_t *j = point_json(f, pt);
+    json_object_set_new(j, "median_us", json_real(s->median));
+    json_object_set_new(j, "ci_lo_us", json_real(s->ci_lo));
+    json_object_set_new(j, "ci_hi_us", json_real(s->ci_hi));
+    json_object_set_new(j, "noise", json_real(s->noise));
+    json_object_set_new(j, "samples", json_integer((json_int_t)s->n));
+    add_derived(f, j, s->median);
+    return j;
+}
+
+static json_t *ratio_json(const kt_ratio *r)
+{
+    return json_pack("{s:f,s:f,s:f,s:I}", "ratio", r->ratio, "lo", r->lo, "hi",
+                     r->hi, "rounds", (json_int_t)r->n);
+}
+
+static json_t *strategy_json(const kt_tune_facts *f)
+{
+    const kt_tune_config *c = f->cfg;
+    json_t *opts = json_object();
+    for (size_t i = 0; i < c->strategy->num_options; ++i)
+        json_object_set_new(opts, c->strategy->options[i].name,
+                            json_real(c->options[i]));
+    return json_pack("{s:s,s:I,s:I,s:f,s:I,s:f,s:o}", "name", c->strategy->name,
+                     "seed", (json_int_t)c->seed, "max_evals",
+                     (json_int_t)c->max_evals, "max_seconds", c->max_seconds,
+                     "finalists", (json_int_t)c->finalists, "min_gain",
+                     c->min_gain, "options", opts);
+}
+
+json_t *kt_export_summary(const kt_tune_facts *f, const kt_tune_result *r,
+                          int top)
+{
+    json_t *root, *sizes = json_object(), *list;
+    size_t ranked_n, fresh = r->evaluations - r->from_journal;
+    const kt_tune_entry **ranked = kt_report_ranked(r, &ranked_n);
+    double overhead = r->wall_s - r->evaluator_s;
+
+    for (uint32_t i = 0; i < f->op->num_sizes; ++i)
+        json_object_set_new(sizes, f->op->sizes[i].name,
+                            json_integer(f->sizes[i]));
+    root = json_pack(
+        "{s:s,s:i,s:s,s:s,s:s,s:o,s:s,s:o,s:o,s:{s:I,s:o},s:I,s:I,s:I,s:I,"
+        "s:s,s:f}",
+        "kind", "ktune.tune", "format", 1, "spec", f->spec, "plugin",
+        f->plugin->desc.name, "operator", f->op->id, "sizes", sizes, "device",
+        f->device_name ? f->device_name : "", "strategy", strategy_json(f),
+        "protocol", kt_env_protocol(&f->cfg->protocol), "space", "size",
+        (json_int_t)f->space->size, "feasible",
+        r->feasible_known ? json_integer((json_int_t)r->feasible) : json_null(),
+        "evaluations", (json_int_t)r->evaluations, "measured",
+        (json_int_t)r->measured, "host_invalid", (json_int_t)r->host_invalid,
+        "from_journal", (json_int_t)r->from_journal, "stop_reason",
+        r->stop_reason, "elapsed_s", r->elapsed_s);
+    if (f->environment)
+        json_object_set(root, "environment", f->environment);
+    if (f->journal)
+        json_object_set_new(root, "journal", json_string(f->journal));
+    json_object_set_new(
+        root, "overhead",
+        json_pack(
+            "{s:f,s:f,s:f,s:f,s:I,s:o}", "wall_s", r->wall_s, "evaluator_s",
+            r->evaluator_s, "gpu_s", r->gpu_s, "tuner_s", overhead, "calls",
+            (json_int_t)r->calls, "tuner_ms_per_evaluation",
+            fresh ? json_real(1e3 * overhead / (double)fresh) : json_null()));
+    if (r->has_best) {
+        json_t *tie = json_array(), *finals = json_array();
+        json_object_set_new(
+            root, "best",
+            stats_point(f, &r->finals[0].point, &r->finals[0].stats));
+        for (size_t i = 0; i < r->num_finals; ++i) {
+            json_t *x =
+                stats_point(f, &r->finals[i].point, &r->finals[i].stats);
+            json_object_set_new(x, "vs_best",
+                                ratio_json(&r->finals[i].vs_winner));
+            json_object_set_new(x, "tied", json_boolean(r->finals[i].tied));
+            if (r->finals[i].tied)
+                json_array_append(tie, x);
+            json_array_append_new(finals, x);
+        }
+        json_object_set_new(root, "tie", tie);
+        json_object_set_new(root, "finalists", finals);
+        json_object_set_new(root, "finalists_remeasured",
+                            json_boolean(r->final_measured));
+    } else {
+        json_object_set_new(root, "best", json_null());
+    }
+    list = json_array();
+    for (size_t i = 0; ranked && i < ranked_n && i < (size_t)top; ++i)
+        json_array_append_new(
+            list, stats_point(f, &ranked[i]->point, &ranked[i]->timing.kernel));
+    json_object_set_new(root, "top", list);
+    free(ranked);
+    list = json_array();
+    for (size_t i = 0; i < r->num_steps; ++i) {
+        const kt_tune_step *s = &r->steps[i];
+        json_t *step =
+            json_pack("{s:s,s:s,s:s,s:o,s:o}", "dim", s->dim, "from", s->before,
+                      "to", s->after, "change", ratio_json(&s->ratio), "config",
+                      point_json(f, &s->to));
+        json_array_append_new(list, step);
+    }
+    json_object_set_new(root, "path", list);
+    list = json_array();
+    for (size_t i = 0; i < r->num_entries; ++i) {
+        const kt_tune_entry *e = &r->entries[i];
+        json_t *x;
+        if (e->status == KT_EVAL_OK)
+            continue;
+        x = point_json(f, &e->point);
+        json_object_set_new(x, "status",
+                            json_string(kt_eval_status_name(e->status)));
+        json_object_set_new(x, "reason", json_string(e->reason));
+        json_object_set_new(x, "host_checked", json_boolean(e->host_checked));
+        json_array_append_new(list, x);
+    }
+    json_object_set_new(root, "invalid", list);
+    list = json_array();
+    for (size_t i = 0; i < r->evaluations; ++i)
+        json_array_append_new(list, number_or_null(r->trace[i]));
+    json_object_set_new(root, "trace", list);
+    if (f->replay) {
+        json_t *rep = json_pack("{s:s}", "recording", f->replay);
+        if (f->has_optimum) {
+            json_object_set_new(rep, "recorded_optimum",
+                                stats_point(f, &f->optimum, &f->optimum_stats));
+            if (r->has_best)
+                json_object_set_new(rep, "best_vs_optimum",
+                                    json_real(r->finals[0].stats.median /
+                                              f->optimum_stats.median));
+        }
+        json_object_set_new(
+            rep, "fraction_evaluated",
+            r->feasible_known && r->feasible
+                ? json_real((double)r->evaluations / (double)r->feasible)
+                : json_null());
+        json_object_set_new(root, "replay", rep);
+    }
+    return root;
+}
+
+static kt_status write_json(const char *path, json_t *j, kt_err *err)
+{
+    int rc = json_dump_file(j, path, JSON_INDENT(2));
+    json_decref(j);
+    if (rc)
+        return kt_err_set(err, KT_S_IO, "%s: cannot write: %s", path,
+                          strerror(errno));
+    return KT_S_OK;
+}
+
+kt_status kt_export_json(const char *path, const kt_tune_facts *f,
+                         const kt_tune_result *r, int top, kt_err *err)
+{
+    return write_json(path, kt_export_summary(f, r, top), err);
+}
+
+/* ---------------------------------------------------------------- CSV */
+
+/* A field, quoted when it holds a separator, a quote or a line break. */
+static void csv_field(FILE *out, const char *text, int last)
+{
+    if (strpbrk(text, ",\"\r\n")) {
+        fputc('"', out);
+        for (const char *c = text; *c; ++c) {
+            if (*c == '"')
+                fputc('"', out);
+            fputc(*c, out);
+        }
+        fputc('"', out);
+    } else {
+        fputs(text, out);
+    }
+    fputc(last ? '\n' : ',', out);
+}
+
+kt_status kt_export_csv(const char *path, const kt_tune_facts *f,
+                        const kt_tune_result *r, kt_err *err)
+{
+    const char *names[64];
+    size_t num_names = 0;
+    FILE *out = fopen(path, "w");
+    kt_status rc = KT_S_OK;
+
+    if (!out)
+        return kt_err_set(err, KT_S_IO, "%s: cannot write: %s", path,
+                          strerror(errno));
+    /* One column per parameter name of any variant in the space. */
+    for (size_t s = 0; s < f->space->num_slots; ++s) {
+        const kt_variant *v = &f->op->variants[f->space->slots[s].variant];
+        for (uint32_t i = 0; i < v->num_params; ++i) {
+            int seen = 0;
+            for (size_t k = 0; k < num_names; ++k)
+                seen |= strcmp(names[k], v->params[i].name) == 0;
+            if (!seen && num_names < 64)
+                names[num_names++] = v->params[i].name;
+        }
+    }
+    fputs("evaluation,variant,", out);
+    for (size_t k = 0; k < num_names; ++k)
+        csv_field(out, names[k], 0);
+    fputs("status,reason,median_us,min_us,mean_us,ci_lo_us,ci_hi_us,noise,"
+          "samples,bandwidth_gbs\n",
+          out);
+    for (size_t i = 0; i < r->num_entries; ++i) {
+        const kt_tune_entry *e = &r->entries[i];
+        const kt_variant *v = &f->op->variants[e->point.variant];
+        const kt_stats *s = &e->timing.kernel;
+        char cell[128];
+        if (e->order)
+            fprintf(out, "%zu,", e->order);
+        else
+            fputs(",", out);
+        csv_field(out, v->id, 0);
+        for (size_t k = 0; k < num_names; ++k) {
+            long p = kt_variant_find_param(v, names[k]);
+            cell[0] = '\0';
+            if (p >= 0)
+                kt_param_format(&v->params[p], e->point.values[p], cell,
+                                sizeof cell);
+            csv_field(out, cell, 0);
+        }
+        csv_field(out, kt_eval_status_name(e->status), 0);
+        csv_field(out, e->reason, 0);
+        if (e->status == KT_EVAL_OK) {
+            kt_derived d;
+            double gbs = 0;
+            if (f->work && s->median > 0) {
+                kt_derive(f->work, s->median, 0, 0, &d);
+                gbs = d.bandwidth_gbs;
+            }
+            fprintf(out, "%.4f,%.4f,%.4f,%.4f,%.4f,%.6f,%zu,%.2f\n", s->median,
+                    s->min, s->mean, s->ci_lo, s->ci_hi, s->noise, s->n, gbs);
+        } else {
+            fputs(",,,,,,,\n", out);
+        }
+    }
+    if (fclose(out) != 0)
+        rc = kt_err_set(err, KT_S_IO, "%s: cannot write: %s", path,
+                        strerror(errno));
+    return rc;
+}
+
+/* ----------------------------------------------------------------- T4 */
+
+/* T4's invalidity classes. */
+static const char *t4_invalidity(const kt_tune_entry *e)
+{
+    switch (e->status) {
+    case KT_EVAL_OK: return "correct";
+    case KT_EVAL_INVALID: return "constraints";
+    case KT_EVAL_MISMATCH: return "correctness";
+    case KT_EVAL_TIMEOUT: return "timeout";
+    default: return "runtime";
+    }
+}
+
+json_t *kt_export_t4_json(const kt_tune_facts *f, const kt_tune_result *r)
+{
+    json_t *results = json_array();
+
+    for (size_t i = 0; i < r->num_entries; ++i) {
+        const kt_tune_entry *e = &r->entries[i];
+        const kt_variant *v = &f->op->variants[e->point.variant];
+        json_t *conf = json_object(), *times = json_object(), *meas;
+        char stamp[32];
+        struct tm tm;
+
+        gmtime_r(&e->when, &tm);
+        strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
+        json_object_set_new(conf, "variant", json_string(v->id));
+        for (uint32_t p = 0; p < e->point.count; ++p) {
+            const kt_param_desc *pd = &v->params[p];
+            json_object_set_new(
+                conf, pd->name,
+                pd->kind == KT_PARAM_ENUM
+                    ? json_string(pd->labels[e->point.values[p]])
+                    : json_integer(e->point.values[p]));
+        }
+        meas = json_array();
+        if (e->status == KT_EVAL_OK) {
+            const kt_timing *t = &e->timing;
+            json_t *runtimes = json_array();
+            kt_derived d;
+            for (size_t k = 0; k < t->num_rounds; ++k)
+                if (t->samples_us && isfinite(t->samples_us[k]))
+                    json_array_append_new(runtimes,
+                                          json_real(t->samples_us[k] / 1e3));
+            json_object_set_new(times, "runtimes", runtimes);
+            json_object_set_new(times, "benchmark",
+                                json_real(t->wall_time_s * 1e3));
+            json_array_append_new(
+                meas, json_pack("{s:s,s:f,s:s}", "name", "time", "value",
+                                t->kernel.median / 1e3, "unit", "ms"));
+            json_array_append_new(
+                meas, json_pack("{s:s,s:f,s:s}", "name", "time_ci_lo", "value",
+                                t->kernel.ci_lo / 1e3, "unit", "ms"));
+            json_array_append_new(
+                meas, json_pack("{s:s,s:f,s:s}", "name", "time_ci_hi", "value",
+                                t->kernel.ci_hi / 1e3, "unit", "ms"));
+            json_array_append_new(meas, json_pack("{s:s,s:f,s:s}", "name",
+                                                  "noise", "value",
+                                                  t->kernel.noise, "unit", ""));
+            if (f->work && t->kernel.median > 0) {
+                kt_derive(f->work, t->kernel.median, 0, 0, &d);
+                json_array_append_new(
+                    meas, json_pack("{s:s,s:f,s:s}", "name", "bandwidth",
+                                    "value", d.bandwidth_gbs, "unit", "GB/s"));
+            }
+        }
+        json_array_append_new(
+            results,
+            json_pack("{s:s,s:o,s:[s],s:o,s:s,s:i,s:o}", "timestamp", stamp,
+                      "configuration", conf, "objectives", "time", "times",
+                      times, "invalidity", t4_invalidity(e), "correctness",
+                      e->status == KT_EVAL_OK ? 1 : 0, "measurements", meas));
+    }
+    return json_pack("{s:s,s:o}", "schema_version", "1.0.0", "results",
+                     results);
+}
+
+kt_status kt_export_t4(const char *path, const kt_tune_facts *f,
+                       const kt_tune_result *r, kt_err *err)
+{
+    return write_json(path, kt_export_t4_json(f, r), err);
+}

@@ -1,0 +1,32 @@
+/*
+ * The files a tuning run writes besides its journal:
+ *  - the JSON summary (--json): the answer, ties, top, path, what could not
+ *    run, the budget trace, the overhead, and in replay the recorded
+ *    optimum and the fraction of the space evaluated (docs/configs.md);
+ *  - CSV (--csv): one row per point visited;
+ *  - Kernel Tuner's T4 results format (--t4), schema 1.0.0, for exchange
+ *    with Kernel Tuner and KTT.
+ */
+#ifndef KT_EXPORT_H
+#define KT_EXPORT_H
+
+#include <jansson.h>
+
+#include "core/error.h"
+#include "tuner/report.h"
+
+/* The summary object (new reference). */
+json_t *kt_export_summary(const kt_tune_facts *f, const kt_tune_result *r,
+                          int top);
+
+kt_status kt_export_json(const char *path, const kt_tune_facts *f,
+                         const kt_tune_result *r, int top, kt_err *err);
+kt_status kt_export_csv(const char *path, const kt_tune_facts *f,
+                        const kt_tune_result *r, kt_err *err);
+
+/* The T4 results object (new reference), and the file. */
+json_t *kt_export_t4_json(const kt_tune_facts *f, const kt_tune_result *r);
+kt_status kt_export_t4(const char *path, const kt_tune_facts *f,
+                       const kt_tune_result *r, kt_err *err);
+
+#endif

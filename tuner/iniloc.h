@@ -1,0 +1,40 @@
+/*
+ * kt_iniloc: where each section and key of an INI file is written.
+ *
+ * iniparser gives values but no line numbers, and silently keeps the last of
+ * two equal keys. The tuning job reads values through iniparser and uses
+ * this scan of the same text for `file:line` in its messages; the scan also
+ * catches what iniparser lets through: a key outside any section and a key
+ * written twice.
+ */
+#ifndef KT_INILOC_H
+#define KT_INILOC_H
+
+#include <stddef.h>
+
+#include "core/error.h"
+
+typedef struct kt_iniloc_entry {
+    char section[64]; /* lower case, as iniparser stores it */
+    char key[64];     /* lower case; empty for a section header */
+    int line;         /* 1-based */
+} kt_iniloc_entry;
+
+typedef struct kt_iniloc {
+    char *path; /* owned copy, as the user wrote it */
+    kt_iniloc_entry *entries;
+    size_t count;
+} kt_iniloc;
+
+/* Reads path and records every section header and key line. A key before the
+ * first section, or the same key twice in one section, is KT_S_INPUT with
+ * file:line. On failure loc holds nothing. */
+kt_status kt_iniloc_scan(const char *path, kt_iniloc *loc, kt_err *err);
+
+/* Line of [section] key (key NULL: of the first [section] header), or 0 when
+ * the file does not write it. Case-insensitive. */
+int kt_iniloc_line(const kt_iniloc *loc, const char *section, const char *key);
+
+void kt_iniloc_free(kt_iniloc *loc);
+
+#endif

@@ -1,0 +1,662 @@
+#include "tuner/job.h"
+
+#include <ctype.h>
+#include <iniparser.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/parse.h"
+#include "core/suggest.h"
+#include "tuner/iniloc.h"
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char *const section_names[] = {"job", "space", "strategy",
+                                            "measure", "output"};
+static const char *const job_keys[] = {"operator", "seed", "device",
+                                       "verify_boundaries"};
+static const char *const strategy_keys[] = {"name", "max_evals", "max_seconds",
+                                            "seed", "finalists", "min_gain"};
+static const char *const measure_keys[] = {
+    "warmups",  "min_samples", "max_samples", "min_time",
+    "max_time", "noise",       "cache"};
+static const char *const output_keys[] = {"journal", "json", "csv", "t4",
+                                          "top"};
+
+/* One --set override, for messages that name it. */
+typedef struct override {
+    char section[64], key[64];
+    const char *text; /* as given on the command line */
+} override;
+
+typedef struct loader {
+    kt_job *job;
+    dictionary *ini;
+    kt_iniloc loc;
+    override *overrides;
+    size_t num_overrides;
+    kt_err *err;
+} loader;
+
+void kt_job_protocol_defaults(kt_protocol *p)
+{
+    kt_protocol_defaults(p);
+    p->warmups = 2;
+    p->min_samples = 10;
+    p->max_samples = 300;
+    p->min_time_s = 0.05;
+    p->max_time_s = 3.0;
+    p->target_noise = 0.01;
+}
+
+/* "configs/x.ini:12" or "--set strategy.name=x": where a key was written;
+ * the section's line when the key is not written at all. */
+static void where(const loader *ld, const char *section, const char *key,
+                  char *out, size_t size)
+{
+    int line;
+    for (size_t i = ld->num_overrides; key && i-- > 0;) {
+        const override *o = &ld->overrides[i];
+        if (strcasecmp(o->section, section) == 0 &&
+            strcasecmp(o->key, key) == 0) {
+            snprintf(out, size, "--set %s", o->text);
+            return;
+        }
+    }
+    line = kt_iniloc_line(&ld->loc, section, key);
+    if (!line && key)
+        line = kt_iniloc_line(&ld->loc, section, NULL);
+    if (line)
+        snprintf(out, size, "%s:%d", ld->job->path, line);
+    else
+        snprintf(out, size, "%s", ld->job->path);
+}
+
+/* KT_S_INPUT: "where: [section] key: message". */
+static kt_status bad(const loader *ld, const char *section, const char *key,
+                     const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static kt_status bad(const loader *ld, const char *section, const char *key,
+                     const char *fmt, ...)
+{
+    char at[PATH_MAX + 128], msg[900];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    where(ld, section, key, at, sizeof at);
+    if (key)
+        return kt_err_set(ld->err, KT_S_INPUT, "%s: [%s] %s: %s", at, section,
+                          key, msg);
+    return kt_err_set(ld->err, KT_S_INPUT, "%s: [%s]: %s", at, section, msg);
+}
+
+/* Prefixes an error a parser already wrote with where it came from. */
+static kt_status bad_from(const loader *ld, const char *section,
+                          const char *key)
+{
+    char msg[sizeof ld->err->msg];
+    snprintf(msg, sizeof msg, "%s", ld->err->msg);
+    return bad(ld, section, key, "%s", msg);
+}
+
+static const char *value_of(const loader *ld, const char *section,
+                            const char *key)
+{
+    char full[160];
+    snprintf(full, sizeof full, "%s:%s", section, key);
+    return iniparser_getstring(ld->ini, full, NULL);
+}
+
+/* The keys of a section without the "section:" prefix, in file order. */
+static size_t keys_of(const loader *ld, const char *section, const char ***keys)
+{
+    int n = iniparser_getsecnkeys(ld->ini, section);
+    *keys = NULL;
+    if (n <= 0)
+        return 0;
+    *keys = calloc((size_t)n, sizeof **keys);
+    if (!*keys)
+        return 0;
+    iniparser_getseckeys(ld->ini, section, *keys);
+    for (int i = 0; i < n; ++i) {
+        const char *colon = strchr((*keys)[i], ':');
+        if (colon)
+            (*keys)[i] = colon + 1;
+    }
+    return (size_t)n;
+}
+
+static int is_one_of(const char *name, const char *const *list, size_t n)
+{
+    for (size_t i = 0; i < n; ++i)
+        if (strcasecmp(name, list[i]) == 0)
+            return 1;
+    return 0;
+}
+
+static kt_status unknown_key(const loader *ld, const char *section,
+                             const char *key, const char *const *known,
+                             size_t n)
+{
+    char hint[512];
+    kt_suggest(key, known, n, hint, sizeof hint);
+    return bad(ld, section, key, "unknown key%s", hint);
+}
+
+/* ------------------------------------------------------------ values */
+
+static kt_status get_i64(const loader *ld, const char *section, const char *key,
+                         int64_t lo, int64_t hi, int64_t *out)
+{
+    const char *text = value_of(ld, section, key);
+    int64_t v;
+    if (kt_parse_i64(text, key, &v, ld->err))
+        return bad_from(ld, section, key);
+    if (v < lo || v > hi)
+        return bad(ld, section, key,
+                   "%s is out of range; expected %lld to %lld", text,
+                   (long long)lo, (long long)hi);
+    *out = v;
+    return KT_S_OK;
+}
+
+static kt_status get_double(const loader *ld, const char *section,
+                            const char *key, double lo, double hi, int hi_open,
+                            double *out)
+{
+    const char *text = value_of(ld, section, key);
+    double v;
+    if (kt_parse_double(text, key, &v, ld->err))
+        return bad_from(ld, section, key);
+    if (v < lo || v > hi || (hi_open && v >= hi))
+        return bad(ld, section, key, "%s is out of range; expected %g to %g%s",
+                   text, lo, hi, hi_open ? " (exclusive)" : "");
+    *out = v;
+    return KT_S_OK;
+}
+
+static kt_status get_bool(const loader *ld, const char *section,
+                          const char *key, int *out)
+{
+    static const char *const yes[] = {"yes", "true", "on", "1"};
+    static const char *const no[] = {"no", "false", "off", "0"};
+    const char *text = value_of(ld, section, key);
+    if (is_one_of(text, yes, COUNT(yes)))
+        *out = 1;
+    else if (is_one_of(text, no, COUNT(no)))
+        *out = 0;
+    else
+        return bad(ld, section, key, "'%s' is not yes or no", text);
+    return KT_S_OK;
+}
+
+/* -------------------------------------------------------------- [job] */
+
+static kt_status read_job(loader *ld, const kt_registry *reg)
+{
+    kt_job *job = ld->job;
+    const char *spec = value_of(ld, "job", "operator");
+    const char **keys = NULL;
+    const char *known[COUNT(job_keys) + KT_MAX_SIZES];
+    size_t n, nk = 0;
+    kt_status rc = KT_S_OK;
+
+    if (!spec || !*spec)
+        return bad(ld, "job", "operator",
+                   "missing: name what to tune, e.g. operator = "
+                   "vector_add:add (`ktune list` shows them)");
+    snprintf(job->spec, sizeof job->spec, "%s", spec);
+    if (kt_registry_resolve(reg, spec, &job->plugin, &job->op, ld->err))
+        return bad_from(ld, "job", "operator");
+    for (size_t i = 0; i < COUNT(job_keys); ++i)
+        known[nk++] = job_keys[i];
+    for (uint32_t i = 0; i < job->op->num_sizes; ++i) {
+        job->sizes[i] = job->op->sizes[i].default_value;
+        known[nk++] = job->op->sizes[i].name;
+    }
+    n = keys_of(ld, "job", &keys);
+    for (size_t i = 0; i < n && !rc; ++i) {
+        const char *key = keys[i];
+        int64_t v;
+        long size = -1;
+        for (uint32_t s = 0; s < job->op->num_sizes; ++s)
+            if (strcasecmp(key, job->op->sizes[s].name) == 0)
+                size = s;
+        if (strcasecmp(key, "operator") == 0)
+            continue;
+        if (strcasecmp(key, "seed") == 0) {
+            if (!(rc = get_i64(ld, "job", key, 0, INT64_MAX, &v)))
+                job->input_seed = (uint64_t)v;
+        } else if (strcasecmp(key, "device") == 0) {
+            if (!(rc = get_i64(ld, "job", key, 0, 1023, &v)))
+                job->device = (int)v;
+        } else if (strcasecmp(key, "verify_boundaries") == 0) {
+            rc = get_bool(ld, "job", key, &job->boundaries);
+        } else if (size >= 0) {
+            const kt_size_desc *sd = &job->op->sizes[size];
+            rc = get_i64(ld, "job", key, sd->min, sd->max, &job->sizes[size]);
+        } else {
+            rc = unknown_key(ld, "job", key, known, nk);
+        }
+    }
+    free(keys);
+    return rc;
+}
+
+/* ------------------------------------------------------------ [space] */
+
+static kt_status read_space(loader *ld)
+{
+    kt_job *job = ld->job;
+    const char *variants = value_of(ld, "space", "variant");
+    const char **keys = NULL;
+    char **items = NULL;
+    size_t n, count;
+    kt_status rc;
+
+    if ((rc = kt_space_init(&job->space, job->op, ld->err)))
+        return rc;
+    if (variants) {
+        uint32_t chosen[64];
+        if (kt_parse_list(variants, &items, &count, ld->err))
+            return bad_from(ld, "space", "variant");
+        for (size_t i = 0; i < count && !rc; ++i) {
+            size_t index;
+            if (i >= 64)
+                rc = bad(ld, "space", "variant", "more than 64 variants");
+            else if (kt_operator_find_variant(job->op, items[i], &index,
+                                              ld->err))
+                rc = bad_from(ld, "space", "variant");
+            for (size_t k = 0; k < i && !rc; ++k)
+                if (chosen[k] == index)
+                    rc = bad(ld, "space", "variant", "'%s' is listed twice",
+                             items[i]);
+            if (!rc)
+                chosen[i] = (uint32_t)index;
+        }
+        if (!rc && kt_space_keep_variants(&job->space, chosen, count, ld->err))
+            rc = bad_from(ld, "space", "variant");
+        free(items);
+        if (rc)
+            return rc;
+    }
+    n = keys_of(ld, "space", &keys);
+    for (size_t i = 0; i < n && !rc; ++i) {
+        const char *value = value_of(ld, "space", keys[i]);
+        char name[64];
+        if (strcasecmp(keys[i], "variant") == 0)
+            continue;
+        /* iniparser lower-cases keys; plugins may not. */
+        snprintf(name, sizeof name, "%s", keys[i]);
+        for (uint32_t v = 0; v < job->op->num_variants; ++v)
+            for (uint32_t p = 0; p < job->op->variants[v].num_params; ++p)
+                if (strcasecmp(job->op->variants[v].params[p].name, name) == 0)
+                    snprintf(name, sizeof name, "%s",
+                             job->op->variants[v].params[p].name);
+        if (kt_parse_list(value, &items, &count, ld->err))
+            rc = bad_from(ld, "space", keys[i]);
+        else if (kt_space_narrow(&job->space, name, items, count, ld->err))
+            rc = bad_from(ld, "space", keys[i]);
+        free(items);
+        items = NULL;
+    }
+    free(keys);
+    return rc;
+}
+
+/* --------------------------------------------------------- [strategy] */
+
+static kt_status strategy_option_elsewhere(const loader *ld, const char *key)
+{
+    const kt_strategy *s = ld->job->strategy;
+    const char *known[COUNT(strategy_keys) + KT_STRATEGY_MAX_OPTIONS];
+    size_t nk = 0;
+
+    for (size_t i = 0; i < kt_strategy_count(); ++i) {
+        const kt_strategy *o = kt_strategy_at(i);
+        for (size_t k = 0; k < o->num_options; ++k)
+            if (o != s && strcasecmp(o->options[k].name, key) == 0)
+                return bad(ld, "strategy", key,
+                           "an option of strategy %s, not of %s", o->name,
+                           s->name);
+    }
+    for (size_t i = 0; i < COUNT(strategy_keys); ++i)
+        known[nk++] = strategy_keys[i];
+    for (size_t k = 0; k < s->num_options; ++k)
+        known[nk++] = s->options[k].name;
+    return unknown_key(ld, "strategy", key, known, nk);
+}
+
+static kt_status read_strategy(loader *ld)
+{
+    kt_job *job = ld->job;
+    const char *name = value_of(ld, "strategy", "name");
+    const char **keys = NULL;
+    size_t n;
+    int64_t v;
+    kt_status rc = KT_S_OK;
+
+    job->strategy = kt_strategy_at(0);
+    if (name && !(job->strategy = kt_strategy_find(name))) {
+        kt_strategy_unknown(name, ld->err);
+        return bad_from(ld, "strategy", "name");
+    }
+    for (size_t k = 0; k < job->strategy->num_options; ++k)
+        job->options[k] = job->strategy->options[k].default_value;
+    n = keys_of(ld, "strategy", &keys);
+    for (size_t i = 0; i < n && !rc; ++i) {
+        const char *key = keys[i];
+        long opt = -1;
+        for (size_t k = 0; k < job->strategy->num_options; ++k)
+            if (strcasecmp(job->strategy->options[k].name, key) == 0)
+                opt = (long)k;
+        if (strcasecmp(key, "name") == 0)
+            continue;
+        if (strcasecmp(key, "max_evals") == 0) {
+            if (!(rc = get_i64(ld, "strategy", key, 0, INT64_MAX, &v)))
+                job->max_evals = (size_t)v;
+        } else if (strcasecmp(key, "max_seconds") == 0) {
+            rc = get_double(ld, "strategy", key, 0, 1e9, 0, &job->max_seconds);
+        } else if (strcasecmp(key, "seed") == 0) {
+            if (!(rc = get_i64(ld, "strategy", key, 0, INT64_MAX, &v)))
+                job->seed = (uint64_t)v;
+        } else if (strcasecmp(key, "finalists") == 0) {
+            if (!(rc = get_i64(ld, "strategy", key, 1, 16, &v)))
+                job->finalists = (size_t)v;
+        } else if (strcasecmp(key, "min_gain") == 0) {
+            rc = get_double(ld, "strategy", key, 0, 0.5, 1, &job->min_gain);
+        } else if (opt >= 0) {
+            const kt_strategy_option *o = &job->strategy->options[opt];
+            double x;
+            rc = get_double(ld, "strategy", key, o->min, o->max, 0, &x);
+            if (!rc && o->integer && x != (double)(int64_t)x)
+                rc = bad(ld, "strategy", key, "%g is not a whole number", x);
+            if (!rc)
+                job->options[opt] = x;
+        } else {
+            rc = strategy_option_elsewhere(ld, key);
+        }
+    }
+    free(keys);
+    return rc;
+}
+
+/* ---------------------------------------------------------- [measure] */
+
+static kt_status read_measure(loader *ld)
+{
+    kt_protocol *p = &ld->job->protocol;
+    const char **keys = NULL;
+    size_t n;
+    int64_t v;
+    kt_status rc = KT_S_OK;
+
+    n = keys_of(ld, "measure", &keys);
+    for (size_t i = 0; i < n && !rc; ++i) {
+        const char *key = keys[i];
+        if (strcasecmp(key, "warmups") == 0) {
+            if (!(rc = get_i64(ld, "measure", key, 0, 1000, &v)))
+                p->warmups = (int)v;
+        } else if (strcasecmp(key, "min_samples") == 0) {
+            if (!(rc = get_i64(ld, "measure", key, 1, 1000000, &v)))
+                p->min_samples = (size_t)v;
+        } else if (strcasecmp(key, "max_samples") == 0) {
+            if (!(rc = get_i64(ld, "measure", key, 1, 1000000, &v)))
+                p->max_samples = (size_t)v;
+        } else if (strcasecmp(key, "min_time") == 0) {
+            rc = get_double(ld, "measure", key, 0, 86400, 0, &p->min_time_s);
+        } else if (strcasecmp(key, "max_time") == 0) {
+            rc =
+                get_double(ld, "measure", key, 0.001, 86400, 0, &p->max_time_s);
+        } else if (strcasecmp(key, "noise") == 0) {
+            rc = get_double(ld, "measure", key, 0, 1, 1, &p->target_noise);
+        } else if (strcasecmp(key, "cache") == 0) {
+            const char *text = value_of(ld, "measure", key);
+            if (strcasecmp(text, "cold") == 0)
+                p->cache = KT_CACHE_COLD;
+            else if (strcasecmp(text, "hot") == 0)
+                p->cache = KT_CACHE_HOT;
+            else
+                rc = bad(ld, "measure", key,
+                         "'%s' is not cold (L2 flushed before every sample) "
+                         "or hot",
+                         text);
+        } else {
+            rc = unknown_key(ld, "measure", key, measure_keys,
+                             COUNT(measure_keys));
+        }
+    }
+    free(keys);
+    if (!rc && p->min_samples > p->max_samples)
+        rc = bad(ld, "measure", "min_samples",
+                 "%zu is more than max_samples %zu", p->min_samples,
+                 p->max_samples);
+    if (!rc && kt_protocol_validate(p, ld->err))
+        rc = bad_from(ld, "measure", NULL);
+    return rc;
+}
+
+/* ----------------------------------------------------------- [output] */
+
+static void stem_of(const char *path, char *out, size_t size)
+{
+    const char *base = strrchr(path, '/');
+    const char *dot;
+    size_t len;
+    base = base ? base + 1 : path;
+    dot = strrchr(base, '.');
+    len = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+    if (len >= size)
+        len = size - 1;
+    memcpy(out, base, len);
+    out[len] = '\0';
+}
+
+static kt_status read_output(loader *ld)
+{
+    kt_job *job = ld->job;
+    const char **keys = NULL;
+    size_t n;
+    int64_t v;
+    kt_status rc = KT_S_OK;
+    char stem[256];
+
+    stem_of(job->path, stem, sizeof stem);
+    snprintf(job->journal, sizeof job->journal, "%s.journal.jsonl", stem);
+    job->journal_mode = KT_JOB_JOURNAL_AUTO;
+    n = keys_of(ld, "output", &keys);
+    for (size_t i = 0; i < n && !rc; ++i) {
+        const char *key = keys[i], *text = value_of(ld, "output", key);
+        char *dst = NULL;
+        if (strcasecmp(key, "top") == 0) {
+            if (!(rc = get_i64(ld, "output", key, 1, 10000, &v)))
+                job->top = (int)v;
+            continue;
+        }
+        if (strcasecmp(key, "journal") == 0)
+            dst = job->journal;
+        else if (strcasecmp(key, "json") == 0)
+            dst = job->json;
+        else if (strcasecmp(key, "csv") == 0)
+            dst = job->csv;
+        else if (strcasecmp(key, "t4") == 0)
+            dst = job->t4;
+        else {
+            rc =
+                unknown_key(ld, "output", key, output_keys, COUNT(output_keys));
+            continue;
+        }
+        if (!*text) {
+            rc = bad(ld, "output", key, "empty; give a file name, or none");
+            continue;
+        }
+        if (strlen(text) >= PATH_MAX) {
+            rc = bad(ld, "output", key, "the path is too long");
+            continue;
+        }
+        if (strcasecmp(text, "none") == 0)
+            dst[0] = '\0';
+        else
+            snprintf(dst, PATH_MAX, "%s", text);
+        if (dst == job->journal)
+            job->journal_mode =
+                dst[0] ? KT_JOB_JOURNAL_PATH : KT_JOB_JOURNAL_NONE;
+    }
+    free(keys);
+    return rc;
+}
+
+/* ------------------------------------------------------------ loading */
+
+/* iniparser reports syntax errors through a callback with no context
+ * pointer: the message is kept here and turned into path:line. */
+static char syntax_message[1024];
+
+static int capture(const char *fmt, ...)
+{
+    size_t used = strlen(syntax_message);
+    va_list ap;
+    va_start(ap, fmt);
+    if (used + 1 < sizeof syntax_message)
+        vsnprintf(syntax_message + used, sizeof syntax_message - used, fmt, ap);
+    va_end(ap);
+    return 0;
+}
+
+static kt_status syntax_error(const loader *ld)
+{
+    const char *paren = strrchr(syntax_message, '(');
+    const char *arrow = strstr(syntax_message, "-> ");
+    char text[256] = "";
+    int line = 0;
+
+    if (paren)
+        sscanf(paren, "(%d)", &line);
+    if (arrow) {
+        snprintf(text, sizeof text, "%s", arrow + 3);
+        text[strcspn(text, "\r\n")] = '\0';
+    }
+    if (line > 0)
+        return kt_err_set(ld->err, KT_S_INPUT,
+                          "%s:%d: cannot read '%s': expected [section], "
+                          "key = value, or a comment (; or #)",
+                          ld->job->path, line, text);
+    return kt_err_set(ld->err, KT_S_INPUT, "%s: not a readable INI file: %s",
+                      ld->job->path, syntax_message);
+}
+
+static kt_status apply_overrides(loader *ld, char *const *sets, size_t n)
+{
+    ld->overrides = calloc(n ? n : 1, sizeof *ld->overrides);
+    if (!ld->overrides)
+        return kt_err_set(ld->err, KT_S_NOMEM, "out of memory");
+    for (size_t i = 0; i < n; ++i) {
+        override *o = &ld->overrides[ld->num_overrides];
+        char buf[1024], *name, *value, *dot, full[160];
+        snprintf(buf, sizeof buf, "%s", sets[i]);
+        if (kt_parse_assignment(buf, &name, &value, ld->err))
+            return kt_err_prefix(ld->err, "--set %s: ", sets[i]);
+        dot = strchr(name, '.');
+        if (!dot || dot == name || !dot[1])
+            return kt_err_set(ld->err, KT_S_INPUT,
+                              "--set %s: expected SECTION.KEY=VALUE, e.g. "
+                              "strategy.name=exhaustive",
+                              sets[i]);
+        *dot = '\0';
+        snprintf(o->section, sizeof o->section, "%s", name);
+        snprintf(o->key, sizeof o->key, "%s", dot + 1);
+        for (char *c = o->section; *c; ++c)
+            *c = (char)tolower((unsigned char)*c);
+        for (char *c = o->key; *c; ++c)
+            *c = (char)tolower((unsigned char)*c);
+        o->text = sets[i];
+        ++ld->num_overrides;
+        if (!iniparser_find_entry(ld->ini, o->section))
+            iniparser_set(ld->ini, o->section, NULL);
+        snprintf(full, sizeof full, "%s:%s", o->section, o->key);
+        if (iniparser_set(ld->ini, full, value) != 0)
+            return kt_err_set(ld->err, KT_S_NOMEM, "out of memory");
+    }
+    return KT_S_OK;
+}
+
+static kt_status check_sections(const loader *ld)
+{
+    int n = iniparser_getnsec(ld->ini);
+    for (int i = 0; i < n; ++i) {
+        const char *s = iniparser_getsecname(ld->ini, i);
+        char hint[256];
+        if (is_one_of(s, section_names, COUNT(section_names)))
+            continue;
+        kt_suggest(s, section_names, COUNT(section_names), hint, sizeof hint);
+        {
+            char at[PATH_MAX + 128];
+            where(ld, s, NULL, at, sizeof at);
+            for (size_t k = 0; k < ld->num_overrides; ++k)
+                if (strcasecmp(ld->overrides[k].section, s) == 0)
+                    snprintf(at, sizeof at, "--set %s", ld->overrides[k].text);
+            return kt_err_set(ld->err, KT_S_INPUT, "%s: unknown section [%s]%s",
+                              at, s, hint);
+        }
+    }
+    return KT_S_OK;
+}
+
+kt_status kt_job_load(const char *path, char *const *sets, size_t num_sets,
+                      const kt_registry *reg, kt_job *job, kt_err *err)
+{
+    loader ld;
+    kt_err local;
+    kt_status rc;
+
+    if (!err)
+        err = &local;
+    memset(job, 0, sizeof *job);
+    memset(&ld, 0, sizeof ld);
+    ld.job = job;
+    ld.err = err;
+    snprintf(job->path, sizeof job->path, "%s", path);
+    job->input_seed = 1;
+    job->boundaries = 1;
+    job->seed = 1;
+    job->finalists = 3;
+    job->min_gain = 0.005;
+    job->top = 10;
+    kt_job_protocol_defaults(&job->protocol);
+    if ((rc = kt_iniloc_scan(path, &ld.loc, err)))
+        goto done;
+    syntax_message[0] = '\0';
+    iniparser_set_error_callback(capture);
+    ld.ini = iniparser_load(path);
+    iniparser_set_error_callback(NULL);
+    if (!ld.ini) {
+        rc = syntax_message[0]
+                 ? syntax_error(&ld)
+                 : kt_err_set(err, KT_S_IO, "%s: cannot read", path);
+        goto done;
+    }
+    if ((rc = apply_overrides(&ld, sets, num_sets)) ||
+        (rc = check_sections(&ld)) || (rc = read_job(&ld, reg)) ||
+        (rc = read_space(&ld)) || (rc = read_strategy(&ld)) ||
+        (rc = read_measure(&ld)) || (rc = read_output(&ld)))
+        goto done;
+done:
+    if (ld.ini)
+        iniparser_freedict(ld.ini);
+    kt_iniloc_free(&ld.loc);
+    free(ld.overrides);
+    if (rc)
+        kt_job_free(job);
+    return rc;
+}
+
+void kt_job_free(kt_job *job)
+{
+    kt_space_free(&job->space);
+}

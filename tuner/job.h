@@ -1,0 +1,77 @@
+/*
+ * kt_job: a tuning job as written in an INI file (docs/configs.md), with
+ * `--set section.key=value` overrides, checked against the plugin it names.
+ *
+ * Sections: [job] what to tune (operator, problem sizes, input seed),
+ * [space] the values to consider, [strategy] how to search and the budgets,
+ * [measure] the measurement protocol, [output] where results go. Every
+ * mistake (unknown section or key, a value of the wrong type or out of
+ * range, a value the plugin does not declare) is KT_S_INPUT with
+ * `file:line: [section] key: ...` (or the --set that wrote it), what is
+ * allowed, and close matches.
+ */
+#ifndef KT_JOB_H
+#define KT_JOB_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/error.h"
+#include "core/loader.h"
+#include "core/protocol.h"
+#include "tuner/space.h"
+#include "tuner/strategy.h"
+
+#ifndef PATH_MAX
+#define PATH_MAX 4096
+#endif
+
+typedef enum kt_job_journal {
+    KT_JOB_JOURNAL_NONE = 0, /* journal = none */
+    KT_JOB_JOURNAL_PATH = 1, /* a path the user gave */
+    KT_JOB_JOURNAL_AUTO = 2  /* not given: <config name>.journal.jsonl */
+} kt_job_journal;
+
+typedef struct kt_job {
+    char path[PATH_MAX]; /* the config file */
+    /* [job] */
+    char spec[256]; /* "plugin:operator" */
+    const kt_loaded_plugin *plugin;
+    const kt_operator *op;
+    int64_t sizes[KT_MAX_SIZES];
+    uint64_t input_seed;
+    int device;
+    int boundaries;
+    /* [space], not yet bound to a device */
+    kt_space space;
+    /* [strategy] */
+    const kt_strategy *strategy;
+    double options[KT_STRATEGY_MAX_OPTIONS];
+    uint64_t seed;
+    size_t max_evals;
+    double max_seconds;
+    size_t finalists;
+    double min_gain;
+    /* [measure] */
+    kt_protocol protocol;
+    /* [output]; empty: not written */
+    kt_job_journal journal_mode;
+    char journal[PATH_MAX];
+    char json[PATH_MAX], csv[PATH_MAX], t4[PATH_MAX];
+    int top;
+} kt_job;
+
+/* The protocol defaults of a tuning run: fewer samples and a shorter cap
+ * than `ktune bench`, so a whole space is measured in minutes. */
+void kt_job_protocol_defaults(kt_protocol *p);
+
+/* Reads and checks the job at path; sets[0..num_sets) are "section.key=
+ * value" overrides applied on top. Plugins are resolved in reg, which must
+ * outlive the job. Free with kt_job_free(). */
+kt_status kt_job_load(const char *path, char *const *sets, size_t num_sets,
+                      const kt_registry *reg, kt_job *job, kt_err *err);
+
+void kt_job_free(kt_job *job);
+
+#endif

@@ -1,0 +1,722 @@
+#include "tuner/journal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/envrec.h"
+#include "core/result_json.h"
+
+/* ------------------------------------------------------------- reading */
+
+static kt_status read_all(const char *path, char **text, size_t *len,
+                          kt_err *err)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    size_t cap = 0, used = 0, got;
+
+    if (!f)
+        return kt_err_set(err, errno == ENOENT ? KT_S_INPUT : KT_S_IO,
+                          "%s: cannot open: %s", path, strerror(errno));
+    do {
+        if (used + 65536 + 1 > cap) {
+            char *grown;
+            cap = cap ? 2 * cap : 1 << 20;
+            grown = realloc(buf, cap);
+            if (!grown) {
+                free(buf);
+                fclose(f);
+                return kt_err_set(err, KT_S_NOMEM, "%s: out of memory", path);
+            }
+            buf = grown;
+        }
+        got = fread(buf + used, 1, cap - used - 1, f);
+        used += got;
+    } while (got > 0);
+    if (ferror(f)) {
+        free(buf);
+        fclose(f);
+        return kt_err_set(err, KT_S_IO, "%s: read error", path);
+    }
+    fclose(f);
+    if (!buf && !(buf = malloc(1)))
+        return kt_err_set(err, KT_S_NOMEM, "%s: out of memory", path);
+    buf[used] = '\0';
+    *text = buf;
+    *len = used;
+    return KT_S_OK;
+}
+
+static kt_status shape_from_json(const json_t *j, kt_shape *shape)
+{
+    json_int_t g[3] = {0, 0, 0}, b[3] = {0, 0, 0}, smem = 0;
+
+    memset(shape, 0, sizeof *shape);
+    shape->struct_size = sizeof *shape;
+    if (!j)
+        return KT_S_OK;
+    if (json_unpack((json_t *)j, "{s:[III],s:[III],s:I}", "grid", &g[0], &g[1],
+                    &g[2], "block", &b[0], &b[1], &b[2], "dynamic_smem_bytes",
+                    &smem))
+        return KT_S_INPUT;
+    for (int i = 0; i < 3; ++i) {
+        shape->grid[i] = (uint32_t)g[i];
+        shape->block[i] = (uint32_t)b[i];
+    }
+    shape->dynamic_smem_bytes = (uint32_t)smem;
+    return KT_S_OK;
+}
+
+static kt_status parse_eval(const json_t *rec, const kt_operator *op,
+                            kt_journal_entry *e, kt_err *err)
+{
+    json_int_t call = 0, slot = 0, of = 0, env = 0;
+    const char *purpose = "", *status = "", *reason = "";
+    json_t *point = NULL, *timing;
+    json_error_t jerr;
+    kt_status rc;
+
+    memset(e, 0, sizeof *e);
+    if (json_unpack_ex((json_t *)rec, &jerr, 0,
+                       "{s:I,s:I,s:I,s:s,s:I,s:F,s:o,s:s,s?s}", "call", &call,
+                       "slot", &slot, "of", &of, "purpose", &purpose, "env",
+                       &env, "elapsed_s", &e->elapsed_s, "point", &point,
+                       "status", &status, "reason", &reason))
+        return kt_err_set(err, KT_S_INPUT, "evaluation record: %s", jerr.text);
+    if (call < 1 || of < 1 || slot < 0 || slot >= of)
+        return kt_err_set(err, KT_S_INPUT,
+                          "evaluation record: call %lld, slot %lld of %lld "
+                          "are not a place in a call",
+                          (long long)call, (long long)slot, (long long)of);
+    e->call = (size_t)call;
+    e->slot = (size_t)slot;
+    e->of = (size_t)of;
+    e->env = (int)env;
+    snprintf(e->purpose, sizeof e->purpose, "%s", purpose);
+    if ((rc = kt_point_from_json(op, point, &e->point, err)) ||
+        (rc = kt_point_validate(op, &e->point, err)) ||
+        (rc = kt_eval_status_parse(status, &e->result.status, err)))
+        return rc;
+    snprintf(e->result.reason, sizeof e->result.reason, "%s", reason);
+    if (shape_from_json(json_object_get(rec, "shape"), &e->result.shape))
+        return kt_err_set(err, KT_S_INPUT,
+                          "evaluation record: 'shape' needs grid, block "
+                          "and dynamic_smem_bytes");
+    timing = json_object_get(rec, "timing");
+    if (e->result.status == KT_EVAL_OK) {
+        if (!timing)
+            return kt_err_set(err, KT_S_INPUT,
+                              "evaluation record: status ok without timing");
+        if ((rc = kt_timing_from_json(timing, &e->result.timing, err)))
+            return rc;
+        if (e->result.timing.num_rounds == 0 || !e->result.timing.samples_us)
+            return kt_err_set(err, KT_S_INPUT,
+                              "evaluation record: timing without raw "
+                              "samples (samples_us)");
+    }
+    return KT_S_OK;
+}
+
+/* Drops the trailing entries of a call that has fewer records than it
+ * announced; returns how many were dropped. */
+static size_t drop_partial_call(kt_journal_log *log, long long *cut_at,
+                                const long long *starts)
+{
+    size_t last, first;
+
+    if (log->count == 0)
+        return 0;
+    last = log->count - 1;
+    first = last;
+    while (first > 0 && log->entries[first - 1].call == log->entries[last].call)
+        --first;
+    if (log->count - first >= log->entries[last].of)
+        return 0;
+    *cut_at = starts[first];
+    for (size_t i = first; i < log->count; ++i)
+        kt_eval_result_free(&log->entries[i].result);
+    {
+        size_t dropped = log->count - first;
+        log->count = first;
+        return dropped;
+    }
+}
+
+kt_status kt_journal_read(const char *path, const kt_operator *op,
+                          kt_journal_log *log, kt_err *err)
+{
+    char *text = NULL, *line;
+    size_t len = 0, lineno = 0, cap = 0;
+    long long *starts = NULL, offset = 0;
+    kt_status rc;
+
+    memset(log, 0, sizeof *log);
+    if ((rc = read_all(path, &text, &len, err)))
+        return rc;
+    line = text;
+    while ((size_t)(line - text) < len) {
+        char *nl = strchr(line, '\n');
+        json_error_t jerr;
+        json_t *rec;
+        const char *kind;
+
+        ++lineno;
+        if (!nl) {
+            /* A line without its newline was being written when the run
+             * died: everything before it is intact. */
+            snprintf(log->note, sizeof log->note,
+                     "%s:%zu: the last line is incomplete (the run was "
+                     "stopped while writing it); dropped",
+                     path, lineno);
+            break;
+        }
+        *nl = '\0';
+        offset = (long long)(nl + 1 - text);
+        if (strspn(line, " \t\r") == strlen(line)) {
+            line = nl + 1;
+            log->keep_bytes = offset;
+            continue;
+        }
+        rec = json_loads(line, 0, &jerr);
+        if (!rec) {
+            rc = kt_err_set(err, KT_S_INPUT, "%s:%zu: not a JSON record: %s",
+                            path, lineno, jerr.text);
+            goto fail;
+        }
+        kind = json_string_value(json_object_get(rec, "kind"));
+        if (lineno == 1) {
+            json_int_t format = 0;
+            if (!kind || strcmp(kind, "ktune.journal") != 0) {
+                json_decref(rec);
+                rc = kt_err_set(err, KT_S_INPUT,
+                                "%s:1: not a ktune journal (the first "
+                                "record's kind is not \"ktune.journal\")",
+                                path);
+                goto fail;
+            }
+            format = json_integer_value(json_object_get(rec, "format"));
+            if (format != KT_JOURNAL_FORMAT) {
+                json_decref(rec);
+                rc = kt_err_set(err, KT_S_INPUT,
+                                "%s:1: journal format %lld; this ktune "
+                                "reads format %d",
+                                path, (long long)format, KT_JOURNAL_FORMAT);
+                goto fail;
+            }
+            log->header = rec;
+            log->num_envs = 1;
+            log->keep_bytes = offset;
+            line = nl + 1;
+            continue;
+        }
+        if (kind && strcmp(kind, "eval") == 0) {
+            kt_journal_entry *grown;
+            if (log->count == cap) {
+                long long *sg;
+                cap = cap ? 2 * cap : 256;
+                grown = realloc(log->entries, cap * sizeof *grown);
+                sg = grown ? realloc(starts, cap * sizeof *sg) : NULL;
+                if (grown)
+                    log->entries = grown;
+                if (!grown || !sg) {
+                    json_decref(rec);
+                    rc = kt_err_set(err, KT_S_NOMEM, "%s: out of memory", path);
+                    goto fail;
+                }
+                starts = sg;
+            }
+            rc = parse_eval(rec, op, &log->entries[log->count], err);
+            if (rc) {
+                kt_eval_result_free(&log->entries[log->count].result);
+                json_decref(rec);
+                kt_err_prefix(err, "%s:%zu: ", path, lineno);
+                goto fail;
+            }
+            starts[log->count] = (long long)(line - text);
+            if (log->count > 0) {
+                const kt_journal_entry *prev = &log->entries[log->count - 1];
+                const kt_journal_entry *cur = &log->entries[log->count];
+                /* Records of a call are written together, in slot order. */
+                if (cur->call != prev->call && prev->slot + 1 != prev->of) {
+                    json_decref(rec);
+                    rc = kt_err_set(err, KT_S_INPUT,
+                                    "%s:%zu: call %zu starts before call "
+                                    "%zu has all its %zu records",
+                                    path, lineno, cur->call, prev->call,
+                                    prev->of);
+                    goto fail;
+                }
+            }
+            ++log->count;
+        } else if (kind && strcmp(kind, "check") == 0) {
+            kt_point pt, *grown;
+            if ((rc = kt_point_from_json(op, json_object_get(rec, "point"), &pt,
+                                         err))) {
+                json_decref(rec);
+                kt_err_prefix(err, "%s:%zu: ", path, lineno);
+                goto fail;
+            }
+            grown =
+                realloc(log->checked, (log->num_checked + 1) * sizeof *grown);
+            if (!grown) {
+                json_decref(rec);
+                rc = kt_err_set(err, KT_S_NOMEM, "%s: out of memory", path);
+                goto fail;
+            }
+            log->checked = grown;
+            grown[log->num_checked++] = pt;
+        } else if (kind && strcmp(kind, "environment") == 0) {
+            ++log->num_envs;
+        }
+        /* Other kinds come from newer versions; they carry nothing this
+         * version needs. */
+        json_decref(rec);
+        log->keep_bytes = offset;
+        line = nl + 1;
+    }
+    if (!log->header) {
+        rc = kt_err_set(err, KT_S_INPUT, "%s: empty: no header record", path);
+        goto fail;
+    }
+    {
+        long long cut = log->keep_bytes;
+        size_t dropped = drop_partial_call(log, &cut, starts);
+        if (dropped) {
+            size_t used = strlen(log->note);
+            snprintf(log->note + used, sizeof log->note - used,
+                     "%s%s: the last evaluate() call has %zu of its records; "
+                     "dropped (those points are measured again)",
+                     used ? "; " : "", path, dropped);
+            log->keep_bytes = cut;
+        }
+    }
+    for (size_t i = 0; i < log->count; ++i)
+        if (log->entries[i].call > log->max_call)
+            log->max_call = log->entries[i].call;
+    free(starts);
+    free(text);
+    return KT_S_OK;
+fail:
+    free(starts);
+    free(text);
+    kt_journal_log_free(log);
+    return rc;
+}
+
+void kt_journal_log_free(kt_journal_log *log)
+{
+    for (size_t i = 0; i < log->count; ++i)
+        kt_eval_result_free(&log->entries[i].result);
+    free(log->entries);
+    free(log->checked);
+    json_decref(log->header);
+    memset(log, 0, sizeof *log);
+}
+
+kt_status kt_journal_read_header(const char *path, json_t **header, kt_err *err)
+{
+    FILE *f = fopen(path, "r");
+    char *line = NULL;
+    size_t cap = 0;
+    json_error_t jerr;
+    json_t *h = NULL;
+    kt_status rc = KT_S_OK;
+
+    *header = NULL;
+    if (!f)
+        return kt_err_set(err, errno == ENOENT ? KT_S_INPUT : KT_S_IO,
+                          "%s: cannot open: %s", path, strerror(errno));
+    if (getline(&line, &cap, f) <= 0 || !(h = json_loads(line, 0, &jerr)) ||
+        !json_is_object(h) ||
+        strcmp(json_string_value(json_object_get(h, "kind"))
+                   ? json_string_value(json_object_get(h, "kind"))
+                   : "",
+               "ktune.journal") != 0) {
+        json_decref(h);
+        rc = kt_err_set(err, KT_S_INPUT,
+                        "%s:1: not a ktune journal (the first record's kind "
+                        "is not \"ktune.journal\")",
+                        path);
+    } else {
+        *header = h;
+    }
+    free(line);
+    fclose(f);
+    return rc;
+}
+
+/* ------------------------------------------------------------ the header */
+
+static void utc_now(char *out, size_t size)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(out, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+json_t *kt_journal_header(const kt_loaded_plugin *plugin, const char *spec,
+                          const kt_operator *op, const int64_t *sizes,
+                          uint64_t seed, const kt_space *space,
+                          const kt_protocol *protocol, json_t *strategy,
+                          json_t *environment)
+{
+    json_t *sz = json_object(), *fingerprint = kt_env_plugin(plugin);
+    char date[32];
+
+    utc_now(date, sizeof date);
+    for (uint32_t i = 0; i < op->num_sizes; ++i)
+        json_object_set_new(sz, op->sizes[i].name, json_integer(sizes[i]));
+    json_object_del(fingerprint, "path");
+    json_object_set_new(environment, "id", json_integer(0));
+    return json_pack("{s:s,s:i,s:s,s:s,s:o,s:s,s:o,s:I,s:o,s:o,s:o,s:o}",
+                     "kind", "ktune.journal", "format", KT_JOURNAL_FORMAT,
+                     "created", date, "plugin_spec", spec, "plugin",
+                     fingerprint, "operator", op->id, "sizes", sz, "seed",
+                     (json_int_t)seed, "space", kt_space_to_json(space),
+                     "protocol", kt_env_protocol(protocol), "strategy",
+                     strategy, "environment", environment);
+}
+
+static const char *str_or(const json_t *obj, const char *key, const char *dflt)
+{
+    const char *s = json_string_value(json_object_get(obj, key));
+    return s ? s : dflt;
+}
+
+/* Equal values, or both absent. */
+static int same(const json_t *a, const json_t *b)
+{
+    return (!a && !b) || json_equal(a, b);
+}
+
+/* The first key whose values differ between two objects, or NULL. */
+static const char *first_difference(const json_t *a, const json_t *b)
+{
+    const char *key;
+    json_t *value;
+
+    json_object_foreach ((json_t *)a, key, value) {
+        if (!json_equal(value, json_object_get(b, key)))
+            return key;
+    }
+    json_object_foreach ((json_t *)b, key, value) {
+        if (!json_object_get(a, key))
+            return key;
+    }
+    return NULL;
+}
+
+static void value_text(const json_t *v, char *out, size_t size)
+{
+    char *s = v ? json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+    snprintf(out, size, "%s", s ? s : "(absent)");
+    free(s);
+}
+
+/* Describes where two space records differ, e.g. "vec4 items: [1,2,4,8]
+ * in the journal, [2,4] now". */
+static void space_difference(const json_t *rec, const json_t *now, char *out,
+                             size_t size)
+{
+    const json_t *va = json_object_get(rec, "variants");
+    const json_t *vb = json_object_get(now, "variants");
+    char a[256], b[256];
+
+    if (json_array_size(va) != json_array_size(vb)) {
+        snprintf(out, size, "%zu variant(s) in the journal, %zu now",
+                 json_array_size(va), json_array_size(vb));
+        return;
+    }
+    for (size_t i = 0; i < json_array_size(va); ++i) {
+        const json_t *x = json_array_get(va, i), *y = json_array_get(vb, i);
+        const char *key;
+        if (!json_equal(json_object_get(x, "id"), json_object_get(y, "id"))) {
+            snprintf(out, size, "variant '%s' in the journal, '%s' now",
+                     str_or(x, "id", "?"), str_or(y, "id", "?"));
+            return;
+        }
+        key = first_difference(json_object_get(x, "params"),
+                               json_object_get(y, "params"));
+        if (key) {
+            value_text(json_object_get(json_object_get(x, "params"), key), a,
+                       sizeof a);
+            value_text(json_object_get(json_object_get(y, "params"), key), b,
+                       sizeof b);
+            snprintf(out, size, "%s %s: %s in the journal, %s now",
+                     str_or(x, "id", "?"), key, a, b);
+            return;
+        }
+    }
+    snprintf(out, size, "the space records differ");
+}
+
+kt_status kt_journal_compatible(const json_t *recorded, const json_t *now,
+                                const char *path, char *note, size_t note_size,
+                                kt_err *err)
+{
+    static const char *const build_keys[] = {
+        "name",       "version",  "abi",       "cuda_runtime_version",
+        "cuda_archs", "compiler", "build_date"};
+    static const char *const protocol_keys[] = {
+        "warmups",    "min_samples",  "max_samples",   "min_time_s",
+        "max_time_s", "target_noise", "cache",         "batch",
+        "end_to_end", "probe_ns",     "throttle_ratio"};
+    static const char *const device_keys[] = {"name", "compute_capability",
+                                              "sm_count", "global_mem_bytes"};
+    const json_t *pa = json_object_get(recorded, "plugin");
+    const json_t *pb = json_object_get(now, "plugin");
+    const json_t *da =
+        json_object_get(json_object_get(recorded, "environment"), "device");
+    const json_t *db =
+        json_object_get(json_object_get(now, "environment"), "device");
+    const char *hint = "resume needs the same conditions; to start over, "
+                       "name a new journal with --journal FILE";
+    char a[256], b[256], diff[512];
+    const char *key;
+
+    if (note_size)
+        note[0] = '\0';
+    for (size_t i = 0; i < sizeof build_keys / sizeof build_keys[0]; ++i) {
+        const json_t *x = json_object_get(pa, build_keys[i]);
+        const json_t *y = json_object_get(pb, build_keys[i]);
+        if (!same(x, y)) {
+            value_text(x, a, sizeof a);
+            value_text(y, b, sizeof b);
+            return kt_err_set(err, KT_S_INPUT,
+                              "%s was written by another plugin build: "
+                              "%s is %s in the journal, %s in the plugin "
+                              "loaded now; %s",
+                              path, build_keys[i], a, b, hint);
+        }
+    }
+    if (!same(json_object_get(recorded, "operator"),
+              json_object_get(now, "operator")) ||
+        !same(json_object_get(recorded, "sizes"),
+              json_object_get(now, "sizes")) ||
+        !same(json_object_get(recorded, "seed"),
+              json_object_get(now, "seed"))) {
+        json_t *x = json_pack("{s:O?,s:O?,s:O?}", "operator",
+                              json_object_get(recorded, "operator"), "sizes",
+                              json_object_get(recorded, "sizes"), "seed",
+                              json_object_get(recorded, "seed"));
+        json_t *y = json_pack("{s:O?,s:O?,s:O?}", "operator",
+                              json_object_get(now, "operator"), "sizes",
+                              json_object_get(now, "sizes"), "seed",
+                              json_object_get(now, "seed"));
+        value_text(x, a, sizeof a);
+        value_text(y, b, sizeof b);
+        json_decref(x);
+        json_decref(y);
+        return kt_err_set(err, KT_S_INPUT,
+                          "%s is another problem: %s in the journal, %s "
+                          "now; %s",
+                          path, a, b, hint);
+    }
+    for (size_t i = 0; i < sizeof device_keys / sizeof device_keys[0]; ++i) {
+        const json_t *x = json_object_get(da, device_keys[i]);
+        const json_t *y = json_object_get(db, device_keys[i]);
+        if (!same(x, y)) {
+            value_text(x, a, sizeof a);
+            value_text(y, b, sizeof b);
+            return kt_err_set(err, KT_S_INPUT,
+                              "%s was measured on another device: %s is %s "
+                              "in the journal, %s here; %s",
+                              path, device_keys[i], a, b, hint);
+        }
+    }
+    if (!same(json_object_get(da, "uuid"), json_object_get(db, "uuid")))
+        snprintf(note, note_size,
+                 "%s was measured on another %s (uuid %s); this one is %s: "
+                 "the final re-measurement compares the finalists here",
+                 path, str_or(da, "name", "GPU"), str_or(da, "uuid", "?"),
+                 str_or(db, "uuid", "?"));
+    if (!same(json_object_get(recorded, "space"),
+              json_object_get(now, "space"))) {
+        space_difference(json_object_get(recorded, "space"),
+                         json_object_get(now, "space"), diff, sizeof diff);
+        return kt_err_set(err, KT_S_INPUT, "%s searched another space: %s; %s",
+                          path, diff, hint);
+    }
+    key = NULL;
+    /* The measuring fields only: the descriptive text may change between
+     * versions without changing a measurement. */
+    for (size_t i = 0; !key && i < sizeof protocol_keys / sizeof *protocol_keys;
+         ++i)
+        if (!same(json_object_get(json_object_get(recorded, "protocol"),
+                                  protocol_keys[i]),
+                  json_object_get(json_object_get(now, "protocol"),
+                                  protocol_keys[i])))
+            key = protocol_keys[i];
+    if (key) {
+        value_text(json_object_get(json_object_get(recorded, "protocol"), key),
+                   a, sizeof a);
+        value_text(json_object_get(json_object_get(now, "protocol"), key), b,
+                   sizeof b);
+        return kt_err_set(err, KT_S_INPUT,
+                          "%s used another measurement protocol: %s is %s "
+                          "in the journal, %s now; %s",
+                          path, key, a, b, hint);
+    }
+    return KT_S_OK;
+}
+
+/* ------------------------------------------------------------- writing */
+
+/* One line, one write(), then (when durable) fdatasync: the line is on
+ * disk before the tuner acts on it. fdatasync covers the new length of an
+ * appended file, which is all a reader needs. */
+static kt_status append_line(kt_journal *j, const json_t *rec, int durable,
+                             kt_err *err)
+{
+    char *text = json_dumps(rec, JSON_COMPACT);
+    size_t len, done = 0;
+    kt_status rc = KT_S_OK;
+
+    if (!text)
+        return kt_err_set(err, KT_S_NOMEM, "%s: cannot encode a record",
+                          j->path);
+    len = strlen(text);
+    text[len] = '\n'; /* replaces the NUL: the write is length-bounded */
+    while (done < len + 1) {
+        ssize_t n = write(j->fd, text + done, len + 1 - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            rc = kt_err_set(err, KT_S_IO, "%s: write failed: %s", j->path,
+                            strerror(errno));
+            goto done;
+        }
+        done += (size_t)n;
+    }
+    if (durable && fdatasync(j->fd) != 0)
+        rc = kt_err_set(err, KT_S_IO, "%s: fdatasync failed: %s", j->path,
+                        strerror(errno));
+done:
+    free(text);
+    return rc;
+}
+
+kt_status kt_journal_create(kt_journal *j, const char *path,
+                            const json_t *header, kt_err *err)
+{
+    kt_status rc;
+
+    memset(j, 0, sizeof *j);
+    j->fd = -1;
+    j->next_call = 1;
+    j->fd =
+        open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+    if (j->fd < 0) {
+        if (errno == EEXIST)
+            return kt_err_set(err, KT_S_INPUT,
+                              "journal %s exists: add --resume to continue "
+                              "it, or name a new one with --journal FILE",
+                              path);
+        return kt_err_set(err, KT_S_IO, "journal %s: cannot create: %s", path,
+                          strerror(errno));
+    }
+    j->path = strdup(path);
+    if (!j->path) {
+        kt_journal_close(j);
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    }
+    if ((rc = append_line(j, header, 1, err))) {
+        kt_journal_close(j);
+        return rc;
+    }
+    return KT_S_OK;
+}
+
+kt_status kt_journal_continue(kt_journal *j, const char *path,
+                              const kt_journal_log *log, json_t *environment,
+                              kt_err *err)
+{
+    json_t *rec;
+    kt_status rc;
+
+    memset(j, 0, sizeof *j);
+    j->fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (j->fd < 0) {
+        json_decref(environment);
+        return kt_err_set(err, KT_S_IO, "journal %s: cannot open: %s", path,
+                          strerror(errno));
+    }
+    j->path = strdup(path);
+    j->env = log->num_envs;
+    j->next_call = log->max_call + 1;
+    if (!j->path) {
+        json_decref(environment);
+        kt_journal_close(j);
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    }
+    /* Cut the torn line and any unfinished call, so appended records
+     * start on a line of their own. */
+    if (ftruncate(j->fd, (off_t)log->keep_bytes) != 0) {
+        json_decref(environment);
+        rc = kt_err_set(err, KT_S_IO,
+                        "journal %s: cannot cut to %lld bytes: "
+                        "%s",
+                        path, log->keep_bytes, strerror(errno));
+        kt_journal_close(j);
+        return rc;
+    }
+    json_object_set_new(environment, "id", json_integer(j->env));
+    rec = json_pack("{s:s,s:o}", "kind", "environment", "environment",
+                    environment);
+    rc = append_line(j, rec, 1, err);
+    json_decref(rec);
+    if (rc)
+        kt_journal_close(j);
+    return rc;
+}
+
+kt_status kt_journal_eval(kt_journal *j, const kt_operator *op, size_t call,
+                          size_t slot, size_t of, const char *purpose,
+                          double elapsed_s, const kt_point *pt,
+                          const kt_eval_result *r, kt_err *err)
+{
+    json_t *rec = kt_eval_result_to_json(op, pt, r, 1);
+    char date[32];
+    kt_status rc;
+
+    utc_now(date, sizeof date);
+    json_object_set_new(rec, "kind", json_string("eval"));
+    json_object_set_new(rec, "call", json_integer((json_int_t)call));
+    json_object_set_new(rec, "slot", json_integer((json_int_t)slot));
+    json_object_set_new(rec, "of", json_integer((json_int_t)of));
+    json_object_set_new(rec, "purpose", json_string(purpose));
+    json_object_set_new(rec, "env", json_integer(j->env));
+    json_object_set_new(rec, "elapsed_s", json_real(elapsed_s));
+    json_object_set_new(rec, "time", json_string(date));
+    rc = append_line(j, rec, 1, err);
+    json_decref(rec);
+    return rc;
+}
+
+kt_status kt_journal_check(kt_journal *j, const kt_operator *op,
+                           const kt_point *pt, const char *reason, kt_err *err)
+{
+    json_t *rec = json_pack("{s:s,s:o,s:s,s:s,s:i}", "kind", "check", "point",
+                            kt_point_to_json(op, pt), "status", "invalid",
+                            "reason", reason, "env", j->env);
+    /* Written but not synced: a resumed run finds a refusal on the host
+     * again at no cost. */
+    kt_status rc = append_line(j, rec, 0, err);
+    json_decref(rec);
+    return rc;
+}
+
+void kt_journal_close(kt_journal *j)
+{
+    if (j->fd >= 0)
+        close(j->fd);
+    free(j->path);
+    j->path = NULL;
+    j->fd = -1;
+}

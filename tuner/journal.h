@@ -1,0 +1,119 @@
+/*
+ * kt_journal: the append-only record of a tuning run, one JSON object per
+ * line (docs/configs.md, "The journal").
+ *
+ *   {"kind":"ktune.journal", ...}   header: plugin build, operator, sizes,
+ *                                   seed, space, protocol, strategy and the
+ *                                   environment record with "id": 0
+ *   {"kind":"eval", ...}            one per point of every evaluate() call:
+ *                                   call, slot, of, purpose, env, elapsed_s,
+ *                                   point, status, reason, shape, timing
+ *                                   (raw samples included)
+ *   {"kind":"check", ...}           a point refused on the host (constraint
+ *                                   or device limit), never sent to the GPU
+ *   {"kind":"environment", ...}     a resumed session's environment record
+ *
+ * Every line is written with one write(); evaluation records are synced to
+ * disk (fdatasync) before the tuner goes on, so a killed run, or a machine
+ * that loses power, loses at most the line being written. Reading drops a
+ * torn last line and the records of an evaluate() call that did not finish,
+ * and says so.
+ */
+#ifndef KT_JOURNAL_H
+#define KT_JOURNAL_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "core/error.h"
+#include "core/evaluator.h"
+#include "core/loader.h"
+#include "core/point.h"
+#include "core/protocol.h"
+#include "tuner/space.h"
+
+#define KT_JOURNAL_FORMAT 1
+
+/* One evaluation read back. */
+typedef struct kt_journal_entry {
+    size_t call;      /* the evaluate() call it came from, from 1 */
+    size_t slot, of;  /* its place in that call, and the call's size */
+    char purpose[16]; /* "measure", "compare" or "final" */
+    int env;          /* environment record it was measured under */
+    double elapsed_s; /* the run's clock when the call ended */
+    kt_point point;
+    kt_eval_result result; /* timing samples owned by the log */
+} kt_journal_entry;
+
+/* What a journal file holds. */
+typedef struct kt_journal_log {
+    json_t *header;            /* owned reference */
+    kt_journal_entry *entries; /* complete calls only, in file order */
+    size_t count;
+    kt_point *checked; /* points refused on the host */
+    size_t num_checked;
+    int num_envs;         /* environment records: ids 0..num_envs-1 */
+    size_t max_call;      /* highest complete call number */
+    long long keep_bytes; /* length of the part worth keeping */
+    char note[512];       /* what reading dropped and why, or "" */
+} kt_journal_log;
+
+/* Reads a journal; points are read against op (the operator loaded now), so
+ * a record the plugin cannot represent fails with the line number. A
+ * complete line that is not a record is KT_S_INPUT with path:line. */
+kt_status kt_journal_read(const char *path, const kt_operator *op,
+                          kt_journal_log *log, kt_err *err);
+void kt_journal_log_free(kt_journal_log *log);
+
+/* The header record alone (new reference), so a journal of another plugin
+ * or operator can be refused before its points are read. */
+kt_status kt_journal_read_header(const char *path, json_t **header,
+                                 kt_err *err);
+
+/* The header record of a run. Steals the references to strategy and
+ * environment (environment gets "id": 0). */
+json_t *kt_journal_header(const kt_loaded_plugin *plugin, const char *spec,
+                          const kt_operator *op, const int64_t *sizes,
+                          uint64_t seed, const kt_space *space,
+                          const kt_protocol *protocol, json_t *strategy,
+                          json_t *environment);
+
+/* Whether a recorded header allows resuming with the header of now: same
+ * plugin build, operator, sizes, input seed, device, space and protocol.
+ * KT_S_INPUT saying what differs and what to do. A different physical GPU
+ * of the same model only writes a note. */
+kt_status kt_journal_compatible(const json_t *recorded, const json_t *now,
+                                const char *path, char *note, size_t note_size,
+                                kt_err *err);
+
+/* A journal open for appending. */
+typedef struct kt_journal {
+    char *path; /* owned */
+    int fd;
+    int env;          /* this session's environment record */
+    size_t next_call; /* number of the next evaluate() call */
+} kt_journal;
+
+/* Creates path (which must not exist) and writes the header. */
+kt_status kt_journal_create(kt_journal *j, const char *path,
+                            const json_t *header, kt_err *err);
+
+/* Continues the journal log was read from: cuts what reading dropped, then
+ * appends this session's environment record (steals environment). */
+kt_status kt_journal_continue(kt_journal *j, const char *path,
+                              const kt_journal_log *log, json_t *environment,
+                              kt_err *err);
+
+/* Appends the result of one point of one evaluate() call. */
+kt_status kt_journal_eval(kt_journal *j, const kt_operator *op, size_t call,
+                          size_t slot, size_t of, const char *purpose,
+                          double elapsed_s, const kt_point *pt,
+                          const kt_eval_result *r, kt_err *err);
+
+/* Appends a point refused on the host. */
+kt_status kt_journal_check(kt_journal *j, const kt_operator *op,
+                           const kt_point *pt, const char *reason, kt_err *err);
+
+void kt_journal_close(kt_journal *j);
+
+#endif

@@ -1,0 +1,351 @@
+#include "tuner/replay.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/envrec.h"
+#include "tuner/journal.h"
+#include "tuner/space.h"
+#include "tuner/u64map.h"
+
+typedef struct replay_eval {
+    kt_evaluator base;
+    char *path;
+    const kt_operator *op;
+    kt_journal_log log;
+    size_t *first; /* entry index of each recorded point, best first */
+    size_t num_points;
+    kt_u64map by_hash; /* point hash -> position in first[] */
+    kt_device device;
+    char device_name[256];
+    int64_t sizes[KT_MAX_SIZES];
+    uint64_t seed;
+    kt_work work;
+    double delay_s;
+} replay_eval;
+
+static const kt_evaluator_ops replay_ops;
+
+static replay_eval *self(const kt_evaluator *ev)
+{
+    return (replay_eval *)ev;
+}
+
+/* FNV-1a over the variant and values. */
+static uint64_t point_hash(const kt_point *pt)
+{
+    uint64_t h = UINT64_C(0xcbf29ce484222325);
+    uint64_t words[KT_MAX_PARAMS + 1];
+    const unsigned char *p = (const unsigned char *)words;
+
+    words[0] = ((uint64_t)pt->variant << 32) | pt->count;
+    for (uint32_t i = 0; i < pt->count; ++i)
+        words[i + 1] = (uint64_t)pt->values[i];
+    for (size_t i = 0; i < (pt->count + 1) * sizeof words[0]; ++i) {
+        h ^= p[i];
+        h *= UINT64_C(0x100000001b3);
+    }
+    return h;
+}
+
+static long find_point(const replay_eval *re, const kt_point *pt)
+{
+    uint64_t pos;
+    if (kt_u64map_get(&re->by_hash, point_hash(pt), &pos) &&
+        kt_point_equal(&re->log.entries[re->first[pos]].point, pt))
+        return (long)pos;
+    /* A hash collision is possible in principle: fall back to a scan. */
+    for (size_t i = 0; i < re->num_points; ++i)
+        if (kt_point_equal(&re->log.entries[re->first[i]].point, pt))
+            return (long)i;
+    return -1;
+}
+
+static const kt_eval_result *lookup(const replay_eval *re, const kt_point *pt)
+{
+    long pos = find_point(re, pt);
+    return pos < 0 ? NULL : &re->log.entries[re->first[pos]].result;
+}
+
+static kt_status copy_timing(const kt_timing *from, kt_timing *to, kt_err *err)
+{
+    *to = *from;
+    to->samples_us = NULL;
+    if (from->samples_us && from->num_rounds) {
+        to->samples_us = malloc(from->num_rounds * sizeof *to->samples_us);
+        if (!to->samples_us)
+            return kt_err_set(err, KT_S_NOMEM, "out of memory");
+        memcpy(to->samples_us, from->samples_us,
+               from->num_rounds * sizeof *to->samples_us);
+    }
+    return KT_S_OK;
+}
+
+static kt_status replay_evaluate(kt_evaluator *ev, const kt_point *pts,
+                                 size_t n, const kt_protocol *p,
+                                 kt_eval_result *out, kt_err *err)
+{
+    replay_eval *re = self(ev);
+    kt_status rc = KT_S_OK;
+
+    (void)p;
+    memset(out, 0, n * sizeof *out);
+    if (re->delay_s > 0) {
+        struct timespec ts;
+        ts.tv_sec = (time_t)re->delay_s;
+        ts.tv_nsec = (long)((re->delay_s - (double)ts.tv_sec) * 1e9);
+        while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+            ;
+    }
+    for (size_t i = 0; i < n && !rc; ++i) {
+        const kt_eval_result *r = lookup(re, &pts[i]);
+        if (!r) {
+            out[i].status = KT_EVAL_ERROR;
+            snprintf(out[i].reason, sizeof out[i].reason,
+                     "not in the recording %s", re->path);
+            continue;
+        }
+        out[i].status = r->status;
+        out[i].shape = r->shape;
+        snprintf(out[i].reason, sizeof out[i].reason, "%s", r->reason);
+        if (r->status == KT_EVAL_OK)
+            rc = copy_timing(&r->timing, &out[i].timing, err);
+    }
+    if (rc)
+        for (size_t i = 0; i < n; ++i)
+            kt_eval_result_free(&out[i]);
+    return rc;
+}
+
+static const kt_device *replay_device(kt_evaluator *ev)
+{
+    return &self(ev)->device;
+}
+
+static kt_status replay_calibration(kt_evaluator *ev, int refresh,
+                                    kt_calibration *out, kt_err *err)
+{
+    replay_eval *re = self(ev);
+    const json_t *c = json_object_get(
+        json_object_get(re->log.header, "environment"), "calibration");
+    (void)refresh;
+    if (!c)
+        return kt_err_set(err, KT_S_UNSUPPORTED,
+                          "the recording %s has no calibration", re->path);
+    return kt_calib_from_json(c, out, err);
+}
+
+static json_t *replay_environment(kt_evaluator *ev)
+{
+    replay_eval *re = self(ev);
+    json_t *env =
+        json_deep_copy(json_object_get(re->log.header, "environment"));
+    if (!env)
+        env = json_object();
+    json_object_del(env, "id");
+    json_object_set_new(
+        env, "replay",
+        json_pack(
+            "{s:s,s:s?}", "recording", re->path, "recorded",
+            json_string_value(json_object_get(re->log.header, "created"))));
+    return env;
+}
+
+static const kt_work *replay_work(kt_evaluator *ev)
+{
+    return &self(ev)->work;
+}
+
+static void replay_close(kt_evaluator *ev)
+{
+    replay_eval *re = self(ev);
+    if (!re)
+        return;
+    kt_journal_log_free(&re->log);
+    kt_u64map_free(&re->by_hash);
+    free(re->first);
+    free(re->path);
+    free(re);
+}
+
+static const kt_evaluator_ops replay_ops = {
+    .kind = "replay",
+    .evaluate = replay_evaluate,
+    .device = replay_device,
+    .calibration = replay_calibration,
+    .environment = replay_environment,
+    .work = replay_work,
+    .close = replay_close,
+};
+
+/* Single-point measurements are the recording proper; a point seen only in
+ * a comparison or the final round still counts. */
+static int rank_of(const kt_journal_entry *e)
+{
+    return strcmp(e->purpose, "measure") == 0 ? 0 : 1;
+}
+
+static kt_status index_points(replay_eval *re, kt_err *err)
+{
+    kt_status rc;
+
+    re->first = malloc((re->log.count ? re->log.count : 1) * sizeof *re->first);
+    if (!re->first)
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    for (size_t i = 0; i < re->log.count; ++i) {
+        const kt_journal_entry *e = &re->log.entries[i];
+        long pos = find_point(re, &e->point);
+        if (pos >= 0) {
+            if (rank_of(e) < rank_of(&re->log.entries[re->first[pos]]))
+                re->first[pos] = i;
+            continue;
+        }
+        re->first[re->num_points] = i;
+        if ((rc = kt_u64map_put(&re->by_hash, point_hash(&e->point),
+                                re->num_points, err)))
+            return rc;
+        ++re->num_points;
+    }
+    return KT_S_OK;
+}
+
+static kt_status read_problem(replay_eval *re, const kt_operator *op,
+                              kt_err *err)
+{
+    const json_t *h = re->log.header;
+    const json_t *sizes = json_object_get(h, "sizes");
+    const json_t *env = json_object_get(h, "environment");
+    kt_problem problem;
+    kt_status rc;
+
+    for (uint32_t i = 0; i < op->num_sizes; ++i) {
+        const json_t *v = json_object_get(sizes, op->sizes[i].name);
+        if (!json_is_integer(v))
+            return kt_err_set(err, KT_S_INPUT,
+                              "%s: the header gives no size '%s'", re->path,
+                              op->sizes[i].name);
+        re->sizes[i] = json_integer_value(v);
+    }
+    re->seed = (uint64_t)json_integer_value(json_object_get(h, "seed"));
+    if ((rc = kt_env_device_from_json(json_object_get(env, "device"),
+                                      &re->device, re->device_name,
+                                      sizeof re->device_name, err)))
+        return kt_err_prefix(err, "%s: environment: ", re->path);
+    memset(&problem, 0, sizeof problem);
+    problem.struct_size = sizeof problem;
+    problem.num_sizes = op->num_sizes;
+    problem.sizes = re->sizes;
+    problem.seed = re->seed;
+    problem.device = &re->device;
+    re->work.struct_size = sizeof re->work;
+    if (op->work(&problem, &re->work) != KT_OK)
+        return kt_err_set(err, KT_S_PLUGIN,
+                          "operator '%s': work() failed for the recorded "
+                          "problem",
+                          op->id);
+    return KT_S_OK;
+}
+
+kt_status kt_replay_open(const char *path, const kt_loaded_plugin *plugin,
+                         const kt_operator *op, const kt_replay_options *opt,
+                         kt_evaluator **out, kt_err *err)
+{
+    replay_eval *re = calloc(1, sizeof *re);
+    const char *rec_plugin, *rec_op;
+    json_t *header = NULL;
+    kt_status rc;
+
+    *out = NULL;
+    if (!re)
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    re->base.ops = &replay_ops;
+    re->op = op;
+    re->delay_s = opt ? opt->delay_s : 0;
+    kt_u64map_init(&re->by_hash);
+    re->path = strdup(path);
+    if (!re->path) {
+        rc = kt_err_set(err, KT_S_NOMEM, "out of memory");
+        goto fail;
+    }
+    /* The header first: a recording of another operator is refused by
+     * name, not by the first point it cannot read. */
+    if ((rc = kt_journal_read_header(path, &header, err)))
+        goto fail;
+    rec_plugin = json_string_value(
+        json_object_get(json_object_get(header, "plugin"), "name"));
+    rec_op = json_string_value(json_object_get(header, "operator"));
+    if (!rec_plugin || !rec_op || strcmp(rec_plugin, plugin->desc.name) != 0 ||
+        strcmp(rec_op, op->id) != 0) {
+        rc = kt_err_set(err, KT_S_INPUT,
+                        "%s records %s:%s, not %s:%s; replay it with a "
+                        "config for %s:%s",
+                        path, rec_plugin ? rec_plugin : "?",
+                        rec_op ? rec_op : "?", plugin->desc.name, op->id,
+                        rec_plugin ? rec_plugin : "?", rec_op ? rec_op : "?");
+        goto fail;
+    }
+    if ((rc = kt_journal_read(path, op, &re->log, err)) ||
+        (rc = read_problem(re, op, err)) || (rc = index_points(re, err)))
+        goto fail;
+    json_decref(header);
+    *out = &re->base;
+    return KT_S_OK;
+fail:
+    json_decref(header);
+    replay_close(&re->base);
+    return rc;
+}
+
+int kt_replay_is(const kt_evaluator *ev)
+{
+    return ev && ev->ops == &replay_ops;
+}
+
+const int64_t *kt_replay_sizes(const kt_evaluator *ev)
+{
+    return self(ev)->sizes;
+}
+
+uint64_t kt_replay_seed(const kt_evaluator *ev)
+{
+    return self(ev)->seed;
+}
+
+const kt_eval_result *kt_replay_lookup(const kt_evaluator *ev,
+                                       const kt_point *pt)
+{
+    return lookup(self(ev), pt);
+}
+
+kt_status kt_replay_optimum(const kt_evaluator *ev, const kt_space *space,
+                            kt_point *pt, kt_stats *stats, kt_err *err)
+{
+    const replay_eval *re = self(ev);
+    int found = 0;
+
+    if (space->size > (UINT64_C(1) << 22))
+        return kt_err_set(err, KT_S_UNSUPPORTED,
+                          "the space is too large to look for the recorded "
+                          "optimum");
+    for (uint64_t i = 0; i < space->size; ++i) {
+        kt_point p;
+        const kt_eval_result *r;
+        kt_space_point(space, i, &p);
+        r = lookup(re, &p);
+        if (!r || r->status != KT_EVAL_OK ||
+            kt_space_feasible(space, &p, NULL) != KT_S_OK)
+            continue;
+        if (!found || r->timing.kernel.median < stats->median) {
+            *pt = p;
+            *stats = r->timing.kernel;
+            found = 1;
+        }
+    }
+    if (!found)
+        return kt_err_set(err, KT_S_INPUT,
+                          "%s records no valid point of this space", re->path);
+    return KT_S_OK;
+}

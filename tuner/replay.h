@@ -1,0 +1,48 @@
+/*
+ * The replay evaluator: a kt_evaluator that answers from a recorded journal
+ * instead of a GPU, so strategies can be run, compared and tested anywhere.
+ *
+ * A recorded point gets its recorded result, raw samples included (the first
+ * single-point measurement when the journal has several); any other point
+ * gets KT_EVAL_ERROR "not in the recording". The device, the problem sizes,
+ * the input seed and the calibration are the recording's. Protocols are
+ * ignored: the recording fixed them.
+ */
+#ifndef KT_REPLAY_H
+#define KT_REPLAY_H
+
+#include "core/evaluator.h"
+#include "core/loader.h"
+#include "tuner/space.h"
+
+typedef struct kt_replay_options {
+    /* Sleep this long in every evaluate() call, so that a test can stop a
+     * replayed run in the middle. 0: no delay. */
+    double delay_s;
+} kt_replay_options;
+
+/* Reads the journal at path for operator op of plugin (which must be the
+ * plugin and operator that recorded it). opt may be NULL. The evaluator
+ * owns everything it read; ev->ops->close() frees it. */
+kt_status kt_replay_open(const char *path, const kt_loaded_plugin *plugin,
+                         const kt_operator *op, const kt_replay_options *opt,
+                         kt_evaluator **out, kt_err *err);
+
+/* 1 when ev came from kt_replay_open(). */
+int kt_replay_is(const kt_evaluator *ev);
+
+/* The recording's problem sizes (op->num_sizes of them) and input seed. */
+const int64_t *kt_replay_sizes(const kt_evaluator *ev);
+uint64_t kt_replay_seed(const kt_evaluator *ev);
+
+/* The recorded result of pt, or NULL. Valid until close. */
+const kt_eval_result *kt_replay_lookup(const kt_evaluator *ev,
+                                       const kt_point *pt);
+
+/* The fastest recorded point of space that runs (feasible on the host and
+ * recorded valid): its point and statistics. KT_S_UNSUPPORTED when the space
+ * is too large to walk, KT_S_INPUT when no point of it is recorded valid. */
+kt_status kt_replay_optimum(const kt_evaluator *ev, const kt_space *space,
+                            kt_point *pt, kt_stats *stats, kt_err *err);
+
+#endif

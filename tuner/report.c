@@ -1,0 +1,241 @@
+#include "tuner/report.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/derive.h"
+#include "core/instance.h"
+
+static int by_median(const void *a, const void *b)
+{
+    const kt_tune_entry *x = *(const kt_tune_entry *const *)a;
+    const kt_tune_entry *y = *(const kt_tune_entry *const *)b;
+    double mx = x->timing.kernel.median, my = y->timing.kernel.median;
+    if (mx != my)
+        return (mx > my) - (mx < my);
+    return (x->order > y->order) - (x->order < y->order);
+}
+
+const kt_tune_entry **kt_report_ranked(const kt_tune_result *r, size_t *count)
+{
+    const kt_tune_entry **list =
+        malloc((r->num_entries ? r->num_entries : 1) * sizeof *list);
+    size_t n = 0;
+
+    *count = 0;
+    if (!list)
+        return NULL;
+    for (size_t i = 0; i < r->num_entries; ++i)
+        if (r->entries[i].status == KT_EVAL_OK && !r->entries[i].host_checked)
+            list[n++] = &r->entries[i];
+    qsort(list, n, sizeof *list, by_median);
+    *count = n;
+    return list;
+}
+
+void kt_report_change(const kt_ratio *ratio, char *out, size_t size)
+{
+    snprintf(out, size, "%+.1f%% [%+.1f%%, %+.1f%%]",
+             100.0 * (ratio->ratio - 1), 100.0 * (ratio->lo - 1),
+             100.0 * (ratio->hi - 1));
+}
+
+static void bandwidth_text(const kt_tune_facts *f, double median_us, char *out,
+                           size_t size)
+{
+    kt_derived d;
+    out[0] = '\0';
+    if (!f->work || median_us <= 0 ||
+        f->work->bytes_read + f->work->bytes_written <= 0)
+        return;
+    kt_derive(f->work, median_us, f->copy_gbs, f->peak_gbs, &d);
+    if (f->copy_gbs > 0)
+        snprintf(out, size, "%.1f GB/s, %.1f%% of copy", d.bandwidth_gbs,
+                 d.pct_of_copy);
+    else
+        snprintf(out, size, "%.1f GB/s", d.bandwidth_gbs);
+}
+
+static void print_answer(FILE *out, const kt_tune_facts *f,
+                         const kt_tune_result *r)
+{
+    const kt_tune_final *w = &r->finals[0];
+    char cfg[512], bw[96], change[96];
+    size_t tied = 0;
+
+    kt_point_format(f->op, &w->point, cfg, sizeof cfg);
+    bandwidth_text(f, w->stats.median, bw, sizeof bw);
+    for (size_t i = 1; i < r->num_finals; ++i)
+        tied += r->finals[i].tied;
+    fprintf(out, "\n%s  %s\n", tied ? "best (statistical tie)" : "best", cfg);
+    fprintf(out, "  median %.3f us, 95%% CI [%.3f, %.3f], noise %.2f%%%s%s\n",
+            w->stats.median, w->stats.ci_lo, w->stats.ci_hi,
+            100.0 * w->stats.noise, bw[0] ? ", " : "", bw);
+    if (r->final_measured)
+        fprintf(out,
+                "  from the closing re-measurement of %zu finalists in "
+                "interleaved rounds:\n",
+                r->num_finals);
+    for (size_t i = 1; i < r->num_finals; ++i) {
+        const kt_tune_final *x = &r->finals[i];
+        kt_point_format(f->op, &x->point, cfg, sizeof cfg);
+        kt_report_change(&x->vs_winner, change, sizeof change);
+        fprintf(out, "    %-8s %s  %.3f us, %s vs best\n",
+                x->tied ? "tied" : "slower", cfg, x->stats.median, change);
+    }
+    if (tied)
+        fprintf(out,
+                "  no measurable difference (min_gain %.1f%%) between the "
+                "best and the %zu configuration(s) marked tied; any of them "
+                "will do\n",
+                100.0 * f->cfg->min_gain, tied);
+}
+
+static void print_path(FILE *out, const kt_tune_facts *f,
+                       const kt_tune_result *r)
+{
+    char cfg[512], change[96];
+    if (!r->num_steps) {
+        if (strcmp(f->cfg->strategy->name, "one_at_a_time") == 0 &&
+            r->has_best) {
+            kt_point start;
+            kt_space_start(f->space, &start);
+            kt_point_format(f->op, &start, cfg, sizeof cfg);
+            fprintf(out,
+                    "\npath (one_at_a_time): no change beat the start %s "
+                    "beyond the noise\n",
+                    cfg);
+        }
+        return;
+    }
+    fprintf(out,
+            "\npath (%s: each change measured against the incumbent "
+            "in interleaved rounds)\n",
+            f->cfg->strategy->name);
+    kt_point_format(f->op, &r->steps[0].from, cfg, sizeof cfg);
+    fprintf(out, "  start  %s\n", cfg);
+    for (size_t i = 0; i < r->num_steps; ++i) {
+        const kt_tune_step *s = &r->steps[i];
+        char move[200];
+        snprintf(move, sizeof move, "%s %s -> %s", s->dim, s->before, s->after);
+        kt_report_change(&s->ratio, change, sizeof change);
+        kt_point_format(f->op, &s->to, cfg, sizeof cfg);
+        fprintf(out, "  %2zu  %-30s %-26s => %s\n", i + 1, move, change, cfg);
+    }
+}
+
+static void print_top(FILE *out, const kt_tune_facts *f,
+                      const kt_tune_result *r, int top)
+{
+    size_t n;
+    const kt_tune_entry **list = kt_report_ranked(r, &n);
+    char cfg[512], bw[96];
+
+    if (!list || !n) {
+        free(list);
+        return;
+    }
+    fprintf(out, "\ntop %zu of %zu measured (each from its own measurement)\n",
+            n < (size_t)top ? n : (size_t)top, n);
+    fprintf(out, "  %4s %12s %25s %7s  %-28s %s\n", "rank", "median us",
+            "95% CI", "noise", "bandwidth", "configuration");
+    for (size_t i = 0; i < n && i < (size_t)top; ++i) {
+        const kt_stats *s = &list[i]->timing.kernel;
+        char ci[64];
+        kt_point_format(f->op, &list[i]->point, cfg, sizeof cfg);
+        bandwidth_text(f, s->median, bw, sizeof bw);
+        snprintf(ci, sizeof ci, "[%.3f, %.3f]", s->ci_lo, s->ci_hi);
+        fprintf(out, "  %4zu %12.3f %25s %6.2f%%  %-28s %s\n", i + 1, s->median,
+                ci, 100.0 * s->noise, bw, cfg);
+    }
+    free(list);
+}
+
+static void print_invalid(FILE *out, const kt_tune_facts *f,
+                          const kt_tune_result *r)
+{
+    size_t by_status[KT_EVAL_TIMEOUT + 1] = {0}, shown = 0;
+    char cfg[512];
+
+    for (size_t i = 0; i < r->num_entries; ++i)
+        if (!r->entries[i].host_checked && r->entries[i].status != KT_EVAL_OK)
+            ++by_status[r->entries[i].status];
+    if (r->host_invalid)
+        fprintf(out,
+                "\n%zu point(s) refused on the host (constraint or device "
+                "limit), never run\n",
+                r->host_invalid);
+    for (int s = KT_EVAL_INVALID; s <= KT_EVAL_TIMEOUT; ++s) {
+        if (!by_status[s])
+            continue;
+        fprintf(out, "%s%zu point(s) %s, skipped:\n", shown ? "" : "\n",
+                by_status[s], kt_eval_status_name((kt_eval_status)s));
+        ++shown;
+        for (size_t i = 0, listed = 0; i < r->num_entries && listed < 3; ++i) {
+            const kt_tune_entry *e = &r->entries[i];
+            if (e->host_checked || e->status != (kt_eval_status)s)
+                continue;
+            kt_point_format(f->op, &e->point, cfg, sizeof cfg);
+            fprintf(out, "  %s: %s\n", cfg, e->reason);
+            ++listed;
+        }
+    }
+}
+
+void kt_report_print(FILE *out, const kt_tune_facts *f, const kt_tune_result *r,
+                     int top)
+{
+    char sizes[256], budget[128] = "";
+
+    kt_format_sizes(f->op, f->sizes, sizes, sizeof sizes);
+    fprintf(out, "%s  %s  on %s", f->spec, sizes,
+            f->device_name ? f->device_name : "?");
+    if (f->replay)
+        fprintf(out, "  (replay of %s)", f->replay);
+    fprintf(out, "\n");
+    if (f->cfg->max_evals)
+        snprintf(budget, sizeof budget, ", max_evals %zu", f->cfg->max_evals);
+    if (f->cfg->max_seconds > 0) {
+        size_t used = strlen(budget);
+        snprintf(budget + used, sizeof budget - used, ", max_seconds %g",
+                 f->cfg->max_seconds);
+    }
+    fprintf(out, "strategy %s, seed %llu%s; stopped: %s after %.1f s\n",
+            f->cfg->strategy->name, (unsigned long long)f->cfg->seed, budget,
+            r->stop_reason, r->elapsed_s);
+    fprintf(out, "space %llu point(s)", (unsigned long long)f->space->size);
+    if (r->feasible_known)
+        fprintf(out, ", %llu feasible on this device",
+                (unsigned long long)r->feasible);
+    fprintf(out, "; %zu evaluated", r->evaluations);
+    if (r->feasible_known && r->feasible)
+        fprintf(out, " (%.0f%%)",
+                100.0 * (double)r->evaluations / (double)r->feasible);
+    fprintf(out, ", %zu verified and timed", r->measured);
+    if (r->from_journal)
+        fprintf(out, ", %zu from the journal", r->from_journal);
+    fprintf(out, "\n");
+    if (f->journal)
+        fprintf(out, "journal %s\n", f->journal);
+    if (r->has_best)
+        print_answer(out, f, r);
+    else
+        fprintf(out, "\nno valid configuration found%s%s\n",
+                r->note[0] ? ": " : "", r->note);
+    if (f->replay && f->has_optimum) {
+        char cfg[512];
+        kt_point_format(f->op, &f->optimum, cfg, sizeof cfg);
+        fprintf(out, "  recorded optimum %s, %.3f us", cfg,
+                f->optimum_stats.median);
+        if (r->has_best)
+            fprintf(
+                out, " (the answer's recorded time is %+.1f%% off it)",
+                100.0 *
+                    (r->finals[0].stats.median / f->optimum_stats.median - 1));
+        fprintf(out, "\n");
+    }
+    print_path(out, f, r);
+    print_top(out, f, r, top);
+    print_invalid(out, f, r);
+}

@@ -1,0 +1,507 @@
+#include "tuner/space.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/feasible.h"
+#include "core/loader.h"
+#include "core/suggest.h"
+
+static void free_slot(kt_space_variant *slot)
+{
+    for (uint32_t i = 0; i < slot->num_params; ++i)
+        free(slot->values[i]);
+    memset(slot, 0, sizeof *slot);
+}
+
+/* Recomputes sizes and offsets after the slots changed. */
+static kt_status recount(kt_space *space, kt_err *err)
+{
+    uint64_t total = 0;
+
+    for (size_t s = 0; s < space->num_slots; ++s) {
+        kt_space_variant *slot = &space->slots[s];
+        uint64_t size = 1;
+        for (uint32_t i = 0; i < slot->num_params; ++i) {
+            if (size > KT_SPACE_MAX_POINTS / slot->count[i])
+                goto too_big;
+            size *= slot->count[i];
+        }
+        slot->size = size;
+        slot->offset = total;
+        if (total > KT_SPACE_MAX_POINTS - size)
+            goto too_big;
+        total += size;
+    }
+    space->size = total;
+    return KT_S_OK;
+too_big:
+    return kt_err_set(err, KT_S_INPUT,
+                      "the space of operator '%s' has more than 2^48 "
+                      "points; narrow it in [space]",
+                      space->op->id);
+}
+
+static kt_status fill_slot(kt_space_variant *slot, const kt_operator *op,
+                           uint32_t variant, kt_err *err)
+{
+    const kt_variant *v = &op->variants[variant];
+
+    memset(slot, 0, sizeof *slot);
+    slot->variant = variant;
+    slot->num_params = v->num_params;
+    for (uint32_t i = 0; i < v->num_params; ++i) {
+        size_t n = kt_param_count(&v->params[i]);
+        slot->values[i] = malloc((n ? n : 1) * sizeof(int64_t));
+        if (!slot->values[i]) {
+            free_slot(slot);
+            return kt_err_set(err, KT_S_NOMEM, "out of memory");
+        }
+        for (size_t k = 0; k < n; ++k)
+            slot->values[i][k] = kt_param_value_at(&v->params[i], k);
+        slot->count[i] = (uint32_t)n;
+    }
+    return KT_S_OK;
+}
+
+kt_status kt_space_init(kt_space *space, const kt_operator *op, kt_err *err)
+{
+    kt_status rc;
+
+    memset(space, 0, sizeof *space);
+    space->op = op;
+    space->slots =
+        calloc(op->num_variants ? op->num_variants : 1, sizeof *space->slots);
+    if (!space->slots)
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    for (uint32_t v = 0; v < op->num_variants; ++v) {
+        if ((rc = fill_slot(&space->slots[v], op, v, err))) {
+            kt_space_free(space);
+            return rc;
+        }
+        space->num_slots = v + 1;
+    }
+    if ((rc = recount(space, err)))
+        kt_space_free(space);
+    return rc;
+}
+
+void kt_space_free(kt_space *space)
+{
+    for (size_t s = 0; s < space->num_slots; ++s)
+        free_slot(&space->slots[s]);
+    free(space->slots);
+    space->slots = NULL;
+    space->num_slots = 0;
+    space->size = 0;
+}
+
+kt_status kt_space_keep_variants(kt_space *space, const uint32_t *variants,
+                                 size_t count, kt_err *err)
+{
+    size_t kept = 0;
+
+    /* Slots stay in declaration order whatever order the list has. */
+    for (size_t s = 0; s < space->num_slots; ++s) {
+        int wanted = 0;
+        for (size_t i = 0; i < count; ++i)
+            wanted |= variants[i] == space->slots[s].variant;
+        if (wanted)
+            space->slots[kept++] = space->slots[s];
+        else
+            free_slot(&space->slots[s]);
+    }
+    space->num_slots = kept;
+    if (kept == 0)
+        return kt_err_set(err, KT_S_INPUT, "no variant left in the space");
+    return recount(space, err);
+}
+
+/* Names of every parameter of the operator, once each, for suggestions. */
+static size_t all_param_names(const kt_operator *op, const char **names,
+                              size_t max)
+{
+    size_t n = 0;
+    for (uint32_t v = 0; v < op->num_variants; ++v) {
+        const kt_variant *var = &op->variants[v];
+        for (uint32_t i = 0; i < var->num_params; ++i) {
+            int seen = 0;
+            for (size_t k = 0; k < n; ++k)
+                seen |= strcmp(names[k], var->params[i].name) == 0;
+            if (!seen && n < max)
+                names[n++] = var->params[i].name;
+        }
+    }
+    return n;
+}
+
+static kt_status unknown_param(const kt_space *space, const char *name,
+                               kt_err *err)
+{
+    const kt_operator *op = space->op;
+    const char *names[64];
+    char hint[512], owners[256] = "";
+    size_t n;
+
+    /* Declared by a variant the job left out? Say so. */
+    for (uint32_t v = 0; v < op->num_variants; ++v) {
+        if (kt_variant_find_param(&op->variants[v], name) >= 0) {
+            size_t used = strlen(owners);
+            snprintf(owners + used, sizeof owners - used, "%s'%s'",
+                     used ? ", " : "", op->variants[v].id);
+        }
+    }
+    if (owners[0])
+        return kt_err_set(err, KT_S_INPUT,
+                          "'%s' is a parameter of %s, which the space "
+                          "leaves out (see `variant`)",
+                          name, owners);
+    n = all_param_names(op, names, 63);
+    names[n++] = "variant";
+    kt_suggest(name, names, n, hint, sizeof hint);
+    return kt_err_set(err, KT_S_INPUT, "operator '%s' has no parameter '%s'%s",
+                      op->id, name, hint);
+}
+
+kt_status kt_space_narrow(kt_space *space, const char *name, char *const *items,
+                          size_t count, kt_err *err)
+{
+    const kt_param_desc *first = NULL;
+    kt_status rc;
+
+    if (count > 64)
+        return kt_err_set(err, KT_S_INPUT,
+                          "%zu values for '%s'; at most 64 can be listed",
+                          count, name);
+    for (size_t i = 0; i < count; ++i)
+        for (size_t k = 0; k < i; ++k)
+            if (strcmp(items[i], items[k]) == 0)
+                return kt_err_set(err, KT_S_INPUT, "%s is listed twice",
+                                  items[i]);
+    /* Every value must be declared by some kept variant having the
+     * parameter; the first such variant's message says what is allowed. */
+    for (size_t i = 0; i < count; ++i) {
+        int accepted = 0;
+        for (size_t s = 0; s < space->num_slots && !accepted; ++s) {
+            const kt_variant *v = &space->op->variants[space->slots[s].variant];
+            long p = kt_variant_find_param(v, name);
+            int64_t value;
+            if (p < 0)
+                continue;
+            if (!first)
+                first = &v->params[p];
+            accepted = kt_param_parse(&v->params[p], items[i], &value, NULL) ==
+                       KT_S_OK;
+        }
+        if (!first)
+            return unknown_param(space, name, err);
+        if (!accepted) {
+            int64_t unused;
+            rc = kt_param_parse(first, items[i], &unused, err);
+            return rc ? rc
+                      : kt_err_set(err, KT_S_INPUT, "'%s' is not allowed",
+                                   items[i]);
+        }
+    }
+    for (size_t s = 0; s < space->num_slots; ++s) {
+        kt_space_variant *slot = &space->slots[s];
+        const kt_variant *v = &space->op->variants[slot->variant];
+        long p = kt_variant_find_param(v, name);
+        size_t kept = 0;
+
+        if (p < 0)
+            continue;
+        /* Keep the declared order: walk the allowed values, keep listed. */
+        for (uint32_t k = 0; k < slot->count[p]; ++k) {
+            int listed = 0;
+            for (size_t i = 0; i < count && !listed; ++i) {
+                int64_t value;
+                listed = kt_param_parse(&v->params[p], items[i], &value,
+                                        NULL) == KT_S_OK &&
+                         value == slot->values[p][k];
+            }
+            if (listed)
+                slot->values[p][kept++] = slot->values[p][k];
+        }
+        if (kept == 0) {
+            char allowed[256];
+            kt_param_describe(&v->params[p], allowed, sizeof allowed);
+            return kt_err_set(err, KT_S_INPUT,
+                              "none of the listed values is allowed in "
+                              "variant '%s', which declares %s",
+                              v->id, allowed);
+        }
+        slot->count[p] = (uint32_t)kept;
+    }
+    return recount(space, err);
+}
+
+void kt_space_bind(kt_space *space, const int64_t *sizes, uint64_t seed,
+                   const kt_device *dev)
+{
+    memcpy(space->sizes, sizes, sizeof space->sizes);
+    space->device = *dev;
+    snprintf(space->device_name, sizeof space->device_name, "%s",
+             dev->name ? dev->name : "");
+    space->device.name = space->device_name;
+    memset(&space->problem, 0, sizeof space->problem);
+    space->problem.struct_size = sizeof space->problem;
+    space->problem.num_sizes = space->op->num_sizes;
+    space->problem.sizes = space->sizes;
+    space->problem.seed = seed;
+    space->problem.device = &space->device;
+    space->bound = 1;
+}
+
+kt_status kt_space_feasible(const kt_space *space, const kt_point *pt,
+                            kt_err *err)
+{
+    if (!space->bound)
+        return kt_err_set(err, KT_S_UNSUPPORTED,
+                          "the space has no device to check points against");
+    return kt_point_feasible(space->op, &space->problem, pt, NULL, err);
+}
+
+static size_t slot_at(const kt_space *space, uint64_t index)
+{
+    size_t s = 0;
+    while (s + 1 < space->num_slots && index >= space->slots[s + 1].offset)
+        ++s;
+    return s;
+}
+
+void kt_space_point(const kt_space *space, uint64_t index, kt_point *pt)
+{
+    const kt_space_variant *slot = &space->slots[slot_at(space, index)];
+    uint64_t rest = index - slot->offset;
+
+    memset(pt, 0, sizeof *pt);
+    pt->variant = slot->variant;
+    pt->count = slot->num_params;
+    for (uint32_t i = slot->num_params; i-- > 0;) {
+        pt->values[i] = slot->values[i][rest % slot->count[i]];
+        rest /= slot->count[i];
+    }
+}
+
+static long value_pos(const kt_space_variant *slot, uint32_t param,
+                      int64_t value)
+{
+    for (uint32_t k = 0; k < slot->count[param]; ++k)
+        if (slot->values[param][k] == value)
+            return (long)k;
+    return -1;
+}
+
+long kt_space_slot_of(const kt_space *space, uint32_t variant)
+{
+    for (size_t s = 0; s < space->num_slots; ++s)
+        if (space->slots[s].variant == variant)
+            return (long)s;
+    return -1;
+}
+
+int kt_space_index(const kt_space *space, const kt_point *pt, uint64_t *index)
+{
+    long s = kt_space_slot_of(space, pt->variant);
+    const kt_space_variant *slot;
+    uint64_t rest = 0;
+
+    if (s < 0)
+        return 0;
+    slot = &space->slots[s];
+    if (pt->count != slot->num_params)
+        return 0;
+    for (uint32_t i = 0; i < slot->num_params; ++i) {
+        long k = value_pos(slot, i, pt->values[i]);
+        if (k < 0)
+            return 0;
+        rest = rest * slot->count[i] + (uint64_t)k;
+    }
+    *index = slot->offset + rest;
+    return 1;
+}
+
+/* The allowed value nearest to the declared default, by position in the
+ * declared set; the lower one on a tie. */
+static int64_t start_value(const kt_space *space, const kt_space_variant *slot,
+                           uint32_t param)
+{
+    const kt_param_desc *pd = &space->op->variants[slot->variant].params[param];
+    long want = kt_param_index_of(pd, pd->default_value);
+    long best_dist = -1;
+    int64_t best = slot->values[param][0];
+
+    for (uint32_t k = 0; k < slot->count[param]; ++k) {
+        long at = kt_param_index_of(pd, slot->values[param][k]);
+        long dist = at > want ? at - want : want - at;
+        if (best_dist < 0 || dist < best_dist) {
+            best_dist = dist;
+            best = slot->values[param][k];
+        }
+    }
+    return best;
+}
+
+void kt_space_slot_start(const kt_space *space, size_t slot, kt_point *pt)
+{
+    const kt_space_variant *sv = &space->slots[slot];
+
+    memset(pt, 0, sizeof *pt);
+    pt->variant = sv->variant;
+    pt->count = sv->num_params;
+    for (uint32_t i = 0; i < sv->num_params; ++i)
+        pt->values[i] = start_value(space, sv, i);
+}
+
+void kt_space_start(const kt_space *space, kt_point *pt)
+{
+    long s = kt_space_slot_of(space, 0);
+    kt_space_slot_start(space, s < 0 ? 0 : (size_t)s, pt);
+}
+
+void kt_space_switch(const kt_space *space, const kt_point *pt, size_t slot,
+                     kt_point *out)
+{
+    const kt_space_variant *to = &space->slots[slot];
+    const kt_variant *from_v = &space->op->variants[pt->variant];
+    const kt_variant *to_v = &space->op->variants[to->variant];
+    kt_point result;
+
+    kt_space_slot_start(space, slot, &result);
+    for (uint32_t i = 0; i < to->num_params; ++i) {
+        long j = kt_variant_find_param(from_v, to_v->params[i].name);
+        if (j >= 0 && (uint32_t)j < pt->count &&
+            value_pos(to, i, pt->values[j]) >= 0)
+            result.values[i] = pt->values[j];
+    }
+    *out = result;
+}
+
+static int has_variant_dim(const kt_space *space)
+{
+    return space->num_slots > 1;
+}
+
+size_t kt_space_dims(const kt_space *space, const kt_point *pt)
+{
+    return (size_t)has_variant_dim(space) + pt->count;
+}
+
+const char *kt_space_dim_name(const kt_space *space, const kt_point *pt,
+                              size_t dim)
+{
+    if (has_variant_dim(space)) {
+        if (dim == 0)
+            return "variant";
+        --dim;
+    }
+    return space->op->variants[pt->variant].params[dim].name;
+}
+
+size_t kt_space_dim_count(const kt_space *space, const kt_point *pt, size_t dim)
+{
+    long s = kt_space_slot_of(space, pt->variant);
+    if (has_variant_dim(space)) {
+        if (dim == 0)
+            return space->num_slots;
+        --dim;
+    }
+    return s < 0 ? 0 : space->slots[s].count[dim];
+}
+
+size_t kt_space_dim_pos(const kt_space *space, const kt_point *pt, size_t dim)
+{
+    long s = kt_space_slot_of(space, pt->variant), k;
+    if (s < 0)
+        return 0;
+    if (has_variant_dim(space)) {
+        if (dim == 0)
+            return (size_t)s;
+        --dim;
+    }
+    k = value_pos(&space->slots[s], (uint32_t)dim, pt->values[dim]);
+    return k < 0 ? 0 : (size_t)k;
+}
+
+void kt_space_dim_set(const kt_space *space, const kt_point *pt, size_t dim,
+                      size_t k, kt_point *out)
+{
+    long s = kt_space_slot_of(space, pt->variant);
+    if (has_variant_dim(space)) {
+        if (dim == 0) {
+            kt_space_switch(space, pt, k, out);
+            return;
+        }
+        --dim;
+    }
+    *out = *pt;
+    if (s >= 0)
+        out->values[dim] = space->slots[s].values[dim][k];
+}
+
+void kt_space_dim_text(const kt_space *space, const kt_point *pt, size_t dim,
+                       char *out, size_t out_size)
+{
+    const kt_variant *v = &space->op->variants[pt->variant];
+    if (has_variant_dim(space)) {
+        if (dim == 0) {
+            snprintf(out, out_size, "%s", v->id);
+            return;
+        }
+        --dim;
+    }
+    kt_param_format(&v->params[dim], pt->values[dim], out, out_size);
+}
+
+json_t *kt_space_to_json(const kt_space *space)
+{
+    json_t *variants = json_array();
+
+    for (size_t s = 0; s < space->num_slots; ++s) {
+        const kt_space_variant *slot = &space->slots[s];
+        const kt_variant *v = &space->op->variants[slot->variant];
+        json_t *params = json_object();
+        for (uint32_t i = 0; i < slot->num_params; ++i) {
+            const kt_param_desc *pd = &v->params[i];
+            json_t *values = json_array();
+            for (uint32_t k = 0; k < slot->count[i]; ++k) {
+                int64_t x = slot->values[i][k];
+                json_array_append_new(values, pd->kind == KT_PARAM_ENUM
+                                                  ? json_string(pd->labels[x])
+                                                  : json_integer(x));
+            }
+            json_object_set_new(params, pd->name, values);
+        }
+        json_array_append_new(
+            variants, json_pack("{s:s,s:I,s:o}", "id", v->id, "points",
+                                (json_int_t)slot->size, "params", params));
+    }
+    return json_pack("{s:I,s:o}", "size", (json_int_t)space->size, "variants",
+                     variants);
+}
+
+kt_status kt_space_count_feasible(const kt_space *space, uint64_t limit,
+                                  uint64_t *count, kt_err *err)
+{
+    uint64_t n = 0;
+
+    if (space->size > limit)
+        return kt_err_set(err, KT_S_UNSUPPORTED,
+                          "%" PRIu64 " points: too many to check each",
+                          space->size);
+    for (uint64_t i = 0; i < space->size; ++i) {
+        kt_point pt;
+        kt_status rc;
+        kt_space_point(space, i, &pt);
+        rc = kt_space_feasible(space, &pt, err);
+        if (rc == KT_S_OK)
+            ++n;
+        else if (rc != KT_S_INVALID)
+            return rc;
+    }
+    *count = n;
+    return KT_S_OK;
+}

@@ -1,0 +1,125 @@
+/*
+ * kt_space: the points a tuning run may visit.
+ *
+ * The union over the chosen variants of the cartesian product of each
+ * variant's parameters, every parameter narrowed to the values the job
+ * lists. `variant` acts as one more parameter: moving along it keeps every
+ * parameter the two variants share by name (when the value is allowed in the
+ * new variant) and gives the others their start values.
+ *
+ * Points are numbered 0..size-1: variants in declaration order, then the
+ * parameters of each variant as mixed-radix digits, the last parameter
+ * varying fastest. Values of a parameter keep the plugin's declared order.
+ * Whether a point can run is decided without a GPU (kt_point_feasible)
+ * against the device the evaluator reports, bound with kt_space_bind().
+ */
+#ifndef KT_SPACE_H
+#define KT_SPACE_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/error.h"
+#include "core/point.h"
+
+/* Spaces larger than this are refused: no strategy could say anything
+ * about them, and indices must stay exact in a double. */
+#define KT_SPACE_MAX_POINTS (UINT64_C(1) << 48)
+
+typedef struct kt_space_variant {
+    uint32_t variant; /* index into op->variants */
+    uint32_t num_params;
+    uint32_t count[KT_MAX_PARAMS];  /* allowed values of each parameter */
+    int64_t *values[KT_MAX_PARAMS]; /* owned; in the declared order */
+    uint64_t size;                  /* product of count[] */
+    uint64_t offset;                /* index of this variant's first point */
+} kt_space_variant;
+
+typedef struct kt_space {
+    const kt_operator *op; /* must outlive the space */
+    kt_space_variant *slots;
+    size_t num_slots;
+    uint64_t size;
+    int bound; /* kt_space_bind() was called */
+    int64_t sizes[KT_MAX_SIZES];
+    kt_device device;
+    char device_name[256];
+    kt_problem problem; /* points at sizes and device above */
+} kt_space;
+
+/* The whole declared space of op: every variant, every value. */
+kt_status kt_space_init(kt_space *space, const kt_operator *op, kt_err *err);
+
+void kt_space_free(kt_space *space);
+
+/* Keeps only the listed variants (indices into op->variants, no repeats).
+ */
+kt_status kt_space_keep_variants(kt_space *space, const uint32_t *variants,
+                                 size_t count, kt_err *err);
+
+/* Narrows parameter `name` to the listed values (as the user writes them:
+ * integers, 2^k, labels) in every kept variant that has it. Each value must
+ * be declared by at least one of them, and each of them must keep at least
+ * one value. KT_S_INPUT says what is allowed. */
+kt_status kt_space_narrow(kt_space *space, const char *name, char *const *items,
+                          size_t count, kt_err *err);
+
+/* Sets the problem feasibility is decided for. dev is copied. */
+void kt_space_bind(kt_space *space, const int64_t *sizes, uint64_t seed,
+                   const kt_device *dev);
+
+/* KT_S_OK, KT_S_INVALID with the reason, or KT_S_PLUGIN; the space must be
+ * bound. */
+kt_status kt_space_feasible(const kt_space *space, const kt_point *pt,
+                            kt_err *err);
+
+/* The point numbered index (< size). */
+void kt_space_point(const kt_space *space, uint64_t index, kt_point *pt);
+
+/* 1 and *index when pt lies in the space, else 0. */
+int kt_space_index(const kt_space *space, const kt_point *pt, uint64_t *index);
+
+/* The slot of variant index `variant`, or -1 when the space leaves it out. */
+long kt_space_slot_of(const kt_space *space, uint32_t variant);
+
+/* The start point of a slot: each parameter at its declared default, or at
+ * the allowed value nearest to it (the lower on a tie) when the job's list
+ * leaves the default out. */
+void kt_space_slot_start(const kt_space *space, size_t slot, kt_point *pt);
+
+/* The start of the whole search: the operator's default configuration
+ * (variant 0's defaults), or the nearest the space allows. */
+void kt_space_start(const kt_space *space, kt_point *pt);
+
+/* Moves pt to the variant of `slot`: shared parameters keep their values
+ * where the new variant allows them, the others take start values. */
+void kt_space_switch(const kt_space *space, const kt_point *pt, size_t slot,
+                     kt_point *out);
+
+/* Dimensions of the neighbourhood of pt: dimension 0 is `variant` when the
+ * space has more than one, then pt's parameters in declared order. */
+size_t kt_space_dims(const kt_space *space, const kt_point *pt);
+const char *kt_space_dim_name(const kt_space *space, const kt_point *pt,
+                              size_t dim);
+/* Values along dim, and pt's position among them. */
+size_t kt_space_dim_count(const kt_space *space, const kt_point *pt,
+                          size_t dim);
+size_t kt_space_dim_pos(const kt_space *space, const kt_point *pt, size_t dim);
+/* pt with dim set to its k-th value (variant: kt_space_switch). */
+void kt_space_dim_set(const kt_space *space, const kt_point *pt, size_t dim,
+                      size_t k, kt_point *out);
+/* pt's value along dim as the user writes it. */
+void kt_space_dim_text(const kt_space *space, const kt_point *pt, size_t dim,
+                       char *out, size_t out_size);
+
+/* {"size": N, "variants": [{"id": "vec4", "params": {"block": [..]}}]};
+ * enumeration values as labels. Equal spaces give equal JSON. */
+json_t *kt_space_to_json(const kt_space *space);
+
+/* Counts the feasible points by checking each one; KT_S_UNSUPPORTED when
+ * the space has more than `limit` points. The space must be bound. */
+kt_status kt_space_count_feasible(const kt_space *space, uint64_t limit,
+                                  uint64_t *count, kt_err *err);
+
+#endif

@@ -1,0 +1,159 @@
+/*
+ * genetic: a small generational genetic algorithm.
+ *
+ * The population starts with the default configuration and random points
+ * that run. Each generation keeps the best individual (elitism) and breeds
+ * the rest: parents by binary tournament on the median time, a child takes
+ * one parent's variant and, parameter by parameter, either parent's value
+ * where both variants have it, then each dimension mutates with probability
+ * `mutation`. Children that cannot run are discarded and bred again. The
+ * search ends after `stall` generations without a new best (or a budget).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tuner/strategy.h"
+#include "tuner/tune.h"
+
+enum { OPT_POPULATION, OPT_MUTATION, OPT_STALL };
+
+#define MAX_POPULATION 256
+
+static const kt_strategy_option options[] = {
+    {"population", "individuals per generation", 12, 2, MAX_POPULATION, 1},
+    {"mutation", "probability that a dimension of a child mutates", 0.2, 0, 1,
+     0},
+    {"stall", "generations without a new best before stopping", 8, 1, 10000, 1},
+};
+
+typedef struct individual {
+    kt_point point;
+    double us;
+} individual;
+
+/* Measures pt; 1 when it runs (its time in *us). */
+static int fitness(kt_tune *t, const kt_point *pt, double *us, kt_status *rc,
+                   kt_err *err)
+{
+    kt_tune_obs obs;
+    *rc = kt_tune_measure(t, pt, &obs, err);
+    if (*rc || !obs.known || obs.status != KT_EVAL_OK)
+        return 0;
+    *us = obs.median_us;
+    return 1;
+}
+
+static const individual *tournament(kt_tune *t, const individual *pop, size_t n)
+{
+    kt_rng *rng = kt_tune_rng(t);
+    const individual *a = &pop[kt_rng_below(rng, n)];
+    const individual *b = &pop[kt_rng_below(rng, n)];
+    return a->us <= b->us ? a : b;
+}
+
+static void breed(kt_tune *t, const individual *x, const individual *y,
+                  double mutation, kt_point *child)
+{
+    const kt_space *space = kt_tune_space(t);
+    kt_rng *rng = kt_tune_rng(t);
+    const individual *base = kt_rng_below(rng, 2) ? x : y;
+    const individual *other = base == x ? y : x;
+    kt_point mixed;
+
+    /* The other parent's values, moved into the base's variant: shared
+     * parameters carry over, then each is taken with probability 1/2. */
+    kt_space_switch(space, &other->point,
+                    (size_t)kt_space_slot_of(space, base->point.variant),
+                    &mixed);
+    *child = base->point;
+    for (uint32_t i = 0; i < child->count; ++i)
+        if (kt_rng_below(rng, 2))
+            child->values[i] = mixed.values[i];
+    for (size_t d = 0; d < kt_space_dims(space, child); ++d) {
+        size_t count = kt_space_dim_count(space, child, d);
+        if (count > 1 && kt_rng_unit(rng) < mutation) {
+            kt_point m;
+            kt_space_dim_set(space, child, d, (size_t)kt_rng_below(rng, count),
+                             &m);
+            *child = m;
+        }
+    }
+}
+
+static int compare_us(const void *a, const void *b)
+{
+    const individual *x = a, *y = b;
+    return (x->us > y->us) - (x->us < y->us);
+}
+
+static kt_status run(kt_tune *t, const double *opt, kt_err *err)
+{
+    const kt_space *space = kt_tune_space(t);
+    size_t want = (size_t)opt[OPT_POPULATION], n = 0, tries;
+    size_t stall = 0, max_stall = (size_t)opt[OPT_STALL];
+    individual *pop = calloc(want, sizeof *pop), *next = NULL;
+    double best_us = 0;
+    kt_status rc = KT_S_OK;
+
+    next = calloc(want, sizeof *next);
+    if (!pop || !next) {
+        rc = kt_err_set(err, KT_S_NOMEM, "out of memory");
+        goto done;
+    }
+    /* The first generation: the default, then random points that run. */
+    kt_space_start(space, &pop[0].point);
+    if (fitness(t, &pop[0].point, &pop[0].us, &rc, err))
+        n = 1;
+    for (tries = 0; !rc && n < want && tries < 20 * want && !kt_tune_stop(t);
+         ++tries) {
+        kt_point pt;
+        int dup = 0;
+        kt_space_point(space, kt_rng_below(kt_tune_rng(t), space->size), &pt);
+        for (size_t i = 0; i < n; ++i)
+            dup |= kt_point_equal(&pt, &pop[i].point);
+        if (!dup && fitness(t, &pt, &pop[n].us, &rc, err))
+            pop[n++].point = pt;
+    }
+    if (rc || n == 0)
+        goto done;
+    qsort(pop, n, sizeof *pop, compare_us);
+    best_us = pop[0].us;
+    kt_tune_set_incumbent(t, &pop[0].point);
+    while (!kt_tune_stop(t) && stall < max_stall) {
+        size_t m = 1;
+        next[0] = pop[0]; /* elitism */
+        for (tries = 0; m < want && tries < 20 * want && !kt_tune_stop(t);
+             ++tries) {
+            kt_point child;
+            breed(t, tournament(t, pop, n), tournament(t, pop, n),
+                  opt[OPT_MUTATION], &child);
+            if (fitness(t, &child, &next[m].us, &rc, err))
+                next[m++].point = child;
+            if (rc)
+                goto done;
+        }
+        memcpy(pop, next, m * sizeof *pop);
+        n = m;
+        qsort(pop, n, sizeof *pop, compare_us);
+        if (pop[0].us < best_us) {
+            best_us = pop[0].us;
+            stall = 0;
+            kt_tune_set_incumbent(t, &pop[0].point);
+        } else {
+            ++stall;
+        }
+    }
+done:
+    free(pop);
+    free(next);
+    return rc;
+}
+
+const kt_strategy kt_strategy_genetic = {
+    .name = "genetic",
+    .summary = "generational genetic algorithm: tournament selection, "
+               "uniform crossover by parameter name, mutation, elitism",
+    .options = options,
+    .num_options = sizeof options / sizeof options[0],
+    .run = run,
+};

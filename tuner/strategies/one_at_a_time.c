@@ -1,0 +1,117 @@
+/*
+ * one_at_a_time: change one thing, re-measure under identical conditions,
+ * keep the change only when it is faster beyond the noise.
+ *
+ * Start at the operator's default configuration. Sweep one dimension
+ * (`variant` first, then the incumbent's parameters in declared order) with
+ * everything else fixed: each value is measured together with the incumbent
+ * in interleaved rounds, and adopted when the paired ratio says faster by
+ * more than min_gain with 95% confidence. Then the next dimension. Full
+ * passes repeat until one changes nothing (or max_passes). A new variant
+ * keeps the parameters it shares with the incumbent; when that point cannot
+ * run, the variant is tried at its start point instead.
+ */
+#include <stdio.h>
+
+#include "tuner/strategy.h"
+#include "tuner/tune.h"
+
+enum { OPT_MAX_PASSES };
+
+static const kt_strategy_option options[] = {
+    {"max_passes", "full passes over every dimension at most", 10, 1, 1000, 1},
+};
+
+/* The first measurable point: the start, else the space in order. */
+static kt_status first_incumbent(kt_tune *t, kt_point *inc, int *found,
+                                 kt_err *err)
+{
+    const kt_space *space = kt_tune_space(t);
+    kt_tune_obs obs;
+    kt_status rc;
+
+    *found = 0;
+    kt_space_start(space, inc);
+    if ((rc = kt_tune_measure(t, inc, &obs, err)))
+        return rc;
+    if (obs.known && obs.status == KT_EVAL_OK) {
+        *found = 1;
+        return KT_S_OK;
+    }
+    for (uint64_t i = 0; i < space->size && !kt_tune_stop(t); ++i) {
+        kt_space_point(space, i, inc);
+        if ((rc = kt_tune_measure(t, inc, &obs, err)))
+            return rc;
+        if (obs.known && obs.status == KT_EVAL_OK) {
+            *found = 1;
+            return KT_S_OK;
+        }
+    }
+    return KT_S_OK;
+}
+
+/* The candidate for value k of dimension dim. */
+static void candidate_for(kt_tune *t, const kt_point *inc, size_t dim, size_t k,
+                          kt_point *cand)
+{
+    const kt_space *space = kt_tune_space(t);
+    kt_space_dim_set(space, inc, dim, k, cand);
+    if (dim == 0 && space->num_slots > 1 &&
+        kt_space_feasible(space, cand, NULL) != KT_S_OK)
+        kt_space_slot_start(space, k, cand);
+}
+
+static kt_status run(kt_tune *t, const double *opt, kt_err *err)
+{
+    const kt_space *space = kt_tune_space(t);
+    int passes = (int)opt[OPT_MAX_PASSES], found;
+    kt_point inc;
+    kt_status rc;
+
+    if ((rc = first_incumbent(t, &inc, &found, err)) || !found)
+        return rc;
+    kt_tune_set_incumbent(t, &inc);
+    for (int pass = 0; pass < passes; ++pass) {
+        int changed = 0;
+        /* Dimensions are re-read after each adoption: a new variant brings
+         * its own parameters. */
+        for (size_t dim = 0; dim < kt_space_dims(space, &inc); ++dim) {
+            for (size_t k = 0; k < kt_space_dim_count(space, &inc, dim); ++k) {
+                kt_point cand;
+                kt_tune_cmp cmp;
+                if (k == kt_space_dim_pos(space, &inc, dim))
+                    continue;
+                candidate_for(t, &inc, dim, k, &cand);
+                if (kt_point_equal(&cand, &inc))
+                    continue;
+                if (kt_tune_stop(t))
+                    return KT_S_OK;
+                if ((rc = kt_tune_compare(t, &inc, &cand, &cmp, err)))
+                    return rc;
+                if (!cmp.known)
+                    return KT_S_OK;
+                if (cmp.status != KT_EVAL_OK || cmp.verdict >= 0)
+                    continue;
+                if ((rc = kt_tune_path_add(t, &inc, &cand, dim, &cmp.ratio,
+                                           err)))
+                    return rc;
+                inc = cand;
+                kt_tune_set_incumbent(t, &inc);
+                changed = 1;
+            }
+        }
+        if (!changed)
+            break;
+    }
+    return KT_S_OK;
+}
+
+const kt_strategy kt_strategy_one_at_a_time = {
+    .name = "one_at_a_time",
+    .summary = "from the default, one dimension at a time; keep a change "
+               "only when it is faster beyond the noise (paired, "
+               "interleaved)",
+    .options = options,
+    .num_options = sizeof options / sizeof options[0],
+    .run = run,
+};

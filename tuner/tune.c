@@ -1,0 +1,815 @@
+#include "tuner/tune.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tuner/progress.h"
+#include "tuner/u64map.h"
+
+/* Spaces up to this size get their feasible points counted up front, so
+ * the run knows when it has seen them all. */
+#define FEASIBLE_COUNT_LIMIT (UINT64_C(1) << 20)
+
+/* A call of the resumed journal: entries [first, first + n). */
+typedef struct resume_call {
+    size_t first, n;
+    int used;
+} resume_call;
+
+/* A comparison already made in this run. */
+typedef struct memo {
+    uint64_t incumbent, candidate;
+    kt_tune_cmp cmp;
+} memo;
+
+struct kt_tune {
+    const kt_tune_config *cfg;
+    kt_tune_result *res;
+    kt_rng rng;
+    kt_u64map by_index; /* space index -> position in res->entries */
+    size_t entry_cap, trace_cap, step_cap;
+    double t0;           /* monotonic seconds at the clock's last reset */
+    double clock_offset; /* the run's clock at t0 */
+    size_t idle;
+    const char *stop_reason;
+    int failed;
+    kt_err fatal;
+    resume_call *calls;
+    size_t num_calls, call_cursor;
+    kt_u64map recorded_failures; /* space index -> log entry */
+    kt_u64map checked;           /* space index -> 1: journaled as check */
+    memo *memos;
+    size_t num_memos, memo_cap;
+    int has_incumbent;
+    kt_point incumbent;
+    double best_us;
+    size_t best_entry;
+    kt_progress progress;
+};
+
+static double monotonic(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The run's clock: seconds of tuning, continued across resumed sessions. */
+static double run_clock(const kt_tune *t)
+{
+    return t->clock_offset + (monotonic() - t->t0);
+}
+
+static void set_clock(kt_tune *t, double value)
+{
+    t->clock_offset = value;
+    t->t0 = monotonic();
+}
+
+const kt_space *kt_tune_space(const kt_tune *t)
+{
+    return t->cfg->space;
+}
+
+kt_rng *kt_tune_rng(kt_tune *t)
+{
+    return &t->rng;
+}
+
+void kt_tune_set_incumbent(kt_tune *t, const kt_point *pt)
+{
+    t->incumbent = *pt;
+    t->has_incumbent = 1;
+}
+
+static size_t known_points(const kt_tune *t)
+{
+    return t->res->evaluations;
+}
+
+int kt_tune_stop(kt_tune *t)
+{
+    const kt_tune_config *cfg = t->cfg;
+
+    if (t->stop_reason)
+        return 1;
+    if (t->failed)
+        t->stop_reason = "the evaluator failed";
+    else if (cfg->max_evals && t->res->evaluations >= cfg->max_evals)
+        t->stop_reason = "max_evals reached";
+    else if (cfg->max_seconds > 0 && run_clock(t) >= cfg->max_seconds)
+        t->stop_reason = "max_seconds reached";
+    else if (t->res->feasible_known && known_points(t) >= t->res->feasible)
+        t->stop_reason = "every feasible point evaluated";
+    else if (t->idle >= KT_TUNE_IDLE_LIMIT)
+        t->stop_reason = "the strategy proposed no new point in 20000 tries";
+    return t->stop_reason != NULL;
+}
+
+/* ------------------------------------------------------------- entries */
+
+static kt_status copy_timing(const kt_timing *from, kt_timing *to, kt_err *err)
+{
+    *to = *from;
+    to->samples_us = NULL;
+    if (from->samples_us && from->num_rounds) {
+        to->samples_us = malloc(from->num_rounds * sizeof *to->samples_us);
+        if (!to->samples_us)
+            return kt_err_set(err, KT_S_NOMEM, "out of memory");
+        memcpy(to->samples_us, from->samples_us,
+               from->num_rounds * sizeof *to->samples_us);
+    }
+    return KT_S_OK;
+}
+
+static kt_status grow(void **array, size_t *cap, size_t need, size_t elem,
+                      kt_err *err)
+{
+    void *grown;
+    size_t cap2;
+    if (need <= *cap)
+        return KT_S_OK;
+    cap2 = *cap ? 2 * *cap : 64;
+    while (cap2 < need)
+        cap2 *= 2;
+    grown = realloc(*array, cap2 * elem);
+    if (!grown)
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    *array = grown;
+    *cap = cap2;
+    return KT_S_OK;
+}
+
+static void update_progress(kt_tune *t)
+{
+    const kt_tune_config *cfg = t->cfg;
+    kt_tune_result *r = t->res;
+    size_t budget = cfg->max_evals;
+    double now = run_clock(t), left = -1;
+    char best[256] = "";
+
+    if (!t->progress.out)
+        return;
+    if (r->feasible_known && (!budget || r->feasible < budget))
+        budget = (size_t)r->feasible;
+    if (cfg->max_seconds > 0)
+        left = cfg->max_seconds - now;
+    if (budget && r->evaluations > 0) {
+        double est = now / (double)r->evaluations *
+                     (double)(budget - (r->evaluations < budget ? r->evaluations
+                                                                : budget));
+        if (left < 0 || est < left)
+            left = est;
+    }
+    if (left < 0 && cfg->max_seconds > 0)
+        left = 0;
+    if (t->best_us > 0)
+        kt_point_format(cfg->op, &r->entries[t->best_entry].point, best,
+                        sizeof best);
+    kt_progress_update(&t->progress, r->evaluations, budget, t->best_us, best,
+                       left);
+}
+
+/* Records a visited point. r's timing is copied. */
+static kt_status add_entry(kt_tune *t, const kt_point *pt, uint64_t index,
+                           const kt_eval_result *r, int host, int from_journal,
+                           kt_err *err)
+{
+    kt_tune_result *res = t->res;
+    kt_tune_entry *e;
+    kt_status rc;
+
+    if ((rc = grow((void **)&res->entries, &t->entry_cap, res->num_entries + 1,
+                   sizeof *res->entries, err)) ||
+        (rc = kt_u64map_put(&t->by_index, index, res->num_entries, err)))
+        return rc;
+    e = &res->entries[res->num_entries];
+    memset(e, 0, sizeof *e);
+    e->point = *pt;
+    e->index = index;
+    e->status = r->status;
+    snprintf(e->reason, sizeof e->reason, "%s", r->reason);
+    e->host_checked = host;
+    e->from_journal = from_journal;
+    e->elapsed_s = run_clock(t);
+    e->when = time(NULL);
+    if (r->status == KT_EVAL_OK &&
+        (rc = copy_timing(&r->timing, &e->timing, err)))
+        return rc;
+    ++res->num_entries;
+    if (host) {
+        ++res->host_invalid;
+        return KT_S_OK;
+    }
+    e->order = ++res->evaluations;
+    res->from_journal += from_journal != 0;
+    if (r->status == KT_EVAL_OK) {
+        ++res->measured;
+        if (t->best_us <= 0 || e->timing.kernel.median < t->best_us) {
+            t->best_us = e->timing.kernel.median;
+            t->best_entry = res->num_entries - 1;
+        }
+    }
+    if ((rc = grow((void **)&res->trace, &t->trace_cap, res->evaluations,
+                   sizeof *res->trace, err)))
+        return rc;
+    res->trace[res->evaluations - 1] = t->best_us > 0 ? t->best_us : NAN;
+    t->idle = 0;
+    update_progress(t);
+    return KT_S_OK;
+}
+
+static kt_tune_entry *find_entry(const kt_tune *t, uint64_t index)
+{
+    uint64_t pos;
+    return kt_u64map_get(&t->by_index, index, &pos) ? &t->res->entries[pos]
+                                                    : NULL;
+}
+
+static void observe(const kt_tune_entry *e, kt_tune_obs *out)
+{
+    out->known = 1;
+    out->status = e->status;
+    out->median_us = e->status == KT_EVAL_OK ? e->timing.kernel.median : 0;
+}
+
+static kt_status locate(const kt_tune *t, const kt_point *pt, uint64_t *index,
+                        kt_err *err)
+{
+    char text[512];
+    if (kt_space_index(t->cfg->space, pt, index))
+        return KT_S_OK;
+    kt_point_format(t->cfg->op, pt, text, sizeof text);
+    return kt_err_set(err, KT_S_INPUT,
+                      "strategy %s proposed %s, which is not in the space",
+                      t->cfg->strategy->name, text);
+}
+
+/* Refuses pt on the host when it cannot run (constraint, device limit):
+ * returns 1 with the entry recorded, 0 when pt is feasible. */
+static int host_refused(kt_tune *t, const kt_point *pt, uint64_t index,
+                        kt_status *rc, kt_err *err)
+{
+    kt_eval_result r;
+    kt_err why;
+    kt_status st;
+
+    *rc = KT_S_OK;
+    kt_err_clear(&why);
+    st = kt_space_feasible(t->cfg->space, pt, &why);
+    if (st == KT_S_OK)
+        return 0;
+    memset(&r, 0, sizeof r);
+    r.status = st == KT_S_INVALID ? KT_EVAL_INVALID : KT_EVAL_ERROR;
+    snprintf(r.reason, sizeof r.reason, "%s", why.msg);
+    if ((*rc = add_entry(t, pt, index, &r, 1, 0, err)))
+        return 1;
+    if (t->cfg->journal && !kt_u64map_get(&t->checked, index, NULL))
+        *rc = kt_journal_check(t->cfg->journal, t->cfg->op, pt, r.reason, err);
+    return 1;
+}
+
+/* --------------------------------------------------------- evaluations */
+
+static int same_points(const kt_journal_log *log, const resume_call *c,
+                       const kt_point *pts, size_t n)
+{
+    if (c->used || c->n != n)
+        return 0;
+    for (size_t i = 0; i < n; ++i)
+        if (!kt_point_equal(&log->entries[c->first + i].point, &pts[i]))
+            return 0;
+    return 1;
+}
+
+/* The first unused recorded call of exactly these points, or NULL; a
+ * deterministic strategy asks in the recorded order, so the cursor
+ * usually hits at once. */
+static resume_call *find_call(kt_tune *t, const kt_point *pts, size_t n)
+{
+    const kt_journal_log *log = t->cfg->resume;
+    if (!log)
+        return NULL;
+    if (t->call_cursor < t->num_calls &&
+        same_points(log, &t->calls[t->call_cursor], pts, n))
+        return &t->calls[t->call_cursor++];
+    for (size_t i = 0; i < t->num_calls; ++i)
+        if (same_points(log, &t->calls[i], pts, n)) {
+            t->call_cursor = i + 1;
+            return &t->calls[i];
+        }
+    return NULL;
+}
+
+static kt_status fail(kt_tune *t, kt_status rc, const kt_err *err)
+{
+    t->failed = 1;
+    t->fatal = *err;
+    t->fatal.status = rc;
+    return rc;
+}
+
+/* Evaluates pts in one call: answered from the resumed journal when it
+ * holds this call, else by the evaluator and journaled at once. */
+static kt_status run_call(kt_tune *t, const char *purpose, const kt_point *pts,
+                          size_t n, kt_eval_result *out, int *answered,
+                          kt_err *err)
+{
+    const kt_tune_config *cfg = t->cfg;
+    resume_call *c = find_call(t, pts, n);
+    kt_journal *j = cfg->journal;
+    double start;
+    kt_status rc, jrc = KT_S_OK;
+
+    memset(out, 0, n * sizeof *out);
+    *answered = c != NULL;
+    if (c) {
+        const kt_journal_entry *e = &cfg->resume->entries[c->first];
+        c->used = 1;
+        for (size_t i = 0; i < n; ++i) {
+            out[i].status = e[i].result.status;
+            out[i].shape = e[i].result.shape;
+            snprintf(out[i].reason, sizeof out[i].reason, "%s",
+                     e[i].result.reason);
+            if (e[i].result.status == KT_EVAL_OK &&
+                (rc = copy_timing(&e[i].result.timing, &out[i].timing, err)))
+                return rc;
+        }
+        set_clock(t, e[n - 1].elapsed_s);
+        return KT_S_OK;
+    }
+    start = monotonic();
+    rc = cfg->ev->ops->evaluate(cfg->ev, pts, n, &cfg->protocol, out, err);
+    t->res->evaluator_s += monotonic() - start;
+    ++t->res->calls;
+    if (rc) {
+        /* The evaluator cannot go on. Keep what it decided about single
+         * points (the one that faulted, above all), each as a call of its
+         * own, so a resumed run skips it; the rest was never measured. */
+        for (size_t i = 0; i < n; ++i) {
+            kt_err jerr;
+            int decided = out[i].status != KT_EVAL_OK;
+            if (!decided || !j)
+                continue;
+            if (kt_journal_eval(j, cfg->op, j->next_call++, 0, 1, purpose,
+                                run_clock(t), &pts[i], &out[i], &jerr))
+                break;
+        }
+        return fail(t, rc, err);
+    }
+    for (size_t i = 0; i < n; ++i)
+        if (out[i].status == KT_EVAL_OK)
+            t->res->gpu_s += out[i].timing.gpu_time_s;
+    if (j) {
+        size_t call = j->next_call++;
+        for (size_t i = 0; i < n && !jrc; ++i)
+            jrc = kt_journal_eval(j, cfg->op, call, i, n, purpose, run_clock(t),
+                                  &pts[i], &out[i], err);
+        if (jrc) {
+            for (size_t i = 0; i < n; ++i)
+                kt_eval_result_free(&out[i]);
+            return fail(t, jrc, err);
+        }
+    }
+    return KT_S_OK;
+}
+
+/* A failure the resumed journal recorded for pt (a point that faulted must
+ * not be run again), or NULL. */
+static const kt_journal_entry *recorded_failure(const kt_tune *t,
+                                                uint64_t index)
+{
+    uint64_t at;
+    if (!t->cfg->resume || !kt_u64map_get(&t->recorded_failures, index, &at))
+        return NULL;
+    return &t->cfg->resume->entries[at];
+}
+
+kt_status kt_tune_measure(kt_tune *t, const kt_point *pt, kt_tune_obs *out,
+                          kt_err *err)
+{
+    const kt_journal_entry *failed;
+    kt_tune_entry *e;
+    kt_eval_result r;
+    uint64_t index;
+    int answered;
+    kt_status rc;
+
+    memset(out, 0, sizeof *out);
+    if ((rc = locate(t, pt, &index, err)))
+        return rc;
+    if ((e = find_entry(t, index))) {
+        ++t->idle;
+        observe(e, out);
+        return KT_S_OK;
+    }
+    if (host_refused(t, pt, index, &rc, err)) {
+        if (!rc)
+            observe(&t->res->entries[t->res->num_entries - 1], out);
+        return rc;
+    }
+    if (kt_tune_stop(t))
+        return t->failed ? kt_err_set(err, t->fatal.status, "%s", t->fatal.msg)
+                         : KT_S_OK;
+    if ((failed = recorded_failure(t, index))) {
+        set_clock(t, failed->elapsed_s);
+        rc = add_entry(t, pt, index, &failed->result, 0, 1, err);
+    } else {
+        if ((rc = run_call(t, "measure", pt, 1, &r, &answered, err)))
+            return rc;
+        rc = add_entry(t, pt, index, &r, 0, answered, err);
+        kt_eval_result_free(&r);
+    }
+    if (!rc)
+        observe(&t->res->entries[t->res->num_entries - 1], out);
+    return rc;
+}
+
+int kt_tune_known(kt_tune *t, const kt_point *pt, kt_tune_obs *out)
+{
+    kt_tune_entry *e;
+    uint64_t index;
+    kt_status rc;
+
+    memset(out, 0, sizeof *out);
+    if (!kt_space_index(t->cfg->space, pt, &index))
+        return 0;
+    if ((e = find_entry(t, index))) {
+        observe(e, out);
+        return 1;
+    }
+    if (host_refused(t, pt, index, &rc, &t->fatal)) {
+        if (rc) {
+            t->failed = 1;
+            return 0;
+        }
+        observe(&t->res->entries[t->res->num_entries - 1], out);
+        return 1;
+    }
+    return 0;
+}
+
+static memo *find_memo(kt_tune *t, uint64_t a, uint64_t b)
+{
+    for (size_t i = 0; i < t->num_memos; ++i)
+        if (t->memos[i].incumbent == a && t->memos[i].candidate == b)
+            return &t->memos[i];
+    return NULL;
+}
+
+/* Per-round ratios of b over a, over the rounds both have. */
+static void paired(const kt_timing *a, const kt_timing *b, kt_ratio *out)
+{
+    size_t n = a->num_rounds < b->num_rounds ? a->num_rounds : b->num_rounds;
+    kt_stats_paired_ratio(a->samples_us, b->samples_us, n, out);
+}
+
+kt_status kt_tune_compare(kt_tune *t, const kt_point *incumbent,
+                          const kt_point *candidate, kt_tune_cmp *out,
+                          kt_err *err)
+{
+    const kt_journal_entry *failed;
+    kt_eval_result r[2];
+    kt_point pts[2];
+    kt_tune_entry *e;
+    uint64_t ia, ib;
+    memo *m;
+    int answered;
+    kt_status rc;
+
+    memset(out, 0, sizeof *out);
+    if ((rc = locate(t, incumbent, &ia, err)) ||
+        (rc = locate(t, candidate, &ib, err)))
+        return rc;
+    e = find_entry(t, ib);
+    if (e && e->status != KT_EVAL_OK) {
+        ++t->idle;
+        out->known = 1;
+        out->status = e->status;
+        return KT_S_OK;
+    }
+    if (!e && host_refused(t, candidate, ib, &rc, err)) {
+        out->known = !rc;
+        out->status = KT_EVAL_INVALID;
+        return rc;
+    }
+    if ((m = find_memo(t, ia, ib))) {
+        ++t->idle;
+        *out = m->cmp;
+        return KT_S_OK;
+    }
+    if (kt_tune_stop(t))
+        return t->failed ? kt_err_set(err, t->fatal.status, "%s", t->fatal.msg)
+                         : KT_S_OK;
+    if (!e && (failed = recorded_failure(t, ib))) {
+        set_clock(t, failed->elapsed_s);
+        if ((rc = add_entry(t, candidate, ib, &failed->result, 0, 1, err)))
+            return rc;
+        out->known = 1;
+        out->status = failed->result.status;
+        return KT_S_OK;
+    }
+    pts[0] = *incumbent;
+    pts[1] = *candidate;
+    if ((rc = run_call(t, "compare", pts, 2, r, &answered, err)))
+        return rc;
+    if (!e)
+        rc = add_entry(t, candidate, ib, &r[1], 0, answered, err);
+    t->idle = 0;
+    out->known = 1;
+    out->status = r[1].status;
+    if (!rc && r[1].status == KT_EVAL_OK) {
+        if (r[0].status != KT_EVAL_OK) {
+            /* The incumbent measured before; failing now says nothing about
+             * the candidate. No verdict. */
+            out->status = KT_EVAL_ERROR;
+        } else {
+            paired(&r[0].timing, &r[1].timing, &out->ratio);
+            out->verdict = kt_stats_verdict(&out->ratio, t->cfg->min_gain);
+        }
+    }
+    kt_eval_result_free(&r[0]);
+    kt_eval_result_free(&r[1]);
+    if (!rc && !(rc = grow((void **)&t->memos, &t->memo_cap, t->num_memos + 1,
+                           sizeof *t->memos, err))) {
+        t->memos[t->num_memos].incumbent = ia;
+        t->memos[t->num_memos].candidate = ib;
+        t->memos[t->num_memos++].cmp = *out;
+    }
+    return rc;
+}
+
+kt_status kt_tune_path_add(kt_tune *t, const kt_point *from, const kt_point *to,
+                           size_t dim, const kt_ratio *ratio, kt_err *err)
+{
+    const kt_space *space = t->cfg->space;
+    kt_tune_result *res = t->res;
+    kt_tune_step *s;
+    kt_status rc;
+
+    if ((rc = grow((void **)&res->steps, &t->step_cap, res->num_steps + 1,
+                   sizeof *res->steps, err)))
+        return rc;
+    s = &res->steps[res->num_steps++];
+    memset(s, 0, sizeof *s);
+    s->from = *from;
+    s->to = *to;
+    s->ratio = *ratio;
+    snprintf(s->dim, sizeof s->dim, "%s", kt_space_dim_name(space, from, dim));
+    kt_space_dim_text(space, from, dim, s->before, sizeof s->before);
+    kt_space_dim_text(space, to, dim, s->after, sizeof s->after);
+    return KT_S_OK;
+}
+
+/* ----------------------------------------------------------- the end */
+
+static const kt_tune_entry *sorted_ok(const kt_tune *t, size_t rank,
+                                      size_t *count)
+{
+    /* Selection by rank over the valid entries: finalists are few. */
+    const kt_tune_result *r = t->res;
+    const kt_tune_entry *chosen = NULL;
+    double floor_us = -1;
+    size_t floor_order = 0, n = 0;
+
+    for (size_t i = 0; i < r->num_entries; ++i)
+        n += r->entries[i].status == KT_EVAL_OK && !r->entries[i].host_checked;
+    *count = n;
+    for (size_t k = 0; k <= rank && k < n; ++k) {
+        chosen = NULL;
+        for (size_t i = 0; i < r->num_entries; ++i) {
+            const kt_tune_entry *e = &r->entries[i];
+            double m = e->timing.kernel.median;
+            if (e->status != KT_EVAL_OK || e->host_checked)
+                continue;
+            /* Strictly after the previous pick in (median, order). */
+            if (floor_us >= 0 &&
+                (m < floor_us || (m == floor_us && e->order <= floor_order)))
+                continue;
+            if (!chosen || m < chosen->timing.kernel.median ||
+                (m == chosen->timing.kernel.median && e->order < chosen->order))
+                chosen = e;
+        }
+        if (!chosen)
+            break;
+        floor_us = chosen->timing.kernel.median;
+        floor_order = chosen->order;
+    }
+    return rank < n ? chosen : NULL;
+}
+
+static int compare_finals(const void *a, const void *b)
+{
+    const kt_tune_final *x = a, *y = b;
+    return (x->stats.median > y->stats.median) -
+           (x->stats.median < y->stats.median);
+}
+
+static kt_status finish(kt_tune *t, kt_err *err)
+{
+    const kt_tune_config *cfg = t->cfg;
+    kt_tune_result *res = t->res;
+    size_t valid, want = cfg->finalists ? cfg->finalists : 1, n = 0;
+    kt_point *pts = NULL;
+    kt_eval_result *r = NULL;
+    int answered;
+    kt_status rc = KT_S_OK;
+
+    sorted_ok(t, 0, &valid);
+    if (valid == 0)
+        return KT_S_OK;
+    if (want > valid)
+        want = valid;
+    pts = calloc(want, sizeof *pts);
+    r = calloc(want, sizeof *r);
+    res->finals = calloc(want, sizeof *res->finals);
+    if (!pts || !r || !res->finals) {
+        rc = kt_err_set(err, KT_S_NOMEM, "out of memory");
+        goto done;
+    }
+    for (size_t k = 0; k < want; ++k)
+        pts[n++] = sorted_ok(t, k, &valid)->point;
+    if (t->has_incumbent) {
+        uint64_t index;
+        const kt_tune_entry *e =
+            kt_space_index(cfg->space, &t->incumbent, &index)
+                ? find_entry(t, index)
+                : NULL;
+        int present = 0;
+        for (size_t k = 0; k < n; ++k)
+            present |= kt_point_equal(&pts[k], &t->incumbent);
+        if (e && e->status == KT_EVAL_OK && !present)
+            pts[n - 1] = t->incumbent;
+    }
+    if (n == 1) {
+        uint64_t index;
+        kt_space_index(cfg->space, &pts[0], &index);
+        res->finals[0].point = pts[0];
+        res->finals[0].stats = find_entry(t, index)->timing.kernel;
+        res->finals[0].vs_winner.ratio = 1;
+        res->num_finals = 1;
+        res->has_best = 1;
+        goto done;
+    }
+    if ((rc = run_call(t, "final", pts, n, r, &answered, err)))
+        goto done;
+    res->final_measured = 1;
+    {
+        size_t m = 0, winner = 0, fewest = (size_t)-1;
+        size_t idx[64];
+        /* The winner is the finalist the fewest others beat in paired
+         * comparisons; the lower median breaks a tie. */
+        for (size_t k = 0; k < n && m < 64; ++k)
+            if (r[k].status == KT_EVAL_OK)
+                idx[m++] = k;
+        if (m == 0) {
+            snprintf(res->note, sizeof res->note,
+                     "the closing re-measurement failed for every finalist "
+                     "(%s); no answer",
+                     r[0].reason);
+            goto done;
+        }
+        for (size_t a = 0; a < m; ++a) {
+            size_t beaten = 0;
+            for (size_t b = 0; b < m; ++b) {
+                kt_ratio q;
+                if (a == b)
+                    continue;
+                paired(&r[idx[a]].timing, &r[idx[b]].timing, &q);
+                beaten += kt_stats_verdict(&q, cfg->min_gain) < 0;
+            }
+            if (beaten < fewest ||
+                (beaten == fewest && r[idx[a]].timing.kernel.median <
+                                         r[idx[winner]].timing.kernel.median)) {
+                fewest = beaten;
+                winner = a;
+            }
+        }
+        for (size_t a = 0; a < m; ++a) {
+            kt_tune_final *f = &res->finals[res->num_finals++];
+            f->point = pts[idx[a]];
+            f->stats = r[idx[a]].timing.kernel;
+            if (a == winner) {
+                f->vs_winner.ratio = f->vs_winner.lo = f->vs_winner.hi = 1;
+                f->vs_winner.n = r[idx[a]].timing.num_rounds;
+                f->tied = 0;
+            } else {
+                paired(&r[idx[winner]].timing, &r[idx[a]].timing,
+                       &f->vs_winner);
+                f->tied = kt_stats_verdict(&f->vs_winner, cfg->min_gain) <= 0;
+            }
+        }
+        /* Winner first, the others by median. */
+        if (winner != 0) {
+            kt_tune_final w = res->finals[winner];
+            memmove(&res->finals[1], &res->finals[0],
+                    winner * sizeof res->finals[0]);
+            res->finals[0] = w;
+        }
+        qsort(&res->finals[1], res->num_finals - 1, sizeof res->finals[0],
+              compare_finals);
+        res->has_best = 1;
+    }
+done:
+    for (size_t k = 0; r && k < want; ++k)
+        kt_eval_result_free(&r[k]);
+    free(r);
+    free(pts);
+    return rc;
+}
+
+static kt_status prepare_resume(kt_tune *t, kt_err *err)
+{
+    const kt_journal_log *log = t->cfg->resume;
+    kt_status rc;
+
+    if (!log)
+        return KT_S_OK;
+    t->calls = calloc(log->count ? log->count : 1, sizeof *t->calls);
+    if (!t->calls)
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    for (size_t i = 0; i < log->count;) {
+        size_t n = log->entries[i].of;
+        uint64_t index;
+        t->calls[t->num_calls].first = i;
+        t->calls[t->num_calls++].n = n;
+        for (size_t k = i; k < i + n && k < log->count; ++k) {
+            const kt_journal_entry *e = &log->entries[k];
+            if (e->result.status != KT_EVAL_OK &&
+                kt_space_index(t->cfg->space, &e->point, &index) &&
+                !kt_u64map_get(&t->recorded_failures, index, NULL) &&
+                (rc = kt_u64map_put(&t->recorded_failures, index, k, err)))
+                return rc;
+        }
+        i += n;
+    }
+    for (size_t i = 0; i < log->num_checked; ++i) {
+        uint64_t index;
+        if (kt_space_index(t->cfg->space, &log->checked[i], &index) &&
+            (rc = kt_u64map_put(&t->checked, index, 1, err)))
+            return rc;
+    }
+    /* The clock goes on from where the journal stopped. */
+    if (log->count)
+        set_clock(t, log->entries[log->count - 1].elapsed_s);
+    return KT_S_OK;
+}
+
+kt_status kt_tune_run(const kt_tune_config *cfg, kt_tune_result *out,
+                      kt_err *err)
+{
+    kt_tune t;
+    kt_status rc;
+    uint64_t feasible;
+    kt_err ferr;
+    double started = monotonic();
+
+    memset(out, 0, sizeof *out);
+    memset(&t, 0, sizeof t);
+    t.cfg = cfg;
+    t.res = out;
+    kt_u64map_init(&t.by_index);
+    kt_u64map_init(&t.recorded_failures);
+    kt_u64map_init(&t.checked);
+    kt_rng_seed(&t.rng, cfg->seed);
+    set_clock(&t, 0);
+    if (kt_space_count_feasible(cfg->space, FEASIBLE_COUNT_LIMIT, &feasible,
+                                &ferr) == KT_S_OK) {
+        out->feasible = feasible;
+        out->feasible_known = 1;
+    }
+    kt_progress_init(&t.progress, stdout, cfg->progress);
+    if ((rc = prepare_resume(&t, err)))
+        goto done;
+    rc = cfg->strategy->run(&t, cfg->options, err);
+    if (!rc && t.failed)
+        rc = kt_err_set(err, t.fatal.status, "%s", t.fatal.msg);
+    if (!rc)
+        rc = finish(&t, err);
+done:
+    out->stop_reason = t.stop_reason ? t.stop_reason : "the strategy finished";
+    if (rc && !t.stop_reason)
+        out->stop_reason = "the run failed";
+    out->elapsed_s = run_clock(&t);
+    out->wall_s = monotonic() - started;
+    kt_progress_end(&t.progress);
+    kt_u64map_free(&t.by_index);
+    kt_u64map_free(&t.recorded_failures);
+    kt_u64map_free(&t.checked);
+    free(t.calls);
+    free(t.memos);
+    return rc;
+}
+
+void kt_tune_result_free(kt_tune_result *r)
+{
+    for (size_t i = 0; i < r->num_entries; ++i)
+        kt_timing_free(&r->entries[i].timing);
+    free(r->entries);
+    free(r->trace);
+    free(r->steps);
+    free(r->finals);
+    memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,177 @@
+/*
+ * kt_tune: one tuning run — the session strategies search through.
+ *
+ * The session owns what makes a run trustworthy, so that a strategy is only
+ * an order of points:
+ *  - every measurement goes through the kt_evaluator (local GPU or replay)
+ *    under one protocol: same inputs, stream, warm-ups, stopping rule and
+ *    cache mode for every point;
+ *  - a point is measured alone once; a comparison measures incumbent and
+ *    candidate together in interleaved rounds and decides on the paired
+ *    ratio's confidence interval (core/stats.h);
+ *  - points that cannot run (refused on the host, invalid, wrong results,
+ *    faults) are recorded with their reason, skipped, and never the answer;
+ *  - both budgets (max_evals: unique points sent to the evaluator;
+ *    max_seconds: the run's clock) are enforced here, whatever the strategy
+ *    does;
+ *  - every evaluate() call is journaled before the strategy sees it, and a
+ *    resumed run answers the calls the journal already holds from it;
+ *  - at the end the best few are re-measured together and the answer is the
+ *    winner with its interval, or a statistical tie.
+ */
+#ifndef KT_TUNE_H
+#define KT_TUNE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "core/error.h"
+#include "core/evaluator.h"
+#include "core/rng.h"
+#include "core/stats.h"
+#include "tuner/journal.h"
+#include "tuner/space.h"
+#include "tuner/strategy.h"
+
+/* Consecutive proposals of already-known points after which the session
+ * stops a strategy that no longer finds anything new. */
+#define KT_TUNE_IDLE_LIMIT 20000
+
+typedef struct kt_tune_config {
+    const kt_operator *op;
+    const kt_space *space; /* bound to the evaluator's device */
+    kt_evaluator *ev;
+    const kt_strategy *strategy;
+    double options[KT_STRATEGY_MAX_OPTIONS];
+    uint64_t seed;      /* of the strategy's random choices */
+    size_t max_evals;   /* 0: no limit */
+    double max_seconds; /* 0: no limit */
+    size_t finalists;   /* re-measured together at the end (>= 1) */
+    double min_gain;    /* smallest relative gain that counts as faster */
+    kt_protocol protocol;
+    kt_journal *journal;          /* may be NULL */
+    const kt_journal_log *resume; /* calls answered from it; may be NULL */
+    int progress;                 /* print a progress line on stdout */
+} kt_tune_config;
+
+/* One point the run visited. */
+typedef struct kt_tune_entry {
+    kt_point point;
+    uint64_t index; /* in the space */
+    size_t order;   /* 1-based evaluation number; 0: refused on the host */
+    kt_eval_status status;
+    char reason[512];
+    int host_checked; /* refused without the evaluator (constraint, limit) */
+    int from_journal; /* answered from the resumed journal */
+    kt_timing timing; /* status OK; samples owned */
+    double elapsed_s; /* the run's clock when it was evaluated */
+    time_t when;
+} kt_tune_entry;
+
+/* One adopted change of the one-at-a-time path. */
+typedef struct kt_tune_step {
+    kt_point from, to;
+    char dim[64], before[64], after[64];
+    kt_ratio ratio; /* time(to) / time(from), paired */
+} kt_tune_step;
+
+/* One finalist of the closing re-measurement. */
+typedef struct kt_tune_final {
+    kt_point point;
+    kt_stats stats;     /* of the closing measurement */
+    kt_ratio vs_winner; /* time / the winner's, paired; ratio 1 for it */
+    int tied;           /* not distinguishable from the winner */
+} kt_tune_final;
+
+typedef struct kt_tune_result {
+    kt_tune_entry *entries; /* every point visited, in visiting order */
+    size_t num_entries;
+    size_t evaluations;  /* unique points sent to the evaluator */
+    size_t measured;     /* of which verified and timed */
+    size_t host_invalid; /* refused on the host, never sent */
+    size_t from_journal; /* evaluations answered from the journal */
+    double *trace;       /* best median (us) after each evaluation; NaN
+                            before the first valid one */
+    kt_tune_step *steps;
+    size_t num_steps;
+    kt_tune_final *finals; /* finals[0] is the winner */
+    size_t num_finals;
+    int has_best;
+    int final_measured; /* finals come from one interleaved call */
+    const char *stop_reason;
+    double elapsed_s;   /* the run's clock at the end */
+    double wall_s;      /* wall time of this process's part of the run */
+    double evaluator_s; /* time spent inside evaluate() in this process */
+    double gpu_s;       /* sampled kernel time of this process's calls */
+    size_t calls;       /* evaluate() calls made in this process */
+    uint64_t feasible;  /* feasible points of the space, when known */
+    int feasible_known;
+    char note[512]; /* e.g. why the run stopped early */
+} kt_tune_result;
+
+/* Runs cfg->strategy, then the closing re-measurement. Non-OK only when the
+ * run cannot go on (evaluator lost, journal unwritable); out still holds
+ * what was measured, and the journal everything. Free out with
+ * kt_tune_result_free(). */
+kt_status kt_tune_run(const kt_tune_config *cfg, kt_tune_result *out,
+                      kt_err *err);
+
+void kt_tune_result_free(kt_tune_result *r);
+
+/* ----------------------------------------------------------------------- */
+/* What strategies call.                                                    */
+
+const kt_space *kt_tune_space(const kt_tune *t);
+
+/* The strategy's random numbers, seeded from cfg->seed. */
+kt_rng *kt_tune_rng(kt_tune *t);
+
+/* 1 when the strategy must return: a budget is spent, every feasible point
+ * is known, nothing new was proposed for KT_TUNE_IDLE_LIMIT tries, or the
+ * evaluator failed. */
+int kt_tune_stop(kt_tune *t);
+
+/* What the session knows of a point. */
+typedef struct kt_tune_obs {
+    int known;             /* 0: not evaluated (the budget stopped it) */
+    kt_eval_status status; /* KT_EVAL_OK or why it cannot be the answer */
+    double median_us;      /* status OK */
+} kt_tune_obs;
+
+/* Measures pt alone, once: later calls answer from the record without
+ * spending budget. Points refused on the host cost nothing. */
+kt_status kt_tune_measure(kt_tune *t, const kt_point *pt, kt_tune_obs *out,
+                          kt_err *err);
+
+/* What the session knows of pt without spending anything: 1 and *out when
+ * pt was visited or is refused on the host, else 0. */
+int kt_tune_known(kt_tune *t, const kt_point *pt, kt_tune_obs *out);
+
+/* The outcome of a paired comparison. */
+typedef struct kt_tune_cmp {
+    int known;             /* 0: not measured (the budget stopped it) */
+    kt_eval_status status; /* of the candidate (ERROR if the incumbent
+                              failed this time) */
+    kt_ratio ratio;        /* time(candidate) / time(incumbent) */
+    int verdict;           /* -1 candidate faster beyond min_gain, 0 tie,
+                              +1 slower */
+} kt_tune_cmp;
+
+/* Measures incumbent and candidate together in interleaved rounds and
+ * compares them on their paired per-round ratios. The same pair is
+ * measured once per run; a candidate known to be invalid is not measured.
+ */
+kt_status kt_tune_compare(kt_tune *t, const kt_point *incumbent,
+                          const kt_point *candidate, kt_tune_cmp *out,
+                          kt_err *err);
+
+/* Records an adopted change (from -> to along dimension dim). */
+kt_status kt_tune_path_add(kt_tune *t, const kt_point *from, const kt_point *to,
+                           size_t dim, const kt_ratio *ratio, kt_err *err);
+
+/* Names the strategy's current answer, which then is among the finalists.
+ */
+void kt_tune_set_incumbent(kt_tune *t, const kt_point *pt);
+
+#endif

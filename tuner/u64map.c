@@ -1,0 +1,97 @@
+#include "tuner/u64map.h"
+
+#include <stdlib.h>
+
+/* splitmix64's finaliser: consecutive indices land far apart. */
+static uint64_t mix(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return z ^ (z >> 31);
+}
+
+void kt_u64map_init(kt_u64map *map)
+{
+    map->keys = map->values = NULL;
+    map->used = NULL;
+    map->capacity = map->count = 0;
+}
+
+void kt_u64map_free(kt_u64map *map)
+{
+    free(map->keys);
+    free(map->values);
+    free(map->used);
+    kt_u64map_init(map);
+}
+
+static size_t slot_of(const kt_u64map *map, uint64_t key)
+{
+    size_t mask = map->capacity - 1, i = (size_t)mix(key) & mask;
+    while (map->used[i] && map->keys[i] != key)
+        i = (i + 1) & mask;
+    return i;
+}
+
+static kt_status grow(kt_u64map *map, kt_err *err)
+{
+    kt_u64map bigger;
+    size_t capacity = map->capacity ? 2 * map->capacity : 64;
+
+    bigger.keys = malloc(capacity * sizeof *bigger.keys);
+    bigger.values = malloc(capacity * sizeof *bigger.values);
+    bigger.used = calloc(capacity, 1);
+    bigger.capacity = capacity;
+    bigger.count = map->count;
+    if (!bigger.keys || !bigger.values || !bigger.used) {
+        free(bigger.keys);
+        free(bigger.values);
+        free(bigger.used);
+        return kt_err_set(err, KT_S_NOMEM, "out of memory (point index map)");
+    }
+    for (size_t i = 0; i < map->capacity; ++i) {
+        if (map->used[i]) {
+            size_t j = slot_of(&bigger, map->keys[i]);
+            bigger.used[j] = 1;
+            bigger.keys[j] = map->keys[i];
+            bigger.values[j] = map->values[i];
+        }
+    }
+    free(map->keys);
+    free(map->values);
+    free(map->used);
+    *map = bigger;
+    return KT_S_OK;
+}
+
+kt_status kt_u64map_put(kt_u64map *map, uint64_t key, uint64_t value,
+                        kt_err *err)
+{
+    size_t i;
+    kt_status rc;
+
+    /* Keep the load under one half so probes stay short. */
+    if (2 * (map->count + 1) > map->capacity && (rc = grow(map, err)))
+        return rc;
+    i = slot_of(map, key);
+    if (!map->used[i]) {
+        map->used[i] = 1;
+        map->keys[i] = key;
+        ++map->count;
+    }
+    map->values[i] = value;
+    return KT_S_OK;
+}
+
+int kt_u64map_get(const kt_u64map *map, uint64_t key, uint64_t *value)
+{
+    size_t i;
+    if (!map->capacity)
+        return 0;
+    i = slot_of(map, key);
+    if (!map->used[i])
+        return 0;
+    if (value)
+        *value = map->values[i];
+    return 1;
+}

@@ -1,0 +1,34 @@
+/*
+ * kt_u64map: a map from 64-bit keys (space indices) to 64-bit values
+ * (positions in an array), open addressing with linear probing. The tuner
+ * looks points up by their index in the space thousands of times a run; a
+ * linear scan would make long runs quadratic.
+ */
+#ifndef KT_U64MAP_H
+#define KT_U64MAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/error.h"
+
+typedef struct kt_u64map {
+    uint64_t *keys;
+    uint64_t *values;
+    unsigned char *used;
+    size_t capacity; /* a power of two, or 0 */
+    size_t count;
+} kt_u64map;
+
+void kt_u64map_init(kt_u64map *map);
+void kt_u64map_free(kt_u64map *map);
+
+/* Inserts or replaces. KT_S_NOMEM when growing fails (the map is unchanged).
+ */
+kt_status kt_u64map_put(kt_u64map *map, uint64_t key, uint64_t value,
+                        kt_err *err);
+
+/* 1 and *value when key is present, else 0. value may be NULL. */
+int kt_u64map_get(const kt_u64map *map, uint64_t key, uint64_t *value);
+
+#endif
