@@ -22,6 +22,16 @@ extern "C" {
 cudaError_t kt_launch_clock_probe(unsigned int *min_khz, int sm_count,
                                   unsigned int spin_ns, cudaStream_t stream);
 
+/* Reads bytes (a multiple of 16) of buf, writing nothing but, in the
+ * unlikely case the data hashes to one value, 4 bytes to *sink (so the
+ * loads cannot be optimised away). Over a clean buffer twice the L2's
+ * size it flushes the L2 and leaves it holding clean lines only: the dirty
+ * lines of earlier work are written back now, not during the next timed
+ * kernel. */
+cudaError_t kt_launch_read_sweep(const void *buf, size_t bytes,
+                                 unsigned int *sink, int sm_count,
+                                 cudaStream_t stream);
+
 /* An empty kernel, <<<1, 1>>>: the launch floor. */
 cudaError_t kt_launch_empty(cudaStream_t stream);
 

@@ -30,7 +30,7 @@ kt_status kt_meter_open(kt_meter *meter, const kt_gpu *gpu, kt_err *err)
 
     memset(meter, 0, sizeof *meter);
     meter->gpu = gpu;
-    /* Twice the L2: with its hashed sets, writing just the L2's size can
+    /* Twice the L2: with its hashed sets, reading just the L2's size can
      * leave lines of the previous sample resident. */
     meter->flush_bytes =
         (size_t)(gpu->dev.l2_bytes > 0 ? gpu->dev.l2_bytes : (1 << 20)) * 2;
@@ -38,7 +38,15 @@ kt_status kt_meter_open(kt_meter *meter, const kt_gpu *gpu, kt_err *err)
              cudaStreamCreateWithFlags(&meter->stream, cudaStreamNonBlocking),
              err)) ||
         (rc = KT_CUDA_TRY(cudaMalloc(&meter->flush_buf, meter->flush_bytes),
-                          err)))
+                          err)) ||
+        (rc = KT_CUDA_TRY(
+             cudaMalloc((void **)&meter->flush_sink, sizeof *meter->flush_sink),
+             err)) ||
+        /* Initialised once, never written again: the flush reads defined
+         * data and its lines are clean. */
+        (rc = KT_CUDA_TRY(cudaMemset(meter->flush_buf, 0, meter->flush_bytes),
+                          err)) ||
+        (rc = KT_CUDA_TRY(cudaDeviceSynchronize(), err)))
         kt_meter_close(meter);
     return rc;
 }
@@ -54,6 +62,8 @@ void kt_meter_close(kt_meter *meter)
         cudaFreeHost(meter->probe_host);
     if (meter->flush_buf)
         cudaFree(meter->flush_buf);
+    if (meter->flush_sink)
+        cudaFree(meter->flush_sink);
     if (meter->stream)
         cudaStreamDestroy(meter->stream);
     memset(meter, 0, sizeof *meter);
@@ -61,9 +71,11 @@ void kt_meter_close(kt_meter *meter)
 
 kt_status kt_meter_flush_l2(kt_meter *meter, kt_err *err)
 {
-    return KT_CUDA_TRY(
-        cudaMemsetAsync(meter->flush_buf, 0, meter->flush_bytes, meter->stream),
-        err);
+    return kt_cuda_status(
+        kt_launch_read_sweep(meter->flush_buf, meter->flush_bytes,
+                             meter->flush_sink, meter->gpu->dev.sm_count,
+                             meter->stream),
+        "L2 flush", err);
 }
 
 /* Enough events and probe slots for one round of n targets. */

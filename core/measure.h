@@ -51,21 +51,26 @@ typedef struct kt_timing {
 typedef struct kt_meter {
     const kt_gpu *gpu;
     cudaStream_t stream;
-    void *flush_buf; /* L2 flush target, allocated once */
+    void *flush_buf; /* L2 flush source: twice the L2, clean */
     size_t flush_bytes;
-    unsigned int *probe_dev; /* per-sample lowest SM clock, kHz */
+    unsigned int *flush_sink; /* keeps the flush's loads alive */
+    unsigned int *probe_dev;  /* per-sample lowest SM clock, kHz */
     unsigned int *probe_host;
     size_t probe_cap;
     cudaEvent_t *events; /* start/stop pairs for one round */
     size_t event_cap;
 } kt_meter;
 
-/* Creates the stream, the flush buffer (twice the L2) and the probe slots.
+/* Creates the stream, the flush buffer (twice the L2, initialised) and the
+ * probe slots.
  * gpu must outlive the meter. */
 kt_status kt_meter_open(kt_meter *meter, const kt_gpu *gpu, kt_err *err);
 void kt_meter_close(kt_meter *meter);
 
-/* Enqueues an L2 flush (a memset of the flush buffer) on the stream. */
+/* Enqueues an L2 flush on the stream: a read of the flush buffer (twice the
+ * L2, written once at open), which evicts every line and leaves only clean
+ * ones, so no write-back of earlier work lands inside the next sample (a
+ * memset flush would leave the L2 full of dirty lines). */
 kt_status kt_meter_flush_l2(kt_meter *meter, kt_err *err);
 
 /* Warms up, then samples the n targets in interleaved rounds until each

@@ -133,6 +133,12 @@ static int host_copy(const kt_host *host, void *dst, const void *src,
                           upload ? "upload" : "download", bytes, dev);
     code = cudaMemcpy(dst, src, bytes,
                       upload ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost);
+    /* cudaMemcpy from pageable memory may return before the DMA has
+     * finished, and the timed stream does not wait for the legacy default
+     * stream: a kernel launched next could read half-uploaded inputs. The
+     * contract is "on the device when upload returns". */
+    if (code == cudaSuccess)
+        code = cudaDeviceSynchronize();
     if (code != cudaSuccess)
         return host_error(host, "%s of %zu bytes: %s",
                           upload ? "upload" : "download", bytes,

@@ -14,7 +14,6 @@
 #include "core/cuda_check.h"
 #include "metrics/chip.h"
 #include "metrics/cupti_status.h"
-#include "metrics/l2_clean.h"
 
 /* The driver ABI these entry points are requested at: both calls are
  * unchanged since long before CUDA 12. */
@@ -27,11 +26,6 @@ typedef struct session {
     uint8_t *availability;
     kt_chip *chip;
     CUpti_RangeProfiler_Object *range_profiler;
-    /* The L2 clean sweep's buffer (twice the L2) and sink. */
-    void *sweep;
-    size_t sweep_bytes;
-    unsigned int *sink;
-    int sm_count;
 } session;
 
 static double now_seconds(void)
@@ -142,12 +136,6 @@ static kt_status session_close(session *s, kt_err *err)
         }
         s->range_profiler = NULL;
     }
-    if (s->sweep)
-        cudaFree(s->sweep);
-    if (s->sink)
-        cudaFree(s->sink);
-    s->sweep = NULL;
-    s->sink = NULL;
     kt_chip_close(s->chip);
     s->chip = NULL;
     free(s->availability);
@@ -243,33 +231,6 @@ static kt_status cupti_check(const kt_counter_source *src, int device,
     return rc ? rc : rc_close;
 }
 
-static kt_status sweep_open(int device, session *s, kt_err *err)
-{
-    int l2 = 0;
-    kt_status rc;
-
-    if ((rc = KT_CUDA_TRY(
-             cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device),
-             err)) ||
-        (rc = KT_CUDA_TRY(cudaDeviceGetAttribute(&s->sm_count,
-                                                 cudaDevAttrMultiProcessorCount,
-                                                 device),
-                          err)))
-        return rc;
-    s->sweep_bytes = 2 * (size_t)(l2 > 0 ? l2 : 1 << 20);
-    if ((rc = KT_CUDA_TRY(cudaMalloc(&s->sweep, s->sweep_bytes), err)) ||
-        (rc = KT_CUDA_TRY(cudaMalloc((void **)&s->sink, sizeof *s->sink),
-                          err)) ||
-        /* Written once so that the sweep never reads uninitialised
-         * memory; every pass's sweep then leaves the L2 clean. */
-        (rc = KT_CUDA_TRY(cudaMemset(s->sweep, 0, s->sweep_bytes), err))) {
-        kt_err_prefix(err,
-                      "the L2 clean sweep's %zu-byte buffer: ", s->sweep_bytes);
-        return rc;
-    }
-    return KT_S_OK;
-}
-
 /* Steps 4-6: enable, counter data image, configuration, the passes, decode,
  * evaluate. */
 static kt_status run_passes(session *s, const kt_counter_target *t,
@@ -363,16 +324,13 @@ static kt_status run_passes(session *s, const kt_counter_target *t,
         memset(&stop, 0, sizeof stop);
         stop.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
         stop.pRangeProfilerObject = s->range_profiler;
-        /* Inputs restored, L2 flushed and left clean (l2_clean.h) outside
-         * the range: the range holds the one launch and nothing else. The
-         * device is idle at each range boundary (the profiler's own markers
-         * need not share the launch's stream), and the kernel has finished
-         * before the range closes. */
+        /* Inputs restored, L2 flushed and left clean (kt_meter_flush_l2)
+         * outside the range: the range holds the one launch and nothing
+         * else. The device is idle at each range boundary (the profiler's
+         * own markers need not share the launch's stream), and the kernel
+         * has finished before the range closes. */
         if ((rc = t->prepare(t->ctx, err)) ||
-            (rc = kt_cuda_status(kt_launch_read_sweep(s->sweep, s->sweep_bytes,
-                                                      s->sink, s->sm_count, 0),
-                                 "the L2 clean sweep", err)) ||
-            (rc = device_idle("after cleaning the L2", err)) ||
+            (rc = device_idle("after flushing the L2", err)) ||
             (rc = KT_CUPTI_TRY(cuptiRangeProfilerStart(&start), err)))
             goto done;
         pushed = !(rc = KT_CUPTI_TRY(cuptiRangeProfilerPushRange(&push), err));
@@ -449,9 +407,7 @@ static kt_status cupti_collect(const kt_counter_source *src,
     memset(stats, 0, sizeof *stats);
     if ((rc = session_open(t->device, &s, err)))
         return rc;
-    if (!(rc = sweep_open(t->device, &s, err)))
-        rc = kt_chip_config(s.chip, names, n, &config, &config_size, &passes,
-                            err);
+    rc = kt_chip_config(s.chip, names, n, &config, &config_size, &passes, err);
     stats->setup_s = now_seconds() - t0;
     if (!rc)
         rc = run_passes(&s, t, names, n, config, config_size, passes, values,

@@ -63,6 +63,10 @@ typedef struct kt_diagnosis {
     double balance; /* flop/byte where the roofline bends; 0 unknown */
     char roofline[256];
     kt_bound bound;
+    /* DRAM utilisation the class was decided on: counted DRAM bytes over
+     * the unprofiled kernel time against the theoretical peak when both are
+     * known, else the range-based counter; NaN without counters. */
+    double dram_pct;
     const char *unit; /* memory-bound: "DRAM" or "L1/L2"; else NULL */
     char why[512];    /* the numbers that led to the class */
     int access_bytes; /* used for the ideal; 0 unknown */

@@ -46,7 +46,11 @@ for variant in coalesced strided; do
           --size n=$N --no-boundaries --json "$kjson")
     "${kcmd[@]}" > "$WORK/ktune-$variant.txt" 2>&1 || {
         echo "ktune profile failed:"; cat "$WORK/ktune-$variant.txt"; exit 1; }
-    metrics=$(python3 -c 'import json,sys; print(",".join(json.load(open(sys.argv[1]))["counters"]["raw"]))' "$kjson")
+    # ncu gets only the counts that must agree exactly and the occupancy:
+    # with ktune's whole set (14 counters, 10 passes) Nsight Compute's own
+    # strided store-sector count came out 0.1% short of the exact 16,777,216
+    # on the H200, while a single-purpose run reproduces cupti.md's values.
+    metrics=sm__warps_active.avg.pct_of_peak_sustained_active,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,dram__bytes_read.sum,dram__bytes_write.sum
     ncmd=("$NCU" --clock-control none --metrics "$metrics"
           -k "regex:add_$variant" --launch-skip $WARMUPS --launch-count 1
           --csv --page raw --print-units base --log-file "$WORK/ncu-$variant.csv"
@@ -100,8 +104,7 @@ print("%-66s %16s %16s %10s  %s" % ("metric", "ncu", "ktune", "diff", "check"))
 for name in sorted(ktune):
     k = ktune[name]
     if name not in ncu:
-        print("%-66s %16s %16s %10s  %s" % (name, "missing", k, "", "FAIL"))
-        failed += 1
+        # Not asked of ncu: only exact counts and occupancy are compared.
         continue
     n = number(ncu[name])
     diff = (k - n) if k is not None else float("nan")
@@ -116,6 +119,10 @@ for name in sorted(ktune):
     failed += not ok
     print("%-66s %16s %16s %10s  %s" % (name, show(n), show(k), "%.3g" % diff,
                                         verdict))
+missing = [m for m in list(exact) + list(close) if m not in ncu]
+if missing:
+    print("ncu did not report:", ", ".join(missing))
+    failed += len(missing)
 for a, b in (("ld", exact[1]), ("st", exact[3])):
     req = b.replace("sectors", "requests")
     print("sectors/request (%s): ncu %.2f, ktune %.2f" %

@@ -176,7 +176,8 @@ struct kt_host {
                         const char *name, void **dev_ptr);
     void (*free_device)(const kt_host *host, void *dev_ptr);
 
-    /* Synchronous copies between host memory and host-owned device memory. */
+    /* Copies between host memory and host-owned device memory; complete
+     * (on the device, or in host memory) when they return. */
     int (*upload)(const kt_host *host, void *dev_dst, const void *src,
                   size_t bytes);
     int (*download)(const kt_host *host, void *dst, const void *dev_src,
