@@ -225,6 +225,100 @@ kt_status kt_eval_result_from_json(const kt_operator *op, const json_t *j,
     return KT_S_OK;
 }
 
+json_t *kt_profile_result_to_json(const kt_profile_result *r)
+{
+    const kt_kernel_info *k = &r->kernel;
+    json_t *values = json_array();
+
+    for (size_t i = 0; i < r->num_values; ++i)
+        json_array_append_new(values, isnan(r->values[i])
+                                          ? json_null()
+                                          : json_real(r->values[i]));
+    return json_pack(
+        "{s:s,s:s,s:{s:[i,i,i],s:[i,i,i],s:i},s:{s:b,s:i,s:i,s:i,s:i,s:i,s:i,"
+        "s:i,s:I,s:I,s:I,s:I,s:I},s:i,s:s,s:o,s:{s:I,s:f,s:f,s:f,s:f}}",
+        "status", kt_eval_status_name(r->status), "reason", r->reason, "shape",
+        "grid", r->shape.grid[0], r->shape.grid[1], r->shape.grid[2], "block",
+        r->shape.block[0], r->shape.block[1], r->shape.block[2],
+        "dynamic_smem_bytes", r->shape.dynamic_smem_bytes, "kernel",
+        "available", k->available, "num_regs", k->num_regs, "block_threads",
+        k->block_threads, "max_threads_per_block", k->max_threads_per_block,
+        "ptx_version", k->ptx_version, "binary_version", k->binary_version,
+        "api_blocks_per_sm", k->api_blocks_per_sm, "reserved_smem_per_block",
+        k->reserved_smem_per_block, "static_smem_bytes",
+        (json_int_t)k->static_smem_bytes, "dynamic_smem_bytes",
+        (json_int_t)k->dynamic_smem_bytes, "max_dynamic_smem_bytes",
+        (json_int_t)k->max_dynamic_smem_bytes, "local_bytes_per_thread",
+        (json_int_t)k->local_bytes_per_thread, "const_bytes",
+        (json_int_t)k->const_bytes, "counters", (int)r->counters, "note",
+        r->note, "values", values, "stats", "passes",
+        (json_int_t)r->stats.passes, "setup_s", r->stats.setup_s, "passes_s",
+        r->stats.passes_s, "evaluate_s", r->stats.evaluate_s, "total_s",
+        r->stats.total_s);
+}
+
+kt_status kt_profile_result_from_json(const json_t *j, kt_profile_result *r,
+                                      kt_err *err)
+{
+    const char *status = NULL, *reason = "", *note = "";
+    json_int_t smem_static = 0, smem_dyn = 0, smem_max = 0, local = 0,
+               cbytes = 0, passes = 0;
+    int g[3], b[3], dsmem = 0, counters = 0;
+    kt_kernel_info *k = &r->kernel;
+    json_t *values = NULL;
+    json_error_t jerr;
+    kt_status rc;
+
+    memset(r, 0, sizeof *r);
+    if (json_unpack_ex(
+            (json_t *)j, &jerr, 0,
+            "{s:s,s:s,s:{s:[i,i,i],s:[i,i,i],s:i},s:{s:b,s:i,s:i,s:i,s:i,s:i,"
+            "s:i,s:i,s:I,s:I,s:I,s:I,s:I},s:i,s:s,s:o,s:{s:I,s:F,s:F,s:F,s:F}}",
+            "status", &status, "reason", &reason, "shape", "grid", &g[0], &g[1],
+            &g[2], "block", &b[0], &b[1], &b[2], "dynamic_smem_bytes", &dsmem,
+            "kernel", "available", &k->available, "num_regs", &k->num_regs,
+            "block_threads", &k->block_threads, "max_threads_per_block",
+            &k->max_threads_per_block, "ptx_version", &k->ptx_version,
+            "binary_version", &k->binary_version, "api_blocks_per_sm",
+            &k->api_blocks_per_sm, "reserved_smem_per_block",
+            &k->reserved_smem_per_block, "static_smem_bytes", &smem_static,
+            "dynamic_smem_bytes", &smem_dyn, "max_dynamic_smem_bytes",
+            &smem_max, "local_bytes_per_thread", &local, "const_bytes", &cbytes,
+            "counters", &counters, "note", &note, "values", &values, "stats",
+            "passes", &passes, "setup_s", &r->stats.setup_s, "passes_s",
+            &r->stats.passes_s, "evaluate_s", &r->stats.evaluate_s, "total_s",
+            &r->stats.total_s))
+        return kt_err_set(err, KT_S_INPUT, "profile result: %s", jerr.text);
+    if ((rc = kt_eval_status_parse(status, &r->status, err)))
+        return rc;
+    snprintf(r->reason, sizeof r->reason, "%s", reason);
+    snprintf(r->note, sizeof r->note, "%s", note);
+    r->shape.struct_size = sizeof r->shape;
+    for (int i = 0; i < 3; ++i) {
+        r->shape.grid[i] = (uint32_t)g[i];
+        r->shape.block[i] = (uint32_t)b[i];
+    }
+    r->shape.dynamic_smem_bytes = (uint32_t)dsmem;
+    k->static_smem_bytes = (size_t)smem_static;
+    k->dynamic_smem_bytes = (size_t)smem_dyn;
+    k->max_dynamic_smem_bytes = (size_t)smem_max;
+    k->local_bytes_per_thread = (size_t)local;
+    k->const_bytes = (size_t)cbytes;
+    r->counters = (kt_status)counters;
+    r->stats.passes = (size_t)passes;
+    r->num_values = json_array_size(values);
+    if (r->num_values) {
+        r->values = malloc(r->num_values * sizeof *r->values);
+        if (!r->values)
+            return kt_err_set(err, KT_S_NOMEM, "out of memory");
+        for (size_t i = 0; i < r->num_values; ++i) {
+            json_t *v = json_array_get(values, i);
+            r->values[i] = json_is_number(v) ? json_number_value(v) : NAN;
+        }
+    }
+    return KT_S_OK;
+}
+
 kt_status kt_eval_status_parse(const char *name, kt_eval_status *out,
                                kt_err *err)
 {

@@ -35,6 +35,13 @@ kt_status kt_eval_result_from_json(const kt_operator *op, const json_t *j,
                                    kt_point *pt, kt_eval_result *r,
                                    kt_err *err);
 
+/* A profile result (kernel facts, counters, collection cost); values are
+ * written in request order, null where not collected. */
+json_t *kt_profile_result_to_json(const kt_profile_result *r);
+/* Rebuilds one; r->values is allocated (kt_profile_result_free). */
+kt_status kt_profile_result_from_json(const json_t *j, kt_profile_result *r,
+                                      kt_err *err);
+
 /* Status names back to kt_eval_status; KT_S_INPUT for an unknown name. */
 kt_status kt_eval_status_parse(const char *name, kt_eval_status *out,
                                kt_err *err);

@@ -173,6 +173,8 @@ static json_t *open_message(const worker_eval *we)
     json_object_set_new(msg, "check_boundaries",
                         json_boolean(s->check_boundaries));
     json_object_set_new(msg, "log_level", json_integer(s->log_level));
+    /* The counter source lives in the worker's process; ask for it. */
+    json_object_set_new(msg, "counters", json_boolean(s->counters != NULL));
     return msg;
 }
 
@@ -435,6 +437,89 @@ static kt_status worker_evaluate(kt_evaluator *ev, const kt_point *pts,
     return rc;
 }
 
+static kt_status worker_profile(kt_evaluator *ev, const kt_point *pt,
+                                const kt_profile_request *req,
+                                kt_profile_result *out, kt_err *err)
+{
+    worker_eval *we = self(ev);
+    json_t *msg, *reply = NULL, *names = json_array();
+    casualty *c = find_casualty(we, pt);
+    double limit_s = 2 * we->opt.eval_timeout_s + 60.0;
+    const char *type = NULL;
+    char how[256];
+    kt_err werr;
+    kt_status rc;
+
+    memset(out, 0, sizeof *out);
+    out->counters = KT_S_UNSUPPORTED;
+    if (c && !req->check_only) {
+        out->status = c->status;
+        snprintf(out->reason, sizeof out->reason, "%s", c->reason);
+        return KT_S_OK;
+    }
+    if ((rc = ensure_worker(we, err))) {
+        json_decref(names);
+        return rc;
+    }
+    for (size_t i = 0; i < req->num_metrics; ++i)
+        json_array_append_new(names, json_string(req->metrics[i]));
+    msg = kt_wire_message("profile");
+    json_object_set_new(msg, "point", kt_point_to_json(we->spec.op, pt));
+    json_object_set_new(msg, "metrics", names);
+    json_object_set_new(msg, "check_only", json_boolean(req->check_only));
+    kt_err_clear(&werr);
+    rc = kt_wire_send(we->fd, msg, &werr);
+    json_decref(msg);
+    if (!rc)
+        rc = kt_wire_recv(we->fd, (int)(limit_s * 1e3), &reply, &werr);
+    if (rc == KT_S_TIMEOUT || rc == KT_S_CRASHED) {
+        char reason[1024];
+        if (rc == KT_S_TIMEOUT) {
+            stop_worker(we, 1, NULL, 0);
+            snprintf(reason, sizeof reason,
+                     "profiling: no result within %.0f "
+                     "s: the worker was killed",
+                     limit_s);
+        } else {
+            reap_dead_worker(we, how, sizeof how);
+            snprintf(reason, sizeof reason, "profiling: the worker %s", how);
+        }
+        ++we->restarts;
+        kt_eval_result r;
+        record_casualty(we, pt,
+                        rc == KT_S_TIMEOUT ? KT_EVAL_TIMEOUT : KT_EVAL_CRASH,
+                        reason, &r);
+        out->status = r.status;
+        snprintf(out->reason, sizeof out->reason, "%s", r.reason);
+        return KT_S_OK;
+    }
+    if (!rc)
+        type = kt_wire_type(reply, &werr);
+    if (!rc && type && strcmp(type, "profiled") == 0) {
+        rc = kt_profile_result_from_json(json_object_get(reply, "result"), out,
+                                         err);
+    } else if (!rc && type && strcmp(type, "lost") == 0) {
+        const char *why = json_string_value(json_object_get(reply, "message"));
+        stop_worker(we, 1, NULL, 0);
+        ++we->restarts;
+        record_casualty(we, pt, KT_EVAL_EXEC, why ? why : "fault", NULL);
+        rc = kt_err_set(err, KT_S_EXEC, "%s", why ? why : "fault");
+    } else if (!rc && type && strcmp(type, "error") == 0) {
+        int st = (int)json_integer_value(json_object_get(reply, "status"));
+        rc = kt_err_set(err, st > 0 && st <= KT_S_CRASHED ? st : KT_S_PLUGIN,
+                        "%s",
+                        json_string_value(json_object_get(reply, "message")));
+    } else {
+        rc = kt_err_set(err, rc ? rc : KT_S_IO,
+                        "worker answered '%s' to "
+                        "'profile': %s",
+                        type ? type : "?", werr.msg);
+        stop_worker(we, 1, NULL, 0);
+    }
+    json_decref(reply);
+    return rc;
+}
+
 static const kt_device *worker_device(kt_evaluator *ev)
 {
     return &self(ev)->device;
@@ -495,6 +580,7 @@ static const kt_evaluator_ops worker_ops = {
     .environment = worker_environment,
     .work = worker_work,
     .close = worker_close,
+    .profile = worker_profile,
 };
 
 kt_status kt_worker_open(const kt_eval_spec *spec, const kt_worker_options *opt,

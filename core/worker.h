@@ -20,6 +20,8 @@
  *   worker -> parent  results {results, lost} | lost {index, message}
  *   parent -> worker  calibration {refresh}
  *   worker -> parent  calibration {calibration} | error {...}
+ *   parent -> worker  profile {point, metrics, check_only}
+ *   worker -> parent  profiled {result} | lost {message} | error {...}
  *   parent -> worker  close
  * The protocol is a byte stream, so one search can later be served by
  * several workers — one per GPU, or on other hosts.
@@ -48,7 +50,9 @@ kt_status kt_worker_open(const kt_eval_spec *spec, const kt_worker_options *opt,
                          kt_evaluator **out, kt_err *err);
 
 /* The worker side: serves requests on fd until "close" or end of stream;
- * returns the process's exit code. Used by `ktune worker`. */
-int kt_worker_serve(int fd);
+ * returns the process's exit code. counters (may be NULL) serves "profile"
+ * requests when the parent asked for counters at "open". Used by
+ * `ktune worker`. */
+int kt_worker_serve(int fd, const kt_counter_source *counters);
 
 #endif

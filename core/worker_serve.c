@@ -16,6 +16,7 @@ typedef struct session {
     kt_registry reg;
     const kt_operator *op;
     kt_evaluator *ev;
+    const kt_counter_source *counters; /* offered by the process */
 } session;
 
 static kt_status send_error(int fd, const kt_err *e)
@@ -35,7 +36,7 @@ static kt_status handle_open(session *s, const json_t *req, json_t **reply,
     const char *plugin = NULL, *op_id = NULL;
     json_t *sizes = NULL;
     json_int_t seed = 0;
-    int device = 0, boundaries = 1, log_level = KT_LOG_WARN;
+    int device = 0, boundaries = 1, log_level = KT_LOG_WARN, counters = 0;
     const kt_loaded_plugin *lp = NULL;
     kt_eval_spec spec;
     json_error_t jerr;
@@ -44,10 +45,11 @@ static kt_status handle_open(session *s, const json_t *req, json_t **reply,
 
     if (s->ev)
         return kt_err_set(err, KT_S_INPUT, "worker: a session is open already");
-    if (json_unpack_ex((json_t *)req, &jerr, 0, "{s:s,s:s,s:o,s:I,s:i,s:b,s:i}",
-                       "plugin", &plugin, "operator", &op_id, "sizes", &sizes,
-                       "seed", &seed, "device", &device, "check_boundaries",
-                       &boundaries, "log_level", &log_level))
+    if (json_unpack_ex((json_t *)req, &jerr, 0,
+                       "{s:s,s:s,s:o,s:I,s:i,s:b,s:i,s?b}", "plugin", &plugin,
+                       "operator", &op_id, "sizes", &sizes, "seed", &seed,
+                       "device", &device, "check_boundaries", &boundaries,
+                       "log_level", &log_level, "counters", &counters))
         return kt_err_set(err, KT_S_IO, "worker 'open': %s", jerr.text);
     if ((rc = kt_registry_load_file(&s->reg, plugin, err)))
         return rc;
@@ -69,6 +71,7 @@ static kt_status handle_open(session *s, const json_t *req, json_t **reply,
     spec.device = device;
     spec.check_boundaries = boundaries;
     spec.log_level = log_level;
+    spec.counters = counters ? s->counters : NULL;
     if ((rc = kt_local_open(&spec, &s->ev, err)))
         return rc;
     {
@@ -147,6 +150,57 @@ done:
     return lost;
 }
 
+/* Returns 1 when the context was lost and the worker must exit. */
+static int handle_profile(session *s, int fd, const json_t *req)
+{
+    json_t *names = json_object_get(req, "metrics"), *reply;
+    size_t n = json_array_size(names);
+    const char **list = calloc(n ? n : 1, sizeof *list);
+    kt_profile_request pr = {list, n, 0};
+    kt_profile_result out;
+    kt_point pt;
+    kt_err err;
+    kt_status rc = KT_S_OK;
+    int lost = 0;
+
+    memset(&out, 0, sizeof out);
+    kt_err_clear(&err);
+    if (!s->ev || !s->ev->ops->profile)
+        rc = kt_err_set(&err, KT_S_INPUT, "worker: 'profile' before 'open'");
+    else if (!list)
+        rc = kt_err_set(&err, KT_S_NOMEM, "out of memory");
+    else
+        rc =
+            kt_point_from_json(s->op, json_object_get(req, "point"), &pt, &err);
+    for (size_t i = 0; !rc && i < n; ++i)
+        if (!(list[i] = json_string_value(json_array_get(names, i))))
+            rc = kt_err_set(&err, KT_S_IO,
+                            "worker 'profile': metric %zu is "
+                            "not a string",
+                            i);
+    pr.check_only = json_is_true(json_object_get(req, "check_only"));
+    if (!rc)
+        rc = s->ev->ops->profile(s->ev, &pt, &pr, &out, &err);
+    if (rc == KT_S_EXEC) {
+        reply = kt_wire_message("lost");
+        json_object_set_new(reply, "index", json_integer(0));
+        json_object_set_new(reply, "message", json_string(err.msg));
+        lost = 1;
+    } else if (rc) {
+        reply = kt_wire_message("error");
+        json_object_set_new(reply, "status", json_integer(rc));
+        json_object_set_new(reply, "message", json_string(err.msg));
+    } else {
+        reply = kt_wire_message("profiled");
+        json_object_set_new(reply, "result", kt_profile_result_to_json(&out));
+    }
+    kt_wire_send(fd, reply, NULL);
+    json_decref(reply);
+    kt_profile_result_free(&out);
+    free(list);
+    return lost;
+}
+
 static void handle_calibration(session *s, int fd, const json_t *req)
 {
     kt_calibration c;
@@ -169,7 +223,7 @@ static void handle_calibration(session *s, int fd, const json_t *req)
     json_decref(reply);
 }
 
-int kt_worker_serve(int fd)
+int kt_worker_serve(int fd, const kt_counter_source *counters)
 {
     session s;
     json_t *hello = kt_wire_message("hello");
@@ -179,6 +233,7 @@ int kt_worker_serve(int fd)
     kt_registry_init(&s.reg);
     /* The parent probed the plugin already; this process is the sandbox. */
     s.reg.probe_timeout_ms = 0;
+    s.counters = counters;
     json_object_set_new(hello, "pid", json_integer(getpid()));
     json_object_set_new(hello, "ktune", json_string(KT_VERSION));
     if (kt_wire_send(fd, hello, NULL)) {
@@ -203,6 +258,12 @@ int kt_worker_serve(int fd)
                 kt_wire_send(fd, reply, NULL);
         } else if (strcmp(type, "evaluate") == 0) {
             if (handle_evaluate(&s, fd, req)) {
+                json_decref(req);
+                code = 3;
+                break;
+            }
+        } else if (strcmp(type, "profile") == 0) {
+            if (handle_profile(&s, fd, req)) {
                 json_decref(req);
                 code = 3;
                 break;

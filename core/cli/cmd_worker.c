@@ -6,6 +6,7 @@
 #include "core/cli/cli.h"
 #include "core/parse.h"
 #include "core/worker.h"
+#include "metrics/counters.h"
 
 static const char help[] =
     "usage: ktune worker --fd N\n\n"
@@ -36,5 +37,5 @@ int kt_cmd_worker(int argc, char **argv)
     }
     if (fd < 0 || optind < argc)
         return kt_cli_usage_error("worker", "--fd N is required");
-    return kt_worker_serve((int)fd);
+    return kt_worker_serve((int)fd, kt_metrics_cupti_source());
 }

@@ -106,6 +106,37 @@ static void evaluate(int fd, const json_t *req)
     json_decref(msg);
 }
 
+/* Answers a profile request with one value per metric (1, 2, ...), or
+ * crashes on the crash cue. */
+static void profile(int fd, const json_t *req)
+{
+    json_t *names = json_object_get(req, "metrics"), *msg;
+    kt_profile_result r;
+    kt_point pt;
+    double values[16];
+
+    kt_point_from_json(op, json_object_get(req, "point"), &pt, NULL);
+    if (strcmp(op->variants[pt.variant].id, "plain") == 0 &&
+        pt.values[0] == 64) {
+        signal(SIGSEGV, SIG_DFL);
+        raise(SIGSEGV);
+    }
+    memset(&r, 0, sizeof r);
+    r.status = KT_EVAL_OK;
+    r.kernel.available = 1;
+    r.kernel.num_regs = 12;
+    r.num_values = json_array_size(names) < 16 ? json_array_size(names) : 16;
+    for (size_t i = 0; i < r.num_values; ++i)
+        values[i] = (double)(i + 1);
+    r.values = values;
+    r.counters = KT_S_OK;
+    r.stats.passes = 3;
+    msg = kt_wire_message("profiled");
+    json_object_set_new(msg, "result", kt_profile_result_to_json(&r));
+    kt_wire_send(fd, msg, NULL);
+    json_decref(msg);
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = getenv("KT_FAKE_MODE");
@@ -145,6 +176,8 @@ int main(int argc, char **argv)
             } else {
                 reply_opened(fd);
             }
+        } else if (type && strcmp(type, "profile") == 0) {
+            profile(fd, req);
         } else if (type && strcmp(type, "evaluate") == 0) {
             evaluate(fd, req);
         } else if (type && strcmp(type, "close") == 0) {

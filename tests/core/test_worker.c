@@ -145,6 +145,34 @@ static void a_lost_context_marks_the_faulting_point(void **state)
     ev->ops->close(ev);
 }
 
+static void profiles_travel_through_the_worker(void **state)
+{
+    kt_err err;
+    kt_evaluator *ev = open_fake(KT_S_OK, &err);
+    const char *names[] = {"dram__bytes_read.sum", "sm__throughput.avg"};
+    kt_profile_request req = {names, 2, 0};
+    kt_profile_result r;
+    kt_point fine = plain(256), crash = plain(64);
+    (void)state;
+    assert_non_null(ev->ops->profile);
+    assert_int_equal(ev->ops->profile(ev, &fine, &req, &r, &err), KT_S_OK);
+    assert_int_equal(r.status, KT_EVAL_OK);
+    assert_int_equal(r.counters, KT_S_OK);
+    assert_int_equal(r.num_values, 2);
+    assert_float_equal(r.values[1], 2.0, 0);
+    assert_int_equal(r.kernel.num_regs, 12);
+    assert_int_equal(r.stats.passes, 3);
+    kt_profile_result_free(&r);
+    /* A crash while profiling costs the point, not the session. */
+    assert_int_equal(ev->ops->profile(ev, &crash, &req, &r, &err), KT_S_OK);
+    assert_int_equal(r.status, KT_EVAL_CRASH);
+    assert_contains(r.reason, "profiling: the worker killed by signal 11");
+    assert_int_equal(ev->ops->profile(ev, &fine, &req, &r, &err), KT_S_OK);
+    assert_int_equal(r.status, KT_EVAL_OK);
+    kt_profile_result_free(&r);
+    ev->ops->close(ev);
+}
+
 static void open_failures_are_reported_with_their_status(void **state)
 {
     kt_err err;
@@ -183,6 +211,7 @@ int main(void)
         cmocka_unit_test(a_crash_costs_one_point_and_is_named),
         cmocka_unit_test(a_hang_is_killed_and_its_neighbour_still_measured),
         cmocka_unit_test(a_lost_context_marks_the_faulting_point),
+        cmocka_unit_test(profiles_travel_through_the_worker),
         cmocka_unit_test(open_failures_are_reported_with_their_status),
         cmocka_unit_test(a_missing_executable_is_named),
     };
