@@ -72,8 +72,11 @@ static int run_logged(char *const *argv, const char *log_path)
     return status;
 }
 
-/* The count in compute-sanitizer's "ERROR SUMMARY: N errors" line, or -1
- * when the line is missing (the run did not finish). */
+/* The count in compute-sanitizer's summary line — "ERROR SUMMARY: N errors"
+ * (memcheck, initcheck, synccheck) or "RACECHECK SUMMARY: H hazards
+ * displayed (E errors, W warnings)" (racecheck; hazards counted: a warning
+ * is a possible race too) — or -1 when there is none (the run did not
+ * finish). */
 static long error_summary(const char *log_path, char *first, size_t first_size)
 {
     FILE *f = fopen(log_path, "r");
@@ -85,10 +88,14 @@ static long error_summary(const char *log_path, char *first, size_t first_size)
         return -1;
     while (fgets(line, sizeof line, f)) {
         char *at = strstr(line, "ERROR SUMMARY: ");
-        if (at)
+        char *race = strstr(line, "RACECHECK SUMMARY: ");
+        if (race)
+            errors = strtol(race + strlen("RACECHECK SUMMARY: "), NULL, 10);
+        else if (at)
             errors = strtol(at + strlen("ERROR SUMMARY: "), NULL, 10);
         else if (!first[0] && (strstr(line, "========= Invalid") ||
                                strstr(line, "========= Race") ||
+                               strstr(line, "========= Warning") ||
                                strstr(line, "========= Error") ||
                                strstr(line, "========= Uninitialized") ||
                                strstr(line, "========= Barrier"))) {
