@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "core/clock.h"
 #include "core/cuda_check.h"
 #include "core/kernels.h"
 
@@ -46,13 +47,6 @@ static kt_status launch_empty(void *ctx, cudaStream_t stream, kt_err *err)
     return kt_cuda_status(kt_launch_empty(stream), "empty kernel", err);
 }
 
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static int compare_doubles(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -65,11 +59,11 @@ static kt_status measure_sync_launch(kt_meter *meter, double *median_us,
     double us[SYNC_REPS];
     kt_status rc;
     for (int i = 0; i < SYNC_REPS; ++i) {
-        double t0 = now_seconds();
+        double t0 = kt_clock_seconds();
         if ((rc = launch_empty(NULL, meter->stream, err)) ||
             (rc = KT_CUDA_TRY(cudaStreamSynchronize(meter->stream), err)))
             return rc;
-        us[i] = 1e6 * (now_seconds() - t0);
+        us[i] = 1e6 * (kt_clock_seconds() - t0);
     }
     qsort(us, SYNC_REPS, sizeof us[0], compare_doubles);
     *median_us = us[SYNC_REPS / 2];

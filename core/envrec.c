@@ -119,12 +119,8 @@ kt_status kt_protocol_from_json(const json_t *j, kt_protocol *p, kt_err *err)
                        "batch", &p->batch, "end_to_end", &e2e, "probe_ns",
                        &probe, "throttle_ratio", &p->throttle_ratio))
         return kt_err_set(err, KT_S_INPUT, "protocol: %s", jerr.text);
-    if (strcmp(cache, "cold") && strcmp(cache, "hot"))
-        return kt_err_set(err, KT_S_INPUT,
-                          "protocol: cache '%s', expected "
-                          "cold or hot",
-                          cache);
-    p->cache = strcmp(cache, "hot") == 0 ? KT_CACHE_HOT : KT_CACHE_COLD;
+    if (kt_cache_mode_parse(cache, &p->cache, err))
+        return kt_err_prefix(err, "protocol: ");
     p->min_samples = (size_t)min_samples;
     p->max_samples = (size_t)max_samples;
     p->end_to_end = e2e;

@@ -2,16 +2,9 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
+#include "core/clock.h"
 #include "core/cuda_check.h"
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 void kt_format_sizes(const kt_operator *op, const int64_t *sizes, char *out,
                      size_t out_size)
@@ -78,9 +71,9 @@ kt_status kt_instance_setup(kt_instance *in, const kt_operator *op,
                           shown, need / 1073741824.0, free_bytes / 1073741824.0,
                           total / 1073741824.0);
     kt_services_init(&in->svc, gpu, seed, log_level);
-    t0 = now_seconds();
+    t0 = kt_clock_seconds();
     prc = op->setup(&in->svc.host, &in->problem, &in->state);
-    in->setup_seconds = now_seconds() - t0;
+    in->setup_seconds = kt_clock_seconds() - t0;
     if (prc != KT_OK) {
         rc = kt_err_set(err, KT_S_PLUGIN, "operator '%s': setup(%s) failed: %s",
                         op->id, shown, kt_services_error(&in->svc, "setup"));

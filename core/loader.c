@@ -12,9 +12,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "core/param.h"
 #include "core/proc.h"
 #include "core/suggest.h"
@@ -338,13 +338,6 @@ void kt_registry_init(kt_registry *reg)
         seconds > 0 ? (int)(seconds * 1e3) : KT_PROBE_TIMEOUT_MS;
 }
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return 1e3 * (double)ts.tv_sec + 1e-6 * (double)ts.tv_nsec;
-}
-
 /* Loads and validates path in a child process. The child writes the
  * loader's message (if any) to a pipe and exits; the parent reads it and
  * reports the child's death or time-out in the same one-line form. */
@@ -388,10 +381,10 @@ static kt_status probe_in_child(const char *path, int timeout_ms, kt_err *err)
         _exit(0);
     }
     close(fds[1]);
-    deadline = now_ms() + timeout_ms;
+    deadline = (1e3 * kt_clock_seconds()) + timeout_ms;
     while (!done) {
         struct pollfd pfd = {fds[0], POLLIN, 0};
-        double left = deadline - now_ms();
+        double left = deadline - (1e3 * kt_clock_seconds());
         int ready;
         ssize_t n;
         if (left <= 0)

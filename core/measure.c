@@ -3,8 +3,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "core/clock.h"
 #include "core/cuda_check.h"
 #include "core/kernels.h"
 
@@ -16,13 +16,6 @@
  * closely (relative range). */
 #define STABLE_CHECKPOINTS 4
 #define STABLE_RANGE 0.05
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 kt_status kt_meter_open(kt_meter *meter, const kt_gpu *gpu, kt_err *err)
 {
@@ -76,6 +69,13 @@ kt_status kt_meter_flush_l2(kt_meter *meter, kt_err *err)
                              meter->flush_sink, meter->gpu->dev.sm_count,
                              meter->stream),
         "L2 flush", err);
+}
+
+kt_status kt_meter_flush_l2_dirty(kt_meter *meter, kt_err *err)
+{
+    return KT_CUDA_TRY(
+        cudaMemsetAsync(meter->flush_buf, 0, meter->flush_bytes, meter->stream),
+        err);
 }
 
 /* Enough events and probe slots for one round of n targets. */
@@ -199,7 +199,10 @@ static kt_status run_round(kt_meter *meter, const kt_target *targets, size_t n,
     for (size_t i = 0; i < n; ++i) {
         if (targets[i].reset && (rc = targets[i].reset(targets[i].ctx, err)))
             return rc;
-        if (p->cache == KT_CACHE_COLD && (rc = kt_meter_flush_l2(meter, err)))
+        if ((p->cache == KT_CACHE_COLD &&
+             (rc = kt_meter_flush_l2(meter, err))) ||
+            (p->cache == KT_CACHE_COLD_DIRTY &&
+             (rc = kt_meter_flush_l2_dirty(meter, err))))
             return rc;
         if (p->probe_ns &&
             (rc = kt_cuda_status(kt_launch_clock_probe(meter->probe_dev + i,
@@ -304,14 +307,14 @@ static kt_status measure_end_to_end(kt_meter *meter, const kt_target *t,
     kt_status rc;
 
     for (int i = 0; i < E2E_SAMPLES; ++i) {
-        double t0 = now_seconds();
+        double t0 = kt_clock_seconds();
         if ((rc = t->transfer(t->ctx, 1, err)) ||
             (rc = launch_checked(t, meter->stream, err)) ||
             (rc = kt_cuda_status(cudaStreamSynchronize(meter->stream),
                                  "synchronising (end to end)", err)) ||
             (rc = t->transfer(t->ctx, 0, err)))
             return rc;
-        us[i] = 1e6 * (now_seconds() - t0);
+        us[i] = 1e6 * (kt_clock_seconds() - t0);
     }
     kt_stats_compute(us, E2E_SAMPLES, out);
     return KT_S_OK;
@@ -370,11 +373,11 @@ static kt_status sample_rounds(kt_meter *meter, const kt_target *targets,
                 if (rc)
                     break;
                 s->reason = kt_meter_stop_reason(
-                    p, &stats, out[i].gpu_time_s, now_seconds() - t_start,
+                    p, &stats, out[i].gpu_time_s, kt_clock_seconds() - t_start,
                     rounds, s->history, s->history_len);
             } else if (!s->reason &&
                        (rounds >= p->max_samples ||
-                        now_seconds() - t_start >= p->max_time_s)) {
+                        kt_clock_seconds() - t_start >= p->max_time_s)) {
                 s->reason =
                     rounds >= p->max_samples ? "max samples" : "time cap";
             }
@@ -390,7 +393,7 @@ static kt_status sample_rounds(kt_meter *meter, const kt_target *targets,
 kt_status kt_meter_measure(kt_meter *meter, const kt_target *targets, size_t n,
                            const kt_protocol *p, kt_timing *out, kt_err *err)
 {
-    double t_start = now_seconds();
+    double t_start = kt_clock_seconds();
     sampling *st = calloc(n ? n : 1, sizeof *st);
     kt_status rc;
 
@@ -423,7 +426,7 @@ kt_status kt_meter_measure(kt_meter *meter, const kt_target *targets, size_t n,
             goto done;
     }
     for (size_t i = 0; i < n; ++i)
-        out[i].wall_time_s = now_seconds() - t_start;
+        out[i].wall_time_s = kt_clock_seconds() - t_start;
 done:
     sampling_free(st, n);
     if (rc)

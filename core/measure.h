@@ -73,6 +73,11 @@ void kt_meter_close(kt_meter *meter);
  * memset flush would leave the L2 full of dirty lines). */
 kt_status kt_meter_flush_l2(kt_meter *meter, kt_err *err);
 
+/* The nvbench-style flush of the cold-dirty mode: a memset of the flush
+ * buffer, leaving dirty lines behind (the clean flush's buffer is
+ * re-initialised by it, so the next clean flush still reads defined data). */
+kt_status kt_meter_flush_l2_dirty(kt_meter *meter, kt_err *err);
+
 /* Warms up, then samples the n targets in interleaved rounds until each
  * meets the protocol's stopping rule, then (when asked) the batch and
  * end-to-end scopes. out[0..n) receive the timings; free them with

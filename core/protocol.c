@@ -1,5 +1,7 @@
 #include "core/protocol.h"
 
+#include <string.h>
+
 void kt_protocol_defaults(kt_protocol *p)
 {
     p->warmups = 3;
@@ -36,8 +38,10 @@ kt_status kt_protocol_validate(const kt_protocol *p, kt_err *err)
                           "noise target: %g, expected a "
                           "fraction in [0, 1), e.g. 0.005",
                           p->target_noise);
-    if (p->cache != KT_CACHE_COLD && p->cache != KT_CACHE_HOT)
-        return kt_err_set(err, KT_S_INPUT, "cache: %d, expected cold or hot",
+    if (p->cache != KT_CACHE_COLD && p->cache != KT_CACHE_HOT &&
+        p->cache != KT_CACHE_COLD_DIRTY)
+        return kt_err_set(err, KT_S_INPUT,
+                          "cache: %d, expected cold, hot or cold-dirty",
                           (int)p->cache);
     if (p->batch < 0 || p->batch > 100000)
         return kt_err_set(err, KT_S_INPUT,
@@ -59,5 +63,26 @@ kt_status kt_protocol_validate(const kt_protocol *p, kt_err *err)
 
 const char *kt_cache_mode_name(kt_cache_mode mode)
 {
-    return mode == KT_CACHE_HOT ? "hot" : "cold";
+    switch (mode) {
+    case KT_CACHE_COLD: return "cold";
+    case KT_CACHE_HOT: return "hot";
+    case KT_CACHE_COLD_DIRTY: return "cold-dirty";
+    }
+    return "unknown";
+}
+
+kt_status kt_cache_mode_parse(const char *name, kt_cache_mode *mode,
+                              kt_err *err)
+{
+    static const kt_cache_mode modes[] = {KT_CACHE_COLD, KT_CACHE_HOT,
+                                          KT_CACHE_COLD_DIRTY};
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; ++i) {
+        if (strcmp(name, kt_cache_mode_name(modes[i])) == 0) {
+            *mode = modes[i];
+            return KT_S_OK;
+        }
+    }
+    return kt_err_set(err, KT_S_INPUT,
+                      "cache: expected cold, hot or cold-dirty, found '%s'",
+                      name);
 }

@@ -12,7 +12,11 @@
 
 typedef enum kt_cache_mode {
     KT_CACHE_COLD = 0, /* L2 flushed before every sample (the default) */
-    KT_CACHE_HOT = 1   /* no flush: steady state, working set may sit in L2 */
+    KT_CACHE_HOT = 1,  /* no flush: steady state, working set may sit in L2 */
+    /* Flushed by writing a buffer (nvbench's way): the L2 is left full of
+     * dirty lines whose write-backs compete with the timed kernel. For
+     * comparison with tools that flush so. */
+    KT_CACHE_COLD_DIRTY = 2
 } kt_cache_mode;
 
 typedef struct kt_protocol {
@@ -37,6 +41,10 @@ void kt_protocol_defaults(kt_protocol *p);
 /* Checks ranges; the message names the field. */
 kt_status kt_protocol_validate(const kt_protocol *p, kt_err *err);
 
+/* "cold", "hot", "cold-dirty". */
 const char *kt_cache_mode_name(kt_cache_mode mode);
+/* The mode a name means; KT_S_INPUT naming the three otherwise. */
+kt_status kt_cache_mode_parse(const char *name, kt_cache_mode *mode,
+                              kt_err *err);
 
 #endif

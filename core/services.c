@@ -5,21 +5,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "core/clock.h"
 #include "core/cuda_check.h"
 #include "core/rng.h"
 
 static kt_services *self(const kt_host *host)
 {
     return (kt_services *)host->host_private;
-}
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 static int host_error(const kt_host *host, const char *fmt, ...)
@@ -75,9 +68,9 @@ static int host_alloc(const kt_host *host, size_t bytes, kt_mem_role role,
         return host_error(host, "alloc_device('%s'): out of host memory",
                           name ? name : "?");
     svc->allocs = grown;
-    t0 = now_seconds();
+    t0 = kt_clock_seconds();
     code = cudaMalloc(dev_ptr, bytes ? bytes : 1);
-    svc->alloc_seconds += now_seconds() - t0;
+    svc->alloc_seconds += kt_clock_seconds() - t0;
     if (code != cudaSuccess)
         return host_error(host, "alloc_device('%s', %zu bytes): %s",
                           name ? name : "?", bytes, cudaGetErrorString(code));

@@ -1,20 +1,14 @@
 #include "core/wire.h"
 
+#include "core/clock.h"
+
 #include <errno.h>
 #include <poll.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return 1e3 * (double)ts.tv_sec + 1e-6 * (double)ts.tv_nsec;
-}
 
 static kt_status send_all(int fd, const char *buf, size_t len, kt_err *err)
 {
@@ -73,7 +67,7 @@ static kt_status recv_all(int fd, char *buf, size_t len, double deadline,
         int wait = -1, ready;
         ssize_t n;
         if (deadline >= 0) {
-            double left = deadline - now_ms();
+            double left = deadline - (1e3 * kt_clock_seconds());
             if (left <= 0)
                 return kt_err_set(err, KT_S_TIMEOUT,
                                   "no answer from the "
@@ -106,7 +100,8 @@ static kt_status recv_all(int fd, char *buf, size_t len, double deadline,
 
 kt_status kt_wire_recv(int fd, int timeout_ms, json_t **msg, kt_err *err)
 {
-    double deadline = timeout_ms < 0 ? -1.0 : now_ms() + timeout_ms;
+    double deadline =
+        timeout_ms < 0 ? -1.0 : (1e3 * kt_clock_seconds()) + timeout_ms;
     unsigned char head[4];
     json_error_t jerr;
     size_t len;

@@ -72,7 +72,9 @@ int kt_cli_usage_error(const char *cmd, const char *fmt, ...)
     "  --min-time S       at least S seconds of sampled GPU time (0.5)\n"      \
     "  --max-time S       wall-clock cap per measurement (15)\n"               \
     "  --noise F          stop at this robust relative noise (0.005)\n"        \
-    "  --cache cold|hot   flush L2 before each sample, or not (cold)\n"        \
+    "  --cache MODE       cold: flush L2 (left clean) before each sample;\n"   \
+    "                     hot: no flush; cold-dirty: flush by writing, as\n"   \
+    "                     nvbench does (default cold)\n"                       \
     "  --batch K          also time K back-to-back launches (batch mean)\n"    \
     "  --end-to-end       also time copies + launch + sync + copies\n"         \
     "  --no-probe         no clock probe before samples (no throttle check)\n"

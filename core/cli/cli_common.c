@@ -125,15 +125,8 @@ int kt_cli_protocol_option(int opt, const char *arg, kt_protocol *p,
     case 1005:
         return kt_parse_double(arg, "--noise", &p->target_noise, err) ? -1 : 1;
     case 1006:
-        if (strcmp(arg, "cold") == 0)
-            p->cache = KT_CACHE_COLD;
-        else if (strcmp(arg, "hot") == 0)
-            p->cache = KT_CACHE_HOT;
-        else {
-            kt_err_set(err, KT_S_INPUT,
-                       "--cache: expected cold or hot, found "
-                       "'%s'",
-                       arg);
+        if (kt_cache_mode_parse(arg, &p->cache, err)) {
+            kt_err_prefix(err, "--");
             return -1;
         }
         return 1;

@@ -31,7 +31,7 @@ expect_text "expected an integer"
 expect_exit 2 "$KTUNE" bench vector_add:add --size m=5
 expect_text "has no size 'm'"
 expect_exit 2 "$KTUNE" bench vector_add:add --cache warm
-expect_text "--cache: expected cold or hot"
+expect_text "--cache: expected cold, hot or cold-dirty"
 expect_exit 2 "$KTUNE" bench vector_add:add --min-samples 50 --max-samples 5
 expect_text "samples: min 50, max 5"
 expect_exit 2 "$KTUNE" bench vector_add:add extra
