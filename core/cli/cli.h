@@ -22,9 +22,11 @@ int kt_cmd_list(int argc, char **argv);
 int kt_cmd_info(int argc, char **argv);
 int kt_cmd_bench(int argc, char **argv);
 int kt_cmd_tune(int argc, char **argv);
+int kt_cmd_compare(int argc, char **argv);
 int kt_cmd_profile(int argc, char **argv);
 int kt_cmd_worker(int argc, char **argv);
 int kt_cmd_sanitize(int argc, char **argv);
+int kt_cmd_new_plugin(int argc, char **argv);
 
 /* The folder of built-in plugins: next to the executable (build tree:
  * build/plugins), else <prefix>/lib/ktune/plugins for an installed ktune. */

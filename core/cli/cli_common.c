@@ -12,6 +12,11 @@
 #ifndef KT_INSTALL_PLUGIN_DIR
 #define KT_INSTALL_PLUGIN_DIR ""
 #endif
+/* The installed plugin folder relative to the installed binary's folder
+ * (core/cli/CMakeLists.txt computes it from GNUInstallDirs). */
+#ifndef KT_PLUGIN_DIR_FROM_BINDIR
+#define KT_PLUGIN_DIR_FROM_BINDIR "../lib/ktune/plugins"
+#endif
 
 static int invocation_argc;
 static char **invocation_argv;
@@ -54,9 +59,14 @@ void kt_cli_builtin_dir(char *out, size_t out_size)
         snprintf(out, out_size, "%s", candidate);
         return;
     }
-    snprintf(candidate, sizeof candidate, "%s/../lib/ktune/plugins", exe);
-    if (access(candidate, R_OK) == 0)
-        snprintf(out, out_size, "%s", candidate);
+    snprintf(candidate, sizeof candidate, "%s/%s", exe,
+             KT_PLUGIN_DIR_FROM_BINDIR);
+    if (access(candidate, R_OK) == 0) {
+        /* Without the "bin/.." in the paths that results record. */
+        char *real = realpath(candidate, NULL);
+        snprintf(out, out_size, "%s", real ? real : candidate);
+        free(real);
+    }
 }
 
 void kt_cli_load_plugins(kt_registry *reg, char **files, size_t num_files,

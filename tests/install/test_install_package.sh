@@ -1,0 +1,106 @@
+# `cmake --install` of this build into a temporary prefix, moved elsewhere
+# afterwards, gives a working package: the installed ktune lists its
+# built-in plugins without KTUNE_PLUGIN_PATH; examples/stencil and a
+# `ktune new-plugin` scaffold build against it with find_package(ktune)
+# (sm_90 when no architecture is set, the user's when one is) and the
+# installed ktune lists them; the tuning jobs of both validate. Leaves
+# moved/ and the built plugins for the pkg-config and GPU tests (fixture
+# ktune_installed).
+. "$KT_SOURCE_DIR/tests/cli/lib.sh"
+unset KTUNE_PLUGIN_PATH CUDAARCHS
+
+work=$PWD
+rm -rf prefix moved stencil-build scaffold scaffold-sm80 scaffold_pc.so
+
+# expect_file PATH: PATH exists.
+expect_file() {
+    if [ ! -e "$1" ]; then
+        echo "FAIL: $1 is missing; the prefix holds:"
+        (cd "$work/moved" 2>/dev/null && find . | sort | sed 's/^/    /')
+        failures=$((failures + 1))
+    fi
+}
+
+# --- install, then move the prefix: everything must be relative ---------
+expect_exit 0 "$KT_CMAKE" --install "$KT_BUILD_DIR" --prefix "$work/prefix"
+[ "$failures" = 0 ] || finish
+mv prefix moved
+P=$work/moved
+config=$(find "$P" -name ktuneConfig.cmake)
+pcfile=$(find "$P" -name ktune.pc)
+expect_file "$P/bin/ktune"
+expect_file "$P/include/ktune/plugin.h"
+expect_file "$P/share/ktune/configs/vector_add.ini"
+expect_file "$P/share/ktune/examples/stencil/stencil.cu"
+expect_file "$P/share/doc/ktune/tutorial.md"
+expect_file "$config"
+expect_file "$pcfile"
+libdir=$(dirname "$(dirname "$(dirname "$config")")")
+expect_file "$libdir/ktune/plugins/vector_add.so"
+expect_file "$(dirname "$config")/ktune_add_plugin.cmake"
+[ "$failures" = 0 ] || finish
+
+# --- the installed ktune finds its own plugins --------------------------
+expect_exit 0 env -u KTUNE_PLUGIN_PATH "$P/bin/ktune" list
+expect_text "operator vector_add:add"
+expect_text "file $libdir/ktune/plugins/vector_add.so"
+for plugin in gemv reduce saxpy matrix_add copy empty; do
+    expect_text "file $libdir/ktune/plugins/$plugin.so"
+done
+if grep -qF "$KT_BUILD_DIR/plugins" <<<"$out"; then
+    echo "FAIL: the installed ktune loaded plugins from the build tree"
+    failures=$((failures + 1))
+fi
+
+configure() { # configure SOURCE BUILD [cmake options...]
+    local src=$1 bld=$2
+    shift 2
+    expect_exit 0 "$KT_CMAKE" -S "$src" -B "$bld" -G "$KT_GENERATOR" \
+        -DCMAKE_CUDA_COMPILER="$KT_CUDA_COMPILER" -DCMAKE_PREFIX_PATH="$P" "$@"
+}
+
+# --- the example, out of tree, through find_package(ktune) -------------
+configure "$KT_SOURCE_DIR/examples/stencil" stencil-build
+expect_exit 0 "$KT_CMAKE" --build stencil-build
+expect_exit 0 "$P/bin/ktune" list --plugin "$work/stencil-build/stencil.so"
+expect_text "operator stencil:blur9"
+expect_text "variant direct"
+expect_text "variant tiled"
+expect_text "file $work/stencil-build/stencil.so (CUDA"
+# No architecture given: ktune_add_plugin's default, sm_90 (nvcc's own
+# default would be sm_52 or sm_75).
+grep -F "stencil.so (CUDA" <<<"$out" | grep -q "sm 900)" || {
+    echo "FAIL: stencil.so is not built for sm_90 alone:"
+    grep -F "stencil.so" <<<"$out" | sed 's/^/    /'
+    failures=$((failures + 1))
+}
+expect_text "operator vector_add:add"
+expect_exit 0 "$P/bin/ktune" tune "$KT_SOURCE_DIR/examples/stencil/stencil.ini" \
+    --plugin "$work/stencil-build/stencil.so" --check
+expect_text "space 30 point(s)"
+
+# --- a scaffold, built the same way -------------------------------------
+expect_exit 0 "$P/bin/ktune" new-plugin scaffold_op scaffold
+expect_text "created scaffold/CMakeLists.txt, scaffold/scaffold_op.cu, scaffold/scaffold_op.ini"
+expect_text "-DCMAKE_PREFIX_PATH=$P"
+configure scaffold scaffold/build
+expect_exit 0 "$KT_CMAKE" --build scaffold/build
+expect_exit 0 "$P/bin/ktune" list --plugin "$work/scaffold/build/scaffold_op.so"
+expect_text "operator scaffold_op:mul"
+expect_text "variant one_per_thread"
+expect_text "variant grid_stride"
+expect_text "blocks_per_sm  {1, 2, 4, 8, 16, 32}, default 4"
+expect_exit 0 "$P/bin/ktune" tune scaffold/scaffold_op.ini \
+    --plugin "$work/scaffold/build/scaffold_op.so" --check
+expect_text "space 42 point(s)"
+
+# The user's architectures win over the default (configure only).
+configure scaffold scaffold-sm80 -DCMAKE_CUDA_ARCHITECTURES=80
+if ! grep -rqF "arch=compute_80" scaffold-sm80 ||
+    grep -rqF "arch=compute_90" scaffold-sm80; then
+    echo "FAIL: -DCMAKE_CUDA_ARCHITECTURES=80 did not give sm_80 alone"
+    failures=$((failures + 1))
+fi
+rm -rf scaffold-sm80 # 5 MB of CMake's compiler checks, nothing else
+
+finish
