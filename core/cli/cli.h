@@ -24,6 +24,7 @@ int kt_cmd_bench(int argc, char **argv);
 int kt_cmd_tune(int argc, char **argv);
 int kt_cmd_compare(int argc, char **argv);
 int kt_cmd_profile(int argc, char **argv);
+int kt_cmd_report(int argc, char **argv);
 int kt_cmd_worker(int argc, char **argv);
 int kt_cmd_sanitize(int argc, char **argv);
 int kt_cmd_new_plugin(int argc, char **argv);

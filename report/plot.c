@@ -1,0 +1,457 @@
+#include "report/plot.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/escape.h"
+
+#define KT_PLOT_MAX_TICKS 64
+#define KT_PLOT_FONT 12.0
+/* Average advance of a character of the chart font, for layout. */
+#define KT_PLOT_CHAR_W 6.8
+#define KT_PLOT_LEGEND_ROW 18.0
+#define KT_PLOT_GRID "#e2e2e2"
+#define KT_PLOT_INK "#444"
+
+const char *kt_plot_color(size_t i)
+{
+    /* Okabe-Ito, without its yellow (too pale on white) and black (the
+     * axes' colour). */
+    static const char *const palette[] = {"#0072B2", "#D55E00", "#009E73",
+                                          "#CC79A7", "#56B4E9", "#E69F00",
+                                          "#7F7F7F"};
+    return palette[i % (sizeof palette / sizeof palette[0])];
+}
+
+int kt_plot_begin(kt_plot *p, int id, double width, double height,
+                  const char *title)
+{
+    kt_axis x = p->x, y = p->y;
+    memset(p, 0, sizeof *p);
+    p->x = x;
+    p->y = y;
+    p->id = id;
+    p->width = width;
+    p->height = height;
+    p->left = 74;
+    /* Room for the longest explicit y label (category names). */
+    for (size_t i = 0; p->y.labels && i < p->y.num_ticks; ++i) {
+        double w = 40 + strlen(p->y.labels[i]) * KT_PLOT_CHAR_W;
+        if (w > p->left)
+            p->left = w;
+    }
+    p->right = width - 24;
+    p->top = 14;
+    p->bottom = height - 50;
+    p->x.scale.r0 = p->left;
+    p->x.scale.r1 = p->right;
+    p->y.scale.r0 = p->bottom;
+    p->y.scale.r1 = p->top;
+    snprintf(p->title, sizeof p->title, "%s", title ? title : "");
+    p->body = open_memstream(&p->buf, &p->buf_size);
+    return p->body ? 0 : -1;
+}
+
+void kt_plot_discard(kt_plot *p)
+{
+    if (p->body)
+        fclose(p->body);
+    free(p->buf);
+    p->body = NULL;
+    p->buf = NULL;
+}
+
+static double map_x(const kt_plot *p, double v)
+{
+    return kt_scale_map(&p->x.scale, v);
+}
+
+static double map_y(const kt_plot *p, double v)
+{
+    return kt_scale_map(&p->y.scale, v);
+}
+
+static void stroke_attrs(FILE *o, const kt_style *s, int fill)
+{
+    const char *c = s && s->color ? s->color : "currentColor";
+    fprintf(o, " stroke=\"%s\" stroke-width=\"%.2f\"", c,
+            s && s->width > 0 ? s->width : 1.5);
+    if (s && s->dash)
+        fprintf(o, " stroke-dasharray=\"%s\"", s->dash);
+    if (s && s->opacity > 0 && s->opacity < 1)
+        fprintf(o, " opacity=\"%.2f\"", s->opacity);
+    fprintf(o, " fill=\"%s\"", fill ? c : "none");
+}
+
+/* ------------------------------------------------------------------ axes */
+
+/* The axis' ticks into v[] (and labels into lab[][]), returns how many. */
+static size_t axis_ticks(const kt_axis *a, int target, double *v,
+                         char lab[][48])
+{
+    size_t n;
+    if (a->num_ticks) {
+        n = 0;
+        for (size_t i = 0; i < a->num_ticks && n < KT_PLOT_MAX_TICKS; ++i) {
+            if (!kt_scale_contains(&a->scale, a->ticks[i]))
+                continue;
+            v[n] = a->ticks[i];
+            if (a->labels)
+                kt_esc_string(a->labels[i], lab[n], 48);
+            else if (a->format == KT_TICK_BYTES)
+                kt_scale_fmt_bytes(v[n], lab[n], 48);
+            else
+                kt_scale_fmt_number(v[n], 6, lab[n], 48);
+            ++n;
+        }
+        return n;
+    }
+    n = a->pow2 && a->scale.kind == KT_SCALE_LOG
+            ? kt_scale_ticks_pow2(&a->scale, target, v, KT_PLOT_MAX_TICKS)
+            : kt_scale_ticks(&a->scale, target, v, KT_PLOT_MAX_TICKS);
+    /* Enough digits that neighbouring labels differ. */
+    for (int digits = 3; digits <= 8; ++digits) {
+        int distinct = 1;
+        for (size_t i = 0; i < n; ++i) {
+            if (a->format == KT_TICK_BYTES)
+                kt_scale_fmt_bytes(v[i], lab[i], 48);
+            else
+                kt_scale_fmt_number(v[i], digits, lab[i], 48);
+            if (i && strcmp(lab[i], lab[i - 1]) == 0)
+                distinct = 0;
+        }
+        if (distinct || a->format == KT_TICK_BYTES)
+            break;
+    }
+    return n;
+}
+
+void kt_plot_axes(kt_plot *p)
+{
+    double xv[KT_PLOT_MAX_TICKS], yv[KT_PLOT_MAX_TICKS];
+    char xl[KT_PLOT_MAX_TICKS][48], yl[KT_PLOT_MAX_TICKS][48];
+    int xt = (int)((p->right - p->left) / 80),
+        yt = (int)((p->bottom - p->top) / 45);
+    size_t nx = axis_ticks(&p->x, xt < 2 ? 2 : xt, xv, xl);
+    size_t ny = axis_ticks(&p->y, yt < 2 ? 2 : yt, yv, yl);
+    double widest = 0, spacing = INFINITY;
+    int rotate;
+    FILE *o = p->body;
+
+    fprintf(o, "<g class=\"grid\" stroke=\"%s\" stroke-width=\"1\">",
+            KT_PLOT_GRID);
+    for (size_t i = 0; i < nx; ++i)
+        fprintf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>",
+                map_x(p, xv[i]), p->top, map_x(p, xv[i]), p->bottom);
+    for (size_t i = 0; i < ny; ++i)
+        fprintf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>",
+                p->left, map_y(p, yv[i]), p->right, map_y(p, yv[i]));
+    fputs("</g>\n", o);
+
+    fprintf(o,
+            "<g class=\"axis\" stroke=\"%s\" stroke-width=\"1\" fill=\"none\">"
+            "<path d=\"M%.1f,%.1fV%.1fH%.1f\"/>",
+            KT_PLOT_INK, p->left, p->top, p->bottom, p->right);
+    for (size_t i = 0; i < nx; ++i)
+        fprintf(o, "<path d=\"M%.1f,%.1fv5\"/>", map_x(p, xv[i]), p->bottom);
+    for (size_t i = 0; i < ny; ++i)
+        fprintf(o, "<path d=\"M%.1f,%.1fh-5\"/>", p->left, map_y(p, yv[i]));
+    fputs("</g>\n", o);
+
+    /* Labels that would overlap on the x axis are turned. */
+    for (size_t i = 0; i < nx; ++i) {
+        double w = strlen(xl[i]) * KT_PLOT_CHAR_W;
+        if (w > widest)
+            widest = w;
+        if (i)
+            spacing = fmin(spacing, map_x(p, xv[i]) - map_x(p, xv[i - 1]));
+    }
+    rotate = nx > 1 && widest + 6 > spacing;
+    fprintf(o, "<g class=\"tick-label\" fill=\"%s\" font-size=\"11\">",
+            KT_PLOT_INK);
+    for (size_t i = 0; i < nx; ++i) {
+        double x = map_x(p, xv[i]);
+        if (rotate)
+            fprintf(o,
+                    "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" "
+                    "transform=\"rotate(-35 %.1f %.1f)\">%s</text>",
+                    x, p->bottom + 16, x, p->bottom + 16, xl[i]);
+        else
+            fprintf(o,
+                    "<text x=\"%.1f\" y=\"%.1f\" "
+                    "text-anchor=\"middle\">%s</text>",
+                    x, p->bottom + 18, xl[i]);
+    }
+    for (size_t i = 0; i < ny; ++i)
+        fprintf(o, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>",
+                p->left - 8, map_y(p, yv[i]) + 4, yl[i]);
+    fputs("</g>\n", o);
+
+    /* Turned labels need room: the chart grows below the axis. */
+    if (rotate) {
+        double drop = widest * 0.57 + 4;
+        p->height += drop > 18 ? drop - 18 : 0;
+    }
+    fprintf(o, "<g class=\"axis-title\" fill=\"%s\" font-size=\"%.0f\">",
+            KT_PLOT_INK, KT_PLOT_FONT);
+    fprintf(o, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">",
+            (p->left + p->right) / 2, p->height - 14);
+    kt_esc_write(o, p->x.title);
+    fprintf(o,
+            "</text><text x=\"16\" y=\"%.1f\" text-anchor=\"middle\" "
+            "transform=\"rotate(-90 16 %.1f)\">",
+            (p->top + p->bottom) / 2, (p->top + p->bottom) / 2);
+    kt_esc_write(o, p->y.title);
+    fputs("</text></g>\n", o);
+}
+
+/* --------------------------------------------------------------- series */
+
+void kt_plot_path(kt_plot *p, const double *x, const double *y, size_t n,
+                  const kt_style *s)
+{
+    int open = 0, started = 0;
+    for (size_t i = 0; i < n; ++i) {
+        double px = map_x(p, x[i]), py = map_y(p, y[i]);
+        if (!isfinite(px) || !isfinite(py)) {
+            open = 0;
+            continue;
+        }
+        if (!started) {
+            fprintf(p->body,
+                    "<path class=\"series\" clip-path=\"url(#kt-c%d)\"", p->id);
+            stroke_attrs(p->body, s, 0);
+            fputs(" stroke-linejoin=\"round\" d=\"", p->body);
+            started = 1;
+        }
+        fprintf(p->body, "%s%.1f,%.1f", open ? "L" : "M", px, py);
+        open = 1;
+    }
+    if (started)
+        fputs("\"/>\n", p->body);
+}
+
+void kt_plot_markers(kt_plot *p, const double *x, const double *y, size_t n,
+                     const kt_style *s, const char *const *tips)
+{
+    double r = s && s->radius > 0 ? s->radius : 3.5;
+    const char *c = s && s->color ? s->color : "currentColor";
+    fprintf(p->body,
+            "<g class=\"markers\" clip-path=\"url(#kt-m%d)\" fill=\"%s\"",
+            p->id, c);
+    if (s && s->opacity > 0 && s->opacity < 1)
+        fprintf(p->body, " fill-opacity=\"%.2f\"", s->opacity);
+    fputs(">", p->body);
+    for (size_t i = 0; i < n; ++i) {
+        double px = map_x(p, x[i]), py = map_y(p, y[i]);
+        if (!isfinite(px) || !isfinite(py))
+            continue;
+        fprintf(p->body, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\">", px, py,
+                r);
+        if (tips && tips[i]) {
+            fputs("<title>", p->body);
+            kt_esc_write(p->body, tips[i]);
+            fputs("</title>", p->body);
+        }
+        fputs("</circle>", p->body);
+    }
+    fputs("</g>\n", p->body);
+}
+
+static void whiskers(kt_plot *p, const double *at, const double *lo,
+                     const double *hi, size_t n, const kt_style *s,
+                     int vertical)
+{
+    int started = 0;
+    for (size_t i = 0; i < n; ++i) {
+        double a = vertical ? map_x(p, at[i]) : map_y(p, at[i]);
+        double l = vertical ? map_y(p, lo[i]) : map_x(p, lo[i]);
+        double h = vertical ? map_y(p, hi[i]) : map_x(p, hi[i]);
+        if (!isfinite(a) || !isfinite(l) || !isfinite(h))
+            continue;
+        if (!started) {
+            fprintf(p->body,
+                    "<path class=\"whiskers\" clip-path=\"url(#kt-m%d)\"",
+                    p->id);
+            stroke_attrs(p->body, s, 0);
+            fputs(" d=\"", p->body);
+            started = 1;
+        }
+        if (vertical)
+            fprintf(p->body, "M%.1f,%.1fV%.1fM%.1f,%.1fh6M%.1f,%.1fh6", a, l, h,
+                    a - 3, l, a - 3, h);
+        else
+            fprintf(p->body, "M%.1f,%.1fH%.1fM%.1f,%.1fv6M%.1f,%.1fv6", l, a, h,
+                    l, a - 3, h, a - 3);
+    }
+    if (started)
+        fputs("\"/>\n", p->body);
+}
+
+void kt_plot_whiskers_v(kt_plot *p, const double *x, const double *lo,
+                        const double *hi, size_t n, const kt_style *s)
+{
+    whiskers(p, x, lo, hi, n, s, 1);
+}
+
+void kt_plot_whiskers_h(kt_plot *p, const double *y, const double *lo,
+                        const double *hi, size_t n, const kt_style *s)
+{
+    whiskers(p, y, lo, hi, n, s, 0);
+}
+
+void kt_plot_segment(kt_plot *p, double x0, double y0, double x1, double y1,
+                     const kt_style *s)
+{
+    double xs[2] = {x0, x1}, ys[2] = {y0, y1};
+    kt_plot_path(p, xs, ys, 2, s);
+}
+
+static void line_label(kt_plot *p, double x, double y, const char *anchor,
+                       const kt_style *s, const char *label)
+{
+    if (!label || !*label)
+        return;
+    fprintf(p->body,
+            "<text class=\"line-label\" x=\"%.1f\" y=\"%.1f\" "
+            "text-anchor=\"%s\" font-size=\"11\" fill=\"%s\">",
+            x, y, anchor, s && s->color ? s->color : KT_PLOT_INK);
+    kt_esc_write(p->body, label);
+    fputs("</text>\n", p->body);
+}
+
+void kt_plot_hline(kt_plot *p, double y, const kt_style *s, const char *label)
+{
+    double py = map_y(p, y);
+    if (!isfinite(py) || !kt_scale_contains(&p->y.scale, y))
+        return;
+    fprintf(p->body, "<path class=\"ref\"");
+    stroke_attrs(p->body, s, 0);
+    fprintf(p->body, " d=\"M%.1f,%.1fH%.1f\"/>\n", p->left, py, p->right);
+    line_label(p, p->right - 4, py - 4, "end", s, label);
+}
+
+void kt_plot_vline(kt_plot *p, double x, const kt_style *s, const char *label)
+{
+    double px = map_x(p, x);
+    int right_half;
+    if (!isfinite(px) || !kt_scale_contains(&p->x.scale, x))
+        return;
+    fprintf(p->body, "<path class=\"ref\"");
+    stroke_attrs(p->body, s, 0);
+    fprintf(p->body, " d=\"M%.1f,%.1fV%.1f\"/>\n", px, p->top, p->bottom);
+    right_half = px > p->left + 0.7 * (p->right - p->left);
+    line_label(p, right_half ? px - 4 : px + 4, p->top + 12,
+               right_half ? "end" : "start", s, label);
+}
+
+void kt_plot_text(kt_plot *p, double x, double y, double dx, double dy,
+                  const char *anchor, const char *text)
+{
+    double px = map_x(p, x), py = map_y(p, y);
+    if (!isfinite(px) || !isfinite(py) || !text)
+        return;
+    fprintf(p->body,
+            "<text class=\"note\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" "
+            "font-size=\"11\" fill=\"%s\">",
+            px + dx, py + dy, anchor ? anchor : "start", KT_PLOT_INK);
+    kt_esc_write(p->body, text);
+    fputs("</text>\n", p->body);
+}
+
+void kt_plot_legend(kt_plot *p, const char *label, const kt_style *s,
+                    kt_legend_kind kind)
+{
+    if (p->num_legend >= KT_PLOT_LEGEND_MAX)
+        return;
+    snprintf(p->legend[p->num_legend].label,
+             sizeof p->legend[p->num_legend].label, "%s", label ? label : "");
+    p->legend[p->num_legend].style = s ? *s : (kt_style){0};
+    p->legend[p->num_legend].kind = kind;
+    ++p->num_legend;
+}
+
+/* ---------------------------------------------------------------- write */
+
+/* Writes the legend entries in rows under the axes; returns its height. */
+static double write_legend(const kt_plot *p, FILE *o, double y0)
+{
+    double x = p->left, y = y0 + 12, row = 0;
+    if (!p->num_legend)
+        return 0;
+    fprintf(o, "<g class=\"legend\" font-size=\"%.0f\" fill=\"%s\">\n",
+            KT_PLOT_FONT, KT_PLOT_INK);
+    for (size_t i = 0; i < p->num_legend; ++i) {
+        const kt_style *s = &p->legend[i].style;
+        const char *c = s->color ? s->color : "currentColor";
+        double w = 30 + strlen(p->legend[i].label) * KT_PLOT_CHAR_W + 18;
+        if (x > p->left && x + w > p->width - 8) {
+            x = p->left;
+            y += KT_PLOT_LEGEND_ROW;
+            row += 1;
+        }
+        if (p->legend[i].kind & KT_LEGEND_LINE) {
+            fprintf(o, "<path");
+            stroke_attrs(o, s, 0);
+            fprintf(o, " d=\"M%.1f,%.1fh24\"/>", x, y - 4);
+        }
+        if (p->legend[i].kind & KT_LEGEND_MARKER)
+            fprintf(o,
+                    "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"%s\"/>",
+                    x + 12, y - 4, s->radius > 0 ? s->radius : 3.5, c);
+        fprintf(o, "<text x=\"%.1f\" y=\"%.1f\">", x + 30, y);
+        kt_esc_write(o, p->legend[i].label);
+        fputs("</text>\n", o);
+        x += w;
+    }
+    fputs("</g>\n", o);
+    return (row + 1) * KT_PLOT_LEGEND_ROW + 6;
+}
+
+int kt_plot_end(kt_plot *p, FILE *out)
+{
+    char *legend_buf = NULL;
+    size_t legend_size = 0;
+    FILE *legend;
+    double extra = 0;
+    int rc = 0;
+
+    if (fclose(p->body) != 0)
+        rc = -1;
+    p->body = NULL;
+    legend = open_memstream(&legend_buf, &legend_size);
+    if (!legend) {
+        rc = -1;
+    } else {
+        extra = write_legend(p, legend, p->height - 4);
+        if (fclose(legend) != 0)
+            rc = -1;
+    }
+    if (rc == 0) {
+        double h = p->height + extra;
+        fprintf(out,
+                "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" "
+                "viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" height=\"%.0f\" "
+                "role=\"img\" aria-labelledby=\"kt-t%d\" "
+                "font-family=\"system-ui, sans-serif\" font-size=\"%.0f\">\n"
+                "<title id=\"kt-t%d\">",
+                p->width, h, p->width, h, p->id, KT_PLOT_FONT, p->id);
+        kt_esc_write(out, p->title);
+        fprintf(out,
+                "</title>\n<defs><clipPath id=\"kt-c%d\"><rect x=\"%.1f\" "
+                "y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/></clipPath>"
+                "<clipPath id=\"kt-m%d\"><rect x=\"%.1f\" y=\"%.1f\" "
+                "width=\"%.1f\" height=\"%.1f\"/></clipPath></defs>\n",
+                p->id, p->left, p->top, p->right - p->left, p->bottom - p->top,
+                p->id, p->left - 6, p->top - 6, p->right - p->left + 12,
+                p->bottom - p->top + 12);
+        fwrite(p->buf, 1, p->buf_size, out);
+        fwrite(legend_buf, 1, legend_size, out);
+        fputs("</svg>\n", out);
+    }
+    free(legend_buf);
+    free(p->buf);
+    p->buf = NULL;
+    return rc;
+}

@@ -1,0 +1,580 @@
+#include "report/sources.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+double kt_src_num(const json_t *obj, const char *key)
+{
+    const json_t *v = obj ? json_object_get(obj, key) : NULL;
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+const char *kt_src_text(const json_t *obj, const char *key,
+                        const char *fallback)
+{
+    const json_t *v = obj ? json_object_get(obj, key) : NULL;
+    return json_is_string(v) ? json_string_value(v) : fallback;
+}
+
+double kt_src_counter(const kt_src_point *p, const char *name)
+{
+    const json_t *m, *x;
+    size_t i;
+    if (!p->profile)
+        return NAN;
+    /* {name: value} in a summary entry; [{name, value}] in a journal's
+     * profile record, and under "counters" in a compare row. */
+    m = json_object_get(p->profile, "counters");
+    if (json_is_object(m) && !json_object_get(m, "metrics"))
+        return kt_src_num(m, name);
+    if (!json_is_object(m))
+        m = p->profile;
+    json_array_foreach (json_object_get(m, "metrics"), i, x)
+        if (strcmp(kt_src_text(x, "name", ""), name) == 0)
+            return kt_src_num(x, "value");
+    return NAN;
+}
+
+void kt_sources_note(kt_sources *s, const char *fmt, ...)
+{
+    va_list ap;
+    if (s->num_notes >= KT_SOURCES_MAX_NOTES)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(s->notes[s->num_notes], sizeof s->notes[0], fmt, ap);
+    va_end(ap);
+    ++s->num_notes;
+}
+
+void kt_sources_set_work(kt_sources *s, const kt_work *w, const char *source)
+{
+    s->work = *w;
+    s->have_work = 1;
+    snprintf(s->work_source, sizeof s->work_source, "%s", source);
+}
+
+void kt_sources_free(kt_sources *s)
+{
+    json_decref(s->summary);
+    json_decref(s->header);
+    json_decref(s->compare);
+    json_decref(s->records);
+    json_decref(s->index);
+    json_decref(s->environments);
+    free(s->points);
+    memset(s, 0, sizeof *s);
+}
+
+const json_t *kt_sources_main(const kt_sources *s)
+{
+    return s->summary ? s->summary : s->compare ? s->compare : s->header;
+}
+
+const char *kt_sources_spec(const kt_sources *s)
+{
+    if (s->summary)
+        return kt_src_text(s->summary, "spec", "");
+    if (s->compare)
+        return kt_src_text(s->compare, "spec", "");
+    return kt_src_text(s->header, "plugin_spec", "");
+}
+
+const json_t *kt_sources_environment(const kt_sources *s)
+{
+    const json_t *e = json_object_get(kt_sources_main(s), "environment");
+    if (!json_is_object(e) && s->header)
+        e = json_object_get(s->header, "environment");
+    return json_is_object(e) ? e : NULL;
+}
+
+const json_t *kt_sources_sizes(const kt_sources *s)
+{
+    const json_t *z = json_object_get(kt_sources_main(s), "sizes");
+    if (!json_is_object(z) && s->header)
+        z = json_object_get(s->header, "sizes");
+    return json_is_object(z) ? z : NULL;
+}
+
+/* ---------------------------------------------------------------- points */
+
+/* "variant k=v k=v" in the params' recorded order. */
+static void config_text(const char *variant, const json_t *params, char *out,
+                        size_t size)
+{
+    const char *k;
+    const json_t *v;
+    size_t len;
+    snprintf(out, size, "%s", variant);
+    json_object_foreach ((json_t *)params, k, v) {
+        len = strlen(out);
+        if (json_is_integer(v))
+            snprintf(out + len, size - len, " %s=%lld", k,
+                     (long long)json_integer_value(v));
+        else if (json_is_string(v))
+            snprintf(out + len, size - len, " %s=%s", k, json_string_value(v));
+        else if (json_is_number(v))
+            snprintf(out + len, size - len, " %s=%g", k, json_number_value(v));
+    }
+}
+
+/* Measures: the journal's tighter "measure" first, then a comparison's,
+ * then the closing round's; the host's refusals last. */
+static int source_rank(const char *source)
+{
+    static const char *const order[] = {"measure", "compare", "final", "top",
+                                        "check"};
+    for (int i = 0; i < 5; ++i)
+        if (strcmp(source, order[i]) == 0)
+            return i;
+    return 5;
+}
+
+/* A point of the record rec (a journal eval/check record, or a summary
+ * entry with median_us etc.); 0 when it names no configuration. */
+static int point_from(const json_t *rec, const char *source, kt_src_point *p)
+{
+    const json_t *pt = json_object_get(rec, "point");
+    const json_t *k;
+
+    memset(p, 0, sizeof *p);
+    if (!json_is_object(pt))
+        pt = rec; /* summary entries carry variant and params inline */
+    p->variant = kt_src_text(pt, "variant", NULL);
+    p->params = json_object_get(pt, "params");
+    if (!p->variant || !json_is_object(p->params))
+        return 0;
+    p->record = rec;
+    p->source = source;
+    p->status = kt_src_text(rec, "status", "ok");
+    p->reason = kt_src_text(rec, "reason", "");
+    p->samples = -1;
+    k = json_object_get(json_object_get(rec, "timing"), "kernel");
+    if (json_is_object(k)) {
+        p->median = kt_src_num(k, "median");
+        p->q1 = kt_src_num(k, "q1");
+        p->q3 = kt_src_num(k, "q3");
+        p->ci_lo = kt_src_num(k, "ci_lo");
+        p->ci_hi = kt_src_num(k, "ci_hi");
+        p->min = kt_src_num(k, "min");
+        p->noise = kt_src_num(k, "noise");
+        if (json_is_integer(json_object_get(k, "n")))
+            p->samples = (long)json_integer_value(json_object_get(k, "n"));
+    } else {
+        p->median = kt_src_num(rec, "median_us");
+        p->q1 = kt_src_num(rec, "q1_us");
+        p->q3 = kt_src_num(rec, "q3_us");
+        p->ci_lo = kt_src_num(rec, "ci_lo_us");
+        p->ci_hi = kt_src_num(rec, "ci_hi_us");
+        p->min = kt_src_num(rec, "min_us");
+        p->noise = kt_src_num(rec, "noise");
+        if (json_is_integer(json_object_get(rec, "samples")))
+            p->samples =
+                (long)json_integer_value(json_object_get(rec, "samples"));
+    }
+    p->ok = strcmp(p->status, "ok") == 0 && p->median > 0;
+    if (json_is_object(json_object_get(rec, "counters")))
+        p->profile = rec;
+    if (json_is_string(json_object_get(rec, "config")))
+        snprintf(p->config, sizeof p->config, "%s",
+                 json_string_value(json_object_get(rec, "config")));
+    else
+        config_text(p->variant, p->params, p->config, sizeof p->config);
+    return 1;
+}
+
+/* The identity of a configuration: variant and parameters. Returns -1
+ * without memory. */
+static int point_key(const kt_src_point *p, char *key, size_t size)
+{
+    char *params = json_dumps(p->params, JSON_COMPACT | JSON_SORT_KEYS);
+    if (!params)
+        return -1;
+    snprintf(key, size, "%s|%s", p->variant, params);
+    free(params);
+    return 0;
+}
+
+/* A journal's profile record: the counters of a point evaluated before
+ * (profiles follow their evaluations), or of none, then left out. */
+static void add_profile(kt_sources *s, const json_t *rec)
+{
+    kt_src_point p;
+    char key[1400];
+    const json_t *idx;
+    if (!point_from(rec, "profile", &p) || point_key(&p, key, sizeof key))
+        return;
+    idx = json_object_get(s->index, key);
+    if (idx && strcmp(kt_src_text(rec, "counters", ""), "ok") == 0)
+        s->points[json_integer_value(idx)].profile = rec;
+}
+
+/* Adds rec's point, or lets it replace the one of the same configuration
+ * when it is the better view of it (ok over failed, then by source). */
+static kt_status add_point(kt_sources *s, const json_t *rec, const char *source,
+                           kt_err *err)
+{
+    kt_src_point p, *slot;
+    char key[1400];
+    json_t *idx;
+
+    if (!point_from(rec, source, &p))
+        return KT_S_OK;
+    if (point_key(&p, key, sizeof key))
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    if (!s->index)
+        s->index = json_object();
+    idx = json_object_get(s->index, key);
+    if (idx) {
+        slot = &s->points[json_integer_value(idx)];
+        if ((p.ok && !slot->ok) ||
+            (p.ok == slot->ok &&
+             source_rank(p.source) < source_rank(slot->source))) {
+            if (!p.profile)
+                p.profile = slot->profile;
+            *slot = p;
+        }
+        return KT_S_OK;
+    }
+    if (s->num_points == s->cap_points) {
+        size_t cap = s->cap_points ? 2 * s->cap_points : 64;
+        slot = realloc(s->points, cap * sizeof *s->points);
+        if (!slot)
+            return kt_err_set(err, KT_S_NOMEM, "out of memory");
+        s->points = slot;
+        s->cap_points = cap;
+    }
+    s->points[s->num_points] = p;
+    json_object_set_new(s->index, key, json_integer((json_int_t)s->num_points));
+    ++s->num_points;
+    return KT_S_OK;
+}
+
+static void clear_points(kt_sources *s)
+{
+    free(s->points);
+    s->points = NULL;
+    s->num_points = s->cap_points = 0;
+    json_decref(s->index);
+    s->index = NULL;
+}
+
+/* The "work" object a result may record. */
+static void take_work(kt_sources *s, const json_t *doc, const char *path)
+{
+    const json_t *w = json_object_get(doc, "work");
+    kt_work work = {.struct_size = sizeof work};
+    if (!json_is_object(w) || s->have_work)
+        return;
+    work.bytes_read = kt_src_num(w, "bytes_read");
+    work.bytes_written = kt_src_num(w, "bytes_written");
+    work.flops = kt_src_num(w, "flops");
+    if (isfinite(work.bytes_read) && isfinite(work.bytes_written) &&
+        isfinite(work.flops)) {
+        char src[256];
+        snprintf(src, sizeof src, "recorded in %s", path);
+        kt_sources_set_work(s, &work, src);
+    }
+}
+
+/* --------------------------------------------------------------- journal */
+
+static kt_status journal_record(kt_sources *s, json_t *rec, const char *path,
+                                size_t line, kt_err *err)
+{
+    const char *kind = kt_src_text(rec, "kind", "");
+    kt_status rc = KT_S_OK;
+
+    if (!s->records)
+        s->records = json_array();
+    json_array_append(s->records, rec);
+    if (strcmp(kind, "eval") == 0) {
+        rc = add_point(s, rec, kt_src_text(rec, "purpose", "measure"), err);
+        ++s->num_records;
+    } else if (strcmp(kind, "check") == 0) {
+        rc = add_point(s, rec, "check", err);
+        ++s->num_records;
+    } else if (strcmp(kind, "profile") == 0) {
+        add_profile(s, rec);
+    } else if (strcmp(kind, "environment") == 0) {
+        const json_t *e = json_object_get(rec, "environment");
+        if (json_is_object(e))
+            json_array_append(s->environments, (json_t *)e);
+    } else if (strcmp(kind, "ktune.journal") == 0) {
+        rc = kt_err_set(err, KT_S_INPUT,
+                        "%s:%zu: a second journal header; expected one at "
+                        "line 1 only",
+                        path, line);
+    }
+    /* Other kinds are a newer ktune's: left out, not an error. */
+    return rc;
+}
+
+/* Reads a journal: the header first, then every record. */
+static kt_status read_journal(kt_sources *s, const char *path, kt_err *err)
+{
+    FILE *f = fopen(path, "r");
+    char *line = NULL;
+    size_t cap = 0, line_no = 0;
+    ssize_t len;
+    kt_status rc = KT_S_OK;
+
+    if (!f)
+        return kt_err_set(err, KT_S_IO, "%s: cannot read: %s", path,
+                          strerror(errno));
+    if (!s->environments)
+        s->environments = json_array();
+    while ((len = getline(&line, &cap, f)) > 0) {
+        json_error_t jerr;
+        json_t *rec;
+        int torn = line[len - 1] != '\n';
+        ++line_no;
+        if (strspn(line, " \t\r\n") == (size_t)len)
+            continue;
+        rec = json_loads(line, 0, &jerr);
+        if (!json_is_object(rec)) {
+            json_decref(rec);
+            if (torn && line_no > 1) {
+                /* The run was killed while writing this line. */
+                kt_sources_note(s,
+                                "%s: the last line (%zu) is incomplete and "
+                                "was left out",
+                                path, line_no);
+                break;
+            }
+            rc = kt_err_set(
+                err, KT_S_INPUT, "%s:%zu: expected a JSON record, found: %s",
+                path, line_no, jerr.text[0] ? jerr.text : "not an object");
+            break;
+        }
+        if (line_no == 1) {
+            if (strcmp(kt_src_text(rec, "kind", ""), "ktune.journal") != 0) {
+                json_decref(rec);
+                rc = kt_err_set(err, KT_S_INPUT,
+                                "%s:1: expected the journal header (kind "
+                                "\"ktune.journal\")",
+                                path);
+                break;
+            }
+            json_decref(s->header);
+            s->header = rec;
+            if (json_is_object(json_object_get(rec, "environment")))
+                json_array_append(s->environments,
+                                  json_object_get(rec, "environment"));
+            continue;
+        }
+        rc = journal_record(s, rec, path, line_no, err);
+        json_decref(rec);
+        if (rc)
+            break;
+    }
+    if (rc == KT_S_OK && ferror(f))
+        rc = kt_err_set(err, KT_S_IO, "%s: cannot read: %s", path,
+                        strerror(errno));
+    free(line);
+    fclose(f);
+    if (rc == KT_S_OK) {
+        snprintf(s->journal_path, sizeof s->journal_path, "%s", path);
+        take_work(s, s->header, path);
+    }
+    return rc;
+}
+
+/* ---------------------------------------------------------------- loading */
+
+static kt_status summary_points(kt_sources *s, kt_err *err)
+{
+    const json_t *list = json_object_get(s->summary, "top");
+    const json_t *x;
+    size_t i;
+    kt_status rc = KT_S_OK;
+
+    json_array_foreach ((json_t *)list, i, x)
+        if ((rc = add_point(s, x, "top", err)))
+            return rc;
+    list = json_object_get(s->summary, "invalid");
+    json_array_foreach ((json_t *)list, i, x)
+        if ((rc = add_point(s, x,
+                            json_is_true(json_object_get(x, "host_checked"))
+                                ? "check"
+                                : "measure",
+                            err)))
+            return rc;
+    return rc;
+}
+
+/* A compare record's rows: each variant at its compared point. */
+static kt_status compare_points(kt_sources *s, kt_err *err)
+{
+    const json_t *x;
+    size_t i;
+    kt_status rc = KT_S_OK;
+    json_array_foreach (json_object_get(s->compare, "variants"), i, x)
+        if ((rc = add_point(s, x,
+                            json_is_true(json_object_get(x, "host_checked"))
+                                ? "check"
+                                : "compare",
+                            err)))
+            break;
+    return rc;
+}
+
+kt_status kt_sources_load(kt_sources *s, const char *path, kt_err *err)
+{
+    json_error_t jerr;
+    json_t *first, *doc;
+    const char *kind;
+    kt_status rc = KT_S_OK;
+
+    memset(s, 0, sizeof *s);
+    /* The first value alone tells a journal (one record per line) from a
+     * single document. */
+    first = json_load_file(path, JSON_DISABLE_EOF_CHECK, &jerr);
+    if (!first) {
+        FILE *f = fopen(path, "r");
+        if (!f)
+            return kt_err_set(err, KT_S_IO, "%s: cannot read: %s", path,
+                              strerror(errno));
+        fclose(f);
+        return kt_err_set(err, KT_S_INPUT, "%s:%d: not JSON: %s", path,
+                          jerr.line, jerr.text);
+    }
+    kind = kt_src_text(first, "kind", "");
+    if (strcmp(kind, "ktune.journal") == 0) {
+        json_decref(first);
+        rc = read_journal(s, path, err);
+        goto done;
+    }
+    json_decref(first);
+    doc = json_load_file(path, 0, &jerr);
+    if (!doc) {
+        rc = kt_err_set(err, KT_S_INPUT, "%s:%d: not one JSON document: %s",
+                        path, jerr.line, jerr.text);
+        goto done;
+    }
+    kind = kt_src_text(doc, "kind", "");
+    if (strcmp(kind, "ktune.tune") == 0) {
+        s->summary = doc;
+        snprintf(s->summary_path, sizeof s->summary_path, "%s", path);
+        take_work(s, doc, path);
+        rc = summary_points(s, err);
+    } else if (strcmp(kind, "ktune.compare") == 0) {
+        s->compare = doc;
+        snprintf(s->compare_path, sizeof s->compare_path, "%s", path);
+        take_work(s, doc, path);
+        rc = compare_points(s, err);
+    } else {
+        rc = kt_err_set(err, KT_S_INPUT,
+                        "%s: kind \"%s\" is not one ktune report reads: "
+                        "expected a tune summary (\"ktune.tune\", ktune tune "
+                        "--json), a journal (\"ktune.journal\") or a compare "
+                        "record (\"ktune.compare\", ktune compare --json)",
+                        path, kind);
+        json_decref(doc);
+    }
+done:
+    if (rc)
+        kt_sources_free(s);
+    return rc;
+}
+
+/* The device model a document records. */
+static const char *device_name(const json_t *doc)
+{
+    const json_t *dev =
+        json_object_get(json_object_get(doc, "environment"), "device");
+    const char *name = kt_src_text(dev, "name", NULL);
+    return name ? name : kt_src_text(doc, "device", "");
+}
+
+kt_status kt_sources_add_journal(kt_sources *s, const char *path, kt_err *err)
+{
+    kt_sources j;
+    const json_t *main_doc = kt_sources_main(s);
+    const char *spec = kt_sources_spec(s), *jspec;
+    kt_status rc;
+
+    if (!s->summary)
+        return kt_err_set(
+            err, KT_S_INPUT,
+            "%s: --journal goes with a tune summary (ktune tune "
+            "--json); %s is not one",
+            path, s->journal_path[0] ? s->journal_path : s->compare_path);
+    rc = kt_sources_load(&j, path, err);
+    if (rc)
+        return rc;
+    if (!j.header) {
+        rc = kt_err_set(err, KT_S_INPUT,
+                        "%s: --journal expects a tuner journal (first record "
+                        "kind \"ktune.journal\")",
+                        path);
+        goto done;
+    }
+    jspec = kt_src_text(j.header, "plugin_spec", "");
+    if (strcmp(spec, jspec) != 0) {
+        rc = kt_err_set(err, KT_S_INPUT,
+                        "%s: the journal records %s, the results %s; give "
+                        "the journal of the same operator",
+                        path, jspec, spec);
+        goto done;
+    }
+    if (kt_sources_sizes(s) && !json_equal(json_object_get(j.header, "sizes"),
+                                           (json_t *)kt_sources_sizes(s))) {
+        char *a = json_dumps(json_object_get(j.header, "sizes"), JSON_COMPACT);
+        char *b = json_dumps(kt_sources_sizes(s), JSON_COMPACT);
+        rc = kt_err_set(err, KT_S_INPUT,
+                        "%s: the journal is at sizes %s, the results at %s; "
+                        "give the journal of the same problem",
+                        path, a ? a : "?", b ? b : "?");
+        free(a);
+        free(b);
+        goto done;
+    }
+    if (*device_name(main_doc) &&
+        strcmp(device_name(j.header), device_name(main_doc)) != 0) {
+        rc = kt_err_set(err, KT_S_INPUT,
+                        "%s: the journal was measured on %s, the results on "
+                        "%s; give the journal of the same device",
+                        path, device_name(j.header), device_name(main_doc));
+        goto done;
+    }
+    {
+        const json_t *h1 =
+            json_object_get(json_object_get(main_doc, "environment"), "host");
+        const json_t *h2 =
+            json_object_get(json_object_get(j.header, "environment"), "host");
+        if (!h1 || !json_equal((json_t *)h1, (json_t *)h2))
+            kt_sources_note(
+                s,
+                "per-point data from %s: another run of the same operator, "
+                "size and device (strategy %s, started %s) than %s (strategy "
+                "%s, started %s)",
+                path,
+                kt_src_text(json_object_get(j.header, "strategy"), "name", "?"),
+                kt_src_text(h2, "date", "?"), s->summary_path,
+                kt_src_text(json_object_get(main_doc, "strategy"), "name", "?"),
+                kt_src_text(h1, "date", "?"));
+    }
+    /* The journal's evaluations replace the summary's top list. */
+    clear_points(s);
+    s->header = j.header;
+    s->records = j.records;
+    s->index = j.index;
+    s->environments = j.environments;
+    s->points = j.points;
+    s->num_points = j.num_points;
+    s->cap_points = j.cap_points;
+    s->num_records = j.num_records;
+    snprintf(s->journal_path, sizeof s->journal_path, "%s", j.journal_path);
+    if (!s->have_work && j.have_work)
+        kt_sources_set_work(s, &j.work, j.work_source);
+    for (size_t i = 0; i < j.num_notes; ++i)
+        kt_sources_note(s, "%s", j.notes[i]);
+    memset(&j, 0, sizeof j);
+done:
+    kt_sources_free(&j);
+    return rc;
+}
