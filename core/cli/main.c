@@ -32,7 +32,7 @@ static void usage(FILE *out)
     fprintf(out, "usage: ktune COMMAND [options]   (ktune COMMAND --help)\n\n"
                  "Commands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; ++i)
-        fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
+        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(out, "\nExit codes: 0 success, 1 runtime failure (no GPU, CUDA, "
                  "plugin or verification error),\n2 usage or input error.\n"
                  "Plugins: the built-in folder, then KTUNE_PLUGIN_PATH "
