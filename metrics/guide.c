@@ -109,3 +109,19 @@ size_t kt_guide_order(const kt_guide_verdict *verdicts, size_t n, size_t *order)
                 order[count++] = i;
     return count;
 }
+
+double kt_guide_launch_occupancy(const kt_occupancy *occ, uint64_t grid_blocks,
+                                 int sm_count)
+{
+    uint64_t per_sm, blocks;
+
+    if (!occ || occ->max_warps_per_sm <= 0 || occ->blocks_per_sm <= 0 ||
+        grid_blocks == 0 || sm_count <= 0)
+        return -1;
+    per_sm = (grid_blocks + (uint64_t)sm_count - 1) / (uint64_t)sm_count;
+    blocks = per_sm < (uint64_t)occ->blocks_per_sm
+                 ? per_sm
+                 : (uint64_t)occ->blocks_per_sm;
+    return 100.0 * (double)blocks * occ->warps_per_block /
+           occ->max_warps_per_sm;
+}

@@ -9,8 +9,10 @@
 #define KT_METRICS_GUIDE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "metrics/diagnose.h"
+#include "metrics/occupancy.h"
 
 /* Within this share of the copy ceiling a memory-bound, coalesced kernel
  * has little left to gain from launch parameters. */
@@ -56,5 +58,16 @@ size_t kt_guide_order(const kt_guide_verdict *verdicts, size_t n,
                       size_t *order);
 
 const char *kt_guide_priority_name(kt_guide_priority p);
+
+/* The occupancy (percent) a launch of grid_blocks blocks can reach: the
+ * theoretical occupancy occ allows, capped by the blocks the grid gives
+ * each SM (ceil(grid_blocks / sm_count)). A grid-stride kernel launched
+ * with one block per SM keeps one block's warps resident whatever the
+ * block size allows, so its block-size moves are rated by what they can
+ * really add. Pass it as kt_guide_incumbent/kt_guide_move
+ * theoretical_occupancy (the same definition for both). < 0 when occ or
+ * the grid is unknown. */
+double kt_guide_launch_occupancy(const kt_occupancy *occ, uint64_t grid_blocks,
+                                 int sm_count);
 
 #endif

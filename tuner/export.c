@@ -10,6 +10,7 @@
 #include "core/derive.h"
 #include "core/envrec.h"
 #include "core/result_json.h"
+#include "metrics/record.h"
 
 /* ------------------------------------------------------------ summary */
 
@@ -50,6 +51,76 @@ static json_t *stats_point(const kt_tune_facts *f, const kt_point *pt,
     json_object_set_new(j, "samples", json_integer((json_int_t)s->n));
     add_derived(f, j, s->median);
     return j;
+}
+
+/* The counters, kernel facts and diagnosis of a profiled point, added to
+ * its summary object j. */
+static void add_profile(const kt_tune_facts *f, const kt_tune_result *r,
+                        json_t *j, const kt_point *pt)
+{
+    const kt_tune_entry *e = kt_report_entry(r, pt);
+    const kt_profiling_point *p = e ? e->profile : NULL;
+    const kt_profiling_spec *spec = r->profiling;
+    json_t *counters;
+    kt_diagnosis d;
+    kt_occupancy occ;
+    int have_occ;
+
+    if (!p || !spec || e->status != KT_EVAL_OK)
+        return;
+    have_occ = kt_report_diagnose(f, e, &d, &occ);
+    counters = json_object();
+    for (size_t k = 0; k < spec->set.num_items; ++k) {
+        const kt_metric_item *item = &spec->set.items[k];
+        double v = NAN;
+        if (item->def)
+            v = p->by_id[item->def->id];
+        else if (p->counters == KT_S_OK)
+            v = p->raw[item->raw[0]];
+        if (item->def && item->def->id == KT_M_THEORETICAL_OCCUPANCY)
+            v = have_occ ? occ.theoretical : NAN;
+        json_object_set_new(counters, item->name, number_or_null(v));
+    }
+    json_object_set_new(j, "counters", counters);
+    json_object_set_new(j, "counters_collected",
+                        json_boolean(p->counters == KT_S_OK));
+    if (p->note[0])
+        json_object_set_new(j, "counters_note", json_string(p->note));
+    json_object_set_new(
+        j, "kernel", kt_kernel_info_json(&p->kernel, have_occ ? &occ : NULL));
+    json_object_set_new(j, "diagnosis", kt_diagnosis_json(&d));
+}
+
+static json_t *metrics_json(const kt_tune_result *r)
+{
+    static const char *const rules[3] = {"uncoalesced", "latency", "ceiling"};
+    json_t *m = kt_profiling_spec_json(r->profiling);
+    json_object_set_new(m, "profiled", json_integer((json_int_t)r->profiled));
+    json_object_set_new(m, "from_journal",
+                        json_integer((json_int_t)r->profiled_from_journal));
+    json_object_set_new(m, "passes",
+                        json_integer((json_int_t)r->profile_passes));
+    json_object_set_new(m, "profile_s", json_real(r->profile_s));
+    json_object_set_new(m, "unavailable",
+                        r->counters_note[0] ? json_string(r->counters_note)
+                                            : json_null());
+    if (r->guide.ratings) {
+        const kt_tune_guide *g = &r->guide;
+        json_t *by = json_object();
+        for (size_t i = 0; i < 3; ++i)
+            json_object_set_new(by, rules[i],
+                                json_pack("{s:I,s:s}", "moves",
+                                          (json_int_t)g->by_rule[i], "example",
+                                          g->example[i]));
+        json_object_set_new(m, "guided",
+                            json_pack("{s:I,s:I,s:I,s:I,s:I,s:o}", "ratings",
+                                      (json_int_t)g->ratings, "moves",
+                                      (json_int_t)g->moves, "first",
+                                      (json_int_t)g->first, "later",
+                                      (json_int_t)g->later, "skipped",
+                                      (json_int_t)g->skipped, "rules", by));
+    }
+    return m;
 }
 
 static json_t *ratio_json(const kt_ratio *r)
@@ -109,9 +180,9 @@ json_t *kt_export_summary(const kt_tune_facts *f, const kt_tune_result *r,
             fresh ? json_real(1e3 * overhead / (double)fresh) : json_null()));
     if (r->has_best) {
         json_t *tie = json_array(), *finals = json_array();
-        json_object_set_new(
-            root, "best",
-            stats_point(f, &r->finals[0].point, &r->finals[0].stats));
+        json_t *best = stats_point(f, &r->finals[0].point, &r->finals[0].stats);
+        add_profile(f, r, best, &r->finals[0].point);
+        json_object_set_new(root, "best", best);
         for (size_t i = 0; i < r->num_finals; ++i) {
             json_t *x =
                 stats_point(f, &r->finals[i].point, &r->finals[i].stats);
@@ -130,9 +201,12 @@ json_t *kt_export_summary(const kt_tune_facts *f, const kt_tune_result *r,
         json_object_set_new(root, "best", json_null());
     }
     list = json_array();
-    for (size_t i = 0; ranked && i < ranked_n && i < (size_t)top; ++i)
-        json_array_append_new(
-            list, stats_point(f, &ranked[i]->point, &ranked[i]->timing.kernel));
+    for (size_t i = 0; ranked && i < ranked_n && i < (size_t)top; ++i) {
+        json_t *x =
+            stats_point(f, &ranked[i]->point, &ranked[i]->timing.kernel);
+        add_profile(f, r, x, &ranked[i]->point);
+        json_array_append_new(list, x);
+    }
     json_object_set_new(root, "top", list);
     free(ranked);
     list = json_array();
@@ -163,6 +237,8 @@ json_t *kt_export_summary(const kt_tune_facts *f, const kt_tune_result *r,
     for (size_t i = 0; i < r->evaluations; ++i)
         json_array_append_new(list, number_or_null(r->trace[i]));
     json_object_set_new(root, "trace", list);
+    if (r->profiling)
+        json_object_set_new(root, "metrics", metrics_json(r));
     if (f->replay) {
         json_t *rep = json_pack("{s:s}", "recording", f->replay);
         if (f->has_optimum) {

@@ -14,8 +14,8 @@
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-static const char *const section_names[] = {"job", "space", "strategy",
-                                            "measure", "output"};
+static const char *const section_names[] = {"job",     "space",  "strategy",
+                                            "measure", "output", "metrics"};
 static const char *const job_keys[] = {"operator", "seed", "device",
                                        "verify_boundaries"};
 static const char *const strategy_keys[] = {"name", "max_evals", "max_seconds",
@@ -25,6 +25,7 @@ static const char *const measure_keys[] = {
     "max_time", "noise",       "cache"};
 static const char *const output_keys[] = {"journal", "json", "csv", "t4",
                                           "top"};
+static const char *const metrics_keys[] = {"counters", "points", "top"};
 
 /* One --set override, for messages that name it. */
 typedef struct override {
@@ -512,6 +513,113 @@ static kt_status read_output(loader *ld)
     return rc;
 }
 
+/* ---------------------------------------------------------- [metrics] */
+
+/* "default" names the default counter set; "none" (alone) no counters. */
+static kt_status read_counters(loader *ld, const char *text,
+                               kt_profiling_spec *m)
+{
+    char **items = NULL;
+    const char *names[KT_METRICS_MAX];
+    size_t count = 0, n = 0;
+    int defaults = 0;
+    kt_status rc = KT_S_OK;
+
+    if (strcasecmp(text, "none") == 0) {
+        memset(&m->set, 0, sizeof m->set);
+        m->counters = 0;
+        return KT_S_OK;
+    }
+    if (!*text)
+        return bad(ld, "metrics", "counters",
+                   "empty; list catalog names (`ktune profile "
+                   "--list-metrics`) or raw counters, `default`, or `none`");
+    if (kt_parse_list(text, &items, &count, ld->err))
+        return bad_from(ld, "metrics", "counters");
+    for (size_t i = 0; i < count && !rc; ++i) {
+        if (strcasecmp(items[i], "default") == 0)
+            defaults = 1;
+        else if (strcasecmp(items[i], "none") == 0)
+            rc = bad(ld, "metrics", "counters",
+                     "'none' cannot be combined with other names");
+        else if (n == KT_METRICS_MAX)
+            rc = bad(ld, "metrics", "counters", "more than %d metrics",
+                     KT_METRICS_MAX);
+        else
+            names[n++] = items[i];
+    }
+    if (!rc && kt_metrics_resolve(names, n, defaults, &m->set, ld->err))
+        rc = bad_from(ld, "metrics", "counters");
+    free(items);
+    m->counters = 1;
+    return rc;
+}
+
+static kt_status read_metrics(loader *ld)
+{
+    kt_job *job = ld->job;
+    kt_profiling_spec *m = &job->metrics;
+    const char **keys = NULL;
+    const char *points = value_of(ld, "metrics", "points");
+    const char *top = value_of(ld, "metrics", "top");
+    size_t n;
+    int64_t v;
+    kt_status rc = KT_S_OK;
+
+    memset(m, 0, sizeof *m);
+    where(ld, "metrics", "counters", job->metrics_where,
+          sizeof job->metrics_where);
+    {
+        size_t used = strlen(job->metrics_where);
+        snprintf(job->metrics_where + used, sizeof job->metrics_where - used,
+                 ": [metrics] counters");
+    }
+    if (!iniparser_find_entry(ld->ini, "metrics"))
+        return KT_S_OK;
+    n = keys_of(ld, "metrics", &keys);
+    for (size_t i = 0; i < n && !rc; ++i)
+        if (!is_one_of(keys[i], metrics_keys, COUNT(metrics_keys)))
+            rc = unknown_key(ld, "metrics", keys[i], metrics_keys,
+                             COUNT(metrics_keys));
+    free(keys);
+    if (rc)
+        return rc;
+    /* Without `points`, a `top` means the best N; otherwise every point. */
+    m->points = top ? KT_PROFILING_TOP : KT_PROFILING_EVERY;
+    m->top = 5;
+    if (points) {
+        if (strcasecmp(points, "every") == 0)
+            m->points = KT_PROFILING_EVERY;
+        else if (strcasecmp(points, "top") == 0)
+            m->points = KT_PROFILING_TOP;
+        else
+            return bad(ld, "metrics", "points",
+                       "'%s' is not every (each point once it verified and "
+                       "was timed) or top (the best `top` after the search)",
+                       points);
+    }
+    if (top) {
+        if (m->points != KT_PROFILING_TOP)
+            return bad(ld, "metrics", "top",
+                       "applies to points = top, and points is every");
+        if ((rc = get_i64(ld, "metrics", "top", 1, 10000, &v)))
+            return rc;
+        m->top = (size_t)v;
+    }
+    if ((rc = read_counters(ld,
+                            value_of(ld, "metrics", "counters")
+                                ? value_of(ld, "metrics", "counters")
+                                : "default",
+                            m)))
+        return rc;
+    if (!m->counters && job->strategy && job->strategy->uses_counters)
+        return bad(ld, "metrics", "counters",
+                   "none, but strategy %s is guided by counters; name some, "
+                   "or leave the key out for the default set",
+                   job->strategy->name);
+    return KT_S_OK;
+}
+
 /* ------------------------------------------------------------ loading */
 
 /* iniparser reports syntax errors through a callback with no context
@@ -644,7 +752,8 @@ kt_status kt_job_load(const char *path, char *const *sets, size_t num_sets,
     if ((rc = apply_overrides(&ld, sets, num_sets)) ||
         (rc = check_sections(&ld)) || (rc = read_job(&ld, reg)) ||
         (rc = read_space(&ld)) || (rc = read_strategy(&ld)) ||
-        (rc = read_measure(&ld)) || (rc = read_output(&ld)))
+        (rc = read_measure(&ld)) || (rc = read_output(&ld)) ||
+        (rc = read_metrics(&ld)))
         goto done;
 done:
     if (ld.ini)

@@ -4,7 +4,8 @@
  *
  * Sections: [job] what to tune (operator, problem sizes, input seed),
  * [space] the values to consider, [strategy] how to search and the budgets,
- * [measure] the measurement protocol, [output] where results go. Every
+ * [measure] the measurement protocol, [output] where results go, [metrics]
+ * which hardware counters to collect for which points. Every
  * mistake (unknown section or key, a value of the wrong type or out of
  * range, a value the plugin does not declare) is KT_S_INPUT with
  * `file:line: [section] key: ...` (or the --set that wrote it), what is
@@ -20,6 +21,7 @@
 #include "core/error.h"
 #include "core/loader.h"
 #include "core/protocol.h"
+#include "tuner/profiling.h"
 #include "tuner/space.h"
 #include "tuner/strategy.h"
 
@@ -60,6 +62,11 @@ typedef struct kt_job {
     char journal[PATH_MAX];
     char json[PATH_MAX], csv[PATH_MAX], t4[PATH_MAX];
     int top;
+    /* [metrics]; metrics.points is KT_PROFILING_OFF without the section.
+     * metrics_where names the counters key ("job.ini:12: [metrics]
+     * counters"), for names found unknown once the device is open. */
+    kt_profiling_spec metrics;
+    char metrics_where[PATH_MAX + 64];
 } kt_job;
 
 /* The protocol defaults of a tuning run: fewer samples and a shorter cap

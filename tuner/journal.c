@@ -122,6 +122,36 @@ static kt_status parse_eval(const json_t *rec, const kt_operator *op,
     return KT_S_OK;
 }
 
+/* Keeps a profile record: its point (checked against op) and the record. */
+static kt_status add_profile(kt_journal_log *log, const kt_operator *op,
+                             json_t *rec, kt_err *err)
+{
+    kt_journal_profile *grown, *p;
+    json_int_t env = 0;
+    double elapsed = 0;
+    kt_status rc;
+
+    grown = realloc(log->profiles, (log->num_profiles + 1) * sizeof *grown);
+    if (!grown)
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    log->profiles = grown;
+    p = &grown[log->num_profiles];
+    memset(p, 0, sizeof *p);
+    if ((rc = kt_point_from_json(op, json_object_get(rec, "point"), &p->point,
+                                 err)) ||
+        (rc = kt_point_validate(op, &p->point, err)))
+        return kt_err_prefix(err, "profile record: ");
+    if (json_unpack((json_t *)rec, "{s?I,s?F}", "env", &env, "elapsed_s",
+                    &elapsed))
+        return kt_err_set(err, KT_S_INPUT,
+                          "profile record: env and elapsed_s must be numbers");
+    p->env = (int)env;
+    p->elapsed_s = elapsed;
+    p->record = json_incref(rec);
+    ++log->num_profiles;
+    return KT_S_OK;
+}
+
 /* Drops the trailing entries of a call that has fewer records than it
  * announced; returns how many were dropped. */
 static size_t drop_partial_call(kt_journal_log *log, long long *cut_at,
@@ -200,14 +230,16 @@ kt_status kt_journal_read(const char *path, const kt_operator *op,
                 goto fail;
             }
             format = json_integer_value(json_object_get(rec, "format"));
-            if (format != KT_JOURNAL_FORMAT) {
+            if (format < KT_JOURNAL_FORMAT || format > KT_JOURNAL_FORMAT_MAX) {
                 json_decref(rec);
                 rc = kt_err_set(err, KT_S_INPUT,
                                 "%s:1: journal format %lld; this ktune "
-                                "reads format %d",
-                                path, (long long)format, KT_JOURNAL_FORMAT);
+                                "reads formats %d to %d",
+                                path, (long long)format, KT_JOURNAL_FORMAT,
+                                KT_JOURNAL_FORMAT_MAX);
                 goto fail;
             }
+            log->format = (int)format;
             log->header = rec;
             log->num_envs = 1;
             log->keep_bytes = offset;
@@ -272,6 +304,12 @@ kt_status kt_journal_read(const char *path, const kt_operator *op,
             grown[log->num_checked++] = pt;
         } else if (kind && strcmp(kind, "environment") == 0) {
             ++log->num_envs;
+        } else if (kind && strcmp(kind, "profile") == 0) {
+            if ((rc = add_profile(log, op, rec, err))) {
+                json_decref(rec);
+                kt_err_prefix(err, "%s:%zu: ", path, lineno);
+                goto fail;
+            }
         }
         /* Other kinds come from newer versions; they carry nothing this
          * version needs. */
@@ -312,6 +350,9 @@ void kt_journal_log_free(kt_journal_log *log)
 {
     for (size_t i = 0; i < log->count; ++i)
         kt_eval_result_free(&log->entries[i].result);
+    for (size_t i = 0; i < log->num_profiles; ++i)
+        json_decref(log->profiles[i].record);
+    free(log->profiles);
     free(log->entries);
     free(log->checked);
     json_decref(log->header);
@@ -381,6 +422,23 @@ json_t *kt_journal_header(const kt_loaded_plugin *plugin, const char *spec,
                      (json_int_t)seed, "space", kt_space_to_json(space),
                      "protocol", kt_env_protocol(protocol), "strategy",
                      strategy, "environment", environment);
+}
+
+void kt_journal_header_metrics(json_t *header, json_t *metrics)
+{
+    json_object_set_new(header, "format",
+                        json_integer(KT_JOURNAL_FORMAT_COUNTERS));
+    json_object_set_new(header, "metrics", metrics);
+}
+
+const kt_journal_profile *kt_journal_find_profile(const kt_journal_log *log,
+                                                  const kt_point *pt)
+{
+    /* The latest: a resumed session may have profiled a point again. */
+    for (size_t i = log->num_profiles; i-- > 0;)
+        if (kt_point_equal(&log->profiles[i].point, pt))
+            return &log->profiles[i];
+    return NULL;
 }
 
 static const char *str_or(const json_t *obj, const char *key, const char *dflt)
@@ -694,6 +752,27 @@ kt_status kt_journal_eval(kt_journal *j, const kt_operator *op, size_t call,
     json_object_set_new(rec, "env", json_integer(j->env));
     json_object_set_new(rec, "elapsed_s", json_real(elapsed_s));
     json_object_set_new(rec, "time", json_string(date));
+    rc = append_line(j, rec, 1, err);
+    json_decref(rec);
+    return rc;
+}
+
+kt_status kt_journal_profile_record(kt_journal *j, const json_t *fields,
+                                    double elapsed_s, kt_err *err)
+{
+    json_t *rec = json_deep_copy(fields);
+    char date[32];
+    kt_status rc;
+
+    if (!rec)
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    utc_now(date, sizeof date);
+    json_object_set_new(rec, "kind", json_string("profile"));
+    json_object_set_new(rec, "env", json_integer(j->env));
+    json_object_set_new(rec, "elapsed_s", json_real(elapsed_s));
+    json_object_set_new(rec, "time", json_string(date));
+    /* Synced: counters come from launches of their own, and a resumed run
+     * answers from them instead of profiling again. */
     rc = append_line(j, rec, 1, err);
     json_decref(rec);
     return rc;

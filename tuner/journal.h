@@ -12,6 +12,9 @@
  *   {"kind":"check", ...}           a point refused on the host (constraint
  *                                   or device limit), never sent to the GPU
  *   {"kind":"environment", ...}     a resumed session's environment record
+ *   {"kind":"profile", ...}         (format 2) the kernel facts and hardware
+ *                                   counters of one point, from launches of
+ *                                   their own (tuner/profiling.h)
  *
  * Every line is written with one write(); evaluation records are synced to
  * disk (fdatasync) before the tuner goes on, so a killed run, or a machine
@@ -32,7 +35,14 @@
 #include "core/protocol.h"
 #include "tuner/space.h"
 
+/* Format 1: header, eval, check and environment records. Format 2 adds
+ * profile records and the header's "metrics"; a run writes 2 only when it
+ * profiles points (kt_journal_header_metrics), so a journal without
+ * counters stays readable by builds that know format 1 only. Both are read.
+ */
 #define KT_JOURNAL_FORMAT 1
+#define KT_JOURNAL_FORMAT_COUNTERS 2
+#define KT_JOURNAL_FORMAT_MAX 2
 
 /* One evaluation read back. */
 typedef struct kt_journal_entry {
@@ -45,6 +55,15 @@ typedef struct kt_journal_entry {
     kt_eval_result result; /* timing samples owned by the log */
 } kt_journal_entry;
 
+/* One profile record read back: the point and the whole record (its
+ * fields are read by tuner/profiling.h). */
+typedef struct kt_journal_profile {
+    kt_point point;
+    int env;
+    double elapsed_s;
+    json_t *record; /* owned reference */
+} kt_journal_profile;
+
 /* What a journal file holds. */
 typedef struct kt_journal_log {
     json_t *header;            /* owned reference */
@@ -52,10 +71,13 @@ typedef struct kt_journal_log {
     size_t count;
     kt_point *checked; /* points refused on the host */
     size_t num_checked;
-    int num_envs;         /* environment records: ids 0..num_envs-1 */
-    size_t max_call;      /* highest complete call number */
-    long long keep_bytes; /* length of the part worth keeping */
-    char note[512];       /* what reading dropped and why, or "" */
+    int num_envs;                 /* environment records: ids 0..num_envs-1 */
+    size_t max_call;              /* highest complete call number */
+    long long keep_bytes;         /* length of the part worth keeping */
+    char note[512];               /* what reading dropped and why, or "" */
+    int format;                   /* the header's format */
+    kt_journal_profile *profiles; /* profile records, in file order */
+    size_t num_profiles;
 } kt_journal_log;
 
 /* Reads a journal; points are read against op (the operator loaded now), so
@@ -77,6 +99,15 @@ json_t *kt_journal_header(const kt_loaded_plugin *plugin, const char *spec,
                           uint64_t seed, const kt_space *space,
                           const kt_protocol *protocol, json_t *strategy,
                           json_t *environment);
+
+/* Marks a header as written by a run that profiles points: "format"
+ * becomes KT_JOURNAL_FORMAT_COUNTERS and "metrics" describes what is
+ * collected (steals metrics). */
+void kt_journal_header_metrics(json_t *header, json_t *metrics);
+
+/* The latest profile record of pt in log, or NULL. */
+const kt_journal_profile *kt_journal_find_profile(const kt_journal_log *log,
+                                                  const kt_point *pt);
 
 /* Whether a recorded header allows resuming with the header of now: same
  * plugin build, operator, sizes, input seed, device, space and protocol.
@@ -109,6 +140,12 @@ kt_status kt_journal_eval(kt_journal *j, const kt_operator *op, size_t call,
                           size_t slot, size_t of, const char *purpose,
                           double elapsed_s, const kt_point *pt,
                           const kt_eval_result *r, kt_err *err);
+
+/* Appends a profile record: `fields` (tuner/profiling.h's record of the
+ * point) with kind, env, elapsed_s and time added; synced like an
+ * evaluation. fields is not modified. */
+kt_status kt_journal_profile_record(kt_journal *j, const json_t *fields,
+                                    double elapsed_s, kt_err *err);
 
 /* Appends a point refused on the host. */
 kt_status kt_journal_check(kt_journal *j, const kt_operator *op,

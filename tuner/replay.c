@@ -8,6 +8,7 @@
 
 #include "core/envrec.h"
 #include "tuner/journal.h"
+#include "tuner/profiling.h"
 #include "tuner/space.h"
 #include "tuner/u64map.h"
 
@@ -171,6 +172,52 @@ static void replay_close(kt_evaluator *ev)
     free(re);
 }
 
+/* Counters as recorded: a point's latest profile record serves any subset
+ * of what it holds; anything else is "not recorded", never made up. */
+static kt_status replay_profile(kt_evaluator *ev, const kt_point *pt,
+                                const kt_profile_request *req,
+                                kt_profile_result *out, kt_err *err)
+{
+    replay_eval *re = self(ev);
+    const kt_journal_profile *p;
+    const kt_eval_result *r;
+
+    memset(out, 0, sizeof *out);
+    out->counters = KT_S_UNSUPPORTED;
+    if (req->check_only) {
+        for (size_t i = 0; i < re->log.num_profiles; ++i) {
+            const char *word = json_string_value(
+                json_object_get(re->log.profiles[i].record, "counters"));
+            if (word && strcmp(word, "ok") == 0) {
+                out->counters = KT_S_OK;
+                return KT_S_OK;
+            }
+        }
+        snprintf(out->note, sizeof out->note,
+                 "the recording %s holds no counters (it was recorded "
+                 "without a [metrics] section)",
+                 re->path);
+        return KT_S_OK;
+    }
+    if ((p = kt_journal_find_profile(&re->log, pt)))
+        return kt_profiling_result(p->record, req->metrics, req->num_metrics,
+                                   out, err);
+    if (!(r = lookup(re, pt))) {
+        out->status = KT_EVAL_ERROR;
+        snprintf(out->reason, sizeof out->reason, "not in the recording %s",
+                 re->path);
+        snprintf(out->note, sizeof out->note, "not in the recording %s",
+                 re->path);
+        return KT_S_OK;
+    }
+    out->status = r->status;
+    out->shape = r->shape;
+    snprintf(out->reason, sizeof out->reason, "%s", r->reason);
+    snprintf(out->note, sizeof out->note,
+             "not recorded: %s holds no profile of this point", re->path);
+    return KT_S_OK;
+}
+
 static const kt_evaluator_ops replay_ops = {
     .kind = "replay",
     .evaluate = replay_evaluate,
@@ -179,6 +226,7 @@ static const kt_evaluator_ops replay_ops = {
     .environment = replay_environment,
     .work = replay_work,
     .close = replay_close,
+    .profile = replay_profile,
 };
 
 /* Single-point measurements are the recording proper; a point seen only in

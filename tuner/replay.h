@@ -7,6 +7,11 @@
  * gets KT_EVAL_ERROR "not in the recording". The device, the problem sizes,
  * the input seed and the calibration are the recording's. Protocols are
  * ignored: the recording fixed them.
+ *
+ * profile() serves the recording's profile records (journal format 2): the
+ * kernel facts and whichever requested counters the point's latest record
+ * holds; a point without one, or a counter it lacks, is "not recorded"
+ * (KT_S_UNSUPPORTED, or NaN with a note), never made up.
  */
 #ifndef KT_REPLAY_H
 #define KT_REPLAY_H

@@ -41,6 +41,29 @@ void kt_report_change(const kt_ratio *ratio, char *out, size_t size)
              100.0 * (ratio->hi - 1));
 }
 
+const kt_tune_entry *kt_report_entry(const kt_tune_result *r,
+                                     const kt_point *pt)
+{
+    for (size_t i = 0; i < r->num_entries; ++i)
+        if (!r->entries[i].host_checked &&
+            kt_point_equal(&r->entries[i].point, pt))
+            return &r->entries[i];
+    return NULL;
+}
+
+int kt_report_diagnose(const kt_tune_facts *f, const kt_tune_entry *e,
+                       kt_diagnosis *out, kt_occupancy *occ)
+{
+    kt_profiling_facts pf;
+    pf.dev = &f->space->device;
+    pf.work = f->work;
+    pf.copy_gbs = f->copy_gbs;
+    pf.peak_bw_gbs = f->peak_gbs;
+    pf.peak_gflops = f->cfg ? f->cfg->peak_gflops : 0;
+    return kt_profiling_diagnose(&pf, e->timing.kernel.median, e->profile, out,
+                                 occ);
+}
+
 static void bandwidth_text(const kt_tune_facts *f, double median_us, char *out,
                            size_t size)
 {
@@ -97,15 +120,22 @@ static void print_path(FILE *out, const kt_tune_facts *f,
 {
     char cfg[512], change[96];
     if (!r->num_steps) {
-        if (strcmp(f->cfg->strategy->name, "one_at_a_time") == 0 &&
+        if ((strcmp(f->cfg->strategy->name, "one_at_a_time") == 0 ||
+             strcmp(f->cfg->strategy->name, "guided") == 0) &&
             r->has_best) {
-            kt_point start;
-            kt_space_start(f->space, &start);
-            kt_point_format(f->op, &start, cfg, sizeof cfg);
+            /* The start is the first point that ran (the default
+             * configuration, or the random start). */
+            const kt_tune_entry *start = NULL;
+            for (size_t i = 0; i < r->num_entries && !start; ++i)
+                if (!r->entries[i].host_checked &&
+                    r->entries[i].status == KT_EVAL_OK)
+                    start = &r->entries[i];
+            if (start)
+                kt_point_format(f->op, &start->point, cfg, sizeof cfg);
             fprintf(out,
-                    "\npath (one_at_a_time): no change beat the start %s "
-                    "beyond the noise\n",
-                    cfg);
+                    "\npath (%s): no change beat the start %s beyond the "
+                    "noise\n",
+                    f->cfg->strategy->name, start ? cfg : "?");
         }
         return;
     }
@@ -150,6 +180,100 @@ static void print_top(FILE *out, const kt_tune_facts *f,
                 ci, 100.0 * s->noise, bw, cfg);
     }
     free(list);
+}
+
+/* A table cell with `decimals` decimals, "-" when not known. */
+static void cell(double v, int decimals, char *out, size_t size)
+{
+    if (isnan(v))
+        snprintf(out, size, "-");
+    else
+        snprintf(out, size, "%.*f", decimals, v);
+}
+
+/* The counters of the top rows that were profiled, and the diagnosis of the
+ * answer. */
+static void print_counters(FILE *out, const kt_tune_facts *f,
+                           const kt_tune_result *r, int top)
+{
+    const kt_profiling_spec *spec = r->profiling;
+    const kt_tune_entry **list;
+    const kt_tune_entry *best;
+    size_t n, shown = 0;
+    char cfg[512];
+
+    if (!spec || !r->profiled)
+        return;
+    list = kt_report_ranked(r, &n);
+    if (!list)
+        return;
+    fprintf(out,
+            "\ncounters: %zu point(s) profiled (%s%s), from launches of their "
+            "own: no time is taken from them\n",
+            r->profiled,
+            spec->points == KT_PROFILING_OFF
+                ? "the strategy's incumbents"
+                : kt_profiling_points_name(spec->points),
+            spec->points == KT_PROFILING_OFF && spec->for_strategy ? ""
+            : spec->for_strategy ? " and the strategy's incumbents"
+                                 : "");
+    if (r->counters_note[0])
+        fprintf(out, "  no hardware counters: %s\n", r->counters_note);
+    for (size_t i = 0; i < n && (int)i < top; ++i) {
+        const kt_tune_entry *e = list[i];
+        kt_diagnosis d;
+        kt_occupancy occ;
+        char ld[16], st[16], ach[16], theo[16], dram[16], cls[64];
+        int have_occ;
+        if (!e->profile)
+            continue;
+        if (!shown++)
+            fprintf(out, "  %4s %8s %8s %8s %8s %7s  %-24s %s\n", "rank",
+                    "ld s/req", "st s/req", "occ %", "theo %", "DRAM %",
+                    "class", "configuration");
+        have_occ = kt_report_diagnose(f, e, &d, &occ);
+        cell(e->profile->by_id[KT_M_LD_SECTORS_PER_REQUEST], 2, ld, sizeof ld);
+        cell(e->profile->by_id[KT_M_ST_SECTORS_PER_REQUEST], 2, st, sizeof st);
+        cell(e->profile->by_id[KT_M_ACHIEVED_OCCUPANCY], 1, ach, sizeof ach);
+        cell(have_occ ? occ.theoretical : NAN, 1, theo, sizeof theo);
+        cell(d.dram_pct, 1, dram, sizeof dram);
+        snprintf(cls, sizeof cls, "%s%s%s%s", kt_bound_name(d.bound),
+                 d.unit ? " (" : "", d.unit ? d.unit : "", d.unit ? ")" : "");
+        kt_point_format(f->op, &e->point, cfg, sizeof cfg);
+        fprintf(out, "  %4zu %8s %8s %8s %8s %7s  %-24s %s\n", i + 1, ld, st,
+                ach, theo, dram, cls, cfg);
+    }
+    free(list);
+    if (!shown)
+        fprintf(out, "  none of the top %d was profiled\n", top);
+    best = r->has_best ? kt_report_entry(r, &r->finals[0].point) : NULL;
+    if (best && best->profile && best->status == KT_EVAL_OK) {
+        kt_diagnosis d;
+        kt_report_diagnose(f, best, &d, NULL);
+        kt_point_format(f->op, &best->point, cfg, sizeof cfg);
+        fprintf(out, "  best %s: %s%s%s%s: %s\n", cfg, kt_bound_name(d.bound),
+                d.unit ? " (" : "", d.unit ? d.unit : "", d.unit ? ")" : "",
+                d.why);
+        if (d.coalescing[0])
+            fprintf(out, "  coalescing: %s\n", d.coalescing);
+    }
+}
+
+static void print_guide(FILE *out, const kt_tune_result *r)
+{
+    static const char *const rules[3] = {"uncoalesced", "latency", "ceiling"};
+    const kt_tune_guide *g = &r->guide;
+
+    if (!g->ratings)
+        return;
+    fprintf(out,
+            "\nguided: moves rated from %zu incumbent(s): %zu first, %zu "
+            "later, %zu skipped of %zu\n",
+            g->ratings, g->first, g->later, g->skipped, g->moves);
+    for (size_t i = 0; i < 3; ++i)
+        if (g->by_rule[i])
+            fprintf(out, "  %-11s %zu move(s), e.g. %s\n", rules[i],
+                    g->by_rule[i], g->example[i]);
 }
 
 static void print_invalid(FILE *out, const kt_tune_facts *f,
@@ -236,6 +360,8 @@ void kt_report_print(FILE *out, const kt_tune_facts *f, const kt_tune_result *r,
         fprintf(out, "\n");
     }
     print_path(out, f, r);
+    print_guide(out, r);
     print_top(out, f, r, top);
+    print_counters(out, f, r, top);
     print_invalid(out, f, r);
 }

@@ -44,4 +44,14 @@ const kt_tune_entry **kt_report_ranked(const kt_tune_result *r, size_t *count);
 /* "+1.2% [+0.8%, +1.6%]" for a ratio. */
 void kt_report_change(const kt_ratio *ratio, char *out, size_t size);
 
+/* The entry of pt in r, or NULL. */
+const kt_tune_entry *kt_report_entry(const kt_tune_result *r,
+                                     const kt_point *pt);
+
+/* The diagnosis of a measured entry from its own median and its profile
+ * (tuner/profiling.h); occ (may be NULL) receives its theoretical occupancy,
+ * and the return says whether the kernel facts gave it. */
+int kt_report_diagnose(const kt_tune_facts *f, const kt_tune_entry *e,
+                       kt_diagnosis *out, kt_occupancy *occ);
+
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "tuner/progress.h"
+#include "tuner/report.h"
 #include "tuner/u64map.h"
 
 /* Spaces up to this size get their feasible points counted up front, so
@@ -47,6 +48,14 @@ struct kt_tune {
     double best_us;
     size_t best_entry;
     kt_progress progress;
+    /* Profiling: the effective spec, the raw counters asked for (none once
+     * they proved unavailable here), whether the one line was written. */
+    kt_profiling_spec prof;
+    int profiling;
+    const char *raw[KT_METRICS_RAW_MAX];
+    size_t num_raw;
+    int counters_off;
+    int noted;
 };
 
 static double monotonic(void)
@@ -376,6 +385,270 @@ static kt_status run_call(kt_tune *t, const char *purpose, const kt_point *pts,
     return KT_S_OK;
 }
 
+/* ----------------------------------------------------------- profiling */
+
+/* One line, once per run, when counters cannot be had (or some of them:
+ * partial); the run goes on. */
+static void note_unavailable(kt_tune *t, const kt_tune_entry *e,
+                             const char *why, int partial)
+{
+    char cfg[256];
+    if (t->noted || !t->num_raw)
+        return;
+    t->noted = 1;
+    kt_point_format(t->cfg->op, &e->point, cfg, sizeof cfg);
+    snprintf(t->res->counters_note, sizeof t->res->counters_note, "%s (%s)",
+             why, cfg);
+    if (t->cfg->notes)
+        fprintf(t->cfg->notes,
+                "ktune: %s hardware counters for %s: %s; continuing without "
+                "them\n",
+                partial ? "missing" : "no", cfg, why);
+}
+
+/* Profiles entry `at` (verified and timed) once: from the resumed journal
+ * when it holds every counter asked for, else through the evaluator, and
+ * journals what it got. Only running out of memory, an unknown counter
+ * name or an unwritable journal stop the run. */
+static kt_status profile_entry(kt_tune *t, size_t at, kt_err *err)
+{
+    const kt_tune_config *cfg = t->cfg;
+    kt_tune_entry *e = &t->res->entries[at];
+    const kt_journal_profile *jp = NULL;
+    kt_profile_request req;
+    kt_profile_result res;
+    kt_profiling_point *p;
+    json_t *rec;
+    kt_err perr;
+    double start;
+    kt_status rc = KT_S_OK;
+
+    if (e->profile || e->status != KT_EVAL_OK || e->host_checked ||
+        !t->profiling)
+        return KT_S_OK;
+    if (!(p = calloc(1, sizeof *p)))
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    memset(&res, 0, sizeof res);
+    memset(&req, 0, sizeof req);
+    req.metrics = t->raw;
+    req.num_metrics = t->counters_off ? 0 : t->num_raw;
+    if (cfg->resume)
+        jp = kt_journal_find_profile(cfg->resume, &e->point);
+    if (jp && kt_profiling_covers(jp->record, req.metrics, req.num_metrics)) {
+        rc = kt_profiling_result(jp->record, req.metrics, req.num_metrics, &res,
+                                 err);
+        if (rc) {
+            free(p);
+            return kt_err_prefix(
+                err, "%s: ", cfg->journal ? cfg->journal->path : "journal");
+        }
+        ++t->res->profiled_from_journal;
+    } else if (!cfg->ev->ops->profile) {
+        res.status = KT_EVAL_OK;
+        res.counters = KT_S_UNSUPPORTED;
+        snprintf(res.note, sizeof res.note, "the %s evaluator cannot profile",
+                 cfg->ev->ops->kind);
+        jp = NULL;
+    } else {
+        jp = NULL;
+        kt_err_clear(&perr);
+        start = monotonic();
+        rc = cfg->ev->ops->profile(cfg->ev, &e->point, &req, &res, &perr);
+        t->res->profile_s += monotonic() - start;
+        if (rc == KT_S_NOMEM || rc == KT_S_INPUT) {
+            free(p);
+            kt_profile_result_free(&res);
+            *err = perr;
+            return fail(t, rc, &perr);
+        }
+        if (rc) {
+            /* The point ran and was timed; its profile failing costs the
+             * profile, not the point. A lost context stops the run at the
+             * next evaluation. */
+            kt_profile_result_free(&res);
+            memset(&res, 0, sizeof res);
+            res.status = KT_EVAL_OK;
+            res.counters = rc;
+            snprintf(res.note, sizeof res.note, "profiling failed: %s",
+                     perr.msg);
+            rc = KT_S_OK;
+        }
+        if (!rc && res.status != KT_EVAL_OK) {
+            /* It ran when timed; profiling it crashed, timed out or failed
+             * to verify (a worker restarts). The profile is lost, not the
+             * point, and counters stay on for the others. */
+            char why[sizeof res.note];
+            snprintf(why, sizeof why, "profiling: %s: %s",
+                     kt_eval_status_name(res.status), res.reason);
+            free(res.values);
+            res.values = NULL;
+            res.num_values = 0;
+            res.counters =
+                res.status == KT_EVAL_CRASH || res.status == KT_EVAL_TIMEOUT
+                    ? KT_S_CRASHED
+                    : KT_S_PLUGIN;
+            snprintf(res.note, sizeof res.note, "%s", why);
+        }
+        t->res->profile_passes += res.stats.passes;
+    }
+    kt_profiling_from_result(&t->prof.set, req.num_metrics, &res, p);
+    p->from_journal = jp != NULL;
+    e->profile = p;
+    ++t->res->profiled;
+    if (req.num_metrics && p->counters != KT_S_OK) {
+        note_unavailable(t, e, p->note, 0);
+        /* A machine without counters stays without them; a recording may
+         * hold them for other points. */
+        if (p->counters == KT_S_UNSUPPORTED &&
+            strcmp(cfg->ev->ops->kind, "replay") != 0)
+            t->counters_off = 1;
+    } else if (req.num_metrics && p->note[0]) {
+        note_unavailable(t, e, p->note, 1);
+    }
+    if (!jp && cfg->journal) {
+        rec = kt_profiling_record(cfg->op, &e->point, &t->prof.set,
+                                  req.num_metrics, &cfg->space->device, &res);
+        rc = rec ? kt_journal_profile_record(cfg->journal, rec, run_clock(t),
+                                             err)
+                 : kt_err_set(err, KT_S_NOMEM, "out of memory");
+        json_decref(rec);
+        if (rc)
+            rc = fail(t, rc, err);
+    }
+    kt_profile_result_free(&res);
+    return rc;
+}
+
+/* A point just evaluated: profiled now when [metrics] asks for every
+ * point. */
+static kt_status profile_new(kt_tune *t, size_t at, kt_err *err)
+{
+    if (t->prof.points != KT_PROFILING_EVERY)
+        return KT_S_OK;
+    return profile_entry(t, at, err);
+}
+
+kt_status kt_tune_profile(kt_tune *t, const kt_point *pt,
+                          const kt_profiling_point **out, kt_err *err)
+{
+    uint64_t index, pos;
+    kt_status rc;
+
+    *out = NULL;
+    if (!kt_space_index(t->cfg->space, pt, &index) ||
+        !kt_u64map_get(&t->by_index, index, &pos))
+        return KT_S_OK;
+    if ((rc = profile_entry(t, (size_t)pos, err)))
+        return rc;
+    *out = t->res->entries[pos].profile;
+    return KT_S_OK;
+}
+
+static void facts_of(const kt_tune *t, kt_profiling_facts *f)
+{
+    const kt_tune_config *cfg = t->cfg;
+    f->dev = &cfg->space->device;
+    f->work = cfg->ev->ops->work ? cfg->ev->ops->work(cfg->ev) : NULL;
+    f->copy_gbs = cfg->copy_gbs;
+    f->peak_bw_gbs = cfg->peak_bw_gbs;
+    f->peak_gflops = cfg->peak_gflops;
+}
+
+int kt_tune_diagnose(kt_tune *t, const kt_point *pt, kt_diagnosis *out,
+                     kt_occupancy *occ, int *have_occ)
+{
+    const kt_tune_entry *e;
+    kt_profiling_facts f;
+    uint64_t index;
+    int have;
+
+    memset(out, 0, sizeof *out);
+    if (have_occ)
+        *have_occ = 0;
+    if (!kt_space_index(t->cfg->space, pt, &index) ||
+        !(e = find_entry(t, index)) || e->status != KT_EVAL_OK)
+        return 0;
+    facts_of(t, &f);
+    have = kt_profiling_diagnose(&f, e->timing.kernel.median, e->profile, out,
+                                 occ);
+    if (have_occ)
+        *have_occ = have;
+    return 1;
+}
+
+void kt_tune_guide_note(kt_tune *t, const kt_guide_verdict *v, size_t n)
+{
+    static const char *const rules[3] = {"uncoalesced", "latency", "ceiling"};
+    kt_tune_guide *g = &t->res->guide;
+
+    ++g->ratings;
+    g->moves += n;
+    for (size_t i = 0; i < n; ++i) {
+        g->first += v[i].priority == KT_GUIDE_FIRST;
+        g->later += v[i].priority == KT_GUIDE_LATER;
+        g->skipped += v[i].priority == KT_GUIDE_SKIP;
+        for (size_t r = 0; r < 3 && v[i].rule; ++r)
+            if (strcmp(v[i].rule, rules[r]) == 0) {
+                ++g->by_rule[r];
+                if (!g->example[r][0])
+                    snprintf(g->example[r], sizeof g->example[r], "%s",
+                             v[i].reason);
+            }
+    }
+}
+
+/* [metrics] points = top: the best few by their own medians, and the
+ * answer, after the closing round. */
+static kt_status profile_top(kt_tune *t, kt_err *err)
+{
+    kt_tune_result *res = t->res;
+    const kt_tune_entry **ranked;
+    size_t n;
+    kt_status rc = KT_S_OK;
+
+    if (t->prof.points != KT_PROFILING_TOP)
+        return KT_S_OK;
+    ranked = kt_report_ranked(res, &n);
+    if (!ranked)
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    for (size_t i = 0; i < n && i < t->prof.top && !rc; ++i)
+        rc = profile_entry(t, (size_t)(ranked[i] - res->entries), err);
+    free(ranked);
+    if (!rc && res->has_best) {
+        const kt_profiling_point *p;
+        rc = kt_tune_profile(t, &res->finals[0].point, &p, err);
+    }
+    return rc;
+}
+
+/* The spec in force: cfg's, with the default counters when the strategy
+ * reads them; names asked for. */
+static kt_status prepare_profiling(kt_tune *t, kt_err *err)
+{
+    const kt_tune_config *cfg = t->cfg;
+    kt_status rc;
+
+    if ((rc = kt_profiling_effective(
+             cfg->profiling, cfg->strategy->uses_counters, &t->prof, err)))
+        return rc;
+    t->profiling = t->prof.points != KT_PROFILING_OFF || t->prof.for_strategy;
+    if (!t->profiling)
+        return KT_S_OK;
+    t->num_raw =
+        t->prof.counters ? kt_metric_set_raw_names(&t->prof.set, t->raw) : 0;
+    if (cfg->counters_unavailable && t->num_raw) {
+        t->counters_off = 1;
+        t->noted = 1;
+        snprintf(t->res->counters_note, sizeof t->res->counters_note, "%s",
+                 cfg->counters_unavailable);
+    }
+    t->res->profiling = malloc(sizeof *t->res->profiling);
+    if (!t->res->profiling)
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    *t->res->profiling = t->prof;
+    return KT_S_OK;
+}
+
 /* A failure the resumed journal recorded for pt (a point that faulted must
  * not be run again), or NULL. */
 static const kt_journal_entry *recorded_failure(const kt_tune *t,
@@ -421,6 +694,8 @@ kt_status kt_tune_measure(kt_tune *t, const kt_point *pt, kt_tune_obs *out,
             return rc;
         rc = add_entry(t, pt, index, &r, 0, answered, err);
         kt_eval_result_free(&r);
+        if (!rc)
+            rc = profile_new(t, t->res->num_entries - 1, err);
     }
     if (!rc)
         observe(&t->res->entries[t->res->num_entries - 1], out);
@@ -515,8 +790,8 @@ kt_status kt_tune_compare(kt_tune *t, const kt_point *incumbent,
     pts[1] = *candidate;
     if ((rc = run_call(t, "compare", pts, 2, r, &answered, err)))
         return rc;
-    if (!e)
-        rc = add_entry(t, candidate, ib, &r[1], 0, answered, err);
+    if (!e && !(rc = add_entry(t, candidate, ib, &r[1], 0, answered, err)))
+        rc = profile_new(t, t->res->num_entries - 1, err);
     t->idle = 0;
     out->known = 1;
     out->status = r[1].status;
@@ -781,13 +1056,15 @@ kt_status kt_tune_run(const kt_tune_config *cfg, kt_tune_result *out,
         out->feasible_known = 1;
     }
     kt_progress_init(&t.progress, stdout, cfg->progress);
-    if ((rc = prepare_resume(&t, err)))
+    if ((rc = prepare_profiling(&t, err)) || (rc = prepare_resume(&t, err)))
         goto done;
     rc = cfg->strategy->run(&t, cfg->options, err);
     if (!rc && t.failed)
         rc = kt_err_set(err, t.fatal.status, "%s", t.fatal.msg);
     if (!rc)
         rc = finish(&t, err);
+    if (!rc)
+        rc = profile_top(&t, err);
 done:
     out->stop_reason = t.stop_reason ? t.stop_reason : "the strategy finished";
     if (rc && !t.stop_reason)
@@ -805,8 +1082,11 @@ done:
 
 void kt_tune_result_free(kt_tune_result *r)
 {
-    for (size_t i = 0; i < r->num_entries; ++i)
+    for (size_t i = 0; i < r->num_entries; ++i) {
         kt_timing_free(&r->entries[i].timing);
+        free(r->entries[i].profile);
+    }
+    free(r->profiling);
     free(r->entries);
     free(r->trace);
     free(r->steps);

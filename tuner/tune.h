@@ -17,7 +17,12 @@
  *  - every evaluate() call is journaled before the strategy sees it, and a
  *    resumed run answers the calls the journal already holds from it;
  *  - at the end the best few are re-measured together and the answer is the
- *    winner with its interval, or a statistical tie.
+ *    winner with its interval, or a statistical tie;
+ *  - points are profiled (kernel facts, hardware counters: launches of their
+ *    own, never timed, never an evaluation) when [metrics] asks for it —
+ *    every point once it ran, or the best few after the search — and when
+ *    a strategy asks (kt_tune_profile); profiles are journaled and a
+ *    resumed run answers from them.
  */
 #ifndef KT_TUNE_H
 #define KT_TUNE_H
@@ -30,7 +35,9 @@
 #include "core/evaluator.h"
 #include "core/rng.h"
 #include "core/stats.h"
+#include "metrics/guide.h"
 #include "tuner/journal.h"
+#include "tuner/profiling.h"
 #include "tuner/space.h"
 #include "tuner/strategy.h"
 
@@ -53,6 +60,18 @@ typedef struct kt_tune_config {
     kt_journal *journal;          /* may be NULL */
     const kt_journal_log *resume; /* calls answered from it; may be NULL */
     int progress;                 /* print a progress line on stdout */
+    /* What to profile ([metrics]; kt_profiling_effective()). NULL: nothing
+     * but what the strategy asks for (the default counter set when it uses
+     * counters). */
+    const kt_profiling_spec *profiling;
+    /* Non-NULL: counters cannot be had here (kt_profiling_check said why;
+     * the caller wrote the line); only kernel facts are asked for. */
+    const char *counters_unavailable;
+    /* The device's ceilings, for diagnoses (0: unknown). */
+    double copy_gbs, peak_bw_gbs, peak_gflops;
+    /* Where one-line notes go (counters unavailable, ...); NULL: nowhere
+     * (the result keeps them). */
+    FILE *notes;
 } kt_tune_config;
 
 /* One point the run visited. */
@@ -67,6 +86,7 @@ typedef struct kt_tune_entry {
     kt_timing timing; /* status OK; samples owned */
     double elapsed_s; /* the run's clock when it was evaluated */
     time_t when;
+    kt_profiling_point *profile; /* NULL: not profiled; owned */
 } kt_tune_entry;
 
 /* One adopted change of the one-at-a-time path. */
@@ -75,6 +95,16 @@ typedef struct kt_tune_step {
     char dim[64], before[64], after[64];
     kt_ratio ratio; /* time(to) / time(from), paired */
 } kt_tune_step;
+
+/* What the counter-guided rules did during a run (metrics/guide.h). */
+typedef struct kt_tune_guide {
+    size_t ratings; /* times the moves from an incumbent were rated */
+    size_t moves;   /* moves rated, over all ratings */
+    size_t first, later, skipped;
+    size_t by_rule[3];    /* moves a rule spoke for: uncoalesced, latency,
+                             ceiling */
+    char example[3][256]; /* the first reason of each rule */
+} kt_tune_guide;
 
 /* One finalist of the closing re-measurement. */
 typedef struct kt_tune_final {
@@ -108,6 +138,15 @@ typedef struct kt_tune_result {
     uint64_t feasible;  /* feasible points of the space, when known */
     int feasible_known;
     char note[512]; /* e.g. why the run stopped early */
+    /* Profiling: the effective spec (NULL when nothing was to be profiled;
+     * owned), points profiled (of which read back from the journal), and
+     * the collections' cost in this process. */
+    kt_profiling_spec *profiling;
+    size_t profiled, profiled_from_journal;
+    size_t profile_passes;
+    double profile_s;
+    char counters_note[512]; /* why counters were unavailable, or "" */
+    kt_tune_guide guide;
 } kt_tune_result;
 
 /* Runs cfg->strategy, then the closing re-measurement. Non-OK only when the
@@ -173,5 +212,22 @@ kt_status kt_tune_path_add(kt_tune *t, const kt_point *from, const kt_point *to,
 /* Names the strategy's current answer, which then is among the finalists.
  */
 void kt_tune_set_incumbent(kt_tune *t, const kt_point *pt);
+
+/* The kernel facts and counters of pt, which must have been evaluated:
+ * profiled once (launches of their own; no evaluation is spent and no
+ * time taken from them), answered from the resumed journal when it holds
+ * them, journaled. *out is NULL when pt did not run (or is unknown). */
+kt_status kt_tune_profile(kt_tune *t, const kt_point *pt,
+                          const kt_profiling_point **out, kt_err *err);
+
+/* The diagnosis of an evaluated point from its own median and its profile
+ * so far (none: the diagnosis without counters); occ receives its
+ * theoretical occupancy and *have_occ whether the kernel facts gave it.
+ * 0 when pt was not measured. */
+int kt_tune_diagnose(kt_tune *t, const kt_point *pt, kt_diagnosis *out,
+                     kt_occupancy *occ, int *have_occ);
+
+/* Counts what the counter-guided rules said about n moves. */
+void kt_tune_guide_note(kt_tune *t, const kt_guide_verdict *v, size_t n);
 
 #endif

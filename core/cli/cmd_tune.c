@@ -11,6 +11,8 @@
 #include "core/instance.h"
 #include "core/parse.h"
 #include "core/worker.h"
+#include "metrics/counters.h"
+#include "metrics/diagnose.h"
 #include "tuner/export.h"
 #include "tuner/job.h"
 #include "tuner/journal.h"
@@ -49,7 +51,10 @@ static const char help[] =
     "                      nothing (no GPU needed)\n"
     "  --quiet             no summary table on stdout\n\n"
     "Strategies ([strategy] name): one_at_a_time (default), exhaustive,\n"
-    "random, annealing, genetic. Exit 0 with an answer, 1 when nothing\n"
+    "random, annealing, genetic, guided (one_at_a_time ordered by the\n"
+    "incumbent's hardware counters). A [metrics] section adds counters\n"
+    "(CUPTI, on launches of their own) for every point or the best few to\n"
+    "the journal and the summary. Exit 0 with an answer, 1 when nothing\n"
     "valid was found or the run failed, 2 for a bad job or option.\n";
 
 typedef struct tune_args {
@@ -150,6 +155,7 @@ static void apply_output_options(const tune_args *a, kt_job *job)
 }
 
 static kt_status open_evaluator(const tune_args *a, kt_job *job,
+                                const kt_profiling_spec *prof,
                                 kt_evaluator **ev, kt_err *err)
 {
     kt_eval_spec spec;
@@ -167,6 +173,10 @@ static kt_status open_evaluator(const tune_args *a, kt_job *job,
     spec.device = job->device;
     spec.check_boundaries = job->boundaries;
     spec.log_level = KT_LOG_WARN;
+    /* CUPTI only when counters are asked for: [metrics], or a strategy
+     * guided by them. */
+    spec.counters =
+        kt_profiling_wants_counters(prof) ? kt_metrics_cupti_source() : NULL;
     rc = a->in_process ? kt_local_open(&spec, ev, err)
                        : kt_worker_open(&spec, NULL, ev, err);
     if (rc == KT_S_NO_DEVICE) {
@@ -220,6 +230,7 @@ static json_t *strategy_json(const kt_job *job)
 /* Creates the journal, or continues it after checking it was written
  * under the same conditions. */
 static kt_status open_journal(const tune_args *a, const kt_job *job,
+                              const kt_profiling_spec *prof,
                               json_t *environment, kt_journal *journal,
                               kt_journal_log *log, int *have_log, kt_err *err)
 {
@@ -232,6 +243,8 @@ static kt_status open_journal(const tune_args *a, const kt_job *job,
     kt_status rc;
 
     *have_log = 0;
+    if (prof->points != KT_PROFILING_OFF || prof->for_strategy)
+        kt_journal_header_metrics(header, kt_profiling_spec_json(prof));
     if (!a->resume) {
         rc = kt_journal_create(journal, job->journal, header, err);
         json_decref(header);
@@ -296,6 +309,46 @@ static void print_check(const kt_job *job)
            job->protocol.max_time_s, job->protocol.target_noise,
            kt_cache_mode_name(job->protocol.cache));
     printf("journal %s\n", job->journal[0] ? job->journal : "none");
+    if (job->metrics.points != KT_PROFILING_OFF) {
+        printf("metrics %s", kt_profiling_points_name(job->metrics.points));
+        if (job->metrics.points == KT_PROFILING_TOP)
+            printf(" %zu", job->metrics.top);
+        printf(", %zu metric(s), %zu raw counter(s)%s\n",
+               job->metrics.set.num_items,
+               job->metrics.counters ? job->metrics.set.num_raw : 0,
+               job->metrics.counters ? "" : " (kernel facts only)");
+    }
+}
+
+/* Checks the counter names against the device before anything is
+ * measured; counters that cannot be had here are one line, and the run
+ * goes on without them (*unavailable says why). */
+static kt_status check_counters(kt_evaluator *ev, const kt_job *job,
+                                const kt_profiling_spec *prof, char *why,
+                                size_t why_size, const char **unavailable,
+                                kt_err *err)
+{
+    int available;
+    kt_point any;
+    kt_status rc;
+
+    *unavailable = NULL;
+    if (!kt_profiling_wants_counters(prof))
+        return KT_S_OK;
+    kt_space_start(&job->space, &any);
+    rc = kt_profiling_check(ev, prof, &any, &available, why, why_size, err);
+    if (rc == KT_S_INPUT)
+        return kt_err_prefix(err, "%s: ", job->metrics_where);
+    if (rc)
+        return rc;
+    if (!available) {
+        fprintf(stderr,
+                "ktune: no hardware counters: %s; continuing without "
+                "counters\n",
+                why);
+        *unavailable = why;
+    }
+    return KT_S_OK;
 }
 
 static kt_status write_outputs(const kt_job *job, const kt_tune_facts *f,
@@ -324,6 +377,9 @@ int kt_cmd_tune(int argc, char **argv)
     kt_tune_result result;
     kt_tune_facts facts;
     kt_calibration calib;
+    kt_profiling_spec prof;
+    const char *unavailable = NULL;
+    char why[1024] = "";
     json_t *env = NULL;
     kt_err err;
     kt_status st;
@@ -362,7 +418,10 @@ int kt_cmd_tune(int argc, char **argv)
                                         "--journal FILE");
         goto done;
     }
-    if (open_evaluator(&a, &job, &ev, &err)) {
+    if (kt_profiling_effective(&job.metrics, job.strategy->uses_counters, &prof,
+                               &err) ||
+        open_evaluator(&a, &job, &prof, &ev, &err) ||
+        check_counters(ev, &job, &prof, why, sizeof why, &unavailable, &err)) {
         rc = kt_cli_fail(&err);
         goto done;
     }
@@ -388,7 +447,7 @@ int kt_cmd_tune(int argc, char **argv)
     if (have_calib)
         json_object_set_new(env, "calibration", kt_calib_to_json(&calib));
     if (job.journal_mode != KT_JOB_JOURNAL_NONE &&
-        open_journal(&a, &job, env, &journal, &log, &have_log, &err)) {
+        open_journal(&a, &job, &prof, env, &journal, &log, &have_log, &err)) {
         rc = kt_cli_fail(&err);
         goto done;
     }
@@ -408,6 +467,15 @@ int kt_cmd_tune(int argc, char **argv)
     cfg.journal = journal.fd >= 0 ? &journal : NULL;
     cfg.resume = have_log ? &log : NULL;
     cfg.progress = !a.quiet;
+    cfg.profiling = &prof;
+    cfg.counters_unavailable = unavailable;
+    cfg.copy_gbs = have_calib ? calib.copy_gbs : 0;
+    cfg.peak_bw_gbs = have_calib ? calib.peak_bw_gbs : 0;
+    cfg.peak_gflops = kt_peak_gflops_fp32(
+        ev->ops->device(ev),
+        json_number_value(
+            json_object_get(json_object_get(env, "device"), "sm_clock_mhz")));
+    cfg.notes = stderr;
     st = kt_tune_run(&cfg, &result, &err);
     if (st) {
         fprintf(stderr, "ktune: %s\n", err.msg);

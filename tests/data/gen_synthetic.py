@@ -15,6 +15,15 @@ says "synthetic": true.
   good-synthetic.jsonl             the good test plugin's space: a smooth
                                    bowl with points that fail verification,
                                    fault, error, and one that is missing
+  vector_add-synthetic-counters-n<N>.jsonl
+  good-synthetic-counters.jsonl    the same runs recorded with a [metrics]
+                                   section (journal format 2): after each
+                                   point that ran, a profile record with the
+                                   kernel facts and the default counter set
+                                   from a model (counters_va(), counters_
+                                   good() below; shaped like the H200's, not
+                                   measured), at n = 2^24 and 2^28 for
+                                   vector_add
 
 Deterministic: the same files on every run. Usage:
   python3 tests/data/gen_synthetic.py [OUTPUT_DIR]
@@ -244,6 +253,195 @@ def good_time(variant, p, n):
         * (1.0 if p["layout"] == "rows" else 1.06)
 
 
+# ------------------------------------------------------------- counters
+# The default counter set of metrics/catalog.c, in the order the tuner asks
+# for it, and a model of what the H200 would count. The tuner reads "raw"
+# and "kernel"; the other fields are there for people.
+
+DEFAULT_ITEMS = [
+    ("achieved_occupancy", "%"), ("global_load_requests", "requests"),
+    ("global_load_sectors", "sectors"),
+    ("global_load_sectors_per_request", "sectors/request"),
+    ("global_store_requests", "requests"),
+    ("global_store_sectors", "sectors"),
+    ("global_store_sectors_per_request", "sectors/request"),
+    ("dram_bytes_read", "bytes"), ("dram_bytes_written", "bytes"),
+    ("dram_throughput", "% of peak"), ("memory_throughput", "% of peak"),
+    ("sm_throughput", "% of peak"), ("l1_hit_rate", "%"),
+    ("l2_hit_rate", "%"), ("long_scoreboard_stalls", "% of warp cycles")]
+OCC = "sm__warps_active.avg.pct_of_peak_sustained_active"
+LD_REQ = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"
+LD_SECT = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
+ST_REQ = "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"
+ST_SECT = "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"
+DRAM_RD = "dram__bytes_read.sum"
+DRAM_WR = "dram__bytes_write.sum"
+DRAM_TP = "dram__throughput.avg.pct_of_peak_sustained_elapsed"
+MEM_TP = "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"
+SM_TP = "sm__throughput.avg.pct_of_peak_sustained_elapsed"
+L1_HIT = "l1tex__t_sector_hit_rate.pct"
+L2_HIT = "lts__t_sector_hit_rate.pct"
+STALL = "smsp__warps_issue_stalled_long_scoreboard.sum"
+ACTIVE = "smsp__warps_active.sum"
+DEFAULT_RAW = [OCC, LD_REQ, LD_SECT, ST_REQ, ST_SECT, DRAM_RD, DRAM_WR,
+               DRAM_TP, MEM_TP, SM_TP, L1_HIT, L2_HIT, STALL, ACTIVE]
+ITEM_RAW = {
+    "achieved_occupancy": [OCC], "global_load_requests": [LD_REQ],
+    "global_load_sectors": [LD_SECT],
+    "global_load_sectors_per_request": [LD_SECT, LD_REQ],
+    "global_store_requests": [ST_REQ], "global_store_sectors": [ST_SECT],
+    "global_store_sectors_per_request": [ST_SECT, ST_REQ],
+    "dram_bytes_read": [DRAM_RD], "dram_bytes_written": [DRAM_WR],
+    "dram_throughput": [DRAM_TP], "memory_throughput": [MEM_TP],
+    "sm_throughput": [SM_TP], "l1_hit_rate": [L1_HIT],
+    "l2_hit_rate": [L2_HIT], "long_scoreboard_stalls": [STALL, ACTIVE]}
+METRICS_HEADER = {"counters": [name for name, _ in DEFAULT_ITEMS],
+                  "raw": DEFAULT_RAW, "points": "every", "top": None,
+                  "collect_counters": True, "for_strategy": False}
+
+
+def occupancy(block, regs, grid):
+    """Theoretical occupancy on sm_90 (metrics/occupancy.c's arithmetic
+    for kernels without shared memory) and the occupancy the grid can
+    reach (metrics/guide.h, kt_guide_launch_occupancy), in percent."""
+    warps = -(-block // 32)
+    per_warp = -(-regs * 32 // 256) * 256
+    by_regs = (4 * (16384 // per_warp)) // warps if per_warp else 32
+    blocks = min(64 // warps, by_regs, 32)
+    limit = "warps" if blocks == 64 // warps else \
+        "registers" if blocks == by_regs else "blocks per SM"
+    reach = min(blocks, -(-grid // SM_COUNT))
+    return 100.0 * blocks * warps / 64, limit, 100.0 * reach * warps / 64, \
+        blocks
+
+
+def profile_record(variant, params, shape, t_us, raw, regs, n_passes=10):
+    block, grid = shape["block"][0], shape["grid"][0]
+    theo, limit, _, blocks = occupancy(block, regs, grid)
+    metrics = []
+    for name, unit in DEFAULT_ITEMS:
+        r = ITEM_RAW[name]
+        if len(r) == 1:
+            v = raw[r[0]]
+        elif name == "long_scoreboard_stalls":
+            v = 100.0 * raw[r[0]] / raw[r[1]]
+        else:
+            v = raw[r[0]] / raw[r[1]]
+        metrics.append({"name": name, "value": v, "unit": unit, "raw": r,
+                        "kind": "catalog"})
+    setup = 0.28
+    passes = n_passes * (t_us * 1e-6 + 150e-6)
+    return {"point": {"variant": variant, "params": params},
+            "config": "%s %s" % (variant, " ".join(
+                "%s=%s" % kv for kv in params.items())),
+            "status": "ok", "reason": "", "shape": shape, "counters": "ok",
+            "note": "", "raw": {k: raw[k] for k in DEFAULT_RAW},
+            "metrics": metrics,
+            "kernel": {"available": True, "num_regs": regs,
+                       "block_threads": block, "max_threads_per_block": 1024,
+                       "ptx_version": 90, "binary_version": 90,
+                       "api_blocks_per_sm": blocks,
+                       "reserved_smem_per_block": 1024,
+                       "static_smem_bytes": 0, "dynamic_smem_bytes": 0,
+                       "max_dynamic_smem_bytes": 232448,
+                       "local_bytes_per_thread": 0, "const_bytes": 0},
+            "occupancy": {"theoretical_pct": theo, "blocks_per_sm": blocks,
+                          "warps_per_block": -(-block // 32),
+                          "limited_by": limit},
+            "cost": {"passes": n_passes, "setup_s": setup,
+                     "passes_s": passes, "evaluate_s": 0.004,
+                     "total_s": setup + passes + 0.004,
+                     "per_pass_s": passes / n_passes}}
+
+
+VA_REGS = {"coalesced": 16, "strided": 16, "grid_stride": 22,
+           ("vec4", 1): 26, ("vec4", 2): 32, ("vec4", 4): 40,
+           ("vec4", 8): 56}
+
+
+def counters_va(variant, p, n, shape, t_us):
+    """vector_add's counters: requests and sectors follow from the mapping
+    exactly (4 sectors per request for 4-byte words, 32 when neighbouring
+    threads are a row apart, 16 for float4); DRAM bytes from the algorithm
+    plus a mapping-dependent excess; occupancy from the occupancy the grid
+    can reach; throughputs from bytes over time. Range-based percentages
+    include the launch around the kernel, as they do on the H200."""
+    key = "%s %s %d counters" % (variant, sorted(p.items()), n)
+    rng = random.Random(key)
+    block, grid = shape["block"][0], shape["grid"][0]
+    regs = VA_REGS[(variant, p["items"])] if variant == "vec4" \
+        else VA_REGS[variant]
+    theo, _, reach, _ = occupancy(block, regs, grid)
+    if variant == "vec4":
+        ld_req, st_req, per_req = 2 * n // 128, n // 128, 16
+    else:
+        ld_req, st_req = 2 * n // 32, n // 32
+        per_req = 32 if variant == "strided" else 4
+    excess = 1.0
+    if variant == "strided":
+        excess = 1.35 if n <= 1 << 24 else 2.1
+    rd = 8.0 * n * excess * (1 + 0.004 * rng.random())
+    wr = 4.0 * n * (0.96 if n <= 1 << 24 else 0.995)
+    dram = (rd + wr) / (t_us * 1e-6) / (H200["peak_bw_gbs"] * 1e9) * 100
+    ranged = dram * t_us / (t_us + 9.0)
+    mem = ranged if variant != "strided" else min(92.0, 55 + 30 * rng.random())
+    achieved = min(reach, theo) * (0.93 - 0.1 * rng.random())
+    active = 1e4 * t_us * achieved
+    stall = 0.62 + 0.2 * rng.random() if achieved < 50 or dram < 50 \
+        else 0.45 + 0.1 * rng.random()
+    raw = {OCC: achieved, LD_REQ: float(ld_req),
+           LD_SECT: float(ld_req * per_req), ST_REQ: float(st_req),
+           ST_SECT: float(st_req * per_req), DRAM_RD: rd, DRAM_WR: wr,
+           DRAM_TP: ranged, MEM_TP: mem,
+           SM_TP: 6 + 12 * rng.random(),
+           L1_HIT: 0.0 if variant != "strided" else 20 * rng.random(),
+           L2_HIT: 30 + 20 * rng.random(), STALL: active * stall,
+           ACTIVE: active}
+    return profile_record(variant, p, shape, t_us, raw, regs)
+
+
+def counters_good(variant, p, n, shape, t_us):
+    """good:scale is tiny (n = 1024, a few blocks on 132 SMs): every point
+    is latency-bound; layout = cols reads a column of a row-major tile, 32
+    sectors per request against the ideal 4."""
+    key = "%s %s %d counters" % (variant, sorted(p.items()), n)
+    rng = random.Random(key)
+    block, grid = shape["block"][0], shape["grid"][0]
+    theo, _, reach, _ = occupancy(block, 32, grid)
+    per_req = 32 if p.get("layout") == "cols" else 4
+    rd, wr = 4.0 * n * (8 if per_req == 32 else 1), 4.0 * n
+    ranged = (rd + wr) / ((t_us + 9.0) * 1e-6) / (H200["peak_bw_gbs"] * 1e9)
+    achieved = min(reach, theo) * (0.9 - 0.1 * rng.random())
+    active = 1e4 * t_us * achieved
+    raw = {OCC: achieved, LD_REQ: n / 32.0, LD_SECT: n / 32.0 * per_req,
+           ST_REQ: n / 32.0, ST_SECT: n / 32.0 * 4, DRAM_RD: rd,
+           DRAM_WR: wr, DRAM_TP: 100 * ranged,
+           MEM_TP: 100 * ranged + (25 if per_req == 32 else 5),
+           SM_TP: 3 + 3 * rng.random(), L1_HIT: 0.0, L2_HIT: 40.0,
+           STALL: active * (0.7 + 0.1 * rng.random()), ACTIVE: active}
+    return profile_record(variant, p, shape, t_us, raw, 32)
+
+
+def with_counters(head, records, model, n):
+    """The records of a run with [metrics] points = every: a profile record
+    after each point that ran, the header in format 2."""
+    head = dict(head, format=2, metrics=METRICS_HEADER)
+    out = []
+    for r in records:
+        out.append(r)
+        if r["kind"] != "eval" or r["status"] != "ok" or \
+                r["purpose"] != "measure":
+            continue
+        rec = model(r["point"]["variant"], r["point"]["params"], n,
+                    r["shape"], r["timing"]["kernel"]["median"])
+        rec.update({"kind": "profile", "env": 0,
+                    "elapsed_s": round(r["elapsed_s"] +
+                                       rec["cost"]["total_s"], 6),
+                    "time": "2026-01-01T00:00:00Z"})
+        out.append(rec)
+    return head, out
+
+
 # --------------------------------------------------------------- writing
 
 def points(variants):
@@ -341,6 +539,10 @@ def vector_add(out_dir, log2n):
                   {"model": "H200-like vector_add, see gen_synthetic.py"})
     write_journal(out_dir / ("vector_add-synthetic-n%d.jsonl" % n), head,
                   records)
+    if log2n in (24, 28):
+        head, records = with_counters(head, records, counters_va, n)
+        write_journal(out_dir / ("vector_add-synthetic-counters-n%d.jsonl"
+                                 % n), head, records)
 
 
 def good(out_dir):
@@ -368,6 +570,8 @@ def good(out_dir):
                   {"model": "separable bowl with failures, see "
                    "gen_synthetic.py"})
     write_journal(out_dir / "good-synthetic.jsonl", head, records)
+    head, records = with_counters(head, records, counters_good, n)
+    write_journal(out_dir / "good-synthetic-counters.jsonl", head, records)
 
 
 def main():

@@ -2,7 +2,8 @@
  * median_us, ties, path, trace, and in replay the recorded optimum and the
  * fraction evaluated), one CSV row per point visited, and Kernel Tuner's T4
  * results with its invalidity classes; the summary table names the answer
- * and the path. */
+ * and the path; with [metrics] both show the counters (sectors per request,
+ * occupancy, DRAM %) and the answer's diagnosis. */
 #include "tests/tuner/tuner_test.h"
 
 #include <math.h>
@@ -37,6 +38,9 @@ static int teardown(void **state)
     return 0;
 }
 
+/* [metrics] for the next run (NULL: none). */
+static const kt_profiling_spec *next_profiling;
+
 static void run(fixture *x, const char *spec, const char *recording,
                 const char *strategy)
 {
@@ -58,10 +62,13 @@ static void run(fixture *x, const char *spec, const char *recording,
     for (size_t i = 0; i < x->cfg.strategy->num_options; ++i)
         x->cfg.options[i] = x->cfg.strategy->options[i].default_value;
     kt_protocol_defaults(&x->cfg.protocol);
-    if (kt_tune_run(&x->cfg, &x->r, &err))
-        fail_msg("%s", err.msg);
     assert_int_equal(x->ev->ops->calibration(x->ev, 0, &x->calib, &err),
                      KT_S_OK);
+    x->cfg.profiling = next_profiling;
+    x->cfg.copy_gbs = x->calib.copy_gbs;
+    x->cfg.peak_bw_gbs = x->calib.peak_bw_gbs;
+    if (kt_tune_run(&x->cfg, &x->r, &err))
+        fail_msg("%s", err.msg);
     x->f.spec = spec;
     x->f.plugin = x->plugin;
     x->f.op = x->op;
@@ -285,6 +292,89 @@ static void the_table_names_the_answer_path_and_failures(void **state)
     done(&x);
 }
 
+static void the_summary_shows_counters_and_the_diagnosis(void **state)
+{
+    kt_profiling_spec spec;
+    fixture x;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out;
+    json_t *j, *best, *m, *top0;
+    json_error_t jerr;
+    kt_err err;
+    (void)state;
+    memset(&spec, 0, sizeof spec);
+    spec.points = KT_PROFILING_EVERY;
+    spec.counters = 1;
+    assert_int_equal(
+        kt_metrics_resolve_list("registers_per_thread, theoretical_occupancy",
+                                1, &spec.set, &err),
+        KT_S_OK);
+    next_profiling = &spec;
+    run(&x, "vector_add:add",
+        TT_DATA_DIR "/vector_add-synthetic-counters-n268435456.jsonl",
+        "one_at_a_time");
+    next_profiling = NULL;
+    out = open_memstream(&text, &len);
+    kt_report_print(out, &x.f, &x.r, 5);
+    fclose(out);
+    assert_contains(text, "point(s) profiled (every)");
+    assert_contains(text, "ld s/req st s/req    occ %   theo %  DRAM %  class");
+    /* The answer is float4: 16 sectors per request, ideal for 16 bytes. */
+    assert_contains(text, "   16.00    16.00 ");
+    assert_contains(text, "  best vec4 ");
+    assert_contains(text, "memory-bound (DRAM)");
+    assert_contains(text, "coalescing: loads: 16.00 sectors/request, ideal 16");
+    free(text);
+
+    assert_int_equal(kt_export_json("counters.json", &x.f, &x.r, 3, &err),
+                     KT_S_OK);
+    j = json_load_file("counters.json", 0, &jerr);
+    assert_non_null(j);
+    m = json_object_get(j, "metrics");
+    assert_string_equal(json_string_value(json_object_get(m, "points")),
+                        "every");
+    assert_int_equal(json_integer_value(json_object_get(m, "profiled")),
+                     x.r.measured);
+    assert_true(json_is_null(json_object_get(m, "unavailable")));
+    best = json_object_get(j, "best");
+    assert_true(json_is_true(json_object_get(best, "counters_collected")));
+    assert_true(
+        json_real_value(json_object_get(json_object_get(best, "counters"),
+                                        "achieved_occupancy")) > 0);
+    assert_true(
+        json_real_value(json_object_get(json_object_get(best, "counters"),
+                                        "registers_per_thread")) > 0);
+    assert_true(
+        json_real_value(json_object_get(json_object_get(best, "counters"),
+                                        "theoretical_occupancy")) > 0);
+    assert_string_equal(json_string_value(json_object_get(
+                            json_object_get(best, "diagnosis"), "bound")),
+                        "memory-bound");
+    top0 = json_array_get(json_object_get(j, "top"), 0);
+    assert_true(json_is_object(json_object_get(top0, "counters")));
+    assert_true(json_is_object(json_object_get(top0, "kernel")));
+    /* The fields every summary had are still there. */
+    assert_true(json_real_value(json_object_get(best, "median_us")) > 0);
+    json_decref(j);
+    done(&x);
+
+    /* Without [metrics] the summary is as it was. */
+    run(&x, "vector_add:add",
+        TT_DATA_DIR "/vector_add-synthetic-counters-n268435456.jsonl",
+        "one_at_a_time");
+    out = open_memstream(&text, &len);
+    kt_report_print(out, &x.f, &x.r, 5);
+    fclose(out);
+    assert_null(strstr(text, "profiled"));
+    free(text);
+    j = kt_export_summary(&x.f, &x.r, 3);
+    assert_null(json_object_get(j, "metrics"));
+    assert_null(json_object_get(json_object_get(j, "best"), "counters"));
+    json_decref(j);
+    done(&x);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -292,6 +382,7 @@ int main(void)
         cmocka_unit_test(csv_has_a_row_per_point_with_its_status),
         cmocka_unit_test(t4_follows_the_schema_and_its_invalidity_classes),
         cmocka_unit_test(the_table_names_the_answer_path_and_failures),
+        cmocka_unit_test(the_summary_shows_counters_and_the_diagnosis),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,7 +1,8 @@
 /* Tuning jobs: a complete INI file is read into the job it describes, the
  * defaults fill what it leaves out, --set overrides it, and every mistake is
  * reported as file:line (or the --set that made it), the section and key,
- * what is allowed, and close matches. */
+ * what is allowed, and close matches. [metrics] names counters (catalog,
+ * raw, `default`, `none`) and points (every, or the best `top`). */
 #include "tests/tuner/tuner_test.h"
 
 #include "tuner/job.h"
@@ -348,6 +349,130 @@ static void set_mistakes_name_the_set(void **state)
                  "did you mean 'strategy'?");
 }
 
+static void metrics_sections_are_read_as_written(void **state)
+{
+    char *sets[] = {"metrics.top=2"};
+    kt_job job;
+    kt_err err;
+    (void)state;
+    /* No section: nothing profiled. */
+    assert_int_equal(load("nometrics.ini", "[job]\noperator = vector_add:add\n",
+                          NULL, 0, &job, &err),
+                     KT_S_OK);
+    assert_int_equal(job.metrics.points, KT_PROFILING_OFF);
+    kt_job_free(&job);
+    /* An empty section: the default counters for every point. */
+    assert_int_equal(load("every.ini",
+                          "[job]\noperator = vector_add:add\n[metrics]\n", NULL,
+                          0, &job, &err),
+                     KT_S_OK);
+    assert_int_equal(job.metrics.points, KT_PROFILING_EVERY);
+    assert_true(job.metrics.counters);
+    assert_int_equal(job.metrics.set.num_items, 15);
+    assert_int_equal(job.metrics.set.num_raw, 14);
+    kt_job_free(&job);
+    /* Catalog and raw names, the default set by name, the best few. */
+    assert_int_equal(load("named.ini",
+                          "[job]\noperator = vector_add:add\n[metrics]\n"
+                          "counters = l2_hit_rate, smsp__inst_executed.sum, "
+                          "registers_per_thread\npoints = top\ntop = 4\n",
+                          NULL, 0, &job, &err),
+                     KT_S_OK);
+    assert_int_equal(job.metrics.points, KT_PROFILING_TOP);
+    assert_int_equal(job.metrics.top, 4);
+    assert_int_equal(job.metrics.set.num_items, 3);
+    assert_int_equal(job.metrics.set.num_raw, 2);
+    assert_string_equal(job.metrics.set.raw[1], "smsp__inst_executed.sum");
+    assert_contains(job.metrics_where, "named.ini:4: [metrics] counters");
+    kt_job_free(&job);
+    assert_int_equal(load("plus.ini",
+                          "[job]\noperator = vector_add:add\n[metrics]\n"
+                          "counters = default, smsp__inst_executed.sum\n",
+                          NULL, 0, &job, &err),
+                     KT_S_OK);
+    assert_int_equal(job.metrics.set.num_items, 16);
+    kt_job_free(&job);
+    /* Kernel facts only; `top` alone means the best few; --set adds it. */
+    assert_int_equal(load("none.ini",
+                          "[job]\noperator = vector_add:add\n[metrics]\n"
+                          "counters = none\n",
+                          sets, 1, &job, &err),
+                     KT_S_OK);
+    assert_false(job.metrics.counters);
+    assert_int_equal(job.metrics.points, KT_PROFILING_TOP);
+    assert_int_equal(job.metrics.top, 2);
+    kt_job_free(&job);
+    /* The guided strategy and its options. */
+    assert_int_equal(load("guided.ini",
+                          "[job]\noperator = vector_add:add\n[strategy]\n"
+                          "name = guided\nskip = 1\nrandom_start = 1\n",
+                          NULL, 0, &job, &err),
+                     KT_S_OK);
+    assert_string_equal(job.strategy->name, "guided");
+    assert_true(job.strategy->uses_counters);
+    assert_int_equal(job.options[2], 1);
+    kt_job_free(&job);
+}
+
+static void metrics_mistakes(void **state)
+{
+    char *set_bad[] = {"metrics.counters=occupncy"};
+    (void)state;
+    expect_error("unknown_metric.ini",
+                 "[job]\noperator = vector_add:add\n[metrics]\n"
+                 "counters = occupncy\n",
+                 NULL, 0,
+                 "unknown_metric.ini:4: [metrics] counters: unknown metric "
+                 "'occupncy'",
+                 "did you mean 'achieved_occupancy'");
+    expect_error("raw_metric.ini",
+                 "[job]\noperator = vector_add:add\n[metrics]\n"
+                 "points = every\ncounters = dram__bytes_read\n",
+                 NULL, 0, "raw_metric.ini:5: [metrics] counters:",
+                 "no rollup or ratio suffix");
+    expect_error("metrics_key.ini",
+                 "[job]\noperator = vector_add:add\n[metrics]\ncounter = "
+                 "default\n",
+                 NULL, 0, "metrics_key.ini:4: [metrics] counter: unknown key",
+                 "did you mean 'counters'");
+    expect_error("points.ini",
+                 "[job]\noperator = vector_add:add\n[metrics]\npoints = "
+                 "best\n",
+                 NULL, 0,
+                 "points.ini:4: [metrics] points:", "'best' is not every");
+    expect_error("top_every.ini",
+                 "[job]\noperator = vector_add:add\n[metrics]\npoints = "
+                 "every\ntop = 3\n",
+                 NULL, 0,
+                 "top_every.ini:5: [metrics] top:", "applies to points = top");
+    expect_error("top_range.ini",
+                 "[job]\noperator = vector_add:add\n[metrics]\ntop = 0\n", NULL,
+                 0, "top_range.ini:4: [metrics] top:", "out of range");
+    expect_error("none_and.ini",
+                 "[job]\noperator = vector_add:add\n[metrics]\n"
+                 "counters = none, l2_hit_rate\n",
+                 NULL, 0, "none_and.ini:4: [metrics] counters:",
+                 "'none' cannot be combined");
+    expect_error("guided_none.ini",
+                 "[job]\noperator = vector_add:add\n[strategy]\nname = "
+                 "guided\n[metrics]\ncounters = none\n",
+                 NULL, 0, "guided_none.ini:6: [metrics] counters:",
+                 "strategy guided is guided by counters");
+    expect_error("metrcs.ini", "[job]\noperator = vector_add:add\n[metrcs]\n",
+                 NULL, 0, "metrcs.ini:3: unknown section [metrcs]",
+                 "did you mean 'metrics'?");
+    expect_error("skip_elsewhere.ini",
+                 "[job]\noperator = vector_add:add\n[strategy]\nname = "
+                 "random\nskip = 1\n",
+                 NULL, 0, "skip_elsewhere.ini:5: [strategy] skip:",
+                 "an option of strategy guided, not of random");
+    expect_error("set_metric.ini", "[job]\noperator = vector_add:add\n",
+                 set_bad, 1,
+                 "--set metrics.counters=occupncy: [metrics] counters: "
+                 "unknown metric 'occupncy'",
+                 NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -361,6 +486,8 @@ int main(void)
         cmocka_unit_test(strategy_mistakes),
         cmocka_unit_test(measure_and_output_mistakes),
         cmocka_unit_test(set_mistakes_name_the_set),
+        cmocka_unit_test(metrics_sections_are_read_as_written),
+        cmocka_unit_test(metrics_mistakes),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

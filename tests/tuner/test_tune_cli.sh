@@ -3,7 +3,9 @@
 # the path and writes JSON, CSV and T4; every strategy runs from the command
 # line; journals are never overwritten and resume only under the same
 # conditions; the progress line appears on a terminal and nowhere else;
-# without a device the live command says how to replay instead.
+# without a device the live command says how to replay instead; [metrics]
+# journals counters, resumes from them and shows them, unavailable counters
+# are one line, an unknown counter exits 2; guided follows its rules.
 . "$KT_SOURCE_DIR/tests/cli/lib.sh"
 
 DATA=$KT_SOURCE_DIR/tests/data
@@ -89,7 +91,7 @@ print("summary, CSV and T4 agree:", s["evaluations"], "evaluations")
 PY
 
 # --- every strategy, deterministic for a seed -----------------------------------
-for s in one_at_a_time exhaustive random annealing genetic; do
+for s in one_at_a_time exhaustive random annealing genetic guided; do
     for run in 1 2; do
         expect_exit 0 "$KTUNE" tune job.ini --replay "$REC" --quiet \
             --set strategy.name=$s --set strategy.seed=3 \
@@ -146,6 +148,61 @@ expect_exit 0 "$KTUNE" tune job.ini --replay "$GOOD" --quiet \
 expect_exit 2 "$KTUNE" tune job.ini --replay "$REC" --quiet --journal g.jsonl \
     --resume
 expect_text "g.jsonl was written by another plugin build: name is \"good\" in the journal, \"vector_add\" in the plugin loaded now"
+
+# --- [metrics]: counters journaled, resumed, shown; unavailable is one line ------
+CREC=$DATA/vector_add-synthetic-counters-n16777216.jsonl
+cat > metrics.ini <<'EOF'
+[job]
+operator = vector_add:add
+n = 2^24
+[metrics]
+counters = default, registers_per_thread
+points = every
+EOF
+expect_exit 0 "$KTUNE" tune metrics.ini --check
+expect_text "metrics every, 16 metric(s), 14 raw counter(s)"
+expect_exit 0 "$KTUNE" tune metrics.ini --replay "$CREC" --journal m.jsonl \
+    --json m.json
+expect_text "point(s) profiled (every), from launches of their own"
+expect_text "ld s/req st s/req    occ %   theo %  DRAM %  class"
+expect_text "  best vec4 "
+expect_text "coalescing: loads: 16.00 sectors/request, ideal 16"
+expect_exit 0 "$KTUNE" tune metrics.ini --replay "$CREC" --journal m.jsonl \
+    --resume --json m2.json --quiet
+python3 - <<'PY' || failures=$((failures + 1))
+import json
+lines = [json.loads(l) for l in open("m.jsonl")]
+assert lines[0]["format"] == 2 and lines[0]["metrics"]["points"] == "every"
+prof = [l for l in lines if l["kind"] == "profile"]
+a, b = json.load(open("m.json")), json.load(open("m2.json"))
+assert len(prof) == a["measured"] == a["metrics"]["profiled"], len(prof)
+assert all(p["counters"] == "ok" and p["raw"] for p in prof)
+assert b["metrics"]["from_journal"] == b["metrics"]["profiled"] > 0, b["metrics"]
+assert a["best"]["counters"]["registers_per_thread"] > 0
+assert a["best"]["diagnosis"]["bound"], a["best"]["diagnosis"]
+print("profiles journaled:", len(prof), "; resumed from the journal:",
+      b["metrics"]["from_journal"])
+PY
+expect_exit 0 "$KTUNE" tune metrics.ini --replay "$REC" --quiet
+expect_text "ktune: no hardware counters: the recording"
+expect_text "holds no counters (it was recorded without a [metrics] section); continuing without counters"
+expect_lines 1
+expect_exit 2 "$KTUNE" tune metrics.ini --replay "$CREC" \
+    --set metrics.counters=occupncy
+expect_text "--set metrics.counters=occupncy: [metrics] counters: unknown metric 'occupncy'; did you mean 'achieved_occupancy'"
+expect_lines 1
+expect_exit 0 "$KTUNE" tune job.ini --replay "$CREC" --quiet \
+    --set strategy.name=guided --set space.variant=grid_stride \
+    --set space.blocks_per_sm=1 --csv guided.csv --json guided.json
+python3 - <<'PY' || failures=$((failures + 1))
+import csv, json
+rows = list(csv.DictReader(open("guided.csv")))
+blocks = [r["block"] for r in rows if r["evaluation"]]
+assert blocks[:3] == ["256", "512", "1024"], blocks
+g = json.load(open("guided.json"))["metrics"]["guided"]
+assert g["rules"]["latency"]["moves"] > 0 and g["skipped"] > 0, g
+print("guided tried", blocks)
+PY
 
 # --- the progress line, on a terminal only -------------------------------------
 python3 - "$KTUNE" "$REC" <<'PY' || failures=$((failures + 1))

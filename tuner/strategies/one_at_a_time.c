@@ -9,57 +9,25 @@
  * more than min_gain with 95% confidence. Then the next dimension. Full
  * passes repeat until one changes nothing (or max_passes). A new variant
  * keeps the parameters it shares with the incumbent; when that point cannot
- * run, the variant is tried at its start point instead.
+ * run, the variant is tried at its start point instead. With random_start
+ * the walk starts at a random feasible point drawn with the seed (for
+ * benchmarks over many starts).
  */
 #include <stdio.h>
 
+#include "tuner/strategies/sweep.h"
 #include "tuner/strategy.h"
 #include "tuner/tune.h"
 
-enum { OPT_MAX_PASSES };
+enum { OPT_MAX_PASSES, OPT_RANDOM_START };
 
 static const kt_strategy_option options[] = {
     {"max_passes", "full passes over every dimension at most", 10, 1, 1000, 1},
+    {"random_start",
+     "1: start at a random feasible point drawn with the seed, not at the "
+     "default configuration",
+     0, 0, 1, 1},
 };
-
-/* The first measurable point: the start, else the space in order. */
-static kt_status first_incumbent(kt_tune *t, kt_point *inc, int *found,
-                                 kt_err *err)
-{
-    const kt_space *space = kt_tune_space(t);
-    kt_tune_obs obs;
-    kt_status rc;
-
-    *found = 0;
-    kt_space_start(space, inc);
-    if ((rc = kt_tune_measure(t, inc, &obs, err)))
-        return rc;
-    if (obs.known && obs.status == KT_EVAL_OK) {
-        *found = 1;
-        return KT_S_OK;
-    }
-    for (uint64_t i = 0; i < space->size && !kt_tune_stop(t); ++i) {
-        kt_space_point(space, i, inc);
-        if ((rc = kt_tune_measure(t, inc, &obs, err)))
-            return rc;
-        if (obs.known && obs.status == KT_EVAL_OK) {
-            *found = 1;
-            return KT_S_OK;
-        }
-    }
-    return KT_S_OK;
-}
-
-/* The candidate for value k of dimension dim. */
-static void candidate_for(kt_tune *t, const kt_point *inc, size_t dim, size_t k,
-                          kt_point *cand)
-{
-    const kt_space *space = kt_tune_space(t);
-    kt_space_dim_set(space, inc, dim, k, cand);
-    if (dim == 0 && space->num_slots > 1 &&
-        kt_space_feasible(space, cand, NULL) != KT_S_OK)
-        kt_space_slot_start(space, k, cand);
-}
 
 static kt_status run(kt_tune *t, const double *opt, kt_err *err)
 {
@@ -68,7 +36,9 @@ static kt_status run(kt_tune *t, const double *opt, kt_err *err)
     kt_point inc;
     kt_status rc;
 
-    if ((rc = first_incumbent(t, &inc, &found, err)) || !found)
+    if ((rc = kt_sweep_first(t, opt[OPT_RANDOM_START] != 0, &inc, &found,
+                             err)) ||
+        !found)
         return rc;
     kt_tune_set_incumbent(t, &inc);
     for (int pass = 0; pass < passes; ++pass) {
@@ -81,7 +51,7 @@ static kt_status run(kt_tune *t, const double *opt, kt_err *err)
                 kt_tune_cmp cmp;
                 if (k == kt_space_dim_pos(space, &inc, dim))
                     continue;
-                candidate_for(t, &inc, dim, k, &cand);
+                kt_sweep_candidate(t, &inc, dim, k, &cand);
                 if (kt_point_equal(&cand, &inc))
                     continue;
                 if (kt_tune_stop(t))
