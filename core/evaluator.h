@@ -164,7 +164,8 @@ typedef struct kt_evaluator_ops {
      * counters on launches of their own: never timed, never used for a
      * time. Returns non-OK when the evaluator cannot go on (KT_S_EXEC) or
      * the request is wrong (KT_S_INPUT: unknown metric names); a point
-     * that does not verify, or counters unavailable here, are in out. */
+     * that does not verify, or counters unavailable here, are in out. pt
+     * may be NULL when req->check_only is set. */
     kt_status (*profile)(kt_evaluator *ev, const kt_point *pt,
                          const kt_profile_request *req, kt_profile_result *out,
                          kt_err *err);

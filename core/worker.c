@@ -443,7 +443,8 @@ static kt_status worker_profile(kt_evaluator *ev, const kt_point *pt,
 {
     worker_eval *we = self(ev);
     json_t *msg, *reply = NULL, *names = json_array();
-    casualty *c = find_casualty(we, pt);
+    /* A name check (check_only) needs no point. */
+    casualty *c = pt ? find_casualty(we, pt) : NULL;
     double limit_s = 2 * we->opt.eval_timeout_s + 60.0;
     const char *type = NULL;
     char how[256];
@@ -464,7 +465,8 @@ static kt_status worker_profile(kt_evaluator *ev, const kt_point *pt,
     for (size_t i = 0; i < req->num_metrics; ++i)
         json_array_append_new(names, json_string(req->metrics[i]));
     msg = kt_wire_message("profile");
-    json_object_set_new(msg, "point", kt_point_to_json(we->spec.op, pt));
+    if (pt)
+        json_object_set_new(msg, "point", kt_point_to_json(we->spec.op, pt));
     json_object_set_new(msg, "metrics", names);
     json_object_set_new(msg, "check_only", json_boolean(req->check_only));
     kt_err_clear(&werr);
@@ -485,12 +487,10 @@ static kt_status worker_profile(kt_evaluator *ev, const kt_point *pt,
             snprintf(reason, sizeof reason, "profiling: the worker %s", how);
         }
         ++we->restarts;
-        kt_eval_result r;
-        record_casualty(we, pt,
-                        rc == KT_S_TIMEOUT ? KT_EVAL_TIMEOUT : KT_EVAL_CRASH,
-                        reason, &r);
-        out->status = r.status;
-        snprintf(out->reason, sizeof out->reason, "%s", r.reason);
+        out->status = rc == KT_S_TIMEOUT ? KT_EVAL_TIMEOUT : KT_EVAL_CRASH;
+        snprintf(out->reason, sizeof out->reason, "%s", reason);
+        if (pt)
+            record_casualty(we, pt, out->status, reason, NULL);
         return KT_S_OK;
     }
     if (!rc)
@@ -502,7 +502,8 @@ static kt_status worker_profile(kt_evaluator *ev, const kt_point *pt,
         const char *why = json_string_value(json_object_get(reply, "message"));
         stop_worker(we, 1, NULL, 0);
         ++we->restarts;
-        record_casualty(we, pt, KT_EVAL_EXEC, why ? why : "fault", NULL);
+        if (pt)
+            record_casualty(we, pt, KT_EVAL_EXEC, why ? why : "fault", NULL);
         rc = kt_err_set(err, KT_S_EXEC, "%s", why ? why : "fault");
     } else if (!rc && type && strcmp(type, "error") == 0) {
         int st = (int)json_integer_value(json_object_get(reply, "status"));

@@ -169,9 +169,13 @@ static int handle_profile(session *s, int fd, const json_t *req)
         rc = kt_err_set(&err, KT_S_INPUT, "worker: 'profile' before 'open'");
     else if (!list)
         rc = kt_err_set(&err, KT_S_NOMEM, "out of memory");
-    else
+    else if (json_object_get(req, "point"))
         rc =
             kt_point_from_json(s->op, json_object_get(req, "point"), &pt, &err);
+    else if (!json_is_true(json_object_get(req, "check_only")))
+        rc = kt_err_set(&err, KT_S_IO, "worker 'profile' without a point");
+    else
+        kt_point_default(s->op, 0, &pt); /* a name check launches nothing */
     for (size_t i = 0; !rc && i < n; ++i)
         if (!(list[i] = json_string_value(json_array_get(names, i))))
             rc = kt_err_set(&err, KT_S_IO,

@@ -115,7 +115,10 @@ static void profile(int fd, const json_t *req)
     kt_point pt;
     double values[16];
 
-    kt_point_from_json(op, json_object_get(req, "point"), &pt, NULL);
+    if (json_object_get(req, "point"))
+        kt_point_from_json(op, json_object_get(req, "point"), &pt, NULL);
+    else
+        kt_point_default(op, 0, &pt); /* a name check carries no point */
     if (strcmp(op->variants[pt.variant].id, "plain") == 0 &&
         pt.values[0] == 64) {
         signal(SIGSEGV, SIG_DFL);

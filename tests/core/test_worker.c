@@ -170,6 +170,10 @@ static void profiles_travel_through_the_worker(void **state)
     assert_int_equal(ev->ops->profile(ev, &fine, &req, &r, &err), KT_S_OK);
     assert_int_equal(r.status, KT_EVAL_OK);
     kt_profile_result_free(&r);
+    /* A name check needs no point. */
+    req.check_only = 1;
+    assert_int_equal(ev->ops->profile(ev, NULL, &req, &r, &err), KT_S_OK);
+    kt_profile_result_free(&r);
     ev->ops->close(ev);
 }
 
