@@ -14,6 +14,7 @@
 
 #include "core/error.h"
 #include "core/loader.h"
+#include "core/point.h"
 #include "core/protocol.h"
 
 enum { KT_EXIT_OK = 0, KT_EXIT_FAILURE = 1, KT_EXIT_USAGE = 2 };
@@ -43,6 +44,14 @@ void kt_cli_load_plugins(kt_registry *reg, char **files, size_t num_files,
  * one piece of process state the CLI keeps. */
 void kt_cli_set_invocation(int argc, char **argv);
 void kt_cli_invocation(int *argc, char ***argv);
+
+/* Applies "NAME=VALUE" items of --set to pt (parameters of its variant)
+ * and of --size to sizes (the operator's dimensions). The message names the
+ * item and, for unknown names, close matches. */
+kt_status kt_cli_apply_sets(const kt_operator *op, kt_point *pt,
+                            char *const *items, size_t n, kt_err *err);
+kt_status kt_cli_apply_sizes(const kt_operator *op, int64_t *sizes,
+                             char *const *items, size_t n, kt_err *err);
 
 /* Prints "ktune: <message>" to stderr and returns the exit code of the
  * error's status. */

@@ -82,6 +82,50 @@ void kt_cli_load_plugins(kt_registry *reg, char **files, size_t num_files,
             fprintf(stderr, "ktune: plugin not loaded: %s\n", reg->failures[i]);
 }
 
+/* One NAME=VALUE item, split; the message of a failure names the flag and
+ * the item as typed. */
+static kt_status split_item(const char *flag, const char *item, char *buf,
+                            size_t buf_size, char **name, char **value,
+                            kt_err *err)
+{
+    snprintf(buf, buf_size, "%s", item);
+    if (kt_parse_assignment(buf, name, value, err))
+        return kt_err_prefix(err, "%s %s: ", flag, item);
+    return KT_S_OK;
+}
+
+kt_status kt_cli_apply_sets(const kt_operator *op, kt_point *pt,
+                            char *const *items, size_t n, kt_err *err)
+{
+    for (size_t i = 0; i < n; ++i) {
+        char buf[512], *name, *value;
+        kt_status rc;
+        if ((rc = split_item("--set", items[i], buf, sizeof buf, &name, &value,
+                             err)))
+            return rc;
+        if ((rc = kt_point_set(op, pt, name, value, err)))
+            return kt_err_prefix(err, "--set %s: ", items[i]);
+    }
+    return KT_S_OK;
+}
+
+kt_status kt_cli_apply_sizes(const kt_operator *op, int64_t *sizes,
+                             char *const *items, size_t n, kt_err *err)
+{
+    for (size_t i = 0; i < n; ++i) {
+        char buf[512], *name, *value;
+        size_t index;
+        kt_status rc;
+        if ((rc = split_item("--size", items[i], buf, sizeof buf, &name, &value,
+                             err)))
+            return rc;
+        if ((rc = kt_operator_find_size(op, name, &index, err)) ||
+            (rc = kt_parse_i64(value, name, &sizes[index], err)))
+            return kt_err_prefix(err, "--size %s: ", items[i]);
+    }
+    return KT_S_OK;
+}
+
 int kt_cli_fail(const kt_err *err)
 {
     fprintf(stderr, "ktune: %s\n", err->msg[0] ? err->msg : "failed");

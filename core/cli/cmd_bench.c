@@ -104,51 +104,6 @@ static int parse_args(int argc, char **argv, bench_args *a, kt_err *err)
     return KT_EXIT_OK;
 }
 
-/* Applies NAME=VALUE items through `apply`. */
-static kt_status apply_assignments(char **items, size_t n, const char *flag,
-                                   kt_status (*apply)(void *, const char *,
-                                                      const char *, kt_err *),
-                                   void *ctx, kt_err *err)
-{
-    for (size_t i = 0; i < n; ++i) {
-        char buf[512], *name, *value;
-        kt_status rc;
-        snprintf(buf, sizeof buf, "%s", items[i]);
-        if ((rc = kt_parse_assignment(buf, &name, &value, err)) ||
-            (rc = apply(ctx, name, value, err)))
-            return kt_err_prefix(err, "%s %s: ", flag, items[i]);
-    }
-    return KT_S_OK;
-}
-
-typedef struct size_ctx {
-    const kt_operator *op;
-    int64_t *sizes;
-} size_ctx;
-
-static kt_status apply_size(void *ctx, const char *name, const char *value,
-                            kt_err *err)
-{
-    size_ctx *c = ctx;
-    size_t index;
-    kt_status rc;
-    if ((rc = kt_operator_find_size(c->op, name, &index, err)))
-        return rc;
-    return kt_parse_i64(value, name, &c->sizes[index], err);
-}
-
-typedef struct set_ctx {
-    const kt_operator *op;
-    kt_point *pt;
-} set_ctx;
-
-static kt_status apply_set(void *ctx, const char *name, const char *value,
-                           kt_err *err)
-{
-    set_ctx *c = ctx;
-    return kt_point_set(c->op, c->pt, name, value, err);
-}
-
 static void print_stats_row(const char *label, const kt_stats *s)
 {
     printf("%-28s %10.3f %10.3f %10.3f %9.3f %10.3f %10.3f %7.2f%% "
@@ -312,16 +267,10 @@ int kt_cmd_bench(int argc, char **argv)
     memset(&spec, 0, sizeof spec);
     for (uint32_t i = 0; i < op->num_sizes; ++i)
         spec.sizes[i] = op->sizes[i].default_value;
-    {
-        set_ctx sc = {op, &pt};
-        size_ctx zc = {op, spec.sizes};
-        if (apply_assignments(a.sets, a.num_sets, "--set", apply_set, &sc,
-                              &err) ||
-            apply_assignments(a.sizes, a.num_sizes, "--size", apply_size, &zc,
-                              &err)) {
-            rc = kt_cli_fail(&err);
-            goto done;
-        }
+    if (kt_cli_apply_sets(op, &pt, a.sets, a.num_sets, &err) ||
+        kt_cli_apply_sizes(op, spec.sizes, a.sizes, a.num_sizes, &err)) {
+        rc = kt_cli_fail(&err);
+        goto done;
     }
     spec.plugin = plugin;
     spec.op = op;

@@ -294,22 +294,6 @@ static kt_status choose_reference(const compare_args *a, const kt_operator *op,
     return KT_S_OK;
 }
 
-static kt_status apply_sizes(const compare_args *a, const kt_operator *op,
-                             int64_t *sizes, kt_err *err)
-{
-    for (size_t i = 0; i < a->num_sizes; ++i) {
-        char buf[512], *name, *value;
-        size_t index;
-        kt_status rc;
-        snprintf(buf, sizeof buf, "%s", a->sizes[i]);
-        if ((rc = kt_parse_assignment(buf, &name, &value, err)) ||
-            (rc = kt_operator_find_size(op, name, &index, err)) ||
-            (rc = kt_parse_i64(value, name, &sizes[index], err)))
-            return kt_err_prefix(err, "--size %s: ", a->sizes[i]);
-    }
-    return KT_S_OK;
-}
-
 /* The command line as typed, quoted where a shell would need it. */
 static void command_text(char *out, size_t size)
 {
@@ -499,7 +483,7 @@ int kt_cmd_compare(int argc, char **argv)
         }
     if (a.have_seed)
         c.seed = (uint64_t)a.seed;
-    if (apply_sizes(&a, op, c.sizes, &err)) {
+    if (kt_cli_apply_sizes(op, c.sizes, a.sizes, a.num_sizes, &err)) {
         rc = kt_cli_fail(&err);
         goto done;
     }
