@@ -97,32 +97,18 @@ size_t size_n(const kt_problem *p)
 
 // ---------------------------------------------------------------- shapes
 
-int set_1d(kt_shape *out, uint64_t grid, uint64_t block, const void *kernel)
-{
-    if (grid == 0)
-        grid = 1;
-    if (grid > 0x7fffffffu)
-        return KT_INVALID;
-    out->grid[0] = (uint32_t)grid;
-    out->grid[1] = out->grid[2] = 1;
-    out->block[0] = (uint32_t)block;
-    out->block[1] = out->block[2] = 1;
-    out->kernel = kernel;
-    return KT_OK;
-}
-
 int shape_one_per_thread(const kt_problem *p, const kt_config *c, kt_shape *out)
 {
     uint64_t block = (uint64_t)c->values[P_BLOCK];
-    return set_1d(out, kt_div_up(size_n(p), block), block,
-                  (const void *)copy_one_per_thread);
+    return kt_shape_1d(out, kt_div_up(size_n(p), block), block,
+                       (const void *)copy_one_per_thread);
 }
 
 int shape_grid_stride(const kt_problem *p, const kt_config *c, kt_shape *out)
 {
-    return set_1d(out,
-                  (uint64_t)c->values[P_SECOND] * (uint64_t)p->device->sm_count,
-                  (uint64_t)c->values[P_BLOCK], (const void *)copy_grid_stride);
+    return kt_shape_1d(
+        out, (uint64_t)c->values[P_SECOND] * (uint64_t)p->device->sm_count,
+        (uint64_t)c->values[P_BLOCK], (const void *)copy_grid_stride);
 }
 
 typedef void (*vec4_fn)(const float *, float *, size_t);
@@ -150,8 +136,9 @@ uint64_t vec4_grid(size_t n, const kt_config *c)
 
 int shape_vec4(const kt_problem *p, const kt_config *c, kt_shape *out)
 {
-    return set_1d(out, vec4_grid(size_n(p), c), (uint64_t)c->values[P_BLOCK],
-                  (const void *)vec4_kernel(c->values[P_SECOND]));
+    return kt_shape_1d(out, vec4_grid(size_n(p), c),
+                       (uint64_t)c->values[P_BLOCK],
+                       (const void *)vec4_kernel(c->values[P_SECOND]));
 }
 
 int shape_memcpy(const kt_problem *, const kt_config *, kt_shape *out)
@@ -159,23 +146,14 @@ int shape_memcpy(const kt_problem *, const kt_config *, kt_shape *out)
     // The copy engine or the runtime's own kernel: this nominal shape is
     // what the host checks and what sets the boundary sizes of
     // verification.
-    return set_1d(out, 1, 256, nullptr);
+    return kt_shape_1d(out, 1, 256, nullptr);
 }
 
 int check_grid_stride(const kt_problem *p, const kt_config *c, char *why,
                       size_t why_size)
 {
-    int64_t block = c->values[P_BLOCK], per_sm = c->values[P_SECOND];
-    if (per_sm * block > p->device->max_threads_per_sm ||
-        per_sm > p->device->max_blocks_per_sm) {
-        snprintf(why, why_size,
-                 "%lld blocks of %lld threads do not fit on one SM (%d "
-                 "threads, %d blocks at most)",
-                 (long long)per_sm, (long long)block,
-                 p->device->max_threads_per_sm, p->device->max_blocks_per_sm);
-        return KT_INVALID;
-    }
-    return KT_OK;
+    return kt_check_resident(p, c->values[P_BLOCK], c->values[P_SECOND], why,
+                             why_size);
 }
 
 // --------------------------------------------------------------- launches

@@ -490,17 +490,8 @@ int library_shape(const kt_problem *, const kt_config *, kt_shape *out)
 int check_vec4(const kt_problem *p, const kt_config *c, char *why,
                size_t why_size)
 {
-    int64_t block = c->values[P_BLOCK], per_sm = c->values[P_BPS];
-    if (per_sm * block > p->device->max_threads_per_sm ||
-        per_sm > p->device->max_blocks_per_sm) {
-        snprintf(why, why_size,
-                 "%lld blocks of %lld threads do not fit on one SM (%d "
-                 "threads, %d blocks at most)",
-                 (long long)per_sm, (long long)block,
-                 p->device->max_threads_per_sm, p->device->max_blocks_per_sm);
-        return KT_INVALID;
-    }
-    return KT_OK;
+    return kt_check_resident(p, c->values[P_BLOCK], c->values[P_BPS], why,
+                             why_size);
 }
 
 // --------------------------------------------------------------- launches

@@ -95,25 +95,11 @@ size_t size_n(const kt_problem *p)
 
 // ---------------------------------------------------------------- shapes
 
-int set_1d(kt_shape *out, uint64_t grid, uint64_t block, const void *kernel)
-{
-    if (grid == 0)
-        grid = 1;
-    if (grid > 0x7fffffffu)
-        return KT_INVALID;
-    out->grid[0] = (uint32_t)grid;
-    out->grid[1] = out->grid[2] = 1;
-    out->block[0] = (uint32_t)block;
-    out->block[1] = out->block[2] = 1;
-    out->kernel = kernel;
-    return KT_OK;
-}
-
 int shape_one_per_thread(const kt_problem *p, const kt_config *c, kt_shape *out)
 {
     uint64_t block = (uint64_t)c->values[P_BLOCK];
-    return set_1d(out, kt_div_up(size_n(p), block), block,
-                  (const void *)saxpy_one_per_thread);
+    return kt_shape_1d(out, kt_div_up(size_n(p), block), block,
+                       (const void *)saxpy_one_per_thread);
 }
 
 uint64_t grid_stride_grid(const kt_config *c, int sm_count)
@@ -123,31 +109,22 @@ uint64_t grid_stride_grid(const kt_config *c, int sm_count)
 
 int shape_grid_stride(const kt_problem *p, const kt_config *c, kt_shape *out)
 {
-    return set_1d(out, grid_stride_grid(c, p->device->sm_count),
-                  (uint64_t)c->values[P_BLOCK],
-                  (const void *)saxpy_grid_stride);
+    return kt_shape_1d(out, grid_stride_grid(c, p->device->sm_count),
+                       (uint64_t)c->values[P_BLOCK],
+                       (const void *)saxpy_grid_stride);
 }
 
 int shape_vec4(const kt_problem *p, const kt_config *c, kt_shape *out)
 {
-    return set_1d(out, grid_stride_grid(c, p->device->sm_count),
-                  (uint64_t)c->values[P_BLOCK], (const void *)saxpy_vec4);
+    return kt_shape_1d(out, grid_stride_grid(c, p->device->sm_count),
+                       (uint64_t)c->values[P_BLOCK], (const void *)saxpy_vec4);
 }
 
 int check_grid_stride(const kt_problem *p, const kt_config *c, char *why,
                       size_t why_size)
 {
-    int64_t block = c->values[P_BLOCK], per_sm = c->values[P_BLOCKS_PER_SM];
-    if (per_sm * block > p->device->max_threads_per_sm ||
-        per_sm > p->device->max_blocks_per_sm) {
-        snprintf(why, why_size,
-                 "%lld blocks of %lld threads do not fit on one SM (%d "
-                 "threads, %d blocks at most)",
-                 (long long)per_sm, (long long)block,
-                 p->device->max_threads_per_sm, p->device->max_blocks_per_sm);
-        return KT_INVALID;
-    }
-    return KT_OK;
+    return kt_check_resident(p, c->values[P_BLOCK], c->values[P_BLOCKS_PER_SM],
+                             why, why_size);
 }
 
 // --------------------------------------------------------------- launches

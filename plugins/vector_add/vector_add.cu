@@ -113,24 +113,12 @@ size_t size_n(const kt_problem *p)
 
 // ---------------------------------------------------------------- shapes
 
-void set_1d(kt_shape *out, uint64_t grid, uint64_t block)
-{
-    out->grid[0] = (uint32_t)(grid ? grid : 1);
-    out->grid[1] = out->grid[2] = 1;
-    out->block[0] = (uint32_t)block;
-    out->block[1] = out->block[2] = 1;
-}
-
 int shape_one_per_thread(const kt_problem *p, const kt_config *cfg,
                          kt_shape *out)
 {
     uint64_t block = (uint64_t)cfg->values[P_BLOCK];
-    uint64_t grid = kt_div_up(size_n(p), block);
-    if (grid > 0x7fffffffu)
-        return KT_INVALID;
-    set_1d(out, grid, block);
-    out->kernel = (const void *)add_coalesced;
-    return KT_OK;
+    return kt_shape_1d(out, kt_div_up(size_n(p), block), block,
+                       (const void *)add_coalesced);
 }
 
 int shape_strided(const kt_problem *p, const kt_config *cfg, kt_shape *out)
@@ -144,9 +132,8 @@ int shape_grid_stride(const kt_problem *p, const kt_config *cfg, kt_shape *out)
 {
     uint64_t grid =
         (uint64_t)cfg->values[P_BLOCKS_PER_SM] * (uint64_t)p->device->sm_count;
-    set_1d(out, grid, (uint64_t)cfg->values[P_BLOCK]);
-    out->kernel = (const void *)add_grid_stride;
-    return KT_OK;
+    return kt_shape_1d(out, grid, (uint64_t)cfg->values[P_BLOCK],
+                       (const void *)add_grid_stride);
 }
 
 const void *vec4_kernel(int64_t items)
@@ -168,28 +155,14 @@ int shape_vec4(const kt_problem *p, const kt_config *cfg, kt_shape *out)
     // The tail needs `tail` threads in the grid.
     if (grid * block < tail)
         grid = kt_div_up(tail, block);
-    if (grid > 0x7fffffffu)
-        return KT_INVALID;
-    set_1d(out, grid, block);
-    out->kernel = vec4_kernel(cfg->values[P_ITEMS]);
-    return KT_OK;
+    return kt_shape_1d(out, grid, block, vec4_kernel(cfg->values[P_ITEMS]));
 }
 
 int check_grid_stride(const kt_problem *p, const kt_config *cfg, char *why,
                       size_t why_size)
 {
-    int64_t block = cfg->values[P_BLOCK], per_sm = cfg->values[P_BLOCKS_PER_SM];
-    if (per_sm * block > p->device->max_threads_per_sm ||
-        per_sm > p->device->max_blocks_per_sm) {
-        snprintf(
-            why, why_size,
-            "%lld blocks of %lld threads do not fit on one SM (%d threads, "
-            "%d blocks at most)",
-            (long long)per_sm, (long long)block, p->device->max_threads_per_sm,
-            p->device->max_blocks_per_sm);
-        return KT_INVALID;
-    }
-    return KT_OK;
+    return kt_check_resident(p, cfg->values[P_BLOCK],
+                             cfg->values[P_BLOCKS_PER_SM], why, why_size);
 }
 
 // --------------------------------------------------------------- launches

@@ -28,6 +28,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -337,6 +338,43 @@ static inline int64_t kt_config_get(const kt_config *config, const char *name,
 static inline uint64_t kt_div_up(uint64_t a, uint64_t b)
 {
     return (a + b - 1) / b;
+}
+
+/* A one-dimensional launch of `grid` blocks of `block` threads (at least one
+ * block); kernel is the __global__ function for attribute queries (may be
+ * NULL). KT_INVALID when the grid exceeds 2^31 - 1 blocks. */
+static inline int kt_shape_1d(kt_shape *out, uint64_t grid, uint64_t block,
+                              const void *kernel)
+{
+    if (grid == 0)
+        grid = 1;
+    if (grid > 0x7fffffffu)
+        return KT_INVALID;
+    out->grid[0] = (uint32_t)grid;
+    out->grid[1] = out->grid[2] = 1;
+    out->block[0] = (uint32_t)block;
+    out->block[1] = out->block[2] = 1;
+    out->kernel = kernel;
+    return KT_OK;
+}
+
+/* For grids sized as "blocks per SM x SMs": KT_INVALID, with the reason in
+ * why, when per_sm blocks of `block` threads cannot be resident on one SM
+ * together (thread or block slots). */
+static inline int kt_check_resident(const kt_problem *problem, int64_t block,
+                                    int64_t per_sm, char *why, size_t why_size)
+{
+    const kt_device *d = problem->device;
+    if (per_sm * block > d->max_threads_per_sm ||
+        per_sm > d->max_blocks_per_sm) {
+        snprintf(why, why_size,
+                 "%lld blocks of %lld threads do not fit on one SM (%d "
+                 "threads, %d blocks at most)",
+                 (long long)per_sm, (long long)block, d->max_threads_per_sm,
+                 d->max_blocks_per_sm);
+        return KT_INVALID;
+    }
+    return KT_OK;
 }
 
 #define KT_STRUCT_SIZE(type) .struct_size = (uint32_t)sizeof(type)
