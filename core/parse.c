@@ -91,10 +91,18 @@ kt_status kt_parse_double(const char *text, const char *what, double *out,
 kt_status kt_parse_list(const char *text, char ***items, size_t *count,
                         kt_err *err)
 {
-    size_t n = 1, len = strlen(text);
+    size_t n = 1, len;
     char **ptrs;
     char *copy, *cursor;
 
+    /* On failure the caller has nothing to free. */
+    *items = NULL;
+    *count = 0;
+    if (!text || !*text)
+        return kt_err_set(err, KT_S_INPUT,
+                          "expected a list (a, b, ...), "
+                          "found nothing");
+    len = strlen(text);
     for (const char *p = text; *p; ++p)
         n += *p == ',';
     ptrs = malloc(n * sizeof *ptrs + len + 1);

@@ -21,7 +21,8 @@ kt_status kt_parse_double(const char *text, const char *what, double *out,
                           kt_err *err);
 
 /* Splits "a, b ,c" into trimmed items. *items is one allocation holding the
- * pointers and the strings; the caller frees it with free(). */
+ * pointers and the strings; the caller frees it with free(). On failure
+ * *items is NULL. */
 kt_status kt_parse_list(const char *text, char ***items, size_t *count,
                         kt_err *err);
 

@@ -16,6 +16,11 @@ static kt_services *self(const kt_host *host)
 }
 
 static int host_error(const kt_host *host, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void host_log(const kt_host *host, kt_log_level level, const char *fmt,
+                     ...) __attribute__((format(printf, 3, 4)));
+
+static int host_error(const kt_host *host, const char *fmt, ...)
 {
     kt_services *svc = self(host);
     va_list ap;

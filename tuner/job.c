@@ -284,6 +284,7 @@ static kt_status read_space(loader *ld)
         if (!rc && kt_space_keep_variants(&job->space, chosen, count, ld->err))
             rc = bad_from(ld, "space", "variant");
         free(items);
+        items = NULL;
         if (rc)
             return rc;
     }
@@ -625,6 +626,8 @@ static kt_status read_metrics(loader *ld)
 /* iniparser reports syntax errors through a callback with no context
  * pointer: the message is kept here and turned into path:line. */
 static char syntax_message[1024];
+
+static int capture(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 static int capture(const char *fmt, ...)
 {

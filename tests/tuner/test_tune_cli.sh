@@ -50,6 +50,11 @@ expect_exit 2 "$KTUNE" tune bad.ini
 expect_text "bad.ini:5: [space] block:"
 expect_text "100 is not one of 32..1024 (powers of two)"
 expect_lines 1
+# Found by fuzz_job: a bad list after [space] variant freed a list twice.
+printf '[job]\noperator = vector_add:add\n[space]\nvariant = vec4, coalesced\nblock = 64,\n' > twice.ini
+expect_exit 2 "$KTUNE" tune twice.ini
+expect_text "twice.ini:5: [space] block:"
+expect_text "empty item 2"
 expect_exit 2 "$KTUNE" tune job.ini --set strategy.name=anneal
 expect_text "--set strategy.name=anneal: [strategy] name: unknown strategy 'anneal'; did you mean 'annealing'?"
 expect_lines 1
