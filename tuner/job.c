@@ -22,7 +22,7 @@ static const char *const strategy_keys[] = {"name", "max_evals", "max_seconds",
                                             "seed", "finalists", "min_gain"};
 static const char *const measure_keys[] = {
     "warmups",  "min_samples", "max_samples", "min_time",
-    "max_time", "noise",       "cache"};
+    "max_time", "noise",       "cache",       "timeout"};
 static const char *const output_keys[] = {"journal", "json", "csv", "t4",
                                           "top"};
 static const char *const metrics_keys[] = {"counters", "points", "top"};
@@ -420,15 +420,15 @@ static kt_status read_measure(loader *ld)
             rc = get_double(ld, "measure", key, 0, 1, 1, &p->target_noise);
         } else if (strcasecmp(key, "cache") == 0) {
             const char *text = value_of(ld, "measure", key);
-            if (strcasecmp(text, "cold") == 0)
-                p->cache = KT_CACHE_COLD;
-            else if (strcasecmp(text, "hot") == 0)
-                p->cache = KT_CACHE_HOT;
-            else
+            if (!text || kt_cache_mode_parse(text, &p->cache, NULL))
                 rc = bad(ld, "measure", key,
-                         "'%s' is not cold (L2 flushed before every sample) "
-                         "or hot",
-                         text);
+                         "'%s' is not cold (L2 flushed and left clean before "
+                         "every sample), hot or cold-dirty (flushed by "
+                         "writing)",
+                         text ? text : "");
+        } else if (strcasecmp(key, "timeout") == 0) {
+            rc = get_double(ld, "measure", key, 0.1, 86400, 0,
+                            &ld->job->eval_timeout_s);
         } else {
             rc = unknown_key(ld, "measure", key, measure_keys,
                              COUNT(measure_keys));

@@ -57,6 +57,9 @@ typedef struct kt_job {
     double min_gain;
     /* [measure] */
     kt_protocol protocol;
+    /* Limit per point evaluated in a worker, on top of the protocol's
+     * max_time; 0: the worker's default (60 s). */
+    double eval_timeout_s;
     /* [output]; empty: not written */
     kt_job_journal journal_mode;
     char journal[PATH_MAX];

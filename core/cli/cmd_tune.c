@@ -158,6 +158,7 @@ static kt_status open_evaluator(const tune_args *a, kt_job *job,
                                 const kt_profiling_spec *prof,
                                 kt_evaluator **ev, kt_err *err)
 {
+    kt_worker_options wopt = {NULL, 0, 0};
     kt_eval_spec spec;
     kt_status rc;
 
@@ -177,8 +178,9 @@ static kt_status open_evaluator(const tune_args *a, kt_job *job,
      * guided by them. */
     spec.counters =
         kt_profiling_wants_counters(prof) ? kt_metrics_cupti_source() : NULL;
+    wopt.eval_timeout_s = job->eval_timeout_s;
     rc = a->in_process ? kt_local_open(&spec, ev, err)
-                       : kt_worker_open(&spec, NULL, ev, err);
+                       : kt_worker_open(&spec, &wopt, ev, err);
     if (rc == KT_S_NO_DEVICE) {
         char msg[sizeof err->msg];
         snprintf(msg, sizeof msg, "%s", err->msg);
