@@ -258,7 +258,7 @@ static void space_mistakes(void **state)
                  NULL, 0, "repeat.ini:4: [space] block:", "listed twice");
     expect_error("empty.ini",
                  "[job]\noperator = vector_add:add\n[space]\nblock =\n", NULL,
-                 0, "empty.ini:4: [space] block:", "empty item");
+                 0, "empty.ini:4: [space] block:", "found nothing");
     expect_error("label.ini",
                  "[job]\noperator = good:scale\n[space]\nlayout = row\n", NULL,
                  0, "label.ini:4: [space] layout:", "did you mean 'rows'?");
