@@ -1,9 +1,11 @@
 /* ktune tune: search an operator's space for the fastest verified
  * configuration, as a tuning job (INI) describes it. */
 #include <jansson.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/cli/cli.h"
 #include "core/envrec.h"
@@ -133,6 +135,37 @@ static int parse_args(int argc, char **argv, tune_args *a, kt_err *err)
     return KT_EXIT_OK;
 }
 
+/* A journal named by the job file (not by --journal) that exists already
+ * belongs to an earlier run: a new run writes the next free name
+ * (vector_add.journal.2.jsonl, ...) and says so, so that running the same job
+ * twice works and loses nothing. A journal named on the command line is
+ * the user's explicit choice: there, an existing file is refused. */
+static void next_free_journal(kt_job *job)
+{
+    char base[PATH_MAX], candidate[PATH_MAX + 16];
+    const char *dot;
+    size_t stem;
+
+    if (access(job->journal, F_OK) != 0)
+        return;
+    snprintf(base, sizeof base, "%s", job->journal);
+    dot = strrchr(base, '.');
+    stem =
+        dot && dot > strrchr(base, '/') ? (size_t)(dot - base) : strlen(base);
+    for (int i = 2; i < 10000; ++i) {
+        snprintf(candidate, sizeof candidate, "%.*s.%d%s", (int)stem, base, i,
+                 base + stem);
+        if (access(candidate, F_OK) != 0) {
+            fprintf(stderr,
+                    "ktune: journal %s exists (an earlier run; "
+                    "--resume continues it): this run writes %s\n",
+                    job->journal, candidate);
+            snprintf(job->journal, sizeof job->journal, "%s", candidate);
+            return;
+        }
+    }
+}
+
 /* The job's [output] paths, then the command line's. */
 static void apply_output_options(const tune_args *a, kt_job *job)
 {
@@ -145,6 +178,8 @@ static void apply_output_options(const tune_args *a, kt_job *job)
         /* A replay measures nothing new: no journal unless asked. */
         job->journal[0] = '\0';
         job->journal_mode = KT_JOB_JOURNAL_NONE;
+    } else if (!a->resume && job->journal_mode != KT_JOB_JOURNAL_NONE) {
+        next_free_journal(job);
     }
     if (a->json)
         snprintf(job->json, sizeof job->json, "%s", a->json);

@@ -122,6 +122,16 @@ assert s["best"]["config"] == "tiled block=256 unroll=2 pad=4 layout=rows"
 PY
 
 # --- journals --------------------------------------------------------------------
+# A journal named by the job file is never refused: a second run of the same
+# job writes the next free name and says so (--resume continues the first).
+printf '[job]\noperator = vector_add:add\nn = 2^24\n[output]\njournal = named.jsonl\n' > named.ini
+rm -f named.jsonl named.2.jsonl
+expect_exit 0 "$KTUNE" tune named.ini --replay "$REC" --quiet
+expect_exit 0 "$KTUNE" tune named.ini --replay "$REC" --quiet
+expect_text "journal named.jsonl exists (an earlier run; --resume continues it): this run writes named.2.jsonl"
+[ -s named.2.jsonl ] || { echo "FAIL: named.2.jsonl not written"; failures=$((failures + 1)); }
+
+
 expect_exit 0 "$KTUNE" tune job.ini --replay "$REC" --quiet --journal j.jsonl \
     --json first.json
 expect_exit 2 "$KTUNE" tune job.ini --replay "$REC" --quiet --journal j.jsonl
