@@ -208,8 +208,7 @@ static kt_status profile_rows(kt_compare *c, kt_evaluator *ev, kt_err *err)
         }
         kt_profile_result_free(&res);
     } else if (!c->counters) {
-        snprintf(c->counters_note, sizeof c->counters_note,
-                 "--no-counters");
+        snprintf(c->counters_note, sizeof c->counters_note, "--no-counters");
     }
     memset(&req, 0, sizeof req);
     req.metrics = num_raw ? raw : NULL;
