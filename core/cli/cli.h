@@ -53,6 +53,17 @@ kt_status kt_cli_apply_sets(const kt_operator *op, kt_point *pt,
 kt_status kt_cli_apply_sizes(const kt_operator *op, int64_t *sizes,
                              char *const *items, size_t n, kt_err *err);
 
+/* What bench and profile measure: "PLUGIN:OPERATOR" resolved in reg, the
+ * variant's defaults (variant NULL: the operator's first) with --set
+ * applied, and the operator's default sizes with --size applied. */
+kt_status kt_cli_resolve_point(const kt_registry *reg, const char *spec,
+                               const char *variant, char *const *sets,
+                               size_t num_sets, char *const *sizes,
+                               size_t num_sizes,
+                               const kt_loaded_plugin **plugin,
+                               const kt_operator **op, kt_point *pt,
+                               int64_t *sizes_out, kt_err *err);
+
 /* Prints "ktune: <message>" to stderr and returns the exit code of the
  * error's status. */
 int kt_cli_fail(const kt_err *err);

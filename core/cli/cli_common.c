@@ -126,6 +126,28 @@ kt_status kt_cli_apply_sizes(const kt_operator *op, int64_t *sizes,
     return KT_S_OK;
 }
 
+kt_status kt_cli_resolve_point(const kt_registry *reg, const char *spec,
+                               const char *variant, char *const *sets,
+                               size_t num_sets, char *const *sizes,
+                               size_t num_sizes,
+                               const kt_loaded_plugin **plugin,
+                               const kt_operator **op, kt_point *pt,
+                               int64_t *sizes_out, kt_err *err)
+{
+    size_t index = 0;
+    kt_status rc;
+
+    if ((rc = kt_registry_resolve(reg, spec, plugin, op, err)) ||
+        (variant && (rc = kt_operator_find_variant(*op, variant, &index, err))))
+        return rc;
+    kt_point_default(*op, (uint32_t)index, pt);
+    for (uint32_t i = 0; i < (*op)->num_sizes; ++i)
+        sizes_out[i] = (*op)->sizes[i].default_value;
+    if ((rc = kt_cli_apply_sets(*op, pt, sets, num_sets, err)))
+        return rc;
+    return kt_cli_apply_sizes(*op, sizes_out, sizes, num_sizes, err);
+}
+
 int kt_cli_fail(const kt_err *err)
 {
     fprintf(stderr, "ktune: %s\n", err->msg[0] ? err->msg : "failed");

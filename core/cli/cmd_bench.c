@@ -232,7 +232,6 @@ int kt_cmd_bench(int argc, char **argv)
     kt_eval_result result;
     kt_calibration calib;
     kt_point pt;
-    size_t variant = 0;
     int have_calib = 0, rc;
     kt_err err;
 
@@ -257,18 +256,10 @@ int kt_cmd_bench(int argc, char **argv)
         goto done;
     }
     kt_cli_load_plugins(&reg, a.plugins, a.num_plugins, 0);
-    if (kt_registry_resolve(&reg, a.spec, &plugin, &op, &err) ||
-        (a.variant &&
-         kt_operator_find_variant(op, a.variant, &variant, &err))) {
-        rc = kt_cli_fail(&err);
-        goto done;
-    }
-    kt_point_default(op, (uint32_t)variant, &pt);
     memset(&spec, 0, sizeof spec);
-    for (uint32_t i = 0; i < op->num_sizes; ++i)
-        spec.sizes[i] = op->sizes[i].default_value;
-    if (kt_cli_apply_sets(op, &pt, a.sets, a.num_sets, &err) ||
-        kt_cli_apply_sizes(op, spec.sizes, a.sizes, a.num_sizes, &err)) {
+    if (kt_cli_resolve_point(&reg, a.spec, a.variant, a.sets, a.num_sets,
+                             a.sizes, a.num_sizes, &plugin, &op, &pt,
+                             spec.sizes, &err)) {
         rc = kt_cli_fail(&err);
         goto done;
     }

@@ -477,7 +477,7 @@ int kt_cmd_profile(int argc, char **argv)
     kt_diag_input din;
     report r;
     kt_point pt;
-    size_t variant = 0, num_raw = 0;
+    size_t num_raw = 0;
     int have_calib = 0, rc;
     kt_err err;
 
@@ -527,18 +527,10 @@ int kt_cmd_profile(int argc, char **argv)
         snprintf(note, sizeof note, "not collected (--no-counters)");
     }
     kt_cli_load_plugins(&reg, a.plugins, a.num_plugins, 0);
-    if (kt_registry_resolve(&reg, a.spec, &plugin, &op, &err) ||
-        (a.variant &&
-         kt_operator_find_variant(op, a.variant, &variant, &err))) {
-        rc = kt_cli_fail(&err);
-        goto done;
-    }
-    kt_point_default(op, (uint32_t)variant, &pt);
     memset(&spec, 0, sizeof spec);
-    for (uint32_t i = 0; i < op->num_sizes; ++i)
-        spec.sizes[i] = op->sizes[i].default_value;
-    if (kt_cli_apply_sets(op, &pt, a.sets, a.num_sets, &err) ||
-        kt_cli_apply_sizes(op, spec.sizes, a.sizes, a.num_sizes, &err)) {
+    if (kt_cli_resolve_point(&reg, a.spec, a.variant, a.sets, a.num_sets,
+                             a.sizes, a.num_sizes, &plugin, &op, &pt,
+                             spec.sizes, &err)) {
         rc = kt_cli_fail(&err);
         goto done;
     }
