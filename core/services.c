@@ -282,11 +282,12 @@ void kt_services_release(kt_services *svc, int warn)
     svc->bytes_in_use = 0;
 }
 
-const char *kt_services_error(const kt_services *svc, const char *callback)
+const char *kt_services_error(kt_services *svc, const char *callback)
 {
-    static const char fallback[] = "failed without saying why";
-    (void)callback;
-    return svc->error[0] ? svc->error : fallback;
+    if (!svc->error[0])
+        snprintf(svc->error, sizeof svc->error,
+                 "%s() failed without saying why", callback);
+    return svc->error;
 }
 
 void kt_services_clear_error(kt_services *svc)

@@ -47,9 +47,9 @@ kt_status kt_services_poison_outputs(kt_services *svc, cudaStream_t stream,
  * when warn is set. */
 void kt_services_release(kt_services *svc, int warn);
 
-/* The error text a plugin callback left, or a fallback naming the callback
- * when it left none. */
-const char *kt_services_error(const kt_services *svc, const char *callback);
+/* The error text a plugin callback left; when it left none, one naming the
+ * callback ("setup() failed without saying why") is set and returned. */
+const char *kt_services_error(kt_services *svc, const char *callback);
 void kt_services_clear_error(kt_services *svc);
 
 /* The host side of check_f32, usable without a GPU: compares got[0..count)

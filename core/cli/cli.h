@@ -107,4 +107,16 @@ int kt_cli_usage_error(const char *cmd, const char *fmt, ...)
 int kt_cli_protocol_option(int opt, const char *arg, kt_protocol *p,
                            kt_err *err);
 
+/* The default branch of a measuring command's option loop: a protocol
+ * option, or a usage error naming cmd's --help. KT_S_OK or KT_S_INPUT. */
+kt_status kt_cli_other_option(const char *cmd, int opt, const char *arg,
+                              kt_protocol *p, kt_err *err);
+
+/* The operands getopt left (argv + optind) must be exactly one,
+ * PLUGIN:OPERATOR. Points *spec at it (not copied) or sets err naming cmd.
+ * KT_S_OK or KT_S_INPUT. */
+kt_status kt_cli_operator_operand(const char *cmd, int num_operands,
+                                  char *const *operands, const char **spec,
+                                  kt_err *err);
+
 #endif

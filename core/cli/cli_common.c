@@ -216,3 +216,32 @@ int kt_cli_protocol_option(int opt, const char *arg, kt_protocol *p,
     }
     return 0;
 }
+
+kt_status kt_cli_other_option(const char *cmd, int opt, const char *arg,
+                              kt_protocol *p, kt_err *err)
+{
+    int r = kt_cli_protocol_option(opt, arg, p, err);
+    if (r > 0)
+        return KT_S_OK;
+    if (r == 0)
+        kt_err_set(err, KT_S_INPUT, "%s: bad option; see 'ktune %s --help'",
+                   cmd, cmd);
+    return KT_S_INPUT;
+}
+
+kt_status kt_cli_operator_operand(const char *cmd, int num_operands,
+                                  char *const *operands, const char **spec,
+                                  kt_err *err)
+{
+    if (num_operands < 1)
+        return kt_err_set(err, KT_S_INPUT,
+                          "%s: PLUGIN:OPERATOR is missing; see 'ktune %s "
+                          "--help'",
+                          cmd, cmd);
+    if (num_operands > 1)
+        return kt_err_set(err, KT_S_INPUT,
+                          "%s: one PLUGIN:OPERATOR expected, found %d operands",
+                          cmd, num_operands);
+    *spec = operands[0];
+    return KT_S_OK;
+}

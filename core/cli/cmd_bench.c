@@ -58,7 +58,7 @@ static int parse_args(int argc, char **argv, bench_args *a, kt_err *err)
         {"help", no_argument, NULL, 'h'},
         KT_CLI_PROTOCOL_OPTIONS,
         {NULL, 0, NULL, 0}};
-    int opt, r;
+    int opt;
 
     optind = 1;
     while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
@@ -80,25 +80,13 @@ static int parse_args(int argc, char **argv, bench_args *a, kt_err *err)
         case 'p': a->plugins[a->num_plugins++] = optarg; break;
         case 'h': fputs(help, stdout); return -1;
         default:
-            r = kt_cli_protocol_option(opt, optarg, &a->protocol, err);
-            if (r < 0)
+            if (kt_cli_other_option("bench", opt, optarg, &a->protocol, err))
                 return KT_EXIT_USAGE;
-            if (r == 0) {
-                kt_err_set(err, KT_S_INPUT,
-                           "bad option; see 'ktune bench "
-                           "--help'");
-                return KT_EXIT_USAGE;
-            }
         }
     }
-    if (optind != argc - 1) {
-        kt_err_set(err, KT_S_INPUT,
-                   optind >= argc ? "bench: PLUGIN:OPERATOR is missing; "
-                                    "see 'ktune bench --help'"
-                                  : "bench: one PLUGIN:OPERATOR expected");
+    if (kt_cli_operator_operand("bench", argc - optind, argv + optind, &a->spec,
+                                err))
         return KT_EXIT_USAGE;
-    }
-    a->spec = argv[optind];
     if (kt_protocol_validate(&a->protocol, err))
         return KT_EXIT_USAGE;
     return KT_EXIT_OK;
@@ -117,7 +105,7 @@ static void print_report(const kt_operator *op, const char *plugin,
                          const kt_eval_result *r, const kt_work *work,
                          const kt_calibration *calib, int have_calib,
                          const kt_protocol *p, int boundaries,
-                         const kt_device *dev, const char *gpu_name)
+                         const char *gpu_name)
 {
     char shown[512], sz[160], label[64];
     const kt_timing *t = &r->timing;
@@ -179,7 +167,6 @@ static void print_report(const kt_operator *op, const char *plugin,
            "GPU time; noise %.3f%% (target %.3f%%)\n",
            t->num_rounds, t->stop_reason ? t->stop_reason : "?", t->gpu_time_s,
            100.0 * t->kernel.noise, 100.0 * p->target_noise);
-    (void)dev;
 }
 
 static int write_json(const char *path, const bench_args *a,
@@ -294,7 +281,7 @@ int kt_cmd_bench(int argc, char **argv)
     }
     print_report(op, plugin->desc.name, &pt, spec.sizes, &result,
                  ev->ops->work(ev), &calib, have_calib, &a.protocol,
-                 a.boundaries, ev->ops->device(ev), ev->ops->device(ev)->name);
+                 a.boundaries, ev->ops->device(ev)->name);
     rc = a.json_path ? write_json(a.json_path, &a, op, &pt, spec.sizes, &result,
                                   ev, &calib, have_calib, argc, argv)
                      : KT_EXIT_OK;

@@ -91,7 +91,7 @@ static int parse_args(int argc, char **argv, compare_args *a, kt_err *err)
         {"help", no_argument, NULL, 'h'},
         KT_CLI_PROTOCOL_OPTIONS,
         {NULL, 0, NULL, 0}};
-    int opt, r;
+    int opt;
 
     optind = 1;
     while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
@@ -127,29 +127,18 @@ static int parse_args(int argc, char **argv, compare_args *a, kt_err *err)
         case 'p': a->plugins[a->num_plugins++] = optarg; break;
         case 'h': fputs(help, stdout); return -1;
         default:
-            r = kt_cli_protocol_option(opt, optarg, &a->protocol, err);
-            if (r < 0)
+            if (kt_cli_other_option("compare", opt, optarg, &a->protocol, err))
                 return KT_EXIT_USAGE;
-            if (r == 0) {
-                kt_err_set(err, KT_S_INPUT,
-                           "compare: bad option; see 'ktune compare --help'");
-                return KT_EXIT_USAGE;
-            }
         }
     }
-    if (optind != argc - 1) {
-        kt_err_set(err, KT_S_INPUT,
-                   optind >= argc ? "compare: PLUGIN:OPERATOR is missing; see "
-                                    "'ktune compare --help'"
-                                  : "compare: one PLUGIN:OPERATOR expected");
+    if (kt_cli_operator_operand("compare", argc - optind, argv + optind,
+                                &a->spec, err))
         return KT_EXIT_USAGE;
-    }
     if (a->replay && a->in_process) {
         kt_err_set(err, KT_S_INPUT,
                    "compare: --replay and --in-process exclude each other");
         return KT_EXIT_USAGE;
     }
-    a->spec = argv[optind];
     if (kt_protocol_validate(&a->protocol, err))
         return KT_EXIT_USAGE;
     return KT_EXIT_OK;

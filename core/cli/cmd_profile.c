@@ -101,7 +101,7 @@ static int parse_args(int argc, char **argv, profile_args *a, kt_err *err)
         {"help", no_argument, NULL, 'h'},
         KT_CLI_PROTOCOL_OPTIONS,
         {NULL, 0, NULL, 0}};
-    int opt, r;
+    int opt;
 
     optind = 1;
     while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
@@ -135,14 +135,8 @@ static int parse_args(int argc, char **argv, profile_args *a, kt_err *err)
         case 'p': a->plugins[a->num_plugins++] = optarg; break;
         case 'h': fputs(help, stdout); return -1;
         default:
-            r = kt_cli_protocol_option(opt, optarg, &a->protocol, err);
-            if (r < 0)
+            if (kt_cli_other_option("profile", opt, optarg, &a->protocol, err))
                 return KT_EXIT_USAGE;
-            if (r == 0) {
-                kt_err_set(err, KT_S_INPUT,
-                           "bad option; see 'ktune profile --help'");
-                return KT_EXIT_USAGE;
-            }
         }
     }
     if (a->list)
@@ -151,13 +145,9 @@ static int parse_args(int argc, char **argv, profile_args *a, kt_err *err)
                                             "profile: --list-metrics takes no "
                                             "PLUGIN:OPERATOR"),
                                  KT_EXIT_USAGE);
-    if (optind != argc - 1) {
-        kt_err_set(err, KT_S_INPUT,
-                   optind >= argc ? "profile: PLUGIN:OPERATOR is missing; "
-                                    "see 'ktune profile --help'"
-                                  : "profile: one PLUGIN:OPERATOR expected");
+    if (kt_cli_operator_operand("profile", argc - optind, argv + optind,
+                                &a->spec, err))
         return KT_EXIT_USAGE;
-    }
     if (!a->counters && (a->metrics || !a->defaults)) {
         kt_err_set(err, KT_S_INPUT,
                    "profile: --no-counters cannot be combined with --metrics "
@@ -169,7 +159,6 @@ static int parse_args(int argc, char **argv, profile_args *a, kt_err *err)
                    "profile: --no-default-metrics needs --metrics");
         return KT_EXIT_USAGE;
     }
-    a->spec = argv[optind];
     if (kt_protocol_validate(&a->protocol, err))
         return KT_EXIT_USAGE;
     return KT_EXIT_OK;
