@@ -3,8 +3,8 @@
  * formatted text, grouped numbers, and a generic view of a JSON object as
  * a key/value table (so fields a newer ktune adds to a record still show).
  */
-#ifndef KT_REPORT_HTML_H
-#define KT_REPORT_HTML_H
+#ifndef KT_SUMMARY_HTML_H
+#define KT_SUMMARY_HTML_H
 
 #include <jansson.h>
 #include <stddef.h>

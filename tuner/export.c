@@ -58,7 +58,7 @@ static json_t *stats_point(const kt_tune_facts *f, const kt_point *pt,
 static void add_profile(const kt_tune_facts *f, const kt_tune_result *r,
                         json_t *j, const kt_point *pt)
 {
-    const kt_tune_entry *e = kt_report_entry(r, pt);
+    const kt_tune_entry *e = kt_summary_entry(r, pt);
     const kt_profiling_point *p = e ? e->profile : NULL;
     const kt_profiling_spec *spec = r->profiling;
     json_t *counters;
@@ -68,7 +68,7 @@ static void add_profile(const kt_tune_facts *f, const kt_tune_result *r,
 
     if (!p || !spec || e->status != KT_EVAL_OK)
         return;
-    have_occ = kt_report_diagnose(f, e, &d, &occ);
+    have_occ = kt_summary_diagnose(f, e, &d, &occ);
     counters = json_object();
     for (size_t k = 0; k < spec->set.num_items; ++k) {
         const kt_metric_item *item = &spec->set.items[k];
@@ -148,7 +148,7 @@ json_t *kt_export_summary(const kt_tune_facts *f, const kt_tune_result *r,
 {
     json_t *root, *sizes = json_object(), *list;
     size_t ranked_n, fresh = r->evaluations - r->from_journal;
-    const kt_tune_entry **ranked = kt_report_ranked(r, &ranked_n);
+    const kt_tune_entry **ranked = kt_tune_ranked(r, &ranked_n);
     double overhead = r->wall_s - r->evaluator_s;
 
     for (uint32_t i = 0; i < f->op->num_sizes; ++i)

@@ -13,7 +13,7 @@
 #include <jansson.h>
 
 #include "core/error.h"
-#include "tuner/report.h"
+#include "tuner/summary.h"
 
 /* The summary object (new reference). */
 json_t *kt_export_summary(const kt_tune_facts *f, const kt_tune_result *r,

@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "tuner/progress.h"
-#include "tuner/report.h"
 #include "tuner/u64map.h"
 
 /* Spaces up to this size get their feasible points counted up front, so
@@ -608,7 +607,7 @@ static kt_status profile_top(kt_tune *t, kt_err *err)
 
     if (t->prof.points != KT_PROFILING_TOP)
         return KT_S_OK;
-    ranked = kt_report_ranked(res, &n);
+    ranked = kt_tune_ranked(res, &n);
     if (!ranked)
         return kt_err_set(err, KT_S_NOMEM, "out of memory");
     for (size_t i = 0; i < n && i < t->prof.top && !rc; ++i)
@@ -1092,4 +1091,31 @@ void kt_tune_result_free(kt_tune_result *r)
     free(r->steps);
     free(r->finals);
     memset(r, 0, sizeof *r);
+}
+
+static int by_median(const void *a, const void *b)
+{
+    const kt_tune_entry *x = *(const kt_tune_entry *const *)a;
+    const kt_tune_entry *y = *(const kt_tune_entry *const *)b;
+    double mx = x->timing.kernel.median, my = y->timing.kernel.median;
+    if (mx != my)
+        return (mx > my) - (mx < my);
+    return (x->order > y->order) - (x->order < y->order);
+}
+
+const kt_tune_entry **kt_tune_ranked(const kt_tune_result *r, size_t *count)
+{
+    const kt_tune_entry **list =
+        malloc((r->num_entries ? r->num_entries : 1) * sizeof *list);
+    size_t n = 0;
+
+    *count = 0;
+    if (!list)
+        return NULL;
+    for (size_t i = 0; i < r->num_entries; ++i)
+        if (r->entries[i].status == KT_EVAL_OK && !r->entries[i].host_checked)
+            list[n++] = &r->entries[i];
+    qsort(list, n, sizeof *list, by_median);
+    *count = n;
+    return list;
 }

@@ -230,4 +230,8 @@ int kt_tune_diagnose(kt_tune *t, const kt_point *pt, kt_diagnosis *out,
 /* Counts what the counter-guided rules said about n moves. */
 void kt_tune_guide_note(kt_tune *t, const kt_guide_verdict *v, size_t n);
 
+/* Entries with a valid timing, fastest first (by their own measurement);
+ * *count receives how many. Caller frees the array (not the entries). */
+const kt_tune_entry **kt_tune_ranked(const kt_tune_result *r, size_t *count);
+
 #endif

@@ -10,9 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "core/cli/compare.h"
-#include "core/cli/compare_out.h"
-#include "core/cli/compare_results.h"
+#include "compare/compare.h"
+#include "compare/compare_out.h"
+#include "compare/compare_results.h"
 #include "core/loader.h"
 #include "metrics/catalog.h"
 #include "tuner/replay.h"

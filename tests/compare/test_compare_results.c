@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "core/cli/compare_results.h"
+#include "compare/compare_results.h"
 #include "core/loader.h"
 #include "core/stats.h"
 #include "tuner/journal.h"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "metrics/catalog.h"
-#include "metrics/chip.h"
+#include "metrics/cupti/chip.h"
 #include "metrics/resolve.h"
 
 static void entries_are_in_id_order_with_unique_names(void **state)

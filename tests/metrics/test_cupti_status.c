@@ -3,7 +3,7 @@
  * the call. */
 #include "tests/kt_test.h"
 
-#include "metrics/cupti_status.h"
+#include "metrics/cupti/cupti_status.h"
 
 static void unavailability_is_not_a_failure(void **state)
 {

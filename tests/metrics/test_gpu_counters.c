@@ -3,13 +3,13 @@
  * sector counts Nsight Compute reads for the same launch (cupti.md), the
  * diagnosis must name the strided mapping as the cause, the occupancy
  * arithmetic must agree with the occupancy API, and counters must be the
- * same on every collection. metrics/scripts/compare_ncu.sh compares with
+ * same on every collection. bench/compare_ncu.sh compares with
  * Nsight Compute on the spot (achieved occupancy within 2 points). */
 #include "tests/kt_test.h"
 
 #include <math.h>
 
-#include "metrics/counters.h"
+#include "metrics/cupti/counters.h"
 #include "metrics/diagnose.h"
 #include "metrics/occupancy.h"
 #include "metrics/resolve.h"

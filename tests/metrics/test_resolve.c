@@ -8,7 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "metrics/chip.h"
+#include "metrics/cupti/chip.h"
 #include "metrics/resolve.h"
 
 static size_t raw_index(const kt_metric_set *set, const char *raw)

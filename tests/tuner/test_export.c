@@ -10,7 +10,7 @@
 
 #include "tuner/export.h"
 #include "tuner/replay.h"
-#include "tuner/report.h"
+#include "tuner/summary.h"
 
 static kt_registry reg;
 
@@ -266,7 +266,7 @@ static void the_table_names_the_answer_path_and_failures(void **state)
     run(&x, "vector_add:add",
         TT_DATA_DIR "/vector_add-synthetic-n16777216.jsonl", "one_at_a_time");
     out = open_memstream(&text, &len);
-    kt_report_print(out, &x.f, &x.r, 10);
+    kt_summary_print(out, &x.f, &x.r, 10);
     fclose(out);
     assert_contains(text, "vector_add:add  n=16777216  on NVIDIA H200");
     assert_contains(text, "strategy one_at_a_time, seed 1");
@@ -282,7 +282,7 @@ static void the_table_names_the_answer_path_and_failures(void **state)
     done(&x);
     run(&x, "good:scale", TT_DATA_DIR "/good-synthetic.jsonl", "exhaustive");
     out = open_memstream(&text, &len);
-    kt_report_print(out, &x.f, &x.r, 3);
+    kt_summary_print(out, &x.f, &x.r, 3);
     fclose(out);
     assert_contains(text, "refused on the host");
     assert_contains(text, "mismatch, skipped:");
@@ -316,7 +316,7 @@ static void the_summary_shows_counters_and_the_diagnosis(void **state)
         "one_at_a_time");
     next_profiling = NULL;
     out = open_memstream(&text, &len);
-    kt_report_print(out, &x.f, &x.r, 5);
+    kt_summary_print(out, &x.f, &x.r, 5);
     fclose(out);
     assert_contains(text, "point(s) profiled (every)");
     assert_contains(text, "ld s/req st s/req    occ %   theo %  DRAM %  class");
@@ -364,7 +364,7 @@ static void the_summary_shows_counters_and_the_diagnosis(void **state)
         TT_DATA_DIR "/vector_add-synthetic-counters-n268435456.jsonl",
         "one_at_a_time");
     out = open_memstream(&text, &len);
-    kt_report_print(out, &x.f, &x.r, 5);
+    kt_summary_print(out, &x.f, &x.r, 5);
     fclose(out);
     assert_null(strstr(text, "profiled"));
     free(text);

@@ -15,7 +15,7 @@
 #include "core/parse.h"
 #include "tuner/journal.h"
 #include "tuner/replay.h"
-#include "tuner/report.h"
+#include "tuner/summary.h"
 #include "tuner/tune.h"
 
 #define VA24 TT_DATA_DIR "/vector_add-synthetic-counters-n16777216.jsonl"
@@ -456,7 +456,7 @@ static void top_profiles_the_best_few_and_the_answer(void **state)
     with_metrics(&s, KT_PROFILING_TOP, 3);
     s.cfg.max_evals = 20;
     run(&s, &r);
-    ranked = kt_report_ranked(&r, &n);
+    ranked = kt_tune_ranked(&r, &n);
     for (size_t i = 0; i < n; ++i)
         if (i < 3)
             assert_non_null(ranked[i]->profile);
@@ -465,7 +465,7 @@ static void top_profiles_the_best_few_and_the_answer(void **state)
     /* The top 3 by their own medians, and the answer when it is not one
      * of them. */
     assert_true(profiled == 3 || profiled == 4);
-    assert_non_null(kt_report_entry(&r, &r.finals[0].point)->profile);
+    assert_non_null(kt_summary_entry(&r, &r.finals[0].point)->profile);
     assert_int_equal(s.ev->profiles, profiled);
     free(ranked);
     kt_tune_result_free(&r);
@@ -699,7 +699,7 @@ a_latency_bound_incumbent_tries_raising_block_sizes_first(void **state)
         f.copy_gbs = s.calib.copy_gbs;
         f.peak_gbs = s.calib.peak_bw_gbs;
         f.cfg = &s.cfg;
-        kt_report_diagnose(&f, &r.entries[0], &d, NULL);
+        kt_summary_diagnose(&f, &r.entries[0], &d, NULL);
         assert_int_equal(d.bound, KT_BOUND_LATENCY);
     }
     kt_tune_result_free(&r);

@@ -19,7 +19,7 @@
  *
  * Skipped moves are tried last by default because leaving them out can
  * strand the walk: a block size the latency rule skips may still be the
- * fastest when the time does not follow occupancy (tuner/bench/guided.py
+ * fastest when the time does not follow occupancy (bench/guided.py
  * measures both; docs/metrics.md has the figures).
  *
  * A move is described to the rules by what it changes: the variant (the

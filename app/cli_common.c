@@ -1,0 +1,247 @@
+#include "app/cli.h"
+
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/parse.h"
+
+#ifndef KT_INSTALL_PLUGIN_DIR
+#define KT_INSTALL_PLUGIN_DIR ""
+#endif
+/* The installed plugin folder relative to the installed binary's folder
+ * (app/CMakeLists.txt computes it from GNUInstallDirs). */
+#ifndef KT_PLUGIN_DIR_FROM_BINDIR
+#define KT_PLUGIN_DIR_FROM_BINDIR "../lib/ktune/plugins"
+#endif
+
+static int invocation_argc;
+static char **invocation_argv;
+
+void kt_cli_set_invocation(int argc, char **argv)
+{
+    /* A copy of the pointer array: getopt_long permutes the pointers, not
+     * the strings. Lives until exit. */
+    invocation_argv = calloc((size_t)argc + 1, sizeof *invocation_argv);
+    if (!invocation_argv)
+        return;
+    memcpy(invocation_argv, argv, (size_t)argc * sizeof *argv);
+    invocation_argc = argc;
+}
+
+void kt_cli_invocation(int *argc, char ***argv)
+{
+    *argc = invocation_argc;
+    *argv = invocation_argv;
+}
+
+void kt_cli_builtin_dir(char *out, size_t out_size)
+{
+    char exe[PATH_MAX], candidate[PATH_MAX + 64];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    char *slash;
+
+    snprintf(out, out_size, "%s", KT_INSTALL_PLUGIN_DIR);
+    if (len <= 0)
+        return;
+    exe[len] = '\0';
+    slash = strrchr(exe, '/');
+    if (!slash)
+        return;
+    *slash = '\0';
+    /* Build tree first, then an installed layout relative to bin/, so a
+     * relocated install works without KTUNE_PLUGIN_PATH. */
+    snprintf(candidate, sizeof candidate, "%s/plugins", exe);
+    if (access(candidate, R_OK) == 0) {
+        snprintf(out, out_size, "%s", candidate);
+        return;
+    }
+    snprintf(candidate, sizeof candidate, "%s/%s", exe,
+             KT_PLUGIN_DIR_FROM_BINDIR);
+    if (access(candidate, R_OK) == 0) {
+        /* Without the "bin/.." in the paths that results record. */
+        char *real = realpath(candidate, NULL);
+        snprintf(out, out_size, "%s", real ? real : candidate);
+        free(real);
+    }
+}
+
+void kt_cli_load_plugins(kt_registry *reg, char **files, size_t num_files,
+                         int quiet)
+{
+    char dir[PATH_MAX + 64];
+
+    kt_cli_builtin_dir(dir, sizeof dir);
+    kt_registry_load_default(reg, dir[0] ? dir : NULL,
+                             (const char *const *)files, num_files);
+    if (!quiet)
+        for (size_t i = 0; i < reg->num_failures; ++i)
+            fprintf(stderr, "ktune: plugin not loaded: %s\n", reg->failures[i]);
+}
+
+/* One NAME=VALUE item, split; the message of a failure names the flag and
+ * the item as typed. */
+static kt_status split_item(const char *flag, const char *item, char *buf,
+                            size_t buf_size, char **name, char **value,
+                            kt_err *err)
+{
+    snprintf(buf, buf_size, "%s", item);
+    if (kt_parse_assignment(buf, name, value, err))
+        return kt_err_prefix(err, "%s %s: ", flag, item);
+    return KT_S_OK;
+}
+
+kt_status kt_cli_apply_sets(const kt_operator *op, kt_point *pt,
+                            char *const *items, size_t n, kt_err *err)
+{
+    for (size_t i = 0; i < n; ++i) {
+        char buf[512], *name, *value;
+        kt_status rc;
+        if ((rc = split_item("--set", items[i], buf, sizeof buf, &name, &value,
+                             err)))
+            return rc;
+        if ((rc = kt_point_set(op, pt, name, value, err)))
+            return kt_err_prefix(err, "--set %s: ", items[i]);
+    }
+    return KT_S_OK;
+}
+
+kt_status kt_cli_apply_sizes(const kt_operator *op, int64_t *sizes,
+                             char *const *items, size_t n, kt_err *err)
+{
+    for (size_t i = 0; i < n; ++i) {
+        char buf[512], *name, *value;
+        size_t index;
+        kt_status rc;
+        if ((rc = split_item("--size", items[i], buf, sizeof buf, &name, &value,
+                             err)))
+            return rc;
+        if ((rc = kt_operator_find_size(op, name, &index, err)) ||
+            (rc = kt_parse_i64(value, name, &sizes[index], err)))
+            return kt_err_prefix(err, "--size %s: ", items[i]);
+    }
+    return KT_S_OK;
+}
+
+kt_status kt_cli_resolve_point(const kt_registry *reg, const char *spec,
+                               const char *variant, char *const *sets,
+                               size_t num_sets, char *const *sizes,
+                               size_t num_sizes,
+                               const kt_loaded_plugin **plugin,
+                               const kt_operator **op, kt_point *pt,
+                               int64_t *sizes_out, kt_err *err)
+{
+    size_t index = 0;
+    kt_status rc;
+
+    if ((rc = kt_registry_resolve(reg, spec, plugin, op, err)) ||
+        (variant && (rc = kt_operator_find_variant(*op, variant, &index, err))))
+        return rc;
+    kt_point_default(*op, (uint32_t)index, pt);
+    for (uint32_t i = 0; i < (*op)->num_sizes; ++i)
+        sizes_out[i] = (*op)->sizes[i].default_value;
+    if ((rc = kt_cli_apply_sets(*op, pt, sets, num_sets, err)))
+        return rc;
+    return kt_cli_apply_sizes(*op, sizes_out, sizes, num_sizes, err);
+}
+
+int kt_cli_fail(const kt_err *err)
+{
+    fprintf(stderr, "ktune: %s\n", err->msg[0] ? err->msg : "failed");
+    return kt_status_exit_code(err->status);
+}
+
+int kt_cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "ktune %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "; see 'ktune %s --help'\n", cmd);
+    return KT_EXIT_USAGE;
+}
+
+static int size_option(const char *arg, const char *name, size_t *out,
+                       kt_err *err)
+{
+    int64_t v;
+    if (kt_parse_i64(arg, name, &v, err))
+        return -1;
+    if (v < 0) {
+        kt_err_set(err, KT_S_INPUT, "%s: expected a count >= 0, found %s", name,
+                   arg);
+        return -1;
+    }
+    *out = (size_t)v;
+    return 1;
+}
+
+int kt_cli_protocol_option(int opt, const char *arg, kt_protocol *p,
+                           kt_err *err)
+{
+    int64_t v;
+    size_t count;
+
+    switch (opt) {
+    case 1000:
+        if (kt_parse_i64(arg, "--warmups", &v, err))
+            return -1;
+        p->warmups = (int)(v > 100000 ? 100000 : v < -1 ? -1 : v);
+        return 1;
+    case 1001: return size_option(arg, "--min-samples", &p->min_samples, err);
+    case 1002: return size_option(arg, "--max-samples", &p->max_samples, err);
+    case 1003:
+        return kt_parse_double(arg, "--min-time", &p->min_time_s, err) ? -1 : 1;
+    case 1004:
+        return kt_parse_double(arg, "--max-time", &p->max_time_s, err) ? -1 : 1;
+    case 1005:
+        return kt_parse_double(arg, "--noise", &p->target_noise, err) ? -1 : 1;
+    case 1006:
+        if (kt_cache_mode_parse(arg, &p->cache, err)) {
+            kt_err_prefix(err, "--");
+            return -1;
+        }
+        return 1;
+    case 1007:
+        if (size_option(arg, "--batch", &count, err) < 0)
+            return -1;
+        p->batch = (int)(count > 1000000 ? 1000000 : count);
+        return 1;
+    case 1008: p->end_to_end = 1; return 1;
+    case 1009: p->probe_ns = 0; return 1;
+    }
+    return 0;
+}
+
+kt_status kt_cli_other_option(const char *cmd, int opt, const char *arg,
+                              kt_protocol *p, kt_err *err)
+{
+    int r = kt_cli_protocol_option(opt, arg, p, err);
+    if (r > 0)
+        return KT_S_OK;
+    if (r == 0)
+        kt_err_set(err, KT_S_INPUT, "%s: bad option; see 'ktune %s --help'",
+                   cmd, cmd);
+    return KT_S_INPUT;
+}
+
+kt_status kt_cli_operator_operand(const char *cmd, int num_operands,
+                                  char *const *operands, const char **spec,
+                                  kt_err *err)
+{
+    if (num_operands < 1)
+        return kt_err_set(err, KT_S_INPUT,
+                          "%s: PLUGIN:OPERATOR is missing; see 'ktune %s "
+                          "--help'",
+                          cmd, cmd);
+    if (num_operands > 1)
+        return kt_err_set(err, KT_S_INPUT,
+                          "%s: one PLUGIN:OPERATOR expected, found %d operands",
+                          cmd, num_operands);
+    *spec = operands[0];
+    return KT_S_OK;
+}

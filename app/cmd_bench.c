@@ -1,0 +1,297 @@
+/* ktune bench: verify one configuration, then measure it. */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app/cli.h"
+#include "core/derive.h"
+#include "core/envrec.h"
+#include "core/evaluator.h"
+#include "core/instance.h"
+#include "core/parse.h"
+#include "core/result_json.h"
+#include "core/verify.h"
+
+static const char help[] =
+    "usage: ktune bench PLUGIN:OPERATOR [--variant V] [--set NAME=VALUE]...\n"
+    "                   [--size NAME=VALUE]... [--json FILE] [options]\n\n"
+    "Verifies one configuration at boundary sizes and at the requested size\n"
+    "(outputs poisoned, every element compared), then times it under the\n"
+    "measurement protocol and prints median, spread, confidence interval,\n"
+    "effective bandwidth and the share of the measured copy ceiling.\n\n"
+    "  --variant V        variant id (default: the operator's first)\n"
+    "  --set NAME=VALUE   a tunable parameter (repeatable)\n"
+    "  --size NAME=VALUE  a problem size, e.g. n=2^24 (repeatable)\n"
+    "  --seed N           input seed (default 1)\n"
+    "  --device N         CUDA device ordinal (default 0)\n"
+    "  --no-boundaries    verify at the requested size only\n"
+    "  --no-calibration   skip the device's ceilings (no %% of copy)\n"
+    "  --json FILE        write the full record (environment, protocol,\n"
+    "                     statistics, raw samples) to FILE\n"
+    "  --plugin FILE      load FILE too (repeatable)\n\n" KT_CLI_PROTOCOL_HELP;
+
+typedef struct bench_args {
+    const char *spec;
+    const char *variant;
+    char **sets, **sizes, **plugins;
+    size_t num_sets, num_sizes, num_plugins;
+    const char *json_path;
+    int64_t seed, device;
+    int boundaries;
+    int calibration;
+    kt_protocol protocol;
+} bench_args;
+
+static int parse_args(int argc, char **argv, bench_args *a, kt_err *err)
+{
+    static const struct option options[] = {
+        {"variant", required_argument, NULL, 'v'},
+        {"set", required_argument, NULL, 's'},
+        {"size", required_argument, NULL, 'n'},
+        {"seed", required_argument, NULL, 'S'},
+        {"device", required_argument, NULL, 'd'},
+        {"no-boundaries", no_argument, NULL, 'B'},
+        {"no-calibration", no_argument, NULL, 'C'},
+        {"json", required_argument, NULL, 'j'},
+        {"plugin", required_argument, NULL, 'p'},
+        {"help", no_argument, NULL, 'h'},
+        KT_CLI_PROTOCOL_OPTIONS,
+        {NULL, 0, NULL, 0}};
+    int opt;
+
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
+        switch (opt) {
+        case 'v': a->variant = optarg; break;
+        case 's': a->sets[a->num_sets++] = optarg; break;
+        case 'n': a->sizes[a->num_sizes++] = optarg; break;
+        case 'S':
+            if (kt_parse_i64(optarg, "--seed", &a->seed, err))
+                return KT_EXIT_USAGE;
+            break;
+        case 'd':
+            if (kt_parse_i64(optarg, "--device", &a->device, err))
+                return KT_EXIT_USAGE;
+            break;
+        case 'B': a->boundaries = 0; break;
+        case 'C': a->calibration = 0; break;
+        case 'j': a->json_path = optarg; break;
+        case 'p': a->plugins[a->num_plugins++] = optarg; break;
+        case 'h': fputs(help, stdout); return -1;
+        default:
+            if (kt_cli_other_option("bench", opt, optarg, &a->protocol, err))
+                return KT_EXIT_USAGE;
+        }
+    }
+    if (kt_cli_operator_operand("bench", argc - optind, argv + optind, &a->spec,
+                                err))
+        return KT_EXIT_USAGE;
+    if (kt_protocol_validate(&a->protocol, err))
+        return KT_EXIT_USAGE;
+    return KT_EXIT_OK;
+}
+
+static void print_stats_row(const char *label, const kt_stats *s)
+{
+    printf("%-28s %10.3f %10.3f %10.3f %9.3f %10.3f %10.3f %7.2f%% "
+           "[%.3f, %.3f] %6zu\n",
+           label, s->median, s->min, s->mean, s->stddev, s->q1, s->q3,
+           100.0 * s->rel_spread, s->ci_lo, s->ci_hi, s->n);
+}
+
+static void print_report(const kt_operator *op, const char *plugin,
+                         const kt_point *pt, const int64_t *sizes,
+                         const kt_eval_result *r, const kt_work *work,
+                         const kt_calibration *calib, int have_calib,
+                         const kt_protocol *p, int boundaries,
+                         const char *gpu_name)
+{
+    char shown[512], sz[160], label[64];
+    const kt_timing *t = &r->timing;
+    kt_derived d;
+
+    kt_point_format(op, pt, shown, sizeof shown);
+    kt_format_sizes(op, sizes, sz, sizeof sz);
+    printf("%s:%s  %s  %s  on %s\n", plugin, op->id, shown, sz, gpu_name);
+    printf("launch      grid (%u, %u, %u)  block (%u, %u, %u)  dynamic smem "
+           "%u B\n",
+           r->shape.grid[0], r->shape.grid[1], r->shape.grid[2],
+           r->shape.block[0], r->shape.block[1], r->shape.block[2],
+           r->shape.dynamic_smem_bytes);
+    printf("verified    ");
+    if (boundaries) {
+        kt_boundary list[KT_MAX_BOUNDARIES];
+        size_t n = kt_boundary_sizes(op, sizes,
+                                     (uint64_t)r->shape.block[0] *
+                                         r->shape.block[1] * r->shape.block[2],
+                                     list, KT_MAX_BOUNDARIES);
+        for (size_t i = 0; i < n; ++i) {
+            kt_format_sizes(op, list[i].sizes, sz, sizeof sz);
+            printf("%s, ", sz);
+        }
+        kt_format_sizes(op, sizes, sz, sizeof sz);
+    }
+    printf("%s: outputs poisoned, every element compared\n", sz);
+    printf("\n%-28s %10s %10s %10s %9s %10s %10s %8s %s %6s\n", "time (us)",
+           "median", "min", "mean", "stddev", "q1", "q3", "IQR/med",
+           "95% CI of median", "n");
+    snprintf(label, sizeof label, "kernel, per-sample, %s",
+             kt_cache_mode_name(p->cache));
+    print_stats_row(label, &t->kernel);
+    if (t->end_to_end.n)
+        print_stats_row("end to end (host clock)", &t->end_to_end);
+    if (t->batch_k)
+        printf("%-28s %10.3f  (batch mean of %d back-to-back launches, hot; "
+               "not comparable with medians)\n",
+               "batch mean", t->batch_us, t->batch_k);
+    kt_derive(work, t->kernel.median, have_calib ? calib->copy_gbs : 0,
+              have_calib ? calib->peak_bw_gbs : 0, &d);
+    printf("\neffective bandwidth  %.1f GB/s (GB = 1e9 B; %.0f B read + %.0f B "
+           "written by the algorithm)\n",
+           d.bandwidth_gbs, work->bytes_read, work->bytes_written);
+    if (have_calib)
+        printf("                     %.1f%% of the measured copy ceiling "
+               "%.0f GB/s, %.1f%% of the theoretical %.0f GB/s\n",
+               d.pct_of_copy, calib->copy_gbs, d.pct_of_peak,
+               calib->peak_bw_gbs);
+    if (work->flops > 0)
+        printf("compute              %.1f GFLOP/s, %.3f flop/byte\n", d.gflops,
+               d.intensity);
+    if (p->probe_ns)
+        printf("SM clock             median %.0f MHz, min %.0f MHz; %zu "
+               "sample(s) discarded below %.0f%% of rated\n",
+               t->median_clock_mhz, t->min_clock_mhz, t->discarded,
+               100.0 * p->throttle_ratio);
+    printf("sampling             %zu rounds, stopped on %s after %.3f s of "
+           "GPU time; noise %.3f%% (target %.3f%%)\n",
+           t->num_rounds, t->stop_reason ? t->stop_reason : "?", t->gpu_time_s,
+           100.0 * t->kernel.noise, 100.0 * p->target_noise);
+}
+
+static int write_json(const char *path, const bench_args *a,
+                      const kt_operator *op, const kt_point *pt,
+                      const int64_t *sizes, const kt_eval_result *r,
+                      kt_evaluator *ev, const kt_calibration *calib,
+                      int have_calib, int argc, char **argv)
+{
+    const kt_work *work = ev->ops->work(ev);
+    json_t *sz = json_object(), *root, *env = ev->ops->environment(ev);
+    kt_derived d;
+    int rc;
+
+    for (uint32_t i = 0; i < op->num_sizes; ++i)
+        json_object_set_new(sz, op->sizes[i].name, json_integer(sizes[i]));
+    kt_cli_invocation(&argc, &argv);
+    json_object_set_new(env, "host", kt_env_host(argc, argv));
+    json_object_set_new(env, "protocol", kt_env_protocol(&a->protocol));
+    if (have_calib)
+        json_object_set_new(env, "calibration", kt_calib_to_json(calib));
+    kt_derive(work, r->timing.kernel.median, have_calib ? calib->copy_gbs : 0,
+              have_calib ? calib->peak_bw_gbs : 0, &d);
+    root = json_pack(
+        "{s:s,s:s,s:o,s:I,s:o,s:{s:f,s:f,s:f},s:o,s:{s:f,s:f,s:f,s:f,s:f}}",
+        "kind", "ktune.bench", "operator", op->id, "sizes", sz, "seed",
+        (json_int_t)a->seed, "environment", env, "work", "bytes_read",
+        work->bytes_read, "bytes_written", work->bytes_written, "flops",
+        work->flops, "result", kt_eval_result_to_json(op, pt, r, 1), "derived",
+        "bandwidth_gbs", d.bandwidth_gbs, "pct_of_copy", d.pct_of_copy,
+        "pct_of_peak", d.pct_of_peak, "gflops", d.gflops, "intensity",
+        d.intensity);
+    json_object_set_new(root, "plugin", json_string(a->spec));
+    rc = json_dump_file(root, path, JSON_INDENT(2));
+    json_decref(root);
+    if (rc) {
+        fprintf(stderr, "ktune: cannot write %s\n", path);
+        return KT_EXIT_FAILURE;
+    }
+    return KT_EXIT_OK;
+}
+
+int kt_cmd_bench(int argc, char **argv)
+{
+    bench_args a;
+    kt_registry reg;
+    const kt_loaded_plugin *plugin;
+    const kt_operator *op;
+    kt_evaluator *ev = NULL;
+    kt_eval_spec spec;
+    kt_eval_result result;
+    kt_calibration calib;
+    kt_point pt;
+    int have_calib = 0, rc;
+    kt_err err;
+
+    memset(&a, 0, sizeof a);
+    memset(&result, 0, sizeof result);
+    kt_err_clear(&err);
+    kt_registry_init(&reg);
+    a.seed = 1;
+    a.boundaries = 1;
+    a.calibration = 1;
+    kt_protocol_defaults(&a.protocol);
+    a.sets = calloc((size_t)argc + 1, sizeof *a.sets);
+    a.sizes = calloc((size_t)argc + 1, sizeof *a.sizes);
+    a.plugins = calloc((size_t)argc + 1, sizeof *a.plugins);
+    if (!a.sets || !a.sizes || !a.plugins) {
+        rc = kt_cli_fail(&err);
+        goto done;
+    }
+    rc = parse_args(argc, argv, &a, &err);
+    if (rc) {
+        rc = rc < 0 ? KT_EXIT_OK : kt_cli_fail(&err);
+        goto done;
+    }
+    kt_cli_load_plugins(&reg, a.plugins, a.num_plugins, 0);
+    memset(&spec, 0, sizeof spec);
+    if (kt_cli_resolve_point(&reg, a.spec, a.variant, a.sets, a.num_sets,
+                             a.sizes, a.num_sizes, &plugin, &op, &pt,
+                             spec.sizes, &err)) {
+        rc = kt_cli_fail(&err);
+        goto done;
+    }
+    spec.plugin = plugin;
+    spec.op = op;
+    spec.seed = (uint64_t)a.seed;
+    spec.device = (int)a.device;
+    spec.check_boundaries = a.boundaries;
+    spec.log_level = KT_LOG_WARN;
+    if (kt_local_open(&spec, &ev, &err)) {
+        rc = kt_cli_fail(&err);
+        goto done;
+    }
+    if (!a.calibration)
+        have_calib = 0;
+    else if (ev->ops->calibration(ev, 0, &calib, &err) == KT_S_OK)
+        have_calib = 1;
+    else
+        fprintf(stderr,
+                "ktune: warning: no calibration, so no %% of the copy "
+                "ceiling: %s\n",
+                err.msg);
+    if (ev->ops->evaluate(ev, &pt, 1, &a.protocol, &result, &err)) {
+        rc = kt_cli_fail(&err);
+        goto done;
+    }
+    if (result.status != KT_EVAL_OK) {
+        fprintf(stderr, "ktune: %s: %s\n", kt_eval_status_name(result.status),
+                result.reason);
+        rc = result.status == KT_EVAL_INVALID ? KT_EXIT_USAGE : KT_EXIT_FAILURE;
+        goto done;
+    }
+    print_report(op, plugin->desc.name, &pt, spec.sizes, &result,
+                 ev->ops->work(ev), &calib, have_calib, &a.protocol,
+                 a.boundaries, ev->ops->device(ev)->name);
+    rc = a.json_path ? write_json(a.json_path, &a, op, &pt, spec.sizes, &result,
+                                  ev, &calib, have_calib, argc, argv)
+                     : KT_EXIT_OK;
+done:
+    kt_eval_result_free(&result);
+    if (ev)
+        ev->ops->close(ev);
+    kt_registry_free(&reg);
+    free(a.sets);
+    free(a.sizes);
+    free(a.plugins);
+    return rc;
+}

@@ -1,0 +1,181 @@
+/* ktune list: what the loaded plugins offer. Needs no GPU. */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app/cli.h"
+#include "core/param.h"
+
+static const char help[] =
+    "usage: ktune list [--json] [--plugin FILE]...\n\n"
+    "Lists every loaded plugin with its operators, problem sizes, variants\n"
+    "and tunable parameters (declared values and defaults). Plugins that\n"
+    "failed to load are named with the reason. Needs no GPU.\n\n"
+    "  --json         machine-readable output on stdout\n"
+    "  --plugin FILE  load FILE too (repeatable)\n";
+
+static const char *kind_name(uint32_t kind)
+{
+    switch (kind) {
+    case KT_PARAM_LIST: return "list";
+    case KT_PARAM_POW2: return "pow2";
+    case KT_PARAM_RANGE: return "range";
+    case KT_PARAM_ENUM: return "enum";
+    }
+    return "unknown";
+}
+
+static json_t *param_json(const kt_param_desc *p)
+{
+    json_t *values = json_array();
+    char dflt[64];
+    size_t n = kt_param_count(p);
+
+    for (size_t i = 0; i < n; ++i) {
+        int64_t v = kt_param_value_at(p, i);
+        json_array_append_new(values, p->kind == KT_PARAM_ENUM
+                                          ? json_string(p->labels[v])
+                                          : json_integer(v));
+    }
+    kt_param_format(p, p->default_value, dflt, sizeof dflt);
+    return json_pack("{s:s,s:s,s:s,s:o,s:o}", "name", p->name, "help",
+                     p->help ? p->help : "", "kind", kind_name(p->kind),
+                     "values", values, "default",
+                     p->kind == KT_PARAM_ENUM ? json_string(dflt)
+                                              : json_integer(p->default_value));
+}
+
+static json_t *operator_json(const kt_operator *op)
+{
+    json_t *sizes = json_array(), *variants = json_array();
+
+    for (uint32_t i = 0; i < op->num_sizes; ++i)
+        json_array_append_new(
+            sizes, json_pack("{s:s,s:s,s:I,s:I,s:I}", "name", op->sizes[i].name,
+                             "help", op->sizes[i].help ? op->sizes[i].help : "",
+                             "default", (json_int_t)op->sizes[i].default_value,
+                             "min", (json_int_t)op->sizes[i].min, "max",
+                             (json_int_t)op->sizes[i].max));
+    for (uint32_t i = 0; i < op->num_variants; ++i) {
+        const kt_variant *v = &op->variants[i];
+        json_t *params = json_array();
+        for (uint32_t k = 0; k < v->num_params; ++k)
+            json_array_append_new(params, param_json(&v->params[k]));
+        json_array_append_new(variants,
+                              json_pack("{s:s,s:s,s:o}", "id", v->id, "summary",
+                                        v->summary ? v->summary : "", "params",
+                                        params));
+    }
+    return json_pack("{s:s,s:s,s:b,s:o,s:o}", "id", op->id, "summary",
+                     op->summary ? op->summary : "", "modifies_inputs",
+                     (op->flags & KT_OP_MODIFIES_INPUTS) != 0, "sizes", sizes,
+                     "variants", variants);
+}
+
+static int print_json(const kt_registry *reg)
+{
+    json_t *plugins = json_array(), *failures = json_array(), *root;
+
+    for (size_t i = 0; i < reg->count; ++i) {
+        const kt_plugin *d = &reg->plugins[i]->desc;
+        json_t *ops = json_array();
+        for (uint32_t k = 0; k < d->num_operators; ++k)
+            json_array_append_new(ops, operator_json(&d->operators[k]));
+        json_array_append_new(
+            plugins,
+            json_pack("{s:s,s:s,s:s,s:s,s:{s:i,s:s,s:s},s:o}", "name", d->name,
+                      "version", d->version ? d->version : "", "summary",
+                      d->summary ? d->summary : "", "path",
+                      reg->plugins[i]->path, "build", "cuda_runtime_version",
+                      d->cuda_runtime_version, "cuda_archs",
+                      d->cuda_archs ? d->cuda_archs : "", "compiler",
+                      d->compiler ? d->compiler : "", "operators", ops));
+    }
+    for (size_t i = 0; i < reg->num_failures; ++i)
+        json_array_append_new(failures, json_string(reg->failures[i]));
+    root = json_pack("{s:o,s:o}", "plugins", plugins, "failures", failures);
+    json_dumpf(root, stdout, JSON_INDENT(2));
+    fputc('\n', stdout);
+    json_decref(root);
+    return KT_EXIT_OK;
+}
+
+static void print_text(const kt_registry *reg)
+{
+    if (reg->count == 0)
+        printf("no plugins loaded\n");
+    for (size_t i = 0; i < reg->count; ++i) {
+        const kt_plugin *d = &reg->plugins[i]->desc;
+        printf("%s %s — %s\n  file %s (CUDA %d.%d, sm %s)\n", d->name,
+               d->version ? d->version : "", d->summary ? d->summary : "",
+               reg->plugins[i]->path, d->cuda_runtime_version / 1000,
+               d->cuda_runtime_version % 1000 / 10,
+               d->cuda_archs ? d->cuda_archs : "?");
+        for (uint32_t k = 0; k < d->num_operators; ++k) {
+            const kt_operator *op = &d->operators[k];
+            printf("  operator %s:%s — %s\n    sizes:", d->name, op->id,
+                   op->summary ? op->summary : "");
+            for (uint32_t s = 0; s < op->num_sizes; ++s)
+                printf(" %s (default %lld, %lld..%lld)", op->sizes[s].name,
+                       (long long)op->sizes[s].default_value,
+                       (long long)op->sizes[s].min,
+                       (long long)op->sizes[s].max);
+            printf("\n");
+            for (uint32_t v = 0; v < op->num_variants; ++v) {
+                const kt_variant *var = &op->variants[v];
+                printf("    variant %-14s %s\n", var->id,
+                       var->summary ? var->summary : "");
+                for (uint32_t p = 0; p < var->num_params; ++p) {
+                    char set[256], dflt[64];
+                    kt_param_describe(&var->params[p], set, sizeof set);
+                    kt_param_format(&var->params[p],
+                                    var->params[p].default_value, dflt,
+                                    sizeof dflt);
+                    printf("      %-14s %s, default %s\n", var->params[p].name,
+                           set, dflt);
+                }
+            }
+        }
+    }
+    for (size_t i = 0; i < reg->num_failures; ++i)
+        printf("not loaded: %s\n", reg->failures[i]);
+}
+
+int kt_cmd_list(int argc, char **argv)
+{
+    static const struct option options[] = {
+        {"json", no_argument, NULL, 'j'},
+        {"plugin", required_argument, NULL, 'p'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    char **files = calloc((size_t)argc + 1, sizeof *files);
+    size_t num_files = 0;
+    int json = 0, opt, rc = KT_EXIT_OK;
+    kt_registry reg;
+
+    kt_registry_init(&reg);
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
+        switch (opt) {
+        case 'j': json = 1; break;
+        case 'p': files[num_files++] = optarg; break;
+        case 'h': fputs(help, stdout); goto done;
+        default: rc = kt_cli_usage_error("list", "bad option"); goto done;
+        }
+    }
+    if (optind < argc) {
+        rc = kt_cli_usage_error("list", "unexpected argument '%s'",
+                                argv[optind]);
+        goto done;
+    }
+    kt_cli_load_plugins(&reg, files, num_files, 1);
+    if (json)
+        print_json(&reg);
+    else
+        print_text(&reg);
+done:
+    kt_registry_free(&reg);
+    free(files);
+    return rc;
+}

@@ -1,0 +1,269 @@
+/* ktune report: one self-contained HTML file (inline SVG, no script, no
+ * network) drawn from tuning or compare results (docs/report.md). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "app/cli.h"
+#include "core/envrec.h"
+#include "core/param.h"
+#include "core/parse.h"
+#include "core/version.h"
+#include "report/document.h"
+#include "report/sources.h"
+
+static const char help[] =
+    "usage: ktune report RESULTS [-o FILE] [--journal FILE] [options]\n\n"
+    "Writes one self-contained HTML report (inline SVG charts; no script,\n"
+    "nothing fetched) from RESULTS: a tune summary (ktune tune --json), a\n"
+    "tuner journal, or a compare record (ktune compare --json). It shows\n"
+    "the answer, time against each parameter, the search path, a roofline,\n"
+    "the calibration's bandwidth against working set, variants side by\n"
+    "side, what could not run, and the environment record and protocol.\n\n"
+    "  -o, --output FILE   the report (default report.html; '-': stdout)\n"
+    "  --journal FILE      the run's journal, for every evaluated point (a\n"
+    "                      summary keeps only its top N); by default the\n"
+    "                      journal the summary names, when it is readable\n"
+    "  --no-journal        do not look for the summary's journal\n"
+    "  --plugin FILE       load FILE too (repeatable): the roofline needs\n"
+    "                      the operator's work when the results lack it\n"
+    "  --no-plugins        load no plugin (the roofline is then left out\n"
+    "                      unless the results record the work)\n"
+    "  --title TEXT        the report's title\n"
+    "  --top N             rows of the top table (default 30)\n\n"
+    "No GPU needed. Exit 0 when written, 1 when it cannot be written, 2 for\n"
+    "a bad option or results file.\n";
+
+typedef struct report_args {
+    const char *results, *output, *journal, *title;
+    char **plugins;
+    size_t num_plugins;
+    int no_journal, no_plugins;
+    long top;
+} report_args;
+
+static int parse_args(int argc, char **argv, report_args *a, kt_err *err)
+{
+    static const struct option options[] = {
+        {"output", required_argument, NULL, 'o'},
+        {"journal", required_argument, NULL, 'J'},
+        {"no-journal", no_argument, NULL, 'N'},
+        {"plugin", required_argument, NULL, 'p'},
+        {"no-plugins", no_argument, NULL, 'P'},
+        {"title", required_argument, NULL, 't'},
+        {"top", required_argument, NULL, 'T'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    int opt;
+    int64_t top;
+
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "o:", options, NULL)) != -1) {
+        switch (opt) {
+        case 'o': a->output = optarg; break;
+        case 'J': a->journal = optarg; break;
+        case 'N': a->no_journal = 1; break;
+        case 'p': a->plugins[a->num_plugins++] = optarg; break;
+        case 'P': a->no_plugins = 1; break;
+        case 't': a->title = optarg; break;
+        case 'T':
+            if (kt_parse_i64(optarg, "--top", &top, err))
+                return KT_EXIT_USAGE;
+            if (top < 1 || top > 100000) {
+                kt_err_set(err, KT_S_INPUT, "--top: %s, expected 1 to 100000",
+                           optarg);
+                return KT_EXIT_USAGE;
+            }
+            a->top = (long)top;
+            break;
+        case 'h': fputs(help, stdout); return -1;
+        default:
+            kt_err_set(err, KT_S_INPUT,
+                       "report: bad option; see 'ktune report --help'");
+            return KT_EXIT_USAGE;
+        }
+    }
+    if (optind != argc - 1) {
+        kt_err_set(err, KT_S_INPUT,
+                   optind >= argc ? "report: RESULTS is missing; see 'ktune "
+                                    "report --help'"
+                                  : "report: one RESULTS file expected");
+        return KT_EXIT_USAGE;
+    }
+    if (a->journal && a->no_journal) {
+        kt_err_set(err, KT_S_INPUT,
+                   "report: --journal and --no-journal exclude each other");
+        return KT_EXIT_USAGE;
+    }
+    a->results = argv[optind];
+    return KT_EXIT_OK;
+}
+
+/* The journal a summary names, when this machine can read it. */
+static void take_named_journal(kt_sources *s)
+{
+    const char *named = kt_src_text(s->summary, "journal", NULL);
+    kt_err err;
+    if (!named || access(named, R_OK) != 0)
+        return;
+    if (kt_sources_add_journal(s, named, &err))
+        kt_sources_note(s, "the journal the summary names was not used: %s",
+                        err.msg);
+}
+
+/* The work of the recorded problem from the operator's plugin, loaded
+ * here (work() is pure: no GPU). */
+static void work_from_plugin(kt_sources *s, const report_args *a)
+{
+    kt_registry reg;
+    const kt_loaded_plugin *plugin;
+    const kt_operator *op;
+    const json_t *sizes = kt_sources_sizes(s), *env;
+    const char *spec = kt_sources_spec(s), *recorded, *base;
+    int64_t values[KT_MAX_SIZES];
+    kt_device dev;
+    char name[256], src[512];
+    kt_problem prob = {.struct_size = sizeof prob, .seed = 1};
+    kt_work w = {.struct_size = sizeof w};
+    kt_err err;
+
+    if (!*spec)
+        return;
+    kt_registry_init(&reg);
+    kt_cli_load_plugins(&reg, a->plugins, a->num_plugins, 1);
+    if (kt_registry_resolve(&reg, spec, &plugin, &op, &err)) {
+        kt_sources_note(s,
+                        "the roofline needs the work of %s, and its plugin "
+                        "is not loaded here (%s); name it with --plugin FILE",
+                        spec, err.msg);
+        goto done;
+    }
+    for (uint32_t i = 0; i < op->num_sizes && i < KT_MAX_SIZES; ++i) {
+        const json_t *v = json_object_get(sizes, op->sizes[i].name);
+        values[i] = json_is_integer(v) ? json_integer_value(v)
+                                       : op->sizes[i].default_value;
+    }
+    prob.num_sizes = op->num_sizes;
+    prob.sizes = values;
+    env = kt_sources_environment(s);
+    if (kt_env_device_from_json(json_object_get(env, "device"), &dev, name,
+                                sizeof name, NULL) == KT_S_OK)
+        prob.device = &dev;
+    if (op->work(&prob, &w) != KT_OK) {
+        kt_sources_note(s, "the plugin %s could not compute the work of %s",
+                        plugin->desc.name, spec);
+        goto done;
+    }
+    /* The file name only: the report should not depend on where this
+     * machine keeps its build. */
+    base = strrchr(plugin->path, '/');
+    snprintf(src, sizeof src, "computed by the plugin %s %s (%s)",
+             plugin->desc.name, plugin->desc.version,
+             base ? base + 1 : plugin->path);
+    kt_sources_set_work(s, &w, src);
+    recorded = kt_src_text(json_object_get(env, "plugin"), "version", NULL);
+    if (recorded && strcmp(recorded, plugin->desc.version) != 0)
+        kt_sources_note(s,
+                        "the work comes from %s version %s; the results were "
+                        "measured with version %s",
+                        plugin->desc.name, plugin->desc.version, recorded);
+done:
+    kt_registry_free(&reg);
+}
+
+/* Writes the document to path through a temporary file in the same
+ * folder, so a failed run leaves no half report behind. */
+static kt_status write_report(const char *path, const kt_sources *s,
+                              const kt_doc_options *opt, kt_err *err)
+{
+    char tmp[4096];
+    FILE *f;
+    int fd;
+    kt_status rc;
+
+    if (strcmp(path, "-") == 0) {
+        rc = kt_doc_write(stdout, s, opt, err);
+        if (rc == KT_S_OK && fflush(stdout) != 0)
+            rc = kt_err_set(err, KT_S_IO, "stdout: %s", strerror(errno));
+        return rc;
+    }
+    if (snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path) >= (int)sizeof tmp)
+        return kt_err_set(err, KT_S_INPUT, "-o: the path is too long");
+    fd = mkstemp(tmp);
+    if (fd < 0)
+        return kt_err_set(err, KT_S_IO, "%s: cannot write: %s", path,
+                          strerror(errno));
+    f = fdopen(fd, "w");
+    if (!f) {
+        close(fd);
+        unlink(tmp);
+        return kt_err_set(err, KT_S_IO, "%s: cannot write: %s", path,
+                          strerror(errno));
+    }
+    rc = kt_doc_write(f, s, opt, err);
+    if (fclose(f) != 0 && rc == KT_S_OK)
+        rc = kt_err_set(err, KT_S_IO, "%s: cannot write: %s", path,
+                        strerror(errno));
+    /* mkstemp makes the file private; a report is for reading. */
+    if (rc == KT_S_OK && chmod(tmp, 0644) != 0)
+        rc = kt_err_set(err, KT_S_IO, "%s: %s", tmp, strerror(errno));
+    if (rc == KT_S_OK && rename(tmp, path) != 0)
+        rc = kt_err_set(err, KT_S_IO, "%s: cannot write: %s", path,
+                        strerror(errno));
+    if (rc)
+        unlink(tmp);
+    return rc;
+}
+
+int kt_cmd_report(int argc, char **argv)
+{
+    report_args a = {.output = "report.html"};
+    kt_sources s;
+    kt_err err = {0};
+    char generator[256];
+    kt_doc_options opt;
+    int code;
+
+    a.plugins = calloc((size_t)argc + 1, sizeof *a.plugins);
+    if (!a.plugins)
+        return kt_cli_fail(&(kt_err){KT_S_NOMEM, "out of memory"});
+    code = parse_args(argc, argv, &a, &err);
+    if (code) {
+        free(a.plugins);
+        return code < 0 ? KT_EXIT_OK : kt_cli_fail(&err);
+    }
+    if (kt_sources_load(&s, a.results, &err)) {
+        free(a.plugins);
+        return kt_cli_fail(&err);
+    }
+    if (a.journal) {
+        if (kt_sources_add_journal(&s, a.journal, &err)) {
+            code = kt_cli_fail(&err);
+            goto done;
+        }
+    } else if (s.summary && !a.no_journal) {
+        take_named_journal(&s);
+    }
+    if (!s.have_work && !a.no_plugins)
+        work_from_plugin(&s, &a);
+    for (size_t i = 0; i < s.num_notes; ++i)
+        fprintf(stderr, "ktune: note: %s\n", s.notes[i]);
+    snprintf(generator, sizeof generator, "ktune %s (%s)", KT_VERSION,
+             KT_GIT_COMMIT);
+    opt = (kt_doc_options){
+        .title = a.title, .generator = generator, .top = (int)a.top};
+    if (write_report(a.output, &s, &opt, &err)) {
+        code = kt_cli_fail(&err);
+        goto done;
+    }
+    if (strcmp(a.output, "-") != 0)
+        fprintf(stderr, "ktune: report written to %s\n", a.output);
+    code = KT_EXIT_OK;
+done:
+    kt_sources_free(&s);
+    free(a.plugins);
+    return code;
+}

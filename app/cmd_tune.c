@@ -1,0 +1,578 @@
+/* ktune tune: search an operator's space for the fastest verified
+ * configuration, as a tuning job (INI) describes it. */
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "app/cli.h"
+#include "core/envrec.h"
+#include "core/evaluator.h"
+#include "core/instance.h"
+#include "core/parse.h"
+#include "core/worker.h"
+#include "metrics/cupti/counters.h"
+#include "metrics/diagnose.h"
+#include "tuner/export.h"
+#include "tuner/job.h"
+#include "tuner/journal.h"
+#include "tuner/replay.h"
+#include "tuner/summary.h"
+#include "tuner/tune.h"
+
+static const char help[] =
+    "usage: ktune tune CONFIG [--replay FILE] [--resume] [--journal FILE]\n"
+    "                  [--json FILE] [--csv FILE] [--t4 FILE]\n"
+    "                  [--set SECTION.KEY=VALUE]... [options]\n\n"
+    "Searches the space a tuning job (INI, docs/configs.md) describes for\n"
+    "the fastest configuration that verifies: every point verified before\n"
+    "its time counts, changes compared with the incumbent in interleaved\n"
+    "rounds, the best few re-measured together at the end. Prints the\n"
+    "answer with its confidence interval (or the configurations it is\n"
+    "statistically tied with), the top configurations and the search path.\n"
+    "Every evaluation is appended to a journal as it happens.\n\n"
+    "  --replay FILE       answer from a recorded journal instead of a GPU\n"
+    "                      (any strategy; the problem is the recording's)\n"
+    "  --resume            continue the journal of a stopped run; finished\n"
+    "                      evaluations are not measured again\n"
+    "  --journal FILE      the journal ([output] journal; 'none': none)\n"
+    "  --json FILE         summary: best (params, median_us), evaluations,\n"
+    "                      ties, top, path, trace; in replay also the\n"
+    "                      recorded optimum and the fraction evaluated\n"
+    "  --csv FILE          one row per point visited\n"
+    "  --t4 FILE           Kernel Tuner's T4 results format\n"
+    "  --set S.K=VALUE     override a key of the job, e.g.\n"
+    "                      --set strategy.name=exhaustive (repeatable)\n"
+    "  --plugin FILE       load FILE too (repeatable)\n"
+    "  --in-process        measure in this process, not in a worker process\n"
+    "                      (a faulting kernel then ends the run)\n"
+    "  --replay-delay S    replay: wait S seconds in every evaluation\n"
+    "  --check             check the job and describe its space; measure\n"
+    "                      nothing (no GPU needed)\n"
+    "  --quiet             no summary table on stdout\n\n"
+    "Strategies ([strategy] name): one_at_a_time (default), exhaustive,\n"
+    "random, annealing, genetic, guided (one_at_a_time ordered by the\n"
+    "incumbent's hardware counters). A [metrics] section adds counters\n"
+    "(CUPTI, on launches of their own) for every point or the best few to\n"
+    "the journal and the summary. Exit 0 with an answer, 1 when nothing\n"
+    "valid was found or the run failed, 2 for a bad job or option.\n";
+
+typedef struct tune_args {
+    const char *config;
+    const char *replay, *journal, *json, *csv, *t4;
+    char **sets, **plugins;
+    size_t num_sets, num_plugins;
+    int resume, in_process, quiet, check;
+    double replay_delay;
+} tune_args;
+
+static int parse_args(int argc, char **argv, tune_args *a, kt_err *err)
+{
+    static const struct option options[] = {
+        {"replay", required_argument, NULL, 'r'},
+        {"resume", no_argument, NULL, 'R'},
+        {"journal", required_argument, NULL, 'J'},
+        {"json", required_argument, NULL, 'j'},
+        {"csv", required_argument, NULL, 'c'},
+        {"t4", required_argument, NULL, 't'},
+        {"set", required_argument, NULL, 's'},
+        {"plugin", required_argument, NULL, 'p'},
+        {"in-process", no_argument, NULL, 'I'},
+        {"replay-delay", required_argument, NULL, 'D'},
+        {"quiet", no_argument, NULL, 'q'},
+        {"check", no_argument, NULL, 'C'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    int opt;
+
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
+        switch (opt) {
+        case 'r': a->replay = optarg; break;
+        case 'R': a->resume = 1; break;
+        case 'J': a->journal = optarg; break;
+        case 'j': a->json = optarg; break;
+        case 'c': a->csv = optarg; break;
+        case 't': a->t4 = optarg; break;
+        case 's': a->sets[a->num_sets++] = optarg; break;
+        case 'p': a->plugins[a->num_plugins++] = optarg; break;
+        case 'I': a->in_process = 1; break;
+        case 'q': a->quiet = 1; break;
+        case 'C': a->check = 1; break;
+        case 'D':
+            if (kt_parse_double(optarg, "--replay-delay", &a->replay_delay,
+                                err))
+                return KT_EXIT_USAGE;
+            if (a->replay_delay < 0 || a->replay_delay > 60) {
+                kt_err_set(err, KT_S_INPUT,
+                           "--replay-delay: %s, expected 0 to 60 seconds",
+                           optarg);
+                return KT_EXIT_USAGE;
+            }
+            break;
+        case 'h': fputs(help, stdout); return -1;
+        default:
+            kt_err_set(err, KT_S_INPUT,
+                       "tune: bad option; see 'ktune tune "
+                       "--help'");
+            return KT_EXIT_USAGE;
+        }
+    }
+    if (optind != argc - 1) {
+        kt_err_set(err, KT_S_INPUT,
+                   optind >= argc ? "tune: CONFIG is missing; see 'ktune "
+                                    "tune --help'"
+                                  : "tune: one CONFIG expected");
+        return KT_EXIT_USAGE;
+    }
+    a->config = argv[optind];
+    if (a->replay_delay > 0 && !a->replay) {
+        kt_err_set(err, KT_S_INPUT, "tune: --replay-delay needs --replay");
+        return KT_EXIT_USAGE;
+    }
+    return KT_EXIT_OK;
+}
+
+/* A journal named by the job file (not by --journal) that exists already
+ * belongs to an earlier run: a new run writes the next free name
+ * (vector_add.journal.2.jsonl, ...) and says so, so that running the same job
+ * twice works and loses nothing. A journal named on the command line is
+ * the user's explicit choice: there, an existing file is refused. */
+static void next_free_journal(kt_job *job)
+{
+    char base[PATH_MAX], candidate[PATH_MAX + 16];
+    const char *dot;
+    size_t stem;
+
+    if (access(job->journal, F_OK) != 0)
+        return;
+    snprintf(base, sizeof base, "%s", job->journal);
+    dot = strrchr(base, '.');
+    stem =
+        dot && dot > strrchr(base, '/') ? (size_t)(dot - base) : strlen(base);
+    for (int i = 2; i < 10000; ++i) {
+        snprintf(candidate, sizeof candidate, "%.*s.%d%s", (int)stem, base, i,
+                 base + stem);
+        if (access(candidate, F_OK) != 0) {
+            fprintf(stderr,
+                    "ktune: journal %s exists (an earlier run; "
+                    "--resume continues it): this run writes %s\n",
+                    job->journal, candidate);
+            snprintf(job->journal, sizeof job->journal, "%s", candidate);
+            return;
+        }
+    }
+}
+
+/* The job's [output] paths, then the command line's. */
+static void apply_output_options(const tune_args *a, kt_job *job)
+{
+    if (a->journal) {
+        int none = strcmp(a->journal, "none") == 0;
+        snprintf(job->journal, sizeof job->journal, "%s",
+                 none ? "" : a->journal);
+        job->journal_mode = none ? KT_JOB_JOURNAL_NONE : KT_JOB_JOURNAL_PATH;
+    } else if (a->replay && job->journal_mode == KT_JOB_JOURNAL_AUTO) {
+        /* A replay measures nothing new: no journal unless asked. */
+        job->journal[0] = '\0';
+        job->journal_mode = KT_JOB_JOURNAL_NONE;
+    } else if (!a->resume && job->journal_mode != KT_JOB_JOURNAL_NONE) {
+        next_free_journal(job);
+    }
+    if (a->json)
+        snprintf(job->json, sizeof job->json, "%s", a->json);
+    if (a->csv)
+        snprintf(job->csv, sizeof job->csv, "%s", a->csv);
+    if (a->t4)
+        snprintf(job->t4, sizeof job->t4, "%s", a->t4);
+}
+
+static kt_status open_evaluator(const tune_args *a, kt_job *job,
+                                const kt_profiling_spec *prof,
+                                kt_evaluator **ev, kt_err *err)
+{
+    kt_worker_options wopt = {NULL, 0, 0};
+    kt_eval_spec spec;
+    kt_status rc;
+
+    if (a->replay) {
+        kt_replay_options opt = {.delay_s = a->replay_delay};
+        return kt_replay_open(a->replay, job->plugin, job->op, &opt, ev, err);
+    }
+    memset(&spec, 0, sizeof spec);
+    spec.plugin = job->plugin;
+    spec.op = job->op;
+    memcpy(spec.sizes, job->sizes, sizeof spec.sizes);
+    spec.seed = job->input_seed;
+    spec.device = job->device;
+    spec.check_boundaries = job->boundaries;
+    spec.log_level = KT_LOG_WARN;
+    /* CUPTI only when counters are asked for: [metrics], or a strategy
+     * guided by them. */
+    spec.counters =
+        kt_profiling_wants_counters(prof) ? kt_metrics_cupti_source() : NULL;
+    wopt.eval_timeout_s = job->eval_timeout_s;
+    rc = a->in_process ? kt_local_open(&spec, ev, err)
+                       : kt_worker_open(&spec, &wopt, ev, err);
+    if (rc == KT_S_NO_DEVICE) {
+        char msg[sizeof err->msg];
+        snprintf(msg, sizeof msg, "%s", err->msg);
+        kt_err_set(err, KT_S_NO_DEVICE,
+                   "%s; to watch a tuning run without a GPU, replay a "
+                   "recorded one: ktune tune %s --replay JOURNAL (e.g. "
+                   "tests/data/%s-*.jsonl)",
+                   msg, a->config, job->plugin->desc.name);
+    }
+    return rc;
+}
+
+/* In replay the problem is the recording's: say so when the job's differs.
+ */
+static void take_recorded_problem(kt_job *job, kt_evaluator *ev,
+                                  const char *recording)
+{
+    const int64_t *rec = kt_replay_sizes(ev);
+    char want[256], got[256];
+    int differ = 0;
+
+    for (uint32_t i = 0; i < job->op->num_sizes; ++i)
+        differ |= rec[i] != job->sizes[i];
+    if (differ) {
+        kt_format_sizes(job->op, job->sizes, want, sizeof want);
+        kt_format_sizes(job->op, rec, got, sizeof got);
+        fprintf(stderr,
+                "ktune: replay: %s is recorded at %s; the job's %s does not "
+                "apply\n",
+                recording, got, want);
+    }
+    memcpy(job->sizes, rec, job->op->num_sizes * sizeof *rec);
+    job->input_seed = kt_replay_seed(ev);
+}
+
+static json_t *strategy_json(const kt_job *job)
+{
+    json_t *opts = json_object();
+    for (size_t i = 0; i < job->strategy->num_options; ++i)
+        json_object_set_new(opts, job->strategy->options[i].name,
+                            json_real(job->options[i]));
+    return json_pack("{s:s,s:I,s:I,s:f,s:I,s:f,s:o}", "name",
+                     job->strategy->name, "seed", (json_int_t)job->seed,
+                     "max_evals", (json_int_t)job->max_evals, "max_seconds",
+                     job->max_seconds, "finalists", (json_int_t)job->finalists,
+                     "min_gain", job->min_gain, "options", opts);
+}
+
+/* Creates the journal, or continues it after checking it was written
+ * under the same conditions. */
+static kt_status open_journal(const tune_args *a, const kt_job *job,
+                              const kt_profiling_spec *prof,
+                              json_t *environment, kt_journal *journal,
+                              kt_journal_log *log, int *have_log, kt_err *err)
+{
+    json_t *header =
+        kt_journal_header(job->plugin, job->spec, job->op, job->sizes,
+                          job->input_seed, &job->space, &job->protocol,
+                          strategy_json(job), json_deep_copy(environment));
+    json_t *recorded = NULL;
+    char note[512];
+    kt_status rc;
+
+    *have_log = 0;
+    if (prof->points != KT_PROFILING_OFF || prof->for_strategy)
+        kt_journal_header_metrics(header, kt_profiling_spec_json(prof));
+    if (!a->resume) {
+        rc = kt_journal_create(journal, job->journal, header, err);
+        json_decref(header);
+        return rc;
+    }
+    /* The header decides first: a journal of another plugin is refused
+     * for that, not for the first point it cannot read. */
+    if ((rc = kt_journal_read_header(job->journal, &recorded, err))) {
+        json_decref(header);
+        return kt_err_prefix(err, "--resume: ");
+    }
+    rc = kt_journal_compatible(recorded, header, job->journal, note,
+                               sizeof note, err);
+    json_decref(recorded);
+    json_decref(header);
+    if (rc)
+        return rc;
+    if (note[0])
+        fprintf(stderr, "ktune: note: %s\n", note);
+    if ((rc = kt_journal_read(job->journal, job->op, log, err)))
+        return rc;
+    *have_log = 1;
+    if (log->note[0])
+        fprintf(stderr, "ktune: note: %s\n", log->note);
+    return kt_journal_continue(journal, job->journal, log,
+                               json_deep_copy(environment), err);
+}
+
+/* --check: what the job would do. */
+static void print_check(const kt_job *job)
+{
+    char sizes[256];
+    kt_format_sizes(job->op, job->sizes, sizes, sizeof sizes);
+    printf("%s: %s  %s, input seed %llu\n", job->path, job->spec, sizes,
+           (unsigned long long)job->input_seed);
+    printf("space %llu point(s) before device limits:\n",
+           (unsigned long long)job->space.size);
+    for (size_t s = 0; s < job->space.num_slots; ++s) {
+        const kt_space_variant *slot = &job->space.slots[s];
+        const kt_variant *v = &job->op->variants[slot->variant];
+        printf("  %-14s %llu point(s)", v->id, (unsigned long long)slot->size);
+        for (uint32_t i = 0; i < slot->num_params; ++i) {
+            printf("%s%s {", i ? ", " : ": ", v->params[i].name);
+            for (uint32_t k = 0; k < slot->count[i]; ++k) {
+                char value[64];
+                kt_param_format(&v->params[i], slot->values[i][k], value,
+                                sizeof value);
+                printf("%s%s", k ? ", " : "", value);
+            }
+            printf("}");
+        }
+        printf("\n");
+    }
+    printf("strategy %s, seed %llu, max_evals %zu, max_seconds %g, "
+           "finalists %zu, min_gain %g\n",
+           job->strategy->name, (unsigned long long)job->seed, job->max_evals,
+           job->max_seconds, job->finalists, job->min_gain);
+    printf("measure warmups %d, samples %zu..%zu, time %g..%g s, noise %g, "
+           "cache %s\n",
+           job->protocol.warmups, job->protocol.min_samples,
+           job->protocol.max_samples, job->protocol.min_time_s,
+           job->protocol.max_time_s, job->protocol.target_noise,
+           kt_cache_mode_name(job->protocol.cache));
+    printf("journal %s\n", job->journal[0] ? job->journal : "none");
+    if (job->metrics.points != KT_PROFILING_OFF) {
+        printf("metrics %s", kt_profiling_points_name(job->metrics.points));
+        if (job->metrics.points == KT_PROFILING_TOP)
+            printf(" %zu", job->metrics.top);
+        printf(", %zu metric(s), %zu raw counter(s)%s\n",
+               job->metrics.set.num_items,
+               job->metrics.counters ? job->metrics.set.num_raw : 0,
+               job->metrics.counters ? "" : " (kernel facts only)");
+    }
+}
+
+/* Checks the counter names against the device before anything is
+ * measured; counters that cannot be had here are one line, and the run
+ * goes on without them (*unavailable says why). */
+static kt_status check_counters(kt_evaluator *ev, const kt_job *job,
+                                const kt_profiling_spec *prof, char *why,
+                                size_t why_size, const char **unavailable,
+                                kt_err *err)
+{
+    int available;
+    kt_point any;
+    kt_status rc;
+
+    *unavailable = NULL;
+    if (!kt_profiling_wants_counters(prof))
+        return KT_S_OK;
+    kt_space_start(&job->space, &any);
+    rc = kt_profiling_check(ev, prof, &any, &available, why, why_size, err);
+    if (rc == KT_S_INPUT)
+        return kt_err_prefix(err, "%s: ", job->metrics_where);
+    if (rc)
+        return rc;
+    if (!available) {
+        fprintf(stderr,
+                "ktune: no hardware counters: %s; continuing without "
+                "counters\n",
+                why);
+        *unavailable = why;
+    }
+    return KT_S_OK;
+}
+
+static kt_status write_outputs(const kt_job *job, const kt_tune_facts *f,
+                               const kt_tune_result *r, kt_err *err)
+{
+    kt_status rc = KT_S_OK;
+    if (job->json[0])
+        rc = kt_export_json(job->json, f, r, job->top, err);
+    if (!rc && job->csv[0])
+        rc = kt_export_csv(job->csv, f, r, err);
+    if (!rc && job->t4[0])
+        rc = kt_export_t4(job->t4, f, r, err);
+    return rc;
+}
+
+int kt_cmd_tune(int argc, char **argv)
+{
+    tune_args a;
+    kt_registry reg;
+    kt_job job;
+    int have_job = 0, have_log = 0, have_calib = 0, rc;
+    kt_evaluator *ev = NULL;
+    kt_journal journal = {.fd = -1};
+    kt_journal_log log;
+    kt_tune_config cfg;
+    kt_tune_result result;
+    kt_tune_facts facts;
+    kt_calibration calib;
+    kt_profiling_spec prof;
+    const char *unavailable = NULL;
+    char why[1024] = "";
+    json_t *env = NULL;
+    kt_err err;
+    kt_status st;
+
+    memset(&a, 0, sizeof a);
+    memset(&log, 0, sizeof log);
+    memset(&result, 0, sizeof result);
+    kt_err_clear(&err);
+    kt_registry_init(&reg);
+    a.sets = calloc((size_t)argc + 1, sizeof *a.sets);
+    a.plugins = calloc((size_t)argc + 1, sizeof *a.plugins);
+    if (!a.sets || !a.plugins) {
+        kt_err_set(&err, KT_S_NOMEM, "out of memory");
+        rc = kt_cli_fail(&err);
+        goto done;
+    }
+    rc = parse_args(argc, argv, &a, &err);
+    if (rc) {
+        rc = rc < 0 ? KT_EXIT_OK : kt_cli_fail(&err);
+        goto done;
+    }
+    kt_cli_load_plugins(&reg, a.plugins, a.num_plugins, 0);
+    if (kt_job_load(a.config, a.sets, a.num_sets, &reg, &job, &err)) {
+        rc = kt_cli_fail(&err);
+        goto done;
+    }
+    have_job = 1;
+    apply_output_options(&a, &job);
+    if (a.check) {
+        print_check(&job);
+        rc = KT_EXIT_OK;
+        goto done;
+    }
+    if (a.resume && job.journal_mode == KT_JOB_JOURNAL_NONE) {
+        rc = kt_cli_usage_error("tune", "--resume needs a journal: give "
+                                        "--journal FILE");
+        goto done;
+    }
+    if (kt_profiling_effective(&job.metrics, job.strategy->uses_counters, &prof,
+                               &err) ||
+        open_evaluator(&a, &job, &prof, &ev, &err) ||
+        check_counters(ev, &job, &prof, why, sizeof why, &unavailable, &err)) {
+        rc = kt_cli_fail(&err);
+        goto done;
+    }
+    if (a.replay)
+        take_recorded_problem(&job, ev, a.replay);
+    kt_space_bind(&job.space, job.sizes, job.input_seed, ev->ops->device(ev));
+    st = ev->ops->calibration(ev, 0, &calib, &err);
+    have_calib = st == KT_S_OK;
+    if (!have_calib && !a.replay)
+        fprintf(stderr,
+                "ktune: warning: no calibration, so no %% of the copy "
+                "ceiling: %s\n",
+                err.msg);
+    kt_err_clear(&err);
+    env = ev->ops->environment(ev);
+    {
+        int full_argc = argc;
+        char **full_argv = argv;
+        kt_cli_invocation(&full_argc, &full_argv);
+        json_object_set_new(env, "host", kt_env_host(full_argc, full_argv));
+    }
+    json_object_set_new(env, "protocol", kt_env_protocol(&job.protocol));
+    if (have_calib)
+        json_object_set_new(env, "calibration", kt_calib_to_json(&calib));
+    if (job.journal_mode != KT_JOB_JOURNAL_NONE &&
+        open_journal(&a, &job, &prof, env, &journal, &log, &have_log, &err)) {
+        rc = kt_cli_fail(&err);
+        goto done;
+    }
+
+    memset(&cfg, 0, sizeof cfg);
+    cfg.op = job.op;
+    cfg.space = &job.space;
+    cfg.ev = ev;
+    cfg.strategy = job.strategy;
+    memcpy(cfg.options, job.options, sizeof cfg.options);
+    cfg.seed = job.seed;
+    cfg.max_evals = job.max_evals;
+    cfg.max_seconds = job.max_seconds;
+    cfg.finalists = job.finalists;
+    cfg.min_gain = job.min_gain;
+    cfg.protocol = job.protocol;
+    cfg.journal = journal.fd >= 0 ? &journal : NULL;
+    cfg.resume = have_log ? &log : NULL;
+    cfg.progress = !a.quiet;
+    cfg.profiling = &prof;
+    cfg.counters_unavailable = unavailable;
+    cfg.copy_gbs = have_calib ? calib.copy_gbs : 0;
+    cfg.peak_bw_gbs = have_calib ? calib.peak_bw_gbs : 0;
+    cfg.peak_gflops = kt_peak_gflops_fp32(
+        ev->ops->device(ev),
+        json_number_value(
+            json_object_get(json_object_get(env, "device"), "sm_clock_mhz")));
+    cfg.notes = stderr;
+    st = kt_tune_run(&cfg, &result, &err);
+    if (st) {
+        fprintf(stderr, "ktune: %s\n", err.msg);
+        if (cfg.journal)
+            fprintf(stderr,
+                    "ktune: the journal %s holds every evaluation so far; "
+                    "continue with: ktune tune %s --resume --journal %s\n",
+                    job.journal, a.config, job.journal);
+        rc = kt_status_exit_code(st);
+        goto done;
+    }
+
+    memset(&facts, 0, sizeof facts);
+    facts.spec = job.spec;
+    facts.plugin = job.plugin;
+    facts.op = job.op;
+    facts.space = &job.space;
+    facts.sizes = job.sizes;
+    facts.cfg = &cfg;
+    facts.device_name = ev->ops->device(ev)->name;
+    facts.work = ev->ops->work(ev);
+    facts.copy_gbs = have_calib ? calib.copy_gbs : 0;
+    facts.peak_gbs = have_calib ? calib.peak_bw_gbs : 0;
+    facts.environment = env;
+    facts.journal = cfg.journal ? job.journal : NULL;
+    if (a.replay) {
+        facts.replay = a.replay;
+        facts.has_optimum =
+            kt_replay_optimum(ev, &job.space, &facts.optimum,
+                              &facts.optimum_stats, NULL) == KT_S_OK;
+    }
+    if (!a.quiet)
+        kt_summary_print(stdout, &facts, &result, job.top);
+    if (write_outputs(&job, &facts, &result, &err)) {
+        rc = kt_cli_fail(&err);
+        goto done;
+    }
+    if (!result.has_best) {
+        fprintf(stderr,
+                "ktune: no configuration of %s verified and timed (%zu "
+                "evaluated)%s%s\n",
+                job.spec, result.evaluations, result.note[0] ? ": " : "",
+                result.note);
+        rc = KT_EXIT_FAILURE;
+        goto done;
+    }
+    rc = KT_EXIT_OK;
+done:
+    kt_tune_result_free(&result);
+    if (journal.fd >= 0)
+        kt_journal_close(&journal);
+    if (have_log)
+        kt_journal_log_free(&log);
+    json_decref(env);
+    if (ev)
+        ev->ops->close(ev);
+    if (have_job)
+        kt_job_free(&job);
+    kt_registry_free(&reg);
+    free(a.sets);
+    free(a.plugins);
+    return rc;
+}

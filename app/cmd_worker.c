@@ -1,0 +1,41 @@
+/* ktune worker: serves one evaluation session over a socket; started by
+ * ktune itself (core/worker.h), not by users. */
+#include <stdio.h>
+#include <string.h>
+
+#include "app/cli.h"
+#include "core/parse.h"
+#include "core/worker.h"
+#include "metrics/cupti/counters.h"
+
+static const char help[] =
+    "usage: ktune worker --fd N\n\n"
+    "Internal: serves evaluation requests on descriptor N (a socket ktune\n"
+    "opened before starting this process). ktune starts workers itself so a\n"
+    "crashing or hanging kernel cannot take a tuning run down.\n";
+
+int kt_cmd_worker(int argc, char **argv)
+{
+    static const struct option options[] = {
+        {"fd", required_argument, NULL, 'f'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    int64_t fd = -1;
+    int opt;
+    kt_err err;
+
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
+        switch (opt) {
+        case 'f':
+            if (kt_parse_i64(optarg, "--fd", &fd, &err))
+                return kt_cli_fail(&err);
+            break;
+        case 'h': fputs(help, stdout); return KT_EXIT_OK;
+        default: return kt_cli_usage_error("worker", "bad option");
+        }
+    }
+    if (fd < 0 || optind < argc)
+        return kt_cli_usage_error("worker", "--fd N is required");
+    return kt_worker_serve((int)fd, kt_metrics_cupti_source());
+}

@@ -1,0 +1,64 @@
+/*
+ * ktune: find the fastest correct launch configuration of CUDA kernels.
+ * Dispatches to one subcommand; each has --help.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "app/cli.h"
+#include "core/version.h"
+
+typedef struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} command;
+
+static const command commands[] = {
+    {"list", kt_cmd_list, "plugins, operators, variants and parameters"},
+    {"info", kt_cmd_info, "the device record and its measured ceilings"},
+    {"bench", kt_cmd_bench, "verify and time one configuration"},
+    {"tune", kt_cmd_tune, "search for the fastest verified configuration"},
+    {"compare", kt_cmd_compare, "variants side by side, with speed-ups"},
+    {"profile", kt_cmd_profile, "time, counters and a bottleneck diagnosis"},
+    {"report", kt_cmd_report, "an HTML report of tuning or compare results"},
+    {"sanitize", kt_cmd_sanitize, "every variant under compute-sanitizer"},
+    {"new-plugin", kt_cmd_new_plugin, "scaffold an out-of-tree plugin project"},
+    {"worker", kt_cmd_worker, "internal: serve evaluations for a parent"},
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: ktune COMMAND [options]   (ktune COMMAND --help)\n\n"
+                 "Commands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; ++i)
+        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out, "\nExit codes: 0 success, 1 runtime failure (no GPU, CUDA, "
+                 "plugin or verification error),\n2 usage or input error.\n"
+                 "Plugins: the built-in folder, then KTUNE_PLUGIN_PATH "
+                 "(folders or files, ':'-separated),\nthen --plugin FILE.\n");
+}
+
+int main(int argc, char **argv)
+{
+    kt_cli_set_invocation(argc, argv);
+    if (argc < 2) {
+        usage(stderr);
+        return KT_EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+        strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return KT_EXIT_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("ktune %s (%s)\n", KT_VERSION, KT_GIT_COMMIT);
+        return KT_EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; ++i)
+        if (strcmp(argv[1], commands[i].name) == 0)
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "ktune: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return KT_EXIT_USAGE;
+}

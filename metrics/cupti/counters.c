@@ -1,0 +1,429 @@
+#include "metrics/cupti/counters.h"
+
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <cuda_runtime_api.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+#include <cupti_target.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/cuda_check.h"
+#include "metrics/cupti/chip.h"
+#include "metrics/cupti/cupti_status.h"
+
+/* The driver ABI these entry points are requested at: both calls are
+ * unchanged since long before CUDA 12. */
+#define DRIVER_ABI 12000
+
+typedef struct session {
+    int profiler_initialized;
+    CUcontext ctx;
+    char chip_name[64];
+    uint8_t *availability;
+    kt_chip *chip;
+    CUpti_RangeProfiler_Object *range_profiler;
+} session;
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static kt_status driver_entry(const char *symbol, void **fn, kt_err *err)
+{
+    enum cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSuccess;
+    char what[96];
+    kt_status rc;
+
+    snprintf(what, sizeof what, "cudaGetDriverEntryPointByVersion(%s)", symbol);
+    *fn = NULL;
+    if ((rc = kt_cuda_status(
+             cudaGetDriverEntryPointByVersion(symbol, fn, DRIVER_ABI,
+                                              cudaEnableDefault, &found),
+             what, err)))
+        return rc;
+    if (found != cudaDriverEntryPointSuccess || !*fn)
+        return kt_err_set(err, KT_S_UNSUPPORTED,
+                          "no hardware counters: the driver does not provide "
+                          "%s (%s)",
+                          symbol,
+                          found == cudaDriverEntryPointVersionNotSufficent
+                              ? "driver too old"
+                              : "symbol not found");
+    return KT_S_OK;
+}
+
+static kt_status device_idle(const char *when, kt_err *err)
+{
+    char what[96];
+    snprintf(what, sizeof what, "cudaDeviceSynchronize (%s)", when);
+    return kt_cuda_status(cudaDeviceSynchronize(), what, err);
+}
+
+static const char *support_name(CUpti_Profiler_Support_Level level)
+{
+    switch (level) {
+    case CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED: return "unsupported";
+    case CUPTI_PROFILER_CONFIGURATION_DISABLED: return "disabled";
+    case CUPTI_PROFILER_CONFIGURATION_SUPPORTED: return "supported";
+    default: return "unknown";
+    }
+}
+
+/* The first reason cuptiProfilerDeviceSupported gives, in words. */
+static kt_status device_supported(CUdevice dev, kt_err *err)
+{
+    CUpti_Profiler_DeviceSupported_Params p;
+    const struct {
+        const char *what;
+        size_t offset;
+    } fields[] = {
+        {"the GPU architecture",
+         offsetof(CUpti_Profiler_DeviceSupported_Params, architecture)},
+        {"SLI", offsetof(CUpti_Profiler_DeviceSupported_Params, sli)},
+        {"this virtual GPU",
+         offsetof(CUpti_Profiler_DeviceSupported_Params, vGpu)},
+        {"confidential computing",
+         offsetof(CUpti_Profiler_DeviceSupported_Params, confidentialCompute)},
+        {"a CMP device", offsetof(CUpti_Profiler_DeviceSupported_Params, cmp)},
+        {"WSL", offsetof(CUpti_Profiler_DeviceSupported_Params, wsl)},
+    };
+    kt_status rc;
+
+    memset(&p, 0, sizeof p);
+    p.structSize = CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE;
+    p.cuDevice = dev;
+    p.api = CUPTI_PROFILER_RANGE_PROFILING;
+    if ((rc = KT_CUPTI_TRY(cuptiProfilerDeviceSupported(&p), err)))
+        return rc;
+    if (p.isSupported == CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+        return KT_S_OK;
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; ++i) {
+        CUpti_Profiler_Support_Level level;
+        memcpy(&level, (const char *)&p + fields[i].offset, sizeof level);
+        if (level != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+            return kt_err_set(err, KT_S_UNSUPPORTED,
+                              "no hardware counters: profiling is %s for %s "
+                              "(cuptiProfilerDeviceSupported)",
+                              support_name(level), fields[i].what);
+    }
+    return kt_err_set(err, KT_S_UNSUPPORTED,
+                      "no hardware counters: cuptiProfilerDeviceSupported "
+                      "reports the device as %s (a MIG instance?)",
+                      support_name(p.isSupported));
+}
+
+static kt_status session_close(session *s, kt_err *err)
+{
+    kt_status rc = KT_S_OK, r;
+    kt_err cerr;
+
+    if (s->range_profiler) {
+        CUpti_RangeProfiler_Disable_Params p;
+        memset(&p, 0, sizeof p);
+        p.structSize = CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE;
+        p.pRangeProfilerObject = s->range_profiler;
+        if ((r = KT_CUPTI_TRY(cuptiRangeProfilerDisable(&p), &cerr)) && !rc) {
+            rc = r;
+            if (err)
+                *err = cerr;
+        }
+        s->range_profiler = NULL;
+    }
+    kt_chip_close(s->chip);
+    s->chip = NULL;
+    free(s->availability);
+    s->availability = NULL;
+    if (s->profiler_initialized) {
+        CUpti_Profiler_DeInitialize_Params p;
+        memset(&p, 0, sizeof p);
+        p.structSize = CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE;
+        if ((r = KT_CUPTI_TRY(cuptiProfilerDeInitialize(&p), &cerr)) && !rc) {
+            rc = r;
+            if (err)
+                *err = cerr;
+        }
+        s->profiler_initialized = 0;
+    }
+    return rc;
+}
+
+/* Steps 1-3 of cupti.md up to the host object: the context the runtime
+ * made current, profiler initialisation, device support, chip name and
+ * counter availability. */
+static kt_status session_open(int device, session *s, kt_err *err)
+{
+    PFN_cuCtxGetCurrent_v4000 get_current;
+    PFN_cuCtxGetDevice_v2000 get_device;
+    CUpti_Profiler_Initialize_Params init;
+    CUpti_Device_GetChipName_Params chip;
+    CUpti_Profiler_GetCounterAvailability_Params avail;
+    CUdevice dev = 0;
+    CUresult cu;
+    kt_status rc;
+
+    memset(s, 0, sizeof *s);
+    if ((rc = driver_entry("cuCtxGetCurrent", (void **)&get_current, err)) ||
+        (rc = driver_entry("cuCtxGetDevice", (void **)&get_device, err)) ||
+        (rc = KT_CUDA_TRY(cudaSetDevice(device), err)))
+        return rc;
+    if ((cu = get_current(&s->ctx)) != CUDA_SUCCESS || !s->ctx)
+        return kt_err_set(err, KT_S_CUDA,
+                          "cuCtxGetCurrent: no current CUDA context on device "
+                          "%d (CUresult %d)",
+                          device, (int)cu);
+    if ((cu = get_device(&dev)) != CUDA_SUCCESS)
+        return kt_err_set(err, KT_S_CUDA, "cuCtxGetDevice failed (CUresult %d)",
+                          (int)cu);
+    memset(&init, 0, sizeof init);
+    init.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE;
+    if ((rc = KT_CUPTI_TRY(cuptiProfilerInitialize(&init), err)))
+        return rc;
+    s->profiler_initialized = 1;
+    if ((rc = device_supported(dev, err)))
+        goto fail;
+    memset(&chip, 0, sizeof chip);
+    chip.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE;
+    chip.deviceIndex = (size_t)device;
+    if ((rc = KT_CUPTI_TRY(cuptiDeviceGetChipName(&chip), err)))
+        goto fail;
+    snprintf(s->chip_name, sizeof s->chip_name, "%s", chip.pChipName);
+    memset(&avail, 0, sizeof avail);
+    avail.structSize = CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE;
+    avail.ctx = s->ctx;
+    if ((rc = KT_CUPTI_TRY(cuptiProfilerGetCounterAvailability(&avail), err)))
+        goto fail;
+    s->availability = calloc(avail.counterAvailabilityImageSize + 1, 1);
+    if (!s->availability) {
+        rc = kt_err_set(err, KT_S_NOMEM, "out of memory");
+        goto fail;
+    }
+    avail.pCounterAvailabilityImage = s->availability;
+    if ((rc = KT_CUPTI_TRY(cuptiProfilerGetCounterAvailability(&avail), err)) ||
+        (rc = kt_chip_open(s->chip_name, s->availability, &s->chip, err)))
+        goto fail;
+    return KT_S_OK;
+fail:
+    session_close(s, NULL);
+    return rc;
+}
+
+static kt_status cupti_check(const kt_counter_source *src, int device,
+                             const char *const *names, size_t n, kt_err *err)
+{
+    session s;
+    kt_status rc, rc_close;
+    kt_err cerr;
+    (void)src;
+
+    if ((rc = session_open(device, &s, err)))
+        return rc;
+    rc = kt_chip_check(s.chip, names, n, err);
+    rc_close = session_close(&s, &cerr);
+    if (!rc && rc_close && err)
+        *err = cerr;
+    return rc ? rc : rc_close;
+}
+
+/* Steps 4-6: enable, counter data image, configuration, the passes, decode,
+ * evaluate. */
+static kt_status run_passes(session *s, const kt_counter_target *t,
+                            const char *const *names, size_t n,
+                            const uint8_t *config, size_t config_size,
+                            size_t expected_passes, double *values,
+                            kt_counter_stats *stats, kt_err *err)
+{
+    CUpti_RangeProfiler_Enable_Params enable;
+    CUpti_RangeProfiler_GetCounterDataSize_Params size;
+    CUpti_RangeProfiler_CounterDataImage_Initialize_Params image_init;
+    CUpti_RangeProfiler_SetConfig_Params set;
+    CUpti_RangeProfiler_DecodeData_Params decode;
+    CUpti_RangeProfiler_GetCounterDataInfo_Params info;
+    uint8_t *data = NULL;
+    double t0;
+    int all_submitted = 0;
+    kt_status rc;
+
+    memset(&enable, 0, sizeof enable);
+    enable.structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE;
+    enable.ctx = s->ctx;
+    if ((rc = KT_CUPTI_TRY(cuptiRangeProfilerEnable(&enable), err)))
+        return rc;
+    s->range_profiler = enable.pRangeProfilerObject;
+    memset(&size, 0, sizeof size);
+    size.structSize = CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE;
+    size.pRangeProfilerObject = s->range_profiler;
+    size.pMetricNames = (const char **)names;
+    size.numMetrics = n;
+    size.maxNumOfRanges = 1;
+    size.maxNumRangeTreeNodes = 1;
+    if ((rc = KT_CUPTI_TRY(cuptiRangeProfilerGetCounterDataSize(&size), err)))
+        return rc;
+    data = calloc(size.counterDataSize ? size.counterDataSize : 1, 1);
+    if (!data)
+        return kt_err_set(err, KT_S_NOMEM,
+                          "out of memory for a %zu-byte counter data image",
+                          size.counterDataSize);
+    memset(&image_init, 0, sizeof image_init);
+    image_init.structSize =
+        CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE;
+    image_init.pRangeProfilerObject = s->range_profiler;
+    image_init.counterDataSize = size.counterDataSize;
+    image_init.pCounterData = data;
+    memset(&set, 0, sizeof set);
+    set.structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE;
+    set.pRangeProfilerObject = s->range_profiler;
+    set.configSize = config_size;
+    set.pConfig = config;
+    set.counterDataImageSize = size.counterDataSize;
+    set.pCounterDataImage = data;
+    set.range = CUPTI_UserRange;
+    set.replayMode = CUPTI_UserReplay;
+    set.maxRangesPerPass = 1;
+    set.numNestingLevels = 1;
+    set.minNestingLevel = 1;
+    set.passIndex = 0;
+    set.targetNestingLevel = 1;
+    if ((rc = KT_CUPTI_TRY(
+             cuptiRangeProfilerCounterDataImageInitialize(&image_init), err)) ||
+        (rc = KT_CUPTI_TRY(cuptiRangeProfilerSetConfig(&set), err)))
+        goto done;
+
+    t0 = now_seconds();
+    while (!all_submitted) {
+        CUpti_RangeProfiler_Start_Params start;
+        CUpti_RangeProfiler_PushRange_Params push;
+        CUpti_RangeProfiler_PopRange_Params pop;
+        CUpti_RangeProfiler_Stop_Params stop;
+        int pushed;
+
+        /* A set that never reports completion would replay forever. */
+        if (stats->passes > expected_passes) {
+            rc = kt_err_set(err, KT_S_CUDA,
+                            "the range profiler asked for more than the %zu "
+                            "passes cuptiProfilerHostGetNumOfPasses announced",
+                            expected_passes);
+            goto done;
+        }
+        memset(&start, 0, sizeof start);
+        start.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE;
+        start.pRangeProfilerObject = s->range_profiler;
+        memset(&push, 0, sizeof push);
+        push.structSize = CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE;
+        push.pRangeProfilerObject = s->range_profiler;
+        push.pRangeName = "ktune";
+        memset(&pop, 0, sizeof pop);
+        pop.structSize = CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE;
+        pop.pRangeProfilerObject = s->range_profiler;
+        memset(&stop, 0, sizeof stop);
+        stop.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
+        stop.pRangeProfilerObject = s->range_profiler;
+        /* Inputs restored, L2 flushed and left clean (kt_meter_flush_l2)
+         * outside the range: the range holds the one launch and nothing
+         * else. The device is idle at each range boundary (the profiler's
+         * own markers need not share the launch's stream), and the kernel
+         * has finished before the range closes. */
+        if ((rc = t->prepare(t->ctx, err)) ||
+            (rc = device_idle("after flushing the L2", err)) ||
+            (rc = KT_CUPTI_TRY(cuptiRangeProfilerStart(&start), err)))
+            goto done;
+        pushed = !(rc = KT_CUPTI_TRY(cuptiRangeProfilerPushRange(&push), err));
+        if (pushed && !(rc = device_idle("after opening a range", err)) &&
+            !(rc = t->launch(t->ctx, err)) && !(rc = t->wait(t->ctx, err)))
+            rc = device_idle("after the profiled launch", err);
+        if (rc) {
+            /* Close what was opened so that Disable finds a stopped
+             * profiler. Their own results are dropped on purpose: the
+             * first error is the one the user needs. */
+            kt_err ignored;
+            if (pushed)
+                KT_CUPTI_TRY(cuptiRangeProfilerPopRange(&pop), &ignored);
+            KT_CUPTI_TRY(cuptiRangeProfilerStop(&stop), &ignored);
+            goto done;
+        }
+        if ((rc = KT_CUPTI_TRY(cuptiRangeProfilerPopRange(&pop), err)) ||
+            (rc = KT_CUPTI_TRY(cuptiRangeProfilerStop(&stop), err)) ||
+            (rc = device_idle("after closing a range", err)))
+            goto done;
+        ++stats->passes;
+        all_submitted = stop.isAllPassSubmitted;
+    }
+    stats->passes_s = now_seconds() - t0;
+
+    t0 = now_seconds();
+    memset(&decode, 0, sizeof decode);
+    decode.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE;
+    decode.pRangeProfilerObject = s->range_profiler;
+    if ((rc = KT_CUPTI_TRY(cuptiRangeProfilerDecodeData(&decode), err)))
+        goto done;
+    if (decode.numOfRangeDropped != 0) {
+        rc = kt_err_set(err, KT_S_CUDA,
+                        "cuptiRangeProfilerDecodeData dropped %zu range(s); "
+                        "expected none",
+                        decode.numOfRangeDropped);
+        goto done;
+    }
+    memset(&info, 0, sizeof info);
+    info.structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE;
+    info.pCounterDataImage = data;
+    info.counterDataImageSize = size.counterDataSize;
+    if ((rc = KT_CUPTI_TRY(cuptiRangeProfilerGetCounterDataInfo(&info), err)))
+        goto done;
+    if (info.numTotalRanges != 1) {
+        rc = kt_err_set(err, KT_S_CUDA,
+                        "cuptiRangeProfilerGetCounterDataInfo: %zu ranges in "
+                        "the counter data; expected exactly 1",
+                        info.numTotalRanges);
+        goto done;
+    }
+    rc = kt_chip_evaluate(s->chip, data, size.counterDataSize, 0, names, n,
+                          values, err);
+    stats->evaluate_s = now_seconds() - t0;
+done:
+    free(data);
+    return rc;
+}
+
+static kt_status cupti_collect(const kt_counter_source *src,
+                               const kt_counter_target *t,
+                               const char *const *names, size_t n,
+                               double *values, kt_counter_stats *stats,
+                               kt_err *err)
+{
+    session s;
+    uint8_t *config = NULL;
+    size_t config_size = 0, passes = 0;
+    double t0 = now_seconds();
+    kt_status rc, rc_close;
+    kt_err cerr;
+    (void)src;
+
+    memset(stats, 0, sizeof *stats);
+    if ((rc = session_open(t->device, &s, err)))
+        return rc;
+    rc = kt_chip_config(s.chip, names, n, &config, &config_size, &passes, err);
+    stats->setup_s = now_seconds() - t0;
+    if (!rc)
+        rc = run_passes(&s, t, names, n, config, config_size, passes, values,
+                        stats, err);
+    free(config);
+    rc_close = session_close(&s, &cerr);
+    if (!rc && rc_close && err)
+        *err = cerr;
+    stats->total_s = now_seconds() - t0;
+    return rc ? rc : rc_close;
+}
+
+static const kt_counter_source cupti_source = {"cupti", cupti_check,
+                                               cupti_collect, NULL};
+
+const kt_counter_source *kt_metrics_cupti_source(void)
+{
+    return &cupti_source;
+}

@@ -1,0 +1,340 @@
+#include "tuner/summary.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/derive.h"
+#include "core/instance.h"
+
+void kt_summary_change(const kt_ratio *ratio, char *out, size_t size)
+{
+    snprintf(out, size, "%+.1f%% [%+.1f%%, %+.1f%%]",
+             100.0 * (ratio->ratio - 1), 100.0 * (ratio->lo - 1),
+             100.0 * (ratio->hi - 1));
+}
+
+const kt_tune_entry *kt_summary_entry(const kt_tune_result *r,
+                                      const kt_point *pt)
+{
+    for (size_t i = 0; i < r->num_entries; ++i)
+        if (!r->entries[i].host_checked &&
+            kt_point_equal(&r->entries[i].point, pt))
+            return &r->entries[i];
+    return NULL;
+}
+
+int kt_summary_diagnose(const kt_tune_facts *f, const kt_tune_entry *e,
+                        kt_diagnosis *out, kt_occupancy *occ)
+{
+    kt_profiling_facts pf;
+    pf.dev = &f->space->device;
+    pf.work = f->work;
+    pf.copy_gbs = f->copy_gbs;
+    pf.peak_bw_gbs = f->peak_gbs;
+    pf.peak_gflops = f->cfg ? f->cfg->peak_gflops : 0;
+    return kt_profiling_diagnose(&pf, e->timing.kernel.median, e->profile, out,
+                                 occ);
+}
+
+static void bandwidth_text(const kt_tune_facts *f, double median_us, char *out,
+                           size_t size)
+{
+    kt_derived d;
+    out[0] = '\0';
+    if (!f->work || median_us <= 0 ||
+        f->work->bytes_read + f->work->bytes_written <= 0)
+        return;
+    kt_derive(f->work, median_us, f->copy_gbs, f->peak_gbs, &d);
+    if (f->copy_gbs > 0)
+        snprintf(out, size, "%.1f GB/s, %.1f%% of copy", d.bandwidth_gbs,
+                 d.pct_of_copy);
+    else
+        snprintf(out, size, "%.1f GB/s", d.bandwidth_gbs);
+}
+
+static void print_answer(FILE *out, const kt_tune_facts *f,
+                         const kt_tune_result *r)
+{
+    const kt_tune_final *w = &r->finals[0];
+    char cfg[512], bw[96], change[96];
+    size_t tied = 0;
+
+    kt_point_format(f->op, &w->point, cfg, sizeof cfg);
+    bandwidth_text(f, w->stats.median, bw, sizeof bw);
+    for (size_t i = 1; i < r->num_finals; ++i)
+        tied += r->finals[i].tied;
+    fprintf(out, "\n%s  %s\n", tied ? "best (statistical tie)" : "best", cfg);
+    fprintf(out, "  median %.3f us, 95%% CI [%.3f, %.3f], noise %.2f%%%s%s\n",
+            w->stats.median, w->stats.ci_lo, w->stats.ci_hi,
+            100.0 * w->stats.noise, bw[0] ? ", " : "", bw);
+    if (r->final_measured)
+        fprintf(out,
+                "  from the closing re-measurement of %zu finalists in "
+                "interleaved rounds:\n",
+                r->num_finals);
+    for (size_t i = 1; i < r->num_finals; ++i) {
+        const kt_tune_final *x = &r->finals[i];
+        kt_point_format(f->op, &x->point, cfg, sizeof cfg);
+        kt_summary_change(&x->vs_winner, change, sizeof change);
+        fprintf(out, "    %-8s %s  %.3f us, %s vs best\n",
+                x->tied ? "tied" : "slower", cfg, x->stats.median, change);
+    }
+    if (tied)
+        fprintf(out,
+                "  no measurable difference (min_gain %.1f%%) between the "
+                "best and the %zu configuration(s) marked tied; any of them "
+                "will do\n",
+                100.0 * f->cfg->min_gain, tied);
+}
+
+static void print_path(FILE *out, const kt_tune_facts *f,
+                       const kt_tune_result *r)
+{
+    char cfg[512], change[96];
+    if (!r->num_steps) {
+        if ((strcmp(f->cfg->strategy->name, "one_at_a_time") == 0 ||
+             strcmp(f->cfg->strategy->name, "guided") == 0) &&
+            r->has_best) {
+            /* The start is the first point that ran (the default
+             * configuration, or the random start). */
+            const kt_tune_entry *start = NULL;
+            for (size_t i = 0; i < r->num_entries && !start; ++i)
+                if (!r->entries[i].host_checked &&
+                    r->entries[i].status == KT_EVAL_OK)
+                    start = &r->entries[i];
+            if (start)
+                kt_point_format(f->op, &start->point, cfg, sizeof cfg);
+            fprintf(out,
+                    "\npath (%s): no change beat the start %s beyond the "
+                    "noise\n",
+                    f->cfg->strategy->name, start ? cfg : "?");
+        }
+        return;
+    }
+    fprintf(out,
+            "\npath (%s: each change measured against the incumbent "
+            "in interleaved rounds)\n",
+            f->cfg->strategy->name);
+    kt_point_format(f->op, &r->steps[0].from, cfg, sizeof cfg);
+    fprintf(out, "  start  %s\n", cfg);
+    for (size_t i = 0; i < r->num_steps; ++i) {
+        const kt_tune_step *s = &r->steps[i];
+        char move[200];
+        snprintf(move, sizeof move, "%s %s -> %s", s->dim, s->before, s->after);
+        kt_summary_change(&s->ratio, change, sizeof change);
+        kt_point_format(f->op, &s->to, cfg, sizeof cfg);
+        fprintf(out, "  %2zu  %-30s %-26s => %s\n", i + 1, move, change, cfg);
+    }
+}
+
+static void print_top(FILE *out, const kt_tune_facts *f,
+                      const kt_tune_result *r, int top)
+{
+    size_t n;
+    const kt_tune_entry **list = kt_tune_ranked(r, &n);
+    char cfg[512], bw[96];
+
+    if (!list || !n) {
+        free(list);
+        return;
+    }
+    fprintf(out, "\ntop %zu of %zu measured (each from its own measurement)\n",
+            n < (size_t)top ? n : (size_t)top, n);
+    fprintf(out, "  %4s %12s %25s %7s  %-28s %s\n", "rank", "median us",
+            "95% CI", "noise", "bandwidth", "configuration");
+    for (size_t i = 0; i < n && i < (size_t)top; ++i) {
+        const kt_stats *s = &list[i]->timing.kernel;
+        char ci[64];
+        kt_point_format(f->op, &list[i]->point, cfg, sizeof cfg);
+        bandwidth_text(f, s->median, bw, sizeof bw);
+        snprintf(ci, sizeof ci, "[%.3f, %.3f]", s->ci_lo, s->ci_hi);
+        fprintf(out, "  %4zu %12.3f %25s %6.2f%%  %-28s %s\n", i + 1, s->median,
+                ci, 100.0 * s->noise, bw, cfg);
+    }
+    free(list);
+}
+
+/* A table cell with `decimals` decimals, "-" when not known. */
+static void cell(double v, int decimals, char *out, size_t size)
+{
+    if (isnan(v))
+        snprintf(out, size, "-");
+    else
+        snprintf(out, size, "%.*f", decimals, v);
+}
+
+/* The counters of the top rows that were profiled, and the diagnosis of the
+ * answer. */
+static void print_counters(FILE *out, const kt_tune_facts *f,
+                           const kt_tune_result *r, int top)
+{
+    const kt_profiling_spec *spec = r->profiling;
+    const kt_tune_entry **list;
+    const kt_tune_entry *best;
+    size_t n, shown = 0;
+    char cfg[512];
+
+    if (!spec || !r->profiled)
+        return;
+    list = kt_tune_ranked(r, &n);
+    if (!list)
+        return;
+    fprintf(out,
+            "\ncounters: %zu point(s) profiled (%s%s), from launches of their "
+            "own: no time is taken from them\n",
+            r->profiled,
+            spec->points == KT_PROFILING_OFF
+                ? "the strategy's incumbents"
+                : kt_profiling_points_name(spec->points),
+            spec->points == KT_PROFILING_OFF && spec->for_strategy ? ""
+            : spec->for_strategy ? " and the strategy's incumbents"
+                                 : "");
+    if (r->counters_note[0])
+        fprintf(out, "  no hardware counters: %s\n", r->counters_note);
+    for (size_t i = 0; i < n && (int)i < top; ++i) {
+        const kt_tune_entry *e = list[i];
+        kt_diagnosis d;
+        kt_occupancy occ;
+        char ld[16], st[16], ach[16], theo[16], dram[16], cls[64];
+        int have_occ;
+        if (!e->profile)
+            continue;
+        if (!shown++)
+            fprintf(out, "  %4s %8s %8s %8s %8s %7s  %-24s %s\n", "rank",
+                    "ld s/req", "st s/req", "occ %", "theo %", "DRAM %",
+                    "class", "configuration");
+        have_occ = kt_summary_diagnose(f, e, &d, &occ);
+        cell(e->profile->by_id[KT_M_LD_SECTORS_PER_REQUEST], 2, ld, sizeof ld);
+        cell(e->profile->by_id[KT_M_ST_SECTORS_PER_REQUEST], 2, st, sizeof st);
+        cell(e->profile->by_id[KT_M_ACHIEVED_OCCUPANCY], 1, ach, sizeof ach);
+        cell(have_occ ? occ.theoretical : NAN, 1, theo, sizeof theo);
+        cell(d.dram_pct, 1, dram, sizeof dram);
+        snprintf(cls, sizeof cls, "%s%s%s%s", kt_bound_name(d.bound),
+                 d.unit ? " (" : "", d.unit ? d.unit : "", d.unit ? ")" : "");
+        kt_point_format(f->op, &e->point, cfg, sizeof cfg);
+        fprintf(out, "  %4zu %8s %8s %8s %8s %7s  %-24s %s\n", i + 1, ld, st,
+                ach, theo, dram, cls, cfg);
+    }
+    free(list);
+    if (!shown)
+        fprintf(out, "  none of the top %d was profiled\n", top);
+    best = r->has_best ? kt_summary_entry(r, &r->finals[0].point) : NULL;
+    if (best && best->profile && best->status == KT_EVAL_OK) {
+        kt_diagnosis d;
+        kt_summary_diagnose(f, best, &d, NULL);
+        kt_point_format(f->op, &best->point, cfg, sizeof cfg);
+        fprintf(out, "  best %s: %s%s%s%s: %s\n", cfg, kt_bound_name(d.bound),
+                d.unit ? " (" : "", d.unit ? d.unit : "", d.unit ? ")" : "",
+                d.why);
+        if (d.coalescing[0])
+            fprintf(out, "  coalescing: %s\n", d.coalescing);
+    }
+}
+
+static void print_guide(FILE *out, const kt_tune_result *r)
+{
+    static const char *const rules[3] = {"uncoalesced", "latency", "ceiling"};
+    const kt_tune_guide *g = &r->guide;
+
+    if (!g->ratings)
+        return;
+    fprintf(out,
+            "\nguided: moves rated from %zu incumbent(s): %zu first, %zu "
+            "later, %zu skipped of %zu\n",
+            g->ratings, g->first, g->later, g->skipped, g->moves);
+    for (size_t i = 0; i < 3; ++i)
+        if (g->by_rule[i])
+            fprintf(out, "  %-11s %zu move(s), e.g. %s\n", rules[i],
+                    g->by_rule[i], g->example[i]);
+}
+
+static void print_invalid(FILE *out, const kt_tune_facts *f,
+                          const kt_tune_result *r)
+{
+    size_t by_status[KT_EVAL_TIMEOUT + 1] = {0}, shown = 0;
+    char cfg[512];
+
+    for (size_t i = 0; i < r->num_entries; ++i)
+        if (!r->entries[i].host_checked && r->entries[i].status != KT_EVAL_OK)
+            ++by_status[r->entries[i].status];
+    if (r->host_invalid)
+        fprintf(out,
+                "\n%zu point(s) refused on the host (constraint or device "
+                "limit), never run\n",
+                r->host_invalid);
+    for (int s = KT_EVAL_INVALID; s <= KT_EVAL_TIMEOUT; ++s) {
+        if (!by_status[s])
+            continue;
+        fprintf(out, "%s%zu point(s) %s, skipped:\n", shown ? "" : "\n",
+                by_status[s], kt_eval_status_name((kt_eval_status)s));
+        ++shown;
+        for (size_t i = 0, listed = 0; i < r->num_entries && listed < 3; ++i) {
+            const kt_tune_entry *e = &r->entries[i];
+            if (e->host_checked || e->status != (kt_eval_status)s)
+                continue;
+            kt_point_format(f->op, &e->point, cfg, sizeof cfg);
+            fprintf(out, "  %s: %s\n", cfg, e->reason);
+            ++listed;
+        }
+    }
+}
+
+void kt_summary_print(FILE *out, const kt_tune_facts *f,
+                      const kt_tune_result *r, int top)
+{
+    char sizes[256], budget[128] = "";
+
+    kt_format_sizes(f->op, f->sizes, sizes, sizeof sizes);
+    fprintf(out, "%s  %s  on %s", f->spec, sizes,
+            f->device_name ? f->device_name : "?");
+    if (f->replay)
+        fprintf(out, "  (replay of %s)", f->replay);
+    fprintf(out, "\n");
+    if (f->cfg->max_evals)
+        snprintf(budget, sizeof budget, ", max_evals %zu", f->cfg->max_evals);
+    if (f->cfg->max_seconds > 0) {
+        size_t used = strlen(budget);
+        snprintf(budget + used, sizeof budget - used, ", max_seconds %g",
+                 f->cfg->max_seconds);
+    }
+    fprintf(out, "strategy %s, seed %llu%s; stopped: %s after %.1f s\n",
+            f->cfg->strategy->name, (unsigned long long)f->cfg->seed, budget,
+            r->stop_reason, r->elapsed_s);
+    fprintf(out, "space %llu point(s)", (unsigned long long)f->space->size);
+    if (r->feasible_known)
+        fprintf(out, ", %llu feasible on this device",
+                (unsigned long long)r->feasible);
+    fprintf(out, "; %zu evaluated", r->evaluations);
+    if (r->feasible_known && r->feasible)
+        fprintf(out, " (%.0f%%)",
+                100.0 * (double)r->evaluations / (double)r->feasible);
+    fprintf(out, ", %zu verified and timed", r->measured);
+    if (r->from_journal)
+        fprintf(out, ", %zu from the journal", r->from_journal);
+    fprintf(out, "\n");
+    if (f->journal)
+        fprintf(out, "journal %s\n", f->journal);
+    if (r->has_best)
+        print_answer(out, f, r);
+    else
+        fprintf(out, "\nno valid configuration found%s%s\n",
+                r->note[0] ? ": " : "", r->note);
+    if (f->replay && f->has_optimum) {
+        char cfg[512];
+        kt_point_format(f->op, &f->optimum, cfg, sizeof cfg);
+        fprintf(out, "  recorded optimum %s, %.3f us", cfg,
+                f->optimum_stats.median);
+        if (r->has_best)
+            fprintf(
+                out, " (the answer's recorded time is %+.1f%% off it)",
+                100.0 *
+                    (r->finals[0].stats.median / f->optimum_stats.median - 1));
+        fprintf(out, "\n");
+    }
+    print_path(out, f, r);
+    print_guide(out, r);
+    print_top(out, f, r, top);
+    print_counters(out, f, r, top);
+    print_invalid(out, f, r);
+}
