@@ -20,7 +20,9 @@
 #include "tuner/journal.h"
 #include "tuner/replay.h"
 #include "tuner/summary.h"
+#include "tuner/sweep.h"
 #include "tuner/tune.h"
+#include "tuner/wisdom.h"
 
 static const char help[] =
     "usage: ktune tune CONFIG [--replay FILE] [--resume] [--journal FILE]\n"
@@ -34,7 +36,10 @@ static const char help[] =
     "statistically tied with), the top configurations and the search path.\n"
     "Every evaluation is appended to a journal as it happens.\n\n"
     "  --replay FILE       answer from a recorded journal instead of a GPU\n"
-    "                      (any strategy; the problem is the recording's)\n"
+    "                      (any strategy; the problem is the recording's;\n"
+    "                      repeated: a sweep over the recordings' sizes)\n"
+    "  --wisdom FILE       merge the answer of each size into a wisdom file\n"
+    "                      for applications (docs/wisdom.md)\n"
     "  --resume            continue the journal of a stopped run; finished\n"
     "                      evaluations are not measured again\n"
     "  --journal FILE      the journal ([output] journal; 'none': none)\n"
@@ -52,6 +57,10 @@ static const char help[] =
     "  --check             check the job and describe its space; measure\n"
     "                      nothing (no GPU needed)\n"
     "  --quiet             no summary table on stdout\n\n"
+    "A size written as a list or range in [job] (n = 2^20..2^28 step x4;\n"
+    "m, n = 1024x1024, 4096x4096) is a sweep: one search per size, each\n"
+    "with its own journal (NAME.n1048576.jsonl), then a table per size.\n"
+    "--resume continues every size's journal.\n\n"
     "Strategies ([strategy] name): one_at_a_time (default), exhaustive,\n"
     "random, annealing, genetic, guided (one_at_a_time ordered by the\n"
     "incumbent's hardware counters). A [metrics] section adds counters\n"
@@ -66,6 +75,11 @@ typedef struct tune_args {
     size_t num_sets, num_plugins;
     int resume, in_process, quiet, check;
     double replay_delay;
+    /* Sweeps and wisdom (tuner/sweep.h, tuner/wisdom.h): every --replay
+     * (replay: the current one), and --wisdom FILE. */
+    char **replays;
+    size_t num_replays;
+    const char *wisdom;
 } tune_args;
 
 static int parse_args(int argc, char **argv, tune_args *a, kt_err *err)
@@ -83,6 +97,7 @@ static int parse_args(int argc, char **argv, tune_args *a, kt_err *err)
         {"replay-delay", required_argument, NULL, 'D'},
         {"quiet", no_argument, NULL, 'q'},
         {"check", no_argument, NULL, 'C'},
+        {"wisdom", required_argument, NULL, 'W'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     int opt;
@@ -90,7 +105,11 @@ static int parse_args(int argc, char **argv, tune_args *a, kt_err *err)
     optind = 1;
     while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
         switch (opt) {
-        case 'r': a->replay = optarg; break;
+        case 'r':
+            a->replay = a->replay ? a->replay : optarg;
+            a->replays[a->num_replays++] = optarg;
+            break;
+        case 'W': a->wisdom = optarg; break;
         case 'R': a->resume = 1; break;
         case 'J': a->journal = optarg; break;
         case 'j': a->json = optarg; break;
@@ -178,8 +197,6 @@ static void apply_output_options(const tune_args *a, kt_job *job)
         /* A replay measures nothing new: no journal unless asked. */
         job->journal[0] = '\0';
         job->journal_mode = KT_JOB_JOURNAL_NONE;
-    } else if (!a->resume && job->journal_mode != KT_JOB_JOURNAL_NONE) {
-        next_free_journal(job);
     }
     if (a->json)
         snprintf(job->json, sizeof job->json, "%s", a->json);
@@ -266,7 +283,7 @@ static json_t *strategy_json(const kt_job *job)
 
 /* Creates the journal, or continues it after checking it was written
  * under the same conditions. */
-static kt_status open_journal(const tune_args *a, const kt_job *job,
+static kt_status open_journal(int resume, const kt_job *job,
                               const kt_profiling_spec *prof,
                               json_t *environment, kt_journal *journal,
                               kt_journal_log *log, int *have_log, kt_err *err)
@@ -282,7 +299,7 @@ static kt_status open_journal(const tune_args *a, const kt_job *job,
     *have_log = 0;
     if (prof->points != KT_PROFILING_OFF || prof->for_strategy)
         kt_journal_header_metrics(header, kt_profiling_spec_json(prof));
-    if (!a->resume) {
+    if (!resume) {
         rc = kt_journal_create(journal, job->journal, header, err);
         json_decref(header);
         return rc;
@@ -317,6 +334,14 @@ static void print_check(const kt_job *job)
     kt_format_sizes(job->op, job->sizes, sizes, sizeof sizes);
     printf("%s: %s  %s, input seed %llu\n", job->path, job->spec, sizes,
            (unsigned long long)job->input_seed);
+    if (job->num_sweep > 1) {
+        printf("sweep of %zu sizes, one search each:", job->num_sweep);
+        for (size_t i = 0; i < job->num_sweep; ++i) {
+            kt_format_sizes(job->op, job->sweep[i], sizes, sizeof sizes);
+            printf("%s %s", i ? "," : "", sizes);
+        }
+        printf("\n");
+    }
     printf("space %llu point(s) before device limits:\n",
            (unsigned long long)job->space.size);
     for (size_t s = 0; s < job->space.num_slots; ++s) {
@@ -401,34 +426,332 @@ static kt_status write_outputs(const kt_job *job, const kt_tune_facts *f,
     return rc;
 }
 
-int kt_cmd_tune(int argc, char **argv)
+/* ------------------------------------------------------------- sweeps */
+
+/* What the searches of one run share: the job, the profiling spec, the
+ * calibration (measured once, for the first size), the paths each size
+ * derives its own from, and the rows and answers collected. */
+typedef struct sweep_ctx {
+    const tune_args *a;
+    kt_job *job;
+    kt_profiling_spec prof;
+    int have_calib, calib_tried;
+    kt_calibration calib;
+    size_t num_sizes; /* job->num_sweep, or one per --replay */
+    char journal[PATH_MAX], json[PATH_MAX], csv[PATH_MAX], t4[PATH_MAX];
+    int number_journals; /* an existing journal gets a numbered successor */
+    kt_sweep_row *rows;
+    kt_wisdom_answer *answers;
+    char (*devices)[256];
+    size_t num_rows, num_answers;
+    char *invocation; /* for messages */
+} sweep_ctx;
+
+/* dst: base, or base with size i's tag in a sweep; "" stays "". */
+static void size_path(const sweep_ctx *c, const char *base, char *dst)
 {
-    tune_args a;
-    kt_registry reg;
-    kt_job job;
-    int have_job = 0, have_log = 0, have_calib = 0, rc;
+    if (!base[0] || c->num_sizes == 1)
+        snprintf(dst, PATH_MAX, "%s", base);
+    else
+        kt_sweep_path(base, c->job->op, c->job->sizes, dst, PATH_MAX);
+}
+
+/* Points the job at size i: its sizes (or recording) and file names. */
+static void set_size(sweep_ctx *c, tune_args *a, size_t i)
+{
+    kt_job *job = c->job;
+
+    if (a->num_replays)
+        a->replay = a->replays[i];
+    else
+        memcpy(job->sizes, job->sweep[i], sizeof job->sizes);
+    size_path(c, c->journal, job->journal);
+    size_path(c, c->json, job->json);
+    size_path(c, c->csv, job->csv);
+    size_path(c, c->t4, job->t4);
+    if (c->number_journals)
+        next_free_journal(job);
+}
+
+static void calibrate_once(sweep_ctx *c, kt_evaluator *ev)
+{
+    kt_err err;
+    if (c->calib_tried)
+        return;
+    c->calib_tried = 1;
+    kt_err_clear(&err);
+    c->have_calib = ev->ops->calibration(ev, 0, &c->calib, &err) == KT_S_OK;
+    if (!c->have_calib && !c->a->replay)
+        fprintf(stderr,
+                "ktune: warning: no calibration, so no %% of the copy "
+                "ceiling: %s\n",
+                err.msg);
+}
+
+static json_t *size_environment(sweep_ctx *c, kt_evaluator *ev, int argc,
+                                char **argv)
+{
+    json_t *env = ev->ops->environment(ev);
+    kt_cli_invocation(&argc, &argv);
+    json_object_set_new(env, "host", kt_env_host(argc, argv));
+    json_object_set_new(env, "protocol", kt_env_protocol(&c->job->protocol));
+    if (c->have_calib)
+        json_object_set_new(env, "calibration", kt_calib_to_json(&c->calib));
+    return env;
+}
+
+static void fill_config(const sweep_ctx *c, kt_evaluator *ev, json_t *env,
+                        kt_tune_config *cfg)
+{
+    const kt_job *job = c->job;
+    memset(cfg, 0, sizeof *cfg);
+    cfg->op = job->op;
+    cfg->space = &job->space;
+    cfg->ev = ev;
+    cfg->strategy = job->strategy;
+    memcpy(cfg->options, job->options, sizeof cfg->options);
+    cfg->seed = job->seed;
+    cfg->max_evals = job->max_evals;
+    cfg->max_seconds = job->max_seconds;
+    cfg->finalists = job->finalists;
+    cfg->min_gain = job->min_gain;
+    cfg->protocol = job->protocol;
+    cfg->progress = !c->a->quiet;
+    cfg->profiling = &c->prof;
+    cfg->copy_gbs = c->have_calib ? c->calib.copy_gbs : 0;
+    cfg->peak_bw_gbs = c->have_calib ? c->calib.peak_bw_gbs : 0;
+    cfg->peak_gflops = kt_peak_gflops_fp32(
+        ev->ops->device(ev),
+        json_number_value(
+            json_object_get(json_object_get(env, "device"), "sm_clock_mhz")));
+    cfg->notes = stderr;
+}
+
+static void fill_facts(const sweep_ctx *c, kt_evaluator *ev, json_t *env,
+                       const kt_tune_config *cfg, kt_tune_facts *f)
+{
+    const kt_job *job = c->job;
+    memset(f, 0, sizeof *f);
+    f->spec = job->spec;
+    f->plugin = job->plugin;
+    f->op = job->op;
+    f->space = &job->space;
+    f->sizes = job->sizes;
+    f->cfg = cfg;
+    f->device_name = ev->ops->device(ev)->name;
+    f->work = ev->ops->work(ev);
+    f->copy_gbs = c->have_calib ? c->calib.copy_gbs : 0;
+    f->peak_gbs = c->have_calib ? c->calib.peak_bw_gbs : 0;
+    f->environment = env;
+    f->journal = cfg->journal ? job->journal : NULL;
+    if (c->a->replay) {
+        f->replay = c->a->replay;
+        f->has_optimum = kt_replay_optimum(ev, &job->space, &f->optimum,
+                                           &f->optimum_stats, NULL) == KT_S_OK;
+    }
+}
+
+/* The row of the table and, with an answer, the wisdom entry. */
+static void record_size(sweep_ctx *c, kt_evaluator *ev, const kt_tune_facts *f,
+                        const kt_tune_result *r)
+{
+    const kt_device *dev = ev->ops->device(ev);
+    kt_sweep_row *row = &c->rows[c->num_rows++];
+    kt_wisdom_answer *w;
+
+    kt_sweep_row_fill(f, r, row);
+    if (!row->has_best)
+        return;
+    w = &c->answers[c->num_answers];
+    snprintf(c->devices[c->num_answers], sizeof c->devices[0], "%s",
+             dev->name ? dev->name : "?");
+    w->spec = c->job->spec;
+    w->plugin = c->job->plugin;
+    w->op = c->job->op;
+    w->device_name = c->devices[c->num_answers++];
+    w->cc_major = dev->cc_major;
+    w->cc_minor = dev->cc_minor;
+    w->sizes = row->sizes;
+    w->point = row->best;
+    w->time_us = row->stats.median;
+    w->ci_lo_us = row->stats.ci_lo;
+    w->ci_hi_us = row->stats.ci_hi;
+}
+
+/* A resumed sweep continues each size's journal; a size the stopped run
+ * never reached has none yet and starts one. */
+static int resumes(const sweep_ctx *c)
+{
+    if (!c->a->resume)
+        return 0;
+    if (c->num_sizes > 1 && access(c->job->journal, F_OK) != 0) {
+        fprintf(stderr, "ktune: --resume: no journal %s yet: starting it\n",
+                c->job->journal);
+        return 0;
+    }
+    return 1;
+}
+/* One search: the job at its current size. *fatal is set when the sweep
+ * cannot go on (no evaluator, a journal or evaluator failure); a search
+ * that found nothing valid lets the next size run. */
+static int tune_size(sweep_ctx *c, int argc, char **argv, int *fatal)
+{
+    const tune_args *a = c->a;
+    kt_job *job = c->job;
     kt_evaluator *ev = NULL;
     kt_journal journal = {.fd = -1};
     kt_journal_log log;
     kt_tune_config cfg;
     kt_tune_result result;
     kt_tune_facts facts;
-    kt_calibration calib;
-    kt_profiling_spec prof;
     const char *unavailable = NULL;
     char why[1024] = "";
     json_t *env = NULL;
+    int have_log = 0, rc = KT_EXIT_FAILURE;
     kt_err err;
     kt_status st;
 
-    memset(&a, 0, sizeof a);
     memset(&log, 0, sizeof log);
     memset(&result, 0, sizeof result);
+    kt_err_clear(&err);
+    *fatal = 1;
+    if (open_evaluator(a, job, &c->prof, &ev, &err) ||
+        check_counters(ev, job, &c->prof, why, sizeof why, &unavailable,
+                       &err)) {
+        rc = kt_cli_fail(&err);
+        goto done;
+    }
+    if (a->replay)
+        take_recorded_problem(job, ev, a->replay);
+    kt_space_bind(&job->space, job->sizes, job->input_seed,
+                  ev->ops->device(ev));
+    calibrate_once(c, ev);
+    env = size_environment(c, ev, argc, argv);
+    if (job->journal_mode != KT_JOB_JOURNAL_NONE &&
+        open_journal(resumes(c), job, &c->prof, env, &journal, &log, &have_log,
+                     &err)) {
+        rc = kt_cli_fail(&err);
+        goto done;
+    }
+    fill_config(c, ev, env, &cfg);
+    cfg.journal = journal.fd >= 0 ? &journal : NULL;
+    cfg.resume = have_log ? &log : NULL;
+    cfg.counters_unavailable = unavailable;
+    if ((st = kt_tune_run(&cfg, &result, &err))) {
+        fprintf(stderr, "ktune: %s\n", err.msg);
+        if (cfg.journal)
+            fprintf(stderr,
+                    "ktune: the journal %s holds every evaluation so far; "
+                    "continue with: ktune tune %s --resume%s%s\n",
+                    job->journal, a->config, a->journal ? " --journal " : "",
+                    a->journal ? a->journal : "");
+        rc = kt_status_exit_code(st);
+        goto done;
+    }
+    fill_facts(c, ev, env, &cfg, &facts);
+    if (!a->quiet)
+        kt_summary_print(stdout, &facts, &result, job->top);
+    if (write_outputs(job, &facts, &result, &err)) {
+        rc = kt_cli_fail(&err);
+        goto done;
+    }
+    record_size(c, ev, &facts, &result);
+    *fatal = 0;
+    rc = KT_EXIT_OK;
+    if (!result.has_best) {
+        fprintf(stderr,
+                "ktune: no configuration of %s verified and timed (%zu "
+                "evaluated)%s%s\n",
+                job->spec, result.evaluations, result.note[0] ? ": " : "",
+                result.note);
+        rc = KT_EXIT_FAILURE;
+    }
+done:
+    kt_tune_result_free(&result);
+    if (journal.fd >= 0)
+        kt_journal_close(&journal);
+    if (have_log)
+        kt_journal_log_free(&log);
+    json_decref(env);
+    if (ev)
+        ev->ops->close(ev);
+    return rc;
+}
+
+/* --wisdom: the answers found, merged; a failure here fails the run. */
+static int merge_wisdom(const sweep_ctx *c)
+{
+    size_t added = 0, replaced = 0;
+    kt_err err;
+
+    if (!c->a->wisdom)
+        return KT_EXIT_OK;
+    kt_err_clear(&err);
+    if (kt_wisdom_merge(c->a->wisdom, c->answers, c->num_answers, &added,
+                        &replaced, &err))
+        return kt_cli_fail(&err);
+    fprintf(c->a->quiet ? stderr : stdout,
+            "\nwisdom %s: %zu answer(s) added, %zu replaced\n", c->a->wisdom,
+            added, replaced);
+    return KT_EXIT_OK;
+}
+
+/* Every size in turn; the table and the wisdom at the end. */
+static int run_sweep(sweep_ctx *c, tune_args *a, int argc, char **argv)
+{
+    int rc = KT_EXIT_OK, fatal = 0;
+
+    c->rows = calloc(c->num_sizes, sizeof *c->rows);
+    c->answers = calloc(c->num_sizes, sizeof *c->answers);
+    c->devices = calloc(c->num_sizes, sizeof *c->devices);
+    if (!c->rows || !c->answers || !c->devices) {
+        fprintf(stderr, "ktune: out of memory\n");
+        return KT_EXIT_FAILURE;
+    }
+    for (size_t i = 0; i < c->num_sizes && !fatal; ++i) {
+        int one;
+        set_size(c, a, i);
+        if (c->num_sizes > 1 && !a->quiet)
+            printf("%s=== size %zu of %zu ===\n", i ? "\n" : "", i + 1,
+                   c->num_sizes);
+        one = tune_size(c, argc, argv, &fatal);
+        rc = one > rc ? one : rc;
+    }
+    if (c->num_sizes > 1 && c->num_rows && !a->quiet)
+        kt_sweep_print(stdout, c->job->spec, c->job->op,
+                       c->num_answers ? c->devices[0] : NULL, c->rows,
+                       c->num_rows);
+    if (c->num_answers) {
+        int w = merge_wisdom(c);
+        rc = w > rc ? w : rc;
+    }
+    return rc;
+}
+
+static void sweep_free(sweep_ctx *c)
+{
+    free(c->rows);
+    free(c->answers);
+    free(c->devices);
+}
+
+int kt_cmd_tune(int argc, char **argv)
+{
+    tune_args a;
+    kt_registry reg;
+    kt_job job;
+    sweep_ctx c;
+    int have_job = 0, rc;
+    kt_err err;
+
+    memset(&a, 0, sizeof a);
+    memset(&c, 0, sizeof c);
     kt_err_clear(&err);
     kt_registry_init(&reg);
     a.sets = calloc((size_t)argc + 1, sizeof *a.sets);
     a.plugins = calloc((size_t)argc + 1, sizeof *a.plugins);
-    if (!a.sets || !a.plugins) {
+    a.replays = calloc((size_t)argc + 1, sizeof *a.replays);
+    if (!a.sets || !a.plugins || !a.replays) {
         kt_err_set(&err, KT_S_NOMEM, "out of memory");
         rc = kt_cli_fail(&err);
         goto done;
@@ -455,124 +778,28 @@ int kt_cmd_tune(int argc, char **argv)
                                         "--journal FILE");
         goto done;
     }
-    if (kt_profiling_effective(&job.metrics, job.strategy->uses_counters, &prof,
-                               &err) ||
-        open_evaluator(&a, &job, &prof, &ev, &err) ||
-        check_counters(ev, &job, &prof, why, sizeof why, &unavailable, &err)) {
+    if (kt_profiling_effective(&job.metrics, job.strategy->uses_counters,
+                               &c.prof, &err)) {
         rc = kt_cli_fail(&err);
         goto done;
     }
-    if (a.replay)
-        take_recorded_problem(&job, ev, a.replay);
-    kt_space_bind(&job.space, job.sizes, job.input_seed, ev->ops->device(ev));
-    st = ev->ops->calibration(ev, 0, &calib, &err);
-    have_calib = st == KT_S_OK;
-    if (!have_calib && !a.replay)
-        fprintf(stderr,
-                "ktune: warning: no calibration, so no %% of the copy "
-                "ceiling: %s\n",
-                err.msg);
-    kt_err_clear(&err);
-    env = ev->ops->environment(ev);
-    {
-        int full_argc = argc;
-        char **full_argv = argv;
-        kt_cli_invocation(&full_argc, &full_argv);
-        json_object_set_new(env, "host", kt_env_host(full_argc, full_argv));
-    }
-    json_object_set_new(env, "protocol", kt_env_protocol(&job.protocol));
-    if (have_calib)
-        json_object_set_new(env, "calibration", kt_calib_to_json(&calib));
-    if (job.journal_mode != KT_JOB_JOURNAL_NONE &&
-        open_journal(&a, &job, &prof, env, &journal, &log, &have_log, &err)) {
-        rc = kt_cli_fail(&err);
-        goto done;
-    }
-
-    memset(&cfg, 0, sizeof cfg);
-    cfg.op = job.op;
-    cfg.space = &job.space;
-    cfg.ev = ev;
-    cfg.strategy = job.strategy;
-    memcpy(cfg.options, job.options, sizeof cfg.options);
-    cfg.seed = job.seed;
-    cfg.max_evals = job.max_evals;
-    cfg.max_seconds = job.max_seconds;
-    cfg.finalists = job.finalists;
-    cfg.min_gain = job.min_gain;
-    cfg.protocol = job.protocol;
-    cfg.journal = journal.fd >= 0 ? &journal : NULL;
-    cfg.resume = have_log ? &log : NULL;
-    cfg.progress = !a.quiet;
-    cfg.profiling = &prof;
-    cfg.counters_unavailable = unavailable;
-    cfg.copy_gbs = have_calib ? calib.copy_gbs : 0;
-    cfg.peak_bw_gbs = have_calib ? calib.peak_bw_gbs : 0;
-    cfg.peak_gflops = kt_peak_gflops_fp32(
-        ev->ops->device(ev),
-        json_number_value(
-            json_object_get(json_object_get(env, "device"), "sm_clock_mhz")));
-    cfg.notes = stderr;
-    st = kt_tune_run(&cfg, &result, &err);
-    if (st) {
-        fprintf(stderr, "ktune: %s\n", err.msg);
-        if (cfg.journal)
-            fprintf(stderr,
-                    "ktune: the journal %s holds every evaluation so far; "
-                    "continue with: ktune tune %s --resume --journal %s\n",
-                    job.journal, a.config, job.journal);
-        rc = kt_status_exit_code(st);
-        goto done;
-    }
-
-    memset(&facts, 0, sizeof facts);
-    facts.spec = job.spec;
-    facts.plugin = job.plugin;
-    facts.op = job.op;
-    facts.space = &job.space;
-    facts.sizes = job.sizes;
-    facts.cfg = &cfg;
-    facts.device_name = ev->ops->device(ev)->name;
-    facts.work = ev->ops->work(ev);
-    facts.copy_gbs = have_calib ? calib.copy_gbs : 0;
-    facts.peak_gbs = have_calib ? calib.peak_bw_gbs : 0;
-    facts.environment = env;
-    facts.journal = cfg.journal ? job.journal : NULL;
-    if (a.replay) {
-        facts.replay = a.replay;
-        facts.has_optimum =
-            kt_replay_optimum(ev, &job.space, &facts.optimum,
-                              &facts.optimum_stats, NULL) == KT_S_OK;
-    }
-    if (!a.quiet)
-        kt_summary_print(stdout, &facts, &result, job.top);
-    if (write_outputs(&job, &facts, &result, &err)) {
-        rc = kt_cli_fail(&err);
-        goto done;
-    }
-    if (!result.has_best) {
-        fprintf(stderr,
-                "ktune: no configuration of %s verified and timed (%zu "
-                "evaluated)%s%s\n",
-                job.spec, result.evaluations, result.note[0] ? ": " : "",
-                result.note);
-        rc = KT_EXIT_FAILURE;
-        goto done;
-    }
-    rc = KT_EXIT_OK;
+    c.a = &a;
+    c.job = &job;
+    c.num_sizes = a.num_replays ? a.num_replays : job.num_sweep;
+    memcpy(c.journal, job.journal, sizeof c.journal);
+    memcpy(c.json, job.json, sizeof c.json);
+    memcpy(c.csv, job.csv, sizeof c.csv);
+    memcpy(c.t4, job.t4, sizeof c.t4);
+    c.number_journals =
+        !a.journal && !a.resume && job.journal_mode != KT_JOB_JOURNAL_NONE;
+    rc = run_sweep(&c, &a, argc, argv);
 done:
-    kt_tune_result_free(&result);
-    if (journal.fd >= 0)
-        kt_journal_close(&journal);
-    if (have_log)
-        kt_journal_log_free(&log);
-    json_decref(env);
-    if (ev)
-        ev->ops->close(ev);
+    sweep_free(&c);
     if (have_job)
         kt_job_free(&job);
     kt_registry_free(&reg);
     free(a.sets);
     free(a.plugins);
+    free(a.replays);
     return rc;
 }
