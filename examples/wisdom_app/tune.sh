@@ -45,15 +45,16 @@ cd "$out"
 rm -f app.wisdom.jsonl
 for job in vadd gemv; do
     step "ktune tune $job.ini --wisdom app.wisdom.jsonl"
+    # A size without an answer (exit 1) leaves the others' answers merged.
     "$ktune" tune "$here/$job.ini" --plugin "$plugin" --wisdom app.wisdom.jsonl \
-        "${tune_args[@]}" >"tune-$job.txt"
+        "${tune_args[@]}" >"tune-$job.txt" || echo "ktune tune exit $?"
     # The per-size table is the last thing the run prints.
     sed -n '/^sweep:/,$p' "tune-$job.txt"
 done
 
 step "ktune wisdom show / check"
 "$ktune" wisdom show app.wisdom.jsonl
-"$ktune" wisdom check app.wisdom.jsonl --plugin "$plugin"
+"$ktune" wisdom check app.wisdom.jsonl --plugin "$plugin" || true
 
 step "the application without wisdom: its defaults"
 "$build/wisdom_app" "${app_args[@]}" | tee app-defaults.txt
