@@ -16,13 +16,21 @@
 
 typedef struct kt_sel_chunk kt_sel_chunk;
 
+/* What the lookup needs of an entry, computed once: log2 of each size and
+ * their sum (the log of the problem's volume). */
+typedef struct kt_sel_logs {
+    const double *log2;
+    double volume;
+} kt_sel_logs;
+
 struct kt_select_wisdom {
     kt_sel_chunk *chunks; /* the arena */
     const char **strings; /* the intern table (open addressing) */
     size_t num_strings, string_slots;
     kt_select_entry *entries;
     size_t num_entries, cap_entries;
-    size_t *by_op; /* entry indices sorted by (operator, device, sizes) */
+    size_t *by_op;     /* entry indices sorted by (operator, device, sizes) */
+    kt_sel_logs *logs; /* per entry, in file order */
 };
 
 /* Orders entries by operator, device (case-insensitive), sizes. */

@@ -370,6 +370,29 @@ static int sort_index(size_t *idx, size_t n, const kt_select_entry *e)
     return 0;
 }
 
+/* log2 of every size, for the distance of the nearest-size rule. */
+static int build_logs(reader *rd)
+{
+    kt_select_wisdom *w = rd->w;
+
+    w->logs = malloc((w->num_entries ? w->num_entries : 1) * sizeof *w->logs);
+    if (!w->logs)
+        return fail(rd, KT_SELECT_ENOMEM, "out of memory");
+    for (size_t i = 0; i < w->num_entries; ++i) {
+        const kt_select_entry *e = &w->entries[i];
+        double *l = arena_alloc(w, e->num_sizes * sizeof *l);
+        if (!l)
+            return fail(rd, KT_SELECT_ENOMEM, "out of memory");
+        w->logs[i].volume = 0;
+        for (size_t d = 0; d < e->num_sizes; ++d) {
+            l[d] = log2((double)e->sizes[d]);
+            w->logs[i].volume += l[d];
+        }
+        w->logs[i].log2 = l;
+    }
+    return KT_SELECT_OK;
+}
+
 /* The lookup index, and one entry per key. */
 static int build_index(reader *rd)
 {
@@ -431,7 +454,9 @@ static int parse_lines(reader *rd, const char *data, size_t size)
                     "the header counts %lld entries, the file holds %zu "
                     "(truncated?)",
                     expected, rd->w->num_entries);
-    return rc ? rc : build_index(rd);
+    if (!rc)
+        rc = build_index(rd);
+    return rc ? rc : build_logs(rd);
 }
 
 /* ------------------------------------------------------------ public */
@@ -519,6 +544,7 @@ void kt_select_close(kt_select_wisdom *w)
     free(w->strings);
     free(w->entries);
     free(w->by_op);
+    free(w->logs);
     free(w);
 }
 

@@ -45,13 +45,19 @@ static int parse_cc(const char *s, int *major, int *minor)
     return 1;
 }
 
-/* The first index of by_op whose entry has operator op. */
-static size_t first_of(const kt_select_wisdom *w, const char *op)
+/* The first index of by_op whose entry sorts at or after (op, device);
+ * device NULL: the first of op. */
+static size_t lower_bound(const kt_select_wisdom *w, const char *op,
+                          const char *device)
 {
     size_t lo = 0, hi = w->num_entries;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (strcmp(w->entries[w->by_op[mid]].op, op) < 0)
+        const kt_select_entry *e = &w->entries[w->by_op[mid]];
+        int c = strcmp(e->op, op);
+        if (!c && device)
+            c = strcasecmp(e->device, device);
+        if (c < 0)
             lo = mid + 1;
         else
             hi = mid;
@@ -59,34 +65,39 @@ static size_t first_of(const kt_select_wisdom *w, const char *op)
     return lo;
 }
 
-static double distance_of(const kt_select_entry *e, const int64_t *sizes)
+/* The distance of entry i from the wanted sizes (logs of them). */
+static double distance_of(const kt_select_wisdom *w, size_t i,
+                          const double *want, size_t n)
 {
     double d = 0;
-    for (size_t i = 0; i < e->num_sizes; ++i)
-        d += fabs(log2((double)sizes[i]) - log2((double)e->sizes[i]));
+    for (size_t k = 0; k < n; ++k)
+        d += fabs(want[k] - w->logs[i].log2[k]);
     return d;
 }
 
-static double log_volume(const kt_select_entry *e)
-{
-    double v = 0;
-    for (size_t i = 0; i < e->num_sizes; ++i)
-        v += log2((double)e->sizes[i]);
-    return v;
-}
+/* The best of a candidate and the best so far by the rule's order:
+ * distance, then the larger problem, then file order. */
+typedef struct best {
+    size_t index; /* into entries */
+    double distance;
+    int found;
+} best;
 
-/* 1 when e beats best for the rule's order (distance, then the larger
- * problem, then file order). */
-static int better(const kt_select_entry *e, double d,
-                  const kt_select_entry *best, double best_d)
+static void consider(const kt_select_wisdom *w, size_t i, const double *want,
+                     size_t n, best *b)
 {
-    if (!best || d < best_d)
-        return 1;
-    if (d > best_d)
-        return 0;
-    if (log_volume(e) != log_volume(best))
-        return log_volume(e) > log_volume(best);
-    return e->line < best->line;
+    double d = distance_of(w, i, want, n);
+    int better = !b->found || d < b->distance;
+    if (b->found && d == b->distance) {
+        double v = w->logs[i].volume, bv = w->logs[b->index].volume;
+        better =
+            v != bv ? v > bv : w->entries[i].line < w->entries[b->index].line;
+    }
+    if (better) {
+        b->index = i;
+        b->distance = d;
+        b->found = 1;
+    }
 }
 
 static void fill(kt_select_config *out, const kt_select_entry *e,
@@ -100,47 +111,47 @@ static void fill(kt_select_config *out, const kt_select_entry *e,
     out->params = e->params;
 }
 
-/* The nearest entry of op with num_sizes sizes on device name (tier 1) or,
- * failing that, of compute capability major.minor (tier 2; major < 0:
+/* The nearest entry of op with n sizes on device name (tier 1: the entries
+ * of that name are contiguous in the index) or, failing that, of compute
+ * capability major.minor (tier 2, a scan of op's entries; major < 0:
  * none). */
 static int choose(const kt_select_wisdom *w, const char *op, const char *name,
                   int major, int minor, const int64_t *sizes, size_t n,
                   kt_select_config *out)
 {
-    const kt_select_entry *best[2] = {NULL, NULL};
-    double best_d[2] = {0, 0};
+    double want[KT_SELECT_MAX_SIZES];
+    best b = {0, 0, 0};
+    size_t k;
 
-    for (size_t k = first_of(w, op); k < w->num_entries; ++k) {
+    for (size_t d = 0; d < n; ++d)
+        want[d] = log2((double)sizes[d]);
+    for (k = name ? lower_bound(w, op, name) : w->num_entries;
+         k < w->num_entries; ++k) {
         const kt_select_entry *e = &w->entries[w->by_op[k]];
-        int tier;
-        double d;
-        if (strcmp(e->op, op) != 0)
+        if (strcmp(e->op, op) != 0 || strcasecmp(e->device, name) != 0)
             break;
-        if (e->num_sizes != n)
-            continue;
-        if (name && strcasecmp(e->device, name) == 0)
-            tier = 0;
-        else if (major >= 0 && e->cc_major == major && e->cc_minor == minor)
-            tier = 1;
-        else
-            continue;
-        d = distance_of(e, sizes);
-        if (better(e, d, best[tier], best_d[tier])) {
-            best[tier] = e;
-            best_d[tier] = d;
-        }
+        if (e->num_sizes == n)
+            consider(w, w->by_op[k], want, n, &b);
     }
-    if (best[0]) {
-        int exact = best_d[0] == 0;
-        fill(out, best[0],
-             exact ? KT_SELECT_MATCH_EXACT : KT_SELECT_MATCH_DEVICE, best_d[0]);
+    if (b.found) {
+        int exact = b.distance == 0;
+        fill(out, &w->entries[b.index],
+             exact ? KT_SELECT_MATCH_EXACT : KT_SELECT_MATCH_DEVICE,
+             b.distance);
         return exact ? KT_SELECT_OK : KT_SELECT_NEAREST;
     }
-    if (best[1]) {
-        fill(out, best[1], KT_SELECT_MATCH_CC, best_d[1]);
-        return KT_SELECT_NEAREST;
+    for (k = major >= 0 ? lower_bound(w, op, NULL) : w->num_entries;
+         k < w->num_entries; ++k) {
+        const kt_select_entry *e = &w->entries[w->by_op[k]];
+        if (strcmp(e->op, op) != 0)
+            break;
+        if (e->num_sizes == n && e->cc_major == major && e->cc_minor == minor)
+            consider(w, w->by_op[k], want, n, &b);
     }
-    return KT_SELECT_NO_WISDOM;
+    if (!b.found)
+        return KT_SELECT_NO_WISDOM;
+    fill(out, &w->entries[b.index], KT_SELECT_MATCH_CC, b.distance);
+    return KT_SELECT_NEAREST;
 }
 
 static int check_query(const char *op, const int64_t *sizes, size_t n)
