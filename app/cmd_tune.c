@@ -591,6 +591,18 @@ static int resumes(const sweep_ctx *c)
     }
     return 1;
 }
+/* KT_EXIT_OK when the search has an answer; else says so. */
+static int answered(const kt_job *job, const kt_tune_result *r)
+{
+    if (r->has_best)
+        return KT_EXIT_OK;
+    fprintf(stderr,
+            "ktune: no configuration of %s verified and timed (%zu "
+            "evaluated)%s%s\n",
+            job->spec, r->evaluations, r->note[0] ? ": " : "", r->note);
+    return KT_EXIT_FAILURE;
+}
+
 /* One search: the job at its current size. *fatal is set when the sweep
  * cannot go on (no evaluator, a journal or evaluator failure); a search
  * that found nothing valid lets the next size run. */
@@ -639,12 +651,13 @@ static int tune_size(sweep_ctx *c, int argc, char **argv, int *fatal)
     cfg.counters_unavailable = unavailable;
     if ((st = kt_tune_run(&cfg, &result, &err))) {
         fprintf(stderr, "ktune: %s\n", err.msg);
+        /* A sweep resumes every size's journal from the base name. */
         if (cfg.journal)
             fprintf(stderr,
                     "ktune: the journal %s holds every evaluation so far; "
-                    "continue with: ktune tune %s --resume%s%s\n",
-                    job->journal, a->config, a->journal ? " --journal " : "",
-                    a->journal ? a->journal : "");
+                    "continue with: ktune tune %s --resume --journal %s\n",
+                    job->journal, a->config,
+                    c->num_sizes > 1 ? c->journal : job->journal);
         rc = kt_status_exit_code(st);
         goto done;
     }
@@ -657,15 +670,7 @@ static int tune_size(sweep_ctx *c, int argc, char **argv, int *fatal)
     }
     record_size(c, ev, &facts, &result);
     *fatal = 0;
-    rc = KT_EXIT_OK;
-    if (!result.has_best) {
-        fprintf(stderr,
-                "ktune: no configuration of %s verified and timed (%zu "
-                "evaluated)%s%s\n",
-                job->spec, result.evaluations, result.note[0] ? ": " : "",
-                result.note);
-        rc = KT_EXIT_FAILURE;
-    }
+    rc = answered(job, &result);
 done:
     kt_tune_result_free(&result);
     if (journal.fd >= 0)
