@@ -19,14 +19,11 @@ static size_t times_sign(const char *s)
     return 0;
 }
 
-static char *trim(char *s)
+/* s past its leading blanks (kt_parse_i64 allows blanks around numbers). */
+static char *skip_blanks(char *s)
 {
-    char *end;
     while (isspace((unsigned char)*s))
         ++s;
-    end = s + strlen(s);
-    while (end > s && isspace((unsigned char)end[-1]))
-        *--end = '\0';
     return s;
 }
 
@@ -53,28 +50,26 @@ static kt_status push(int64_t **values, size_t *n, size_t *cap, int64_t v,
 static kt_status parse_range(char *text, int64_t **values, size_t *n,
                              size_t *cap, kt_err *err)
 {
-    char *dots = strstr(text, ".."), *step, *k;
+    char *dots = strstr(text, ".."), *step = strstr(dots + 2, "step"), *k;
     int64_t lo, hi, by;
     int times = 0;
 
-    *dots = '\0';
-    step = strstr(dots + 2, "step");
     if (!step)
         return kt_err_set(err, KT_S_INPUT,
-                          "'%s..%s': a range needs a step, e.g. "
-                          "2^20..2^28 step x4 (times 4) or 1000..5000 "
-                          "step +1000",
-                          trim(text), trim(dots + 2));
+                          "'%s': a range needs a step, e.g. 2^20..2^28 step "
+                          "x4 (times 4) or 1000..5000 step +1000",
+                          text);
+    *dots = '\0';
     *step = '\0';
-    k = trim(step + 4);
+    k = skip_blanks(step + 4);
     if (times_sign(k)) {
         times = 1;
-        k = trim(k + times_sign(k));
+        k += times_sign(k);
     } else if (*k == '+') {
-        k = trim(k + 1);
+        ++k;
     }
-    if (kt_parse_i64(trim(text), "range start", &lo, err) ||
-        kt_parse_i64(trim(dots + 2), "range end", &hi, err) ||
+    if (kt_parse_i64(text, "range start", &lo, err) ||
+        kt_parse_i64(dots + 2, "range end", &hi, err) ||
         kt_parse_i64(k, "step", &by, err))
         return KT_S_INPUT;
     if (lo > hi)
@@ -124,7 +119,7 @@ static kt_status parse_tuple(char *item, size_t dims, int64_t **values,
         {
             char keep = *c;
             *c = '\0';
-            rc = kt_parse_i64(trim(start), "size", &v, err);
+            rc = kt_parse_i64(start, "size", &v, err);
             *c = keep;
         }
         if (rc || (rc = push(values, n, cap, v, dims, err)))

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "core/version.h"
 
 /* One line to write, with the key it sorts and merges by. */
@@ -99,36 +100,8 @@ static void put_times(json_t *o, double t, double lo, double hi)
         json_object_set_new(o, "ci_us", json_pack("[f,f]", lo, hi));
 }
 
-json_t *kt_wisdom_answer_json(const kt_wisdom_answer *a, const char *date)
-{
-    const kt_variant *v = &a->op->variants[a->point.variant];
-    json_t *o = json_object(), *sizes = json_object(), *params = json_object();
-    char cc[16];
-
-    snprintf(cc, sizeof cc, "%d.%d", a->cc_major, a->cc_minor);
-    for (uint32_t i = 0; i < a->op->num_sizes; ++i)
-        json_object_set_new(sizes, a->op->sizes[i].name,
-                            json_integer(a->sizes[i]));
-    for (uint32_t i = 0; i < v->num_params && i < a->point.count; ++i)
-        json_object_set_new(params, v->params[i].name,
-                            json_integer(a->point.values[i]));
-    json_object_set_new(o, "operator", json_string(a->spec));
-    json_object_set_new(
-        o, "plugin_version",
-        json_string(a->plugin->desc.version ? a->plugin->desc.version : ""));
-    json_object_set_new(o, "device", json_string(a->device_name));
-    json_object_set_new(o, "cc", json_string(cc));
-    json_object_set_new(o, "sizes", sizes);
-    json_object_set_new(o, "variant", json_string(v->id));
-    json_object_set_new(o, "params", params);
-    put_times(o, a->time_us, a->ci_lo_us, a->ci_hi_us);
-    json_object_set_new(o, "ktune", json_string(KT_VERSION));
-    json_object_set_new(o, "date", json_string(date));
-    return o;
-}
-
-/* An entry read back, as the same line (fields the format does not know
- * are not kept). */
+/* An entry as its line (fields the format does not know are not kept:
+ * an entry read back is written as the same line). */
 static json_t *entry_json(const kt_select_entry *e)
 {
     json_t *o = json_object(), *sizes = json_object(), *params = json_object();
@@ -151,6 +124,39 @@ static json_t *entry_json(const kt_select_entry *e)
     json_object_set_new(o, "ktune", json_string(e->ktune_version));
     json_object_set_new(o, "date", json_string(e->date));
     return o;
+}
+
+json_t *kt_wisdom_answer_json(const kt_wisdom_answer *a, const char *date)
+{
+    const kt_variant *v = &a->op->variants[a->point.variant];
+    const char *size_names[KT_MAX_SIZES];
+    kt_select_param params[KT_MAX_PARAMS];
+    kt_select_entry e;
+
+    memset(&e, 0, sizeof e);
+    for (uint32_t i = 0; i < a->op->num_sizes; ++i)
+        size_names[i] = a->op->sizes[i].name;
+    for (uint32_t i = 0; i < v->num_params && i < a->point.count; ++i) {
+        params[i].name = v->params[i].name;
+        params[i].value = a->point.values[i];
+        e.num_params = i + 1;
+    }
+    e.op = a->spec;
+    e.plugin_version = a->plugin->desc.version ? a->plugin->desc.version : "";
+    e.device = a->device_name;
+    e.cc_major = a->cc_major;
+    e.cc_minor = a->cc_minor;
+    e.num_sizes = a->op->num_sizes;
+    e.size_names = size_names;
+    e.sizes = a->sizes;
+    e.variant = v->id;
+    e.params = params;
+    e.time_us = a->time_us;
+    e.ci_lo_us = a->ci_lo_us;
+    e.ci_hi_us = a->ci_hi_us;
+    e.ktune_version = KT_VERSION;
+    e.date = date;
+    return entry_json(&e);
 }
 
 kt_status kt_wisdom_open(const char *path, kt_select_wisdom **out, kt_err *err)
@@ -211,14 +217,6 @@ static kt_status read_existing(const char *path, line_list *l, kt_err *err)
     return rc;
 }
 
-static void utc_now(char *out, size_t size)
-{
-    time_t now = time(NULL);
-    struct tm tm;
-    gmtime_r(&now, &tm);
-    strftime(out, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
 /* A newer answer replaces the entry of its key; dates are ISO 8601 UTC,
  * which sort as text. */
 static kt_status merge_answers(line_list *l, const kt_wisdom_answer *answers,
@@ -228,7 +226,7 @@ static kt_status merge_answers(line_list *l, const kt_wisdom_answer *answers,
     char date[32];
     kt_status rc = KT_S_OK;
 
-    utc_now(date, sizeof date);
+    kt_clock_utc(date, sizeof date);
     for (size_t i = 0; i < n && !rc; ++i) {
         json_t *entry = kt_wisdom_answer_json(&answers[i], date);
         char *key = key_of(entry);
