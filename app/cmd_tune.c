@@ -456,15 +456,21 @@ static void size_path(const sweep_ctx *c, const char *base, char *dst)
         kt_sweep_path(base, c->job->op, c->job->sizes, dst, PATH_MAX);
 }
 
-/* Points the job at size i: its sizes (or recording) and file names. */
+/* Points the job at size i: its sizes, or its recording (whose sizes are
+ * known once it is open). */
 static void set_size(sweep_ctx *c, tune_args *a, size_t i)
 {
-    kt_job *job = c->job;
-
     if (a->num_replays)
         a->replay = a->replays[i];
     else
-        memcpy(job->sizes, job->sweep[i], sizeof job->sizes);
+        memcpy(c->job->sizes, c->job->sweep[i], sizeof c->job->sizes);
+}
+
+/* The file names of the job's current size. */
+static void name_outputs(sweep_ctx *c)
+{
+    kt_job *job = c->job;
+
     size_path(c, c->journal, job->journal);
     size_path(c, c->json, job->json);
     size_path(c, c->csv, job->csv);
@@ -635,6 +641,7 @@ static int tune_size(sweep_ctx *c, int argc, char **argv, int *fatal)
     }
     if (a->replay)
         take_recorded_problem(job, ev, a->replay);
+    name_outputs(c);
     kt_space_bind(&job->space, job->sizes, job->input_seed,
                   ev->ops->device(ev));
     calibrate_once(c, ev);

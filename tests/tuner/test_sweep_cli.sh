@@ -43,9 +43,11 @@ expect_text "=== size 3 of 3 ==="
 expect_text "sweep: vector_add:add on NVIDIA H200, 3 size(s), one search each"
 expect_text "vs dflt"
 expect_text "wisdom w.jsonl: 3 answer(s) added, 0 replaced"
-for tag in n1048576 n16777216 n268435456; do
-    [ -s "sweep.$tag.jsonl" ] && [ -s "sweep.$tag.json" ] || {
-        echo "FAIL: no journal or summary for $tag"
+# Each size's files carry its size (the recording's).
+for n in 1048576 16777216 268435456; do
+    head -n 1 "sweep.n$n.jsonl" 2>/dev/null | grep -q "\"sizes\":{\"n\":$n}" &&
+        grep -q "\"n\": *$n" "sweep.n$n.json" 2>/dev/null || {
+        echo "FAIL: sweep.n$n.jsonl or sweep.n$n.json missing or not at n=$n"
         failures=$((failures + 1))
     }
 done
