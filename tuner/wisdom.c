@@ -310,6 +310,9 @@ kt_status kt_wisdom_merge(const char *path, const kt_wisdom_answer *answers,
     int fd = -1;
     kt_status rc;
 
+    if (strlen(path) > 4000)
+        return kt_err_set(err, KT_S_INPUT, "--wisdom: a path of %zu bytes",
+                          strlen(path));
     if ((rc = lock_file(path, &fd, err)) ||
         (rc = read_existing(path, &l, err)) ||
         (rc = merge_answers(&l, answers, n, &add, &rep, err)))

@@ -197,8 +197,14 @@ void run_vadd(context &cx, size_t n)
     CK(cudaMemcpy(b, hb.data(), n * sizeof(float), cudaMemcpyHostToDevice));
     kt_select_device(cx.w, "wisdom_app:vadd", cx.prop.name, cx.prop.major,
                      cx.prop.minor, &want, 1, &sel);
-    from_wisdom(sel, &tuned, note, sizeof note);
     int sms = cx.prop.multiProcessorCount;
+    if (from_wisdom(sel, &tuned, note, sizeof note) &&
+        !wa::vadd_grid_size(tuned, n, sms)) {
+        snprintf(note, sizeof note,
+                 "wisdom's configuration cannot run at "
+                 "this size: defaults");
+        tuned = vadd_default;
+    }
     auto launch_d = [&] {
         return wa::vadd_launch(vadd_default, a, b, c, n, sms, 0);
     };
