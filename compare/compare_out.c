@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/csv.h"
 #include "core/envrec.h"
 #include "core/instance.h"
 #include "core/loader.h"
@@ -594,29 +595,12 @@ kt_status kt_compare_write_json(const char *path, const kt_compare *c,
 
 /* ---------------------------------------------------------------- CSV */
 
-/* A field, quoted when it holds a separator, a quote or a line break. */
-static void csv_field(FILE *out, const char *text, int last)
-{
-    if (strpbrk(text, ",\"\r\n")) {
-        fputc('"', out);
-        for (const char *p = text; *p; ++p) {
-            if (*p == '"')
-                fputc('"', out);
-            fputc(*p, out);
-        }
-        fputc('"', out);
-    } else {
-        fputs(text, out);
-    }
-    fputc(last ? '\n' : ',', out);
-}
-
 static void csv_number(FILE *out, double v, int last)
 {
     char text[64] = "";
     if (isfinite(v))
         snprintf(text, sizeof text, "%.9g", v);
-    csv_field(out, text, last);
+    kt_csv_field(out, text, last);
 }
 
 kt_status kt_compare_write_csv(const char *path, const kt_compare *c,
@@ -670,14 +654,14 @@ kt_status kt_compare_write_csv(const char *path, const kt_compare *c,
                 names[num_names++] = v->params[k].name;
         }
     }
-    csv_field(out, "spec", 0);
+    kt_csv_field(out, "spec", 0);
     for (uint32_t i = 0; i < c->op->num_sizes; ++i)
-        csv_field(out, c->op->sizes[i].name, 0);
-    csv_field(out, "variant", 0);
+        kt_csv_field(out, c->op->sizes[i].name, 0);
+    kt_csv_field(out, "variant", 0);
     for (size_t n = 0; n < num_names; ++n)
-        csv_field(out, names[n], 0);
+        kt_csv_field(out, names[n], 0);
     for (size_t k = 0; k < num_tail; ++k)
-        csv_field(out, tail[k], k + 1 == num_tail);
+        kt_csv_field(out, tail[k], k + 1 == num_tail);
     for (size_t i = 0; i < c->num_rows; ++i) {
         const kt_compare_row *r = &c->rows[i];
         const kt_variant *v = &c->op->variants[r->pick.point.variant];
@@ -685,32 +669,32 @@ kt_status kt_compare_write_csv(const char *path, const kt_compare *c,
         int ok = r->result.status == KT_EVAL_OK;
         char text[1024];
 
-        csv_field(out, c->spec, 0);
+        kt_csv_field(out, c->spec, 0);
         for (uint32_t k = 0; k < c->op->num_sizes; ++k) {
             snprintf(text, sizeof text, "%lld", (long long)c->sizes[k]);
-            csv_field(out, text, 0);
+            kt_csv_field(out, text, 0);
         }
-        csv_field(out, v->id, 0);
+        kt_csv_field(out, v->id, 0);
         for (size_t n = 0; n < num_names; ++n) {
             long k = kt_variant_find_param(v, names[n]);
             text[0] = '\0';
             if (k >= 0)
                 kt_param_format(&v->params[k], r->pick.point.values[k], text,
                                 sizeof text);
-            csv_field(out, text, 0);
+            kt_csv_field(out, text, 0);
         }
         kt_compare_params_text(c->op, &r->pick.point, text, sizeof text);
-        csv_field(out, text, 0);
-        csv_field(out, i == c->reference ? "1" : "0", 0);
-        csv_field(out, pick_kind_name(r->pick.kind), 0);
-        csv_field(out,
-                  r->pick.kind == KT_PICK_RESULTS ? c->files[r->pick.file].path
-                                                  : "",
-                  0);
-        csv_field(out, r->pick.kind == KT_PICK_RESULTS ? r->pick.detail : "",
-                  0);
-        csv_field(out, kt_eval_status_name(r->result.status), 0);
-        csv_field(out, r->result.reason, 0);
+        kt_csv_field(out, text, 0);
+        kt_csv_field(out, i == c->reference ? "1" : "0", 0);
+        kt_csv_field(out, pick_kind_name(r->pick.kind), 0);
+        kt_csv_field(
+            out,
+            r->pick.kind == KT_PICK_RESULTS ? c->files[r->pick.file].path : "",
+            0);
+        kt_csv_field(out, r->pick.kind == KT_PICK_RESULTS ? r->pick.detail : "",
+                     0);
+        kt_csv_field(out, kt_eval_status_name(r->result.status), 0);
+        kt_csv_field(out, r->result.reason, 0);
         csv_number(out, ok ? s->median : NAN, 0);
         csv_number(out, ok ? s->min : NAN, 0);
         csv_number(out, ok ? s->q1 : NAN, 0);
@@ -723,7 +707,7 @@ kt_status kt_compare_write_csv(const char *path, const kt_compare *c,
         csv_number(out, r->speedup.n ? r->speedup.ratio : NAN, 0);
         csv_number(out, r->speedup.n ? r->speedup.lo : NAN, 0);
         csv_number(out, r->speedup.n ? r->speedup.hi : NAN, 0);
-        csv_field(out, r->speedup.n ? verdict_name(r->verdict) : "", 0);
+        kt_csv_field(out, r->speedup.n ? verdict_name(r->verdict) : "", 0);
         csv_number(out, ok ? r->derived.bandwidth_gbs : NAN, 0);
         csv_number(
             out,
@@ -736,7 +720,7 @@ kt_status kt_compare_write_csv(const char *path, const kt_compare *c,
             diagnosis_text(r, text, sizeof text);
         else
             text[0] = '\0';
-        csv_field(out, text, 1);
+        kt_csv_field(out, text, 1);
     }
     if (fclose(out) != 0)
         return kt_err_set(err, KT_S_IO, "%s: cannot write: %s", path,

@@ -196,6 +196,10 @@ kt_status kt_local_open(const kt_eval_spec *spec, kt_evaluator **out,
 
 void kt_eval_result_free(kt_eval_result *r);
 
+/* A deep copy of from into to (the samples too; to's own are not freed).
+ * KT_S_OK or KT_S_NOMEM. */
+kt_status kt_timing_copy(const kt_timing *from, kt_timing *to, kt_err *err);
+
 const char *kt_eval_status_name(kt_eval_status s);
 
 /* Maps a kt_status from verification to the result's status. */
