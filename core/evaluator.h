@@ -40,7 +40,7 @@ typedef struct kt_eval_result {
 typedef struct kt_evaluator kt_evaluator;
 
 /* ------------------------------------------------------------------------ */
-/* Hardware counters and kernel facts of one point (issue 4, docs/metrics.md).
+/* Hardware counters and kernel facts of one point (docs/metrics.md).
  * core never links a profiler: the metrics library hands the local
  * evaluator a kt_counter_source, and the evaluator hands the source a
  * kt_counter_target that runs the point's launch under identical
