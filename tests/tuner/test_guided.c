@@ -416,15 +416,8 @@ static void without_recorded_counters_one_note_and_the_run_goes_on(void **state)
 
 static void counters_refused_here_are_one_line_and_asked_for_once(void **state)
 {
-    static const kt_evaluator_ops live_ops = {
-        .kind = "worker",
-        .evaluate = kt_counting_evaluate,
-        .device = kt_counting_device,
-        .environment = kt_counting_environment,
-        .work = kt_counting_work,
-        .close = kt_counting_close,
-        .profile = kt_counting_profile,
-    };
+    /* The counting evaluator as a live GPU, not a replay. */
+    static kt_evaluator_ops live_ops;
     session s;
     kt_tune_result r;
     char *text = NULL;
@@ -433,6 +426,8 @@ static void counters_refused_here_are_one_line_and_asked_for_once(void **state)
     (void)state;
 
     open_session(&s, VA24, "vector_add:add", NULL, 0, "guided");
+    live_ops = kt_counting_ops;
+    live_ops.kind = "worker";
     s.ev->base.ops = &live_ops;
     s.ev->no_privileges = 1;
     with_metrics(&s, KT_PROFILING_EVERY, 0);
