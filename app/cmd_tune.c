@@ -69,85 +69,77 @@ static const char help[] =
     "valid was found or the run failed, 2 for a bad job or option.\n";
 
 typedef struct tune_args {
+    kt_cli_options o; /* o.sets: --set S.K=VALUE overrides of the job */
     const char *config;
-    const char *replay, *journal, *json, *csv, *t4;
-    char **sets, **plugins;
-    size_t num_sets, num_plugins;
-    int resume, in_process, quiet, check;
+    const char *journal, *t4;
+    int resume, quiet, check;
     double replay_delay;
     /* Sweeps and wisdom (tuner/sweep.h, tuner/wisdom.h): every --replay
-     * (replay: the current one), and --wisdom FILE. */
-    char **replays;
-    size_t num_replays;
+     * (o.replay: the current size's), and --wisdom FILE. */
+    kt_cli_list replays;
     const char *wisdom;
 } tune_args;
 
+static kt_status own_option(void *ctx, int opt, char *arg, kt_err *err)
+{
+    tune_args *a = ctx;
+    kt_status rc;
+
+    switch (opt) {
+    case 'R': a->resume = 1; break;
+    case 'J': a->journal = arg; break;
+    case 't': a->t4 = arg; break;
+    case 'q': a->quiet = 1; break;
+    case 'C': a->check = 1; break;
+    case 'W': a->wisdom = arg; break;
+    case 'r':
+        a->o.replay = a->o.replay ? a->o.replay : arg;
+        return kt_cli_list_push(&a->replays, arg, err);
+    default: /* 'D' */
+        if ((rc =
+                 kt_parse_double(arg, "--replay-delay", &a->replay_delay, err)))
+            return rc;
+        if (a->replay_delay < 0 || a->replay_delay > 60)
+            return kt_err_set(err, KT_S_INPUT,
+                              "--replay-delay: %s, expected 0 to 60 seconds",
+                              arg);
+    }
+    return KT_S_OK;
+}
+
 static int parse_args(int argc, char **argv, tune_args *a, kt_err *err)
 {
-    static const struct option options[] = {
-        {"replay", required_argument, NULL, 'r'},
+    static const struct option own[] = {
         {"resume", no_argument, NULL, 'R'},
         {"journal", required_argument, NULL, 'J'},
-        {"json", required_argument, NULL, 'j'},
-        {"csv", required_argument, NULL, 'c'},
         {"t4", required_argument, NULL, 't'},
-        {"set", required_argument, NULL, 's'},
-        {"plugin", required_argument, NULL, 'p'},
-        {"in-process", no_argument, NULL, 'I'},
         {"replay-delay", required_argument, NULL, 'D'},
         {"quiet", no_argument, NULL, 'q'},
         {"check", no_argument, NULL, 'C'},
         {"wisdom", required_argument, NULL, 'W'},
-        {"help", no_argument, NULL, 'h'},
+        {"replay", required_argument, NULL, 'r'}, /* repeatable: a sweep */
         {NULL, 0, NULL, 0}};
-    int opt;
+    const kt_cli_command cmd = {.name = "tune",
+                                .help = help,
+                                .shared = KT_OPT_SET | KT_OPT_PLUGIN |
+                                          KT_OPT_JSON | KT_OPT_CSV |
+                                          KT_OPT_IN_PROCESS,
+                                .own = own,
+                                .apply = own_option,
+                                .ctx = a};
+    int rc;
 
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
-        switch (opt) {
-        case 'r':
-            a->replay = a->replay ? a->replay : optarg;
-            a->replays[a->num_replays++] = optarg;
-            break;
-        case 'W': a->wisdom = optarg; break;
-        case 'R': a->resume = 1; break;
-        case 'J': a->journal = optarg; break;
-        case 'j': a->json = optarg; break;
-        case 'c': a->csv = optarg; break;
-        case 't': a->t4 = optarg; break;
-        case 's': a->sets[a->num_sets++] = optarg; break;
-        case 'p': a->plugins[a->num_plugins++] = optarg; break;
-        case 'I': a->in_process = 1; break;
-        case 'q': a->quiet = 1; break;
-        case 'C': a->check = 1; break;
-        case 'D':
-            if (kt_parse_double(optarg, "--replay-delay", &a->replay_delay,
-                                err))
-                return KT_EXIT_USAGE;
-            if (a->replay_delay < 0 || a->replay_delay > 60) {
-                kt_err_set(err, KT_S_INPUT,
-                           "--replay-delay: %s, expected 0 to 60 seconds",
-                           optarg);
-                return KT_EXIT_USAGE;
-            }
-            break;
-        case 'h': fputs(help, stdout); return -1;
-        default:
-            kt_err_set(err, KT_S_INPUT,
-                       "tune: bad option; see 'ktune tune "
-                       "--help'");
-            return KT_EXIT_USAGE;
-        }
-    }
-    if (optind != argc - 1) {
+    if ((rc = kt_cli_parse(argc, argv, &cmd, &a->o, err)))
+        return rc;
+    if (a->o.num_operands != 1) {
         kt_err_set(err, KT_S_INPUT,
-                   optind >= argc ? "tune: CONFIG is missing; see 'ktune "
-                                    "tune --help'"
-                                  : "tune: one CONFIG expected");
+                   a->o.num_operands < 1 ? "tune: CONFIG is missing; see "
+                                           "'ktune tune --help'"
+                                         : "tune: one CONFIG expected");
         return KT_EXIT_USAGE;
     }
-    a->config = argv[optind];
-    if (a->replay_delay > 0 && !a->replay) {
+    a->config = a->o.operands[0];
+    if (a->replay_delay > 0 && !a->o.replay) {
         kt_err_set(err, KT_S_INPUT, "tune: --replay-delay needs --replay");
         return KT_EXIT_USAGE;
     }
@@ -193,15 +185,15 @@ static void apply_output_options(const tune_args *a, kt_job *job)
         snprintf(job->journal, sizeof job->journal, "%s",
                  none ? "" : a->journal);
         job->journal_mode = none ? KT_JOB_JOURNAL_NONE : KT_JOB_JOURNAL_PATH;
-    } else if (a->replay && job->journal_mode == KT_JOB_JOURNAL_AUTO) {
+    } else if (a->o.replay && job->journal_mode == KT_JOB_JOURNAL_AUTO) {
         /* A replay measures nothing new: no journal unless asked. */
         job->journal[0] = '\0';
         job->journal_mode = KT_JOB_JOURNAL_NONE;
     }
-    if (a->json)
-        snprintf(job->json, sizeof job->json, "%s", a->json);
-    if (a->csv)
-        snprintf(job->csv, sizeof job->csv, "%s", a->csv);
+    if (a->o.json)
+        snprintf(job->json, sizeof job->json, "%s", a->o.json);
+    if (a->o.csv)
+        snprintf(job->csv, sizeof job->csv, "%s", a->o.csv);
     if (a->t4)
         snprintf(job->t4, sizeof job->t4, "%s", a->t4);
 }
@@ -214,9 +206,9 @@ static kt_status open_evaluator(const tune_args *a, kt_job *job,
     kt_eval_spec spec;
     kt_status rc;
 
-    if (a->replay) {
+    if (a->o.replay) {
         kt_replay_options opt = {.delay_s = a->replay_delay};
-        return kt_replay_open(a->replay, job->plugin, job->op, &opt, ev, err);
+        return kt_replay_open(a->o.replay, job->plugin, job->op, &opt, ev, err);
     }
     memset(&spec, 0, sizeof spec);
     spec.plugin = job->plugin;
@@ -231,8 +223,8 @@ static kt_status open_evaluator(const tune_args *a, kt_job *job,
     spec.counters =
         kt_profiling_wants_counters(prof) ? kt_metrics_cupti_source() : NULL;
     wopt.eval_timeout_s = job->eval_timeout_s;
-    rc = a->in_process ? kt_local_open(&spec, ev, err)
-                       : kt_worker_open(&spec, &wopt, ev, err);
+    rc = a->o.in_process ? kt_local_open(&spec, ev, err)
+                         : kt_worker_open(&spec, &wopt, ev, err);
     if (rc == KT_S_NO_DEVICE) {
         char msg[sizeof err->msg];
         snprintf(msg, sizeof msg, "%s", err->msg);
@@ -426,94 +418,105 @@ static kt_status write_outputs(const kt_job *job, const kt_tune_facts *f,
     return rc;
 }
 
-/* ------------------------------------------------------------- sweeps */
-
-/* What the searches of one run share: the job, the profiling spec, the
- * calibration (measured once, for the first size), the paths each size
- * derives its own from, and the rows and answers collected. */
-typedef struct sweep_ctx {
-    const tune_args *a;
-    kt_job *job;
-    kt_profiling_spec prof;
-    int have_calib, calib_tried;
+/* One tuning run: the job, what measures it, where it is recorded. In a
+ * sweep the job, the profiling spec and the calibration (measured once, for
+ * the first size) serve every size; the rest is one size's (close_size). */
+typedef struct tune_run {
+    kt_job job;
+    kt_evaluator *ev;
+    kt_journal journal;
+    kt_journal_log log;
+    int have_log, have_calib, calib_tried;
     kt_calibration calib;
-    size_t num_sizes; /* job->num_sweep, or one per --replay */
-    char journal[PATH_MAX], json[PATH_MAX], csv[PATH_MAX], t4[PATH_MAX];
-    int number_journals; /* an existing journal gets a numbered successor */
-    kt_sweep_row *rows;
-    kt_wisdom_answer *answers;
-    char (*devices)[256];
-    size_t num_rows, num_answers;
-    char *invocation; /* for messages */
-} sweep_ctx;
+    kt_profiling_spec prof;
+    const char *unavailable; /* why counters cannot be had, or NULL */
+    char why[1024];
+    json_t *env;
+    kt_tune_config cfg;
+    kt_tune_result result;
+    /* The sweep: how many sizes (job.num_sweep, or one per --replay), the
+     * paths each size derives its own from, whether an existing journal
+     * gets a numbered successor. */
+    size_t num_sizes;
+    char base_journal[PATH_MAX], base_json[PATH_MAX], base_csv[PATH_MAX],
+        base_t4[PATH_MAX];
+    int number_journals;
+} tune_run;
 
-/* dst: base, or base with size i's tag in a sweep; "" stays "". */
-static void size_path(const sweep_ctx *c, const char *base, char *dst)
+/* dst: base, or base with the current size's tag in a sweep. */
+static void size_path(const tune_run *t, const char *base, char *dst)
 {
-    if (!base[0] || c->num_sizes == 1)
+    if (!base[0] || t->num_sizes == 1)
         snprintf(dst, PATH_MAX, "%s", base);
     else
-        kt_sweep_path(base, c->job->op, c->job->sizes, dst, PATH_MAX);
+        kt_sweep_path(base, t->job.op, t->job.sizes, dst, PATH_MAX);
 }
 
-/* Points the job at size i: its sizes, or its recording (whose sizes are
- * known once it is open). */
-static void set_size(sweep_ctx *c, tune_args *a, size_t i)
+/* The file names of the job's current size (a recording's sizes are known
+ * once it is open). */
+static void name_outputs(tune_run *t)
 {
-    if (a->num_replays)
-        a->replay = a->replays[i];
-    else
-        memcpy(c->job->sizes, c->job->sweep[i], sizeof c->job->sizes);
+    size_path(t, t->base_journal, t->job.journal);
+    size_path(t, t->base_json, t->job.json);
+    size_path(t, t->base_csv, t->job.csv);
+    size_path(t, t->base_t4, t->job.t4);
+    if (t->number_journals)
+        next_free_journal(&t->job);
 }
 
-/* The file names of the job's current size. */
-static void name_outputs(sweep_ctx *c)
+/* A resumed sweep continues each size's journal; a size the stopped run
+ * never reached has none yet and starts one. */
+static int resumes(const tune_args *a, const tune_run *t)
 {
-    kt_job *job = c->job;
-
-    size_path(c, c->journal, job->journal);
-    size_path(c, c->json, job->json);
-    size_path(c, c->csv, job->csv);
-    size_path(c, c->t4, job->t4);
-    if (c->number_journals)
-        next_free_journal(job);
+    if (!a->resume)
+        return 0;
+    if (t->num_sizes > 1 && access(t->job.journal, F_OK) != 0) {
+        fprintf(stderr, "ktune: --resume: no journal %s yet: starting it\n",
+                t->job.journal);
+        return 0;
+    }
+    return 1;
 }
 
-static void calibrate_once(sweep_ctx *c, kt_evaluator *ev)
+/* The evaluator, the counters check, the problem, the environment record
+ * and the journal of the current size. */
+static kt_status open_run(const tune_args *a, tune_run *t, kt_err *err)
 {
-    kt_err err;
-    if (c->calib_tried)
-        return;
-    c->calib_tried = 1;
-    kt_err_clear(&err);
-    c->have_calib = ev->ops->calibration(ev, 0, &c->calib, &err) == KT_S_OK;
-    if (!c->have_calib && !c->a->replay)
-        fprintf(stderr,
-                "ktune: warning: no calibration, so no %% of the copy "
-                "ceiling: %s\n",
-                err.msg);
-}
+    kt_job *job = &t->job;
+    kt_status rc;
 
-static json_t *size_environment(sweep_ctx *c, kt_evaluator *ev, int argc,
-                                char **argv)
-{
-    json_t *env = ev->ops->environment(ev);
-    kt_cli_invocation(&argc, &argv);
-    json_object_set_new(env, "host", kt_env_host(argc, argv));
-    json_object_set_new(env, "protocol", kt_env_protocol(&c->job->protocol));
-    if (c->have_calib)
-        json_object_set_new(env, "calibration", kt_calib_to_json(&c->calib));
-    return env;
+    if ((rc = open_evaluator(a, job, &t->prof, &t->ev, err)) ||
+        (rc = check_counters(t->ev, job, &t->prof, t->why, sizeof t->why,
+                             &t->unavailable, err)))
+        return rc;
+    if (a->o.replay)
+        take_recorded_problem(job, t->ev, a->o.replay);
+    name_outputs(t);
+    kt_space_bind(&job->space, job->sizes, job->input_seed,
+                  t->ev->ops->device(t->ev));
+    if (!t->calib_tried)
+        t->have_calib = kt_cli_calibration(t->ev, &t->calib, !a->o.replay);
+    t->calib_tried = 1;
+    t->env = t->ev->ops->environment(t->ev);
+    kt_cli_env_host(t->env);
+    json_object_set_new(t->env, "protocol", kt_env_protocol(&job->protocol));
+    if (t->have_calib)
+        json_object_set_new(t->env, "calibration", kt_calib_to_json(&t->calib));
+    if (job->journal_mode != KT_JOB_JOURNAL_NONE)
+        return open_journal(resumes(a, t), job, &t->prof, t->env, &t->journal,
+                            &t->log, &t->have_log, err);
+    return KT_S_OK;
 }
-
-static void fill_config(const sweep_ctx *c, kt_evaluator *ev, json_t *env,
-                        kt_tune_config *cfg)
+/* The search's configuration from the job and the run. */
+static void configure(const tune_args *a, tune_run *t)
 {
-    const kt_job *job = c->job;
+    const kt_job *job = &t->job;
+    kt_tune_config *cfg = &t->cfg;
+
     memset(cfg, 0, sizeof *cfg);
     cfg->op = job->op;
     cfg->space = &job->space;
-    cfg->ev = ev;
+    cfg->ev = t->ev;
     cfg->strategy = job->strategy;
     memcpy(cfg->options, job->options, sizeof cfg->options);
     cfg->seed = job->seed;
@@ -522,296 +525,266 @@ static void fill_config(const sweep_ctx *c, kt_evaluator *ev, json_t *env,
     cfg->finalists = job->finalists;
     cfg->min_gain = job->min_gain;
     cfg->protocol = job->protocol;
-    cfg->progress = !c->a->quiet;
-    cfg->profiling = &c->prof;
-    cfg->copy_gbs = c->have_calib ? c->calib.copy_gbs : 0;
-    cfg->peak_bw_gbs = c->have_calib ? c->calib.peak_bw_gbs : 0;
+    cfg->journal = t->journal.fd >= 0 ? &t->journal : NULL;
+    cfg->resume = t->have_log ? &t->log : NULL;
+    cfg->progress = !a->quiet;
+    cfg->profiling = &t->prof;
+    cfg->counters_unavailable = t->unavailable;
+    cfg->copy_gbs = t->have_calib ? t->calib.copy_gbs : 0;
+    cfg->peak_bw_gbs = t->have_calib ? t->calib.peak_bw_gbs : 0;
     cfg->peak_gflops = kt_peak_gflops_fp32(
-        ev->ops->device(ev),
-        json_number_value(
-            json_object_get(json_object_get(env, "device"), "sm_clock_mhz")));
+        t->ev->ops->device(t->ev),
+        json_number_value(json_object_get(json_object_get(t->env, "device"),
+                                          "sm_clock_mhz")));
     cfg->notes = stderr;
 }
 
-static void fill_facts(const sweep_ctx *c, kt_evaluator *ev, json_t *env,
-                       const kt_tune_config *cfg, kt_tune_facts *f)
+/* The summary on stdout, the output files, the sweep's row, and the exit
+ * code. */
+static int report_run(const tune_args *a, tune_run *t, kt_sweep_row *row)
 {
-    const kt_job *job = c->job;
-    memset(f, 0, sizeof *f);
-    f->spec = job->spec;
-    f->plugin = job->plugin;
-    f->op = job->op;
-    f->space = &job->space;
-    f->sizes = job->sizes;
-    f->cfg = cfg;
-    f->device_name = ev->ops->device(ev)->name;
-    f->work = ev->ops->work(ev);
-    f->copy_gbs = c->have_calib ? c->calib.copy_gbs : 0;
-    f->peak_gbs = c->have_calib ? c->calib.peak_bw_gbs : 0;
-    f->environment = env;
-    f->journal = cfg->journal ? job->journal : NULL;
-    if (c->a->replay) {
-        f->replay = c->a->replay;
-        f->has_optimum = kt_replay_optimum(ev, &job->space, &f->optimum,
-                                           &f->optimum_stats, NULL) == KT_S_OK;
-    }
-}
-
-/* The row of the table and, with an answer, the wisdom entry. */
-static void record_size(sweep_ctx *c, kt_evaluator *ev, const kt_tune_facts *f,
-                        const kt_tune_result *r)
-{
-    const kt_device *dev = ev->ops->device(ev);
-    kt_sweep_row *row = &c->rows[c->num_rows++];
-    kt_wisdom_answer *w;
-
-    kt_sweep_row_fill(f, r, row);
-    if (!row->has_best)
-        return;
-    w = &c->answers[c->num_answers];
-    snprintf(c->devices[c->num_answers], sizeof c->devices[0], "%s",
-             dev->name ? dev->name : "?");
-    w->spec = c->job->spec;
-    w->plugin = c->job->plugin;
-    w->op = c->job->op;
-    w->device_name = c->devices[c->num_answers++];
-    w->cc_major = dev->cc_major;
-    w->cc_minor = dev->cc_minor;
-    w->sizes = row->sizes;
-    w->point = row->best;
-    w->time_us = row->stats.median;
-    w->ci_lo_us = row->stats.ci_lo;
-    w->ci_hi_us = row->stats.ci_hi;
-}
-
-/* A resumed sweep continues each size's journal; a size the stopped run
- * never reached has none yet and starts one. */
-static int resumes(const sweep_ctx *c)
-{
-    if (!c->a->resume)
-        return 0;
-    if (c->num_sizes > 1 && access(c->job->journal, F_OK) != 0) {
-        fprintf(stderr, "ktune: --resume: no journal %s yet: starting it\n",
-                c->job->journal);
-        return 0;
-    }
-    return 1;
-}
-/* KT_EXIT_OK when the search has an answer; else says so. */
-static int answered(const kt_job *job, const kt_tune_result *r)
-{
-    if (r->has_best)
-        return KT_EXIT_OK;
-    fprintf(stderr,
-            "ktune: no configuration of %s verified and timed (%zu "
-            "evaluated)%s%s\n",
-            job->spec, r->evaluations, r->note[0] ? ": " : "", r->note);
-    return KT_EXIT_FAILURE;
-}
-
-/* One search: the job at its current size. *fatal is set when the sweep
- * cannot go on (no evaluator, a journal or evaluator failure); a search
- * that found nothing valid lets the next size run. */
-static int tune_size(sweep_ctx *c, int argc, char **argv, int *fatal)
-{
-    const tune_args *a = c->a;
-    kt_job *job = c->job;
-    kt_evaluator *ev = NULL;
-    kt_journal journal = {.fd = -1};
-    kt_journal_log log;
-    kt_tune_config cfg;
-    kt_tune_result result;
+    const kt_job *job = &t->job;
     kt_tune_facts facts;
-    const char *unavailable = NULL;
-    char why[1024] = "";
-    json_t *env = NULL;
-    int have_log = 0, rc = KT_EXIT_FAILURE;
+    kt_err err;
+
+    memset(&facts, 0, sizeof facts);
+    facts.spec = job->spec;
+    facts.plugin = job->plugin;
+    facts.op = job->op;
+    facts.space = &job->space;
+    facts.sizes = job->sizes;
+    facts.cfg = &t->cfg;
+    facts.device_name = t->ev->ops->device(t->ev)->name;
+    facts.work = t->ev->ops->work(t->ev);
+    facts.copy_gbs = t->have_calib ? t->calib.copy_gbs : 0;
+    facts.peak_gbs = t->have_calib ? t->calib.peak_bw_gbs : 0;
+    facts.environment = t->env;
+    facts.journal = t->cfg.journal ? job->journal : NULL;
+    if (a->o.replay) {
+        facts.replay = a->o.replay;
+        facts.has_optimum =
+            kt_replay_optimum(t->ev, &job->space, &facts.optimum,
+                              &facts.optimum_stats, NULL) == KT_S_OK;
+    }
+    if (!a->quiet)
+        kt_summary_print(stdout, &facts, &t->result, job->top);
+    if (write_outputs(job, &facts, &t->result, &err))
+        return kt_cli_fail(&err);
+    kt_sweep_row_fill(&facts, &t->result, row);
+    if (!t->result.has_best) {
+        fprintf(stderr,
+                "ktune: no configuration of %s verified and timed (%zu "
+                "evaluated)%s%s\n",
+                job->spec, t->result.evaluations, t->result.note[0] ? ": " : "",
+                t->result.note);
+        return KT_EXIT_FAILURE;
+    }
+    return KT_EXIT_OK;
+}
+
+/* Opens, searches and reports the current size; an exit code. *fatal is
+ * set when the sweep cannot go on (no evaluator, a journal or evaluator
+ * failure); a search that found nothing valid lets the next size run. */
+static int tune(const tune_args *a, tune_run *t, kt_sweep_row *row, int *fatal)
+{
     kt_err err;
     kt_status st;
 
-    memset(&log, 0, sizeof log);
-    memset(&result, 0, sizeof result);
     kt_err_clear(&err);
     *fatal = 1;
-    if (open_evaluator(a, job, &c->prof, &ev, &err) ||
-        check_counters(ev, job, &c->prof, why, sizeof why, &unavailable,
-                       &err)) {
-        rc = kt_cli_fail(&err);
-        goto done;
-    }
-    if (a->replay)
-        take_recorded_problem(job, ev, a->replay);
-    name_outputs(c);
-    kt_space_bind(&job->space, job->sizes, job->input_seed,
-                  ev->ops->device(ev));
-    calibrate_once(c, ev);
-    env = size_environment(c, ev, argc, argv);
-    if (job->journal_mode != KT_JOB_JOURNAL_NONE &&
-        open_journal(resumes(c), job, &c->prof, env, &journal, &log, &have_log,
-                     &err)) {
-        rc = kt_cli_fail(&err);
-        goto done;
-    }
-    fill_config(c, ev, env, &cfg);
-    cfg.journal = journal.fd >= 0 ? &journal : NULL;
-    cfg.resume = have_log ? &log : NULL;
-    cfg.counters_unavailable = unavailable;
-    if ((st = kt_tune_run(&cfg, &result, &err))) {
+    if (open_run(a, t, &err))
+        return kt_cli_fail(&err);
+    configure(a, t);
+    st = kt_tune_run(&t->cfg, &t->result, &err);
+    if (st) {
         fprintf(stderr, "ktune: %s\n", err.msg);
         /* A sweep resumes every size's journal from the base name. */
-        if (cfg.journal)
+        if (t->cfg.journal)
             fprintf(stderr,
                     "ktune: the journal %s holds every evaluation so far; "
                     "continue with: ktune tune %s --resume --journal %s\n",
-                    job->journal, a->config,
-                    c->num_sizes > 1 ? c->journal : job->journal);
-        rc = kt_status_exit_code(st);
-        goto done;
+                    t->job.journal, a->config,
+                    t->num_sizes > 1 ? t->base_journal : t->job.journal);
+        return kt_status_exit_code(st);
     }
-    fill_facts(c, ev, env, &cfg, &facts);
-    if (!a->quiet)
-        kt_summary_print(stdout, &facts, &result, job->top);
-    if (write_outputs(job, &facts, &result, &err)) {
-        rc = kt_cli_fail(&err);
-        goto done;
-    }
-    record_size(c, ev, &facts, &result);
     *fatal = 0;
-    rc = answered(job, &result);
-done:
-    kt_tune_result_free(&result);
-    if (journal.fd >= 0)
-        kt_journal_close(&journal);
-    if (have_log)
-        kt_journal_log_free(&log);
-    json_decref(env);
-    if (ev)
-        ev->ops->close(ev);
-    return rc;
+    return report_run(a, t, row);
+}
+
+/* Frees what belongs to one size; the job and the calibration stay. */
+static void close_size(tune_run *t)
+{
+    kt_tune_result_free(&t->result);
+    memset(&t->result, 0, sizeof t->result);
+    if (t->journal.fd >= 0)
+        kt_journal_close(&t->journal);
+    t->journal.fd = -1;
+    if (t->have_log)
+        kt_journal_log_free(&t->log);
+    t->have_log = 0;
+    json_decref(t->env);
+    t->env = NULL;
+    if (t->ev)
+        t->ev->ops->close(t->ev);
+    t->ev = NULL;
+}
+
+/* What a sweep collects: a row per size, an answer per size that has one
+ * (its device's name copied: the evaluator closes after each size). */
+typedef struct sweep_out {
+    kt_sweep_row *rows;
+    kt_wisdom_answer *answers;
+    char (*devices)[256];
+    size_t num_rows, num_answers;
+} sweep_out;
+
+static void add_answer(const tune_run *t, sweep_out *s, const kt_sweep_row *r)
+{
+    const kt_device *dev = t->ev->ops->device(t->ev);
+    kt_wisdom_answer *w = &s->answers[s->num_answers];
+
+    snprintf(s->devices[s->num_answers], sizeof s->devices[0], "%s",
+             dev->name ? dev->name : "?");
+    w->spec = t->job.spec;
+    w->plugin = t->job.plugin;
+    w->op = t->job.op;
+    w->device_name = s->devices[s->num_answers++];
+    w->cc_major = dev->cc_major;
+    w->cc_minor = dev->cc_minor;
+    w->sizes = r->sizes;
+    w->point = r->best;
+    w->time_us = r->stats.median;
+    w->ci_lo_us = r->stats.ci_lo;
+    w->ci_hi_us = r->stats.ci_hi;
 }
 
 /* --wisdom: the answers found, merged; a failure here fails the run. */
-static int merge_wisdom(const sweep_ctx *c)
+static int merge_wisdom(const tune_args *a, const sweep_out *s)
 {
     size_t added = 0, replaced = 0;
     kt_err err;
 
-    if (!c->a->wisdom)
+    if (!a->wisdom || !s->num_answers)
         return KT_EXIT_OK;
     kt_err_clear(&err);
-    if (kt_wisdom_merge(c->a->wisdom, c->answers, c->num_answers, &added,
+    if (kt_wisdom_merge(a->wisdom, s->answers, s->num_answers, &added,
                         &replaced, &err))
         return kt_cli_fail(&err);
-    fprintf(c->a->quiet ? stderr : stdout,
-            "\nwisdom %s: %zu answer(s) added, %zu replaced\n", c->a->wisdom,
+    fprintf(a->quiet ? stderr : stdout,
+            "\nwisdom %s: %zu answer(s) added, %zu replaced\n", a->wisdom,
             added, replaced);
     return KT_EXIT_OK;
 }
 
-/* Every size in turn; the table and the wisdom at the end. */
-static int run_sweep(sweep_ctx *c, tune_args *a, int argc, char **argv)
+/* Every size in turn (its sizes, or its recording), then the table and
+ * the wisdom. */
+static int run_sweep(tune_args *a, tune_run *t, sweep_out *s)
 {
     int rc = KT_EXIT_OK, fatal = 0;
 
-    c->rows = calloc(c->num_sizes, sizeof *c->rows);
-    c->answers = calloc(c->num_sizes, sizeof *c->answers);
-    c->devices = calloc(c->num_sizes, sizeof *c->devices);
-    if (!c->rows || !c->answers || !c->devices) {
-        fprintf(stderr, "ktune: out of memory\n");
-        return KT_EXIT_FAILURE;
-    }
-    for (size_t i = 0; i < c->num_sizes && !fatal; ++i) {
+    for (size_t i = 0; i < t->num_sizes && !fatal; ++i) {
+        kt_sweep_row *row = &s->rows[s->num_rows];
         int one;
-        set_size(c, a, i);
-        if (c->num_sizes > 1 && !a->quiet)
+        if (a->replays.count)
+            a->o.replay = a->replays.items[i];
+        else
+            memcpy(t->job.sizes, t->job.sweep[i], sizeof t->job.sizes);
+        if (t->num_sizes > 1 && !a->quiet)
             printf("%s=== size %zu of %zu ===\n", i ? "\n" : "", i + 1,
-                   c->num_sizes);
-        one = tune_size(c, argc, argv, &fatal);
+                   t->num_sizes);
+        memset(row, 0, sizeof *row);
+        one = tune(a, t, row, &fatal);
+        if (!fatal)
+            ++s->num_rows;
+        if (!fatal && row->has_best)
+            add_answer(t, s, row);
+        close_size(t);
         rc = one > rc ? one : rc;
     }
-    if (c->num_sizes > 1 && c->num_rows && !a->quiet)
-        kt_sweep_print(stdout, c->job->spec, c->job->op,
-                       c->num_answers ? c->devices[0] : NULL, c->rows,
-                       c->num_rows);
-    if (c->num_answers) {
-        int w = merge_wisdom(c);
-        rc = w > rc ? w : rc;
+    if (t->num_sizes > 1 && s->num_rows && !a->quiet)
+        kt_sweep_print(stdout, t->job.spec, t->job.op,
+                       s->num_answers ? s->devices[0] : NULL, s->rows,
+                       s->num_rows);
+    {
+        int w = merge_wisdom(a, s);
+        return w > rc ? w : rc;
     }
-    return rc;
 }
 
-static void sweep_free(sweep_ctx *c)
+/* The sweep's sizes, base paths and buffers, from the loaded job. */
+static kt_status start_sweep(const tune_args *a, tune_run *t, sweep_out *s,
+                             kt_err *err)
 {
-    free(c->rows);
-    free(c->answers);
-    free(c->devices);
+    kt_job *job = &t->job;
+
+    t->num_sizes = a->replays.count ? a->replays.count : job->num_sweep;
+    memcpy(t->base_journal, job->journal, sizeof t->base_journal);
+    memcpy(t->base_json, job->json, sizeof t->base_json);
+    memcpy(t->base_csv, job->csv, sizeof t->base_csv);
+    memcpy(t->base_t4, job->t4, sizeof t->base_t4);
+    t->number_journals =
+        !a->journal && !a->resume && job->journal_mode != KT_JOB_JOURNAL_NONE;
+    s->rows = calloc(t->num_sizes, sizeof *s->rows);
+    s->answers = calloc(t->num_sizes, sizeof *s->answers);
+    s->devices = calloc(t->num_sizes, sizeof *s->devices);
+    if (!s->rows || !s->answers || !s->devices)
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    return kt_profiling_effective(&job->metrics, job->strategy->uses_counters,
+                                  &t->prof, err);
 }
 
 int kt_cmd_tune(int argc, char **argv)
 {
     tune_args a;
     kt_registry reg;
-    kt_job job;
-    sweep_ctx c;
+    tune_run *t = calloc(1, sizeof *t);
+    sweep_out s;
     int have_job = 0, rc;
     kt_err err;
 
     memset(&a, 0, sizeof a);
-    memset(&c, 0, sizeof c);
+    memset(&s, 0, sizeof s);
     kt_err_clear(&err);
     kt_registry_init(&reg);
-    a.sets = calloc((size_t)argc + 1, sizeof *a.sets);
-    a.plugins = calloc((size_t)argc + 1, sizeof *a.plugins);
-    a.replays = calloc((size_t)argc + 1, sizeof *a.replays);
-    if (!a.sets || !a.plugins || !a.replays) {
+    if (!t) {
         kt_err_set(&err, KT_S_NOMEM, "out of memory");
-        rc = kt_cli_fail(&err);
-        goto done;
+        return kt_cli_fail(&err);
     }
-    rc = parse_args(argc, argv, &a, &err);
-    if (rc) {
+    t->journal.fd = -1;
+    if ((rc = parse_args(argc, argv, &a, &err))) {
         rc = rc < 0 ? KT_EXIT_OK : kt_cli_fail(&err);
         goto done;
     }
-    kt_cli_load_plugins(&reg, a.plugins, a.num_plugins, 0);
-    if (kt_job_load(a.config, a.sets, a.num_sets, &reg, &job, &err)) {
+    kt_cli_load_plugins(&reg, a.o.plugins.items, a.o.plugins.count, 0);
+    if (kt_job_load(a.config, a.o.sets.items, a.o.sets.count, &reg, &t->job,
+                    &err)) {
         rc = kt_cli_fail(&err);
         goto done;
     }
     have_job = 1;
-    apply_output_options(&a, &job);
+    apply_output_options(&a, &t->job);
     if (a.check) {
-        print_check(&job);
+        print_check(&t->job);
         rc = KT_EXIT_OK;
         goto done;
     }
-    if (a.resume && job.journal_mode == KT_JOB_JOURNAL_NONE) {
+    if (a.resume && t->job.journal_mode == KT_JOB_JOURNAL_NONE) {
         rc = kt_cli_usage_error("tune", "--resume needs a journal: give "
                                         "--journal FILE");
         goto done;
     }
-    if (kt_profiling_effective(&job.metrics, job.strategy->uses_counters,
-                               &c.prof, &err)) {
-        rc = kt_cli_fail(&err);
-        goto done;
-    }
-    c.a = &a;
-    c.job = &job;
-    c.num_sizes = a.num_replays ? a.num_replays : job.num_sweep;
-    memcpy(c.journal, job.journal, sizeof c.journal);
-    memcpy(c.json, job.json, sizeof c.json);
-    memcpy(c.csv, job.csv, sizeof c.csv);
-    memcpy(c.t4, job.t4, sizeof c.t4);
-    c.number_journals =
-        !a.journal && !a.resume && job.journal_mode != KT_JOB_JOURNAL_NONE;
-    rc = run_sweep(&c, &a, argc, argv);
+    rc =
+        start_sweep(&a, t, &s, &err) ? kt_cli_fail(&err) : run_sweep(&a, t, &s);
 done:
-    sweep_free(&c);
+    close_size(t);
     if (have_job)
-        kt_job_free(&job);
+        kt_job_free(&t->job);
     kt_registry_free(&reg);
-    free(a.sets);
-    free(a.plugins);
-    free(a.replays);
+    kt_cli_options_free(&a.o);
+    kt_cli_list_free(&a.replays);
+    free(s.rows);
+    free(s.answers);
+    free(s.devices);
+    free(t);
     return rc;
 }
