@@ -259,30 +259,30 @@ const kt_size_desc gemv_sizes[] = {
 // In the application's variant order (kernels.cuh); index 0 is its
 // default.
 const kt_variant vadd_variants[] = {
-    {KT_STRUCT_SIZE(kt_variant), .num_params = KT_COUNT(block_only),
+    {KT_STRUCT_SIZE(kt_variant), .num_params = KTUNE_COUNT(block_only),
      .id = "one_per_thread", .summary = "one element per thread",
      .params = block_only, .shape = vadd_shape<wa::VADD_ONE_PER_THREAD>,
      .check = nullptr, .launch = vadd_launch<wa::VADD_ONE_PER_THREAD>},
-    {KT_STRUCT_SIZE(kt_variant), .num_params = KT_COUNT(grid_params),
+    {KT_STRUCT_SIZE(kt_variant), .num_params = KTUNE_COUNT(grid_params),
      .id = "grid_stride", .summary = "blocks_per_sm x SMs blocks loop",
      .params = grid_params, .shape = vadd_shape<wa::VADD_GRID_STRIDE>,
      .check = vadd_check, .launch = vadd_launch<wa::VADD_GRID_STRIDE>},
-    {KT_STRUCT_SIZE(kt_variant), .num_params = KT_COUNT(grid_params),
+    {KT_STRUCT_SIZE(kt_variant), .num_params = KTUNE_COUNT(grid_params),
      .id = "vec4", .summary = "grid-stride float4 loads, scalar tail",
      .params = grid_params, .shape = vadd_shape<wa::VADD_VEC4>,
      .check = vadd_check, .launch = vadd_launch<wa::VADD_VEC4>},
 };
 // warp_row first: the application's default.
 const kt_variant gemv_variants[] = {
-    {KT_STRUCT_SIZE(kt_variant), .num_params = KT_COUNT(row_params),
+    {KT_STRUCT_SIZE(kt_variant), .num_params = KTUNE_COUNT(row_params),
      .id = "warp_row", .summary = "a warp per row, shuffle reduction",
      .params = row_params, .shape = gemv_shape<wa::GEMV_WARP_ROW>,
      .check = gemv_check, .launch = gemv_launch<wa::GEMV_WARP_ROW>},
-    {KT_STRUCT_SIZE(kt_variant), .num_params = KT_COUNT(block_only),
+    {KT_STRUCT_SIZE(kt_variant), .num_params = KTUNE_COUNT(block_only),
      .id = "thread_row", .summary = "a thread per row (uncoalesced)",
      .params = block_only, .shape = gemv_shape<wa::GEMV_THREAD_ROW>,
      .check = nullptr, .launch = gemv_launch<wa::GEMV_THREAD_ROW>},
-    {KT_STRUCT_SIZE(kt_variant), .num_params = KT_COUNT(row_params),
+    {KT_STRUCT_SIZE(kt_variant), .num_params = KTUNE_COUNT(row_params),
      .id = "block_row", .summary = "a block per row, shared reduction",
      .params = row_params, .shape = gemv_shape<wa::GEMV_BLOCK_ROW>,
      .check = gemv_check, .launch = gemv_launch<wa::GEMV_BLOCK_ROW>},
@@ -291,14 +291,16 @@ const kt_variant gemv_variants[] = {
 const kt_operator operators[] = {
     {KT_STRUCT_SIZE(kt_operator), .flags = 0, .id = "vadd",
      .summary = "c = a + b, float32", .sizes = vadd_sizes,
-     .num_sizes = KT_COUNT(vadd_sizes), .num_variants = KT_COUNT(vadd_variants),
-     .variants = vadd_variants, .work = vadd_work, .setup = vadd_setup,
-     .reset = nullptr, .verify = verify, .teardown = teardown},
+     .num_sizes = KTUNE_COUNT(vadd_sizes),
+     .num_variants = KTUNE_COUNT(vadd_variants), .variants = vadd_variants,
+     .work = vadd_work, .setup = vadd_setup, .reset = nullptr, .verify = verify,
+     .teardown = teardown},
     {KT_STRUCT_SIZE(kt_operator), .flags = 0, .id = "gemv",
      .summary = "y = A x, A row-major float32", .sizes = gemv_sizes,
-     .num_sizes = KT_COUNT(gemv_sizes), .num_variants = KT_COUNT(gemv_variants),
-     .variants = gemv_variants, .work = gemv_work, .setup = gemv_setup,
-     .reset = nullptr, .verify = verify, .teardown = teardown},
+     .num_sizes = KTUNE_COUNT(gemv_sizes),
+     .num_variants = KTUNE_COUNT(gemv_variants), .variants = gemv_variants,
+     .work = gemv_work, .setup = gemv_setup, .reset = nullptr, .verify = verify,
+     .teardown = teardown},
 };
 
 const kt_plugin plugin = {
@@ -307,7 +309,7 @@ const kt_plugin plugin = {
     .version = "1.0.0",
     .summary = "the example application's kernels, for tuning",
     .operators = operators,
-    .num_operators = KT_COUNT(operators),
+    .num_operators = KTUNE_COUNT(operators),
 };
 
 } // namespace
