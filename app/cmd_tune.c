@@ -636,6 +636,8 @@ typedef struct sweep_out {
     kt_wisdom_answer *answers;
     char (*devices)[256];
     size_t num_rows, num_answers;
+    size_t added, replaced; /* by --wisdom */
+    int failed;             /* a merge failed: no more are tried */
 } sweep_out;
 
 static void add_answer(const tune_run *t, sweep_out *s, const kt_sweep_row *r)
@@ -658,21 +660,21 @@ static void add_answer(const tune_run *t, sweep_out *s, const kt_sweep_row *r)
     w->ci_hi_us = r->stats.ci_hi;
 }
 
-/* --wisdom: the answers found, merged; a failure here fails the run. */
-static int merge_wisdom(const tune_args *a, const sweep_out *s)
+/* --wisdom: each size's answer merged as soon as it is found, so a sweep
+ * cut short keeps the answers it had; a failure here fails the run. */
+static int merge_wisdom(const tune_args *a, sweep_out *s)
 {
     size_t added = 0, replaced = 0;
     kt_err err;
 
-    if (!a->wisdom || !s->num_answers)
+    if (!a->wisdom)
         return KT_EXIT_OK;
     kt_err_clear(&err);
-    if (kt_wisdom_merge(a->wisdom, s->answers, s->num_answers, &added,
+    if (kt_wisdom_merge(a->wisdom, &s->answers[s->num_answers - 1], 1, &added,
                         &replaced, &err))
         return kt_cli_fail(&err);
-    fprintf(a->quiet ? stderr : stdout,
-            "\nwisdom %s: %zu answer(s) added, %zu replaced\n", a->wisdom,
-            added, replaced);
+    s->added += added;
+    s->replaced += replaced;
     return KT_EXIT_OK;
 }
 
@@ -696,8 +698,13 @@ static int run_sweep(tune_args *a, tune_run *t, sweep_out *s)
         one = tune(a, t, row, &fatal);
         if (!fatal)
             ++s->num_rows;
-        if (!fatal && row->has_best)
+        if (!fatal && row->has_best) {
+            int w;
             add_answer(t, s, row);
+            w = s->failed ? KT_EXIT_OK : merge_wisdom(a, s);
+            s->failed |= w != KT_EXIT_OK;
+            one = w > one ? w : one;
+        }
         close_size(t);
         rc = one > rc ? one : rc;
     }
@@ -705,10 +712,11 @@ static int run_sweep(tune_args *a, tune_run *t, sweep_out *s)
         kt_sweep_print(stdout, t->job.spec, t->job.op,
                        s->num_answers ? s->devices[0] : NULL, s->rows,
                        s->num_rows);
-    {
-        int w = merge_wisdom(a, s);
-        return w > rc ? w : rc;
-    }
+    if (a->wisdom && s->num_answers && !s->failed)
+        fprintf(a->quiet ? stderr : stdout,
+                "\nwisdom %s: %zu answer(s) added, %zu replaced\n", a->wisdom,
+                s->added, s->replaced);
+    return rc;
 }
 
 /* The sweep's sizes, base paths and buffers, from the loaded job. */

@@ -1,121 +1,144 @@
 #!/usr/bin/env bash
-# The wisdom loop on a GPU, in about 3 minutes (at most 200 s: each step
-# is capped with `timeout`):
+# The wisdom loop on a GPU within a deadline (WISDOM_DEADLINE seconds,
+# default 57): every step has its own `timeout`, a step that would end
+# past the deadline is skipped, and the results page grows after each step,
+# so a run cut short keeps what it measured. In order of importance:
 #   1. `cmake --install` of the build into a temporary prefix;
-#   2. 5-size sweeps of the built-in vector_add:add (n = 2^20..2^28 step x4)
-#      and gemv:ax (1024x1024 .. 4096x65536) with --wisdom: a search per
-#      size (one_at_a_time, WISDOM_TUNE_S seconds each, default 5) and the
-#      table per size;
-#   3. examples/wisdom_app/tune.sh against the install: the example's
-#      application and plugin built with find_package(ktune) (and with
-#      pkg-config), its kernels tuned over 5 sizes each (4 s per size),
-#      the wisdom written, and the application run without wisdom and with
-#      it, timing its defaults against the wisdom's configurations in one
-#      run.
-# From the repository root:
+#   2. examples/wisdom_app built against it (find_package(ktune); and with
+#      pkg-config ktune-select when pkg-config is there);
+#   3. its vadd and gemv kernels tuned through its plugin over 5 sizes each
+#      (vadd.ini, gemv.ini; WISDOM_APP_S seconds of one_at_a_time per size,
+#      default 0.8), the answers merged into app.wisdom.jsonl;
+#   4. the application with the wisdom: its defaults and the wisdom's
+#      configurations timed in the same run; then without wisdom (defaults,
+#      quick);
+#   5. 5-size sweeps of the built-in vector_add:add (n = 2^18..2^26 step x4)
+#      and gemv:ax (1024x1024 .. 16384x4096), WISDOM_TUNE_S seconds per size
+#      (default 1.2), into builtin.wisdom.jsonl.
+# About 55 s on an H200. From the repository root:
 #   OUT=/path/to/out bash bench/wisdom_loop.sh [BUILD_DIR]
-# BUILD_DIR (default build): the build to install, configured at
-# /work/main/BUILD_DIR on the development machine or an absolute path.
-# Writes under $OUT: wisdom_loop.md (the results page, commands included),
-# the wisdom files and the logs of every step. Prints the tables last.
+# Writes under $OUT (flat): wisdom_loop.md (the results page, commands
+# included), the wisdom files, and a log per step. Prints the page last.
 set -u
 root=$PWD
 build=${1:-build}
 out=${OUT:?set OUT to the folder for the results}
-tune_s=${WISDOM_TUNE_S:-5}
+deadline=${WISDOM_DEADLINE:-57}
+app_s=${WISDOM_APP_S:-0.8}
+tune_s=${WISDOM_TUNE_S:-1.2}
 mkdir -p "$out"
-
-# The build has the absolute paths of the machine it was made on
-# (/work/main/...): make that path lead here when nothing is there.
-if [ ! -e /work/main ]; then
-    mkdir -p /work && ln -s "$root" /work/main
-fi
-[ -d "$root/.devlibs" ] &&
-    export LD_LIBRARY_PATH="$root/.devlibs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export KTUNE_CACHE_DIR=${KTUNE_CACHE_DIR:-/tmp/ktune-wisdom-cache}
 case $build in
 /*) b=$build ;;
 *) b=$root/$build ;;
 esac
+export KTUNE_CACHE_DIR=${KTUNE_CACHE_DIR:-/tmp/ktune-wisdom-cache}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 md=$out/wisdom_loop.md
 t0=$(date +%s)
-note() { echo "[$(($(date +%s) - t0)) s] $*" >&2; }
+prefix=$tmp/prefix
+app=$tmp/app
+here=$root/examples/wisdom_app
+K=$b/ktune
+
+# step CAP LOG CMD...: runs CMD under `timeout CAP` unless that could end
+# past the deadline; appends its exit status to LOG.
+step() {
+    local cap=$1 log=$2 now
+    shift 2
+    now=$(($(date +%s) - t0))
+    if [ $((now + cap)) -gt "$deadline" ]; then
+        echo "skipped at ${now} s: ${cap} s would pass the ${deadline} s deadline" >>"$log"
+        return 124
+    fi
+    timeout "$cap" "$@" >>"$log" 2>&1
+    local rc=$?
+    echo "exit $rc after $(($(date +%s) - t0)) s" >>"$log"
+    return $rc
+}
 fence() { echo '```'; cat; echo '```'; }
+table() { sed -n '/^sweep:/,$p' "$1" 2>/dev/null | grep -v '^=== '; }
+page() { cat >>"$md"; }
 
-note "install $b into $tmp/prefix"
-timeout 15 cmake --install "$b" --prefix "$tmp/prefix" >"$out/install.log" 2>&1 ||
-    note "install failed: see install.log"
-K=$tmp/prefix/bin/ktune
-[ -x "$K" ] || K=$b/ktune
-quick=(--set strategy.max_seconds="$tune_s" --set measure.min_time=0.02
-       --set measure.max_time=0.5)
-
-note "built-in sweeps, $tune_s s per size"
-(
-    cd "$tmp" || exit 1
-    timeout 40 "$K" tune "$root/configs/vector_add.ini" \
-        --set "job.n=2^20..2^28 step x4" "${quick[@]}" \
-        --journal vector_add.jsonl --wisdom builtin.wisdom.jsonl \
-        >"$out/sweep-vector_add.txt" 2>&1
-    echo "exit $?" >>"$out/sweep-vector_add.txt"
-    timeout 40 "$K" tune "$root/configs/gemv_ax.ini" \
-        --set "job.m, n=1024x1024, 4096x4096, 16384x16384, 65536x4096, 4096x65536" \
-        "${quick[@]}" --journal gemv_ax.jsonl --wisdom builtin.wisdom.jsonl \
-        >"$out/sweep-gemv_ax.txt" 2>&1
-    echo "exit $?" >>"$out/sweep-gemv_ax.txt"
-    cp builtin.wisdom.jsonl "$out/" 2>/dev/null
-    "$K" wisdom show builtin.wisdom.jsonl >"$out/builtin-wisdom.txt" 2>&1
-)
-
-note "examples/wisdom_app/tune.sh"
-TUNE_ARGS="--set strategy.max_seconds=4" APP_ARGS="--rounds 20" \
-    timeout 105 bash "$root/examples/wisdom_app/tune.sh" "$tmp/prefix" "$tmp/app" \
-    >"$out/tune_sh.log" 2>&1
-note "tune.sh exit $?"
-for f in tune-vadd.txt tune-gemv.txt app.wisdom.jsonl app-defaults.txt \
-         app-wisdom.txt build.log; do
-    [ -f "$tmp/app/$f" ] && cp "$tmp/app/$f" "$out/"
-done
-
-table() { sed -n '/^sweep:/,$p' "$1" 2>/dev/null; grep -h "^wisdom \|^exit " "$1" 2>/dev/null; }
 {
     echo "# The wisdom loop on the GPU: tune once, ship the wisdom, select at run time"
     echo
-    echo "Run by \`OUT=... bash bench/wisdom_loop.sh\` on $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-    echo "($("$K" --version 2>/dev/null)), $(nvidia-smi --query-gpu=name,driver_version \
-        --format=csv,noheader 2>&1 | head -n 1). Tuning: one_at_a_time, $tune_s s"
-    echo "per size for the built-in operators, 4 s for the example's kernels;"
-    echo "measure.min_time 0.02 s, max_time 0.5 s."
+    echo "\`OUT=... bash bench/wisdom_loop.sh\` on $(date -u +%Y-%m-%dT%H:%M:%SZ),"
+    echo "$("$K" --version 2>/dev/null), $(nvidia-smi --query-gpu=name,driver_version \
+        --format=csv,noheader 2>&1 | head -n 1)."
+    echo "one_at_a_time; $app_s s per size for the example's kernels, $tune_s s for the"
+    echo "built-in operators; measure.min_time 0.02 s, max_time 0.3 s. Short budgets:"
+    echo "the point is the loop, not the best answer."
     echo
-    echo "## Size sweeps of the built-in operators, answers merged into one wisdom file"
+} >"$md"
+
+step 5 "$out/install.log" cmake --install "$b" --prefix "$prefix"
+[ -x "$prefix/bin/ktune" ] && K=$prefix/bin/ktune
+step 14 "$out/build.log" cmake -S "$here" -B "$app/build" -DCMAKE_PREFIX_PATH="$prefix" &&
+    step 14 "$out/build.log" cmake --build "$app/build" -j
+pc=$(find "$prefix" -name ktune-select.pc 2>/dev/null | head -n 1)
+if command -v pkg-config >/dev/null && [ -n "$pc" ]; then
+    # shellcheck disable=SC2046 # the flags are words
+    PKG_CONFIG_PATH=$(dirname "$pc") step 14 "$out/build.log" \
+        nvcc -std=c++17 -O2 -arch=sm_90 -o "$app/build/wisdom_app_pc" "$here/app.cu" \
+        $(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --cflags --libs ktune-select) \
+        -Xlinker -rpath="$(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --variable=libdir ktune-select)"
+fi
+
+quick=(--set measure.min_time=0.02 --set measure.max_time=0.3)
+cd "$app" 2>/dev/null || cd "$tmp"
+for job in vadd gemv; do
+    step 9 "$out/tune-$job.txt" "$K" tune "$here/$job.ini" \
+        --plugin "$app/build/wisdom_app_kernels.so" --wisdom app.wisdom.jsonl \
+        --set strategy.max_seconds="$app_s" "${quick[@]}"
+done
+cp app.wisdom.jsonl "$out/" 2>/dev/null
+{
+    echo "## examples/wisdom_app: the application's own kernels, tuned through its plugin"
     echo
-    echo "\`ktune tune configs/vector_add.ini --set \"job.n=2^20..2^28 step x4\" --wisdom builtin.wisdom.jsonl\`"
+    echo "\`ktune tune examples/wisdom_app/vadd.ini --plugin wisdom_app_kernels.so --wisdom app.wisdom.jsonl\`, then \`gemv.ini\`:"
+    echo
+    { table "$out/tune-vadd.txt"; echo; table "$out/tune-gemv.txt"; } | fence
+    echo
+} | page
+
+step 7 "$out/app-wisdom.txt" "$app/build/wisdom_app" --wisdom app.wisdom.jsonl --rounds 10
+{
+    echo "The application with the wisdom, timed against its own defaults in the"
+    echo "same run (interleaved rounds, one launch of each per round, the L2"
+    echo "flushed before every launch; sizes not tuned get the nearest entry):"
+    echo
+    fence <"$out/app-wisdom.txt"
+    echo
+} | page
+step 4 "$out/app-defaults.txt" "$app/build/wisdom_app" --quick --rounds 3
+if [ -x "$app/build/wisdom_app_pc" ]; then
+    step 3 "$out/app-pc.txt" "$app/build/wisdom_app_pc" --wisdom app.wisdom.jsonl --quick --rounds 3
+fi
+
+cd "$tmp" || exit 1
+builtin=(--set strategy.max_seconds="$tune_s" "${quick[@]}" --wisdom builtin.wisdom.jsonl)
+step 11 "$out/sweep-vector_add.txt" "$K" tune "$root/configs/vector_add.ini" \
+    --set "job.n=2^18..2^26 step x4" --journal vector_add.jsonl "${builtin[@]}"
+step 11 "$out/sweep-gemv_ax.txt" "$K" tune "$root/configs/gemv_ax.ini" \
+    --set "job.m, n=1024x1024, 2048x2048, 4096x4096, 8192x8192, 16384x4096" \
+    --journal gemv_ax.jsonl "${builtin[@]}"
+cp builtin.wisdom.jsonl "$out/" 2>/dev/null
+"$K" wisdom show builtin.wisdom.jsonl >"$out/builtin-wisdom.txt" 2>&1
+{
+    echo "## Size sweeps of the built-in operators into one wisdom file"
+    echo
+    echo "\`ktune tune configs/vector_add.ini --set \"job.n=2^18..2^26 step x4\" --wisdom builtin.wisdom.jsonl\`"
     echo
     table "$out/sweep-vector_add.txt" | fence
     echo
-    echo "\`ktune tune configs/gemv_ax.ini --set \"job.m, n=1024x1024, 4096x4096, 16384x16384, 65536x4096, 4096x65536\" --wisdom builtin.wisdom.jsonl\`"
+    echo "\`ktune tune configs/gemv_ax.ini --set \"job.m, n=1024x1024, 2048x2048, 4096x4096, 8192x8192, 16384x4096\" --wisdom builtin.wisdom.jsonl\`"
     echo
     table "$out/sweep-gemv_ax.txt" | fence
     echo
     echo "\`ktune wisdom show builtin.wisdom.jsonl\`"
     echo
     fence <"$out/builtin-wisdom.txt"
-    echo
-    echo "## examples/wisdom_app: its own kernels, tuned through its plugin"
-    echo
-    echo "\`examples/wisdom_app/tune.sh PREFIX OUT\` (built against the install)."
-    echo
-    table "$out/tune-vadd.txt" | fence
-    echo
-    table "$out/tune-gemv.txt" | fence
-    echo
-    echo "The application with its wisdom, timed against its defaults in the"
-    echo "same run (interleaved rounds, L2 flushed before every launch;"
-    echo "between-size problems get the nearest entry):"
-    echo
-    fence <"$out/app-wisdom.txt"
-} >"$md" 2>/dev/null
-note "wrote $md"
+} | page
+echo "[$(($(date +%s) - t0)) s] done" >&2
 cat "$md"

@@ -4,7 +4,8 @@
 # journal and outputs per size, the table per size and the answers merged
 # into a wisdom file; resuming continues every size's journal and starts
 # the ones the stopped run never reached; a second run replaces the
-# answers; `ktune wisdom` shows, checks (stale versions and parameters) and
+# answers; a killed sweep keeps the answers it had and resumes; `ktune
+# wisdom` shows, checks (stale versions and parameters) and
 # selects; damaged and non-regular files are refused, never overwritten.
 . "$KT_SOURCE_DIR/tests/cli/lib.sh"
 
@@ -69,6 +70,26 @@ expect_text "wisdom w.jsonl: 0 answer(s) added, 3 replaced"
     echo "FAIL: the resumed sweep did not write the third journal"
     failures=$((failures + 1))
 }
+
+# --- a sweep killed in its second size keeps the first answer; resumed, it
+# answers the first from its journal and finishes -----------------------------
+rm -f kill.*.jsonl kw.jsonl kw.jsonl.lock
+"$KTUNE" tune sweep.ini --replay "$R1" --replay "$R2" --replay "$R3" \
+    --journal kill.jsonl --wisdom kw.jsonl --replay-delay 0.05 --quiet \
+    >kill.log 2>&1 &
+pid=$!
+for _ in $(seq 200); do
+    [ -s kill.n16777216.jsonl ] && break
+    sleep 0.05
+done
+kill "$pid" 2>/dev/null
+wait "$pid" 2>/dev/null
+expect_exit 0 "$KTUNE" wisdom show kw.jsonl
+expect_text "kw.jsonl: 1 entry"
+expect_exit 0 "$KTUNE" tune sweep.ini --replay "$R1" --replay "$R2" \
+    --replay "$R3" --journal kill.jsonl --resume --wisdom kw.jsonl
+expect_text "wisdom kw.jsonl: 2 answer(s) added, 1 replaced"
+expect_text "from the journal"
 
 # --- ktune wisdom -----------------------------------------------------------
 expect_exit 0 "$KTUNE" wisdom show w.jsonl
