@@ -687,10 +687,11 @@ static int run_sweep(tune_args *a, tune_run *t, sweep_out *s)
     for (size_t i = 0; i < t->num_sizes && !fatal; ++i) {
         kt_sweep_row *row = &s->rows[s->num_rows];
         int one;
+        /* A recording brings its sizes; the note compares the job's. */
+        memcpy(t->job.sizes, t->job.sweep[a->replays.count ? 0 : i],
+               sizeof t->job.sizes);
         if (a->replays.count)
             a->o.replay = a->replays.items[i];
-        else
-            memcpy(t->job.sizes, t->job.sweep[i], sizeof t->job.sizes);
         if (t->num_sizes > 1 && !a->quiet)
             printf("%s=== size %zu of %zu ===\n", i ? "\n" : "", i + 1,
                    t->num_sizes);

@@ -90,15 +90,31 @@ static void number(double v, char *out, size_t size)
         snprintf(out, size, "%.1f", v);
 }
 
+/* The width of the configuration column: its longest entry. */
+static int config_width(const kt_operator *op, const kt_sweep_row *rows,
+                        size_t n)
+{
+    int w = 18;
+    for (size_t i = 0; i < n; ++i) {
+        char cfg[512];
+        if (!rows[i].has_best)
+            continue;
+        kt_point_format(op, &rows[i].best, cfg, sizeof cfg);
+        w = (int)strlen(cfg) > w ? (int)strlen(cfg) : w;
+    }
+    return w;
+}
+
 void kt_sweep_print(FILE *out, const char *spec, const kt_operator *op,
                     const char *device, const kt_sweep_row *rows, size_t n)
 {
     const char *ref = "";
+    int w = config_width(op, rows, n);
     for (size_t i = 0; i < n && !*ref; ++i)
         ref = rows[i].reference;
     fprintf(out, "\nsweep: %s on %s, %zu size(s), one search each\n", spec,
             device ? device : "?", n);
-    fprintf(out, "  %-22s %-40s %11s %21s %8s %7s %9s %9s\n", "size",
+    fprintf(out, "  %-22s %-*s %11s %21s %8s %7s %8s %8s\n", "size", w,
             "best configuration", "median us", "95% CI", "GB/s", "% copy",
             "vs dflt", *ref ? ref : "vs ref");
     for (size_t i = 0; i < n; ++i) {
@@ -116,8 +132,8 @@ void kt_sweep_print(FILE *out, const char *spec, const kt_operator *op,
         number(r->pct_copy, pct, sizeof pct);
         speedup(r->default_us, r, d, sizeof d);
         speedup(r->reference_us, r, x, sizeof x);
-        fprintf(out, "  %-22s %-40s %11.3f %21s %8s %7s %9s %9s\n", sizes, cfg,
-                r->stats.median, ci, bw, pct, d, x);
+        fprintf(out, "  %-22s %-*s %11.3f %21s %8s %7s %8s %8s\n", sizes, w,
+                cfg, r->stats.median, ci, bw, pct, d, x);
     }
     fprintf(out,
             "  vs dflt: the default configuration's time over the answer's "
