@@ -21,6 +21,11 @@ for f in "$P/include/ktune/select.h" "$pc" "$lib"; do
 done
 [ "$failures" = 0 ] || finish
 
+# A sanitized build (KT_SANITIZE) installs a libktune-select that needs
+# the ASan runtime first: plain programs that link it run with it preloaded.
+asan=$(ldd "$lib" | awk '/libasan/ {print $3}')
+run() { if [ -n "$asan" ]; then LD_PRELOAD=$asan "$@"; else "$@"; fi; }
+
 # Wisdom from the installed ktune: a sweep over three recordings.
 expect_exit 0 "$K" tune "$KT_SOURCE_DIR/configs/vector_add.ini" --quiet \
     --replay "$DATA/vector_add-h200-n1048576.jsonl" \
@@ -54,11 +59,11 @@ expect_exit 0 "$KT_PKG_CONFIG" --variable=libdir ktune-select
 libdir=$out
 # shellcheck disable=SC2086 # the flags are words
 expect_exit 0 cc -std=c99 -o pick pick.c $flags "-Wl,-rpath,$libdir"
-expect_exit 0 ./pick w.jsonl "NVIDIA H200" 16777216
+expect_exit 0 run ./pick w.jsonl "NVIDIA H200" 16777216
 expect_text "rc 0 vec4"
-expect_exit 0 ./pick w.jsonl "9.0" 3000000
+expect_exit 0 run ./pick w.jsonl "9.0" 3000000
 expect_text "rc 1 vec4"
-expect_exit 0 ./pick missing.jsonl "NVIDIA H200" 16777216
+expect_exit 0 run ./pick missing.jsonl "NVIDIA H200" 16777216
 expect_text "defaults: missing.jsonl: cannot open"
 expect_text "rc 2 default block=256"
 expect_exit 0 ldd ./pick
@@ -81,7 +86,7 @@ CM
 expect_exit 0 "$KT_CMAKE" -S cproj -B cproj-build -G "$KT_GENERATOR" \
     -DCMAKE_PREFIX_PATH="$P"
 expect_exit 0 "$KT_CMAKE" --build cproj-build
-expect_exit 0 cproj-build/pick w.jsonl "NVIDIA H200" 1048576
+expect_exit 0 run cproj-build/pick w.jsonl "NVIDIA H200" 1048576
 expect_text "rc 0 vec4 block=64"
 
 # The example application and its plugin.
