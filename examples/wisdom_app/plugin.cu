@@ -245,72 +245,48 @@ done:
 // ------------------------------------------------------------ descriptors
 
 const kt_size_desc vadd_sizes[] = {
-    {KT_STRUCT_SIZE(kt_size_desc), .reserved = 0, .name = "n",
-     .help = "number of elements", .default_value = 1 << 22, .min = 1,
-     .max = (int64_t)1 << 30},
+    KTUNE_SIZE("n", "number of elements", 1 << 22, 1, (int64_t)1 << 30),
 };
 const kt_size_desc gemv_sizes[] = {
-    {KT_STRUCT_SIZE(kt_size_desc), .reserved = 0, .name = "m",
-     .help = "rows of A", .default_value = 4096, .min = 1, .max = 1 << 20},
-    {KT_STRUCT_SIZE(kt_size_desc), .reserved = 0, .name = "n",
-     .help = "columns of A", .default_value = 4096, .min = 1, .max = 1 << 20},
+    KTUNE_SIZE("m", "rows of A", 4096, 1, 1 << 20),
+    KTUNE_SIZE("n", "columns of A", 4096, 1, 1 << 20),
 };
 
-// In the application's variant order (kernels.cuh); index 0 is its
-// default.
+// Index 0 of each is the application's default.
 const kt_variant vadd_variants[] = {
-    {KT_STRUCT_SIZE(kt_variant), .num_params = KTUNE_COUNT(block_only),
-     .id = "one_per_thread", .summary = "one element per thread",
-     .params = block_only, .shape = vadd_shape<wa::VADD_ONE_PER_THREAD>,
-     .check = nullptr, .launch = vadd_launch<wa::VADD_ONE_PER_THREAD>},
-    {KT_STRUCT_SIZE(kt_variant), .num_params = KTUNE_COUNT(grid_params),
-     .id = "grid_stride", .summary = "blocks_per_sm x SMs blocks loop",
-     .params = grid_params, .shape = vadd_shape<wa::VADD_GRID_STRIDE>,
-     .check = vadd_check, .launch = vadd_launch<wa::VADD_GRID_STRIDE>},
-    {KT_STRUCT_SIZE(kt_variant), .num_params = KTUNE_COUNT(grid_params),
-     .id = "vec4", .summary = "grid-stride float4 loads, scalar tail",
-     .params = grid_params, .shape = vadd_shape<wa::VADD_VEC4>,
-     .check = vadd_check, .launch = vadd_launch<wa::VADD_VEC4>},
+    KTUNE_VARIANT("one_per_thread", "one element per thread", block_only,
+                  vadd_shape<wa::VADD_ONE_PER_THREAD>, nullptr,
+                  vadd_launch<wa::VADD_ONE_PER_THREAD>),
+    KTUNE_VARIANT("grid_stride", "blocks_per_sm x SMs blocks loop", grid_params,
+                  vadd_shape<wa::VADD_GRID_STRIDE>, vadd_check,
+                  vadd_launch<wa::VADD_GRID_STRIDE>),
+    KTUNE_VARIANT("vec4", "grid-stride float4 loads, scalar tail", grid_params,
+                  vadd_shape<wa::VADD_VEC4>, vadd_check,
+                  vadd_launch<wa::VADD_VEC4>),
 };
-// warp_row first: the application's default.
 const kt_variant gemv_variants[] = {
-    {KT_STRUCT_SIZE(kt_variant), .num_params = KTUNE_COUNT(row_params),
-     .id = "warp_row", .summary = "a warp per row, shuffle reduction",
-     .params = row_params, .shape = gemv_shape<wa::GEMV_WARP_ROW>,
-     .check = gemv_check, .launch = gemv_launch<wa::GEMV_WARP_ROW>},
-    {KT_STRUCT_SIZE(kt_variant), .num_params = KTUNE_COUNT(block_only),
-     .id = "thread_row", .summary = "a thread per row (uncoalesced)",
-     .params = block_only, .shape = gemv_shape<wa::GEMV_THREAD_ROW>,
-     .check = nullptr, .launch = gemv_launch<wa::GEMV_THREAD_ROW>},
-    {KT_STRUCT_SIZE(kt_variant), .num_params = KTUNE_COUNT(row_params),
-     .id = "block_row", .summary = "a block per row, shared reduction",
-     .params = row_params, .shape = gemv_shape<wa::GEMV_BLOCK_ROW>,
-     .check = gemv_check, .launch = gemv_launch<wa::GEMV_BLOCK_ROW>},
+    KTUNE_VARIANT("warp_row", "a warp per row, shuffle reduction", row_params,
+                  gemv_shape<wa::GEMV_WARP_ROW>, gemv_check,
+                  gemv_launch<wa::GEMV_WARP_ROW>),
+    KTUNE_VARIANT("thread_row", "a thread per row (uncoalesced)", block_only,
+                  gemv_shape<wa::GEMV_THREAD_ROW>, nullptr,
+                  gemv_launch<wa::GEMV_THREAD_ROW>),
+    KTUNE_VARIANT("block_row", "a block per row, shared reduction", row_params,
+                  gemv_shape<wa::GEMV_BLOCK_ROW>, gemv_check,
+                  gemv_launch<wa::GEMV_BLOCK_ROW>),
 };
 
 const kt_operator operators[] = {
-    {KT_STRUCT_SIZE(kt_operator), .flags = 0, .id = "vadd",
-     .summary = "c = a + b, float32", .sizes = vadd_sizes,
-     .num_sizes = KTUNE_COUNT(vadd_sizes),
-     .num_variants = KTUNE_COUNT(vadd_variants), .variants = vadd_variants,
-     .work = vadd_work, .setup = vadd_setup, .reset = nullptr, .verify = verify,
-     .teardown = teardown},
-    {KT_STRUCT_SIZE(kt_operator), .flags = 0, .id = "gemv",
-     .summary = "y = A x, A row-major float32", .sizes = gemv_sizes,
-     .num_sizes = KTUNE_COUNT(gemv_sizes),
-     .num_variants = KTUNE_COUNT(gemv_variants), .variants = gemv_variants,
-     .work = gemv_work, .setup = gemv_setup, .reset = nullptr, .verify = verify,
-     .teardown = teardown},
+    KTUNE_OPERATOR("vadd", "c = a + b, float32", 0, vadd_sizes, vadd_variants,
+                   vadd_work, vadd_setup, nullptr, verify, teardown),
+    KTUNE_OPERATOR("gemv", "y = A x, A row-major float32", 0, gemv_sizes,
+                   gemv_variants, gemv_work, gemv_setup, nullptr, verify,
+                   teardown),
 };
 
-const kt_plugin plugin = {
-    KT_PLUGIN_HEADER,
-    .name = "wisdom_app",
-    .version = "1.0.0",
-    .summary = "the example application's kernels, for tuning",
-    .operators = operators,
-    .num_operators = KTUNE_COUNT(operators),
-};
+const kt_plugin plugin =
+    KTUNE_PLUGIN("wisdom_app", "1.0.0",
+                 "the example application's kernels, for tuning", operators);
 
 } // namespace
 
