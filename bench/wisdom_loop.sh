@@ -87,12 +87,18 @@ for job in vadd gemv; do
         --set strategy.max_seconds="$app_s" "${quick[@]}"
 done
 cp app.wisdom.jsonl "$out/" 2>/dev/null
+# The file holds every size tuned so far, even of a sweep cut short.
+"$K" wisdom show app.wisdom.jsonl >"$out/app-wisdom-show.txt" 2>&1
 {
     echo "## examples/wisdom_app: the application's own kernels, tuned through its plugin"
     echo
     echo "\`ktune tune examples/wisdom_app/vadd.ini --plugin wisdom_app_kernels.so --wisdom app.wisdom.jsonl\`, then \`gemv.ini\`:"
     echo
     { table "$out/tune-vadd.txt"; echo; table "$out/tune-gemv.txt"; } | fence
+    echo
+    echo "\`ktune wisdom show app.wisdom.jsonl\`:"
+    echo
+    fence <"$out/app-wisdom-show.txt"
     echo
 } | page
 
