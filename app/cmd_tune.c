@@ -48,6 +48,9 @@ static const char help[] =
     "  --plugin FILE       load FILE too (repeatable)\n"
     "  --in-process        measure in this process, not in a worker process\n"
     "                      (a faulting kernel then ends the run)\n"
+    "  --verify MODE       device (default: references kept and outputs\n"
+    "                      compared on the GPU) or host (outputs copied to\n"
+    "                      host memory and compared there); [measure] verify\n"
     "  --replay-delay S    replay: wait S seconds in every evaluation\n"
     "  --check             check the job and describe its space; measure\n"
     "                      nothing (no GPU needed)\n"
@@ -65,6 +68,7 @@ typedef struct tune_args {
     char **sets, **plugins;
     size_t num_sets, num_plugins;
     int resume, in_process, quiet, check;
+    const char *verify; /* --verify: NULL, "host" or "device" */
     double replay_delay;
 } tune_args;
 
@@ -80,6 +84,7 @@ static int parse_args(int argc, char **argv, tune_args *a, kt_err *err)
         {"set", required_argument, NULL, 's'},
         {"plugin", required_argument, NULL, 'p'},
         {"in-process", no_argument, NULL, 'I'},
+        {"verify", required_argument, NULL, 'V'},
         {"replay-delay", required_argument, NULL, 'D'},
         {"quiet", no_argument, NULL, 'q'},
         {"check", no_argument, NULL, 'C'},
@@ -99,6 +104,14 @@ static int parse_args(int argc, char **argv, tune_args *a, kt_err *err)
         case 's': a->sets[a->num_sets++] = optarg; break;
         case 'p': a->plugins[a->num_plugins++] = optarg; break;
         case 'I': a->in_process = 1; break;
+        case 'V':
+            if (strcmp(optarg, "host") != 0 && strcmp(optarg, "device") != 0) {
+                kt_err_set(err, KT_S_INPUT,
+                           "--verify: '%s', expected host or device", optarg);
+                return KT_EXIT_USAGE;
+            }
+            a->verify = optarg;
+            break;
         case 'q': a->quiet = 1; break;
         case 'C': a->check = 1; break;
         case 'D':
@@ -209,6 +222,7 @@ static kt_status open_evaluator(const tune_args *a, kt_job *job,
     spec.device = job->device;
     spec.check_boundaries = job->boundaries;
     spec.log_level = KT_LOG_WARN;
+    spec.verify_host = job->verify_host;
     /* CUPTI only when counters are asked for: [metrics], or a strategy
      * guided by them. */
     spec.counters =
@@ -445,6 +459,8 @@ int kt_cmd_tune(int argc, char **argv)
     }
     have_job = 1;
     apply_output_options(&a, &job);
+    if (a.verify)
+        job.verify_host = strcmp(a.verify, "host") == 0;
     if (a.check) {
         print_check(&job);
         rc = KT_EXIT_OK;

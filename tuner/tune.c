@@ -55,6 +55,7 @@ struct kt_tune {
     size_t num_raw;
     int counters_off;
     int noted;
+    kt_protocol call_protocol; /* of the call in flight (call_protocol()) */
 };
 
 static double monotonic(void)
@@ -319,6 +320,19 @@ static kt_status fail(kt_tune *t, kt_status rc, const kt_err *err)
     return rc;
 }
 
+/* The protocol of one call: the job's, with the racing bar (the fastest
+ * median so far) for searching calls and paired stopping for comparisons.
+ * The closing re-measurement races nothing: its medians are the answer. */
+static const kt_protocol *call_protocol(kt_tune *t, const char *purpose)
+{
+    kt_protocol *p = &t->call_protocol;
+    int final = strcmp(purpose, "final") == 0;
+    *p = t->cfg->protocol;
+    p->race_bar_us = !final && p->race > 0 && t->best_us > 0 ? t->best_us : 0;
+    p->race_pairs = strcmp(purpose, "compare") == 0;
+    return p;
+}
+
 /* Evaluates pts in one call: answered from the resumed journal when it
  * holds this call, else by the evaluator and journaled at once. */
 static kt_status run_call(kt_tune *t, const char *purpose, const kt_point *pts,
@@ -349,7 +363,8 @@ static kt_status run_call(kt_tune *t, const char *purpose, const kt_point *pts,
         return KT_S_OK;
     }
     start = monotonic();
-    rc = cfg->ev->ops->evaluate(cfg->ev, pts, n, &cfg->protocol, out, err);
+    rc = cfg->ev->ops->evaluate(cfg->ev, pts, n, call_protocol(t, purpose), out,
+                                err);
     t->res->evaluator_s += monotonic() - start;
     ++t->res->calls;
     if (rc) {

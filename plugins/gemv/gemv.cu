@@ -660,6 +660,9 @@ struct state {
     char cublas_error[512]; // why there is no handle, when there is none
     double *want, *tol;     // host: reference and tolerance per element of y
     float *got;             // host: y downloaded for verification
+    // The same two kept on the device (the device path; then the host
+    // copies are freed).
+    double *want_dev, *tol_dev;
 };
 
 // ---------------------------------------------------------------- shapes
@@ -1178,6 +1181,10 @@ void teardown(void *st)
         s->host->free_device(s->host, s->y);
     if (s->partials)
         s->host->free_device(s->host, s->partials);
+    if (s->want_dev)
+        s->host->free_device(s->host, s->want_dev);
+    if (s->tol_dev)
+        s->host->free_device(s->host, s->tol_dev);
     free(s->want);
     free(s->tol);
     free(s->got);
@@ -1265,7 +1272,11 @@ int setup_common(const kt_host *host, const kt_problem *p, void **out,
                                           KT_MEM_SCRATCH, "partials",
                                           (void **)&s->partials)) ||
         host->upload(host, s->a, ha, elems * sizeof(float)) ||
-        host->upload(host, s->x, hx, s->xlen * sizeof(float)))
+        host->upload(host, s->x, hx, s->xlen * sizeof(float)) ||
+        kt_reference_to_device(host, "y (reference)", &s->want, s->ylen,
+                               &s->want_dev) ||
+        kt_reference_to_device(host, "y (tolerance)", &s->tol, s->ylen,
+                               &s->tol_dev))
         goto done;
     // The reference is optional: without it the other variants still run
     // and the `cublas` variant's launch says why it cannot.
@@ -1303,6 +1314,9 @@ int verify(void *st, const kt_config *, const kt_variant *)
     state *s = (state *)st;
     size_t bad = 0, first = 0;
     double worst = 0.0;
+    if (s->want_dev)
+        return s->host->check_f32_device(s->host, "y", s->y, s->want_dev,
+                                         s->tol_dev, s->ylen, 0.0, 0.0);
     if (s->host->download(s->host, s->got, s->y, s->ylen * sizeof(float)) !=
         KT_OK)
         return KT_FAIL;
