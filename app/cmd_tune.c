@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "app/cli.h"
+#include "core/clock.h"
 #include "core/envrec.h"
 #include "core/evaluator.h"
 #include "core/instance.h"
@@ -434,7 +435,10 @@ int kt_cmd_tune(int argc, char **argv)
     json_t *env = NULL;
     kt_err err;
     kt_status st;
+    double t_open = 0, t_calib = 0, open_s = 0, calib_s = 0;
 
+    /* The start phase: plugins, the job, the evaluator and its problem. */
+    t_open = kt_clock_seconds();
     memset(&a, 0, sizeof a);
     memset(&log, 0, sizeof log);
     memset(&result, 0, sizeof result);
@@ -481,7 +485,10 @@ int kt_cmd_tune(int argc, char **argv)
     if (a.replay)
         take_recorded_problem(&job, ev, a.replay);
     kt_space_bind(&job.space, job.sizes, job.input_seed, ev->ops->device(ev));
+    t_calib = kt_clock_seconds();
+    open_s = t_calib - t_open;
     st = ev->ops->calibration(ev, 0, &calib, &err);
+    calib_s = kt_clock_seconds() - t_calib;
     have_calib = st == KT_S_OK;
     if (!have_calib && !a.replay)
         fprintf(stderr,
@@ -530,6 +537,8 @@ int kt_cmd_tune(int argc, char **argv)
             json_object_get(json_object_get(env, "device"), "sm_clock_mhz")));
     cfg.notes = stderr;
     st = kt_tune_run(&cfg, &result, &err);
+    result.open_s = open_s;
+    result.calibration_s = calib_s;
     if (st) {
         fprintf(stderr, "ktune: %s\n", err.msg);
         if (cfg.journal)

@@ -157,6 +157,15 @@ static kt_status verify_cached(local_eval *le, const kt_point *pt,
     return KT_S_OK;
 }
 
+/* The call's measurement phases, kept in its first result. */
+static void add_costs(const kt_meter_costs *c, kt_eval_phases *ph)
+{
+    ph->warmup_s += c->warmup_s;
+    ph->sampling_s += c->sampling_s;
+    ph->flush_s += 1e-6 * c->flush_us * (double)c->flushes;
+    ph->probe_s += 1e-6 * c->probe_us * (double)c->probes;
+}
+
 static kt_status local_evaluate(kt_evaluator *ev, const kt_point *pts, size_t n,
                                 const kt_protocol *p, kt_eval_result *out,
                                 kt_err *err)
@@ -203,6 +212,7 @@ static kt_status local_evaluate(kt_evaluator *ev, const kt_point *pts, size_t n,
     if (m == 0)
         goto done;
     rc = kt_meter_measure(&le->meter, targets, m, p, timings, err);
+    add_costs(&le->meter.costs, &out[0].phases);
     if (rc == KT_S_EXEC)
         le->lost = 1;
     if (rc) {

@@ -48,6 +48,16 @@ typedef struct kt_timing {
     double wall_time_s;      /* of the whole measurement */
 } kt_timing;
 
+/* What the last kt_meter_measure spent outside the kernels: wall time of
+ * its warm-up and of its sampling rounds, and how many L2 flushes and
+ * clock probes the sampling enqueued; flush_us and probe_us are their GPU
+ * time each, timed once per meter. */
+typedef struct kt_meter_costs {
+    double warmup_s, sampling_s;
+    size_t flushes, probes;
+    double flush_us, probe_us;
+} kt_meter_costs;
+
 typedef struct kt_meter {
     const kt_gpu *gpu;
     cudaStream_t stream;
@@ -59,6 +69,7 @@ typedef struct kt_meter {
     size_t probe_cap;
     cudaEvent_t *events; /* start/stop pairs for one round */
     size_t event_cap;
+    kt_meter_costs costs; /* of the last measurement */
 } kt_meter;
 
 /* Creates the stream, the flush buffer (twice the L2, initialised) and the
@@ -87,6 +98,12 @@ kt_status kt_meter_measure(kt_meter *meter, const kt_target *targets, size_t n,
                            kt_err *err);
 
 void kt_timing_free(kt_timing *timing);
+
+/* Racing, exposed for tests: the stop reason (static text, starting with
+ * "race") when a target with `kept` kept samples, the fastest fastest_us,
+ * lost the race under p (core/protocol.h), else NULL. */
+const char *kt_meter_race_stop(const kt_protocol *p, size_t kept,
+                               double fastest_us);
 
 /* Sampling decision, exposed for tests: returns the stop reason (static
  * text) once `kept` samples whose statistics are `s` and whose sum is
