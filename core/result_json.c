@@ -119,8 +119,9 @@ json_t *kt_timing_to_json(const kt_timing *t, int with_samples)
  * replayed timings look the same. */
 static const char *intern_reason(const char *text)
 {
-    static const char *const known[] = {"noise target", "noise stable",
-                                        "max samples", "time cap"};
+    static const char *const known[] = {
+        "noise target", "noise stable", "max samples",
+        "time cap",     "pairs done",   "race: slower than the best"};
     for (size_t i = 0; i < sizeof known / sizeof known[0]; ++i)
         if (strcmp(text, known[i]) == 0)
             return known[i];

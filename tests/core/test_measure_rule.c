@@ -2,6 +2,7 @@
  * the noise target, on noise that stopped improving, or at the caps. */
 #include "tests/kt_test.h"
 
+#include "core/envrec.h"
 #include "core/measure.h"
 
 static kt_protocol defaults(void)
@@ -57,12 +58,63 @@ static void caps_stop_regardless_of_noise(void **state)
                         "time cap");
 }
 
+static void racing_stops_only_clear_losers_after_min_samples(void **state)
+{
+    kt_protocol p;
+    (void)state;
+    kt_protocol_defaults(&p);
+    p.min_samples = 10;
+    p.race = 0.005;
+    p.race_bar_us = 100.0;
+    /* Even the fastest sample is 1% slower than the best: stop. */
+    assert_non_null(kt_meter_race_stop(&p, 10, 101.0));
+    /* Not before min_samples kept samples. */
+    assert_null(kt_meter_race_stop(&p, 9, 200.0));
+    /* Within the margin, or faster: go on. */
+    assert_null(kt_meter_race_stop(&p, 50, 100.4));
+    assert_null(kt_meter_race_stop(&p, 50, 99.0));
+    /* No bar (the first point of a run) or racing off: never. */
+    p.race_bar_us = 0;
+    assert_null(kt_meter_race_stop(&p, 50, 1e9));
+    p.race_bar_us = 100.0;
+    p.race = 0;
+    assert_null(kt_meter_race_stop(&p, 50, 1e9));
+}
+
+static void racing_fields_travel_and_old_protocols_race_nothing(void **state)
+{
+    kt_protocol p, back;
+    kt_err err;
+    json_t *j;
+    (void)state;
+    kt_protocol_defaults(&p);
+    j = kt_env_protocol(&p);
+    /* Off: not written, so a record made before racing reads the same. */
+    assert_null(json_object_get(j, "race"));
+    assert_int_equal(kt_protocol_from_json(j, &back, &err), KT_S_OK);
+    assert_true(back.race == 0 && back.race_bar_us == 0 && !back.race_pairs);
+    json_decref(j);
+    p.race = 0.005;
+    p.race_bar_us = 731.5;
+    p.race_pairs = 1;
+    j = kt_env_protocol(&p);
+    assert_int_equal(kt_protocol_from_json(j, &back, &err), KT_S_OK);
+    assert_true(back.race == 0.005 && back.race_bar_us == 731.5 &&
+                back.race_pairs == 1);
+    json_decref(j);
+    p.race = 1.5;
+    assert_int_equal(kt_protocol_validate(&p, &err), KT_S_INPUT);
+    assert_contains(err.msg, "race");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(quiet_samples_stop_once_minimums_are_met),
         cmocka_unit_test(noisy_samples_continue_until_noise_stabilises),
         cmocka_unit_test(caps_stop_regardless_of_noise),
+        cmocka_unit_test(racing_stops_only_clear_losers_after_min_samples),
+        cmocka_unit_test(racing_fields_travel_and_old_protocols_race_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
