@@ -7,18 +7,23 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "core/envrec.h"
 #include "core/result_json.h"
 
 /* ------------------------------------------------------------- reading */
 
-static kt_status read_all(const char *path, char **text, size_t *len,
-                          kt_err *err)
+/* Reads a journal whole, or its first `limit` bytes up to a newline
+ * (limit 0: all). gzip-compressed journals (recordings, *.jsonl.gz) read
+ * like plain ones: zlib passes uncompressed files through unchanged. */
+static kt_status read_text(const char *path, size_t limit, char **text,
+                           size_t *len, kt_err *err)
 {
-    FILE *f = fopen(path, "rb");
+    gzFile f = gzopen(path, "rb");
     char *buf = NULL;
-    size_t cap = 0, used = 0, got;
+    size_t cap = 0, used = 0;
+    int got, zerr = 0;
 
     if (!f)
         return kt_err_set(err, errno == ENOENT ? KT_S_INPUT : KT_S_IO,
@@ -30,20 +35,26 @@ static kt_status read_all(const char *path, char **text, size_t *len,
             grown = realloc(buf, cap);
             if (!grown) {
                 free(buf);
-                fclose(f);
+                gzclose(f);
                 return kt_err_set(err, KT_S_NOMEM, "%s: out of memory", path);
             }
             buf = grown;
         }
-        got = fread(buf + used, 1, cap - used - 1, f);
-        used += got;
-    } while (got > 0);
-    if (ferror(f)) {
+        got = gzread(f, buf + used, (unsigned)(cap - used - 1 < (1u << 30)
+                                                   ? cap - used - 1
+                                                   : (1u << 30)));
+        if (got > 0)
+            used += (size_t)got;
+        if (limit && got > 0 && memchr(buf + used - got, '\n', (size_t)got))
+            break;
+    } while (got > 0 && (!limit || used < limit));
+    if (got < 0) {
+        const char *why = gzerror(f, &zerr);
         free(buf);
-        fclose(f);
-        return kt_err_set(err, KT_S_IO, "%s: read error", path);
+        gzclose(f);
+        return kt_err_set(err, KT_S_INPUT, "%s: read error: %s", path, why);
     }
-    fclose(f);
+    gzclose(f);
     if (!buf && !(buf = malloc(1)))
         return kt_err_set(err, KT_S_NOMEM, "%s: out of memory", path);
     buf[used] = '\0';
@@ -186,7 +197,7 @@ kt_status kt_journal_read(const char *path, const kt_operator *op,
     kt_status rc;
 
     memset(log, 0, sizeof *log);
-    if ((rc = read_all(path, &text, &len, err)))
+    if ((rc = read_text(path, 0, &text, &len, err)))
         return rc;
     line = text;
     while ((size_t)(line - text) < len) {
@@ -361,18 +372,18 @@ void kt_journal_log_free(kt_journal_log *log)
 
 kt_status kt_journal_read_header(const char *path, json_t **header, kt_err *err)
 {
-    FILE *f = fopen(path, "r");
-    char *line = NULL;
-    size_t cap = 0;
+    char *line = NULL, *nl;
+    size_t len = 0;
     json_error_t jerr;
     json_t *h = NULL;
-    kt_status rc = KT_S_OK;
+    kt_status rc;
 
     *header = NULL;
-    if (!f)
-        return kt_err_set(err, errno == ENOENT ? KT_S_INPUT : KT_S_IO,
-                          "%s: cannot open: %s", path, strerror(errno));
-    if (getline(&line, &cap, f) <= 0 || !(h = json_loads(line, 0, &jerr)) ||
+    if ((rc = read_text(path, 1, &line, &len, err)))
+        return rc;
+    if ((nl = strchr(line, '\n')))
+        *nl = '\0';
+    if (!len || !(h = json_loads(line, 0, &jerr)) ||
         !json_is_object(h) ||
         strcmp(json_string_value(json_object_get(h, "kind"))
                    ? json_string_value(json_object_get(h, "kind"))
@@ -387,7 +398,6 @@ kt_status kt_journal_read_header(const char *path, json_t **header, kt_err *err)
         *header = h;
     }
     free(line);
-    fclose(f);
     return rc;
 }
 
