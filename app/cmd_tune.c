@@ -539,6 +539,16 @@ int kt_cmd_tune(int argc, char **argv)
     st = kt_tune_run(&cfg, &result, &err);
     result.open_s = open_s;
     result.calibration_s = calib_s;
+    if (cfg.journal) {
+        /* Where this session's time went, after its evaluations. */
+        json_t *run = json_pack(
+            "{s:o,s:I,s:I,s:s}", "phases", kt_export_phases(&result),
+            "evaluations", (json_int_t)result.evaluations, "measured",
+            (json_int_t)result.measured, "stop_reason", result.stop_reason);
+        kt_err jerr;
+        if (kt_journal_record(cfg.journal, "run", run, &jerr))
+            fprintf(stderr, "ktune: warning: %s\n", jerr.msg);
+    }
     if (st) {
         fprintf(stderr, "ktune: %s\n", err.msg);
         if (cfg.journal)

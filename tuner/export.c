@@ -143,8 +143,7 @@ static json_t *strategy_json(const kt_tune_facts *f)
                      c->min_gain, "options", opts);
 }
 
-/* Where the time went: tune.h's phases, in seconds. */
-static json_t *phases_json(const kt_tune_result *r)
+json_t *kt_export_phases(const kt_tune_result *r)
 {
     const kt_eval_phases *p = &r->phases;
     double inside = p->setup_s + p->verify_s + p->warmup_s + p->sampling_s;
@@ -193,7 +192,7 @@ json_t *kt_export_summary(const kt_tune_facts *f, const kt_tune_result *r,
             r->evaluator_s, "gpu_s", r->gpu_s, "tuner_s", overhead, "calls",
             (json_int_t)r->calls, "tuner_ms_per_evaluation",
             fresh ? json_real(1e3 * overhead / (double)fresh) : json_null()));
-    json_object_set_new(root, "phases", phases_json(r));
+    json_object_set_new(root, "phases", kt_export_phases(r));
     if (r->has_best) {
         json_t *tie = json_array(), *finals = json_array();
         json_t *best = stats_point(f, &r->finals[0].point, &r->finals[0].stats);

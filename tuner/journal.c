@@ -40,9 +40,9 @@ static kt_status read_text(const char *path, size_t limit, char **text,
             }
             buf = grown;
         }
-        got = gzread(f, buf + used, (unsigned)(cap - used - 1 < (1u << 30)
-                                                   ? cap - used - 1
-                                                   : (1u << 30)));
+        got = gzread(f, buf + used,
+                     (unsigned)(cap - used - 1 < (1u << 30) ? cap - used - 1
+                                                            : (1u << 30)));
         if (got > 0)
             used += (size_t)got;
         if (limit && got > 0 && memchr(buf + used - got, '\n', (size_t)got))
@@ -114,6 +114,10 @@ static kt_status parse_eval(const json_t *rec, const kt_operator *op,
         (rc = kt_eval_status_parse(status, &e->result.status, err)))
         return rc;
     snprintf(e->result.reason, sizeof e->result.reason, "%s", reason);
+    /* Phases came later: a record without them reads as all zero. */
+    if ((rc = kt_eval_phases_from_json(json_object_get(rec, "phases"),
+                                       &e->result.phases, err)))
+        return rc;
     if (shape_from_json(json_object_get(rec, "shape"), &e->result.shape))
         return kt_err_set(err, KT_S_INPUT,
                           "evaluation record: 'shape' needs grid, block "
@@ -383,8 +387,7 @@ kt_status kt_journal_read_header(const char *path, json_t **header, kt_err *err)
         return rc;
     if ((nl = strchr(line, '\n')))
         *nl = '\0';
-    if (!len || !(h = json_loads(line, 0, &jerr)) ||
-        !json_is_object(h) ||
+    if (!len || !(h = json_loads(line, 0, &jerr)) || !json_is_object(h) ||
         strcmp(json_string_value(json_object_get(h, "kind"))
                    ? json_string_value(json_object_get(h, "kind"))
                    : "",
@@ -815,6 +818,23 @@ kt_status kt_journal_check(kt_journal *j, const kt_operator *op,
      * again at no cost. */
     kt_status rc = append_line(j, rec, 0, err);
     json_decref(rec);
+    return rc;
+}
+
+kt_status kt_journal_record(kt_journal *j, const char *kind, json_t *fields,
+                            kt_err *err)
+{
+    char date[32];
+    kt_status rc;
+
+    if (!fields)
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    utc_now(date, sizeof date);
+    json_object_set_new(fields, "kind", json_string(kind));
+    json_object_set_new(fields, "env", json_integer(j->env));
+    json_object_set_new(fields, "time", json_string(date));
+    rc = append_line(j, fields, 1, err);
+    json_decref(fields);
     return rc;
 }
 

@@ -133,6 +133,11 @@ typedef struct kt_journal {
 
 #define KT_JOURNAL_SYNC_S 0.5
 
+/* Appends a record of another kind (e.g. "run": where a session's time
+ * went); readers skip kinds they do not know. Steals fields. */
+kt_status kt_journal_record(kt_journal *j, const char *kind, json_t *fields,
+                            kt_err *err);
+
 /* Creates path (which must not exist) and writes the header. */
 kt_status kt_journal_create(kt_journal *j, const char *path,
                             const json_t *header, kt_err *err);
