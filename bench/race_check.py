@@ -52,7 +52,10 @@ def points(path):
 
 
 def check(path, race, min_samples):
-    pts = points(path)
+    try:
+        pts = points(path)
+    except OSError:
+        return None
     if not pts:
         return None
     med = {k: statistics.median(s) for k, s in pts}
@@ -94,7 +97,7 @@ def main():
     for path in a.journals:
         r = check(path, a.race, a.min)
         if r is None:
-            print(f"| {path} | no raw samples | | | | | | |")
+            print(f"| {path} | not found or no raw samples | | | | | | |")
             continue
         bad += r["near_optimum_stopped"] + (not r["optimum_kept"])
         print(f"| {path} | {r['points']} | {r['stopped']} | {r['gpu_full_s']:.3f}"
