@@ -355,11 +355,12 @@ static void print_check(const kt_job *job)
            job->strategy->name, (unsigned long long)job->seed, job->max_evals,
            job->max_seconds, job->finalists, job->min_gain);
     printf("measure warmups %d, samples %zu..%zu, time %g..%g s, noise %g, "
-           "cache %s\n",
+           "cache %s, race %g, verify on the %s\n",
            job->protocol.warmups, job->protocol.min_samples,
            job->protocol.max_samples, job->protocol.min_time_s,
            job->protocol.max_time_s, job->protocol.target_noise,
-           kt_cache_mode_name(job->protocol.cache));
+           kt_cache_mode_name(job->protocol.cache), job->protocol.race,
+           job->verify_host ? "host" : "device");
     printf("journal %s\n", job->journal[0] ? job->journal : "none");
     if (job->metrics.points != KT_PROFILING_OFF) {
         printf("metrics %s", kt_profiling_points_name(job->metrics.points));

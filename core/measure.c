@@ -202,7 +202,6 @@ static kt_status run_round(kt_meter *meter, const kt_target *targets,
         return rc;
     for (size_t k = 0; k < n; ++k) {
         const kt_target *t = &targets[active[k]];
-        size_t i = k;
         if (t->reset && (rc = t->reset(t->ctx, err)))
             return rc;
         if ((p->cache == KT_CACHE_COLD &&
@@ -211,16 +210,16 @@ static kt_status run_round(kt_meter *meter, const kt_target *targets,
              (rc = kt_meter_flush_l2_dirty(meter, err))))
             return rc;
         if (p->probe_ns &&
-            (rc = kt_cuda_status(kt_launch_clock_probe(meter->probe_dev + i,
+            (rc = kt_cuda_status(kt_launch_clock_probe(meter->probe_dev + k,
                                                        meter->gpu->dev.sm_count,
                                                        p->probe_ns, s),
                                  "clock probe", err)))
             return rc;
         meter->costs.flushes += p->cache != KT_CACHE_HOT;
         meter->costs.probes += p->probe_ns != 0;
-        if ((rc = KT_CUDA_TRY(cudaEventRecord(meter->events[2 * i], s), err)) ||
+        if ((rc = KT_CUDA_TRY(cudaEventRecord(meter->events[2 * k], s), err)) ||
             (rc = launch_checked(t, s, err)) ||
-            (rc = KT_CUDA_TRY(cudaEventRecord(meter->events[2 * i + 1], s),
+            (rc = KT_CUDA_TRY(cudaEventRecord(meter->events[2 * k + 1], s),
                               err)))
             return rc;
     }
