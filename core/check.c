@@ -40,8 +40,8 @@ void kt_check_host_f32(const float *got, const double *want, const double *tol,
         uint64_t eb, rb;
         if (!kt_check_fails(err, bound))
             continue;
-        eb = bits_of(err);
-        rb = bits_of(fabs(err / bound));
+        eb = bits_of(err) & ~(UINT64_C(1) << 63);
+        rb = bits_of(err / bound) & ~(UINT64_C(1) << 63);
         if (r->bad++ == 0 || index_base + i < r->first)
             r->first = index_base + i;
         r->max_err_bits = eb > r->max_err_bits ? eb : r->max_err_bits;
@@ -82,13 +82,22 @@ static void format_value(double v, char *out, size_t size)
         snprintf(out, size, "%.9g", v);
 }
 
+/* NaN without a sign, whichever bits the device left. */
+static void format_largest(double v, char *out, size_t size)
+{
+    if (v != v)
+        snprintf(out, size, "nan");
+    else
+        snprintf(out, size, "%.3g", v);
+}
+
 int kt_check_describe(const kt_check_record *r, const char *name, size_t count,
                       int per_element, double rtol, double atol, char *msg,
                       size_t msg_size)
 {
     kt_check_fail shown[KT_CHECK_SLOTS];
     size_t n = r->slots < KT_CHECK_SLOTS ? r->slots : KT_CHECK_SLOTS, used = 0;
-    char detail[640] = "";
+    char detail[640] = "", largest[32];
 
     if (r->bad == 0)
         return KT_OK;
@@ -105,19 +114,19 @@ int kt_check_describe(const kt_check_record *r, const char *name, size_t count,
             used += (size_t)snprintf(detail + used, sizeof detail - used,
                                      " tolerance %.3g", shown[i].bound);
     }
+    format_largest(double_of(per_element ? r->max_ratio_bits : r->max_err_bits),
+                   largest, sizeof largest);
     if (per_element)
         snprintf(msg, msg_size,
                  "%s: %llu of %zu elements outside their tolerance (first at "
-                 "%llu; worst error %.3g x its tolerance): %s",
+                 "%llu; worst error %s x its tolerance): %s",
                  name, (unsigned long long)r->bad, count,
-                 (unsigned long long)r->first, double_of(r->max_ratio_bits),
-                 detail);
+                 (unsigned long long)r->first, largest, detail);
     else
         snprintf(msg, msg_size,
                  "%s: %llu of %zu elements outside |got - want| <= "
-                 "%g + %g*|want| (first at %llu; max |error| %.3g): %s",
+                 "%g + %g*|want| (first at %llu; max |error| %s): %s",
                  name, (unsigned long long)r->bad, count, atol, rtol,
-                 (unsigned long long)r->first, double_of(r->max_err_bits),
-                 detail);
+                 (unsigned long long)r->first, largest, detail);
     return KT_MISMATCH;
 }

@@ -122,9 +122,13 @@ static __global__ void check_f32(const float *__restrict__ got,
         double err = kt_check_error(g, w);
         if (!kt_check_fails(err, bound))
             continue;
-        unsigned long long eb = (unsigned long long)__double_as_longlong(err);
-        unsigned long long rb = (unsigned long long)__double_as_longlong(
-            fabs(__ddiv_rn(err, bound)));
+        // Sign bits cleared: the device's abs leaves a NaN's sign as it
+        // is, and every NaN must order above infinity.
+        unsigned long long eb =
+            (unsigned long long)__double_as_longlong(err) & ~(1ull << 63);
+        unsigned long long rb =
+            (unsigned long long)__double_as_longlong(__ddiv_rn(err, bound)) &
+            ~(1ull << 63);
         ++bad;
         first = i < first ? i : first;
         max_err = eb > max_err ? eb : max_err;
@@ -179,5 +183,42 @@ extern "C" cudaError_t kt_launch_check_f32(const float *got, const double *want,
     check_record_init<<<1, 1, 0, stream>>>(rec);
     check_f32<<<(unsigned)blocks, 256, 0, stream>>>(got, want, tol, count, rtol,
                                                     atol, rec);
+    return cudaGetLastError();
+}
+
+// ------------------------------------------------------------------ inputs
+
+// The device twin of kt_rng_fill_f32_at (core/rng.c): the same splitmix64
+// finaliser on (seed, stream, index) and the same float arithmetic, each
+// step rounded on its own (no contraction), so every element has the bits
+// the host would give it.
+static __device__ __forceinline__ uint64_t rng_mix(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static __global__ void fill_f32(float *dst, size_t count, uint64_t key,
+                                float lo, float scale)
+{
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < count;
+         i += (size_t)gridDim.x * blockDim.x) {
+        uint64_t bits =
+            rng_mix(key + (uint64_t)i * 0x9e3779b97f4a7c15ull) >> 40;
+        float u = __fmul_rn((float)bits, 1.0f / 16777216.0f);
+        dst[i] = __fadd_rn(lo, __fmul_rn(scale, u));
+    }
+}
+
+extern "C" cudaError_t kt_launch_fill_f32(float *dst, size_t count,
+                                          uint64_t key, float lo, float hi,
+                                          int sm_count, cudaStream_t s)
+{
+    size_t blocks = (size_t)(sm_count > 0 ? sm_count : 16) * 8;
+    size_t needed = (count + 255) / 256;
+    if (needed < blocks)
+        blocks = needed ? needed : 1;
+    fill_f32<<<(unsigned)blocks, 256, 0, s>>>(dst, count, key, lo, hi - lo);
     return cudaGetLastError();
 }

@@ -53,6 +53,12 @@ cudaError_t kt_launch_check_f32(const float *got, const double *want,
                                 double atol, kt_check_record *rec, int sm_count,
                                 cudaStream_t stream);
 
+/* Fills dst[0..count) (device memory) with the values kt_rng_fill_f32
+ * (core/rng.h) gives for the stream whose key is kt_rng_stream_key(seed,
+ * stream), bit for bit, on the device. */
+cudaError_t kt_launch_fill_f32(float *dst, size_t count, uint64_t key, float lo,
+                               float hi, int sm_count, cudaStream_t s);
+
 #ifdef __cplusplus
 }
 #endif

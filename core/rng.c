@@ -21,10 +21,15 @@ void kt_rng_fill_f32(uint64_t seed, uint64_t stream, float *dst, size_t count,
     kt_rng_fill_f32_at(seed, stream, dst, 0, count, lo, hi);
 }
 
+uint64_t kt_rng_stream_key(uint64_t seed, uint64_t stream)
+{
+    return mix(seed ^ mix(stream + UINT64_C(0x9e3779b97f4a7c15)));
+}
+
 void kt_rng_fill_f32_at(uint64_t seed, uint64_t stream, float *dst,
                         uint64_t first, size_t count, float lo, float hi)
 {
-    uint64_t key = mix(seed ^ mix(stream + UINT64_C(0x9e3779b97f4a7c15)));
+    uint64_t key = kt_rng_stream_key(seed, stream);
     float scale = hi - lo;
     for (size_t i = 0; i < count; ++i) {
         /* 24 random bits: every value is an exact float in [0, 1). */

@@ -216,6 +216,30 @@ static void host_random_f32(const kt_host *host, uint64_t stream, float *dst,
     }
 }
 
+static int host_random_f32_device(const kt_host *host, uint64_t stream,
+                                  float *dev_dst, size_t count, float lo,
+                                  float hi)
+{
+    kt_services *svc = self(host);
+    cudaError_t code;
+
+    if (!find_alloc(svc, dev_dst, count * sizeof *dev_dst))
+        return host_error(host,
+                          "random_f32_device(%zu floats at %p): outside every "
+                          "allocation made through alloc_device",
+                          count, (void *)dev_dst);
+    /* On the legacy stream and complete on return, like upload(). */
+    code =
+        kt_launch_fill_f32(dev_dst, count, kt_rng_stream_key(svc->seed, stream),
+                           lo, hi, svc->gpu->dev.sm_count, 0);
+    if (code == cudaSuccess)
+        code = cudaDeviceSynchronize();
+    if (code != cudaSuccess)
+        return host_error(host, "random_f32_device: %s",
+                          cudaGetErrorString(code));
+    return KT_OK;
+}
+
 int kt_check_values_f32(const char *name, const float *got, const double *want,
                         size_t count, size_t index_base, double rtol,
                         double atol, char *msg, size_t msg_size)
@@ -362,6 +386,7 @@ void kt_services_init(kt_services *svc, const kt_gpu *gpu, uint64_t seed,
     svc->host.random_f32 = host_random_f32;
     svc->host.check_f32 = host_check_f32;
     svc->host.check_f32_device = host_only ? NULL : host_check_f32_device;
+    svc->host.random_f32_device = host_only ? NULL : host_random_f32_device;
     svc->host.log = host_log;
     svc->host.error = host_error;
     svc->host.host_private = svc;

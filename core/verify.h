@@ -29,8 +29,8 @@ size_t kt_boundary_sizes(const kt_operator *op, const int64_t *requested,
 /* Boundary problems are set up once and kept for every later point (the
  * sizes depend only on the block size, so a session needs a handful),
  * up to this many or this many bytes of device memory. */
-#define KT_VERIFY_KEEP 32
-#define KT_VERIFY_KEEP_BYTES ((size_t)4 << 30)
+#define KT_VERIFY_KEEP 128
+#define KT_VERIFY_KEEP_BYTES ((size_t)8 << 30)
 
 /* What verification keeps between points: the set-up boundary instances. */
 typedef struct kt_verifier {

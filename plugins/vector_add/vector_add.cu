@@ -304,11 +304,29 @@ int reference_on_device(state *s)
     return KT_OK;
 }
 
+// The host copies of the inputs: made in setup on the host path, and on the
+// device path only when reset() first needs them (the end-to-end scope's
+// host-to-device copy); the same values either way.
+int host_inputs(state *s)
+{
+    size_t bytes = s->n * sizeof(float);
+    if (s->ha)
+        return KT_OK;
+    s->ha = (float *)malloc(bytes);
+    s->hb = (float *)malloc(bytes);
+    if (!s->ha || !s->hb)
+        return s->host->error(s->host, "out of host memory for n = %zu", s->n);
+    s->host->random_f32(s->host, 0, s->ha, s->n, -1.0f, 1.0f);
+    s->host->random_f32(s->host, 1, s->hb, s->n, -1.0f, 1.0f);
+    return KT_OK;
+}
+
 int reset(void *st)
 {
     state *s = (state *)st;
     size_t bytes = s->n * sizeof(float);
-    if (s->host->upload(s->host, s->a, s->ha, bytes) != KT_OK ||
+    if (host_inputs(s) != KT_OK ||
+        s->host->upload(s->host, s->a, s->ha, bytes) != KT_OK ||
         s->host->upload(s->host, s->b, s->hb, bytes) != KT_OK)
         return KT_FAIL;
     return KT_OK;
@@ -323,16 +341,20 @@ int setup(const kt_host *host, const kt_problem *p, void **out)
         return host->error(host, "out of host memory");
     s->host = host;
     s->n = n;
-    s->ha = (float *)malloc(bytes);
-    s->hb = (float *)malloc(bytes);
-    if (!s->ha || !s->hb)
-        return host->error(host, "out of host memory for n = %zu", n);
-    host->random_f32(host, 0, s->ha, n, -1.0f, 1.0f);
-    host->random_f32(host, 1, s->hb, n, -1.0f, 1.0f);
     if (host->alloc_device(host, bytes, KT_MEM_INPUT, "a", (void **)&s->a) ||
         host->alloc_device(host, bytes, KT_MEM_INPUT, "b", (void **)&s->b) ||
-        host->alloc_device(host, bytes, KT_MEM_OUTPUT, "c", (void **)&s->c) ||
-        reset(s) != KT_OK)
+        host->alloc_device(host, bytes, KT_MEM_OUTPUT, "c", (void **)&s->c))
+        return KT_FAIL;
+    // The device path: inputs made and the reference computed on the GPU,
+    // nothing in host memory.
+    if (KT_HOST_HAS(host, check_f32_device) &&
+        KT_HOST_HAS(host, random_f32_device)) {
+        if (host->random_f32_device(host, 0, s->a, n, -1.0f, 1.0f) ||
+            host->random_f32_device(host, 1, s->b, n, -1.0f, 1.0f))
+            return KT_FAIL;
+        return reference_on_device(s);
+    }
+    if (reset(s) != KT_OK)
         return KT_FAIL;
     if (KT_HOST_HAS(host, check_f32_device))
         return reference_on_device(s);

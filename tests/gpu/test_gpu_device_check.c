@@ -4,7 +4,8 @@
  * just outside the tolerance) are each caught, counted once and reported
  * with their index; a value just inside passes; an output wrong
  * everywhere is counted exactly. At small sizes the host path decides and
- * reports the same. */
+ * reports the same. Inputs made on the device equal the host's bit for
+ * bit. */
 #include <cuda_runtime_api.h>
 #include <math.h>
 #include <stdio.h>
@@ -148,6 +149,39 @@ static void one_size(kt_services *svc, size_t n)
     h->free_device(h, want);
 }
 
+/* Inputs made on the device are the host's, bit for bit. */
+static void device_inputs_equal_host_inputs(kt_services *svc)
+{
+    const kt_host *h = &svc->host;
+    const size_t n = (1u << 20) + 3;
+    const float ranges[][2] = {{-1.0f, 1.0f}, {0.0f, 1.0f}};
+    float *dev = NULL, *got = malloc(n * sizeof *got),
+          *want = malloc(n * sizeof *want);
+
+    if (!got || !want ||
+        h->alloc_device(h, n * sizeof *dev, KT_MEM_INPUT, "x", (void **)&dev)) {
+        fprintf(stderr, "setting up the input test failed\n");
+        exit(1);
+    }
+    for (size_t r = 0; r < 2; ++r) {
+        for (uint64_t stream = 0; stream < 3; ++stream) {
+            EXPECT(h->random_f32_device(h, stream, dev, n, ranges[r][0],
+                                        ranges[r][1]) == KT_OK,
+                   "random_f32_device: %s", svc->error);
+            h->random_f32(h, stream, want, n, ranges[r][0], ranges[r][1]);
+            EXPECT(h->download(h, got, dev, n * sizeof *got) == KT_OK,
+                   "download: %s", svc->error);
+            EXPECT(memcmp(got, want, n * sizeof *got) == 0,
+                   "stream %llu, [%g, %g): device inputs differ from the "
+                   "host's",
+                   (unsigned long long)stream, ranges[r][0], ranges[r][1]);
+        }
+    }
+    h->free_device(h, dev);
+    free(got);
+    free(want);
+}
+
 int main(void)
 {
     /* Boundary sizes of a 256-thread launch, a larger odd size, and the
@@ -168,6 +202,7 @@ int main(void)
     kt_services_init(&svc, &gpu, 1, KT_LOG_WARN, 0);
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; ++s)
         one_size(&svc, sizes[s]);
+    device_inputs_equal_host_inputs(&svc);
     kt_services_release(&svc, 1);
     if (failures) {
         fprintf(stderr, "%d failure(s)\n", failures);

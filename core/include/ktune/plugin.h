@@ -232,6 +232,13 @@ struct kt_host {
                             const float *dev_got, const double *dev_want,
                             const double *dev_tol, size_t count, double rtol,
                             double atol);
+
+    /* random_f32 straight into device memory made with alloc_device: the
+     * same values, bit for bit, generated on the device (complete when it
+     * returns), so a large problem needs no host copy of its inputs. NULL
+     * under `--verify host` (the host path, inputs made on the host). */
+    int (*random_f32_device)(const kt_host *host, uint64_t stream,
+                             float *dev_dst, size_t count, float lo, float hi);
 };
 
 /* 1 when the host table has `member` (an appended service) and it is
