@@ -3,10 +3,11 @@
 
 For each recording (a ktune journal with raw samples, .jsonl or .jsonl.gz)
 the points are replayed in their recorded order under the racing rule of
-core/protocol.h: a point stops once it has MIN kept samples and even the
-fastest of them is slower than the best median so far times (1 + RACE).
-The recorded samples were taken under the full protocol, so each point's
-first MIN samples are what racing would have seen.
+core/measure.h: at MIN, 4 MIN and 8 MIN kept samples a point stops when the
+r-th fastest of them (r = 1 at the first look, then the rank bounding the
+median from below with risk 2^-MIN / 2) is slower than the best median so
+far times (1 + RACE). The recorded samples were taken under the full
+protocol, so each point's first samples are what racing would have seen.
 
 Printed per recording: points, points racing stops, the GPU time of
 sampling with and without racing, and the check that matters: every point
@@ -51,6 +52,29 @@ def points(path):
     return [(k, seen[k]) for k in order]
 
 
+def rank(m, n):
+    """kt_meter_race_rank: the order statistic of a look, 0 off a look."""
+    if n == m:
+        return 1
+    if n not in (4 * m, 8 * m):
+        return 0
+    alpha, cdf = 2.0 ** -min(m, 60) / 2, 0.0
+    for i in range(n + 1):
+        cdf += math.comb(n, i) / 2 ** n
+        if cdf > alpha:
+            return i
+    return n
+
+
+def raced_at(samples, bar, race, m):
+    """The kept count at which racing stops these samples, or None."""
+    for n in (m, 4 * m, 8 * m):
+        r = rank(m, n)
+        if len(samples) >= n and r and sorted(samples[:n])[r - 1] > bar * (1 + race):
+            return n
+    return None
+
+
 def check(path, race, min_samples):
     try:
         pts = points(path)
@@ -65,11 +89,10 @@ def check(path, race, min_samples):
     stopped, full_s, raced_s = [], 0.0, 0.0
     for k, s in pts:
         full_s += sum(s) * 1e-6
-        first = s[:min_samples]
-        if bar is not None and len(first) >= min_samples and \
-                min(first) > bar * (1 + race):
+        at = raced_at(s, bar, race, min_samples) if bar is not None else None
+        if at:
             stopped.append(k)
-            raced_s += sum(first) * 1e-6
+            raced_s += sum(s[:at]) * 1e-6
             continue
         raced_s += sum(s) * 1e-6
         bar = med[k] if bar is None else min(bar, med[k])

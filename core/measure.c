@@ -8,6 +8,8 @@
 #include "core/cuda_check.h"
 #include "core/kernels.h"
 
+/* Racing looks at no more kept samples than this (core/protocol.h). */
+#define RACE_LOOK_MAX 1024
 /* Batch mode runs this many batches and keeps the median batch mean. */
 #define BATCH_REPS 3
 /* End-to-end samples are long (copies): a fixed, small count. */
@@ -162,7 +164,6 @@ typedef struct sampling {
     size_t history_len;
     size_t last_check;
     const char *reason; /* why it may stop; NULL: not yet */
-    double fastest;     /* fastest kept sample, us */
     int stopped;        /* no longer sampled */
 } sampling;
 
@@ -355,13 +356,37 @@ static kt_status own_rule(const kt_protocol *p, sampling *s, const kt_timing *t,
     return KT_S_OK;
 }
 
-const char *kt_meter_race_stop(const kt_protocol *p, size_t kept,
-                               double fastest_us)
+size_t kt_meter_race_rank(size_t min_samples, size_t n)
 {
-    if (p->race > 0 && p->race_bar_us > 0 && kept >= p->min_samples &&
-        fastest_us > p->race_bar_us * (1.0 + p->race))
-        return "race: slower than the best";
-    return NULL;
+    double alpha, cdf = 0;
+    if (min_samples == 0 || n > RACE_LOOK_MAX)
+        return 0;
+    if (n == min_samples)
+        return 1;
+    if (n != 4 * min_samples && n != 8 * min_samples)
+        return 0;
+    /* The largest r with P(Binomial(n, 1/2) <= r - 1) <= alpha. */
+    alpha = ldexp(1.0, -(int)(min_samples < 60 ? min_samples : 60)) / 2;
+    for (size_t i = 0; i <= n; ++i) {
+        cdf += exp(lgamma((double)n + 1) - lgamma((double)i + 1) -
+                   lgamma((double)(n - i) + 1) - (double)n * log(2.0));
+        if (cdf > alpha)
+            return i;
+    }
+    return n;
+}
+
+const char *kt_meter_race_stop(const kt_protocol *p, const double *kept,
+                               size_t n)
+{
+    size_t r = kt_meter_race_rank(p->min_samples, n);
+    double bar = p->race_bar_us * (1.0 + p->race), sorted[RACE_LOOK_MAX];
+
+    if (p->race <= 0 || p->race_bar_us <= 0 || r == 0)
+        return NULL;
+    memcpy(sorted, kept, n * sizeof *sorted);
+    qsort(sorted, n, sizeof *sorted, compare_doubles);
+    return sorted[r - 1] > bar ? "race: slower than the best" : NULL;
 }
 
 /* Decides which targets go on. A target that lost the race stops at once.
@@ -437,14 +462,12 @@ static kt_status sample_rounds(kt_meter *meter, const kt_target *targets,
             if (throttled) {
                 ++out[i].discarded;
             } else {
-                if (!s->num_kept || interval[k] < s->fastest)
-                    s->fastest = interval[k];
                 s->kept[s->num_kept] = interval[k];
                 s->clocks[s->num_kept++] = clock[k];
                 out[i].gpu_time_s += interval[k] * 1e-6;
             }
-            if (!s->reason)
-                s->reason = kt_meter_race_stop(p, s->num_kept, s->fastest);
+            if (!s->reason && !throttled)
+                s->reason = kt_meter_race_stop(p, s->kept, s->num_kept);
             rc = own_rule(p, s, &out[i], round + 1,
                           kt_clock_seconds() - t_start, err);
         }

@@ -99,11 +99,19 @@ kt_status kt_meter_measure(kt_meter *meter, const kt_target *targets, size_t n,
 
 void kt_timing_free(kt_timing *timing);
 
-/* Racing, exposed for tests: the stop reason (static text, starting with
- * "race") when a target with `kept` kept samples, the fastest fastest_us,
- * lost the race under p (core/protocol.h), else NULL. */
-const char *kt_meter_race_stop(const kt_protocol *p, size_t kept,
-                               double fastest_us);
+/* Racing, exposed for tests. A point is looked at when it has n =
+ * min_samples kept samples, and again at 4 and 8 times that; at a look the
+ * r-th fastest sample bounds its median from below: r = 1 at the first
+ * (all n samples above the median has chance 2^-n), then the largest r
+ * with P(Binomial(n, 1/2) < r) <= 2^-min_samples / 2. So a point whose
+ * true median is within the margin of the bar stops with probability at
+ * most 2^-min_samples * 2 (0.2% with the defaults). kt_meter_race_rank
+ * returns r, or 0 when n is not a look; kt_meter_race_stop the stop reason
+ * (static text starting with "race") when the r-th fastest of
+ * kept[0..n) is slower than race_bar_us * (1 + race), else NULL. */
+size_t kt_meter_race_rank(size_t min_samples, size_t n);
+const char *kt_meter_race_stop(const kt_protocol *p, const double *kept,
+                               size_t n);
 
 /* Sampling decision, exposed for tests: returns the stop reason (static
  * text) once `kept` samples whose statistics are `s` and whose sum is
