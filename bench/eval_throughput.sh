@@ -43,56 +43,9 @@ kt96=(--set space.variant=warp_row,vec4 --set space.block=64,128,256,512,1024
     --set space.threads_per_row=16,32,64,128 --set space.rows_per_thread=1
     --set space.split=1 --set space.cache=default --set space.schedule=occupancy)
 
-# run NAME LIMIT_S CONFIG ARGS...: one ktune tune process, summarised.
-run() {
-    local name=$1 limit=$2 config=$3
-    shift 3
-    local start end rc
-    rm -f "$runs/$name.jsonl" "$runs/$name.json"
-    start=$(date +%s.%N)
-    timeout -k 5 "$limit" "$ktune" tune "$config" "$@" --quiet \
-        --journal "$runs/$name.jsonl" --json "$runs/$name.json" \
-        >"$runs/$name.log" 2>&1
-    rc=$?
-    end=$(date +%s.%N)
-    printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$rc" "$start" "$end" \
-        "$config $*" >>"$out/rows.tsv"
-    echo "$name: exit $rc, $(python3 -c "print(f'{$end - $start:.1f}')") s"
-}
-
-commit=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
-gpu=$(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm \
-    --format=csv,noheader 2>/dev/null || echo unknown)
-t0=$(date +%s)
-
-cap=$((eval_s + 15))
-run calibrate 30 configs/vector_add.ini --set strategy.max_evals=1
-run vector_add 20 configs/vector_add.ini
-run vector_add-2 20 configs/vector_add.ini
-run vector_add-host 30 configs/vector_add.ini --verify host
-run gemv_ax "$cap" configs/gemv_ax.ini --set strategy.max_seconds="$eval_s"
-run gemv_ax-host "$cap" configs/gemv_ax.ini --set strategy.max_seconds="$eval_s" \
-    --verify host
-run gemv_atx "$cap" configs/gemv_atx.ini --set job.m=65536 --set job.n=4096 \
-    --set strategy.max_seconds="$eval_s"
-run reduce "$cap" configs/reduce.ini --set strategy.max_seconds="$eval_s"
-if [ "${BENCH_ALL_HOST:-0}" = 1 ]; then
-    run gemv_atx-host "$cap" configs/gemv_atx.ini --set job.m=65536 \
-        --set job.n=4096 --set strategy.max_seconds="$eval_s" --verify host
-    run reduce-host "$cap" configs/reduce.ini \
-        --set strategy.max_seconds="$eval_s" --verify host
-fi
-run vector_add-exhaustive 20 configs/vector_add.ini \
-    --set strategy.name=exhaustive
-run gemv_ax-kt96 20 configs/gemv_ax.ini --set strategy.name=exhaustive \
-    --set strategy.max_evals=0 "${kt96[@]}"
-run gemv_ax-kt96-norace 25 configs/gemv_ax.ini --set strategy.name=exhaustive \
-    --set strategy.max_evals=0 "${kt96[@]}" --set measure.race=0
-if [ "${BENCH_ALL_HOST:-0}" = 1 ]; then
-    run vector_add-exhaustive-norace 30 configs/vector_add.ini \
-        --set strategy.name=exhaustive --set measure.race=0
-fi
-
+# The table so far, rewritten after every run: a run cut short by a time
+# limit keeps what was measured before it.
+write_table() {
 python3 - "$out" "$commit" "$gpu" "$eval_s" "$(($(date +%s) - t0))" <<'PY'
 import json, os, sys
 out, commit, gpu, eval_s, total = sys.argv[1:6]
@@ -138,6 +91,60 @@ for name, rc, start, end, cmd in rows:
     lines.append(f"- {name}: `{cmd}`")
 open(os.path.join(out, "eval_throughput.md"), "w").write("\n".join(lines) + "\n")
 PY
+}
+
+# run NAME LIMIT_S CONFIG ARGS...: one ktune tune process, summarised.
+run() {
+    local name=$1 limit=$2 config=$3
+    shift 3
+    local start end rc
+    rm -f "$runs/$name.jsonl" "$runs/$name.json"
+    start=$(date +%s.%N)
+    timeout -k 5 "$limit" "$ktune" tune "$config" "$@" --quiet \
+        --journal "$runs/$name.jsonl" --json "$runs/$name.json" \
+        >"$runs/$name.log" 2>&1
+    rc=$?
+    end=$(date +%s.%N)
+    printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$rc" "$start" "$end" \
+        "$config $*" >>"$out/rows.tsv"
+    echo "$name: exit $rc, $(python3 -c "print(f'{$end - $start:.1f}')") s"
+    write_table
+}
+
+commit=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+gpu=$(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm \
+    --format=csv,noheader 2>/dev/null || echo unknown)
+t0=$(date +%s)
+
+cap=$((eval_s + 15))
+run calibrate 30 configs/vector_add.ini --set strategy.max_evals=1
+run vector_add 20 configs/vector_add.ini
+run vector_add-2 20 configs/vector_add.ini
+run vector_add-host 30 configs/vector_add.ini --verify host
+run gemv_ax "$cap" configs/gemv_ax.ini --set strategy.max_seconds="$eval_s"
+run gemv_ax-host "$cap" configs/gemv_ax.ini --set strategy.max_seconds="$eval_s" \
+    --verify host
+run gemv_atx "$cap" configs/gemv_atx.ini --set job.m=65536 --set job.n=4096 \
+    --set strategy.max_seconds="$eval_s"
+run reduce "$cap" configs/reduce.ini --set strategy.max_seconds="$eval_s"
+if [ "${BENCH_ALL_HOST:-0}" = 1 ]; then
+    run gemv_atx-host "$cap" configs/gemv_atx.ini --set job.m=65536 \
+        --set job.n=4096 --set strategy.max_seconds="$eval_s" --verify host
+    run reduce-host "$cap" configs/reduce.ini \
+        --set strategy.max_seconds="$eval_s" --verify host
+fi
+run vector_add-exhaustive 20 configs/vector_add.ini \
+    --set strategy.name=exhaustive
+run gemv_ax-kt96 20 configs/gemv_ax.ini --set strategy.name=exhaustive \
+    --set strategy.max_evals=0 "${kt96[@]}"
+run gemv_ax-kt96-norace 25 configs/gemv_ax.ini --set strategy.name=exhaustive \
+    --set strategy.max_evals=0 "${kt96[@]}" --set measure.race=0
+if [ "${BENCH_ALL_HOST:-0}" = 1 ]; then
+    run vector_add-exhaustive-norace 30 configs/vector_add.ini \
+        --set strategy.name=exhaustive --set measure.race=0
+fi
+
+write_table
 {
     echo
     echo "Racing replayed on the sweeps measured with racing off (bench/race_check.py):"
