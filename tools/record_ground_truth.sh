@@ -104,7 +104,7 @@ try:
     summary = json.load(open(os.path.join(out, name + ".json")))
 except Exception:
     summary = {}
-feasible = summary.get("feasible")
+feasible = (summary.get("space") or {}).get("feasible", summary.get("feasible"))
 recorded = len({json.dumps(e["point"], sort_keys=True) for e in evals})
 ok = sum(1 for e in evals if e.get("status") == "ok")
 complete = feasible is not None and recorded >= feasible
@@ -146,6 +146,8 @@ json.dump(meta, open(os.path.join(out, name + ".meta.json"), "w"), indent=1)
 size = os.path.getsize(jpath + ".gz") / 1e6
 if complete:
     part = f"complete: all {feasible} feasible points"
+elif not feasible:
+    part = f"{recorded} points (the space's feasible count is unknown)"
 else:
     part = (f"subset: {recorded} of {feasible} feasible points "
             f"({100 * recorded / feasible:.0f}%), uniform random (seed 1); the "
