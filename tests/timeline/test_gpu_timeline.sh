@@ -22,14 +22,17 @@ import json
 t = json.load(open("prog.json"))
 ops = t["ops"]
 exp = [l.split() for l in open("expect.txt")]
-# The program's stream 0 is the stream of its first (16 MiB) copy in.
-first = next(o for o in ops if o["kind"] == "memcpy")
-big = next(e for e in exp if e[0] == "copy")
-s0 = next(o["stream"] for o in ops if o["kind"] == "memcpy"
-          and o["bytes"] == int(big[2]) and o["copy"] == "Host-to-Device")
-others = sorted({o["stream"] for o in ops} - {s0})
-assert len(others) == 1, ("streams", s0, others)
-stream = {0: s0, 1: others[0]}
+# The program's streams: those of its two copies in (16 and 8 MiB).
+copies = [e for e in exp if e[0] == "copy" and e[1] == "HtoD"]
+stream = {}
+for e in copies[:2]:
+    stream[int(e[3])] = next(o["stream"] for o in ops if o["kind"] == "memcpy"
+                             and o["copy"] == "Host-to-Device"
+                             and o["bytes"] == int(e[2]))
+assert len(set(stream.values())) == 2, stream
+extra = [o for o in ops if o["stream"] not in stream.values()]
+if extra:
+    print("operations on other streams (not the program's):", extra[:5])
 def key(o):
     if o["kind"] == "kernel":
         return ("kernel", o["name"].split("(")[0], o["grid"][0], o["block"][0],
