@@ -13,6 +13,7 @@
 #include "core/parse.h"
 #include "core/version.h"
 #include "report/document.h"
+#include "report/fig_timeline.h"
 #include "report/sources.h"
 
 static const char help[] =
@@ -34,6 +35,9 @@ static const char help[] =
     "                      unless the results record the work)\n"
     "  --title TEXT        the report's title\n"
     "  --top N             rows of the top table (default 30)\n\n"
+    "A timeline (ktune timeline --json) is drawn as one SVG chart instead\n"
+    "(default -o timeline.svg): a lane per stream, kernels and copies as\n"
+    "bars, the largest idle gaps shaded.\n\n"
     "No GPU needed. Exit 0 when written, 1 when it cannot be written, 2 for\n"
     "a bad option or results file.\n";
 
@@ -41,7 +45,7 @@ typedef struct report_args {
     const char *results, *output, *journal, *title;
     char **plugins;
     size_t num_plugins;
-    int no_journal, no_plugins;
+    int no_journal, no_plugins, output_given;
     long top;
 } report_args;
 
@@ -63,7 +67,10 @@ static int parse_args(int argc, char **argv, report_args *a, kt_err *err)
     optind = 1;
     while ((opt = getopt_long(argc, argv, "o:", options, NULL)) != -1) {
         switch (opt) {
-        case 'o': a->output = optarg; break;
+        case 'o':
+            a->output = optarg;
+            a->output_given = 1;
+            break;
         case 'J': a->journal = optarg; break;
         case 'N': a->no_journal = 1; break;
         case 'p': a->plugins[a->num_plugins++] = optarg; break;
@@ -218,6 +225,17 @@ static kt_status write_report(const char *path, const kt_sources *s,
     return rc;
 }
 
+static int render_timeline(const report_args *a)
+{
+    const char *out = a->output_given ? a->output : "timeline.svg";
+    kt_err err;
+    if (kt_fig_timeline_write(a->results, out, &err))
+        return kt_cli_fail(&err);
+    if (strcmp(out, "-") != 0)
+        fprintf(stderr, "ktune: timeline chart written to %s\n", out);
+    return KT_EXIT_OK;
+}
+
 int kt_cmd_report(int argc, char **argv)
 {
     report_args a = {.output = "report.html"};
@@ -234,6 +252,11 @@ int kt_cmd_report(int argc, char **argv)
     if (code) {
         free(a.plugins);
         return code < 0 ? KT_EXIT_OK : kt_cli_fail(&err);
+    }
+    /* A `ktune timeline --json` file is drawn as one SVG chart. */
+    if (kt_fig_timeline_detect(a.results)) {
+        free(a.plugins);
+        return render_timeline(&a);
     }
     if (kt_sources_load(&s, a.results, &err)) {
         free(a.plugins);

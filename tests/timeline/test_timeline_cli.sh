@@ -61,6 +61,19 @@ assert sum(m["bytes"] for m in t["memory"] if m["operation"] == "Host-to-Device"
 assert t["processes"][0]["ended"] == "exit"
 print("json ok")
 PY
+# ktune report draws it: a lane per stream, a bar per operation, the gap.
+expect_exit 0 "$KTUNE" report t.json -o t.svg
+python3 - <<'PY' || failures=$((failures + 1))
+import xml.dom.minidom
+d = xml.dom.minidom.parse("t.svg")
+texts = [t.firstChild.data for t in d.getElementsByTagName("text") if t.firstChild]
+assert "GPU 0 stream 13" in texts and "GPU 0 stream 14" in texts, texts
+titles = [t.firstChild.data for t in d.getElementsByTagName("title") if t.firstChild]
+bars = [t for t in titles if " at " in t and "ms" in t]
+assert len(bars) == 8, bars
+assert any(t.startswith("idle 20.1") for t in titles), titles
+print("svg ok")
+PY
 lines=$(wc -l <t.csv)
 [ "$lines" -gt 9 ] || { echo "FAIL: t.csv has $lines lines"; failures=$((failures + 1)); }
 grep -q '^kernel,4242,0,13,' t.csv || { echo "FAIL: no k_scale row in t.csv"; failures=$((failures + 1)); }
@@ -74,6 +87,9 @@ expect_text "first 4 of 4"
 expect_exit 0 "$KTUNE" timeline --records "$F/profiler"
 expect_text "another profiler holds CUPTI"
 expect_text "Nsight Systems (nsys) (libToolsInjection64.so)"
+expect_exit 0 "$KTUNE" timeline --records "$F/profiler" --json p.json
+expect_exit 2 "$KTUNE" report p.json -o p.svg
+expect_text "nothing to draw"
 # A parent whose child does the GPU work: both processes.
 expect_exit 0 "$KTUNE" timeline --records "$F/children"
 expect_text "process 4545 (/usr/bin/ktune): 0 kernels"
