@@ -102,4 +102,10 @@ expect_text "broken/trace-1.tsv:2"
 printf 'ktune-trace\t9\n' >broken/trace-1.tsv
 expect_exit 2 "$KTUNE" timeline --records broken
 expect_text "this ktune reads version 1"
+# The layering rule: only the tracer includes CUPTI.
+if grep -l 'cupti' "$KT_SOURCE_DIR"/timeline/*.[ch] "$KT_SOURCE_DIR"/report/fig_timeline.c \
+    "$KT_SOURCE_DIR"/app/cmd_timeline.c | xargs -r grep -l '#include <cupti'; then
+    echo "FAIL: pure timeline code includes a CUPTI header"
+    failures=$((failures + 1))
+fi
 finish
