@@ -449,9 +449,9 @@ static void say_copies_or_kernels(const kt_tl_summary *s, text *t)
                        sizeof per);
         say(t,
             "Kernels take most of the GPU time (%s against %s of copies); %s "
-            "alone takes %.0f%% of it (%llu launches, %s each on average). ",
+            "alone takes %.0f%% of it (%llu launch%s, %s each on average). ",
             k, c, top->name, 100.0 * top->share, (unsigned long long)top->count,
-            per);
+            top->count == 1 ? "" : "es", per);
     }
     if (s->copy_overlap > 0)
         say(t, "%.0f%% of the copy time runs under kernels. ",

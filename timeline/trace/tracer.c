@@ -40,7 +40,9 @@
 __attribute__((visibility("default"))) int InitializeInjection(void);
 
 static struct {
-    pthread_mutex_t lock; /* out, dropped */
+    /* out, dropped; recursive because a fatal signal's handler may run on
+     * the thread that holds it */
+    pthread_mutex_t lock;
     FILE *out;
     pid_t pid;
     uint64_t dropped;
@@ -53,7 +55,7 @@ static struct {
     int stop;
     unsigned flush_ms;
     volatile sig_atomic_t finished;
-} tr = {.lock = PTHREAD_MUTEX_INITIALIZER,
+} tr = {.lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP,
         .stop_lock = PTHREAD_MUTEX_INITIALIZER,
         .stop_cond = PTHREAD_COND_INITIALIZER};
 
@@ -70,6 +72,18 @@ static uint64_t cupti_ns(void)
     if (cuptiGetTimestamp(&t) != CUPTI_SUCCESS)
         return 0;
     return t;
+}
+
+/* A text field: the format separates fields by tabs and records by
+ * newlines, so those (and carriage returns) become spaces. */
+static void put_text(FILE *out, const char *s)
+{
+    if (!strpbrk(s, "\t\n\r")) {
+        fputs(s, out);
+        return;
+    }
+    for (; *s; ++s)
+        fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, out);
 }
 
 static const char *result_name(CUptiResult r)
@@ -95,7 +109,8 @@ static int find_tool_lib(struct dl_phdr_info *info, size_t size, void *data)
         return 0;
     for (size_t i = 0; i < sizeof marks / sizeof marks[0]; ++i)
         if (strstr(base, marks[i])) {
-            fprintf(out, "%s ", base);
+            put_text(out, base);
+            fputc(' ', out);
             break;
         }
     return 0;
@@ -107,7 +122,11 @@ static void write_error(const char *call, CUptiResult r)
 {
     pthread_mutex_lock(&tr.lock);
     if (tr.out) {
-        fprintf(tr.out, "E\t%d\t%s\t%s\t", (int)r, call, result_name(r));
+        fprintf(tr.out, "E\t%d\t", (int)r);
+        put_text(tr.out, call);
+        fputc('\t', tr.out);
+        put_text(tr.out, result_name(r));
+        fputc('\t', tr.out);
         if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED ||
             r == CUPTI_ERROR_HARDWARE_BUSY)
             dl_iterate_phdr(find_tool_lib, tr.out);
@@ -134,12 +153,14 @@ static void write_kernel(FILE *out, const CUpti_ActivityKernel10 *k)
 {
     fprintf(out,
             "K\t%llu\t%llu\t%u\t%u\t%u\t%u\t%d\t%d\t%d\t%d\t%d\t%d\t%u\t%d\t%"
-            "d\t%s\n",
+            "d\t",
             (unsigned long long)k->start, (unsigned long long)k->end,
             k->deviceId, k->contextId, k->streamId, k->correlationId, k->gridX,
             k->gridY, k->gridZ, k->blockX, k->blockY, k->blockZ,
             (unsigned)k->registersPerThread, k->staticSharedMemory,
-            k->dynamicSharedMemory, k->name ? k->name : "?");
+            k->dynamicSharedMemory);
+    put_text(out, k->name ? k->name : "?");
+    fputc('\n', out);
 }
 
 static void write_memcpy(FILE *out, const CUpti_ActivityMemcpy6 *m)
@@ -380,9 +401,10 @@ static int open_record_file(const char *dir)
         return -1;
     }
     fprintf(tr.out, "ktune-trace\t1\n");
-    fprintf(tr.out, "P\t%ld\t%ld\t%llu\t%llu\t%s\n", (long)tr.pid,
-            (long)getppid(), (unsigned long long)cupti_ns(),
-            (unsigned long long)mono_ns(), exe);
+    fprintf(tr.out, "P\t%ld\t%ld\t%llu\t%llu\t", (long)tr.pid, (long)getppid(),
+            (unsigned long long)cupti_ns(), (unsigned long long)mono_ns());
+    put_text(tr.out, exe);
+    fputc('\n', tr.out);
     fflush(tr.out);
     return 0;
 }
