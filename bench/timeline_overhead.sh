@@ -1,12 +1,13 @@
 #!/bin/bash
 # What tracing costs: the timeline test program (tests/timeline), REPEAT
 # rounds per run (copies in, four kernels, a 20 ms host sleep, a copy
-# out), RUNS runs untraced and RUNS traced by `ktune timeline`, alternated.
-# The program times itself from main() to exit (CUDA start-up included),
-# so both sides are measured the same way; the traced command's whole wall
-# time (ktune reading and printing the records too) is shown beside it.
+# out), RUNS runs each untraced, traced by `ktune timeline`, and traced
+# with --no-driver (no driver API records), alternated. The program times
+# itself from main() to exit (CUDA start-up included), so every side is
+# measured the same way; the commands' whole wall times (ktune reading and
+# printing the records too) are shown beside.
 # Target: traced program wall time <= 1.10 x untraced (medians).
-# Takes about RUNS x 2 x (0.3 s + REPEAT x 25 ms): 10 s with the defaults.
+# Takes about RUNS x 3 x (0.4 s + REPEAT x 30 ms): 20 s with the defaults.
 # Output: OUT_DIR/timeline-overhead-DATE.md (table last on stdout too).
 #
 # usage: bench/timeline_overhead.sh [BUILD_DIR] [OUT_DIR] [RUNS] [REPEAT]
@@ -29,39 +30,44 @@ done
 now() { date +%s.%N; }
 # The program's own "wall X ms" line.
 own_wall() { awk '/^wall /{print $2}' "$1"; }
-for r in $(seq 1 "$RUNS"); do
-    t0=$(now)
-    "$PROG" --repeat "$REPEAT" >"$WORK/u-$r.txt" 2>&1 ||
-        { cat "$WORK/u-$r.txt"; exit 1; }
-    t1=$(now)
-    "$KTUNE" timeline --json "$WORK/t-$r.json" -- "$PROG" --repeat "$REPEAT" \
-        >"$WORK/t-$r.txt" 2>&1 || { cat "$WORK/t-$r.txt"; exit 1; }
-    t2=$(now)
-    echo "$(own_wall "$WORK/u-$r.txt") $(own_wall "$WORK/t-$r.txt") $t0 $t1 $t2" |
-        awk '{print $1, $2, ($4 - $3) * 1000, ($5 - $4) * 1000}' >>"$WORK/runs.txt"
-done
 pct() { awk -v u="$1" -v t="$2" 'BEGIN {printf "%.1f", 100 * (t - u) / u}'; }
-median() { sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
-u=$(cut -d' ' -f1 "$WORK/runs.txt" | median)
-t=$(cut -d' ' -f2 "$WORK/runs.txt" | median)
-uc=$(cut -d' ' -f3 "$WORK/runs.txt" | median)
-tc=$(cut -d' ' -f4 "$WORK/runs.txt" | median)
+median() {
+    sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'
+}
+run() { # name, command...: the output in WORK/name.txt, the command's ms on stdout
+    local name=$1 t0 t1
+    shift
+    t0=$(now)
+    "$@" >"$WORK/$name.txt" 2>&1 || { cat "$WORK/$name.txt" >&2; exit 1; }
+    t1=$(now)
+    awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.1f", (b - a) * 1000}'
+}
+for r in $(seq 1 "$RUNS"); do
+    cu=$(run "u-$r" "$PROG" --repeat "$REPEAT") || exit 1
+    ct=$(run "t-$r" "$KTUNE" timeline -- "$PROG" --repeat "$REPEAT") || exit 1
+    cn=$(run "n-$r" "$KTUNE" timeline --no-driver -- "$PROG" --repeat "$REPEAT") || exit 1
+    echo "$(own_wall "$WORK/u-$r.txt") $(own_wall "$WORK/t-$r.txt")" \
+        "$(own_wall "$WORK/n-$r.txt") $cu $ct $cn" >>"$WORK/runs.txt"
+done
+col() { cut -d' ' -f"$1" "$WORK/runs.txt" | median; }
+u=$(col 1) t=$(col 2) n=$(col 3) cu=$(col 4) ct=$(col 5) cn=$(col 6)
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
 {
     echo "# ktune timeline: tracing overhead on the test program"
     echo
-    echo "$STAMP, ${gpu:-unknown GPU}, ktune $("$KTUNE" --version)."
+    echo "$STAMP, ${gpu:-unknown GPU}, $("$KTUNE" --version)."
     echo "Command: bench/timeline_overhead.sh $BUILD $OUT $RUNS $REPEAT"
-    echo "($RUNS runs each, alternated; kt_timeline_prog --repeat $REPEAT)."
+    echo "($RUNS runs of each, alternated; kt_timeline_prog --repeat $REPEAT;"
+    echo "program times are the program's own, main() to exit)."
     echo
-    echo "| run | untraced program (ms) | traced program (ms) | untraced command (ms) | ktune timeline command (ms) |"
-    echo "|---|---|---|---|---|"
-    awk '{printf "| %d | %.1f | %.1f | %.1f | %.1f |\n", NR, $1, $2, $3, $4}' "$WORK/runs.txt"
+    echo "| run | untraced program (ms) | traced (ms) | traced, --no-driver (ms) | untraced command (ms) | ktune timeline command (ms) | --no-driver command (ms) |"
+    echo "|---|---|---|---|---|---|---|"
+    awk '{printf "| %d | %s | %s | %s | %s | %s | %s |\n", NR, $1, $2, $3, $4, $5, $6}' "$WORK/runs.txt"
     echo
-    echo "Medians: program wall untraced $u ms, traced $t ms:" \
-        "overhead $(pct "$u" "$t")% (target <= 10%)."
-    echo "Whole commands: $uc ms against $tc ms (ktune's reading and printing" \
-        "of the records included)."
+    echo "Medians: program wall untraced $u ms, traced $t ms: overhead" \
+        "$(pct "$u" "$t")% (target <= 10%); traced with --no-driver $n ms:" \
+        "$(pct "$u" "$n")%. Whole commands: $cu ms untraced, $ct ms and $cn ms" \
+        "under ktune timeline (reading and printing the records included)."
     echo
     echo "Summary of the last traced run:"
     echo
@@ -70,6 +76,6 @@ gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
     echo '```'
 } >"$REPORT"
 echo "wrote $REPORT"
-printf '%-28s %10s %10s %9s\n' "program wall (median)" untraced traced overhead
-printf '%-28s %10.1f %10.1f %8s%%\n' "kt_timeline_prog x$REPEAT" "$u" "$t" \
-    "$(pct "$u" "$t")"
+printf '%-26s %10s %10s %9s %12s\n' "program wall, median (ms)" untraced traced overhead "--no-driver"
+printf '%-26s %10s %10s %8s%% %11s%%\n' "kt_timeline_prog x$REPEAT" "$u" "$t" \
+    "$(pct "$u" "$t")" "$(pct "$u" "$n")"
