@@ -34,6 +34,9 @@ static const char help[] =
     "  --records DIR    summarise the record files of an earlier --keep\n"
     "                   run instead of running a program\n"
     "  --no-driver      leave driver API calls out (less overhead)\n\n"
+    "Environment: KTUNE_TRACER names the tracer library (default: the one\n"
+    "next to ktune); KTUNE_TIMELINE_FLUSH_MS how often records reach the\n"
+    "files (default 200: a crash loses at most that much).\n\n"
     "Exit status: PROGRAM's own (128 + N when signal N ended it); 2 for a\n"
     "bad option or a program that cannot be run; 1 when ktune fails.\n";
 
