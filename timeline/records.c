@@ -264,6 +264,30 @@ static kt_status parse_proc(reader *r, kt_err *err)
     return s;
 }
 
+/* CUPTI names runtime calls by their callback ids, "cudaMalloc_v3020"; the
+ * version says when the entry point appeared, which the user never typed.
+ * Driver names keep theirs: "cuMemAlloc_v2" is the symbol itself. */
+static const char *api_name(reader *r, const char *name, char domain,
+                            kt_err *err)
+{
+    size_t len = strlen(name), digits = 0;
+    char *plain;
+    const char *out;
+    while (digits < len && name[len - 1 - digits] >= '0' &&
+           name[len - 1 - digits] <= '9')
+        digits++;
+    if (domain != 'R' || digits < 4 || digits + 2 >= len ||
+        name[len - digits - 1] != 'v' || name[len - digits - 2] != '_')
+        return intern(r, name, err);
+    if (!(plain = strndup(name, len - digits - 2))) {
+        kt_err_set(err, KT_S_NOMEM, "%s: out of memory", r->path);
+        return NULL;
+    }
+    out = intern(r, plain, err);
+    free(plain);
+    return out;
+}
+
 static kt_status parse_api(reader *r, kt_err *err)
 {
     kt_tl_trace *t = r->t;
@@ -291,7 +315,7 @@ static kt_status parse_api(reader *r, kt_err *err)
         s = u32_at(r, 6, &a->correlation, err);
     if (!s)
         s = u32_at(r, 7, &a->result, err);
-    if (!s && !(a->name = intern(r, r->field[8], err)))
+    if (!s && !(a->name = api_name(r, r->field[8], a->domain, err)))
         s = err->status;
     if (!s)
         t->num_apis++;
