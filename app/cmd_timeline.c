@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "app/cli.h"
+#include "app/options.h"
 #include "core/parse.h"
 #include "timeline/json.h"
 #include "timeline/launch.h"
@@ -33,7 +34,9 @@ static const char help[] =
     "                   empty folder)\n"
     "  --records DIR    summarise the record files of an earlier --keep\n"
     "                   run instead of running a program\n"
-    "  --no-driver      leave driver API calls out (less overhead)\n\n"
+    "  --no-driver      leave driver API calls out (less overhead)\n"
+    "  --no-trace       run PROGRAM untraced and report its wall time only\n"
+    "                   (the baseline the tracing overhead is measured on)\n\n"
     "Environment: KTUNE_TRACER names the tracer library (default: the one\n"
     "next to ktune); KTUNE_TIMELINE_FLUSH_MS how often records reach the\n"
     "files (default 200: a crash loses at most that much).\n\n"
@@ -41,82 +44,84 @@ static const char help[] =
     "bad option or a program that cannot be run; 1 when ktune fails.\n";
 
 typedef struct tl_args {
+    kt_cli_options o; /* --json, --csv; the operands: PROGRAM [ARGS...] */
     const char *json, *csv, *output, *keep, *records;
     long top, rows;
-    int no_driver;
+    int no_driver, no_trace;
     char **program; /* NULL-terminated */
     int program_argc;
 } tl_args;
 
-static int parse_count(const char *arg, const char *name, long *out,
-                       kt_err *err)
+static kt_status parse_count(const char *arg, const char *name, long *out,
+                             kt_err *err)
 {
     int64_t v;
-    if (kt_parse_i64(arg, name, &v, err))
-        return -1;
-    if (v < 0 || v > 1000000) {
-        kt_err_set(err, KT_S_INPUT, "%s: %s, expected 0 to 1000000", name, arg);
-        return -1;
-    }
+    kt_status s = kt_parse_i64(arg, name, &v, err);
+    if (s)
+        return s;
+    if (v < 0 || v > 1000000)
+        return kt_err_set(err, KT_S_INPUT, "%s: %s, expected 0 to 1000000",
+                          name, arg);
     *out = (long)v;
-    return 0;
+    return KT_S_OK;
+}
+
+static kt_status own_option(void *ctx, int opt, char *arg, kt_err *err)
+{
+    tl_args *a = ctx;
+    switch (opt) {
+    case 'o': a->output = arg; break;
+    case 't': return parse_count(arg, "--top", &a->top, err);
+    case 'r': return parse_count(arg, "--rows", &a->rows, err);
+    case 'k': a->keep = arg; break;
+    case 'R': a->records = arg; break;
+    case 'D': a->no_driver = 1; break;
+    default: a->no_trace = 1; break; /* 'U' */
+    }
+    return KT_S_OK;
 }
 
 static int parse_args(int argc, char **argv, tl_args *a, kt_err *err)
 {
-    static const struct option options[] = {
-        {"json", required_argument, NULL, 'j'},
-        {"csv", required_argument, NULL, 'c'},
+    static const struct option own[] = {
         {"output", required_argument, NULL, 'o'},
         {"top", required_argument, NULL, 't'},
         {"rows", required_argument, NULL, 'r'},
         {"keep", required_argument, NULL, 'k'},
         {"records", required_argument, NULL, 'R'},
         {"no-driver", no_argument, NULL, 'D'},
-        {"help", no_argument, NULL, 'h'},
+        {"no-trace", no_argument, NULL, 'U'},
         {NULL, 0, NULL, 0}};
-    int opt;
-
-    optind = 1;
     /* '+': options end at PROGRAM, whose own options are its business. */
-    while ((opt = getopt_long(argc, argv, "+o:", options, NULL)) != -1) {
-        switch (opt) {
-        case 'j': a->json = optarg; break;
-        case 'c': a->csv = optarg; break;
-        case 'o': a->output = optarg; break;
-        case 't':
-            if (parse_count(optarg, "--top", &a->top, err))
-                return KT_EXIT_USAGE;
-            break;
-        case 'r':
-            if (parse_count(optarg, "--rows", &a->rows, err))
-                return KT_EXIT_USAGE;
-            break;
-        case 'k': a->keep = optarg; break;
-        case 'R': a->records = optarg; break;
-        case 'D': a->no_driver = 1; break;
-        case 'h': fputs(help, stdout); return -1;
-        default:
-            kt_err_set(err, KT_S_INPUT,
-                       "timeline: bad option; see 'ktune timeline --help'");
-            return KT_EXIT_USAGE;
-        }
-    }
-    a->program = argv + optind;
-    a->program_argc = argc - optind;
-    if (a->records && a->program_argc > 0) {
+    const kt_cli_command cmd = {.name = "timeline",
+                                .help = help,
+                                .shared = KT_OPT_JSON | KT_OPT_CSV,
+                                .own = own,
+                                .short_opts = "+o:",
+                                .apply = own_option,
+                                .ctx = a};
+    int rc = kt_cli_parse(argc, argv, &cmd, &a->o, err);
+
+    if (rc)
+        return rc;
+    a->json = a->o.json;
+    a->csv = a->o.csv;
+    a->program = a->o.operands;
+    a->program_argc = a->o.num_operands;
+    if (a->records && a->program_argc > 0)
         kt_err_set(err, KT_S_INPUT,
                    "timeline: --records summarises earlier records; it "
                    "takes no PROGRAM");
-        return KT_EXIT_USAGE;
-    }
-    if (!a->records && a->program_argc == 0) {
+    else if (!a->records && a->program_argc == 0)
         kt_err_set(err, KT_S_INPUT,
                    "timeline: PROGRAM is missing; see 'ktune timeline "
                    "--help'");
-        return KT_EXIT_USAGE;
-    }
-    return KT_EXIT_OK;
+    else if (a->records && a->no_trace)
+        kt_err_set(err, KT_S_INPUT,
+                   "timeline: --no-trace runs a PROGRAM, --records none");
+    else
+        return KT_EXIT_OK;
+    return KT_EXIT_USAGE;
 }
 
 /* libktune_trace.so next to the plugin folder: build/ in the build tree,
@@ -252,29 +257,81 @@ static int summarise(const tl_args *a, const char *dir, const kt_tl_run *run,
         rc = kt_cli_fail(&err);
         goto done;
     }
+    if (run) {
+        info.exit_code = run->exit_code;
+        info.signal = run->signal;
+        info.measured = 1;
+    }
     if (t.num_procs == 0) {
         fprintf(stderr,
                 "ktune timeline: %s made no CUDA call: no process "
                 "initialised the CUDA driver (the tracer starts there), so "
                 "there is nothing on the GPU to show\n",
                 a->records ? a->records : a->program[0]);
-        goto done;
-    }
-    if (run) {
-        info.exit_code = run->exit_code;
-        info.signal = run->signal;
-        info.measured = 1;
+        goto files;
     }
     print_head(out, a, run, &s);
     if (kt_tl_print_problems(out, &t) == t.num_procs && t.num_ops == 0)
         fprintf(out, "  nothing was traced: see above\n");
     else
         kt_tl_print(out, &s, &po);
+files:
     if (write_files(a, &s, &info, &err))
         rc = kt_cli_fail(&err);
 done:
     kt_tl_summary_free(&s);
     kt_tl_trace_free(&t);
+    return rc;
+}
+
+/* Runs PROGRAM (found the way a shell finds it) with tracer (NULL:
+ * untraced) and says how it ended. */
+static kt_status launch(const tl_args *a, const char *tracer, const char *dir,
+                        kt_tl_run *run, kt_err *err)
+{
+    char program[PATH_MAX], *saved = a->program[0];
+    kt_status s = kt_tl_find_program(saved, program, sizeof program, err);
+    if (s)
+        return s;
+    a->program[0] = program;
+    s = kt_tl_launch(a->program, tracer, dir, run, err);
+    a->program[0] = saved;
+    if (!s && run->signal)
+        fprintf(stderr, "ktune timeline: %s was ended by signal %d (%s)%s%s\n",
+                saved, run->signal, strsignal(run->signal),
+                run->core_dumped ? ", core dumped" : "",
+                tracer ? "; what was recorded up to then follows" : "");
+    return s;
+}
+
+/* --no-trace: the program's wall time, measured as a traced run's is. */
+static int run_untraced(const tl_args *a, FILE *out)
+{
+    kt_tl_trace t;
+    kt_tl_summary s;
+    kt_tl_json_info info = {.argc = a->program_argc, .argv = a->program};
+    kt_tl_run run;
+    kt_err err;
+    char wall[32];
+    int rc;
+
+    if (launch(a, NULL, NULL, &run, &err))
+        return kt_cli_fail(&err);
+    kt_tl_trace_init(&t);
+    if (kt_tl_summarise(&s, &t, run.wall, run.start_mono, &err))
+        return kt_cli_fail(&err);
+    kt_tl_fmt_time(run.wall, wall, sizeof wall);
+    fprintf(out,
+            "\n== ktune timeline --no-trace: %s ==\nprogram wall time %s "
+            "(untraced: nothing recorded); exit status %d\n",
+            a->program[0], wall, kt_tl_run_status(&run));
+    info.exit_code = run.exit_code;
+    info.signal = run.signal;
+    info.measured = 1;
+    info.untraced = 1;
+    rc = write_files(a, &s, &info, &err) ? kt_cli_fail(&err)
+                                         : kt_tl_run_status(&run);
+    kt_tl_summary_free(&s);
     return rc;
 }
 
@@ -286,6 +343,7 @@ static int run_traced(const tl_args *a, FILE *out)
     kt_err err;
     int rc;
 
+    /* A missing program is the user's mistake (2), found before ktune's. */
     if (kt_tl_find_program(a->program[0], program, sizeof program, &err))
         return kt_cli_fail(&err);
     if (find_tracer(tracer, sizeof tracer, &err) ||
@@ -299,22 +357,10 @@ static int run_traced(const tl_args *a, FILE *out)
                 injected);
     if (a->no_driver)
         setenv("KTUNE_TIMELINE_DRIVER", "0", 1);
-    {
-        char *saved = a->program[0];
-        a->program[0] = program;
-        if (kt_tl_launch(a->program, tracer, dir, &run, &err)) {
-            a->program[0] = saved;
-            rc = kt_cli_fail(&err);
-            goto done;
-        }
-        a->program[0] = saved;
+    if (launch(a, tracer, dir, &run, &err)) {
+        rc = kt_cli_fail(&err);
+        goto done;
     }
-    if (run.signal)
-        fprintf(stderr,
-                "ktune timeline: %s was ended by signal %d (%s)%s; what was "
-                "recorded up to then follows\n",
-                a->program[0], run.signal, strsignal(run.signal),
-                run.core_dumped ? ", core dumped" : "");
     rc = summarise(a, dir, &run, out);
     if (rc == KT_EXIT_OK)
         rc = kt_tl_run_status(&run);
@@ -331,15 +377,18 @@ int kt_cmd_timeline(int argc, char **argv)
     FILE *out = stdout;
     int rc = parse_args(argc, argv, &a, &err);
 
-    if (rc < 0)
-        return KT_EXIT_OK;
-    if (rc)
-        return kt_cli_fail(&err);
+    if (rc) {
+        kt_cli_options_free(&a.o);
+        return rc < 0 ? KT_EXIT_OK : kt_cli_fail(&err);
+    }
     if (a.output && strcmp(a.output, "-") != 0 && !(out = fopen(a.output, "w")))
         return kt_cli_usage_error("timeline", "-o %s: %s", a.output,
                                   strerror(errno));
-    rc = a.records ? summarise(&a, a.records, NULL, out) : run_traced(&a, out);
+    rc = a.records    ? summarise(&a, a.records, NULL, out)
+         : a.no_trace ? run_untraced(&a, out)
+                      : run_traced(&a, out);
     if (out != stdout && fclose(out) != 0 && rc == KT_EXIT_OK)
         rc = KT_EXIT_FAILURE;
+    kt_cli_options_free(&a.o);
     return rc;
 }

@@ -122,17 +122,21 @@ json_t *kt_tl_to_json(const kt_tl_summary *s, const kt_tl_json_info *info)
         json_array_append_new(program, json_string(info->argv[i]));
     for (size_t i = 0; ops && i < s->num_ops; ++i)
         json_array_append_new(ops, op_json(s, s->by_start[i]));
-    kt_tl_reading(s, reading, sizeof reading);
+    if (info->untraced)
+        snprintf(reading, sizeof reading, "untraced run: wall time only");
+    else
+        kt_tl_reading(s, reading, sizeof reading);
     snprintf(version, sizeof version, "%s (%s)", KT_VERSION, KT_GIT_COMMIT);
     root = json_pack(
-        "{s:s, s:i, s:s, s:o, s:{s:i, s:i}, s:I, s:b, s:o, s:o, s:o, s:o, "
-        "s:o, s:o, s:o, s:s}",
+        "{s:s, s:i, s:s, s:o, s:{s:i, s:i}, s:I, s:b, s:b, s:o, s:o, s:o, "
+        "s:o, s:o, s:o, s:o, s:s}",
         "format", "ktune-timeline", "version", KT_TL_JSON_VERSION, "ktune",
         version, "program", program ? program : json_array(), "exit", "code",
         info->exit_code, "signal", info->signal, "wall_ns", (json_int_t)s->wall,
-        "wall_measured", info->measured, "processes", procs_json(s->trace),
-        "gpu", gpu_json(s), "api", rows_json(s->api, s->num_api, "name", 0),
-        "kernels", rows_json(s->kernels, s->num_kernels, "name", 0), "memory",
+        "wall_measured", info->measured, "traced", !info->untraced, "processes",
+        procs_json(s->trace), "gpu", gpu_json(s), "api",
+        rows_json(s->api, s->num_api, "name", 0), "kernels",
+        rows_json(s->kernels, s->num_kernels, "name", 0), "memory",
         rows_json(s->memops, s->num_memops, "operation", 1), "sync",
         rows_json(s->syncs, s->num_syncs, "kind", 0), "ops",
         ops ? ops : json_array(), "reading", reading);

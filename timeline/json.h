@@ -19,6 +19,7 @@ typedef struct kt_tl_json_info {
     char *const *argv; /* the program and its arguments */
     int exit_code, signal;
     int measured; /* 0: wall time taken from the trace (--records) */
+    int untraced; /* --no-trace: the wall time alone */
 } kt_tl_json_info;
 
 /* A new reference, or NULL when out of memory. */

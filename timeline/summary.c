@@ -329,13 +329,15 @@ static void place_wall(kt_tl_summary *s, uint64_t wall, uint64_t start_mono)
 {
     const kt_tl_trace *t = s->trace;
     uint64_t lo = UINT64_MAX, hi = 0;
-    if (t->num_procs == 0)
-        return;
     if (wall > 0) {
+        /* Without a trace (an untraced run) there is no clock to map to. */
         s->wall = wall;
-        s->wall_start = kt_tl_mono_to_cupti(&t->procs[0], start_mono);
+        s->wall_start =
+            t->num_procs ? kt_tl_mono_to_cupti(&t->procs[0], start_mono) : 0;
         return;
     }
+    if (t->num_procs == 0)
+        return;
     for (size_t i = 0; i < t->num_procs; ++i) {
         const kt_tl_proc *p = &t->procs[i];
         lo = p->init_cupti < lo ? p->init_cupti : lo;

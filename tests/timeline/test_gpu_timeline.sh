@@ -48,11 +48,12 @@ for idx, sid in stream.items():
             want.append(("copy", e[1], int(e[2])))
         elif e[0] == "memset" and int(e[2]) == idx:
             want.append(("memset", int(e[1])))
-        elif e[0] == "kernel" and int(e[5]) == idx:
+        elif e[0] in ("kernel", "warmup") and int(e[5]) == idx:
             want.append(("kernel", e[1], int(e[2]), int(e[3]), int(e[4])))
     got = [key(o) for o in ops if o["stream"] == sid]
     assert got == want, ("stream %d" % idx, got, want)
-kernels = [o for o in ops if o["kind"] == "kernel"]
+kernels = [o for o in ops if o["kind"] == "kernel"
+           and not o["name"].startswith("k_warmup")]
 order = [k["name"].split("(")[0] for k in kernels]
 assert order == ["k_scale", "k_offset", "k_combine", "k_square"], order
 for a, b in zip(kernels, kernels[1:]):
@@ -86,7 +87,8 @@ python3 - <<'PY' || failures=$((failures + 1))
 import json
 t = json.load(open("crash.json"))
 names = [o["name"].split("(")[0] for o in t["ops"] if o["kind"] == "kernel"]
-assert names == ["k_scale", "k_offset", "k_combine", "k_square"], names
+assert names == ["k_warmup"] * 2 + ["k_scale", "k_offset", "k_combine",
+                                    "k_square"], names
 assert t["exit"]["signal"] == 11, t["exit"]
 print("crash ok:", t["processes"][0]["ended"])
 PY

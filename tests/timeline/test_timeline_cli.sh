@@ -26,6 +26,12 @@ expect_text "made no CUDA call"
 expect_exit 3 "$KTUNE" timeline -- sh -c 'exit 3'
 expect_exit 139 "$KTUNE" timeline -- sh -c 'kill -SEGV $$'
 expect_text "ended by signal 11"
+# --no-trace: the wall time of an untraced run, the status passed through.
+expect_exit 5 "$KTUNE" timeline --no-trace --json u.json -- sh -c 'sleep 0.05; exit 5'
+expect_text "untraced: nothing recorded"
+python3 -c 'import json; d = json.load(open("u.json")); assert not d["traced"] and d["wall_ns"] >= 5e7 and d["exit"]["code"] == 5, d' ||
+    { echo "FAIL: u.json"; failures=$((failures + 1)); }
+expect_exit 2 "$KTUNE" timeline --no-trace --records "$F/program"
 rm -rf kept
 expect_exit 0 "$KTUNE" timeline --keep kept -- true
 [ -d kept ] || { echo "FAIL: --keep did not make its folder"; failures=$((failures + 1)); }
