@@ -13,6 +13,9 @@
 /* Operations closer than this many pixels in a lane are drawn as one bar
  * (its hover text counts them): a bench run has thousands of launches. */
 #define MERGE_PX 1.0
+/* A merged bar is at most this wide, and as opaque as it is busy, so that
+ * a lane of thousands of short launches still shows its idle share. */
+#define MERGE_MAX_PX 4.0
 
 typedef struct lane {
     json_int_t pid, device, stream;
@@ -94,31 +97,39 @@ static kt_status find_lanes(chart *c, const json_t *ops, kt_err *err)
     return KT_S_OK;
 }
 
-static const char *op_color(const json_t *op)
-{
-    const char *kind = text_of(op, "kind"), *copy = text_of(op, "copy");
-    if (strcmp(kind, "kernel") == 0)
-        return kt_plot_color(0);
-    if (strcmp(kind, "memset") == 0)
-        return kt_plot_color(6);
-    if (strcmp(copy, "Host-to-Device") == 0)
-        return kt_plot_color(1);
-    if (strcmp(copy, "Device-to-Host") == 0)
-        return kt_plot_color(2);
-    return kt_plot_color(3);
-}
-
 static double lane_y(const chart *c, size_t i)
 {
     return (double)(c->num_lanes - i) - 0.5;
 }
 
-/* A bar being built in one lane: operations closer than MERGE_PX join it. */
+/* The kinds a bar is coloured by, in legend order. */
+enum { KIND_KERNEL, KIND_HTOD, KIND_DTOH, KIND_COPY, KIND_MEMSET, NUM_KINDS };
+
+static const size_t kind_color[NUM_KINDS] = {0, 1, 2, 3, 6};
+
+static int kind_of(const json_t *op)
+{
+    const char *kind = text_of(op, "kind"), *copy = text_of(op, "copy");
+    if (strcmp(kind, "kernel") == 0)
+        return KIND_KERNEL;
+    if (strcmp(kind, "memset") == 0)
+        return KIND_MEMSET;
+    if (strcmp(copy, "Host-to-Device") == 0)
+        return KIND_HTOD;
+    return strcmp(copy, "Device-to-Host") == 0 ? KIND_DTOH : KIND_COPY;
+}
+
+/* A bar being built in one lane. Operations less than MERGE_PX apart join
+ * it when they are of its kind or too narrow to see: a bench run has
+ * thousands of launches per pixel. It takes the colour of the kind with
+ * the most time in it; its hover text counts what it holds. */
 typedef struct bar {
     double x0, x1; /* px */
-    const char *color;
-    size_t count;
-    char tip[320];
+    double t0, t1; /* ms */
+    int kind;
+    size_t count, per_kind[NUM_KINDS];
+    double time[NUM_KINDS];
+    char tip[320]; /* the first operation */
 } bar;
 
 static void flush_bar(chart *c, bar *b, size_t lane_index)
@@ -126,19 +137,40 @@ static void flush_bar(chart *c, bar *b, size_t lane_index)
     kt_plot *p = &c->plot;
     double yc = kt_scale_map(&p->y.scale, lane_y(c, lane_index));
     double h = (p->bottom - p->top) / (double)c->num_lanes * BAR_FRAC;
-    char more[64] = "";
+    double busy = 0;
+    int top = 0;
     if (!b->count)
         return;
-    if (b->count > 1)
-        snprintf(more, sizeof more, " (and %zu more close by)", b->count - 1);
+    for (int k = 0; k < NUM_KINDS; ++k) {
+        busy += b->time[k];
+        if (b->time[k] > b->time[top])
+            top = k;
+    }
     fprintf(p->body,
             "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" "
-            "fill=\"%s\"><title>",
-            b->x0, yc - h / 2, fmax(b->x1 - b->x0, 0.5), h, b->color);
-    kt_esc_write(p->body, b->tip);
-    kt_esc_write(p->body, more);
+            "fill=\"%s\"",
+            b->x0, yc - h / 2, fmax(b->x1 - b->x0, 0.5), h,
+            kt_plot_color(kind_color[top]));
+    if (b->count > 1 && b->t1 > b->t0 && busy < b->t1 - b->t0)
+        fprintf(p->body, " fill-opacity=\"%.2f\"",
+                fmax(busy / (b->t1 - b->t0), 0.15));
+    fputs("><title>", p->body);
+    if (b->count == 1)
+        kt_esc_write(p->body, b->tip);
+    else
+        fprintf(p->body,
+                "%zu operations from %.3f to %.3f ms (busy %.0f%%): %zu "
+                "kernels, %zu copies, %zu memsets; the first: ",
+                b->count, b->t0, b->t1,
+                b->t1 > b->t0 ? 100 * busy / (b->t1 - b->t0) : 100.0,
+                b->per_kind[KIND_KERNEL],
+                b->per_kind[KIND_HTOD] + b->per_kind[KIND_DTOH] +
+                    b->per_kind[KIND_COPY],
+                b->per_kind[KIND_MEMSET]);
+    if (b->count > 1)
+        kt_esc_write(p->body, b->tip);
     fputs("</title></rect>\n", p->body);
-    b->count = 0;
+    memset(b, 0, sizeof *b);
 }
 
 static void describe(const json_t *op, double start_ms, double dur_ms,
@@ -158,6 +190,22 @@ static void describe(const json_t *op, double start_ms, double dur_ms,
                  (long long)int_of(op, "bytes"), dur_ms, start_ms);
 }
 
+static void add_to_bar(bar *b, const json_t *op, int kind, double s, double e,
+                       double x0, double x1)
+{
+    if (!b->count) {
+        b->x0 = x0;
+        b->t0 = s;
+        b->kind = kind;
+        describe(op, s, e - s, b->tip, sizeof b->tip);
+    }
+    b->x1 = fmax(b->x1, x1);
+    b->t1 = fmax(b->t1, e);
+    b->count++;
+    b->per_kind[kind]++;
+    b->time[kind] += e - s;
+}
+
 static void draw_lane(chart *c, const json_t *ops, size_t li)
 {
     kt_plot *p = &c->plot;
@@ -167,25 +215,18 @@ static void draw_lane(chart *c, const json_t *ops, size_t li)
     fprintf(p->body, "<g clip-path=\"url(#kt-c%d)\">\n", p->id);
     json_array_foreach (ops, i, op) {
         double s, e, x0, x1;
-        const char *color;
+        int kind;
         if (lane_of(c, op) != li)
             continue;
         s = (double)int_of(op, "start_ns") / 1e6;
         e = (double)int_of(op, "end_ns") / 1e6;
         x0 = kt_scale_map(&p->x.scale, s);
         x1 = kt_scale_map(&p->x.scale, e);
-        color = op_color(op);
-        if (b.count && color == b.color && x0 - b.x1 < MERGE_PX) {
-            b.x1 = fmax(b.x1, x1);
-            b.count++;
-            continue;
-        }
-        flush_bar(c, &b, li);
-        b.x0 = x0;
-        b.x1 = x1;
-        b.color = color;
-        b.count = 1;
-        describe(op, s, e - s, b.tip, sizeof b.tip);
+        kind = kind_of(op);
+        if (b.count && !(x0 - b.x1 < MERGE_PX && x1 - b.x0 <= MERGE_MAX_PX &&
+                         (kind == b.kind || x1 - x0 < MERGE_PX)))
+            flush_bar(c, &b, li);
+        add_to_bar(&b, op, kind, s, e, x0, x1);
     }
     flush_bar(c, &b, li);
     fputs("</g>\n", p->body);
@@ -272,9 +313,8 @@ static void add_legend(kt_plot *p)
     static const char *const labels[] = {"kernel", "Host-to-Device copy",
                                          "Device-to-Host copy", "other copy",
                                          "memset"};
-    static const size_t colors[] = {0, 1, 2, 3, 6};
-    for (size_t i = 0; i < 5; ++i) {
-        kt_style s = {.color = kt_plot_color(colors[i]), .width = 8};
+    for (size_t i = 0; i < NUM_KINDS; ++i) {
+        kt_style s = {.color = kt_plot_color(kind_color[i]), .width = 8};
         kt_plot_legend(p, labels[i], &s, KT_LEGEND_LINE);
     }
     kt_style gap = {.color = "#D55E00", .width = 8, .opacity = 0.25};
