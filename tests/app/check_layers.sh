@@ -15,7 +15,7 @@
 #   timeline/trace/ nothing of ktune (it is loaded into other programs)
 #   app/            anything: it is the top
 #   plugins/ examples/  only <ktune/plugin.h> (plugins never link ktune)
-#   bench/          core/
+#   bench/          anything, like app/: benchmarks sit on top
 # and only metrics/cupti/ and timeline/trace/ include CUPTI headers
 # (<cupti*.h>; nvperf's <nvperf*.h> and <generated_*> only metrics/cupti/).
 root=${1:?usage: check_layers.sh ROOT}
@@ -23,7 +23,7 @@ cd "$root" || exit 2
 
 # One awk pass over every include line of the checked folders.
 grep -rnE '^[[:space:]]*#[[:space:]]*include' core metrics tuner compare \
-    report timeline plugins examples bench \
+    report timeline plugins examples \
     --include='*.c' --include='*.h' --include='*.cu' --include='*.cuh' \
     --include='*.cpp' 2>/dev/null | awk '
 BEGIN {
@@ -37,7 +37,6 @@ BEGIN {
     allow["timeline/trace"] = "(nothing-of-ktune)"
     allow["plugins"] = "ktune/"
     allow["examples"] = "ktune/"
-    allow["bench"] = "core/ ktune/"
     bad = 0
 }
 function complain(msg) { print msg; bad++ }
