@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "app/cli.h"
+#include "core/clock.h"
 #include "core/envrec.h"
 #include "core/evaluator.h"
 #include "core/instance.h"
@@ -53,6 +54,9 @@ static const char help[] =
     "  --plugin FILE       load FILE too (repeatable)\n"
     "  --in-process        measure in this process, not in a worker process\n"
     "                      (a faulting kernel then ends the run)\n"
+    "  --verify MODE       device (default: references kept and outputs\n"
+    "                      compared on the GPU) or host (outputs copied to\n"
+    "                      host memory and compared there); [measure] verify\n"
     "  --replay-delay S    replay: wait S seconds in every evaluation\n"
     "  --check             check the job and describe its space; measure\n"
     "                      nothing (no GPU needed)\n"
@@ -73,7 +77,9 @@ typedef struct tune_args {
     const char *config;
     const char *journal, *t4;
     int resume, quiet, check;
+    const char *verify; /* --verify: NULL, "host" or "device" */
     double replay_delay;
+    double started; /* monotonic seconds at the start of the command */
     /* Sweeps and wisdom (tuner/sweep.h, tuner/wisdom.h): every --replay
      * (o.replay: the current size's), and --wisdom FILE. */
     kt_cli_list replays;
@@ -91,6 +97,12 @@ static kt_status own_option(void *ctx, int opt, char *arg, kt_err *err)
     case 't': a->t4 = arg; break;
     case 'q': a->quiet = 1; break;
     case 'C': a->check = 1; break;
+    case 'V':
+        if (strcmp(arg, "host") != 0 && strcmp(arg, "device") != 0)
+            return kt_err_set(err, KT_S_INPUT,
+                              "--verify: '%s', expected host or device", arg);
+        a->verify = arg;
+        break;
     case 'W': a->wisdom = arg; break;
     case 'r':
         a->o.replay = a->o.replay ? a->o.replay : arg;
@@ -116,6 +128,7 @@ static int parse_args(int argc, char **argv, tune_args *a, kt_err *err)
         {"replay-delay", required_argument, NULL, 'D'},
         {"quiet", no_argument, NULL, 'q'},
         {"check", no_argument, NULL, 'C'},
+        {"verify", required_argument, NULL, 'V'},
         {"wisdom", required_argument, NULL, 'W'},
         {"replay", required_argument, NULL, 'r'}, /* repeatable: a sweep */
         {NULL, 0, NULL, 0}};
@@ -218,6 +231,7 @@ static kt_status open_evaluator(const tune_args *a, kt_job *job,
     spec.device = job->device;
     spec.check_boundaries = job->boundaries;
     spec.log_level = KT_LOG_WARN;
+    spec.verify_host = job->verify_host;
     /* CUPTI only when counters are asked for: [metrics], or a strategy
      * guided by them. */
     spec.counters =
@@ -357,11 +371,12 @@ static void print_check(const kt_job *job)
            job->strategy->name, (unsigned long long)job->seed, job->max_evals,
            job->max_seconds, job->finalists, job->min_gain);
     printf("measure warmups %d, samples %zu..%zu, time %g..%g s, noise %g, "
-           "cache %s\n",
+           "cache %s, race %g, verify on the %s\n",
            job->protocol.warmups, job->protocol.min_samples,
            job->protocol.max_samples, job->protocol.min_time_s,
            job->protocol.max_time_s, job->protocol.target_noise,
-           kt_cache_mode_name(job->protocol.cache));
+           kt_cache_mode_name(job->protocol.cache), job->protocol.race,
+           job->verify_host ? "host" : "device");
     printf("journal %s\n", job->journal[0] ? job->journal : "none");
     if (job->metrics.points != KT_PROFILING_OFF) {
         printf("metrics %s", kt_profiling_points_name(job->metrics.points));
@@ -434,6 +449,9 @@ typedef struct tune_run {
     json_t *env;
     kt_tune_config cfg;
     kt_tune_result result;
+    /* The start phase of the current size (from the command's start for
+     * the first, from the size's for the others) and the calibration. */
+    double size_started, open_s, calib_s;
     /* The sweep: how many sizes (job.num_sweep, or one per --replay), the
      * paths each size derives its own from, whether an existing journal
      * gets a numbered successor. */
@@ -494,8 +512,13 @@ static kt_status open_run(const tune_args *a, tune_run *t, kt_err *err)
     name_outputs(t);
     kt_space_bind(&job->space, job->sizes, job->input_seed,
                   t->ev->ops->device(t->ev));
-    if (!t->calib_tried)
+    t->open_s = kt_clock_seconds() - t->size_started;
+    t->calib_s = 0;
+    if (!t->calib_tried) {
+        double t_calib = kt_clock_seconds();
         t->have_calib = kt_cli_calibration(t->ev, &t->calib, !a->o.replay);
+        t->calib_s = kt_clock_seconds() - t_calib;
+    }
     t->calib_tried = 1;
     t->env = t->ev->ops->environment(t->ev);
     kt_cli_env_host(t->env);
@@ -582,6 +605,22 @@ static int report_run(const tune_args *a, tune_run *t, kt_sweep_row *row)
     return KT_EXIT_OK;
 }
 
+/* Where this session's time went, after its evaluations in the journal. */
+static void journal_run(tune_run *t)
+{
+    json_t *run;
+    kt_err jerr;
+
+    if (!t->cfg.journal)
+        return;
+    run = json_pack("{s:o,s:I,s:I,s:s}", "phases", kt_export_phases(&t->result),
+                    "evaluations", (json_int_t)t->result.evaluations,
+                    "measured", (json_int_t)t->result.measured, "stop_reason",
+                    t->result.stop_reason ? t->result.stop_reason : "");
+    if (kt_journal_record(t->cfg.journal, "run", run, &jerr))
+        fprintf(stderr, "ktune: warning: %s\n", jerr.msg);
+}
+
 /* Opens, searches and reports the current size; an exit code. *fatal is
  * set when the sweep cannot go on (no evaluator, a journal or evaluator
  * failure); a search that found nothing valid lets the next size run. */
@@ -596,6 +635,9 @@ static int tune(const tune_args *a, tune_run *t, kt_sweep_row *row, int *fatal)
         return kt_cli_fail(&err);
     configure(a, t);
     st = kt_tune_run(&t->cfg, &t->result, &err);
+    t->result.open_s = t->open_s;
+    t->result.calibration_s = t->calib_s;
+    journal_run(t);
     if (st) {
         fprintf(stderr, "ktune: %s\n", err.msg);
         /* A sweep resumes every size's journal from the base name. */
@@ -696,6 +738,7 @@ static int run_sweep(tune_args *a, tune_run *t, sweep_out *s)
             printf("%s=== size %zu of %zu ===\n", i ? "\n" : "", i + 1,
                    t->num_sizes);
         memset(row, 0, sizeof *row);
+        t->size_started = i ? kt_clock_seconds() : a->started;
         one = tune(a, t, row, &fatal);
         if (!fatal)
             ++s->num_rows;
@@ -753,6 +796,8 @@ int kt_cmd_tune(int argc, char **argv)
 
     memset(&a, 0, sizeof a);
     memset(&s, 0, sizeof s);
+    /* The start phase: plugins, the job, the evaluator and its problem. */
+    a.started = kt_clock_seconds();
     kt_err_clear(&err);
     kt_registry_init(&reg);
     if (!t) {
@@ -772,6 +817,8 @@ int kt_cmd_tune(int argc, char **argv)
     }
     have_job = 1;
     apply_output_options(&a, &t->job);
+    if (a.verify)
+        t->job.verify_host = strcmp(a.verify, "host") == 0;
     if (a.check) {
         print_check(&t->job);
         rc = KT_EXIT_OK;
