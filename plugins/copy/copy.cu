@@ -292,7 +292,7 @@ const kt_variant variants[] = {
     {KT_STRUCT_SIZE(kt_variant), .num_params = 0, .id = "memcpy",
      .summary = "cudaMemcpyAsync device to device, the reference",
      .params = nullptr, .shape = shape_memcpy, .check = nullptr,
-     .launch = launch_memcpy},
+     .launch = launch_memcpy, .flags = KT_VARIANT_REFERENCE},
 };
 
 const kt_operator operators[] = {

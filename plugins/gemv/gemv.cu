@@ -1361,7 +1361,7 @@ const kt_variant ax_variants[] = {
      .summary = "cublasSgemv (CUBLAS_OP_T on the column-major view), the "
                 "reference",
      .params = nullptr, .shape = shape_library, .check = nullptr,
-     .launch = launch_cublas},
+     .launch = launch_cublas, .flags = KT_VARIANT_REFERENCE},
 };
 
 const kt_variant atx_variants[] = {
@@ -1387,7 +1387,7 @@ const kt_variant atx_variants[] = {
      .summary = "cublasSgemv (CUBLAS_OP_N on the column-major view), the "
                 "reference",
      .params = nullptr, .shape = shape_library, .check = nullptr,
-     .launch = launch_cublas},
+     .launch = launch_cublas, .flags = KT_VARIANT_REFERENCE},
 };
 #undef VARIANT
 

@@ -733,7 +733,8 @@ const kt_variant variants[] = {
             vec4_params, shape_vec4<ATOMIC>, check_vec4, launch_vec4<ATOMIC>),
     {KT_STRUCT_SIZE(kt_variant), .num_params = 0, .id = "cub",
      .summary = "cub::DeviceReduce::Sum, the reference", .params = nullptr,
-     .shape = library_shape, .check = nullptr, .launch = launch_cub},
+     .shape = library_shape, .check = nullptr, .launch = launch_cub,
+     .flags = KT_VARIANT_REFERENCE},
 };
 #undef VARIANT
 

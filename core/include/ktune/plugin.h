@@ -36,7 +36,7 @@ extern "C" {
 
 #define KT_PLUGIN_MAGIC UINT64_C(0x4b54554e45504c47) /* "KTUNEPLG" */
 #define KT_ABI_MAJOR 1
-#define KT_ABI_MINOR 0
+#define KT_ABI_MINOR 1
 #define KT_PLUGIN_ENTRY_SYMBOL "ktune_plugin_entry"
 
 /* Return codes of plugin callbacks. Anything else is treated as KT_FAIL. */
@@ -237,7 +237,18 @@ typedef struct kt_variant {
      * without synchronising. Runs inside the timed region: no allocation,
      * no copies, no synchronisation. */
     int (*launch)(void *state, const kt_config *config, void *stream);
+
+    /* ABI 1.1: KT_VARIANT_* bits; 0 (and plugins older than 1.1): none. */
+    uint32_t flags;
+    uint32_t reserved;
 } kt_variant;
+
+enum {
+    /* A vendor library's implementation (cuBLAS, CUB, cudaMemcpy): measured
+     * and reported as the yardstick the other variants are held to, never
+     * tuned as a starting point of the search. */
+    KT_VARIANT_REFERENCE = 1u << 0
+};
 
 enum {
     /* The kernels write their inputs: the host calls reset() before every
@@ -311,7 +322,7 @@ KT_STATIC_ASSERT(sizeof(kt_size_desc) == 48, "kt_size_desc layout");
 KT_STATIC_ASSERT(sizeof(kt_problem) == 32, "kt_problem layout");
 KT_STATIC_ASSERT(sizeof(kt_shape) == 40, "kt_shape layout");
 KT_STATIC_ASSERT(sizeof(kt_work) == 32, "kt_work layout");
-KT_STATIC_ASSERT(sizeof(kt_variant) == 56, "kt_variant layout");
+KT_STATIC_ASSERT(sizeof(kt_variant) == 64, "kt_variant layout");
 KT_STATIC_ASSERT(sizeof(kt_operator) == 88, "kt_operator layout");
 KT_STATIC_ASSERT(sizeof(kt_plugin) == 88, "kt_plugin layout");
 #endif
