@@ -22,6 +22,9 @@
  *
  * --space narrows the space as a job's [space] section does (variant =
  * IDS keeps those variants; any other name narrows that parameter).
+ * --values prints, first, {"values": [...]}: the recorded median of every
+ * point of the space that passes the host's checks (null: it failed or is
+ * not recorded), for the calculated random-search baseline.
  */
 #include <getopt.h>
 #include <jansson.h>
@@ -145,6 +148,7 @@ typedef struct args {
     char *narrow[KT_MAX_PARAMS + 1]; /* --space NAME=V1,V2,... */
     size_t num_narrow;
     double overhead_s, profile_s;
+    int values; /* print the recorded medians of the feasible points */
 } args;
 
 static int usage(void)
@@ -152,7 +156,7 @@ static int usage(void)
     fprintf(stderr, "usage: bench_replay --plugins DIR --recording FILE "
                     "--strategy NAME [--seeds N] [--first-seed K] "
                     "[--max-evals N] [--option NAME=VALUE]... [--overhead S] "
-                    "[--profile S] [--space NAME=V1,V2,...]...\n");
+                    "[--profile S] [--space NAME=V1,V2,...]... [--values]\n");
     return 2;
 }
 
@@ -169,6 +173,7 @@ static int parse(int argc, char **argv, args *a)
         {"overhead", required_argument, NULL, 'v'},
         {"profile", required_argument, NULL, 'q'},
         {"space", required_argument, NULL, 'S'},
+        {"values", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0}};
     int c;
 
@@ -187,6 +192,7 @@ static int parse(int argc, char **argv, args *a)
         case 'm': a->max_evals = strtol(optarg, NULL, 10); break;
         case 'v': a->overhead_s = strtod(optarg, NULL); break;
         case 'q': a->profile_s = strtod(optarg, NULL); break;
+        case 'V': a->values = 1; break;
         case 'S':
             if (a->num_narrow == KT_MAX_PARAMS + 1)
                 return usage();
@@ -307,6 +313,29 @@ static kt_status narrow(const args *a, const kt_operator *op, kt_space *space,
     return KT_S_OK;
 }
 
+/* --values: the line of recorded medians of the feasible points. */
+static void print_values(const kt_space *space, kt_evaluator *replay)
+{
+    json_t *line = json_object(), *values = json_array();
+    char *text;
+    for (uint64_t i = 0; i < space->size; ++i) {
+        kt_point pt;
+        double us;
+        kt_space_point(space, i, &pt);
+        if (kt_space_feasible(space, &pt, NULL) != KT_S_OK)
+            continue;
+        us = recorded_us(replay, &pt);
+        json_array_append_new(values,
+                              isfinite(us) ? json_real(us) : json_null());
+    }
+    json_object_set_new(line, "values", values);
+    text = json_dumps(line, JSON_COMPACT);
+    if (text)
+        puts(text);
+    free(text);
+    json_decref(line);
+}
+
 static kt_status open_all(const args *a, kt_registry *reg, kt_space *space,
                           const kt_operator **op, kt_evaluator **replay,
                           kt_err *err)
@@ -365,6 +394,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_replay: %s: %s\n", a.recording, err.msg);
         goto done;
     }
+    if (a.values)
+        print_values(&space, replay);
     s.inner = replay;
     s.space = &space;
     s.overhead_s = a.overhead_s;
