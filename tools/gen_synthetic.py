@@ -523,6 +523,43 @@ GEMV_MODEL = {
 }
 
 
+BPS = [1, 2, 4, 8, 16, 32]
+VEC4 = {"block": pow2(32, 1024), "items": [1, 2, 4, 8], "blocks_per_sm": BPS,
+        "schedule": [0, 1]}
+REDUCE_SPACE = [
+    ("last_block", VEC4),
+    ("interleaved_divergent", {"block": pow2(32, 1024)}),
+    ("interleaved", {"block": pow2(32, 1024)}),
+    ("sequential", {"block": pow2(32, 1024)}),
+    ("first_add", {"block": pow2(32, 1024)}),
+    ("unroll_warp", {"block": pow2(32, 1024)}),
+    ("shuffle", {"block": pow2(32, 1024), "items": [1, 2, 4, 8, 16]}),
+    ("two_pass", VEC4), ("atomic", VEC4), ("cub", {})]
+# The float4 variants within 1-2% of each other at their best, their
+# in-flight loads (items x blocks_per_sm) a ridge; CUB 2.4% off the best
+# and ahead of every variant at its defaults (block 256, items 4,
+# blocks_per_sm 4, occupancy).
+REDUCE_MODEL = {
+    "last_block": (246.0, {"block": 512, "items": 8, "blocks_per_sm": 16,
+                           "schedule": 1}, 0.008,
+                   [("items", "blocks_per_sm", 0.03)], None),
+    "two_pass": (248.5, {"block": 256, "items": 8, "blocks_per_sm": 8,
+                         "schedule": 1}, 0.008,
+                 [("items", "blocks_per_sm", 0.03)], None),
+    "atomic": (250.0, {"block": 1024, "items": 4, "blocks_per_sm": 16,
+                       "schedule": 0}, 0.008,
+               [("items", "blocks_per_sm", 0.03)], None),
+    "shuffle": (268.0, {"block": 256, "items": 8}, 0.02, [], None),
+    "unroll_warp": (330.0, {"block": 256}, 0.03, [], None),
+    "first_add": (420.0, {"block": 256}, 0.03, [], None),
+    "sequential": (600.0, {"block": 256}, 0.03, [], None),
+    "interleaved": (800.0, {"block": 256}, 0.03, [], None),
+    "interleaved_divergent": (1200.0, {"block": 256}, 0.03, [], None),
+    "cub": (252.0, {}, 0, [], None)}
+GEMV_SPACES["sum"] = REDUCE_SPACE
+GEMV_MODEL["sum"] = REDUCE_MODEL
+
+
 def gemv_defaults(op, variant):
     """The declared defaults (gemv.cu), as values."""
     d = {"block": 256, "threads_per_row": 32, "rows_per_thread": 1,
@@ -560,7 +597,7 @@ def gemv_shape(variant, p):
             "dynamic_smem_bytes": 0}
 
 
-def gemv(out_dir, op, m, n, samples=12):
+def gemv(out_dir, op, m, n, samples=12, plugin="gemv"):
     rng = random.Random("%s-%d-%d" % (op, m, n))
     records, call, elapsed = [], 0, 0.0
     for variant, p in points(GEMV_SPACES[op]):
@@ -586,11 +623,13 @@ def gemv(out_dir, op, m, n, samples=12):
         for k, names in labels.items():
             if k in r["point"]["params"]:
                 r["point"]["params"][k] = names[r["point"]["params"][k]]
-    head = header("gemv", "1.0.0", op, {"m": m, "n": n}, space,
-                  {"model": "hard gemv-like space with ridges, two basins "
-                   "and the cuBLAS reference fastest at the defaults, see "
-                   "gen_synthetic.py"})
-    path = out_dir / ("gemv_%s-synthetic-m%d-n%d.jsonl" % (op, m, n))
+    sizes = {"m": m, "n": n} if plugin == "gemv" else {"n": n}
+    head = header(plugin, "1.0.0", op, sizes, space,
+                  {"model": "hard %s-like space with ridges, basins and the "
+                   "vendor reference fastest at the defaults, see "
+                   "gen_synthetic.py" % plugin})
+    path = out_dir / ("%s_%s-synthetic-%s.jsonl" % (
+        plugin, op, "-".join("%s%d" % kv for kv in sizes.items())))
     write_journal(path, head, records)
     return path
 
@@ -734,6 +773,7 @@ def main():
         out_dir.mkdir(parents=True, exist_ok=True)
         print(gemv(out_dir, "atx", 65536, 4096))
         print(gemv(out_dir, "ax", 16384, 16384))
+        print(gemv(out_dir, "sum", 0, 1 << 28, plugin="reduce"))
         return
     out_dir = Path(sys.argv[1]) if len(sys.argv) > 1 else \
         Path(__file__).resolve().parent

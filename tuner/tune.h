@@ -130,7 +130,7 @@ typedef struct kt_tune_result {
     int has_best;
     int final_measured; /* finals come from one interleaved call */
     const char *stop_reason;
-    char finish_reason[256]; /* kt_tune_finished(); stop_reason points here */
+    char finish_reason[512]; /* kt_tune_finished(); stop_reason points here */
     double elapsed_s;        /* the run's clock at the end */
     double wall_s;           /* wall time of this process's part of the run */
     double evaluator_s;      /* time spent inside evaluate() in this process */

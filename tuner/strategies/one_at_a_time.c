@@ -12,13 +12,18 @@
  *     measured; reference variants (KT_VARIANT_REFERENCE: cuBLAS, CUB,
  *     cudaMemcpy) are measured and held as the yardstick, never walked;
  *  2. quick pass: each other variant gets one pass of one-change-at-a-time
- *     over its parameters, fastest start first;
+ *     over its parameters, fastest start first, except those whose start
+ *     is more than `hopeless` times slower than the best after the first;
  *  3. deep passes: the promising variants — tuned best within `promising`
  *     of the leader — are walked until a full pass changes nothing;
- *  4. restarts: a walk from a perturbation of a promising variant's best
- *     (`perturb` parameters changed at random, the seed's draw) goes on
- *     until `restarts` of them in a row end no faster. A restart that ends
- *     faster replaces that variant's best and the count starts again.
+ *  4. pairs: around each promising variant's best, every pair of
+ *     parameters moved one value at once, all four ways (a ridge no single
+ *     change crosses); a pair that wins is adopted and 3 runs again;
+ *  5. restarts: for the variants within `close` of the leader, a walk from
+ *     a perturbation of the best (`perturb` parameters changed at random,
+ *     the seed's draw), until `restarts` of them in a row end no faster or
+ *     the variant's walks evaluated `cover` of its feasible points. A
+ *     restart that ends faster (paired) replaces that variant's best.
  *
  * One pass over a parameter is a line search from the incumbent's value
  * outwards in both directions, stopping a direction after `patience`
@@ -30,14 +35,16 @@
  * Points known from earlier are not measured again.
  *
  * The run ends when the budget is spent or nothing is left to gain: every
- * promising variant is at a point no single change improves and its last
- * `restarts` restarts found nothing faster; the summary says which.
+ * promising variant is at a point no single change nor pair of neighbouring
+ * changes improves, and the close ones' restarts found nothing faster; the
+ * stop reason says which. The order spends a short budget where it pays:
+ * every variant's quick pass before any variant's deep walk, the leader
+ * before the others at each stage.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "tuner/strategies/sweep.h"
 #include "tuner/strategies/walk.h"
 #include "tuner/strategy.h"
 #include "tuner/tune.h"
@@ -52,7 +59,8 @@ enum {
     OPT_PERTURB,
     OPT_PAIRS,
     OPT_HOPELESS,
-    OPT_COVER
+    OPT_COVER,
+    OPT_CLOSE
 };
 
 static const kt_strategy_option options[] = {
@@ -73,7 +81,7 @@ static const kt_strategy_option options[] = {
      2, 0, 1000, 1},
     {"promising",
      "variants whose tuned best is within this fraction of the leader's are "
-     "walked to the end and restarted",
+     "walked to the end and get the pair scan",
      0.10, 0, 10, 0},
     {"restarts",
      "restarts in a row that end no faster before a variant counts as done "
@@ -93,6 +101,10 @@ static const kt_strategy_option options[] = {
      "restarts in a variant stop once its walks evaluated this fraction of "
      "its feasible points",
      0.25, 0, 1, 0},
+    {"close",
+     "variants whose tuned best is within this fraction of the leader's get "
+     "restarts",
+     0.02, 0, 10, 0},
 };
 
 static kt_status run(kt_tune *t, const double *opt, kt_err *err)
@@ -111,6 +123,7 @@ static kt_status run(kt_tune *t, const double *opt, kt_err *err)
     w.use_pairs = opt[OPT_PAIRS] != 0;
     w.hopeless = opt[OPT_HOPELESS];
     w.cover = opt[OPT_COVER];
+    w.close = opt[OPT_CLOSE];
     rc = kt_walk_run(&w, err);
     kt_walk_free(&w);
     return rc;

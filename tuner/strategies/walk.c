@@ -23,6 +23,7 @@ void kt_walk_init(kt_walk *w, kt_tune *t)
     w->screen = 0.01;
     w->patience = 2;
     w->promising = 0.10;
+    w->close = 0.02;
     w->hopeless = 3;
     w->cover = 0.25;
     w->restarts = 2;
@@ -54,12 +55,26 @@ static long leader(const kt_walk *w)
     return best;
 }
 
-static int promising(const kt_walk *w, size_t s)
+/* Slot s is within `margin` of the leader (and walked). */
+static int within(const kt_walk *w, size_t s, double margin)
 {
     long l = leader(w);
     const kt_walk_slot *x = &w->slots[s];
     return l >= 0 && x->alive && !x->reference &&
-           x->best_us <= w->slots[l].best_us * (1 + w->promising);
+           x->best_us <= w->slots[l].best_us * (1 + margin);
+}
+
+/* Worth walking to the end. */
+static int promising(const kt_walk *w, size_t s)
+{
+    return within(w, s, w->promising);
+}
+
+/* Worth its pairs and restarts: close enough that they could make it the
+ * answer. */
+static int close_enough(const kt_walk *w, size_t s)
+{
+    return within(w, s, w->close);
 }
 
 static void name_incumbent(kt_walk *w)
@@ -523,7 +538,7 @@ static long next_restart(const kt_walk *w)
     long pick = -1;
     for (size_t s = 0; s < w->space->num_slots; ++s) {
         const kt_walk_slot *x = &w->slots[s];
-        if (x->done || !promising(w, s))
+        if (x->done || !close_enough(w, s))
             continue;
         if (x->fails >= w->restarts)
             continue;
@@ -537,25 +552,25 @@ static long next_restart(const kt_walk *w)
 
 static void say_why(kt_walk *w)
 {
-    char why[256];
-    size_t walked = 0, close = 0, hopeless = 0;
+    char why[512], slow[64] = "";
+    size_t walked = 0, deep = 0, close = 0, hopeless = 0;
     for (size_t s = 0; s < w->space->num_slots; ++s) {
         walked += w->slots[s].alive && !w->slots[s].reference &&
                   !w->slots[s].hopeless;
         hopeless += w->slots[s].hopeless;
-        close += promising(w, s);
+        deep += promising(w, s);
+        close += close_enough(w, s);
     }
+    if (hopeless)
+        snprintf(slow, sizeof slow, " (%zu too slow to walk)", hopeless);
     snprintf(why, sizeof why,
-             "converged: %zu variant(s) walked%s%s%s; the %zu within %.0f%% "
-             "of the best are at points no single change%s improves, and "
-             "%zu restart(s) in a row found nothing faster (%zu of %zu won)",
-             walked, hopeless ? " (" : "",
-             hopeless ? (hopeless == 1 ? "1 too slow to walk"
-                                       : "some too slow "
-                                         "to walk")
-                      : "",
-             hopeless ? ")" : "", close, 100 * w->promising,
-             w->use_pairs ? " or pair of neighbouring changes" : "",
+             "converged: %zu variant(s) walked%s, the %zu within %.0f%% of "
+             "the best to a point no single change improves; around the %zu "
+             "within %.0f%%, %s%zu restart(s) in a row found nothing faster "
+             "(%zu of %zu won)",
+             walked, slow, deep, 100 * w->promising, close, 100 * w->close,
+             w->use_pairs ? "no pair of neighbouring changes improves and "
+                          : "",
              w->restarts, w->restarts_won, w->restarts_run);
     kt_tune_finished(w->t, why);
 }

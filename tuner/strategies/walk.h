@@ -31,7 +31,7 @@ typedef struct kt_walk {
     const kt_space *space;
     /* Options (one_at_a_time.c documents them). */
     int max_passes, random_start;
-    double screen, promising, hopeless, cover;
+    double screen, promising, close, hopeless, cover;
     size_t patience, restarts, perturb;
     int use_pairs;
     /* State. */
