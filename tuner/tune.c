@@ -841,10 +841,11 @@ kt_status kt_tune_compare(kt_tune *t, const kt_point *incumbent,
     return rc;
 }
 
-kt_status kt_tune_path_add(kt_tune *t, const kt_point *from, const kt_point *to,
-                           size_t dim, const kt_ratio *ratio, kt_err *err)
+/* Appends a step from -> to labelled `dim` (before/after left empty). */
+static kt_status add_step(kt_tune *t, const kt_point *from, const kt_point *to,
+                          const char *dim, const kt_ratio *ratio,
+                          kt_tune_step **out, kt_err *err)
 {
-    const kt_space *space = t->cfg->space;
     kt_tune_result *res = t->res;
     kt_tune_step *s;
     kt_status rc;
@@ -857,7 +858,21 @@ kt_status kt_tune_path_add(kt_tune *t, const kt_point *from, const kt_point *to,
     s->from = *from;
     s->to = *to;
     s->ratio = *ratio;
-    snprintf(s->dim, sizeof s->dim, "%s", kt_space_dim_name(space, from, dim));
+    snprintf(s->dim, sizeof s->dim, "%s", dim);
+    *out = s;
+    return KT_S_OK;
+}
+
+kt_status kt_tune_path_add(kt_tune *t, const kt_point *from, const kt_point *to,
+                           size_t dim, const kt_ratio *ratio, kt_err *err)
+{
+    const kt_space *space = t->cfg->space;
+    kt_tune_step *s;
+    kt_status rc = add_step(t, from, to, kt_space_dim_name(space, from, dim),
+                            ratio, &s, err);
+
+    if (rc)
+        return rc;
     kt_space_dim_text(space, from, dim, s->before, sizeof s->before);
     kt_space_dim_text(space, to, dim, s->after, sizeof s->after);
     return KT_S_OK;
@@ -867,20 +882,8 @@ kt_status kt_tune_path_jump(kt_tune *t, const kt_point *from,
                             const kt_point *to, const char *label,
                             const kt_ratio *ratio, kt_err *err)
 {
-    kt_tune_result *res = t->res;
     kt_tune_step *s;
-    kt_status rc;
-
-    if ((rc = grow((void **)&res->steps, &t->step_cap, res->num_steps + 1,
-                   sizeof *res->steps, err)))
-        return rc;
-    s = &res->steps[res->num_steps++];
-    memset(s, 0, sizeof *s);
-    s->from = *from;
-    s->to = *to;
-    s->ratio = *ratio;
-    snprintf(s->dim, sizeof s->dim, "%s", label);
-    return KT_S_OK;
+    return add_step(t, from, to, label, ratio, &s, err);
 }
 
 /* ----------------------------------------------------------- the end */
