@@ -561,6 +561,14 @@ static void say_why(kt_walk *w)
         deep += promising(w, s);
         close += close_enough(w, s);
     }
+    if (leader(w) < 0) {
+        /* Nothing to walk: only references, or no start point (nor three
+         * random points) of any other variant ran. */
+        kt_tune_finished(w->t, "nothing to tune: no variant but the "
+                               "references ran (each tried at its start "
+                               "and three random points)");
+        return;
+    }
     if (hopeless)
         snprintf(slow, sizeof slow, " (%zu too slow to walk)", hopeless);
     snprintf(why, sizeof why,
