@@ -9,8 +9,11 @@
  * end the search). Instead:
  *
  *  1. survey: every variant's start point (its declared defaults) is
- *     measured; reference variants (KT_VARIANT_REFERENCE: cuBLAS, CUB,
- *     cudaMemcpy) are measured and held as the yardstick, never walked;
+ *     measured, then a few random points of each large variant (log2 of
+ *     its feasible points - 4, at most `samples`): its best so far is where
+ *     its walk starts. Reference variants (KT_VARIANT_REFERENCE: cuBLAS,
+ *     CUB, cudaMemcpy) are measured and held as the yardstick, never
+ *     walked;
  *  2. quick pass: each other variant gets one pass of one-change-at-a-time
  *     over its parameters, fastest start first, except those whose start
  *     is more than `hopeless` times slower than the best after the first;
@@ -28,8 +31,8 @@
  * One pass over a parameter is a line search from the incumbent's value
  * outwards in both directions, stopping a direction after `patience`
  * values in a row that are not faster (0: every value). Each candidate is
- * measured; one whose own median is slower than the incumbent's by more
- * than `screen` is rejected without a pair, the others are measured
+ * measured; one whose own median is slower than the incumbent's (by more
+ * than `screen`) is rejected without a pair, the others are measured
  * together with the incumbent in interleaved rounds and adopted only when
  * the paired ratio says faster by more than min_gain with 95% confidence.
  * Points known from earlier are not measured again.
@@ -60,7 +63,8 @@ enum {
     OPT_PAIRS,
     OPT_HOPELESS,
     OPT_COVER,
-    OPT_CLOSE
+    OPT_CLOSE,
+    OPT_SAMPLES
 };
 
 static const kt_strategy_option options[] = {
@@ -71,10 +75,9 @@ static const kt_strategy_option options[] = {
      "not at its defaults",
      0, 0, 1, 1},
     {"screen",
-     "a candidate whose own median is slower than the incumbent's by more "
-     "than this fraction is rejected without a paired measurement (0: every "
-     "candidate is paired)",
-     0.01, 0, 1, 0},
+     "a candidate is paired with the incumbent only when its own median is "
+     "at most this fraction slower than the incumbent's (1: nearly always)",
+     0, 0, 1, 0},
     {"patience",
      "values in a row not faster after which a line search stops in that "
      "direction (0: every value)",
@@ -105,6 +108,10 @@ static const kt_strategy_option options[] = {
      "variants whose tuned best is within this fraction of the leader's get "
      "restarts",
      0.02, 0, 10, 0},
+    {"samples",
+     "random points a large variant gets in the survey at most (log2 of its "
+     "feasible points - 4 of them)",
+     8, 0, 1000, 1},
 };
 
 static kt_status run(kt_tune *t, const double *opt, kt_err *err)
@@ -124,6 +131,7 @@ static kt_status run(kt_tune *t, const double *opt, kt_err *err)
     w.hopeless = opt[OPT_HOPELESS];
     w.cover = opt[OPT_COVER];
     w.close = opt[OPT_CLOSE];
+    w.samples = (size_t)opt[OPT_SAMPLES];
     rc = kt_walk_run(&w, err);
     kt_walk_free(&w);
     return rc;

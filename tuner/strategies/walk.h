@@ -32,7 +32,7 @@ typedef struct kt_walk {
     /* Options (one_at_a_time.c documents them). */
     int max_passes, random_start;
     double screen, promising, close, hopeless, cover;
-    size_t patience, restarts, perturb;
+    size_t patience, restarts, perturb, samples;
     int use_pairs;
     /* State. */
     kt_walk_slot *slots; /* one per slot of the space; owned */
