@@ -103,7 +103,7 @@ static const kt_strategy_option options[] = {
     {"cover",
      "restarts in a variant stop once its walks evaluated this fraction of "
      "its feasible points",
-     0.25, 0, 1, 0},
+     0.15, 0, 1, 0},
     {"close",
      "variants whose tuned best is within this fraction of the leader's get "
      "restarts",

@@ -26,7 +26,7 @@ void kt_walk_init(kt_walk *w, kt_tune *t)
     w->promising = 0.10;
     w->close = 0.02;
     w->hopeless = 3;
-    w->cover = 0.25;
+    w->cover = 0.15;
     w->restarts = 2;
     w->perturb = 2;
     w->use_pairs = 1;
