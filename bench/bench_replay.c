@@ -20,8 +20,10 @@
  *                [--option NAME=VALUE]... [--overhead S] [--profile S]
  *                [--space NAME=V1,V2,...]...
  *
- * --space narrows the space as a job's [space] section does (variant =
- * IDS keeps those variants; any other name narrows that parameter).
+ * The space is the recording's (its header's "space": a partial recording
+ * is searched as recorded); --space narrows it further as a job's [space]
+ * section does (variant = IDS keeps those variants; any other name narrows
+ * that parameter).
  * --values prints, first, {"values": [...]}: the recorded median of every
  * point of the space that passes the host's checks (null: it failed or is
  * not recorded), for the calculated random-search baseline.
@@ -336,6 +338,64 @@ static void print_values(const kt_space *space, kt_evaluator *replay)
     json_decref(line);
 }
 
+/* The space the recording covers (its header's "space": variants and the
+ * values of each parameter), so that a partial recording is searched as
+ * recorded. Values of a parameter are the union over the variants. */
+static kt_status narrow_to_recording(const json_t *head, const kt_operator *op,
+                                     kt_space *space, kt_err *err)
+{
+    const json_t *vars =
+        json_object_get(json_object_get(head, "space"), "variants");
+    json_t *by_name = json_object(), *v, *vals;
+    uint32_t ids[256];
+    size_t n = 0, i;
+    const char *name;
+    kt_status rc = KT_S_OK;
+
+    json_array_foreach (vars, i, v) {
+        size_t id;
+        const char *pname;
+        json_t *list;
+        if (n == 256 ||
+            (rc = kt_operator_find_variant(
+                 op, json_string_value(json_object_get(v, "id")), &id, err)))
+            goto done;
+        ids[n++] = (uint32_t)id;
+        json_object_foreach (json_object_get(v, "params"), pname, list) {
+            size_t k;
+            json_t *x, *u = json_object_get(by_name, pname);
+            if (!u)
+                json_object_set_new(by_name, pname, u = json_object());
+            json_array_foreach (list, k, x) {
+                char text[64];
+                if (json_is_string(x))
+                    snprintf(text, sizeof text, "%s", json_string_value(x));
+                else
+                    snprintf(text, sizeof text, "%lld",
+                             (long long)json_integer_value(x));
+                json_object_set_new(u, text, json_true());
+            }
+        }
+    }
+    if (n && (rc = kt_space_keep_variants(space, ids, n, err)))
+        goto done;
+    json_object_foreach (by_name, name, vals) {
+        char *items[1024];
+        size_t m = 0;
+        const char *text;
+        json_t *unused;
+        json_object_foreach (vals, text, unused) {
+            if (m < 1024)
+                items[m++] = (char *)text;
+        }
+        if ((rc = kt_space_narrow(space, name, items, m, err)))
+            goto done;
+    }
+done:
+    json_decref(by_name);
+    return rc;
+}
+
 static kt_status open_all(const args *a, kt_registry *reg, kt_space *space,
                           const kt_operator **op, kt_evaluator **replay,
                           kt_err *err)
@@ -352,15 +412,17 @@ static kt_status open_all(const args *a, kt_registry *reg, kt_space *space,
              json_string_value(
                  json_object_get(json_object_get(head, "plugin"), "name")),
              json_string_value(json_object_get(head, "operator")));
-    json_decref(head);
     if ((rc = kt_registry_resolve(reg, spec, &plugin, op, err)) ||
         (rc = kt_space_init(space, *op, err)) ||
+        (rc = narrow_to_recording(head, *op, space, err)) ||
         (rc = narrow(a, *op, space, err)) ||
         (rc = kt_replay_open(a->recording, plugin, *op, NULL, replay, err)))
-        return rc;
+        goto done;
     kt_space_bind(space, kt_replay_sizes(*replay), kt_replay_seed(*replay),
                   (*replay)->ops->device(*replay));
-    return KT_S_OK;
+done:
+    json_decref(head);
+    return rc;
 }
 
 int main(int argc, char **argv)
