@@ -175,7 +175,7 @@ counters = default, registers_per_thread
 points = every
 EOF
 expect_exit 0 "$KTUNE" tune metrics.ini --check
-expect_text "metrics every, 16 metric(s), 14 raw counter(s)"
+expect_text "metrics every, 21 metric(s), 19 raw counter(s)"
 expect_exit 0 "$KTUNE" tune metrics.ini --replay "$CREC" --journal m.jsonl \
     --json m.json
 expect_text "point(s) profiled (every), from launches of their own"
