@@ -79,6 +79,7 @@ typedef struct report {
     char occ_note[512];
     kt_diagnosis diag;
     double peak_gflops;
+    int gflops_measured; /* peak_gflops from the calibration's FMA kernel */
     const char *counters_note; /* why there are no counters, or NULL */
 } report;
 
@@ -344,9 +345,9 @@ static void print_diagnosis(const report *r)
         printf("; no calibration, no ceiling\n");
     printf("intensity   %s", d->roofline);
     if (d->balance > 0)
-        printf(" (FP32 peak %.0f GFLOP/s, theoretical, over the measured "
-               "copy ceiling)",
-               r->peak_gflops);
+        printf(" (FP32 FMA ceiling %.0f GFLOP/s, %s, over the measured copy "
+               "ceiling)",
+               r->peak_gflops, r->gflops_measured ? "measured" : "theoretical");
     printf("\n");
     printf("diagnosis   %s%s%s%s: %s\n", kt_bound_name(d->bound),
            d->unit ? " (" : "", d->unit ? d->unit : "", d->unit ? ")" : "",
@@ -590,7 +591,10 @@ int kt_cmd_profile(int argc, char **argv)
         if (!r.have_occ)
             snprintf(r.occ_note, sizeof r.occ_note, "%s", oerr.msg);
     }
-    r.peak_gflops = kt_peak_gflops_fp32(r.dev, sm_clock_mhz(ev));
+    r.gflops_measured = have_calib && calib.fp32_gflops > 0;
+    r.peak_gflops = r.gflops_measured
+                        ? calib.fp32_gflops
+                        : kt_peak_gflops_fp32(r.dev, sm_clock_mhz(ev));
     kt_metric_set_values(set, prof.values, NULL, by_id);
     memset(&din, 0, sizeof din);
     din.work = *ev->ops->work(ev);
