@@ -352,12 +352,7 @@ static void print_diagnosis(const report *r)
     printf("diagnosis   %s%s%s%s: %s\n", kt_bound_name(d->bound),
            d->unit ? " (" : "", d->unit ? d->unit : "", d->unit ? ")" : "",
            d->why);
-    printf("coalescing  %s", d->coalescing);
-    if (d->access_inferred)
-        printf(" [access width %d B inferred from the algorithm's bytes per "
-               "request; set it with --access-bytes]",
-               d->access_bytes);
-    printf("\n");
+    printf("coalescing  %s\n", d->coalescing);
 }
 
 static int write_json(const char *path, const profile_args *a, const report *r,
@@ -606,6 +601,7 @@ int kt_cmd_profile(int argc, char **argv)
     din.theoretical_occupancy = r.have_occ ? r.occ.theoretical : -1;
     din.access_bytes = (int)a.access_bytes;
     din.warp_size = r.dev->warp_size;
+    din.gflops_measured = r.gflops_measured;
     kt_diagnose(&din, &r.diag);
 
     print_header(&r, a.boundaries);
