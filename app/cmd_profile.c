@@ -315,6 +315,20 @@ static void print_counters(const report *r)
            "(launches of their own: inputs restored and L2 flushed before "
            "each; no time is taken from them)\n",
            set->num_raw, p->stats.passes, p->stats.total_s);
+    if (p->stats.kernels == 1)
+        printf("            the kernel profiled as a range of its own: "
+               "percentages of peak over its elapsed cycles, as Nsight "
+               "Compute's\n");
+    else if (p->stats.kernels > 1)
+        printf("            %zu kernels, each profiled as a range of its own: "
+               "counts summed, percentages weighted by each kernel's "
+               "duration (Nsight Compute shows each kernel apart)\n",
+               p->stats.kernels);
+    else
+        printf(
+            "            ranges not per kernel (KTUNE_CUPTI_RANGE=launch): one "
+            "range holds the launch and its synchronisation, so "
+            "percentages of peak read low against Nsight Compute's\n");
     kt_metric_set_values(set, p->values, values, NULL);
     printf("%-40s %18s  %s\n", "metric", "value", "unit");
     for (size_t k = 0; k < set->num_items; ++k) {

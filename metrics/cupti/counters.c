@@ -403,7 +403,7 @@ static kt_status one_pass(session *s, const kt_counter_target *t,
  * value per caller name (metrics/ranges.h). */
 static kt_status evaluate_ranges(session *s, const pass_plan *p,
                                  const uint8_t *data, size_t data_size,
-                                 double *values, kt_err *err)
+                                 double *values, size_t *kernels, kt_err *err)
 {
     CUpti_RangeProfiler_DecodeData_Params decode;
     CUpti_RangeProfiler_GetCounterDataInfo_Params info;
@@ -448,6 +448,7 @@ static kt_status evaluate_ranges(session *s, const pass_plan *p,
     kt_ranges_combine(p->names, p->n, info.numTotalRanges, per_range, durations,
                       combined);
     memcpy(values, combined, p->n_caller * sizeof *values);
+    *kernels = p->launch_mode ? 0 : info.numTotalRanges;
 done:
     free(per_range);
     free(durations);
@@ -486,7 +487,7 @@ static kt_status run_passes(session *s, const kt_counter_target *t,
     }
     stats->passes_s = now_seconds() - t0;
     t0 = now_seconds();
-    rc = evaluate_ranges(s, p, data, data_size, values, err);
+    rc = evaluate_ranges(s, p, data, data_size, values, &stats->kernels, err);
     stats->evaluate_s = now_seconds() - t0;
 done:
     free(data);
