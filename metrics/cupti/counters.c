@@ -426,6 +426,11 @@ static kt_status evaluate_ranges(session *s, const pass_plan *p,
     info.counterDataImageSize = data_size;
     if ((rc = KT_CUPTI_TRY(cuptiRangeProfilerGetCounterDataInfo(&info), err)))
         return rc;
+    if (info.numTotalRanges == 0 && !p->launch_mode)
+        return kt_err_set(err, KT_S_UNSUPPORTED,
+                          "no hardware counters for this launch: it ran no "
+                          "kernel (a copy-engine transfer, for one), so no "
+                          "range was profiled");
     if (info.numTotalRanges < 1 || info.numTotalRanges > p->max_ranges)
         return kt_err_set(err, KT_S_CUDA,
                           "cuptiRangeProfilerGetCounterDataInfo: %zu ranges in "
