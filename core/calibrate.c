@@ -103,7 +103,7 @@ static kt_status launch_fma(void *ctx, cudaStream_t stream, kt_err *err)
 
 /* fp32_gflops and fp64_gflops: the FMA kernel's arithmetic over its
  * median time. */
-static kt_status measure_compute(kt_meter *meter, const kt_protocol *p,
+static kt_status measure_compute(kt_meter *meter, kt_protocol p,
                                  kt_calibration *out, kt_err *err)
 {
     int sms = meter->gpu->dev.sm_count;
@@ -114,10 +114,12 @@ static kt_status measure_compute(kt_meter *meter, const kt_protocol *p,
     double us;
     kt_status rc;
 
+    p.min_samples = 10;
+    p.min_time_s = 0.05;
     if ((rc = KT_CUDA_TRY(cudaMalloc(&job.out, bytes), err)))
         return rc;
     for (job.fp64 = 0; job.fp64 <= 1; ++job.fp64) {
-        if ((rc = time_one(meter, &target, p, &us, err)))
+        if ((rc = time_one(meter, &target, &p, &us, err)))
             break;
         *(job.fp64 ? &out->fp64_gflops : &out->fp32_gflops) =
             kt_fma_flops(sms, FMA_ITERS) / (us * 1e-6) / 1e9;
@@ -176,9 +178,7 @@ kt_status kt_calib_run(kt_meter *meter, kt_calibration *out, kt_err *err)
         (rc = measure_sync_launch(meter, &out->launch_sync_us, err)))
         goto done;
 
-    p.min_samples = 10;
-    p.min_time_s = 0.05;
-    if ((rc = measure_compute(meter, &p, out, err)))
+    if ((rc = measure_compute(meter, p, out, err)))
         goto done;
 
     /* Hot cache on purpose: the sweep shows where the L2 stops helping. */

@@ -7,16 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
-static char *trim(char *s)
-{
-    char *end;
-    while (isspace((unsigned char)*s))
-        ++s;
-    end = s + strlen(s);
-    while (end > s && isspace((unsigned char)end[-1]))
-        *--end = '\0';
-    return s;
-}
+#include "core/parse.h"
 
 static void lower_copy(char *dst, size_t size, const char *src, size_t len)
 {
@@ -67,7 +58,7 @@ kt_status kt_iniloc_scan(const char *path, kt_iniloc *loc, kt_err *err)
         int was_continued = continued;
 
         ++line;
-        s = trim(buf);
+        s = kt_parse_trim(buf);
         len = strlen(s);
         /* iniparser joins a line ending in '\' with the next one. */
         continued = len > 0 && s[len - 1] == '\\';
@@ -78,7 +69,7 @@ kt_status kt_iniloc_scan(const char *path, kt_iniloc *loc, kt_err *err)
             if (!close)
                 continue; /* iniparser reports the syntax error */
             *close = '\0';
-            s = trim(s + 1);
+            s = kt_parse_trim(s + 1);
             lower_copy(section, sizeof section, s, strlen(s));
             in_section = 1;
             if ((rc = add(loc, section, "", 0, line, err)))
@@ -89,7 +80,7 @@ kt_status kt_iniloc_scan(const char *path, kt_iniloc *loc, kt_err *err)
         if (!eq)
             continue;
         *eq = '\0';
-        s = trim(s);
+        s = kt_parse_trim(s);
         if (!in_section) {
             rc = kt_err_set(err, KT_S_INPUT,
                             "%s:%d: '%s' is outside any section; "
