@@ -3,8 +3,13 @@
 operator, every raw counter ktune reports next to Nsight Compute's value
 for the same kernel(s), and ktune's diagnosis next to the truth.
 
-  compare_ncu.py table KTUNE_COMPARE_JSON NCU_CSV TRUTH_KEY [--md]
-  compare_ncu.py launches KTUNE_COMPARE_JSON   (prints the kernel count)
+  compare_ncu.py table KTUNE_JSON NCU_CSV OPERATOR TRUTH_FILE [--md]
+                [--drop NAME,NAME...]
+  compare_ncu.py launches KTUNE_JSON   (prints the kernel count)
+
+--drop: the CSV holds every launch (ncu had no name filter): rows whose
+kernel is one of NAMES (ktune's own) are dropped and the last rows, one
+round's worth, are the timed round.
 
 The ncu CSV (--page raw --csv --print-units base) holds one row per
 profiled kernel, in launch order, for one round of `ktune compare` (every
@@ -136,7 +141,7 @@ def verdict(d, key):
                    ("|".join(sorted(bounds)), ld, st)), ok
 
 
-def table(kjson, ncsv, prefix, md):
+def table(kjson, ncsv, prefix, md, drop):
     k = json.load(open(kjson))
     rows = ncu_rows(ncsv)
     variants = k["variants"]
@@ -144,6 +149,11 @@ def table(kjson, ncsv, prefix, md):
     for v in variants:
         cost = (v.get("counters") or {}).get("cost") or {}
         counts.append(cost.get("kernels") or 0)
+    if drop:
+        rows = [r for r in rows
+                if r.get("Kernel Name", "").split("(")[0].split("<")[0]
+                .strip() not in drop]
+        rows = rows[len(rows) - sum(counts):] if sum(counts) else []
     failed = 0
     out = []
     if sum(counts) != len(rows):
@@ -198,8 +208,11 @@ def main():
         return 0
     if len(sys.argv) >= 6 and sys.argv[1] == "table":
         load_truth(sys.argv[5])
+        drop = set()
+        if "--drop" in sys.argv:
+            drop = set(sys.argv[sys.argv.index("--drop") + 1].split(","))
         return 1 if table(sys.argv[2], sys.argv[3], sys.argv[4],
-                          "--md" in sys.argv) else 0
+                          "--md" in sys.argv, drop) else 0
     sys.exit(__doc__)
 
 
