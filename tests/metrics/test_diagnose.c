@@ -6,6 +6,7 @@
  * Compute counted them). */
 #include "tests/kt_test.h"
 
+#include <jansson.h>
 #include <math.h>
 
 #include "metrics/diagnose.h"
@@ -448,12 +449,80 @@ static void balance_point_comes_from_the_ceilings(void **state)
     assert_int_equal(kt_fp32_lanes_per_sm(5, 0), 0);
 }
 
+/* The catalog values ktune profiled on the H200 for one point of
+ * tests/data/h200-profiles.json, diagnosed as profile does. */
+static void diagnose_recorded(size_t which, kt_diagnosis *d)
+{
+    json_error_t jerr;
+    json_t *root = json_load_file(
+        KT_SOURCE_DIR "/tests/data/h200-profiles.json", 0, &jerr);
+    json_t *p, *metrics, *work;
+    counters c = none();
+    kt_diag_input in;
+    size_t count;
+    const kt_metric_def *cat = kt_metric_catalog(&count);
+
+    if (!root)
+        fail_msg("h200-profiles.json: %s", jerr.text);
+    p = json_array_get(json_object_get(root, "profiles"), which);
+    metrics = json_object_get(p, "metrics");
+    work = json_object_get(p, "work");
+    for (size_t i = 0; i < count; ++i) {
+        json_t *v = json_object_get(metrics, cat[i].name);
+        if (json_is_number(v))
+            c.m[i] = json_number_value(v);
+    }
+    in = input(&c, json_number_value(json_object_get(p, "time_us")));
+    in.work.bytes_read = json_number_value(json_object_get(work, "bytes_read"));
+    in.work.bytes_written =
+        json_number_value(json_object_get(work, "bytes_written"));
+    in.work.flops = json_number_value(json_object_get(work, "flops"));
+    in.copy_gbs = 4254;
+    in.peak_bw_gbs = 4814;
+    in.peak_gflops = 60478;
+    in.gflops_measured = 1;
+    kt_diagnose(&in, d);
+    json_decref(root);
+}
+
+/* The Done-when line of the issue, on the H200's own counters. */
+static void recorded_gemv_warp_row_is_coalesced_and_dram_bound(void **state)
+{
+    kt_diagnosis d;
+    (void)state;
+
+    diagnose_recorded(0, &d);
+    assert_int_equal(d.bound, KT_BOUND_MEMORY);
+    assert_string_equal(d.unit, "DRAM");
+    assert_float_equal(d.dram_pct, 89.45810706078372, 0);
+    assert_false(d.load.uncoalesced || d.store.uncoalesced);
+    assert_float_equal(d.load.excess, 1.0, 0);
+    assert_float_equal(d.store.excess, 1.0, 0);
+    assert_true(d.balance_measured);
+}
+
+/* A 50 us stream at 2^24: coalesced, but DRAM at 54.5% of peak over the
+ * kernel meets no class's threshold. */
+static void recorded_short_stream_is_coalesced_and_unsaturated(void **state)
+{
+    kt_diagnosis d;
+    (void)state;
+
+    diagnose_recorded(1, &d);
+    assert_int_equal(d.bound, KT_BOUND_NONE);
+    assert_contains(d.why, "DRAM 54.5%");
+    assert_false(d.load.uncoalesced || d.store.uncoalesced);
+    assert_float_equal(d.load.ideal, 4, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(ideal_sectors_follow_the_access_width),
         cmocka_unit_test(needed_sectors_follow_the_bytes_asked_for),
         cmocka_unit_test(gemv_warp_row_is_coalesced_and_dram_bound),
+        cmocka_unit_test(recorded_gemv_warp_row_is_coalesced_and_dram_bound),
+        cmocka_unit_test(recorded_short_stream_is_coalesced_and_unsaturated),
         cmocka_unit_test(broadcast_loads_are_not_uncoalesced),
         cmocka_unit_test(wide_loads_are_judged_by_their_width),
         cmocka_unit_test(loads_and_stores_are_judged_apart),
