@@ -144,6 +144,14 @@ def verdict(d, key):
                    ("|".join(sorted(bounds)), ld, st)), ok
 
 
+def base_name(kernel):
+    """'void fma_peak<float>(float *, int, float, float)' -> 'fma_peak'."""
+    name = kernel.replace("(anonymous namespace)::", "").split("(")[0].strip()
+    if name.startswith("void "):
+        name = name[5:]
+    return name.split("<")[0].rsplit("::", 1)[-1].strip()
+
+
 def kernels_of(v):
     """Kernels the variant's launch ran; 1 when ktune counted but did not
     say (an older worker), 0 without counters."""
@@ -160,9 +168,7 @@ def table(kjson, ncsv, prefix, md, drop):
     for v in variants:
         counts.append(kernels_of(v))
     if drop:
-        rows = [r for r in rows
-                if r.get("Kernel Name", "").split("(")[0].split("<")[0]
-                .strip() not in drop]
+        rows = [r for r in rows if base_name(r.get("Kernel Name", "")) not in drop]
         rows = rows[len(rows) - sum(counts):] if sum(counts) else []
     failed = 0
     out = []
