@@ -369,8 +369,8 @@ static void metrics_sections_are_read_as_written(void **state)
                      KT_S_OK);
     assert_int_equal(job.metrics.points, KT_PROFILING_EVERY);
     assert_true(job.metrics.counters);
-    assert_int_equal(job.metrics.set.num_items, 15);
-    assert_int_equal(job.metrics.set.num_raw, 14);
+    assert_int_equal(job.metrics.set.num_items, 20);
+    assert_int_equal(job.metrics.set.num_raw, 19);
     kt_job_free(&job);
     /* Catalog and raw names, the default set by name, the best few. */
     assert_int_equal(load("named.ini",
@@ -391,7 +391,7 @@ static void metrics_sections_are_read_as_written(void **state)
                           "counters = default, smsp__inst_executed.sum\n",
                           NULL, 0, &job, &err),
                      KT_S_OK);
-    assert_int_equal(job.metrics.set.num_items, 16);
+    assert_int_equal(job.metrics.set.num_items, 21);
     kt_job_free(&job);
     /* Kernel facts only; `top` alone means the best few; --set adds it. */
     assert_int_equal(load("none.ini",
