@@ -555,10 +555,14 @@ static void configure(const tune_args *a, tune_run *t)
     cfg->counters_unavailable = t->unavailable;
     cfg->copy_gbs = t->have_calib ? t->calib.copy_gbs : 0;
     cfg->peak_bw_gbs = t->have_calib ? t->calib.peak_bw_gbs : 0;
-    cfg->peak_gflops = kt_peak_gflops_fp32(
-        t->ev->ops->device(t->ev),
-        json_number_value(json_object_get(json_object_get(t->env, "device"),
-                                          "sm_clock_mhz")));
+    cfg->gflops_measured = t->have_calib && t->calib.fp32_gflops > 0;
+    cfg->peak_gflops =
+        cfg->gflops_measured
+            ? t->calib.fp32_gflops
+            : kt_peak_gflops_fp32(
+                  t->ev->ops->device(t->ev),
+                  json_number_value(json_object_get(
+                      json_object_get(t->env, "device"), "sm_clock_mhz")));
     cfg->notes = stderr;
 }
 

@@ -293,6 +293,7 @@ static void diagnose_rows(kt_compare *c, const kt_device *dev)
         din.copy_gbs = c->have_calib ? c->calib.copy_gbs : 0;
         din.peak_bw_gbs = c->have_calib ? c->calib.peak_bw_gbs : 0;
         din.peak_gflops = c->peak_gflops;
+        din.gflops_measured = c->gflops_measured;
         din.m = r->counters == KT_S_OK ? r->metrics : NULL;
         din.theoretical_occupancy = r->have_occ ? r->occ.theoretical : -1;
         din.warp_size = dev->warp_size;
@@ -325,7 +326,13 @@ kt_status kt_compare_run(kt_compare *c, kt_evaluator *ev, kt_err *err)
     if (c->have_calib)
         json_object_set_new(c->environment, "calibration",
                             kt_calib_to_json(&c->calib));
-    c->peak_gflops = kt_peak_gflops_fp32(dev, sm_clock_mhz(c->environment));
+    /* The measured FMA ceiling when calibration has one: the roofline and
+     * the compute-bound verdict then stand on what this device does. */
+    c->gflops_measured = c->have_calib && c->calib.fp32_gflops > 0;
+    c->peak_gflops =
+        c->gflops_measured
+            ? c->calib.fp32_gflops
+            : kt_peak_gflops_fp32(dev, sm_clock_mhz(c->environment));
     if ((rc = check_rows(c, dev, err)) || (rc = measure(c, ev, err)))
         return rc;
     derive_rows(c);

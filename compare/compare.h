@@ -80,7 +80,9 @@ typedef struct kt_compare {
     kt_work work;
     int have_calib;
     kt_calibration calib;
-    double peak_gflops;       /* FP32, theoretical; 0 unknown */
+    double peak_gflops;       /* FP32: measured FMA ceiling, else theoretical;
+                               * 0 unknown */
+    int gflops_measured;      /* peak_gflops is the calibration's */
     json_t *environment;      /* owned: device, plugin, protocol, calibration */
     size_t rounds;            /* interleaved rounds of the measurement */
     double wall_s;            /* of the evaluate() call */

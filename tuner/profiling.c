@@ -367,6 +367,7 @@ int kt_profiling_diagnose(const kt_profiling_facts *f, double median_us,
     din.copy_gbs = f->copy_gbs;
     din.peak_bw_gbs = f->peak_bw_gbs;
     din.peak_gflops = f->peak_gflops;
+    din.gflops_measured = f->gflops_measured;
     din.m = p && p->counters == KT_S_OK ? p->by_id : NULL;
     din.theoretical_occupancy = have_occ ? o.theoretical : -1;
     din.warp_size = f->dev ? f->dev->warp_size : 32;

@@ -62,6 +62,7 @@ typedef struct kt_profiling_facts {
     double copy_gbs;     /* measured copy ceiling; 0 unknown */
     double peak_bw_gbs;  /* theoretical DRAM peak; 0 unknown */
     double peak_gflops;  /* compute ceiling; 0 unknown */
+    int gflops_measured; /* peak_gflops was measured (calibration) */
 } kt_profiling_facts;
 
 const char *kt_profiling_points_name(kt_profiling_points p);

@@ -33,6 +33,7 @@ int kt_summary_diagnose(const kt_tune_facts *f, const kt_tune_entry *e,
     pf.copy_gbs = f->copy_gbs;
     pf.peak_bw_gbs = f->peak_gbs;
     pf.peak_gflops = f->cfg ? f->cfg->peak_gflops : 0;
+    pf.gflops_measured = f->cfg ? f->cfg->gflops_measured : 0;
     return kt_profiling_diagnose(&pf, e->timing.kernel.median, e->profile, out,
                                  occ);
 }

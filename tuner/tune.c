@@ -590,6 +590,7 @@ static void facts_of(const kt_tune *t, kt_profiling_facts *f)
     f->copy_gbs = cfg->copy_gbs;
     f->peak_bw_gbs = cfg->peak_bw_gbs;
     f->peak_gflops = cfg->peak_gflops;
+    f->gflops_measured = cfg->gflops_measured;
 }
 
 int kt_tune_diagnose(kt_tune *t, const kt_point *pt, kt_diagnosis *out,

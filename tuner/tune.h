@@ -69,6 +69,7 @@ typedef struct kt_tune_config {
     const char *counters_unavailable;
     /* The device's ceilings, for diagnoses (0: unknown). */
     double copy_gbs, peak_bw_gbs, peak_gflops;
+    int gflops_measured; /* peak_gflops is the calibration's FMA ceiling */
     /* Where one-line notes go (counters unavailable, ...); NULL: nowhere
      * (the result keeps them). */
     FILE *notes;
