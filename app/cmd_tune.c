@@ -51,7 +51,7 @@ static const char help[] =
     "  --replay-delay S    replay: wait S seconds in every evaluation\n"
     "  --check             check the job and describe its space; measure\n"
     "                      nothing (no GPU needed)\n"
-    "  --quiet             no summary table on stdout\n\n"
+    "  --quiet             no summary table on stdout, no progress on stderr\n\n"
     "Strategies ([strategy] name): one_at_a_time (default), exhaustive,\n"
     "random, annealing, genetic, guided (one_at_a_time ordered by the\n"
     "incumbent's hardware counters). A [metrics] section adds counters\n"
@@ -166,8 +166,9 @@ static void apply_output_options(const tune_args *a, kt_job *job)
         snprintf(job->journal, sizeof job->journal, "%s",
                  none ? "" : a->journal);
         job->journal_mode = none ? KT_JOB_JOURNAL_NONE : KT_JOB_JOURNAL_PATH;
-    } else if (a->o.replay && job->journal_mode == KT_JOB_JOURNAL_AUTO) {
-        /* A replay measures nothing new: no journal unless asked. */
+    } else if (a->o.replay) {
+        /* A replay measures nothing new: no journal unless --journal asks
+         * for one (the job's [output] journal is for real runs). */
         job->journal[0] = '\0';
         job->journal_mode = KT_JOB_JOURNAL_NONE;
     } else if (!a->resume && job->journal_mode != KT_JOB_JOURNAL_NONE) {
