@@ -86,7 +86,7 @@ int kt_cmd_info(int argc, char **argv)
         case 'r': refresh = 1; break;
         case 'j': json = 1; break;
         case 'h': fputs(help, stdout); return KT_EXIT_OK;
-        default: return kt_cli_usage_error("info", "bad option");
+        default: return kt_cli_bad_option("info", argv, options);
         }
     }
     if (optind < argc)

@@ -51,7 +51,8 @@ static const char help[] =
     "  --replay-delay S    replay: wait S seconds in every evaluation\n"
     "  --check             check the job and describe its space; measure\n"
     "                      nothing (no GPU needed)\n"
-    "  --quiet             no summary table on stdout, no progress on stderr\n\n"
+    "  --quiet             no summary table on stdout, no progress on "
+    "stderr\n\n"
     "Strategies ([strategy] name): one_at_a_time (default), exhaustive,\n"
     "random, annealing, genetic, guided (one_at_a_time ordered by the\n"
     "incumbent's hardware counters). A [metrics] section adds counters\n"
@@ -182,6 +183,31 @@ static void apply_output_options(const tune_args *a, kt_job *job)
         snprintf(job->t4, sizeof job->t4, "%s", a->t4);
 }
 
+/* Adds to a no-device error one command that shows a tuning run without a
+ * GPU: this job replayed from a recording shipped with ktune. */
+static void no_device_hint(const tune_args *a, const kt_job *job, kt_err *err)
+{
+    char msg[sizeof err->msg], prefer[32], rec[PATH_MAX + 64];
+    char qrec[2 * sizeof rec], qcfg[2 * PATH_MAX];
+    const char *name = job->plugin->desc.name;
+
+    snprintf(msg, sizeof msg, "%s", err->msg);
+    snprintf(prefer, sizeof prefer, "-n%lld.", (long long)job->sizes[0]);
+    if (!kt_cli_recording(name, prefer, rec, sizeof rec)) {
+        kt_err_set(err, KT_S_NO_DEVICE,
+                   "%s; no recording of %s ships with ktune to replay (record "
+                   "one on a GPU host: ktune tune CONFIG --journal FILE)",
+                   msg, name);
+        return;
+    }
+    kt_cli_shell_quote(rec, qrec, sizeof qrec);
+    kt_cli_shell_quote(a->config, qcfg, sizeof qcfg);
+    kt_err_set(err, KT_S_NO_DEVICE,
+               "%s; to watch a recorded tuning run instead: ktune tune %s "
+               "--replay %s",
+               msg, qcfg, qrec);
+}
+
 static kt_status open_evaluator(const tune_args *a, kt_job *job,
                                 const kt_profiling_spec *prof,
                                 kt_evaluator **ev, kt_err *err)
@@ -209,15 +235,8 @@ static kt_status open_evaluator(const tune_args *a, kt_job *job,
     wopt.eval_timeout_s = job->eval_timeout_s;
     rc = a->o.in_process ? kt_local_open(&spec, ev, err)
                          : kt_worker_open(&spec, &wopt, ev, err);
-    if (rc == KT_S_NO_DEVICE) {
-        char msg[sizeof err->msg];
-        snprintf(msg, sizeof msg, "%s", err->msg);
-        kt_err_set(err, KT_S_NO_DEVICE,
-                   "%s; to watch a tuning run without a GPU, replay a "
-                   "recorded one: ktune tune %s --replay JOURNAL (e.g. "
-                   "tests/data/%s-*.jsonl)",
-                   msg, a->config, job->plugin->desc.name);
-    }
+    if (rc == KT_S_NO_DEVICE)
+        no_device_hint(a, job, err);
     return rc;
 }
 

@@ -465,7 +465,7 @@ const kt_loaded_plugin *kt_registry_find(const kt_registry *reg,
     return NULL;
 }
 
-kt_status kt_registry_load_file(kt_registry *reg, const char *path, kt_err *err)
+static kt_status load_file_at(kt_registry *reg, const char *path, kt_err *err)
 {
     loading ld = {NULL, path, err};
     kt_plugin_entry_fn entry;
@@ -528,6 +528,20 @@ kt_status kt_registry_load_file(kt_registry *reg, const char *path, kt_err *err)
     ld.lp = NULL;
 done:
     unload(ld.lp);
+    return rc;
+}
+
+kt_status kt_registry_load_file(kt_registry *reg, const char *path, kt_err *err)
+{
+    char *real = NULL;
+    kt_status rc;
+
+    /* dlopen takes a name without '/' for a library to look up in the
+     * search path; a user naming x.so means the file here when it exists. */
+    if (!strchr(path, '/') && access(path, F_OK) == 0)
+        real = realpath(path, NULL);
+    rc = load_file_at(reg, real ? real : path, err);
+    free(real);
     return rc;
 }
 

@@ -10,6 +10,7 @@
 #include "core/csv.h"
 #include "core/derive.h"
 #include "core/envrec.h"
+#include "core/outfile.h"
 #include "core/result_json.h"
 #include "metrics/record.h"
 
@@ -262,7 +263,7 @@ json_t *kt_export_summary(const kt_tune_facts *f, const kt_tune_result *r,
 
 static kt_status write_json(const char *path, json_t *j, kt_err *err)
 {
-    int rc = json_dump_file(j, path, JSON_INDENT(2));
+    int rc = kt_out_json(j, path);
     json_decref(j);
     if (rc)
         return kt_err_set(err, KT_S_IO, "%s: cannot write: %s", path,
@@ -283,7 +284,7 @@ kt_status kt_export_csv(const char *path, const kt_tune_facts *f,
 {
     const char *names[64];
     size_t num_names = 0;
-    FILE *out = fopen(path, "w");
+    FILE *out = kt_out_open(path);
     kt_status rc = KT_S_OK;
 
     if (!out)
@@ -339,7 +340,7 @@ kt_status kt_export_csv(const char *path, const kt_tune_facts *f,
             fputs(",,,,,,,\n", out);
         }
     }
-    if (fclose(out) != 0)
+    if (kt_out_close(out) != 0)
         rc = kt_err_set(err, KT_S_IO, "%s: cannot write: %s", path,
                         strerror(errno));
     return rc;

@@ -239,11 +239,14 @@ PY
 # --- no GPU: say how to watch a run in replay ------------------------------------
 if ! "$KT_HAS_GPU"; then
     expect_exit 1 "$KTUNE" tune job.ini
-    expect_text "no CUDA device found"
-    expect_text "--replay"
+    expect_text "no CUDA device or driver found on this machine"
+    expect_text "to watch a recorded tuning run instead: ktune tune job.ini --replay "
     expect_lines 1
+    # The command it gives, pasted, works (ktune from this build).
+    hint=${out##*instead: }
+    expect_exit 0 env PATH="$(dirname "$KTUNE"):$PATH" bash -c "$hint --quiet"
     expect_exit 1 "$KTUNE" tune job.ini --in-process
-    expect_text "no CUDA device found"
+    expect_text "no CUDA device or driver found on this machine"
     expect_lines 1
 fi
 finish
