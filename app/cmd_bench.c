@@ -177,6 +177,7 @@ static int write_json(const char *path, const bench_args *a,
         "pct_of_peak", d.pct_of_peak, "gflops", d.gflops, "intensity",
         d.intensity);
     json_object_set_new(root, "plugin", json_string(a->spec));
+    json_object_set_new(root, "format", json_integer(1));
     rc = kt_out_json(root, path);
     json_decref(root);
     if (rc) {

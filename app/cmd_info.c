@@ -96,9 +96,10 @@ int kt_cmd_info(int argc, char **argv)
                            &err))
         return kt_cli_fail(&err);
     if (json) {
-        json_t *root = json_pack("{s:o,s:o,s:b}", "device", dev, "calibration",
-                                 kt_calib_to_json(&calib), "calibration_cached",
-                                 from_cache);
+        json_t *root =
+            json_pack("{s:s,s:i,s:o,s:o,s:b}", "kind", "ktune.info", "format",
+                      1, "device", dev, "calibration", kt_calib_to_json(&calib),
+                      "calibration_cached", from_cache);
         json_dumpf(root, stdout, JSON_INDENT(2));
         fputc('\n', stdout);
         json_decref(root);

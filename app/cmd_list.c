@@ -95,7 +95,8 @@ static int print_json(const kt_registry *reg)
     }
     for (size_t i = 0; i < reg->num_failures; ++i)
         json_array_append_new(failures, json_string(reg->failures[i]));
-    root = json_pack("{s:o,s:o}", "plugins", plugins, "failures", failures);
+    root = json_pack("{s:s,s:i,s:o,s:o}", "kind", "ktune.list", "format", 1,
+                     "plugins", plugins, "failures", failures);
     json_dumpf(root, stdout, JSON_INDENT(2));
     fputc('\n', stdout);
     json_decref(root);

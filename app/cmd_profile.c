@@ -373,6 +373,7 @@ static int write_json(const char *path, const profile_args *a, const report *r,
         "counters", counters, "diagnosis", kt_diagnosis_json(&r->diag),
         "peak_gflops_fp32",
         r->peak_gflops > 0 ? json_real(r->peak_gflops) : json_null());
+    json_object_set_new(root, "format", json_integer(1));
     rc = kt_out_json(root, path);
     json_decref(root);
     if (rc) {
