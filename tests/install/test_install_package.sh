@@ -39,6 +39,9 @@ libdir=$(dirname "$(dirname "$(dirname "$config")")")
 expect_file "$libdir/ktune/plugins/vector_add.so"
 expect_file "$(dirname "$config")/ktune_add_plugin.cmake"
 expect_file "$P/share/ktune/recordings/vector_add-h200-n268435456.jsonl"
+expect_file "$P/share/ktune/schemas/tune.schema.json"
+expect_file "$P/share/bash-completion/completions/ktune"
+expect_file "$P/share/man/man1/ktune.1"
 [ "$failures" = 0 ] || finish
 
 # --- without a GPU: one command that replays the installed recording ------
