@@ -656,6 +656,7 @@ static void csv_header(FILE *out, const kt_compare *c, const char *const *names,
                        size_t num_names)
 {
     const size_t num_tail = sizeof csv_tail / sizeof csv_tail[0];
+    kt_csv_field(out, "device", 0);
     kt_csv_field(out, "spec", 0);
     for (uint32_t i = 0; i < c->op->num_sizes; ++i)
         kt_csv_field(out, c->op->sizes[i].name, 0);
@@ -676,6 +677,7 @@ static void csv_row(FILE *out, const kt_compare *c, size_t i,
     int ok = r->result.status == KT_EVAL_OK;
     char text[1024];
 
+    kt_csv_field(out, c->device, 0);
     kt_csv_field(out, c->spec, 0);
     for (uint32_t k = 0; k < c->op->num_sizes; ++k) {
         snprintf(text, sizeof text, "%lld", (long long)c->sizes[k]);

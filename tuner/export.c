@@ -279,6 +279,23 @@ kt_status kt_export_json(const char *path, const kt_tune_facts *f,
 
 /* ---------------------------------------------------------------- CSV */
 
+/* The columns every row carries so that files of several runs concatenate:
+ * device, operator and one column per problem size. header: their names. */
+static void csv_context(FILE *out, const kt_tune_facts *f, int header)
+{
+    char cell[32];
+    kt_csv_field(out,
+                 header           ? "device"
+                 : f->device_name ? f->device_name
+                                  : "",
+                 0);
+    kt_csv_field(out, header ? "operator" : f->spec, 0);
+    for (uint32_t i = 0; i < f->op->num_sizes; ++i) {
+        snprintf(cell, sizeof cell, "%lld", (long long)f->sizes[i]);
+        kt_csv_field(out, header ? f->op->sizes[i].name : cell, 0);
+    }
+}
+
 kt_status kt_export_csv(const char *path, const kt_tune_facts *f,
                         const kt_tune_result *r, kt_err *err)
 {
@@ -301,6 +318,7 @@ kt_status kt_export_csv(const char *path, const kt_tune_facts *f,
                 names[num_names++] = v->params[i].name;
         }
     }
+    csv_context(out, f, 1);
     fputs("evaluation,variant,", out);
     for (size_t k = 0; k < num_names; ++k)
         kt_csv_field(out, names[k], 0);
@@ -312,6 +330,7 @@ kt_status kt_export_csv(const char *path, const kt_tune_facts *f,
         const kt_variant *v = &f->op->variants[e->point.variant];
         const kt_stats *s = &e->timing.kernel;
         char cell[128];
+        csv_context(out, f, 0);
         if (e->order)
             fprintf(out, "%zu,", e->order);
         else

@@ -1,6 +1,7 @@
 # Every JSON output names its kind and format, and real output validates
 # against its JSON Schema in docs/schemas (python3-jsonschema, installed by
-# tools/deps --test): list, and in replay tune and compare. Each schema is
+# tools/deps --test): list, and in replay tune and compare; their CSV rows
+# name device, operator and sizes. Each schema is
 # itself a valid 2020-12 schema (bench, profile and info need a GPU for
 # output; their schemas are checked as schemas here).
 . "$(dirname "$0")/lib.sh"
@@ -36,5 +37,15 @@ for name in ("list", "tune", "compare"):
 for kind in ("ktune.bench", "ktune.profile", "ktune.info"):
     assert kind in schemas, kind
 PY
-rm -f list.json tune.json compare.json
+# CSV rows carry device, operator and sizes, so runs concatenate.
+out=$("$KTUNE" tune "$KT_SOURCE_DIR/configs/vector_add.ini" --replay "$rec" \
+    --quiet --csv - 2>/dev/null)
+expect_text "device,operator,n,evaluation,variant,"
+expect_text "NVIDIA H200,vector_add:add,268435456,1,coalesced,"
+"$KTUNE" compare vector_add:add --from "$rec" --replay "$rec" --csv c.csv \
+    >/dev/null 2>&1
+out=$(cat c.csv)
+expect_text "device,spec,n,variant,"
+expect_text "NVIDIA H200,vector_add:add,268435456,"
+rm -f list.json tune.json compare.json c.csv
 finish
