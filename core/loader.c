@@ -739,3 +739,31 @@ long kt_variant_find_param(const kt_variant *variant, const char *name)
             return (long)i;
     return -1;
 }
+
+kt_status kt_plugin_check_arch(const char *name, const char *archs, int major,
+                               int minor, kt_err *err)
+{
+    int device = major * 100 + minor * 10, oldest = 0;
+    const char *p = archs;
+
+    if (!archs || !archs[0])
+        return KT_S_OK;
+    while (*p) {
+        char *end;
+        long a = strtol(p, &end, 10);
+        if (end == p)
+            return KT_S_OK; /* not a list of numbers: nothing to judge */
+        if (a > 0 && (!oldest || a < oldest))
+            oldest = (int)a;
+        p = *end == ',' ? end + 1 : end;
+        if (*end && *end != ',')
+            return KT_S_OK;
+    }
+    if (!oldest || oldest <= device)
+        return KT_S_OK;
+    return kt_err_set(err, KT_S_PLUGIN,
+                      "%s: no kernel image for sm_%d%d (this device): built "
+                      "for %s (__CUDA_ARCH_LIST__); rebuild with "
+                      "CMAKE_CUDA_ARCHITECTURES=%d%d",
+                      name, major, minor, archs, major, minor);
+}
