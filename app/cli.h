@@ -40,6 +40,17 @@ int kt_cmd_wisdom(int argc, char **argv);
  * build/plugins), else <prefix>/lib/ktune/plugins for an installed ktune. */
 void kt_cli_builtin_dir(char *out, size_t out_size);
 
+/* The path of a recorded journal of plugin `name` shipped with ktune (next
+ * to a build tree's binary in recordings/, or share/ktune/recordings of an
+ * install) into out, preferring a file whose name holds `prefer` (may be
+ * NULL). Returns 0 when none is found. */
+int kt_cli_recording(const char *name, const char *prefer, char *out,
+                     size_t size);
+
+/* word as one shell word: unchanged when it needs no quoting, else in
+ * single quotes. A word longer than out is cut (a hint, not a command run). */
+void kt_cli_shell_quote(const char *word, char *out, size_t size);
+
 /* Loads the default search path plus extra files, and prints one line per
  * plugin that failed to load (when quiet is 0). */
 void kt_cli_load_plugins(kt_registry *reg, char **files, size_t num_files,
@@ -90,6 +101,9 @@ void kt_cli_env_host(json_t *env);
 int kt_cli_fail(const kt_err *err);
 
 /* Prints "ktune CMD: <message>; see 'ktune CMD --help'" and returns 2. */
+/* kt_cli_option_error printed through kt_cli_fail; returns KT_EXIT_USAGE. */
+int kt_cli_bad_option(const char *cmd, char **argv, const struct option *table);
+
 int kt_cli_usage_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 

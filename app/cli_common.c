@@ -1,5 +1,8 @@
 #include "app/cli.h"
 
+#include <ctype.h>
+#include <dirent.h>
+#include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -17,6 +20,11 @@
  * (app/CMakeLists.txt computes it from GNUInstallDirs). */
 #ifndef KT_PLUGIN_DIR_FROM_BINDIR
 #define KT_PLUGIN_DIR_FROM_BINDIR "../lib/ktune/plugins"
+#endif
+
+/* The installed recordings (share/ktune/recordings) relative to bindir. */
+#ifndef KT_RECORDINGS_DIR_FROM_BINDIR
+#define KT_RECORDINGS_DIR_FROM_BINDIR "../share/ktune/recordings"
 #endif
 
 static int invocation_argc;
@@ -68,6 +76,107 @@ void kt_cli_builtin_dir(char *out, size_t out_size)
         snprintf(out, out_size, "%s", real ? real : candidate);
         free(real);
     }
+}
+
+/* The folder of the running binary into dir; 0 when unknown. */
+static int exe_dir(char *dir, size_t size)
+{
+    ssize_t len = readlink("/proc/self/exe", dir, size - 1);
+    char *slash;
+    if (len <= 0)
+        return 0;
+    dir[len] = '\0';
+    slash = strrchr(dir, '/');
+    if (!slash)
+        return 0;
+    *slash = '\0';
+    return 1;
+}
+
+/* The recording of plugin `name` in folder dir: the one whose name holds
+ * `prefer` (a size such as "-n268435456."), else the first by name. */
+static int find_recording(const char *dir, const char *name, const char *prefer,
+                          char *out, size_t size)
+{
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    char best[NAME_MAX + 1] = "";
+    size_t nlen = strlen(name);
+    int preferred = 0;
+
+    if (!d)
+        return 0;
+    while ((de = readdir(d)) != NULL) {
+        const char *f = de->d_name;
+        size_t flen = strlen(f);
+        int pref;
+        if (strncmp(f, name, nlen) != 0 || f[nlen] != '-' || flen < 6 ||
+            strcmp(f + flen - 6, ".jsonl") != 0)
+            continue;
+        pref = prefer && strstr(f, prefer) != NULL;
+        if (!best[0] || (pref && !preferred) ||
+            (pref == preferred && strcmp(f, best) < 0)) {
+            snprintf(best, sizeof best, "%s", f);
+            preferred = pref;
+        }
+    }
+    closedir(d);
+    if (!best[0])
+        return 0;
+    snprintf(out, size, "%s/%s", dir, best);
+    return 1;
+}
+
+int kt_cli_recording(const char *name, const char *prefer, char *out,
+                     size_t size)
+{
+    char exe[PATH_MAX], dir[PATH_MAX + 64];
+    char *real;
+    int found;
+
+    if (!exe_dir(exe, sizeof exe))
+        return 0;
+    /* Build tree first (the build copies them next to the binary), then
+     * the installed layout relative to bin/. */
+    snprintf(dir, sizeof dir, "%s/recordings", exe);
+    if (find_recording(dir, name, prefer, out, size))
+        return 1;
+    snprintf(dir, sizeof dir, "%s/%s", exe, KT_RECORDINGS_DIR_FROM_BINDIR);
+    real = realpath(dir, NULL);
+    found = find_recording(real ? real : dir, name, prefer, out, size);
+    free(real);
+    return found;
+}
+
+void kt_cli_shell_quote(const char *word, char *out, size_t size)
+{
+    size_t n = 0;
+    int plain = word[0] != '\0';
+
+    for (const char *c = word; *c; ++c)
+        if (!isalnum((unsigned char)*c) && !strchr("_./-=+:,@%", *c))
+            plain = 0;
+    if (plain) {
+        snprintf(out, size, "%s", word);
+        return;
+    }
+    /* '...' with each ' written as '\'' */
+    if (size < 3) {
+        if (size)
+            out[0] = '\0';
+        return;
+    }
+    out[n++] = '\'';
+    for (const char *c = word; *c && n + 5 < size; ++c) {
+        if (*c == '\'') {
+            memcpy(out + n, "'\\''", 4);
+            n += 4;
+        } else {
+            out[n++] = *c;
+        }
+    }
+    out[n++] = '\'';
+    out[n] = '\0';
 }
 
 void kt_cli_load_plugins(kt_registry *reg, char **files, size_t num_files,
@@ -196,8 +305,27 @@ void kt_cli_env_host(json_t *env)
 
 int kt_cli_fail(const kt_err *err)
 {
-    fprintf(stderr, "ktune: %s\n", err->msg[0] ? err->msg : "failed");
+    const char *msg = err->msg[0] ? err->msg : "failed";
+    const char *cmd = invocation_argc > 1 ? invocation_argv[1] : NULL;
+    size_t n = cmd ? strlen(cmd) : 0;
+
+    /* One prefix, "ktune CMD: ", whether or not the message already
+     * starts with the command's name. */
+    if (!cmd || cmd[0] == '-') {
+        fprintf(stderr, "ktune: %s\n", msg);
+    } else {
+        if (strncmp(msg, cmd, n) == 0 && msg[n] == ':' && msg[n + 1] == ' ')
+            msg += n + 2;
+        fprintf(stderr, "ktune %s: %s\n", cmd, msg);
+    }
     return kt_status_exit_code(err->status);
+}
+
+int kt_cli_bad_option(const char *cmd, char **argv, const struct option *table)
+{
+    kt_err err;
+    kt_cli_option_error(cmd, argv, table, NULL, &err);
+    return kt_cli_fail(&err);
 }
 
 int kt_cli_usage_error(const char *cmd, const char *fmt, ...)

@@ -9,6 +9,7 @@
 #include "core/envrec.h"
 #include "core/evaluator.h"
 #include "core/instance.h"
+#include "core/outfile.h"
 #include "core/parse.h"
 #include "core/result_json.h"
 #include "core/verify.h"
@@ -26,7 +27,7 @@ static const char help[] =
     "  --seed N           input seed (default 1)\n"
     "  --device N         CUDA device ordinal (default 0)\n"
     "  --no-boundaries    verify at the requested size only\n"
-    "  --no-calibration   skip the device's ceilings (no %% of copy)\n"
+    "  --no-calibration   skip the device's ceilings (no % of copy)\n"
     "  --json FILE        write the full record (environment, protocol,\n"
     "                     statistics, raw samples) to FILE\n"
     "  --plugin FILE      load FILE too (repeatable)\n\n" KT_CLI_PROTOCOL_HELP;
@@ -176,7 +177,8 @@ static int write_json(const char *path, const bench_args *a,
         "pct_of_peak", d.pct_of_peak, "gflops", d.gflops, "intensity",
         d.intensity);
     json_object_set_new(root, "plugin", json_string(a->spec));
-    rc = json_dump_file(root, path, JSON_INDENT(2));
+    json_object_set_new(root, "format", json_integer(1));
+    rc = kt_out_json(root, path);
     json_decref(root);
     if (rc) {
         fprintf(stderr, "ktune: cannot write %s\n", path);

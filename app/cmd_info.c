@@ -86,7 +86,7 @@ int kt_cmd_info(int argc, char **argv)
         case 'r': refresh = 1; break;
         case 'j': json = 1; break;
         case 'h': fputs(help, stdout); return KT_EXIT_OK;
-        default: return kt_cli_usage_error("info", "bad option");
+        default: return kt_cli_bad_option("info", argv, options);
         }
     }
     if (optind < argc)
@@ -96,9 +96,10 @@ int kt_cmd_info(int argc, char **argv)
                            &err))
         return kt_cli_fail(&err);
     if (json) {
-        json_t *root = json_pack("{s:o,s:o,s:b}", "device", dev, "calibration",
-                                 kt_calib_to_json(&calib), "calibration_cached",
-                                 from_cache);
+        json_t *root =
+            json_pack("{s:s,s:i,s:o,s:o,s:b}", "kind", "ktune.info", "format",
+                      1, "device", dev, "calibration", kt_calib_to_json(&calib),
+                      "calibration_cached", from_cache);
         json_dumpf(root, stdout, JSON_INDENT(2));
         fputc('\n', stdout);
         json_decref(root);

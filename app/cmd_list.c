@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "app/cli.h"
 #include "core/param.h"
@@ -94,7 +95,8 @@ static int print_json(const kt_registry *reg)
     }
     for (size_t i = 0; i < reg->num_failures; ++i)
         json_array_append_new(failures, json_string(reg->failures[i]));
-    root = json_pack("{s:o,s:o}", "plugins", plugins, "failures", failures);
+    root = json_pack("{s:s,s:i,s:o,s:o}", "kind", "ktune.list", "format", 1,
+                     "plugins", plugins, "failures", failures);
     json_dumpf(root, stdout, JSON_INDENT(2));
     fputc('\n', stdout);
     json_decref(root);
@@ -142,6 +144,30 @@ static void print_text(const kt_registry *reg)
         printf("not loaded: %s\n", reg->failures[i]);
 }
 
+/* The --plugin files that did not load (missing, refused, a duplicate),
+ * each named on stderr: a list asked for them, so it fails (exit 1). */
+static int named_not_loaded(const kt_registry *reg, const kt_cli_list *files)
+{
+    int missing = 0;
+    for (size_t i = 0; i < files->count; ++i) {
+        char *real = realpath(files->items[i], NULL);
+        int loaded = 0;
+        for (size_t k = 0; k < reg->count && !loaded; ++k)
+            loaded = strcmp(reg->plugins[k]->path, files->items[i]) == 0 ||
+                     (real && strcmp(reg->plugins[k]->path, real) == 0);
+        free(real);
+        if (!loaded) {
+            fprintf(stderr, "ktune list: --plugin %s: not loaded%s\n",
+                    files->items[i],
+                    access(files->items[i], F_OK) == 0
+                        ? " (see its 'not loaded' line)"
+                        : ": no such file");
+            missing = 1;
+        }
+    }
+    return missing;
+}
+
 int kt_cmd_list(int argc, char **argv)
 {
     static const struct option options[] = {
@@ -166,7 +192,7 @@ int kt_cmd_list(int argc, char **argv)
             }
             break;
         case 'h': fputs(help, stdout); goto done;
-        default: rc = kt_cli_usage_error("list", "bad option"); goto done;
+        default: rc = kt_cli_bad_option("list", argv, options); goto done;
         }
     }
     if (optind < argc) {
@@ -179,6 +205,8 @@ int kt_cmd_list(int argc, char **argv)
         print_json(&reg);
     else
         print_text(&reg);
+    if (named_not_loaded(&reg, &files))
+        rc = KT_EXIT_FAILURE;
 done:
     kt_registry_free(&reg);
     kt_cli_list_free(&files);

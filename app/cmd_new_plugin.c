@@ -315,7 +315,7 @@ int kt_cmd_new_plugin(int argc, char **argv)
     while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
         switch (opt) {
         case 'h': fputs(help, stdout); return KT_EXIT_OK;
-        default: return kt_cli_usage_error("new-plugin", "bad option");
+        default: return kt_cli_bad_option("new-plugin", argv, options);
         }
     }
     if (optind >= argc)

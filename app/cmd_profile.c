@@ -11,6 +11,7 @@
 #include "core/envrec.h"
 #include "core/evaluator.h"
 #include "core/instance.h"
+#include "core/outfile.h"
 #include "core/parse.h"
 #include "core/result_json.h"
 #include "metrics/cupti/counters.h"
@@ -390,7 +391,8 @@ static int write_json(const char *path, const profile_args *a, const report *r,
         "counters", counters, "diagnosis", kt_diagnosis_json(&r->diag),
         "peak_gflops_fp32",
         r->peak_gflops > 0 ? json_real(r->peak_gflops) : json_null());
-    rc = json_dump_file(root, path, JSON_INDENT(2));
+    json_object_set_new(root, "format", json_integer(1));
+    rc = kt_out_json(root, path);
     json_decref(root);
     if (rc) {
         fprintf(stderr, "ktune: cannot write %s\n", path);

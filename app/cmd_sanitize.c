@@ -158,7 +158,7 @@ static int parse_args(int argc, char **argv, sanitize_args *a)
                 return kt_cli_fail(&err);
             break;
         case 'h': fputs(help, stdout); return -1;
-        default: return kt_cli_usage_error("sanitize", "bad option");
+        default: return kt_cli_bad_option("sanitize", argv, options);
         }
     }
     if (optind != argc - 1)

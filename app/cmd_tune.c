@@ -60,7 +60,8 @@ static const char help[] =
     "  --replay-delay S    replay: wait S seconds in every evaluation\n"
     "  --check             check the job and describe its space; measure\n"
     "                      nothing (no GPU needed)\n"
-    "  --quiet             no summary table on stdout\n\n"
+    "  --quiet             no summary table on stdout, no progress on "
+    "stderr\n\n"
     "A size written as a list or range in [job] (n = 2^20..2^28 step x4;\n"
     "m, n = 1024x1024, 4096x4096) is a sweep: one search per size, each\n"
     "with its own journal (NAME.n1048576.jsonl), then a table per size.\n"
@@ -198,8 +199,9 @@ static void apply_output_options(const tune_args *a, kt_job *job)
         snprintf(job->journal, sizeof job->journal, "%s",
                  none ? "" : a->journal);
         job->journal_mode = none ? KT_JOB_JOURNAL_NONE : KT_JOB_JOURNAL_PATH;
-    } else if (a->o.replay && job->journal_mode == KT_JOB_JOURNAL_AUTO) {
-        /* A replay measures nothing new: no journal unless asked. */
+    } else if (a->o.replay) {
+        /* A replay measures nothing new: no journal unless --journal asks
+         * for one (the job's [output] journal is for real runs). */
         job->journal[0] = '\0';
         job->journal_mode = KT_JOB_JOURNAL_NONE;
     }
@@ -209,6 +211,31 @@ static void apply_output_options(const tune_args *a, kt_job *job)
         snprintf(job->csv, sizeof job->csv, "%s", a->o.csv);
     if (a->t4)
         snprintf(job->t4, sizeof job->t4, "%s", a->t4);
+}
+
+/* Adds to a no-device error one command that shows a tuning run without a
+ * GPU: this job replayed from a recording shipped with ktune. */
+static void no_device_hint(const tune_args *a, const kt_job *job, kt_err *err)
+{
+    char msg[sizeof err->msg], prefer[32], rec[PATH_MAX + 64];
+    char qrec[2 * sizeof rec], qcfg[2 * PATH_MAX];
+    const char *name = job->plugin->desc.name;
+
+    snprintf(msg, sizeof msg, "%s", err->msg);
+    snprintf(prefer, sizeof prefer, "-n%lld.", (long long)job->sizes[0]);
+    if (!kt_cli_recording(name, prefer, rec, sizeof rec)) {
+        kt_err_set(err, KT_S_NO_DEVICE,
+                   "%s; no recording of %s ships with ktune to replay (record "
+                   "one on a GPU host: ktune tune CONFIG --journal FILE)",
+                   msg, name);
+        return;
+    }
+    kt_cli_shell_quote(rec, qrec, sizeof qrec);
+    kt_cli_shell_quote(a->config, qcfg, sizeof qcfg);
+    kt_err_set(err, KT_S_NO_DEVICE,
+               "%s; to watch a recorded tuning run instead: ktune tune %s "
+               "--replay %s",
+               msg, qcfg, qrec);
 }
 
 static kt_status open_evaluator(const tune_args *a, kt_job *job,
@@ -239,15 +266,8 @@ static kt_status open_evaluator(const tune_args *a, kt_job *job,
     wopt.eval_timeout_s = job->eval_timeout_s;
     rc = a->o.in_process ? kt_local_open(&spec, ev, err)
                          : kt_worker_open(&spec, &wopt, ev, err);
-    if (rc == KT_S_NO_DEVICE) {
-        char msg[sizeof err->msg];
-        snprintf(msg, sizeof msg, "%s", err->msg);
-        kt_err_set(err, KT_S_NO_DEVICE,
-                   "%s; to watch a tuning run without a GPU, replay a "
-                   "recorded one: ktune tune %s --replay JOURNAL (e.g. "
-                   "tests/data/%s-*.jsonl)",
-                   msg, a->config, job->plugin->desc.name);
-    }
+    if (rc == KT_S_NO_DEVICE)
+        no_device_hint(a, job, err);
     return rc;
 }
 

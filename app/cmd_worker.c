@@ -32,7 +32,7 @@ int kt_cmd_worker(int argc, char **argv)
                 return kt_cli_fail(&err);
             break;
         case 'h': fputs(help, stdout); return KT_EXIT_OK;
-        default: return kt_cli_usage_error("worker", "bad option");
+        default: return kt_cli_bad_option("worker", argv, options);
         }
     }
     if (fd < 0 || optind < argc)

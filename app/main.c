@@ -2,6 +2,7 @@
  * ktune: find the fastest correct launch configuration of CUDA kernels.
  * Dispatches to one subcommand; each has --help.
  */
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -41,6 +42,27 @@ static void usage(FILE *out)
                  "(folders or files, ':'-separated),\nthen --plugin FILE.\n");
 }
 
+static void print_version(void)
+{
+    printf("ktune %s (%s)\n", KT_VERSION, KT_GIT_COMMIT);
+}
+
+/* -h and --version mean the same on every command: -h is --help (which
+ * each command prints), --version the program's version. Only options
+ * before a "--" count. */
+static int run_command(const command *c, int argc, char **argv)
+{
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; ++i) {
+        if (strcmp(argv[i], "--version") == 0) {
+            print_version();
+            return KT_EXIT_OK;
+        }
+        if (strcmp(argv[i], "-h") == 0)
+            argv[i] = (char *)"--help";
+    }
+    return c->run(argc, argv);
+}
+
 int main(int argc, char **argv)
 {
     kt_cli_set_invocation(argc, argv);
@@ -54,12 +76,15 @@ int main(int argc, char **argv)
         return KT_EXIT_OK;
     }
     if (strcmp(argv[1], "--version") == 0) {
-        printf("ktune %s (%s)\n", KT_VERSION, KT_GIT_COMMIT);
+        print_version();
         return KT_EXIT_OK;
     }
+    /* getopt's own messages are off: each command prints one line naming
+     * the option it refuses (kt_cli_option_error). */
+    opterr = 0;
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; ++i)
         if (strcmp(argv[1], commands[i].name) == 0)
-            return commands[i].run(argc - 1, argv + 1);
+            return run_command(&commands[i], argc - 1, argv + 1);
     fprintf(stderr, "ktune: unknown command '%s'\n", argv[1]);
     usage(stderr);
     return KT_EXIT_USAGE;

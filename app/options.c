@@ -131,13 +131,17 @@ static kt_status protocol_option(int opt, const char *arg, kt_protocol *p,
 {
     int64_t v;
     size_t count = 0;
+    int suspect;
     kt_status rc;
 
     switch (opt) {
     case OPT_WARMUPS:
         if ((rc = kt_parse_i64(arg, "--warmups", &v, err)))
             return rc;
-        p->warmups = (int)(v > 100000 ? 100000 : v < -1 ? -1 : v);
+        if (v < 0 || v > 1000)
+            return kt_err_set(err, KT_S_INPUT,
+                              "--warmups: %s, expected 0 to 1000", arg);
+        p->warmups = (int)v;
         return KT_S_OK;
     case OPT_MIN_SAMPLES:
         return count_option(arg, "--min-samples", &p->min_samples, err);
@@ -148,7 +152,12 @@ static kt_status protocol_option(int opt, const char *arg, kt_protocol *p,
     case OPT_MAX_TIME:
         return kt_parse_double(arg, "--max-time", &p->max_time_s, err);
     case OPT_NOISE:
-        return kt_parse_double(arg, "--noise", &p->target_noise, err);
+        if ((rc = kt_noise_parse(arg, "--noise", &p->target_noise, &suspect,
+                                 err)))
+            return rc;
+        if (suspect)
+            kt_noise_warn("--noise", p->target_noise);
+        return KT_S_OK;
     case OPT_CACHE:
         if ((rc = kt_cache_mode_parse(arg, &p->cache, err)))
             return kt_err_prefix(err, "--");
@@ -218,6 +227,9 @@ int kt_cli_parse(int argc, char **argv, const kt_cli_command *cmd,
         if (opt == OPT_HELP) {
             fputs(cmd->help, stdout);
             rc = -1;
+        } else if (opt == '?' || opt == ':') {
+            kt_cli_option_error(cmd->name, argv, table, cmd->short_opts, err);
+            rc = KT_EXIT_USAGE;
         } else if (one_option(cmd, opt, optarg, o, err)) {
             rc = KT_EXIT_USAGE;
         }
@@ -249,4 +261,48 @@ kt_status kt_cli_operator_operand(const char *cmd, const kt_cli_options *o,
                           cmd, o->num_operands);
     *spec = o->operands[0];
     return KT_S_OK;
+}
+
+/* Whether the long option `name` (n bytes) of table takes a value. */
+static int needs_value(const struct option *table, const char *name, size_t n)
+{
+    for (const struct option *o = table; o && o->name; ++o)
+        if (strlen(o->name) == n && strncmp(o->name, name, n) == 0)
+            return o->has_arg == required_argument;
+    return -1;
+}
+
+kt_status kt_cli_option_error(const char *cmd, char **argv,
+                              const struct option *table,
+                              const char *short_opts, kt_err *err)
+{
+    const char *arg = optind > 0 ? argv[optind - 1] : "";
+    const char *sp;
+
+    /* getopt's own messages are off (opterr = 0 in main): this is the one
+     * line, naming the option. */
+    if (arg && strncmp(arg, "--", 2) != 0 && optopt > 0 && optopt < 128) {
+        sp = short_opts ? strchr(short_opts, optopt) : NULL;
+        return kt_err_set(err, KT_S_INPUT,
+                          sp && sp[1] == ':'
+                              ? "%s: option '-%c' needs a value; see 'ktune "
+                                "%s --help'"
+                              : "%s: unknown option '-%c'; see 'ktune %s "
+                                "--help'",
+                          cmd, optopt, cmd);
+    }
+    if (arg && strncmp(arg, "--", 2) == 0) {
+        const char *eq = strchr(arg + 2, '=');
+        size_t n = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
+        if (!eq && needs_value(table, arg + 2, n) == 1)
+            return kt_err_set(err, KT_S_INPUT,
+                              "%s: option '%s' needs a value; see 'ktune %s "
+                              "--help'",
+                              cmd, arg, cmd);
+        return kt_err_set(err, KT_S_INPUT,
+                          "%s: unknown option '%.*s'; see 'ktune %s --help'",
+                          cmd, (int)(n + 2), arg, cmd);
+    }
+    return kt_err_set(err, KT_S_INPUT, "%s: bad option; see 'ktune %s --help'",
+                      cmd, cmd);
 }

@@ -85,6 +85,14 @@ int kt_cli_parse(int argc, char **argv, const kt_cli_command *cmd,
                  kt_cli_options *o, kt_err *err);
 void kt_cli_options_free(kt_cli_options *o);
 
+/* The one-line error for the option getopt_long just refused (opterr off):
+ * "CMD: unknown option '--x'" or "CMD: option '--json' needs a value", with
+ * a pointer to --help. table: the command's long options; short_opts may
+ * be NULL. Returns KT_S_INPUT. */
+kt_status kt_cli_option_error(const char *cmd, char **argv,
+                              const struct option *table,
+                              const char *short_opts, kt_err *err);
+
 /* The operands must be exactly one, PLUGIN:OPERATOR. Points *spec at it
  * (not copied) or sets err naming cmd. KT_S_OK or KT_S_INPUT. */
 kt_status kt_cli_operator_operand(const char *cmd, const kt_cli_options *o,
@@ -97,7 +105,8 @@ kt_status kt_cli_operator_operand(const char *cmd, const kt_cli_options *o,
     "  --max-samples N    at most N samples (default 10000)\n"                 \
     "  --min-time S       at least S seconds of sampled GPU time (0.5)\n"      \
     "  --max-time S       wall-clock cap per measurement (15)\n"               \
-    "  --noise F          stop at this robust relative noise (0.005)\n"        \
+    "  --noise F          stop at this robust relative noise: a fraction\n"    \
+    "                     (0.005) or a percentage (0.5%)\n"                    \
     "  --cache MODE       cold: flush L2 (left clean) before each sample;\n"   \
     "                     hot: no flush; cold-dirty: flush by writing, as\n"   \
     "                     nvbench does (default cold)\n"                       \

@@ -18,7 +18,9 @@
 #    (KT_PLUGIN_EXPORT marks it default);
 #  - the plugin header <ktune/plugin.h> through the target ktune::plugin_api;
 #  - CUDA architectures: CMAKE_CUDA_ARCHITECTURES when the project or the
-#    user sets it, else 90 (H100/H200) rather than the compiler's default
+#    user sets it, else those the installed ktune was built for
+#    (KTUNE_CUDA_ARCHITECTURES from find_package(ktune)), else 90 (H100/H200)
+#    in ktune's own tree; never the compiler's default
 #    (sm_52 or sm_75, which a Hopper GPU would run only by JIT-compiling
 #    the embedded PTX at load time);
 #  - LIBS: extra libraries the plugin links (linked PRIVATE).
@@ -69,7 +71,11 @@ function(_ktune_plugin_architectures out)
   endif()
   if(NOT "$CACHE{_KTUNE_DETECTED_CUDA_ARCHITECTURES}" STREQUAL ""
      AND "$CACHE{_KTUNE_DETECTED_CUDA_ARCHITECTURES}" STREQUAL "$CACHE{CMAKE_CUDA_ARCHITECTURES}")
-    set(${out} 90 PARENT_SCOPE)
+    if(KTUNE_CUDA_ARCHITECTURES)
+      set(${out} "${KTUNE_CUDA_ARCHITECTURES}" PARENT_SCOPE)
+    else()
+      set(${out} 90 PARENT_SCOPE)
+    endif()
   endif()
 endfunction()
 

@@ -9,6 +9,7 @@
 #include "core/envrec.h"
 #include "core/instance.h"
 #include "core/loader.h"
+#include "core/outfile.h"
 #include "core/param.h"
 #include "core/result_json.h"
 #include "metrics/record.h"
@@ -585,7 +586,7 @@ kt_status kt_compare_write_json(const char *path, const kt_compare *c,
                                 kt_err *err)
 {
     json_t *j = kt_compare_json(c);
-    int rc = json_dump_file(j, path, JSON_INDENT(2));
+    int rc = kt_out_json(j, path);
     json_decref(j);
     if (rc)
         return kt_err_set(err, KT_S_IO, "%s: cannot write: %s", path,
@@ -655,6 +656,7 @@ static void csv_header(FILE *out, const kt_compare *c, const char *const *names,
                        size_t num_names)
 {
     const size_t num_tail = sizeof csv_tail / sizeof csv_tail[0];
+    kt_csv_field(out, "device", 0);
     kt_csv_field(out, "spec", 0);
     for (uint32_t i = 0; i < c->op->num_sizes; ++i)
         kt_csv_field(out, c->op->sizes[i].name, 0);
@@ -675,6 +677,7 @@ static void csv_row(FILE *out, const kt_compare *c, size_t i,
     int ok = r->result.status == KT_EVAL_OK;
     char text[1024];
 
+    kt_csv_field(out, c->device, 0);
     kt_csv_field(out, c->spec, 0);
     for (uint32_t k = 0; k < c->op->num_sizes; ++k) {
         snprintf(text, sizeof text, "%lld", (long long)c->sizes[k]);
@@ -732,7 +735,7 @@ kt_status kt_compare_write_csv(const char *path, const kt_compare *c,
 {
     const char *names[64];
     size_t num_names;
-    FILE *out = fopen(path, "w");
+    FILE *out = kt_out_open(path);
 
     if (!out)
         return kt_err_set(err, KT_S_IO, "%s: cannot write: %s", path,
@@ -741,7 +744,7 @@ kt_status kt_compare_write_csv(const char *path, const kt_compare *c,
     csv_header(out, c, names, num_names);
     for (size_t i = 0; i < c->num_rows; ++i)
         csv_row(out, c, i, names, num_names);
-    if (fclose(out) != 0)
+    if (kt_out_close(out) != 0)
         return kt_err_set(err, KT_S_IO, "%s: cannot write: %s", path,
                           strerror(errno));
     return KT_S_OK;

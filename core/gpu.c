@@ -33,7 +33,12 @@ kt_status kt_gpu_open(int ordinal, kt_gpu *gpu, kt_err *err)
     memset(gpu, 0, sizeof *gpu);
     code = cudaGetDeviceCount(&count);
     if (code != cudaSuccess || count == 0)
-        return kt_err_set(err, KT_S_NO_DEVICE, "no CUDA device found (%s)",
+        /* Without a driver the runtime says "driver version is
+         * insufficient", which reads as "upgrade the driver": say what is
+         * missing first, the runtime's words after as detail. */
+        return kt_err_set(err, KT_S_NO_DEVICE,
+                          "no CUDA device or driver found on this machine "
+                          "(CUDA: %s)",
                           code != cudaSuccess ? cudaGetErrorString(code)
                                               : "the driver reports 0 devices");
     if (ordinal < 0 || ordinal >= count)

@@ -469,7 +469,7 @@ const kt_loaded_plugin *kt_registry_find(const kt_registry *reg,
     return NULL;
 }
 
-kt_status kt_registry_load_file(kt_registry *reg, const char *path, kt_err *err)
+static kt_status load_file_at(kt_registry *reg, const char *path, kt_err *err)
 {
     loading ld = {NULL, path, err};
     kt_plugin_entry_fn entry;
@@ -532,6 +532,20 @@ kt_status kt_registry_load_file(kt_registry *reg, const char *path, kt_err *err)
     ld.lp = NULL;
 done:
     unload(ld.lp);
+    return rc;
+}
+
+kt_status kt_registry_load_file(kt_registry *reg, const char *path, kt_err *err)
+{
+    char *real = NULL;
+    kt_status rc;
+
+    /* dlopen takes a name without '/' for a library to look up in the
+     * search path; a user naming x.so means the file here when it exists. */
+    if (!strchr(path, '/') && access(path, F_OK) == 0)
+        real = realpath(path, NULL);
+    rc = load_file_at(reg, real ? real : path, err);
+    free(real);
     return rc;
 }
 
@@ -724,4 +738,32 @@ long kt_variant_find_param(const kt_variant *variant, const char *name)
         if (strcmp(variant->params[i].name, name) == 0)
             return (long)i;
     return -1;
+}
+
+kt_status kt_plugin_check_arch(const char *name, const char *archs, int major,
+                               int minor, kt_err *err)
+{
+    int device = major * 100 + minor * 10, oldest = 0;
+    const char *p = archs;
+
+    if (!archs || !archs[0])
+        return KT_S_OK;
+    while (*p) {
+        char *end;
+        long a = strtol(p, &end, 10);
+        if (end == p)
+            return KT_S_OK; /* not a list of numbers: nothing to judge */
+        if (a > 0 && (!oldest || a < oldest))
+            oldest = (int)a;
+        p = *end == ',' ? end + 1 : end;
+        if (*end && *end != ',')
+            return KT_S_OK;
+    }
+    if (!oldest || oldest <= device)
+        return KT_S_OK;
+    return kt_err_set(err, KT_S_PLUGIN,
+                      "%s: no kernel image for sm_%d%d (this device): built "
+                      "for %s (__CUDA_ARCH_LIST__); rebuild with "
+                      "CMAKE_CUDA_ARCHITECTURES=%d%d",
+                      name, major, minor, archs, major, minor);
 }

@@ -83,4 +83,12 @@ kt_status kt_operator_find_size(const kt_operator *op, const char *name,
 /* Index of the parameter called name in variant, or -1. */
 long kt_variant_find_param(const kt_variant *variant, const char *name);
 
+/* Whether a plugin built for `archs` (its __CUDA_ARCH_LIST__, "800,900")
+ * can run on a device of compute capability major.minor. Only the sure case
+ * is refused: every listed architecture is newer than the device (neither
+ * machine code nor PTX can run there). KT_S_PLUGIN naming the device's sm_XY
+ * and the CMake setting to rebuild with; KT_S_OK when archs is NULL/empty. */
+kt_status kt_plugin_check_arch(const char *name, const char *archs, int major,
+                               int minor, kt_err *err);
+
 #endif

@@ -455,7 +455,10 @@ kt_status kt_local_open(const kt_eval_spec *spec, kt_evaluator **out,
         return kt_err_set(err, KT_S_NOMEM, "out of memory");
     le->base.ops = &local_ops;
     le->spec = *spec;
-    if ((rc = kt_gpu_open(spec->device, &le->gpu, err)))
+    if ((rc = kt_gpu_open(spec->device, &le->gpu, err)) ||
+        (rc = kt_plugin_check_arch(
+             spec->plugin->path, spec->plugin->desc.cuda_archs,
+             le->gpu.dev.cc_major, le->gpu.dev.cc_minor, err)))
         goto fail;
     if (spec->plugin->desc.cuda_runtime_version / 1000 >
         le->gpu.runtime_version / 1000)

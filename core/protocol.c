@@ -1,6 +1,10 @@
 #include "core/protocol.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "core/parse.h"
 
 void kt_protocol_defaults(kt_protocol *p)
 {
@@ -18,6 +22,43 @@ void kt_protocol_defaults(kt_protocol *p)
     p->race = 0;
     p->race_bar_us = 0;
     p->race_pairs = 0;
+}
+
+kt_status kt_noise_parse(const char *text, const char *what, double *out,
+                         int *suspect, kt_err *err)
+{
+    size_t n = text ? strlen(text) : 0;
+    int percent = n > 1 && text[n - 1] == '%';
+    char *num = NULL;
+    double v;
+    kt_status rc;
+
+    *suspect = 0;
+    if (percent && !(num = strndup(text, n - 1)))
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    rc = kt_parse_double(percent ? num : text, what, &v, err);
+    free(num);
+    if (rc)
+        return rc;
+    if (percent)
+        v /= 100;
+    if (!(v >= 0) || v >= 1)
+        return kt_err_set(err, KT_S_INPUT,
+                          "%s: %s, expected a fraction 0 to 1 (exclusive) or "
+                          "a percentage such as 0.5%%",
+                          what, text);
+    *suspect = !percent && v >= KT_NOISE_PERCENT_LOOKALIKE;
+    *out = v;
+    return KT_S_OK;
+}
+
+void kt_noise_warn(const char *what, double value)
+{
+    fprintf(stderr,
+            "ktune: WARNING: %s %g is a fraction: %g%% noise, a very loose "
+            "stop; nvbench's --max-noise counts in percent, so if you meant "
+            "%g%%, write %g%% (or %g)\n",
+            what, value, value * 100, value, value, value / 100);
 }
 
 kt_status kt_protocol_validate(const kt_protocol *p, kt_err *err)

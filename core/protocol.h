@@ -54,6 +54,18 @@ void kt_protocol_defaults(kt_protocol *p);
 /* Checks ranges; the message names the field. */
 kt_status kt_protocol_validate(const kt_protocol *p, kt_err *err);
 
+/* A noise target: "0.5%" is 0.5 percent (0.005); a bare number is a
+ * fraction (0.005). A bare number of at least KT_NOISE_PERCENT_LOOKALIKE
+ * is more likely nvbench's percent (--max-noise 0.5 means 0.5%): *suspect
+ * is set so the caller warns; the value keeps its fraction meaning.
+ * KT_S_INPUT unless 0 <= value < 1. */
+#define KT_NOISE_PERCENT_LOOKALIKE 0.1
+kt_status kt_noise_parse(const char *text, const char *what, double *out,
+                         int *suspect, kt_err *err);
+
+/* The warning for a suspect noise value, on stderr (one line). */
+void kt_noise_warn(const char *what, double value);
+
 /* "cold", "hot", "cold-dirty". */
 const char *kt_cache_mode_name(kt_cache_mode mode);
 /* The mode a name means; KT_S_INPUT naming the three otherwise. */

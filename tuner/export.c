@@ -10,6 +10,7 @@
 #include "core/csv.h"
 #include "core/derive.h"
 #include "core/envrec.h"
+#include "core/outfile.h"
 #include "core/result_json.h"
 #include "metrics/record.h"
 
@@ -294,7 +295,7 @@ json_t *kt_export_summary(const kt_tune_facts *f, const kt_tune_result *r,
 
 static kt_status write_json(const char *path, json_t *j, kt_err *err)
 {
-    int rc = json_dump_file(j, path, JSON_INDENT(2));
+    int rc = kt_out_json(j, path);
     json_decref(j);
     if (rc)
         return kt_err_set(err, KT_S_IO, "%s: cannot write: %s", path,
@@ -310,12 +311,29 @@ kt_status kt_export_json(const char *path, const kt_tune_facts *f,
 
 /* ---------------------------------------------------------------- CSV */
 
+/* The columns every row carries so that files of several runs concatenate:
+ * device, operator and one column per problem size. header: their names. */
+static void csv_context(FILE *out, const kt_tune_facts *f, int header)
+{
+    char cell[32];
+    kt_csv_field(out,
+                 header           ? "device"
+                 : f->device_name ? f->device_name
+                                  : "",
+                 0);
+    kt_csv_field(out, header ? "operator" : f->spec, 0);
+    for (uint32_t i = 0; i < f->op->num_sizes; ++i) {
+        snprintf(cell, sizeof cell, "%lld", (long long)f->sizes[i]);
+        kt_csv_field(out, header ? f->op->sizes[i].name : cell, 0);
+    }
+}
+
 kt_status kt_export_csv(const char *path, const kt_tune_facts *f,
                         const kt_tune_result *r, kt_err *err)
 {
     const char *names[64];
     size_t num_names = 0;
-    FILE *out = fopen(path, "w");
+    FILE *out = kt_out_open(path);
     kt_status rc = KT_S_OK;
 
     if (!out)
@@ -332,6 +350,7 @@ kt_status kt_export_csv(const char *path, const kt_tune_facts *f,
                 names[num_names++] = v->params[i].name;
         }
     }
+    csv_context(out, f, 1);
     fputs("evaluation,variant,", out);
     for (size_t k = 0; k < num_names; ++k)
         kt_csv_field(out, names[k], 0);
@@ -343,6 +362,7 @@ kt_status kt_export_csv(const char *path, const kt_tune_facts *f,
         const kt_variant *v = &f->op->variants[e->point.variant];
         const kt_stats *s = &e->timing.kernel;
         char cell[128];
+        csv_context(out, f, 0);
         if (e->order)
             fprintf(out, "%zu,", e->order);
         else
@@ -371,7 +391,7 @@ kt_status kt_export_csv(const char *path, const kt_tune_facts *f,
             fputs(",,,,,,,\n", out);
         }
     }
-    if (fclose(out) != 0)
+    if (kt_out_close(out) != 0)
         rc = kt_err_set(err, KT_S_IO, "%s: cannot write: %s", path,
                         strerror(errno));
     return rc;

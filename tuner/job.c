@@ -187,6 +187,19 @@ static kt_status get_double(const loader *ld, const char *section,
     return KT_S_OK;
 }
 
+/* [measure] noise: a fraction or a percentage ("0.5%"), see
+ * kt_noise_parse; a fraction that looks like nvbench's percent warns. */
+static kt_status get_noise(const loader *ld, double *out)
+{
+    const char *text = value_of(ld, "measure", "noise");
+    int suspect;
+    if (kt_noise_parse(text, "noise", out, &suspect, ld->err))
+        return bad_from(ld, "measure", "noise");
+    if (suspect)
+        kt_noise_warn("[measure] noise", *out);
+    return KT_S_OK;
+}
+
 static kt_status get_bool(const loader *ld, const char *section,
                           const char *key, int *out)
 {
@@ -567,7 +580,7 @@ static kt_status read_measure(loader *ld)
             rc =
                 get_double(ld, "measure", key, 0.001, 86400, 0, &p->max_time_s);
         } else if (strcasecmp(key, "noise") == 0) {
-            rc = get_double(ld, "measure", key, 0, 1, 1, &p->target_noise);
+            rc = get_noise(ld, &p->target_noise);
         } else if (strcasecmp(key, "cache") == 0) {
             const char *text = value_of(ld, "measure", key);
             if (!text || kt_cache_mode_parse(text, &p->cache, NULL))

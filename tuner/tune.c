@@ -47,6 +47,8 @@ struct kt_tune {
     double best_us;
     size_t best_entry;
     kt_progress progress;
+    char phase[64];    /* shown by the progress display */
+    char current[256]; /* the configuration being measured, for the display */
     /* Profiling: the effective spec, the raw counters asked for (none once
      * they proved unavailable here), whether the one line was written. */
     kt_profiling_spec prof;
@@ -163,34 +165,75 @@ static kt_status grow(void **array, size_t *cap, size_t need, size_t elem,
     return KT_S_OK;
 }
 
+/* The budget the display shows: max_evals or the feasible count, whichever
+ * is smaller. It is what the run measures (exact) only for the exhaustive
+ * strategy without a time budget; any other strategy may stop earlier, so
+ * the number is shown as an upper bound. */
+static size_t progress_budget(const kt_tune *t, int *exact)
+{
+    const kt_tune_config *cfg = t->cfg;
+    const kt_tune_result *r = t->res;
+    size_t budget = cfg->max_evals;
+
+    if (r->feasible_known && (!budget || r->feasible < budget))
+        budget = (size_t)r->feasible;
+    *exact = budget && r->feasible_known && budget == r->feasible &&
+             cfg->max_seconds <= 0 && cfg->strategy &&
+             strcmp(cfg->strategy->name, "exhaustive") == 0;
+    return budget;
+}
+
 static void update_progress(kt_tune *t)
 {
     const kt_tune_config *cfg = t->cfg;
     kt_tune_result *r = t->res;
-    size_t budget = cfg->max_evals;
-    double now = run_clock(t), left = -1;
+    kt_progress_state s = {.phase = t->phase, .current = t->current};
+    double now = run_clock(t);
     char best[256] = "";
 
     if (!t->progress.out)
         return;
-    if (r->feasible_known && (!budget || r->feasible < budget))
-        budget = (size_t)r->feasible;
-    if (cfg->max_seconds > 0)
-        left = cfg->max_seconds - now;
-    if (budget && r->evaluations > 0) {
-        double est = now / (double)r->evaluations *
-                     (double)(budget - (r->evaluations < budget ? r->evaluations
-                                                                : budget));
-        if (left < 0 || est < left)
-            left = est;
+    s.done = r->evaluations;
+    s.budget = progress_budget(t, &s.exact);
+    s.left_s = cfg->max_seconds > 0 ? cfg->max_seconds - now : -1;
+    if (strcmp(t->phase, "searching") == 0 && s.budget && r->evaluations > 0 &&
+        r->evaluations < s.budget) {
+        double est =
+            now / (double)r->evaluations * (double)(s.budget - r->evaluations);
+        if (s.left_s < 0 || est < s.left_s) {
+            s.left_s = est;
+            s.left_exact = s.exact;
+        }
     }
-    if (left < 0 && cfg->max_seconds > 0)
-        left = 0;
+    if (s.left_s < 0 && cfg->max_seconds > 0)
+        s.left_s = 0;
+    if (strcmp(t->phase, "searching") != 0)
+        s.left_s = -1;
     if (t->best_us > 0)
         kt_point_format(cfg->op, &r->entries[t->best_entry].point, best,
                         sizeof best);
-    kt_progress_update(&t->progress, r->evaluations, budget, t->best_us, best,
-                       left);
+    s.best_us = t->best_us;
+    s.best = best;
+    kt_progress_update(&t->progress, &s);
+}
+
+/* The phase and configuration the display names while a call runs. */
+static void progress_call(kt_tune *t, const char *purpose, const kt_point *pts,
+                          size_t n)
+{
+    if (!t->progress.out)
+        return;
+    if (strcmp(purpose, "final") == 0)
+        snprintf(t->phase, sizeof t->phase, "re-measuring %zu finalists", n);
+    else if (strcmp(purpose, "profile") == 0)
+        snprintf(t->phase, sizeof t->phase, "profiling");
+    else
+        snprintf(t->phase, sizeof t->phase, "searching");
+    if (n == 1)
+        kt_point_format(t->cfg->op, &pts[0], t->current, sizeof t->current);
+    else
+        snprintf(t->current, sizeof t->current, "%zu configurations", n);
+    update_progress(t);
 }
 
 /* Records a visited point. r's timing is copied. */
@@ -369,6 +412,7 @@ static kt_status run_call(kt_tune *t, const char *purpose, const kt_point *pts,
 
     memset(out, 0, n * sizeof *out);
     *answered = c != NULL;
+    progress_call(t, purpose, pts, n);
     if (c) {
         const kt_journal_entry *e = &cfg->resume->entries[c->first];
         c->used = 1;
@@ -491,6 +535,7 @@ static kt_status profile_entry(kt_tune *t, size_t at, kt_err *err)
         jp = NULL;
         kt_err_clear(&perr);
         start = monotonic();
+        progress_call(t, "profile", &e->point, 1);
         rc = cfg->ev->ops->profile(cfg->ev, &e->point, &req, &res, &perr);
         t->res->profile_s += monotonic() - start;
         if (rc == KT_S_NOMEM || rc == KT_S_INPUT) {
@@ -1148,7 +1193,7 @@ kt_status kt_tune_run(const kt_tune_config *cfg, kt_tune_result *out,
         out->feasible = feasible;
         out->feasible_known = 1;
     }
-    kt_progress_init(&t.progress, stdout, cfg->progress);
+    kt_progress_init(&t.progress, stderr, cfg->progress);
     if ((rc = prepare_profiling(&t, err)) || (rc = prepare_resume(&t, err)))
         goto done;
     rc = cfg->strategy->run(&t, cfg->options, err);

@@ -59,7 +59,7 @@ typedef struct kt_tune_config {
     kt_protocol protocol;
     kt_journal *journal;          /* may be NULL */
     const kt_journal_log *resume; /* calls answered from it; may be NULL */
-    int progress;                 /* print a progress line on stdout */
+    int progress; /* show progress on stderr (tuner/progress.h) */
     /* What to profile ([metrics]; kt_profiling_effective()). NULL: nothing
      * but what the strategy asks for (the default counter set when it uses
      * counters). */

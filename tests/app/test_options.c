@@ -85,7 +85,27 @@ static void an_option_the_command_does_not_take_is_a_usage_error(void **state)
                      KT_EXIT_USAGE);
     opterr = 1;
     assert_int_equal(err.status, KT_S_INPUT);
-    assert_string_equal(err.msg, "demo: bad option; see 'ktune demo --help'");
+    assert_string_equal(err.msg,
+                        "demo: unknown option '--warmups'; see 'ktune demo "
+                        "--help'");
+    kt_cli_options_free(&o);
+}
+
+static void an_option_without_its_value_says_so(void **state)
+{
+    char *argv[] = {"demo", "a:b", "--plugin", NULL};
+    kt_cli_options o;
+    own mine = {0};
+    kt_err err;
+    (void)state;
+
+    opterr = 0;
+    assert_int_equal(parse(KT_OPT_PLUGIN, &mine, &o, &err, 3, argv),
+                     KT_EXIT_USAGE);
+    opterr = 1;
+    assert_string_equal(err.msg,
+                        "demo: option '--plugin' needs a value; see 'ktune "
+                        "demo --help'");
     kt_cli_options_free(&o);
 }
 
@@ -150,6 +170,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(shared_and_own_options_in_one_pass),
         cmocka_unit_test(an_option_the_command_does_not_take_is_a_usage_error),
+        cmocka_unit_test(an_option_without_its_value_says_so),
         cmocka_unit_test(a_bad_value_names_the_option),
         cmocka_unit_test(repeatable_options_keep_every_value),
         cmocka_unit_test(the_operand_is_exactly_one_plugin_operator),

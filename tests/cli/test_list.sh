@@ -31,7 +31,10 @@ expect_text "bad_exit_entry.so: loading it exited with status 3"
 expect_text "operator good:scale"
 expect_text "operator vector_add:add"
 
-expect_exit 0 "$KTUNE" list --plugin "$KT_FIXTURES/not_elf.so"
+# A plugin named on the command line that does not load: the others are
+# listed, and the list fails (exit 1) because what was asked for is missing.
+expect_exit 1 "$KTUNE" list --plugin "$KT_FIXTURES/not_elf.so"
 expect_text "not loaded: $KT_FIXTURES/not_elf.so: cannot load"
 expect_text "operator vector_add:add"
+expect_text "ktune list: --plugin $KT_FIXTURES/not_elf.so: not loaded"
 finish

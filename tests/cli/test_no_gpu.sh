@@ -8,9 +8,9 @@ if "$KT_HAS_GPU"; then
     exit 77
 fi
 expect_exit 1 "$KTUNE" info
-expect_text "no CUDA device found"
+expect_text "no CUDA device or driver found on this machine (CUDA: "
 expect_lines 1
 expect_exit 1 "$KTUNE" bench vector_add:add --variant strided
-expect_text "no CUDA device found"
+expect_text "no CUDA device or driver found on this machine (CUDA: "
 expect_lines 1
 finish

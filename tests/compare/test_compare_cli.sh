@@ -25,7 +25,7 @@ expect_lines 1
 expect_exit 2 "$KTUNE" compare vector_add:add gemv:ax
 expect_text "one PLUGIN:OPERATOR expected"
 expect_exit 2 "$KTUNE" compare vector_add:add --bogus
-expect_text "bad option"
+expect_text "ktune compare: unknown option '--bogus'"
 
 # --- names: one line with close matches ---------------------------------------
 expect_exit 2 "$KTUNE" compare vector_add:ad

@@ -271,6 +271,27 @@ static void unknown_names_suggest_close_matches(void **state)
     kt_registry_free(&reg);
 }
 
+/* A plugin whose every architecture is newer than the device is refused at
+ * first use with the rebuild setting; older ones (PTX or same-major machine
+ * code) and unknown lists are left to the driver. */
+static void a_plugin_without_code_for_the_device_is_named(void **state)
+{
+    kt_err err;
+    (void)state;
+    assert_int_equal(kt_plugin_check_arch("p.so", "900", 9, 0, &err), KT_S_OK);
+    assert_int_equal(kt_plugin_check_arch("p.so", "800", 9, 0, &err), KT_S_OK);
+    assert_int_equal(kt_plugin_check_arch("p.so", "800,900", 8, 0, &err),
+                     KT_S_OK);
+    assert_int_equal(kt_plugin_check_arch("p.so", "", 7, 5, &err), KT_S_OK);
+    assert_int_equal(kt_plugin_check_arch("p.so", NULL, 7, 5, &err), KT_S_OK);
+    assert_int_equal(kt_plugin_check_arch("p.so", "900,1000", 8, 6, &err),
+                     KT_S_PLUGIN);
+    assert_string_equal(err.msg,
+                        "p.so: no kernel image for sm_86 (this device): built "
+                        "for 900,1000 (__CUDA_ARCH_LIST__); rebuild with "
+                        "CMAKE_CUDA_ARCHITECTURES=86");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -289,6 +310,7 @@ int main(void)
         cmocka_unit_test(bad_plugins_do_not_stop_the_good_ones),
         cmocka_unit_test(plugin_path_entries_load_and_report),
         cmocka_unit_test(unknown_names_suggest_close_matches),
+        cmocka_unit_test(a_plugin_without_code_for_the_device_is_named),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

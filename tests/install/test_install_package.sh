@@ -38,7 +38,29 @@ expect_file "$pcfile"
 libdir=$(dirname "$(dirname "$(dirname "$config")")")
 expect_file "$libdir/ktune/plugins/vector_add.so"
 expect_file "$(dirname "$config")/ktune_add_plugin.cmake"
+expect_file "$P/share/ktune/recordings/vector_add-h200-n268435456.jsonl"
+expect_file "$P/share/ktune/schemas/tune.schema.json"
+expect_file "$P/share/bash-completion/completions/ktune"
+expect_file "$P/share/man/man1/ktune.1"
 [ "$failures" = 0 ] || finish
+
+# --- without a GPU: one command that replays the installed recording ------
+if ! "$KT_HAS_GPU"; then
+    expect_exit 1 "$P/bin/ktune" tune "$P/share/ktune/configs/vector_add.ini"
+    expect_text "no CUDA device or driver found on this machine (CUDA: "
+    hint=${out##*to watch a recorded tuning run instead: }
+    case "$hint" in
+    "ktune tune "*"$P/share/ktune/recordings/"*) ;;
+    *) echo "FAIL: no replay of the installed recording in: $out"
+       failures=$((failures + 1)) ;;
+    esac
+    # Pasted as printed (ktune from the prefix), it runs and writes no journal.
+    expect_exit 0 env PATH="$P/bin:$PATH" bash -c "$hint --quiet"
+    if ls ./*.jsonl >/dev/null 2>&1; then
+        echo "FAIL: the pasted replay wrote a journal"
+        failures=$((failures + 1))
+    fi
+fi
 
 # --- the installed ktune finds its own plugins --------------------------
 expect_exit 0 env -u KTUNE_PLUGIN_PATH "$P/bin/ktune" list

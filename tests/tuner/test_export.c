@@ -164,7 +164,7 @@ static void csv_has_a_row_per_point_with_its_status(void **state)
     kt_err err;
     FILE *f;
     char line[4096], fields[32][256];
-    size_t header_n, rows = 0, mismatch = 0;
+    size_t header_n, rows = 0, mismatch = 0, o;
     (void)state;
     run(&x, "good:scale", TT_DATA_DIR "/good-synthetic.jsonl", "exhaustive");
     assert_int_equal(kt_export_csv("points.csv", &x.f, &x.r, &err), KT_S_OK);
@@ -172,21 +172,27 @@ static void csv_has_a_row_per_point_with_its_status(void **state)
     assert_non_null(f);
     assert_non_null(fgets(line, sizeof line, f));
     header_n = csv_fields(line, fields, 32);
-    assert_string_equal(fields[0], "evaluation");
-    assert_string_equal(fields[1], "variant");
-    assert_string_equal(fields[2], "block");
-    assert_string_equal(fields[5], "layout");
-    assert_string_equal(fields[6], "status");
-    assert_string_equal(fields[8], "median_us");
+    /* device, operator and one column per size first: runs concatenate. */
+    o = 2 + x.f.op->num_sizes;
+    assert_string_equal(fields[0], "device");
+    assert_string_equal(fields[1], "operator");
+    assert_string_equal(fields[2], x.f.op->sizes[0].name);
+    assert_string_equal(fields[o + 0], "evaluation");
+    assert_string_equal(fields[o + 1], "variant");
+    assert_string_equal(fields[o + 2], "block");
+    assert_string_equal(fields[o + 5], "layout");
+    assert_string_equal(fields[o + 6], "status");
+    assert_string_equal(fields[o + 8], "median_us");
     while (fgets(line, sizeof line, f)) {
         assert_int_equal(csv_fields(line, fields, 32), header_n);
-        if (strcmp(fields[6], "mismatch") == 0) {
-            assert_contains(fields[7], "verification failed: c[17] = nan");
-            assert_string_equal(fields[8], "");
+        assert_string_equal(fields[1], "good:scale");
+        if (strcmp(fields[o + 6], "mismatch") == 0) {
+            assert_contains(fields[o + 7], "verification failed: c[17] = nan");
+            assert_string_equal(fields[o + 8], "");
             ++mismatch;
         }
-        if (strcmp(fields[6], "ok") == 0)
-            assert_true(atof(fields[8]) > 0);
+        if (strcmp(fields[o + 6], "ok") == 0)
+            assert_true(atof(fields[o + 8]) > 0);
         ++rows;
     }
     fclose(f);

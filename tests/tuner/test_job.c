@@ -5,6 +5,8 @@
  * raw, `default`, `none`) and points (every, or the best `top`). */
 #include "tests/tuner/tuner_test.h"
 
+#include <math.h>
+
 #include "core/instance.h"
 #include "tuner/job.h"
 
@@ -318,7 +320,20 @@ static void measure_and_output_mistakes(void **state)
                  "more than max_samples 5");
     expect_error("noise.ini",
                  "[job]\noperator = vector_add:add\n[measure]\nnoise = 1\n",
-                 NULL, 0, "noise.ini:4: [measure] noise:", "out of range");
+                 NULL, 0, "noise.ini:4: [measure] noise:",
+                 "expected a fraction 0 to 1 (exclusive) or a percentage");
+    {
+        /* "0.5%" is half a percent. */
+        kt_job job;
+        kt_err err;
+        assert_int_equal(load("pct.ini",
+                              "[job]\noperator = vector_add:add\n[measure]\n"
+                              "noise = 0.5%\n",
+                              NULL, 0, &job, &err),
+                         KT_S_OK);
+        assert_true(fabs(job.protocol.target_noise - 0.005) < 1e-12);
+        kt_job_free(&job);
+    }
     expect_error(
         "measure_key.ini",
         "[job]\noperator = vector_add:add\n[measure]\nwarmup = 1\n", NULL, 0,
