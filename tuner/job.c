@@ -10,7 +10,7 @@
 
 #include "core/parse.h"
 #include "core/suggest.h"
-#include "tuner/iniloc.h"
+#include "core/iniloc.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -1,4 +1,4 @@
-#include "tuner/iniloc.h"
+#include "core/iniloc.h"
 
 #include <ctype.h>
 #include <errno.h>
