@@ -439,7 +439,8 @@ int kt_cmd_tune(int argc, char **argv)
         goto done;
     }
     kt_cli_load_plugins(&reg, a.plugins, a.num_plugins, 0);
-    if (kt_job_load(a.config, a.sets, a.num_sets, &reg, &job, &err)) {
+    if (kt_cli_load_declared(&reg, a.config, &err) ||
+        kt_job_load(a.config, a.sets, a.num_sets, &reg, &job, &err)) {
         rc = kt_cli_fail(&err);
         goto done;
     }

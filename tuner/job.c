@@ -8,9 +8,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/iniloc.h"
 #include "core/parse.h"
 #include "core/suggest.h"
-#include "core/iniloc.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -114,6 +114,21 @@ static const char *value_of(const loader *ld, const char *section,
     return iniparser_getstring(ld->ini, full, NULL);
 }
 
+/* [operator] and [variant.ID] declare the operator the job tunes; the
+ * declaration's own loader (core/declared.c) checks them. */
+static int is_declaration_section(const char *s)
+{
+    return strcmp(s, "operator") == 0 || strncmp(s, "variant.", 8) == 0;
+}
+
+/* The operator a job's own declaration names: its [operator] name. */
+static const char *declared_spec(const loader *ld)
+{
+    return iniparser_find_entry(ld->ini, "operator")
+               ? value_of(ld, "operator", "name")
+               : NULL;
+}
+
 /* The keys of a section without the "section:" prefix, in file order. */
 static size_t keys_of(const loader *ld, const char *section, const char ***keys)
 {
@@ -204,6 +219,8 @@ static kt_status read_job(loader *ld, const kt_registry *reg)
     kt_job *job = ld->job;
     const char *spec = value_of(ld, "job", "operator");
     const char **keys = NULL;
+    if (!spec || !*spec)
+        spec = declared_spec(ld);
     const char *known[COUNT(job_keys) + KT_MAX_SIZES];
     size_t n, nk = 0;
     kt_status rc = KT_S_OK;
@@ -703,7 +720,8 @@ static kt_status check_sections(const loader *ld)
     for (int i = 0; i < n; ++i) {
         const char *s = iniparser_getsecname(ld->ini, i);
         char hint[256];
-        if (is_one_of(s, section_names, COUNT(section_names)))
+        if (is_one_of(s, section_names, COUNT(section_names)) ||
+            is_declaration_section(s))
             continue;
         kt_suggest(s, section_names, COUNT(section_names), hint, sizeof hint);
         {

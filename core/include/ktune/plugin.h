@@ -36,7 +36,7 @@ extern "C" {
 
 #define KT_PLUGIN_MAGIC UINT64_C(0x4b54554e45504c47) /* "KTUNEPLG" */
 #define KT_ABI_MAJOR 1
-#define KT_ABI_MINOR 0
+#define KT_ABI_MINOR 1
 #define KT_PLUGIN_ENTRY_SYMBOL "ktune_plugin_entry"
 
 /* Return codes of plugin callbacks. Anything else is treated as KT_FAIL. */
@@ -164,6 +164,18 @@ typedef enum kt_log_level {
     KT_LOG_DEBUG = 3
 } kt_log_level;
 
+/* ABI 1.1: one kernel to compile at run time (kt_host.compile). */
+typedef struct kt_jit_request {
+    uint32_t struct_size;
+    uint32_t num_options;
+    const char *source;      /* CUDA C++ text, kept until compile returns */
+    const char *source_name; /* names the source in the compiler's log */
+    /* The kernel as a name expression: "scale" or "tiled<32, 1>"; template
+     * arguments are how compile-time parameters reach the code. */
+    const char *kernel;
+    const char *const *options; /* e.g. "-DTILE=32"; may be NULL if 0 */
+} kt_jit_request;
+
 typedef struct kt_host kt_host;
 struct kt_host {
     uint32_t struct_size;
@@ -211,7 +223,23 @@ struct kt_host {
         ;
 
     void *host_private; /* the host's; plugins do not touch it */
+
+    /* ABI 1.1 (check KT_HOST_HAS(host, compile) first). Compiles
+     * req->kernel with NVRTC for the device in use (cached on disk by
+     * source, options, architecture and NVRTC version) and loads it:
+     * *kernel is a cudaKernel_t, for cudaLaunchKernel((const void *)
+     * kernel, ...) and as kt_shape.kernel. KT_INVALID when the source does
+     * not compile (the log is the error text: the point is invalid, kind
+     * "compile"), KT_FAIL otherwise. Call it outside launch() or on the
+     * first launch of a configuration (verification runs it untimed);
+     * kernels stay loaded for the process. */
+    int (*compile)(const kt_host *host, const kt_jit_request *req,
+                   const void **kernel);
 };
+
+/* Whether a host table has a field (appended in a later minor version). */
+#define KT_HOST_HAS(host, field)                                               \
+    ((host)->struct_size >= offsetof(kt_host, field) + sizeof((host)->field))
 
 /* ------------------------------------------------------------------------ */
 /* Operators and variants.                                                   */
@@ -237,6 +265,13 @@ typedef struct kt_variant {
      * without synchronising. Runs inside the timed region: no allocation,
      * no copies, no synchronisation. */
     int (*launch)(void *state, const kt_config *config, void *stream);
+
+    /* ABI 1.1, optional: like launch, with the shape the host already
+     * computed from shape() for this problem and configuration, so the
+     * geometry is written once. When set, the host calls it instead of
+     * launch (which may then be NULL). */
+    int (*launch_shaped)(void *state, const kt_config *config,
+                         const kt_shape *shape, void *stream);
 } kt_variant;
 
 enum {
@@ -311,7 +346,8 @@ KT_STATIC_ASSERT(sizeof(kt_size_desc) == 48, "kt_size_desc layout");
 KT_STATIC_ASSERT(sizeof(kt_problem) == 32, "kt_problem layout");
 KT_STATIC_ASSERT(sizeof(kt_shape) == 40, "kt_shape layout");
 KT_STATIC_ASSERT(sizeof(kt_work) == 32, "kt_work layout");
-KT_STATIC_ASSERT(sizeof(kt_variant) == 56, "kt_variant layout");
+KT_STATIC_ASSERT(sizeof(kt_variant) == 64, "kt_variant layout");
+KT_STATIC_ASSERT(sizeof(kt_jit_request) == 40, "kt_jit_request layout");
 KT_STATIC_ASSERT(sizeof(kt_operator) == 88, "kt_operator layout");
 KT_STATIC_ASSERT(sizeof(kt_plugin) == 88, "kt_plugin layout");
 #endif
