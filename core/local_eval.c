@@ -9,6 +9,7 @@
 #include "core/feasible.h"
 #include "core/gpu.h"
 #include "core/instance.h"
+#include "core/nvrtc.h"
 #include "core/verify.h"
 
 /* A point's verification outcome, kept for the evaluator's lifetime. */
@@ -17,6 +18,7 @@ typedef struct verdict {
     kt_eval_status status;
     char reason[1024];
     kt_shape shape;
+    kt_nvrtc_stats compile; /* what verifying it compiled */
 } verdict;
 
 typedef struct local_eval {
@@ -52,6 +54,12 @@ const char *kt_eval_status_name(kt_eval_status s)
     case KT_EVAL_TIMEOUT: return "timeout";
     }
     return "unknown";
+}
+
+int kt_eval_is_compile_failure(kt_eval_status status, const char *reason)
+{
+    return status == KT_EVAL_INVALID && reason &&
+           strstr(reason, KT_COMPILE_FAILED) != NULL;
 }
 
 kt_eval_status kt_eval_status_from(kt_status s)
@@ -120,6 +128,7 @@ static kt_status verify_cached(local_eval *le, const kt_point *pt,
                                verdict **out, kt_err *err)
 {
     verdict *v = find_verdict(le, pt), *grown;
+    kt_nvrtc_stats before, after;
     kt_err verr;
     kt_status rc;
 
@@ -135,12 +144,17 @@ static kt_status verify_cached(local_eval *le, const kt_point *pt,
     memset(v, 0, sizeof *v);
     v->point = *pt;
     kt_err_clear(&verr);
+    kt_nvrtc_stats_get(&before);
     if ((rc = kt_point_validate(le->spec.op, pt, &verr)) == KT_S_OK &&
         (rc = kt_point_feasible(le->spec.op, &le->inst.problem, pt, &v->shape,
                                 &verr)) == KT_S_OK)
         rc = kt_verify_point(&le->inst, &le->gpu, pt, le->meter.stream,
                              le->spec.check_boundaries, le->spec.log_level,
                              &verr);
+    kt_nvrtc_stats_get(&after);
+    v->compile.compiled = after.compiled - before.compiled;
+    v->compile.cache_hits = after.cache_hits - before.cache_hits;
+    v->compile.seconds = after.seconds - before.seconds;
     v->status = kt_eval_status_from(rc);
     snprintf(v->reason, sizeof v->reason, "%s", rc ? verr.msg : "");
     *out = v;
@@ -183,6 +197,9 @@ static kt_status local_evaluate(kt_evaluator *ev, const kt_point *pts, size_t n,
         }
         out[i].status = v->status;
         out[i].shape = v->shape;
+        out[i].compile_s = v->compile.seconds;
+        out[i].compiled = (uint32_t)v->compile.compiled;
+        out[i].compile_cache_hits = (uint32_t)v->compile.cache_hits;
         snprintf(out[i].reason, sizeof out[i].reason, "%s", v->reason);
         if (v->status != KT_EVAL_OK)
             continue;

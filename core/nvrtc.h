@@ -24,6 +24,10 @@
 
 #include "core/error.h"
 
+/* Opens the error text of a kernel that did not compile (kt_host.compile),
+ * by which a point's reason is recognised as T4's invalidity "compile". */
+#define KT_COMPILE_FAILED "does not compile: "
+
 typedef struct kt_nvrtc_request {
     const char *source;         /* CUDA C++ text */
     const char *source_name;    /* for the compiler's messages: "kernel.cu" */

@@ -257,7 +257,7 @@ static int host_compile(const kt_host *host, const kt_jit_request *req,
     else if (!out.compiled) {
         kt_nvrtc_first_error(out.log, first, sizeof first);
         host_log(host, KT_LOG_DEBUG, "compiling %s:\n%s", r.kernel, out.log);
-        host_error(host, "compile: %s: %s", r.kernel, first);
+        host_error(host, "%s " KT_COMPILE_FAILED "%s", r.kernel, first);
         rc = KT_INVALID;
     } else if (kt_nvrtc_load(&out, kernel, &err)) {
         host_error(host, "compile: loading %s: %s", r.kernel, err.msg);

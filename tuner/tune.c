@@ -203,6 +203,13 @@ static kt_status add_entry(kt_tune *t, const kt_point *pt, uint64_t index,
     e->from_journal = from_journal;
     e->elapsed_s = run_clock(t);
     e->when = time(NULL);
+    e->compile_s = r->compile_s;
+    e->compiled = r->compiled;
+    e->compile_cache_hits = r->compile_cache_hits;
+    res->compile_s += r->compile_s;
+    res->compiled += r->compiled;
+    res->compile_cache_hits += r->compile_cache_hits;
+    res->compile_failed += kt_eval_is_compile_failure(r->status, r->reason);
     if (r->status == KT_EVAL_OK &&
         (rc = copy_timing(&r->timing, &e->timing, err)))
         return rc;

@@ -87,6 +87,9 @@ typedef struct kt_tune_entry {
     double elapsed_s; /* the run's clock when it was evaluated */
     time_t when;
     kt_profiling_point *profile; /* NULL: not profiled; owned */
+    /* Run-time compilation of its kernel (kt_eval_result's fields). */
+    double compile_s;
+    uint32_t compiled, compile_cache_hits;
 } kt_tune_entry;
 
 /* One adopted change of the one-at-a-time path. */
@@ -147,6 +150,11 @@ typedef struct kt_tune_result {
     double profile_s;
     char counters_note[512]; /* why counters were unavailable, or "" */
     kt_tune_guide guide;
+    /* Run-time compilation over the entries: NVRTC seconds, kernels
+     * compiled, read from the cache, and points whose kernel did not
+     * compile (invalid, kind "compile"). */
+    double compile_s;
+    size_t compiled, compile_cache_hits, compile_failed;
 } kt_tune_result;
 
 /* Runs cfg->strategy, then the closing re-measurement. Non-OK only when the
