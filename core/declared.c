@@ -380,7 +380,8 @@ static kt_status check_keys(reader *rd, const char *section,
         if (known_key)
             continue;
         kt_suggest(key, known, n, hint, sizeof hint);
-        rc = bad(rd, section, key, "unknown key%s (or %s*)", hint, prefix);
+        rc = bad(rd, section, key, "unknown key%s (%ss are written %sNAME)",
+                 hint, prefix[0] == 'p' ? "parameter" : "buffer", prefix);
     }
     free(keys);
     return rc;
