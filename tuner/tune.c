@@ -348,6 +348,9 @@ static kt_status run_call(kt_tune *t, const char *purpose, const kt_point *pts,
             out[i].shape = e[i].result.shape;
             snprintf(out[i].reason, sizeof out[i].reason, "%s",
                      e[i].result.reason);
+            out[i].compile_s = e[i].result.compile_s;
+            out[i].compiled = e[i].result.compiled;
+            out[i].compile_cache_hits = e[i].result.compile_cache_hits;
             if (e[i].result.status == KT_EVAL_OK &&
                 (rc = copy_timing(&e[i].result.timing, &out[i].timing, err)))
                 return rc;
