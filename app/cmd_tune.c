@@ -439,6 +439,9 @@ int kt_cmd_tune(int argc, char **argv)
         goto done;
     }
     kt_cli_load_plugins(&reg, a.plugins, a.num_plugins, 0);
+    /* A search reaches most kernels of a declared operator: compile them
+     * in the background (core/nvrtc.h), here and in the workers. */
+    setenv("KTUNE_NVRTC_PREFETCH", "1", 0);
     if (kt_cli_load_declared(&reg, a.config, &err) ||
         kt_job_load(a.config, a.sets, a.num_sets, &reg, &job, &err)) {
         rc = kt_cli_fail(&err);

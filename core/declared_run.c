@@ -147,6 +147,39 @@ static int d_check(const kt_declared *d, size_t vi, const kt_problem *p,
 
 /* ---------------------------------------------------------- kernels */
 
+/* What one compilation of variant vi at values needs: the name
+ * expression, the -D options after the declaration's own, and the source
+ * with its argument checks (owned: free src). The same for the compile on
+ * first launch and for the background prefetch, so both have one key. */
+typedef struct built {
+    char name[512];
+    char defs[KT_DECL_MAX_DEFINES][KT_DECL_DEFINE_LEN];
+    const char *opts[KT_DECL_MAX_DEFINES + 64];
+    size_t num_opts;
+    char *src;
+} built;
+
+static kt_status build_request(const kt_declared *d, size_t vi,
+                               const int64_t *sizes, const int64_t *values,
+                               built *b, kt_err *err)
+{
+    const kt_decl_variant *v = &d->variants[vi];
+    kt_status rc;
+
+    b->num_opts = 0;
+    b->src = NULL;
+    if ((rc = kt_declared_kernel_name(d, vi, sizes, values, b->name,
+                                      sizeof b->name, b->defs, err)))
+        return kt_err_prefix(err, "[%s]: ", v->section);
+    for (size_t i = 0; i < d->num_options && b->num_opts < 64; ++i)
+        b->opts[b->num_opts++] = d->options[i];
+    for (size_t i = 0; i < v->num_defines; ++i)
+        b->opts[b->num_opts++] = b->defs[i];
+    if (!(b->src = kt_declared_source(d, b->name)))
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    return KT_S_OK;
+}
+
 static int find_kernel(state *st, size_t vi, const int64_t *values, size_t smem,
                        const void **kernel)
 {
@@ -154,13 +187,11 @@ static int find_kernel(state *st, size_t vi, const int64_t *values, size_t smem,
     const kt_decl_variant *v = &d->variants[vi];
     const kt_host *h = st->host;
     int64_t key[KT_MAX_PARAMS] = {0};
-    char name[512], defs[KT_DECL_MAX_DEFINES][KT_DECL_DEFINE_LEN];
-    const char *opts[KT_DECL_MAX_DEFINES + 64];
-    size_t nv = v->num_names - d->num_sizes, no = 0;
+    size_t nv = v->num_names - d->num_sizes;
     memo *m = NULL, *grown;
     kt_jit_request req;
+    built b;
     kt_err err;
-    char *src;
     int rc;
 
     /* Configurations that differ only in run-time values share a kernel. */
@@ -173,19 +204,15 @@ static int find_kernel(state *st, size_t vi, const int64_t *values, size_t smem,
     if (!m) {
         if (!KT_HOST_HAS(h, compile) || !h->compile)
             return h->error(h, "this ktune cannot compile kernels");
-        if (kt_declared_kernel_name(d, vi, st->sizes, values, name, sizeof name,
-                                    defs, &err))
-            return h->error(h, "[%s]: %s", v->section, err.msg);
-        for (size_t i = 0; i < d->num_options && no < 64; ++i)
-            opts[no++] = d->options[i];
-        for (size_t i = 0; i < v->num_defines; ++i)
-            opts[no++] = defs[i];
-        if (!(src = kt_declared_source(d, name)))
-            return h->error(h, "out of memory");
-        req = (kt_jit_request){sizeof req,     (uint32_t)no, src,
-                               d->source_name, name,         opts};
+        if (build_request(d, vi, st->sizes, values, &b, &err)) {
+            free(b.src);
+            return h->error(h, "%s", err.msg);
+        }
+        req = (kt_jit_request){sizeof req, (uint32_t)b.num_opts,
+                               b.src,      d->source_name,
+                               b.name,     b.opts};
         rc = h->compile(h, &req, kernel);
-        free(src);
+        free(b.src);
         if (rc != KT_OK)
             return rc;
         grown = realloc(st->memos[vi], (st->num_memos[vi] + 1) * sizeof *grown);
@@ -396,6 +423,71 @@ static int run_reference(state *st, const kt_problem *p)
     return KT_OK;
 }
 
+/* Declarations whose kernels were queued for background compilation. */
+static int g_prefetched[KT_DECL_MAX_OPERATORS];
+
+/* Sets vals to combination c of the compile-time parameters (mixed radix,
+ * the last one fastest), the others at their defaults. */
+static void combination(const kt_decl_variant *v, size_t np, size_t c,
+                        int64_t *vals)
+{
+    for (size_t i = np; i-- > 0;) {
+        vals[i] = v->params[i].default_value;
+        if (!(v->compile_time_mask >> i & 1))
+            continue;
+        vals[i] = v->values[i][c % v->params[i].count];
+        c /= v->params[i].count;
+    }
+}
+
+/* Every compile-time assignment of every variant, queued at the first
+ * setup in this process, so compiling overlaps verification and
+ * measurement instead of preceding each point. Variants of more than
+ * KT_DECL_PREFETCH_MAX assignments are left to compile on demand. */
+#define KT_DECL_PREFETCH_MAX 512
+static void prefetch_all(const kt_declared *d, const kt_host *h,
+                         const int64_t *sizes)
+{
+    kt_nvrtc_request *reqs;
+    built *bs;
+    size_t n = 0;
+    char arch[32];
+
+    if (d->slot < 0 || g_prefetched[d->slot])
+        return;
+    g_prefetched[d->slot] = 1;
+    reqs = calloc(KT_DECL_PREFETCH_MAX, sizeof *reqs);
+    bs = calloc(KT_DECL_PREFETCH_MAX, sizeof *bs);
+    kt_nvrtc_arch(h->device->cc_major, h->device->cc_minor, arch, sizeof arch);
+    for (size_t vi = 0; reqs && bs && vi < d->num_variants; ++vi) {
+        const kt_decl_variant *v = &d->variants[vi];
+        size_t np = v->num_names - d->num_sizes, combos = 1;
+        for (size_t i = 0; i < np; ++i)
+            if (v->compile_time_mask >> i & 1)
+                combos *= v->params[i].count;
+        if (combos > KT_DECL_PREFETCH_MAX - n)
+            continue;
+        for (size_t c = 0; c < combos; ++c) {
+            int64_t vals[KT_MAX_PARAMS];
+            kt_err err;
+            combination(v, np, c, vals);
+            if (build_request(d, vi, sizes, vals, &bs[n], &err)) {
+                free(bs[n].src);
+                continue;
+            }
+            reqs[n] =
+                (kt_nvrtc_request){bs[n].src, d->source_name, bs[n].name,
+                                   arch,      bs[n].opts,     bs[n].num_opts};
+            ++n;
+        }
+    }
+    kt_nvrtc_prefetch(reqs, n); /* copies what it queues */
+    for (size_t i = 0; bs && i < n; ++i)
+        free(bs[i].src);
+    free(bs);
+    free(reqs);
+}
+
 static int d_setup(const kt_declared *d, const kt_host *h, const kt_problem *p,
                    void **out)
 {
@@ -408,6 +500,7 @@ static int d_setup(const kt_declared *d, const kt_host *h, const kt_problem *p,
     st->d = d;
     st->host = h;
     memcpy(st->sizes, p->sizes, p->num_sizes * sizeof *p->sizes);
+    prefetch_all(d, h, st->sizes);
     if ((rc = alloc_buffers(st)) || (rc = bind_args(st)))
         return rc;
     rc = run_reference(st, p);
@@ -532,14 +625,14 @@ static void d_teardown(void *s)
     }                                                                          \
     KT_DECL_VARIANT_FNS(o, 0)                                                  \
     KT_DECL_VARIANT_FNS(o, 1)                                                  \
-    KT_DECL_VARIANT_FNS(o, 2) KT_DECL_VARIANT_FNS(o, 3)                        \
-        KT_DECL_VARIANT_FNS(o, 4) KT_DECL_VARIANT_FNS(o, 5)                    \
-            KT_DECL_VARIANT_FNS(o, 6) KT_DECL_VARIANT_FNS(o, 7)                \
-                KT_DECL_VARIANT_FNS(o, 8) KT_DECL_VARIANT_FNS(o, 9)            \
-                    KT_DECL_VARIANT_FNS(o, 10) KT_DECL_VARIANT_FNS(o, 11)      \
-                        KT_DECL_VARIANT_FNS(o, 12) KT_DECL_VARIANT_FNS(o, 13)  \
-                            KT_DECL_VARIANT_FNS(o, 14)                         \
-                                KT_DECL_VARIANT_FNS(o, 15)
+    KT_DECL_VARIANT_FNS(o, 2)                                                  \
+    KT_DECL_VARIANT_FNS(o, 3)                                                  \
+    KT_DECL_VARIANT_FNS(o, 4) KT_DECL_VARIANT_FNS(o, 5)                        \
+        KT_DECL_VARIANT_FNS(o, 6) KT_DECL_VARIANT_FNS(o, 7)                    \
+            KT_DECL_VARIANT_FNS(o, 8) KT_DECL_VARIANT_FNS(o, 9)                \
+                KT_DECL_VARIANT_FNS(o, 10) KT_DECL_VARIANT_FNS(o, 11)          \
+                    KT_DECL_VARIANT_FNS(o, 12) KT_DECL_VARIANT_FNS(o, 13)      \
+                        KT_DECL_VARIANT_FNS(o, 14) KT_DECL_VARIANT_FNS(o, 15)
 
 KT_DECL_OP_FNS(0)
 KT_DECL_OP_FNS(1)
@@ -642,7 +735,9 @@ kt_status kt_declared_bind(kt_declared *d, kt_err *err)
 void kt_declared_unbind(kt_declared *d)
 {
     if (d->slot >= 0 && d->slot < KT_DECL_MAX_OPERATORS &&
-        g_slots[d->slot] == d)
+        g_slots[d->slot] == d) {
         g_slots[d->slot] = NULL;
+        g_prefetched[d->slot] = 0;
+    }
     d->slot = -1;
 }

@@ -270,6 +270,7 @@ static void local_close(kt_evaluator *ev)
     if (!le->lost)
         kt_instance_teardown(&le->inst);
     kt_meter_close(&le->meter);
+    kt_nvrtc_prefetch_stop(); /* compilations nobody will take */
     free(le->verdicts);
     free(le);
 }

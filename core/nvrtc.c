@@ -2,6 +2,7 @@
 
 #include <cuda_runtime_api.h>
 #include <nvrtc.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,9 @@
 #include "core/clock.h"
 
 #define CACHE_MAGIC "KTNVRTC1"
+
+/* Guards the statistics and the prefetch queue. */
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Everything that decides the binary, in one text: hashed for the key and
  * kept in the entry, so a colliding hash reads as a miss. */
@@ -80,6 +84,11 @@ kt_status kt_nvrtc_key(const kt_nvrtc_request *req, char key[33], kt_err *err)
         hash_identity(&id, key);
     free(id.text);
     return rc;
+}
+
+void kt_nvrtc_arch(int major, int minor, char *out, size_t out_size)
+{
+    snprintf(out, out_size, "sm_%d%d", major, minor);
 }
 
 void kt_nvrtc_cache_dir(char *out, size_t out_size)
@@ -180,7 +189,9 @@ static void cache_write(const char *dir, const char *path, const identity *id,
     int bad;
 
     make_dirs(dir);
-    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+    /* Unique per process and thread: several may write the same entry. */
+    snprintf(tmp, sizeof tmp, "%s.%ld.%lx.tmp", path, (long)getpid(),
+             (unsigned long)pthread_self());
     if (!(f = fopen(tmp, "wb")))
         return;
     bad =
@@ -278,24 +289,46 @@ static kt_nvrtc_stats g_stats;
 
 void kt_nvrtc_stats_get(kt_nvrtc_stats *out)
 {
+    pthread_mutex_lock(&g_lock);
     *out = g_stats;
+    pthread_mutex_unlock(&g_lock);
 }
 
 const void *kt_nvrtc_find_loaded(const char *key);
+
+/* Cache, else NVRTC, then the cache written: safe on several threads
+ * (entries are renamed into place; NVRTC programs are independent). */
+static kt_status compile_once(const kt_nvrtc_request *req, const identity *id,
+                              const char *key, kt_nvrtc_output *out,
+                              kt_err *err)
+{
+    char dir[4096], path[4200];
+    kt_status rc = KT_S_OK;
+
+    kt_nvrtc_cache_dir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/%s.bin", dir, key);
+    if (!(dir[0] && cache_read(path, id, out)) &&
+        !(rc = run_nvrtc(req, out, err)) && dir[0])
+        cache_write(dir, path, id, out);
+    memcpy(out->key, key, 33);
+    return rc;
+}
+
+/* A compilation the background threads did (or are doing) for this key:
+ * handed over whole, and counted as compiled, not as a cache hit. */
+static int take_prefetched(const char *key, kt_nvrtc_output *out);
 
 kt_status kt_nvrtc_compile(const kt_nvrtc_request *req, kt_nvrtc_output *out,
                            kt_err *err)
 {
     identity id = {0};
-    char dir[4096], path[4200], key[33];
-    kt_status rc;
+    char key[33];
+    kt_status rc = KT_S_OK;
 
     memset(out, 0, sizeof *out);
     if ((rc = make_identity(req, &id, err)))
         return rc;
     hash_identity(&id, key);
-    kt_nvrtc_cache_dir(dir, sizeof dir);
-    snprintf(path, sizeof path, "%s/%s.bin", dir, key);
     if (kt_nvrtc_find_loaded(key)) {
         /* Loaded already in this process: nothing to read or compile. */
         out->compiled = 1;
@@ -304,18 +337,198 @@ kt_status kt_nvrtc_compile(const kt_nvrtc_request *req, kt_nvrtc_output *out,
         free(id.text);
         return KT_S_OK;
     }
-    if (!(dir[0] && cache_read(path, &id, out)) &&
-        !(rc = run_nvrtc(req, out, err)) && dir[0])
-        cache_write(dir, path, &id, out);
-    memcpy(out->key, key, sizeof key);
+    if (!take_prefetched(key, out))
+        rc = compile_once(req, &id, key, out, err);
     if (!rc) {
+        pthread_mutex_lock(&g_lock);
         g_stats.cache_hits += (size_t)out->cached;
         g_stats.compiled += (size_t)!out->cached;
         g_stats.failed += (size_t)!out->compiled;
         g_stats.seconds += out->seconds;
+        pthread_mutex_unlock(&g_lock);
     }
     free(id.text);
     return rc;
+}
+
+/* ------------------------------------------------------------ prefetch */
+
+typedef enum job_state {
+    JOB_QUEUED,
+    JOB_RUNNING,
+    JOB_DONE,
+    JOB_TAKEN
+} job_state;
+
+typedef struct job {
+    kt_nvrtc_request req; /* points into text */
+    identity id;
+    char key[33];
+    char *text; /* source, names and options, one allocation */
+    const char **options;
+    job_state state;
+    kt_status rc;
+    kt_nvrtc_output out;
+} job;
+
+static job **g_jobs; /* pointers: a running job must not move */
+static size_t g_num_jobs;
+static pthread_t g_threads[8];
+static int g_num_threads, g_stop, g_atexit;
+static pthread_cond_t g_done = PTHREAD_COND_INITIALIZER;
+
+static int take_prefetched(const char *key, kt_nvrtc_output *out)
+{
+    int taken = 0;
+
+    pthread_mutex_lock(&g_lock);
+    for (size_t i = 0; i < g_num_jobs && !taken; ++i) {
+        job *j = g_jobs[i];
+        if (strcmp(j->key, key) != 0 || j->state == JOB_TAKEN)
+            continue;
+        if (j->state == JOB_QUEUED) {
+            j->state = JOB_TAKEN; /* not started: the caller compiles it */
+            break;
+        }
+        while (j->state == JOB_RUNNING)
+            pthread_cond_wait(&g_done, &g_lock);
+        if (j->state == JOB_DONE && j->rc == KT_S_OK) {
+            *out = j->out;
+            memset(&j->out, 0, sizeof j->out);
+            taken = 1;
+        }
+        j->state = JOB_TAKEN;
+    }
+    pthread_mutex_unlock(&g_lock);
+    return taken;
+}
+
+static void *prefetch_thread(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&g_lock);
+    for (;;) {
+        job *j = NULL;
+        for (size_t i = 0; i < g_num_jobs && !j && !g_stop; ++i)
+            if (g_jobs[i]->state == JOB_QUEUED)
+                j = g_jobs[i];
+        if (!j)
+            break;
+        j->state = JOB_RUNNING;
+        pthread_mutex_unlock(&g_lock);
+        /* The job's fields are this thread's while it runs. */
+        j->rc = compile_once(&j->req, &j->id, j->key, &j->out, NULL);
+        pthread_mutex_lock(&g_lock);
+        j->state = JOB_DONE;
+        pthread_cond_broadcast(&g_done);
+    }
+    pthread_mutex_unlock(&g_lock);
+    return NULL;
+}
+
+/* How many compile threads run beside the measurement: none on small
+ * machines, where they would compete with the thread that launches. */
+static int prefetch_threads(void)
+{
+    const char *env = getenv("KTUNE_NVRTC_THREADS");
+    const char *on = getenv("KTUNE_NVRTC_PREFETCH");
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int n = cpus >= 8 ? 4 : cpus >= 4 ? 1 : 0;
+    if (!on || strcmp(on, "1") != 0)
+        return 0;
+    if (env && *env)
+        n = atoi(env);
+    return n < 0 ? 0 : n > 8 ? 8 : n;
+}
+
+static void free_job(job *j)
+{
+    if (!j)
+        return;
+    free(j->text);
+    free(j->options);
+    free(j->id.text);
+    kt_nvrtc_output_free(&j->out);
+    free(j);
+}
+
+static int copy_job(job *j, const kt_nvrtc_request *r)
+{
+    size_t size = strlen(r->source) + strlen(r->source_name) +
+                  strlen(r->name_expr) + strlen(r->arch) + 4;
+    char *p;
+
+    for (size_t i = 0; i < r->num_options; ++i)
+        size += strlen(r->options[i]) + 1;
+    if (!(j->text = p = malloc(size)) ||
+        !(j->options = calloc(r->num_options + 1, sizeof *j->options)))
+        return -1;
+    j->req.num_options = r->num_options;
+    j->req.options = j->options;
+#define KT_COPY(field)                                                         \
+    j->req.field = strcpy(p, r->field);                                        \
+    p += strlen(p) + 1
+    KT_COPY(source);
+    KT_COPY(source_name);
+    KT_COPY(name_expr);
+    KT_COPY(arch);
+#undef KT_COPY
+    for (size_t i = 0; i < r->num_options; ++i) {
+        j->options[i] = strcpy(p, r->options[i]);
+        p += strlen(p) + 1;
+    }
+    return make_identity(&j->req, &j->id, NULL) ? -1 : 0;
+}
+
+size_t kt_nvrtc_prefetch(const kt_nvrtc_request *reqs, size_t n)
+{
+    size_t queued = 0;
+    int threads = prefetch_threads();
+
+    if (threads == 0 || n == 0)
+        return 0;
+    pthread_mutex_lock(&g_lock);
+    if (!g_stop) {
+        job **grown = realloc(g_jobs, (g_num_jobs + n) * sizeof *grown);
+        if (grown)
+            g_jobs = grown;
+        for (size_t i = 0; grown && i < n; ++i) {
+            job *j = calloc(1, sizeof *j);
+            if (!j || copy_job(j, &reqs[i])) {
+                free_job(j);
+                continue;
+            }
+            hash_identity(&j->id, j->key);
+            g_jobs[g_num_jobs++] = j;
+            ++queued;
+        }
+        while (g_num_threads < threads &&
+               pthread_create(&g_threads[g_num_threads], NULL, prefetch_thread,
+                              NULL) == 0)
+            ++g_num_threads;
+        if (!g_atexit)
+            g_atexit = atexit(kt_nvrtc_prefetch_stop) == 0;
+    }
+    pthread_mutex_unlock(&g_lock);
+    return queued;
+}
+
+void kt_nvrtc_prefetch_stop(void)
+{
+    pthread_mutex_lock(&g_lock);
+    g_stop = 1;
+    pthread_mutex_unlock(&g_lock);
+    for (int i = 0; i < g_num_threads; ++i)
+        pthread_join(g_threads[i], NULL);
+    pthread_mutex_lock(&g_lock);
+    for (size_t i = 0; i < g_num_jobs; ++i)
+        free_job(g_jobs[i]);
+    free(g_jobs);
+    g_jobs = NULL;
+    g_num_jobs = 0;
+    g_num_threads = 0;
+    g_stop = 0;
+    pthread_mutex_unlock(&g_lock);
 }
 
 void kt_nvrtc_output_free(kt_nvrtc_output *out)

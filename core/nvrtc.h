@@ -63,6 +63,9 @@ kt_status kt_nvrtc_key(const kt_nvrtc_request *req, char key[33], kt_err *err);
 /* NVRTC's version, e.g. 13 and 0. */
 kt_status kt_nvrtc_version(int *major, int *minor, kt_err *err);
 
+/* The real architecture of compute capability major.minor: "sm_90". */
+void kt_nvrtc_arch(int major, int minor, char *out, size_t out_size);
+
 /* The cache folder (not created); "" when the cache is off. */
 void kt_nvrtc_cache_dir(char *out, size_t out_size);
 
@@ -79,6 +82,20 @@ typedef struct kt_nvrtc_stats {
 } kt_nvrtc_stats;
 
 void kt_nvrtc_stats_get(kt_nvrtc_stats *out);
+
+/* Queues compilations for background threads when KTUNE_NVRTC_PREFETCH is
+ * 1 (`ktune tune` sets it for its workers: a search reaches most kernels;
+ * bench and compare need only theirs) — KTUNE_NVRTC_THREADS of them; by
+ * default 4 on 8 or more CPUs, 1 on 4 to 7, none below — so that
+ * the compile a point's verification needs is often done already: a later
+ * kt_nvrtc_compile() of the same request takes the result (waiting for it
+ * when it is under way) and counts it as compiled, with its time. Returns
+ * how many were queued (0: no threads here). */
+size_t kt_nvrtc_prefetch(const kt_nvrtc_request *reqs, size_t n);
+
+/* Drops what is still queued, waits for running compilations and frees
+ * the queue; registered with atexit() too. */
+void kt_nvrtc_prefetch_stop(void);
 
 /* ---------------------------------------------------------------------- */
 /* Loading (needs a GPU and a current device).                             */

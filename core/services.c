@@ -247,8 +247,8 @@ static int host_compile(const kt_host *host, const kt_jit_request *req,
     memcpy(&r, req, req->struct_size < sizeof r ? req->struct_size : sizeof r);
     if (!r.source || !r.kernel)
         return host_error(host, "compile: source or kernel is NULL");
-    snprintf(arch, sizeof arch, "sm_%d%d", svc->gpu->dev.cc_major,
-             svc->gpu->dev.cc_minor);
+    kt_nvrtc_arch(svc->gpu->dev.cc_major, svc->gpu->dev.cc_minor, arch,
+                  sizeof arch);
     nr = (kt_nvrtc_request){r.source,  r.source_name ? r.source_name : "jit.cu",
                             r.kernel,  arch,
                             r.options, r.num_options};

@@ -152,6 +152,38 @@ static void ptx_for_a_virtual_architecture(void **state)
     kt_nvrtc_output_free(&out);
 }
 
+static void prefetched_kernels_count_as_compiled_once(void **state)
+{
+    const char *n[] = {"scale<11>", "scale<12>", "scale<13>"};
+    kt_nvrtc_request reqs[3];
+    kt_nvrtc_stats s0, s1;
+    kt_err err;
+    (void)state;
+
+    for (int i = 0; i < 3; ++i)
+        reqs[i] = (kt_nvrtc_request){source, "scale.cu", n[i], "sm_90", NULL,
+                                     0};
+    unsetenv("KTUNE_NVRTC_PREFETCH");
+    assert_int_equal(kt_nvrtc_prefetch(reqs, 3), 0); /* off unless asked */
+    setenv("KTUNE_NVRTC_PREFETCH", "1", 1);
+    setenv("KTUNE_NVRTC_THREADS", "2", 1);
+    kt_nvrtc_stats_get(&s0);
+    assert_int_equal(kt_nvrtc_prefetch(reqs, 3), 3);
+    for (int i = 0; i < 3; ++i) {
+        kt_nvrtc_output out;
+        assert_int_equal(kt_nvrtc_compile(&reqs[i], &out, &err), KT_S_OK);
+        assert_true(out.compiled);
+        assert_false(out.cached); /* compiled by this process, in the back */
+        assert_non_null(out.image);
+        kt_nvrtc_output_free(&out);
+    }
+    kt_nvrtc_stats_get(&s1);
+    assert_int_equal(s1.compiled - s0.compiled, 3);
+    assert_int_equal(s1.cache_hits - s0.cache_hits, 0);
+    kt_nvrtc_prefetch_stop();
+    unsetenv("KTUNE_NVRTC_PREFETCH");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -160,6 +192,7 @@ int main(void)
         cmocka_unit_test(a_compile_error_keeps_the_log_and_is_cached_too),
         cmocka_unit_test(an_unknown_kernel_does_not_compile),
         cmocka_unit_test(ptx_for_a_virtual_architecture),
+        cmocka_unit_test(prefetched_kernels_count_as_compiled_once),
     };
     return cmocka_run_group_tests(tests, use_fresh_cache, remove_cache);
 }
