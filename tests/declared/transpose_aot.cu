@@ -156,22 +156,15 @@ int setup(const kt_host *host, const kt_problem *p, void **out)
     s->rows = (int)p->sizes[0];
     s->cols = (int)p->sizes[1];
     size_t n = (size_t)s->rows * (size_t)s->cols;
-    float *hx = (float *)malloc(n * sizeof(float) + 1);
-    s->want = (double *)malloc(n * sizeof(double) + 1);
-    if (!hx || !s->want) {
-        free(hx);
-        return host->error(host, "out of host memory");
-    }
-    host->random_f32(host, 0, hx, n, -1.0f, 1.0f); // stream 0: as declared
-    for (size_t r = 0; r < (size_t)s->rows; ++r)
+    float *hx = NULL;
+    int rc = kt_input_f32(host, "x", n, 0, -1.0f, 1.0f, &s->x, &hx);
+    if (rc == KT_OK)
+        rc = kt_output_f32(host, "y", n, &s->y);
+    if (rc == KT_OK && !(s->want = (double *)malloc(n * sizeof(double) + 1)))
+        rc = host->error(host, "out of host memory");
+    for (size_t r = 0; rc == KT_OK && r < (size_t)s->rows; ++r)
         for (size_t c = 0; c < (size_t)s->cols; ++c)
             s->want[c * (size_t)s->rows + r] = hx[r * (size_t)s->cols + c];
-    int rc = host->alloc_device(host, n * 4, KT_MEM_INPUT, "x", (void **)&s->x);
-    if (rc == KT_OK)
-        rc =
-            host->alloc_device(host, n * 4, KT_MEM_OUTPUT, "y", (void **)&s->y);
-    if (rc == KT_OK)
-        rc = host->upload(host, s->x, hx, n * 4);
     free(hx);
     return rc;
 }

@@ -29,6 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -487,6 +488,45 @@ static inline int kt_check_resident(const kt_problem *problem, int64_t block,
     {                                                                          \
         return &(descriptor);                                                  \
     }
+
+/* ------------------------------------------------------------------------ */
+/* ABI 1.1 lifecycle helpers (header-only, built on kt_host).               */
+
+/* A host-owned device input of count floats, uniform in [lo, hi) from the
+ * problem's seed and `stream`, uploaded. With host_copy, *host_copy gets
+ * the values (malloc'ed; the plugin frees it, e.g. after computing its
+ * reference); otherwise they are freed here. */
+static inline int kt_input_f32(const kt_host *host, const char *name,
+                               size_t count, uint64_t stream, float lo,
+                               float hi, float **dev, float **host_copy)
+{
+    float *h = (float *)malloc(count * sizeof(float) + 1);
+    int rc;
+    if (host_copy)
+        *host_copy = NULL;
+    if (!h)
+        return host->error(host, "%s: out of host memory for %zu floats", name,
+                           count);
+    host->random_f32(host, stream, h, count, lo, hi);
+    rc = host->alloc_device(host, count * sizeof(float), KT_MEM_INPUT, name,
+                            (void **)dev);
+    if (rc == KT_OK)
+        rc = host->upload(host, *dev, h, count * sizeof(float));
+    if (rc == KT_OK && host_copy)
+        *host_copy = h;
+    else
+        free(h);
+    return rc;
+}
+
+/* A host-owned device output of count floats (poisoned before every
+ * verification). */
+static inline int kt_output_f32(const kt_host *host, const char *name,
+                                size_t count, float **dev)
+{
+    return host->alloc_device(host, count * sizeof(float), KT_MEM_OUTPUT, name,
+                              (void **)dev);
+}
 
 #ifdef __cplusplus
 }
