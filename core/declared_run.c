@@ -627,12 +627,13 @@ static void d_teardown(void *s)
     KT_DECL_VARIANT_FNS(o, 1)                                                  \
     KT_DECL_VARIANT_FNS(o, 2)                                                  \
     KT_DECL_VARIANT_FNS(o, 3)                                                  \
-    KT_DECL_VARIANT_FNS(o, 4) KT_DECL_VARIANT_FNS(o, 5)                        \
-        KT_DECL_VARIANT_FNS(o, 6) KT_DECL_VARIANT_FNS(o, 7)                    \
-            KT_DECL_VARIANT_FNS(o, 8) KT_DECL_VARIANT_FNS(o, 9)                \
-                KT_DECL_VARIANT_FNS(o, 10) KT_DECL_VARIANT_FNS(o, 11)          \
-                    KT_DECL_VARIANT_FNS(o, 12) KT_DECL_VARIANT_FNS(o, 13)      \
-                        KT_DECL_VARIANT_FNS(o, 14) KT_DECL_VARIANT_FNS(o, 15)
+    KT_DECL_VARIANT_FNS(o, 4)                                                  \
+    KT_DECL_VARIANT_FNS(o, 5) KT_DECL_VARIANT_FNS(o, 6)                        \
+        KT_DECL_VARIANT_FNS(o, 7) KT_DECL_VARIANT_FNS(o, 8)                    \
+            KT_DECL_VARIANT_FNS(o, 9) KT_DECL_VARIANT_FNS(o, 10)               \
+                KT_DECL_VARIANT_FNS(o, 11) KT_DECL_VARIANT_FNS(o, 12)          \
+                    KT_DECL_VARIANT_FNS(o, 13) KT_DECL_VARIANT_FNS(o, 14)      \
+                        KT_DECL_VARIANT_FNS(o, 15)
 
 KT_DECL_OP_FNS(0)
 KT_DECL_OP_FNS(1)

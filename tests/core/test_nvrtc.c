@@ -161,8 +161,8 @@ static void prefetched_kernels_count_as_compiled_once(void **state)
     (void)state;
 
     for (int i = 0; i < 3; ++i)
-        reqs[i] = (kt_nvrtc_request){source, "scale.cu", n[i], "sm_90", NULL,
-                                     0};
+        reqs[i] =
+            (kt_nvrtc_request){source, "scale.cu", n[i], "sm_90", NULL, 0};
     unsetenv("KTUNE_NVRTC_PREFETCH");
     assert_int_equal(kt_nvrtc_prefetch(reqs, 3), 0); /* off unless asked */
     setenv("KTUNE_NVRTC_PREFETCH", "1", 1);

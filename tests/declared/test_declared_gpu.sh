@@ -51,7 +51,7 @@ grep -q '"invalidity": "compile"' ce.json || {
 # The same kernels ahead of time, and compiled by the plugin at run time.
 # shellcheck disable=SC2086
 expect_exit 0 "$KTUNE" compare transpose_aot:transpose \
-    --plugin "$KT_FIXTURES/transpose_aot.so" --size rows=1000 --size cols=3001 \
+    --plugin "$KT_FIXTURES/../declared/transpose_aot.so" --size rows=1000 --size cols=3001 \
     --variants tiled,tiled_nvrtc --config tiled:tile=32,pad=1,rows_per=8 \
     --config tiled_nvrtc:tile=32,pad=1,rows_per=8 --no-counters $PROTO
 expect_text "tiled_nvrtc"
