@@ -614,6 +614,8 @@ static void d_teardown(void *s)
         return d_launch(g_slots[o], v, s, c, sh, stream);                      \
     }
 
+/* clang-format off: its layout of this list is not stable. */
+// clang-format off
 #define KT_DECL_OP_FNS(o)                                                      \
     static int work_##o(const kt_problem *p, kt_work *out)                     \
     {                                                                          \
@@ -623,18 +625,24 @@ static void d_teardown(void *s)
     {                                                                          \
         return d_setup(g_slots[o], h, p, s);                                   \
     }                                                                          \
-    KT_DECL_VARIANT_FNS(o, 0)                                                  \
-    KT_DECL_VARIANT_FNS(o, 1)                                                  \
-    KT_DECL_VARIANT_FNS(o, 2)                                                  \
-    KT_DECL_VARIANT_FNS(o, 3)                                                  \
-    KT_DECL_VARIANT_FNS(o, 4)                                                  \
-    KT_DECL_VARIANT_FNS(o, 5) KT_DECL_VARIANT_FNS(o, 6)                        \
-        KT_DECL_VARIANT_FNS(o, 7) KT_DECL_VARIANT_FNS(o, 8)                    \
-            KT_DECL_VARIANT_FNS(o, 9) KT_DECL_VARIANT_FNS(o, 10)               \
-                KT_DECL_VARIANT_FNS(o, 11) KT_DECL_VARIANT_FNS(o, 12)          \
-                    KT_DECL_VARIANT_FNS(o, 13) KT_DECL_VARIANT_FNS(o, 14)      \
-                        KT_DECL_VARIANT_FNS(o, 15)
+    KT_DECL_VARIANT_FNS(o, 0)                                              \
+    KT_DECL_VARIANT_FNS(o, 1)                                              \
+    KT_DECL_VARIANT_FNS(o, 2)                                              \
+    KT_DECL_VARIANT_FNS(o, 3)                                              \
+    KT_DECL_VARIANT_FNS(o, 4)                                              \
+    KT_DECL_VARIANT_FNS(o, 5)                                              \
+    KT_DECL_VARIANT_FNS(o, 6)                                              \
+    KT_DECL_VARIANT_FNS(o, 7)                                              \
+    KT_DECL_VARIANT_FNS(o, 8)                                              \
+    KT_DECL_VARIANT_FNS(o, 9)                                              \
+    KT_DECL_VARIANT_FNS(o, 10)                                             \
+    KT_DECL_VARIANT_FNS(o, 11)                                             \
+    KT_DECL_VARIANT_FNS(o, 12)                                             \
+    KT_DECL_VARIANT_FNS(o, 13)                                             \
+    KT_DECL_VARIANT_FNS(o, 14)                                             \
+    KT_DECL_VARIANT_FNS(o, 15)
 
+// clang-format on
 KT_DECL_OP_FNS(0)
 KT_DECL_OP_FNS(1)
 KT_DECL_OP_FNS(2)
