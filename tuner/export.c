@@ -171,6 +171,13 @@ json_t *kt_export_summary(const kt_tune_facts *f, const kt_tune_result *r,
         json_object_set(root, "environment", f->environment);
     if (f->journal)
         json_object_set_new(root, "journal", json_string(f->journal));
+    if (r->compiled || r->compile_cache_hits || r->compile_failed)
+        json_object_set_new(root, "compilation",
+                            json_pack("{s:f,s:I,s:I,s:I}", "seconds",
+                                      r->compile_s, "compiled",
+                                      (json_int_t)r->compiled, "cache_hits",
+                                      (json_int_t)r->compile_cache_hits,
+                                      "failed", (json_int_t)r->compile_failed));
     json_object_set_new(
         root, "overhead",
         json_pack(
