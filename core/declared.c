@@ -81,6 +81,19 @@ static kt_status bad_from(const reader *rd, const char *section,
     return bad(rd, section, key, "%s", msg);
 }
 
+/* Copies src into dst[size]; text that does not fit is refused, never
+ * cut. */
+static kt_status copy_checked(const reader *rd, const char *section,
+                              const char *key, char *dst, size_t size,
+                              const char *src)
+{
+    if (strlen(src) >= size)
+        return bad(rd, section, key, "'%.40s...' is longer than %zu characters",
+                   src, size - 1);
+    memcpy(dst, src, strlen(src) + 1);
+    return KT_S_OK;
+}
+
 static const char *value_of(const reader *rd, const char *section,
                             const char *key)
 {
@@ -115,17 +128,6 @@ static int find_c_type(const char *word)
     return -1;
 }
 
-static char *trim(char *s)
-{
-    char *end;
-    while (isspace((unsigned char)*s))
-        ++s;
-    end = s + strlen(s);
-    while (end > s && isspace((unsigned char)end[-1]))
-        *--end = '\0';
-    return s;
-}
-
 /* Splits at top-level commas (not inside parentheses or <>). Returns the
  * count; items point into buf. */
 static size_t split_top(char *buf, char **items, size_t max)
@@ -143,13 +145,28 @@ static size_t split_top(char *buf, char **items, size_t max)
             int last = *p == '\0';
             *p = '\0';
             if (n < max)
-                items[n] = trim(start);
+                items[n] = kt_parse_trim(start);
             ++n;
             if (last)
                 return n;
             start = p + 1;
         }
     }
+}
+
+/* text split at top-level commas into items[0..*n) (pointing into buf),
+ * refused past max items: "%zu WHAT, at most MAX". */
+static kt_status split_list(const reader *rd, const char *section,
+                            const char *key, const char *text, char *buf,
+                            size_t buf_size, char **items, size_t max,
+                            const char *what, size_t *n)
+{
+    if (copy_checked(rd, section, key, buf, buf_size, text))
+        return rd->err->status;
+    *n = split_top(buf, items, max + 1);
+    if (*n > max)
+        return bad(rd, section, key, "%zu %s, at most %zu", *n, what, max);
+    return KT_S_OK;
 }
 
 static kt_status parse_expr(const reader *rd, const char *section,
@@ -175,7 +192,9 @@ static kt_status read_source(reader *rd, const char *file)
     else
         snprintf(path, sizeof path, "%.*s/%s", (int)(slash - d->path), d->path,
                  file);
-    snprintf(d->source_name, sizeof d->source_name, "%s", file);
+    if (copy_checked(rd, "operator", "source", d->source_name,
+                     sizeof d->source_name, file))
+        return rd->err->status;
     if (!(f = fopen(path, "rb")))
         return bad(rd, "operator", "source", "cannot read '%s'", path);
     fseek(f, 0, SEEK_END);
@@ -203,18 +222,18 @@ static kt_status read_sizes(reader *rd)
         return bad(rd, "operator", "sizes",
                    "missing; expected e.g. "
                    "'sizes = n=1048576'");
-    snprintf(buf, sizeof buf, "%s", text);
-    n = split_top(buf, items, COUNT(items));
-    if (n > KT_MAX_SIZES)
-        return bad(rd, "operator", "sizes", "%zu sizes, at most %d", n,
-                   KT_MAX_SIZES);
+    if (split_list(rd, "operator", "sizes", text, buf, sizeof buf, items,
+                   KT_MAX_SIZES, "sizes", &n))
+        return rd->err->status;
     for (size_t i = 0; i < n; ++i) {
         char *name, *value;
         kt_size_desc *s = &d->sizes[i];
         if (kt_parse_assignment(items[i], &name, &value, rd->err) ||
             kt_parse_i64(value, name, &s->default_value, rd->err))
             return bad_from(rd, "operator", "sizes");
-        snprintf(d->size_names[i], sizeof d->size_names[i], "%s", name);
+        if (copy_checked(rd, "operator", "sizes", d->size_names[i],
+                         sizeof d->size_names[i], name))
+            return rd->err->status;
         s->struct_size = sizeof *s;
         s->name = d->size_names[i];
         s->help = "declared size";
@@ -242,22 +261,25 @@ static kt_status read_buffer(reader *rd, const char *key, const char *text)
         return bad(rd, "operator", key, "more than %d buffers",
                    KT_DECL_MAX_BUFFERS);
     b = &d->buffers[d->num_buffers];
-    snprintf(b->name, sizeof b->name, "%s", key + strlen("buffer."));
-    snprintf(buf, sizeof buf, "%s", text);
-    p = trim(buf);
+    if (copy_checked(rd, "operator", key, b->name, sizeof b->name,
+                     key + strlen("buffer.")) ||
+        copy_checked(rd, "operator", key, buf, sizeof buf, text))
+        return rd->err->status;
+    p = kt_parse_trim(buf);
     for (size_t i = 0; i < COUNT(roles); ++i)
         if (strncmp(p, roles[i], strlen(roles[i])) == 0 &&
             isspace((unsigned char)p[strlen(roles[i])]))
             role = (int)i;
     open = strchr(p, '[');
     close = strrchr(p, ']');
-    if (role < 0 || !open || !close || close < open || trim(close + 1)[0])
+    if (role < 0 || !open || !close || close < open ||
+        kt_parse_trim(close + 1)[0])
         return bad(rd, "operator", key,
                    "'%s': expected ROLE TYPE[COUNT], e.g. 'input f32[n]' "
                    "(roles input, output, scratch; types f32 f64 i32 i64 "
                    "u32 u64)",
                    text);
-    p = trim(p + strlen(roles[role]));
+    p = kt_parse_trim(p + strlen(roles[role]));
     type = find_type(p, (size_t)(open - p));
     if (type < 0)
         return bad(rd, "operator", key,
@@ -285,15 +307,15 @@ static kt_status read_args(reader *rd)
         return bad(rd, "operator", "args",
                    "missing; expected the kernel's arguments in order, "
                    "e.g. 'args = y, x, int n'");
-    snprintf(buf, sizeof buf, "%s", text);
-    n = split_top(buf, items, COUNT(items));
-    if (n > KT_DECL_MAX_ARGS)
-        return bad(rd, "operator", "args", "%zu arguments, at most %d", n,
-                   KT_DECL_MAX_ARGS);
+    if (split_list(rd, "operator", "args", text, buf, sizeof buf, items,
+                   KT_DECL_MAX_ARGS, "arguments", &n))
+        return rd->err->status;
     for (size_t i = 0; i < n; ++i) {
         kt_decl_arg *a = &d->args[i];
         char *space = strpbrk(items[i], " \t");
-        snprintf(a->text, sizeof a->text, "%s", items[i]);
+        if (copy_checked(rd, "operator", "args", a->text, sizeof a->text,
+                         items[i]))
+            return rd->err->status;
         a->buffer = -1;
         for (size_t b = 0; b < d->num_buffers && !space; ++b)
             if (strcmp(d->buffers[b].name, items[i]) == 0)
@@ -312,7 +334,7 @@ static kt_status read_args(reader *rd)
                        "long, size_t, float, double)",
                        a->text, items[i]);
         a->type = (kt_decl_type)find_c_type(items[i]);
-        if (parse_expr(rd, "operator", "args", trim(space + 1),
+        if (parse_expr(rd, "operator", "args", kt_parse_trim(space + 1),
                        d->size_name_list, d->num_sizes, &a->value))
             return rd->err->status;
     }
@@ -427,7 +449,8 @@ static kt_status read_operator(reader *rd)
                        "'%s' has '%c'; expected letters, digits, '_', '-' "
                        "or '.'",
                        name, *p);
-    snprintf(d->name, sizeof d->name, "%s", name);
+    if (copy_checked(rd, "operator", "name", d->name, sizeof d->name, name))
+        return rd->err->status;
     snprintf(d->summary, sizeof d->summary, "%s",
              summary ? summary : "declared operator");
     snprintf(d->check_arch, sizeof d->check_arch, "%s",
@@ -475,8 +498,9 @@ static kt_status read_param(reader *rd, kt_decl_variant *v, const char *key,
         return bad(rd, v->section, key, "more than %d parameters",
                    KT_MAX_PARAMS);
     p = &v->params[i];
-    snprintf(v->param_names[i], sizeof v->param_names[i], "%s",
-             key + strlen("param."));
+    if (copy_checked(rd, v->section, key, v->param_names[i],
+                     sizeof v->param_names[i], key + strlen("param.")))
+        return rd->err->status;
     if (kt_parse_list(text, &items, &n, rd->err))
         return bad_from(rd, v->section, key);
     if (!(v->values[i] = calloc(n ? n : 1, sizeof *v->values[i])))
@@ -511,15 +535,18 @@ static kt_status read_kernel(reader *rd, kt_decl_variant *v)
     if (!text || !*text)
         return bad(rd, v->section, "kernel",
                    "missing; expected the __global__ function's name");
-    snprintf(buf, sizeof buf, "%s", text);
+    if (copy_checked(rd, v->section, "kernel", buf, sizeof buf, text))
+        return rd->err->status;
     open = strchr(buf, '<');
     close = strrchr(buf, '>');
-    if (open && (!close || trim(close + 1)[0]))
+    if (open && (!close || kt_parse_trim(close + 1)[0]))
         return bad(rd, v->section, "kernel",
                    "'%s': expected NAME or NAME<ARG, ...>", text);
     if (open)
         *open = *close = '\0';
-    snprintf(v->kernel, sizeof v->kernel, "%s", trim(buf));
+    if (copy_checked(rd, v->section, "kernel", v->kernel, sizeof v->kernel,
+                     kt_parse_trim(buf)))
+        return rd->err->status;
     for (const char *p = v->kernel; *p; ++p)
         if (!isalnum((unsigned char)*p) && !strchr("_:", *p))
             return bad(rd, v->section, "kernel", "'%s' is not a C++ name",
@@ -546,16 +573,16 @@ static kt_status read_defines(reader *rd, kt_decl_variant *v)
 
     if (!text || !*text)
         return KT_S_OK;
-    snprintf(buf, sizeof buf, "%s", text);
-    n = split_top(buf, items, COUNT(items));
-    if (n > KT_DECL_MAX_DEFINES)
-        return bad(rd, v->section, "defines", "more than %d macros",
-                   KT_DECL_MAX_DEFINES);
+    if (split_list(rd, v->section, "defines", text, buf, sizeof buf, items,
+                   KT_DECL_MAX_DEFINES, "macros", &n))
+        return rd->err->status;
     for (size_t i = 0; i < n; ++i) {
         char *name, *value;
         if (kt_parse_assignment(items[i], &name, &value, rd->err))
             return bad_from(rd, v->section, "defines");
-        snprintf(v->define_names[i], sizeof v->define_names[i], "%s", name);
+        if (copy_checked(rd, v->section, "defines", v->define_names[i],
+                         sizeof v->define_names[i], name))
+            return rd->err->status;
         if (parse_expr(rd, v->section, "defines", value, v->names, v->num_names,
                        &v->defines[i]))
             return rd->err->status;
@@ -578,11 +605,9 @@ static kt_status read_dims(reader *rd, kt_decl_variant *v, const char *key,
                    "expressions, e.g. '%s'",
                    strcmp(key, "block") == 0 ? "block = 256"
                                              : "grid = ceil_div(n, 256)");
-    snprintf(buf, sizeof buf, "%s", text);
-    n = split_top(buf, items, COUNT(items));
-    if (n > 3)
-        return bad(rd, v->section, key, "%zu expressions, at most 3 (x, y, z)",
-                   n);
+    if (split_list(rd, v->section, key, text, buf, sizeof buf, items, 3,
+                   "expressions (x, y, z)", &n))
+        return rd->err->status;
     for (size_t i = 0; i < n; ++i)
         if (parse_expr(rd, v->section, key, items[i], v->names, v->num_names,
                        &out[i]))
@@ -602,8 +627,11 @@ static kt_status read_variant(reader *rd, const char *section)
         return bad(rd, section, NULL, "more than %d variants",
                    KT_DECL_MAX_VARIANTS);
     v = &d->variants[d->num_variants++];
-    snprintf(v->section, sizeof v->section, "%s", section);
-    snprintf(v->id, sizeof v->id, "%s", section + strlen("variant."));
+    if (copy_checked(rd, section, NULL, v->section, sizeof v->section,
+                     section) ||
+        copy_checked(rd, section, NULL, v->id, sizeof v->id,
+                     section + strlen("variant.")))
+        return rd->err->status;
     if ((rc = check_keys(rd, section, variant_keys, COUNT(variant_keys),
                          "param.")))
         return rc;
@@ -942,21 +970,6 @@ int kt_declared_is_declaration(const char *path)
     return yes;
 }
 
-static char syntax_message[1024];
-
-static int capture(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int capture(const char *fmt, ...)
-{
-    size_t used = strlen(syntax_message);
-    va_list ap;
-    va_start(ap, fmt);
-    if (used + 1 < sizeof syntax_message)
-        vsnprintf(syntax_message + used, sizeof syntax_message - used, fmt, ap);
-    va_end(ap);
-    return 0;
-}
-
 kt_status kt_declared_load(const char *path, kt_declared **out, kt_err *err)
 {
     reader rd = {0};
@@ -966,20 +979,16 @@ kt_status kt_declared_load(const char *path, kt_declared **out, kt_err *err)
     rd.err = err;
     if (!(rd.d = calloc(1, sizeof *rd.d)))
         return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    if (strlen(path) >= sizeof rd.d->path) {
+        free(rd.d);
+        return kt_err_set(err, KT_S_INPUT, "%.60s...: path too long", path);
+    }
     snprintf(rd.d->path, sizeof rd.d->path, "%s", path);
     rd.d->slot = -1;
     if ((rc = kt_iniloc_scan(path, &rd.loc, err)))
         goto done;
-    syntax_message[0] = '\0';
-    iniparser_set_error_callback(capture);
-    rd.ini = iniparser_load(path);
-    iniparser_set_error_callback(NULL);
-    if (!rd.ini) {
-        rc = kt_err_set(
-            err, syntax_message[0] ? KT_S_INPUT : KT_S_IO, "%s: %s", path,
-            syntax_message[0] ? trim(syntax_message) : "cannot read");
+    if ((rc = kt_ini_load(path, &rd.ini, err)))
         goto done;
-    }
     if ((rc = read_operator(&rd)) || (rc = read_sections(&rd)) ||
         (rc = check_defaults(&rd)) || (rc = check_compiles(&rd)))
         goto done;

@@ -2,21 +2,13 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-static char *trim(char *s)
-{
-    char *end;
-    while (isspace((unsigned char)*s))
-        ++s;
-    end = s + strlen(s);
-    while (end > s && isspace((unsigned char)end[-1]))
-        *--end = '\0';
-    return s;
-}
+#include "core/parse.h"
 
 static void lower_copy(char *dst, size_t size, const char *src, size_t len)
 {
@@ -67,7 +59,7 @@ kt_status kt_iniloc_scan(const char *path, kt_iniloc *loc, kt_err *err)
         int was_continued = continued;
 
         ++line;
-        s = trim(buf);
+        s = kt_parse_trim(buf);
         len = strlen(s);
         /* iniparser joins a line ending in '\' with the next one. */
         continued = len > 0 && s[len - 1] == '\\';
@@ -78,7 +70,7 @@ kt_status kt_iniloc_scan(const char *path, kt_iniloc *loc, kt_err *err)
             if (!close)
                 continue; /* iniparser reports the syntax error */
             *close = '\0';
-            s = trim(s + 1);
+            s = kt_parse_trim(s + 1);
             lower_copy(section, sizeof section, s, strlen(s));
             in_section = 1;
             if ((rc = add(loc, section, "", 0, line, err)))
@@ -89,7 +81,7 @@ kt_status kt_iniloc_scan(const char *path, kt_iniloc *loc, kt_err *err)
         if (!eq)
             continue;
         *eq = '\0';
-        s = trim(s);
+        s = kt_parse_trim(s);
         if (!in_section) {
             rc = kt_err_set(err, KT_S_INPUT,
                             "%s:%d: '%s' is outside any section; "
@@ -138,4 +130,56 @@ void kt_iniloc_free(kt_iniloc *loc)
     free(loc->path);
     free(loc->entries);
     memset(loc, 0, sizeof *loc);
+}
+
+/* iniparser reports syntax errors through a callback with no context
+ * pointer: the message is kept here and turned into path:line. */
+static char syntax_message[1024];
+
+static int capture(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int capture(const char *fmt, ...)
+{
+    size_t used = strlen(syntax_message);
+    va_list ap;
+    va_start(ap, fmt);
+    if (used + 1 < sizeof syntax_message)
+        vsnprintf(syntax_message + used, sizeof syntax_message - used, fmt, ap);
+    va_end(ap);
+    return 0;
+}
+
+static kt_status syntax_error(const char *path, kt_err *err)
+{
+    const char *paren = strrchr(syntax_message, '(');
+    const char *arrow = strstr(syntax_message, "-> ");
+    char text[256] = "";
+    int line = 0;
+
+    if (paren)
+        sscanf(paren, "(%d)", &line);
+    if (arrow) {
+        snprintf(text, sizeof text, "%s", arrow + 3);
+        text[strcspn(text, "\r\n")] = '\0';
+    }
+    if (line > 0)
+        return kt_err_set(err, KT_S_INPUT,
+                          "%s:%d: cannot read '%s': expected [section], "
+                          "key = value, or a comment (; or #)",
+                          path, line, text);
+    return kt_err_set(err, KT_S_INPUT, "%s: not a readable INI file: %s", path,
+                      syntax_message);
+}
+
+kt_status kt_ini_load(const char *path, dictionary **out, kt_err *err)
+{
+    syntax_message[0] = '\0';
+    iniparser_set_error_callback(capture);
+    *out = iniparser_load(path);
+    iniparser_set_error_callback(NULL);
+    if (*out)
+        return KT_S_OK;
+    return syntax_message[0]
+               ? syntax_error(path, err)
+               : kt_err_set(err, KT_S_IO, "%s: cannot read", path);
 }

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/calibrate.h"
 #include "core/clock.h"
 
 #define CACHE_MAGIC "KTNVRTC1"
@@ -109,21 +110,6 @@ void kt_nvrtc_cache_dir(char *out, size_t out_size)
                  home && *home ? home : "/tmp");
 }
 
-/* mkdir -p; failures show up when the entry cannot be written. */
-static void make_dirs(const char *path)
-{
-    char buf[4096];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *p = buf + 1; *p; ++p) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        mkdir(buf, 0755);
-        *p = '/';
-    }
-    mkdir(buf, 0755);
-}
-
 static int read_blob(FILE *f, char **out, size_t *size)
 {
     uint64_t n;
@@ -180,7 +166,7 @@ static int cache_read(const char *path, const identity *id,
 }
 
 /* Written to a temporary name and renamed: readers see whole entries. */
-static void cache_write(const char *dir, const char *path, const identity *id,
+static void cache_write(const char *path, const identity *id,
                         const kt_nvrtc_output *out)
 {
     char tmp[4200];
@@ -188,7 +174,7 @@ static void cache_write(const char *dir, const char *path, const identity *id,
     FILE *f;
     int bad;
 
-    make_dirs(dir);
+    kt_make_parent_dirs(path);
     /* Unique per process and thread: several may write the same entry. */
     snprintf(tmp, sizeof tmp, "%s.%ld.%lx.tmp", path, (long)getpid(),
              (unsigned long)pthread_self());
@@ -309,7 +295,7 @@ static kt_status compile_once(const kt_nvrtc_request *req, const identity *id,
     snprintf(path, sizeof path, "%s/%s.bin", dir, key);
     if (!(dir[0] && cache_read(path, id, out)) &&
         !(rc = run_nvrtc(req, out, err)) && dir[0])
-        cache_write(dir, path, id, out);
+        cache_write(path, id, out);
     memcpy(out->key, key, 33);
     return rc;
 }

@@ -640,45 +640,6 @@ static kt_status read_metrics(loader *ld)
 
 /* ------------------------------------------------------------ loading */
 
-/* iniparser reports syntax errors through a callback with no context
- * pointer: the message is kept here and turned into path:line. */
-static char syntax_message[1024];
-
-static int capture(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int capture(const char *fmt, ...)
-{
-    size_t used = strlen(syntax_message);
-    va_list ap;
-    va_start(ap, fmt);
-    if (used + 1 < sizeof syntax_message)
-        vsnprintf(syntax_message + used, sizeof syntax_message - used, fmt, ap);
-    va_end(ap);
-    return 0;
-}
-
-static kt_status syntax_error(const loader *ld)
-{
-    const char *paren = strrchr(syntax_message, '(');
-    const char *arrow = strstr(syntax_message, "-> ");
-    char text[256] = "";
-    int line = 0;
-
-    if (paren)
-        sscanf(paren, "(%d)", &line);
-    if (arrow) {
-        snprintf(text, sizeof text, "%s", arrow + 3);
-        text[strcspn(text, "\r\n")] = '\0';
-    }
-    if (line > 0)
-        return kt_err_set(ld->err, KT_S_INPUT,
-                          "%s:%d: cannot read '%s': expected [section], "
-                          "key = value, or a comment (; or #)",
-                          ld->job->path, line, text);
-    return kt_err_set(ld->err, KT_S_INPUT, "%s: not a readable INI file: %s",
-                      ld->job->path, syntax_message);
-}
-
 static kt_status apply_overrides(loader *ld, char *const *sets, size_t n)
 {
     ld->overrides = calloc(n ? n : 1, sizeof *ld->overrides);
@@ -760,17 +721,8 @@ kt_status kt_job_load(const char *path, char *const *sets, size_t num_sets,
     kt_job_protocol_defaults(&job->protocol);
     if ((rc = kt_iniloc_scan(path, &ld.loc, err)))
         goto done;
-    syntax_message[0] = '\0';
-    iniparser_set_error_callback(capture);
-    ld.ini = iniparser_load(path);
-    iniparser_set_error_callback(NULL);
-    if (!ld.ini) {
-        rc = syntax_message[0]
-                 ? syntax_error(&ld)
-                 : kt_err_set(err, KT_S_IO, "%s: cannot read", path);
-        goto done;
-    }
-    if ((rc = apply_overrides(&ld, sets, num_sets)) ||
+    if ((rc = kt_ini_load(path, &ld.ini, err)) ||
+        (rc = apply_overrides(&ld, sets, num_sets)) ||
         (rc = check_sections(&ld)) || (rc = read_job(&ld, reg)) ||
         (rc = read_space(&ld)) || (rc = read_strategy(&ld)) ||
         (rc = read_measure(&ld)) || (rc = read_output(&ld)) ||
