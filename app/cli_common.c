@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "core/declared.h"
+#include "core/envrec.h"
 #include "core/parse.h"
 
 #ifndef KT_INSTALL_PLUGIN_DIR
@@ -138,9 +139,7 @@ kt_status kt_cli_apply_sizes(const kt_operator *op, int64_t *sizes,
 }
 
 kt_status kt_cli_resolve_point(const kt_registry *reg, const char *spec,
-                               const char *variant, char *const *sets,
-                               size_t num_sets, char *const *sizes,
-                               size_t num_sizes,
+                               const kt_cli_options *o,
                                const kt_loaded_plugin **plugin,
                                const kt_operator **op, kt_point *pt,
                                int64_t *sizes_out, kt_err *err)
@@ -149,14 +148,61 @@ kt_status kt_cli_resolve_point(const kt_registry *reg, const char *spec,
     kt_status rc;
 
     if ((rc = kt_registry_resolve(reg, spec, plugin, op, err)) ||
-        (variant && (rc = kt_operator_find_variant(*op, variant, &index, err))))
+        (o->variant &&
+         (rc = kt_operator_find_variant(*op, o->variant, &index, err))))
         return rc;
     kt_point_default(*op, (uint32_t)index, pt);
     for (uint32_t i = 0; i < (*op)->num_sizes; ++i)
         sizes_out[i] = (*op)->sizes[i].default_value;
-    if ((rc = kt_cli_apply_sets(*op, pt, sets, num_sets, err)))
+    if ((rc = kt_cli_apply_sets(*op, pt, o->sets.items, o->sets.count, err)))
         return rc;
-    return kt_cli_apply_sizes(*op, sizes_out, sizes, num_sizes, err);
+    return kt_cli_apply_sizes(*op, sizes_out, o->sizes.items, o->sizes.count,
+                              err);
+}
+
+void kt_cli_eval_spec(const kt_cli_options *o, const kt_loaded_plugin *plugin,
+                      const kt_operator *op, const int64_t *sizes,
+                      kt_eval_spec *spec)
+{
+    memset(spec, 0, sizeof *spec);
+    spec->plugin = plugin;
+    spec->op = op;
+    memcpy(spec->sizes, sizes, op->num_sizes * sizeof *sizes);
+    spec->seed = (uint64_t)o->seed;
+    spec->device = (int)o->device;
+    spec->check_boundaries = o->boundaries;
+    spec->log_level = KT_LOG_WARN;
+}
+
+int kt_cli_calibration(kt_evaluator *ev, kt_calibration *calib, int warn)
+{
+    kt_err err;
+
+    kt_err_clear(&err);
+    if (ev->ops->calibration(ev, 0, calib, &err) == KT_S_OK)
+        return 1;
+    if (warn)
+        fprintf(stderr,
+                "ktune: warning: no calibration, so no %% of the copy "
+                "ceiling: %s\n",
+                err.msg);
+    return 0;
+}
+
+int kt_cli_eval_failed(const kt_eval_result *r)
+{
+    fprintf(stderr, "ktune: %s: %s\n", kt_eval_status_name(r->status),
+            r->reason);
+    return r->status == KT_EVAL_INVALID ? KT_EXIT_USAGE : KT_EXIT_FAILURE;
+}
+
+void kt_cli_env_host(json_t *env)
+{
+    int argc;
+    char **argv;
+
+    kt_cli_invocation(&argc, &argv);
+    json_object_set_new(env, "host", kt_env_host(argc, argv));
 }
 
 int kt_cli_fail(const kt_err *err)
@@ -174,85 +220,4 @@ int kt_cli_usage_error(const char *cmd, const char *fmt, ...)
     va_end(ap);
     fprintf(stderr, "; see 'ktune %s --help'\n", cmd);
     return KT_EXIT_USAGE;
-}
-
-static int size_option(const char *arg, const char *name, size_t *out,
-                       kt_err *err)
-{
-    int64_t v;
-    if (kt_parse_i64(arg, name, &v, err))
-        return -1;
-    if (v < 0) {
-        kt_err_set(err, KT_S_INPUT, "%s: expected a count >= 0, found %s", name,
-                   arg);
-        return -1;
-    }
-    *out = (size_t)v;
-    return 1;
-}
-
-int kt_cli_protocol_option(int opt, const char *arg, kt_protocol *p,
-                           kt_err *err)
-{
-    int64_t v;
-    size_t count;
-
-    switch (opt) {
-    case 1000:
-        if (kt_parse_i64(arg, "--warmups", &v, err))
-            return -1;
-        p->warmups = (int)(v > 100000 ? 100000 : v < -1 ? -1 : v);
-        return 1;
-    case 1001: return size_option(arg, "--min-samples", &p->min_samples, err);
-    case 1002: return size_option(arg, "--max-samples", &p->max_samples, err);
-    case 1003:
-        return kt_parse_double(arg, "--min-time", &p->min_time_s, err) ? -1 : 1;
-    case 1004:
-        return kt_parse_double(arg, "--max-time", &p->max_time_s, err) ? -1 : 1;
-    case 1005:
-        return kt_parse_double(arg, "--noise", &p->target_noise, err) ? -1 : 1;
-    case 1006:
-        if (kt_cache_mode_parse(arg, &p->cache, err)) {
-            kt_err_prefix(err, "--");
-            return -1;
-        }
-        return 1;
-    case 1007:
-        if (size_option(arg, "--batch", &count, err) < 0)
-            return -1;
-        p->batch = (int)(count > 1000000 ? 1000000 : count);
-        return 1;
-    case 1008: p->end_to_end = 1; return 1;
-    case 1009: p->probe_ns = 0; return 1;
-    }
-    return 0;
-}
-
-kt_status kt_cli_other_option(const char *cmd, int opt, const char *arg,
-                              kt_protocol *p, kt_err *err)
-{
-    int r = kt_cli_protocol_option(opt, arg, p, err);
-    if (r > 0)
-        return KT_S_OK;
-    if (r == 0)
-        kt_err_set(err, KT_S_INPUT, "%s: bad option; see 'ktune %s --help'",
-                   cmd, cmd);
-    return KT_S_INPUT;
-}
-
-kt_status kt_cli_operator_operand(const char *cmd, int num_operands,
-                                  char *const *operands, const char **spec,
-                                  kt_err *err)
-{
-    if (num_operands < 1)
-        return kt_err_set(err, KT_S_INPUT,
-                          "%s: PLUGIN:OPERATOR is missing; see 'ktune %s "
-                          "--help'",
-                          cmd, cmd);
-    if (num_operands > 1)
-        return kt_err_set(err, KT_S_INPUT,
-                          "%s: one PLUGIN:OPERATOR expected, found %d operands",
-                          cmd, num_operands);
-    *spec = operands[0];
-    return KT_S_OK;
 }

@@ -32,62 +32,40 @@ static const char help[] =
     "  --plugin FILE      load FILE too (repeatable)\n\n" KT_CLI_PROTOCOL_HELP;
 
 typedef struct bench_args {
+    kt_cli_options o;
     const char *spec;
-    const char *variant;
-    char **sets, **sizes, **plugins;
-    size_t num_sets, num_sizes, num_plugins;
-    const char *json_path;
-    int64_t seed, device;
-    int boundaries;
     int calibration;
-    kt_protocol protocol;
 } bench_args;
+
+static kt_status own_option(void *ctx, int opt, char *arg, kt_err *err)
+{
+    bench_args *a = ctx;
+    (void)opt; /* --no-calibration, the only one */
+    (void)arg;
+    (void)err;
+    a->calibration = 0;
+    return KT_S_OK;
+}
 
 static int parse_args(int argc, char **argv, bench_args *a, kt_err *err)
 {
-    static const struct option options[] = {
-        {"variant", required_argument, NULL, 'v'},
-        {"set", required_argument, NULL, 's'},
-        {"size", required_argument, NULL, 'n'},
-        {"seed", required_argument, NULL, 'S'},
-        {"device", required_argument, NULL, 'd'},
-        {"no-boundaries", no_argument, NULL, 'B'},
-        {"no-calibration", no_argument, NULL, 'C'},
-        {"json", required_argument, NULL, 'j'},
-        {"plugin", required_argument, NULL, 'p'},
-        {"help", no_argument, NULL, 'h'},
-        KT_CLI_PROTOCOL_OPTIONS,
-        {NULL, 0, NULL, 0}};
-    int opt;
+    static const struct option own[] = {
+        {"no-calibration", no_argument, NULL, 'C'}, {NULL, 0, NULL, 0}};
+    const kt_cli_command cmd = {.name = "bench",
+                                .help = help,
+                                .shared = KT_OPT_MEASURING | KT_OPT_VARIANT |
+                                          KT_OPT_SET,
+                                .own = own,
+                                .apply = own_option,
+                                .ctx = a};
+    int rc;
 
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
-        switch (opt) {
-        case 'v': a->variant = optarg; break;
-        case 's': a->sets[a->num_sets++] = optarg; break;
-        case 'n': a->sizes[a->num_sizes++] = optarg; break;
-        case 'S':
-            if (kt_parse_i64(optarg, "--seed", &a->seed, err))
-                return KT_EXIT_USAGE;
-            break;
-        case 'd':
-            if (kt_parse_i64(optarg, "--device", &a->device, err))
-                return KT_EXIT_USAGE;
-            break;
-        case 'B': a->boundaries = 0; break;
-        case 'C': a->calibration = 0; break;
-        case 'j': a->json_path = optarg; break;
-        case 'p': a->plugins[a->num_plugins++] = optarg; break;
-        case 'h': fputs(help, stdout); return -1;
-        default:
-            if (kt_cli_other_option("bench", opt, optarg, &a->protocol, err))
-                return KT_EXIT_USAGE;
-        }
-    }
-    if (kt_cli_operator_operand("bench", argc - optind, argv + optind, &a->spec,
-                                err))
+    a->calibration = 1;
+    if ((rc = kt_cli_parse(argc, argv, &cmd, &a->o, err)))
+        return rc;
+    if (kt_cli_operator_operand("bench", &a->o, &a->spec, err))
         return KT_EXIT_USAGE;
-    if (kt_protocol_validate(&a->protocol, err))
+    if (kt_protocol_validate(&a->o.protocol, err))
         return KT_EXIT_USAGE;
     return KT_EXIT_OK;
 }
@@ -177,7 +155,7 @@ static int write_json(const char *path, const bench_args *a,
                       const kt_operator *op, const kt_point *pt,
                       const int64_t *sizes, const kt_eval_result *r,
                       kt_evaluator *ev, const kt_calibration *calib,
-                      int have_calib, int argc, char **argv)
+                      int have_calib)
 {
     const kt_work *work = ev->ops->work(ev);
     json_t *sz = json_object(), *root, *env = ev->ops->environment(ev);
@@ -186,9 +164,8 @@ static int write_json(const char *path, const bench_args *a,
 
     for (uint32_t i = 0; i < op->num_sizes; ++i)
         json_object_set_new(sz, op->sizes[i].name, json_integer(sizes[i]));
-    kt_cli_invocation(&argc, &argv);
-    json_object_set_new(env, "host", kt_env_host(argc, argv));
-    json_object_set_new(env, "protocol", kt_env_protocol(&a->protocol));
+    kt_cli_env_host(env);
+    json_object_set_new(env, "protocol", kt_env_protocol(&a->o.protocol));
     if (have_calib)
         json_object_set_new(env, "calibration", kt_calib_to_json(calib));
     kt_derive(work, r->timing.kernel.median, have_calib ? calib->copy_gbs : 0,
@@ -196,7 +173,7 @@ static int write_json(const char *path, const bench_args *a,
     root = json_pack(
         "{s:s,s:s,s:o,s:I,s:o,s:{s:f,s:f,s:f},s:o,s:{s:f,s:f,s:f,s:f,s:f}}",
         "kind", "ktune.bench", "operator", op->id, "sizes", sz, "seed",
-        (json_int_t)a->seed, "environment", env, "work", "bytes_read",
+        (json_int_t)a->o.seed, "environment", env, "work", "bytes_read",
         work->bytes_read, "bytes_written", work->bytes_written, "flops",
         work->flops, "result", kt_eval_result_to_json(op, pt, r, 1), "derived",
         "bandwidth_gbs", d.bandwidth_gbs, "pct_of_copy", d.pct_of_copy,
@@ -212,90 +189,72 @@ static int write_json(const char *path, const bench_args *a,
     return KT_EXIT_OK;
 }
 
+/* Verifies and times the point; prints the report and writes --json. */
+static int measure(const bench_args *a, const kt_loaded_plugin *plugin,
+                   const kt_operator *op, const kt_point *pt,
+                   kt_eval_spec *spec, kt_eval_result *result)
+{
+    kt_evaluator *ev = NULL;
+    kt_calibration calib;
+    int have_calib, rc;
+    kt_err err;
+
+    kt_err_clear(&err);
+    if (kt_local_open(spec, &ev, &err))
+        return kt_cli_fail(&err);
+    have_calib = a->calibration && kt_cli_calibration(ev, &calib, 1);
+    if (ev->ops->evaluate(ev, pt, 1, &a->o.protocol, result, &err)) {
+        rc = kt_cli_fail(&err);
+        goto done;
+    }
+    if (result->status != KT_EVAL_OK) {
+        rc = kt_cli_eval_failed(result);
+        goto done;
+    }
+    print_report(op, plugin->desc.name, pt, spec->sizes, result,
+                 ev->ops->work(ev), &calib, have_calib, &a->o.protocol,
+                 a->o.boundaries, ev->ops->device(ev)->name);
+    rc = a->o.json ? write_json(a->o.json, a, op, pt, spec->sizes, result, ev,
+                                &calib, have_calib)
+                   : KT_EXIT_OK;
+done:
+    ev->ops->close(ev);
+    return rc;
+}
+
 int kt_cmd_bench(int argc, char **argv)
 {
     bench_args a;
     kt_registry reg;
     const kt_loaded_plugin *plugin;
     const kt_operator *op;
-    kt_evaluator *ev = NULL;
     kt_eval_spec spec;
     kt_eval_result result;
-    kt_calibration calib;
+    int64_t sizes[KT_MAX_SIZES];
     kt_point pt;
-    int have_calib = 0, rc;
+    int rc;
     kt_err err;
 
     memset(&a, 0, sizeof a);
     memset(&result, 0, sizeof result);
     kt_err_clear(&err);
     kt_registry_init(&reg);
-    a.seed = 1;
-    a.boundaries = 1;
-    a.calibration = 1;
-    kt_protocol_defaults(&a.protocol);
-    a.sets = calloc((size_t)argc + 1, sizeof *a.sets);
-    a.sizes = calloc((size_t)argc + 1, sizeof *a.sizes);
-    a.plugins = calloc((size_t)argc + 1, sizeof *a.plugins);
-    if (!a.sets || !a.sizes || !a.plugins) {
-        rc = kt_cli_fail(&err);
-        goto done;
-    }
     rc = parse_args(argc, argv, &a, &err);
     if (rc) {
         rc = rc < 0 ? KT_EXIT_OK : kt_cli_fail(&err);
         goto done;
     }
-    kt_cli_load_plugins(&reg, a.plugins, a.num_plugins, 0);
-    memset(&spec, 0, sizeof spec);
-    if (kt_cli_resolve_point(&reg, a.spec, a.variant, a.sets, a.num_sets,
-                             a.sizes, a.num_sizes, &plugin, &op, &pt,
-                             spec.sizes, &err)) {
+    kt_cli_load_plugins(&reg, a.o.plugins.items, a.o.plugins.count, 0);
+    if (kt_cli_resolve_point(&reg, a.spec, &a.o, &plugin, &op, &pt, sizes,
+                             &err)) {
         rc = kt_cli_fail(&err);
         goto done;
     }
-    spec.plugin = plugin;
-    spec.op = op;
-    spec.seed = (uint64_t)a.seed;
-    spec.device = (int)a.device;
-    spec.check_boundaries = a.boundaries;
-    spec.log_level = KT_LOG_WARN;
-    if (kt_local_open(&spec, &ev, &err)) {
-        rc = kt_cli_fail(&err);
-        goto done;
-    }
-    if (!a.calibration)
-        have_calib = 0;
-    else if (ev->ops->calibration(ev, 0, &calib, &err) == KT_S_OK)
-        have_calib = 1;
-    else
-        fprintf(stderr,
-                "ktune: warning: no calibration, so no %% of the copy "
-                "ceiling: %s\n",
-                err.msg);
-    if (ev->ops->evaluate(ev, &pt, 1, &a.protocol, &result, &err)) {
-        rc = kt_cli_fail(&err);
-        goto done;
-    }
-    if (result.status != KT_EVAL_OK) {
-        fprintf(stderr, "ktune: %s: %s\n", kt_eval_status_name(result.status),
-                result.reason);
-        rc = result.status == KT_EVAL_INVALID ? KT_EXIT_USAGE : KT_EXIT_FAILURE;
-        goto done;
-    }
-    print_report(op, plugin->desc.name, &pt, spec.sizes, &result,
-                 ev->ops->work(ev), &calib, have_calib, &a.protocol,
-                 a.boundaries, ev->ops->device(ev)->name);
-    rc = a.json_path ? write_json(a.json_path, &a, op, &pt, spec.sizes, &result,
-                                  ev, &calib, have_calib, argc, argv)
-                     : KT_EXIT_OK;
+    kt_cli_eval_spec(&a.o, plugin, op, sizes, &spec);
+    rc = measure(&a, plugin, op, &pt, &spec, &result);
 done:
     kt_eval_result_free(&result);
-    if (ev)
-        ev->ops->close(ev);
     kt_registry_free(&reg);
-    free(a.sets);
-    free(a.sizes);
-    free(a.plugins);
+    kt_cli_options_free(&a.o);
     return rc;
 }

@@ -62,84 +62,58 @@ static const char help[] =
     "input.\n";
 
 typedef struct compare_args {
+    kt_cli_options o;
     const char *spec;
-    const char *variants, *reference, *json_path, *csv_path, *replay;
-    char **froms, **configs, **sizes, **plugins;
-    size_t num_froms, num_configs, num_sizes, num_plugins;
-    int64_t seed, device;
-    int have_seed, boundaries, counters, in_process;
-    kt_protocol protocol;
+    const char *variants, *reference;
+    kt_cli_list froms, configs;
 } compare_args;
+
+static kt_status own_option(void *ctx, int opt, char *arg, kt_err *err)
+{
+    compare_args *a = ctx;
+
+    switch (opt) {
+    case 'V':
+        if (a->variants)
+            return kt_err_set(err, KT_S_INPUT,
+                              "compare: --variants given twice; list them "
+                              "all in one, comma-separated");
+        a->variants = arg;
+        return KT_S_OK;
+    case 'f': return kt_cli_list_push(&a->froms, arg, err);
+    case 'c': return kt_cli_list_push(&a->configs, arg, err);
+    default: a->reference = arg; return KT_S_OK; /* 'r' */
+    }
+}
 
 static int parse_args(int argc, char **argv, compare_args *a, kt_err *err)
 {
-    static const struct option options[] = {
+    static const struct option own[] = {
         {"variants", required_argument, NULL, 'V'},
         {"from", required_argument, NULL, 'f'},
         {"config", required_argument, NULL, 'c'},
         {"reference", required_argument, NULL, 'r'},
-        {"size", required_argument, NULL, 'n'},
-        {"json", required_argument, NULL, 'j'},
-        {"csv", required_argument, NULL, 'v'},
-        {"no-counters", no_argument, NULL, 'C'},
-        {"seed", required_argument, NULL, 'S'},
-        {"device", required_argument, NULL, 'd'},
-        {"no-boundaries", no_argument, NULL, 'B'},
-        {"in-process", no_argument, NULL, 'I'},
-        {"replay", required_argument, NULL, 'R'},
-        {"plugin", required_argument, NULL, 'p'},
-        {"help", no_argument, NULL, 'h'},
-        KT_CLI_PROTOCOL_OPTIONS,
         {NULL, 0, NULL, 0}};
-    int opt;
+    const kt_cli_command cmd = {.name = "compare",
+                                .help = help,
+                                .shared = KT_OPT_MEASURING | KT_OPT_CSV |
+                                          KT_OPT_COUNTERS | KT_OPT_IN_PROCESS |
+                                          KT_OPT_REPLAY,
+                                .own = own,
+                                .apply = own_option,
+                                .ctx = a};
+    int rc;
 
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
-        switch (opt) {
-        case 'V':
-            if (a->variants) {
-                kt_err_set(err, KT_S_INPUT,
-                           "compare: --variants given twice; list them "
-                           "all in one, comma-separated");
-                return KT_EXIT_USAGE;
-            }
-            a->variants = optarg;
-            break;
-        case 'f': a->froms[a->num_froms++] = optarg; break;
-        case 'c': a->configs[a->num_configs++] = optarg; break;
-        case 'r': a->reference = optarg; break;
-        case 'n': a->sizes[a->num_sizes++] = optarg; break;
-        case 'j': a->json_path = optarg; break;
-        case 'v': a->csv_path = optarg; break;
-        case 'C': a->counters = 0; break;
-        case 'S':
-            if (kt_parse_i64(optarg, "--seed", &a->seed, err))
-                return KT_EXIT_USAGE;
-            a->have_seed = 1;
-            break;
-        case 'd':
-            if (kt_parse_i64(optarg, "--device", &a->device, err))
-                return KT_EXIT_USAGE;
-            break;
-        case 'B': a->boundaries = 0; break;
-        case 'I': a->in_process = 1; break;
-        case 'R': a->replay = optarg; break;
-        case 'p': a->plugins[a->num_plugins++] = optarg; break;
-        case 'h': fputs(help, stdout); return -1;
-        default:
-            if (kt_cli_other_option("compare", opt, optarg, &a->protocol, err))
-                return KT_EXIT_USAGE;
-        }
-    }
-    if (kt_cli_operator_operand("compare", argc - optind, argv + optind,
-                                &a->spec, err))
+    if ((rc = kt_cli_parse(argc, argv, &cmd, &a->o, err)))
+        return rc;
+    if (kt_cli_operator_operand("compare", &a->o, &a->spec, err))
         return KT_EXIT_USAGE;
-    if (a->replay && a->in_process) {
+    if (a->o.replay && a->o.in_process) {
         kt_err_set(err, KT_S_INPUT,
                    "compare: --replay and --in-process exclude each other");
         return KT_EXIT_USAGE;
     }
-    if (kt_protocol_validate(&a->protocol, err))
+    if (kt_protocol_validate(&a->o.protocol, err))
         return KT_EXIT_USAGE;
     return KT_EXIT_OK;
 }
@@ -205,8 +179,8 @@ static kt_status choose_variants(const compare_args *a, const kt_operator *op,
 {
     kt_status rc;
 
-    for (size_t i = 0; i < a->num_configs; ++i)
-        if ((rc = parse_config(op, a->configs[i], ch, err)))
+    for (size_t i = 0; i < a->configs.count; ++i)
+        if ((rc = parse_config(op, a->configs.items[i], ch, err)))
             return rc;
     if (a->variants) {
         char **items = NULL;
@@ -307,10 +281,10 @@ static kt_status open_evaluator(const compare_args *a, kt_compare *c,
     kt_eval_spec spec;
     kt_status rc;
 
-    if (a->replay) {
+    if (a->o.replay) {
         const int64_t *rec;
         char want[256], got[256];
-        if ((rc = kt_replay_open(a->replay, plugin, c->op, NULL, ev, err)))
+        if ((rc = kt_replay_open(a->o.replay, plugin, c->op, NULL, ev, err)))
             return rc;
         rec = kt_replay_sizes(*ev);
         kt_format_sizes(c->op, c->sizes, want, sizeof want);
@@ -318,7 +292,7 @@ static kt_status open_evaluator(const compare_args *a, kt_compare *c,
         if (strcmp(want, got) != 0)
             kt_compare_note(c,
                             "replay: %s is recorded at %s; %s does not apply",
-                            a->replay, got, want);
+                            a->o.replay, got, want);
         memcpy(c->sizes, rec, c->op->num_sizes * sizeof *rec);
         c->seed = kt_replay_seed(*ev);
         /* The recording fixed the protocol; the record says which. */
@@ -335,17 +309,11 @@ static kt_status open_evaluator(const compare_args *a, kt_compare *c,
         }
         return KT_S_OK;
     }
-    memset(&spec, 0, sizeof spec);
-    spec.plugin = plugin;
-    spec.op = c->op;
-    memcpy(spec.sizes, c->sizes, sizeof spec.sizes);
+    kt_cli_eval_spec(&a->o, plugin, c->op, c->sizes, &spec);
     spec.seed = c->seed;
-    spec.device = (int)a->device;
-    spec.check_boundaries = a->boundaries;
-    spec.log_level = KT_LOG_WARN;
-    spec.counters = a->counters ? kt_metrics_cupti_source() : NULL;
-    rc = a->in_process ? kt_local_open(&spec, ev, err)
-                       : kt_worker_open(&spec, NULL, ev, err);
+    spec.counters = a->o.counters ? kt_metrics_cupti_source() : NULL;
+    rc = a->o.in_process ? kt_local_open(&spec, ev, err)
+                         : kt_worker_open(&spec, NULL, ev, err);
     if (rc == KT_S_NO_DEVICE) {
         char msg[sizeof err->msg];
         snprintf(msg, sizeof msg, "%s", err->msg);
@@ -385,6 +353,135 @@ static void note_provenance(kt_compare *c, const kt_results *files,
     }
 }
 
+/* The chosen variants and their given configurations, one slot per
+ * variant of op; freed with choice_free. */
+static kt_status choice_alloc(choice *ch, const kt_operator *op, kt_err *err)
+{
+    memset(ch, 0, sizeof *ch);
+    ch->variants = calloc(op->num_variants, sizeof *ch->variants);
+    ch->given = calloc(op->num_variants, sizeof *ch->given);
+    ch->has_given = calloc(op->num_variants, sizeof *ch->has_given);
+    if (!ch->variants || !ch->given || !ch->has_given)
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    return KT_S_OK;
+}
+
+static void choice_free(choice *ch)
+{
+    free(ch->variants);
+    free(ch->given);
+    free(ch->has_given);
+}
+
+/* Every --from file, into files (a.froms.count of them). */
+static kt_status load_results(const compare_args *a,
+                              const kt_loaded_plugin *plugin,
+                              const kt_operator *op, kt_results *files,
+                              kt_err *err)
+{
+    for (size_t i = 0; i < a->froms.count; ++i)
+        if (kt_results_load(a->froms.items[i], plugin->desc.name, op, &files[i],
+                            err))
+            return kt_err_prefix(err, "--from: ");
+    return KT_S_OK;
+}
+
+/* The problem and each row's point: the operator's defaults, the first
+ * results file's, then --size; the seed likewise; each variant at its
+ * --config, its best recorded point, or its defaults. */
+static kt_status set_problem(const compare_args *a, kt_compare *c,
+                             const choice *ch, const kt_results *files,
+                             kt_err *err)
+{
+    const kt_operator *op = c->op;
+    size_t num_files = a->froms.count;
+
+    for (uint32_t i = 0; i < op->num_sizes; ++i)
+        c->sizes[i] =
+            num_files ? files[0].sizes[i] : op->sizes[i].default_value;
+    c->seed = 1;
+    for (size_t i = 0; i < num_files; ++i)
+        if (files[i].has_seed) {
+            c->seed = files[i].seed;
+            break;
+        }
+    if (a->o.have_seed)
+        c->seed = (uint64_t)a->o.seed;
+    if (kt_cli_apply_sizes(op, c->sizes, a->o.sizes.items, a->o.sizes.count,
+                           err))
+        return err->status;
+    for (size_t i = 0; i < ch->count; ++i) {
+        kt_compare_row *r = &c->rows[i];
+        uint32_t v = ch->variants[i];
+        if (ch->has_given[v]) {
+            r->pick.found = 1;
+            r->pick.kind = KT_PICK_CONFIG;
+            r->pick.point = ch->given[v];
+        } else if (!kt_results_best(files, num_files, v, &r->pick)) {
+            r->pick.kind = KT_PICK_DEFAULTS;
+            kt_point_default(op, v, &r->pick.point);
+        }
+    }
+    if (a->o.counters)
+        return kt_metrics_resolve_list(NULL, 1, &c->set, err);
+    return KT_S_OK;
+}
+
+/* What failed, one line per row. */
+static void print_failures(const kt_compare *c)
+{
+    for (size_t i = 0; i < c->num_rows; ++i) {
+        const kt_compare_row *r = &c->rows[i];
+        const char *id = c->op->variants[r->pick.point.variant].id;
+        if (r->result.status != KT_EVAL_OK)
+            fprintf(stderr, "ktune: %s: %s: %s\n", id,
+                    kt_eval_status_name(r->result.status), r->result.reason);
+        else if (r->profiled && r->counters != KT_S_OK &&
+                 r->counters != KT_S_UNSUPPORTED)
+            fprintf(stderr, "ktune: %s: collecting counters failed: %s\n", id,
+                    r->counters_note);
+    }
+}
+
+/* Opens the evaluator, measures, prints the report, writes --json and
+ * --csv. An exit code. */
+static int measure(const compare_args *a, kt_compare *c,
+                   const kt_loaded_plugin *plugin)
+{
+    kt_evaluator *ev = NULL;
+    const char *device;
+    int rc = KT_EXIT_OK;
+    kt_err err;
+
+    kt_err_clear(&err);
+    if (open_evaluator(a, c, plugin, &ev, &err))
+        return kt_cli_fail(&err);
+    device = ev->ops->device(ev)->name;
+    snprintf(c->device, sizeof c->device, "%s", device ? device : "");
+    note_provenance(c, c->files, c->num_files, a->o.sizes.count > 0);
+    if (kt_compare_run(c, ev, &err)) {
+        rc = kt_cli_fail(&err);
+        goto done;
+    }
+    kt_cli_env_host(c->environment);
+    for (size_t i = 0; i < c->num_notes; ++i)
+        fprintf(stderr, "ktune: note: %s\n", c->notes[i]);
+    kt_compare_markdown(stdout, c);
+    fflush(stdout);
+    if ((a->o.json && kt_compare_write_json(a->o.json, c, &err)) ||
+        (a->o.csv && kt_compare_write_csv(a->o.csv, c, &err))) {
+        rc = kt_cli_fail(&err);
+        goto done;
+    }
+    if (kt_compare_failed(c)) {
+        print_failures(c);
+        rc = KT_EXIT_FAILURE;
+    }
+done:
+    ev->ops->close(ev);
+    return rc;
+}
+
 int kt_cmd_compare(int argc, char **argv)
 {
     compare_args a;
@@ -392,7 +489,6 @@ int kt_cmd_compare(int argc, char **argv)
     const kt_loaded_plugin *plugin;
     const kt_operator *op;
     kt_results *files = NULL;
-    kt_evaluator *ev = NULL;
     kt_compare c;
     choice ch;
     size_t reference = 0;
@@ -404,48 +500,20 @@ int kt_cmd_compare(int argc, char **argv)
     memset(&c, 0, sizeof c);
     kt_err_clear(&err);
     kt_registry_init(&reg);
-    a.seed = 1;
-    a.boundaries = 1;
-    a.counters = 1;
-    kt_protocol_defaults(&a.protocol);
-    a.froms = calloc((size_t)argc + 1, sizeof *a.froms);
-    a.configs = calloc((size_t)argc + 1, sizeof *a.configs);
-    a.sizes = calloc((size_t)argc + 1, sizeof *a.sizes);
-    a.plugins = calloc((size_t)argc + 1, sizeof *a.plugins);
-    if (!a.froms || !a.configs || !a.sizes || !a.plugins) {
-        kt_err_set(&err, KT_S_NOMEM, "out of memory");
-        rc = kt_cli_fail(&err);
-        goto done;
-    }
-    rc = parse_args(argc, argv, &a, &err);
-    if (rc) {
+    if ((rc = parse_args(argc, argv, &a, &err))) {
         rc = rc < 0 ? KT_EXIT_OK : kt_cli_fail(&err);
         goto done;
     }
-    kt_cli_load_plugins(&reg, a.plugins, a.num_plugins, 0);
-    if (kt_registry_resolve(&reg, a.spec, &plugin, &op, &err)) {
-        rc = kt_cli_fail(&err);
-        goto done;
-    }
-    files = calloc(a.num_froms ? a.num_froms : 1, sizeof *files);
-    ch.variants = calloc(op->num_variants, sizeof *ch.variants);
-    ch.given = calloc(op->num_variants, sizeof *ch.given);
-    ch.has_given = calloc(op->num_variants, sizeof *ch.has_given);
-    if (!files || !ch.variants || !ch.given || !ch.has_given) {
-        kt_err_set(&err, KT_S_NOMEM, "out of memory");
-        rc = kt_cli_fail(&err);
-        goto done;
-    }
-    for (size_t i = 0; i < a.num_froms; ++i)
-        if (kt_results_load(a.froms[i], plugin->desc.name, op, &files[i],
-                            &err)) {
-            kt_err_prefix(&err, "--from: ");
-            rc = kt_cli_fail(&err);
-            goto done;
-        }
-    if (choose_variants(&a, op, files, a.num_froms, &ch, &err) ||
+    kt_cli_load_plugins(&reg, a.o.plugins.items, a.o.plugins.count, 0);
+    if (kt_registry_resolve(&reg, a.spec, &plugin, &op, &err) ||
+        !(files = calloc(a.froms.count ? a.froms.count : 1, sizeof *files)) ||
+        choice_alloc(&ch, op, &err) ||
+        load_results(&a, plugin, op, files, &err) ||
+        choose_variants(&a, op, files, a.froms.count, &ch, &err) ||
         choose_reference(&a, op, &ch, &reference, &err) ||
         kt_compare_init(&c, ch.count, &err)) {
+        if (!err.status)
+            kt_err_set(&err, KT_S_NOMEM, "out of memory");
         rc = kt_cli_fail(&err);
         goto done;
     }
@@ -453,105 +521,27 @@ int kt_cmd_compare(int argc, char **argv)
     c.spec = a.spec;
     c.plugin_name = plugin->desc.name;
     c.op = op;
-    c.protocol = a.protocol;
+    c.protocol = a.o.protocol;
     c.reference = reference;
     c.files = files;
-    c.num_files = a.num_froms;
-    c.counters = a.counters;
+    c.num_files = a.froms.count;
+    c.counters = a.o.counters;
     command_text(c.command, sizeof c.command);
-    /* The problem: the operator's defaults, the first results file's, then
-     * --size; the seed likewise. */
-    for (uint32_t i = 0; i < op->num_sizes; ++i)
-        c.sizes[i] =
-            a.num_froms ? files[0].sizes[i] : op->sizes[i].default_value;
-    c.seed = 1;
-    for (size_t i = 0; i < a.num_froms; ++i)
-        if (files[i].has_seed) {
-            c.seed = files[i].seed;
-            break;
-        }
-    if (a.have_seed)
-        c.seed = (uint64_t)a.seed;
-    if (kt_cli_apply_sizes(op, c.sizes, a.sizes, a.num_sizes, &err)) {
+    if (set_problem(&a, &c, &ch, files, &err)) {
         rc = kt_cli_fail(&err);
         goto done;
     }
-    for (size_t i = 0; i < ch.count; ++i) {
-        kt_compare_row *r = &c.rows[i];
-        uint32_t v = ch.variants[i];
-        if (ch.has_given[v]) {
-            r->pick.found = 1;
-            r->pick.kind = KT_PICK_CONFIG;
-            r->pick.point = ch.given[v];
-        } else if (!kt_results_best(files, a.num_froms, v, &r->pick)) {
-            r->pick.kind = KT_PICK_DEFAULTS;
-            kt_point_default(op, v, &r->pick.point);
-        }
-    }
-    if (a.counters &&
-        kt_metrics_resolve_list(NULL, 1, &c.set, &err) != KT_S_OK) {
-        rc = kt_cli_fail(&err);
-        goto done;
-    }
-    if (open_evaluator(&a, &c, plugin, &ev, &err)) {
-        rc = kt_cli_fail(&err);
-        goto done;
-    }
-    snprintf(c.device, sizeof c.device, "%s",
-             ev->ops->device(ev)->name ? ev->ops->device(ev)->name : "");
-    note_provenance(&c, files, a.num_froms, a.num_sizes > 0);
-    if (kt_compare_run(&c, ev, &err)) {
-        rc = kt_cli_fail(&err);
-        goto done;
-    }
-    {
-        int full_argc;
-        char **full_argv;
-        kt_cli_invocation(&full_argc, &full_argv);
-        json_object_set_new(c.environment, "host",
-                            kt_env_host(full_argc, full_argv));
-    }
-    for (size_t i = 0; i < c.num_notes; ++i)
-        fprintf(stderr, "ktune: note: %s\n", c.notes[i]);
-    kt_compare_markdown(stdout, &c);
-    fflush(stdout);
-    if ((a.json_path && kt_compare_write_json(a.json_path, &c, &err)) ||
-        (a.csv_path && kt_compare_write_csv(a.csv_path, &c, &err))) {
-        rc = kt_cli_fail(&err);
-        goto done;
-    }
-    rc = KT_EXIT_OK;
-    if (kt_compare_failed(&c)) {
-        for (size_t i = 0; i < c.num_rows; ++i) {
-            const kt_compare_row *r = &c.rows[i];
-            if (r->result.status != KT_EVAL_OK)
-                fprintf(stderr, "ktune: %s: %s: %s\n",
-                        op->variants[r->pick.point.variant].id,
-                        kt_eval_status_name(r->result.status),
-                        r->result.reason);
-            else if (r->profiled && r->counters != KT_S_OK &&
-                     r->counters != KT_S_UNSUPPORTED)
-                fprintf(stderr, "ktune: %s: collecting counters failed: %s\n",
-                        op->variants[r->pick.point.variant].id,
-                        r->counters_note);
-        }
-        rc = KT_EXIT_FAILURE;
-    }
+    rc = measure(&a, &c, plugin);
 done:
-    if (ev)
-        ev->ops->close(ev);
     if (have_compare)
         kt_compare_free(&c);
-    for (size_t i = 0; files && i < a.num_froms; ++i)
+    for (size_t i = 0; files && i < a.froms.count; ++i)
         kt_results_free(&files[i]);
     free(files);
-    free(ch.variants);
-    free(ch.given);
-    free(ch.has_given);
+    choice_free(&ch);
     kt_registry_free(&reg);
-    free(a.froms);
-    free(a.configs);
-    free(a.sizes);
-    free(a.plugins);
+    kt_cli_list_free(&a.froms);
+    kt_cli_list_free(&a.configs);
+    kt_cli_options_free(&a.o);
     return rc;
 }

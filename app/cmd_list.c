@@ -149,17 +149,22 @@ int kt_cmd_list(int argc, char **argv)
         {"plugin", required_argument, NULL, 'p'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
-    char **files = calloc((size_t)argc + 1, sizeof *files);
-    size_t num_files = 0;
+    kt_cli_list files = {0};
     int json = 0, opt, rc = KT_EXIT_OK;
     kt_registry reg;
+    kt_err err;
 
     kt_registry_init(&reg);
     optind = 1;
     while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
         switch (opt) {
         case 'j': json = 1; break;
-        case 'p': files[num_files++] = optarg; break;
+        case 'p':
+            if (kt_cli_list_push(&files, optarg, &err)) {
+                rc = kt_cli_fail(&err);
+                goto done;
+            }
+            break;
         case 'h': fputs(help, stdout); goto done;
         default: rc = kt_cli_usage_error("list", "bad option"); goto done;
         }
@@ -169,13 +174,13 @@ int kt_cmd_list(int argc, char **argv)
                                 argv[optind]);
         goto done;
     }
-    kt_cli_load_plugins(&reg, files, num_files, 1);
+    kt_cli_load_plugins(&reg, files.items, files.count, 1);
     if (json)
         print_json(&reg);
     else
         print_text(&reg);
 done:
     kt_registry_free(&reg);
-    free(files);
+    kt_cli_list_free(&files);
     return rc;
 }

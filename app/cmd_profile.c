@@ -50,15 +50,11 @@ static const char help[] =
     "(repeatable)\n\n" KT_CLI_PROTOCOL_HELP;
 
 typedef struct profile_args {
+    kt_cli_options o; /* o.counters: 0 after --no-counters */
     const char *spec;
-    const char *variant;
-    char **sets, **sizes, **plugins;
-    size_t num_sets, num_sizes, num_plugins;
-    const char *json_path;
     const char *metrics;
-    int64_t seed, device, access_bytes;
-    int boundaries, counters, defaults, list;
-    kt_protocol protocol;
+    int64_t access_bytes;
+    int defaults, list;
 } profile_args;
 
 /* Everything the report shows, gathered before printing. */
@@ -82,73 +78,55 @@ typedef struct report {
     const char *counters_note; /* why there are no counters, or NULL */
 } report;
 
+static kt_status own_option(void *ctx, int opt, char *arg, kt_err *err)
+{
+    profile_args *a = ctx;
+    kt_status rc;
+
+    switch (opt) {
+    case 'm': a->metrics = arg; break;
+    case 'D': a->defaults = 0; break;
+    case 'L': a->list = 1; break;
+    default: /* 'a' */
+        if ((rc = kt_parse_i64(arg, "--access-bytes", &a->access_bytes, err)))
+            return rc;
+        if (a->access_bytes < 1 || a->access_bytes > 256)
+            return kt_err_set(err, KT_S_INPUT,
+                              "--access-bytes: expected 1..256, found %s", arg);
+    }
+    return KT_S_OK;
+}
+
 static int parse_args(int argc, char **argv, profile_args *a, kt_err *err)
 {
-    static const struct option options[] = {
-        {"variant", required_argument, NULL, 'v'},
-        {"set", required_argument, NULL, 's'},
-        {"size", required_argument, NULL, 'n'},
+    static const struct option own[] = {
         {"metrics", required_argument, NULL, 'm'},
         {"no-default-metrics", no_argument, NULL, 'D'},
-        {"no-counters", no_argument, NULL, 'C'},
         {"access-bytes", required_argument, NULL, 'a'},
         {"list-metrics", no_argument, NULL, 'L'},
-        {"seed", required_argument, NULL, 'S'},
-        {"device", required_argument, NULL, 'd'},
-        {"no-boundaries", no_argument, NULL, 'B'},
-        {"json", required_argument, NULL, 'j'},
-        {"plugin", required_argument, NULL, 'p'},
-        {"help", no_argument, NULL, 'h'},
-        KT_CLI_PROTOCOL_OPTIONS,
         {NULL, 0, NULL, 0}};
-    int opt;
+    const kt_cli_command cmd = {.name = "profile",
+                                .help = help,
+                                .shared = KT_OPT_MEASURING | KT_OPT_VARIANT |
+                                          KT_OPT_SET | KT_OPT_COUNTERS,
+                                .own = own,
+                                .apply = own_option,
+                                .ctx = a};
+    int rc;
 
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
-        switch (opt) {
-        case 'v': a->variant = optarg; break;
-        case 's': a->sets[a->num_sets++] = optarg; break;
-        case 'n': a->sizes[a->num_sizes++] = optarg; break;
-        case 'm': a->metrics = optarg; break;
-        case 'D': a->defaults = 0; break;
-        case 'C': a->counters = 0; break;
-        case 'a':
-            if (kt_parse_i64(optarg, "--access-bytes", &a->access_bytes, err))
-                return KT_EXIT_USAGE;
-            if (a->access_bytes < 1 || a->access_bytes > 256) {
-                kt_err_set(err, KT_S_INPUT,
-                           "--access-bytes: expected 1..256, found %s", optarg);
-                return KT_EXIT_USAGE;
-            }
-            break;
-        case 'L': a->list = 1; break;
-        case 'S':
-            if (kt_parse_i64(optarg, "--seed", &a->seed, err))
-                return KT_EXIT_USAGE;
-            break;
-        case 'd':
-            if (kt_parse_i64(optarg, "--device", &a->device, err))
-                return KT_EXIT_USAGE;
-            break;
-        case 'B': a->boundaries = 0; break;
-        case 'j': a->json_path = optarg; break;
-        case 'p': a->plugins[a->num_plugins++] = optarg; break;
-        case 'h': fputs(help, stdout); return -1;
-        default:
-            if (kt_cli_other_option("profile", opt, optarg, &a->protocol, err))
-                return KT_EXIT_USAGE;
-        }
-    }
+    a->defaults = 1;
+    if ((rc = kt_cli_parse(argc, argv, &cmd, &a->o, err)))
+        return rc;
     if (a->list)
-        return optind == argc ? KT_EXIT_OK
-                              : (kt_err_set(err, KT_S_INPUT,
-                                            "profile: --list-metrics takes no "
-                                            "PLUGIN:OPERATOR"),
-                                 KT_EXIT_USAGE);
-    if (kt_cli_operator_operand("profile", argc - optind, argv + optind,
-                                &a->spec, err))
+        return a->o.num_operands == 0
+                   ? KT_EXIT_OK
+                   : (kt_err_set(err, KT_S_INPUT,
+                                 "profile: --list-metrics takes no "
+                                 "PLUGIN:OPERATOR"),
+                      KT_EXIT_USAGE);
+    if (kt_cli_operator_operand("profile", &a->o, &a->spec, err))
         return KT_EXIT_USAGE;
-    if (!a->counters && (a->metrics || !a->defaults)) {
+    if (!a->o.counters && (a->metrics || !a->defaults)) {
         kt_err_set(err, KT_S_INPUT,
                    "profile: --no-counters cannot be combined with --metrics "
                    "or --no-default-metrics");
@@ -159,7 +137,7 @@ static int parse_args(int argc, char **argv, profile_args *a, kt_err *err)
                    "profile: --no-default-metrics needs --metrics");
         return KT_EXIT_USAGE;
     }
-    if (kt_protocol_validate(&a->protocol, err))
+    if (kt_protocol_validate(&a->o.protocol, err))
         return KT_EXIT_USAGE;
     return KT_EXIT_OK;
 }
@@ -365,15 +343,13 @@ static int write_json(const char *path, const profile_args *a, const report *r,
     json_t *sz = json_object(), *root, *env = ev->ops->environment(ev);
     const kt_work *work = ev->ops->work(ev);
     json_t *counters;
-    int argc, rc;
-    char **argv;
+    int rc;
 
     for (uint32_t i = 0; i < r->op->num_sizes; ++i)
         json_object_set_new(sz, r->op->sizes[i].name,
                             json_integer(r->sizes[i]));
-    kt_cli_invocation(&argc, &argv);
-    json_object_set_new(env, "host", kt_env_host(argc, argv));
-    json_object_set_new(env, "protocol", kt_env_protocol(&a->protocol));
+    kt_cli_env_host(env);
+    json_object_set_new(env, "protocol", kt_env_protocol(&a->o.protocol));
     if (r->have_calib)
         json_object_set_new(env, "calibration", kt_calib_to_json(r->calib));
     if (r->counters_note)
@@ -388,7 +364,7 @@ static int write_json(const char *path, const profile_args *a, const report *r,
     root = json_pack(
         "{s:s,s:s,s:s,s:o,s:I,s:o,s:{s:f,s:f,s:f},s:o,s:o,s:o,s:o,s:o}", "kind",
         "ktune.profile", "plugin", a->spec, "operator", r->op->id, "sizes", sz,
-        "seed", (json_int_t)a->seed, "environment", env, "work", "bytes_read",
+        "seed", (json_int_t)a->o.seed, "environment", env, "work", "bytes_read",
         work->bytes_read, "bytes_written", work->bytes_written, "flops",
         work->flops, "result",
         kt_eval_result_to_json(r->op, r->pt, r->timed, 1), "kernel",
@@ -447,6 +423,140 @@ static int check_counters(kt_evaluator *ev, const char **raw, size_t n,
     return 0;
 }
 
+/* What one run gathers, for the report and the record. */
+typedef struct profile_run {
+    kt_metric_set *set;
+    const char *raw[KT_METRICS_RAW_MAX];
+    size_t num_raw;
+    char note[1024]; /* why there are no counters */
+    kt_eval_result timed;
+    kt_profile_result prof;
+    kt_calibration calib;
+    int have_calib;
+    kt_point pt;
+    kt_eval_spec spec;
+} profile_run;
+
+/* The counters asked for, resolved before any GPU work: a wrong name is
+ * the user's mistake, found without a GPU. */
+static kt_status resolve_metrics(profile_args *a, profile_run *run, kt_err *err)
+{
+    kt_err ignored;
+
+    if (!a->o.counters) {
+        kt_metrics_resolve(NULL, 0, 0, run->set, &ignored);
+        snprintf(run->note, sizeof run->note, "not collected (--no-counters)");
+        return KT_S_OK;
+    }
+    if (kt_metrics_resolve_list(a->metrics, a->defaults, run->set, err))
+        return kt_err_prefix(err, "--metrics: ");
+    run->num_raw = kt_metric_set_raw_names(run->set, run->raw);
+    if (run->num_raw == 0) {
+        a->o.counters = 0;
+        snprintf(run->note, sizeof run->note,
+                 "none requested (only static facts)");
+    }
+    return KT_S_OK;
+}
+
+/* The report's figures: occupancy, the FP32 peak and the diagnosis. */
+static void gather(const profile_args *a, profile_run *run, kt_evaluator *ev,
+                   const kt_loaded_plugin *plugin, report *r)
+{
+    double by_id[KT_M_COUNT];
+    kt_diag_input din;
+    kt_err oerr;
+
+    memset(r, 0, sizeof *r);
+    r->op = run->spec.op;
+    r->plugin = plugin->desc.name;
+    r->pt = &run->pt;
+    r->sizes = run->spec.sizes;
+    r->dev = ev->ops->device(ev);
+    r->timed = &run->timed;
+    r->prof = &run->prof;
+    r->set = run->set;
+    r->calib = &run->calib;
+    r->protocol = &a->o.protocol;
+    r->have_calib = run->have_calib;
+    r->counters_note = run->prof.values ? NULL : run->note;
+    r->have_occ = kt_occupancy_of_kernel(r->dev, &run->prof.kernel, &r->occ,
+                                         &oerr) == KT_S_OK;
+    if (!r->have_occ)
+        snprintf(r->occ_note, sizeof r->occ_note, "%s", oerr.msg);
+    r->peak_gflops = kt_peak_gflops_fp32(r->dev, sm_clock_mhz(ev));
+    kt_metric_set_values(run->set, run->prof.values, NULL, by_id);
+    memset(&din, 0, sizeof din);
+    din.work = *ev->ops->work(ev);
+    din.time_us = run->timed.timing.kernel.median;
+    din.copy_gbs = run->have_calib ? run->calib.copy_gbs : 0;
+    din.peak_bw_gbs = run->have_calib ? run->calib.peak_bw_gbs : 0;
+    din.peak_gflops = r->peak_gflops;
+    din.m = run->prof.values ? by_id : NULL;
+    din.theoretical_occupancy = r->have_occ ? r->occ.theoretical : -1;
+    din.access_bytes = (int)a->access_bytes;
+    din.warp_size = r->dev->warp_size;
+    kt_diagnose(&din, &r->diag);
+}
+
+/* Times the point unprofiled under the normal protocol, then reads its
+ * counters on launches of their own. 0 or an exit code. */
+static int time_and_count(profile_args *a, profile_run *run, kt_evaluator *ev)
+{
+    kt_profile_request req;
+    kt_err err;
+    int rc;
+
+    kt_err_clear(&err);
+    if (a->o.counters &&
+        (rc = check_counters(ev, run->raw, run->num_raw, &a->o.counters,
+                             run->note, sizeof run->note)))
+        return rc;
+    run->have_calib = kt_cli_calibration(ev, &run->calib, 1);
+    if (ev->ops->evaluate(ev, &run->pt, 1, &a->o.protocol, &run->timed, &err))
+        return kt_cli_fail(&err);
+    if (run->timed.status != KT_EVAL_OK)
+        return kt_cli_eval_failed(&run->timed);
+    memset(&req, 0, sizeof req);
+    req.metrics = a->o.counters ? run->raw : NULL;
+    req.num_metrics = a->o.counters ? run->num_raw : 0;
+    if (ev->ops->profile(ev, &run->pt, &req, &run->prof, &err))
+        return kt_cli_fail(&err);
+    if (a->o.counters && run->prof.counters != KT_S_OK) {
+        snprintf(run->note, sizeof run->note, "%s", run->prof.note);
+        if (run->prof.counters == KT_S_UNSUPPORTED)
+            fprintf(stderr, "ktune: %s; continuing without counters\n",
+                    run->prof.note);
+    }
+    return 0;
+}
+
+/* Measures, prints and writes --json. */
+static int profile(profile_args *a, profile_run *run,
+                   const kt_loaded_plugin *plugin, kt_evaluator *ev)
+{
+    report r;
+    int rc;
+
+    if ((rc = time_and_count(a, run, ev)))
+        return rc;
+    gather(a, run, ev, plugin, &r);
+    print_header(&r, a->o.boundaries);
+    print_kernel(&r);
+    print_counters(&r);
+    print_diagnosis(&r);
+    rc = a->o.json ? write_json(a->o.json, a, &r, ev) : KT_EXIT_OK;
+    /* Unavailable counters are a fact of the machine; a failed collection
+     * is an error, reported after everything else that stands. */
+    if (!rc && a->o.counters && run->prof.counters != KT_S_OK &&
+        run->prof.counters != KT_S_UNSUPPORTED) {
+        fprintf(stderr, "ktune: collecting counters failed: %s\n",
+                run->prof.note);
+        rc = kt_status_exit_code(run->prof.counters);
+    }
+    return rc;
+}
+
 int kt_cmd_profile(int argc, char **argv)
 {
     profile_args a;
@@ -454,44 +564,21 @@ int kt_cmd_profile(int argc, char **argv)
     const kt_loaded_plugin *plugin;
     const kt_operator *op;
     kt_evaluator *ev = NULL;
-    kt_eval_spec spec;
-    kt_eval_result timed;
-    kt_profile_result prof;
-    kt_profile_request req;
-    kt_calibration calib;
-    kt_metric_set *set = NULL;
-    const char *raw[KT_METRICS_RAW_MAX];
-    double by_id[KT_M_COUNT];
-    char note[1024] = "";
-    kt_diag_input din;
-    report r;
-    kt_point pt;
-    size_t num_raw = 0;
-    int have_calib = 0, rc;
+    profile_run run;
+    int64_t sizes[KT_MAX_SIZES];
+    int rc;
     kt_err err;
 
     memset(&a, 0, sizeof a);
-    memset(&timed, 0, sizeof timed);
-    memset(&prof, 0, sizeof prof);
-    memset(&r, 0, sizeof r);
+    memset(&run, 0, sizeof run);
     kt_err_clear(&err);
     kt_registry_init(&reg);
-    a.seed = 1;
-    a.boundaries = 1;
-    a.counters = 1;
-    a.defaults = 1;
-    kt_protocol_defaults(&a.protocol);
-    a.sets = calloc((size_t)argc + 1, sizeof *a.sets);
-    a.sizes = calloc((size_t)argc + 1, sizeof *a.sizes);
-    a.plugins = calloc((size_t)argc + 1, sizeof *a.plugins);
-    set = calloc(1, sizeof *set);
-    if (!a.sets || !a.sizes || !a.plugins || !set) {
+    if (!(run.set = calloc(1, sizeof *run.set))) {
         kt_err_set(&err, KT_S_NOMEM, "out of memory");
         rc = kt_cli_fail(&err);
         goto done;
     }
-    rc = parse_args(argc, argv, &a, &err);
-    if (rc) {
+    if ((rc = parse_args(argc, argv, &a, &err))) {
         rc = rc < 0 ? KT_EXIT_OK : kt_cli_fail(&err);
         goto done;
     }
@@ -499,132 +586,30 @@ int kt_cmd_profile(int argc, char **argv)
         list_metrics();
         goto done;
     }
-    /* Names first: a wrong one is the user's mistake, found without a GPU. */
-    if (a.counters) {
-        if (kt_metrics_resolve_list(a.metrics, a.defaults, set, &err)) {
-            kt_err_prefix(&err, "--metrics: ");
-            rc = kt_cli_fail(&err);
-            goto done;
-        }
-        num_raw = kt_metric_set_raw_names(set, raw);
-        if (num_raw == 0) {
-            a.counters = 0;
-            snprintf(note, sizeof note, "none requested (only static facts)");
-        }
-    } else {
-        kt_metrics_resolve(NULL, 0, 0, set, &err);
-        snprintf(note, sizeof note, "not collected (--no-counters)");
-    }
-    kt_cli_load_plugins(&reg, a.plugins, a.num_plugins, 0);
-    memset(&spec, 0, sizeof spec);
-    if (kt_cli_resolve_point(&reg, a.spec, a.variant, a.sets, a.num_sets,
-                             a.sizes, a.num_sizes, &plugin, &op, &pt,
-                             spec.sizes, &err)) {
+    if (resolve_metrics(&a, &run, &err)) {
         rc = kt_cli_fail(&err);
         goto done;
     }
-    spec.plugin = plugin;
-    spec.op = op;
-    spec.seed = (uint64_t)a.seed;
-    spec.device = (int)a.device;
-    spec.check_boundaries = a.boundaries;
-    spec.log_level = KT_LOG_WARN;
-    spec.counters = a.counters ? kt_metrics_cupti_source() : NULL;
-    if (kt_local_open(&spec, &ev, &err)) {
+    kt_cli_load_plugins(&reg, a.o.plugins.items, a.o.plugins.count, 0);
+    if (kt_cli_resolve_point(&reg, a.spec, &a.o, &plugin, &op, &run.pt, sizes,
+                             &err)) {
         rc = kt_cli_fail(&err);
         goto done;
     }
-    if (a.counters &&
-        (rc = check_counters(ev, raw, num_raw, &a.counters, note, sizeof note)))
-        goto done;
-    if (ev->ops->calibration(ev, 0, &calib, &err) == KT_S_OK)
-        have_calib = 1;
-    else
-        fprintf(stderr,
-                "ktune: warning: no calibration, so no %% of the copy "
-                "ceiling: %s\n",
-                err.msg);
-
-    /* Time first, unprofiled, under the normal protocol. */
-    if (ev->ops->evaluate(ev, &pt, 1, &a.protocol, &timed, &err)) {
+    kt_cli_eval_spec(&a.o, plugin, op, sizes, &run.spec);
+    run.spec.counters = a.o.counters ? kt_metrics_cupti_source() : NULL;
+    if (kt_local_open(&run.spec, &ev, &err)) {
         rc = kt_cli_fail(&err);
         goto done;
     }
-    if (timed.status != KT_EVAL_OK) {
-        fprintf(stderr, "ktune: %s: %s\n", kt_eval_status_name(timed.status),
-                timed.reason);
-        rc = timed.status == KT_EVAL_INVALID ? KT_EXIT_USAGE : KT_EXIT_FAILURE;
-        goto done;
-    }
-    /* Then the counters, on launches of their own. */
-    memset(&req, 0, sizeof req);
-    req.metrics = a.counters ? raw : NULL;
-    req.num_metrics = a.counters ? num_raw : 0;
-    if (ev->ops->profile(ev, &pt, &req, &prof, &err)) {
-        rc = kt_cli_fail(&err);
-        goto done;
-    }
-    if (a.counters && prof.counters != KT_S_OK) {
-        snprintf(note, sizeof note, "%s", prof.note);
-        if (prof.counters == KT_S_UNSUPPORTED)
-            fprintf(stderr, "ktune: %s; continuing without counters\n",
-                    prof.note);
-    }
-
-    r.op = op;
-    r.plugin = plugin->desc.name;
-    r.pt = &pt;
-    r.sizes = spec.sizes;
-    r.dev = ev->ops->device(ev);
-    r.timed = &timed;
-    r.prof = &prof;
-    r.set = set;
-    r.calib = &calib;
-    r.protocol = &a.protocol;
-    r.have_calib = have_calib;
-    r.counters_note = prof.values ? NULL : note;
-    {
-        kt_err oerr;
-        r.have_occ = kt_occupancy_of_kernel(r.dev, &prof.kernel, &r.occ,
-                                            &oerr) == KT_S_OK;
-        if (!r.have_occ)
-            snprintf(r.occ_note, sizeof r.occ_note, "%s", oerr.msg);
-    }
-    r.peak_gflops = kt_peak_gflops_fp32(r.dev, sm_clock_mhz(ev));
-    kt_metric_set_values(set, prof.values, NULL, by_id);
-    memset(&din, 0, sizeof din);
-    din.work = *ev->ops->work(ev);
-    din.time_us = timed.timing.kernel.median;
-    din.copy_gbs = have_calib ? calib.copy_gbs : 0;
-    din.peak_bw_gbs = have_calib ? calib.peak_bw_gbs : 0;
-    din.peak_gflops = r.peak_gflops;
-    din.m = prof.values ? by_id : NULL;
-    din.theoretical_occupancy = r.have_occ ? r.occ.theoretical : -1;
-    din.access_bytes = (int)a.access_bytes;
-    din.warp_size = r.dev->warp_size;
-    kt_diagnose(&din, &r.diag);
-
-    print_header(&r, a.boundaries);
-    print_kernel(&r);
-    print_counters(&r);
-    print_diagnosis(&r);
-    rc = a.json_path ? write_json(a.json_path, &a, &r, ev) : KT_EXIT_OK;
-    /* Unavailable counters are a fact of the machine; a failed collection
-     * is an error, reported after everything else that stands. */
-    if (!rc && a.counters && prof.counters != KT_S_OK &&
-        prof.counters != KT_S_UNSUPPORTED) {
-        fprintf(stderr, "ktune: collecting counters failed: %s\n", prof.note);
-        rc = kt_status_exit_code(prof.counters);
-    }
+    rc = profile(&a, &run, plugin, ev);
 done:
-    kt_profile_result_free(&prof);
-    kt_eval_result_free(&timed);
+    kt_profile_result_free(&run.prof);
+    kt_eval_result_free(&run.timed);
     if (ev)
         ev->ops->close(ev);
     kt_registry_free(&reg);
-    free(set);
-    free(a.sets);
-    free(a.sizes);
-    free(a.plugins);
+    free(run.set);
+    kt_cli_options_free(&a.o);
     return rc;
 }

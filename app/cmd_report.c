@@ -38,59 +38,61 @@ static const char help[] =
     "a bad option or results file.\n";
 
 typedef struct report_args {
+    kt_cli_options o; /* --plugin */
     const char *results, *output, *journal, *title;
-    char **plugins;
-    size_t num_plugins;
     int no_journal, no_plugins;
     long top;
 } report_args;
 
+static kt_status own_option(void *ctx, int opt, char *arg, kt_err *err)
+{
+    report_args *a = ctx;
+    int64_t top;
+    kt_status rc;
+
+    switch (opt) {
+    case 'o': a->output = arg; break;
+    case 'J': a->journal = arg; break;
+    case 'N': a->no_journal = 1; break;
+    case 'P': a->no_plugins = 1; break;
+    case 't': a->title = arg; break;
+    default: /* 'T' */
+        if ((rc = kt_parse_i64(arg, "--top", &top, err)))
+            return rc;
+        if (top < 1 || top > 100000)
+            return kt_err_set(err, KT_S_INPUT,
+                              "--top: %s, expected 1 to 100000", arg);
+        a->top = (long)top;
+    }
+    return KT_S_OK;
+}
+
 static int parse_args(int argc, char **argv, report_args *a, kt_err *err)
 {
-    static const struct option options[] = {
+    static const struct option own[] = {
         {"output", required_argument, NULL, 'o'},
         {"journal", required_argument, NULL, 'J'},
         {"no-journal", no_argument, NULL, 'N'},
-        {"plugin", required_argument, NULL, 'p'},
         {"no-plugins", no_argument, NULL, 'P'},
         {"title", required_argument, NULL, 't'},
         {"top", required_argument, NULL, 'T'},
-        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
-    int opt;
-    int64_t top;
+    const kt_cli_command cmd = {.name = "report",
+                                .help = help,
+                                .shared = KT_OPT_PLUGIN,
+                                .own = own,
+                                .short_opts = "o:",
+                                .apply = own_option,
+                                .ctx = a};
+    int rc;
 
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "o:", options, NULL)) != -1) {
-        switch (opt) {
-        case 'o': a->output = optarg; break;
-        case 'J': a->journal = optarg; break;
-        case 'N': a->no_journal = 1; break;
-        case 'p': a->plugins[a->num_plugins++] = optarg; break;
-        case 'P': a->no_plugins = 1; break;
-        case 't': a->title = optarg; break;
-        case 'T':
-            if (kt_parse_i64(optarg, "--top", &top, err))
-                return KT_EXIT_USAGE;
-            if (top < 1 || top > 100000) {
-                kt_err_set(err, KT_S_INPUT, "--top: %s, expected 1 to 100000",
-                           optarg);
-                return KT_EXIT_USAGE;
-            }
-            a->top = (long)top;
-            break;
-        case 'h': fputs(help, stdout); return -1;
-        default:
-            kt_err_set(err, KT_S_INPUT,
-                       "report: bad option; see 'ktune report --help'");
-            return KT_EXIT_USAGE;
-        }
-    }
-    if (optind != argc - 1) {
+    if ((rc = kt_cli_parse(argc, argv, &cmd, &a->o, err)))
+        return rc;
+    if (a->o.num_operands != 1) {
         kt_err_set(err, KT_S_INPUT,
-                   optind >= argc ? "report: RESULTS is missing; see 'ktune "
-                                    "report --help'"
-                                  : "report: one RESULTS file expected");
+                   a->o.num_operands < 1 ? "report: RESULTS is missing; see "
+                                           "'ktune report --help'"
+                                         : "report: one RESULTS file expected");
         return KT_EXIT_USAGE;
     }
     if (a->journal && a->no_journal) {
@@ -98,7 +100,7 @@ static int parse_args(int argc, char **argv, report_args *a, kt_err *err)
                    "report: --journal and --no-journal exclude each other");
         return KT_EXIT_USAGE;
     }
-    a->results = argv[optind];
+    a->results = a->o.operands[0];
     return KT_EXIT_OK;
 }
 
@@ -133,7 +135,7 @@ static void work_from_plugin(kt_sources *s, const report_args *a)
     if (!*spec)
         return;
     kt_registry_init(&reg);
-    kt_cli_load_plugins(&reg, a->plugins, a->num_plugins, 1);
+    kt_cli_load_plugins(&reg, a->o.plugins.items, a->o.plugins.count, 1);
     if (kt_registry_resolve(&reg, spec, &plugin, &op, &err)) {
         kt_sources_note(s,
                         "the roofline needs the work of %s, and its plugin "
@@ -227,16 +229,13 @@ int kt_cmd_report(int argc, char **argv)
     kt_doc_options opt;
     int code;
 
-    a.plugins = calloc((size_t)argc + 1, sizeof *a.plugins);
-    if (!a.plugins)
-        return kt_cli_fail(&(kt_err){KT_S_NOMEM, "out of memory"});
     code = parse_args(argc, argv, &a, &err);
     if (code) {
-        free(a.plugins);
+        kt_cli_options_free(&a.o);
         return code < 0 ? KT_EXIT_OK : kt_cli_fail(&err);
     }
     if (kt_sources_load(&s, a.results, &err)) {
-        free(a.plugins);
+        kt_cli_options_free(&a.o);
         return kt_cli_fail(&err);
     }
     if (a.journal) {
@@ -264,6 +263,6 @@ int kt_cmd_report(int argc, char **argv)
     code = KT_EXIT_OK;
 done:
     kt_sources_free(&s);
-    free(a.plugins);
+    kt_cli_options_free(&a.o);
     return code;
 }

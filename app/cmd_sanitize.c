@@ -117,7 +117,16 @@ static void default_sizes(const kt_operator *op, char sizes[][64])
     }
 }
 
-int kt_cmd_sanitize(int argc, char **argv)
+typedef struct sanitize_args {
+    const char *spec, *tools_text, *log_dir;
+    char sanitizer[PATH_MAX];
+    kt_cli_list sizes, plugins;
+    char **tools;
+    size_t num_tools;
+} sanitize_args;
+
+/* 0 to go on, -1 after --help, or an exit code (the message printed). */
+static int parse_args(int argc, char **argv, sanitize_args *a)
 {
     static const struct option options[] = {
         {"tools", required_argument, NULL, 't'},
@@ -127,159 +136,195 @@ int kt_cmd_sanitize(int argc, char **argv)
         {"plugin", required_argument, NULL, 'p'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
-    const char *tools_text = "memcheck,racecheck", *log_dir = NULL;
-    char **user_sizes = calloc((size_t)argc + 1, sizeof *user_sizes);
-    char **plugins = calloc((size_t)argc + 1, sizeof *plugins);
-    char sanitizer[PATH_MAX], exe[PATH_MAX], sizes[KT_MAX_SIZES][64];
-    char **tools = NULL;
-    size_t num_sizes = 0, num_plugins = 0, num_tools = 0;
-    const kt_loaded_plugin *lp;
-    const kt_operator *op;
-    kt_registry reg;
-    int opt, rc = KT_EXIT_OK, failures = 0;
-    ssize_t len;
+    int opt;
     kt_err err;
 
-    kt_registry_init(&reg);
-    sanitizer[0] = '\0';
+    kt_err_clear(&err);
+    a->tools_text = "memcheck,racecheck";
     optind = 1;
     while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
         switch (opt) {
-        case 't': tools_text = optarg; break;
-        case 'n': user_sizes[num_sizes++] = optarg; break;
-        case 's': snprintf(sanitizer, sizeof sanitizer, "%s", optarg); break;
-        case 'l': log_dir = optarg; break;
-        case 'p': plugins[num_plugins++] = optarg; break;
-        case 'h': fputs(help, stdout); goto done;
-        default: rc = kt_cli_usage_error("sanitize", "bad option"); goto done;
+        case 't': a->tools_text = optarg; break;
+        case 'n':
+            if (kt_cli_list_push(&a->sizes, optarg, &err))
+                return kt_cli_fail(&err);
+            break;
+        case 's':
+            snprintf(a->sanitizer, sizeof a->sanitizer, "%s", optarg);
+            break;
+        case 'l': a->log_dir = optarg; break;
+        case 'p':
+            if (kt_cli_list_push(&a->plugins, optarg, &err))
+                return kt_cli_fail(&err);
+            break;
+        case 'h': fputs(help, stdout); return -1;
+        default: return kt_cli_usage_error("sanitize", "bad option");
         }
     }
-    if (optind != argc - 1) {
-        rc = kt_cli_usage_error("sanitize", "one PLUGIN:OPERATOR expected");
-        goto done;
-    }
-    if (kt_parse_list(tools_text, &tools, &num_tools, &err)) {
-        rc = kt_cli_fail(&err);
-        goto done;
-    }
-    for (size_t t = 0; t < num_tools; ++t) {
-        static const char *const known[] = {"memcheck", "racecheck",
-                                            "initcheck", "synccheck"};
+    if (optind != argc - 1)
+        return kt_cli_usage_error("sanitize", "one PLUGIN:OPERATOR expected");
+    a->spec = argv[optind];
+    return 0;
+}
+
+/* --tools: a list of known tools. 0 or an exit code. */
+static int parse_tools(sanitize_args *a)
+{
+    static const char *const known[] = {"memcheck", "racecheck", "initcheck",
+                                        "synccheck"};
+    kt_err err;
+
+    if (kt_parse_list(a->tools_text, &a->tools, &a->num_tools, &err))
+        return kt_cli_fail(&err);
+    for (size_t t = 0; t < a->num_tools; ++t) {
         int ok = 0;
         for (size_t k = 0; k < 4; ++k)
-            ok |= strcmp(tools[t], known[k]) == 0;
-        if (!ok) {
-            rc = kt_cli_usage_error("sanitize",
-                                    "unknown tool '%s'; known: "
-                                    "memcheck, racecheck, initcheck, "
-                                    "synccheck",
-                                    tools[t]);
-            goto done;
-        }
+            ok |= strcmp(a->tools[t], known[k]) == 0;
+        if (!ok)
+            return kt_cli_usage_error("sanitize",
+                                      "unknown tool '%s'; known: "
+                                      "memcheck, racecheck, initcheck, "
+                                      "synccheck",
+                                      a->tools[t]);
     }
-    kt_cli_load_plugins(&reg, plugins, num_plugins, 0);
-    if (kt_registry_resolve(&reg, argv[optind], &lp, &op, &err)) {
-        rc = kt_cli_fail(&err);
-        goto done;
+    return 0;
+}
+
+/* The sanitizer's command line: `ktune bench` of one variant at the capped
+ * sizes, one verified launch per boundary size and one timed sample, so
+ * the sanitizer sees every kernel path without the cost of a full
+ * measurement. args has room for 64. */
+static void bench_command(const sanitize_args *a, const char *exe,
+                          const char *tool, const char *variant,
+                          const kt_operator *op, char sizes[][64], char **args)
+{
+    static char *const quick[] = {
+        "--warmups=0", "--min-samples=1", "--max-samples=1", "--min-time=0",
+        "--no-probe",  "--cache=hot",     "--no-calibration"};
+    size_t n = 0;
+
+    args[n++] = (char *)a->sanitizer;
+    args[n++] = "--tool";
+    args[n++] = (char *)tool;
+    args[n++] = "--error-exitcode";
+    args[n++] = "99";
+    args[n++] = (char *)exe;
+    args[n++] = "bench";
+    args[n++] = (char *)a->spec;
+    args[n++] = "--variant";
+    args[n++] = (char *)variant;
+    for (uint32_t s = 0; s < op->num_sizes; ++s) {
+        args[n++] = "--size";
+        args[n++] = sizes[s];
     }
-    if (!sanitizer[0])
-        find_sanitizer(sanitizer, sizeof sanitizer);
-    if (access(sanitizer, X_OK) != 0) {
-        kt_err_set(&err, KT_S_UNSUPPORTED,
-                   "compute-sanitizer not found at %s "
-                   "(give --sanitizer PATH)",
-                   sanitizer);
-        rc = kt_cli_fail(&err);
-        goto done;
+    for (size_t s = 0; s < a->sizes.count && n < 50; ++s) {
+        args[n++] = "--size";
+        args[n++] = a->sizes.items[s];
     }
-    len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (len <= 0) {
-        kt_err_set(&err, KT_S_IO, "cannot find this executable");
-        rc = kt_cli_fail(&err);
-        goto done;
+    for (size_t s = 0; s < a->plugins.count && n < 56; ++s) {
+        args[n++] = "--plugin";
+        args[n++] = a->plugins.items[s];
     }
+    for (size_t q = 0; q < sizeof quick / sizeof quick[0]; ++q)
+        args[n++] = quick[q];
+    args[n] = NULL;
+}
+
+/* One variant under one tool: prints its line; returns the error count
+ * (-1: the run did not finish). */
+static long sanitize_one(const sanitize_args *a, const char *exe,
+                         const char *plugin, const kt_operator *op, uint32_t v,
+                         const char *tool, char sizes[][64])
+{
+    char tool_arg[64], log_path[PATH_MAX], first[512];
+    char *args[64];
+    int status;
+    long errors;
+
+    snprintf(tool_arg, sizeof tool_arg, "%s", tool);
+    if (a->log_dir)
+        snprintf(log_path, sizeof log_path, "%s/%s.%s.%s.log", a->log_dir,
+                 plugin, op->variants[v].id, tool);
+    else
+        snprintf(log_path, sizeof log_path, "/tmp/ktune-sanitize-%d.log",
+                 (int)getpid());
+    bench_command(a, exe, tool_arg, op->variants[v].id, op, sizes, args);
+    status = run_logged(args, log_path);
+    errors = error_summary(log_path, first, sizeof first);
+    /* 0: clean; 99: the sanitizer found errors; anything else: the bench
+     * itself failed, which hides what the tool would see. */
+    if (status < 0 || !WIFEXITED(status) ||
+        (WEXITSTATUS(status) != 0 && WEXITSTATUS(status) != 99)) {
+        char how[128];
+        kt_describe_exit(status, how, sizeof how);
+        snprintf(first, sizeof first, "the run %s%s%s", how,
+                 a->log_dir ? "; see " : "", a->log_dir ? log_path : "");
+        errors = errors > 0 ? errors : -1;
+    }
+    if (errors < 0 && !first[0])
+        snprintf(first, sizeof first,
+                 "no ERROR SUMMARY in the sanitizer's output");
+    printf("%-16s %-10s %8ld  %s\n", op->variants[v].id, tool, errors, first);
+    fflush(stdout);
+    if (!a->log_dir)
+        unlink(log_path);
+    return errors;
+}
+
+/* The sanitizer (--sanitizer, PATH, the toolkit's) and this executable. */
+static kt_status find_programs(sanitize_args *a, char *exe, size_t exe_size,
+                               kt_err *err)
+{
+    ssize_t len;
+
+    if (!a->sanitizer[0])
+        find_sanitizer(a->sanitizer, sizeof a->sanitizer);
+    if (access(a->sanitizer, X_OK) != 0)
+        return kt_err_set(err, KT_S_UNSUPPORTED,
+                          "compute-sanitizer not found at %s "
+                          "(give --sanitizer PATH)",
+                          a->sanitizer);
+    len = readlink("/proc/self/exe", exe, exe_size - 1);
+    if (len <= 0)
+        return kt_err_set(err, KT_S_IO, "cannot find this executable");
     exe[len] = '\0';
+    return KT_S_OK;
+}
+
+int kt_cmd_sanitize(int argc, char **argv)
+{
+    sanitize_args a;
+    char exe[PATH_MAX], sizes[KT_MAX_SIZES][64];
+    const kt_loaded_plugin *lp;
+    const kt_operator *op;
+    kt_registry reg;
+    int rc, failures = 0;
+    kt_err err;
+
+    memset(&a, 0, sizeof a);
+    kt_registry_init(&reg);
+    if ((rc = parse_args(argc, argv, &a)) || (rc = parse_tools(&a))) {
+        rc = rc < 0 ? KT_EXIT_OK : rc;
+        goto done;
+    }
+    kt_cli_load_plugins(&reg, a.plugins.items, a.plugins.count, 0);
+    if (kt_registry_resolve(&reg, a.spec, &lp, &op, &err) ||
+        find_programs(&a, exe, sizeof exe, &err)) {
+        rc = kt_cli_fail(&err);
+        goto done;
+    }
     default_sizes(op, sizes);
     printf("%s:%s under %s\n%-16s %-10s %8s  %s\n", lp->desc.name, op->id,
-           sanitizer, "variant", "tool", "errors", "first report");
-    for (uint32_t v = 0; v < op->num_variants; ++v) {
-        for (size_t t = 0; t < num_tools; ++t) {
-            char tool_arg[64], log_path[PATH_MAX], first[512];
-            char *args[64];
-            size_t a = 0;
-            int status;
-            long errors;
-            snprintf(tool_arg, sizeof tool_arg, "%s", tools[t]);
-            if (log_dir)
-                snprintf(log_path, sizeof log_path, "%s/%s.%s.%s.log", log_dir,
-                         lp->desc.name, op->variants[v].id, tools[t]);
-            else
-                snprintf(log_path, sizeof log_path,
-                         "/tmp/ktune-sanitize-%d."
-                         "log",
-                         (int)getpid());
-            args[a++] = sanitizer;
-            args[a++] = "--tool";
-            args[a++] = tool_arg;
-            args[a++] = "--error-exitcode";
-            args[a++] = "99";
-            args[a++] = exe;
-            args[a++] = "bench";
-            args[a++] = argv[optind];
-            args[a++] = "--variant";
-            args[a++] = (char *)op->variants[v].id;
-            for (uint32_t s = 0; s < op->num_sizes; ++s) {
-                args[a++] = "--size";
-                args[a++] = sizes[s];
-            }
-            for (size_t s = 0; s < num_sizes && a < 50; ++s) {
-                args[a++] = "--size";
-                args[a++] = user_sizes[s];
-            }
-            for (size_t s = 0; s < num_plugins && a < 56; ++s) {
-                args[a++] = "--plugin";
-                args[a++] = plugins[s];
-            }
-            /* One verified launch per boundary size and one timed sample:
-             * the sanitizer sees every kernel path without the cost of a
-             * full measurement. */
-            args[a++] = "--warmups=0";
-            args[a++] = "--min-samples=1";
-            args[a++] = "--max-samples=1";
-            args[a++] = "--min-time=0";
-            args[a++] = "--no-probe";
-            args[a++] = "--cache=hot";
-            args[a++] = "--no-calibration";
-            args[a] = NULL;
-            status = run_logged(args, log_path);
-            errors = error_summary(log_path, first, sizeof first);
-            /* 0: clean; 99: the sanitizer found errors; anything else: the
-             * bench itself failed, which hides what the tool would see. */
-            if (status < 0 || !WIFEXITED(status) ||
-                (WEXITSTATUS(status) != 0 && WEXITSTATUS(status) != 99)) {
-                char how[128];
-                kt_describe_exit(status, how, sizeof how);
-                snprintf(first, sizeof first, "the run %s%s%s", how,
-                         log_dir ? "; see " : "", log_dir ? log_path : "");
-                errors = errors > 0 ? errors : -1;
-            }
-            if (errors < 0 && !first[0])
-                snprintf(first, sizeof first,
-                         "no ERROR SUMMARY in the "
-                         "sanitizer's output");
-            printf("%-16s %-10s %8ld  %s\n", op->variants[v].id, tools[t],
-                   errors, first);
-            fflush(stdout);
-            failures += errors != 0;
-            if (!log_dir)
-                unlink(log_path);
-        }
-    }
+           a.sanitizer, "variant", "tool", "errors", "first report");
+    for (uint32_t v = 0; v < op->num_variants; ++v)
+        for (size_t t = 0; t < a.num_tools; ++t)
+            failures += sanitize_one(&a, exe, lp->desc.name, op, v, a.tools[t],
+                                     sizes) != 0;
     rc = failures ? KT_EXIT_FAILURE : KT_EXIT_OK;
 done:
     kt_registry_free(&reg);
-    free(tools);
-    free(user_sizes);
-    free(plugins);
+    free(a.tools);
+    kt_cli_list_free(&a.sizes);
+    kt_cli_list_free(&a.plugins);
     return rc;
 }

@@ -60,75 +60,67 @@ static const char help[] =
     "valid was found or the run failed, 2 for a bad job or option.\n";
 
 typedef struct tune_args {
+    kt_cli_options o; /* o.sets: --set S.K=VALUE overrides of the job */
     const char *config;
-    const char *replay, *journal, *json, *csv, *t4;
-    char **sets, **plugins;
-    size_t num_sets, num_plugins;
-    int resume, in_process, quiet, check;
+    const char *journal, *t4;
+    int resume, quiet, check;
     double replay_delay;
 } tune_args;
 
+static kt_status own_option(void *ctx, int opt, char *arg, kt_err *err)
+{
+    tune_args *a = ctx;
+    kt_status rc;
+
+    switch (opt) {
+    case 'R': a->resume = 1; break;
+    case 'J': a->journal = arg; break;
+    case 't': a->t4 = arg; break;
+    case 'q': a->quiet = 1; break;
+    case 'C': a->check = 1; break;
+    default: /* 'D' */
+        if ((rc =
+                 kt_parse_double(arg, "--replay-delay", &a->replay_delay, err)))
+            return rc;
+        if (a->replay_delay < 0 || a->replay_delay > 60)
+            return kt_err_set(err, KT_S_INPUT,
+                              "--replay-delay: %s, expected 0 to 60 seconds",
+                              arg);
+    }
+    return KT_S_OK;
+}
+
 static int parse_args(int argc, char **argv, tune_args *a, kt_err *err)
 {
-    static const struct option options[] = {
-        {"replay", required_argument, NULL, 'r'},
+    static const struct option own[] = {
         {"resume", no_argument, NULL, 'R'},
         {"journal", required_argument, NULL, 'J'},
-        {"json", required_argument, NULL, 'j'},
-        {"csv", required_argument, NULL, 'c'},
         {"t4", required_argument, NULL, 't'},
-        {"set", required_argument, NULL, 's'},
-        {"plugin", required_argument, NULL, 'p'},
-        {"in-process", no_argument, NULL, 'I'},
         {"replay-delay", required_argument, NULL, 'D'},
         {"quiet", no_argument, NULL, 'q'},
         {"check", no_argument, NULL, 'C'},
-        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
-    int opt;
+    const kt_cli_command cmd = {.name = "tune",
+                                .help = help,
+                                .shared = KT_OPT_SET | KT_OPT_PLUGIN |
+                                          KT_OPT_JSON | KT_OPT_CSV |
+                                          KT_OPT_IN_PROCESS | KT_OPT_REPLAY,
+                                .own = own,
+                                .apply = own_option,
+                                .ctx = a};
+    int rc;
 
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
-        switch (opt) {
-        case 'r': a->replay = optarg; break;
-        case 'R': a->resume = 1; break;
-        case 'J': a->journal = optarg; break;
-        case 'j': a->json = optarg; break;
-        case 'c': a->csv = optarg; break;
-        case 't': a->t4 = optarg; break;
-        case 's': a->sets[a->num_sets++] = optarg; break;
-        case 'p': a->plugins[a->num_plugins++] = optarg; break;
-        case 'I': a->in_process = 1; break;
-        case 'q': a->quiet = 1; break;
-        case 'C': a->check = 1; break;
-        case 'D':
-            if (kt_parse_double(optarg, "--replay-delay", &a->replay_delay,
-                                err))
-                return KT_EXIT_USAGE;
-            if (a->replay_delay < 0 || a->replay_delay > 60) {
-                kt_err_set(err, KT_S_INPUT,
-                           "--replay-delay: %s, expected 0 to 60 seconds",
-                           optarg);
-                return KT_EXIT_USAGE;
-            }
-            break;
-        case 'h': fputs(help, stdout); return -1;
-        default:
-            kt_err_set(err, KT_S_INPUT,
-                       "tune: bad option; see 'ktune tune "
-                       "--help'");
-            return KT_EXIT_USAGE;
-        }
-    }
-    if (optind != argc - 1) {
+    if ((rc = kt_cli_parse(argc, argv, &cmd, &a->o, err)))
+        return rc;
+    if (a->o.num_operands != 1) {
         kt_err_set(err, KT_S_INPUT,
-                   optind >= argc ? "tune: CONFIG is missing; see 'ktune "
-                                    "tune --help'"
-                                  : "tune: one CONFIG expected");
+                   a->o.num_operands < 1 ? "tune: CONFIG is missing; see "
+                                           "'ktune tune --help'"
+                                         : "tune: one CONFIG expected");
         return KT_EXIT_USAGE;
     }
-    a->config = argv[optind];
-    if (a->replay_delay > 0 && !a->replay) {
+    a->config = a->o.operands[0];
+    if (a->replay_delay > 0 && !a->o.replay) {
         kt_err_set(err, KT_S_INPUT, "tune: --replay-delay needs --replay");
         return KT_EXIT_USAGE;
     }
@@ -174,17 +166,17 @@ static void apply_output_options(const tune_args *a, kt_job *job)
         snprintf(job->journal, sizeof job->journal, "%s",
                  none ? "" : a->journal);
         job->journal_mode = none ? KT_JOB_JOURNAL_NONE : KT_JOB_JOURNAL_PATH;
-    } else if (a->replay && job->journal_mode == KT_JOB_JOURNAL_AUTO) {
+    } else if (a->o.replay && job->journal_mode == KT_JOB_JOURNAL_AUTO) {
         /* A replay measures nothing new: no journal unless asked. */
         job->journal[0] = '\0';
         job->journal_mode = KT_JOB_JOURNAL_NONE;
     } else if (!a->resume && job->journal_mode != KT_JOB_JOURNAL_NONE) {
         next_free_journal(job);
     }
-    if (a->json)
-        snprintf(job->json, sizeof job->json, "%s", a->json);
-    if (a->csv)
-        snprintf(job->csv, sizeof job->csv, "%s", a->csv);
+    if (a->o.json)
+        snprintf(job->json, sizeof job->json, "%s", a->o.json);
+    if (a->o.csv)
+        snprintf(job->csv, sizeof job->csv, "%s", a->o.csv);
     if (a->t4)
         snprintf(job->t4, sizeof job->t4, "%s", a->t4);
 }
@@ -197,9 +189,9 @@ static kt_status open_evaluator(const tune_args *a, kt_job *job,
     kt_eval_spec spec;
     kt_status rc;
 
-    if (a->replay) {
+    if (a->o.replay) {
         kt_replay_options opt = {.delay_s = a->replay_delay};
-        return kt_replay_open(a->replay, job->plugin, job->op, &opt, ev, err);
+        return kt_replay_open(a->o.replay, job->plugin, job->op, &opt, ev, err);
     }
     memset(&spec, 0, sizeof spec);
     spec.plugin = job->plugin;
@@ -214,8 +206,8 @@ static kt_status open_evaluator(const tune_args *a, kt_job *job,
     spec.counters =
         kt_profiling_wants_counters(prof) ? kt_metrics_cupti_source() : NULL;
     wopt.eval_timeout_s = job->eval_timeout_s;
-    rc = a->in_process ? kt_local_open(&spec, ev, err)
-                       : kt_worker_open(&spec, &wopt, ev, err);
+    rc = a->o.in_process ? kt_local_open(&spec, ev, err)
+                         : kt_worker_open(&spec, &wopt, ev, err);
     if (rc == KT_S_NO_DEVICE) {
         char msg[sizeof err->msg];
         snprintf(msg, sizeof msg, "%s", err->msg);
@@ -401,182 +393,203 @@ static kt_status write_outputs(const kt_job *job, const kt_tune_facts *f,
     return rc;
 }
 
+/* One tuning run: the job, what measures it, where it is recorded. */
+typedef struct tune_run {
+    kt_job job;
+    kt_evaluator *ev;
+    kt_journal journal;
+    kt_journal_log log;
+    int have_log, have_calib;
+    kt_calibration calib;
+    kt_profiling_spec prof;
+    const char *unavailable; /* why counters cannot be had, or NULL */
+    char why[1024];
+    json_t *env;
+    kt_tune_config cfg;
+    kt_tune_result result;
+} tune_run;
+
+/* The evaluator, the counters check, the problem, the environment record
+ * and the journal. */
+static kt_status open_run(const tune_args *a, tune_run *t, kt_err *err)
+{
+    kt_job *job = &t->job;
+    kt_status rc;
+
+    if ((rc = kt_profiling_effective(
+             &job->metrics, job->strategy->uses_counters, &t->prof, err)) ||
+        (rc = open_evaluator(a, job, &t->prof, &t->ev, err)) ||
+        (rc = check_counters(t->ev, job, &t->prof, t->why, sizeof t->why,
+                             &t->unavailable, err)))
+        return rc;
+    if (a->o.replay)
+        take_recorded_problem(job, t->ev, a->o.replay);
+    kt_space_bind(&job->space, job->sizes, job->input_seed,
+                  t->ev->ops->device(t->ev));
+    t->have_calib = kt_cli_calibration(t->ev, &t->calib, !a->o.replay);
+    t->env = t->ev->ops->environment(t->ev);
+    kt_cli_env_host(t->env);
+    json_object_set_new(t->env, "protocol", kt_env_protocol(&job->protocol));
+    if (t->have_calib)
+        json_object_set_new(t->env, "calibration", kt_calib_to_json(&t->calib));
+    if (job->journal_mode != KT_JOB_JOURNAL_NONE)
+        return open_journal(a, job, &t->prof, t->env, &t->journal, &t->log,
+                            &t->have_log, err);
+    return KT_S_OK;
+}
+
+/* The search's configuration from the job and the run. */
+static void configure(const tune_args *a, tune_run *t)
+{
+    const kt_job *job = &t->job;
+    kt_tune_config *cfg = &t->cfg;
+
+    memset(cfg, 0, sizeof *cfg);
+    cfg->op = job->op;
+    cfg->space = &job->space;
+    cfg->ev = t->ev;
+    cfg->strategy = job->strategy;
+    memcpy(cfg->options, job->options, sizeof cfg->options);
+    cfg->seed = job->seed;
+    cfg->max_evals = job->max_evals;
+    cfg->max_seconds = job->max_seconds;
+    cfg->finalists = job->finalists;
+    cfg->min_gain = job->min_gain;
+    cfg->protocol = job->protocol;
+    cfg->journal = t->journal.fd >= 0 ? &t->journal : NULL;
+    cfg->resume = t->have_log ? &t->log : NULL;
+    cfg->progress = !a->quiet;
+    cfg->profiling = &t->prof;
+    cfg->counters_unavailable = t->unavailable;
+    cfg->copy_gbs = t->have_calib ? t->calib.copy_gbs : 0;
+    cfg->peak_bw_gbs = t->have_calib ? t->calib.peak_bw_gbs : 0;
+    cfg->peak_gflops = kt_peak_gflops_fp32(
+        t->ev->ops->device(t->ev),
+        json_number_value(json_object_get(json_object_get(t->env, "device"),
+                                          "sm_clock_mhz")));
+    cfg->notes = stderr;
+}
+
+/* The summary on stdout, the output files, and the exit code. */
+static int report_run(const tune_args *a, tune_run *t)
+{
+    const kt_job *job = &t->job;
+    kt_tune_facts facts;
+    kt_err err;
+
+    memset(&facts, 0, sizeof facts);
+    facts.spec = job->spec;
+    facts.plugin = job->plugin;
+    facts.op = job->op;
+    facts.space = &job->space;
+    facts.sizes = job->sizes;
+    facts.cfg = &t->cfg;
+    facts.device_name = t->ev->ops->device(t->ev)->name;
+    facts.work = t->ev->ops->work(t->ev);
+    facts.copy_gbs = t->have_calib ? t->calib.copy_gbs : 0;
+    facts.peak_gbs = t->have_calib ? t->calib.peak_bw_gbs : 0;
+    facts.environment = t->env;
+    facts.journal = t->cfg.journal ? job->journal : NULL;
+    if (a->o.replay) {
+        facts.replay = a->o.replay;
+        facts.has_optimum =
+            kt_replay_optimum(t->ev, &job->space, &facts.optimum,
+                              &facts.optimum_stats, NULL) == KT_S_OK;
+    }
+    if (!a->quiet)
+        kt_summary_print(stdout, &facts, &t->result, job->top);
+    if (write_outputs(job, &facts, &t->result, &err))
+        return kt_cli_fail(&err);
+    if (!t->result.has_best) {
+        fprintf(stderr,
+                "ktune: no configuration of %s verified and timed (%zu "
+                "evaluated)%s%s\n",
+                job->spec, t->result.evaluations, t->result.note[0] ? ": " : "",
+                t->result.note);
+        return KT_EXIT_FAILURE;
+    }
+    return KT_EXIT_OK;
+}
+
+/* Opens, searches and reports; an exit code. */
+static int tune(const tune_args *a, tune_run *t)
+{
+    kt_err err;
+    kt_status st;
+
+    kt_err_clear(&err);
+    if (open_run(a, t, &err))
+        return kt_cli_fail(&err);
+    configure(a, t);
+    st = kt_tune_run(&t->cfg, &t->result, &err);
+    if (st) {
+        fprintf(stderr, "ktune: %s\n", err.msg);
+        if (t->cfg.journal)
+            fprintf(stderr,
+                    "ktune: the journal %s holds every evaluation so far; "
+                    "continue with: ktune tune %s --resume --journal %s\n",
+                    t->job.journal, a->config, t->job.journal);
+        return kt_status_exit_code(st);
+    }
+    return report_run(a, t);
+}
+
 int kt_cmd_tune(int argc, char **argv)
 {
     tune_args a;
     kt_registry reg;
-    kt_job job;
-    int have_job = 0, have_log = 0, have_calib = 0, rc;
-    kt_evaluator *ev = NULL;
-    kt_journal journal = {.fd = -1};
-    kt_journal_log log;
-    kt_tune_config cfg;
-    kt_tune_result result;
-    kt_tune_facts facts;
-    kt_calibration calib;
-    kt_profiling_spec prof;
-    const char *unavailable = NULL;
-    char why[1024] = "";
-    json_t *env = NULL;
+    tune_run *t = calloc(1, sizeof *t);
+    int have_job = 0, rc;
     kt_err err;
-    kt_status st;
 
     memset(&a, 0, sizeof a);
-    memset(&log, 0, sizeof log);
-    memset(&result, 0, sizeof result);
     kt_err_clear(&err);
     kt_registry_init(&reg);
-    a.sets = calloc((size_t)argc + 1, sizeof *a.sets);
-    a.plugins = calloc((size_t)argc + 1, sizeof *a.plugins);
-    if (!a.sets || !a.plugins) {
+    if (!t) {
         kt_err_set(&err, KT_S_NOMEM, "out of memory");
-        rc = kt_cli_fail(&err);
-        goto done;
+        return kt_cli_fail(&err);
     }
-    rc = parse_args(argc, argv, &a, &err);
-    if (rc) {
+    t->journal.fd = -1;
+    if ((rc = parse_args(argc, argv, &a, &err))) {
         rc = rc < 0 ? KT_EXIT_OK : kt_cli_fail(&err);
         goto done;
     }
-    kt_cli_load_plugins(&reg, a.plugins, a.num_plugins, 0);
+    kt_cli_load_plugins(&reg, a.o.plugins.items, a.o.plugins.count, 0);
     /* A search reaches most kernels of a declared operator: compile them
      * in the background (core/nvrtc.h), here and in the workers. */
     setenv("KTUNE_NVRTC_PREFETCH", "1", 0);
     if (kt_cli_load_declared(&reg, a.config, &err) ||
-        kt_job_load(a.config, a.sets, a.num_sets, &reg, &job, &err)) {
+        kt_job_load(a.config, a.o.sets.items, a.o.sets.count, &reg, &t->job,
+                    &err)) {
         rc = kt_cli_fail(&err);
         goto done;
     }
     have_job = 1;
-    apply_output_options(&a, &job);
+    apply_output_options(&a, &t->job);
     if (a.check) {
-        print_check(&job);
+        print_check(&t->job);
         rc = KT_EXIT_OK;
         goto done;
     }
-    if (a.resume && job.journal_mode == KT_JOB_JOURNAL_NONE) {
+    if (a.resume && t->job.journal_mode == KT_JOB_JOURNAL_NONE) {
         rc = kt_cli_usage_error("tune", "--resume needs a journal: give "
                                         "--journal FILE");
         goto done;
     }
-    if (kt_profiling_effective(&job.metrics, job.strategy->uses_counters, &prof,
-                               &err) ||
-        open_evaluator(&a, &job, &prof, &ev, &err) ||
-        check_counters(ev, &job, &prof, why, sizeof why, &unavailable, &err)) {
-        rc = kt_cli_fail(&err);
-        goto done;
-    }
-    if (a.replay)
-        take_recorded_problem(&job, ev, a.replay);
-    kt_space_bind(&job.space, job.sizes, job.input_seed, ev->ops->device(ev));
-    st = ev->ops->calibration(ev, 0, &calib, &err);
-    have_calib = st == KT_S_OK;
-    if (!have_calib && !a.replay)
-        fprintf(stderr,
-                "ktune: warning: no calibration, so no %% of the copy "
-                "ceiling: %s\n",
-                err.msg);
-    kt_err_clear(&err);
-    env = ev->ops->environment(ev);
-    {
-        int full_argc = argc;
-        char **full_argv = argv;
-        kt_cli_invocation(&full_argc, &full_argv);
-        json_object_set_new(env, "host", kt_env_host(full_argc, full_argv));
-    }
-    json_object_set_new(env, "protocol", kt_env_protocol(&job.protocol));
-    if (have_calib)
-        json_object_set_new(env, "calibration", kt_calib_to_json(&calib));
-    if (job.journal_mode != KT_JOB_JOURNAL_NONE &&
-        open_journal(&a, &job, &prof, env, &journal, &log, &have_log, &err)) {
-        rc = kt_cli_fail(&err);
-        goto done;
-    }
-
-    memset(&cfg, 0, sizeof cfg);
-    cfg.op = job.op;
-    cfg.space = &job.space;
-    cfg.ev = ev;
-    cfg.strategy = job.strategy;
-    memcpy(cfg.options, job.options, sizeof cfg.options);
-    cfg.seed = job.seed;
-    cfg.max_evals = job.max_evals;
-    cfg.max_seconds = job.max_seconds;
-    cfg.finalists = job.finalists;
-    cfg.min_gain = job.min_gain;
-    cfg.protocol = job.protocol;
-    cfg.journal = journal.fd >= 0 ? &journal : NULL;
-    cfg.resume = have_log ? &log : NULL;
-    cfg.progress = !a.quiet;
-    cfg.profiling = &prof;
-    cfg.counters_unavailable = unavailable;
-    cfg.copy_gbs = have_calib ? calib.copy_gbs : 0;
-    cfg.peak_bw_gbs = have_calib ? calib.peak_bw_gbs : 0;
-    cfg.peak_gflops = kt_peak_gflops_fp32(
-        ev->ops->device(ev),
-        json_number_value(
-            json_object_get(json_object_get(env, "device"), "sm_clock_mhz")));
-    cfg.notes = stderr;
-    st = kt_tune_run(&cfg, &result, &err);
-    if (st) {
-        fprintf(stderr, "ktune: %s\n", err.msg);
-        if (cfg.journal)
-            fprintf(stderr,
-                    "ktune: the journal %s holds every evaluation so far; "
-                    "continue with: ktune tune %s --resume --journal %s\n",
-                    job.journal, a.config, job.journal);
-        rc = kt_status_exit_code(st);
-        goto done;
-    }
-
-    memset(&facts, 0, sizeof facts);
-    facts.spec = job.spec;
-    facts.plugin = job.plugin;
-    facts.op = job.op;
-    facts.space = &job.space;
-    facts.sizes = job.sizes;
-    facts.cfg = &cfg;
-    facts.device_name = ev->ops->device(ev)->name;
-    facts.work = ev->ops->work(ev);
-    facts.copy_gbs = have_calib ? calib.copy_gbs : 0;
-    facts.peak_gbs = have_calib ? calib.peak_bw_gbs : 0;
-    facts.environment = env;
-    facts.journal = cfg.journal ? job.journal : NULL;
-    if (a.replay) {
-        facts.replay = a.replay;
-        facts.has_optimum =
-            kt_replay_optimum(ev, &job.space, &facts.optimum,
-                              &facts.optimum_stats, NULL) == KT_S_OK;
-    }
-    if (!a.quiet)
-        kt_summary_print(stdout, &facts, &result, job.top);
-    if (write_outputs(&job, &facts, &result, &err)) {
-        rc = kt_cli_fail(&err);
-        goto done;
-    }
-    if (!result.has_best) {
-        fprintf(stderr,
-                "ktune: no configuration of %s verified and timed (%zu "
-                "evaluated)%s%s\n",
-                job.spec, result.evaluations, result.note[0] ? ": " : "",
-                result.note);
-        rc = KT_EXIT_FAILURE;
-        goto done;
-    }
-    rc = KT_EXIT_OK;
+    rc = tune(&a, t);
 done:
-    kt_tune_result_free(&result);
-    if (journal.fd >= 0)
-        kt_journal_close(&journal);
-    if (have_log)
-        kt_journal_log_free(&log);
-    json_decref(env);
-    if (ev)
-        ev->ops->close(ev);
+    kt_tune_result_free(&t->result);
+    if (t->journal.fd >= 0)
+        kt_journal_close(&t->journal);
+    if (t->have_log)
+        kt_journal_log_free(&t->log);
+    json_decref(t->env);
+    if (t->ev)
+        t->ev->ops->close(t->ev);
     if (have_job)
-        kt_job_free(&job);
+        kt_job_free(&t->job);
     kt_registry_free(&reg);
-    free(a.sets);
-    free(a.plugins);
+    kt_cli_options_free(&a.o);
+    free(t);
     return rc;
 }

@@ -23,11 +23,11 @@
 /* Sizes of the ABI 1.0 structs: a plugin's struct may be larger (a newer
  * minor version) but never smaller than the version that introduced it. */
 enum {
-    MIN_PLUGIN = 88,
-    MIN_OPERATOR = 88,
-    MIN_VARIANT = 56,
-    MIN_PARAM = 80,
-    MIN_SIZE = 48
+    MIN_PLUGIN = KTUNE_ABI_1_0_SIZEOF_PLUGIN,
+    MIN_OPERATOR = KTUNE_ABI_1_0_SIZEOF_OPERATOR,
+    MIN_VARIANT = KTUNE_ABI_1_0_SIZEOF_VARIANT,
+    MIN_PARAM = KTUNE_ABI_1_0_SIZEOF_PARAM_DESC,
+    MIN_SIZE = KTUNE_ABI_1_0_SIZEOF_SIZE_DESC
 };
 
 typedef struct loading {

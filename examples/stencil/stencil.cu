@@ -122,27 +122,10 @@ uint32_t tiled_smem_bytes(uint64_t block, uint64_t items)
 
 // ----------------------------------------------------------------- shapes
 
-int set_1d(kt_shape *out, uint64_t grid, uint64_t block, uint32_t smem,
-           const void *kernel)
-{
-    if (grid == 0)
-        grid = 1;
-    if (grid > 0x7fffffffu)
-        return KT_INVALID;
-    out->grid[0] = (uint32_t)grid;
-    out->grid[1] = out->grid[2] = 1;
-    out->block[0] = (uint32_t)block;
-    out->block[1] = out->block[2] = 1;
-    out->dynamic_smem_bytes = smem;
-    out->kernel = kernel;
-    return KT_OK;
-}
-
 int shape_direct(const kt_problem *p, const kt_config *c, kt_shape *out)
 {
     const uint64_t block = (uint64_t)c->values[P_BLOCK];
-    return set_1d(out, kt_div_up(size_n(p), block), block, 0,
-                  (const void *)stencil_direct);
+    return kt_shape_cover(out, size_n(p), block, (const void *)stencil_direct);
 }
 
 // The shared memory a block asks for is part of the shape: ktune checks it
@@ -151,8 +134,9 @@ int shape_tiled(const kt_problem *p, const kt_config *c, kt_shape *out)
 {
     const uint64_t block = (uint64_t)c->values[P_BLOCK];
     const uint64_t items = (uint64_t)c->values[P_ITEMS];
-    return set_1d(out, kt_div_up(size_n(p), block * items), block,
-                  tiled_smem_bytes(block, items), (const void *)stencil_tiled);
+    return kt_shape_1d_smem(out, kt_div_up(size_n(p), block * items), block,
+                            tiled_smem_bytes(block, items),
+                            (const void *)stencil_tiled);
 }
 
 // --------------------------------------------------------------- launches
@@ -254,43 +238,31 @@ int verify(void *st, const kt_config *, const kt_variant *)
 // ------------------------------------------------------------ descriptors
 
 const kt_size_desc sizes[] = {
-    {KT_STRUCT_SIZE(kt_size_desc), .reserved = 0, .name = "n",
-     .help = "number of elements", .default_value = 1 << 24, .min = 1,
-     .max = (int64_t)1 << 32},
+    KTUNE_SIZE("n", "number of elements", 1 << 24, 1, (int64_t)1 << 32),
 };
 
 const kt_variant variants[] = {
-    {KT_STRUCT_SIZE(kt_variant), .num_params = KT_COUNT(direct_params),
-     .id = "direct",
-     .summary = "one output per thread, nine global loads, reuse left to "
-                "the caches",
-     .params = direct_params, .shape = shape_direct, .check = nullptr,
-     .launch = launch_direct},
-    {KT_STRUCT_SIZE(kt_variant), .num_params = KT_COUNT(tiled_params),
-     .id = "tiled",
-     .summary = "inputs and halo staged in shared memory, `items` outputs "
-                "per thread",
-     .params = tiled_params, .shape = shape_tiled, .check = nullptr,
-     .launch = launch_tiled},
+    KTUNE_VARIANT("direct",
+                  "one output per thread, nine global loads, reuse left to "
+                  "the caches",
+                  direct_params, shape_direct, nullptr, launch_direct),
+    KTUNE_VARIANT("tiled",
+                  "inputs and halo staged in shared memory, `items` outputs "
+                  "per thread",
+                  tiled_params, shape_tiled, nullptr, launch_tiled),
 };
 
 const kt_operator operators[] = {
-    {KT_STRUCT_SIZE(kt_operator), .flags = 0, .id = "blur9",
-     .summary = "y = 9-point weighted average of x, clamped ends, float32",
-     .sizes = sizes, .num_sizes = KT_COUNT(sizes),
-     .num_variants = KT_COUNT(variants), .variants = variants, .work = work,
-     .setup = setup, .reset = nullptr, .verify = verify, .teardown = teardown},
+    KTUNE_OPERATOR("blur9",
+                   "y = 9-point weighted average of x, clamped ends, float32",
+                   0, sizes, variants, work, setup, nullptr, verify, teardown),
 };
 
-const kt_plugin plugin = {
-    KT_PLUGIN_HEADER,
-    .name = "stencil",
-    .version = "1.0.0",
-    .summary = "1-D 9-point stencil: global loads against a shared-memory "
-               "tile (an out-of-tree example)",
-    .operators = operators,
-    .num_operators = KT_COUNT(operators),
-};
+const kt_plugin plugin =
+    KTUNE_PLUGIN("stencil", "1.0.0",
+                 "1-D 9-point stencil: global loads against a shared-memory "
+                 "tile (an out-of-tree example)",
+                 operators);
 
 } // namespace
 

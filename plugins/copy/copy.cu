@@ -158,14 +158,6 @@ int check_grid_stride(const kt_problem *p, const kt_config *c, char *why,
 
 // --------------------------------------------------------------- launches
 
-int launch_status(const state *s)
-{
-    cudaError_t e = cudaPeekAtLastError();
-    return e == cudaSuccess ? KT_OK
-                            : s->host->error(s->host, "kernel launch: %s",
-                                             cudaGetErrorString(e));
-}
-
 int launch_one_per_thread(void *st, const kt_config *c, void *stream)
 {
     state *s = (state *)st;
@@ -173,7 +165,7 @@ int launch_one_per_thread(void *st, const kt_config *c, void *stream)
     size_t grid = (s->n + block - 1) / block;
     copy_one_per_thread<<<(unsigned)grid, block, 0, (cudaStream_t)stream>>>(
         s->a, s->b, s->n);
-    return launch_status(s);
+    return KT_OK;
 }
 
 int launch_grid_stride(void *st, const kt_config *c, void *stream)
@@ -182,7 +174,7 @@ int launch_grid_stride(void *st, const kt_config *c, void *stream)
     unsigned grid = (unsigned)(c->values[P_SECOND] * s->sm_count);
     copy_grid_stride<<<grid, (unsigned)c->values[P_BLOCK], 0,
                        (cudaStream_t)stream>>>(s->a, s->b, s->n);
-    return launch_status(s);
+    return KT_OK;
 }
 
 int launch_vec4(void *st, const kt_config *c, void *stream)
@@ -193,7 +185,7 @@ int launch_vec4(void *st, const kt_config *c, void *stream)
                                        (unsigned)c->values[P_BLOCK], 0,
                                        (cudaStream_t)stream>>>(s->a, s->b,
                                                                s->n);
-    return launch_status(s);
+    return KT_OK;
 }
 
 int launch_memcpy(void *st, const kt_config *, void *stream)
@@ -269,48 +261,32 @@ int verify(void *st, const kt_config *, const kt_variant *)
 }
 
 const kt_size_desc sizes[] = {
-    {KT_STRUCT_SIZE(kt_size_desc), .reserved = 0, .name = "n",
-     .help = "number of elements", .default_value = 1 << 28, .min = 1,
-     .max = (int64_t)1 << 33},
+    KTUNE_SIZE("n", "number of elements", 1 << 28, 1, (int64_t)1 << 33),
 };
 
 const kt_variant variants[] = {
-    {KT_STRUCT_SIZE(kt_variant), .num_params = KT_COUNT(vec4_params),
-     .id = "vec4",
-     .summary = "float4 loads then stores, `items` per thread, scalar tail",
-     .params = vec4_params, .shape = shape_vec4, .check = nullptr,
-     .launch = launch_vec4},
-    {KT_STRUCT_SIZE(kt_variant), .num_params = KT_COUNT(block_only),
-     .id = "one_per_thread", .summary = "one element per thread",
-     .params = block_only, .shape = shape_one_per_thread, .check = nullptr,
-     .launch = launch_one_per_thread},
-    {KT_STRUCT_SIZE(kt_variant), .num_params = KT_COUNT(grid_stride_params),
-     .id = "grid_stride",
-     .summary = "blocks_per_sm x SMs blocks loop over the array",
-     .params = grid_stride_params, .shape = shape_grid_stride,
-     .check = check_grid_stride, .launch = launch_grid_stride},
-    {KT_STRUCT_SIZE(kt_variant), .num_params = 0, .id = "memcpy",
-     .summary = "cudaMemcpyAsync device to device, the reference",
-     .params = nullptr, .shape = shape_memcpy, .check = nullptr,
-     .launch = launch_memcpy},
+    KTUNE_VARIANT("vec4",
+                  "float4 loads then stores, `items` per thread, scalar tail",
+                  vec4_params, shape_vec4, nullptr, launch_vec4),
+    KTUNE_VARIANT("one_per_thread", "one element per thread", block_only,
+                  shape_one_per_thread, nullptr, launch_one_per_thread),
+    KTUNE_VARIANT("grid_stride",
+                  "blocks_per_sm x SMs blocks loop over the array",
+                  grid_stride_params, shape_grid_stride, check_grid_stride,
+                  launch_grid_stride),
+    KTUNE_VARIANT_FIXED("memcpy",
+                        "cudaMemcpyAsync device to device, the reference",
+                        shape_memcpy, nullptr, launch_memcpy),
 };
 
 const kt_operator operators[] = {
-    {KT_STRUCT_SIZE(kt_operator), .flags = 0, .id = "copy",
-     .summary = "b = a, n float32 values, device to device", .sizes = sizes,
-     .num_sizes = KT_COUNT(sizes), .num_variants = KT_COUNT(variants),
-     .variants = variants, .work = work, .setup = setup, .reset = reset,
-     .verify = verify, .teardown = teardown},
+    KTUNE_OPERATOR("copy", "b = a, n float32 values, device to device", 0,
+                   sizes, variants, work, setup, reset, verify, teardown),
 };
 
-const kt_plugin plugin = {
-    KT_PLUGIN_HEADER,
-    .name = "copy",
-    .version = "1.0.0",
-    .summary = "b = a device to device: kernels against cudaMemcpyAsync",
-    .operators = operators,
-    .num_operators = KT_COUNT(operators),
-};
+const kt_plugin plugin = KTUNE_PLUGIN(
+    "copy", "1.0.0", "b = a device to device: kernels against cudaMemcpyAsync",
+    operators);
 
 } // namespace
 

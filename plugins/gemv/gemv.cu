@@ -667,23 +667,11 @@ struct state {
 // One geometry function per variant, used by shape() on the problem's sizes
 // and by launch() on the state's, so the two cannot disagree.
 
-constexpr uint64_t MAX_GRID_X = 0x7fffffffu;
-
+// A 1-D block of `block` threads over a gx x gy grid.
 int set_shape(kt_shape *out, uint64_t gx, uint64_t gy, uint64_t block,
               uint32_t smem, const void *kernel)
 {
-    if (gx == 0)
-        gx = 1;
-    if (gx > MAX_GRID_X)
-        return KT_INVALID;
-    out->grid[0] = (uint32_t)gx;
-    out->grid[1] = (uint32_t)gy;
-    out->grid[2] = 1;
-    out->block[0] = (uint32_t)block;
-    out->block[1] = out->block[2] = 1;
-    out->dynamic_smem_bytes = smem;
-    out->kernel = kernel;
-    return KT_OK;
+    return kt_shape_2d(out, gx, gy, block, 1, smem, kernel);
 }
 
 int64_t cfg(const kt_config *c, int index)
@@ -946,14 +934,6 @@ int check_atx_vec4(const kt_problem *, const kt_config *c, char *why,
 
 // --------------------------------------------------------------- launches
 
-int launch_status(const state *s)
-{
-    cudaError_t e = cudaPeekAtLastError();
-    return e == cudaSuccess ? KT_OK
-                            : s->host->error(s->host, "kernel launch: %s",
-                                             cudaGetErrorString(e));
-}
-
 int refused(const state *s, const char *variant)
 {
     s->host->error(s->host, "%s: no launch shape for m = %d, n = %d", variant,
@@ -983,7 +963,7 @@ int launch_ax_thread_row(void *st, const kt_config *c, void *stream)
         return refused(s, "thread_row");
     ax_thread_row<<<grid_of(g), g.block[0], 0, (cudaStream_t)stream>>>(
         s->a, s->x, s->y, s->m, s->n);
-    return launch_status(s);
+    return KT_OK;
 }
 
 int launch_ax_warp_row(void *st, const kt_config *c, void *stream)
@@ -995,7 +975,7 @@ int launch_ax_warp_row(void *st, const kt_config *c, void *stream)
     typedef void (*fn)(const float *, const float *, float *, int, int);
     ((fn)g.kernel)<<<grid_of(g), g.block[0], 0, (cudaStream_t)stream>>>(
         s->a, s->x, s->y, s->m, s->n);
-    return launch_status(s);
+    return KT_OK;
 }
 
 int launch_ax_block_rows(void *st, const kt_config *c, void *stream)
@@ -1006,7 +986,7 @@ int launch_ax_block_rows(void *st, const kt_config *c, void *stream)
         return refused(s, "block_rows");
     ax_block_rows<<<grid_of(g), g.block[0], 0, (cudaStream_t)stream>>>(
         s->a, s->x, s->y, s->m, s->n, (int)cfg(c, BR_ROWS));
-    return launch_status(s);
+    return KT_OK;
 }
 
 int launch_ax_vec4(void *st, const kt_config *c, void *stream)
@@ -1021,7 +1001,7 @@ int launch_ax_vec4(void *st, const kt_config *c, void *stream)
         return KT_FAIL;
     ((ax_vec4_fn)g.kernel)<<<grid_of(g), g.block[0], 0, cs>>>(
         s->a, s->x, s->y, s->m, s->n, (int)cfg(c, AV_TPR), split);
-    return launch_status(s);
+    return KT_OK;
 }
 
 int launch_atx_thread_col(void *st, const kt_config *c, void *stream)
@@ -1032,7 +1012,7 @@ int launch_atx_thread_col(void *st, const kt_config *c, void *stream)
         return refused(s, "thread_col");
     atx_thread_col<<<grid_of(g), g.block[0], 0, (cudaStream_t)stream>>>(
         s->a, s->x, s->y, s->m, s->n);
-    return launch_status(s);
+    return KT_OK;
 }
 
 int launch_atx_warp_col(void *st, const kt_config *c, void *stream)
@@ -1043,7 +1023,7 @@ int launch_atx_warp_col(void *st, const kt_config *c, void *stream)
         return refused(s, "warp_col");
     atx_warp_col<<<grid_of(g), g.block[0], 0, (cudaStream_t)stream>>>(
         s->a, s->x, s->y, s->m, s->n);
-    return launch_status(s);
+    return KT_OK;
 }
 
 typedef void (*col_split_fn)(const float *, const float *, float *, int, int);
@@ -1059,7 +1039,7 @@ int launch_col_split_atomic(void *st, const kt_config *c, void *stream)
         return KT_FAIL;
     ((col_split_fn)g.kernel)<<<grid_of(g), g.block[0], 0, cs>>>(
         s->a, s->x, s->y, s->m, s->n);
-    return launch_status(s);
+    return KT_OK;
 }
 
 int launch_col_split_2pass(void *st, const kt_config *c, void *stream)
@@ -1067,16 +1047,13 @@ int launch_col_split_2pass(void *st, const kt_config *c, void *stream)
     state *s = (state *)st;
     cudaStream_t cs = (cudaStream_t)stream;
     kt_shape g;
-    int rc;
     if (geom_col_split_2pass(s->m, s->n, c, &g) != KT_OK)
         return refused(s, "col_split_2pass");
     ((col_split_fn)g.kernel)<<<grid_of(g), g.block[0], 0, cs>>>(
         s->a, s->x, s->partials, s->m, s->n);
-    if ((rc = launch_status(s)) != KT_OK)
-        return rc;
     atx_sum_partials<<<g.grid[0], g.block[0], 0, cs>>>(s->partials, s->y, s->n,
                                                        (int)g.grid[1]);
-    return launch_status(s);
+    return KT_OK;
 }
 
 int launch_atx_vec4(void *st, const kt_config *c, void *stream)
@@ -1091,7 +1068,7 @@ int launch_atx_vec4(void *st, const kt_config *c, void *stream)
     ((atx_vec4_fn)
          g.kernel)<<<grid_of(g), g.block[0], g.dynamic_smem_bytes, cs>>>(
         s->a, s->x, s->y, s->m, s->n, (int)cfg(c, TV_COLS));
-    return launch_status(s);
+    return KT_OK;
 }
 
 // Row-major A (m x n) is, to column-major cuBLAS, the n x m matrix Aᵀ with
@@ -1111,7 +1088,7 @@ int launch_cublas(void *st, const kt_config *, void *stream)
     if (e != CUBLAS_STATUS_SUCCESS)
         return s->host->error(s->host, "cublasSgemv: %s",
                               cublas.status_string(e));
-    return launch_status(s);
+    return KT_OK;
 }
 
 // -------------------------------------------------------------- lifecycle
@@ -1328,94 +1305,80 @@ int verify(void *st, const kt_config *, const kt_variant *)
 }
 
 const kt_size_desc sizes[] = {
-    {KT_STRUCT_SIZE(kt_size_desc), .reserved = 0, .name = "m",
-     .help = "rows of A", .default_value = 16384, .min = 1,
-     .max = (int64_t)1 << 30},
-    {KT_STRUCT_SIZE(kt_size_desc), .reserved = 0, .name = "n",
-     .help = "columns of A (row-major)", .default_value = 16384, .min = 1,
-     .max = (int64_t)1 << 30},
+    KTUNE_SIZE("m", "rows of A", 16384, 1, (int64_t)1 << 30),
+    KTUNE_SIZE("n", "columns of A (row-major)", 16384, 1, (int64_t)1 << 30),
 };
 
-#define VARIANT(vid, text, prm, shp, chk, lch)                                 \
-    {                                                                          \
-        KT_STRUCT_SIZE(kt_variant), .num_params = KT_COUNT(prm), .id = vid,    \
-                                    .summary = text, .params = prm,            \
-                                    .shape = shp, .check = chk, .launch = lch  \
-    }
-
 const kt_variant ax_variants[] = {
-    VARIANT("vec4",
-            "float4 loads, threads_per_row threads x rows_per_thread rows, "
-            "scalar prologue/tail for unaligned rows, optional column split",
-            ax_vec4_params, shape_ax_vec4, check_ax_vec4, launch_ax_vec4),
-    VARIANT("thread_row", "one thread per row (uncoalesced baseline)",
-            thread_params, shape_ax_thread_row, nullptr, launch_ax_thread_row),
-    VARIANT("warp_row", "one warp per row, shuffle reduction", warp_row_params,
-            shape_ax_warp_row, nullptr, launch_ax_warp_row),
-    VARIANT("block_rows",
-            "rows_per_block rows per block, block / rows_per_block threads "
-            "per row, scalar loads",
-            block_rows_params, shape_ax_block_rows, check_block_rows,
-            launch_ax_block_rows),
-    {KT_STRUCT_SIZE(kt_variant), .num_params = 0, .id = "cublas",
-     .summary = "cublasSgemv (CUBLAS_OP_T on the column-major view), the "
-                "reference",
-     .params = nullptr, .shape = shape_library, .check = nullptr,
-     .launch = launch_cublas},
+    KTUNE_VARIANT(
+        "vec4",
+        "float4 loads, threads_per_row threads x rows_per_thread rows, "
+        "scalar prologue/tail for unaligned rows, optional column split",
+        ax_vec4_params, shape_ax_vec4, check_ax_vec4, launch_ax_vec4),
+    KTUNE_VARIANT("thread_row", "one thread per row (uncoalesced baseline)",
+                  thread_params, shape_ax_thread_row, nullptr,
+                  launch_ax_thread_row),
+    KTUNE_VARIANT("warp_row", "one warp per row, shuffle reduction",
+                  warp_row_params, shape_ax_warp_row, nullptr,
+                  launch_ax_warp_row),
+    KTUNE_VARIANT(
+        "block_rows",
+        "rows_per_block rows per block, block / rows_per_block threads "
+        "per row, scalar loads",
+        block_rows_params, shape_ax_block_rows, check_block_rows,
+        launch_ax_block_rows),
+    KTUNE_VARIANT_FIXED(
+        "cublas",
+        "cublasSgemv (CUBLAS_OP_T on the column-major view), the "
+        "reference",
+        shape_library, nullptr, launch_cublas),
 };
 
 const kt_variant atx_variants[] = {
-    VARIANT("vec4",
-            "float4 columns per thread, col_threads x (block / col_threads) "
-            "block, row split with float4 atomics",
-            atx_vec4_params, shape_atx_vec4, check_atx_vec4, launch_atx_vec4),
-    VARIANT("thread_col", "one thread per column (coalesced, n threads only)",
-            thread_params, shape_atx_thread_col, nullptr,
-            launch_atx_thread_col),
-    VARIANT("warp_col", "one warp per column, shuffle reduction (uncoalesced)",
-            thread_params, shape_atx_warp_col, nullptr, launch_atx_warp_col),
-    VARIANT("col_split_atomic",
-            "one column per thread, rows split over grid.y, atomicAdd",
-            col_split_params, shape_col_split_atomic, nullptr,
-            launch_col_split_atomic),
-    VARIANT("col_split_2pass",
-            "one column per thread, rows split over grid.y, partials added "
-            "by a second kernel",
-            col_split_2pass_params, shape_col_split_2pass, nullptr,
-            launch_col_split_2pass),
-    {KT_STRUCT_SIZE(kt_variant), .num_params = 0, .id = "cublas",
-     .summary = "cublasSgemv (CUBLAS_OP_N on the column-major view), the "
-                "reference",
-     .params = nullptr, .shape = shape_library, .check = nullptr,
-     .launch = launch_cublas},
+    KTUNE_VARIANT(
+        "vec4",
+        "float4 columns per thread, col_threads x (block / col_threads) "
+        "block, row split with float4 atomics",
+        atx_vec4_params, shape_atx_vec4, check_atx_vec4, launch_atx_vec4),
+    KTUNE_VARIANT(
+        "thread_col", "one thread per column (coalesced, n threads only)",
+        thread_params, shape_atx_thread_col, nullptr, launch_atx_thread_col),
+    KTUNE_VARIANT(
+        "warp_col", "one warp per column, shuffle reduction (uncoalesced)",
+        thread_params, shape_atx_warp_col, nullptr, launch_atx_warp_col),
+    KTUNE_VARIANT("col_split_atomic",
+                  "one column per thread, rows split over grid.y, atomicAdd",
+                  col_split_params, shape_col_split_atomic, nullptr,
+                  launch_col_split_atomic),
+    KTUNE_VARIANT(
+        "col_split_2pass",
+        "one column per thread, rows split over grid.y, partials added "
+        "by a second kernel",
+        col_split_2pass_params, shape_col_split_2pass, nullptr,
+        launch_col_split_2pass),
+    KTUNE_VARIANT_FIXED(
+        "cublas",
+        "cublasSgemv (CUBLAS_OP_N on the column-major view), the "
+        "reference",
+        shape_library, nullptr, launch_cublas),
 };
-#undef VARIANT
 
 const kt_operator operators[] = {
-    {KT_STRUCT_SIZE(kt_operator), .flags = 0, .id = "ax",
-     .summary = "y = A x, A row-major m x n, float32, inputs uniform in "
-                "[-1, 1)",
-     .sizes = sizes, .num_sizes = KT_COUNT(sizes),
-     .num_variants = KT_COUNT(ax_variants), .variants = ax_variants,
-     .work = work_ax, .setup = setup_ax, .reset = nullptr, .verify = verify,
-     .teardown = teardown},
-    {KT_STRUCT_SIZE(kt_operator), .flags = 0, .id = "atx",
-     .summary = "y = A^T x, A row-major m x n, float32, inputs uniform in "
-                "[-1, 1)",
-     .sizes = sizes, .num_sizes = KT_COUNT(sizes),
-     .num_variants = KT_COUNT(atx_variants), .variants = atx_variants,
-     .work = work_atx, .setup = setup_atx, .reset = nullptr, .verify = verify,
-     .teardown = teardown},
+    KTUNE_OPERATOR("ax",
+                   "y = A x, A row-major m x n, float32, inputs uniform in "
+                   "[-1, 1)",
+                   0, sizes, ax_variants, work_ax, setup_ax, nullptr, verify,
+                   teardown),
+    KTUNE_OPERATOR("atx",
+                   "y = A^T x, A row-major m x n, float32, inputs uniform in "
+                   "[-1, 1)",
+                   0, sizes, atx_variants, work_atx, setup_atx, nullptr, verify,
+                   teardown),
 };
 
-const kt_plugin plugin = {
-    KT_PLUGIN_HEADER,
-    .name = "gemv",
-    .version = "1.0.0",
-    .summary = "y = A x and y = A^T x: naive to float4 variants, and cuBLAS",
-    .operators = operators,
-    .num_operators = KT_COUNT(operators),
-};
+const kt_plugin plugin = KTUNE_PLUGIN(
+    "gemv", "1.0.0",
+    "y = A x and y = A^T x: naive to float4 variants, and cuBLAS", operators);
 
 } // namespace
 

@@ -75,16 +75,8 @@ int shape_2d(uint64_t along_x, uint64_t along_y, const kt_config *c,
 {
     uint64_t bx = (uint64_t)c->values[P_BX], by = (uint64_t)c->values[P_BY];
     uint64_t gx = kt_div_up(along_x, bx), gy = kt_div_up(along_y, by);
-    if (gx > 0x7fffffffu)
-        return KT_INVALID;
-    out->grid[0] = (uint32_t)gx;
-    out->grid[1] = (uint32_t)(gy < MAX_GRID_Y ? gy : MAX_GRID_Y);
-    out->grid[2] = 1;
-    out->block[0] = (uint32_t)bx;
-    out->block[1] = (uint32_t)by;
-    out->block[2] = 1;
-    out->kernel = kernel;
-    return KT_OK;
+    return kt_shape_2d(out, gx, gy < MAX_GRID_Y ? gy : MAX_GRID_Y, bx, by, 0,
+                       kernel);
 }
 
 int shape_x_cols(const kt_problem *p, const kt_config *c, kt_shape *out)
@@ -116,14 +108,6 @@ int check_block(const kt_problem *, const kt_config *c, char *why,
 
 // --------------------------------------------------------------- launches
 
-int launch_status(const state *s)
-{
-    cudaError_t e = cudaPeekAtLastError();
-    return e == cudaSuccess ? KT_OK
-                            : s->host->error(s->host, "kernel launch: %s",
-                                             cudaGetErrorString(e));
-}
-
 typedef void (*add_fn)(const float *, const float *, float *, int, int);
 
 int launch_2d(state *s, const kt_config *c, void *stream, uint64_t along_x,
@@ -137,7 +121,7 @@ int launch_2d(state *s, const kt_config *c, void *stream, uint64_t along_x,
     }
     kernel<<<dim3(g.grid[0], g.grid[1]), dim3(g.block[0], g.block[1]), 0,
              (cudaStream_t)stream>>>(s->a, s->b, s->c, s->m, s->n);
-    return launch_status(s);
+    return KT_OK;
 }
 
 int launch_x_cols(void *st, const kt_config *c, void *stream)
@@ -229,43 +213,29 @@ int verify(void *st, const kt_config *, const kt_variant *)
 }
 
 const kt_size_desc sizes[] = {
-    {KT_STRUCT_SIZE(kt_size_desc), .reserved = 0, .name = "m", .help = "rows",
-     .default_value = 8192, .min = 1, .max = (int64_t)1 << 30},
-    {KT_STRUCT_SIZE(kt_size_desc), .reserved = 0, .name = "n",
-     .help = "columns (row-major)", .default_value = 8192, .min = 1,
-     .max = (int64_t)1 << 30},
+    KTUNE_SIZE("m", "rows", 8192, 1, (int64_t)1 << 30),
+    KTUNE_SIZE("n", "columns (row-major)", 8192, 1, (int64_t)1 << 30),
 };
 
 const kt_variant variants[] = {
-    {KT_STRUCT_SIZE(kt_variant), .num_params = KT_COUNT(block_params),
-     .id = "x_cols",
-     .summary = "threadIdx.x -> column (coalesced), threadIdx.y -> row",
-     .params = block_params, .shape = shape_x_cols, .check = check_block,
-     .launch = launch_x_cols},
-    {KT_STRUCT_SIZE(kt_variant), .num_params = KT_COUNT(block_params),
-     .id = "x_rows",
-     .summary = "threadIdx.x -> row (uncoalesced), threadIdx.y -> column",
-     .params = block_params, .shape = shape_x_rows, .check = check_block,
-     .launch = launch_x_rows},
+    KTUNE_VARIANT("x_cols",
+                  "threadIdx.x -> column (coalesced), threadIdx.y -> row",
+                  block_params, shape_x_cols, check_block, launch_x_cols),
+    KTUNE_VARIANT("x_rows",
+                  "threadIdx.x -> row (uncoalesced), threadIdx.y -> column",
+                  block_params, shape_x_rows, check_block, launch_x_rows),
 };
 
 const kt_operator operators[] = {
-    {KT_STRUCT_SIZE(kt_operator), .flags = 0, .id = "add",
-     .summary = "C = A + B, row-major m x n, float32, inputs uniform in "
-                "[-1, 1)",
-     .sizes = sizes, .num_sizes = KT_COUNT(sizes),
-     .num_variants = KT_COUNT(variants), .variants = variants, .work = work,
-     .setup = setup, .reset = reset, .verify = verify, .teardown = teardown},
+    KTUNE_OPERATOR("add",
+                   "C = A + B, row-major m x n, float32, inputs uniform in "
+                   "[-1, 1)",
+                   0, sizes, variants, work, setup, reset, verify, teardown),
 };
 
-const kt_plugin plugin = {
-    KT_PLUGIN_HEADER,
-    .name = "matrix_add",
-    .version = "1.0.0",
-    .summary = "C = A + B with a 2D block: x mapped to columns or to rows",
-    .operators = operators,
-    .num_operators = KT_COUNT(operators),
-};
+const kt_plugin plugin = KTUNE_PLUGIN(
+    "matrix_add", "1.0.0",
+    "C = A + B with a 2D block: x mapped to columns or to rows", operators);
 
 } // namespace
 

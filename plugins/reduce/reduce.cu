@@ -355,24 +355,6 @@ size_t buf1_count(size_t n)
 
 // ---------------------------------------------------------------- shapes
 
-constexpr uint64_t MAX_GRID_X = 0x7fffffffu;
-
-int set_1d(kt_shape *out, uint64_t grid, uint64_t block, uint32_t smem,
-           const void *kernel)
-{
-    if (grid == 0)
-        grid = 1;
-    if (grid > MAX_GRID_X)
-        return KT_INVALID;
-    out->grid[0] = (uint32_t)grid;
-    out->grid[1] = out->grid[2] = 1;
-    out->block[0] = (uint32_t)block;
-    out->block[1] = out->block[2] = 1;
-    out->dynamic_smem_bytes = smem;
-    out->kernel = kernel;
-    return KT_OK;
-}
-
 size_t size_n(const kt_problem *p)
 {
     return (size_t)p->sizes[0];
@@ -425,9 +407,9 @@ int shape_tiles(const kt_problem *p, const kt_config *c, kt_shape *out,
 {
     tile_kernel k = tile_kernel_of(which, c);
     uint64_t block = (uint64_t)c->values[P_BLOCK];
-    return set_1d(out, kt_div_up(size_n(p), block * k.per_thread), block,
-                  k.smem ? (uint32_t)(block * sizeof(float)) : 0,
-                  (const void *)k.fn);
+    return kt_shape_1d_smem(
+        out, kt_div_up(size_n(p), block * k.per_thread), block,
+        k.smem ? (uint32_t)(block * sizeof(float)) : 0, (const void *)k.fn);
 }
 
 #define TILE_SHAPE(name, which)                                                \
@@ -475,16 +457,16 @@ uint64_t vec4_grid(size_t n, const kt_config *c, int sm_count)
 template <int MODE>
 int shape_vec4(const kt_problem *p, const kt_config *c, kt_shape *out)
 {
-    return set_1d(out, vec4_grid(size_n(p), c, p->device->sm_count),
-                  (uint64_t)c->values[P_BLOCK], 0,
-                  (const void *)vec4_kernel<MODE>(c));
+    return kt_shape_1d_smem(out, vec4_grid(size_n(p), c, p->device->sm_count),
+                            (uint64_t)c->values[P_BLOCK], 0,
+                            (const void *)vec4_kernel<MODE>(c));
 }
 
 int library_shape(const kt_problem *, const kt_config *, kt_shape *out)
 {
     // cub chooses its own geometry; this nominal shape is what the host
     // checks and what sets the boundary sizes of verification.
-    return set_1d(out, 1, 256, 0, nullptr);
+    return kt_shape_1d_smem(out, 1, 256, 0, nullptr);
 }
 
 int check_vec4(const kt_problem *p, const kt_config *c, char *why,
@@ -496,14 +478,6 @@ int check_vec4(const kt_problem *p, const kt_config *c, char *why,
 
 // --------------------------------------------------------------- launches
 
-int launch_status(const state *s)
-{
-    cudaError_t e = cudaPeekAtLastError();
-    return e == cudaSuccess ? KT_OK
-                            : s->host->error(s->host, "kernel launch: %s",
-                                             cudaGetErrorString(e));
-}
-
 // Pass after pass until one block is left; that one writes the result.
 int launch_tiles(void *st, const kt_config *c, void *stream, progression which)
 {
@@ -514,13 +488,12 @@ int launch_tiles(void *st, const kt_config *c, void *stream, progression which)
     size_t tile = (size_t)block * k.per_thread, smem = k.smem ? block * 4 : 0;
     const float *src = s->x;
     size_t count = s->n;
-    int rc;
     for (int pass = 0;; ++pass) {
         size_t grid = (count + tile - 1) / tile;
         float *dst = grid == 1 ? s->out : s->buf[pass & 1];
         k.fn<<<(unsigned)grid, block, smem, cs>>>(src, dst, count);
-        if ((rc = launch_status(s)) != KT_OK || grid == 1)
-            return rc;
+        if (grid == 1)
+            return KT_OK;
         src = dst;
         count = grid;
     }
@@ -544,7 +517,6 @@ template <int MODE> int launch_vec4(void *st, const kt_config *c, void *stream)
     state *s = (state *)st;
     cudaStream_t cs = (cudaStream_t)stream;
     unsigned grid = (unsigned)vec4_grid(s->n, c, s->device->sm_count);
-    int rc;
     if (MODE == ATOMIC) {
         cudaError_t e = cudaMemsetAsync(s->out, 0, sizeof(float), cs);
         if (e != cudaSuccess)
@@ -553,10 +525,9 @@ template <int MODE> int launch_vec4(void *st, const kt_config *c, void *stream)
     }
     vec4_kernel<MODE>(c)<<<grid, (unsigned)c->values[P_BLOCK], 0, cs>>>(
         s->x, s->n, s->buf[0], s->out, s->counter);
-    if ((rc = launch_status(s)) != KT_OK || MODE != TWO_PASS)
-        return rc;
-    r_finish<<<1, FINISH_BLOCK, 0, cs>>>(s->buf[0], grid, s->out);
-    return launch_status(s);
+    if (MODE == TWO_PASS)
+        r_finish<<<1, FINISH_BLOCK, 0, cs>>>(s->buf[0], grid, s->out);
+    return KT_OK;
 }
 
 int launch_cub(void *st, const kt_config *, void *stream)
@@ -575,7 +546,7 @@ int launch_cub(void *st, const kt_config *, void *stream)
     if (e != cudaSuccess)
         return s->host->error(s->host, "cub::DeviceReduce::Sum: %s",
                               cudaGetErrorString(e));
-    return launch_status(s);
+    return KT_OK;
 }
 
 // -------------------------------------------------------------- lifecycle
@@ -689,71 +660,59 @@ int verify(void *st, const kt_config *, const kt_variant *)
 }
 
 const kt_size_desc sizes[] = {
-    {KT_STRUCT_SIZE(kt_size_desc), .reserved = 0, .name = "n",
-     .help = "number of elements", .default_value = 1 << 28, .min = 1,
-     .max = (int64_t)1 << 33},
+    KTUNE_SIZE("n", "number of elements", 1 << 28, 1, (int64_t)1 << 33),
 };
-
-#define VARIANT(vid, text, prm, shp, chk, lch)                                 \
-    {                                                                          \
-        KT_STRUCT_SIZE(kt_variant), .num_params = KT_COUNT(prm), .id = vid,    \
-                                    .summary = text, .params = prm,            \
-                                    .shape = shp, .check = chk, .launch = lch  \
-    }
 
 const kt_variant variants[] = {
-    VARIANT("last_block",
-            "grid-stride float4, block sums finished by the last block (one "
-            "kernel)",
-            vec4_params, shape_vec4<LAST_BLOCK>, check_vec4,
-            launch_vec4<LAST_BLOCK>),
-    VARIANT("interleaved_divergent",
-            "1: interleaved addressing, divergent branch (tid % 2s), passes",
-            block_only, shape_interleaved_divergent, nullptr,
-            launch_interleaved_divergent),
-    VARIANT("interleaved",
-            "2: interleaved addressing, strided index (bank conflicts), passes",
-            block_only, shape_interleaved, nullptr, launch_interleaved),
-    VARIANT("sequential", "3: sequential addressing, passes", block_only,
-            shape_sequential, nullptr, launch_sequential),
-    VARIANT("first_add", "4: first add during load (2 per thread), passes",
-            block_only, shape_first_add, nullptr, launch_first_add),
-    VARIANT("unroll_warp",
-            "5: first add, last warp without block barriers (__syncwarp), "
-            "passes",
-            block_only, shape_unroll_warp, nullptr, launch_unroll_warp),
-    VARIANT("shuffle", "6: `items` per thread, warp shuffles, passes",
-            shuffle_params, shape_shuffle, nullptr, launch_shuffle),
-    VARIANT(
+    KTUNE_VARIANT(
+        "last_block",
+        "grid-stride float4, block sums finished by the last block (one "
+        "kernel)",
+        vec4_params, shape_vec4<LAST_BLOCK>, check_vec4,
+        launch_vec4<LAST_BLOCK>),
+    KTUNE_VARIANT(
+        "interleaved_divergent",
+        "1: interleaved addressing, divergent branch (tid % 2s), passes",
+        block_only, shape_interleaved_divergent, nullptr,
+        launch_interleaved_divergent),
+    KTUNE_VARIANT(
+        "interleaved",
+        "2: interleaved addressing, strided index (bank conflicts), passes",
+        block_only, shape_interleaved, nullptr, launch_interleaved),
+    KTUNE_VARIANT("sequential", "3: sequential addressing, passes", block_only,
+                  shape_sequential, nullptr, launch_sequential),
+    KTUNE_VARIANT("first_add",
+                  "4: first add during load (2 per thread), passes", block_only,
+                  shape_first_add, nullptr, launch_first_add),
+    KTUNE_VARIANT(
+        "unroll_warp",
+        "5: first add, last warp without block barriers (__syncwarp), "
+        "passes",
+        block_only, shape_unroll_warp, nullptr, launch_unroll_warp),
+    KTUNE_VARIANT("shuffle", "6: `items` per thread, warp shuffles, passes",
+                  shuffle_params, shape_shuffle, nullptr, launch_shuffle),
+    KTUNE_VARIANT(
         "two_pass", "grid-stride float4, block sums added by a second kernel",
         vec4_params, shape_vec4<TWO_PASS>, check_vec4, launch_vec4<TWO_PASS>),
-    VARIANT("atomic",
-            "grid-stride float4, block sums atomicAdd into a zeroed result "
-            "(one pass)",
-            vec4_params, shape_vec4<ATOMIC>, check_vec4, launch_vec4<ATOMIC>),
-    {KT_STRUCT_SIZE(kt_variant), .num_params = 0, .id = "cub",
-     .summary = "cub::DeviceReduce::Sum, the reference", .params = nullptr,
-     .shape = library_shape, .check = nullptr, .launch = launch_cub},
+    KTUNE_VARIANT(
+        "atomic",
+        "grid-stride float4, block sums atomicAdd into a zeroed result "
+        "(one pass)",
+        vec4_params, shape_vec4<ATOMIC>, check_vec4, launch_vec4<ATOMIC>),
+    KTUNE_VARIANT_FIXED("cub", "cub::DeviceReduce::Sum, the reference",
+                        library_shape, nullptr, launch_cub),
 };
-#undef VARIANT
 
 const kt_operator operators[] = {
-    {KT_STRUCT_SIZE(kt_operator), .flags = 0, .id = "sum",
-     .summary = "sum of n float32 values, inputs uniform in [0, 1)",
-     .sizes = sizes, .num_sizes = KT_COUNT(sizes),
-     .num_variants = KT_COUNT(variants), .variants = variants, .work = work,
-     .setup = setup, .reset = nullptr, .verify = verify, .teardown = teardown},
+    KTUNE_OPERATOR("sum", "sum of n float32 values, inputs uniform in [0, 1)",
+                   0, sizes, variants, work, setup, nullptr, verify, teardown),
 };
 
-const kt_plugin plugin = {
-    KT_PLUGIN_HEADER,
-    .name = "reduce",
-    .version = "1.0.0",
-    .summary = "sum of n floats: Harris's progression, grid-stride float4 "
-               "kernels, and CUB",
-    .operators = operators,
-    .num_operators = KT_COUNT(operators),
-};
+const kt_plugin plugin =
+    KTUNE_PLUGIN("reduce", "1.0.0",
+                 "sum of n floats: Harris's progression, grid-stride float4 "
+                 "kernels, and CUB",
+                 operators);
 
 } // namespace
 

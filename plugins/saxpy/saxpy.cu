@@ -129,14 +129,6 @@ int check_grid_stride(const kt_problem *p, const kt_config *c, char *why,
 
 // --------------------------------------------------------------- launches
 
-int launch_status(const state *s)
-{
-    cudaError_t e = cudaPeekAtLastError();
-    return e == cudaSuccess ? KT_OK
-                            : s->host->error(s->host, "kernel launch: %s",
-                                             cudaGetErrorString(e));
-}
-
 int launch_one_per_thread(void *st, const kt_config *c, void *stream)
 {
     state *s = (state *)st;
@@ -144,7 +136,7 @@ int launch_one_per_thread(void *st, const kt_config *c, void *stream)
     size_t grid = (s->n + block - 1) / block;
     saxpy_one_per_thread<<<(unsigned)grid, block, 0, (cudaStream_t)stream>>>(
         ALPHA, s->x, s->y, s->n);
-    return launch_status(s);
+    return KT_OK;
 }
 
 int launch_grid_stride(void *st, const kt_config *c, void *stream)
@@ -153,7 +145,7 @@ int launch_grid_stride(void *st, const kt_config *c, void *stream)
     saxpy_grid_stride<<<(unsigned)grid_stride_grid(c, s->sm_count),
                         (unsigned)c->values[P_BLOCK], 0,
                         (cudaStream_t)stream>>>(ALPHA, s->x, s->y, s->n);
-    return launch_status(s);
+    return KT_OK;
 }
 
 int launch_vec4(void *st, const kt_config *c, void *stream)
@@ -162,7 +154,7 @@ int launch_vec4(void *st, const kt_config *c, void *stream)
     saxpy_vec4<<<(unsigned)grid_stride_grid(c, s->sm_count),
                  (unsigned)c->values[P_BLOCK], 0, (cudaStream_t)stream>>>(
         ALPHA, s->x, s->y, s->n);
-    return launch_status(s);
+    return KT_OK;
 }
 
 // -------------------------------------------------------------- lifecycle
@@ -244,43 +236,31 @@ int verify(void *st, const kt_config *, const kt_variant *)
 }
 
 const kt_size_desc sizes[] = {
-    {KT_STRUCT_SIZE(kt_size_desc), .reserved = 0, .name = "n",
-     .help = "number of elements", .default_value = 1 << 24, .min = 1,
-     .max = (int64_t)1 << 33},
+    KTUNE_SIZE("n", "number of elements", 1 << 24, 1, (int64_t)1 << 33),
 };
 
 const kt_variant variants[] = {
-    {KT_STRUCT_SIZE(kt_variant), .num_params = KT_COUNT(grid_stride_params),
-     .id = "grid_stride",
-     .summary = "blocks_per_sm x SMs blocks loop over the array",
-     .params = grid_stride_params, .shape = shape_grid_stride,
-     .check = check_grid_stride, .launch = launch_grid_stride},
-    {KT_STRUCT_SIZE(kt_variant), .num_params = KT_COUNT(block_only),
-     .id = "one_per_thread", .summary = "one element per thread",
-     .params = block_only, .shape = shape_one_per_thread, .check = nullptr,
-     .launch = launch_one_per_thread},
-    {KT_STRUCT_SIZE(kt_variant), .num_params = KT_COUNT(grid_stride_params),
-     .id = "vec4", .summary = "grid-stride loop over float4s, scalar tail",
-     .params = grid_stride_params, .shape = shape_vec4,
-     .check = check_grid_stride, .launch = launch_vec4},
+    KTUNE_VARIANT("grid_stride",
+                  "blocks_per_sm x SMs blocks loop over the array",
+                  grid_stride_params, shape_grid_stride, check_grid_stride,
+                  launch_grid_stride),
+    KTUNE_VARIANT("one_per_thread", "one element per thread", block_only,
+                  shape_one_per_thread, nullptr, launch_one_per_thread),
+    KTUNE_VARIANT("vec4", "grid-stride loop over float4s, scalar tail",
+                  grid_stride_params, shape_vec4, check_grid_stride,
+                  launch_vec4),
 };
 
 const kt_operator operators[] = {
-    {KT_STRUCT_SIZE(kt_operator), .flags = KT_OP_MODIFIES_INPUTS, .id = "saxpy",
-     .summary = "y = 1.5 x + y in place, float32, inputs uniform in [-1, 1)",
-     .sizes = sizes, .num_sizes = KT_COUNT(sizes),
-     .num_variants = KT_COUNT(variants), .variants = variants, .work = work,
-     .setup = setup, .reset = reset, .verify = verify, .teardown = teardown},
+    KTUNE_OPERATOR("saxpy",
+                   "y = 1.5 x + y in place, float32, inputs uniform in [-1, 1)",
+                   KT_OP_MODIFIES_INPUTS, sizes, variants, work, setup, reset,
+                   verify, teardown),
 };
 
-const kt_plugin plugin = {
-    KT_PLUGIN_HEADER,
-    .name = "saxpy",
-    .version = "1.0.0",
-    .summary = "y = a x + y: grid-stride loop, one per thread, float4",
-    .operators = operators,
-    .num_operators = KT_COUNT(operators),
-};
+const kt_plugin plugin = KTUNE_PLUGIN(
+    "saxpy", "1.0.0", "y = a x + y: grid-stride loop, one per thread, float4",
+    operators);
 
 } // namespace
 

@@ -167,14 +167,6 @@ int check_grid_stride(const kt_problem *p, const kt_config *cfg, char *why,
 
 // --------------------------------------------------------------- launches
 
-int launch_status(state *s)
-{
-    cudaError_t e = cudaPeekAtLastError();
-    return e == cudaSuccess
-               ? KT_OK
-               : s->host->error(s->host, "%s", cudaGetErrorString(e));
-}
-
 // coalesced and strided launch the same grid and block; only the kernel
 // differs.
 typedef void (*one_per_thread_kernel)(const float *, const float *, float *,
@@ -188,7 +180,7 @@ int launch_one_per_thread(one_per_thread_kernel kernel, void *st,
     uint64_t grid = kt_div_up(s->n, block);
     kernel<<<(unsigned)grid, (unsigned)block, 0, (cudaStream_t)stream>>>(
         s->a, s->b, s->c, s->n);
-    return launch_status(s);
+    return KT_OK;
 }
 
 int launch_coalesced(void *st, const kt_config *cfg, void *stream)
@@ -208,7 +200,7 @@ int launch_grid_stride(void *st, const kt_config *cfg, void *stream)
         (unsigned)(cfg->values[P_BLOCKS_PER_SM] * s->host->device->sm_count);
     add_grid_stride<<<grid, (unsigned)cfg->values[P_BLOCK], 0,
                       (cudaStream_t)stream>>>(s->a, s->b, s->c, s->n);
-    return launch_status(s);
+    return KT_OK;
 }
 
 int launch_vec4(void *st, const kt_config *cfg, void *stream)
@@ -244,7 +236,7 @@ int launch_vec4(void *st, const kt_config *cfg, void *stream)
             a, b, c, n4, s->a + done, s->b + done, s->c + done, tail);
         break;
     }
-    return launch_status(s);
+    return KT_OK;
 }
 
 // -------------------------------------------------------------- lifecycle
@@ -319,51 +311,34 @@ int verify(void *st, const kt_config *, const kt_variant *)
 }
 
 const kt_size_desc sizes[] = {
-    {KT_STRUCT_SIZE(kt_size_desc), .reserved = 0, .name = "n",
-     .help = "number of elements", .default_value = 1 << 24, .min = 1,
-     .max = (int64_t)1 << 33},
+    KTUNE_SIZE("n", "number of elements", 1 << 24, 1, (int64_t)1 << 33),
 };
 
 const kt_variant variants[] = {
-    {KT_STRUCT_SIZE(kt_variant), .num_params = KT_COUNT(block_only),
-     .id = "coalesced",
-     .summary = "one element per thread, i = block * dim + thread",
-     .params = block_only, .shape = shape_one_per_thread, .check = nullptr,
-     .launch = launch_coalesced},
-    {KT_STRUCT_SIZE(kt_variant), .num_params = KT_COUNT(block_only),
-     .id = "strided",
-     .summary =
-         "same grid and block, i = thread * gridDim + block (uncoalesced)",
-     .params = block_only, .shape = shape_strided, .check = nullptr,
-     .launch = launch_strided},
-    {KT_STRUCT_SIZE(kt_variant), .num_params = KT_COUNT(grid_stride_params),
-     .id = "grid_stride",
-     .summary = "blocks_per_sm x SMs blocks loop over the array",
-     .params = grid_stride_params, .shape = shape_grid_stride,
-     .check = check_grid_stride, .launch = launch_grid_stride},
-    {KT_STRUCT_SIZE(kt_variant), .num_params = KT_COUNT(vec4_params),
-     .id = "vec4",
-     .summary = "float4 loads and stores, `items` per thread, scalar tail",
-     .params = vec4_params, .shape = shape_vec4, .check = nullptr,
-     .launch = launch_vec4},
+    KTUNE_VARIANT("coalesced",
+                  "one element per thread, i = block * dim + thread",
+                  block_only, shape_one_per_thread, nullptr, launch_coalesced),
+    KTUNE_VARIANT(
+        "strided",
+        "same grid and block, i = thread * gridDim + block (uncoalesced)",
+        block_only, shape_strided, nullptr, launch_strided),
+    KTUNE_VARIANT("grid_stride",
+                  "blocks_per_sm x SMs blocks loop over the array",
+                  grid_stride_params, shape_grid_stride, check_grid_stride,
+                  launch_grid_stride),
+    KTUNE_VARIANT("vec4",
+                  "float4 loads and stores, `items` per thread, scalar tail",
+                  vec4_params, shape_vec4, nullptr, launch_vec4),
 };
 
 const kt_operator operators[] = {
-    {KT_STRUCT_SIZE(kt_operator), .flags = 0, .id = "add",
-     .summary = "c = a + b, float32, inputs uniform in [-1, 1)", .sizes = sizes,
-     .num_sizes = KT_COUNT(sizes), .num_variants = KT_COUNT(variants),
-     .variants = variants, .work = work, .setup = setup, .reset = reset,
-     .verify = verify, .teardown = teardown},
+    KTUNE_OPERATOR("add", "c = a + b, float32, inputs uniform in [-1, 1)", 0,
+                   sizes, variants, work, setup, reset, verify, teardown),
 };
 
-const kt_plugin plugin = {
-    KT_PLUGIN_HEADER,
-    .name = "vector_add",
-    .version = "1.0.0",
-    .summary = "c = a + b in four thread-to-data mappings",
-    .operators = operators,
-    .num_operators = KT_COUNT(operators),
-};
+const kt_plugin plugin =
+    KTUNE_PLUGIN("vector_add", "1.0.0",
+                 "c = a + b in four thread-to-data mappings", operators);
 
 } // namespace
 

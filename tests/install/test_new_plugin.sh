@@ -19,7 +19,7 @@ grep -qF "project(my_op LANGUAGES CUDA)" my_op/CMakeLists.txt &&
     grep -qF "find_package(ktune 0." my_op/CMakeLists.txt &&
     grep -qF "ktune_add_plugin(my_op my_op.cu)" my_op/CMakeLists.txt ||
     { echo "FAIL: CMakeLists.txt:"; sed 's/^/    /' my_op/CMakeLists.txt; failures=$((failures + 1)); }
-grep -qF '.name = "my_op"' my_op/my_op.cu && grep -qF "check_f32" my_op/my_op.cu &&
+grep -qF '"my_op", "0.1.0"' my_op/my_op.cu && grep -qF "check_f32" my_op/my_op.cu &&
     grep -qF "random_f32" my_op/my_op.cu && grep -qF "bytes_read" my_op/my_op.cu ||
     { echo "FAIL: my_op.cu lacks the name, verification, inputs or work"; failures=$((failures + 1)); }
 grep -qF "operator = my_op:mul" my_op/my_op.ini ||

@@ -29,7 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
+#include <stdlib.h> /* malloc and free, for the helpers at the end */
 
 #ifdef __cplusplus
 extern "C" {
@@ -415,7 +415,7 @@ static inline int kt_check_resident(const kt_problem *problem, int64_t block,
 }
 
 #define KT_STRUCT_SIZE(type) .struct_size = (uint32_t)sizeof(type)
-#define KT_COUNT(array) ((uint32_t)(sizeof(array) / sizeof((array)[0])))
+#define KT_COUNT(array) KTUNE_COUNT(array) /* deprecated: KTUNE_COUNT */
 
 #define KT_PARAM_POW2(nm, hlp, lo, hi, dflt)                                   \
     {                                                                          \
@@ -431,19 +431,22 @@ static inline int kt_check_resident(const kt_problem *problem, int64_t block,
     }
 #define KT_PARAM_LIST(nm, hlp, vals, dflt)                                     \
     {                                                                          \
-        KT_STRUCT_SIZE(kt_param_desc),                                         \
-            .kind = KT_PARAM_LIST, .name = (nm), .help = (hlp),                \
-            .default_value = (dflt), .values = (vals), .count = KT_COUNT(vals) \
+        KT_STRUCT_SIZE(kt_param_desc), .kind = KT_PARAM_LIST, .name = (nm),    \
+                                       .help = (hlp), .default_value = (dflt), \
+                                       .values = (vals),                       \
+                                       .count = KTUNE_COUNT(vals)              \
     }
 #define KT_PARAM_ENUM(nm, hlp, lbls, dflt)                                     \
     {                                                                          \
-        KT_STRUCT_SIZE(kt_param_desc),                                         \
-            .kind = KT_PARAM_ENUM, .name = (nm), .help = (hlp),                \
-            .default_value = (dflt), .labels = (lbls), .count = KT_COUNT(lbls) \
+        KT_STRUCT_SIZE(kt_param_desc), .kind = KT_PARAM_ENUM, .name = (nm),    \
+                                       .help = (hlp), .default_value = (dflt), \
+                                       .labels = (lbls),                       \
+                                       .count = KTUNE_COUNT(lbls)              \
     }
 
-#define KT_STRINGIFY_(...) #__VA_ARGS__
-#define KT_STRINGIFY(...) KT_STRINGIFY_(__VA_ARGS__)
+/* deprecated: KTUNE_STRINGIFY */
+#define KT_STRINGIFY_(...) KTUNE_STRINGIFY_(__VA_ARGS__)
+#define KT_STRINGIFY(...) KTUNE_STRINGIFY(__VA_ARGS__)
 
 #if defined(CUDART_VERSION)
 #define KT_BUILD_CUDART CUDART_VERSION
@@ -451,7 +454,7 @@ static inline int kt_check_resident(const kt_problem *problem, int64_t block,
 #define KT_BUILD_CUDART 0
 #endif
 #if defined(__CUDA_ARCH_LIST__)
-#define KT_BUILD_ARCHS KT_STRINGIFY(__CUDA_ARCH_LIST__)
+#define KT_BUILD_ARCHS KTUNE_STRINGIFY(__CUDA_ARCH_LIST__)
 #else
 #define KT_BUILD_ARCHS ""
 #endif
@@ -469,25 +472,208 @@ static inline int kt_check_resident(const kt_problem *problem, int64_t block,
     .cuda_runtime_version = KT_BUILD_CUDART, .cuda_archs = KT_BUILD_ARCHS,     \
     .compiler = KT_BUILD_COMPILER, .build_date = __DATE__ " " __TIME__
 
-#if defined(_WIN32)
-#define KT_EXPORT __declspec(dllexport)
-#else
-#define KT_EXPORT __attribute__((visibility("default")))
-#endif
-
-#ifdef __cplusplus
-#define KT_EXTERN_C extern "C"
-#else
-#define KT_EXTERN_C
-#endif
+#define KT_EXPORT KTUNE_EXPORT     /* deprecated: KTUNE_EXPORT */
+#define KT_EXTERN_C KTUNE_EXTERN_C /* deprecated: KTUNE_EXTERN_C */
 
 /* Emits the plugin's one exported symbol. */
 #define KT_PLUGIN_EXPORT(descriptor)                                           \
-    KT_EXTERN_C KT_EXPORT const kt_plugin *ktune_plugin_entry(void);           \
-    KT_EXTERN_C KT_EXPORT const kt_plugin *ktune_plugin_entry(void)            \
+    KTUNE_EXTERN_C KTUNE_EXPORT const kt_plugin *ktune_plugin_entry(void);     \
+    KTUNE_EXTERN_C KTUNE_EXPORT const kt_plugin *ktune_plugin_entry(void)      \
     {                                                                          \
         return &(descriptor);                                                  \
     }
+
+/* ======================================================================== */
+/* Plugin-author helpers, added in ABI 1.0 without changing any layout:     */
+/* namespaced names, shapes, descriptor initialisers, ready-made callbacks. */
+/* Header-only: nothing here is exchanged with the host.                    */
+/* ======================================================================== */
+
+/* Namespaced names. The generic ones above (KT_COUNT, KT_STRINGIFY,
+ * KT_EXPORT, KT_EXTERN_C) are deprecated aliases of these, kept through
+ * ABI 1.1; define KTUNE_NO_DEPRECATED_NAMES before including this header
+ * to drop them now. */
+#define KTUNE_COUNT(array) ((uint32_t)(sizeof(array) / sizeof((array)[0])))
+#define KTUNE_STRINGIFY_(...) #__VA_ARGS__
+#define KTUNE_STRINGIFY(...) KTUNE_STRINGIFY_(__VA_ARGS__)
+#if defined(_WIN32)
+#define KTUNE_EXPORT __declspec(dllexport)
+#else
+#define KTUNE_EXPORT __attribute__((visibility("default")))
+#endif
+#ifdef __cplusplus
+#define KTUNE_EXTERN_C extern "C"
+#else
+#define KTUNE_EXTERN_C
+#endif
+#ifdef KTUNE_NO_DEPRECATED_NAMES
+#undef KT_COUNT
+#undef KT_STRINGIFY_
+#undef KT_STRINGIFY
+#undef KT_EXPORT
+#undef KT_EXTERN_C
+#endif
+
+/* The struct sizes of ABI 1.0 (LP64): the smallest struct_size the host
+ * accepts from a plugin (a newer plugin's structs may be larger). */
+#define KTUNE_ABI_1_0_SIZEOF_PLUGIN 88u
+#define KTUNE_ABI_1_0_SIZEOF_OPERATOR 88u
+#define KTUNE_ABI_1_0_SIZEOF_VARIANT 56u
+#define KTUNE_ABI_1_0_SIZEOF_PARAM_DESC 80u
+#define KTUNE_ABI_1_0_SIZEOF_SIZE_DESC 48u
+#if defined(KT_STATIC_ASSERT) && UINTPTR_MAX == UINT64_MAX
+KT_STATIC_ASSERT(sizeof(kt_plugin) >= KTUNE_ABI_1_0_SIZEOF_PLUGIN, "1.0");
+KT_STATIC_ASSERT(sizeof(kt_operator) >= KTUNE_ABI_1_0_SIZEOF_OPERATOR, "1.0");
+KT_STATIC_ASSERT(sizeof(kt_variant) >= KTUNE_ABI_1_0_SIZEOF_VARIANT, "1.0");
+KT_STATIC_ASSERT(sizeof(kt_param_desc) >= KTUNE_ABI_1_0_SIZEOF_PARAM_DESC,
+                 "1.0");
+KT_STATIC_ASSERT(sizeof(kt_size_desc) >= KTUNE_ABI_1_0_SIZEOF_SIZE_DESC, "1.0");
+#endif
+
+/* --- shapes --------------------------------------------------------------
+ * Each sets every field of the shape but struct_size and returns KT_OK, or
+ * KT_INVALID when the grid cannot be expressed (more than 2^31 - 1 blocks
+ * in x or 65535 in y). A grid dimension of 0 becomes 1. The host checks
+ * the rest against the device's limits. */
+
+/* A 2-D grid of gx x gy blocks of bx x by threads, smem bytes of dynamic
+ * shared memory; kernel is the __global__ function (may be NULL). */
+static inline int kt_shape_2d(kt_shape *out, uint64_t gx, uint64_t gy,
+                              uint64_t bx, uint64_t by, uint32_t smem,
+                              const void *kernel)
+{
+    gx = gx ? gx : 1;
+    gy = gy ? gy : 1;
+    if (gx > 0x7fffffffu || gy > 65535u)
+        return KT_INVALID;
+    out->grid[0] = (uint32_t)gx;
+    out->grid[1] = (uint32_t)gy;
+    out->grid[2] = 1;
+    out->block[0] = (uint32_t)bx;
+    out->block[1] = (uint32_t)by;
+    out->block[2] = 1;
+    out->dynamic_smem_bytes = smem;
+    out->kernel = kernel;
+    return KT_OK;
+}
+
+/* A 1-D grid of `grid` blocks of `block` threads with smem bytes of
+ * dynamic shared memory. */
+static inline int kt_shape_1d_smem(kt_shape *out, uint64_t grid, uint64_t block,
+                                   uint32_t smem, const void *kernel)
+{
+    return kt_shape_2d(out, grid, 1, block, 1, smem, kernel);
+}
+
+/* One thread per element: enough blocks of `block` threads to cover n. */
+static inline int kt_shape_cover(kt_shape *out, uint64_t n, uint64_t block,
+                                 const void *kernel)
+{
+    return kt_shape_2d(out, kt_div_up(n, block), 1, block, 1, 0, kernel);
+}
+
+/* --- descriptor initialisers -------------------------------------------
+ * Counts come from the arrays, so they cannot disagree. Arguments are in
+ * field order; pass NULL (nullptr) for an optional callback. */
+
+#define KTUNE_SIZE(nm, hlp, dflt, lo, hi)                                      \
+    {                                                                          \
+        KT_STRUCT_SIZE(kt_size_desc), .reserved = 0, .name = (nm),             \
+                                      .help = (hlp), .default_value = (dflt),  \
+                                      .min = (lo), .max = (hi)                 \
+    }
+
+/* params: an array of kt_param_desc. */
+#define KTUNE_VARIANT(id_, summary_, params_, shape_, check_, launch_)         \
+    {                                                                          \
+        KT_STRUCT_SIZE(kt_variant), .num_params = KTUNE_COUNT(params_),        \
+                                    .id = (id_), .summary = (summary_),        \
+                                    .params = (params_), .shape = (shape_),    \
+                                    .check = (check_), .launch = (launch_)     \
+    }
+
+/* A variant without tunable parameters (a library call, say). */
+#define KTUNE_VARIANT_FIXED(id_, summary_, shape_, check_, launch_)            \
+    {                                                                          \
+        KT_STRUCT_SIZE(kt_variant), .num_params = 0, .id = (id_),              \
+                                    .summary = (summary_), .params = NULL,     \
+                                    .shape = (shape_), .check = (check_),      \
+                                    .launch = (launch_)                        \
+    }
+
+/* flags: KT_OP_* bits; sizes and variants: arrays. */
+#define KTUNE_OPERATOR(id_, summary_, flags_, sizes_, variants_, work_,        \
+                       setup_, reset_, verify_, teardown_)                     \
+    {                                                                          \
+        KT_STRUCT_SIZE(kt_operator),                                           \
+            .flags = (flags_), .id = (id_), .summary = (summary_),             \
+            .sizes = (sizes_), .num_sizes = KTUNE_COUNT(sizes_),               \
+            .num_variants = KTUNE_COUNT(variants_), .variants = (variants_),   \
+            .work = (work_), .setup = (setup_), .reset = (reset_),             \
+            .verify = (verify_), .teardown = (teardown_)                       \
+    }
+
+/* operators: an array of kt_operator. */
+#define KTUNE_PLUGIN(name_, version_, summary_, operators_)                    \
+    {                                                                          \
+        KT_PLUGIN_HEADER, .name = (name_), .version = (version_),              \
+                          .summary = (summary_), .operators = (operators_),    \
+                          .num_operators = KTUNE_COUNT(operators_)             \
+    }
+
+/* --- ready-made callbacks ----------------------------------------------- */
+
+/* The state of an operator whose launches need only the problem: a copy of
+ * its sizes and the host. kt_setup_sizes allocates it; kt_teardown_free
+ * frees it (and any state that is one malloc'd block). */
+#define KTUNE_SIZES_MAX 8
+typedef struct kt_sizes_state {
+    const kt_host *host;
+    uint32_t num_sizes;
+    int64_t sizes[KTUNE_SIZES_MAX];
+} kt_sizes_state;
+
+static inline int kt_setup_sizes(const kt_host *host, const kt_problem *problem,
+                                 void **state)
+{
+    kt_sizes_state *s = (kt_sizes_state *)calloc(1, sizeof *s);
+    *state = s;
+    if (!s)
+        return host->error(host, "out of host memory");
+    if (problem->num_sizes > KTUNE_SIZES_MAX)
+        return host->error(host, "%u sizes, kt_setup_sizes keeps at most %d",
+                           problem->num_sizes, KTUNE_SIZES_MAX);
+    s->host = host;
+    s->num_sizes = problem->num_sizes;
+    for (uint32_t i = 0; i < problem->num_sizes; ++i)
+        s->sizes[i] = problem->sizes[i];
+    return KT_OK;
+}
+
+static inline void kt_teardown_free(void *state)
+{
+    free(state);
+}
+
+/* work() of an operator that moves and computes nothing (derived bandwidth
+ * and flop rate are then 0, not infinite). */
+static inline int kt_work_none(const kt_problem *problem, kt_work *out)
+{
+    (void)problem;
+    out->bytes_read = out->bytes_written = out->flops = 0.0;
+    return KT_OK;
+}
+
+/* verify() of an operator with no output: a launch that failed or faulted
+ * is caught by the host's own checks before verify() is called. */
+static inline int kt_verify_nothing(void *state, const kt_config *config,
+                                    const kt_variant *variant)
+{
+    (void)state;
+    (void)config;
+    (void)variant;
+    return KT_OK;
+}
 
 /* ------------------------------------------------------------------------ */
 /* ABI 1.1 lifecycle helpers (header-only, built on kt_host).               */
@@ -529,6 +715,44 @@ static inline int kt_output_f32(const kt_host *host, const char *name,
 }
 
 #ifdef __cplusplus
+}
+#endif
+
+/* --- CUDA C++ only ------------------------------------------------------
+ * launch() needs no error check of its own: the host reads
+ * cudaGetLastError() right after every launch() and tells a refused
+ * configuration from a fault. */
+#if defined(__cplusplus) && defined(__CUDACC__)
+/* Launches kernel on the stream with the shape's grid, block and dynamic
+ * shared memory; returns KT_OK. */
+template <typename... Params, typename... Args>
+static inline int kt_launch(const kt_shape &s, void *stream,
+                            void (*kernel)(Params...), Args... args)
+{
+    kernel<<<dim3(s.grid[0], s.grid[1], s.grid[2]),
+             dim3(s.block[0], s.block[1], s.block[2]), s.dynamic_smem_bytes,
+             (cudaStream_t)stream>>>(args...);
+    return KT_OK;
+}
+
+/* One thread per element: kt_shape_cover(n, block), then kt_launch. */
+template <typename... Params, typename... Args>
+static inline int kt_launch_cover(uint64_t n, uint64_t block, void *stream,
+                                  void (*kernel)(Params...), Args... args)
+{
+    kt_shape s = {};
+    kt_shape_cover(&s, n, block, (const void *)kernel);
+    return kt_launch(s, stream, kernel, args...);
+}
+
+/* shape() of a variant that covers sizes[0] elements, one per thread, in
+ * blocks of its first parameter's threads. */
+template <auto kernel>
+static int kt_shape_per_element(const kt_problem *problem,
+                                const kt_config *config, kt_shape *out)
+{
+    return kt_shape_cover(out, (uint64_t)problem->sizes[0],
+                          (uint64_t)config->values[0], (const void *)kernel);
 }
 #endif
 

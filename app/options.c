@@ -1,0 +1,252 @@
+#include "app/options.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app/cli.h"
+#include "core/parse.h"
+
+kt_status kt_cli_list_push(kt_cli_list *list, char *item, kt_err *err)
+{
+    if (list->count == list->capacity) {
+        size_t cap = list->capacity ? 2 * list->capacity : 8;
+        char **grown = realloc(list->items, cap * sizeof *grown);
+        if (!grown)
+            return kt_err_set(err, KT_S_NOMEM, "out of memory");
+        list->items = grown;
+        list->capacity = cap;
+    }
+    list->items[list->count++] = item;
+    return KT_S_OK;
+}
+
+void kt_cli_list_free(kt_cli_list *list)
+{
+    free(list->items);
+    memset(list, 0, sizeof *list);
+}
+
+/* Shared option values: the protocol's 1000..1009 (as they always were),
+ * the rest from 1100. */
+enum {
+    OPT_WARMUPS = 1000,
+    OPT_MIN_SAMPLES,
+    OPT_MAX_SAMPLES,
+    OPT_MIN_TIME,
+    OPT_MAX_TIME,
+    OPT_NOISE,
+    OPT_CACHE,
+    OPT_BATCH,
+    OPT_END_TO_END,
+    OPT_NO_PROBE,
+    OPT_VARIANT = 1100,
+    OPT_SET,
+    OPT_SIZE,
+    OPT_SEED,
+    OPT_DEVICE,
+    OPT_NO_BOUNDARIES,
+    OPT_JSON,
+    OPT_CSV,
+    OPT_PLUGIN,
+    OPT_NO_COUNTERS,
+    OPT_IN_PROCESS,
+    OPT_REPLAY,
+    OPT_HELP
+};
+
+typedef struct shared_option {
+    unsigned group;
+    struct option opt;
+} shared_option;
+
+static const shared_option shared[] = {
+    {KT_OPT_VARIANT, {"variant", required_argument, NULL, OPT_VARIANT}},
+    {KT_OPT_SET, {"set", required_argument, NULL, OPT_SET}},
+    {KT_OPT_SIZE, {"size", required_argument, NULL, OPT_SIZE}},
+    {KT_OPT_SEED, {"seed", required_argument, NULL, OPT_SEED}},
+    {KT_OPT_DEVICE, {"device", required_argument, NULL, OPT_DEVICE}},
+    {KT_OPT_BOUNDARIES,
+     {"no-boundaries", no_argument, NULL, OPT_NO_BOUNDARIES}},
+    {KT_OPT_JSON, {"json", required_argument, NULL, OPT_JSON}},
+    {KT_OPT_CSV, {"csv", required_argument, NULL, OPT_CSV}},
+    {KT_OPT_PLUGIN, {"plugin", required_argument, NULL, OPT_PLUGIN}},
+    {KT_OPT_COUNTERS, {"no-counters", no_argument, NULL, OPT_NO_COUNTERS}},
+    {KT_OPT_IN_PROCESS, {"in-process", no_argument, NULL, OPT_IN_PROCESS}},
+    {KT_OPT_REPLAY, {"replay", required_argument, NULL, OPT_REPLAY}},
+    {KT_OPT_PROTOCOL, {"warmups", required_argument, NULL, OPT_WARMUPS}},
+    {KT_OPT_PROTOCOL,
+     {"min-samples", required_argument, NULL, OPT_MIN_SAMPLES}},
+    {KT_OPT_PROTOCOL,
+     {"max-samples", required_argument, NULL, OPT_MAX_SAMPLES}},
+    {KT_OPT_PROTOCOL, {"min-time", required_argument, NULL, OPT_MIN_TIME}},
+    {KT_OPT_PROTOCOL, {"max-time", required_argument, NULL, OPT_MAX_TIME}},
+    {KT_OPT_PROTOCOL, {"noise", required_argument, NULL, OPT_NOISE}},
+    {KT_OPT_PROTOCOL, {"cache", required_argument, NULL, OPT_CACHE}},
+    {KT_OPT_PROTOCOL, {"batch", required_argument, NULL, OPT_BATCH}},
+    {KT_OPT_PROTOCOL, {"end-to-end", no_argument, NULL, OPT_END_TO_END}},
+    {KT_OPT_PROTOCOL, {"no-probe", no_argument, NULL, OPT_NO_PROBE}},
+};
+#define NUM_SHARED (sizeof shared / sizeof shared[0])
+
+/* The getopt table of one command: its own options, the shared ones it
+ * accepts, --help. Caller frees. */
+static struct option *option_table(const kt_cli_command *cmd, kt_err *err)
+{
+    size_t own = 0, n = 0;
+    struct option *table;
+
+    while (cmd->own && cmd->own[own].name)
+        ++own;
+    table = calloc(own + NUM_SHARED + 2, sizeof *table);
+    if (!table) {
+        kt_err_set(err, KT_S_NOMEM, "out of memory");
+        return NULL;
+    }
+    for (size_t i = 0; i < own; ++i)
+        table[n++] = cmd->own[i];
+    for (size_t i = 0; i < NUM_SHARED; ++i)
+        if (cmd->shared & shared[i].group)
+            table[n++] = shared[i].opt;
+    table[n] = (struct option){"help", no_argument, NULL, OPT_HELP};
+    return table;
+}
+
+static kt_status count_option(const char *arg, const char *name, size_t *out,
+                              kt_err *err)
+{
+    int64_t v;
+    kt_status rc;
+    if ((rc = kt_parse_i64(arg, name, &v, err)))
+        return rc;
+    if (v < 0)
+        return kt_err_set(err, KT_S_INPUT,
+                          "%s: expected a count >= 0, found %s", name, arg);
+    *out = (size_t)v;
+    return KT_S_OK;
+}
+
+static kt_status protocol_option(int opt, const char *arg, kt_protocol *p,
+                                 kt_err *err)
+{
+    int64_t v;
+    size_t count = 0;
+    kt_status rc;
+
+    switch (opt) {
+    case OPT_WARMUPS:
+        if ((rc = kt_parse_i64(arg, "--warmups", &v, err)))
+            return rc;
+        p->warmups = (int)(v > 100000 ? 100000 : v < -1 ? -1 : v);
+        return KT_S_OK;
+    case OPT_MIN_SAMPLES:
+        return count_option(arg, "--min-samples", &p->min_samples, err);
+    case OPT_MAX_SAMPLES:
+        return count_option(arg, "--max-samples", &p->max_samples, err);
+    case OPT_MIN_TIME:
+        return kt_parse_double(arg, "--min-time", &p->min_time_s, err);
+    case OPT_MAX_TIME:
+        return kt_parse_double(arg, "--max-time", &p->max_time_s, err);
+    case OPT_NOISE:
+        return kt_parse_double(arg, "--noise", &p->target_noise, err);
+    case OPT_CACHE:
+        if ((rc = kt_cache_mode_parse(arg, &p->cache, err)))
+            return kt_err_prefix(err, "--");
+        return KT_S_OK;
+    case OPT_BATCH:
+        if ((rc = count_option(arg, "--batch", &count, err)))
+            return rc;
+        p->batch = (int)(count > 1000000 ? 1000000 : count);
+        return KT_S_OK;
+    case OPT_END_TO_END: p->end_to_end = 1; return KT_S_OK;
+    default: p->probe_ns = 0; return KT_S_OK; /* OPT_NO_PROBE */
+    }
+}
+
+/* One shared option (or a protocol option). */
+static kt_status apply_shared(int opt, char *arg, kt_cli_options *o,
+                              kt_err *err)
+{
+    switch (opt) {
+    case OPT_VARIANT: o->variant = arg; return KT_S_OK;
+    case OPT_SET: return kt_cli_list_push(&o->sets, arg, err);
+    case OPT_SIZE: return kt_cli_list_push(&o->sizes, arg, err);
+    case OPT_PLUGIN: return kt_cli_list_push(&o->plugins, arg, err);
+    case OPT_SEED:
+        o->have_seed = 1;
+        return kt_parse_i64(arg, "--seed", &o->seed, err);
+    case OPT_DEVICE: return kt_parse_i64(arg, "--device", &o->device, err);
+    case OPT_NO_BOUNDARIES: o->boundaries = 0; return KT_S_OK;
+    case OPT_JSON: o->json = arg; return KT_S_OK;
+    case OPT_CSV: o->csv = arg; return KT_S_OK;
+    case OPT_NO_COUNTERS: o->counters = 0; return KT_S_OK;
+    case OPT_IN_PROCESS: o->in_process = 1; return KT_S_OK;
+    case OPT_REPLAY: o->replay = arg; return KT_S_OK;
+    default: return protocol_option(opt, arg, &o->protocol, err);
+    }
+}
+
+static kt_status one_option(const kt_cli_command *cmd, int opt, char *arg,
+                            kt_cli_options *o, kt_err *err)
+{
+    if (opt == '?' || opt == ':')
+        return kt_err_set(err, KT_S_INPUT,
+                          "%s: bad option; see 'ktune %s --help'", cmd->name,
+                          cmd->name);
+    if (opt >= OPT_WARMUPS)
+        return apply_shared(opt, arg, o, err);
+    return cmd->apply(cmd->ctx, opt, arg, err);
+}
+
+int kt_cli_parse(int argc, char **argv, const kt_cli_command *cmd,
+                 kt_cli_options *o, kt_err *err)
+{
+    struct option *table;
+    int opt, rc = 0;
+
+    memset(o, 0, sizeof *o);
+    o->seed = 1;
+    o->boundaries = 1;
+    o->counters = 1;
+    kt_protocol_defaults(&o->protocol);
+    if (!(table = option_table(cmd, err)))
+        return KT_EXIT_USAGE;
+    optind = 1;
+    while (!rc && (opt = getopt_long(argc, argv,
+                                     cmd->short_opts ? cmd->short_opts : "",
+                                     table, NULL)) != -1) {
+        if (opt == OPT_HELP) {
+            fputs(cmd->help, stdout);
+            rc = -1;
+        } else if (one_option(cmd, opt, optarg, o, err)) {
+            rc = KT_EXIT_USAGE;
+        }
+    }
+    free(table);
+    o->operands = argv + optind;
+    o->num_operands = argc - optind;
+    return rc;
+}
+
+void kt_cli_options_free(kt_cli_options *o)
+{
+    kt_cli_list_free(&o->sets);
+    kt_cli_list_free(&o->sizes);
+    kt_cli_list_free(&o->plugins);
+}
+
+kt_status kt_cli_operator_operand(const char *cmd, const kt_cli_options *o,
+                                  const char **spec, kt_err *err)
+{
+    if (o->num_operands < 1)
+        return kt_err_set(err, KT_S_INPUT,
+                          "%s: PLUGIN:OPERATOR is missing; see 'ktune %s "
+                          "--help'",
+                          cmd, cmd);
+    if (o->num_operands > 1)
+        return kt_err_set(err, KT_S_INPUT,
+                          "%s: one PLUGIN:OPERATOR expected, found %d operands",
+                          cmd, o->num_operands);
+    *spec = o->operands[0];
+    return KT_S_OK;
+}
