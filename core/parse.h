@@ -10,9 +10,6 @@
 
 #include "core/error.h"
 
-/* Strips leading and trailing white space in place; returns the start. */
-char *kt_parse_trim(char *s);
-
 /* Parses a signed 64-bit integer: decimal, 0x hex, or a power written 2^k.
  * Rejects trailing garbage and overflow. `what` names the value in the
  * message ("size n", "--set block"). */
