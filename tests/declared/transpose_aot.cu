@@ -179,8 +179,13 @@ int verify(void *st, const kt_config *, const kt_variant *)
 void teardown(void *st)
 {
     state *s = (state *)st;
-    if (s)
-        free(s->want);
+    if (!s)
+        return;
+    if (s->x)
+        s->host->free_device(s->host, s->x);
+    if (s->y)
+        s->host->free_device(s->host, s->y);
+    free(s->want);
     free(s);
 }
 
