@@ -256,6 +256,22 @@ static int enqueue(state *st, size_t vi, const int64_t *values,
     return KT_OK;
 }
 
+/* The kernel a verified configuration launched (no compiling here). */
+static const void *d_kernel_of(size_t vi, void *s, const kt_config *c)
+{
+    state *st = s;
+    const kt_decl_variant *v = &st->d->variants[vi];
+    int64_t key[KT_MAX_PARAMS] = {0};
+
+    for (size_t i = 0; i < c->count && i < KT_MAX_PARAMS; ++i)
+        if (v->compile_time_mask >> i & 1)
+            key[i] = c->values[i];
+    for (size_t i = 0; i < st->num_memos[vi]; ++i)
+        if (memcmp(st->memos[vi][i].values, key, sizeof key) == 0)
+            return st->memos[vi][i].kernel;
+    return NULL;
+}
+
 static int d_launch(const kt_declared *d, size_t vi, void *s,
                     const kt_config *c, const kt_shape *shape, void *stream)
 {
@@ -612,6 +628,10 @@ static void d_teardown(void *s)
                                 const kt_shape *sh, void *stream)              \
     {                                                                          \
         return d_launch(g_slots[o], v, s, c, sh, stream);                      \
+    }                                                                          \
+    static const void *kernel_##o##_##v(void *s, const kt_config *c)           \
+    {                                                                          \
+        return d_kernel_of(v, s, c);                                           \
     }
 
 /* clang-format off: its layout of this list is not stable. */
@@ -656,6 +676,7 @@ typedef struct variant_fns {
     int (*shape)(const kt_problem *, const kt_config *, kt_shape *);
     int (*check)(const kt_problem *, const kt_config *, char *, size_t);
     int (*launch)(void *, const kt_config *, const kt_shape *, void *);
+    const void *(*kernel_of)(void *, const kt_config *);
 } variant_fns;
 
 typedef struct op_fns {
@@ -666,7 +687,7 @@ typedef struct op_fns {
 
 #define V(o, v)                                                                \
     {                                                                          \
-        shape_##o##_##v, check_##o##_##v, launch_##o##_##v                     \
+        shape_##o##_##v, check_##o##_##v, launch_##o##_##v, kernel_##o##_##v   \
     }
 #define OP(o)                                                                  \
     {                                                                          \
@@ -707,7 +728,8 @@ kt_status kt_declared_bind(kt_declared *d, kt_err *err)
                             .params = np ? v->params : NULL,
                             .shape = g_fns[o].v[i].shape,
                             .check = g_fns[o].v[i].check,
-                            .launch_shaped = g_fns[o].v[i].launch};
+                            .launch_shaped = g_fns[o].v[i].launch,
+                            .kernel_of = g_fns[o].v[i].kernel_of};
     }
     d->op =
         (kt_operator){.struct_size = sizeof d->op,

@@ -363,6 +363,21 @@ static kt_status kernel_info(local_eval *le, const kt_shape *shape,
     return KT_S_OK;
 }
 
+/* The verified shape, with the kernel the variant names once it ran when
+ * shape() could not (a kernel compiled at run time). */
+static const kt_shape *profiled_shape(local_eval *le, const kt_point *pt,
+                                      const kt_shape *verified, kt_shape *out)
+{
+    const kt_variant *v = &le->spec.op->variants[pt->variant];
+    kt_bound_config bc;
+
+    *out = *verified;
+    if (!out->kernel && v->kernel_of)
+        out->kernel =
+            v->kernel_of(le->inst.state, kt_point_bind(le->spec.op, pt, &bc));
+    return out;
+}
+
 static kt_status local_profile(kt_evaluator *ev, const kt_point *pt,
                                const kt_profile_request *req,
                                kt_profile_result *out, kt_err *err)
@@ -373,6 +388,7 @@ static kt_status local_profile(kt_evaluator *ev, const kt_point *pt,
     kt_counter_target target = {le->gpu.ordinal, profile_prepare,
                                 profile_launch, profile_wait, &ctx};
     verdict *v = NULL;
+    kt_shape shape;
     kt_err cerr;
     kt_status rc;
 
@@ -407,7 +423,8 @@ static kt_status local_profile(kt_evaluator *ev, const kt_point *pt,
     /* Attributes are a report's extra: a kernel pointer the runtime does not
      * know leaves them out (and its error must not be taken for the next
      * launch's), only a lost context stops the profile. */
-    if ((rc = kernel_info(le, &v->shape, &out->kernel, &cerr))) {
+    if ((rc = kernel_info(le, profiled_shape(le, pt, &v->shape, &shape),
+                          &out->kernel, &cerr))) {
         if (rc == KT_S_EXEC) {
             le->lost = 1;
             return kt_err_set(err, rc, "%s", cerr.msg);

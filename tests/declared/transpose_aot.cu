@@ -137,6 +137,13 @@ int launch_jit(void *st, const kt_config *c, const kt_shape *sh, void *stream)
     return launch_with(s, s->jit[t][p][r], sh, stream);
 }
 
+const void *kernel_jit(void *st, const kt_config *c)
+{
+    state *s = (state *)st;
+    return s->jit[index_of(tiles, 3, c->values[0])][index_of(
+        pads, 2, c->values[1])][index_of(rows_per, 5, c->values[2])];
+}
+
 int work(const kt_problem *p, kt_work *out)
 {
     double n = (double)p->sizes[0] * (double)p->sizes[1];
@@ -207,7 +214,7 @@ const kt_variant variants[] = {
     {KT_STRUCT_SIZE(kt_variant), .num_params = KT_COUNT(tiled_params),
      .id = "tiled_nvrtc", .summary = "the same tile, compiled at run time",
      .params = tiled_params, .shape = shape_jit, .check = check_tiled,
-     .launch_shaped = launch_jit},
+     .launch_shaped = launch_jit, .kernel_of = kernel_jit},
 };
 
 const kt_operator operators[] = {

@@ -273,6 +273,12 @@ typedef struct kt_variant {
      * launch (which may then be NULL). */
     int (*launch_shaped)(void *state, const kt_config *config,
                          const kt_shape *shape, void *stream);
+
+    /* ABI 1.1, optional: the kernel a configuration launches when shape()
+     * cannot name it (one compiled at run time), for attribute and
+     * occupancy queries; called only after the configuration verified on
+     * this state. NULL when unknown. */
+    const void *(*kernel_of)(void *state, const kt_config *config);
 } kt_variant;
 
 enum {
@@ -347,7 +353,7 @@ KT_STATIC_ASSERT(sizeof(kt_size_desc) == 48, "kt_size_desc layout");
 KT_STATIC_ASSERT(sizeof(kt_problem) == 32, "kt_problem layout");
 KT_STATIC_ASSERT(sizeof(kt_shape) == 40, "kt_shape layout");
 KT_STATIC_ASSERT(sizeof(kt_work) == 32, "kt_work layout");
-KT_STATIC_ASSERT(sizeof(kt_variant) == 64, "kt_variant layout");
+KT_STATIC_ASSERT(sizeof(kt_variant) == 72, "kt_variant layout");
 KT_STATIC_ASSERT(sizeof(kt_jit_request) == 40, "kt_jit_request layout");
 KT_STATIC_ASSERT(sizeof(kt_operator) == 88, "kt_operator layout");
 KT_STATIC_ASSERT(sizeof(kt_plugin) == 88, "kt_plugin layout");
