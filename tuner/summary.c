@@ -315,8 +315,9 @@ void kt_summary_print(FILE *out, const kt_tune_facts *f,
     fprintf(out, "\n");
     if (r->compiled || r->compile_cache_hits || r->compile_failed)
         fprintf(out,
-                "compiled %zu kernel(s) with NVRTC in %.2f s, %zu read from "
-                "the cache, %zu did not compile\n",
+                "compiled %zu kernel(s) with NVRTC (%.2f s of compile time, "
+                "outside the measured regions), %zu read from the cache, %zu "
+                "did not compile\n",
                 r->compiled, r->compile_s, r->compile_cache_hits,
                 r->compile_failed);
     if (f->journal)
