@@ -13,7 +13,7 @@
 #   report/         core/ metrics/ report/, not metrics/cupti/
 #   app/            anything: it is the top
 #   plugins/ examples/  only <ktune/plugin.h> (plugins never link ktune)
-#   bench/          core/
+#   bench/          anything, like app/: benchmarks sit on top
 # and only metrics/cupti/ includes CUPTI or nvperf headers (<cupti*.h>,
 # <nvperf*.h>, <generated_*>).
 root=${1:?usage: check_layers.sh ROOT}
@@ -21,7 +21,7 @@ cd "$root" || exit 2
 
 # One awk pass over every include line of the checked folders.
 grep -rnE '^[[:space:]]*#[[:space:]]*include' core metrics tuner compare \
-    report plugins examples bench \
+    report plugins examples \
     --include='*.c' --include='*.h' --include='*.cu' --include='*.cuh' \
     --include='*.cpp' 2>/dev/null | awk '
 BEGIN {
@@ -33,7 +33,6 @@ BEGIN {
     allow["report"] = "core/ metrics/ report/ ktune/"
     allow["plugins"] = "ktune/"
     allow["examples"] = "ktune/"
-    allow["bench"] = "core/ ktune/"
     bad = 0
 }
 function complain(msg) { print msg; bad++ }

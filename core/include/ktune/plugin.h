@@ -741,18 +741,22 @@ static inline int kt_launch(const kt_shape &s, void *stream,
     return KT_OK;
 }
 
-/* One thread per element: kt_shape_cover(n, block), then kt_launch. */
+/* One thread per element: kt_shape_cover(n, block), then kt_launch;
+ * KT_INVALID, launching nothing, when the grid cannot be expressed. */
 template <typename... Params, typename... Args>
 static inline int kt_launch_cover(uint64_t n, uint64_t block, void *stream,
                                   void (*kernel)(Params...), Args... args)
 {
     kt_shape s = {};
-    kt_shape_cover(&s, n, block, (const void *)kernel);
+    if (kt_shape_cover(&s, n, block, (const void *)kernel) != KT_OK)
+        return KT_INVALID;
     return kt_launch(s, stream, kernel, args...);
 }
 
+#if __cplusplus >= 201703L
 /* shape() of a variant that covers sizes[0] elements, one per thread, in
- * blocks of its first parameter's threads. */
+ * blocks of its first parameter's threads (C++17: a kernel as template
+ * argument). */
 template <auto kernel>
 static int kt_shape_per_element(const kt_problem *problem,
                                 const kt_config *config, kt_shape *out)
@@ -760,6 +764,7 @@ static int kt_shape_per_element(const kt_problem *problem,
     return kt_shape_cover(out, (uint64_t)problem->sizes[0],
                           (uint64_t)config->values[0], (const void *)kernel);
 }
+#endif
 #endif
 
 #endif /* KTUNE_PLUGIN_H */
