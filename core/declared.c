@@ -154,18 +154,20 @@ static size_t split_top(char *buf, char **items, size_t max)
     }
 }
 
-/* text split at top-level commas into items[0..*n) (pointing into buf),
- * refused past max items: "%zu WHAT, at most MAX". */
+/* text split at top-level commas into items[0..*n) (pointing into buf);
+ * refused when missing ("expected WHAT") or past max items. */
 static kt_status split_list(const reader *rd, const char *section,
                             const char *key, const char *text, char *buf,
                             size_t buf_size, char **items, size_t max,
                             const char *what, size_t *n)
 {
+    if (!text || !*text)
+        return bad(rd, section, key, "missing; expected %s", what);
     if (copy_checked(rd, section, key, buf, buf_size, text))
         return rd->err->status;
     *n = split_top(buf, items, max + 1);
     if (*n > max)
-        return bad(rd, section, key, "%zu %s, at most %zu", *n, what, max);
+        return bad(rd, section, key, "%zu items, at most %zu", *n, max);
     return KT_S_OK;
 }
 
@@ -218,12 +220,8 @@ static kt_status read_sizes(reader *rd)
     char buf[1024], *items[KT_MAX_SIZES + 1];
     size_t n;
 
-    if (!text || !*text)
-        return bad(rd, "operator", "sizes",
-                   "missing; expected e.g. "
-                   "'sizes = n=1048576'");
     if (split_list(rd, "operator", "sizes", text, buf, sizeof buf, items,
-                   KT_MAX_SIZES, "sizes", &n))
+                   KT_MAX_SIZES, "sizes as NAME=DEFAULT, e.g. 'n=1048576'", &n))
         return rd->err->status;
     for (size_t i = 0; i < n; ++i) {
         char *name, *value;
@@ -303,12 +301,9 @@ static kt_status read_args(reader *rd)
     char buf[2048], *items[KT_DECL_MAX_ARGS + 1];
     size_t n;
 
-    if (!text || !*text)
-        return bad(rd, "operator", "args",
-                   "missing; expected the kernel's arguments in order, "
-                   "e.g. 'args = y, x, int n'");
     if (split_list(rd, "operator", "args", text, buf, sizeof buf, items,
-                   KT_DECL_MAX_ARGS, "arguments", &n))
+                   KT_DECL_MAX_ARGS,
+                   "the kernel's arguments in order, e.g. 'y, x, int n'", &n))
         return rd->err->status;
     for (size_t i = 0; i < n; ++i) {
         kt_decl_arg *a = &d->args[i];
@@ -599,14 +594,8 @@ static kt_status read_dims(reader *rd, kt_decl_variant *v, const char *key,
     char buf[1024], *items[4];
     size_t n;
 
-    if (!text || !*text)
-        return bad(rd, v->section, key,
-                   "missing; expected 1 to 3 "
-                   "expressions, e.g. '%s'",
-                   strcmp(key, "block") == 0 ? "block = 256"
-                                             : "grid = ceil_div(n, 256)");
     if (split_list(rd, v->section, key, text, buf, sizeof buf, items, 3,
-                   "expressions (x, y, z)", &n))
+                   "1 to 3 expressions (x, y, z), e.g. 'ceil_div(n, 256)'", &n))
         return rd->err->status;
     for (size_t i = 0; i < n; ++i)
         if (parse_expr(rd, v->section, key, items[i], v->names, v->num_names,
@@ -806,6 +795,27 @@ char *kt_declared_source(const kt_declared *d, const char *name_expr)
     return out;
 }
 
+kt_status kt_declared_request(const kt_declared *d, size_t vi,
+                              const int64_t *sizes, const int64_t *values,
+                              kt_decl_request *b, kt_err *err)
+{
+    const kt_decl_variant *v = &d->variants[vi];
+    kt_status rc;
+
+    b->num_opts = 0;
+    b->src = NULL;
+    if ((rc = kt_declared_kernel_name(d, vi, sizes, values, b->name,
+                                      sizeof b->name, b->defs, err)))
+        return rc;
+    for (size_t i = 0; i < d->num_options && b->num_opts < 64; ++i)
+        b->opts[b->num_opts++] = d->options[i];
+    for (size_t i = 0; i < v->num_defines; ++i)
+        b->opts[b->num_opts++] = b->defs[i];
+    if (!(b->src = kt_declared_source(d, b->name)))
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    return KT_S_OK;
+}
+
 static kt_status eval_at(const reader *rd, const kt_decl_variant *v,
                          const char *section, const char *key, const kt_expr *e,
                          const int64_t *sizes, const int64_t *values)
@@ -817,6 +827,16 @@ static kt_status eval_at(const reader *rd, const kt_decl_variant *v,
     return KT_S_OK;
 }
 
+/* The default sizes and, with v, v's default parameter values. */
+static void defaults(const kt_declared *d, const kt_decl_variant *v,
+                     int64_t *sizes, int64_t *vals)
+{
+    for (size_t i = 0; i < d->num_sizes; ++i)
+        sizes[i] = d->sizes[i].default_value;
+    for (size_t i = 0; v && i < KT_MAX_PARAMS; ++i)
+        vals[i] = v->params[i].default_value;
+}
+
 /* Every expression once, at the default sizes and each variant's default
  * parameters: mistakes the parser cannot see (division by zero, overflow)
  * are the declaration's, not a point's. */
@@ -826,8 +846,7 @@ static kt_status check_defaults(reader *rd)
     int64_t sizes[KT_MAX_SIZES];
     kt_status rc = KT_S_OK;
 
-    for (size_t i = 0; i < d->num_sizes; ++i)
-        sizes[i] = d->sizes[i].default_value;
+    defaults(d, NULL, sizes, NULL);
     for (size_t i = 0; i < d->num_buffers && !rc; ++i) {
         char key[80];
         snprintf(key, sizeof key, "buffer.%s", d->buffers[i].name);
@@ -847,8 +866,7 @@ static kt_status check_defaults(reader *rd)
     for (size_t vi = 0; vi < d->num_variants && !rc; ++vi) {
         const kt_decl_variant *v = &d->variants[vi];
         int64_t vals[KT_MAX_PARAMS];
-        for (size_t i = 0; i < KT_MAX_PARAMS; ++i)
-            vals[i] = v->params[i].default_value;
+        defaults(d, v, sizes, vals);
         for (int k = 0; k < 3 && !rc; ++k)
             if (!(rc = eval_at(rd, v, v->section, "block", v->block[k], sizes,
                                vals)))
@@ -875,32 +893,21 @@ static kt_status check_compiles(reader *rd)
     int64_t sizes[KT_MAX_SIZES];
     kt_status rc = KT_S_OK;
 
-    for (size_t i = 0; i < d->num_sizes; ++i)
-        sizes[i] = d->sizes[i].default_value;
     for (size_t vi = 0; vi < d->num_variants && !rc; ++vi) {
         const kt_decl_variant *v = &d->variants[vi];
-        char name[512], defs[KT_DECL_MAX_DEFINES][KT_DECL_DEFINE_LEN],
-            first[600];
-        const char *opts[KT_DECL_MAX_DEFINES + 64];
+        char first[600];
         int64_t vals[KT_MAX_PARAMS];
-        size_t no = 0;
+        kt_decl_request b;
         kt_nvrtc_output out;
         kt_nvrtc_request req;
-        char *src;
 
-        for (size_t i = 0; i < KT_MAX_PARAMS; ++i)
-            vals[i] = v->params[i].default_value;
-        if ((rc = kt_declared_kernel_name(d, vi, sizes, vals, name, sizeof name,
-                                          defs, rd->err)))
-            return bad_from(rd, v->section, "kernel");
-        for (size_t i = 0; i < d->num_options && no < 64; ++i)
-            opts[no++] = d->options[i];
-        for (size_t i = 0; i < v->num_defines; ++i)
-            opts[no++] = defs[i];
-        if (!(src = kt_declared_source(d, name)))
-            return kt_err_set(rd->err, KT_S_NOMEM, "out of memory");
-        req = (kt_nvrtc_request){src,           d->source_name, name,
-                                 d->check_arch, opts,           no};
+        defaults(d, v, sizes, vals);
+        if ((rc = kt_declared_request(d, vi, sizes, vals, &b, rd->err))) {
+            free(b.src);
+            return rc == KT_S_NOMEM ? rc : bad_from(rd, v->section, "kernel");
+        }
+        req = (kt_nvrtc_request){b.src,         d->source_name, b.name,
+                                 d->check_arch, b.opts,         b.num_opts};
         if (kt_nvrtc_compile(&req, &out, rd->err)) {
             /* No usable NVRTC here: the GPU run will say so per point. */
             fprintf(stderr, "ktune: warning: %s: not checked: %s\n", d->path,
@@ -909,11 +916,11 @@ static kt_status check_compiles(reader *rd)
         } else if (!out.compiled) {
             kt_nvrtc_first_error(out.log, first, sizeof first);
             rc = bad(rd, v->section, "kernel",
-                     "'%s' does not compile (%s, defaults): %s", name,
+                     "'%s' does not compile (%s, defaults): %s", b.name,
                      d->check_arch, first);
         }
         kt_nvrtc_output_free(&out);
-        free(src);
+        free(b.src);
     }
     return rc;
 }

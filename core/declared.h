@@ -133,6 +133,23 @@ kt_status kt_declared_kernel_name(const kt_declared *d, size_t v,
                                   char *expr, size_t expr_size,
                                   char defs[][KT_DECL_DEFINE_LEN], kt_err *err);
 
+/* What one compilation of variant v at values needs: the name
+ * expression, the -D options after the declaration's own, and the source
+ * with its argument checks. One builder for the GPU-free check, the
+ * compile on first launch and the background prefetch, so all three have
+ * one cache key. */
+typedef struct kt_decl_request {
+    char name[512];
+    char defs[KT_DECL_MAX_DEFINES][KT_DECL_DEFINE_LEN];
+    const char *opts[KT_DECL_MAX_DEFINES + 64]; /* into d and defs */
+    size_t num_opts;
+    char *src; /* owned: free() it, also after a failure */
+} kt_decl_request;
+
+kt_status kt_declared_request(const kt_declared *d, size_t v,
+                              const int64_t *sizes, const int64_t *values,
+                              kt_decl_request *out, kt_err *err);
+
 /* The source as compiled: the .cu text followed by static checks that the
  * kernel named by name_expr takes exactly the declared arguments. Owned by
  * the caller (free). */

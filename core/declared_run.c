@@ -147,39 +147,6 @@ static int d_check(const kt_declared *d, size_t vi, const kt_problem *p,
 
 /* ---------------------------------------------------------- kernels */
 
-/* What one compilation of variant vi at values needs: the name
- * expression, the -D options after the declaration's own, and the source
- * with its argument checks (owned: free src). The same for the compile on
- * first launch and for the background prefetch, so both have one key. */
-typedef struct built {
-    char name[512];
-    char defs[KT_DECL_MAX_DEFINES][KT_DECL_DEFINE_LEN];
-    const char *opts[KT_DECL_MAX_DEFINES + 64];
-    size_t num_opts;
-    char *src;
-} built;
-
-static kt_status build_request(const kt_declared *d, size_t vi,
-                               const int64_t *sizes, const int64_t *values,
-                               built *b, kt_err *err)
-{
-    const kt_decl_variant *v = &d->variants[vi];
-    kt_status rc;
-
-    b->num_opts = 0;
-    b->src = NULL;
-    if ((rc = kt_declared_kernel_name(d, vi, sizes, values, b->name,
-                                      sizeof b->name, b->defs, err)))
-        return kt_err_prefix(err, "[%s]: ", v->section);
-    for (size_t i = 0; i < d->num_options && b->num_opts < 64; ++i)
-        b->opts[b->num_opts++] = d->options[i];
-    for (size_t i = 0; i < v->num_defines; ++i)
-        b->opts[b->num_opts++] = b->defs[i];
-    if (!(b->src = kt_declared_source(d, b->name)))
-        return kt_err_set(err, KT_S_NOMEM, "out of memory");
-    return KT_S_OK;
-}
-
 static int find_kernel(state *st, size_t vi, const int64_t *values, size_t smem,
                        const void **kernel)
 {
@@ -190,7 +157,7 @@ static int find_kernel(state *st, size_t vi, const int64_t *values, size_t smem,
     size_t nv = v->num_names - d->num_sizes;
     memo *m = NULL, *grown;
     kt_jit_request req;
-    built b;
+    kt_decl_request b;
     kt_err err;
     int rc;
 
@@ -204,9 +171,9 @@ static int find_kernel(state *st, size_t vi, const int64_t *values, size_t smem,
     if (!m) {
         if (!KT_HOST_HAS(h, compile) || !h->compile)
             return h->error(h, "this ktune cannot compile kernels");
-        if (build_request(d, vi, st->sizes, values, &b, &err)) {
+        if (kt_declared_request(d, vi, st->sizes, values, &b, &err)) {
             free(b.src);
-            return h->error(h, "%s", err.msg);
+            return h->error(h, "[%s]: %s", v->section, err.msg);
         }
         req = (kt_jit_request){sizeof req, (uint32_t)b.num_opts,
                                b.src,      d->source_name,
@@ -465,7 +432,7 @@ static void prefetch_all(const kt_declared *d, const kt_host *h,
                          const int64_t *sizes)
 {
     kt_nvrtc_request *reqs;
-    built *bs;
+    kt_decl_request *bs;
     size_t n = 0;
     char arch[32];
 
@@ -487,7 +454,7 @@ static void prefetch_all(const kt_declared *d, const kt_host *h,
             int64_t vals[KT_MAX_PARAMS];
             kt_err err;
             combination(v, np, c, vals);
-            if (build_request(d, vi, sizes, vals, &bs[n], &err)) {
+            if (kt_declared_request(d, vi, sizes, vals, &bs[n], &err)) {
                 free(bs[n].src);
                 continue;
             }
