@@ -38,8 +38,9 @@ typedef struct state {
     int64_t sizes[KT_MAX_SIZES];
     void *dev[KT_DECL_MAX_BUFFERS];
     size_t count[KT_DECL_MAX_BUFFERS];
-    double *want[KT_DECL_MAX_BUFFERS]; /* outputs: the reference */
-    void *inputs[KT_DECL_MAX_BUFFERS]; /* host copies, for reset() */
+    double *want[KT_DECL_MAX_BUFFERS];     /* outputs: the reference */
+    double *want_dev[KT_DECL_MAX_BUFFERS]; /* the same on the device */
+    void *inputs[KT_DECL_MAX_BUFFERS];     /* host copies, for reset() */
     scalar argval[KT_DECL_MAX_ARGS];
     void *argv[KT_DECL_MAX_ARGS];
     memo *memos[KT_DECL_MAX_VARIANTS];
@@ -291,6 +292,13 @@ static int fill_input(state *st, size_t b, void *host)
                             n * kt_decl_type_size(buf->type));
 }
 
+/* Whether input b is made by the host's device generator (f32 only). */
+static int device_rng(const state *st, size_t b)
+{
+    return st->d->buffers[b].type == KT_DECL_F32 &&
+           KT_HOST_HAS(st->host, random_f32_device);
+}
+
 static int alloc_buffers(state *st)
 {
     const kt_declared *d = st->d;
@@ -315,6 +323,13 @@ static int alloc_buffers(state *st)
         if (buf->role != KT_MEM_INPUT) {
             if (cudaMemset(st->dev[b], 0, bytes) != cudaSuccess)
                 return h->error(h, "cudaMemset('%s') failed", buf->name);
+            continue;
+        }
+        if (device_rng(st, b)) {
+            /* The same values, made on the device: no host copy. */
+            if ((rc = h->random_f32_device(h, b, (float *)st->dev[b], (size_t)n,
+                                           -1.0f, 1.0f)))
+                return rc;
             continue;
         }
         if (!(host = malloc(bytes + 1)))
@@ -356,6 +371,25 @@ static int bind_args(state *st)
         }
     }
     return KT_OK;
+}
+
+/* With the host's device compare, the reference of an f32 output also
+ * lives on the device, so verifying reads nothing back. */
+static int reference_on_device(state *st, size_t b)
+{
+    const kt_host *h = st->host;
+    const kt_decl_buffer *buf = &st->d->buffers[b];
+    size_t bytes = st->count[b] * sizeof(double);
+    char name[80];
+    int rc;
+
+    if (buf->type != KT_DECL_F32 || !KT_HOST_HAS(h, check_f32_device))
+        return KT_OK;
+    snprintf(name, sizeof name, "%s (reference)", buf->name);
+    if ((rc = h->alloc_device(h, bytes, KT_MEM_SCRATCH, name,
+                              (void **)&st->want_dev[b])))
+        return rc;
+    return h->upload(h, st->want_dev[b], st->want[b], bytes);
 }
 
 /* The reference variant's defaults, run once: its outputs are `want`. */
@@ -400,7 +434,7 @@ static int run_reference(state *st, const kt_problem *p)
         for (size_t i = 0; i < n && rc == KT_OK; ++i)
             st->want[b][i] = get_elem(tmp, buf->type, i);
         free(tmp);
-        if (rc)
+        if (rc || (rc = reference_on_device(st, b)))
             return rc;
     }
     return KT_OK;
@@ -535,7 +569,11 @@ static int d_verify(void *s, const kt_config *c, const kt_variant *v)
         int rc;
         if (buf->role != KT_MEM_OUTPUT)
             continue;
-        rc = buf->type == KT_DECL_F32
+        rc = st->want_dev[b]
+                 ? st->host->check_f32_device(st->host, buf->name, st->dev[b],
+                                              st->want_dev[b], NULL,
+                                              st->count[b], d->rtol, d->atol)
+             : buf->type == KT_DECL_F32
                  ? st->host->check_f32(st->host, buf->name, st->dev[b],
                                        st->want[b], st->count[b], d->rtol,
                                        d->atol)
@@ -551,11 +589,15 @@ static int d_reset(void *s)
     state *st = s;
     for (size_t b = 0; b < st->d->num_buffers; ++b) {
         int rc;
-        if (!st->inputs[b])
+        if (st->d->buffers[b].role == KT_MEM_INPUT && device_rng(st, b))
+            rc = st->host->random_f32_device(st->host, b, (float *)st->dev[b],
+                                             st->count[b], -1.0f, 1.0f);
+        else if (!st->inputs[b])
             continue;
-        rc = st->host->upload(st->host, st->dev[b], st->inputs[b],
-                              st->count[b] *
-                                  kt_decl_type_size(st->d->buffers[b].type));
+        else
+            rc = st->host->upload(
+                st->host, st->dev[b], st->inputs[b],
+                st->count[b] * kt_decl_type_size(st->d->buffers[b].type));
         if (rc)
             return rc;
     }
@@ -570,6 +612,8 @@ static void d_teardown(void *s)
     for (size_t b = 0; b < st->d->num_buffers; ++b) {
         if (st->dev[b])
             st->host->free_device(st->host, st->dev[b]);
+        if (st->want_dev[b])
+            st->host->free_device(st->host, st->want_dev[b]);
         free(st->want[b]);
         free(st->inputs[b]);
     }

@@ -144,6 +144,20 @@ static json_t *strategy_json(const kt_tune_facts *f)
                      c->min_gain, "options", opts);
 }
 
+json_t *kt_export_phases(const kt_tune_result *r)
+{
+    const kt_eval_phases *p = &r->phases;
+    double inside = p->setup_s + p->verify_s + p->warmup_s + p->sampling_s;
+    return json_pack(
+        "{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}", "total_s",
+        r->open_s + r->calibration_s + r->wall_s, "start_s", r->open_s,
+        "calibration_s", r->calibration_s, "setup_s", p->setup_s, "verify_s",
+        p->verify_s, "warmup_s", p->warmup_s, "sampling_s", p->sampling_s,
+        "kernels_s", r->gpu_s, "flush_s", p->flush_s, "probe_s", p->probe_s,
+        "evaluator_other_s", r->evaluator_s - inside, "journal_s", r->journal_s,
+        "strategy_s", r->wall_s - r->evaluator_s - r->journal_s - r->profile_s);
+}
+
 json_t *kt_export_summary(const kt_tune_facts *f, const kt_tune_result *r,
                           int top)
 {
@@ -186,6 +200,7 @@ json_t *kt_export_summary(const kt_tune_facts *f, const kt_tune_result *r,
             r->evaluator_s, "gpu_s", r->gpu_s, "tuner_s", overhead, "calls",
             (json_int_t)r->calls, "tuner_ms_per_evaluation",
             fresh ? json_real(1e3 * overhead / (double)fresh) : json_null()));
+    json_object_set_new(root, "phases", kt_export_phases(r));
     if (r->has_best) {
         json_t *tie = json_array(), *finals = json_array();
         json_t *best = stats_point(f, &r->finals[0].point, &r->finals[0].stats);

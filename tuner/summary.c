@@ -280,6 +280,36 @@ static void print_invalid(FILE *out, const kt_tune_facts *f,
     }
 }
 
+/* Where the wall time went, phase by phase (tune.h, kt_eval_phases). */
+static void print_time(FILE *out, const kt_tune_result *r)
+{
+    const kt_eval_phases *p = &r->phases;
+    double total = r->open_s + r->calibration_s + r->wall_s;
+    double inside = p->setup_s + p->verify_s + p->warmup_s + p->sampling_s;
+    double strategy = r->wall_s - r->evaluator_s - r->journal_s - r->profile_s;
+
+    if (r->calls == 0)
+        return;
+    fprintf(out,
+            "\ntime %.2f s: start %.2f s (plugins, job, evaluator, problem "
+            "set-up), "
+            "calibration %.2f s, run %.2f s\n",
+            total, r->open_s, r->calibration_s, r->wall_s);
+    fprintf(out,
+            "  evaluator %.2f s: set-up %.2f, verification %.2f, warm-up "
+            "%.2f, sampling %.2f (kernels %.2f, L2 flushes %.2f, clock "
+            "probes %.2f), other %.2f (messages, results)\n",
+            r->evaluator_s, p->setup_s, p->verify_s, p->warmup_s, p->sampling_s,
+            r->gpu_s, p->flush_s, p->probe_s, r->evaluator_s - inside);
+    fprintf(out, "  journal %.2f s, strategy %.2f s", r->journal_s, strategy);
+    if (r->profile_s > 0)
+        fprintf(out, ", counters %.2f s", r->profile_s);
+    if (r->gpu_s > 0)
+        fprintf(out, "; wall time %.2fx the sampled kernel time",
+                total / r->gpu_s);
+    fprintf(out, "\n");
+}
+
 void kt_summary_print(FILE *out, const kt_tune_facts *f,
                       const kt_tune_result *r, int top)
 {
@@ -344,4 +374,6 @@ void kt_summary_print(FILE *out, const kt_tune_facts *f,
     print_top(out, f, r, top);
     print_counters(out, f, r, top);
     print_invalid(out, f, r);
+    if (!f->replay)
+        print_time(out, r);
 }

@@ -55,6 +55,7 @@ struct kt_tune {
     size_t num_raw;
     int counters_off;
     int noted;
+    kt_protocol call_protocol; /* of the call in flight (call_protocol()) */
 };
 
 static double monotonic(void)
@@ -312,6 +313,29 @@ static kt_status fail(kt_tune *t, kt_status rc, const kt_err *err)
     return rc;
 }
 
+static void add_phases(kt_eval_phases *sum, const kt_eval_phases *p)
+{
+    sum->setup_s += p->setup_s;
+    sum->verify_s += p->verify_s;
+    sum->warmup_s += p->warmup_s;
+    sum->sampling_s += p->sampling_s;
+    sum->flush_s += p->flush_s;
+    sum->probe_s += p->probe_s;
+}
+
+/* The protocol of one call: the job's, with the racing bar (the fastest
+ * median so far) for searching calls and paired stopping for comparisons.
+ * The closing re-measurement races nothing: its medians are the answer. */
+static const kt_protocol *call_protocol(kt_tune *t, const char *purpose)
+{
+    kt_protocol *p = &t->call_protocol;
+    int final = strcmp(purpose, "final") == 0;
+    *p = t->cfg->protocol;
+    p->race_bar_us = !final && p->race > 0 && t->best_us > 0 ? t->best_us : 0;
+    p->race_pairs = strcmp(purpose, "compare") == 0;
+    return p;
+}
+
 /* Evaluates pts in one call: answered from the resumed journal when it
  * holds this call, else by the evaluator and journaled at once. */
 static kt_status run_call(kt_tune *t, const char *purpose, const kt_point *pts,
@@ -345,9 +369,12 @@ static kt_status run_call(kt_tune *t, const char *purpose, const kt_point *pts,
         return KT_S_OK;
     }
     start = monotonic();
-    rc = cfg->ev->ops->evaluate(cfg->ev, pts, n, &cfg->protocol, out, err);
+    rc = cfg->ev->ops->evaluate(cfg->ev, pts, n, call_protocol(t, purpose), out,
+                                err);
     t->res->evaluator_s += monotonic() - start;
     ++t->res->calls;
+    for (size_t i = 0; i < n; ++i)
+        add_phases(&t->res->phases, &out[i].phases);
     if (rc) {
         /* The evaluator cannot go on. Keep what it decided about single
          * points (the one that faulted, above all), each as a call of its
@@ -1066,6 +1093,8 @@ done:
         out->stop_reason = "the run failed";
     out->elapsed_s = run_clock(&t);
     out->wall_s = monotonic() - started;
+    if (cfg->journal)
+        out->journal_s = cfg->journal->written_s;
     kt_progress_end(&t.progress);
     kt_u64map_free(&t.by_index);
     kt_u64map_free(&t.recorded_failures);

@@ -150,6 +150,14 @@ typedef struct kt_tune_result {
     double profile_s;
     char counters_note[512]; /* why counters were unavailable, or "" */
     kt_tune_guide guide;
+    /* Where the time went (this process's calls): the evaluator's phases
+     * summed over its results, the journal's writes, and what the caller
+     * spent before the run (open_s: starting the evaluator and setting the
+     * problem up; calibration_s), which it fills in. The strategy's own
+     * time is wall_s - evaluator_s - journal_s - profile_s. */
+    kt_eval_phases phases;
+    double journal_s;
+    double open_s, calibration_s;
     /* Run-time compilation over the entries: NVRTC seconds, kernels
      * compiled, read from the cache, and points whose kernel did not
      * compile (invalid, kind "compile"). */

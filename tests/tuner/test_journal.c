@@ -8,6 +8,7 @@
 
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "core/envrec.h"
 #include "tests/support/counting_eval.h"
@@ -447,6 +448,54 @@ static void an_existing_journal_is_not_overwritten(void **state)
     json_decref(h);
 }
 
+/* The recordings' format: gzip-compressed, eval records with phases, a
+ * closing "run" record (a kind older readers skip). */
+static void a_compressed_journal_with_phases_reads_like_a_plain_one(void **s)
+{
+    FILE *in = fopen(VA_RECORDING, "r");
+    gzFile out = gzopen("phases.jsonl.gz", "wb");
+    kt_journal_log plain, packed;
+    char *line = NULL;
+    size_t cap = 0, n = 0;
+    kt_err err;
+    (void)s;
+    assert_non_null(in);
+    assert_non_null(out);
+    while (getline(&line, &cap, in) > 0) {
+        json_error_t jerr;
+        json_t *rec = json_loads(line, 0, &jerr);
+        char *text;
+        assert_non_null(rec);
+        if (n++ == 1)
+            json_object_set_new(
+                rec, "phases",
+                json_pack("{s:f,s:f,s:f,s:f,s:f,s:f}", "setup_s", 0.25,
+                          "verify_s", 0.5, "warmup_s", 0.125, "sampling_s", 2.0,
+                          "flush_s", 0.0625, "probe_s", 0.03125));
+        text = json_dumps(rec, JSON_COMPACT);
+        gzprintf(out, "%s\n", text);
+        free(text);
+        json_decref(rec);
+    }
+    gzprintf(out, "{\"kind\":\"run\",\"env\":0,\"phases\":{\"total_s\":3}}\n");
+    free(line);
+    fclose(in);
+    assert_int_equal(gzclose(out), Z_OK);
+    assert_int_equal(kt_journal_read(VA_RECORDING, va, &plain, &err), KT_S_OK);
+    assert_int_equal(kt_journal_read("phases.jsonl.gz", va, &packed, &err),
+                     KT_S_OK);
+    assert_int_equal(packed.count, plain.count);
+    assert_string_equal(packed.note, "");
+    assert_true(packed.entries[0].result.phases.verify_s == 0.5);
+    assert_true(packed.entries[0].result.phases.probe_s == 0.03125);
+    assert_true(packed.entries[1].result.phases.verify_s == 0);
+    assert_true(plain.entries[0].result.phases.sampling_s == 0);
+    assert_true(packed.entries[7].result.timing.samples_us[5] ==
+                plain.entries[7].result.timing.samples_us[5]);
+    kt_journal_log_free(&plain);
+    kt_journal_log_free(&packed);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -457,6 +506,8 @@ int main(void)
         cmocka_unit_test(a_resumed_run_ends_where_an_uninterrupted_one_does),
         cmocka_unit_test(a_journal_from_elsewhere_is_refused),
         cmocka_unit_test(an_existing_journal_is_not_overwritten),
+        cmocka_unit_test(
+            a_compressed_journal_with_phases_reads_like_a_plain_one),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -225,8 +225,34 @@ struct kt_host {
 
     void *host_private; /* the host's; plugins do not touch it */
 
-    /* ABI 1.1 (check KT_HOST_HAS(host, compile) first). Compiles
-     * req->kernel with NVRTC for the device in use (cached on disk by
+    /* ---- Appended after the first release: read them through
+     * KT_HOST_HAS (an older host's table ends before them). ---- */
+
+    /* Compares on the device, under check_f32's rule: element i of dev_got
+     * passes when |got - want| <= bound, bound = dev_tol[i] when dev_tol is
+     * not NULL, else atol + rtol * |want|; NaN never passes. dev_want (and
+     * dev_tol) are double arrays in device memory made with alloc_device:
+     * the reference, computed once in setup (a reference kernel, or the
+     * host's reference uploaded). Every element is counted; only the count
+     * and the first failures come back. The outputs must be complete
+     * (verify() is called after the launch finished). Returns KT_OK or
+     * KT_MISMATCH with the failures in the error text, KT_FAIL on a CUDA
+     * error. NULL when the host wants the host path (`--verify host`):
+     * plugins then compute their reference on the host and call
+     * check_f32. */
+    int (*check_f32_device)(const kt_host *host, const char *name,
+                            const float *dev_got, const double *dev_want,
+                            const double *dev_tol, size_t count, double rtol,
+                            double atol);
+
+    /* random_f32 straight into device memory made with alloc_device: the
+     * same values, bit for bit, generated on the device (complete when it
+     * returns), so a large problem needs no host copy of its inputs. NULL
+     * under `--verify host` (the host path, inputs made on the host). */
+    int (*random_f32_device)(const kt_host *host, uint64_t stream,
+                             float *dev_dst, size_t count, float lo, float hi);
+
+    /* Compiles req->kernel with NVRTC for the device in use (cached on disk by
      * source, options, architecture and NVRTC version) and loads it:
      * *kernel is a cudaKernel_t, for cudaLaunchKernel((const void *)
      * kernel, ...) and as kt_shape.kernel. KT_INVALID when the source does
@@ -238,9 +264,12 @@ struct kt_host {
                    const void **kernel);
 };
 
-/* Whether a host table has a field (appended in a later minor version). */
-#define KT_HOST_HAS(host, field)                                               \
-    ((host)->struct_size >= offsetof(kt_host, field) + sizeof((host)->field))
+/* 1 when the host table has `member` (an appended service) and it is
+ * set, e.g. KT_HOST_HAS(host, check_f32_device). */
+#define KT_HOST_HAS(host, member)                                              \
+    ((host)->struct_size >=                                                    \
+         offsetof(kt_host, member) + sizeof((host)->member) &&                 \
+     (host)->member != NULL)
 
 /* ------------------------------------------------------------------------ */
 /* Operators and variants.                                                   */
@@ -418,6 +447,42 @@ static inline int kt_check_resident(const kt_problem *problem, int64_t block,
         return KT_INVALID;
     }
     return KT_OK;
+}
+
+/* Verification helpers (the device path, with the host path as fallback).
+ *
+ * kt_reference_to_device keeps a reference the plugin computed on the host
+ * in device memory instead, when the host offers check_f32_device: it
+ * allocates count doubles (KT_MEM_SCRATCH, named `name`), uploads *want,
+ * frees it and sets it to NULL; *dev_want is then the reference. With a
+ * host that verifies on the host it leaves *want and sets *dev_want to
+ * NULL. KT_OK or KT_FAIL. kt_check_kept compares with whichever of the two
+ * is kept. */
+static inline int kt_reference_to_device(const kt_host *host, const char *name,
+                                         double **want, size_t count,
+                                         double **dev_want)
+{
+    *dev_want = NULL;
+    if (!KT_HOST_HAS(host, check_f32_device))
+        return KT_OK;
+    if (host->alloc_device(host, count * sizeof(double), KT_MEM_SCRATCH, name,
+                           (void **)dev_want) != KT_OK ||
+        host->upload(host, *dev_want, *want, count * sizeof(double)) != KT_OK)
+        return KT_FAIL;
+    free(*want);
+    *want = NULL;
+    return KT_OK;
+}
+
+static inline int kt_check_kept(const kt_host *host, const char *name,
+                                const float *dev_got, const double *want,
+                                const double *dev_want, size_t count,
+                                double rtol, double atol)
+{
+    if (dev_want)
+        return host->check_f32_device(host, name, dev_got, dev_want, NULL,
+                                      count, rtol, atol);
+    return host->check_f32(host, name, dev_got, want, count, rtol, atol);
 }
 
 #define KT_STRUCT_SIZE(type) .struct_size = (uint32_t)sizeof(type)
