@@ -24,8 +24,11 @@ A=$BUILD/tests/declared/transpose_aot.so
 }
 mkdir -p "$O"
 SZ="--set job.rows=4096 --set job.cols=4096"
-export KTUNE_CACHE_DIR=$O/cache
-rm -rf "$O/cache"
+# A fresh cache of its own, outside OUT_DIR (compiled kernels are not
+# results); how many entries it holds is.
+KTUNE_CACHE_DIR=$(mktemp -d)
+export KTUNE_CACHE_DIR
+trap 'rm -rf "$KTUNE_CACHE_DIR"' EXIT
 : >"$O/times.txt"
 run() { # name, timeout, command...
     local name=$1 limit=$2
@@ -35,9 +38,10 @@ run() { # name, timeout, command...
     timeout "$limit" "$@" >"$O/$name.txt" 2>&1
     local rc=$?
     local cmd="$*"
-    printf '%-12s rc=%-3s %6d ms  %s\n' "$name" "$rc" \
-        $((($(date +%s%N) - t0) / 1000000)) "${cmd//$O/declared-work}" \
-        >>"$O/times.txt"
+    printf '%-12s rc=%-3s %6d ms  %3d cache entries after  %s\n' "$name" \
+        "$rc" $((($(date +%s%N) - t0) / 1000000)) \
+        "$(ls "$KTUNE_CACHE_DIR/nvrtc" 2>/dev/null | wc -l)" \
+        "${cmd//$O/declared-work}" >>"$O/times.txt"
 }
 # 1. the declaration, every point (45), fresh cache: each kernel compiled
 #    once, in the background while earlier points are measured
