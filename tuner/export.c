@@ -130,6 +130,22 @@ static json_t *ratio_json(const kt_ratio *r)
                      r->hi, "rounds", (json_int_t)r->n);
 }
 
+/* The answer against the reference variant of the closing round
+ * (kt_summary_reference), or null. */
+static json_t *reference_json(const kt_tune_facts *f, const kt_tune_result *r)
+{
+    kt_summary_ref ref;
+    if (!kt_summary_reference(f, r, &ref))
+        return json_null();
+    return json_pack("{s:s,s:f,s:s,s:o}", "variant",
+                     f->op->variants[ref.reference->point.variant].id,
+                     "median_us", ref.reference->stats.median, "winner",
+                     ref.library_wins ? "reference" : "tuned",
+                     ref.library_wins ? "tuned_vs_reference"
+                                      : "speedup_vs_reference",
+                     ratio_json(&ref.ratio));
+}
+
 static json_t *strategy_json(const kt_tune_facts *f)
 {
     const kt_tune_config *c = f->cfg;
@@ -218,6 +234,7 @@ json_t *kt_export_summary(const kt_tune_facts *f, const kt_tune_result *r,
         }
         json_object_set_new(root, "tie", tie);
         json_object_set_new(root, "finalists", finals);
+        json_object_set_new(root, "reference", reference_json(f, r));
         json_object_set_new(root, "finalists_remeasured",
                             json_boolean(r->final_measured));
     } else {

@@ -280,9 +280,9 @@ const kt_variant variants[] = {
                   "blocks_per_sm x SMs blocks loop over the array",
                   grid_stride_params, shape_grid_stride, check_grid_stride,
                   launch_grid_stride),
-    KTUNE_VARIANT_FIXED("memcpy",
-                        "cudaMemcpyAsync device to device, the reference",
-                        shape_memcpy, nullptr, launch_memcpy),
+    KTUNE_VARIANT_REFERENCE("memcpy",
+                            "cudaMemcpyAsync device to device, the reference",
+                            shape_memcpy, nullptr, launch_memcpy),
 };
 
 const kt_operator operators[] = {

@@ -1469,7 +1469,7 @@ const kt_variant ax_variants[] = {
         "per row, scalar loads",
         block_rows_params, shape_ax_block_rows, check_block_rows,
         launch_ax_block_rows),
-    KTUNE_VARIANT_FIXED(
+    KTUNE_VARIANT_REFERENCE(
         "cublas",
         "cublasSgemv (CUBLAS_OP_T on the column-major view), the "
         "reference",
@@ -1498,7 +1498,7 @@ const kt_variant atx_variants[] = {
         "by a second kernel",
         col_split_2pass_params, shape_col_split_2pass, nullptr,
         launch_col_split_2pass),
-    KTUNE_VARIANT_FIXED(
+    KTUNE_VARIANT_REFERENCE(
         "cublas",
         "cublasSgemv (CUBLAS_OP_N on the column-major view), the "
         "reference",

@@ -710,8 +710,8 @@ const kt_variant variants[] = {
         "grid-stride float4, block sums atomicAdd into a zeroed result "
         "(one pass)",
         vec4_params, shape_vec4<ATOMIC>, check_vec4, launch_vec4<ATOMIC>),
-    KTUNE_VARIANT_FIXED("cub", "cub::DeviceReduce::Sum, the reference",
-                        library_shape, nullptr, launch_cub),
+    KTUNE_VARIANT_REFERENCE("cub", "cub::DeviceReduce::Sum, the reference",
+                            library_shape, nullptr, launch_cub),
 };
 
 const kt_operator operators[] = {

@@ -296,6 +296,10 @@ typedef struct kt_variant {
      * no copies, no synchronisation. */
     int (*launch)(void *state, const kt_config *config, void *stream);
 
+    /* ABI 1.1: KT_VARIANT_* bits; 0 (and plugins older than 1.1): none. */
+    uint32_t flags;
+    uint32_t reserved;
+
     /* ABI 1.1, optional: like launch, with the shape the host already
      * computed from shape() for this problem and configuration, so the
      * geometry is written once. When set, the host calls it instead of
@@ -309,6 +313,13 @@ typedef struct kt_variant {
      * this state. NULL when unknown. */
     const void *(*kernel_of)(void *state, const kt_config *config);
 } kt_variant;
+
+enum {
+    /* A vendor library's implementation (cuBLAS, CUB, cudaMemcpy): measured
+     * and reported as the yardstick the other variants are held to, never
+     * tuned as a starting point of the search. */
+    KT_VARIANT_REFERENCE = 1u << 0
+};
 
 enum {
     /* The kernels write their inputs: the host calls reset() before every
@@ -382,7 +393,7 @@ KT_STATIC_ASSERT(sizeof(kt_size_desc) == 48, "kt_size_desc layout");
 KT_STATIC_ASSERT(sizeof(kt_problem) == 32, "kt_problem layout");
 KT_STATIC_ASSERT(sizeof(kt_shape) == 40, "kt_shape layout");
 KT_STATIC_ASSERT(sizeof(kt_work) == 32, "kt_work layout");
-KT_STATIC_ASSERT(sizeof(kt_variant) == 72, "kt_variant layout");
+KT_STATIC_ASSERT(sizeof(kt_variant) == 80, "kt_variant layout");
 KT_STATIC_ASSERT(sizeof(kt_jit_request) == 40, "kt_jit_request layout");
 KT_STATIC_ASSERT(sizeof(kt_operator) == 88, "kt_operator layout");
 KT_STATIC_ASSERT(sizeof(kt_plugin) == 88, "kt_plugin layout");
@@ -670,6 +681,16 @@ static inline int kt_shape_cover(kt_shape *out, uint64_t n, uint64_t block,
                                     .summary = (summary_), .params = NULL,     \
                                     .shape = (shape_), .check = (check_),      \
                                     .launch = (launch_)                        \
+    }
+
+/* A vendor library's implementation without tunable parameters, marked
+ * KT_VARIANT_REFERENCE: the yardstick the tuned variants are held to. */
+#define KTUNE_VARIANT_REFERENCE(id_, summary_, shape_, check_, launch_)        \
+    {                                                                          \
+        KT_STRUCT_SIZE(kt_variant),                                            \
+            .num_params = 0, .id = (id_), .summary = (summary_),               \
+            .params = NULL, .shape = (shape_), .check = (check_),              \
+            .launch = (launch_), .flags = KT_VARIANT_REFERENCE                 \
     }
 
 /* flags: KT_OP_* bits; sizes and variants: arrays. */
