@@ -75,6 +75,7 @@ typedef struct report {
     char occ_note[512];
     kt_diagnosis diag;
     double peak_gflops;
+    int gflops_measured; /* peak_gflops from the calibration's FMA kernel */
     const char *counters_note; /* why there are no counters, or NULL */
 } report;
 
@@ -277,6 +278,27 @@ static void print_kernel(const report *r)
                                                           "API is right)");
 }
 
+/* What the percentages of peak are relative to: each kernel's own
+ * elapsed cycles, as Nsight Compute's, unless the ranges were not per
+ * kernel. */
+static void print_ranges(size_t kernels)
+{
+    if (kernels == 1)
+        printf("            the kernel profiled as a range of its own: "
+               "percentages of peak over its elapsed cycles, as Nsight "
+               "Compute's\n");
+    else if (kernels > 1)
+        printf("            %zu kernels, each profiled as a range of its own: "
+               "counts summed, percentages weighted by each kernel's "
+               "duration (Nsight Compute shows each kernel apart)\n",
+               kernels);
+    else
+        printf(
+            "            ranges not per kernel (KTUNE_CUPTI_RANGE=launch): one "
+            "range holds the launch and its synchronisation, so "
+            "percentages of peak read low against Nsight Compute's\n");
+}
+
 static void print_counters(const report *r)
 {
     const kt_profile_result *p = r->prof;
@@ -292,6 +314,7 @@ static void print_counters(const report *r)
            "(launches of their own: inputs restored and L2 flushed before "
            "each; no time is taken from them)\n",
            set->num_raw, p->stats.passes, p->stats.total_s);
+    print_ranges(p->stats.kernels);
     kt_metric_set_values(set, p->values, values, NULL);
     printf("%-40s %18s  %s\n", "metric", "value", "unit");
     for (size_t k = 0; k < set->num_items; ++k) {
@@ -322,19 +345,14 @@ static void print_diagnosis(const report *r)
         printf("; no calibration, no ceiling\n");
     printf("intensity   %s", d->roofline);
     if (d->balance > 0)
-        printf(" (FP32 peak %.0f GFLOP/s, theoretical, over the measured "
-               "copy ceiling)",
-               r->peak_gflops);
+        printf(" (FP32 FMA ceiling %.0f GFLOP/s, %s, over the measured copy "
+               "ceiling)",
+               r->peak_gflops, r->gflops_measured ? "measured" : "theoretical");
     printf("\n");
     printf("diagnosis   %s%s%s%s: %s\n", kt_bound_name(d->bound),
            d->unit ? " (" : "", d->unit ? d->unit : "", d->unit ? ")" : "",
            d->why);
-    printf("coalescing  %s", d->coalescing);
-    if (d->access_inferred)
-        printf(" [access width %d B inferred from the algorithm's bytes per "
-               "request; set it with --access-bytes]",
-               d->access_bytes);
-    printf("\n");
+    printf("coalescing  %s\n", d->coalescing);
 }
 
 static int write_json(const char *path, const profile_args *a, const report *r,
@@ -484,7 +502,10 @@ static void gather(const profile_args *a, profile_run *run, kt_evaluator *ev,
                                          &oerr) == KT_S_OK;
     if (!r->have_occ)
         snprintf(r->occ_note, sizeof r->occ_note, "%s", oerr.msg);
-    r->peak_gflops = kt_peak_gflops_fp32(r->dev, sm_clock_mhz(ev));
+    r->gflops_measured = run->have_calib && run->calib.fp32_gflops > 0;
+    r->peak_gflops = r->gflops_measured
+                         ? run->calib.fp32_gflops
+                         : kt_peak_gflops_fp32(r->dev, sm_clock_mhz(ev));
     kt_metric_set_values(run->set, run->prof.values, NULL, by_id);
     memset(&din, 0, sizeof din);
     din.work = *ev->ops->work(ev);
@@ -496,6 +517,7 @@ static void gather(const profile_args *a, profile_run *run, kt_evaluator *ev,
     din.theoretical_occupancy = r->have_occ ? r->occ.theoretical : -1;
     din.access_bytes = (int)a->access_bytes;
     din.warp_size = r->dev->warp_size;
+    din.gflops_measured = r->gflops_measured;
     kt_diagnose(&din, &r->diag);
 }
 

@@ -21,7 +21,9 @@
 #include "tuner/journal.h"
 #include "tuner/replay.h"
 #include "tuner/summary.h"
+#include "tuner/sweep.h"
 #include "tuner/tune.h"
+#include "tuner/wisdom.h"
 
 static const char help[] =
     "usage: ktune tune CONFIG [--replay FILE] [--resume] [--journal FILE]\n"
@@ -35,7 +37,10 @@ static const char help[] =
     "statistically tied with), the top configurations and the search path.\n"
     "Every evaluation is appended to a journal as it happens.\n\n"
     "  --replay FILE       answer from a recorded journal instead of a GPU\n"
-    "                      (any strategy; the problem is the recording's)\n"
+    "                      (any strategy; the problem is the recording's;\n"
+    "                      repeated: a sweep over the recordings' sizes)\n"
+    "  --wisdom FILE       merge the answer of each size into a wisdom file\n"
+    "                      for applications (docs/wisdom.md)\n"
     "  --resume            continue the journal of a stopped run; finished\n"
     "                      evaluations are not measured again\n"
     "  --journal FILE      the journal ([output] journal; 'none': none)\n"
@@ -56,6 +61,10 @@ static const char help[] =
     "  --check             check the job and describe its space; measure\n"
     "                      nothing (no GPU needed)\n"
     "  --quiet             no summary table on stdout\n\n"
+    "A size written as a list or range in [job] (n = 2^20..2^28 step x4;\n"
+    "m, n = 1024x1024, 4096x4096) is a sweep: one search per size, each\n"
+    "with its own journal (NAME.n1048576.jsonl), then a table per size.\n"
+    "--resume continues every size's journal.\n\n"
     "Strategies ([strategy] name): one_at_a_time (default), exhaustive,\n"
     "random, annealing, genetic, guided (one_at_a_time ordered by the\n"
     "incumbent's hardware counters). A [metrics] section adds counters\n"
@@ -71,6 +80,10 @@ typedef struct tune_args {
     const char *verify; /* --verify: NULL, "host" or "device" */
     double replay_delay;
     double started; /* monotonic seconds at the start of the command */
+    /* Sweeps and wisdom (tuner/sweep.h, tuner/wisdom.h): every --replay
+     * (o.replay: the current size's), and --wisdom FILE. */
+    kt_cli_list replays;
+    const char *wisdom;
 } tune_args;
 
 static kt_status own_option(void *ctx, int opt, char *arg, kt_err *err)
@@ -90,6 +103,10 @@ static kt_status own_option(void *ctx, int opt, char *arg, kt_err *err)
                               "--verify: '%s', expected host or device", arg);
         a->verify = arg;
         break;
+    case 'W': a->wisdom = arg; break;
+    case 'r':
+        a->o.replay = a->o.replay ? a->o.replay : arg;
+        return kt_cli_list_push(&a->replays, arg, err);
     default: /* 'D' */
         if ((rc =
                  kt_parse_double(arg, "--replay-delay", &a->replay_delay, err)))
@@ -112,12 +129,14 @@ static int parse_args(int argc, char **argv, tune_args *a, kt_err *err)
         {"quiet", no_argument, NULL, 'q'},
         {"check", no_argument, NULL, 'C'},
         {"verify", required_argument, NULL, 'V'},
+        {"wisdom", required_argument, NULL, 'W'},
+        {"replay", required_argument, NULL, 'r'}, /* repeatable: a sweep */
         {NULL, 0, NULL, 0}};
     const kt_cli_command cmd = {.name = "tune",
                                 .help = help,
                                 .shared = KT_OPT_SET | KT_OPT_PLUGIN |
                                           KT_OPT_JSON | KT_OPT_CSV |
-                                          KT_OPT_IN_PROCESS | KT_OPT_REPLAY,
+                                          KT_OPT_IN_PROCESS,
                                 .own = own,
                                 .apply = own_option,
                                 .ctx = a};
@@ -183,8 +202,6 @@ static void apply_output_options(const tune_args *a, kt_job *job)
         /* A replay measures nothing new: no journal unless asked. */
         job->journal[0] = '\0';
         job->journal_mode = KT_JOB_JOURNAL_NONE;
-    } else if (!a->resume && job->journal_mode != KT_JOB_JOURNAL_NONE) {
-        next_free_journal(job);
     }
     if (a->o.json)
         snprintf(job->json, sizeof job->json, "%s", a->o.json);
@@ -272,7 +289,7 @@ static json_t *strategy_json(const kt_job *job)
 
 /* Creates the journal, or continues it after checking it was written
  * under the same conditions. */
-static kt_status open_journal(const tune_args *a, const kt_job *job,
+static kt_status open_journal(int resume, const kt_job *job,
                               const kt_profiling_spec *prof,
                               json_t *environment, kt_journal *journal,
                               kt_journal_log *log, int *have_log, kt_err *err)
@@ -288,7 +305,7 @@ static kt_status open_journal(const tune_args *a, const kt_job *job,
     *have_log = 0;
     if (prof->points != KT_PROFILING_OFF || prof->for_strategy)
         kt_journal_header_metrics(header, kt_profiling_spec_json(prof));
-    if (!a->resume) {
+    if (!resume) {
         rc = kt_journal_create(journal, job->journal, header, err);
         json_decref(header);
         return rc;
@@ -323,6 +340,14 @@ static void print_check(const kt_job *job)
     kt_format_sizes(job->op, job->sizes, sizes, sizeof sizes);
     printf("%s: %s  %s, input seed %llu\n", job->path, job->spec, sizes,
            (unsigned long long)job->input_seed);
+    if (job->num_sweep > 1) {
+        printf("sweep of %zu sizes, one search each:", job->num_sweep);
+        for (size_t i = 0; i < job->num_sweep; ++i) {
+            kt_format_sizes(job->op, job->sweep[i], sizes, sizeof sizes);
+            printf("%s %s", i ? "," : "", sizes);
+        }
+        printf("\n");
+    }
     printf("space %llu point(s) before device limits:\n",
            (unsigned long long)job->space.size);
     for (size_t s = 0; s < job->space.num_slots; ++s) {
@@ -408,13 +433,15 @@ static kt_status write_outputs(const kt_job *job, const kt_tune_facts *f,
     return rc;
 }
 
-/* One tuning run: the job, what measures it, where it is recorded. */
+/* One tuning run: the job, what measures it, where it is recorded. In a
+ * sweep the job, the profiling spec and the calibration (measured once, for
+ * the first size) serve every size; the rest is one size's (close_size). */
 typedef struct tune_run {
     kt_job job;
     kt_evaluator *ev;
     kt_journal journal;
     kt_journal_log log;
-    int have_log, have_calib;
+    int have_log, have_calib, calib_tried;
     kt_calibration calib;
     kt_profiling_spec prof;
     const char *unavailable; /* why counters cannot be had, or NULL */
@@ -422,42 +449,87 @@ typedef struct tune_run {
     json_t *env;
     kt_tune_config cfg;
     kt_tune_result result;
-    double open_s, calib_s; /* the start phase and the calibration */
+    /* The start phase of the current size (from the command's start for
+     * the first, from the size's for the others) and the calibration. */
+    double size_started, open_s, calib_s;
+    /* The sweep: how many sizes (job.num_sweep, or one per --replay), the
+     * paths each size derives its own from, whether an existing journal
+     * gets a numbered successor. */
+    size_t num_sizes;
+    char base_journal[PATH_MAX], base_json[PATH_MAX], base_csv[PATH_MAX],
+        base_t4[PATH_MAX];
+    int number_journals;
 } tune_run;
 
+/* dst: base, or base with the current size's tag in a sweep. */
+static void size_path(const tune_run *t, const char *base, char *dst)
+{
+    if (!base[0] || t->num_sizes == 1)
+        snprintf(dst, PATH_MAX, "%s", base);
+    else
+        kt_sweep_path(base, t->job.op, t->job.sizes, dst, PATH_MAX);
+}
+
+/* The file names of the job's current size (a recording's sizes are known
+ * once it is open). */
+static void name_outputs(tune_run *t)
+{
+    size_path(t, t->base_journal, t->job.journal);
+    size_path(t, t->base_json, t->job.json);
+    size_path(t, t->base_csv, t->job.csv);
+    size_path(t, t->base_t4, t->job.t4);
+    if (t->number_journals)
+        next_free_journal(&t->job);
+}
+
+/* A resumed sweep continues each size's journal; a size the stopped run
+ * never reached has none yet and starts one. */
+static int resumes(const tune_args *a, const tune_run *t)
+{
+    if (!a->resume)
+        return 0;
+    if (t->num_sizes > 1 && access(t->job.journal, F_OK) != 0) {
+        fprintf(stderr, "ktune: --resume: no journal %s yet: starting it\n",
+                t->job.journal);
+        return 0;
+    }
+    return 1;
+}
+
 /* The evaluator, the counters check, the problem, the environment record
- * and the journal. */
+ * and the journal of the current size. */
 static kt_status open_run(const tune_args *a, tune_run *t, kt_err *err)
 {
     kt_job *job = &t->job;
-    double t_calib;
     kt_status rc;
 
-    if ((rc = kt_profiling_effective(
-             &job->metrics, job->strategy->uses_counters, &t->prof, err)) ||
-        (rc = open_evaluator(a, job, &t->prof, &t->ev, err)) ||
+    if ((rc = open_evaluator(a, job, &t->prof, &t->ev, err)) ||
         (rc = check_counters(t->ev, job, &t->prof, t->why, sizeof t->why,
                              &t->unavailable, err)))
         return rc;
     if (a->o.replay)
         take_recorded_problem(job, t->ev, a->o.replay);
+    name_outputs(t);
     kt_space_bind(&job->space, job->sizes, job->input_seed,
                   t->ev->ops->device(t->ev));
-    t_calib = kt_clock_seconds();
-    t->open_s = t_calib - a->started;
-    t->have_calib = kt_cli_calibration(t->ev, &t->calib, !a->o.replay);
-    t->calib_s = kt_clock_seconds() - t_calib;
+    t->open_s = kt_clock_seconds() - t->size_started;
+    t->calib_s = 0;
+    if (!t->calib_tried) {
+        double t_calib = kt_clock_seconds();
+        t->have_calib = kt_cli_calibration(t->ev, &t->calib, !a->o.replay);
+        t->calib_s = kt_clock_seconds() - t_calib;
+    }
+    t->calib_tried = 1;
     t->env = t->ev->ops->environment(t->ev);
     kt_cli_env_host(t->env);
     json_object_set_new(t->env, "protocol", kt_env_protocol(&job->protocol));
     if (t->have_calib)
         json_object_set_new(t->env, "calibration", kt_calib_to_json(&t->calib));
     if (job->journal_mode != KT_JOB_JOURNAL_NONE)
-        return open_journal(a, job, &t->prof, t->env, &t->journal, &t->log,
-                            &t->have_log, err);
+        return open_journal(resumes(a, t), job, &t->prof, t->env, &t->journal,
+                            &t->log, &t->have_log, err);
     return KT_S_OK;
 }
-
 /* The search's configuration from the job and the run. */
 static void configure(const tune_args *a, tune_run *t)
 {
@@ -490,8 +562,9 @@ static void configure(const tune_args *a, tune_run *t)
     cfg->notes = stderr;
 }
 
-/* The summary on stdout, the output files, and the exit code. */
-static int report_run(const tune_args *a, tune_run *t)
+/* The summary on stdout, the output files, the sweep's row, and the exit
+ * code. */
+static int report_run(const tune_args *a, tune_run *t, kt_sweep_row *row)
 {
     const kt_job *job = &t->job;
     kt_tune_facts facts;
@@ -520,6 +593,7 @@ static int report_run(const tune_args *a, tune_run *t)
         kt_summary_print(stdout, &facts, &t->result, job->top);
     if (write_outputs(job, &facts, &t->result, &err))
         return kt_cli_fail(&err);
+    kt_sweep_row_fill(&facts, &t->result, row);
     if (!t->result.has_best) {
         fprintf(stderr,
                 "ktune: no configuration of %s verified and timed (%zu "
@@ -547,13 +621,16 @@ static void journal_run(tune_run *t)
         fprintf(stderr, "ktune: warning: %s\n", jerr.msg);
 }
 
-/* Opens, searches and reports; an exit code. */
-static int tune(const tune_args *a, tune_run *t)
+/* Opens, searches and reports the current size; an exit code. *fatal is
+ * set when the sweep cannot go on (no evaluator, a journal or evaluator
+ * failure); a search that found nothing valid lets the next size run. */
+static int tune(const tune_args *a, tune_run *t, kt_sweep_row *row, int *fatal)
 {
     kt_err err;
     kt_status st;
 
     kt_err_clear(&err);
+    *fatal = 1;
     if (open_run(a, t, &err))
         return kt_cli_fail(&err);
     configure(a, t);
@@ -563,14 +640,149 @@ static int tune(const tune_args *a, tune_run *t)
     journal_run(t);
     if (st) {
         fprintf(stderr, "ktune: %s\n", err.msg);
+        /* A sweep resumes every size's journal from the base name. */
         if (t->cfg.journal)
             fprintf(stderr,
                     "ktune: the journal %s holds every evaluation so far; "
                     "continue with: ktune tune %s --resume --journal %s\n",
-                    t->job.journal, a->config, t->job.journal);
+                    t->job.journal, a->config,
+                    t->num_sizes > 1 ? t->base_journal : t->job.journal);
         return kt_status_exit_code(st);
     }
-    return report_run(a, t);
+    *fatal = 0;
+    return report_run(a, t, row);
+}
+
+/* Frees what belongs to one size; the job and the calibration stay. */
+static void close_size(tune_run *t)
+{
+    kt_tune_result_free(&t->result);
+    memset(&t->result, 0, sizeof t->result);
+    if (t->journal.fd >= 0)
+        kt_journal_close(&t->journal);
+    t->journal.fd = -1;
+    if (t->have_log)
+        kt_journal_log_free(&t->log);
+    t->have_log = 0;
+    json_decref(t->env);
+    t->env = NULL;
+    if (t->ev)
+        t->ev->ops->close(t->ev);
+    t->ev = NULL;
+}
+
+/* What a sweep collects: a row per size, an answer per size that has one
+ * (its device's name copied: the evaluator closes after each size). */
+typedef struct sweep_out {
+    kt_sweep_row *rows;
+    kt_wisdom_answer *answers;
+    char (*devices)[256];
+    size_t num_rows, num_answers;
+    size_t added, replaced; /* by --wisdom */
+    int failed;             /* a merge failed: no more are tried */
+} sweep_out;
+
+static void add_answer(const tune_run *t, sweep_out *s, const kt_sweep_row *r)
+{
+    const kt_device *dev = t->ev->ops->device(t->ev);
+    kt_wisdom_answer *w = &s->answers[s->num_answers];
+
+    snprintf(s->devices[s->num_answers], sizeof s->devices[0], "%s",
+             dev->name ? dev->name : "?");
+    w->spec = t->job.spec;
+    w->plugin = t->job.plugin;
+    w->op = t->job.op;
+    w->device_name = s->devices[s->num_answers++];
+    w->cc_major = dev->cc_major;
+    w->cc_minor = dev->cc_minor;
+    w->sizes = r->sizes;
+    w->point = r->best;
+    w->time_us = r->stats.median;
+    w->ci_lo_us = r->stats.ci_lo;
+    w->ci_hi_us = r->stats.ci_hi;
+}
+
+/* --wisdom: each size's answer merged as soon as it is found, so a sweep
+ * cut short keeps the answers it had; a failure here fails the run. */
+static int merge_wisdom(const tune_args *a, sweep_out *s)
+{
+    size_t added = 0, replaced = 0;
+    kt_err err;
+
+    if (!a->wisdom)
+        return KT_EXIT_OK;
+    kt_err_clear(&err);
+    if (kt_wisdom_merge(a->wisdom, &s->answers[s->num_answers - 1], 1, &added,
+                        &replaced, &err))
+        return kt_cli_fail(&err);
+    s->added += added;
+    s->replaced += replaced;
+    return KT_EXIT_OK;
+}
+
+/* Every size in turn (its sizes, or its recording), then the table and
+ * the wisdom. */
+static int run_sweep(tune_args *a, tune_run *t, sweep_out *s)
+{
+    int rc = KT_EXIT_OK, fatal = 0;
+
+    for (size_t i = 0; i < t->num_sizes && !fatal; ++i) {
+        kt_sweep_row *row = &s->rows[s->num_rows];
+        int one;
+        /* A recording brings its sizes; the note compares the job's. */
+        memcpy(t->job.sizes, t->job.sweep[a->replays.count ? 0 : i],
+               sizeof t->job.sizes);
+        if (a->replays.count)
+            a->o.replay = a->replays.items[i];
+        if (t->num_sizes > 1 && !a->quiet)
+            printf("%s=== size %zu of %zu ===\n", i ? "\n" : "", i + 1,
+                   t->num_sizes);
+        memset(row, 0, sizeof *row);
+        t->size_started = i ? kt_clock_seconds() : a->started;
+        one = tune(a, t, row, &fatal);
+        if (!fatal)
+            ++s->num_rows;
+        if (!fatal && row->has_best) {
+            int w;
+            add_answer(t, s, row);
+            w = s->failed ? KT_EXIT_OK : merge_wisdom(a, s);
+            s->failed |= w != KT_EXIT_OK;
+            one = w > one ? w : one;
+        }
+        close_size(t);
+        rc = one > rc ? one : rc;
+    }
+    if (t->num_sizes > 1 && s->num_rows && !a->quiet)
+        kt_sweep_print(stdout, t->job.spec, t->job.op,
+                       s->num_answers ? s->devices[0] : NULL, s->rows,
+                       s->num_rows);
+    if (a->wisdom && s->num_answers && !s->failed)
+        fprintf(a->quiet ? stderr : stdout,
+                "\nwisdom %s: %zu answer(s) added, %zu replaced\n", a->wisdom,
+                s->added, s->replaced);
+    return rc;
+}
+
+/* The sweep's sizes, base paths and buffers, from the loaded job. */
+static kt_status start_sweep(const tune_args *a, tune_run *t, sweep_out *s,
+                             kt_err *err)
+{
+    kt_job *job = &t->job;
+
+    t->num_sizes = a->replays.count ? a->replays.count : job->num_sweep;
+    memcpy(t->base_journal, job->journal, sizeof t->base_journal);
+    memcpy(t->base_json, job->json, sizeof t->base_json);
+    memcpy(t->base_csv, job->csv, sizeof t->base_csv);
+    memcpy(t->base_t4, job->t4, sizeof t->base_t4);
+    t->number_journals =
+        !a->journal && !a->resume && job->journal_mode != KT_JOB_JOURNAL_NONE;
+    s->rows = calloc(t->num_sizes, sizeof *s->rows);
+    s->answers = calloc(t->num_sizes, sizeof *s->answers);
+    s->devices = calloc(t->num_sizes, sizeof *s->devices);
+    if (!s->rows || !s->answers || !s->devices)
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    return kt_profiling_effective(&job->metrics, job->strategy->uses_counters,
+                                  &t->prof, err);
 }
 
 int kt_cmd_tune(int argc, char **argv)
@@ -578,10 +790,12 @@ int kt_cmd_tune(int argc, char **argv)
     tune_args a;
     kt_registry reg;
     tune_run *t = calloc(1, sizeof *t);
+    sweep_out s;
     int have_job = 0, rc;
     kt_err err;
 
     memset(&a, 0, sizeof a);
+    memset(&s, 0, sizeof s);
     /* The start phase: plugins, the job, the evaluator and its problem. */
     a.started = kt_clock_seconds();
     kt_err_clear(&err);
@@ -619,20 +833,18 @@ int kt_cmd_tune(int argc, char **argv)
                                         "--journal FILE");
         goto done;
     }
-    rc = tune(&a, t);
+    rc =
+        start_sweep(&a, t, &s, &err) ? kt_cli_fail(&err) : run_sweep(&a, t, &s);
 done:
-    kt_tune_result_free(&t->result);
-    if (t->journal.fd >= 0)
-        kt_journal_close(&t->journal);
-    if (t->have_log)
-        kt_journal_log_free(&t->log);
-    json_decref(t->env);
-    if (t->ev)
-        t->ev->ops->close(t->ev);
+    close_size(t);
     if (have_job)
         kt_job_free(&t->job);
     kt_registry_free(&reg);
     kt_cli_options_free(&a.o);
+    kt_cli_list_free(&a.replays);
+    free(s.rows);
+    free(s.answers);
+    free(s.devices);
     free(t);
     return rc;
 }

@@ -25,6 +25,7 @@ static const command commands[] = {
     {"timeline", kt_cmd_timeline, "a CUDA program's kernels, copies, gaps"},
     {"sanitize", kt_cmd_sanitize, "every variant under compute-sanitizer"},
     {"new-plugin", kt_cmd_new_plugin, "scaffold an out-of-tree plugin project"},
+    {"wisdom", kt_cmd_wisdom, "list, check and query a wisdom file"},
     {"worker", kt_cmd_worker, "internal: serve evaluations for a parent"},
 };
 

@@ -82,6 +82,52 @@ static kt_status time_one(kt_meter *meter, kt_target *t, const kt_protocol *p,
     return KT_S_OK;
 }
 
+typedef struct fma_job {
+    void *out;
+    int fp64;
+    int iters;
+    int sm_count;
+} fma_job;
+
+/* Enough FMA steps per chain that one launch runs about a millisecond on
+ * an H200 (FP32), far above the launch floor. */
+#define FMA_ITERS 8192
+
+static kt_status launch_fma(void *ctx, cudaStream_t stream, kt_err *err)
+{
+    fma_job *job = ctx;
+    return kt_cuda_status(
+        kt_launch_fma(job->fp64, job->out, job->iters, job->sm_count, stream),
+        "FMA kernel", err);
+}
+
+/* fp32_gflops and fp64_gflops: the FMA kernel's arithmetic over its
+ * median time. */
+static kt_status measure_compute(kt_meter *meter, kt_protocol p,
+                                 kt_calibration *out, kt_err *err)
+{
+    int sms = meter->gpu->dev.sm_count;
+    fma_job job = {NULL, 0, FMA_ITERS, sms};
+    kt_target target = {launch_fma, NULL, NULL, &job};
+    size_t bytes =
+        (size_t)sms * KT_FMA_BLOCKS_PER_SM * KT_FMA_BLOCK * sizeof(double);
+    double us;
+    kt_status rc;
+
+    p.min_samples = 10;
+    p.min_time_s = 0.05;
+    if ((rc = KT_CUDA_TRY(cudaMalloc(&job.out, bytes), err)))
+        return rc;
+    for (job.fp64 = 0; job.fp64 <= 1; ++job.fp64) {
+        if ((rc = time_one(meter, &target, &p, &us, err)))
+            break;
+        *(job.fp64 ? &out->fp64_gflops : &out->fp32_gflops) =
+            kt_fma_flops(sms, FMA_ITERS) / (us * 1e-6) / 1e9;
+    }
+    cudaFree(job.out);
+    return rc;
+}
+
 kt_status kt_calib_run(kt_meter *meter, kt_calibration *out, kt_err *err)
 {
     const kt_gpu *gpu = meter->gpu;
@@ -130,6 +176,9 @@ kt_status kt_calib_run(kt_meter *meter, kt_calibration *out, kt_err *err)
     p.cache = KT_CACHE_HOT;
     if ((rc = time_one(meter, &empty, &p, &out->launch_floor_us, err)) ||
         (rc = measure_sync_launch(meter, &out->launch_sync_us, err)))
+        goto done;
+
+    if ((rc = measure_compute(meter, p, out, err)))
         goto done;
 
     /* Hot cache on purpose: the sweep shows where the L2 stops helping. */
@@ -184,13 +233,20 @@ json_t *kt_calib_to_json(const kt_calibration *c)
         json_array_append_new(sweep, json_pack("{s:f,s:f}", "working_set_bytes",
                                                c->sweep_bytes[i], "gbs",
                                                c->sweep_gbs[i]));
-    return json_pack("{s:i,s:s,s:s,s:i,s:s,s:f,s:f,s:f,s:f,s:f,s:f,s:o}",
-                     "version", c->version, "uuid", c->uuid, "gpu", c->gpu_name,
-                     "driver_version", c->driver_version, "date", c->date,
-                     "copy_bytes", c->copy_bytes, "copy_gbs", c->copy_gbs,
-                     "peak_bw_gbs", c->peak_bw_gbs, "launch_floor_us",
-                     c->launch_floor_us, "launch_sync_us", c->launch_sync_us,
-                     "l2_bytes", c->l2_bytes, "sweep", sweep);
+    json_t *j = json_pack(
+        "{s:i,s:s,s:s,s:i,s:s,s:f,s:f,s:f,s:f,s:f,s:f,s:o}", "version",
+        c->version, "uuid", c->uuid, "gpu", c->gpu_name, "driver_version",
+        c->driver_version, "date", c->date, "copy_bytes", c->copy_bytes,
+        "copy_gbs", c->copy_gbs, "peak_bw_gbs", c->peak_bw_gbs,
+        "launch_floor_us", c->launch_floor_us, "launch_sync_us",
+        c->launch_sync_us, "l2_bytes", c->l2_bytes, "sweep", sweep);
+    /* Only when measured: a reader takes a missing key as "not measured". */
+    if (j && c->fp32_gflops > 0)
+        json_object_set_new(j, "compute_gflops", json_real(c->fp32_gflops));
+    if (j && c->fp64_gflops > 0)
+        json_object_set_new(j, "compute_fp64_gflops",
+                            json_real(c->fp64_gflops));
+    return j;
 }
 
 kt_status kt_calib_from_json(const json_t *j, kt_calibration *out, kt_err *err)
@@ -211,6 +267,13 @@ kt_status kt_calib_from_json(const json_t *j, kt_calibration *out, kt_err *err)
             "launch_floor_us", &out->launch_floor_us, "launch_sync_us",
             &out->launch_sync_us, "l2_bytes", &out->l2_bytes, "sweep", &sweep))
         return kt_err_set(err, KT_S_INPUT, "calibration record: %s", jerr.text);
+    /* Optional: older records have no compute ceiling. */
+    if (json_is_number(json_object_get(j, "compute_gflops")))
+        out->fp32_gflops =
+            json_number_value(json_object_get(j, "compute_gflops"));
+    if (json_is_number(json_object_get(j, "compute_fp64_gflops")))
+        out->fp64_gflops =
+            json_number_value(json_object_get(j, "compute_fp64_gflops"));
     snprintf(out->uuid, sizeof out->uuid, "%s", uuid);
     snprintf(out->gpu_name, sizeof out->gpu_name, "%s", gpu);
     snprintf(out->date, sizeof out->date, "%s", date);

@@ -7,7 +7,10 @@
  *    and a synchronous launch timed with the host clock;
  *  - bandwidth against working set: a copy kernel in the hot-cache mode,
  *    from well inside the L2 to far beyond it, each launch making enough
- *    passes over its buffers to move 1 GiB.
+ *    passes over its buffers to move 1 GiB;
+ *  - compute ceiling: FP32 and FP64 FMA throughput of a kernel that fills
+ *    every warp slot with independent FMA chains, median (the roofline's
+ *    measured roof; 0 in records made before it was measured).
  */
 #ifndef KT_CALIBRATE_H
 #define KT_CALIBRATE_H
@@ -19,7 +22,7 @@
 #include "core/gpu.h"
 #include "core/measure.h"
 
-#define KT_CALIB_VERSION 2
+#define KT_CALIB_VERSION 3
 #define KT_CALIB_SWEEP_MAX 24
 
 typedef struct kt_calibration {
@@ -37,6 +40,8 @@ typedef struct kt_calibration {
     double sweep_bytes[KT_CALIB_SWEEP_MAX]; /* working set: source + dest */
     double sweep_gbs[KT_CALIB_SWEEP_MAX];
     double l2_bytes;
+    double fp32_gflops; /* measured FMA throughput, an FMA = 2 flops; 0 */
+    double fp64_gflops; /* unknown (JSON: compute_gflops, _fp64_gflops) */
 } kt_calibration;
 
 /* Measures everything on the meter's device (a few seconds). */

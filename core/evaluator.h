@@ -90,6 +90,9 @@ typedef struct kt_counter_stats {
     double passes_s;   /* all passes, wall clock */
     double evaluate_s; /* decoding and evaluating the counter data */
     double total_s;    /* the whole collection, wall clock */
+    /* Kernels the launch ran, each profiled as a range of its own (their
+     * values combined); 0 unknown. */
+    size_t kernels;
 } kt_counter_stats;
 
 typedef struct kt_counter_source kt_counter_source;

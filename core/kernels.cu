@@ -222,3 +222,46 @@ extern "C" cudaError_t kt_launch_fill_f32(float *dst, size_t count,
     fill_f32<<<(unsigned)blocks, 256, 0, s>>>(dst, count, key, lo, hi - lo);
     return cudaGetLastError();
 }
+
+// FMA_CHAINS independent chains per thread hide the FMA latency at full
+// occupancy; mul and add come from the host, so nothing can be folded.
+#define FMA_CHAINS 8
+
+template <typename T>
+static __global__ void fma_peak(T *out, int iters, T mul, T add)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    T acc[FMA_CHAINS];
+#pragma unroll
+    for (int c = 0; c < FMA_CHAINS; ++c)
+        acc[c] = (T)(i + c);
+#pragma unroll 4
+    for (int k = 0; k < iters; ++k)
+#pragma unroll
+        for (int c = 0; c < FMA_CHAINS; ++c)
+            acc[c] = fma(acc[c], mul, add);
+    T sum = 0;
+#pragma unroll
+    for (int c = 0; c < FMA_CHAINS; ++c)
+        sum += acc[c];
+    out[i] = sum;
+}
+
+extern "C" double kt_fma_flops(int sm_count, int iters)
+{
+    return 2.0 * FMA_CHAINS * (double)iters * (double)sm_count *
+           KT_FMA_BLOCKS_PER_SM * KT_FMA_BLOCK;
+}
+
+extern "C" cudaError_t kt_launch_fma(int fp64, void *out, int iters,
+                                     int sm_count, cudaStream_t stream)
+{
+    unsigned grid = (unsigned)sm_count * KT_FMA_BLOCKS_PER_SM;
+    if (fp64)
+        fma_peak<double><<<grid, KT_FMA_BLOCK, 0, stream>>>(
+            (double *)out, iters, 1.0, 1.0 / 1024);
+    else
+        fma_peak<float><<<grid, KT_FMA_BLOCK, 0, stream>>>((float *)out, iters,
+                                                           1.0f, 1.0f / 1024);
+    return cudaGetLastError();
+}

@@ -1,7 +1,8 @@
 /*
  * The core's own kernels: the clock probe that runs before each timed
- * sample, the empty kernel of the launch floor, and the copy of the
- * bandwidth-vs-working-set sweep. C entry points so the host code stays C.
+ * sample, the empty kernel of the launch floor, the copy of the
+ * bandwidth-vs-working-set sweep and the FMA loop of the compute ceiling. C
+ * entry points so the host code stays C.
  */
 #ifndef KT_KERNELS_H
 #define KT_KERNELS_H
@@ -58,6 +59,17 @@ cudaError_t kt_launch_check_f32(const float *got, const double *want,
  * stream), bit for bit, on the device. */
 cudaError_t kt_launch_fill_f32(float *dst, size_t count, uint64_t key, float lo,
                                float hi, int sm_count, cudaStream_t s);
+
+/* The compute ceiling: sm_count * KT_FMA_BLOCKS_PER_SM blocks of
+ * KT_FMA_BLOCK threads (every warp slot of an sm_90 SM), each thread
+ * running independent FMA chains of `iters` steps in FP32 (fp64 = 0) or
+ * FP64, writing one value per thread to out (grid * block elements of the
+ * type). kt_fma_flops is the launch's arithmetic, an FMA counting 2. */
+#define KT_FMA_BLOCK 256
+#define KT_FMA_BLOCKS_PER_SM 8
+cudaError_t kt_launch_fma(int fp64, void *out, int iters, int sm_count,
+                          cudaStream_t stream);
+double kt_fma_flops(int sm_count, int iters);
 
 #ifdef __cplusplus
 }

@@ -27,6 +27,11 @@ typedef enum kt_metric_id {
     KT_M_L1_HIT_RATE,
     KT_M_L2_HIT_RATE,
     KT_M_LONG_SCOREBOARD,
+    KT_M_LD_BYTES,
+    KT_M_ST_BYTES,
+    KT_M_LD_EFFICIENCY,
+    KT_M_ST_EFFICIENCY,
+    KT_M_DURATION,
     /* Static: no counters. */
     KT_M_REGISTERS,
     KT_M_SHARED_PER_BLOCK,

@@ -42,24 +42,10 @@ double kt_ideal_sectors_per_request(int access_bytes, int warp_size)
     return s < 1 ? 1 : ceil(s);
 }
 
-int kt_infer_access_bytes(double bytes, double requests, int warp_size)
+double kt_needed_sectors_per_request(double bytes_per_request)
 {
-    double per_thread, best_err = INFINITY;
-    int best = 0;
-
-    if (!(bytes > 0) || !(requests > 0) || warp_size <= 0)
-        return 0;
-    per_thread = bytes / requests / warp_size;
-    for (int w = 1; w <= 16; w *= 2) {
-        double e = fabs(log2(per_thread / w));
-        if (e < best_err) {
-            best_err = e;
-            best = w;
-        }
-    }
-    /* More than a factor sqrt(2) away from any width: the kernel does not
-     * load each byte once, and the count says nothing about the width. */
-    return best_err <= 0.5 ? best : 0;
+    double s = bytes_per_request / KT_SECTOR_BYTES;
+    return s < 1 ? 1 : s;
 }
 
 static int known(double v)
@@ -67,45 +53,76 @@ static int known(double v)
     return !isnan(v);
 }
 
-static void coalescing_of(double requests, double sectors, int access, int warp,
-                          kt_coalescing *c)
+/* One direction's check. With the bytes the instructions asked for, the
+ * ideal is what those bytes need per request; a vector re-read by every
+ * warp, 16-byte loads and a store by one lane are each judged by their own
+ * requests. --access-bytes replaces it with a fixed width. */
+static void coalescing_of(double requests, double sectors, double bytes,
+                          int access, int warp, kt_coalescing *c)
 {
     memset(c, 0, sizeof *c);
-    if (!known(requests) || !known(sectors) || !(requests > 0))
+    c->bytes = c->bytes_per_request = c->efficiency = NAN;
+    if (!known(requests) || !known(sectors) || requests < 0)
         return;
+    c->have = 1;
+    if (requests == 0)
+        return; /* no such instruction: nothing to judge */
     c->have = 1;
     c->requests = requests;
     c->sectors = sectors;
     c->measured = sectors / requests;
-    if (access > 0) {
+    if (known(bytes) && bytes >= 0) {
+        c->bytes = bytes;
+        c->bytes_per_request = bytes / requests;
+        if (sectors > 0)
+            c->efficiency = 100.0 * bytes / (sectors * KT_SECTOR_BYTES);
+    }
+    if (access > 0)
         c->ideal = kt_ideal_sectors_per_request(access, warp);
+    else if (c->bytes_per_request > 0)
+        c->ideal = kt_needed_sectors_per_request(c->bytes_per_request);
+    if (c->ideal > 0) {
         c->excess = c->measured / c->ideal;
         c->uncoalesced = c->excess > KT_DIAG_UNCOALESCED;
     }
 }
 
-/* DRAM utilisation of the kernel itself: the counted DRAM bytes over the
- * unprofiled median time, against the theoretical peak. The counter's own
- * percentage is relative to the profiled range, which also holds launch and
- * synchronisation time, and reads low for short kernels (65% here against
- * 29% for vector_add at 2^24 on the H200; Nsight Compute: 67%). NaN when
- * the bytes were not counted. */
-static double kernel_dram_pct(const kt_diag_input *in)
+/* Without throughput counters only the measured ceilings speak: effective
+ * bandwidth near the copy ceiling, or arithmetic near the FMA ceiling. */
+static void classify_without_counters(const kt_diag_input *in,
+                                      kt_diagnosis *out)
 {
-    const double *m = in->m;
-    double bytes;
-    if (!m || !known(m[KT_M_DRAM_READ_BYTES]) ||
-        !known(m[KT_M_DRAM_WRITE_BYTES]) || !(in->time_us > 0) ||
-        !(in->peak_bw_gbs > 0))
-        return NAN;
-    bytes = m[KT_M_DRAM_READ_BYTES] + m[KT_M_DRAM_WRITE_BYTES];
-    return 100.0 * bytes / (in->time_us * 1e-6) / (in->peak_bw_gbs * 1e9);
+    double gflops = out->derived.gflops;
+    double pct_compute = in->gflops_measured && in->peak_gflops > 0
+                             ? 100.0 * gflops / in->peak_gflops
+                             : NAN;
+    if (in->copy_gbs > 0 && out->derived.pct_of_copy >= KT_DIAG_HIGH) {
+        out->bound = KT_BOUND_MEMORY;
+        out->unit = "DRAM";
+        snprintf(out->why, sizeof out->why,
+                 "without counters: effective bandwidth %.1f%% of the copy "
+                 "ceiling (>= %.0f%%)",
+                 out->derived.pct_of_copy, KT_DIAG_HIGH);
+    } else if (known(pct_compute) && pct_compute >= KT_DIAG_HIGH) {
+        out->bound = KT_BOUND_COMPUTE;
+        snprintf(out->why, sizeof out->why,
+                 "without counters: %.0f GFLOP/s, %.1f%% of the measured FMA "
+                 "ceiling (>= %.0f%%)",
+                 gflops, pct_compute, KT_DIAG_HIGH);
+    } else {
+        out->bound = KT_BOUND_UNKNOWN;
+        snprintf(out->why, sizeof out->why,
+                 "no throughput counters%s; effective bandwidth %.1f%% of the "
+                 "copy ceiling says nothing alone",
+                 in->m ? " collected" : " (profiling off or unavailable)",
+                 out->derived.pct_of_copy);
+    }
 }
 
 static void classify(const kt_diag_input *in, kt_diagnosis *out)
 {
     const double *m = in->m;
-    double dram = kernel_dram_pct(in);
+    double dram = m ? m[KT_M_DRAM_THROUGHPUT] : NAN;
     double mem = m ? m[KT_M_MEMORY_THROUGHPUT] : NAN;
     double sm = m ? m[KT_M_SM_THROUGHPUT] : NAN;
     double occ = m ? m[KT_M_ACHIEVED_OCCUPANCY] : NAN;
@@ -113,8 +130,6 @@ static void classify(const kt_diag_input *in, kt_diagnosis *out)
     const char *occ_kind = "achieved";
     double busiest_mem;
 
-    if (!known(dram))
-        dram = m ? m[KT_M_DRAM_THROUGHPUT] : NAN;
     out->dram_pct = dram;
 
     if (!known(occ) && in->theoretical_occupancy >= 0) {
@@ -122,23 +137,7 @@ static void classify(const kt_diag_input *in, kt_diagnosis *out)
         occ_kind = "theoretical";
     }
     if (!known(dram) || !known(sm)) {
-        /* Without throughput counters only the effective bandwidth speaks,
-         * and only for the memory side. */
-        if (in->copy_gbs > 0 && out->derived.pct_of_copy >= KT_DIAG_HIGH) {
-            out->bound = KT_BOUND_MEMORY;
-            out->unit = "DRAM";
-            snprintf(out->why, sizeof out->why,
-                     "without counters: effective bandwidth %.1f%% of the "
-                     "copy ceiling (>= %.0f%%)",
-                     out->derived.pct_of_copy, KT_DIAG_HIGH);
-        } else {
-            out->bound = KT_BOUND_UNKNOWN;
-            snprintf(out->why, sizeof out->why,
-                     "no throughput counters%s; effective bandwidth %.1f%% "
-                     "of the copy ceiling says nothing alone",
-                     m ? " collected" : " (profiling off or unavailable)",
-                     out->derived.pct_of_copy);
-        }
+        classify_without_counters(in, out);
         return;
     }
     busiest_mem = known(mem) && mem > dram ? mem : dram;
@@ -202,15 +201,19 @@ static void roofline(const kt_diag_input *in, kt_diagnosis *out)
 {
     double intensity = out->derived.intensity;
 
-    if (in->peak_gflops > 0 && in->copy_gbs > 0)
+    if (in->peak_gflops > 0 && in->copy_gbs > 0) {
         out->balance = in->peak_gflops / in->copy_gbs;
+        out->balance_measured = in->gflops_measured;
+    }
     if (!(in->work.flops > 0))
         snprintf(out->roofline, sizeof out->roofline,
                  "the operator declares no arithmetic: intensity 0");
     else if (out->balance > 0)
         snprintf(out->roofline, sizeof out->roofline,
-                 "%.3g flop/B against a balance point of %.3g flop/B: %s",
+                 "%.3g flop/B against a balance point of %.3g flop/B (%s): %s",
                  intensity, out->balance,
+                 out->balance_measured ? "measured FMA and copy ceilings"
+                                       : "theoretical FP32 peak, measured copy",
                  intensity < out->balance
                      ? "below it, the memory side bounds this kernel"
                      : "above it, the compute side bounds this kernel");
@@ -223,78 +226,65 @@ static void describe_coalescing(const kt_diagnosis *d, const char *what,
                                 const kt_coalescing *c, char *out,
                                 size_t out_size)
 {
+    char basis[128];
+
     if (!c->have) {
         snprintf(out, out_size, "%s: not counted", what);
         return;
     }
+    if (c->requests == 0) {
+        snprintf(out, out_size, "%s: none", what);
+        return;
+    }
     if (!(c->ideal > 0)) {
         snprintf(out, out_size,
-                 "%s: %.2f sectors/request (access width unknown, no ideal)",
+                 "%s: %.2f sectors/request (bytes asked for not counted: no "
+                 "ideal; --access-bytes N sets one)",
                  what, c->measured);
         return;
     }
-    if (!c->uncoalesced) {
+    if (d->access_bytes > 0)
+        snprintf(basis, sizeof basis,
+                 "ideal %.2f for %d-byte accesses "
+                 "(--access-bytes)",
+                 c->ideal, d->access_bytes);
+    else
+        snprintf(basis, sizeof basis,
+                 "%.0f B asked for per request need %.2f (%.0f%% of each "
+                 "sector's bytes used)",
+                 c->bytes_per_request, c->ideal, c->efficiency);
+    if (!c->uncoalesced)
+        snprintf(out, out_size, "%s: %.2f sectors/request, %s: coalesced", what,
+                 c->measured, basis);
+    else
         snprintf(out, out_size,
-                 "%s: %.2f sectors/request, ideal %.0f for %d-byte accesses: "
-                 "coalesced",
-                 what, c->measured, c->ideal, d->access_bytes);
-        return;
-    }
-    snprintf(out, out_size,
-             "%s: %.2f sectors/request, ideal %.0f for %d-byte accesses "
-             "(%.1fx): uncoalesced",
-             what, c->measured, c->ideal, d->access_bytes, c->excess);
+                 "%s: %.2f sectors/request, %s: %.1fx the sectors the data "
+                 "needs, uncoalesced",
+                 what, c->measured, basis, c->excess);
 }
 
-void kt_diagnose(const kt_diag_input *in, kt_diagnosis *out)
+/* The coalescing verdict's sentence, after both directions are checked. */
+static void coalescing_text(kt_diagnosis *out)
 {
-    int warp = in->warp_size > 0 ? in->warp_size : 32;
-    const double *m = in->m;
-    double ld_req = m ? m[KT_M_LD_REQUESTS] : NAN;
-    double st_req = m ? m[KT_M_ST_REQUESTS] : NAN;
-    char ld[256], st[256];
-    const kt_coalescing *worst;
+    char ld[320], st[320];
+    const kt_coalescing *worst =
+        out->load.excess >= out->store.excess ? &out->load : &out->store;
+    const char *which = worst == &out->load ? "loads" : "stores";
 
-    memset(out, 0, sizeof *out);
-    kt_derive(&in->work, in->time_us, in->copy_gbs, in->peak_bw_gbs,
-              &out->derived);
-    roofline(in, out);
-    classify(in, out);
-
-    out->access_bytes = in->access_bytes;
-    if (out->access_bytes <= 0) {
-        out->access_bytes =
-            known(ld_req) && ld_req > 0
-                ? kt_infer_access_bytes(in->work.bytes_read, ld_req, warp)
-            : known(st_req)
-                ? kt_infer_access_bytes(in->work.bytes_written, st_req, warp)
-                : 0;
-        out->access_inferred = out->access_bytes > 0;
-    }
-    coalescing_of(ld_req, m ? m[KT_M_LD_SECTORS] : NAN, out->access_bytes, warp,
-                  &out->load);
-    coalescing_of(st_req, m ? m[KT_M_ST_SECTORS] : NAN, out->access_bytes, warp,
-                  &out->store);
-    if (!out->load.have && !out->store.have) {
-        snprintf(out->coalescing, sizeof out->coalescing,
-                 "no request/sector counters");
-        return;
-    }
     describe_coalescing(out, "loads", &out->load, ld, sizeof ld);
     describe_coalescing(out, "stores", &out->store, st, sizeof st);
-    worst = out->load.excess >= out->store.excess ? &out->load : &out->store;
     /* A compute-bound kernel is limited elsewhere; in every other class an
      * uncoalesced mapping multiplies the traffic the memory units carry. */
     out->cause_uncoalesced =
         worst->uncoalesced && out->bound != KT_BOUND_COMPUTE;
     if (out->cause_uncoalesced)
         snprintf(out->coalescing, sizeof out->coalescing,
-                 "%s; %s. The thread-to-data mapping is uncoalesced: "
-                 "neighbouring threads of a warp touch different 32-byte "
-                 "sectors, so the memory system moves %.1fx the sectors the "
-                 "data needs. This is the cause to fix first: map "
-                 "consecutive threads to consecutive addresses.",
-                 ld, st, worst->excess);
+                 "%s; %s. The %s are uncoalesced: neighbouring threads of a "
+                 "warp touch different 32-byte sectors, so the memory system "
+                 "moves %.1fx the sectors the data needs. This is the cause "
+                 "to fix first: map consecutive threads to consecutive "
+                 "addresses.",
+                 ld, st, which, worst->excess);
     else if (worst->uncoalesced)
         snprintf(out->coalescing, sizeof out->coalescing,
                  "%s; %s. Uncoalesced, but the kernel is compute-bound: not "
@@ -302,4 +292,30 @@ void kt_diagnose(const kt_diag_input *in, kt_diagnosis *out)
                  ld, st);
     else
         snprintf(out->coalescing, sizeof out->coalescing, "%s; %s", ld, st);
+}
+
+void kt_diagnose(const kt_diag_input *in, kt_diagnosis *out)
+{
+    int warp = in->warp_size > 0 ? in->warp_size : 32;
+    const double *m = in->m;
+
+    memset(out, 0, sizeof *out);
+    kt_derive(&in->work, in->time_us, in->copy_gbs, in->peak_bw_gbs,
+              &out->derived);
+    roofline(in, out);
+    classify(in, out);
+
+    out->access_bytes = in->access_bytes > 0 ? in->access_bytes : 0;
+    coalescing_of(m ? m[KT_M_LD_REQUESTS] : NAN, m ? m[KT_M_LD_SECTORS] : NAN,
+                  m ? m[KT_M_LD_BYTES] : NAN, out->access_bytes, warp,
+                  &out->load);
+    coalescing_of(m ? m[KT_M_ST_REQUESTS] : NAN, m ? m[KT_M_ST_SECTORS] : NAN,
+                  m ? m[KT_M_ST_BYTES] : NAN, out->access_bytes, warp,
+                  &out->store);
+    if (!out->load.have && !out->store.have) {
+        snprintf(out->coalescing, sizeof out->coalescing,
+                 "no request/sector counters");
+        return;
+    }
+    coalescing_text(out);
 }

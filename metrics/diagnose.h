@@ -4,9 +4,10 @@
  * counters: effective bandwidth and its share of the copy ceiling,
  * arithmetic intensity against the balance point, a classification
  * (memory-, compute- or latency-bound) with the numbers that led to it,
- * and the coalescing check: the sectors per request a warp needs for its
- * access width against the measured ones. Pure; docs/metrics.md states the
- * rules and thresholds.
+ * and the coalescing check: the sectors the bytes the threads asked for
+ * need (SASS data-bytes counters) against the sectors moved, for loads and
+ * stores separately. Pure; docs/metrics.md states the rules and
+ * thresholds.
  */
 #ifndef KT_METRICS_DIAGNOSE_H
 #define KT_METRICS_DIAGNOSE_H
@@ -44,8 +45,12 @@ typedef struct kt_diag_input {
      * there are no counters at all. */
     const double *m;
     double theoretical_occupancy; /* percent; < 0 unknown */
-    int access_bytes;             /* bytes per thread per access; 0: infer */
-    int warp_size;                /* 0 means 32 */
+    /* Override of the bytes each thread accesses per instruction (the
+     * ideal is then warp * access_bytes / 32 sectors per request); 0: from
+     * the bytes the instructions asked for (counted). */
+    int access_bytes;
+    int warp_size;       /* 0 means 32 */
+    int gflops_measured; /* peak_gflops is the calibration's FMA ceiling */
 } kt_diag_input;
 
 typedef struct kt_coalescing {
@@ -53,24 +58,32 @@ typedef struct kt_coalescing {
     double requests;
     double sectors;
     double measured; /* sectors per request */
-    double ideal;    /* for the access width */
+    /* Bytes the instructions asked for (NaN: not counted), per request,
+     * and as a share of the sectors moved (100: every byte of every sector
+     * asked for; above 100 when threads share addresses). */
+    double bytes;
+    double bytes_per_request;
+    double efficiency;
+    /* Sectors per request the data needs: its own bytes in whole sectors,
+     * at least one per request (max(1, bytes per request / 32)), or from
+     * --access-bytes; 0 unknown. */
+    double ideal;
     double excess;   /* measured / ideal */
     int uncoalesced; /* excess > KT_DIAG_UNCOALESCED */
 } kt_coalescing;
 
 typedef struct kt_diagnosis {
     kt_derived derived;
-    double balance; /* flop/byte where the roofline bends; 0 unknown */
+    double balance;       /* flop/byte where the roofline bends; 0 unknown */
+    int balance_measured; /* both ceilings measured */
     char roofline[256];
     kt_bound bound;
-    /* DRAM utilisation the class was decided on: counted DRAM bytes over
-     * the unprofiled kernel time against the theoretical peak when both are
-     * known, else the range-based counter; NaN without counters. */
+    /* DRAM utilisation the class was decided on: the dram_throughput
+     * counter itself (per kernel, as Nsight Compute's); NaN without it. */
     double dram_pct;
     const char *unit; /* memory-bound: "DRAM" or "L1/L2"; else NULL */
     char why[512];    /* the numbers that led to the class */
-    int access_bytes; /* used for the ideal; 0 unknown */
-    int access_inferred;
+    int access_bytes; /* the --access-bytes override used; 0 none */
     kt_coalescing load, store;
     int cause_uncoalesced; /* the mapping is named as the cause */
     char coalescing[768];
@@ -83,10 +96,10 @@ void kt_diagnose(const kt_diag_input *in, kt_diagnosis *out);
  * least 1 (4-byte: 4, 8-byte: 8, 16-byte: 16). */
 double kt_ideal_sectors_per_request(int access_bytes, int warp_size);
 
-/* The access width a request count implies when each byte is loaded once:
- * bytes / requests / warp, rounded to the nearest power of two in 1..16;
- * 0 when it cannot be told. */
-int kt_infer_access_bytes(double bytes, double requests, int warp_size);
+/* Sectors per request that bytes_per_request asked-for bytes need when
+ * they are contiguous and aligned: bytes / 32, at least 1 (a request
+ * touches one sector at least). */
+double kt_needed_sectors_per_request(double bytes_per_request);
 
 /* FP32 lanes per SM of a compute capability (0 unknown), and the FP32
  * peak in GFLOP/s (an FMA counts 2) at sm_clock_mhz. */

@@ -78,40 +78,44 @@ json_t *kt_kernel_info_json(const kt_kernel_info *k, const kt_occupancy *occ)
 
 json_t *kt_counter_stats_json(const kt_counter_stats *s)
 {
-    return json_pack("{s:I,s:f,s:f,s:f,s:f,s:o}", "passes",
-                     (json_int_t)s->passes, "setup_s", s->setup_s, "passes_s",
-                     s->passes_s, "evaluate_s", s->evaluate_s, "total_s",
-                     s->total_s, "per_pass_s",
-                     number(s->passes ? s->passes_s / (double)s->passes : NAN));
+    return json_pack(
+        "{s:I,s:f,s:f,s:f,s:f,s:o,s:o}", "passes", (json_int_t)s->passes,
+        "setup_s", s->setup_s, "passes_s", s->passes_s, "evaluate_s",
+        s->evaluate_s, "total_s", s->total_s, "per_pass_s",
+        number(s->passes ? s->passes_s / (double)s->passes : NAN), "kernels",
+        s->kernels ? json_integer((json_int_t)s->kernels) : json_null());
 }
 
 static json_t *coalescing_json(const kt_coalescing *c)
 {
     if (!c->have)
         return json_null();
-    return json_pack("{s:f,s:f,s:f,s:o,s:o,s:b}", "requests", c->requests,
-                     "sectors", c->sectors, "sectors_per_request", c->measured,
-                     "ideal", number(c->ideal > 0 ? c->ideal : NAN), "excess",
-                     number(c->ideal > 0 ? c->excess : NAN), "uncoalesced",
-                     c->uncoalesced);
+    return json_pack(
+        "{s:f,s:f,s:o,s:o,s:o,s:o,s:o,s:o,s:b}", "requests", c->requests,
+        "sectors", c->sectors, "sectors_per_request",
+        number(c->requests > 0 ? c->measured : NAN), "bytes_requested",
+        number(c->bytes), "bytes_per_request", number(c->bytes_per_request),
+        "efficiency_pct", number(c->efficiency), "ideal",
+        number(c->ideal > 0 ? c->ideal : NAN), "excess",
+        number(c->ideal > 0 ? c->excess : NAN), "uncoalesced", c->uncoalesced);
 }
 
 json_t *kt_diagnosis_json(const kt_diagnosis *d)
 {
     return json_pack(
-        "{s:{s:f,s:o,s:o,s:f,s:f},s:o,s:s,s:s,s:o,s:s,s:{s:o,s:b,s:o,s:o,s:b,"
-        "s:s}}",
+        "{s:{s:f,s:o,s:o,s:f,s:f},s:o,s:b,s:s,s:s,s:o,s:s,s:o,s:{s:o,s:o,s:o,"
+        "s:b,s:s}}",
         "derived", "bandwidth_gbs", d->derived.bandwidth_gbs, "pct_of_copy",
         number(d->derived.pct_of_copy > 0 ? d->derived.pct_of_copy : NAN),
         "pct_of_peak",
         number(d->derived.pct_of_peak > 0 ? d->derived.pct_of_peak : NAN),
         "gflops", d->derived.gflops, "intensity", d->derived.intensity,
-        "balance", number(d->balance > 0 ? d->balance : NAN), "roofline",
-        d->roofline, "bound", kt_bound_name(d->bound), "unit",
-        d->unit ? json_string(d->unit) : json_null(), "why", d->why,
-        "coalescing", "access_bytes",
-        d->access_bytes ? json_integer(d->access_bytes) : json_null(),
-        "access_inferred", d->access_inferred, "loads",
+        "balance", number(d->balance > 0 ? d->balance : NAN),
+        "balance_measured", d->balance_measured, "roofline", d->roofline,
+        "bound", kt_bound_name(d->bound), "unit",
+        d->unit ? json_string(d->unit) : json_null(), "why", d->why, "dram_pct",
+        number(d->dram_pct), "coalescing", "access_bytes",
+        d->access_bytes ? json_integer(d->access_bytes) : json_null(), "loads",
         coalescing_json(&d->load), "stores", coalescing_json(&d->store),
         "cause_uncoalesced", d->cause_uncoalesced, "text", d->coalescing);
 }

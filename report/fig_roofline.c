@@ -1,6 +1,7 @@
 /* The roofline: every evaluated configuration by arithmetic intensity and
  * achieved rate, under the measured bandwidth ceiling and the compute
- * ceiling (theoretical until a calibration measures one). */
+ * ceiling (the calibration's FMA kernel when it measured one, else the
+ * theoretical FP32 peak, drawn dashed). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,7 +171,7 @@ void kt_fig_roofline(kt_fig_ctx *c)
     }
     kt_html_sig(c->peak_gflops / 1e3, 3, a, sizeof a);
     snprintf(label, sizeof label, "compute ceiling: FP32 %s TFLOP/s (%s)", a,
-             c->gflops_measured ? "measured" : "theoretical");
+             c->gflops_measured ? "measured FMA" : "theoretical");
     kt_plot_legend(&plot, label, &comp, KT_LEGEND_LINE);
     fputs("<figure>\n", c->out);
     kt_plot_end(&plot, c->out);
@@ -194,7 +195,10 @@ void kt_fig_roofline(kt_fig_ctx *c)
               "device-to-device copy.",
               c->out);
     else
-        fputs("Both ceilings are measured by the calibration.", c->out);
+        fputs("Both ceilings are measured by the calibration: the "
+              "device-to-device copy, and FP32 FMA throughput of a kernel "
+              "that fills every warp slot with independent FMA chains.",
+              c->out);
     fputs(" Work: ", c->out);
     kt_esc_write(c->out, s->work_source);
     fputs(".</figcaption>\n</figure>\n", c->out);

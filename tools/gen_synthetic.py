@@ -27,6 +27,7 @@ says "synthetic": true.
 
 Deterministic: the same files on every run. Usage:
   python3 tools/gen_synthetic.py [OUTPUT_DIR]
+  python3 tools/gen_synthetic.py --add-requested FILE...   (see add_requested)
 """
 import json
 import math
@@ -268,7 +269,11 @@ DEFAULT_ITEMS = [
     ("dram_bytes_read", "bytes"), ("dram_bytes_written", "bytes"),
     ("dram_throughput", "% of peak"), ("memory_throughput", "% of peak"),
     ("sm_throughput", "% of peak"), ("l1_hit_rate", "%"),
-    ("l2_hit_rate", "%"), ("long_scoreboard_stalls", "% of warp cycles")]
+    ("l2_hit_rate", "%"), ("long_scoreboard_stalls", "% of warp cycles"),
+    ("global_load_bytes_requested", "bytes"),
+    ("global_store_bytes_requested", "bytes"),
+    ("global_load_efficiency", "%"), ("global_store_efficiency", "%"),
+    ("profiled_duration", "ns")]
 OCC = "sm__warps_active.avg.pct_of_peak_sustained_active"
 LD_REQ = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"
 LD_SECT = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
@@ -283,8 +288,14 @@ L1_HIT = "l1tex__t_sector_hit_rate.pct"
 L2_HIT = "lts__t_sector_hit_rate.pct"
 STALL = "smsp__warps_issue_stalled_long_scoreboard.sum"
 ACTIVE = "smsp__warps_active.sum"
+LD_BYTES = "smsp__sass_data_bytes_mem_global_op_ld.sum"
+ST_BYTES = "smsp__sass_data_bytes_mem_global_op_st.sum"
+LD_EFF = "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct"
+ST_EFF = "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct"
+DURATION = "gpu__time_duration.sum"
 DEFAULT_RAW = [OCC, LD_REQ, LD_SECT, ST_REQ, ST_SECT, DRAM_RD, DRAM_WR,
-               DRAM_TP, MEM_TP, SM_TP, L1_HIT, L2_HIT, STALL, ACTIVE]
+               DRAM_TP, MEM_TP, SM_TP, L1_HIT, L2_HIT, STALL, ACTIVE,
+               LD_BYTES, ST_BYTES, LD_EFF, ST_EFF, DURATION]
 ITEM_RAW = {
     "achieved_occupancy": [OCC], "global_load_requests": [LD_REQ],
     "global_load_sectors": [LD_SECT],
@@ -294,7 +305,23 @@ ITEM_RAW = {
     "dram_bytes_read": [DRAM_RD], "dram_bytes_written": [DRAM_WR],
     "dram_throughput": [DRAM_TP], "memory_throughput": [MEM_TP],
     "sm_throughput": [SM_TP], "l1_hit_rate": [L1_HIT],
-    "l2_hit_rate": [L2_HIT], "long_scoreboard_stalls": [STALL, ACTIVE]}
+    "l2_hit_rate": [L2_HIT], "long_scoreboard_stalls": [STALL, ACTIVE],
+    "global_load_bytes_requested": [LD_BYTES],
+    "global_store_bytes_requested": [ST_BYTES],
+    "global_load_efficiency": [LD_EFF], "global_store_efficiency": [ST_EFF],
+    "profiled_duration": [DURATION]}
+
+
+def requested(raw, t_us, width):
+    """The SASS counters of a kernel whose every warp-wide request asks
+    for 32 threads x `width` bytes, and the profiled duration. (Added to
+    the committed recordings in place by --add-requested.)"""
+    raw[LD_BYTES] = raw[LD_REQ] * 32 * width
+    raw[ST_BYTES] = raw[ST_REQ] * 32 * width
+    raw[LD_EFF] = 100.0 * raw[LD_BYTES] / (32 * raw[LD_SECT])
+    raw[ST_EFF] = 100.0 * raw[ST_BYTES] / (32 * raw[ST_SECT])
+    raw[DURATION] = 1e3 * t_us
+    return raw
 METRICS_HEADER = {"counters": [name for name, _ in DEFAULT_ITEMS],
                   "raw": DEFAULT_RAW, "points": "every", "top": None,
                   "collect_counters": True, "for_strategy": False}
@@ -397,6 +424,7 @@ def counters_va(variant, p, n, shape, t_us):
            L1_HIT: 0.0 if variant != "strided" else 20 * rng.random(),
            L2_HIT: 30 + 20 * rng.random(), STALL: active * stall,
            ACTIVE: active}
+    requested(raw, t_us, 16 if variant == "vec4" else 4)
     return profile_record(variant, p, shape, t_us, raw, regs)
 
 
@@ -419,6 +447,7 @@ def counters_good(variant, p, n, shape, t_us):
            MEM_TP: 100 * ranged + (25 if per_req == 32 else 5),
            SM_TP: 3 + 3 * rng.random(), L1_HIT: 0.0, L2_HIT: 40.0,
            STALL: active * (0.7 + 0.1 * rng.random()), ACTIVE: active}
+    requested(raw, t_us, 4)
     return profile_record(variant, p, shape, t_us, raw, 32)
 
 
@@ -766,7 +795,40 @@ def good(out_dir):
     write_journal(out_dir / "good-synthetic-counters.jsonl", head, records)
 
 
+def add_requested(path):
+    """Adds the SASS data-bytes counters and the profiled duration to every
+    profile record (and the header's metric set) of a synthetic recording
+    made before they were part of the default set, leaving every other
+    value as it was."""
+    lines = Path(path).read_text().splitlines()
+    out = []
+    for i, line in enumerate(lines):
+        r = json.loads(line)
+        if i == 0 and "metrics" in r:
+            r["metrics"] = METRICS_HEADER
+        elif r.get("kind") == "profile" and r.get("counters") == "ok" and \
+                LD_BYTES not in r["raw"]:
+            width = 16 if r["point"]["variant"] == "vec4" else 4
+            t_us = r["cost"]["per_pass_s"] * 1e6 - 150.0
+            raw = requested(dict(r["raw"]), t_us, width)
+            r["raw"] = {k: raw[k] for k in DEFAULT_RAW}
+            for name in ("global_load_bytes_requested",
+                         "global_store_bytes_requested",
+                         "global_load_efficiency", "global_store_efficiency",
+                         "profiled_duration"):
+                item_raw = ITEM_RAW[name]
+                r["metrics"].append({"name": name, "value": raw[item_raw[0]],
+                                     "unit": dict(DEFAULT_ITEMS)[name],
+                                     "raw": item_raw, "kind": "catalog"})
+        out.append(json.dumps(r, separators=(",", ":")))
+    Path(path).write_text("\n".join(out) + "\n")
+
+
 def main():
+    if len(sys.argv) > 2 and sys.argv[1] == "--add-requested":
+        for path in sys.argv[2:]:
+            add_requested(path)
+        return
     if len(sys.argv) > 2 and sys.argv[1] == "--hard":
         # Large (7-15 MB each): written where asked, not committed.
         out_dir = Path(sys.argv[2])

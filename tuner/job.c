@@ -11,6 +11,7 @@
 #include "core/iniloc.h"
 #include "core/parse.h"
 #include "core/suggest.h"
+#include "tuner/sizespec.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -218,17 +219,166 @@ static kt_status get_bool(const loader *ld, const char *section,
 
 /* -------------------------------------------------------------- [job] */
 
+/* The sizes one key of [job] sets: "n", or a joint key "m, n". */
+typedef struct size_group {
+    const char *key;
+    size_t dims;
+    uint32_t dim[KT_MAX_SIZES]; /* indices into op->sizes */
+    int64_t *values;            /* count tuples of dims values */
+    size_t count;
+} size_group;
+
+/* The sizes key names, in the key's order; 0 when it names none of them
+ * (an unknown key). */
+static size_t size_dims_of(const kt_operator *op, const char *key,
+                           uint32_t *dim)
+{
+    char **names = NULL;
+    size_t n = 0, found = 0;
+
+    if (kt_parse_list(key, &names, &n, NULL) || n > KT_MAX_SIZES) {
+        free(names);
+        return 0;
+    }
+    for (size_t i = 0; i < n; ++i)
+        for (uint32_t s = 0; s < op->num_sizes; ++s)
+            if (strcasecmp(names[i], op->sizes[s].name) == 0)
+                dim[found++] = s;
+    free(names);
+    return found == n ? n : 0;
+}
+
+/* Parses a size key into g and checks each value against its dimension. */
+static kt_status read_size_key(loader *ld, const char *key, size_group *g,
+                               const uint32_t *taken)
+{
+    const kt_operator *op = ld->job->op;
+    kt_status rc;
+
+    for (size_t d = 0; d < g->dims; ++d)
+        if (taken[g->dim[d]])
+            return bad(ld, "job", key, "size %s is set twice",
+                       op->sizes[g->dim[d]].name);
+    if (kt_sizespec_parse(value_of(ld, "job", key), g->dims, &g->values,
+                          &g->count, ld->err))
+        return bad_from(ld, "job", key);
+    for (size_t i = 0; i < g->count * g->dims; ++i) {
+        const kt_size_desc *sd = &op->sizes[g->dim[i % g->dims]];
+        int64_t v = g->values[i];
+        if (v < sd->min || v > sd->max) {
+            rc = bad(ld, "job", key,
+                     "%s%s%lld is out of range; expected %lld to %lld",
+                     g->dims > 1 ? sd->name : "", g->dims > 1 ? " = " : "",
+                     (long long)v, (long long)sd->min, (long long)sd->max);
+            return rc;
+        }
+    }
+    return KT_S_OK;
+}
+
+/* The product of the groups: the first group varies slowest. */
+static kt_status build_sweep(loader *ld, const size_group *g, size_t n)
+{
+    kt_job *job = ld->job;
+    size_t total = 1;
+
+    for (size_t i = 0; i < n; ++i) {
+        total *= g[i].count;
+        if (total > KT_SIZESPEC_MAX)
+            return bad(ld, "job", g[i].key,
+                       "the sweep has more than %d sizes in all",
+                       KT_SIZESPEC_MAX);
+    }
+    job->sweep = calloc(total, sizeof *job->sweep);
+    if (!job->sweep)
+        return kt_err_set(ld->err, KT_S_NOMEM, "out of memory");
+    job->num_sweep = total;
+    for (size_t k = 0; k < total; ++k) {
+        size_t rest = k;
+        memcpy(job->sweep[k], job->sizes, sizeof job->sweep[k]);
+        for (size_t i = n; i-- > 0;) {
+            size_t pick = rest % g[i].count;
+            rest /= g[i].count;
+            for (size_t d = 0; d < g[i].dims; ++d)
+                job->sweep[k][g[i].dim[d]] = g[i].values[pick * g[i].dims + d];
+        }
+    }
+    memcpy(job->sizes, job->sweep[0], sizeof job->sizes);
+    return KT_S_OK;
+}
+
+static int is_override(const loader *ld, const char *key)
+{
+    for (size_t i = 0; i < ld->num_overrides; ++i)
+        if (strcmp(ld->overrides[i].section, "job") == 0 &&
+            strcasecmp(ld->overrides[i].key, key) == 0)
+            return 1;
+    return 0;
+}
+
+/* A key of the file whose sizes a --set names: skipped when the --set
+ * covers all of them; an error when only some. 1: skip it. */
+static int overridden(const loader *ld, const size_group *g,
+                      const uint32_t *by_set, kt_status *rc)
+{
+    size_t covered = 0;
+    for (size_t d = 0; d < g->dims; ++d)
+        covered += by_set[g->dim[d]] != 0;
+    if (covered && covered < g->dims)
+        *rc = bad(ld, "job", g->key,
+                  "a --set names only some of its sizes; set them all "
+                  "with --set job.%s=...",
+                  g->key);
+    return covered != 0;
+}
+
+/* Every size key (plain or joint), then the sweep they make. A --set
+ * replaces the file's key for the same sizes. */
+static kt_status read_sizes(loader *ld, const char **keys, size_t n)
+{
+    size_group groups[KT_MAX_SIZES];
+    uint32_t taken[KT_MAX_SIZES] = {0}, by_set[KT_MAX_SIZES] = {0};
+    size_t num_groups = 0;
+    kt_status rc = KT_S_OK;
+
+    memset(groups, 0, sizeof groups);
+    for (size_t i = 0; i < n; ++i) {
+        uint32_t dim[KT_MAX_SIZES];
+        size_t dims = size_dims_of(ld->job->op, keys[i], dim);
+        for (size_t d = 0; d < dims && is_override(ld, keys[i]); ++d)
+            by_set[dim[d]] = 1;
+    }
+    for (size_t i = 0; i < n && !rc; ++i) {
+        size_group *g = &groups[num_groups];
+        g->dims = size_dims_of(ld->job->op, keys[i], g->dim);
+        g->key = keys[i];
+        if (!g->dims ||
+            (!is_override(ld, keys[i]) && overridden(ld, g, by_set, &rc)))
+            continue;
+        if (!(rc = read_size_key(ld, keys[i], g, taken))) {
+            for (size_t d = 0; d < g->dims; ++d)
+                taken[g->dim[d]] = 1;
+            ++num_groups;
+        }
+    }
+    if (!rc)
+        rc = build_sweep(ld, groups, num_groups);
+    for (size_t i = 0; i <= num_groups && i < KT_MAX_SIZES; ++i)
+        free(groups[i].values);
+    return rc;
+}
+
 static kt_status read_job(loader *ld, const kt_registry *reg)
 {
     kt_job *job = ld->job;
     const char *spec = value_of(ld, "job", "operator");
     const char **keys = NULL;
-    if (!spec || !*spec)
-        spec = declared_spec(ld);
     const char *known[COUNT(job_keys) + KT_MAX_SIZES];
     size_t n, nk = 0;
     kt_status rc = KT_S_OK;
 
+    if (!spec || !*spec)
+        spec = declared_spec(ld); /* the job's own [operator] */
     if (!spec || !*spec)
         return bad(ld, "job", "operator",
                    "missing: name what to tune, e.g. operator = "
@@ -246,11 +396,8 @@ static kt_status read_job(loader *ld, const kt_registry *reg)
     for (size_t i = 0; i < n && !rc; ++i) {
         const char *key = keys[i];
         int64_t v;
-        long size = -1;
-        for (uint32_t s = 0; s < job->op->num_sizes; ++s)
-            if (strcasecmp(key, job->op->sizes[s].name) == 0)
-                size = s;
-        if (strcasecmp(key, "operator") == 0)
+        uint32_t dim[KT_MAX_SIZES];
+        if (strcasecmp(key, "operator") == 0 || size_dims_of(job->op, key, dim))
             continue;
         if (strcasecmp(key, "seed") == 0) {
             if (!(rc = get_i64(ld, "job", key, 0, INT64_MAX, &v)))
@@ -260,13 +407,12 @@ static kt_status read_job(loader *ld, const kt_registry *reg)
                 job->device = (int)v;
         } else if (strcasecmp(key, "verify_boundaries") == 0) {
             rc = get_bool(ld, "job", key, &job->boundaries);
-        } else if (size >= 0) {
-            const kt_size_desc *sd = &job->op->sizes[size];
-            rc = get_i64(ld, "job", key, sd->min, sd->max, &job->sizes[size]);
         } else {
             rc = unknown_key(ld, "job", key, known, nk);
         }
     }
+    if (!rc)
+        rc = read_sizes(ld, keys, n);
     free(keys);
     return rc;
 }
@@ -759,4 +905,7 @@ done:
 void kt_job_free(kt_job *job)
 {
     kt_space_free(&job->space);
+    free(job->sweep);
+    job->sweep = NULL;
+    job->num_sweep = 0;
 }

@@ -42,6 +42,12 @@ typedef struct kt_job {
     const kt_loaded_plugin *plugin;
     const kt_operator *op;
     int64_t sizes[KT_MAX_SIZES];
+    /* The problems to tune, one search each: num_sweep of them (1 without
+     * a sweep), sweep[i][0..op->num_sizes); sizes is sweep[0]. A size key
+     * written as a list or range sweeps it (tuner/sizespec.h); several
+     * swept keys multiply, the first key written varying slowest. Owned. */
+    int64_t (*sweep)[KT_MAX_SIZES];
+    size_t num_sweep;
     uint64_t input_seed;
     int device;
     int boundaries;

@@ -14,6 +14,7 @@
 #include "core/cuda_check.h"
 #include "metrics/cupti/chip.h"
 #include "metrics/cupti/cupti_status.h"
+#include "metrics/ranges.h"
 
 /* The driver ABI these entry points are requested at: both calls are
  * unchanged since long before CUDA 12. */
@@ -231,25 +232,69 @@ static kt_status cupti_check(const kt_counter_source *src, int device,
     return rc ? rc : rc_close;
 }
 
-/* Steps 4-6: enable, counter data image, configuration, the passes, decode,
- * evaluate. */
-static kt_status run_passes(session *s, const kt_counter_target *t,
-                            const char *const *names, size_t n,
-                            const uint8_t *config, size_t config_size,
-                            size_t expected_passes, double *values,
-                            kt_counter_stats *stats, kt_err *err)
+/* Ranges the counter data holds in kernel mode: one per kernel the
+ * point's launch enqueues. A launch of more kernels is refused (the
+ * profiler would drop the rest). */
+#define MAX_KERNEL_RANGES 64
+/* Each range's duration: the weight of its percentages when a launch runs
+ * several kernels (metrics/ranges.h). */
+#define DURATION "gpu__time_duration.sum"
+
+/* Kernel mode (the default) profiles every kernel of the launch as a range
+ * of its own (CUPTI auto range), which is what Nsight Compute measures: the
+ * percentages of peak are over the kernel's elapsed cycles. Launch mode
+ * (KTUNE_CUPTI_RANGE=launch, for comparison only) wraps the launch and the
+ * synchronisation around it in one user range, whose elapsed time is
+ * longer than the kernel's: its percentages read low. */
+static int launch_mode(void)
+{
+    const char *env = getenv("KTUNE_CUPTI_RANGE");
+    return env && strcmp(env, "launch") == 0;
+}
+
+typedef struct pass_plan {
+    int launch_mode;
+    size_t max_ranges;
+    const char **names; /* the caller's names, then DURATION if missing */
+    size_t n;           /* of names */
+    size_t n_caller;
+    size_t duration_at; /* index of DURATION in names */
+} pass_plan;
+
+static kt_status plan_names(const char *const *names, size_t n, pass_plan *p,
+                            kt_err *err)
+{
+    memset(p, 0, sizeof *p);
+    p->launch_mode = launch_mode();
+    p->max_ranges = p->launch_mode ? 1 : MAX_KERNEL_RANGES;
+    p->n_caller = n;
+    p->names = malloc((n + 1) * sizeof *p->names);
+    if (!p->names)
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    p->duration_at = n;
+    for (size_t i = 0; i < n; ++i) {
+        p->names[i] = names[i];
+        if (strcmp(names[i], DURATION) == 0)
+            p->duration_at = i;
+    }
+    p->n = n;
+    if (p->duration_at == n)
+        p->names[p->n++] = DURATION;
+    return KT_S_OK;
+}
+
+/* Step 4: enable, counter data image, configuration. *data is malloc'ed. */
+static kt_status configure(session *s, const pass_plan *p,
+                           const uint8_t *config, size_t config_size,
+                           uint8_t **data, size_t *data_size, kt_err *err)
 {
     CUpti_RangeProfiler_Enable_Params enable;
     CUpti_RangeProfiler_GetCounterDataSize_Params size;
     CUpti_RangeProfiler_CounterDataImage_Initialize_Params image_init;
     CUpti_RangeProfiler_SetConfig_Params set;
-    CUpti_RangeProfiler_DecodeData_Params decode;
-    CUpti_RangeProfiler_GetCounterDataInfo_Params info;
-    uint8_t *data = NULL;
-    double t0;
-    int all_submitted = 0;
     kt_status rc;
 
+    *data = NULL;
     memset(&enable, 0, sizeof enable);
     enable.structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE;
     enable.ctx = s->ctx;
@@ -259,14 +304,15 @@ static kt_status run_passes(session *s, const kt_counter_target *t,
     memset(&size, 0, sizeof size);
     size.structSize = CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE;
     size.pRangeProfilerObject = s->range_profiler;
-    size.pMetricNames = (const char **)names;
-    size.numMetrics = n;
-    size.maxNumOfRanges = 1;
-    size.maxNumRangeTreeNodes = 1;
+    size.pMetricNames = p->names;
+    size.numMetrics = p->n;
+    size.maxNumOfRanges = p->max_ranges;
+    size.maxNumRangeTreeNodes = p->max_ranges;
     if ((rc = KT_CUPTI_TRY(cuptiRangeProfilerGetCounterDataSize(&size), err)))
         return rc;
-    data = calloc(size.counterDataSize ? size.counterDataSize : 1, 1);
-    if (!data)
+    *data_size = size.counterDataSize;
+    *data = calloc(size.counterDataSize ? size.counterDataSize : 1, 1);
+    if (!*data)
         return kt_err_set(err, KT_S_NOMEM,
                           "out of memory for a %zu-byte counter data image",
                           size.counterDataSize);
@@ -275,34 +321,163 @@ static kt_status run_passes(session *s, const kt_counter_target *t,
         CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE;
     image_init.pRangeProfilerObject = s->range_profiler;
     image_init.counterDataSize = size.counterDataSize;
-    image_init.pCounterData = data;
+    image_init.pCounterData = *data;
     memset(&set, 0, sizeof set);
     set.structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE;
     set.pRangeProfilerObject = s->range_profiler;
     set.configSize = config_size;
     set.pConfig = config;
     set.counterDataImageSize = size.counterDataSize;
-    set.pCounterDataImage = data;
-    set.range = CUPTI_UserRange;
+    set.pCounterDataImage = *data;
+    set.range = p->launch_mode ? CUPTI_UserRange : CUPTI_AutoRange;
     set.replayMode = CUPTI_UserReplay;
-    set.maxRangesPerPass = 1;
+    set.maxRangesPerPass = p->max_ranges;
     set.numNestingLevels = 1;
     set.minNestingLevel = 1;
     set.passIndex = 0;
     set.targetNestingLevel = 1;
     if ((rc = KT_CUPTI_TRY(
-             cuptiRangeProfilerCounterDataImageInitialize(&image_init), err)) ||
-        (rc = KT_CUPTI_TRY(cuptiRangeProfilerSetConfig(&set), err)))
-        goto done;
+             cuptiRangeProfilerCounterDataImageInitialize(&image_init), err)))
+        return rc;
+    return KT_CUPTI_TRY(cuptiRangeProfilerSetConfig(&set), err);
+}
 
+/* Step 5, one pass. Inputs restored, L2 flushed and left clean
+ * (kt_meter_flush_l2) before Start: the flush's own kernel is outside the
+ * profiled section. The device is idle at each boundary (the profiler's
+ * own markers need not share the launch's stream), and the kernels have
+ * finished before Stop. In kernel mode each kernel the launch enqueues is a
+ * range by itself; in launch mode one user range holds the launch. */
+static kt_status one_pass(session *s, const kt_counter_target *t,
+                          const pass_plan *p, int *all_submitted, kt_err *err)
+{
+    CUpti_RangeProfiler_Start_Params start;
+    CUpti_RangeProfiler_PushRange_Params push;
+    CUpti_RangeProfiler_PopRange_Params pop;
+    CUpti_RangeProfiler_Stop_Params stop;
+    int pushed = 0;
+    kt_status rc;
+
+    memset(&start, 0, sizeof start);
+    start.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE;
+    start.pRangeProfilerObject = s->range_profiler;
+    memset(&push, 0, sizeof push);
+    push.structSize = CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE;
+    push.pRangeProfilerObject = s->range_profiler;
+    push.pRangeName = "ktune";
+    memset(&pop, 0, sizeof pop);
+    pop.structSize = CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE;
+    pop.pRangeProfilerObject = s->range_profiler;
+    memset(&stop, 0, sizeof stop);
+    stop.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
+    stop.pRangeProfilerObject = s->range_profiler;
+    if ((rc = t->prepare(t->ctx, err)) ||
+        (rc = device_idle("after flushing the L2", err)) ||
+        (rc = KT_CUPTI_TRY(cuptiRangeProfilerStart(&start), err)))
+        return rc;
+    if (p->launch_mode)
+        pushed = !(rc = KT_CUPTI_TRY(cuptiRangeProfilerPushRange(&push), err));
+    if (!rc && !(rc = device_idle("after starting the profiler", err)) &&
+        !(rc = t->launch(t->ctx, err)) && !(rc = t->wait(t->ctx, err)))
+        rc = device_idle("after the profiled launch", err);
+    if (rc) {
+        /* Close what was opened so that Disable finds a stopped profiler.
+         * Their own results are dropped on purpose: the first error is the
+         * one the user needs. */
+        kt_err ignored;
+        if (pushed)
+            KT_CUPTI_TRY(cuptiRangeProfilerPopRange(&pop), &ignored);
+        KT_CUPTI_TRY(cuptiRangeProfilerStop(&stop), &ignored);
+        return rc;
+    }
+    if ((pushed &&
+         (rc = KT_CUPTI_TRY(cuptiRangeProfilerPopRange(&pop), err))) ||
+        (rc = KT_CUPTI_TRY(cuptiRangeProfilerStop(&stop), err)) ||
+        (rc = device_idle("after stopping the profiler", err)))
+        return rc;
+    *all_submitted = stop.isAllPassSubmitted;
+    return KT_S_OK;
+}
+
+/* Step 6: decode, then evaluate every range and combine them into one
+ * value per caller name (metrics/ranges.h). */
+static kt_status evaluate_ranges(session *s, const pass_plan *p,
+                                 const uint8_t *data, size_t data_size,
+                                 double *values, size_t *kernels, kt_err *err)
+{
+    CUpti_RangeProfiler_DecodeData_Params decode;
+    CUpti_RangeProfiler_GetCounterDataInfo_Params info;
+    double *per_range = NULL, *durations = NULL, *combined = NULL;
+    kt_status rc;
+
+    memset(&decode, 0, sizeof decode);
+    decode.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE;
+    decode.pRangeProfilerObject = s->range_profiler;
+    if ((rc = KT_CUPTI_TRY(cuptiRangeProfilerDecodeData(&decode), err)))
+        return rc;
+    if (decode.numOfRangeDropped != 0)
+        return kt_err_set(err, KT_S_CUDA,
+                          "cuptiRangeProfilerDecodeData dropped %zu range(s); "
+                          "expected none (a launch of more than %zu kernels?)",
+                          decode.numOfRangeDropped, p->max_ranges);
+    memset(&info, 0, sizeof info);
+    info.structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE;
+    info.pCounterDataImage = data;
+    info.counterDataImageSize = data_size;
+    if ((rc = KT_CUPTI_TRY(cuptiRangeProfilerGetCounterDataInfo(&info), err)))
+        return rc;
+    if (info.numTotalRanges == 0 && !p->launch_mode)
+        return kt_err_set(err, KT_S_UNSUPPORTED,
+                          "no hardware counters for this launch: it ran no "
+                          "kernel (a copy-engine transfer, for one), so no "
+                          "range was profiled");
+    if (info.numTotalRanges < 1 || info.numTotalRanges > p->max_ranges)
+        return kt_err_set(err, KT_S_CUDA,
+                          "cuptiRangeProfilerGetCounterDataInfo: %zu ranges in "
+                          "the counter data; expected 1..%zu (did the launch "
+                          "run a kernel?)",
+                          info.numTotalRanges, p->max_ranges);
+    per_range = calloc(info.numTotalRanges * p->n, sizeof *per_range);
+    durations = calloc(info.numTotalRanges, sizeof *durations);
+    combined = calloc(p->n, sizeof *combined);
+    if (!per_range || !durations || !combined) {
+        rc = kt_err_set(err, KT_S_NOMEM, "out of memory");
+        goto done;
+    }
+    for (size_t r = 0; r < info.numTotalRanges; ++r) {
+        if ((rc = kt_chip_evaluate(s->chip, data, data_size, r, p->names, p->n,
+                                   per_range + r * p->n, err)))
+            goto done;
+        durations[r] = per_range[r * p->n + p->duration_at];
+    }
+    kt_ranges_combine(p->names, p->n, info.numTotalRanges, per_range, durations,
+                      combined);
+    memcpy(values, combined, p->n_caller * sizeof *values);
+    *kernels = p->launch_mode ? 0 : info.numTotalRanges;
+done:
+    free(per_range);
+    free(durations);
+    free(combined);
+    return rc;
+}
+
+/* Steps 4-6 for one metric set. */
+static kt_status run_passes(session *s, const kt_counter_target *t,
+                            const pass_plan *p, const uint8_t *config,
+                            size_t config_size, size_t expected_passes,
+                            double *values, kt_counter_stats *stats,
+                            kt_err *err)
+{
+    uint8_t *data = NULL;
+    size_t data_size = 0;
+    double t0;
+    int all_submitted = 0;
+    kt_status rc;
+
+    if ((rc = configure(s, p, config, config_size, &data, &data_size, err)))
+        goto done;
     t0 = now_seconds();
     while (!all_submitted) {
-        CUpti_RangeProfiler_Start_Params start;
-        CUpti_RangeProfiler_PushRange_Params push;
-        CUpti_RangeProfiler_PopRange_Params pop;
-        CUpti_RangeProfiler_Stop_Params stop;
-        int pushed;
-
         /* A set that never reports completion would replay forever. */
         if (stats->passes > expected_passes) {
             rc = kt_err_set(err, KT_S_CUDA,
@@ -311,79 +486,13 @@ static kt_status run_passes(session *s, const kt_counter_target *t,
                             expected_passes);
             goto done;
         }
-        memset(&start, 0, sizeof start);
-        start.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE;
-        start.pRangeProfilerObject = s->range_profiler;
-        memset(&push, 0, sizeof push);
-        push.structSize = CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE;
-        push.pRangeProfilerObject = s->range_profiler;
-        push.pRangeName = "ktune";
-        memset(&pop, 0, sizeof pop);
-        pop.structSize = CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE;
-        pop.pRangeProfilerObject = s->range_profiler;
-        memset(&stop, 0, sizeof stop);
-        stop.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
-        stop.pRangeProfilerObject = s->range_profiler;
-        /* Inputs restored, L2 flushed and left clean (kt_meter_flush_l2)
-         * outside the range: the range holds the one launch and nothing
-         * else. The device is idle at each range boundary (the profiler's
-         * own markers need not share the launch's stream), and the kernel
-         * has finished before the range closes. */
-        if ((rc = t->prepare(t->ctx, err)) ||
-            (rc = device_idle("after flushing the L2", err)) ||
-            (rc = KT_CUPTI_TRY(cuptiRangeProfilerStart(&start), err)))
-            goto done;
-        pushed = !(rc = KT_CUPTI_TRY(cuptiRangeProfilerPushRange(&push), err));
-        if (pushed && !(rc = device_idle("after opening a range", err)) &&
-            !(rc = t->launch(t->ctx, err)) && !(rc = t->wait(t->ctx, err)))
-            rc = device_idle("after the profiled launch", err);
-        if (rc) {
-            /* Close what was opened so that Disable finds a stopped
-             * profiler. Their own results are dropped on purpose: the
-             * first error is the one the user needs. */
-            kt_err ignored;
-            if (pushed)
-                KT_CUPTI_TRY(cuptiRangeProfilerPopRange(&pop), &ignored);
-            KT_CUPTI_TRY(cuptiRangeProfilerStop(&stop), &ignored);
-            goto done;
-        }
-        if ((rc = KT_CUPTI_TRY(cuptiRangeProfilerPopRange(&pop), err)) ||
-            (rc = KT_CUPTI_TRY(cuptiRangeProfilerStop(&stop), err)) ||
-            (rc = device_idle("after closing a range", err)))
+        if ((rc = one_pass(s, t, p, &all_submitted, err)))
             goto done;
         ++stats->passes;
-        all_submitted = stop.isAllPassSubmitted;
     }
     stats->passes_s = now_seconds() - t0;
-
     t0 = now_seconds();
-    memset(&decode, 0, sizeof decode);
-    decode.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE;
-    decode.pRangeProfilerObject = s->range_profiler;
-    if ((rc = KT_CUPTI_TRY(cuptiRangeProfilerDecodeData(&decode), err)))
-        goto done;
-    if (decode.numOfRangeDropped != 0) {
-        rc = kt_err_set(err, KT_S_CUDA,
-                        "cuptiRangeProfilerDecodeData dropped %zu range(s); "
-                        "expected none",
-                        decode.numOfRangeDropped);
-        goto done;
-    }
-    memset(&info, 0, sizeof info);
-    info.structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE;
-    info.pCounterDataImage = data;
-    info.counterDataImageSize = size.counterDataSize;
-    if ((rc = KT_CUPTI_TRY(cuptiRangeProfilerGetCounterDataInfo(&info), err)))
-        goto done;
-    if (info.numTotalRanges != 1) {
-        rc = kt_err_set(err, KT_S_CUDA,
-                        "cuptiRangeProfilerGetCounterDataInfo: %zu ranges in "
-                        "the counter data; expected exactly 1",
-                        info.numTotalRanges);
-        goto done;
-    }
-    rc = kt_chip_evaluate(s->chip, data, size.counterDataSize, 0, names, n,
-                          values, err);
+    rc = evaluate_ranges(s, p, data, data_size, values, &stats->kernels, err);
     stats->evaluate_s = now_seconds() - t0;
 done:
     free(data);
@@ -397,6 +506,7 @@ static kt_status cupti_collect(const kt_counter_source *src,
                                kt_err *err)
 {
     session s;
+    pass_plan plan;
     uint8_t *config = NULL;
     size_t config_size = 0, passes = 0;
     double t0 = now_seconds();
@@ -405,14 +515,20 @@ static kt_status cupti_collect(const kt_counter_source *src,
     (void)src;
 
     memset(stats, 0, sizeof *stats);
-    if ((rc = session_open(t->device, &s, err)))
+    if ((rc = plan_names(names, n, &plan, err)))
         return rc;
-    rc = kt_chip_config(s.chip, names, n, &config, &config_size, &passes, err);
+    if ((rc = session_open(t->device, &s, err))) {
+        free(plan.names);
+        return rc;
+    }
+    rc = kt_chip_config(s.chip, plan.names, plan.n, &config, &config_size,
+                        &passes, err);
     stats->setup_s = now_seconds() - t0;
     if (!rc)
-        rc = run_passes(&s, t, names, n, config, config_size, passes, values,
+        rc = run_passes(&s, t, &plan, config, config_size, passes, values,
                         stats, err);
     free(config);
+    free(plan.names);
     rc_close = session_close(&s, &cerr);
     if (!rc && rc_close && err)
         *err = cerr;

@@ -16,6 +16,7 @@
 #   app/            anything: it is the top
 #   plugins/ examples/  only <ktune/plugin.h> (plugins never link ktune)
 #   bench/          anything, like app/: benchmarks sit on top
+#   select/         select/ (and <ktune/select.h>): libktune-select stands alone
 # and only metrics/cupti/ and timeline/trace/ include CUPTI headers
 # (<cupti*.h>; nvperf's <nvperf*.h> and <generated_*> only metrics/cupti/).
 root=${1:?usage: check_layers.sh ROOT}
@@ -23,7 +24,7 @@ cd "$root" || exit 2
 
 # One awk pass over every include line of the checked folders.
 grep -rnE '^[[:space:]]*#[[:space:]]*include' core metrics tuner compare \
-    report timeline plugins examples \
+    report timeline plugins examples select \
     --include='*.c' --include='*.h' --include='*.cu' --include='*.cuh' \
     --include='*.cpp' 2>/dev/null | awk '
 BEGIN {
@@ -37,6 +38,7 @@ BEGIN {
     allow["timeline/trace"] = "(nothing-of-ktune)"
     allow["plugins"] = "ktune/"
     allow["examples"] = "ktune/"
+    allow["select"] = "select/ ktune/"
     bad = 0
 }
 function complain(msg) { print msg; bad++ }

@@ -32,6 +32,13 @@ static void ceilings_are_plausible(void **state)
     printf("best in-L2 copy %.0f GB/s, largest working set %.0f GB/s\n",
            best_in_l2, c.sweep_gbs[c.sweep_count - 1]);
     assert_true(best_in_l2 > 1.2 * c.sweep_gbs[c.sweep_count - 1]);
+    /* The FMA ceiling: FP32 at 128 lanes x 2 flops per SM and clock at
+     * most; FP64 slower (half the lanes on sm_90, far fewer elsewhere). */
+    printf("FMA ceiling FP32 %.0f GFLOP/s, FP64 %.0f GFLOP/s (%d SMs)\n",
+           c.fp32_gflops, c.fp64_gflops, gpu.dev.sm_count);
+    assert_true(c.fp32_gflops > 0 && c.fp64_gflops > 0);
+    assert_true(c.fp64_gflops < c.fp32_gflops);
+    assert_true(c.fp32_gflops < 2.0 * 128 * gpu.dev.sm_count * 3.0);
     kt_meter_close(&meter);
 }
 

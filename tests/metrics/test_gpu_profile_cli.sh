@@ -32,7 +32,9 @@ k = r["kernel"]
 assert k["occupancy"]["blocks_per_sm"] == k["api_blocks_per_sm"], k
 d = r["diagnosis"]
 assert d["coalescing"]["cause_uncoalesced"] is True, d
-assert d["coalescing"]["access_bytes"] == 4
+assert d["coalescing"]["access_bytes"] is None
+assert d["coalescing"]["loads"]["bytes_per_request"] == 128, d
+assert d["coalescing"]["loads"]["excess"] == 8, d
 print("record ok:", d["bound"], d["why"])
 PY
 expect_exit 2 "$KTUNE" profile vector_add:add --min-time 0.05 \

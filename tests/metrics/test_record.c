@@ -97,9 +97,13 @@ static void diagnosis_record(void **state)
     memset(&d, 0, sizeof d);
     d.bound = KT_BOUND_MEMORY;
     d.unit = "L1/L2";
-    d.access_bytes = 4;
-    d.access_inferred = 1;
+    d.dram_pct = 21.0;
     d.load.have = 1;
+    d.load.requests = 1048576;
+    d.load.sectors = 33554432;
+    d.load.bytes = 134217728;
+    d.load.bytes_per_request = 128;
+    d.load.efficiency = 12.5;
     d.load.measured = 32;
     d.load.ideal = 4;
     d.load.excess = 8;
@@ -117,6 +121,12 @@ static void diagnosis_record(void **state)
     assert_float_equal(
         json_real_value(json_object_get(json_object_get(c, "loads"), "excess")),
         8, 0);
+    assert_float_equal(json_real_value(json_object_get(
+                           json_object_get(c, "loads"), "efficiency_pct")),
+                       12.5, 0);
+    assert_true(json_is_null(json_object_get(c, "access_bytes")));
+    assert_float_equal(json_real_value(json_object_get(j, "dram_pct")), 21.0,
+                       0);
     json_decref(j);
 }
 

@@ -324,7 +324,9 @@ static void the_summary_shows_counters_and_the_diagnosis(void **state)
     assert_contains(text, "   16.00    16.00 ");
     assert_contains(text, "  best vec4 ");
     assert_contains(text, "memory-bound (DRAM)");
-    assert_contains(text, "coalescing: loads: 16.00 sectors/request, ideal 16");
+    assert_contains(text,
+                    "coalescing: loads: 16.00 sectors/request, 512 B asked for "
+                    "per request need 16.00");
     free(text);
 
     assert_int_equal(kt_export_json("counters.json", &x.f, &x.r, 3, &err),

@@ -5,6 +5,7 @@
  * raw, `default`, `none`) and points (every, or the best `top`). */
 #include "tests/tuner/tuner_test.h"
 
+#include "core/instance.h"
 #include "tuner/job.h"
 
 static kt_registry reg;
@@ -368,8 +369,8 @@ static void metrics_sections_are_read_as_written(void **state)
                      KT_S_OK);
     assert_int_equal(job.metrics.points, KT_PROFILING_EVERY);
     assert_true(job.metrics.counters);
-    assert_int_equal(job.metrics.set.num_items, 15);
-    assert_int_equal(job.metrics.set.num_raw, 14);
+    assert_int_equal(job.metrics.set.num_items, 20);
+    assert_int_equal(job.metrics.set.num_raw, 19);
     kt_job_free(&job);
     /* Catalog and raw names, the default set by name, the best few. */
     assert_int_equal(load("named.ini",
@@ -390,7 +391,7 @@ static void metrics_sections_are_read_as_written(void **state)
                           "counters = default, smsp__inst_executed.sum\n",
                           NULL, 0, &job, &err),
                      KT_S_OK);
-    assert_int_equal(job.metrics.set.num_items, 16);
+    assert_int_equal(job.metrics.set.num_items, 21);
     kt_job_free(&job);
     /* Kernel facts only; `top` alone means the best few; --set adds it. */
     assert_int_equal(load("none.ini",
@@ -473,6 +474,153 @@ static void metrics_mistakes(void **state)
                  NULL);
 }
 
+/* The sizes of the job's sweep, as "n=..;n=.." for comparison. */
+static void sweep_text(const kt_job *job, char *out, size_t size)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < job->num_sweep && used < size; ++i) {
+        char one[128];
+        kt_format_sizes(job->op, job->sweep[i], one, sizeof one);
+        used += (size_t)snprintf(out + used, size - used, "%s%s", i ? ";" : "",
+                                 one);
+    }
+}
+
+static void expect_sweep(kt_registry *r, const char *job_text, const char *set,
+                         const char *want)
+{
+    char *sets[1] = {(char *)set}, got[2048];
+    kt_job job;
+    kt_err err;
+    tt_write("sweep.ini", job_text);
+    if (kt_job_load("sweep.ini", sets, set ? 1 : 0, r, &job, &err))
+        fail_msg("%s", err.msg);
+    sweep_text(&job, got, sizeof got);
+    assert_string_equal(got, want);
+    /* The first size is the job's sizes. */
+    assert_memory_equal(job.sizes, job.sweep[0], sizeof job.sizes);
+    kt_job_free(&job);
+}
+
+static void size_sweeps_are_read_as_written(void **state)
+{
+    static const char va[] = "[job]\noperator = vector_add:add\n";
+    kt_registry r;
+    kt_err err;
+    char text[512];
+    (void)state;
+    expect_sweep(&reg, "[job]\noperator = vector_add:add\nn = 2^24\n", NULL,
+                 "n=16777216");
+    snprintf(text, sizeof text,
+             "%sn = 2^20..2^28 step \xc3\x97"
+             "4\n",
+             va);
+    expect_sweep(&reg, text, NULL,
+                 "n=1048576;n=4194304;n=16777216;n=67108864;n=268435456");
+    snprintf(text, sizeof text, "%sn = 2^20..2^28 step x16\n", va);
+    expect_sweep(&reg, text, NULL, "n=1048576;n=16777216;n=268435456");
+    snprintf(text, sizeof text, "%sn = 1..100 step *10\n", va);
+    expect_sweep(&reg, text, NULL, "n=1;n=10;n=100");
+    snprintf(text, sizeof text, "%sn = 1000..3500 step +1000\n", va);
+    expect_sweep(&reg, text, NULL, "n=1000;n=2000;n=3000");
+    snprintf(text, sizeof text, "%sn = 7..9 step 1, 0x100, 2^12\n", va);
+    expect_sweep(&reg, text, NULL, "n=7;n=8;n=9;n=256;n=4096");
+    /* --set replaces the file's key */
+    expect_sweep(&reg, text, "job.n=5, 6", "n=5;n=6");
+    /* two sizes: a joint key lists tuples; plain keys multiply */
+    kt_registry_init(&r);
+    if (kt_registry_load_file(&r, KT_BUILTIN_PLUGIN_DIR "/gemv.so", &err))
+        fail_msg("%s", err.msg);
+    expect_sweep(&r,
+                 "[job]\noperator = gemv:ax\nm, n = 1024x1024, 16384x16384,"
+                 " 65536 X 4096, 0x400\xc3\x97"
+                 "0x800, 2^4*2^5\n",
+                 NULL,
+                 "m=1024 n=1024;m=16384 n=16384;m=65536 n=4096;m=1024 "
+                 "n=2048;m=16 n=32");
+    expect_sweep(&r, "[job]\noperator = gemv:ax\nm = 1, 2\nn = 10, 20, 30\n",
+                 NULL, "m=1 n=10;m=1 n=20;m=1 n=30;m=2 n=10;m=2 n=20;m=2 n=30");
+    expect_sweep(&r, "[job]\noperator = gemv:ax\nm = 1024\nn = 1024\n",
+                 "job.m, n=8x16, 32x64", "m=8 n=16;m=32 n=64");
+    expect_sweep(&r, "[job]\noperator = gemv:ax\nm, n = 8x16\n", "job.m, n=1x2",
+                 "m=1 n=2");
+    kt_registry_free(&r);
+}
+
+static void size_sweep_mistakes(void **state)
+{
+    kt_registry r;
+    kt_err err;
+    (void)state;
+    expect_error("s1.ini", "[job]\noperator = vector_add:add\nn = 1..8\n", NULL,
+                 0, "s1.ini:3: [job] n:", "a range needs a step");
+    expect_error("s2.ini",
+                 "[job]\noperator = vector_add:add\nn = 8..1 step x2\n", NULL,
+                 0, "s2.ini:3: [job] n:", "start 8 is above its end 1");
+    expect_error("s3.ini",
+                 "[job]\noperator = vector_add:add\nn = 1..8 step x1\n", NULL,
+                 0, "s3.ini:3:", "a factor of 2 or more");
+    expect_error("s4.ini",
+                 "[job]\noperator = vector_add:add\nn = 1..8 step +0\n", NULL,
+                 0, "s4.ini:3:", "1 or more");
+    expect_error("s5.ini",
+                 "[job]\noperator = vector_add:add\nn = 1..5000 step +1\n",
+                 NULL, 0, "s5.ini:3:", "more than 1024 sizes");
+    expect_error("s6.ini",
+                 "[job]\noperator = vector_add:add\nn = 1..2^40 step x2\n",
+                 NULL, 0, "s6.ini:3:", "is out of range; expected 1 to");
+    expect_error("s7.ini", "[job]\noperator = vector_add:add\nn = 4, , 8\n",
+                 NULL, 0, "s7.ini:3:", "empty item 2");
+    expect_error("s8.ini",
+                 "[job]\noperator = vector_add:add\nn = 4..8 step xy\n", NULL,
+                 0, "s8.ini:3:", "step: expected an integer");
+    expect_error("s9.ini",
+                 "[job]\noperator = vector_add:add\nn = 1..2^62 step x2\n",
+                 NULL, 0, "s9.ini:3:", "out of range");
+    kt_registry_init(&r);
+    if (kt_registry_load_file(&r, KT_BUILTIN_PLUGIN_DIR "/gemv.so", &err))
+        fail_msg("%s", err.msg);
+    {
+        static const struct {
+            const char *text, *set, *a, *b;
+        } cases[] = {
+            {"[job]\noperator = gemv:ax\nm, n = 1024x1024x2\n", NULL,
+             "g.ini:3: [job] m, n:", "more than 2 values in a tuple"},
+            {"[job]\noperator = gemv:ax\nm, n = 1024\n", NULL,
+             "g.ini:3: [job] m, n:", "expected 2 values joined by x, found 1"},
+            {"[job]\noperator = gemv:ax\nm, n = 1..4 step x2\n", NULL,
+             "g.ini:3:", "not a range"},
+            {"[job]\noperator = gemv:ax\nm, n = 4x0\n", NULL,
+             "g.ini:3:", "n = 0 is out of range"},
+            {"[job]\noperator = gemv:ax\nm = 4\nm, n = 4x4\n", NULL,
+             "g.ini:4: [job] m, n:", "size m is set twice"},
+            {"[job]\noperator = gemv:ax\nm, k = 4x4\n", NULL,
+             "g.ini:3:", "unknown key"},
+            {"[job]\noperator = gemv:ax\nm, n = 4x4\n", "job.n=8",
+             "g.ini:3:", "a --set names only some of its sizes"},
+            {"[job]\noperator = gemv:ax\nm = 1..100 step +1\nn = 1..100 step "
+             "+1\n",
+             NULL, "g.ini:4:", "more than 1024 sizes in all"},
+        };
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+            char *sets[1] = {(char *)cases[i].set};
+            kt_job job;
+            tt_write("g.ini", cases[i].text);
+            kt_err_clear(&err);
+            if (kt_job_load("g.ini", sets, cases[i].set ? 1 : 0, &r, &job,
+                            &err) == KT_S_OK) {
+                kt_job_free(&job);
+                fail_msg("case %zu loaded", i);
+            }
+            assert_int_equal(err.status, KT_S_INPUT);
+            assert_contains(err.msg, cases[i].a);
+            assert_contains(err.msg, cases[i].b);
+        }
+    }
+    kt_registry_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -482,6 +630,8 @@ int main(void)
         cmocka_unit_test(labels_narrow_enumerations),
         cmocka_unit_test(structural_mistakes_name_the_line),
         cmocka_unit_test(job_mistakes),
+        cmocka_unit_test(size_sweeps_are_read_as_written),
+        cmocka_unit_test(size_sweep_mistakes),
         cmocka_unit_test(space_mistakes),
         cmocka_unit_test(strategy_mistakes),
         cmocka_unit_test(measure_and_output_mistakes),

@@ -1,0 +1,185 @@
+/* ktune wisdom: list a wisdom file, check it against the plugins loaded
+ * now, and show which entry an application would get (docs/wisdom.md).
+ * Needs no GPU. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app/cli.h"
+#include "core/parse.h"
+#include "tuner/wisdom.h"
+
+static const char help[] =
+    "usage: ktune wisdom show FILE\n"
+    "       ktune wisdom check FILE [--plugin FILE]...\n"
+    "       ktune wisdom select FILE OPERATOR DEVICE SIZE...\n\n"
+    "A wisdom file holds tuned answers (`ktune tune JOB --wisdom FILE`) for\n"
+    "applications to pick from at run time with libktune-select.\n\n"
+    "  show    every entry: operator, device, sizes, configuration, time\n"
+    "  check   each entry against the loaded plugins: current, stale (the\n"
+    "          plugin's version changed, or its variant or parameters are\n"
+    "          no longer valid: tune again) or unknown (plugin not loaded)\n"
+    "  select  the entry libktune-select returns for OPERATOR on DEVICE (a\n"
+    "          name, or a compute capability such as 9.0) at the sizes,\n"
+    "          given in the operator's order, and why\n\n"
+    "Exit codes: 0 fine; 1 check found stale or unknown entries, or select\n"
+    "found no wisdom; 2 a damaged file or bad arguments.\n";
+
+static void format_entry(const kt_select_entry *e, char *sizes, size_t ss,
+                         char *cfg, size_t cs)
+{
+    size_t used = 0;
+    sizes[0] = '\0';
+    for (size_t i = 0; i < e->num_sizes && used < ss; ++i)
+        used += (size_t)snprintf(sizes + used, ss - used, "%s%s=%" PRId64,
+                                 i ? " " : "", e->size_names[i], e->sizes[i]);
+    used = (size_t)snprintf(cfg, cs, "%s", e->variant);
+    for (size_t i = 0; i < e->num_params && used < cs; ++i)
+        used += (size_t)snprintf(cfg + used, cs - used, " %s=%" PRId64,
+                                 e->params[i].name, e->params[i].value);
+}
+
+static int show(const kt_select_wisdom *w, const char *path)
+{
+    size_t n = kt_select_count(w);
+    printf("%s: %zu entr%s (wisdom format %d)\n", path, n, n == 1 ? "y" : "ies",
+           KT_SELECT_FORMAT);
+    if (n)
+        printf("  %-18s %-20s %-5s %-22s %-34s %-26s %-8s %s\n", "operator",
+               "device", "cc", "sizes", "configuration", "time us [95% CI]",
+               "plugin", "date");
+    for (size_t i = 0; i < n; ++i) {
+        const kt_select_entry *e = kt_select_entry_at(w, i);
+        char sizes[256], cfg[512], t[80], cc[16];
+        format_entry(e, sizes, sizeof sizes, cfg, sizeof cfg);
+        snprintf(cc, sizeof cc, "%d.%d", e->cc_major, e->cc_minor);
+        if (isnan(e->time_us))
+            snprintf(t, sizeof t, "-");
+        else if (isnan(e->ci_lo_us))
+            snprintf(t, sizeof t, "%.3f", e->time_us);
+        else
+            snprintf(t, sizeof t, "%.3f [%.3f, %.3f]", e->time_us, e->ci_lo_us,
+                     e->ci_hi_us);
+        printf("  %-18s %-20s %-5s %-22s %-34s %-26s %-8s %s\n", e->op,
+               e->device, cc, sizes, cfg, t, e->plugin_version, e->date);
+    }
+    return KT_EXIT_OK;
+}
+
+static int check(const kt_select_wisdom *w, const char *path, char **plugins,
+                 size_t num_plugins)
+{
+    static const char *const names[] = {"current", "STALE", "unknown"};
+    size_t counts[3] = {0, 0, 0};
+    kt_registry reg;
+
+    kt_registry_init(&reg);
+    kt_cli_load_plugins(&reg, plugins, num_plugins, 1);
+    printf("%s: %zu entries against the plugins loaded now\n", path,
+           kt_select_count(w));
+    for (size_t i = 0; i < kt_select_count(w); ++i) {
+        const kt_select_entry *e = kt_select_entry_at(w, i);
+        char why[1024], sizes[256], cfg[512];
+        kt_wisdom_state s = kt_wisdom_check(&reg, e, why, sizeof why);
+        format_entry(e, sizes, sizeof sizes, cfg, sizeof cfg);
+        ++counts[s];
+        printf("  %-8s line %-4zu %s %s on %s: %s%s%s\n", names[s], e->line,
+               e->op, sizes, e->device, cfg, why[0] ? ": " : "", why);
+    }
+    printf("%zu current, %zu stale, %zu unknown\n", counts[0], counts[1],
+           counts[2]);
+    kt_registry_free(&reg);
+    return counts[1] || counts[2] ? KT_EXIT_FAILURE : KT_EXIT_OK;
+}
+
+static int select_one(const kt_select_wisdom *w, int argc, char **argv)
+{
+    static const char *const how[] = {"none", "exact", "same device, nearest",
+                                      "same compute capability, nearest"};
+    int64_t sizes[KT_SELECT_MAX_SIZES];
+    size_t n = (size_t)argc - 2;
+    kt_select_config c;
+    char s[256], cfg[512];
+    kt_err err;
+    int rc;
+
+    if (argc < 3 || n > KT_SELECT_MAX_SIZES)
+        return kt_cli_usage_error("wisdom",
+                                  "select needs OPERATOR DEVICE "
+                                  "and 1 to %d sizes",
+                                  KT_SELECT_MAX_SIZES);
+    for (size_t i = 0; i < n; ++i)
+        if (kt_parse_i64(argv[i + 2], "size", &sizes[i], &err) || sizes[i] < 1)
+            return kt_cli_usage_error("wisdom", "'%s' is not a size",
+                                      argv[i + 2]);
+    rc = kt_select(w, argv[0], argv[1], sizes, n, &c);
+    if (rc < 0)
+        return kt_cli_usage_error("wisdom", "%s", kt_select_strerror(rc));
+    if (!c.entry) {
+        printf("no wisdom for %s on %s: the application uses its defaults\n",
+               argv[0], argv[1]);
+        return KT_EXIT_FAILURE;
+    }
+    format_entry(c.entry, s, sizeof s, cfg, sizeof cfg);
+    printf("%s (line %zu: %s on %s, %s; distance %.2f factors of two)\n", cfg,
+           c.entry->line, c.entry->op, c.entry->device, s, c.distance);
+    printf("match: %s\n", how[c.match]);
+    return KT_EXIT_OK;
+}
+
+int kt_cmd_wisdom(int argc, char **argv)
+{
+    kt_select_wisdom *w = NULL;
+    char **plugins = NULL;
+    size_t num_plugins = 0;
+    const char *what, *path;
+    kt_err err;
+    int rc;
+
+    if (argc >= 2 &&
+        (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        fputs(help, stdout);
+        return KT_EXIT_OK;
+    }
+    if (argc < 3)
+        return kt_cli_usage_error("wisdom", "expected show, check or select "
+                                            "and a FILE");
+    what = argv[1];
+    path = argv[2];
+    if (strcmp(what, "show") != 0 && strcmp(what, "check") != 0 &&
+        strcmp(what, "select") != 0)
+        return kt_cli_usage_error("wisdom", "'%s' is not show, check or select",
+                                  what);
+    plugins = calloc((size_t)argc, sizeof *plugins);
+    if (!plugins)
+        return KT_EXIT_FAILURE;
+    for (int i = 3; strcmp(what, "check") == 0 && i < argc; ++i) {
+        if (strcmp(argv[i], "--plugin") == 0 && i + 1 < argc)
+            plugins[num_plugins++] = argv[++i];
+        else {
+            free(plugins);
+            return kt_cli_usage_error("wisdom", "check: unexpected '%s'",
+                                      argv[i]);
+        }
+    }
+    if (strcmp(what, "show") == 0 && argc > 3) {
+        free(plugins);
+        return kt_cli_usage_error("wisdom", "show takes one FILE");
+    }
+    kt_err_clear(&err);
+    if (kt_wisdom_open(path, &w, &err)) {
+        free(plugins);
+        return kt_cli_fail(&err);
+    }
+    if (strcmp(what, "show") == 0)
+        rc = show(w, path);
+    else if (strcmp(what, "check") == 0)
+        rc = check(w, path, plugins, num_plugins);
+    else
+        rc = select_one(w, argc - 3, argv + 3);
+    kt_select_close(w);
+    free(plugins);
+    return rc;
+}

@@ -1,0 +1,63 @@
+#include "metrics/ranges.h"
+
+#include <math.h>
+#include <string.h>
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t ls = strlen(s), lx = strlen(suffix);
+    return ls >= lx && strcmp(s + ls - lx, suffix) == 0;
+}
+
+kt_range_rule kt_range_rule_of(const char *name)
+{
+    if (ends_with(name, ".sum"))
+        return KT_RANGE_SUM;
+    if (ends_with(name, ".max"))
+        return KT_RANGE_MAX;
+    if (ends_with(name, ".min"))
+        return KT_RANGE_MIN;
+    return KT_RANGE_TIME_WEIGHTED;
+}
+
+static double combine_one(kt_range_rule rule, size_t n, size_t i, size_t ranges,
+                          const double *v, const double *w, double w_total)
+{
+    double acc = rule == KT_RANGE_MAX   ? -INFINITY
+                 : rule == KT_RANGE_MIN ? INFINITY
+                                        : 0.0;
+    for (size_t r = 0; r < ranges; ++r) {
+        double x = v[r * n + i];
+        if (isnan(x))
+            return NAN;
+        switch (rule) {
+        case KT_RANGE_SUM: acc += x; break;
+        case KT_RANGE_MAX: acc = x > acc ? x : acc; break;
+        case KT_RANGE_MIN: acc = x < acc ? x : acc; break;
+        case KT_RANGE_TIME_WEIGHTED:
+            acc += x * (w_total > 0 ? w[r] / w_total : 1.0 / (double)ranges);
+            break;
+        }
+    }
+    return acc;
+}
+
+void kt_ranges_combine(const char *const *names, size_t n, size_t ranges,
+                       const double *per_range, const double *durations,
+                       double *out)
+{
+    double w_total = 0;
+    int weights_ok = durations != NULL;
+
+    for (size_t r = 0; weights_ok && r < ranges; ++r) {
+        if (!(durations[r] >= 0))
+            weights_ok = 0;
+        else
+            w_total += durations[r];
+    }
+    if (!weights_ok)
+        w_total = 0;
+    for (size_t i = 0; i < n; ++i)
+        out[i] = combine_one(kt_range_rule_of(names[i]), n, i, ranges,
+                             per_range, durations, w_total);
+}

@@ -1,0 +1,33 @@
+/*
+ * One value per counter from several profiled ranges. The CUPTI source
+ * profiles each kernel of a launch as a range of its own (as Nsight
+ * Compute does); an operator whose launch enqueues several kernels gets
+ * one figure per counter for the whole launch: counts (".sum") add up,
+ * ".max" and ".min" keep the extreme, and every other form — percentages,
+ * ratios, rates, averages — is the mean over the ranges weighted by each
+ * range's duration, i.e. the figure over the launch's kernel time. For one
+ * range every value is the range's own.
+ */
+#ifndef KT_METRICS_RANGES_H
+#define KT_METRICS_RANGES_H
+
+#include <stddef.h>
+
+typedef enum kt_range_rule {
+    KT_RANGE_SUM = 0,
+    KT_RANGE_MAX,
+    KT_RANGE_MIN,
+    KT_RANGE_TIME_WEIGHTED
+} kt_range_rule;
+
+/* How values of counter `name` from several ranges combine. */
+kt_range_rule kt_range_rule_of(const char *name);
+
+/* out[i] from per_range[r * n + i] for r in [0, ranges), with durations[r]
+ * the weights (any unit; when they are all zero or NaN the mean is plain).
+ * A NaN value in a range makes that counter NaN. ranges >= 1. */
+void kt_ranges_combine(const char *const *names, size_t n, size_t ranges,
+                       const double *per_range, const double *durations,
+                       double *out);
+
+#endif
