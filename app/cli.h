@@ -56,6 +56,10 @@ void kt_cli_shell_quote(const char *word, char *out, size_t size);
 void kt_cli_load_plugins(kt_registry *reg, char **files, size_t num_files,
                          int quiet);
 
+/* When the job file at path declares an operator (an [operator] section,
+ * docs/declared.md), loads it into reg; its mistakes are KT_S_INPUT. */
+kt_status kt_cli_load_declared(kt_registry *reg, const char *path, kt_err *err);
+
 /* The command line as typed, recorded by main() before any getopt_long call
  * permutes argv (options move ahead of operands). Results record it. The
  * one piece of process state the CLI keeps. */

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/declared.h"
 #include "core/envrec.h"
 #include "core/parse.h"
 
@@ -190,6 +191,16 @@ void kt_cli_load_plugins(kt_registry *reg, char **files, size_t num_files,
     if (!quiet)
         for (size_t i = 0; i < reg->num_failures; ++i)
             fprintf(stderr, "ktune: plugin not loaded: %s\n", reg->failures[i]);
+}
+
+kt_status kt_cli_load_declared(kt_registry *reg, const char *path, kt_err *err)
+{
+    for (size_t i = 0; i < reg->count; ++i)
+        if (strcmp(reg->plugins[i]->path, path) == 0)
+            return KT_S_OK; /* named with --plugin too */
+    if (!kt_declared_is_declaration(path))
+        return KT_S_OK;
+    return kt_registry_load_file(reg, path, err);
 }
 
 /* One NAME=VALUE item, split; the message of a failure names the flag and

@@ -112,6 +112,10 @@ static void print_report(const kt_operator *op, const char *plugin,
         kt_format_sizes(op, sizes, sz, sizeof sz);
     }
     printf("%s: outputs poisoned, every element compared\n", sz);
+    if (r->compiled || r->compile_cache_hits)
+        printf("compiled    %u kernel(s) with NVRTC in %.3f s, %u read from "
+               "the cache\n",
+               r->compiled, r->compile_s, r->compile_cache_hits);
     printf("\n%-28s %10s %10s %10s %9s %10s %10s %8s %s %6s\n", "time (us)",
            "median", "min", "mean", "stddev", "q1", "q3", "IQR/med",
            "95% CI of median", "n");

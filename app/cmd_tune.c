@@ -834,7 +834,11 @@ int kt_cmd_tune(int argc, char **argv)
         goto done;
     }
     kt_cli_load_plugins(&reg, a.o.plugins.items, a.o.plugins.count, 0);
-    if (kt_job_load(a.config, a.o.sets.items, a.o.sets.count, &reg, &t->job,
+    /* A search reaches most kernels of a declared operator: compile them
+     * in the background (core/nvrtc.h), here and in the workers. */
+    setenv("KTUNE_NVRTC_PREFETCH", "1", 0);
+    if (kt_cli_load_declared(&reg, a.config, &err) ||
+        kt_job_load(a.config, a.o.sets.items, a.o.sets.count, &reg, &t->job,
                     &err)) {
         rc = kt_cli_fail(&err);
         goto done;

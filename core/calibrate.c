@@ -289,7 +289,7 @@ kt_status kt_calib_from_json(const json_t *j, kt_calibration *out, kt_err *err)
     return KT_S_OK;
 }
 
-static void make_parent_dirs(const char *path)
+void kt_make_parent_dirs(const char *path)
 {
     char buf[4096];
     snprintf(buf, sizeof buf, "%s", path);
@@ -325,7 +325,7 @@ kt_status kt_calib_get(kt_meter *meter, int refresh, kt_calibration *out,
     }
     if ((rc = kt_calib_run(meter, out, err)))
         return rc;
-    make_parent_dirs(path);
+    kt_make_parent_dirs(path);
     j = kt_calib_to_json(out);
     if (!j || json_dump_file(j, path, JSON_INDENT(2)) != 0)
         fprintf(stderr,

@@ -52,6 +52,12 @@ typedef struct kt_eval_result {
     kt_shape shape;
     kt_timing timing; /* when OK; samples owned, kt_eval_result_free() */
     kt_eval_phases phases;
+    /* Run-time compilation this point's verification caused (compile-time
+     * parameters, kt_host.compile): NVRTC wall time, kernels compiled,
+     * kernels read from the disk cache. Zero for precompiled kernels. */
+    double compile_s;
+    uint32_t compiled;
+    uint32_t compile_cache_hits;
 } kt_eval_result;
 
 typedef struct kt_evaluator kt_evaluator;
@@ -224,6 +230,10 @@ void kt_eval_result_free(kt_eval_result *r);
 kt_status kt_timing_copy(const kt_timing *from, kt_timing *to, kt_err *err);
 
 const char *kt_eval_status_name(kt_eval_status s);
+
+/* Whether an invalid point is so because its kernel did not compile (T4's
+ * invalidity kind "compile"): kt_host.compile's text is in the reason. */
+int kt_eval_is_compile_failure(kt_eval_status status, const char *reason);
 
 /* Maps a kt_status from verification to the result's status. */
 kt_eval_status kt_eval_status_from(kt_status s);

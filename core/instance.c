@@ -117,7 +117,18 @@ kt_status kt_instance_launch(kt_instance *in, const kt_point *pt,
     cudaError_t code;
 
     kt_services_clear_error(&in->svc);
-    prc = v->launch(in->state, kt_point_bind(in->op, pt, &bc), stream);
+    if (v->launch_shaped) {
+        /* The same shape the host checked: shape() is pure, so computing
+         * it again here costs a function call, not a second geometry. */
+        const kt_config *cfg = kt_point_bind(in->op, pt, &bc);
+        kt_shape shape;
+        memset(&shape, 0, sizeof shape);
+        shape.struct_size = sizeof shape;
+        prc = v->shape(&in->problem, cfg, &shape);
+        if (prc == KT_OK)
+            prc = v->launch_shaped(in->state, cfg, &shape, stream);
+    } else
+        prc = v->launch(in->state, kt_point_bind(in->op, pt, &bc), stream);
     code = cudaGetLastError();
     /* An error reported at launch, before anything ran, is the device
      * refusing this configuration (too many threads, too much shared

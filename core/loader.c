@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "core/declared.h"
 #include "core/param.h"
 #include "core/proc.h"
 #include "core/suggest.h"
@@ -153,7 +154,8 @@ static kt_status normalise_variant(loading *ld, kt_variant *v,
     if ((rc = check_required(ld, (const void *)v->shape, what)))
         return rc;
     snprintf(what, sizeof what, "%s ('%s').launch", where, v->id);
-    if ((rc = check_required(ld, (const void *)v->launch, what)))
+    if (!v->launch_shaped &&
+        (rc = check_required(ld, (const void *)v->launch, what)))
         return rc;
     if (v->num_params > KT_MAX_PARAMS)
         return kt_err_set(ld->err, KT_S_PLUGIN,
@@ -328,6 +330,7 @@ static void unload(kt_loaded_plugin *lp)
     free(lp->owned);
     if (lp->handle)
         dlclose(lp->handle);
+    kt_declared_free(lp->declared);
     free(lp->path);
     free(lp);
 }
@@ -469,6 +472,12 @@ const kt_loaded_plugin *kt_registry_find(const kt_registry *reg,
     return NULL;
 }
 
+static int has_so_suffix(const char *name)
+{
+    size_t n = strlen(name);
+    return n > 3 && strcmp(name + n - 3, ".so") == 0;
+}
+
 static kt_status load_file_at(kt_registry *reg, const char *path, kt_err *err)
 {
     loading ld = {NULL, path, err};
@@ -478,13 +487,23 @@ static kt_status load_file_at(kt_registry *reg, const char *path, kt_err *err)
     kt_loaded_plugin **grown;
     kt_status rc = KT_S_OK;
 
-    if (reg->probe_timeout_ms > 0 &&
+    int declared = !has_so_suffix(path) && kt_declared_is_declaration(path);
+
+    /* A declaration runs no foreign code while loading: no probe. */
+    if (!declared && reg->probe_timeout_ms > 0 &&
         (rc = probe_in_child(path, reg->probe_timeout_ms, err)))
         return rc;
     ld.lp = calloc(1, sizeof *ld.lp);
     if (!ld.lp || !(ld.lp->path = strdup(path))) {
         rc = kt_err_set(err, KT_S_NOMEM, "%s: out of memory", path);
         goto done;
+    }
+    if (declared) {
+        if ((rc = kt_declared_load(path, &ld.lp->declared, err)) ||
+            (rc = kt_declared_bind(ld.lp->declared, err)))
+            goto done;
+        raw = &ld.lp->declared->plugin;
+        goto loaded;
     }
     dlerror();
     ld.lp->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
@@ -512,6 +531,7 @@ static kt_status load_file_at(kt_registry *reg, const char *path, kt_err *err)
                         path, KT_PLUGIN_ENTRY_SYMBOL);
         goto done;
     }
+loaded:
     if ((rc = normalise_plugin(&ld, raw)))
         goto done;
     dup = kt_registry_find(reg, ld.lp->desc.name);
@@ -552,12 +572,6 @@ kt_status kt_registry_load_file(kt_registry *reg, const char *path, kt_err *err)
 static int compare_names(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static int has_so_suffix(const char *name)
-{
-    size_t n = strlen(name);
-    return n > 3 && strcmp(name + n - 3, ".so") == 0;
 }
 
 void kt_registry_load_dir(kt_registry *reg, const char *dir, int required)

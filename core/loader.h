@@ -25,6 +25,9 @@ typedef struct kt_loaded_plugin {
     kt_plugin desc; /* normalised; desc.operators points into owned memory */
     void **owned;   /* allocations behind the normalised arrays */
     size_t num_owned;
+    /* A declared operator (core/declared.h) instead of a shared object:
+     * handle is NULL and this owns the declaration. */
+    struct kt_declared *declared;
 } kt_loaded_plugin;
 
 typedef struct kt_registry {
@@ -49,8 +52,10 @@ void kt_registry_init(kt_registry *reg);
 /* Unloads every plugin and frees the registry's memory. */
 void kt_registry_free(kt_registry *reg);
 
-/* Loads one plugin file. On failure nothing is added and err says why,
- * starting with the file name. */
+/* Loads one plugin file: a shared object (*.so), or a declaration (an INI
+ * file with an [operator] section, core/declared.h). On failure nothing is
+ * added and err says why, starting with the file name (KT_S_INPUT for a
+ * declaration's mistakes). */
 kt_status kt_registry_load_file(kt_registry *reg, const char *path,
                                 kt_err *err);
 

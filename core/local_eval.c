@@ -10,6 +10,7 @@
 #include "core/feasible.h"
 #include "core/gpu.h"
 #include "core/instance.h"
+#include "core/nvrtc.h"
 #include "core/verify.h"
 
 /* A point's verification outcome, kept for the evaluator's lifetime. */
@@ -18,6 +19,7 @@ typedef struct verdict {
     kt_eval_status status;
     char reason[1024];
     kt_shape shape;
+    kt_nvrtc_stats compile; /* what verifying it compiled */
 } verdict;
 
 typedef struct local_eval {
@@ -54,6 +56,12 @@ const char *kt_eval_status_name(kt_eval_status s)
     case KT_EVAL_TIMEOUT: return "timeout";
     }
     return "unknown";
+}
+
+int kt_eval_is_compile_failure(kt_eval_status status, const char *reason)
+{
+    return status == KT_EVAL_INVALID && reason &&
+           strstr(reason, KT_COMPILE_FAILED) != NULL;
 }
 
 kt_eval_status kt_eval_status_from(kt_status s)
@@ -137,6 +145,7 @@ static kt_status verify_cached(local_eval *le, const kt_point *pt,
 {
     verdict *v = find_verdict(le, pt), *grown;
     double t0 = kt_clock_seconds(), setup0 = le->verifier.setup_s;
+    kt_nvrtc_stats before, after;
     kt_err verr;
     kt_status rc;
 
@@ -152,6 +161,7 @@ static kt_status verify_cached(local_eval *le, const kt_point *pt,
     memset(v, 0, sizeof *v);
     v->point = *pt;
     kt_err_clear(&verr);
+    kt_nvrtc_stats_get(&before);
     if ((rc = kt_point_validate(le->spec.op, pt, &verr)) == KT_S_OK &&
         (rc = kt_point_feasible(le->spec.op, &le->inst.problem, pt, &v->shape,
                                 &verr)) == KT_S_OK)
@@ -161,6 +171,10 @@ static kt_status verify_cached(local_eval *le, const kt_point *pt,
         ph->setup_s = le->verifier.setup_s - setup0;
         ph->verify_s = kt_clock_seconds() - t0 - ph->setup_s;
     }
+    kt_nvrtc_stats_get(&after);
+    v->compile.compiled = after.compiled - before.compiled;
+    v->compile.cache_hits = after.cache_hits - before.cache_hits;
+    v->compile.seconds = after.seconds - before.seconds;
     v->status = kt_eval_status_from(rc);
     snprintf(v->reason, sizeof v->reason, "%s", rc ? verr.msg : "");
     *out = v;
@@ -212,6 +226,9 @@ static kt_status local_evaluate(kt_evaluator *ev, const kt_point *pts, size_t n,
         }
         out[i].status = v->status;
         out[i].shape = v->shape;
+        out[i].compile_s = v->compile.seconds;
+        out[i].compiled = (uint32_t)v->compile.compiled;
+        out[i].compile_cache_hits = (uint32_t)v->compile.cache_hits;
         snprintf(out[i].reason, sizeof out[i].reason, "%s", v->reason);
         if (v->status != KT_EVAL_OK)
             continue;
@@ -284,6 +301,7 @@ static void local_close(kt_evaluator *ev)
     if (!le->lost)
         kt_instance_teardown(&le->inst);
     kt_meter_close(&le->meter);
+    kt_nvrtc_prefetch_stop(); /* compilations nobody will take */
     free(le->verdicts);
     free(le);
 }
@@ -362,6 +380,21 @@ static kt_status kernel_info(local_eval *le, const kt_shape *shape,
     return KT_S_OK;
 }
 
+/* The verified shape, with the kernel the variant names once it ran when
+ * shape() could not (a kernel compiled at run time). */
+static const kt_shape *profiled_shape(local_eval *le, const kt_point *pt,
+                                      const kt_shape *verified, kt_shape *out)
+{
+    const kt_variant *v = &le->spec.op->variants[pt->variant];
+    kt_bound_config bc;
+
+    *out = *verified;
+    if (!out->kernel && v->kernel_of)
+        out->kernel =
+            v->kernel_of(le->inst.state, kt_point_bind(le->spec.op, pt, &bc));
+    return out;
+}
+
 static kt_status local_profile(kt_evaluator *ev, const kt_point *pt,
                                const kt_profile_request *req,
                                kt_profile_result *out, kt_err *err)
@@ -372,6 +405,7 @@ static kt_status local_profile(kt_evaluator *ev, const kt_point *pt,
     kt_counter_target target = {le->gpu.ordinal, profile_prepare,
                                 profile_launch, profile_wait, &ctx};
     verdict *v = NULL;
+    kt_shape shape;
     kt_err cerr;
     kt_status rc;
 
@@ -406,7 +440,8 @@ static kt_status local_profile(kt_evaluator *ev, const kt_point *pt,
     /* Attributes are a report's extra: a kernel pointer the runtime does not
      * know leaves them out (and its error must not be taken for the next
      * launch's), only a lost context stops the profile. */
-    if ((rc = kernel_info(le, &v->shape, &out->kernel, &cerr))) {
+    if ((rc = kernel_info(le, profiled_shape(le, pt, &v->shape, &shape),
+                          &out->kernel, &cerr))) {
         if (rc == KT_S_EXEC) {
             le->lost = 1;
             return kt_err_set(err, rc, "%s", cerr.msg);

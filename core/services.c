@@ -11,6 +11,7 @@
 #include "core/clock.h"
 #include "core/cuda_check.h"
 #include "core/kernels.h"
+#include "core/nvrtc.h"
 #include "core/rng.h"
 
 static kt_services *self(const kt_host *host)
@@ -368,6 +369,44 @@ static int host_check_f32_device(const kt_host *host, const char *name,
                              rtol, atol, svc->error, sizeof svc->error);
 }
 
+/* Compile-time parameters: one NVRTC compilation per distinct kernel and
+ * options, for the architecture of the device in use. */
+static int host_compile(const kt_host *host, const kt_jit_request *req,
+                        const void **kernel)
+{
+    kt_services *svc = self(host);
+    kt_jit_request r;
+    kt_nvrtc_request nr;
+    kt_nvrtc_output out;
+    char arch[32], first[512];
+    kt_err err;
+    int rc = KT_OK;
+
+    *kernel = NULL;
+    memset(&r, 0, sizeof r);
+    memcpy(&r, req, req->struct_size < sizeof r ? req->struct_size : sizeof r);
+    if (!r.source || !r.kernel)
+        return host_error(host, "compile: source or kernel is NULL");
+    kt_nvrtc_arch(svc->gpu->dev.cc_major, svc->gpu->dev.cc_minor, arch,
+                  sizeof arch);
+    nr = (kt_nvrtc_request){r.source,  r.source_name ? r.source_name : "jit.cu",
+                            r.kernel,  arch,
+                            r.options, r.num_options};
+    if (kt_nvrtc_compile(&nr, &out, &err))
+        rc = host_error(host, "compile %s: %s", r.kernel, err.msg);
+    else if (!out.compiled) {
+        kt_nvrtc_first_error(out.log, first, sizeof first);
+        host_log(host, KT_LOG_DEBUG, "compiling %s:\n%s", r.kernel, out.log);
+        host_error(host, "%s " KT_COMPILE_FAILED "%s", r.kernel, first);
+        rc = KT_INVALID;
+    } else if (kt_nvrtc_load(&out, kernel, &err)) {
+        host_error(host, "compile: loading %s: %s", r.kernel, err.msg);
+        rc = err.status == KT_S_INVALID ? KT_INVALID : KT_FAIL;
+    }
+    kt_nvrtc_output_free(&out);
+    return rc;
+}
+
 void kt_services_init(kt_services *svc, const kt_gpu *gpu, uint64_t seed,
                       int log_level, int host_only)
 {
@@ -390,6 +429,7 @@ void kt_services_init(kt_services *svc, const kt_gpu *gpu, uint64_t seed,
     svc->host.log = host_log;
     svc->host.error = host_error;
     svc->host.host_private = svc;
+    svc->host.compile = host_compile;
 }
 
 kt_status kt_services_poison_outputs(kt_services *svc, cudaStream_t stream,

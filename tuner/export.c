@@ -203,6 +203,13 @@ json_t *kt_export_summary(const kt_tune_facts *f, const kt_tune_result *r,
         json_object_set(root, "environment", f->environment);
     if (f->journal)
         json_object_set_new(root, "journal", json_string(f->journal));
+    if (r->compiled || r->compile_cache_hits || r->compile_failed)
+        json_object_set_new(root, "compilation",
+                            json_pack("{s:f,s:I,s:I,s:I}", "seconds",
+                                      r->compile_s, "compiled",
+                                      (json_int_t)r->compiled, "cache_hits",
+                                      (json_int_t)r->compile_cache_hits,
+                                      "failed", (json_int_t)r->compile_failed));
     json_object_set_new(
         root, "overhead",
         json_pack(
@@ -404,7 +411,9 @@ static const char *t4_invalidity(const kt_tune_entry *e)
 {
     switch (e->status) {
     case KT_EVAL_OK: return "correct";
-    case KT_EVAL_INVALID: return "constraints";
+    case KT_EVAL_INVALID:
+        return kt_eval_is_compile_failure(e->status, e->reason) ? "compile"
+                                                                : "constraints";
     case KT_EVAL_MISMATCH: return "correctness";
     case KT_EVAL_TIMEOUT: return "timeout";
     default: return "runtime";
@@ -434,6 +443,9 @@ json_t *kt_export_t4_json(const kt_tune_facts *f, const kt_tune_result *r)
                     : json_integer(e->point.values[p]));
         }
         meas = json_array();
+        if (e->compiled || e->compile_cache_hits)
+            json_object_set_new(times, "compilation",
+                                json_real(e->compile_s * 1e3));
         if (e->status == KT_EVAL_OK) {
             const kt_timing *t = &e->timing;
             json_t *runtimes = json_array();

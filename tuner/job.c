@@ -8,9 +8,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/iniloc.h"
 #include "core/parse.h"
 #include "core/suggest.h"
-#include "tuner/iniloc.h"
 #include "tuner/sizespec.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -117,6 +117,21 @@ static const char *value_of(const loader *ld, const char *section,
     char full[160];
     snprintf(full, sizeof full, "%s:%s", section, key);
     return iniparser_getstring(ld->ini, full, NULL);
+}
+
+/* [operator] and [variant.ID] declare the operator the job tunes; the
+ * declaration's own loader (core/declared.c) checks them. */
+static int is_declaration_section(const char *s)
+{
+    return strcmp(s, "operator") == 0 || strncmp(s, "variant.", 8) == 0;
+}
+
+/* The operator a job's own declaration names: its [operator] name. */
+static const char *declared_spec(const loader *ld)
+{
+    return iniparser_find_entry(ld->ini, "operator")
+               ? value_of(ld, "operator", "name")
+               : NULL;
 }
 
 /* The keys of a section without the "section:" prefix, in file order. */
@@ -375,6 +390,8 @@ static kt_status read_job(loader *ld, const kt_registry *reg)
     size_t n, nk = 0;
     kt_status rc = KT_S_OK;
 
+    if (!spec || !*spec)
+        spec = declared_spec(ld); /* the job's own [operator] */
     if (!spec || !*spec)
         return bad(ld, "job", "operator",
                    "missing: name what to tune, e.g. operator = "
@@ -800,45 +817,6 @@ static kt_status read_metrics(loader *ld)
 
 /* ------------------------------------------------------------ loading */
 
-/* iniparser reports syntax errors through a callback with no context
- * pointer: the message is kept here and turned into path:line. */
-static char syntax_message[1024];
-
-static int capture(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int capture(const char *fmt, ...)
-{
-    size_t used = strlen(syntax_message);
-    va_list ap;
-    va_start(ap, fmt);
-    if (used + 1 < sizeof syntax_message)
-        vsnprintf(syntax_message + used, sizeof syntax_message - used, fmt, ap);
-    va_end(ap);
-    return 0;
-}
-
-static kt_status syntax_error(const loader *ld)
-{
-    const char *paren = strrchr(syntax_message, '(');
-    const char *arrow = strstr(syntax_message, "-> ");
-    char text[256] = "";
-    int line = 0;
-
-    if (paren)
-        sscanf(paren, "(%d)", &line);
-    if (arrow) {
-        snprintf(text, sizeof text, "%s", arrow + 3);
-        text[strcspn(text, "\r\n")] = '\0';
-    }
-    if (line > 0)
-        return kt_err_set(ld->err, KT_S_INPUT,
-                          "%s:%d: cannot read '%s': expected [section], "
-                          "key = value, or a comment (; or #)",
-                          ld->job->path, line, text);
-    return kt_err_set(ld->err, KT_S_INPUT, "%s: not a readable INI file: %s",
-                      ld->job->path, syntax_message);
-}
-
 static kt_status apply_overrides(loader *ld, char *const *sets, size_t n)
 {
     ld->overrides = calloc(n ? n : 1, sizeof *ld->overrides);
@@ -880,7 +858,8 @@ static kt_status check_sections(const loader *ld)
     for (int i = 0; i < n; ++i) {
         const char *s = iniparser_getsecname(ld->ini, i);
         char hint[256];
-        if (is_one_of(s, section_names, COUNT(section_names)))
+        if (is_one_of(s, section_names, COUNT(section_names)) ||
+            is_declaration_section(s))
             continue;
         kt_suggest(s, section_names, COUNT(section_names), hint, sizeof hint);
         {
@@ -919,17 +898,8 @@ kt_status kt_job_load(const char *path, char *const *sets, size_t num_sets,
     kt_job_protocol_defaults(&job->protocol);
     if ((rc = kt_iniloc_scan(path, &ld.loc, err)))
         goto done;
-    syntax_message[0] = '\0';
-    iniparser_set_error_callback(capture);
-    ld.ini = iniparser_load(path);
-    iniparser_set_error_callback(NULL);
-    if (!ld.ini) {
-        rc = syntax_message[0]
-                 ? syntax_error(&ld)
-                 : kt_err_set(err, KT_S_IO, "%s: cannot read", path);
-        goto done;
-    }
-    if ((rc = apply_overrides(&ld, sets, num_sets)) ||
+    if ((rc = kt_ini_load(path, &ld.ini, err)) ||
+        (rc = apply_overrides(&ld, sets, num_sets)) ||
         (rc = check_sections(&ld)) || (rc = read_job(&ld, reg)) ||
         (rc = read_space(&ld)) || (rc = read_strategy(&ld)) ||
         (rc = read_measure(&ld)) || (rc = read_output(&ld)) ||

@@ -406,6 +406,13 @@ void kt_summary_print(FILE *out, const kt_tune_facts *f,
     if (r->from_journal)
         fprintf(out, ", %zu from the journal", r->from_journal);
     fprintf(out, "\n");
+    if (r->compiled || r->compile_cache_hits || r->compile_failed)
+        fprintf(out,
+                "compiled %zu kernel(s) with NVRTC (%.2f s of compile time, "
+                "outside the measured regions), %zu read from the cache, %zu "
+                "did not compile\n",
+                r->compiled, r->compile_s, r->compile_cache_hits,
+                r->compile_failed);
     if (f->journal)
         fprintf(out, "journal %s\n", f->journal);
     if (r->has_best)

@@ -259,6 +259,13 @@ static kt_status add_entry(kt_tune *t, const kt_point *pt, uint64_t index,
     e->from_journal = from_journal;
     e->elapsed_s = run_clock(t);
     e->when = time(NULL);
+    e->compile_s = r->compile_s;
+    e->compiled = r->compiled;
+    e->compile_cache_hits = r->compile_cache_hits;
+    res->compile_s += r->compile_s;
+    res->compiled += r->compiled;
+    res->compile_cache_hits += r->compile_cache_hits;
+    res->compile_failed += kt_eval_is_compile_failure(r->status, r->reason);
     if (r->status == KT_EVAL_OK &&
         (rc = kt_timing_copy(&r->timing, &e->timing, err)))
         return rc;
@@ -421,6 +428,9 @@ static kt_status run_call(kt_tune *t, const char *purpose, const kt_point *pts,
             out[i].shape = e[i].result.shape;
             snprintf(out[i].reason, sizeof out[i].reason, "%s",
                      e[i].result.reason);
+            out[i].compile_s = e[i].result.compile_s;
+            out[i].compiled = e[i].result.compiled;
+            out[i].compile_cache_hits = e[i].result.compile_cache_hits;
             if (e[i].result.status == KT_EVAL_OK &&
                 (rc = kt_timing_copy(&e[i].result.timing, &out[i].timing, err)))
                 return rc;

@@ -88,6 +88,9 @@ typedef struct kt_tune_entry {
     double elapsed_s; /* the run's clock when it was evaluated */
     time_t when;
     kt_profiling_point *profile; /* NULL: not profiled; owned */
+    /* Run-time compilation of its kernel (kt_eval_result's fields). */
+    double compile_s;
+    uint32_t compiled, compile_cache_hits;
 } kt_tune_entry;
 
 /* One adopted change of the one-at-a-time path. */
@@ -157,6 +160,11 @@ typedef struct kt_tune_result {
     kt_eval_phases phases;
     double journal_s;
     double open_s, calibration_s;
+    /* Run-time compilation over the entries: NVRTC seconds, kernels
+     * compiled, read from the cache, and points whose kernel did not
+     * compile (invalid, kind "compile"). */
+    double compile_s;
+    size_t compiled, compile_cache_hits, compile_failed;
 } kt_tune_result;
 
 /* Runs cfg->strategy, then the closing re-measurement. Non-OK only when the

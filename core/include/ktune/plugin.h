@@ -165,6 +165,18 @@ typedef enum kt_log_level {
     KT_LOG_DEBUG = 3
 } kt_log_level;
 
+/* ABI 1.1: one kernel to compile at run time (kt_host.compile). */
+typedef struct kt_jit_request {
+    uint32_t struct_size;
+    uint32_t num_options;
+    const char *source;      /* CUDA C++ text, kept until compile returns */
+    const char *source_name; /* names the source in the compiler's log */
+    /* The kernel as a name expression: "scale" or "tiled<32, 1>"; template
+     * arguments are how compile-time parameters reach the code. */
+    const char *kernel;
+    const char *const *options; /* e.g. "-DTILE=32"; may be NULL if 0 */
+} kt_jit_request;
+
 typedef struct kt_host kt_host;
 struct kt_host {
     uint32_t struct_size;
@@ -239,6 +251,17 @@ struct kt_host {
      * under `--verify host` (the host path, inputs made on the host). */
     int (*random_f32_device)(const kt_host *host, uint64_t stream,
                              float *dev_dst, size_t count, float lo, float hi);
+
+    /* Compiles req->kernel with NVRTC for the device in use (cached on disk by
+     * source, options, architecture and NVRTC version) and loads it:
+     * *kernel is a cudaKernel_t, for cudaLaunchKernel((const void *)
+     * kernel, ...) and as kt_shape.kernel. KT_INVALID when the source does
+     * not compile (the log is the error text: the point is invalid, kind
+     * "compile"), KT_FAIL otherwise. Call it outside launch() or on the
+     * first launch of a configuration (verification runs it untimed);
+     * kernels stay loaded for the process. */
+    int (*compile)(const kt_host *host, const kt_jit_request *req,
+                   const void **kernel);
 };
 
 /* 1 when the host table has `member` (an appended service) and it is
@@ -276,6 +299,19 @@ typedef struct kt_variant {
     /* ABI 1.1: KT_VARIANT_* bits; 0 (and plugins older than 1.1): none. */
     uint32_t flags;
     uint32_t reserved;
+
+    /* ABI 1.1, optional: like launch, with the shape the host already
+     * computed from shape() for this problem and configuration, so the
+     * geometry is written once. When set, the host calls it instead of
+     * launch (which may then be NULL). */
+    int (*launch_shaped)(void *state, const kt_config *config,
+                         const kt_shape *shape, void *stream);
+
+    /* ABI 1.1, optional: the kernel a configuration launches when shape()
+     * cannot name it (one compiled at run time), for attribute and
+     * occupancy queries; called only after the configuration verified on
+     * this state. NULL when unknown. */
+    const void *(*kernel_of)(void *state, const kt_config *config);
 } kt_variant;
 
 enum {
@@ -357,7 +393,8 @@ KT_STATIC_ASSERT(sizeof(kt_size_desc) == 48, "kt_size_desc layout");
 KT_STATIC_ASSERT(sizeof(kt_problem) == 32, "kt_problem layout");
 KT_STATIC_ASSERT(sizeof(kt_shape) == 40, "kt_shape layout");
 KT_STATIC_ASSERT(sizeof(kt_work) == 32, "kt_work layout");
-KT_STATIC_ASSERT(sizeof(kt_variant) == 64, "kt_variant layout");
+KT_STATIC_ASSERT(sizeof(kt_variant) == 80, "kt_variant layout");
+KT_STATIC_ASSERT(sizeof(kt_jit_request) == 40, "kt_jit_request layout");
 KT_STATIC_ASSERT(sizeof(kt_operator) == 88, "kt_operator layout");
 KT_STATIC_ASSERT(sizeof(kt_plugin) == 88, "kt_plugin layout");
 #endif
@@ -728,6 +765,45 @@ static inline int kt_verify_nothing(void *state, const kt_config *config,
     (void)config;
     (void)variant;
     return KT_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* ABI 1.1 lifecycle helpers (header-only, built on kt_host).               */
+
+/* A host-owned device input of count floats, uniform in [lo, hi) from the
+ * problem's seed and `stream`, uploaded. With host_copy, *host_copy gets
+ * the values (malloc'ed; the plugin frees it, e.g. after computing its
+ * reference); otherwise they are freed here. */
+static inline int kt_input_f32(const kt_host *host, const char *name,
+                               size_t count, uint64_t stream, float lo,
+                               float hi, float **dev, float **host_copy)
+{
+    float *h = (float *)malloc(count * sizeof(float) + 1);
+    int rc;
+    if (host_copy)
+        *host_copy = NULL;
+    if (!h)
+        return host->error(host, "%s: out of host memory for %zu floats", name,
+                           count);
+    host->random_f32(host, stream, h, count, lo, hi);
+    rc = host->alloc_device(host, count * sizeof(float), KT_MEM_INPUT, name,
+                            (void **)dev);
+    if (rc == KT_OK)
+        rc = host->upload(host, *dev, h, count * sizeof(float));
+    if (rc == KT_OK && host_copy)
+        *host_copy = h;
+    else
+        free(h);
+    return rc;
+}
+
+/* A host-owned device output of count floats (poisoned before every
+ * verification). */
+static inline int kt_output_f32(const kt_host *host, const char *name,
+                                size_t count, float **dev)
+{
+    return host->alloc_device(host, count * sizeof(float), KT_MEM_OUTPUT, name,
+                              (void **)dev);
 }
 
 #ifdef __cplusplus

@@ -10,6 +10,7 @@
 #ifndef KT_INILOC_H
 #define KT_INILOC_H
 
+#include <iniparser.h>
 #include <stddef.h>
 
 #include "core/error.h"
@@ -36,5 +37,11 @@ kt_status kt_iniloc_scan(const char *path, kt_iniloc *loc, kt_err *err);
 int kt_iniloc_line(const kt_iniloc *loc, const char *section, const char *key);
 
 void kt_iniloc_free(kt_iniloc *loc);
+
+/* iniparser_load() with its syntax errors as KT_S_INPUT "path:line: cannot
+ * read '...'" (iniparser reports them through a process-wide callback, so
+ * not thread-safe); KT_S_IO when the file cannot be read. The caller frees
+ * *out with iniparser_freedict(). */
+kt_status kt_ini_load(const char *path, dictionary **out, kt_err *err);
 
 #endif

@@ -1,7 +1,8 @@
-#include "tuner/iniloc.h"
+#include "core/iniloc.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,4 +130,56 @@ void kt_iniloc_free(kt_iniloc *loc)
     free(loc->path);
     free(loc->entries);
     memset(loc, 0, sizeof *loc);
+}
+
+/* iniparser reports syntax errors through a callback with no context
+ * pointer: the message is kept here and turned into path:line. */
+static char syntax_message[1024];
+
+static int capture(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int capture(const char *fmt, ...)
+{
+    size_t used = strlen(syntax_message);
+    va_list ap;
+    va_start(ap, fmt);
+    if (used + 1 < sizeof syntax_message)
+        vsnprintf(syntax_message + used, sizeof syntax_message - used, fmt, ap);
+    va_end(ap);
+    return 0;
+}
+
+static kt_status syntax_error(const char *path, kt_err *err)
+{
+    const char *paren = strrchr(syntax_message, '(');
+    const char *arrow = strstr(syntax_message, "-> ");
+    char text[256] = "";
+    int line = 0;
+
+    if (paren)
+        sscanf(paren, "(%d)", &line);
+    if (arrow) {
+        snprintf(text, sizeof text, "%s", arrow + 3);
+        text[strcspn(text, "\r\n")] = '\0';
+    }
+    if (line > 0)
+        return kt_err_set(err, KT_S_INPUT,
+                          "%s:%d: cannot read '%s': expected [section], "
+                          "key = value, or a comment (; or #)",
+                          path, line, text);
+    return kt_err_set(err, KT_S_INPUT, "%s: not a readable INI file: %s", path,
+                      syntax_message);
+}
+
+kt_status kt_ini_load(const char *path, dictionary **out, kt_err *err)
+{
+    syntax_message[0] = '\0';
+    iniparser_set_error_callback(capture);
+    *out = iniparser_load(path);
+    iniparser_set_error_callback(NULL);
+    if (*out)
+        return KT_S_OK;
+    return syntax_message[0]
+               ? syntax_error(path, err)
+               : kt_err_set(err, KT_S_IO, "%s: cannot read", path);
 }

@@ -1,0 +1,785 @@
+/*
+ * The callbacks of declared operators (core/declared.h). The plugin ABI's
+ * callbacks carry no pointer back to their descriptor (work() and shape()
+ * get only the problem and configuration), so each declaration is bound to
+ * one of KT_DECL_MAX_OPERATORS slots of generated functions that know
+ * their slot and variant index.
+ */
+#include <cuda_runtime_api.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/declared.h"
+#include "core/nvrtc.h"
+
+static kt_declared *g_slots[KT_DECL_MAX_OPERATORS];
+
+/* A compiled kernel of one configuration (its compile-time values). */
+typedef struct memo {
+    int64_t values[KT_MAX_PARAMS];
+    const void *kernel;
+    size_t smem_set; /* dynamic shared memory allowed so far */
+} memo;
+
+typedef union scalar {
+    void *p;
+    int32_t i32;
+    int64_t i64;
+    uint32_t u32;
+    uint64_t u64;
+    float f32;
+    double f64;
+} scalar;
+
+typedef struct state {
+    const kt_declared *d;
+    const kt_host *host;
+    int64_t sizes[KT_MAX_SIZES];
+    void *dev[KT_DECL_MAX_BUFFERS];
+    size_t count[KT_DECL_MAX_BUFFERS];
+    double *want[KT_DECL_MAX_BUFFERS];     /* outputs: the reference */
+    double *want_dev[KT_DECL_MAX_BUFFERS]; /* the same on the device */
+    void *inputs[KT_DECL_MAX_BUFFERS];     /* host copies, for reset() */
+    scalar argval[KT_DECL_MAX_ARGS];
+    void *argv[KT_DECL_MAX_ARGS];
+    memo *memos[KT_DECL_MAX_VARIANTS];
+    size_t num_memos[KT_DECL_MAX_VARIANTS];
+} state;
+
+static kt_status eval_op(const kt_declared *d, const kt_expr *e,
+                         const int64_t *sizes, int64_t *out, kt_err *err)
+{
+    return kt_declared_eval(NULL, e, sizes, d->num_sizes, NULL, out, err);
+}
+
+/* ------------------------------------------------------------ pure */
+
+static int d_work(const kt_declared *d, const kt_problem *p, kt_work *out)
+{
+    double rd = 0, wr = 0;
+    int64_t x;
+
+    for (size_t i = 0; i < d->num_buffers; ++i) {
+        const kt_decl_buffer *b = &d->buffers[i];
+        if (eval_op(d, b->count, p->sizes, &x, NULL))
+            return KT_FAIL;
+        if (b->role == KT_MEM_INPUT)
+            rd += (double)x * (double)kt_decl_type_size(b->type);
+        else if (b->role == KT_MEM_OUTPUT)
+            wr += (double)x * (double)kt_decl_type_size(b->type);
+    }
+    /* Each input read once and each output written once, unless said. */
+    if (d->bytes_read && !eval_op(d, d->bytes_read, p->sizes, &x, NULL))
+        rd = (double)x;
+    if (d->bytes_written && !eval_op(d, d->bytes_written, p->sizes, &x, NULL))
+        wr = (double)x;
+    out->bytes_read = rd;
+    out->bytes_written = wr;
+    out->flops = 0;
+    if (d->flops && eval_op(d, d->flops, p->sizes, &x, NULL) == KT_S_OK)
+        out->flops = (double)x;
+    return KT_OK;
+}
+
+static int dim_of(const kt_decl_variant *v, kt_expr *const *e,
+                  const kt_problem *p, const kt_config *c, uint32_t *out,
+                  char *why, size_t why_size)
+{
+    kt_err err;
+    for (int k = 0; k < 3; ++k) {
+        int64_t x = 1;
+        if (e[k] && kt_declared_eval(v, e[k], p->sizes, p->num_sizes, c->values,
+                                     &x, &err)) {
+            snprintf(why, why_size, "[%s]: %s", v->section, err.msg);
+            return KT_INVALID;
+        }
+        if (x < 1 || x > UINT32_MAX) {
+            snprintf(why, why_size, "[%s]: '%s' is %lld, expected 1..2^32-1",
+                     v->section, kt_expr_text(e[k]), (long long)x);
+            return KT_INVALID;
+        }
+        out[k] = (uint32_t)x;
+    }
+    return KT_OK;
+}
+
+static int d_shape(const kt_declared *d, size_t vi, const kt_problem *p,
+                   const kt_config *c, kt_shape *out)
+{
+    const kt_decl_variant *v = &d->variants[vi];
+    char why[512];
+    int64_t smem = 0;
+    kt_err err;
+
+    if (dim_of(v, v->block, p, c, out->block, why, sizeof why) ||
+        dim_of(v, v->grid, p, c, out->grid, why, sizeof why))
+        return KT_INVALID;
+    if (v->smem && (kt_declared_eval(v, v->smem, p->sizes, p->num_sizes,
+                                     c->values, &smem, &err) ||
+                    smem < 0 || smem > UINT32_MAX))
+        return KT_INVALID;
+    out->dynamic_smem_bytes = (uint32_t)smem;
+    out->kernel = NULL; /* compiled on first launch; see d_launch */
+    return KT_OK;
+}
+
+static int d_check(const kt_declared *d, size_t vi, const kt_problem *p,
+                   const kt_config *c, char *why, size_t why_size)
+{
+    const kt_decl_variant *v = &d->variants[vi];
+    int64_t ok = 1;
+    kt_err err;
+
+    if (!v->require)
+        return KT_OK;
+    if (kt_declared_eval(v, v->require, p->sizes, p->num_sizes, c->values, &ok,
+                         &err)) {
+        snprintf(why, why_size, "[%s] require: %s", v->section, err.msg);
+        return KT_INVALID;
+    }
+    if (!ok) {
+        snprintf(why, why_size, "[%s] require: '%s' is false", v->section,
+                 kt_expr_text(v->require));
+        return KT_INVALID;
+    }
+    return KT_OK;
+}
+
+/* ---------------------------------------------------------- kernels */
+
+static int find_kernel(state *st, size_t vi, const int64_t *values, size_t smem,
+                       const void **kernel)
+{
+    const kt_declared *d = st->d;
+    const kt_decl_variant *v = &d->variants[vi];
+    const kt_host *h = st->host;
+    int64_t key[KT_MAX_PARAMS] = {0};
+    size_t nv = v->num_names - d->num_sizes;
+    memo *m = NULL, *grown;
+    kt_jit_request req;
+    kt_decl_request b;
+    kt_err err;
+    int rc;
+
+    /* Configurations that differ only in run-time values share a kernel. */
+    for (size_t i = 0; i < nv; ++i)
+        if (v->compile_time_mask >> i & 1)
+            key[i] = values[i];
+    for (size_t i = 0; i < st->num_memos[vi] && !m; ++i)
+        if (memcmp(st->memos[vi][i].values, key, sizeof key) == 0)
+            m = &st->memos[vi][i];
+    if (!m) {
+        if (!KT_HOST_HAS(h, compile) || !h->compile)
+            return h->error(h, "this ktune cannot compile kernels");
+        if (kt_declared_request(d, vi, st->sizes, values, &b, &err)) {
+            free(b.src);
+            return h->error(h, "[%s]: %s", v->section, err.msg);
+        }
+        req = (kt_jit_request){sizeof req, (uint32_t)b.num_opts,
+                               b.src,      d->source_name,
+                               b.name,     b.opts};
+        rc = h->compile(h, &req, kernel);
+        free(b.src);
+        if (rc != KT_OK)
+            return rc;
+        grown = realloc(st->memos[vi], (st->num_memos[vi] + 1) * sizeof *grown);
+        if (!grown)
+            return h->error(h, "out of memory");
+        st->memos[vi] = grown;
+        m = &grown[st->num_memos[vi]++];
+        memset(m, 0, sizeof *m);
+        memcpy(m->values, key, sizeof key);
+        m->kernel = *kernel;
+    }
+    /* Above the default 48 KiB a kernel must opt in, once. */
+    if (smem > (size_t)h->device->shared_mem_per_block && smem > m->smem_set) {
+        cudaError_t code = cudaFuncSetAttribute(
+            m->kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+        if (code != cudaSuccess) {
+            h->error(h, "cudaFuncSetAttribute(%zu bytes of shared memory): %s",
+                     smem, cudaGetErrorString(code));
+            return KT_INVALID;
+        }
+        m->smem_set = smem;
+    }
+    *kernel = m->kernel;
+    return KT_OK;
+}
+
+static int enqueue(state *st, size_t vi, const int64_t *values,
+                   const kt_shape *shape, void *stream)
+{
+    const void *kernel = NULL;
+    int rc = find_kernel(st, vi, values, shape->dynamic_smem_bytes, &kernel);
+    dim3 grid = {shape->grid[0], shape->grid[1], shape->grid[2]};
+    dim3 block = {shape->block[0], shape->block[1], shape->block[2]};
+
+    if (rc != KT_OK)
+        return rc;
+    /* An error here is also the runtime's last error, which the host reads
+     * and classifies (refused launch or fault). */
+    (void)cudaLaunchKernel(kernel, grid, block, st->argv,
+                           shape->dynamic_smem_bytes, (cudaStream_t)stream);
+    return KT_OK;
+}
+
+/* The kernel a verified configuration launched (no compiling here). */
+static const void *d_kernel_of(size_t vi, void *s, const kt_config *c)
+{
+    state *st = s;
+    const kt_decl_variant *v = &st->d->variants[vi];
+    int64_t key[KT_MAX_PARAMS] = {0};
+
+    for (size_t i = 0; i < c->count && i < KT_MAX_PARAMS; ++i)
+        if (v->compile_time_mask >> i & 1)
+            key[i] = c->values[i];
+    for (size_t i = 0; i < st->num_memos[vi]; ++i)
+        if (memcmp(st->memos[vi][i].values, key, sizeof key) == 0)
+            return st->memos[vi][i].kernel;
+    return NULL;
+}
+
+static int d_launch(const kt_declared *d, size_t vi, void *s,
+                    const kt_config *c, const kt_shape *shape, void *stream)
+{
+    (void)d;
+    return enqueue((state *)s, vi, c->values, shape, stream);
+}
+
+/* ------------------------------------------------------- lifecycle */
+
+/* Element i of buffer b as a double (host copy of type t). */
+static double get_elem(const void *buf, kt_decl_type t, size_t i)
+{
+    switch (t) {
+    case KT_DECL_F32: return ((const float *)buf)[i];
+    case KT_DECL_F64: return ((const double *)buf)[i];
+    case KT_DECL_I32: return ((const int32_t *)buf)[i];
+    case KT_DECL_I64: return (double)((const int64_t *)buf)[i];
+    case KT_DECL_U32: return ((const uint32_t *)buf)[i];
+    case KT_DECL_U64: return (double)((const uint64_t *)buf)[i];
+    }
+    return 0;
+}
+
+/* Inputs: uniform in [-1, 1) for floating types, integers in [-100, 100)
+ * (unsigned: [0, 200)), from the problem's seed and the buffer's index. */
+static int fill_input(state *st, size_t b, void *host)
+{
+    const kt_decl_buffer *buf = &st->d->buffers[b];
+    size_t n = st->count[b];
+    float *f = buf->type == KT_DECL_F32 ? host : malloc(n * sizeof *f + 1);
+
+    if (!f)
+        return st->host->error(st->host, "out of host memory for '%s'",
+                               buf->name);
+    st->host->random_f32(st->host, b, f, n, -1.0f, 1.0f);
+    for (size_t i = 0; i < n && buf->type != KT_DECL_F32; ++i) {
+        double x = f[i], k = (double)(int64_t)(x * 100.0 - (x < 0));
+        switch (buf->type) {
+        case KT_DECL_F64: ((double *)host)[i] = x; break;
+        case KT_DECL_I32: ((int32_t *)host)[i] = (int32_t)k; break;
+        case KT_DECL_I64: ((int64_t *)host)[i] = (int64_t)k; break;
+        case KT_DECL_U32: ((uint32_t *)host)[i] = (uint32_t)(k + 100); break;
+        case KT_DECL_U64: ((uint64_t *)host)[i] = (uint64_t)(k + 100); break;
+        default: break;
+        }
+    }
+    if (f != host)
+        free(f);
+    return st->host->upload(st->host, st->dev[b], host,
+                            n * kt_decl_type_size(buf->type));
+}
+
+/* Whether input b is made by the host's device generator (f32 only). */
+static int device_rng(const state *st, size_t b)
+{
+    return st->d->buffers[b].type == KT_DECL_F32 &&
+           KT_HOST_HAS(st->host, random_f32_device);
+}
+
+static int alloc_buffers(state *st)
+{
+    const kt_declared *d = st->d;
+    const kt_host *h = st->host;
+    kt_err err;
+
+    for (size_t b = 0; b < d->num_buffers; ++b) {
+        const kt_decl_buffer *buf = &d->buffers[b];
+        int64_t n;
+        size_t bytes;
+        void *host;
+        int rc;
+        if (eval_op(d, buf->count, st->sizes, &n, &err))
+            return h->error(h, "buffer.%s: %s", buf->name, err.msg);
+        if (n < 0 || __builtin_mul_overflow(
+                         (size_t)n, kt_decl_type_size(buf->type), &bytes))
+            return h->error(h, "buffer.%s: %lld elements", buf->name,
+                            (long long)n);
+        st->count[b] = (size_t)n;
+        if ((rc = h->alloc_device(h, bytes, buf->role, buf->name, &st->dev[b])))
+            return rc;
+        if (buf->role != KT_MEM_INPUT) {
+            if (cudaMemset(st->dev[b], 0, bytes) != cudaSuccess)
+                return h->error(h, "cudaMemset('%s') failed", buf->name);
+            continue;
+        }
+        if (device_rng(st, b)) {
+            /* The same values, made on the device: no host copy. */
+            if ((rc = h->random_f32_device(h, b, (float *)st->dev[b], (size_t)n,
+                                           -1.0f, 1.0f)))
+                return rc;
+            continue;
+        }
+        if (!(host = malloc(bytes + 1)))
+            return h->error(h, "out of host memory for '%s'", buf->name);
+        rc = fill_input(st, b, host);
+        if (d->modifies_inputs)
+            st->inputs[b] = host;
+        else
+            free(host);
+        if (rc)
+            return rc;
+    }
+    return KT_OK;
+}
+
+static int bind_args(state *st)
+{
+    const kt_declared *d = st->d;
+    kt_err err;
+
+    for (size_t i = 0; i < d->num_args; ++i) {
+        const kt_decl_arg *a = &d->args[i];
+        scalar *s = &st->argval[i];
+        int64_t x = 0;
+        st->argv[i] = s;
+        if (a->buffer >= 0) {
+            s->p = st->dev[a->buffer];
+            continue;
+        }
+        if (eval_op(d, a->value, st->sizes, &x, &err))
+            return st->host->error(st->host, "args '%s': %s", a->text, err.msg);
+        switch (a->type) {
+        case KT_DECL_F32: s->f32 = (float)x; break;
+        case KT_DECL_F64: s->f64 = (double)x; break;
+        case KT_DECL_I32: s->i32 = (int32_t)x; break;
+        case KT_DECL_I64: s->i64 = x; break;
+        case KT_DECL_U32: s->u32 = (uint32_t)x; break;
+        case KT_DECL_U64: s->u64 = (uint64_t)x; break;
+        }
+    }
+    return KT_OK;
+}
+
+/* With the host's device compare, the reference of an f32 output also
+ * lives on the device, so verifying reads nothing back. */
+static int reference_on_device(state *st, size_t b)
+{
+    const kt_host *h = st->host;
+    const kt_decl_buffer *buf = &st->d->buffers[b];
+    size_t bytes = st->count[b] * sizeof(double);
+    char name[80];
+    int rc;
+
+    if (buf->type != KT_DECL_F32 || !KT_HOST_HAS(h, check_f32_device))
+        return KT_OK;
+    snprintf(name, sizeof name, "%s (reference)", buf->name);
+    if ((rc = h->alloc_device(h, bytes, KT_MEM_SCRATCH, name,
+                              (void **)&st->want_dev[b])))
+        return rc;
+    return h->upload(h, st->want_dev[b], st->want[b], bytes);
+}
+
+/* The reference variant's defaults, run once: its outputs are `want`. */
+static int run_reference(state *st, const kt_problem *p)
+{
+    const kt_declared *d = st->d;
+    const kt_host *h = st->host;
+    const kt_decl_variant *v = &d->variants[d->reference];
+    int64_t vals[KT_MAX_PARAMS];
+    const char *names[KT_MAX_PARAMS];
+    kt_config cfg = {sizeof cfg, (uint32_t)(v->num_names - d->num_sizes), vals,
+                     names};
+    kt_shape shape = {sizeof shape, 0, {1, 1, 1}, {1, 1, 1}, NULL};
+    cudaError_t code;
+    int rc;
+
+    for (size_t i = 0; i < KT_MAX_PARAMS; ++i) {
+        vals[i] = v->params[i].default_value;
+        names[i] = v->params[i].name;
+    }
+    if (d_shape(d, (size_t)d->reference, p, &cfg, &shape) != KT_OK)
+        return h->error(h, "reference [%s]: no launch shape at these sizes",
+                        v->section);
+    /* A failure keeps the compiler's text: the reference must compile. */
+    if ((rc = enqueue(st, (size_t)d->reference, vals, &shape, NULL)) != KT_OK)
+        return rc;
+    if ((code = cudaGetLastError()) != cudaSuccess ||
+        (code = cudaDeviceSynchronize()) != cudaSuccess)
+        return h->error(h, "reference [%s]: %s", v->section,
+                        cudaGetErrorString(code));
+    for (size_t b = 0; b < d->num_buffers; ++b) {
+        const kt_decl_buffer *buf = &d->buffers[b];
+        size_t n = st->count[b], es = kt_decl_type_size(buf->type);
+        void *tmp;
+        if (buf->role != KT_MEM_OUTPUT)
+            continue;
+        st->want[b] = malloc(n * sizeof(double) + 1);
+        tmp = malloc(n * es + 1);
+        rc = !st->want[b] || !tmp
+                 ? h->error(h, "out of host memory for '%s'", buf->name)
+                 : h->download(h, tmp, st->dev[b], n * es);
+        for (size_t i = 0; i < n && rc == KT_OK; ++i)
+            st->want[b][i] = get_elem(tmp, buf->type, i);
+        free(tmp);
+        if (rc || (rc = reference_on_device(st, b)))
+            return rc;
+    }
+    return KT_OK;
+}
+
+/* Declarations whose kernels were queued for background compilation. */
+static int g_prefetched[KT_DECL_MAX_OPERATORS];
+
+/* Sets vals to combination c of the compile-time parameters (mixed radix,
+ * the last one fastest), the others at their defaults. */
+static void combination(const kt_decl_variant *v, size_t np, size_t c,
+                        int64_t *vals)
+{
+    for (size_t i = np; i-- > 0;) {
+        vals[i] = v->params[i].default_value;
+        if (!(v->compile_time_mask >> i & 1))
+            continue;
+        vals[i] = v->values[i][c % v->params[i].count];
+        c /= v->params[i].count;
+    }
+}
+
+/* Every compile-time assignment of every variant, queued at the first
+ * setup in this process, so compiling overlaps verification and
+ * measurement instead of preceding each point. Variants of more than
+ * KT_DECL_PREFETCH_MAX assignments are left to compile on demand. */
+#define KT_DECL_PREFETCH_MAX 512
+static void prefetch_all(const kt_declared *d, const kt_host *h,
+                         const int64_t *sizes)
+{
+    kt_nvrtc_request *reqs;
+    kt_decl_request *bs;
+    size_t n = 0;
+    char arch[32];
+
+    if (d->slot < 0 || g_prefetched[d->slot])
+        return;
+    g_prefetched[d->slot] = 1;
+    reqs = calloc(KT_DECL_PREFETCH_MAX, sizeof *reqs);
+    bs = calloc(KT_DECL_PREFETCH_MAX, sizeof *bs);
+    kt_nvrtc_arch(h->device->cc_major, h->device->cc_minor, arch, sizeof arch);
+    for (size_t vi = 0; reqs && bs && vi < d->num_variants; ++vi) {
+        const kt_decl_variant *v = &d->variants[vi];
+        size_t np = v->num_names - d->num_sizes, combos = 1;
+        for (size_t i = 0; i < np; ++i)
+            if (v->compile_time_mask >> i & 1)
+                combos *= v->params[i].count;
+        if (combos > KT_DECL_PREFETCH_MAX - n)
+            continue;
+        for (size_t c = 0; c < combos; ++c) {
+            int64_t vals[KT_MAX_PARAMS];
+            kt_err err;
+            combination(v, np, c, vals);
+            if (kt_declared_request(d, vi, sizes, vals, &bs[n], &err)) {
+                free(bs[n].src);
+                continue;
+            }
+            reqs[n] =
+                (kt_nvrtc_request){bs[n].src, d->source_name, bs[n].name,
+                                   arch,      bs[n].opts,     bs[n].num_opts};
+            ++n;
+        }
+    }
+    kt_nvrtc_prefetch(reqs, n); /* copies what it queues */
+    for (size_t i = 0; bs && i < n; ++i)
+        free(bs[i].src);
+    free(bs);
+    free(reqs);
+}
+
+static int d_setup(const kt_declared *d, const kt_host *h, const kt_problem *p,
+                   void **out)
+{
+    state *st = calloc(1, sizeof *st);
+    int rc;
+
+    *out = st;
+    if (!st)
+        return h->error(h, "out of memory");
+    st->d = d;
+    st->host = h;
+    memcpy(st->sizes, p->sizes, p->num_sizes * sizeof *p->sizes);
+    prefetch_all(d, h, st->sizes);
+    if ((rc = alloc_buffers(st)) || (rc = bind_args(st)))
+        return rc;
+    rc = run_reference(st, p);
+    return rc == KT_INVALID ? KT_FAIL : rc;
+}
+
+static int compare_host(state *st, size_t b)
+{
+    const kt_declared *d = st->d;
+    const kt_decl_buffer *buf = &d->buffers[b];
+    size_t n = st->count[b], es = kt_decl_type_size(buf->type), bad = 0,
+           first = 0;
+    void *tmp = malloc(n * es + 1);
+    double got0 = 0, want0 = 0;
+    int rc;
+
+    if (!tmp)
+        return st->host->error(st->host, "out of host memory");
+    rc = st->host->download(st->host, tmp, st->dev[b], n * es);
+    for (size_t i = 0; i < n && rc == KT_OK; ++i) {
+        double got = get_elem(tmp, buf->type, i), want = st->want[b][i];
+        double e = got > want ? got - want : want - got;
+        if (!(e <= d->atol + d->rtol * (want < 0 ? -want : want)) &&
+            bad++ == 0) {
+            first = i;
+            got0 = got;
+            want0 = want;
+        }
+    }
+    free(tmp);
+    if (rc == KT_OK && bad) {
+        st->host->error(st->host,
+                        "%s: %zu of %zu elements differ from the reference "
+                        "(first at %zu: got %.9g want %.9g)",
+                        buf->name, bad, n, first, got0, want0);
+        return KT_MISMATCH;
+    }
+    return rc;
+}
+
+static int d_verify(void *s, const kt_config *c, const kt_variant *v)
+{
+    state *st = s;
+    const kt_declared *d = st->d;
+    (void)c;
+    (void)v;
+    for (size_t b = 0; b < d->num_buffers; ++b) {
+        const kt_decl_buffer *buf = &d->buffers[b];
+        int rc;
+        if (buf->role != KT_MEM_OUTPUT)
+            continue;
+        rc = st->want_dev[b]
+                 ? st->host->check_f32_device(st->host, buf->name, st->dev[b],
+                                              st->want_dev[b], NULL,
+                                              st->count[b], d->rtol, d->atol)
+             : buf->type == KT_DECL_F32
+                 ? st->host->check_f32(st->host, buf->name, st->dev[b],
+                                       st->want[b], st->count[b], d->rtol,
+                                       d->atol)
+                 : compare_host(st, b);
+        if (rc != KT_OK)
+            return rc;
+    }
+    return KT_OK;
+}
+
+static int d_reset(void *s)
+{
+    state *st = s;
+    for (size_t b = 0; b < st->d->num_buffers; ++b) {
+        int rc;
+        if (st->d->buffers[b].role == KT_MEM_INPUT && device_rng(st, b))
+            rc = st->host->random_f32_device(st->host, b, (float *)st->dev[b],
+                                             st->count[b], -1.0f, 1.0f);
+        else if (!st->inputs[b])
+            continue;
+        else
+            rc = st->host->upload(
+                st->host, st->dev[b], st->inputs[b],
+                st->count[b] * kt_decl_type_size(st->d->buffers[b].type));
+        if (rc)
+            return rc;
+    }
+    return KT_OK;
+}
+
+static void d_teardown(void *s)
+{
+    state *st = s;
+    if (!st)
+        return;
+    for (size_t b = 0; b < st->d->num_buffers; ++b) {
+        if (st->dev[b])
+            st->host->free_device(st->host, st->dev[b]);
+        if (st->want_dev[b])
+            st->host->free_device(st->host, st->want_dev[b]);
+        free(st->want[b]);
+        free(st->inputs[b]);
+    }
+    for (size_t v = 0; v < KT_DECL_MAX_VARIANTS; ++v)
+        free(st->memos[v]);
+    free(st);
+}
+
+/* ---------------------------------------------------- trampolines */
+
+#define KT_DECL_VARIANT_FNS(o, v)                                              \
+    static int shape_##o##_##v(const kt_problem *p, const kt_config *c,        \
+                               kt_shape *out)                                  \
+    {                                                                          \
+        return d_shape(g_slots[o], v, p, c, out);                              \
+    }                                                                          \
+    static int check_##o##_##v(const kt_problem *p, const kt_config *c,        \
+                               char *why, size_t n)                            \
+    {                                                                          \
+        return d_check(g_slots[o], v, p, c, why, n);                           \
+    }                                                                          \
+    static int launch_##o##_##v(void *s, const kt_config *c,                   \
+                                const kt_shape *sh, void *stream)              \
+    {                                                                          \
+        return d_launch(g_slots[o], v, s, c, sh, stream);                      \
+    }                                                                          \
+    static const void *kernel_##o##_##v(void *s, const kt_config *c)           \
+    {                                                                          \
+        return d_kernel_of(v, s, c);                                           \
+    }
+
+/* clang-format off: its layout of this list is not stable. */
+// clang-format off
+#define KT_DECL_OP_FNS(o)                                                      \
+    static int work_##o(const kt_problem *p, kt_work *out)                     \
+    {                                                                          \
+        return d_work(g_slots[o], p, out);                                     \
+    }                                                                          \
+    static int setup_##o(const kt_host *h, const kt_problem *p, void **s)      \
+    {                                                                          \
+        return d_setup(g_slots[o], h, p, s);                                   \
+    }                                                                          \
+    KT_DECL_VARIANT_FNS(o, 0)                                              \
+    KT_DECL_VARIANT_FNS(o, 1)                                              \
+    KT_DECL_VARIANT_FNS(o, 2)                                              \
+    KT_DECL_VARIANT_FNS(o, 3)                                              \
+    KT_DECL_VARIANT_FNS(o, 4)                                              \
+    KT_DECL_VARIANT_FNS(o, 5)                                              \
+    KT_DECL_VARIANT_FNS(o, 6)                                              \
+    KT_DECL_VARIANT_FNS(o, 7)                                              \
+    KT_DECL_VARIANT_FNS(o, 8)                                              \
+    KT_DECL_VARIANT_FNS(o, 9)                                              \
+    KT_DECL_VARIANT_FNS(o, 10)                                             \
+    KT_DECL_VARIANT_FNS(o, 11)                                             \
+    KT_DECL_VARIANT_FNS(o, 12)                                             \
+    KT_DECL_VARIANT_FNS(o, 13)                                             \
+    KT_DECL_VARIANT_FNS(o, 14)                                             \
+    KT_DECL_VARIANT_FNS(o, 15)
+
+// clang-format on
+KT_DECL_OP_FNS(0)
+KT_DECL_OP_FNS(1)
+KT_DECL_OP_FNS(2)
+KT_DECL_OP_FNS(3)
+KT_DECL_OP_FNS(4)
+KT_DECL_OP_FNS(5)
+KT_DECL_OP_FNS(6)
+KT_DECL_OP_FNS(7)
+
+typedef struct variant_fns {
+    int (*shape)(const kt_problem *, const kt_config *, kt_shape *);
+    int (*check)(const kt_problem *, const kt_config *, char *, size_t);
+    int (*launch)(void *, const kt_config *, const kt_shape *, void *);
+    const void *(*kernel_of)(void *, const kt_config *);
+} variant_fns;
+
+typedef struct op_fns {
+    int (*work)(const kt_problem *, kt_work *);
+    int (*setup)(const kt_host *, const kt_problem *, void **);
+    variant_fns v[KT_DECL_MAX_VARIANTS];
+} op_fns;
+
+#define V(o, v)                                                                \
+    {                                                                          \
+        shape_##o##_##v, check_##o##_##v, launch_##o##_##v, kernel_##o##_##v   \
+    }
+#define OP(o)                                                                  \
+    {                                                                          \
+        work_##o, setup_##o,                                                   \
+        {                                                                      \
+            V(o, 0), V(o, 1), V(o, 2), V(o, 3), V(o, 4), V(o, 5), V(o, 6),     \
+                V(o, 7), V(o, 8), V(o, 9), V(o, 10), V(o, 11), V(o, 12),       \
+                V(o, 13), V(o, 14), V(o, 15)                                   \
+        }                                                                      \
+    }
+
+static const op_fns g_fns[KT_DECL_MAX_OPERATORS] = {OP(0), OP(1), OP(2), OP(3),
+                                                    OP(4), OP(5), OP(6), OP(7)};
+
+kt_status kt_declared_bind(kt_declared *d, kt_err *err)
+{
+    int o = 0;
+    int major = 0, minor = 0;
+
+    while (o < KT_DECL_MAX_OPERATORS && g_slots[o])
+        ++o;
+    if (o == KT_DECL_MAX_OPERATORS)
+        return kt_err_set(err, KT_S_INPUT,
+                          "%s: more than %d declared operators in one "
+                          "process",
+                          d->path, KT_DECL_MAX_OPERATORS);
+    g_slots[o] = d;
+    d->slot = o;
+    for (size_t i = 0; i < d->num_variants; ++i) {
+        kt_decl_variant *v = &d->variants[i];
+        kt_variant *out = &d->vdesc[i];
+        uint32_t np = (uint32_t)(v->num_names - d->num_sizes);
+        *out = (kt_variant){.struct_size = sizeof *out,
+                            .num_params = np,
+                            .id = v->id,
+                            .summary = v->reference ? "declared (reference)"
+                                                    : "declared",
+                            .params = np ? v->params : NULL,
+                            .shape = g_fns[o].v[i].shape,
+                            .check = g_fns[o].v[i].check,
+                            .launch_shaped = g_fns[o].v[i].launch,
+                            .kernel_of = g_fns[o].v[i].kernel_of};
+    }
+    d->op =
+        (kt_operator){.struct_size = sizeof d->op,
+                      .flags = d->modifies_inputs ? KT_OP_MODIFIES_INPUTS : 0,
+                      .id = d->name,
+                      .summary = d->summary,
+                      .sizes = d->sizes,
+                      .num_sizes = (uint32_t)d->num_sizes,
+                      .num_variants = (uint32_t)d->num_variants,
+                      .variants = d->vdesc,
+                      .work = g_fns[o].work,
+                      .setup = g_fns[o].setup,
+                      .reset = d->modifies_inputs ? d_reset : NULL,
+                      .verify = d_verify,
+                      .teardown = d_teardown};
+    kt_nvrtc_version(&major, &minor, NULL);
+    snprintf(d->compiler, sizeof d->compiler, "nvrtc %d.%d", major, minor);
+    d->plugin = (kt_plugin){.magic = KT_PLUGIN_MAGIC,
+                            .struct_size = sizeof d->plugin,
+                            .abi_major = KT_ABI_MAJOR,
+                            .abi_minor = KT_ABI_MINOR,
+                            .cuda_runtime_version = CUDART_VERSION,
+                            .cuda_archs = "nvrtc",
+                            .compiler = d->compiler,
+                            .build_date = "",
+                            .name = d->name,
+                            .version = "declared",
+                            .summary = d->summary,
+                            .operators = &d->op,
+                            .num_operators = 1};
+    return KT_S_OK;
+}
+
+void kt_declared_unbind(kt_declared *d)
+{
+    if (d->slot >= 0 && d->slot < KT_DECL_MAX_OPERATORS &&
+        g_slots[d->slot] == d) {
+        g_slots[d->slot] = NULL;
+        g_prefetched[d->slot] = 0;
+    }
+    d->slot = -1;
+}

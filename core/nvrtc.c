@@ -1,0 +1,608 @@
+#include "core/nvrtc.h"
+
+#include <cuda_runtime_api.h>
+#include <nvrtc.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/calibrate.h"
+#include "core/clock.h"
+
+#define CACHE_MAGIC "KTNVRTC1"
+
+/* Guards the statistics and the prefetch queue. */
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Everything that decides the binary, in one text: hashed for the key and
+ * kept in the entry, so a colliding hash reads as a miss. */
+typedef struct identity {
+    char *text;
+    size_t size;
+} identity;
+
+static kt_status nvrtc_check(nvrtcResult r, const char *call, kt_err *err)
+{
+    if (r == NVRTC_SUCCESS)
+        return KT_S_OK;
+    return kt_err_set(err, KT_S_UNSUPPORTED, "%s: %s", call,
+                      nvrtcGetErrorString(r));
+}
+
+kt_status kt_nvrtc_version(int *major, int *minor, kt_err *err)
+{
+    return nvrtc_check(nvrtcVersion(major, minor), "nvrtcVersion", err);
+}
+
+static kt_status make_identity(const kt_nvrtc_request *req, identity *id,
+                               kt_err *err)
+{
+    int major = 0, minor = 0;
+    size_t size;
+    char *p;
+    kt_status rc;
+
+    if ((rc = kt_nvrtc_version(&major, &minor, err)))
+        return rc;
+    size =
+        128 + strlen(req->arch) + strlen(req->name_expr) + strlen(req->source);
+    for (size_t i = 0; i < req->num_options; ++i)
+        size += strlen(req->options[i]) + 8;
+    if (!(p = malloc(size)))
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    id->text = p;
+    p += sprintf(p, "ktune-nvrtc 1\nnvrtc %d.%d\narch %s\nname %s\n", major,
+                 minor, req->arch, req->name_expr);
+    for (size_t i = 0; i < req->num_options; ++i)
+        p += sprintf(p, "opt %s\n", req->options[i]);
+    p += sprintf(p, "source\n%s", req->source);
+    id->size = (size_t)(p - id->text);
+    return KT_S_OK;
+}
+
+/* Two FNV-1a passes with different bases: 128 bits of file name. */
+static void hash_identity(const identity *id, char key[33])
+{
+    uint64_t h[2] = {UINT64_C(0xcbf29ce484222325),
+                     UINT64_C(0x84222325cbf29ce4)};
+    for (int k = 0; k < 2; ++k)
+        for (size_t i = 0; i < id->size; ++i) {
+            h[k] ^= (unsigned char)id->text[i];
+            h[k] *= UINT64_C(0x100000001b3);
+        }
+    snprintf(key, 33, "%016llx%016llx", (unsigned long long)h[0],
+             (unsigned long long)h[1]);
+}
+
+kt_status kt_nvrtc_key(const kt_nvrtc_request *req, char key[33], kt_err *err)
+{
+    identity id = {0};
+    kt_status rc = make_identity(req, &id, err);
+    if (!rc)
+        hash_identity(&id, key);
+    free(id.text);
+    return rc;
+}
+
+void kt_nvrtc_arch(int major, int minor, char *out, size_t out_size)
+{
+    snprintf(out, out_size, "sm_%d%d", major, minor);
+}
+
+void kt_nvrtc_cache_dir(char *out, size_t out_size)
+{
+    const char *off = getenv("KTUNE_NVRTC_CACHE");
+    const char *dir = getenv("KTUNE_CACHE_DIR");
+    const char *xdg = getenv("XDG_CACHE_HOME");
+    const char *home = getenv("HOME");
+
+    if (off && strcmp(off, "off") == 0)
+        snprintf(out, out_size, "%s", "");
+    else if (dir && *dir)
+        snprintf(out, out_size, "%s/nvrtc", dir);
+    else if (xdg && *xdg)
+        snprintf(out, out_size, "%s/ktune/nvrtc", xdg);
+    else
+        snprintf(out, out_size, "%s/.cache/ktune/nvrtc",
+                 home && *home ? home : "/tmp");
+}
+
+static int read_blob(FILE *f, char **out, size_t *size)
+{
+    uint64_t n;
+    if (fread(&n, sizeof n, 1, f) != 1 || n > ((uint64_t)1 << 32))
+        return -1;
+    if (!(*out = malloc((size_t)n + 1)))
+        return -1;
+    if (n && fread(*out, 1, (size_t)n, f) != n)
+        return -1;
+    (*out)[n] = '\0';
+    *size = (size_t)n;
+    return 0;
+}
+
+static int write_blob(FILE *f, const void *data, size_t size)
+{
+    uint64_t n = size;
+    return fwrite(&n, sizeof n, 1, f) == 1 &&
+                   (!size || fwrite(data, 1, size, f) == size)
+               ? 0
+               : -1;
+}
+
+/* 1: a valid entry for exactly this identity was read into out. */
+static int cache_read(const char *path, const identity *id,
+                      kt_nvrtc_output *out)
+{
+    FILE *f = fopen(path, "rb");
+    char magic[8], *stored = NULL;
+    size_t stored_size = 0, n;
+    uint32_t compiled;
+    int ok = 0;
+
+    if (!f)
+        return 0;
+    if (fread(magic, 1, 8, f) == 8 && memcmp(magic, CACHE_MAGIC, 8) == 0 &&
+        read_blob(f, &stored, &stored_size) == 0 && stored_size == id->size &&
+        memcmp(stored, id->text, id->size) == 0 &&
+        fread(&compiled, sizeof compiled, 1, f) == 1 &&
+        read_blob(f, &out->lowered, &n) == 0 &&
+        read_blob(f, &out->log, &n) == 0 &&
+        read_blob(f, &out->image, &out->image_size) == 0) {
+        out->compiled = compiled != 0;
+        out->cached = 1;
+        ok = 1;
+    }
+    free(stored);
+    fclose(f);
+    if (!ok) {
+        kt_nvrtc_output_free(out);
+        memset(out, 0, sizeof *out);
+    }
+    return ok;
+}
+
+/* Written to a temporary name and renamed: readers see whole entries. */
+static void cache_write(const char *path, const identity *id,
+                        const kt_nvrtc_output *out)
+{
+    char tmp[4200];
+    uint32_t compiled = (uint32_t)out->compiled;
+    FILE *f;
+    int bad;
+
+    kt_make_parent_dirs(path);
+    /* Unique per process and thread: several may write the same entry. */
+    snprintf(tmp, sizeof tmp, "%s.%ld.%lx.tmp", path, (long)getpid(),
+             (unsigned long)pthread_self());
+    if (!(f = fopen(tmp, "wb")))
+        return;
+    bad =
+        fwrite(CACHE_MAGIC, 1, 8, f) != 8 ||
+        write_blob(f, id->text, id->size) ||
+        fwrite(&compiled, sizeof compiled, 1, f) != 1 ||
+        write_blob(f, out->lowered, out->lowered ? strlen(out->lowered) : 0) ||
+        write_blob(f, out->log, out->log ? strlen(out->log) : 0) ||
+        write_blob(f, out->image, out->image_size);
+    bad |= fclose(f) != 0;
+    if (bad || rename(tmp, path) != 0)
+        unlink(tmp);
+}
+
+static kt_status fetch_log(nvrtcProgram prog, kt_nvrtc_output *out, kt_err *err)
+{
+    size_t size = 0;
+    kt_status rc;
+
+    if ((rc = nvrtc_check(nvrtcGetProgramLogSize(prog, &size),
+                          "nvrtcGetProgramLogSize", err)))
+        return rc;
+    if (!(out->log = calloc(1, size + 1)))
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    return nvrtc_check(nvrtcGetProgramLog(prog, out->log), "nvrtcGetProgramLog",
+                       err);
+}
+
+static kt_status fetch_image(nvrtcProgram prog, const kt_nvrtc_request *req,
+                             kt_nvrtc_output *out, kt_err *err)
+{
+    int cubin = strncmp(req->arch, "sm_", 3) == 0;
+    const char *lowered = NULL;
+    kt_status rc;
+
+    if ((rc = nvrtc_check(nvrtcGetLoweredName(prog, req->name_expr, &lowered),
+                          "nvrtcGetLoweredName", err)))
+        return rc;
+    if (!(out->lowered = strdup(lowered)))
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    rc = cubin ? nvrtc_check(nvrtcGetCUBINSize(prog, &out->image_size),
+                             "nvrtcGetCUBINSize", err)
+               : nvrtc_check(nvrtcGetPTXSize(prog, &out->image_size),
+                             "nvrtcGetPTXSize", err);
+    if (rc)
+        return rc;
+    if (!(out->image = malloc(out->image_size + 1)))
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    return cubin
+               ? nvrtc_check(nvrtcGetCUBIN(prog, out->image), "nvrtcGetCUBIN",
+                             err)
+               : nvrtc_check(nvrtcGetPTX(prog, out->image), "nvrtcGetPTX", err);
+}
+
+static kt_status run_nvrtc(const kt_nvrtc_request *req, kt_nvrtc_output *out,
+                           kt_err *err)
+{
+    nvrtcProgram prog = NULL;
+    const char **opts = calloc(req->num_options + 2, sizeof *opts);
+    char arch[64];
+    double t0 = kt_clock_seconds();
+    nvrtcResult r;
+    kt_status rc;
+
+    if (!opts)
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    snprintf(arch, sizeof arch, "--gpu-architecture=%s", req->arch);
+    opts[0] = arch;
+    opts[1] = "-lineinfo"; /* source lines for the profiler; no cost */
+    for (size_t i = 0; i < req->num_options; ++i)
+        opts[i + 2] = req->options[i];
+    if ((rc = nvrtc_check(nvrtcCreateProgram(&prog, req->source,
+                                             req->source_name, 0, NULL, NULL),
+                          "nvrtcCreateProgram", err)) ||
+        (rc = nvrtc_check(nvrtcAddNameExpression(prog, req->name_expr),
+                          "nvrtcAddNameExpression", err)))
+        goto done;
+    r = nvrtcCompileProgram(prog, (int)req->num_options + 2, opts);
+    if ((rc = fetch_log(prog, out, err)))
+        goto done;
+    if (r == NVRTC_ERROR_COMPILATION)
+        out->compiled = 0;
+    else if (!(rc = nvrtc_check(r, "nvrtcCompileProgram", err)) &&
+             !(rc = fetch_image(prog, req, out, err)))
+        out->compiled = 1;
+    out->seconds = kt_clock_seconds() - t0;
+done:
+    if (prog)
+        nvrtcDestroyProgram(&prog);
+    free(opts);
+    return rc;
+}
+
+static kt_nvrtc_stats g_stats;
+
+void kt_nvrtc_stats_get(kt_nvrtc_stats *out)
+{
+    pthread_mutex_lock(&g_lock);
+    *out = g_stats;
+    pthread_mutex_unlock(&g_lock);
+}
+
+const void *kt_nvrtc_find_loaded(const char *key);
+
+/* Cache, else NVRTC, then the cache written: safe on several threads
+ * (entries are renamed into place; NVRTC programs are independent). */
+static kt_status compile_once(const kt_nvrtc_request *req, const identity *id,
+                              const char *key, kt_nvrtc_output *out,
+                              kt_err *err)
+{
+    char dir[4096], path[4200];
+    kt_status rc = KT_S_OK;
+
+    kt_nvrtc_cache_dir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/%s.bin", dir, key);
+    if (!(dir[0] && cache_read(path, id, out)) &&
+        !(rc = run_nvrtc(req, out, err)) && dir[0])
+        cache_write(path, id, out);
+    memcpy(out->key, key, 33);
+    return rc;
+}
+
+/* A compilation the background threads did (or are doing) for this key:
+ * handed over whole, and counted as compiled, not as a cache hit. */
+static int take_prefetched(const char *key, kt_nvrtc_output *out);
+
+kt_status kt_nvrtc_compile(const kt_nvrtc_request *req, kt_nvrtc_output *out,
+                           kt_err *err)
+{
+    identity id = {0};
+    char key[33];
+    kt_status rc = KT_S_OK;
+
+    memset(out, 0, sizeof *out);
+    if ((rc = make_identity(req, &id, err)))
+        return rc;
+    hash_identity(&id, key);
+    if (kt_nvrtc_find_loaded(key)) {
+        /* Loaded already in this process: nothing to read or compile. */
+        out->compiled = 1;
+        out->cached = 1;
+        memcpy(out->key, key, sizeof key);
+        free(id.text);
+        return KT_S_OK;
+    }
+    if (!take_prefetched(key, out))
+        rc = compile_once(req, &id, key, out, err);
+    if (!rc) {
+        pthread_mutex_lock(&g_lock);
+        g_stats.cache_hits += (size_t)out->cached;
+        g_stats.compiled += (size_t)!out->cached;
+        g_stats.failed += (size_t)!out->compiled;
+        g_stats.seconds += out->seconds;
+        pthread_mutex_unlock(&g_lock);
+    }
+    free(id.text);
+    return rc;
+}
+
+/* ------------------------------------------------------------ prefetch */
+
+typedef enum job_state {
+    JOB_QUEUED,
+    JOB_RUNNING,
+    JOB_DONE,
+    JOB_TAKEN
+} job_state;
+
+typedef struct job {
+    kt_nvrtc_request req; /* points into text */
+    identity id;
+    char key[33];
+    char *text; /* source, names and options, one allocation */
+    const char **options;
+    job_state state;
+    kt_status rc;
+    kt_nvrtc_output out;
+} job;
+
+static job **g_jobs; /* pointers: a running job must not move */
+static size_t g_num_jobs;
+static pthread_t g_threads[8];
+static int g_num_threads, g_stop, g_atexit;
+static pthread_cond_t g_done = PTHREAD_COND_INITIALIZER;
+
+static int take_prefetched(const char *key, kt_nvrtc_output *out)
+{
+    int taken = 0;
+
+    pthread_mutex_lock(&g_lock);
+    for (size_t i = 0; i < g_num_jobs && !taken; ++i) {
+        job *j = g_jobs[i];
+        if (strcmp(j->key, key) != 0 || j->state == JOB_TAKEN)
+            continue;
+        if (j->state == JOB_QUEUED) {
+            j->state = JOB_TAKEN; /* not started: the caller compiles it */
+            break;
+        }
+        while (j->state == JOB_RUNNING)
+            pthread_cond_wait(&g_done, &g_lock);
+        if (j->state == JOB_DONE && j->rc == KT_S_OK) {
+            *out = j->out;
+            memset(&j->out, 0, sizeof j->out);
+            taken = 1;
+        }
+        j->state = JOB_TAKEN;
+    }
+    pthread_mutex_unlock(&g_lock);
+    return taken;
+}
+
+static void *prefetch_thread(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&g_lock);
+    for (;;) {
+        job *j = NULL;
+        for (size_t i = 0; i < g_num_jobs && !j && !g_stop; ++i)
+            if (g_jobs[i]->state == JOB_QUEUED)
+                j = g_jobs[i];
+        if (!j)
+            break;
+        j->state = JOB_RUNNING;
+        pthread_mutex_unlock(&g_lock);
+        /* The job's fields are this thread's while it runs. */
+        j->rc = compile_once(&j->req, &j->id, j->key, &j->out, NULL);
+        pthread_mutex_lock(&g_lock);
+        j->state = JOB_DONE;
+        pthread_cond_broadcast(&g_done);
+    }
+    pthread_mutex_unlock(&g_lock);
+    return NULL;
+}
+
+/* How many compile threads run beside the measurement: none on small
+ * machines, where they would compete with the thread that launches. */
+static int prefetch_threads(void)
+{
+    const char *env = getenv("KTUNE_NVRTC_THREADS");
+    const char *on = getenv("KTUNE_NVRTC_PREFETCH");
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int n = cpus >= 8 ? 4 : cpus >= 4 ? 1 : 0;
+    if (!on || strcmp(on, "1") != 0)
+        return 0;
+    if (env && *env)
+        n = atoi(env);
+    return n < 0 ? 0 : n > 8 ? 8 : n;
+}
+
+static void free_job(job *j)
+{
+    if (!j)
+        return;
+    free(j->text);
+    free(j->options);
+    free(j->id.text);
+    kt_nvrtc_output_free(&j->out);
+    free(j);
+}
+
+static int copy_job(job *j, const kt_nvrtc_request *r)
+{
+    size_t size = strlen(r->source) + strlen(r->source_name) +
+                  strlen(r->name_expr) + strlen(r->arch) + 4;
+    char *p;
+
+    for (size_t i = 0; i < r->num_options; ++i)
+        size += strlen(r->options[i]) + 1;
+    if (!(j->text = p = malloc(size)) ||
+        !(j->options = calloc(r->num_options + 1, sizeof *j->options)))
+        return -1;
+    j->req.num_options = r->num_options;
+    j->req.options = j->options;
+#define KT_COPY(field)                                                         \
+    j->req.field = strcpy(p, r->field);                                        \
+    p += strlen(p) + 1
+    KT_COPY(source);
+    KT_COPY(source_name);
+    KT_COPY(name_expr);
+    KT_COPY(arch);
+#undef KT_COPY
+    for (size_t i = 0; i < r->num_options; ++i) {
+        j->options[i] = strcpy(p, r->options[i]);
+        p += strlen(p) + 1;
+    }
+    return make_identity(&j->req, &j->id, NULL) ? -1 : 0;
+}
+
+size_t kt_nvrtc_prefetch(const kt_nvrtc_request *reqs, size_t n)
+{
+    size_t queued = 0;
+    int threads = prefetch_threads();
+
+    if (threads == 0 || n == 0)
+        return 0;
+    pthread_mutex_lock(&g_lock);
+    if (!g_stop) {
+        job **grown = realloc(g_jobs, (g_num_jobs + n) * sizeof *grown);
+        if (grown)
+            g_jobs = grown;
+        for (size_t i = 0; grown && i < n; ++i) {
+            job *j = calloc(1, sizeof *j);
+            if (!j || copy_job(j, &reqs[i])) {
+                free_job(j);
+                continue;
+            }
+            hash_identity(&j->id, j->key);
+            g_jobs[g_num_jobs++] = j;
+            ++queued;
+        }
+        while (g_num_threads < threads &&
+               pthread_create(&g_threads[g_num_threads], NULL, prefetch_thread,
+                              NULL) == 0)
+            ++g_num_threads;
+        if (!g_atexit)
+            g_atexit = atexit(kt_nvrtc_prefetch_stop) == 0;
+    }
+    pthread_mutex_unlock(&g_lock);
+    return queued;
+}
+
+void kt_nvrtc_prefetch_stop(void)
+{
+    pthread_mutex_lock(&g_lock);
+    g_stop = 1;
+    pthread_mutex_unlock(&g_lock);
+    for (int i = 0; i < g_num_threads; ++i)
+        pthread_join(g_threads[i], NULL);
+    pthread_mutex_lock(&g_lock);
+    for (size_t i = 0; i < g_num_jobs; ++i)
+        free_job(g_jobs[i]);
+    free(g_jobs);
+    g_jobs = NULL;
+    g_num_jobs = 0;
+    g_num_threads = 0;
+    g_stop = 0;
+    pthread_mutex_unlock(&g_lock);
+}
+
+void kt_nvrtc_output_free(kt_nvrtc_output *out)
+{
+    free(out->image);
+    free(out->lowered);
+    free(out->log);
+    out->image = out->lowered = out->log = NULL;
+    out->image_size = 0;
+}
+
+void kt_nvrtc_first_error(const char *log, char *out, size_t out_size)
+{
+    const char *line = log ? strstr(log, "error") : NULL;
+    const char *start, *end;
+
+    if (!line) {
+        snprintf(out, out_size, "%s", log && *log ? log : "no log");
+        return;
+    }
+    start = line;
+    while (start > log && start[-1] != '\n')
+        --start;
+    end = strchr(line, '\n');
+    snprintf(out, out_size, "%.*s",
+             (int)(end ? (size_t)(end - start) : strlen(start)), start);
+}
+
+/* ---------------------------------------------------------------- load */
+
+typedef struct loaded {
+    char key[33];
+    cudaLibrary_t library;
+    cudaKernel_t kernel;
+} loaded;
+
+/* Process-wide: every instance and boundary size shares one load. */
+static loaded *g_loaded;
+static size_t g_num_loaded;
+
+const void *kt_nvrtc_find_loaded(const char *key)
+{
+    for (size_t i = 0; i < g_num_loaded; ++i)
+        if (strcmp(g_loaded[i].key, key) == 0)
+            return (const void *)g_loaded[i].kernel;
+    return NULL;
+}
+
+kt_status kt_nvrtc_load(const kt_nvrtc_output *c, const void **kernel,
+                        kt_err *err)
+{
+    loaded *grown, l;
+    cudaError_t code;
+
+    *kernel = kt_nvrtc_find_loaded(c->key);
+    if (*kernel)
+        return KT_S_OK;
+    if (!c->compiled || !c->image)
+        return kt_err_set(err, KT_S_INVALID, "nothing compiled to load");
+    memset(&l, 0, sizeof l);
+    snprintf(l.key, sizeof l.key, "%s", c->key);
+    code =
+        cudaLibraryLoadData(&l.library, c->image, NULL, NULL, 0, NULL, NULL, 0);
+    if (code != cudaSuccess)
+        return kt_err_set(err, KT_S_INVALID, "cudaLibraryLoadData: %s (%s)",
+                          cudaGetErrorString(code), cudaGetErrorName(code));
+    code = cudaLibraryGetKernel(&l.kernel, l.library, c->lowered);
+    if (code != cudaSuccess) {
+        cudaLibraryUnload(l.library);
+        return kt_err_set(err, KT_S_INVALID, "cudaLibraryGetKernel(%s): %s",
+                          c->lowered, cudaGetErrorString(code));
+    }
+    grown = realloc(g_loaded, (g_num_loaded + 1) * sizeof *grown);
+    if (!grown) {
+        cudaLibraryUnload(l.library);
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    }
+    g_loaded = grown;
+    g_loaded[g_num_loaded++] = l;
+    *kernel = (const void *)l.kernel;
+    return KT_S_OK;
+}
+
+void kt_nvrtc_unload_all(void)
+{
+    for (size_t i = 0; i < g_num_loaded; ++i)
+        cudaLibraryUnload(g_loaded[i].library);
+    free(g_loaded);
+    g_loaded = NULL;
+    g_num_loaded = 0;
+}

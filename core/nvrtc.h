@@ -1,0 +1,116 @@
+/*
+ * kt_nvrtc: CUDA source compiled at run time with NVRTC, cached on disk, and
+ * loaded through the CUDA runtime's library API (cudaLibraryLoadData), so
+ * ktune still links only libcudart and libnvrtc, never libcuda.
+ *
+ * One compilation is one kernel: a name expression ("tile<32, 1>", template
+ * arguments and all) in a source with options (-D macros, the
+ * architecture). Compiling needs no GPU (NVRTC runs on the CPU); loading
+ * does. The disk cache is keyed by a hash of everything that decides the
+ * binary: source, options, name expression, architecture and the NVRTC
+ * version; an entry also holds that identity in full, so a hash collision
+ * is a miss, never the wrong kernel. Failed compilations are cached too
+ * (with their log), so a cached run compiles nothing at all.
+ *
+ * Cache folder: $KTUNE_CACHE_DIR/nvrtc, else $XDG_CACHE_HOME/ktune/nvrtc,
+ * else ~/.cache/ktune/nvrtc (the calibration cache's parent).
+ * KTUNE_NVRTC_CACHE=off disables it.
+ */
+#ifndef KT_NVRTC_H
+#define KT_NVRTC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/error.h"
+
+/* Opens the error text of a kernel that did not compile (kt_host.compile),
+ * by which a point's reason is recognised as T4's invalidity "compile". */
+#define KT_COMPILE_FAILED "does not compile: "
+
+typedef struct kt_nvrtc_request {
+    const char *source;         /* CUDA C++ text */
+    const char *source_name;    /* for the compiler's messages: "kernel.cu" */
+    const char *name_expr;      /* the kernel: "k" or "k<32, 1>" */
+    const char *arch;           /* "sm_90" (cubin) or "compute_90" (PTX) */
+    const char *const *options; /* extra options, e.g. "-DTILE=32" */
+    size_t num_options;
+} kt_nvrtc_request;
+
+typedef struct kt_nvrtc_output {
+    int compiled; /* 0: the source did not compile; see log */
+    char *image;  /* cubin (sm_) or PTX (compute_); owned */
+    size_t image_size;
+    char *lowered;  /* the kernel's mangled name; owned */
+    char *log;      /* the compiler's log, "" when silent; owned */
+    double seconds; /* wall time compiling; 0 when read from the cache */
+    int cached;     /* 1: read from the disk cache */
+    char key[33];   /* the cache key, 32 hex digits */
+} kt_nvrtc_output;
+
+/* Compiles (or reads from the cache). KT_S_OK with out->compiled telling
+ * whether the source compiled; anything else is NVRTC itself failing
+ * (KT_S_UNSUPPORTED: no usable NVRTC). Free out with
+ * kt_nvrtc_output_free() either way. */
+kt_status kt_nvrtc_compile(const kt_nvrtc_request *req, kt_nvrtc_output *out,
+                           kt_err *err);
+
+void kt_nvrtc_output_free(kt_nvrtc_output *out);
+
+/* The cache key of req (32 hex digits + NUL into key). */
+kt_status kt_nvrtc_key(const kt_nvrtc_request *req, char key[33], kt_err *err);
+
+/* NVRTC's version, e.g. 13 and 0. */
+kt_status kt_nvrtc_version(int *major, int *minor, kt_err *err);
+
+/* The real architecture of compute capability major.minor: "sm_90". */
+void kt_nvrtc_arch(int major, int minor, char *out, size_t out_size);
+
+/* The cache folder (not created); "" when the cache is off. */
+void kt_nvrtc_cache_dir(char *out, size_t out_size);
+
+/* The first line of the log that says "error", for one-line messages. */
+void kt_nvrtc_first_error(const char *log, char *out, size_t out_size);
+
+/* What this process compiled so far: the evaluator takes the difference
+ * around each point's verification to record its compile time. */
+typedef struct kt_nvrtc_stats {
+    size_t compiled;   /* NVRTC runs (successful or not) */
+    size_t cache_hits; /* answers from the disk cache */
+    size_t failed;     /* sources that did not compile (fresh or cached) */
+    double seconds;    /* wall time in NVRTC */
+} kt_nvrtc_stats;
+
+void kt_nvrtc_stats_get(kt_nvrtc_stats *out);
+
+/* Queues compilations for background threads when KTUNE_NVRTC_PREFETCH is
+ * 1 (`ktune tune` sets it for its workers: a search reaches most kernels;
+ * bench and compare need only theirs) — KTUNE_NVRTC_THREADS of them; by
+ * default 4 on 8 or more CPUs, 1 on 4 to 7, none below — so that
+ * the compile a point's verification needs is often done already: a later
+ * kt_nvrtc_compile() of the same request takes the result (waiting for it
+ * when it is under way) and counts it as compiled, with its time. Returns
+ * how many were queued (0: no threads here). */
+size_t kt_nvrtc_prefetch(const kt_nvrtc_request *reqs, size_t n);
+
+/* Drops what is still queued, waits for running compilations and frees
+ * the queue; registered with atexit() too. */
+void kt_nvrtc_prefetch_stop(void);
+
+/* ---------------------------------------------------------------------- */
+/* Loading (needs a GPU and a current device).                             */
+
+/* A loaded kernel: a cudaKernel_t, usable wherever the runtime takes a
+ * `const void *func` (cudaLaunchKernel, cudaFuncGetAttributes, the
+ * occupancy API). Kernels stay loaded until kt_nvrtc_unload_all(); the
+ * same image (by key) is loaded once per process. */
+kt_status kt_nvrtc_load(const kt_nvrtc_output *compiled, const void **kernel,
+                        kt_err *err);
+
+/* The loaded kernel of key, or NULL: a lookup, never a load. */
+const void *kt_nvrtc_find_loaded(const char *key);
+
+/* Unloads every library kt_nvrtc_load() loaded. */
+void kt_nvrtc_unload_all(void);
+
+#endif

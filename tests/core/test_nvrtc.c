@@ -1,0 +1,198 @@
+/* NVRTC needs no GPU: kernels compile here for sm_90, the cache answers
+ * the second time, and its key moves with everything that decides the
+ * binary. */
+#include "tests/kt_test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "core/nvrtc.h"
+
+static const char source[] =
+    "template <int N> __global__ void scale(float *y, const float *x)\n"
+    "{ y[threadIdx.x] = N * x[threadIdx.x]; }\n";
+
+static char cache[256];
+
+static int use_fresh_cache(void **state)
+{
+    (void)state;
+    snprintf(cache, sizeof cache, "/tmp/ktune-test-nvrtc-%ld", (long)getpid());
+    setenv("KTUNE_CACHE_DIR", cache, 1);
+    unsetenv("KTUNE_NVRTC_CACHE");
+    return 0;
+}
+
+static int remove_cache(void **state)
+{
+    char cmd[300];
+    (void)state;
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", cache);
+    return system(cmd) == 0 ? 0 : 0;
+}
+
+static void compiles_for_sm90_without_a_gpu_then_reads_the_cache(void **state)
+{
+    const char *opts[] = {"-DUNUSED=1"};
+    kt_nvrtc_request req = {source, "scale.cu", "scale<3>", "sm_90", opts, 1};
+    kt_nvrtc_output a, b;
+    kt_nvrtc_stats s0, s1;
+    kt_err err;
+    (void)state;
+
+    kt_nvrtc_stats_get(&s0);
+    assert_int_equal(kt_nvrtc_compile(&req, &a, &err), KT_S_OK);
+    assert_true(a.compiled);
+    assert_false(a.cached);
+    assert_true(a.image_size > 100);
+    assert_memory_equal(a.image, "\177ELF", 4); /* a cubin is an ELF file */
+    assert_string_equal(a.lowered, "_Z5scaleILi3EEvPfPKf");
+    assert_true(a.seconds > 0);
+    assert_int_equal(kt_nvrtc_compile(&req, &b, &err), KT_S_OK);
+    assert_true(b.compiled);
+    assert_true(b.cached);
+    assert_true(b.seconds == 0);
+    assert_int_equal(b.image_size, a.image_size);
+    assert_memory_equal(b.image, a.image, a.image_size);
+    assert_string_equal(b.key, a.key);
+    kt_nvrtc_stats_get(&s1);
+    assert_int_equal(s1.compiled - s0.compiled, 1);
+    assert_int_equal(s1.cache_hits - s0.cache_hits, 1);
+    kt_nvrtc_output_free(&a);
+    kt_nvrtc_output_free(&b);
+}
+
+static void the_key_changes_with_source_options_kernel_and_arch(void **state)
+{
+    const char *o1[] = {"-DTILE=16"}, *o2[] = {"-DTILE=32"};
+    kt_nvrtc_request base = {source, "scale.cu", "scale<3>", "sm_90", o1, 1};
+    kt_nvrtc_request r;
+    char k0[33], k[33];
+    kt_err err;
+    (void)state;
+
+    assert_int_equal(kt_nvrtc_key(&base, k0, &err), KT_S_OK);
+    assert_int_equal(strlen(k0), 32);
+    assert_int_equal(kt_nvrtc_key(&base, k, &err), KT_S_OK);
+    assert_string_equal(k, k0); /* deterministic */
+    r = base;
+    r.source = "template <int N> __global__ void scale(float *y, const float "
+               "*x) { y[0] = N; }\n";
+    kt_nvrtc_key(&r, k, &err);
+    assert_string_not_equal(k, k0);
+    r = base;
+    r.options = o2;
+    kt_nvrtc_key(&r, k, &err);
+    assert_string_not_equal(k, k0);
+    r = base;
+    r.num_options = 0;
+    kt_nvrtc_key(&r, k, &err);
+    assert_string_not_equal(k, k0);
+    r = base;
+    r.name_expr = "scale<4>";
+    kt_nvrtc_key(&r, k, &err);
+    assert_string_not_equal(k, k0);
+    r = base;
+    r.arch = "sm_80";
+    kt_nvrtc_key(&r, k, &err);
+    assert_string_not_equal(k, k0);
+}
+
+static void a_compile_error_keeps_the_log_and_is_cached_too(void **state)
+{
+    kt_nvrtc_request req = {"__global__ void k(int *p) { p[0] = undefined; }",
+                            "bad.cu",
+                            "k",
+                            "sm_90",
+                            NULL,
+                            0};
+    kt_nvrtc_output a, b;
+    char first[512];
+    kt_err err;
+    (void)state;
+
+    assert_int_equal(kt_nvrtc_compile(&req, &a, &err), KT_S_OK);
+    assert_false(a.compiled);
+    assert_null(a.image);
+    assert_contains(a.log, "undefined");
+    kt_nvrtc_first_error(a.log, first, sizeof first);
+    assert_contains(first, "bad.cu(1): error");
+    assert_int_equal(kt_nvrtc_compile(&req, &b, &err), KT_S_OK);
+    assert_false(b.compiled);
+    assert_true(b.cached);
+    assert_string_equal(b.log, a.log);
+    kt_nvrtc_output_free(&a);
+    kt_nvrtc_output_free(&b);
+}
+
+static void an_unknown_kernel_does_not_compile(void **state)
+{
+    kt_nvrtc_request req = {source,       "scale.cu", "scael<3>",
+                            "compute_80", NULL,       0};
+    kt_nvrtc_output out;
+    kt_err err;
+    (void)state;
+    assert_int_equal(kt_nvrtc_compile(&req, &out, &err), KT_S_OK);
+    assert_false(out.compiled);
+    assert_contains(out.log, "scael");
+    kt_nvrtc_output_free(&out);
+}
+
+static void ptx_for_a_virtual_architecture(void **state)
+{
+    kt_nvrtc_request req = {source,       "scale.cu", "scale<2>",
+                            "compute_80", NULL,       0};
+    kt_nvrtc_output out;
+    kt_err err;
+    (void)state;
+    assert_int_equal(kt_nvrtc_compile(&req, &out, &err), KT_S_OK);
+    assert_true(out.compiled);
+    assert_non_null(strstr(out.image, ".entry"));
+    kt_nvrtc_output_free(&out);
+}
+
+static void prefetched_kernels_count_as_compiled_once(void **state)
+{
+    const char *n[] = {"scale<11>", "scale<12>", "scale<13>"};
+    kt_nvrtc_request reqs[3];
+    kt_nvrtc_stats s0, s1;
+    kt_err err;
+    (void)state;
+
+    for (int i = 0; i < 3; ++i)
+        reqs[i] =
+            (kt_nvrtc_request){source, "scale.cu", n[i], "sm_90", NULL, 0};
+    unsetenv("KTUNE_NVRTC_PREFETCH");
+    assert_int_equal(kt_nvrtc_prefetch(reqs, 3), 0); /* off unless asked */
+    setenv("KTUNE_NVRTC_PREFETCH", "1", 1);
+    setenv("KTUNE_NVRTC_THREADS", "2", 1);
+    kt_nvrtc_stats_get(&s0);
+    assert_int_equal(kt_nvrtc_prefetch(reqs, 3), 3);
+    for (int i = 0; i < 3; ++i) {
+        kt_nvrtc_output out;
+        assert_int_equal(kt_nvrtc_compile(&reqs[i], &out, &err), KT_S_OK);
+        assert_true(out.compiled);
+        assert_false(out.cached); /* compiled by this process, in the back */
+        assert_non_null(out.image);
+        kt_nvrtc_output_free(&out);
+    }
+    kt_nvrtc_stats_get(&s1);
+    assert_int_equal(s1.compiled - s0.compiled, 3);
+    assert_int_equal(s1.cache_hits - s0.cache_hits, 0);
+    kt_nvrtc_prefetch_stop();
+    unsetenv("KTUNE_NVRTC_PREFETCH");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(compiles_for_sm90_without_a_gpu_then_reads_the_cache),
+        cmocka_unit_test(the_key_changes_with_source_options_kernel_and_arch),
+        cmocka_unit_test(a_compile_error_keeps_the_log_and_is_cached_too),
+        cmocka_unit_test(an_unknown_kernel_does_not_compile),
+        cmocka_unit_test(ptx_for_a_virtual_architecture),
+        cmocka_unit_test(prefetched_kernels_count_as_compiled_once),
+    };
+    return cmocka_run_group_tests(tests, use_fresh_cache, remove_cache);
+}
