@@ -119,6 +119,43 @@ static void classify_without_counters(const kt_diag_input *in,
     }
 }
 
+/* Memory-bound: a memory unit saturated while the SM is not, or a memory
+ * unit that is busy and carries far more than the SM (KT_DIAG_MID,
+ * KT_DIAG_DOMINANT). Fills out and returns 1 when it applies. */
+static int memory_bound(double dram, double mem, double busiest_mem, double sm,
+                        kt_diagnosis *out)
+{
+    if (busiest_mem >= KT_DIAG_HIGH && sm < KT_DIAG_LOW) {
+        out->bound = KT_BOUND_MEMORY;
+        out->unit = dram >= KT_DIAG_HIGH ? "DRAM" : "L1/L2";
+        if (dram >= KT_DIAG_HIGH)
+            snprintf(out->why, sizeof out->why,
+                     "DRAM throughput %.1f%% >= %.0f%% of peak, SM throughput "
+                     "%.1f%% < %.0f%%",
+                     dram, KT_DIAG_HIGH, sm, KT_DIAG_LOW);
+        else
+            snprintf(out->why, sizeof out->why,
+                     "memory throughput %.1f%% >= %.0f%% of peak in the "
+                     "caches (DRAM only %.1f%%), SM throughput %.1f%% < "
+                     "%.0f%%",
+                     mem, KT_DIAG_HIGH, dram, sm, KT_DIAG_LOW);
+        return 1;
+    }
+    if (busiest_mem >= KT_DIAG_MID && sm < KT_DIAG_LOW &&
+        busiest_mem >= KT_DIAG_DOMINANT * sm) {
+        int in_dram = dram >= KT_DIAG_MID && dram >= KT_DIAG_DOMINANT * sm;
+        double busy = in_dram ? dram : busiest_mem;
+        out->bound = KT_BOUND_MEMORY;
+        out->unit = in_dram ? "DRAM" : "L1/L2";
+        snprintf(out->why, sizeof out->why,
+                 "%s %.1f%% of peak (>= %.0f%%, not saturated) is the busiest "
+                 "unit, %.1fx the SM's %.1f%%",
+                 out->unit, busy, KT_DIAG_MID, busy / sm, sm);
+        return 1;
+    }
+    return 0;
+}
+
 static void classify(const kt_diag_input *in, kt_diagnosis *out)
 {
     const double *m = in->m;
@@ -147,20 +184,8 @@ static void classify(const kt_diag_input *in, kt_diagnosis *out)
                  "DRAM throughput %.1f%% and SM throughput %.1f%% both >= "
                  "%.0f%% of peak",
                  dram, sm, KT_DIAG_HIGH);
-    } else if (busiest_mem >= KT_DIAG_HIGH && sm < KT_DIAG_LOW) {
-        out->bound = KT_BOUND_MEMORY;
-        out->unit = dram >= KT_DIAG_HIGH ? "DRAM" : "L1/L2";
-        if (dram >= KT_DIAG_HIGH)
-            snprintf(out->why, sizeof out->why,
-                     "DRAM throughput %.1f%% >= %.0f%% of peak, SM throughput "
-                     "%.1f%% < %.0f%%",
-                     dram, KT_DIAG_HIGH, sm, KT_DIAG_LOW);
-        else
-            snprintf(out->why, sizeof out->why,
-                     "memory throughput %.1f%% >= %.0f%% of peak in the "
-                     "caches (DRAM only %.1f%%), SM throughput %.1f%% < "
-                     "%.0f%%",
-                     mem, KT_DIAG_HIGH, dram, sm, KT_DIAG_LOW);
+    } else if (memory_bound(dram, mem, busiest_mem, sm, out)) {
+        /* classified there */
     } else if (sm >= KT_DIAG_HIGH && dram < KT_DIAG_LOW) {
         out->bound = KT_BOUND_COMPUTE;
         snprintf(out->why, sizeof out->why,

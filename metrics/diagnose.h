@@ -17,8 +17,14 @@
 #include "metrics/catalog.h"
 
 /* Rule-of-thumb thresholds (methodology.md), in percent. */
-#define KT_DIAG_HIGH 80.0       /* a unit this busy is saturated */
-#define KT_DIAG_LOW 50.0        /* a unit below this is not the limit */
+#define KT_DIAG_HIGH 80.0 /* a unit this busy is saturated */
+#define KT_DIAG_LOW 50.0  /* a unit below this is not the limit */
+/* A memory unit this busy that also carries KT_DIAG_DOMINANT times the SM's
+ * share is the limit even when it is not saturated: uncoalesced or
+ * partial-sector traffic, ramp-up and tail keep it under KT_DIAG_HIGH, yet
+ * no arithmetic change would help. */
+#define KT_DIAG_MID 60.0
+#define KT_DIAG_DOMINANT 1.75
 #define KT_DIAG_OCC_LOW 50.0    /* occupancy below this starves latency */
 #define KT_DIAG_STALL_HIGH 50.0 /* long-scoreboard share that dominates */
 /* Sectors per request above ideal * this are uncoalesced: room for a

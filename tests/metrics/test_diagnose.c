@@ -298,7 +298,9 @@ static void dram_utilisation_is_the_counter_itself(void **state)
     in = input(&c, 800);
     kt_diagnose(&in, &d);
     assert_float_equal(d.dram_pct, 67.0, 0);
-    assert_int_equal(d.bound, KT_BOUND_NONE);
+    /* Not saturated, but DRAM carries 2.9x the SM's share. */
+    assert_int_equal(d.bound, KT_BOUND_MEMORY);
+    assert_string_equal(d.unit, "DRAM");
     assert_contains(d.why, "DRAM 67.0%");
 }
 
@@ -319,6 +321,12 @@ static void thresholds_are_the_methodology_rules_of_thumb(void **state)
         {20.0, 25.0, 20.0, 30, 20, KT_BOUND_NONE},
         {20.0, 25.0, 20.0, 50, 60, KT_BOUND_NONE},
         {20.0, 55.0, 20.0, 30, 60, KT_BOUND_NONE},
+        /* busy, unsaturated memory carrying 1.75x the SM's share (the
+         * H200's stride-32 stream), and cases just outside that rule */
+        {78.6, 78.6, 6.9, 88, NAN, KT_BOUND_MEMORY},
+        {60.0, 60.0, 34.2, 90, NAN, KT_BOUND_MEMORY},
+        {59.9, 59.9, 10.0, 90, NAN, KT_BOUND_NONE},
+        {72.9, 72.9, 48.6, 93, NAN, KT_BOUND_NONE},
     };
     (void)state;
 
