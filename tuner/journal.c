@@ -5,10 +5,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "core/envrec.h"
+#include "core/fileio.h"
 #include "core/result_json.h"
 
 /* ------------------------------------------------------------- reading */
@@ -16,40 +19,7 @@
 static kt_status read_all(const char *path, char **text, size_t *len,
                           kt_err *err)
 {
-    FILE *f = fopen(path, "rb");
-    char *buf = NULL;
-    size_t cap = 0, used = 0, got;
-
-    if (!f)
-        return kt_err_set(err, errno == ENOENT ? KT_S_INPUT : KT_S_IO,
-                          "%s: cannot open: %s", path, strerror(errno));
-    do {
-        if (used + 65536 + 1 > cap) {
-            char *grown;
-            cap = cap ? 2 * cap : 1 << 20;
-            grown = realloc(buf, cap);
-            if (!grown) {
-                free(buf);
-                fclose(f);
-                return kt_err_set(err, KT_S_NOMEM, "%s: out of memory", path);
-            }
-            buf = grown;
-        }
-        got = fread(buf + used, 1, cap - used - 1, f);
-        used += got;
-    } while (got > 0);
-    if (ferror(f)) {
-        free(buf);
-        fclose(f);
-        return kt_err_set(err, KT_S_IO, "%s: read error", path);
-    }
-    fclose(f);
-    if (!buf && !(buf = malloc(1)))
-        return kt_err_set(err, KT_S_NOMEM, "%s: out of memory", path);
-    buf[used] = '\0';
-    *text = buf;
-    *len = used;
-    return KT_S_OK;
+    return kt_file_read(path, "journal", KT_FILE_MAX_BYTES, text, len, err);
 }
 
 static kt_status shape_from_json(const json_t *j, kt_shape *shape)
@@ -188,14 +158,27 @@ kt_status kt_journal_read(const char *path, const kt_operator *op,
     memset(log, 0, sizeof *log);
     if ((rc = read_all(path, &text, &len, err)))
         return rc;
+    log->read_bytes = (long long)len;
     line = text;
     while ((size_t)(line - text) < len) {
-        char *nl = strchr(line, '\n');
+        size_t left = len - (size_t)(line - text);
+        char *nl = memchr(line, '\n', left);
+        char *nul = memchr(line, '\0', nl ? (size_t)(nl - line) : left);
         json_error_t jerr;
         json_t *rec;
         const char *kind;
 
         ++lineno;
+        if (nul && nl) {
+            /* A complete line with a NUL byte is damage, not a torn write:
+             * cutting there would drop every record after it. */
+            rc = kt_err_set(err, KT_S_INPUT,
+                            "%s:%zu: a NUL byte at column %zu: the journal is "
+                            "damaged; nothing was changed (repair or remove "
+                            "that line by hand)",
+                            path, lineno, (size_t)(nul - line) + 1);
+            goto fail;
+        }
         if (!nl) {
             /* A line without its newline was being written when the run
              * died: everything before it is intact. */
@@ -275,6 +258,7 @@ kt_status kt_journal_read(const char *path, const kt_operator *op,
                 const kt_journal_entry *cur = &log->entries[log->count];
                 /* Records of a call are written together, in slot order. */
                 if (cur->call != prev->call && prev->slot + 1 != prev->of) {
+                    kt_eval_result_free(&log->entries[log->count].result);
                     json_decref(rec);
                     rc = kt_err_set(err, KT_S_INPUT,
                                     "%s:%zu: call %zu starts before call "
@@ -318,7 +302,10 @@ kt_status kt_journal_read(const char *path, const kt_operator *op,
         line = nl + 1;
     }
     if (!log->header) {
-        rc = kt_err_set(err, KT_S_INPUT, "%s: empty: no header record", path);
+        rc = kt_err_set(err, KT_S_INPUT,
+                        "%s: empty: no header record (a run stopped before "
+                        "writing it; --resume starts it afresh)",
+                        path);
         goto fail;
     }
     {
@@ -361,7 +348,7 @@ void kt_journal_log_free(kt_journal_log *log)
 
 kt_status kt_journal_read_header(const char *path, json_t **header, kt_err *err)
 {
-    FILE *f = fopen(path, "r");
+    FILE *f = NULL;
     char *line = NULL;
     size_t cap = 0;
     json_error_t jerr;
@@ -369,7 +356,9 @@ kt_status kt_journal_read_header(const char *path, json_t **header, kt_err *err)
     kt_status rc = KT_S_OK;
 
     *header = NULL;
-    if (!f)
+    if ((rc = kt_file_check_regular(path, "journal", err)))
+        return rc;
+    if (!(f = fopen(path, "r")))
         return kt_err_set(err, errno == ENOENT ? KT_S_INPUT : KT_S_IO,
                           "%s: cannot open: %s", path, strerror(errno));
     if (getline(&line, &cap, f) <= 0 || !(h = json_loads(line, 0, &jerr)) ||
@@ -389,6 +378,20 @@ kt_status kt_journal_read_header(const char *path, json_t **header, kt_err *err)
     free(line);
     fclose(f);
     return rc;
+}
+
+int kt_journal_is_empty(const char *path)
+{
+    char *text = NULL;
+    size_t len = 0;
+    int empty;
+
+    /* Bounded: an empty journal is short; a long one is not empty. */
+    if (kt_file_read(path, "journal", 1 << 20, &text, &len, NULL))
+        return 0;
+    empty = memchr(text, '\n', len) == NULL;
+    free(text);
+    return empty;
 }
 
 /* ------------------------------------------------------------ the header */
@@ -626,6 +629,38 @@ kt_status kt_journal_compatible(const json_t *recorded, const json_t *now,
 
 /* ------------------------------------------------------------- writing */
 
+/* One writer per journal: an exclusive flock held until close. A second
+ * writer (another --resume of the same file) is refused at once instead of
+ * measuring the same points again into the same file. */
+static kt_status lock_journal(int fd, const char *path, kt_err *err)
+{
+    while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        if (errno == EINTR)
+            continue;
+        if (errno == EWOULDBLOCK)
+            return kt_err_set(err, KT_S_INPUT,
+                              "journal %s is in use: another ktune is writing "
+                              "it (it holds the file's lock); wait for that "
+                              "run to end, then --resume",
+                              path);
+        return kt_err_set(err, KT_S_IO, "journal %s: cannot lock: %s", path,
+                          strerror(errno));
+    }
+    return KT_S_OK;
+}
+
+/* Opens an existing journal that holds no complete line (a run stopped
+ * between creating it and writing its header) to be written afresh. */
+static int take_over_empty(const char *path)
+{
+    int fd;
+
+    if (!kt_journal_is_empty(path))
+        return -1;
+    fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+    return fd;
+}
+
 /* One line, one write(), then (when durable) fdatasync: the line is on
  * disk before the tuner acts on it. fdatasync covers the new length of an
  * appended file, which is all a reader needs. */
@@ -670,21 +705,26 @@ kt_status kt_journal_create(kt_journal *j, const char *path,
     j->next_call = 1;
     j->fd =
         open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
-    if (j->fd < 0) {
-        if (errno == EEXIST)
-            return kt_err_set(err, KT_S_INPUT,
-                              "journal %s exists: add --resume to continue "
-                              "it, or name a new one with --journal FILE",
-                              path);
+    if (j->fd < 0 && errno == EEXIST && (j->fd = take_over_empty(path)) < 0)
+        return kt_err_set(err, KT_S_INPUT,
+                          "journal %s exists: add --resume to continue "
+                          "it, or name a new one with --journal FILE",
+                          path);
+    if (j->fd < 0)
         return kt_err_set(err, KT_S_IO, "journal %s: cannot create: %s", path,
                           strerror(errno));
-    }
     j->path = strdup(path);
     if (!j->path) {
         kt_journal_close(j);
         return kt_err_set(err, KT_S_NOMEM, "out of memory");
     }
-    if ((rc = append_line(j, header, 1, err))) {
+    /* Locked, then cut: an empty journal taken over may hold a torn
+     * header. */
+    if ((rc = lock_journal(j->fd, path, err)) ||
+        (ftruncate(j->fd, 0) != 0 &&
+         (rc = kt_err_set(err, KT_S_IO, "journal %s: cannot cut: %s", path,
+                          strerror(errno)))) ||
+        (rc = append_line(j, header, 1, err))) {
         kt_journal_close(j);
         return rc;
     }
@@ -696,6 +736,7 @@ kt_status kt_journal_continue(kt_journal *j, const char *path,
                               kt_err *err)
 {
     json_t *rec;
+    struct stat st;
     kt_status rc;
 
     memset(j, 0, sizeof *j);
@@ -712,6 +753,19 @@ kt_status kt_journal_continue(kt_journal *j, const char *path,
         json_decref(environment);
         kt_journal_close(j);
         return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    }
+    /* Locked before anything is cut; and what was read must still be all
+     * there is, or another writer went on after it was read. */
+    if ((rc = lock_journal(j->fd, path, err)) ||
+        (fstat(j->fd, &st) == 0 && (long long)st.st_size != log->read_bytes &&
+         (rc = kt_err_set(err, KT_S_INPUT,
+                          "journal %s changed while it was read (another "
+                          "ktune is writing it?); nothing was cut: run "
+                          "--resume again",
+                          path)))) {
+        json_decref(environment);
+        kt_journal_close(j);
+        return rc;
     }
     /* Cut the torn line and any unfinished call, so appended records
      * start on a line of their own. */
