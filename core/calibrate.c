@@ -9,6 +9,7 @@
 
 #include "core/clock.h"
 #include "core/cuda_check.h"
+#include "core/fileio.h"
 #include "core/kernels.h"
 
 #define COPY_BYTES ((size_t)1 << 30)
@@ -164,17 +165,9 @@ done:
 
 void kt_calib_cache_path(const char *uuid, char *out, size_t out_size)
 {
-    const char *dir = getenv("KTUNE_CACHE_DIR");
-    const char *xdg = getenv("XDG_CACHE_HOME");
-    const char *home = getenv("HOME");
-
-    if (dir && *dir)
-        snprintf(out, out_size, "%s/calibration-%s.json", dir, uuid);
-    else if (xdg && *xdg)
-        snprintf(out, out_size, "%s/ktune/calibration-%s.json", xdg, uuid);
-    else
-        snprintf(out, out_size, "%s/.cache/ktune/calibration-%s.json",
-                 home && *home ? home : "/tmp", uuid);
+    char name[256];
+    snprintf(name, sizeof name, "calibration-%s.json", uuid);
+    kt_cache_path(name, out, out_size);
 }
 
 json_t *kt_calib_to_json(const kt_calibration *c)

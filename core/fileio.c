@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -166,5 +167,39 @@ kt_status kt_file_check_output(const char *path, const char *what, kt_err *err)
                        "%s %s: the current folder is not writable", what, path);
     }
     free(dir);
+    return rc;
+}
+
+void kt_cache_path(const char *name, char *out, size_t out_size)
+{
+    const char *dir = getenv("KTUNE_CACHE_DIR");
+    const char *xdg = getenv("XDG_CACHE_HOME");
+    const char *home = getenv("HOME");
+
+    if (dir && *dir)
+        snprintf(out, out_size, "%s/%s", dir, name);
+    else if (xdg && *xdg)
+        snprintf(out, out_size, "%s/ktune/%s", xdg, name);
+    else
+        snprintf(out, out_size, "%s/.cache/ktune/%s",
+                 home && *home ? home : "/tmp", name);
+}
+
+int kt_make_parent_dirs(const char *path)
+{
+    char *copy = strdup(path);
+    int rc = 0;
+
+    if (!copy)
+        return -1;
+    for (char *p = copy + 1; *p; ++p) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(copy, 0755) != 0 && errno != EEXIST)
+            rc = -1;
+        *p = '/';
+    }
+    free(copy);
     return rc;
 }

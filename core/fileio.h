@@ -34,4 +34,11 @@ kt_status kt_file_read(const char *path, const char *what, size_t max_bytes,
  * does not cost the run. */
 kt_status kt_file_check_output(const char *path, const char *what, kt_err *err);
 
+/* The path of name in ktune's cache folder: KTUNE_CACHE_DIR, else
+ * $XDG_CACHE_HOME/ktune, else ~/.cache/ktune. */
+void kt_cache_path(const char *name, char *out, size_t out_size);
+
+/* Creates every missing folder of path's parent (mode 0755); 0 on success. */
+int kt_make_parent_dirs(const char *path);
+
 #endif

@@ -288,12 +288,16 @@ static kt_status read_problem(replay_eval *re, const kt_operator *op,
     problem.sizes = re->sizes;
     problem.seed = re->seed;
     problem.device = &re->device;
-    re->work.struct_size = sizeof re->work;
-    if (op->work(&problem, &re->work) != KT_OK)
-        return kt_err_set(err, KT_S_PLUGIN,
-                          "operator '%s': work() failed for the recorded "
-                          "problem",
-                          op->id);
+    {
+        int wrc = KT_OK;
+        if ((rc = kt_call_work(op, &problem, &re->work, &wrc, err)))
+            return kt_err_prefix(err, "%s: ", re->path);
+        if (wrc != KT_OK)
+            return kt_err_set(err, KT_S_PLUGIN,
+                              "operator '%s': work() failed for the recorded "
+                              "problem",
+                              op->id);
+    }
     return KT_S_OK;
 }
 
