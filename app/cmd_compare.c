@@ -505,6 +505,7 @@ int kt_cmd_compare(int argc, char **argv)
         rc = rc < 0 ? KT_EXIT_OK : kt_cli_fail(&err);
         goto done;
     }
+    reg.isolated = !a.o.in_process; /* plugin code runs in workers */
     kt_cli_load_plugins(&reg, a.o.plugins.items, a.o.plugins.count, 0);
     if (kt_registry_resolve(&reg, a.spec, &plugin, &op, &err) ||
         !(files = calloc(a.froms.count ? a.froms.count : 1, sizeof *files)) ||

@@ -126,10 +126,12 @@ static void work_from_plugin(kt_sources *s, const report_args *a)
     kt_problem prob = {.struct_size = sizeof prob, .seed = 1};
     kt_work w = {.struct_size = sizeof w};
     kt_err err;
+    int wrc = KT_OK;
 
     if (!*spec)
         return;
     kt_registry_init(&reg);
+    reg.isolated = 1;
     kt_cli_load_plugins(&reg, a->o.plugins.items, a->o.plugins.count, 1);
     if (kt_registry_resolve(&reg, spec, &plugin, &op, &err)) {
         kt_sources_note(s,
@@ -149,7 +151,7 @@ static void work_from_plugin(kt_sources *s, const report_args *a)
     if (kt_env_device_from_json(json_object_get(env, "device"), &dev, name,
                                 sizeof name, NULL) == KT_S_OK)
         prob.device = &dev;
-    if (op->work(&prob, &w) != KT_OK) {
+    if (kt_call_work(op, &prob, &w, &wrc, &err) || wrc != KT_OK) {
         kt_sources_note(s, "the plugin %s could not compute the work of %s",
                         plugin->desc.name, spec);
         goto done;

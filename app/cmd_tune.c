@@ -555,6 +555,7 @@ int kt_cmd_tune(int argc, char **argv)
         rc = rc < 0 ? KT_EXIT_OK : kt_cli_fail(&err);
         goto done;
     }
+    reg.isolated = !a.o.in_process; /* plugin code runs in workers */
     kt_cli_load_plugins(&reg, a.o.plugins.items, a.o.plugins.count, 0);
     if (kt_job_load(a.config, a.o.sets.items, a.o.sets.count, &reg, &t->job,
                     &err)) {
