@@ -52,6 +52,7 @@ enum {
     OPT_NO_COUNTERS,
     OPT_IN_PROCESS,
     OPT_REPLAY,
+    OPT_TIMEOUT,
     OPT_HELP
 };
 
@@ -74,6 +75,7 @@ static const shared_option shared[] = {
     {KT_OPT_COUNTERS, {"no-counters", no_argument, NULL, OPT_NO_COUNTERS}},
     {KT_OPT_IN_PROCESS, {"in-process", no_argument, NULL, OPT_IN_PROCESS}},
     {KT_OPT_REPLAY, {"replay", required_argument, NULL, OPT_REPLAY}},
+    {KT_OPT_TIMEOUT, {"timeout", required_argument, NULL, OPT_TIMEOUT}},
     {KT_OPT_PROTOCOL, {"warmups", required_argument, NULL, OPT_WARMUPS}},
     {KT_OPT_PROTOCOL,
      {"min-samples", required_argument, NULL, OPT_MIN_SAMPLES}},
@@ -182,6 +184,13 @@ static kt_status apply_shared(int opt, char *arg, kt_cli_options *o,
     case OPT_NO_COUNTERS: o->counters = 0; return KT_S_OK;
     case OPT_IN_PROCESS: o->in_process = 1; return KT_S_OK;
     case OPT_REPLAY: o->replay = arg; return KT_S_OK;
+    case OPT_TIMEOUT:
+        if (kt_parse_double(arg, "--timeout", &o->timeout_s, err))
+            return KT_S_INPUT;
+        if (o->timeout_s <= 0)
+            return kt_err_set(err, KT_S_INPUT,
+                              "--timeout: expected seconds > 0, found %s", arg);
+        return KT_S_OK;
     default: return protocol_option(opt, arg, &o->protocol, err);
     }
 }
