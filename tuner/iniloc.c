@@ -67,6 +67,9 @@ kt_status kt_iniloc_scan(const char *path, kt_iniloc *loc, kt_err *err)
         int was_continued = continued;
 
         ++line;
+        /* A UTF-8 byte-order mark is not part of the first line. */
+        if (line == 1 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0)
+            memmove(buf, buf + 3, strlen(buf + 3) + 1);
         s = trim(buf);
         len = strlen(s);
         /* iniparser joins a line ending in '\' with the next one. */

@@ -1,6 +1,7 @@
 #include "tuner/job.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <iniparser.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/fileio.h"
 #include "core/parse.h"
 #include "core/suggest.h"
 #include "tuner/iniloc.h"
@@ -669,16 +671,26 @@ static kt_status apply_overrides(loader *ld, char *const *sets, size_t n)
         return kt_err_set(ld->err, KT_S_NOMEM, "out of memory");
     for (size_t i = 0; i < n; ++i) {
         override *o = &ld->overrides[ld->num_overrides];
-        char buf[1024], *name, *value, *dot, full[160];
-        snprintf(buf, sizeof buf, "%s", sets[i]);
-        if (kt_parse_assignment(buf, &name, &value, ld->err))
-            return kt_err_prefix(ld->err, "--set %s: ", sets[i]);
+        char *buf, *name, *value, *dot, full[160];
+        kt_status rc;
+        /* A copy of its own: a value may be of any length. */
+        if (!(buf = strdup(sets[i])))
+            return kt_err_set(ld->err, KT_S_NOMEM, "out of memory");
+        if (kt_parse_assignment(buf, &name, &value, ld->err)) {
+            free(buf);
+            return kt_err_prefix(ld->err, "--set: ");
+        }
         dot = strchr(name, '.');
-        if (!dot || dot == name || !dot[1])
+        if (!dot || dot == name || !dot[1] ||
+            (size_t)(dot - name) >= sizeof o->section ||
+            strlen(dot + 1) >= sizeof o->key) {
+            free(buf);
             return kt_err_set(ld->err, KT_S_INPUT,
-                              "--set %s: expected SECTION.KEY=VALUE, e.g. "
+                              "--set %s: expected SECTION.KEY=VALUE (names "
+                              "under %zu characters), e.g. "
                               "strategy.name=exhaustive",
-                              sets[i]);
+                              sets[i], sizeof o->key);
+        }
         *dot = '\0';
         snprintf(o->section, sizeof o->section, "%s", name);
         snprintf(o->key, sizeof o->key, "%s", dot + 1);
@@ -691,8 +703,12 @@ static kt_status apply_overrides(loader *ld, char *const *sets, size_t n)
         if (!iniparser_find_entry(ld->ini, o->section))
             iniparser_set(ld->ini, o->section, NULL);
         snprintf(full, sizeof full, "%s:%s", o->section, o->key);
-        if (iniparser_set(ld->ini, full, value) != 0)
-            return kt_err_set(ld->err, KT_S_NOMEM, "out of memory");
+        rc = iniparser_set(ld->ini, full, value) != 0
+                 ? kt_err_set(ld->err, KT_S_NOMEM, "out of memory")
+                 : KT_S_OK;
+        free(buf);
+        if (rc)
+            return rc;
     }
     return KT_S_OK;
 }
@@ -719,6 +735,82 @@ static kt_status check_sections(const loader *ld)
     return KT_S_OK;
 }
 
+/* iniparser (4.1) reads lines of at most 1022 characters, continued lines
+ * joined; a longer one used to read as "cannot read ''". */
+#define INI_MAX_LINE 1000
+#define UTF8_BOM "\xEF\xBB\xBF"
+
+/* Refuses what iniparser would cut or misread, naming where: a NUL byte, a
+ * line (continued lines joined) longer than INI_MAX_LINE. */
+static kt_status check_ini_text(const char *path, const char *text, size_t len,
+                                kt_err *err)
+{
+    size_t joined = 0, line = 0, first = 0;
+
+    for (size_t at = 0; at < len;) {
+        const char *nl = memchr(text + at, '\n', len - at);
+        size_t end = nl ? (size_t)(nl - text) : len, n = end - at;
+        const char *nul = memchr(text + at, '\0', n);
+        ++line;
+        if (nul)
+            return kt_err_set(err, KT_S_INPUT,
+                              "%s:%zu: a NUL byte at column %zu; expected text",
+                              path, line, (size_t)(nul - (text + at)) + 1);
+        if (joined == 0)
+            first = line;
+        joined += n;
+        if (joined > INI_MAX_LINE)
+            return kt_err_set(err, KT_S_INPUT,
+                              "%s:%zu: a line of %zu characters%s; "
+                              "lines may have at most %d (write long lists "
+                              "as ranges, e.g. 32..1024, or split them)",
+                              path, first, joined,
+                              line > first ? " (continued lines joined)" : "",
+                              INI_MAX_LINE);
+        /* A line ending in '\' continues on the next one. */
+        while (n > 0 && (text[at + n - 1] == '\r' || text[at + n - 1] == ' ' ||
+                         text[at + n - 1] == '\t'))
+            --n;
+        if (!(n > 0 && text[at + n - 1] == '\\'))
+            joined = 0;
+        at = end + 1;
+    }
+    return KT_S_OK;
+}
+
+/* The job file, checked (a regular file, bounded, no line iniparser would
+ * cut), handed to iniparser as an unnamed copy without a UTF-8 byte-order
+ * mark, so iniparser reads exactly what was checked. */
+static kt_status load_ini(const char *path, dictionary **ini, kt_err *err)
+{
+    char *text = NULL, name[64];
+    size_t len = 0, skip = 0;
+    FILE *copy = NULL;
+    kt_status rc;
+
+    *ini = NULL;
+    if ((rc = kt_file_read(path, "job", (size_t)16 << 20, &text, &len, err)))
+        return rc;
+    if ((rc = check_ini_text(path, text, len, err)))
+        goto done;
+    if (len >= 3 && memcmp(text, UTF8_BOM, 3) == 0)
+        skip = 3;
+    if (!(copy = tmpfile()) ||
+        fwrite(text + skip, 1, len - skip, copy) != len - skip ||
+        fflush(copy) != 0) {
+        rc = kt_err_set(err, KT_S_IO, "%s: cannot copy for reading: %s", path,
+                        strerror(errno));
+        goto done;
+    }
+    snprintf(name, sizeof name, "/proc/self/fd/%d", fileno(copy));
+    *ini = iniparser_load(name);
+done:
+    if (copy)
+        fclose(copy);
+    free(text);
+    return rc;
+}
+
 kt_status kt_job_load(const char *path, char *const *sets, size_t num_sets,
                       const kt_registry *reg, kt_job *job, kt_err *err)
 {
@@ -740,12 +832,12 @@ kt_status kt_job_load(const char *path, char *const *sets, size_t num_sets,
     job->min_gain = 0.005;
     job->top = 10;
     kt_job_protocol_defaults(&job->protocol);
-    if ((rc = kt_iniloc_scan(path, &ld.loc, err)))
-        goto done;
     syntax_message[0] = '\0';
     iniparser_set_error_callback(capture);
-    ld.ini = iniparser_load(path);
+    rc = load_ini(path, &ld.ini, err);
     iniparser_set_error_callback(NULL);
+    if (rc || (rc = kt_iniloc_scan(path, &ld.loc, err)))
+        goto done;
     if (!ld.ini) {
         rc = syntax_message[0]
                  ? syntax_error(&ld)
