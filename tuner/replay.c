@@ -276,6 +276,13 @@ static kt_status read_problem(replay_eval *re, const kt_operator *op,
                               "%s: the header gives no size '%s'", re->path,
                               op->sizes[i].name);
         re->sizes[i] = json_integer_value(v);
+        if (re->sizes[i] < op->sizes[i].min || re->sizes[i] > op->sizes[i].max)
+            return kt_err_set(
+                err, KT_S_INPUT,
+                "%s: the header's size %s is %lld, expected "
+                "%lld to %lld",
+                re->path, op->sizes[i].name, (long long)re->sizes[i],
+                (long long)op->sizes[i].min, (long long)op->sizes[i].max);
     }
     re->seed = (uint64_t)json_integer_value(json_object_get(h, "seed"));
     if ((rc = kt_env_device_from_json(json_object_get(env, "device"),
