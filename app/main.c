@@ -2,6 +2,7 @@
  * ktune: find the fastest correct launch configuration of CUDA kernels.
  * Dispatches to one subcommand; each has --help.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -39,6 +40,18 @@ static void usage(FILE *out)
                  "(folders or files, ':'-separated),\nthen --plugin FILE.\n");
 }
 
+/* What a command printed must have reached stdout: a full disk or a
+ * closed file there is a failure (exit 1), not a silent success. */
+static int finish_stdout(int rc)
+{
+    if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0) {
+        fprintf(stderr, "ktune: cannot write standard output: %s\n",
+                strerror(errno));
+        return rc ? rc : KT_EXIT_FAILURE;
+    }
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     kt_cli_set_invocation(argc, argv);
@@ -49,15 +62,15 @@ int main(int argc, char **argv)
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
         strcmp(argv[1], "help") == 0) {
         usage(stdout);
-        return KT_EXIT_OK;
+        return finish_stdout(KT_EXIT_OK);
     }
     if (strcmp(argv[1], "--version") == 0) {
         printf("ktune %s (%s)\n", KT_VERSION, KT_GIT_COMMIT);
-        return KT_EXIT_OK;
+        return finish_stdout(KT_EXIT_OK);
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; ++i)
         if (strcmp(argv[1], commands[i].name) == 0)
-            return commands[i].run(argc - 1, argv + 1);
+            return finish_stdout(commands[i].run(argc - 1, argv + 1));
     fprintf(stderr, "ktune: unknown command '%s'\n", argv[1]);
     usage(stderr);
     return KT_EXIT_USAGE;

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,6 +139,10 @@ kt_status kt_file_check_output(const char *path, const char *what, kt_err *err)
                           "%s: expected a file name, found "
                           "nothing",
                           what);
+    if (strlen(path) >= PATH_MAX)
+        return kt_err_set(err, KT_S_INPUT,
+                          "%s: the path is %zu characters, more than %d", what,
+                          strlen(path), PATH_MAX - 1);
     if (stat(path, &st) == 0)
         return S_ISDIR(st.st_mode)
                    ? kt_err_set(err, KT_S_INPUT,
