@@ -52,10 +52,13 @@ static int parse_args(int argc, char **argv, bench_args *a, kt_err *err)
 {
     static const struct option own[] = {
         {"no-calibration", no_argument, NULL, 'C'}, {NULL, 0, NULL, 0}};
-    const kt_cli_command cmd = {
-        "bench", help, KT_OPT_MEASURING | KT_OPT_VARIANT | KT_OPT_SET,
-        own,     NULL, own_option,
-        a};
+    const kt_cli_command cmd = {.name = "bench",
+                                .help = help,
+                                .shared = KT_OPT_MEASURING | KT_OPT_VARIANT |
+                                          KT_OPT_SET,
+                                .own = own,
+                                .apply = own_option,
+                                .ctx = a};
     int rc;
 
     a->calibration = 1;

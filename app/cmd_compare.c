@@ -96,15 +96,14 @@ static int parse_args(int argc, char **argv, compare_args *a, kt_err *err)
         {"config", required_argument, NULL, 'c'},
         {"reference", required_argument, NULL, 'r'},
         {NULL, 0, NULL, 0}};
-    const kt_cli_command cmd = {"compare",
-                                help,
-                                KT_OPT_MEASURING | KT_OPT_CSV |
-                                    KT_OPT_COUNTERS | KT_OPT_IN_PROCESS |
-                                    KT_OPT_REPLAY,
-                                own,
-                                NULL,
-                                own_option,
-                                a};
+    const kt_cli_command cmd = {.name = "compare",
+                                .help = help,
+                                .shared = KT_OPT_MEASURING | KT_OPT_CSV |
+                                          KT_OPT_COUNTERS | KT_OPT_IN_PROCESS |
+                                          KT_OPT_REPLAY,
+                                .own = own,
+                                .apply = own_option,
+                                .ctx = a};
     int rc;
 
     if ((rc = kt_cli_parse(argc, argv, &cmd, &a->o, err)))

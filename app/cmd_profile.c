@@ -105,14 +105,13 @@ static int parse_args(int argc, char **argv, profile_args *a, kt_err *err)
         {"access-bytes", required_argument, NULL, 'a'},
         {"list-metrics", no_argument, NULL, 'L'},
         {NULL, 0, NULL, 0}};
-    const kt_cli_command cmd = {"profile",
-                                help,
-                                KT_OPT_MEASURING | KT_OPT_VARIANT | KT_OPT_SET |
-                                    KT_OPT_COUNTERS,
-                                own,
-                                NULL,
-                                own_option,
-                                a};
+    const kt_cli_command cmd = {.name = "profile",
+                                .help = help,
+                                .shared = KT_OPT_MEASURING | KT_OPT_VARIANT |
+                                          KT_OPT_SET | KT_OPT_COUNTERS,
+                                .own = own,
+                                .apply = own_option,
+                                .ctx = a};
     int rc;
 
     a->defaults = 1;

@@ -77,8 +77,13 @@ static int parse_args(int argc, char **argv, report_args *a, kt_err *err)
         {"title", required_argument, NULL, 't'},
         {"top", required_argument, NULL, 'T'},
         {NULL, 0, NULL, 0}};
-    const kt_cli_command cmd = {
-        "report", help, KT_OPT_PLUGIN, own, "o:", own_option, a};
+    const kt_cli_command cmd = {.name = "report",
+                                .help = help,
+                                .shared = KT_OPT_PLUGIN,
+                                .own = own,
+                                .short_opts = "o:",
+                                .apply = own_option,
+                                .ctx = a};
     int rc;
 
     if ((rc = kt_cli_parse(argc, argv, &cmd, &a->o, err)))

@@ -102,15 +102,14 @@ static int parse_args(int argc, char **argv, tune_args *a, kt_err *err)
         {"quiet", no_argument, NULL, 'q'},
         {"check", no_argument, NULL, 'C'},
         {NULL, 0, NULL, 0}};
-    const kt_cli_command cmd = {"tune",
-                                help,
-                                KT_OPT_SET | KT_OPT_PLUGIN | KT_OPT_JSON |
-                                    KT_OPT_CSV | KT_OPT_IN_PROCESS |
-                                    KT_OPT_REPLAY,
-                                own,
-                                NULL,
-                                own_option,
-                                a};
+    const kt_cli_command cmd = {.name = "tune",
+                                .help = help,
+                                .shared = KT_OPT_SET | KT_OPT_PLUGIN |
+                                          KT_OPT_JSON | KT_OPT_CSV |
+                                          KT_OPT_IN_PROCESS | KT_OPT_REPLAY,
+                                .own = own,
+                                .apply = own_option,
+                                .ctx = a};
     int rc;
 
     if ((rc = kt_cli_parse(argc, argv, &cmd, &a->o, err)))

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Compares ktune's counters with Nsight Compute's on the same launch:
-# vector_add `coalesced` and `strided` at n = 2^24, block 256 (issue 4's
-# correctness bar). For each variant it runs
+# vector_add `coalesced` and `strided` at n = 2^24, block 256 (the
+# counters' correctness bar). For each variant it runs
 #   1. ktune profile (its own replay passes, L2 flushed before each), and
 #   2. ncu --clock-control none on `ktune bench`, selecting the 7th launch
 #      of the kernel (1 verification + 6 warm-ups skipped) with the same

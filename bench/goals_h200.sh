@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The goals of issue 6 on the H200, in about four minutes of GPU time: for
+# The tuning goals on the H200, in about four minutes of GPU time: for
 # every shape, a short tuning run over all variants (`ktune tune`, a time
 # budget per shape, every evaluation in a journal), then `ktune compare
 # --from` that journal: each variant at its fastest verified record, all
@@ -13,8 +13,8 @@
 #
 # From the repository root, with the build folder carried:
 #   OUT=/path/to/out bash bench/goals_h200.sh [BUILD_DIR]
-# BUILD_DIR (default build) is a build configured at /work/main/BUILD_DIR on
-# the development machine, or an absolute path valid here. GOALS_TUNE_S
+# BUILD_DIR (default build) is the build folder, relative to the repository
+# root or absolute. GOALS_TUNE_S
 # (default 8) is the tuning budget of a large shape in seconds; small
 # shapes get half.
 # Writes under $OUT (the Markdown as it goes, so a run cut short keeps what
@@ -29,20 +29,15 @@ out=${OUT:?set OUT to the folder for the results}
 tune_s=${GOALS_TUNE_S:-8}
 mkdir -p "$out"
 
-# The build has the absolute paths of the machine it was made on
-# (/work/main/...): make that path lead here.
-if [ "$(cd /work/main 2>/dev/null && pwd -P)" != "$(pwd -P)" ]; then
-    mkdir -p /work && ln -sfn "$root" /work/main
-fi
 [ -d "$root/.devlibs" ] &&
     export LD_LIBRARY_PATH="$root/.devlibs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export KTUNE_CACHE_DIR=${KTUNE_CACHE_DIR:-/tmp/ktune-goals-cache}
 case $build in
 /*) b=$build ;;
-*) b=/work/main/$build ;;
+*) b=$root/$build ;;
 esac
 K=$b/ktune
-cfg=/work/main/configs
+cfg=$root/configs
 data=$(mktemp -d)
 ln -s "$cfg" "$data/configs"
 md=$out/goals_h200.md
@@ -61,7 +56,7 @@ t0=$(date +%s)
 header() {
     echo "# ktune on the H200: tuned variants against the vendor libraries"
     echo
-    echo "Issue 6 goals, run by \`bench/goals_h200.sh\` on $started"
+    echo "Tuning goals, run by \`bench/goals_h200.sh\` on $started"
     echo "($($K --version 2>/dev/null)); GPU:"
     echo
     echo '```'

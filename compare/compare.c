@@ -180,11 +180,43 @@ static double sm_clock_mhz(const json_t *env)
 }
 
 /* Kernel facts for every verified row, counters when wanted. */
+/* The counter names checked against the device before any row is
+ * profiled: *num_raw becomes 0, with c->counters_note saying why, when
+ * counters cannot be had. */
+static kt_status check_counter_names(kt_compare *c, kt_evaluator *ev,
+                                     const char **raw, size_t *num_raw,
+                                     kt_err *err)
+{
+    kt_profile_request check = {raw, *num_raw, 1};
+    kt_profile_result res;
+    kt_status rc;
+
+    if (!*num_raw) {
+        if (!c->counters)
+            snprintf(c->counters_note, sizeof c->counters_note,
+                     "--no-counters");
+        return KT_S_OK;
+    }
+    if ((rc = ev->ops->profile(ev, NULL, &check, &res, err)))
+        return rc;
+    if (res.counters != KT_S_OK) {
+        snprintf(c->counters_note, sizeof c->counters_note, "%s",
+                 res.note[0] ? res.note : "counters unavailable");
+        if (res.counters != KT_S_UNSUPPORTED)
+            kt_compare_note(c, "checking the counter names failed: %s",
+                            c->counters_note);
+        *num_raw = 0;
+    }
+    kt_profile_result_free(&res);
+    return KT_S_OK;
+}
+
 static kt_status profile_rows(kt_compare *c, kt_evaluator *ev, kt_err *err)
 {
     const char *raw[KT_METRICS_RAW_MAX];
     size_t num_raw = c->counters ? kt_metric_set_raw_names(&c->set, raw) : 0;
     kt_profile_request req;
+    kt_status rc;
     int lost = 0;
 
     if (!ev->ops->profile) {
@@ -192,31 +224,14 @@ static kt_status profile_rows(kt_compare *c, kt_evaluator *ev, kt_err *err)
                  "the %s evaluator cannot profile", ev->ops->kind);
         return KT_S_OK;
     }
-    if (num_raw) {
-        kt_profile_request check = {raw, num_raw, 1};
-        kt_profile_result res;
-        kt_status rc = ev->ops->profile(ev, NULL, &check, &res, err);
-        if (rc)
-            return rc;
-        if (res.counters != KT_S_OK) {
-            snprintf(c->counters_note, sizeof c->counters_note, "%s",
-                     res.note[0] ? res.note : "counters unavailable");
-            if (res.counters != KT_S_UNSUPPORTED)
-                kt_compare_note(c, "checking the counter names failed: %s",
-                                c->counters_note);
-            num_raw = 0;
-        }
-        kt_profile_result_free(&res);
-    } else if (!c->counters) {
-        snprintf(c->counters_note, sizeof c->counters_note, "--no-counters");
-    }
+    if ((rc = check_counter_names(c, ev, raw, &num_raw, err)))
+        return rc;
     memset(&req, 0, sizeof req);
     req.metrics = num_raw ? raw : NULL;
     req.num_metrics = num_raw;
     for (size_t i = 0; i < c->num_rows; ++i) {
         kt_compare_row *r = &c->rows[i];
         kt_err perr;
-        kt_status rc;
 
         if (r->result.status != KT_EVAL_OK)
             continue;
@@ -262,7 +277,6 @@ static kt_status profile_rows(kt_compare *c, kt_evaluator *ev, kt_err *err)
                      r->prof.note[0] ? r->prof.note : "no values");
         }
     }
-    (void)err;
     return KT_S_OK;
 }
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/csv.h"
 #include "core/envrec.h"
 #include "core/instance.h"
 #include "core/loader.h"
@@ -594,72 +595,49 @@ kt_status kt_compare_write_json(const char *path, const kt_compare *c,
 
 /* ---------------------------------------------------------------- CSV */
 
-/* A field, quoted when it holds a separator, a quote or a line break. */
-static void csv_field(FILE *out, const char *text, int last)
-{
-    if (strpbrk(text, ",\"\r\n")) {
-        fputc('"', out);
-        for (const char *p = text; *p; ++p) {
-            if (*p == '"')
-                fputc('"', out);
-            fputc(*p, out);
-        }
-        fputc('"', out);
-    } else {
-        fputs(text, out);
-    }
-    fputc(last ? '\n' : ',', out);
-}
-
 static void csv_number(FILE *out, double v, int last)
 {
     char text[64] = "";
     if (isfinite(v))
         snprintf(text, sizeof text, "%.9g", v);
-    csv_field(out, text, last);
+    kt_csv_field(out, text, last);
 }
 
-kt_status kt_compare_write_csv(const char *path, const kt_compare *c,
-                               kt_err *err)
-{
-    static const char *const tail[] = {
-        "config",
-        "reference",
-        "source",
-        "source_file",
-        "source_detail",
-        "status",
-        "reason",
-        "median_us",
-        "min_us",
-        "q1_us",
-        "q3_us",
-        "iqr_over_median",
-        "ci_lo_us",
-        "ci_hi_us",
-        "noise",
-        "samples",
-        "speedup",
-        "speedup_lo",
-        "speedup_hi",
-        "verdict",
-        "bandwidth_gbs",
-        "pct_of_copy",
-        "ld_sectors_per_request",
-        "st_sectors_per_request",
-        "achieved_occupancy_pct",
-        "dram_pct",
-        "diagnosis",
-    };
-    const size_t num_tail = sizeof tail / sizeof tail[0];
-    const char *names[64];
-    size_t num_names = 0;
-    FILE *out = fopen(path, "w");
+/* The columns after the parameters'. */
+static const char *const csv_tail[] = {
+    "config",
+    "reference",
+    "source",
+    "source_file",
+    "source_detail",
+    "status",
+    "reason",
+    "median_us",
+    "min_us",
+    "q1_us",
+    "q3_us",
+    "iqr_over_median",
+    "ci_lo_us",
+    "ci_hi_us",
+    "noise",
+    "samples",
+    "speedup",
+    "speedup_lo",
+    "speedup_hi",
+    "verdict",
+    "bandwidth_gbs",
+    "pct_of_copy",
+    "ld_sectors_per_request",
+    "st_sectors_per_request",
+    "achieved_occupancy_pct",
+    "dram_pct",
+    "diagnosis",
+};
 
-    if (!out)
-        return kt_err_set(err, KT_S_IO, "%s: cannot write: %s", path,
-                          strerror(errno));
-    /* One column per parameter name of any compared variant. */
+/* One column per parameter name of any compared variant (64 at most). */
+static size_t csv_param_names(const kt_compare *c, const char **names)
+{
+    size_t num_names = 0;
     for (size_t i = 0; i < c->num_rows; ++i) {
         const kt_variant *v = &c->op->variants[c->rows[i].pick.point.variant];
         for (uint32_t k = 0; k < v->num_params; ++k) {
@@ -670,74 +648,99 @@ kt_status kt_compare_write_csv(const char *path, const kt_compare *c,
                 names[num_names++] = v->params[k].name;
         }
     }
-    csv_field(out, "spec", 0);
-    for (uint32_t i = 0; i < c->op->num_sizes; ++i)
-        csv_field(out, c->op->sizes[i].name, 0);
-    csv_field(out, "variant", 0);
-    for (size_t n = 0; n < num_names; ++n)
-        csv_field(out, names[n], 0);
-    for (size_t k = 0; k < num_tail; ++k)
-        csv_field(out, tail[k], k + 1 == num_tail);
-    for (size_t i = 0; i < c->num_rows; ++i) {
-        const kt_compare_row *r = &c->rows[i];
-        const kt_variant *v = &c->op->variants[r->pick.point.variant];
-        const kt_stats *s = &r->result.timing.kernel;
-        int ok = r->result.status == KT_EVAL_OK;
-        char text[1024];
+    return num_names;
+}
 
-        csv_field(out, c->spec, 0);
-        for (uint32_t k = 0; k < c->op->num_sizes; ++k) {
-            snprintf(text, sizeof text, "%lld", (long long)c->sizes[k]);
-            csv_field(out, text, 0);
-        }
-        csv_field(out, v->id, 0);
-        for (size_t n = 0; n < num_names; ++n) {
-            long k = kt_variant_find_param(v, names[n]);
-            text[0] = '\0';
-            if (k >= 0)
-                kt_param_format(&v->params[k], r->pick.point.values[k], text,
-                                sizeof text);
-            csv_field(out, text, 0);
-        }
-        kt_compare_params_text(c->op, &r->pick.point, text, sizeof text);
-        csv_field(out, text, 0);
-        csv_field(out, i == c->reference ? "1" : "0", 0);
-        csv_field(out, pick_kind_name(r->pick.kind), 0);
-        csv_field(out,
-                  r->pick.kind == KT_PICK_RESULTS ? c->files[r->pick.file].path
-                                                  : "",
-                  0);
-        csv_field(out, r->pick.kind == KT_PICK_RESULTS ? r->pick.detail : "",
-                  0);
-        csv_field(out, kt_eval_status_name(r->result.status), 0);
-        csv_field(out, r->result.reason, 0);
-        csv_number(out, ok ? s->median : NAN, 0);
-        csv_number(out, ok ? s->min : NAN, 0);
-        csv_number(out, ok ? s->q1 : NAN, 0);
-        csv_number(out, ok ? s->q3 : NAN, 0);
-        csv_number(out, ok ? s->rel_spread : NAN, 0);
-        csv_number(out, ok ? s->ci_lo : NAN, 0);
-        csv_number(out, ok ? s->ci_hi : NAN, 0);
-        csv_number(out, ok ? s->noise : NAN, 0);
-        csv_number(out, ok ? (double)s->n : NAN, 0);
-        csv_number(out, r->speedup.n ? r->speedup.ratio : NAN, 0);
-        csv_number(out, r->speedup.n ? r->speedup.lo : NAN, 0);
-        csv_number(out, r->speedup.n ? r->speedup.hi : NAN, 0);
-        csv_field(out, r->speedup.n ? verdict_name(r->verdict) : "", 0);
-        csv_number(out, ok ? r->derived.bandwidth_gbs : NAN, 0);
-        csv_number(
-            out,
-            ok && r->derived.pct_of_copy > 0 ? r->derived.pct_of_copy : NAN, 0);
-        csv_number(out, r->metrics[KT_M_LD_SECTORS_PER_REQUEST], 0);
-        csv_number(out, r->metrics[KT_M_ST_SECTORS_PER_REQUEST], 0);
-        csv_number(out, r->metrics[KT_M_ACHIEVED_OCCUPANCY], 0);
-        csv_number(out, r->have_diag ? r->diag.dram_pct : NAN, 0);
-        if (r->have_diag)
-            diagnosis_text(r, text, sizeof text);
-        else
-            text[0] = '\0';
-        csv_field(out, text, 1);
+static void csv_header(FILE *out, const kt_compare *c, const char *const *names,
+                       size_t num_names)
+{
+    const size_t num_tail = sizeof csv_tail / sizeof csv_tail[0];
+    kt_csv_field(out, "spec", 0);
+    for (uint32_t i = 0; i < c->op->num_sizes; ++i)
+        kt_csv_field(out, c->op->sizes[i].name, 0);
+    kt_csv_field(out, "variant", 0);
+    for (size_t n = 0; n < num_names; ++n)
+        kt_csv_field(out, names[n], 0);
+    for (size_t k = 0; k < num_tail; ++k)
+        kt_csv_field(out, csv_tail[k], k + 1 == num_tail);
+}
+
+/* Row i: the columns of csv_header, in its order. */
+static void csv_row(FILE *out, const kt_compare *c, size_t i,
+                    const char *const *names, size_t num_names)
+{
+    const kt_compare_row *r = &c->rows[i];
+    const kt_variant *v = &c->op->variants[r->pick.point.variant];
+    const kt_stats *s = &r->result.timing.kernel;
+    int ok = r->result.status == KT_EVAL_OK;
+    char text[1024];
+
+    kt_csv_field(out, c->spec, 0);
+    for (uint32_t k = 0; k < c->op->num_sizes; ++k) {
+        snprintf(text, sizeof text, "%lld", (long long)c->sizes[k]);
+        kt_csv_field(out, text, 0);
     }
+    kt_csv_field(out, v->id, 0);
+    for (size_t n = 0; n < num_names; ++n) {
+        long k = kt_variant_find_param(v, names[n]);
+        text[0] = '\0';
+        if (k >= 0)
+            kt_param_format(&v->params[k], r->pick.point.values[k], text,
+                            sizeof text);
+        kt_csv_field(out, text, 0);
+    }
+    kt_compare_params_text(c->op, &r->pick.point, text, sizeof text);
+    kt_csv_field(out, text, 0);
+    kt_csv_field(out, i == c->reference ? "1" : "0", 0);
+    kt_csv_field(out, pick_kind_name(r->pick.kind), 0);
+    kt_csv_field(
+        out, r->pick.kind == KT_PICK_RESULTS ? c->files[r->pick.file].path : "",
+        0);
+    kt_csv_field(out, r->pick.kind == KT_PICK_RESULTS ? r->pick.detail : "", 0);
+    kt_csv_field(out, kt_eval_status_name(r->result.status), 0);
+    kt_csv_field(out, r->result.reason, 0);
+    csv_number(out, ok ? s->median : NAN, 0);
+    csv_number(out, ok ? s->min : NAN, 0);
+    csv_number(out, ok ? s->q1 : NAN, 0);
+    csv_number(out, ok ? s->q3 : NAN, 0);
+    csv_number(out, ok ? s->rel_spread : NAN, 0);
+    csv_number(out, ok ? s->ci_lo : NAN, 0);
+    csv_number(out, ok ? s->ci_hi : NAN, 0);
+    csv_number(out, ok ? s->noise : NAN, 0);
+    csv_number(out, ok ? (double)s->n : NAN, 0);
+    csv_number(out, r->speedup.n ? r->speedup.ratio : NAN, 0);
+    csv_number(out, r->speedup.n ? r->speedup.lo : NAN, 0);
+    csv_number(out, r->speedup.n ? r->speedup.hi : NAN, 0);
+    kt_csv_field(out, r->speedup.n ? verdict_name(r->verdict) : "", 0);
+    csv_number(out, ok ? r->derived.bandwidth_gbs : NAN, 0);
+    csv_number(out,
+               ok && r->derived.pct_of_copy > 0 ? r->derived.pct_of_copy : NAN,
+               0);
+    csv_number(out, r->metrics[KT_M_LD_SECTORS_PER_REQUEST], 0);
+    csv_number(out, r->metrics[KT_M_ST_SECTORS_PER_REQUEST], 0);
+    csv_number(out, r->metrics[KT_M_ACHIEVED_OCCUPANCY], 0);
+    csv_number(out, r->have_diag ? r->diag.dram_pct : NAN, 0);
+    if (r->have_diag)
+        diagnosis_text(r, text, sizeof text);
+    else
+        text[0] = '\0';
+    kt_csv_field(out, text, 1);
+}
+
+kt_status kt_compare_write_csv(const char *path, const kt_compare *c,
+                               kt_err *err)
+{
+    const char *names[64];
+    size_t num_names;
+    FILE *out = fopen(path, "w");
+
+    if (!out)
+        return kt_err_set(err, KT_S_IO, "%s: cannot write: %s", path,
+                          strerror(errno));
+    num_names = csv_param_names(c, names);
+    csv_header(out, c, names, num_names);
+    for (size_t i = 0; i < c->num_rows; ++i)
+        csv_row(out, c, i, names, num_names);
     if (fclose(out) != 0)
         return kt_err_set(err, KT_S_IO, "%s: cannot write: %s", path,
                           strerror(errno));

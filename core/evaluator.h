@@ -40,7 +40,7 @@ typedef struct kt_eval_result {
 typedef struct kt_evaluator kt_evaluator;
 
 /* ------------------------------------------------------------------------ */
-/* Hardware counters and kernel facts of one point (issue 4, docs/metrics.md).
+/* Hardware counters and kernel facts of one point (docs/metrics.md).
  * core never links a profiler: the metrics library hands the local
  * evaluator a kt_counter_source, and the evaluator hands the source a
  * kt_counter_target that runs the point's launch under identical
@@ -195,6 +195,10 @@ kt_status kt_local_open(const kt_eval_spec *spec, kt_evaluator **out,
                         kt_err *err);
 
 void kt_eval_result_free(kt_eval_result *r);
+
+/* A deep copy of from into to (the samples too; to's own are not freed).
+ * KT_S_OK or KT_S_NOMEM. */
+kt_status kt_timing_copy(const kt_timing *from, kt_timing *to, kt_err *err);
 
 const char *kt_eval_status_name(kt_eval_status s);
 

@@ -65,6 +65,20 @@ kt_eval_status kt_eval_status_from(kt_status s)
     }
 }
 
+kt_status kt_timing_copy(const kt_timing *from, kt_timing *to, kt_err *err)
+{
+    *to = *from;
+    to->samples_us = NULL;
+    if (from->samples_us && from->num_rounds) {
+        to->samples_us = malloc(from->num_rounds * sizeof *to->samples_us);
+        if (!to->samples_us)
+            return kt_err_set(err, KT_S_NOMEM, "out of memory");
+        memcpy(to->samples_us, from->samples_us,
+               from->num_rounds * sizeof *to->samples_us);
+    }
+    return KT_S_OK;
+}
+
 void kt_eval_result_free(kt_eval_result *r)
 {
     kt_timing_free(&r->timing);

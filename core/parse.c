@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *trim(char *s)
+char *kt_parse_trim(char *s)
 {
     char *end;
     while (isspace((unsigned char)*s))
@@ -142,7 +142,7 @@ kt_status kt_parse_list(const char *text, char ***items, size_t *count,
         char *comma = strchr(cursor, ',');
         if (comma)
             *comma = '\0';
-        ptrs[i] = trim(cursor);
+        ptrs[i] = kt_parse_trim(cursor);
         if (!*ptrs[i]) {
             free(ptrs);
             return kt_err_set(err, KT_S_INPUT, "empty item %zu in list '%s'",
@@ -162,8 +162,8 @@ kt_status kt_parse_assignment(char *buf, char **name, char **value, kt_err *err)
         return kt_err_set(err, KT_S_INPUT, "expected name=value, found '%s'",
                           buf);
     *eq = '\0';
-    *name = trim(buf);
-    *value = trim(eq + 1);
+    *name = kt_parse_trim(buf);
+    *value = kt_parse_trim(eq + 1);
     if (!**name)
         return kt_err_set(err, KT_S_INPUT,
                           "expected name=value, found an "

@@ -20,6 +20,10 @@ kt_status kt_parse_i64(const char *text, const char *what, int64_t *out,
 kt_status kt_parse_double(const char *text, const char *what, double *out,
                           kt_err *err);
 
+/* Strips leading and trailing white space in place; returns the first
+ * character that is not space (inside s). */
+char *kt_parse_trim(char *s);
+
 /* Splits "a, b ,c" into trimmed items. *items is one allocation holding the
  * pointers and the strings; the caller frees it with free(). On failure
  * *items is NULL. */

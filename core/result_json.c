@@ -268,23 +268,11 @@ kt_status kt_eval_result_from_json(const kt_operator *op, const json_t *j,
     return KT_S_OK;
 }
 
-json_t *kt_profile_result_to_json(const kt_profile_result *r)
+json_t *kt_kernel_info_to_json(const kt_kernel_info *k)
 {
-    const kt_kernel_info *k = &r->kernel;
-    json_t *values = json_array();
-
-    for (size_t i = 0; i < r->num_values; ++i)
-        json_array_append_new(values, isnan(r->values[i])
-                                          ? json_null()
-                                          : json_real(r->values[i]));
     return json_pack(
-        "{s:s,s:s,s:{s:[i,i,i],s:[i,i,i],s:i},s:{s:b,s:i,s:i,s:i,s:i,s:i,s:i,"
-        "s:i,s:I,s:I,s:I,s:I,s:I},s:i,s:s,s:o,s:{s:I,s:f,s:f,s:f,s:f}}",
-        "status", kt_eval_status_name(r->status), "reason", r->reason, "shape",
-        "grid", r->shape.grid[0], r->shape.grid[1], r->shape.grid[2], "block",
-        r->shape.block[0], r->shape.block[1], r->shape.block[2],
-        "dynamic_smem_bytes", r->shape.dynamic_smem_bytes, "kernel",
-        "available", k->available, "num_regs", k->num_regs, "block_threads",
+        "{s:b,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:I,s:I,s:I,s:I,s:I}", "available",
+        k->available, "num_regs", k->num_regs, "block_threads",
         k->block_threads, "max_threads_per_block", k->max_threads_per_block,
         "ptx_version", k->ptx_version, "binary_version", k->binary_version,
         "api_blocks_per_sm", k->api_blocks_per_sm, "reserved_smem_per_block",
@@ -293,8 +281,26 @@ json_t *kt_profile_result_to_json(const kt_profile_result *r)
         (json_int_t)k->dynamic_smem_bytes, "max_dynamic_smem_bytes",
         (json_int_t)k->max_dynamic_smem_bytes, "local_bytes_per_thread",
         (json_int_t)k->local_bytes_per_thread, "const_bytes",
-        (json_int_t)k->const_bytes, "counters", (int)r->counters, "note",
-        r->note, "values", values, "stats", "passes",
+        (json_int_t)k->const_bytes);
+}
+
+json_t *kt_profile_result_to_json(const kt_profile_result *r)
+{
+    json_t *values = json_array();
+
+    for (size_t i = 0; i < r->num_values; ++i)
+        json_array_append_new(values, isnan(r->values[i])
+                                          ? json_null()
+                                          : json_real(r->values[i]));
+    return json_pack(
+        "{s:s,s:s,s:{s:[i,i,i],s:[i,i,i],s:i},s:o,s:i,s:s,s:o,"
+        "s:{s:I,s:f,s:f,s:f,s:f}}",
+        "status", kt_eval_status_name(r->status), "reason", r->reason, "shape",
+        "grid", r->shape.grid[0], r->shape.grid[1], r->shape.grid[2], "block",
+        r->shape.block[0], r->shape.block[1], r->shape.block[2],
+        "dynamic_smem_bytes", r->shape.dynamic_smem_bytes, "kernel",
+        kt_kernel_info_to_json(&r->kernel), "counters", (int)r->counters,
+        "note", r->note, "values", values, "stats", "passes",
         (json_int_t)r->stats.passes, "setup_s", r->stats.setup_s, "passes_s",
         r->stats.passes_s, "evaluate_s", r->stats.evaluate_s, "total_s",
         r->stats.total_s);

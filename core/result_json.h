@@ -38,6 +38,10 @@ kt_status kt_eval_result_from_json(const kt_operator *op, const json_t *j,
 /* A profile result (kernel facts, counters, collection cost); values are
  * written in request order, null where not collected. */
 json_t *kt_profile_result_to_json(const kt_profile_result *r);
+
+/* The kernel facts of a profile result as the journal and profile records
+ * write them ("num_regs", "block_threads", ...). New reference. */
+json_t *kt_kernel_info_to_json(const kt_kernel_info *k);
 /* Rebuilds one; r->values is allocated (kt_profile_result_free). */
 kt_status kt_profile_result_from_json(const json_t *j, kt_profile_result *r,
                                       kt_err *err);

@@ -1,6 +1,6 @@
 /*
  * Counter-guided search: rules that order a strategy's candidate moves
- * from the incumbent's diagnosis (issue 4, section 5). Pure: the tuner
+ * from the incumbent's diagnosis. Pure: the tuner
  * describes each move (does it change the variant, the block size, is it
  * the same kernel, what theoretical occupancy would it have) and gets back
  * a priority and the reason. docs/metrics.md lists the rules.

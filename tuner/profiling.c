@@ -123,22 +123,6 @@ static const char *counters_word(const kt_profile_result *r, size_t requested)
     return r->counters == KT_S_UNSUPPORTED ? "unavailable" : "failed";
 }
 
-static json_t *kernel_json(const kt_kernel_info *k)
-{
-    return json_pack(
-        "{s:b,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:I,s:I,s:I,s:I,s:I}", "available",
-        k->available, "num_regs", k->num_regs, "block_threads",
-        k->block_threads, "max_threads_per_block", k->max_threads_per_block,
-        "ptx_version", k->ptx_version, "binary_version", k->binary_version,
-        "api_blocks_per_sm", k->api_blocks_per_sm, "reserved_smem_per_block",
-        k->reserved_smem_per_block, "static_smem_bytes",
-        (json_int_t)k->static_smem_bytes, "dynamic_smem_bytes",
-        (json_int_t)k->dynamic_smem_bytes, "max_dynamic_smem_bytes",
-        (json_int_t)k->max_dynamic_smem_bytes, "local_bytes_per_thread",
-        (json_int_t)k->local_bytes_per_thread, "const_bytes",
-        (json_int_t)k->const_bytes);
-}
-
 static int int_of(const json_t *obj, const char *key)
 {
     return (int)json_integer_value(json_object_get(obj, key));
@@ -231,8 +215,8 @@ json_t *kt_profiling_record(const kt_operator *op, const kt_point *pt,
         r->shape.block[0], r->shape.block[1], r->shape.block[2],
         "dynamic_smem_bytes", r->shape.dynamic_smem_bytes, "counters",
         counters_word(r, requested), "note", r->note, "raw", raw, "metrics",
-        metrics, "kernel", kernel_json(&r->kernel), "occupancy", occupancy,
-        "cost", kt_counter_stats_json(&r->stats));
+        metrics, "kernel", kt_kernel_info_to_json(&r->kernel), "occupancy",
+        occupancy, "cost", kt_counter_stats_json(&r->stats));
     return rec;
 }
 

@@ -71,20 +71,6 @@ static const kt_eval_result *lookup(const replay_eval *re, const kt_point *pt)
     return pos < 0 ? NULL : &re->log.entries[re->first[pos]].result;
 }
 
-static kt_status copy_timing(const kt_timing *from, kt_timing *to, kt_err *err)
-{
-    *to = *from;
-    to->samples_us = NULL;
-    if (from->samples_us && from->num_rounds) {
-        to->samples_us = malloc(from->num_rounds * sizeof *to->samples_us);
-        if (!to->samples_us)
-            return kt_err_set(err, KT_S_NOMEM, "out of memory");
-        memcpy(to->samples_us, from->samples_us,
-               from->num_rounds * sizeof *to->samples_us);
-    }
-    return KT_S_OK;
-}
-
 static kt_status replay_evaluate(kt_evaluator *ev, const kt_point *pts,
                                  size_t n, const kt_protocol *p,
                                  kt_eval_result *out, kt_err *err)
@@ -113,7 +99,7 @@ static kt_status replay_evaluate(kt_evaluator *ev, const kt_point *pts,
         out[i].shape = r->shape;
         snprintf(out[i].reason, sizeof out[i].reason, "%s", r->reason);
         if (r->status == KT_EVAL_OK)
-            rc = copy_timing(&r->timing, &out[i].timing, err);
+            rc = kt_timing_copy(&r->timing, &out[i].timing, err);
     }
     if (rc)
         for (size_t i = 0; i < n; ++i)

@@ -118,20 +118,6 @@ int kt_tune_stop(kt_tune *t)
 
 /* ------------------------------------------------------------- entries */
 
-static kt_status copy_timing(const kt_timing *from, kt_timing *to, kt_err *err)
-{
-    *to = *from;
-    to->samples_us = NULL;
-    if (from->samples_us && from->num_rounds) {
-        to->samples_us = malloc(from->num_rounds * sizeof *to->samples_us);
-        if (!to->samples_us)
-            return kt_err_set(err, KT_S_NOMEM, "out of memory");
-        memcpy(to->samples_us, from->samples_us,
-               from->num_rounds * sizeof *to->samples_us);
-    }
-    return KT_S_OK;
-}
-
 static kt_status grow(void **array, size_t *cap, size_t need, size_t elem,
                       kt_err *err)
 {
@@ -204,7 +190,7 @@ static kt_status add_entry(kt_tune *t, const kt_point *pt, uint64_t index,
     e->elapsed_s = run_clock(t);
     e->when = time(NULL);
     if (r->status == KT_EVAL_OK &&
-        (rc = copy_timing(&r->timing, &e->timing, err)))
+        (rc = kt_timing_copy(&r->timing, &e->timing, err)))
         return rc;
     ++res->num_entries;
     if (host) {
@@ -342,7 +328,7 @@ static kt_status run_call(kt_tune *t, const char *purpose, const kt_point *pts,
             snprintf(out[i].reason, sizeof out[i].reason, "%s",
                      e[i].result.reason);
             if (e[i].result.status == KT_EVAL_OK &&
-                (rc = copy_timing(&e[i].result.timing, &out[i].timing, err)))
+                (rc = kt_timing_copy(&e[i].result.timing, &out[i].timing, err)))
                 return rc;
         }
         set_clock(t, e[n - 1].elapsed_s);

@@ -1,7 +1,7 @@
 /*
  * The CUPTI counter source: hardware counters of one launch through the
  * Range Profiler API (user range, user replay, one launch per range) and
- * the Profiler Host API, as ../shared/brief/cupti.md describes for CUDA 13
+ * the Profiler Host API, as the CUPTI documentation describes for CUDA 13
  * on Hopper. Hand it to the local evaluator in kt_eval_spec.counters; the
  * evaluator calls it with a target that restores inputs and flushes L2
  * before every pass.

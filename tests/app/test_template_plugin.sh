@@ -3,7 +3,7 @@
 # variants and their parameters, and its tuning job checks without a GPU.
 . "$KT_SOURCE_DIR/tests/cli/lib.sh"
 
-plugin=$KT_FIXTURES/scaffold.so
+plugin=$KT_SCAFFOLD_DIR/scaffold.so
 expect_exit 0 "$KTUNE" list --plugin "$plugin"
 expect_text "operator scaffold:mul — z = x * y element by element"
 expect_text "variant one_per_thread"

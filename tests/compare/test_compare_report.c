@@ -15,6 +15,7 @@
 #include "compare/compare_results.h"
 #include "core/loader.h"
 #include "metrics/catalog.h"
+#include "tests/support/fake_device.h"
 #include "tuner/replay.h"
 
 #define N (1 << 24)
@@ -239,24 +240,7 @@ static void fake_init(fake_eval *f, int profile_mode)
     f->base.ops =
         profile_mode == PROFILE_NONE ? &fake_ops_no_profile : &fake_ops;
     f->profile_mode = profile_mode;
-    f->dev.struct_size = sizeof f->dev;
-    f->dev.cc_major = 9;
-    f->dev.sm_count = 132;
-    f->dev.warp_size = 32;
-    f->dev.max_threads_per_block = 1024;
-    f->dev.max_threads_per_sm = 2048;
-    f->dev.max_blocks_per_sm = 32;
-    f->dev.regs_per_sm = 65536;
-    f->dev.regs_per_block = 65536;
-    f->dev.shared_mem_per_block = 49152;
-    f->dev.shared_mem_per_block_optin = 232448;
-    f->dev.shared_mem_per_sm = 233472;
-    f->dev.l2_bytes = 62914560;
-    f->dev.global_mem_bytes = 150000000000LL;
-    f->dev.max_grid[0] = 2147483647;
-    f->dev.max_grid[1] = f->dev.max_grid[2] = 65535;
-    f->dev.max_block[0] = f->dev.max_block[1] = 1024;
-    f->dev.max_block[2] = 64;
+    f->dev = kt_test_h200();
     f->dev.name = "Fake H200";
     memset(&problem, 0, sizeof problem);
     problem.struct_size = sizeof problem;

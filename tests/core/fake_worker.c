@@ -19,6 +19,7 @@
 #include "core/loader.h"
 #include "core/result_json.h"
 #include "core/wire.h"
+#include "tests/support/fake_device.h"
 
 static const kt_operator *op;
 
@@ -28,17 +29,8 @@ static json_t *fake_device(void)
     memset(&gpu, 0, sizeof gpu);
     snprintf(gpu.name, sizeof gpu.name, "Fake H200");
     snprintf(gpu.uuid, sizeof gpu.uuid, "00000000-0000-0000-0000-000000000000");
-    gpu.dev.cc_major = 9;
-    gpu.dev.sm_count = 132;
-    gpu.dev.warp_size = 32;
-    gpu.dev.max_threads_per_block = 1024;
-    gpu.dev.max_threads_per_sm = 2048;
-    gpu.dev.max_blocks_per_sm = 32;
-    gpu.dev.l2_bytes = 60 << 20;
-    for (int i = 0; i < 3; ++i) {
-        gpu.dev.max_grid[i] = 65535;
-        gpu.dev.max_block[i] = 1024;
-    }
+    gpu.dev = kt_test_h200();
+    gpu.dev.name = gpu.name;
     return kt_env_device(&gpu);
 }
 

@@ -8,6 +8,7 @@
 #include "core/loader.h"
 #include "core/point.h"
 #include "core/result_json.h"
+#include "tests/support/fake_device.h"
 
 static kt_registry reg;
 static const kt_operator *op;
@@ -32,22 +33,6 @@ static int unload(void **state)
     (void)state;
     kt_registry_free(&reg);
     return 0;
-}
-
-static kt_device h200_like(void)
-{
-    kt_device d;
-    memset(&d, 0, sizeof d);
-    d.struct_size = sizeof d;
-    d.sm_count = 132;
-    d.max_threads_per_block = 1024;
-    d.max_threads_per_sm = 2048;
-    d.shared_mem_per_block_optin = 232448;
-    d.max_grid[0] = 0x7fffffff;
-    d.max_grid[1] = d.max_grid[2] = 65535;
-    d.max_block[0] = d.max_block[1] = 1024;
-    d.max_block[2] = 64;
-    return d;
 }
 
 static void defaults_set_and_format(void **state)
@@ -90,7 +75,7 @@ static void json_round_trip_keeps_labels(void **state)
 
 static void feasibility_applies_constraints_and_limits(void **state)
 {
-    kt_device dev = h200_like();
+    kt_device dev = kt_test_h200();
     int64_t n = 1 << 20;
     kt_problem p = {sizeof p, 1, &n, 1, &dev};
     kt_point pt;
@@ -116,7 +101,7 @@ static void feasibility_applies_constraints_and_limits(void **state)
 
 static void shape_limits_cover_every_dimension(void **state)
 {
-    kt_device dev = h200_like();
+    kt_device dev = kt_test_h200();
     kt_shape s = {sizeof s, 0, {1, 1, 1}, {32, 32, 2}, NULL};
     kt_err err;
     (void)state;

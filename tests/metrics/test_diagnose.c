@@ -7,6 +7,7 @@
 #include <math.h>
 
 #include "metrics/diagnose.h"
+#include "tests/support/fake_device.h"
 
 #define N (1 << 24)
 
@@ -280,9 +281,7 @@ static void balance_point_comes_from_the_ceilings(void **state)
     kt_diagnose(&in, &d);
     assert_contains(d.roofline, "balance point unknown");
 
-    memset(&dev, 0, sizeof dev);
-    dev.cc_major = 9;
-    dev.sm_count = 132;
+    dev = kt_test_h200();
     assert_float_equal(kt_peak_gflops_fp32(&dev, 1980), 2.0 * 128 * 132 * 1.98,
                        1e-6);
     assert_int_equal(kt_fp32_lanes_per_sm(8, 0), 64);

@@ -5,30 +5,11 @@
 #include "tests/kt_test.h"
 
 #include "metrics/occupancy.h"
-
-static kt_device h200(void)
-{
-    kt_device d;
-    memset(&d, 0, sizeof d);
-    d.struct_size = sizeof d;
-    d.cc_major = 9;
-    d.cc_minor = 0;
-    d.sm_count = 132;
-    d.warp_size = 32;
-    d.max_threads_per_block = 1024;
-    d.max_threads_per_sm = 2048;
-    d.max_blocks_per_sm = 32;
-    d.regs_per_sm = 65536;
-    d.regs_per_block = 65536;
-    d.shared_mem_per_block = 49152;
-    d.shared_mem_per_block_optin = 232448;
-    d.shared_mem_per_sm = 233472;
-    return d;
-}
+#include "tests/support/fake_device.h"
 
 static kt_occupancy occ(int threads, int regs, int64_t smem)
 {
-    kt_device d = h200();
+    kt_device d = kt_test_h200();
     kt_occupancy o;
     kt_err err;
     if (kt_occupancy_compute(&d, threads, regs, smem, 1024, &o, &err))
@@ -120,7 +101,7 @@ static void registers_are_allocated_in_units_of_256_per_warp(void **state)
 
 static void blocks_that_cannot_run_are_invalid(void **state)
 {
-    kt_device d = h200();
+    kt_device d = kt_test_h200();
     kt_occupancy o;
     kt_err err;
     (void)state;
@@ -141,7 +122,7 @@ static void blocks_that_cannot_run_are_invalid(void **state)
 
 static void kernel_facts_feed_the_same_arithmetic(void **state)
 {
-    kt_device d = h200();
+    kt_device d = kt_test_h200();
     kt_kernel_info k;
     kt_occupancy o;
     kt_err err;

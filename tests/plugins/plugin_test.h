@@ -15,34 +15,7 @@
 #include "core/loader.h"
 #include "core/param.h"
 #include "core/point.h"
-
-/* The limits of the H200 in /work/shared/brief/target-gpu.md (cc 9.0). */
-static inline kt_device kt_fake_h200(void)
-{
-    kt_device d;
-    memset(&d, 0, sizeof d);
-    d.struct_size = sizeof d;
-    d.cc_major = 9;
-    d.cc_minor = 0;
-    d.sm_count = 132;
-    d.warp_size = 32;
-    d.max_threads_per_block = 1024;
-    d.max_threads_per_sm = 2048;
-    d.max_blocks_per_sm = 32;
-    d.regs_per_sm = 65536;
-    d.regs_per_block = 65536;
-    d.shared_mem_per_block = 49152;
-    d.shared_mem_per_block_optin = 232448;
-    d.shared_mem_per_sm = 233472;
-    d.l2_bytes = 60 * 1024 * 1024;
-    d.global_mem_bytes = (int64_t)143771 * 1024 * 1024;
-    d.max_grid[0] = 0x7fffffff;
-    d.max_grid[1] = d.max_grid[2] = 65535;
-    d.max_block[0] = d.max_block[1] = 1024;
-    d.max_block[2] = 64;
-    d.name = "NVIDIA H200 (fake)";
-    return d;
-}
+#include "tests/support/fake_device.h"
 
 /* Loads build/plugins/<name>.so into reg; exits with the loader's message
  * when it fails (the descriptor did not validate). */

@@ -31,7 +31,7 @@ static int unload(void **state)
 
 static kt_work work_at(const kt_operator *op, int64_t a, int64_t b)
 {
-    kt_device dev = kt_fake_h200();
+    kt_device dev = kt_test_h200();
     int64_t sizes[2] = {a, b};
     kt_problem p = kt_problem_at(op, sizes, &dev);
     kt_work w;
@@ -183,7 +183,7 @@ static void check_point(const kt_point *pt, void *ctx)
 static void walk_op(const char *spec, int64_t a, int64_t b, size_t *feasible,
                     size_t *refused)
 {
-    kt_device dev = kt_fake_h200();
+    kt_device dev = kt_test_h200();
     int64_t sizes[2] = {a, b};
     walk w;
     memset(&w, 0, sizeof w);
@@ -227,7 +227,7 @@ static void every_point_covers_odd_sizes(void **state)
 static void matrix_add_blocks_are_whole_warps_within_the_limit(void **state)
 {
     const kt_operator *op = kt_find_op(&reg, "matrix_add:add");
-    kt_device dev = kt_fake_h200();
+    kt_device dev = kt_test_h200();
     int64_t sizes[2] = {100, 100};
     kt_problem p = kt_problem_at(op, sizes, &dev);
     kt_point pt;

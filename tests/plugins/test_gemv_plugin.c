@@ -77,7 +77,7 @@ static void descriptor_has_both_layouts_and_the_cublas_reference(void **state)
 
 static void work_counts_a_once_and_both_vectors(void **state)
 {
-    kt_device dev = kt_fake_h200();
+    kt_device dev = kt_test_h200();
     int64_t sizes[2] = {3, 5};
     kt_problem p = kt_problem_at(ax, sizes, &dev);
     kt_work w;
@@ -198,7 +198,7 @@ static void check_point(const kt_point *pt, void *ctx)
 static void walk_all(const kt_operator *op, int64_t m, int64_t n,
                      size_t *feasible, size_t *refused)
 {
-    kt_device dev = kt_fake_h200();
+    kt_device dev = kt_test_h200();
     int64_t sizes[2] = {m, n};
     walk w;
     memset(&w, 0, sizeof w);
@@ -247,7 +247,7 @@ static kt_status feasible_at(const kt_operator *op, const kt_point *pt,
     static kt_device dev;
     static int64_t sizes[2];
     kt_problem p;
-    dev = kt_fake_h200();
+    dev = kt_test_h200();
     sizes[0] = m;
     sizes[1] = n;
     p = kt_problem_at(op, sizes, &dev);

@@ -50,7 +50,7 @@ static void descriptor_follows_the_progression_and_has_cub(void **state)
 
 static void work_is_one_read_of_n_floats(void **state)
 {
-    kt_device dev = kt_fake_h200();
+    kt_device dev = kt_test_h200();
     int64_t n = (int64_t)1 << 28;
     kt_problem p = kt_problem_at(op, &n, &dev);
     kt_work w;
@@ -144,7 +144,7 @@ static void every_point_has_a_shape_at_every_size(void **state)
                                     1 << 28,
                                     ((int64_t)1 << 28) + 7,
                                     (int64_t)1 << 33};
-    kt_device dev = kt_fake_h200();
+    kt_device dev = kt_test_h200();
     size_t feasible = 0, refused = 0;
     (void)state;
     for (size_t i = 0; i < sizeof sizes / sizeof *sizes; ++i) {
@@ -172,7 +172,7 @@ static void every_point_has_a_shape_at_every_size(void **state)
 
 static void grid_size_must_fit_on_an_sm(void **state)
 {
-    kt_device dev = kt_fake_h200();
+    kt_device dev = kt_test_h200();
     int64_t n = 1 << 28;
     kt_problem p = kt_problem_at(op, &n, &dev);
     kt_point pt;

@@ -1,7 +1,7 @@
 # On a GPU: a tuning run over kernels that fault, never terminate, compute
 # wrong results or cannot launch finishes, records each of those points with
 # its reason, measures every other point, and answers with the one that is
-# right (issue 5).
+# right.
 . "$KT_SOURCE_DIR/tests/cli/lib.sh"
 
 "$KT_HAS_GPU" || {

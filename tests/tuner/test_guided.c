@@ -13,6 +13,7 @@
 #include <math.h>
 
 #include "core/parse.h"
+#include "tests/support/counting_eval.h"
 #include "tuner/journal.h"
 #include "tuner/replay.h"
 #include "tuner/summary.h"
@@ -39,91 +40,12 @@ static int teardown(void **state)
     return 0;
 }
 
-/* An evaluator that forwards to a replay and counts profile() calls. */
-typedef struct counting {
-    kt_evaluator base;
-    kt_evaluator *inner;
-    size_t profiles;
-    /* Acts like a GPU whose counters are off limits: every request for
-     * counters is refused as CUPTI refuses it without privileges. */
-    int no_privileges;
-    size_t asked_counters; /* profile() calls that asked for counters */
-    kt_status fail_with;   /* non-OK: every profile() fails with it */
-} counting;
-
-static kt_status c_evaluate(kt_evaluator *ev, const kt_point *pts, size_t n,
-                            const kt_protocol *p, kt_eval_result *out,
-                            kt_err *err)
-{
-    kt_evaluator *in = ((counting *)ev)->inner;
-    return in->ops->evaluate(in, pts, n, p, out, err);
-}
-
-static const kt_device *c_device(kt_evaluator *ev)
-{
-    kt_evaluator *in = ((counting *)ev)->inner;
-    return in->ops->device(in);
-}
-
-static const kt_work *c_work(kt_evaluator *ev)
-{
-    kt_evaluator *in = ((counting *)ev)->inner;
-    return in->ops->work(in);
-}
-
-static json_t *c_environment(kt_evaluator *ev)
-{
-    kt_evaluator *in = ((counting *)ev)->inner;
-    return in->ops->environment(in);
-}
-
-static kt_status c_profile(kt_evaluator *ev, const kt_point *pt,
-                           const kt_profile_request *req,
-                           kt_profile_result *out, kt_err *err)
-{
-    counting *c = (counting *)ev;
-    kt_status rc;
-    ++c->profiles;
-    c->asked_counters += req->num_metrics > 0;
-    if (c->fail_with) {
-        memset(out, 0, sizeof *out);
-        return kt_err_set(err, c->fail_with,
-                          "cuptiRangeProfilerSetConfig failed (simulated)");
-    }
-    rc = c->inner->ops->profile(c->inner, pt, req, out, err);
-    if (!rc && c->no_privileges && req->num_metrics) {
-        kt_profile_result_free(out);
-        out->counters = KT_S_UNSUPPORTED;
-        snprintf(out->note, sizeof out->note,
-                 "profiling needs privileges (CUPTI_ERROR_INSUFFICIENT_"
-                 "PRIVILEGES)");
-    }
-    return rc;
-}
-
-static void c_close(kt_evaluator *ev)
-{
-    counting *c = (counting *)ev;
-    c->inner->ops->close(c->inner);
-    free(c);
-}
-
-static const kt_evaluator_ops counting_ops = {
-    .kind = "replay",
-    .evaluate = c_evaluate,
-    .device = c_device,
-    .environment = c_environment,
-    .work = c_work,
-    .close = c_close,
-    .profile = c_profile,
-};
-
 /* A replayed session over a recording, with its space narrowed by
  * NAME=V1,V2 items ("variant=grid_stride", "blocks_per_sm=1"). */
 typedef struct session {
     const kt_loaded_plugin *plugin;
     const kt_operator *op;
-    counting *ev;
+    kt_counting_eval *ev;
     kt_space space;
     kt_calibration calib;
     kt_tune_config cfg;
@@ -144,7 +66,7 @@ static void open_session(session *s, const char *recording, const char *spec,
         fail_msg("%s", err.msg);
     s->ev = calloc(1, sizeof *s->ev);
     assert_non_null(s->ev);
-    s->ev->base.ops = &counting_ops;
+    s->ev->base.ops = &kt_counting_ops;
     s->ev->inner = inner;
     for (size_t i = 0; i < num_narrow; ++i) {
         char buf[256], *eq, **items = NULL;
@@ -339,14 +261,14 @@ static void every_point_is_profiled_once_and_journaled(void **state)
     size_t profiled = 0;
     (void)state;
 
-    remove("every.jsonl");
+    remove("guided_every.jsonl");
     open_session(&s, VA24, "vector_add:add", NULL, 0, "exhaustive");
     with_metrics(&s, KT_PROFILING_EVERY, 0);
     header = kt_journal_header(s.plugin, "vector_add:add", s.op,
                                kt_replay_sizes(s.ev->inner), 1, &s.space,
                                &s.cfg.protocol, json_object(), json_object());
     kt_journal_header_metrics(header, kt_profiling_spec_json(&s.spec));
-    assert_int_equal(kt_journal_create(&j, "every.jsonl", header, &err),
+    assert_int_equal(kt_journal_create(&j, "guided_every.jsonl", header, &err),
                      KT_S_OK);
     json_decref(header);
     s.cfg.journal = &j;
@@ -370,7 +292,8 @@ static void every_point_is_profiled_once_and_journaled(void **state)
     assert_string_equal(r.counters_note, "");
     kt_tune_result_free(&r);
     /* The journal holds them, format 2, and reads back. */
-    assert_int_equal(kt_journal_read("every.jsonl", s.op, &log, &err), KT_S_OK);
+    assert_int_equal(kt_journal_read("guided_every.jsonl", s.op, &log, &err),
+                     KT_S_OK);
     assert_int_equal(log.format, KT_JOURNAL_FORMAT_COUNTERS);
     assert_non_null(json_object_get(log.header, "metrics"));
     assert_int_equal(log.num_profiles, profiled);
@@ -391,14 +314,14 @@ static void a_resumed_run_answers_counters_from_the_journal(void **state)
     kt_err err;
     (void)state;
 
-    remove("resume.jsonl");
+    remove("guided_resume.jsonl");
     open_session(&s, VA28, "vector_add:add", NULL, 0, "guided");
     with_metrics(&s, KT_PROFILING_EVERY, 0);
     header = kt_journal_header(s.plugin, "vector_add:add", s.op,
                                kt_replay_sizes(s.ev->inner), 1, &s.space,
                                &s.cfg.protocol, json_object(), json_object());
     kt_journal_header_metrics(header, kt_profiling_spec_json(&s.spec));
-    assert_int_equal(kt_journal_create(&j, "resume.jsonl", header, &err),
+    assert_int_equal(kt_journal_create(&j, "guided_resume.jsonl", header, &err),
                      KT_S_OK);
     json_decref(header);
     s.cfg.journal = &j;
@@ -410,12 +333,12 @@ static void a_resumed_run_answers_counters_from_the_journal(void **state)
 
     /* Continue it to the end: nothing already profiled is profiled again,
      * and the run ends where an uninterrupted one does. */
-    assert_int_equal(kt_journal_read("resume.jsonl", s.op, &log, &err),
+    assert_int_equal(kt_journal_read("guided_resume.jsonl", s.op, &log, &err),
                      KT_S_OK);
     assert_int_equal(log.num_profiles, a.profiled);
-    assert_int_equal(
-        kt_journal_continue(&j, "resume.jsonl", &log, json_object(), &err),
-        KT_S_OK);
+    assert_int_equal(kt_journal_continue(&j, "guided_resume.jsonl", &log,
+                                         json_object(), &err),
+                     KT_S_OK);
     s.ev->profiles = 0;
     s.cfg.resume = &log;
     s.cfg.max_evals = 0;
@@ -435,7 +358,7 @@ static void a_resumed_run_answers_counters_from_the_journal(void **state)
     }
     kt_journal_log_free(&log);
     /* The resumed run's new profiles went to the journal too. */
-    assert_int_equal(kt_journal_read("resume.jsonl", s.op, &log, &err),
+    assert_int_equal(kt_journal_read("guided_resume.jsonl", s.op, &log, &err),
                      KT_S_OK);
     assert_int_equal(log.num_profiles, b.profiled);
     kt_journal_log_free(&log);
@@ -493,15 +416,8 @@ static void without_recorded_counters_one_note_and_the_run_goes_on(void **state)
 
 static void counters_refused_here_are_one_line_and_asked_for_once(void **state)
 {
-    static const kt_evaluator_ops live_ops = {
-        .kind = "worker",
-        .evaluate = c_evaluate,
-        .device = c_device,
-        .environment = c_environment,
-        .work = c_work,
-        .close = c_close,
-        .profile = c_profile,
-    };
+    /* The counting evaluator as a live GPU, not a replay. */
+    static kt_evaluator_ops live_ops;
     session s;
     kt_tune_result r;
     char *text = NULL;
@@ -510,6 +426,8 @@ static void counters_refused_here_are_one_line_and_asked_for_once(void **state)
     (void)state;
 
     open_session(&s, VA24, "vector_add:add", NULL, 0, "guided");
+    live_ops = kt_counting_ops;
+    live_ops.kind = "worker";
     s.ev->base.ops = &live_ops;
     s.ev->no_privileges = 1;
     with_metrics(&s, KT_PROFILING_EVERY, 0);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "core/envrec.h"
+#include "tests/support/counting_eval.h"
 #include "tuner/journal.h"
 #include "tuner/replay.h"
 #include "tuner/tune.h"
@@ -20,75 +21,6 @@
 static kt_registry reg;
 static const kt_loaded_plugin *va_plugin, *good_plugin;
 static const kt_operator *va, *good;
-
-/* An evaluator that forwards to another and counts what it is asked. */
-typedef struct counting {
-    kt_evaluator base;
-    kt_evaluator *inner;
-    size_t calls, points;
-    size_t small_calls; /* of one or two points: not closing rounds */
-    kt_point seen[4096];
-} counting;
-
-static kt_status count_evaluate(kt_evaluator *ev, const kt_point *pts, size_t n,
-                                const kt_protocol *p, kt_eval_result *out,
-                                kt_err *err)
-{
-    counting *c = (counting *)ev;
-    ++c->calls;
-    c->small_calls += n <= 2;
-    for (size_t i = 0; i < n; ++i)
-        if (c->points < 4096)
-            c->seen[c->points++] = pts[i];
-    return c->inner->ops->evaluate(c->inner, pts, n, p, out, err);
-}
-
-static const kt_device *count_device(kt_evaluator *ev)
-{
-    kt_evaluator *in = ((counting *)ev)->inner;
-    return in->ops->device(in);
-}
-
-static const kt_work *count_work(kt_evaluator *ev)
-{
-    kt_evaluator *in = ((counting *)ev)->inner;
-    return in->ops->work(in);
-}
-
-static json_t *count_environment(kt_evaluator *ev)
-{
-    kt_evaluator *in = ((counting *)ev)->inner;
-    return in->ops->environment(in);
-}
-
-static void count_close(kt_evaluator *ev)
-{
-    counting *c = (counting *)ev;
-    c->inner->ops->close(c->inner);
-    free(c);
-}
-
-static const kt_evaluator_ops counting_ops = {
-    .kind = "counting",
-    .evaluate = count_evaluate,
-    .device = count_device,
-    .environment = count_environment,
-    .work = count_work,
-    .close = count_close,
-};
-
-static counting *open_counting(const char *recording,
-                               const kt_loaded_plugin *plugin,
-                               const kt_operator *op)
-{
-    counting *c = calloc(1, sizeof *c);
-    kt_err err;
-    assert_non_null(c);
-    c->base.ops = &counting_ops;
-    if (kt_replay_open(recording, plugin, op, NULL, &c->inner, &err))
-        fail_msg("%s", err.msg);
-    return c;
-}
 
 static int setup(void **state)
 {
@@ -112,7 +44,7 @@ static int teardown(void **state)
 typedef struct session {
     const kt_operator *op;
     const kt_loaded_plugin *plugin;
-    counting *ev;
+    kt_counting_eval *ev;
     kt_space space;
     json_t *header;
     kt_tune_config cfg;
@@ -127,7 +59,7 @@ static void open_session(session *s, const char *recording,
     memset(s, 0, sizeof *s);
     s->op = op;
     s->plugin = plugin;
-    s->ev = open_counting(recording, plugin, op);
+    s->ev = kt_counting_open(recording, plugin, op);
     assert_int_equal(kt_space_init(&s->space, op, &err), KT_S_OK);
     kt_space_bind(&s->space, kt_replay_sizes(s->ev->inner),
                   kt_replay_seed(s->ev->inner),

@@ -4,6 +4,7 @@
 #include "tests/tuner/tuner_test.h"
 
 #include "core/result_json.h"
+#include "tests/support/fake_device.h"
 #include "tuner/space.h"
 
 static kt_registry reg;
@@ -26,24 +27,6 @@ static int teardown(void **state)
     (void)state;
     kt_registry_free(&reg);
     return 0;
-}
-
-static kt_device h200(void)
-{
-    kt_device d;
-    memset(&d, 0, sizeof d);
-    d.struct_size = sizeof d;
-    d.sm_count = 132;
-    d.max_threads_per_block = 1024;
-    d.max_threads_per_sm = 2048;
-    d.max_blocks_per_sm = 32;
-    d.shared_mem_per_block_optin = 232448;
-    d.max_grid[0] = 0x7fffffff;
-    d.max_grid[1] = d.max_grid[2] = 65535;
-    d.max_block[0] = d.max_block[1] = 1024;
-    d.max_block[2] = 64;
-    d.name = "test device";
-    return d;
 }
 
 static void every_index_is_one_point_and_back(void **state)
@@ -174,7 +157,7 @@ static void feasibility_needs_no_gpu(void **state)
 {
     kt_space s;
     kt_err err;
-    kt_device dev = h200();
+    kt_device dev = kt_test_h200();
     int64_t sizes[KT_MAX_SIZES] = {1 << 24};
     uint64_t feasible = 0;
     kt_point pt;

@@ -1,0 +1,74 @@
+#!/bin/bash
+# check_layers.sh ROOT: holds every #include under ROOT to the dependency
+# rule of docs/hacking.md ("Layers"). Prints one line per violation,
+# FILE:LINE: what it includes and what that folder may include, and exits 1
+# when there is any.
+#
+#   folder          may include (project headers, "dir/file.h")
+#   core/           core/ (and <ktune/plugin.h>)
+#   metrics/        core/ metrics/, but not metrics/cupti/
+#   metrics/cupti/  core/ metrics/ metrics/cupti/
+#   tuner/          core/ metrics/ tuner/, not metrics/cupti/
+#   compare/        core/ metrics/ tuner/ compare/, not metrics/cupti/
+#   report/         core/ metrics/ report/, not metrics/cupti/
+#   app/            anything: it is the top
+#   plugins/ examples/  only <ktune/plugin.h> (plugins never link ktune)
+#   bench/          core/
+# and only metrics/cupti/ includes CUPTI or nvperf headers (<cupti*.h>,
+# <nvperf*.h>, <generated_*>).
+root=${1:?usage: check_layers.sh ROOT}
+cd "$root" || exit 2
+
+# One awk pass over every include line of the checked folders.
+grep -rnE '^[[:space:]]*#[[:space:]]*include' core metrics tuner compare \
+    report plugins examples bench \
+    --include='*.c' --include='*.h' --include='*.cu' --include='*.cuh' \
+    --include='*.cpp' 2>/dev/null | awk '
+BEGIN {
+    allow["core"] = "core/ ktune/"
+    allow["metrics/cupti"] = "core/ metrics/ ktune/"
+    allow["metrics"] = "core/ metrics/ ktune/"
+    allow["tuner"] = "core/ metrics/ tuner/ ktune/"
+    allow["compare"] = "core/ metrics/ tuner/ compare/ ktune/"
+    allow["report"] = "core/ metrics/ report/ ktune/"
+    allow["plugins"] = "ktune/"
+    allow["examples"] = "ktune/"
+    allow["bench"] = "core/ ktune/"
+    bad = 0
+}
+function complain(msg) { print msg; bad++ }
+{
+    # FILE:LINE:TEXT
+    file = $0; sub(/:.*/, "", file)
+    rest = substr($0, length(file) + 2)
+    line = rest; sub(/:.*/, "", line)
+    text = substr(rest, length(line) + 2)
+    layer = file; sub(/\/.*/, "", layer)
+    if (file ~ /^metrics\/cupti\//) layer = "metrics/cupti"
+    target = text
+    sub(/^[ \t]*#[ \t]*include[ \t]*[<"]/, "", target)
+    sub(/[>"].*/, "", target)
+    where = file ":" line ": "
+    if (target ~ /^(cupti|nvperf|generated_)/) {
+        if (layer != "metrics/cupti")
+            complain(where "includes <" target ">: only metrics/cupti/ may use CUPTI or nvperf")
+        next
+    }
+    if (index(target, "/") == 0) next            # system or same-folder
+    if (target ~ /^(sys|cub|thrust|cuda|linux)\//) next
+    if (layer != "metrics/cupti" && target ~ /^metrics\/cupti\//) {
+        complain(where "includes \"" target "\": only the app links metrics/cupti/ (" layer "/ may include: " allow[layer] ")")
+        next
+    }
+    n = split(allow[layer], prefixes, " ")
+    for (i = 1; i <= n; ++i)
+        if (index(target, prefixes[i]) == 1) next
+    complain(where "includes \"" target "\": " layer "/ may include only " allow[layer])
+}
+END {
+    if (bad) {
+        print bad " include(s) break the dependency rule (docs/hacking.md, Layers)"
+        exit 1
+    }
+    print "includes follow the dependency rule"
+}'

@@ -1,0 +1,72 @@
+#!/bin/bash
+# check_length.sh ROOT ALLOW: no function longer than 80 lines (the lines
+# between its opening and closing brace) in the library, app and plugin
+# code under ROOT, except those listed in ALLOW ("FILE FUNCTION" per line,
+# # comments), which are today's long functions. A listed function that is
+# now short enough is reported too, so the list only ever shrinks. Like
+# curl's scripts/top-length, run by ctest; exits 1 on any finding.
+root=${1:?usage: check_length.sh ROOT ALLOW}
+allow=${2:?usage: check_length.sh ROOT ALLOW}
+limit=80
+cd "$root" || exit 2
+
+# Function definitions as clang-format lays them out (.clang-format: Linux
+# braces): a signature starting in column 0, "{" alone on the next line,
+# "}" in column 0 at the end. Prints "LINES FILE FUNCTION".
+lengths() {
+    find core metrics tuner compare report app plugins examples bench \
+        \( -name '*.c' -o -name '*.cu' -o -name '*.h' -o -name '*.cuh' \) \
+        -type f 2>/dev/null | LC_ALL=C sort | xargs awk '
+    FNR == 1 { sig = ""; start = 0 }
+    start == 0 && /^\{$/ {
+        name = sig
+        gsub(/__launch_bounds__\([^)]*\)/, "", name)
+        sub(/\(.*/, "", name)
+        n = split(name, w, /[ *&]+/)
+        name = w[n]
+        start = FNR
+        next
+    }
+    start > 0 && /^\}/ {
+        print FNR - start - 1, FILENAME, name
+        start = 0; sig = ""
+        next
+    }
+    start == 0 {
+        if ($0 ~ /^[A-Za-z_].*\(/) sig = $0
+        else if ($0 ~ /^[ \t]/ && sig != "") sig = sig " " $0
+        else if ($0 ~ /^$/ || $0 ~ /;[ \t]*$/ || $0 ~ /^[#\/]/) sig = ""
+    }'
+}
+
+lengths | awk -v limit="$limit" -v allow="$allow" '
+BEGIN {
+    while ((getline entry < allow) > 0) {
+        if (entry ~ /^[ \t]*(#|$)/) continue
+        split(entry, f, /[ \t]+/)
+        listed[f[1] " " f[2]] = 1
+    }
+    bad = 0
+}
+{
+    key = $2 " " $3
+    seen[key] = 1
+    if ($1 > limit && !(key in listed)) {
+        printf "%s: %s is %d lines (limit %d): split it, or as a last resort list it in %s\n", $2, $3, $1, limit, allow
+        bad++
+    } else if ($1 <= limit && (key in listed)) {
+        printf "%s: %s is %d lines now: remove it from %s\n", $2, $3, $1, allow
+        bad++
+    }
+    if ($1 > limit) long++
+    total++
+}
+END {
+    for (key in listed)
+        if (!(key in seen)) {
+            printf "%s: listed in %s, but there is no such function\n", key, allow
+            bad++
+        }
+    printf "%d functions, %d over %d lines (all listed)\n", total, long, limit
+    exit bad ? 1 : 0
+}'

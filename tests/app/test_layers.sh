@@ -1,0 +1,79 @@
+# The dependency rule of docs/hacking.md holds: over #include lines
+# (check_layers.sh, which must also catch planted violations) and over what
+# the pure test binaries load (arguments: every tuner, report and compare
+# test binary), none of which may load CUPTI or nvperf.
+. "$KT_SOURCE_DIR/tests/cli/lib.sh"
+check=$KT_SOURCE_DIR/tests/app/check_layers.sh
+
+expect_exit 0 bash "$check" "$KT_SOURCE_DIR"
+expect_text "includes follow the dependency rule"
+
+# A copy of the library folders, to plant violations in.
+rm -rf planted && mkdir planted
+for d in core metrics tuner compare report plugins examples bench; do
+    cp -r "$KT_SOURCE_DIR/$d" planted/
+done
+plant() { # plant FILE LINE: appends LINE to planted/FILE, keeps the original
+    cp "planted/$1" "planted/$1.orig"
+    printf '%s\n' "$2" >>"planted/$1"
+}
+unplant() { mv "planted/$1.orig" "planted/$1"; }
+
+plant metrics/diagnose.c '#include <cupti.h>'
+expect_exit 1 bash "$check" planted
+expect_text "metrics/diagnose.c:"
+expect_text "includes <cupti.h>: only metrics/cupti/ may use CUPTI or nvperf"
+unplant metrics/diagnose.c
+
+plant tuner/tune.c '#include <nvperf_host.h>'
+expect_exit 1 bash "$check" planted
+expect_text "tuner/tune.c:"
+unplant tuner/tune.c
+
+plant compare/compare.c '#include "metrics/cupti/counters.h"'
+expect_exit 1 bash "$check" planted
+expect_text "compare/compare.c:"
+expect_text "only the app links metrics/cupti/"
+unplant compare/compare.c
+
+plant tuner/tune.c '#include "app/cli.h"'
+expect_exit 1 bash "$check" planted
+expect_text "tuner/tune.c:"
+expect_text "tuner/ may include only core/ metrics/ tuner/ ktune/"
+unplant tuner/tune.c
+
+plant core/stats.c '#include "tuner/job.h"'
+expect_exit 1 bash "$check" planted
+expect_text "core/stats.c:"
+unplant core/stats.c
+
+plant report/plot.c '#include "compare/compare.h"'
+expect_exit 1 bash "$check" planted
+expect_text "report/plot.c:"
+unplant report/plot.c
+
+plant plugins/empty/empty.cu '#include "core/error.h"'
+expect_exit 1 bash "$check" planted
+expect_text "plugins/empty/empty.cu:"
+unplant plugins/empty/empty.cu
+
+# Clean again once every plant is gone.
+expect_exit 0 bash "$check" planted
+rm -rf planted
+
+# ldd: the pure test binaries load no CUPTI and no nvperf.
+[ $# -gt 0 ] || { echo "FAIL: no test binaries given"; failures=$((failures + 1)); }
+if command -v ldd >/dev/null; then
+    for bin in "$@"; do
+        loaded=$(ldd "$bin" 2>&1 | grep -iE 'libcupti|libnvperf')
+        [ -z "$loaded" ] || {
+            echo "FAIL: $(basename "$bin") loads CUPTI or nvperf:"
+            echo "$loaded" | sed 's/^/    /'
+            failures=$((failures + 1))
+        }
+    done
+    echo "ldd: $# pure test binaries checked"
+else
+    echo "no ldd: the binaries are not checked"
+fi
+finish
