@@ -231,35 +231,14 @@ static kt_status normalise_variant(loading *ld, kt_variant *v,
     return KT_S_OK;
 }
 
-static kt_status normalise_operator(loading *ld, kt_operator *op, size_t index)
+/* The operator's size dimensions: names, help texts, bounds. */
+static kt_status normalise_sizes(loading *ld, const kt_operator *op,
+                                 const char *where, kt_size_desc **out)
 {
-    char where[128], what[256];
-    kt_variant *variants = NULL;
+    char what[256];
     kt_size_desc *sizes = NULL;
     kt_status rc;
 
-    snprintf(where, sizeof where, "operators[%zu]", index);
-    snprintf(what, sizeof what, "%s.id", where);
-    if ((rc = check_id(ld, op->id, what)))
-        return rc;
-    snprintf(where, sizeof where, "operator '%s'", op->id);
-    snprintf(what, sizeof what, "%s.summary", where);
-    if ((rc = check_text(ld, op->summary, what)))
-        return rc;
-    {
-        const struct {
-            const void *fn;
-            const char *name;
-        } required[] = {{(const void *)op->work, "work"},
-                        {(const void *)op->setup, "setup"},
-                        {(const void *)op->verify, "verify"},
-                        {(const void *)op->teardown, "teardown"}};
-        for (size_t i = 0; i < sizeof required / sizeof required[0]; ++i) {
-            snprintf(what, sizeof what, "%s.%s", where, required[i].name);
-            if ((rc = check_required(ld, required[i].fn, what)))
-                return rc;
-        }
-    }
     if (op->num_sizes < 1 || op->num_sizes > KT_MAX_SIZES)
         return kt_err_set(ld->err, KT_S_PLUGIN,
                           "%s: %s.num_sizes is %u, "
@@ -293,6 +272,41 @@ static kt_status normalise_operator(loading *ld, kt_operator *op, size_t index)
                                   "size '%s'",
                                   ld->file, where, sizes[i].name);
     }
+    *out = sizes;
+    return KT_S_OK;
+}
+
+static kt_status normalise_operator(loading *ld, kt_operator *op, size_t index)
+{
+    char where[128], what[256];
+    kt_variant *variants = NULL;
+    kt_size_desc *sizes = NULL;
+    kt_status rc;
+
+    snprintf(where, sizeof where, "operators[%zu]", index);
+    snprintf(what, sizeof what, "%s.id", where);
+    if ((rc = check_id(ld, op->id, what)))
+        return rc;
+    snprintf(where, sizeof where, "operator '%s'", op->id);
+    snprintf(what, sizeof what, "%s.summary", where);
+    if ((rc = check_text(ld, op->summary, what)))
+        return rc;
+    {
+        const struct {
+            const void *fn;
+            const char *name;
+        } required[] = {{(const void *)op->work, "work"},
+                        {(const void *)op->setup, "setup"},
+                        {(const void *)op->verify, "verify"},
+                        {(const void *)op->teardown, "teardown"}};
+        for (size_t i = 0; i < sizeof required / sizeof required[0]; ++i) {
+            snprintf(what, sizeof what, "%s.%s", where, required[i].name);
+            if ((rc = check_required(ld, required[i].fn, what)))
+                return rc;
+        }
+    }
+    if ((rc = normalise_sizes(ld, op, where, &sizes)))
+        return rc;
     op->sizes = sizes;
     if (op->num_variants < 1)
         return kt_err_set(ld->err, KT_S_PLUGIN,

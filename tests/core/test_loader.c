@@ -204,14 +204,15 @@ static void bad_plugins_do_not_stop_the_good_ones(void **state)
     kt_registry_init(&reg);
     reg.probe_timeout_ms = 1000; /* bad_hang_entry.so waits this long */
     kt_registry_load_dir(&reg, KT_TEST_PLUGIN_DIR, 1);
-    /* good_plugin.so, future_plugin.so, doc_example.so, gpu_faults.so and
-     * scaffold.so (the new-plugin template) load; every bad_*.so, every hostile_*.so (15), not_elf.so and the
-     * duplicate copy are reported one line each. */
+    /* good_plugin.so, future_plugin.so, doc_example.so, gpu_faults.so,
+     * transpose_bug.so and scaffold.so (the new-plugin template) load; every
+     * bad_*.so, every hostile_*.so (15), not_elf.so and the duplicate copy are
+     * reported one line each. */
     assert_non_null(kt_registry_find(&reg, "good"));
     assert_non_null(kt_registry_find(&reg, "gpu_faults"));
     assert_non_null(kt_registry_find(&reg, "future"));
     assert_non_null(kt_registry_find(&reg, "example")); /* docs/plugin-abi.md */
-    assert_int_equal(reg.count, 5);
+    assert_int_equal(reg.count, 6);
     assert_int_equal(reg.num_failures, 17 + 15 + 1 + 1);
     for (size_t i = 0; i < reg.num_failures; ++i) {
         assert_null(strchr(reg.failures[i], '\n'));
