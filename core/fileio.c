@@ -37,8 +37,7 @@ kt_status kt_file_check_regular(const char *path, const char *what, kt_err *err)
 
     if (stat(path, &st) != 0)
         return kt_err_set(err, errno == ENOENT ? KT_S_INPUT : KT_S_IO,
-                          "%s %s: cannot open: %s", what, path,
-                          strerror(errno));
+                          "%s: cannot open: %s", path, strerror(errno));
     if (!S_ISREG(st.st_mode))
         return not_regular(path, what, st.st_mode, err);
     return KT_S_OK;
@@ -109,8 +108,7 @@ kt_status kt_file_read(const char *path, const char *what, size_t max_bytes,
     fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
         return kt_err_set(err, errno == ENOENT ? KT_S_INPUT : KT_S_IO,
-                          "%s %s: cannot open: %s", what, path,
-                          strerror(errno));
+                          "%s: cannot open: %s", path, strerror(errno));
     if (fstat(fd, &st) != 0) {
         rc = kt_err_set(err, KT_S_IO, "%s %s: cannot stat: %s", what, path,
                         strerror(errno));
