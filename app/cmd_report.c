@@ -9,10 +9,12 @@
 
 #include "app/cli.h"
 #include "core/envrec.h"
+#include "core/fileio.h"
 #include "core/param.h"
 #include "core/parse.h"
 #include "core/version.h"
 #include "report/document.h"
+#include "report/fig_timeline.h"
 #include "report/sources.h"
 
 static const char help[] =
@@ -34,6 +36,9 @@ static const char help[] =
     "                      unless the results record the work)\n"
     "  --title TEXT        the report's title\n"
     "  --top N             rows of the top table (default 30)\n\n"
+    "A timeline (ktune timeline --json) is drawn as one SVG chart instead\n"
+    "(default -o timeline.svg): a lane per stream, kernels and copies as\n"
+    "bars, the largest idle gaps shaded.\n\n"
     "No GPU needed. Exit 0 when written, 1 when it cannot be written, 2 for\n"
     "a bad option or results file.\n";
 
@@ -250,9 +255,19 @@ static kt_status write_report(const char *path, const kt_sources *s,
     return rc;
 }
 
+static int render_timeline(const char *in, const char *out)
+{
+    kt_err err;
+    if (kt_fig_timeline_write(in, out, &err))
+        return kt_cli_fail(&err);
+    if (strcmp(out, "-") != 0)
+        fprintf(stderr, "ktune: timeline chart written to %s\n", out);
+    return KT_EXIT_OK;
+}
+
 int kt_cmd_report(int argc, char **argv)
 {
-    report_args a = {.output = "report.html"};
+    report_args a = {0};
     kt_sources s;
     kt_err err = {0};
     char generator[256];
@@ -264,6 +279,19 @@ int kt_cmd_report(int argc, char **argv)
         kt_cli_options_free(&a.o);
         return code < 0 ? KT_EXIT_OK : kt_cli_fail(&err);
     }
+    /* Checked before anything opens it: a FIFO or a device would block or
+     * never end (exit 2, as a missing file). */
+    if (kt_file_check_regular(a.results, "input", &err)) {
+        kt_cli_options_free(&a.o);
+        return kt_cli_fail(&err);
+    }
+    /* A `ktune timeline --json` file is drawn as one SVG chart. */
+    if (kt_fig_timeline_detect(a.results)) {
+        kt_cli_options_free(&a.o);
+        return render_timeline(a.results, a.output ? a.output : "timeline.svg");
+    }
+    if (!a.output)
+        a.output = "report.html";
     if (kt_sources_load(&s, a.results, &err)) {
         kt_cli_options_free(&a.o);
         return kt_cli_fail(&err);

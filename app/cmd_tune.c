@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "app/cli.h"
+#include "core/clock.h"
 #include "core/envrec.h"
 #include "core/evaluator.h"
 #include "core/fileio.h"
@@ -50,6 +51,9 @@ static const char help[] =
     "  --plugin FILE       load FILE too (repeatable)\n"
     "  --in-process        measure in this process, not in a worker process\n"
     "                      (a faulting kernel then ends the run)\n"
+    "  --verify MODE       device (default: references kept and outputs\n"
+    "                      compared on the GPU) or host (outputs copied to\n"
+    "                      host memory and compared there); [measure] verify\n"
     "  --replay-delay S    replay: wait S seconds in every evaluation\n"
     "  --check             check the job and describe its space; measure\n"
     "                      nothing (no GPU needed)\n"
@@ -66,7 +70,9 @@ typedef struct tune_args {
     const char *config;
     const char *journal, *t4;
     int resume, quiet, check;
+    const char *verify; /* --verify: NULL, "host" or "device" */
     double replay_delay;
+    double started; /* monotonic seconds at the start of the command */
 } tune_args;
 
 static kt_status own_option(void *ctx, int opt, char *arg, kt_err *err)
@@ -80,6 +86,12 @@ static kt_status own_option(void *ctx, int opt, char *arg, kt_err *err)
     case 't': a->t4 = arg; break;
     case 'q': a->quiet = 1; break;
     case 'C': a->check = 1; break;
+    case 'V':
+        if (strcmp(arg, "host") != 0 && strcmp(arg, "device") != 0)
+            return kt_err_set(err, KT_S_INPUT,
+                              "--verify: '%s', expected host or device", arg);
+        a->verify = arg;
+        break;
     default: /* 'D' */
         if ((rc =
                  kt_parse_double(arg, "--replay-delay", &a->replay_delay, err)))
@@ -101,6 +113,7 @@ static int parse_args(int argc, char **argv, tune_args *a, kt_err *err)
         {"replay-delay", required_argument, NULL, 'D'},
         {"quiet", no_argument, NULL, 'q'},
         {"check", no_argument, NULL, 'C'},
+        {"verify", required_argument, NULL, 'V'},
         {NULL, 0, NULL, 0}};
     const kt_cli_command cmd = {.name = "tune",
                                 .help = help,
@@ -235,6 +248,7 @@ static kt_status open_evaluator(const tune_args *a, kt_job *job,
     spec.device = job->device;
     spec.check_boundaries = job->boundaries;
     spec.log_level = KT_LOG_WARN;
+    spec.verify_host = job->verify_host;
     /* CUPTI only when counters are asked for: [metrics], or a strategy
      * guided by them. */
     spec.counters =
@@ -373,11 +387,12 @@ static void print_check(const kt_job *job)
            job->strategy->name, (unsigned long long)job->seed, job->max_evals,
            job->max_seconds, job->finalists, job->min_gain);
     printf("measure warmups %d, samples %zu..%zu, time %g..%g s, noise %g, "
-           "cache %s\n",
+           "cache %s, race %g, verify on the %s\n",
            job->protocol.warmups, job->protocol.min_samples,
            job->protocol.max_samples, job->protocol.min_time_s,
            job->protocol.max_time_s, job->protocol.target_noise,
-           kt_cache_mode_name(job->protocol.cache));
+           kt_cache_mode_name(job->protocol.cache), job->protocol.race,
+           job->verify_host ? "host" : "device");
     printf("journal %s\n", job->journal[0] ? job->journal : "none");
     if (job->metrics.points != KT_PROFILING_OFF) {
         printf("metrics %s", kt_profiling_points_name(job->metrics.points));
@@ -448,6 +463,7 @@ typedef struct tune_run {
     json_t *env;
     kt_tune_config cfg;
     kt_tune_result result;
+    double open_s, calib_s; /* the start phase and the calibration */
 } tune_run;
 
 /* The evaluator, the counters check, the problem, the environment record
@@ -455,6 +471,7 @@ typedef struct tune_run {
 static kt_status open_run(const tune_args *a, tune_run *t, kt_err *err)
 {
     kt_job *job = &t->job;
+    double t_calib;
     kt_status rc;
 
     if ((rc = kt_profiling_effective(
@@ -467,7 +484,10 @@ static kt_status open_run(const tune_args *a, tune_run *t, kt_err *err)
         take_recorded_problem(job, t->ev, a->o.replay);
     kt_space_bind(&job->space, job->sizes, job->input_seed,
                   t->ev->ops->device(t->ev));
+    t_calib = kt_clock_seconds();
+    t->open_s = t_calib - a->started;
     t->have_calib = kt_cli_calibration(t->ev, &t->calib, !a->o.replay);
+    t->calib_s = kt_clock_seconds() - t_calib;
     t->env = t->ev->ops->environment(t->ev);
     kt_cli_env_host(t->env);
     json_object_set_new(t->env, "protocol", kt_env_protocol(&job->protocol));
@@ -581,6 +601,22 @@ static void hint_on_stop(const tune_args *a, const kt_job *job)
     sigaction(SIGTERM, &sa, NULL);
 }
 
+/* Where this session's time went, after its evaluations in the journal. */
+static void journal_run(tune_run *t)
+{
+    json_t *run;
+    kt_err jerr;
+
+    if (!t->cfg.journal)
+        return;
+    run = json_pack("{s:o,s:I,s:I,s:s}", "phases", kt_export_phases(&t->result),
+                    "evaluations", (json_int_t)t->result.evaluations,
+                    "measured", (json_int_t)t->result.measured, "stop_reason",
+                    t->result.stop_reason ? t->result.stop_reason : "");
+    if (kt_journal_record(t->cfg.journal, "run", run, &jerr))
+        fprintf(stderr, "ktune: warning: %s\n", jerr.msg);
+}
+
 /* Opens, searches and reports; an exit code. */
 static int tune(const tune_args *a, tune_run *t)
 {
@@ -594,6 +630,9 @@ static int tune(const tune_args *a, tune_run *t)
     if (t->cfg.journal)
         hint_on_stop(a, &t->job);
     st = kt_tune_run(&t->cfg, &t->result, &err);
+    t->result.open_s = t->open_s;
+    t->result.calibration_s = t->calib_s;
+    journal_run(t);
     if (st) {
         fprintf(stderr, "ktune: %s\n", err.msg);
         if (t->cfg.journal)
@@ -615,6 +654,8 @@ int kt_cmd_tune(int argc, char **argv)
     kt_err err;
 
     memset(&a, 0, sizeof a);
+    /* The start phase: plugins, the job, the evaluator and its problem. */
+    a.started = kt_clock_seconds();
     kt_err_clear(&err);
     kt_registry_init(&reg);
     if (!t) {
@@ -638,6 +679,8 @@ int kt_cmd_tune(int argc, char **argv)
         rc = kt_cli_fail(&err);
         goto done;
     }
+    if (a.verify)
+        t->job.verify_host = strcmp(a.verify, "host") == 0;
     if (a.check) {
         print_check(&t->job);
         rc = KT_EXIT_OK;

@@ -23,6 +23,7 @@ static const command commands[] = {
     {"compare", kt_cmd_compare, "variants side by side, with speed-ups"},
     {"profile", kt_cmd_profile, "time, counters and a bottleneck diagnosis"},
     {"report", kt_cmd_report, "an HTML report of tuning or compare results"},
+    {"timeline", kt_cmd_timeline, "a CUDA program's kernels, copies, gaps"},
     {"sanitize", kt_cmd_sanitize, "every variant under compute-sanitizer"},
     {"new-plugin", kt_cmd_new_plugin, "scaffold an out-of-tree plugin project"},
     {"worker", kt_cmd_worker, "internal: serve evaluations for a parent"},

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Counter-guided search against one_at_a_time, in replay (no GPU): on every
+"""Counter-guided search against coordinate (its walk), in replay (no GPU): on every
 recorded space that holds counters (journal format 2, profile records), how
 many evaluations each needs to get within 3% of the recording's optimum.
 
@@ -15,7 +15,7 @@ evaluations (unique points sent to the evaluator; profiling is not one)
 until the best so far is within 3% of the optimum. guided runs twice: as
 by default (skip = 0: moves the rules skip are tried last in each pass) and
 as the rules say (skip = 1: they are left out). The paired table says for how
-many starts guided needed fewer evaluations than one_at_a_time from the
+many starts guided needed fewer evaluations than coordinate from the
 same start, as many, or more (a run that never got within 3% counts as
 more).
 """
@@ -29,10 +29,10 @@ import subprocess
 import sys
 import tempfile
 
-# (label, strategy, extra options): one_at_a_time against guided as it
+# (label, strategy, extra options): coordinate against guided as it
 # runs by default (skipped moves tried last) and with skipped moves left
 # out, as the rules say.
-CONTENDERS = [("one_at_a_time", "one_at_a_time", {}),
+CONTENDERS = [("coordinate", "coordinate", {}),
               ("guided", "guided", {"skip": 0}),
               ("guided skip=1", "guided", {"skip": 1})]
 
@@ -108,7 +108,7 @@ def main():
                 f.write("[job]\noperator = %s\n" % h["plugin_spec"])
                 for size, value in h["sizes"].items():
                     f.write("%s = %d\n" % (size, value))
-            probe = run(a, config, journal, "one_at_a_time", 1, 0, out)
+            probe = run(a, config, journal, "coordinate", 1, 0, out)
             optimum = probe["replay"]["recorded_optimum"]["median_us"]
             feasible = probe["space"]["feasible"]
             for start, seeds in (("default", [1]),
@@ -142,7 +142,7 @@ def main():
                                     100.0 * sum(ok) / len(ok)))
                 inf = float("inf")
                 o = [x if x is not None else inf
-                     for x in got["one_at_a_time"]]
+                     for x in got["coordinate"]]
                 for label, _, _ in CONTENDERS[1:]:
                     g = [x if x is not None else inf for x in got[label]]
                     diffs = [x - y for x, y in zip(g, o)
@@ -162,7 +162,7 @@ def main():
         ["", "| recording | start | guided | runs | fewer | equal | more "
          "(or never within %d%%) | mean difference where both got there |"
          % pct, "|---|---|---|---:|---:|---:|---:|---:|"] + pairs)
-    print("guided vs one_at_a_time, %d random starts + the default start, no "
+    print("guided vs coordinate, %d random starts + the default start, no "
           "budget; evaluations to get within %d%% of the recorded optimum\n"
           % (a.seeds, pct))
     print(text)

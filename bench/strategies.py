@@ -1,18 +1,42 @@
 #!/usr/bin/env python3
-"""Strategy benchmark, in replay (no GPU): for each recorded space and each
-strategy, over many seeds, how many evaluations it needs to get within 3%
-of the exhaustive optimum, and the fraction of runs that got there within
-the budget.
+"""Strategy benchmark in replay (no GPU): every strategy over every
+ground-truth recording, many seeds each, after the methodology of Willemsen
+et al. (FGCS 2024) for auto-tuning optimisers.
 
-  python3 bench/strategies.py [--ktune build/ktune] [--seeds 20]
-      [--budget 0.25] [--within 0.03] [--markdown FILE] [JOURNAL...]
+  python3 bench/strategies.py [--build build] [--seeds 50] [--budget 0.10]
+      [--min-budget 20] [--strategies a,b,...] [--hard DIR] [--jobs 2]
+      [--out PREFIX] [RECORDING...]
 
-JOURNAL defaults to every tests/data/vector_add-*.jsonl. The budget is a
-fraction of the space's feasible points (max_evals); the optimum is the
-recording's fastest valid point. "evals to 3%" counts evaluations (unique
-points sent to the evaluator) until the best so far is within 3% of it,
-averaged over the runs that got there. Deterministic strategies
-(one_at_a_time, exhaustive) give the same run for every seed.
+RECORDING defaults to every tests/data/*-h200-*.jsonl (and .jsonl.gz);
+--hard DIR also writes the hard synthetic gemv spaces of
+tools/gen_synthetic.py into DIR and benchmarks them. Each recording must be
+an exhaustive journal (its optimum is the recording's fastest valid point).
+
+For each recording and strategy, build/bench/bench_replay runs SEEDS tuning
+sessions in one process (deterministic strategies once): the budget is
+max(min-budget, budget x feasible points) evaluations, and a strategy that
+stops by itself keeps its answer after it stops. Time is simulated from the
+recording: each measurement costs the point's recorded wall time (a paired
+comparison measures the incumbent again), each new point `--overhead`
+seconds more (set-up, verification).
+
+Reported, per recording and strategy:
+  - the answer (the closing round's winner) against the optimum: median and
+    worst seed, and the runs within 2%;
+  - evaluations used (median, worst) and their share of the feasible points;
+  - the fraction of the optimum reached (optimum / best so far) as a
+    function of evaluations and of simulated time, mean over seeds (plots);
+  - the performance score P against random search at equal budget: at each
+    budget b, P(b) = (B(b) - S(b)) / (B(b) - optimum), where S(b) is the
+    strategy's mean best-so-far and B(b) the calculated (exact) expectation
+    of random search without replacement after b evaluations; P is averaged
+    over b = 1..budget (evaluations) and over a time grid up to the time
+    random search takes for the budget (time). P = 0: as good as random;
+    1: the optimum from the first evaluation; < 0: worse than random.
+
+Writes PREFIX.md (tables) and PREFIX-evals.svg, PREFIX-time.svg (curves),
+and prints the summary table last. About 3-6 minutes on 2 cores for the
+vector_add recordings plus two 5,000-11,000-point hard spaces.
 """
 import argparse
 import glob
@@ -22,102 +46,420 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
 
-STRATEGIES = ["one_at_a_time", "exhaustive", "random", "annealing", "genetic"]
+STRATEGIES = ["one_at_a_time", "coordinate", "random", "annealing",
+              "genetic", "exhaustive", "guided"]
+DETERMINISTIC = {"exhaustive"}
+COLORS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#56B4E9", "#E69F00",
+          "#7F7F7F"]
+INK, GRID = "#444", "#e2e2e2"
 
 
-def header(path):
-    with open(path) as f:
-        return json.loads(f.readline())
+def has_counters(path):
+    opener = open
+    if path.endswith(".gz"):
+        import gzip
+        opener = gzip.open
+    with opener(path, "rt") as f:
+        for line in f:
+            if '"kind":"profile"' in line or '"kind": "profile"' in line:
+                return True
+    return False
 
 
-def run(ktune, config, journal, strategy, seed, budget, plugins, out):
-    cmd = [ktune, "tune", config, "--replay", journal, "--quiet",
-           "--journal", "none", "--json", out,
-           "--set", "strategy.name=" + strategy,
-           "--set", "strategy.seed=%d" % seed,
-           "--set", "strategy.max_evals=%d" % budget,
-           "--set", "strategy.max_seconds=0"]
-    for p in plugins:
-        cmd += ["--plugin", p]
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-    with open(out) as f:
-        return json.load(f)
+def replay(a, recording, strategy, seeds, budget, values=False):
+    cmd = [os.path.join(a.build, "bench", "bench_replay"), "--plugins",
+           os.path.join(a.build, "plugins"), "--recording", recording,
+           "--strategy", strategy, "--seeds", str(seeds), "--max-evals",
+           str(budget), "--overhead", str(a.overhead)]
+    if values:
+        cmd.append("--values")
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit("bench_replay failed (%s on %s): %s"
+                 % (strategy, recording, p.stderr.strip()))
+    lines = [json.loads(x) for x in p.stdout.splitlines() if x.strip()]
+    return lines
+
+
+def random_baseline(values, budget):
+    """Expected best of b uniform draws without replacement, b = 1..budget,
+    from the feasible points (a failed point is never the best)."""
+    ok = sorted(v for v in values if v is not None)
+    n = len(values)
+    out = []
+    for b in range(1, budget + 1):
+        # P(the i-th fastest is the best of b) = C(n-1-i, b-1) / C(n, b)
+        total, mass = 0.0, 0.0
+        logc = math.lgamma(n + 1) - math.lgamma(b + 1) - math.lgamma(n - b + 1)
+        for i, v in enumerate(ok):
+            rest = n - 1 - i
+            if rest < b - 1:
+                break
+            lp = (math.lgamma(rest + 1) - math.lgamma(b) -
+                  math.lgamma(rest - b + 2)) - logc
+            p = math.exp(lp)
+            total += p * v
+            mass += p
+        # The rest of the mass: every draw failed; count it as the slowest.
+        out.append(total + (1 - mass) * ok[-1])
+    return out
+
+
+def curve_evals(run, budget):
+    """Best so far after each of 1..budget evaluations (carried forward)."""
+    best = [x for x in run["best_us"]]
+    out, last = [], math.inf
+    for k in range(budget):
+        if k < len(best) and best[k] is not None:
+            last = min(last, best[k])
+        out.append(last)
+    return out
+
+
+def curve_time(run, grid):
+    out, k, last = [], 0, math.inf
+    t, b = run["time_s"], run["best_us"]
+    for g in grid:
+        while k < len(t) and t[k] <= g:
+            if b[k] is not None:
+                last = min(last, b[k])
+            k += 1
+        out.append(last)
+    return out
+
+
+def mean_finite(xs, fallback):
+    xs = [x if math.isfinite(x) else fallback for x in xs]
+    return sum(xs) / len(xs)
+
+
+def score(base, strat, optimum):
+    ps = [(b - s) / (b - optimum) for b, s in zip(base, strat)
+          if b - optimum > 1e-12 * optimum]
+    return sum(ps) / len(ps) if ps else float("nan")
+
+
+def analyse(rec, values, budget):
+    optimum = next(iter(rec.values()))[0]["optimum_us"]
+    worst = max(v for v in values if v is not None)
+    base_e = random_baseline(values, budget)
+    # Time axis: up to the median time random search took for the budget.
+    # The baseline in time is the calculated one at the evaluations each
+    # random run had completed by then (none: the slowest point), averaged
+    # over the runs, so random search itself scores 0 in expectation.
+    rnd = rec.get("random")
+    t_end = statistics.median(r["time_s"][-1] for r in rnd) if rnd else \
+        max(r["time_s"][-1] for rs in rec.values() for r in rs if r["time_s"])
+    grid = [t_end * (i + 1) / 100 for i in range(100)]
+    ext = [worst] + base_e
+    base_t = []
+    for g in grid:
+        ks = [sum(1 for t in r["time_s"] if t <= g) for r in rnd] if rnd \
+            else [min(budget, int(budget * g / t_end))]
+        base_t.append(sum(ext[min(k, budget)] for k in ks) / len(ks))
+    out = {}
+    for s, rs in rec.items():
+        ce = [curve_evals(r, budget) for r in rs]
+        ct = [curve_time(r, grid) for r in rs]
+        se = [mean_finite([c[k] for c in ce], worst) for k in range(budget)]
+        st = [mean_finite([c[k] for c in ct], worst) for k in range(len(grid))]
+        gaps = [r["answer_us"] / optimum - 1 if r["answer_us"] else math.inf
+                for r in rs]
+        used = [r["evaluations"] for r in rs]
+        out[s] = {
+            "runs": len(rs), "gap_med": statistics.median(gaps),
+            "gap_max": max(gaps), "within2": sum(g <= 0.02 for g in gaps)
+            / len(gaps), "used_med": statistics.median(used),
+            "used_max": max(used),
+            "sim_med": statistics.median(r["sim_s"] for r in rs),
+            "P_evals": score(base_e, se, optimum),
+            "P_time": score(base_t, st, optimum),
+            "frac_evals": [optimum / x for x in se],
+            "frac_time": [optimum / x for x in st],
+            "stops": sorted({r["stop_reason"].split(":")[0] for r in rs})}
+    return out, grid, [optimum / x for x in base_e]
+
+
+# ------------------------------------------------------------------ SVG
+
+BASELINE = "random (calculated)"
+
+
+def color(names, s):
+    """The calculated baseline in black, the strategies in the report's
+    palette (Okabe-Ito) by first appearance."""
+    if s == BASELINE:
+        return "#000"
+    others = [n for n in names if n != BASELINE]
+    return COLORS[others.index(s) % len(COLORS)]
+
+def svg_panels(title_of, panels, xlabel, path, xs_of):
+    """One small chart per recording: fraction of the optimum (y, 0.5..1)
+    against evaluations or time (x); a line per strategy."""
+    cols = 2
+    w, h = 460, 300
+    rows = (len(panels) + cols - 1) // cols
+    legend_h = 30
+    W, H = cols * w, rows * h + legend_h
+    o = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
+         'viewBox="0 0 %d %d" font-family="system-ui, sans-serif" '
+         'font-size="12">' % (W, H, W, H),
+         '<rect width="100%" height="100%" fill="#fff"/>']
+    names = []
+    for idx, (rec, data) in enumerate(panels):
+        ox, oy = (idx % cols) * w, legend_h + (idx // cols) * h
+        left, right, top, bottom = ox + 60, ox + w - 16, oy + 24, oy + h - 44
+        xs = xs_of(rec)
+        x0, x1 = 0.0, xs[-1]
+        lo = 0.5
+
+        def X(v):
+            return left + (right - left) * (v - x0) / (x1 - x0 or 1)
+
+        def Y(v):
+            v = max(lo, min(1.0, v))
+            return bottom - (bottom - top) * (v - lo) / (1 - lo)
+        o.append('<text x="%.1f" y="%.1f" fill="%s" font-size="13">%s</text>'
+                 % (left, oy + 16, INK, title_of(rec)))
+        for k in range(6):
+            v = lo + k * (1 - lo) / 5
+            o.append('<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" '
+                     'stroke="%s"/>' % (left, right, Y(v), Y(v), GRID))
+            o.append('<text x="%.1f" y="%.1f" text-anchor="end" fill="%s" '
+                     'font-size="11">%.1f</text>' % (left - 6, Y(v) + 4, INK,
+                                                     v))
+        for k in range(5):
+            v = x0 + k * (x1 - x0) / 4
+            o.append('<text x="%.1f" y="%.1f" text-anchor="middle" '
+                     'fill="%s" font-size="11">%s</text>'
+                     % (X(v), bottom + 16, INK,
+                        ("%.0f" % v) if x1 >= 20 else ("%.1f" % v)))
+        o.append('<path d="M%.1f %.1fV%.1fH%.1f" stroke="%s" fill="none"/>'
+                 % (left, top, bottom, right, INK))
+        o.append('<text x="%.1f" y="%.1f" text-anchor="middle" fill="%s">'
+                 '%s</text>' % ((left + right) / 2, bottom + 34, INK, xlabel))
+        o.append('<text transform="translate(%.1f %.1f) rotate(-90)" '
+                 'text-anchor="middle" fill="%s">fraction of optimum</text>'
+                 % (ox + 16, (top + bottom) / 2, INK))
+        for i, (s, ys) in enumerate(data):
+            if s not in names:
+                names.append(s)
+            c = color(names, s)
+            step = max(1, len(xs) // 150)
+            keep = list(range(0, len(xs), step))
+            if keep[-1] != len(xs) - 1:
+                keep.append(len(xs) - 1)
+            pts = " ".join("%.1f,%.1f" % (X(xs[k]), Y(ys[k])) for k in keep)
+            dash = ' stroke-dasharray="4 3"' if s == BASELINE else ""
+            o.append('<polyline points="%s" fill="none" stroke="%s" '
+                     'stroke-width="1.6"%s/>' % (pts, c, dash))
+    x = 12
+    for s in names:
+        c = color(names, s)
+        o.append('<line x1="%d" x2="%d" y1="16" y2="16" stroke="%s" '
+                 'stroke-width="2"/><text x="%d" y="20" fill="%s">%s</text>'
+                 % (x, x + 20, c, x + 26, INK, s))
+        x += 34 + 7 * len(s)
+    o.append("</svg>")
+    with open(path, "w") as f:
+        f.write("\n".join(o) + "\n")
+
+
+def targets(tables):
+    """The default on the hard recordings (more than 200 feasible points):
+    answer within 2% of the optimum in the median over seeds, worst seed
+    within 5%, at most 10% of the feasible points, P > 0 against random."""
+    rows = ["## one_at_a_time against the targets (hard recordings: more "
+            "than 200 feasible points)", "",
+            "| recording | median gap <= 2% | worst <= 5% | evaluations <= "
+            "10% | P evals > 0 | P time > 0 | all |",
+            "|---|---|---|---|---|---|---|"]
+    for name, feasible, _, _, res in tables:
+        d = res.get("one_at_a_time")
+        if feasible <= 200 or not d:
+            continue
+        ok = [d["gap_med"] <= 0.02, d["gap_max"] <= 0.05,
+              d["used_max"] <= 0.10 * feasible, d["P_evals"] > 0,
+              d["P_time"] > 0]
+        cells = ["%s (%s)" % ("yes" if o else "**no**", v) for o, v in zip(
+            ok, ["%+.2f%%" % (100 * d["gap_med"]),
+                 "%+.2f%%" % (100 * d["gap_max"]),
+                 "%.1f%%" % (100 * d["used_max"] / feasible),
+                 "%.2f" % d["P_evals"], "%.2f" % d["P_time"]])]
+        rows.append("| %s | %s | %s |" % (name, " | ".join(cells),
+                                           "yes" if all(ok) else "**no**"))
+    if len(rows) == 4:
+        rows.append("| (no hard recording) | | | | | | |")
+    return rows + [""]
+
+
+def guided_verdict(tables):
+    """Where the counter-guided strategy beats the default: a performance
+    score higher by more than 0.05 (evaluations or time), or a median answer
+    closer to the optimum by more than 0.5%."""
+    rows = ["## guided against one_at_a_time (recordings with counters)", "",
+            "| recording | P evals guided / default | P time guided / default "
+            "| median gap guided / default | guided beats the default |",
+            "|---|--:|--:|--:|---|"]
+    wins = 0
+    for name, _, _, counters, res in tables:
+        if not counters or "guided" not in res or "one_at_a_time" not in res:
+            continue
+        g, d = res["guided"], res["one_at_a_time"]
+        why = []
+        if g["P_evals"] > d["P_evals"] + 0.05:
+            why.append("score per evaluation")
+        if g["P_time"] > d["P_time"] + 0.05:
+            why.append("score in time")
+        if g["gap_med"] < d["gap_med"] - 0.005:
+            why.append("answer")
+        wins += bool(why)
+        rows.append("| %s | %.2f / %.2f | %.2f / %.2f | %+.2f%% / %+.2f%% | "
+                    "%s |" % (name, g["P_evals"], d["P_evals"], g["P_time"],
+                              d["P_time"], 100 * g["gap_med"],
+                              100 * d["gap_med"],
+                              ", ".join(why) if why else "no"))
+    if len(rows) == 4:
+        return rows + ["| (no recording with counters) | | | | |", ""]
+    return rows + ["", "guided beats the default on %d recording(s)." % wins,
+                   ""]
+
+
+# ----------------------------------------------------------------- main
+
+def commit():
+    try:
+        return subprocess.run(["git", "rev-parse", "--short=12", "HEAD"],
+                              capture_output=True, text=True).stdout.strip()
+    except OSError:
+        return "?"
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--ktune", default="build/ktune")
-    ap.add_argument("--seeds", type=int, default=20)
-    ap.add_argument("--budget", type=float, default=0.25,
-                    help="max_evals as a fraction of the feasible points")
-    ap.add_argument("--within", type=float, default=0.03)
-    ap.add_argument("--plugin", action="append", default=[])
-    ap.add_argument("--markdown", help="also write the table to FILE")
-    ap.add_argument("journals", nargs="*")
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--seeds", type=int, default=50)
+    ap.add_argument("--budget", type=float, default=0.10,
+                    help="evaluations as a fraction of the feasible points")
+    ap.add_argument("--min-budget", type=int, default=20)
+    ap.add_argument("--overhead", type=float, default=0.02,
+                    help="simulated seconds per new point besides its "
+                    "recorded wall time")
+    ap.add_argument("--strategies", default=",".join(STRATEGIES))
+    ap.add_argument("--hard", metavar="DIR",
+                    help="write the hard synthetic spaces here and add them")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--out", help="write OUT.md, OUT-evals.svg, OUT-time.svg")
+    ap.add_argument("recordings", nargs="*")
     a = ap.parse_args()
-    journals = a.journals or sorted(glob.glob("tests/data/vector_add-*.jsonl"))
-    if not journals:
-        sys.exit("no journals")
-    rows = []
-    with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "summary.json")
-        for journal in journals:
-            h = header(journal)
-            config = os.path.join(tmp, "job.ini")
-            with open(config, "w") as f:
-                f.write("[job]\noperator = %s\n" % h["plugin_spec"])
-                for name, value in h["sizes"].items():
-                    f.write("%s = %d\n" % (name, value))
-            probe = run(a.ktune, config, journal, "exhaustive", 1, 0,
-                        a.plugin, out)
-            feasible = probe["space"]["feasible"]
-            optimum = probe["replay"]["recorded_optimum"]["median_us"]
-            budget = max(1, math.floor(a.budget * feasible))
-            for strategy in STRATEGIES:
-                reached, used, answers = [], [], []
-                for seed in range(1, a.seeds + 1):
-                    s = run(a.ktune, config, journal, strategy, seed, budget,
-                            a.plugin, out)
-                    used.append(s["evaluations"])
-                    hit = next((i + 1 for i, v in enumerate(s["trace"])
-                                if v is not None
-                                and v <= (1 + a.within) * optimum), None)
-                    if hit is not None:
-                        reached.append(hit)
-                    answers.append(s["replay"]["best_vs_optimum"]
-                                   <= 1 + a.within)
-                rows.append({
-                    "journal": os.path.basename(journal),
-                    "strategy": strategy, "feasible": feasible,
-                    "budget": budget, "runs": a.seeds,
-                    "reached": len(reached) / a.seeds,
-                    "mean_evals": statistics.mean(reached) if reached
-                    else float("nan"),
-                    "max_evals": max(reached) if reached else None,
-                    "mean_used": statistics.mean(used),
-                    "answer_ok": sum(answers) / a.seeds})
-    pct = int(round(a.within * 100))
-    lines = ["| recording | strategy | feasible | budget | runs within "
-             "%d%% | mean evals to %d%% | worst | mean evals used | answer "
-             "within %d%% |" % (pct, pct, pct),
-             "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
-    for r in rows:
-        lines.append("| %s | %s | %d | %d | %.0f%% | %s | %s | %.1f | %.0f%% |"
-                     % (r["journal"], r["strategy"], r["feasible"],
-                        r["budget"], 100 * r["reached"],
-                        "%.1f" % r["mean_evals"]
-                        if not math.isnan(r["mean_evals"]) else "-",
-                        r["max_evals"] if r["max_evals"] else "-",
-                        r["mean_used"], 100 * r["answer_ok"]))
-    text = "\n".join(lines)
-    print("%d seeds per strategy; budget = %.0f%% of the feasible points\n"
-          % (a.seeds, 100 * a.budget))
-    print(text)
-    if a.markdown:
-        with open(a.markdown, "w") as f:
-            f.write(text + "\n")
+    started = time.time()
+    recs = a.recordings or sorted(glob.glob("tests/data/*-h200-*.jsonl") +
+                                  glob.glob("tests/data/*-h200-*.jsonl.gz"))
+    if a.hard:
+        p = subprocess.run([sys.executable, "tools/gen_synthetic.py",
+                            "--hard", a.hard], capture_output=True, text=True,
+                           check=True)
+        recs += p.stdout.split()
+    if not recs:
+        sys.exit("no recordings")
+    strategies = a.strategies.split(",")
+    plan, info = [], {}
+    for r in recs:
+        probe = replay(a, r, "random", 1, 1, values=True)
+        values, feasible = probe[0]["values"], probe[1]["feasible"]
+        budget = min(feasible, max(a.min_budget,
+                                   math.floor(a.budget * feasible)))
+        counters = has_counters(r)
+        info[r] = (values, feasible, budget, counters)
+        for s in strategies:
+            if s == "guided" and not counters:
+                continue
+            plan.append((r, s, 1 if s in DETERMINISTIC else a.seeds, budget))
+    with ThreadPoolExecutor(max_workers=a.jobs) as pool:
+        results = list(pool.map(lambda x: (x, replay(a, *x)), plan))
+    by_rec = {}
+    for (r, s, _, _), runs in results:
+        by_rec.setdefault(r, {})[s] = runs
+    tables, panels_e, panels_t, agg = [], [], [], {}
+    for r in recs:
+        values, feasible, budget, counters = info[r]
+        res, grid, base = analyse(by_rec[r], values, budget)
+        name = os.path.basename(r)
+        tables.append((name, feasible, budget, counters, res))
+        panels_e.append((name, [(BASELINE, base)] +
+                         [(s, res[s]["frac_evals"]) for s in res]))
+        panels_t.append((name, [(s, res[s]["frac_time"]) for s in res]))
+        info[r] = info[r] + (grid,)
+        for s, x in res.items():
+            agg.setdefault(s, []).append(x)
+    lines = ["# Strategies in replay: fraction of the optimum and performance "
+             "score against random search", "",
+             "- command: `python3 bench/strategies.py %s` (%d seeds; "
+             "deterministic strategies once), commit `%s`, %s, no GPU"
+             % (" ".join(sys.argv[1:]), a.seeds, commit(),
+                time.strftime("%Y-%m-%d")),
+             "- budget per recording: max(%d, %.0f%% of its feasible points) "
+             "evaluations; time simulated from the recordings (+%.3f s per "
+             "new point)" % (a.min_budget, 100 * a.budget, a.overhead),
+             "- P: performance score against the calculated random search "
+             "at equal budget (0: as good as random, 1: the optimum at once), "
+             "averaged over the evaluation budgets 1..budget (P evals) and "
+             "over time up to random search's time for the budget (P time)",
+             "- recordings named `*-synthetic-*` come from "
+             "`tools/gen_synthetic.py --hard`: models that are hard on "
+             "purpose (ridges no single change crosses, a second basin, "
+             "+-1.5% ruggedness, the vendor reference fastest at the "
+             "defaults), not measurements; the `*-h200-*` ones are "
+             "exhaustive H200 recordings",
+             ""]
+    for name, feasible, budget, counters, res in tables:
+        lines += ["## %s" % name, "",
+                  "%d feasible points, budget %d evaluations%s." %
+                  (feasible, budget, ", counters recorded" if counters
+                   else ""), "",
+                  "| strategy | runs | answer vs optimum, median | worst | "
+                  "runs within 2% | evaluations, median | worst (% of "
+                  "feasible) | simulated s | P evals | P time | stopped |",
+                  "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|"]
+        for s, x in res.items():
+            lines.append(
+                "| %s | %d | %+.2f%% | %+.2f%% | %.0f%% | %.0f | %d (%.1f%%) "
+                "| %.1f | %.2f | %.2f | %s |"
+                % (s, x["runs"], 100 * x["gap_med"], 100 * x["gap_max"],
+                   100 * x["within2"], x["used_med"], x["used_max"],
+                   100 * x["used_max"] / feasible, x["sim_med"],
+                   x["P_evals"], x["P_time"], ", ".join(x["stops"])))
+        lines.append("")
+    summary = ["| strategy | recordings | mean P evals | mean P time | "
+               "worst median gap | worst gap |", "|---|--:|--:|--:|--:|--:|"]
+    for s, xs in agg.items():
+        summary.append("| %s | %d | %.2f | %.2f | %+.2f%% | %+.2f%% |" % (
+            s, len(xs), statistics.mean(x["P_evals"] for x in xs),
+            statistics.mean(x["P_time"] for x in xs),
+            100 * max(x["gap_med"] for x in xs),
+            100 * max(x["gap_max"] for x in xs)))
+    lines += ["## Over all recordings", ""] + summary + [""]
+    check = targets(tables)
+    lines += check
+    lines += guided_verdict(tables)
+    elapsed = time.time() - started
+    lines.append("Benchmark wall time %.0f s." % elapsed)
+    text = "\n".join(lines) + "\n"
+    if a.out:
+        with open(a.out + ".md", "w") as f:
+            f.write(text)
+        budgets = {os.path.basename(r): info[r][2] for r in recs}
+        grids = {os.path.basename(r): info[r][4] for r in recs}
+        svg_panels(lambda n: n, panels_e, "evaluations", a.out + "-evals.svg",
+                   lambda n: list(range(1, budgets[n] + 1)))
+        svg_panels(lambda n: n, panels_t, "simulated seconds",
+                   a.out + "-time.svg", lambda n: grids[n])
+    print("\n".join(check))
+    print("\n".join(summary))
+    print("(%d recordings, %d seeds, %.0f s)" % (len(recs), a.seeds, elapsed))
 
 
 if __name__ == "__main__":

@@ -88,7 +88,7 @@ json_t *kt_env_plugin(const kt_loaded_plugin *plugin)
 
 json_t *kt_env_protocol(const kt_protocol *p)
 {
-    return json_pack(
+    json_t *j = json_pack(
         "{s:s,s:s,s:i,s:I,s:I,s:f,s:f,s:f,s:s,s:i,s:b,s:i,s:f,s:s}",
         "timing_scope",
         "kernel interval: CUDA events recorded in the launch stream, a clock "
@@ -100,6 +100,14 @@ json_t *kt_env_protocol(const kt_protocol *p)
         kt_cache_mode_name(p->cache), "batch", p->batch, "end_to_end",
         p->end_to_end, "probe_ns", (int)p->probe_ns, "throttle_ratio",
         p->throttle_ratio, "noise_estimate", "1.4826 * MAD / median");
+    /* Written only when on, so records made without them read the same. */
+    if (p->race > 0)
+        json_object_set_new(j, "race", json_real(p->race));
+    if (p->race_bar_us > 0)
+        json_object_set_new(j, "race_bar_us", json_real(p->race_bar_us));
+    if (p->race_pairs)
+        json_object_set_new(j, "race_pairs", json_true());
+    return j;
 }
 
 kt_status kt_protocol_from_json(const json_t *j, kt_protocol *p, kt_err *err)
@@ -125,6 +133,9 @@ kt_status kt_protocol_from_json(const json_t *j, kt_protocol *p, kt_err *err)
     p->max_samples = (size_t)max_samples;
     p->end_to_end = e2e;
     p->probe_ns = (unsigned)probe;
+    p->race = json_number_value(json_object_get(j, "race"));
+    p->race_bar_us = json_number_value(json_object_get(j, "race_bar_us"));
+    p->race_pairs = json_is_true(json_object_get(j, "race_pairs"));
     return kt_protocol_validate(p, err);
 }
 

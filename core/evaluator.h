@@ -30,11 +30,28 @@ typedef enum kt_eval_status {
     KT_EVAL_TIMEOUT   /* it exceeded the time limit */
 } kt_eval_status;
 
+/* Where an evaluation's time went, in seconds of wall time. Per point:
+ * setup_s (problems set up for its verification: boundary sizes first
+ * met) and verify_s (0 when its verdict was kept from before). Per call,
+ * in the call's first result only, so that sums over results are totals:
+ * warmup_s, sampling_s (the interleaved rounds), and of the sampling the
+ * GPU time of the L2 flushes and clock probes (flush_s, probe_s, from
+ * their timed cost). */
+typedef struct kt_eval_phases {
+    double setup_s;
+    double verify_s;
+    double warmup_s;
+    double sampling_s;
+    double flush_s;
+    double probe_s;
+} kt_eval_phases;
+
 typedef struct kt_eval_result {
     kt_eval_status status;
     char reason[1024]; /* why it is not OK */
     kt_shape shape;
     kt_timing timing; /* when OK; samples owned, kt_eval_result_free() */
+    kt_eval_phases phases;
 } kt_eval_result;
 
 typedef struct kt_evaluator kt_evaluator;
@@ -187,6 +204,9 @@ typedef struct kt_eval_spec {
     /* Hardware counters for profile(); NULL: none. Must outlive the
      * evaluator (the metrics library's sources are static). */
     const kt_counter_source *counters;
+    /* 1: plugins verify on the host (no device comparison in their
+     * services), as before the device services; 0: on the device. */
+    int verify_host;
 } kt_eval_spec;
 
 /* Opens the in-process evaluator: selects the device, sets up the problem

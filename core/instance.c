@@ -35,7 +35,8 @@ static kt_status check_sizes(const kt_operator *op, const int64_t *sizes,
 
 kt_status kt_instance_setup(kt_instance *in, const kt_operator *op,
                             const kt_gpu *gpu, const int64_t *sizes,
-                            uint64_t seed, int log_level, kt_err *err)
+                            uint64_t seed, int log_level, int host_only,
+                            kt_err *err)
 {
     size_t free_bytes = 0, total = 0;
     double need, t0;
@@ -70,7 +71,7 @@ kt_status kt_instance_setup(kt_instance *in, const kt_operator *op,
                           "device memory; %.2f GiB of %.2f GiB are free",
                           shown, need / 1073741824.0, free_bytes / 1073741824.0,
                           total / 1073741824.0);
-    kt_services_init(&in->svc, gpu, seed, log_level);
+    kt_services_init(&in->svc, gpu, seed, log_level, host_only);
     t0 = kt_clock_seconds();
     prc = op->setup(&in->svc.host, &in->problem, &in->state);
     in->setup_seconds = kt_clock_seconds() - t0;
@@ -156,6 +157,7 @@ kt_status kt_instance_run_verified(kt_instance *in, const kt_point *pt,
                              "running the kernel", err)))
         return rc;
     kt_services_clear_error(&in->svc);
+    in->svc.stream = stream;
     prc = in->op->verify(in->state, kt_point_bind(in->op, pt, &bc), v);
     if (prc == KT_MISMATCH)
         return kt_err_set(err, KT_S_MISMATCH, "%s",

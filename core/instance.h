@@ -1,8 +1,8 @@
 /*
  * kt_instance: one problem instance of an operator on the GPU — the
  * plugin's state after setup(), with the host services that own its device
- * memory. The requested size gets one instance for a whole session; each
- * boundary size used in verification gets a short-lived one.
+ * memory. The requested size gets one instance for a whole session, and so
+ * does each boundary size verification uses (core/verify.h keeps them).
  */
 #ifndef KT_INSTANCE_H
 #define KT_INSTANCE_H
@@ -27,10 +27,14 @@ typedef struct kt_instance {
 
 /* Checks the sizes against the operator's bounds and the device's free
  * memory (before allocating anything), then calls setup(). gpu and op must
- * outlive the instance. On failure nothing stays allocated. */
+ * outlive the instance, which must not move in memory once set up (the
+ * plugin keeps a pointer to its services). host_only: the plugin gets no
+ * device comparison and verifies on the host (kt_services_init). On
+ * failure nothing stays allocated. */
 kt_status kt_instance_setup(kt_instance *in, const kt_operator *op,
                             const kt_gpu *gpu, const int64_t *sizes,
-                            uint64_t seed, int log_level, kt_err *err);
+                            uint64_t seed, int log_level, int host_only,
+                            kt_err *err);
 
 /* Calls teardown() and frees whatever the plugin left. Safe to call twice. */
 void kt_instance_teardown(kt_instance *in);

@@ -91,3 +91,134 @@ extern "C" cudaError_t kt_launch_copy(void *a, void *b, size_t count16,
     copy16<<<blocks, 256, 0, stream>>>((uint4 *)a, (uint4 *)b, count16, passes);
     return cudaGetLastError();
 }
+
+// ------------------------------------------------------------ verification
+
+// Grid-stride comparison. Each thread keeps its own count, lowest index and
+// largest errors; a block folds them in shared memory and adds them to the
+// record with one atomic each, so an output that is wrong everywhere costs
+// no more than one that is right. Failures claim record slots until the
+// slots run out (a plain read first, so a wrong output does not queue
+// atomics on the slot counter).
+static __global__ void check_f32(const float *__restrict__ got,
+                                 const double *__restrict__ want,
+                                 const double *__restrict__ tol, size_t count,
+                                 double rtol, double atol, kt_check_record *rec)
+{
+    __shared__ unsigned long long s_bad, s_first, s_err, s_ratio;
+    unsigned long long bad = 0, first = ~0ull, max_err = 0, max_ratio = 0;
+
+    if (threadIdx.x == 0) {
+        s_bad = 0;
+        s_first = ~0ull;
+        s_err = 0;
+        s_ratio = 0;
+    }
+    __syncthreads();
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < count;
+         i += (size_t)gridDim.x * blockDim.x) {
+        double g = (double)got[i], w = want[i];
+        double bound = tol ? tol[i] : kt_check_bound(w, rtol, atol);
+        double err = kt_check_error(g, w);
+        if (!kt_check_fails(err, bound))
+            continue;
+        // Sign bits cleared: the device's abs leaves a NaN's sign as it
+        // is, and every NaN must order above infinity.
+        unsigned long long eb =
+            (unsigned long long)__double_as_longlong(err) & ~(1ull << 63);
+        unsigned long long rb =
+            (unsigned long long)__double_as_longlong(__ddiv_rn(err, bound)) &
+            ~(1ull << 63);
+        ++bad;
+        first = i < first ? i : first;
+        max_err = eb > max_err ? eb : max_err;
+        max_ratio = rb > max_ratio ? rb : max_ratio;
+        if (*(volatile unsigned int *)&rec->slots < KT_CHECK_SLOTS) {
+            unsigned int slot = atomicAdd(&rec->slots, 1u);
+            if (slot < KT_CHECK_SLOTS) {
+                rec->fail[slot].index = i;
+                rec->fail[slot].got = g;
+                rec->fail[slot].want = w;
+                rec->fail[slot].bound = bound;
+            }
+        }
+    }
+    if (bad) {
+        atomicAdd(&s_bad, bad);
+        atomicMin(&s_first, first);
+        atomicMax(&s_err, max_err);
+        atomicMax(&s_ratio, max_ratio);
+    }
+    __syncthreads();
+    if (threadIdx.x == 0 && s_bad) {
+        atomicAdd((unsigned long long *)&rec->bad, s_bad);
+        atomicMin((unsigned long long *)&rec->first, s_first);
+        atomicMax((unsigned long long *)&rec->max_err_bits, s_err);
+        atomicMax((unsigned long long *)&rec->max_ratio_bits, s_ratio);
+    }
+}
+
+static __global__ void check_record_init(kt_check_record *rec)
+{
+    rec->bad = 0;
+    rec->first = ~0ull;
+    rec->max_err_bits = 0;
+    rec->max_ratio_bits = 0;
+    rec->slots = 0;
+    rec->reserved = 0;
+}
+
+extern "C" cudaError_t kt_launch_check_f32(const float *got, const double *want,
+                                           const double *tol, size_t count,
+                                           double rtol, double atol,
+                                           kt_check_record *rec, int sm_count,
+                                           cudaStream_t stream)
+{
+    // Enough resident blocks to stream the arrays at full bandwidth; a
+    // small output gets the blocks it needs.
+    size_t blocks = (size_t)(sm_count > 0 ? sm_count : 16) * 8;
+    size_t needed = (count + 255) / 256;
+    if (needed < blocks)
+        blocks = needed ? needed : 1;
+    check_record_init<<<1, 1, 0, stream>>>(rec);
+    check_f32<<<(unsigned)blocks, 256, 0, stream>>>(got, want, tol, count, rtol,
+                                                    atol, rec);
+    return cudaGetLastError();
+}
+
+// ------------------------------------------------------------------ inputs
+
+// The device twin of kt_rng_fill_f32_at (core/rng.c): the same splitmix64
+// finaliser on (seed, stream, index) and the same float arithmetic, each
+// step rounded on its own (no contraction), so every element has the bits
+// the host would give it.
+static __device__ __forceinline__ uint64_t rng_mix(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static __global__ void fill_f32(float *dst, size_t count, uint64_t key,
+                                float lo, float scale)
+{
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < count;
+         i += (size_t)gridDim.x * blockDim.x) {
+        uint64_t bits =
+            rng_mix(key + (uint64_t)i * 0x9e3779b97f4a7c15ull) >> 40;
+        float u = __fmul_rn((float)bits, 1.0f / 16777216.0f);
+        dst[i] = __fadd_rn(lo, __fmul_rn(scale, u));
+    }
+}
+
+extern "C" cudaError_t kt_launch_fill_f32(float *dst, size_t count,
+                                          uint64_t key, float lo, float hi,
+                                          int sm_count, cudaStream_t s)
+{
+    size_t blocks = (size_t)(sm_count > 0 ? sm_count : 16) * 8;
+    size_t needed = (count + 255) / 256;
+    if (needed < blocks)
+        blocks = needed ? needed : 1;
+    fill_f32<<<(unsigned)blocks, 256, 0, s>>>(dst, count, key, lo, hi - lo);
+    return cudaGetLastError();
+}

@@ -9,6 +9,8 @@
 #include <cuda_runtime_api.h>
 #include <stddef.h>
 
+#include "core/check.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -41,6 +43,21 @@ cudaError_t kt_launch_empty(cudaStream_t stream);
  * launch-bound. Each thread keeps its elements across passes: no race. */
 cudaError_t kt_launch_copy(void *a, void *b, size_t count16, int passes,
                            int sm_count, cudaStream_t stream);
+
+/* Compares got[0..count) with the double reference want on the device
+ * under the rule of core/check.h (bound tol[i] when tol is not NULL, else
+ * atol + rtol * |want[i]|) and leaves the outcome in *rec (device memory,
+ * initialised by this call). Enqueued on stream; read rec after it. */
+cudaError_t kt_launch_check_f32(const float *got, const double *want,
+                                const double *tol, size_t count, double rtol,
+                                double atol, kt_check_record *rec, int sm_count,
+                                cudaStream_t stream);
+
+/* Fills dst[0..count) (device memory) with the values kt_rng_fill_f32
+ * (core/rng.h) gives for the stream whose key is kt_rng_stream_key(seed,
+ * stream), bit for bit, on the device. */
+cudaError_t kt_launch_fill_f32(float *dst, size_t count, uint64_t key, float lo,
+                               float hi, int sm_count, cudaStream_t s);
 
 #ifdef __cplusplus
 }

@@ -228,6 +228,10 @@ static kt_status normalise_variant(loading *ld, kt_variant *v,
                                   ld->file, where, v->id, params[i].name);
     }
     v->params = params;
+    /* Bits this host does not know come from a newer plugin: ignored, like
+     * the fields it appends. */
+    v->flags &= KT_VARIANT_REFERENCE;
+    v->reserved = 0;
     return KT_S_OK;
 }
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/clock.h"
 #include "core/cuda_check.h"
 #include "core/envrec.h"
 #include "core/feasible.h"
@@ -25,7 +26,8 @@ typedef struct local_eval {
     kt_gpu gpu;
     kt_meter meter;
     kt_instance inst;
-    int lost; /* a kernel faulted: the context is unusable */
+    kt_verifier verifier; /* boundary problems, set up once */
+    int lost;             /* a kernel faulted: the context is unusable */
     verdict *verdicts;
     size_t num_verdicts;
 } local_eval;
@@ -131,9 +133,10 @@ static verdict *find_verdict(local_eval *le, const kt_point *pt)
 }
 
 static kt_status verify_cached(local_eval *le, const kt_point *pt,
-                               verdict **out, kt_err *err)
+                               verdict **out, kt_eval_phases *ph, kt_err *err)
 {
     verdict *v = find_verdict(le, pt), *grown;
+    double t0 = kt_clock_seconds(), setup0 = le->verifier.setup_s;
     kt_err verr;
     kt_status rc;
 
@@ -152,9 +155,12 @@ static kt_status verify_cached(local_eval *le, const kt_point *pt,
     if ((rc = kt_point_validate(le->spec.op, pt, &verr)) == KT_S_OK &&
         (rc = kt_point_feasible(le->spec.op, &le->inst.problem, pt, &v->shape,
                                 &verr)) == KT_S_OK)
-        rc = kt_verify_point(&le->inst, &le->gpu, pt, le->meter.stream,
-                             le->spec.check_boundaries, le->spec.log_level,
-                             &verr);
+        rc = kt_verify_point(&le->verifier, &le->inst, pt, le->meter.stream,
+                             le->spec.check_boundaries, &verr);
+    if (ph) {
+        ph->setup_s = le->verifier.setup_s - setup0;
+        ph->verify_s = kt_clock_seconds() - t0 - ph->setup_s;
+    }
     v->status = kt_eval_status_from(rc);
     snprintf(v->reason, sizeof v->reason, "%s", rc ? verr.msg : "");
     *out = v;
@@ -163,6 +169,15 @@ static kt_status verify_cached(local_eval *le, const kt_point *pt,
         return kt_err_set(err, KT_S_EXEC, "%s", verr.msg);
     }
     return KT_S_OK;
+}
+
+/* The call's measurement phases, kept in its first result. */
+static void add_costs(const kt_meter_costs *c, kt_eval_phases *ph)
+{
+    ph->warmup_s += c->warmup_s;
+    ph->sampling_s += c->sampling_s;
+    ph->flush_s += 1e-6 * c->flush_us * (double)c->flushes;
+    ph->probe_s += 1e-6 * c->probe_us * (double)c->probes;
 }
 
 static kt_status local_evaluate(kt_evaluator *ev, const kt_point *pts, size_t n,
@@ -190,7 +205,7 @@ static kt_status local_evaluate(kt_evaluator *ev, const kt_point *pts, size_t n,
     }
     for (size_t i = 0; i < n; ++i) {
         verdict *v;
-        if ((rc = verify_cached(le, &pts[i], &v, err))) {
+        if ((rc = verify_cached(le, &pts[i], &v, &out[i].phases, err))) {
             out[i].status = v ? v->status : KT_EVAL_ERROR;
             snprintf(out[i].reason, sizeof out[i].reason, "%s", err->msg);
             goto done;
@@ -211,6 +226,7 @@ static kt_status local_evaluate(kt_evaluator *ev, const kt_point *pts, size_t n,
     if (m == 0)
         goto done;
     rc = kt_meter_measure(&le->meter, targets, m, p, timings, err);
+    add_costs(&le->meter.costs, &out[0].phases);
     if (rc == KT_S_EXEC)
         le->lost = 1;
     if (rc) {
@@ -264,6 +280,7 @@ static void local_close(kt_evaluator *ev)
     local_eval *le = self(ev);
     if (!le)
         return;
+    kt_verifier_close(&le->verifier, le->lost);
     if (!le->lost)
         kt_instance_teardown(&le->inst);
     kt_meter_close(&le->meter);
@@ -379,7 +396,7 @@ static kt_status local_profile(kt_evaluator *ev, const kt_point *pt,
         snprintf(out->note, sizeof out->note, "%s", rc ? cerr.msg : "");
         return KT_S_OK;
     }
-    if ((rc = verify_cached(le, pt, &v, err)))
+    if ((rc = verify_cached(le, pt, &v, NULL, err)))
         return rc;
     out->status = v->status;
     out->shape = v->shape;
@@ -447,9 +464,12 @@ kt_status kt_local_open(const kt_eval_spec *spec, kt_evaluator **out,
                 "newer than the loaded runtime %d\n",
                 spec->plugin->path, spec->plugin->desc.cuda_runtime_version,
                 le->gpu.runtime_version);
+    kt_verifier_init(&le->verifier, &le->gpu, spec->seed, spec->log_level,
+                     spec->verify_host);
     if ((rc = kt_meter_open(&le->meter, &le->gpu, err)) ||
         (rc = kt_instance_setup(&le->inst, spec->op, &le->gpu, spec->sizes,
-                                spec->seed, spec->log_level, err)))
+                                spec->seed, spec->log_level, spec->verify_host,
+                                err)))
         goto fail;
     *out = &le->base;
     return KT_S_OK;

@@ -8,6 +8,8 @@
 #include "core/cuda_check.h"
 #include "core/kernels.h"
 
+/* Racing looks at no more kept samples than this (core/protocol.h). */
+#define RACE_LOOK_MAX 1024
 /* Batch mode runs this many batches and keeps the median batch mean. */
 #define BATCH_REPS 3
 /* End-to-end samples are long (copies): a fixed, small count. */
@@ -161,7 +163,8 @@ typedef struct sampling {
     double *history; /* noise at checkpoints */
     size_t history_len;
     size_t last_check;
-    const char *reason;
+    const char *reason; /* why it may stop; NULL: not yet */
+    int stopped;        /* no longer sampled */
 } sampling;
 
 static void sampling_free(sampling *s, size_t n)
@@ -183,10 +186,12 @@ static kt_status grow(double **array, size_t need, kt_err *err)
     return KT_S_OK;
 }
 
-/* One round: one sample of every target, then one synchronisation. */
-static kt_status run_round(kt_meter *meter, const kt_target *targets, size_t n,
-                           const kt_protocol *p, double *interval_us,
-                           double *clock_mhz, kt_err *err)
+/* One round: one sample of every active target (active[0..n) index
+ * targets), then one synchronisation. interval_us and clock_mhz are per
+ * position in active. */
+static kt_status run_round(kt_meter *meter, const kt_target *targets,
+                           const size_t *active, size_t n, const kt_protocol *p,
+                           double *interval_us, double *clock_mhz, kt_err *err)
 {
     cudaStream_t s = meter->stream;
     kt_status rc;
@@ -196,8 +201,9 @@ static kt_status run_round(kt_meter *meter, const kt_target *targets, size_t n,
                                           n * sizeof(unsigned int), s),
                           err)))
         return rc;
-    for (size_t i = 0; i < n; ++i) {
-        if (targets[i].reset && (rc = targets[i].reset(targets[i].ctx, err)))
+    for (size_t k = 0; k < n; ++k) {
+        const kt_target *t = &targets[active[k]];
+        if (t->reset && (rc = t->reset(t->ctx, err)))
             return rc;
         if ((p->cache == KT_CACHE_COLD &&
              (rc = kt_meter_flush_l2(meter, err))) ||
@@ -205,14 +211,16 @@ static kt_status run_round(kt_meter *meter, const kt_target *targets, size_t n,
              (rc = kt_meter_flush_l2_dirty(meter, err))))
             return rc;
         if (p->probe_ns &&
-            (rc = kt_cuda_status(kt_launch_clock_probe(meter->probe_dev + i,
+            (rc = kt_cuda_status(kt_launch_clock_probe(meter->probe_dev + k,
                                                        meter->gpu->dev.sm_count,
                                                        p->probe_ns, s),
                                  "clock probe", err)))
             return rc;
-        if ((rc = KT_CUDA_TRY(cudaEventRecord(meter->events[2 * i], s), err)) ||
-            (rc = launch_checked(&targets[i], s, err)) ||
-            (rc = KT_CUDA_TRY(cudaEventRecord(meter->events[2 * i + 1], s),
+        meter->costs.flushes += p->cache != KT_CACHE_HOT;
+        meter->costs.probes += p->probe_ns != 0;
+        if ((rc = KT_CUDA_TRY(cudaEventRecord(meter->events[2 * k], s), err)) ||
+            (rc = launch_checked(t, s, err)) ||
+            (rc = KT_CUDA_TRY(cudaEventRecord(meter->events[2 * k + 1], s),
                               err)))
             return rc;
     }
@@ -320,19 +328,118 @@ static kt_status measure_end_to_end(kt_meter *meter, const kt_target *t,
     return KT_S_OK;
 }
 
+/* The protocol's own rule for target i after `rounds` of its rounds:
+ * statistics cost a sort, so they are checked at geometrically spaced
+ * rounds, about sixteen times per doubling. */
+static kt_status own_rule(const kt_protocol *p, sampling *s, const kt_timing *t,
+                          size_t rounds, double wall_s, kt_err *err)
+{
+    size_t gap = rounds / 16 ? rounds / 16 : 1;
+    kt_stats stats = {0};
+    kt_status rc;
+
+    if (s->reason)
+        return KT_S_OK;
+    if (rounds - s->last_check >= gap) {
+        s->last_check = rounds;
+        kt_stats_compute(s->kept, s->num_kept, &stats);
+        if (s->num_kept >= p->min_samples) {
+            if ((rc = grow(&s->history, s->history_len + 1, err)))
+                return rc;
+            s->history[s->history_len++] = stats.noise;
+        }
+        s->reason = kt_meter_stop_reason(p, &stats, t->gpu_time_s, wall_s,
+                                         rounds, s->history, s->history_len);
+    } else if (rounds >= p->max_samples || wall_s >= p->max_time_s) {
+        s->reason = rounds >= p->max_samples ? "max samples" : "time cap";
+    }
+    return KT_S_OK;
+}
+
+size_t kt_meter_race_rank(size_t min_samples, size_t n)
+{
+    double alpha, cdf = 0;
+    if (min_samples == 0 || n > RACE_LOOK_MAX)
+        return 0;
+    if (n == min_samples)
+        return 1;
+    if (n != 4 * min_samples && n != 8 * min_samples)
+        return 0;
+    /* The largest r with P(Binomial(n, 1/2) <= r - 1) <= alpha. */
+    alpha = ldexp(1.0, -(int)(min_samples < 60 ? min_samples : 60)) / 2;
+    for (size_t i = 0; i <= n; ++i) {
+        cdf += exp(lgamma((double)n + 1) - lgamma((double)i + 1) -
+                   lgamma((double)(n - i) + 1) - (double)n * log(2.0));
+        if (cdf > alpha)
+            return i;
+    }
+    return n;
+}
+
+const char *kt_meter_race_stop(const kt_protocol *p, const double *kept,
+                               size_t n)
+{
+    size_t r = kt_meter_race_rank(p->min_samples, n);
+    double bar = p->race_bar_us * (1.0 + p->race), sorted[RACE_LOOK_MAX];
+
+    if (p->race <= 0 || p->race_bar_us <= 0 || r == 0)
+        return NULL;
+    memcpy(sorted, kept, n * sizeof *sorted);
+    qsort(sorted, n, sizeof *sorted, compare_doubles);
+    return sorted[r - 1] > bar ? "race: slower than the best" : NULL;
+}
+
+/* Decides which targets go on. A target that lost the race stops at once.
+ * In a comparison (race_pairs) a target that met its rule stops too, and
+ * target 0 once every other has stopped; otherwise every target is sampled
+ * until all have met their rule, as interleaving asks. Returns the number
+ * of targets still sampled, their indices in active. */
+static size_t next_active(const kt_protocol *p, sampling *st, size_t n,
+                          size_t *active)
+{
+    size_t m = 0, waiting = 0, others = 0;
+
+    for (size_t i = 0; i < n; ++i) {
+        waiting += !st[i].reason;
+        if (!st[i].stopped && st[i].reason &&
+            (p->race_pairs || strncmp(st[i].reason, "race", 4) == 0))
+            st[i].stopped = 1;
+        others += i > 0 && !st[i].stopped;
+    }
+    if (p->race_pairs && n > 1 && !others && !st[0].stopped &&
+        st[0].num_kept >= p->min_samples) {
+        st[0].stopped = 1;
+        if (!st[0].reason)
+            st[0].reason = "pairs done";
+    }
+    if (!waiting && !p->race_pairs)
+        return 0;
+    for (size_t i = 0; i < n; ++i)
+        if (!st[i].stopped)
+            active[m++] = i;
+    return m;
+}
+
 static kt_status sample_rounds(kt_meter *meter, const kt_target *targets,
                                size_t n, const kt_protocol *p, kt_timing *out,
                                sampling *st, double t_start, kt_err *err)
 {
     double *interval = calloc(2 * n, sizeof *interval), *clock = interval + n;
+    size_t *active = calloc(n ? n : 1, sizeof *active);
     double threshold = p->throttle_ratio * meter->gpu->sm_clock_khz / 1e3;
-    size_t cap = 0, done = 0;
+    size_t cap = 0, m;
     kt_status rc = KT_S_OK;
 
-    if (!interval)
-        return kt_err_set(err, KT_S_NOMEM, "out of memory for samples");
-    for (size_t round = 0; done < n; ++round) {
-        if ((rc = run_round(meter, targets, n, p, interval, clock, err)))
+    if (!interval || !active) {
+        rc = kt_err_set(err, KT_S_NOMEM, "out of memory for samples");
+        goto done;
+    }
+    for (size_t i = 0; i < n; ++i)
+        active[i] = i;
+    m = n;
+    for (size_t round = 0; m > 0 && !rc; ++round) {
+        if ((rc =
+                 run_round(meter, targets, active, m, p, interval, clock, err)))
             break;
         if (round >= cap) {
             cap = cap ? 2 * cap : 64;
@@ -344,68 +451,94 @@ static kt_status sample_rounds(kt_meter *meter, const kt_target *targets,
             if (rc)
                 break;
         }
-        for (size_t i = 0; i < n; ++i) {
-            int throttled = p->probe_ns && clock[i] < threshold;
-            out[i].samples_us[round] = throttled ? NAN : interval[i];
+        for (size_t k = 0; k < m && !rc; ++k) {
+            size_t i = active[k];
+            sampling *s = &st[i];
+            int throttled = p->probe_ns && clock[k] < threshold;
+            /* A target takes part in rounds 0, 1, ... without a gap: the
+             * sample of round r is its r-th, and pairs stay aligned. */
+            out[i].samples_us[round] = throttled ? NAN : interval[k];
             out[i].num_rounds = round + 1;
             if (throttled) {
                 ++out[i].discarded;
-                continue;
+            } else {
+                s->kept[s->num_kept] = interval[k];
+                s->clocks[s->num_kept++] = clock[k];
+                out[i].gpu_time_s += interval[k] * 1e-6;
             }
-            st[i].kept[st[i].num_kept] = interval[i];
-            st[i].clocks[st[i].num_kept++] = clock[i];
-            out[i].gpu_time_s += interval[i] * 1e-6;
+            if (!s->reason && !throttled)
+                s->reason = kt_meter_race_stop(p, s->kept, s->num_kept);
+            rc = own_rule(p, s, &out[i], round + 1,
+                          kt_clock_seconds() - t_start, err);
         }
-        done = 0;
-        for (size_t i = 0; i < n; ++i) {
-            sampling *s = &st[i];
-            size_t rounds = round + 1;
-            kt_stats stats = {0};
-            /* Statistics cost a sort: check at geometrically spaced rounds,
-             * about sixteen times per doubling. */
-            size_t gap = rounds / 16 ? rounds / 16 : 1;
-            if (!s->reason && rounds - s->last_check >= gap) {
-                s->last_check = rounds;
-                kt_stats_compute(s->kept, s->num_kept, &stats);
-                if (s->num_kept >= p->min_samples &&
-                    !(rc = grow(&s->history, s->history_len + 1, err)))
-                    s->history[s->history_len++] = stats.noise;
-                if (rc)
-                    break;
-                s->reason = kt_meter_stop_reason(
-                    p, &stats, out[i].gpu_time_s, kt_clock_seconds() - t_start,
-                    rounds, s->history, s->history_len);
-            } else if (!s->reason &&
-                       (rounds >= p->max_samples ||
-                        kt_clock_seconds() - t_start >= p->max_time_s)) {
-                s->reason =
-                    rounds >= p->max_samples ? "max samples" : "time cap";
-            }
-            done += s->reason != NULL;
-        }
-        if (rc)
-            break;
+        if (!rc)
+            m = next_active(p, st, n, active);
     }
+done:
     free(interval);
+    free(active);
     return rc;
+}
+
+/* The GPU time of one L2 flush and one clock probe, timed once per meter
+ * (four of each between events), for the phases of every measurement. */
+static kt_status time_costs(kt_meter *meter, const kt_protocol *p, kt_err *err)
+{
+    cudaStream_t s = meter->stream;
+    cudaEvent_t *e = meter->events;
+    float flush_ms = 0, probe_ms = 0;
+    kt_status rc = KT_S_OK;
+
+    if (meter->costs.flush_us > 0 || meter->event_cap < 2)
+        return KT_S_OK;
+    if ((rc = KT_CUDA_TRY(cudaEventRecord(e[0], s), err)))
+        return rc;
+    for (int i = 0; i < 4 && !rc; ++i)
+        rc = kt_meter_flush_l2(meter, err);
+    if (rc || (rc = KT_CUDA_TRY(cudaEventRecord(e[1], s), err)) ||
+        (rc = KT_CUDA_TRY(cudaStreamSynchronize(s), err)) ||
+        (rc = KT_CUDA_TRY(cudaEventElapsedTime(&flush_ms, e[0], e[1]), err)) ||
+        (rc = KT_CUDA_TRY(cudaEventRecord(e[0], s), err)))
+        return rc;
+    for (int i = 0; i < 4 && !rc && p->probe_ns; ++i)
+        rc = kt_cuda_status(kt_launch_clock_probe(meter->probe_dev,
+                                                  meter->gpu->dev.sm_count,
+                                                  p->probe_ns, s),
+                            "clock probe", err);
+    if (rc || (rc = KT_CUDA_TRY(cudaEventRecord(e[1], s), err)) ||
+        (rc = KT_CUDA_TRY(cudaStreamSynchronize(s), err)) ||
+        (rc = KT_CUDA_TRY(cudaEventElapsedTime(&probe_ms, e[0], e[1]), err)))
+        return rc;
+    meter->costs.flush_us = 1e3 * (double)flush_ms / 4;
+    meter->costs.probe_us = p->probe_ns ? 1e3 * (double)probe_ms / 4 : 0;
+    return KT_S_OK;
 }
 
 kt_status kt_meter_measure(kt_meter *meter, const kt_target *targets, size_t n,
                            const kt_protocol *p, kt_timing *out, kt_err *err)
 {
-    double t_start = kt_clock_seconds();
+    double t_start = kt_clock_seconds(), t_warm;
     sampling *st = calloc(n ? n : 1, sizeof *st);
     kt_status rc;
 
     memset(out, 0, n * sizeof *out);
+    meter->costs.warmup_s = meter->costs.sampling_s = 0;
+    meter->costs.flushes = meter->costs.probes = 0;
     if (!st) {
         rc = kt_err_set(err, KT_S_NOMEM, "out of memory for samples");
         goto done;
     }
     if ((rc = kt_protocol_validate(p, err)) ||
-        (rc = reserve_round(meter, n, err)) ||
-        (rc = warm_up(meter, targets, n, p, err)) ||
-        (rc = sample_rounds(meter, targets, n, p, out, st, t_start, err)))
+        (rc = reserve_round(meter, n, err)) || (rc = time_costs(meter, p, err)))
+        goto done;
+    t_warm = kt_clock_seconds();
+    if ((rc = warm_up(meter, targets, n, p, err)))
+        goto done;
+    meter->costs.warmup_s = kt_clock_seconds() - t_warm;
+    t_warm = kt_clock_seconds();
+    rc = sample_rounds(meter, targets, n, p, out, st, t_start, err);
+    meter->costs.sampling_s = kt_clock_seconds() - t_warm;
+    if (rc)
         goto done;
     for (size_t i = 0; i < n; ++i) {
         kt_stats clocks;

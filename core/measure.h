@@ -48,6 +48,16 @@ typedef struct kt_timing {
     double wall_time_s;      /* of the whole measurement */
 } kt_timing;
 
+/* What the last kt_meter_measure spent outside the kernels: wall time of
+ * its warm-up and of its sampling rounds, and how many L2 flushes and
+ * clock probes the sampling enqueued; flush_us and probe_us are their GPU
+ * time each, timed once per meter. */
+typedef struct kt_meter_costs {
+    double warmup_s, sampling_s;
+    size_t flushes, probes;
+    double flush_us, probe_us;
+} kt_meter_costs;
+
 typedef struct kt_meter {
     const kt_gpu *gpu;
     cudaStream_t stream;
@@ -59,6 +69,7 @@ typedef struct kt_meter {
     size_t probe_cap;
     cudaEvent_t *events; /* start/stop pairs for one round */
     size_t event_cap;
+    kt_meter_costs costs; /* of the last measurement */
 } kt_meter;
 
 /* Creates the stream, the flush buffer (twice the L2, initialised) and the
@@ -87,6 +98,20 @@ kt_status kt_meter_measure(kt_meter *meter, const kt_target *targets, size_t n,
                            kt_err *err);
 
 void kt_timing_free(kt_timing *timing);
+
+/* Racing, exposed for tests. A point is looked at when it has n =
+ * min_samples kept samples, and again at 4 and 8 times that; at a look the
+ * r-th fastest sample bounds its median from below: r = 1 at the first
+ * (all n samples above the median has chance 2^-n), then the largest r
+ * with P(Binomial(n, 1/2) < r) <= 2^-min_samples / 2. So a point whose
+ * true median is within the margin of the bar stops with probability at
+ * most 2^-min_samples * 2 (0.2% with the defaults). kt_meter_race_rank
+ * returns r, or 0 when n is not a look; kt_meter_race_stop the stop reason
+ * (static text starting with "race") when the r-th fastest of
+ * kept[0..n) is slower than race_bar_us * (1 + race), else NULL. */
+size_t kt_meter_race_rank(size_t min_samples, size_t n);
+const char *kt_meter_race_stop(const kt_protocol *p, const double *kept,
+                               size_t n);
 
 /* Sampling decision, exposed for tests: returns the stop reason (static
  * text) once `kept` samples whose statistics are `s` and whose sum is

@@ -15,6 +15,9 @@ void kt_protocol_defaults(kt_protocol *p)
     p->end_to_end = 0;
     p->probe_ns = 20000;
     p->throttle_ratio = 0.75;
+    p->race = 0;
+    p->race_bar_us = 0;
+    p->race_pairs = 0;
 }
 
 kt_status kt_protocol_validate(const kt_protocol *p, kt_err *err)
@@ -53,6 +56,11 @@ kt_status kt_protocol_validate(const kt_protocol *p, kt_err *err)
                           "probe: %u ns, expected 0 (off) "
                           "to 1000000",
                           p->probe_ns);
+    if (!(p->race >= 0) || p->race >= 1 || !(p->race_bar_us >= 0))
+        return kt_err_set(err, KT_S_INPUT,
+                          "race: %g (bar %g us), expected a margin in [0, 1), "
+                          "e.g. 0.005, and a bar >= 0",
+                          p->race, p->race_bar_us);
     if (!(p->throttle_ratio >= 0) || p->throttle_ratio > 1)
         return kt_err_set(err, KT_S_INPUT,
                           "throttle ratio: %g, expected 0 to "

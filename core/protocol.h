@@ -32,6 +32,19 @@ typedef struct kt_protocol {
     unsigned probe_ns;     /* clock probe before each sample; 0 = off */
     double throttle_ratio; /* discard samples whose SM clock is below this
                               fraction of the rated clock */
+    /* Racing: a target stops when, at min_samples kept samples (or 4 or 8
+     * times that), a lower bound of its median is slower than
+     * race_bar_us * (1 + race): it cannot be the best, and a target whose
+     * true median is within that margin of the bar stops so with
+     * probability at most 2 * 2^-min_samples (core/measure.h). 0: off. */
+    double race;
+    /* Per call, set by the caller: the fastest median known before the
+     * call (0: none, no racing). */
+    double race_bar_us;
+    /* Per call: the targets are measured for their paired ratios with
+     * target 0 (a comparison); once every other target stopped, target 0
+     * stops too, its later samples having no partner. */
+    int race_pairs;
 } kt_protocol;
 
 /* The defaults of `ktune bench`: nvbench's stopping rule (at least 10

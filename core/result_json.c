@@ -153,8 +153,9 @@ json_t *kt_timing_to_json(const kt_timing *t, int with_samples)
  * replayed timings look the same. */
 static const char *intern_reason(const char *text)
 {
-    static const char *const known[] = {"noise target", "noise stable",
-                                        "max samples", "time cap"};
+    static const char *const known[] = {
+        "noise target", "noise stable", "max samples",
+        "time cap",     "pairs done",   "race: slower than the best"};
     for (size_t i = 0; i < sizeof known / sizeof known[0]; ++i)
         if (strcmp(text, known[i]) == 0)
             return known[i];
@@ -227,7 +228,38 @@ json_t *kt_eval_result_to_json(const kt_operator *op, const kt_point *pt,
     if (r->status == KT_EVAL_OK)
         json_object_set_new(j, "timing",
                             kt_timing_to_json(&r->timing, with_samples));
+    if (kt_eval_phases_any(&r->phases))
+        json_object_set_new(j, "phases", kt_eval_phases_to_json(&r->phases));
     return j;
+}
+
+int kt_eval_phases_any(const kt_eval_phases *p)
+{
+    return p->setup_s != 0 || p->verify_s != 0 || p->warmup_s != 0 ||
+           p->sampling_s != 0 || p->flush_s != 0 || p->probe_s != 0;
+}
+
+json_t *kt_eval_phases_to_json(const kt_eval_phases *p)
+{
+    return json_pack("{s:f,s:f,s:f,s:f,s:f,s:f}", "setup_s", p->setup_s,
+                     "verify_s", p->verify_s, "warmup_s", p->warmup_s,
+                     "sampling_s", p->sampling_s, "flush_s", p->flush_s,
+                     "probe_s", p->probe_s);
+}
+
+kt_status kt_eval_phases_from_json(const json_t *j, kt_eval_phases *p,
+                                   kt_err *err)
+{
+    json_error_t jerr;
+    memset(p, 0, sizeof *p);
+    if (!j)
+        return KT_S_OK; /* recorded before phases were */
+    if (json_unpack_ex((json_t *)j, &jerr, 0, "{s?F,s?F,s?F,s?F,s?F,s?F}",
+                       "setup_s", &p->setup_s, "verify_s", &p->verify_s,
+                       "warmup_s", &p->warmup_s, "sampling_s", &p->sampling_s,
+                       "flush_s", &p->flush_s, "probe_s", &p->probe_s))
+        return kt_err_set(err, KT_S_INPUT, "phases: %s", jerr.text);
+    return KT_S_OK;
 }
 
 kt_status kt_eval_result_from_json(const kt_operator *op, const json_t *j,
@@ -257,6 +289,9 @@ kt_status kt_eval_result_from_json(const kt_operator *op, const json_t *j,
         r->shape.block[i] = (uint32_t)b[i];
     }
     r->shape.dynamic_smem_bytes = (uint32_t)dsmem;
+    if ((rc = kt_eval_phases_from_json(json_object_get(j, "phases"), &r->phases,
+                                       err)))
+        return rc;
     timing = json_object_get(j, "timing");
     if (r->status == KT_EVAL_OK) {
         if (!timing)

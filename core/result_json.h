@@ -35,6 +35,14 @@ kt_status kt_eval_result_from_json(const kt_operator *op, const json_t *j,
                                    kt_point *pt, kt_eval_result *r,
                                    kt_err *err);
 
+/* The phases object of a result ({setup_s, verify_s, warmup_s, sampling_s,
+ * flush_s, probe_s}); written only when one is non-zero, and read as all
+ * zero when absent (results recorded before phases were). */
+int kt_eval_phases_any(const kt_eval_phases *p);
+json_t *kt_eval_phases_to_json(const kt_eval_phases *p);
+kt_status kt_eval_phases_from_json(const json_t *j, kt_eval_phases *p,
+                                   kt_err *err);
+
 /* A profile result (kernel facts, counters, collection cost); values are
  * written in request order, null where not collected. */
 json_t *kt_profile_result_to_json(const kt_profile_result *r);

@@ -18,11 +18,23 @@ uint64_t kt_rng_u64(uint64_t seed, uint64_t stream, uint64_t index)
 void kt_rng_fill_f32(uint64_t seed, uint64_t stream, float *dst, size_t count,
                      float lo, float hi)
 {
-    uint64_t key = mix(seed ^ mix(stream + UINT64_C(0x9e3779b97f4a7c15)));
+    kt_rng_fill_f32_at(seed, stream, dst, 0, count, lo, hi);
+}
+
+uint64_t kt_rng_stream_key(uint64_t seed, uint64_t stream)
+{
+    return mix(seed ^ mix(stream + UINT64_C(0x9e3779b97f4a7c15)));
+}
+
+void kt_rng_fill_f32_at(uint64_t seed, uint64_t stream, float *dst,
+                        uint64_t first, size_t count, float lo, float hi)
+{
+    uint64_t key = kt_rng_stream_key(seed, stream);
     float scale = hi - lo;
     for (size_t i = 0; i < count; ++i) {
         /* 24 random bits: every value is an exact float in [0, 1). */
-        uint64_t bits = mix(key + i * UINT64_C(0x9e3779b97f4a7c15)) >> 40;
+        uint64_t bits =
+            mix(key + (first + i) * UINT64_C(0x9e3779b97f4a7c15)) >> 40;
         dst[i] = lo + scale * ((float)bits * (1.0f / 16777216.0f));
     }
 }

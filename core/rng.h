@@ -18,6 +18,16 @@ uint64_t kt_rng_u64(uint64_t seed, uint64_t stream, uint64_t index);
 void kt_rng_fill_f32(uint64_t seed, uint64_t stream, float *dst, size_t count,
                      float lo, float hi);
 
+/* Elements [first, first + count) of the same sequence into dst[0..count):
+ * a chunk of a fill, so chunks can be filled in parallel. */
+void kt_rng_fill_f32_at(uint64_t seed, uint64_t stream, float *dst,
+                        uint64_t first, size_t count, float lo, float hi);
+
+/* The key of a stream: element i is then
+ * mix(key + i * 0x9e3779b97f4a7c15) >> 40, scaled (core/rng.c), which the
+ * device fill (core/kernels.h) computes alike. */
+uint64_t kt_rng_stream_key(uint64_t seed, uint64_t stream);
+
 /* A small sequential generator for strategies (random search, annealing). */
 typedef struct kt_rng {
     uint64_t state;

@@ -1,13 +1,16 @@
 #include "core/services.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/clock.h"
 #include "core/cuda_check.h"
+#include "core/kernels.h"
 #include "core/rng.h"
 
 static kt_services *self(const kt_host *host)
@@ -156,80 +159,217 @@ static int host_download(const kt_host *host, void *dst, const void *dev_src,
     return host_copy(host, dst, dev_src, bytes, 0);
 }
 
+typedef struct fill_job {
+    uint64_t seed, stream, first;
+    float *dst;
+    size_t count;
+    float lo, hi;
+} fill_job;
+
+static void *fill_chunk(void *arg)
+{
+    fill_job *j = arg;
+    kt_rng_fill_f32_at(j->seed, j->stream, j->dst, j->first, j->count, j->lo,
+                       j->hi);
+    return NULL;
+}
+
+/* Element i depends on i alone, so a large fill is split over the cores:
+ * the inputs of a 2^28-element problem are ready in a fraction of the time
+ * (the pages are first touched in parallel too). A thread that cannot be
+ * started leaves its chunk to this one. */
 static void host_random_f32(const kt_host *host, uint64_t stream, float *dst,
                             size_t count, float lo, float hi)
 {
-    kt_rng_fill_f32(self(host)->seed, stream, dst, count, lo, hi);
+    enum { MAX_THREADS = 16, MIN_CHUNK = 1 << 20 };
+    pthread_t tid[MAX_THREADS];
+    fill_job jobs[MAX_THREADS];
+    int started[MAX_THREADS] = {0};
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t parts = cores > 1 ? (size_t)cores : 1, chunk;
+
+    if (parts > MAX_THREADS)
+        parts = MAX_THREADS;
+    if (parts > count / MIN_CHUNK)
+        parts = count / MIN_CHUNK ? count / MIN_CHUNK : 1;
+    chunk = (count + parts - 1) / parts;
+    for (size_t p = 0; p < parts; ++p) {
+        size_t first = p * chunk;
+        jobs[p] = (fill_job){
+            self(host)->seed,
+            stream,
+            first,
+            dst + first,
+            first < count ? (count - first < chunk ? count - first : chunk) : 0,
+            lo,
+            hi};
+        if (p > 0)
+            started[p] =
+                pthread_create(&tid[p], NULL, fill_chunk, &jobs[p]) == 0;
+    }
+    fill_chunk(&jobs[0]);
+    for (size_t p = 1; p < parts; ++p) {
+        if (started[p])
+            pthread_join(tid[p], NULL);
+        else
+            fill_chunk(&jobs[p]);
+    }
+}
+
+static int host_random_f32_device(const kt_host *host, uint64_t stream,
+                                  float *dev_dst, size_t count, float lo,
+                                  float hi)
+{
+    kt_services *svc = self(host);
+    cudaError_t code;
+
+    if (!find_alloc(svc, dev_dst, count * sizeof *dev_dst))
+        return host_error(host,
+                          "random_f32_device(%zu floats at %p): outside every "
+                          "allocation made through alloc_device",
+                          count, (void *)dev_dst);
+    /* On the legacy stream and complete on return, like upload(). */
+    code =
+        kt_launch_fill_f32(dev_dst, count, kt_rng_stream_key(svc->seed, stream),
+                           lo, hi, svc->gpu->dev.sm_count, 0);
+    if (code == cudaSuccess)
+        code = cudaDeviceSynchronize();
+    if (code != cudaSuccess)
+        return host_error(host, "random_f32_device: %s",
+                          cudaGetErrorString(code));
+    return KT_OK;
 }
 
 int kt_check_values_f32(const char *name, const float *got, const double *want,
                         size_t count, size_t index_base, double rtol,
                         double atol, char *msg, size_t msg_size)
 {
-    size_t bad = 0, first = 0, shown = 0, used = 0;
-    double max_err = 0.0;
-    char detail[512] = "";
-
-    for (size_t i = 0; i < count; ++i) {
-        double err = fabs((double)got[i] - want[i]);
-        double tol = atol + rtol * fabs(want[i]);
-        /* Written so that NaN in got or want fails. */
-        if (!(err <= tol)) {
-            if (bad++ == 0)
-                first = index_base + i;
-            if (shown < 3 && used + 1 < sizeof detail) {
-                char g[32];
-                /* Poisoned (never written) elements read as NaN. */
-                if (isnan(got[i]))
-                    snprintf(g, sizeof g, "NaN");
-                else
-                    snprintf(g, sizeof g, "%.9g", (double)got[i]);
-                used += (size_t)snprintf(detail + used, sizeof detail - used,
-                                         "%s[%zu] got %s want %.9g",
-                                         shown ? "; " : "", index_base + i, g,
-                                         want[i]);
-                ++shown;
-            }
-            if (!(err <= max_err))
-                max_err = err;
-        }
-    }
-    if (!bad)
-        return KT_OK;
-    snprintf(msg, msg_size,
-             "%s: %zu of %zu elements outside |got - want| <= "
-             "%g + %g*|want| (first at %zu; max |error| %.3g): %s",
-             name, bad, count, atol, rtol, first, max_err, detail);
-    return KT_MISMATCH;
+    kt_check_record r;
+    kt_check_record_init(&r);
+    kt_check_host_f32(got, want, NULL, count, index_base, rtol, atol, &r);
+    return kt_check_describe(&r, name, count, 0, rtol, atol, msg, msg_size);
 }
 
 static int host_check_f32(const kt_host *host, const char *name,
                           const float *dev_got, const double *want,
                           size_t count, double rtol, double atol)
 {
-    /* Chunked, so checking a 1 GiB output needs 64 MiB of host memory. The
-     * first chunk with a failure is reported; later ones are not read. */
+    /* Chunked, so checking a 1 GiB output needs 64 MiB of host memory.
+     * Every chunk is compared: the count is exact, as on the device. */
     enum { CHUNK = 1 << 24 };
     kt_services *svc = self(host);
     float *buf = malloc((count < CHUNK ? count : CHUNK) * sizeof *buf + 1);
+    kt_check_record r;
+    double t0 = kt_clock_seconds();
     int rc = KT_OK;
 
     if (!buf)
         return host_error(host, "check_f32('%s'): out of host memory", name);
+    kt_check_record_init(&r);
     for (size_t off = 0; off < count && rc == KT_OK; off += CHUNK) {
         size_t n = count - off < CHUNK ? count - off : CHUNK;
         if (host_download(host, buf, dev_got + off, n * sizeof *buf))
             rc = KT_FAIL;
         else
-            rc = kt_check_values_f32(name, buf, want + off, n, off, rtol, atol,
-                                     svc->error, sizeof svc->error);
+            kt_check_host_f32(buf, want + off, NULL, n, off, rtol, atol, &r);
     }
     free(buf);
+    if (rc == KT_OK)
+        rc = kt_check_describe(&r, name, count, 0, rtol, atol, svc->error,
+                               sizeof svc->error);
+    svc->check_seconds += kt_clock_seconds() - t0;
     return rc;
 }
 
+/* The check record's device and pinned host halves, made once. */
+static kt_status check_buffers(kt_services *svc, kt_err *err)
+{
+    kt_status rc;
+    if (svc->check_dev)
+        return KT_S_OK;
+    if ((rc = KT_CUDA_TRY(
+             cudaMalloc((void **)&svc->check_dev, sizeof *svc->check_dev),
+             err)) ||
+        (rc = KT_CUDA_TRY(
+             cudaMallocHost((void **)&svc->check_host, sizeof *svc->check_host),
+             err)))
+        return rc;
+    return KT_S_OK;
+}
+
+/* The lowest failure may have lost the race for a slot: fetch its values
+ * so the message always shows it. */
+static kt_status fetch_first(kt_services *svc, const float *dev_got,
+                             const double *dev_want, const double *dev_tol,
+                             double rtol, double atol, kt_err *err)
+{
+    kt_check_record *r = svc->check_host;
+    kt_check_fail *f = &r->fail[KT_CHECK_SLOTS - 1];
+    uint64_t i = r->first;
+    float g = 0;
+    kt_status rc;
+
+    f->index = i;
+    if ((rc = KT_CUDA_TRY(
+             cudaMemcpy(&g, dev_got + i, sizeof g, cudaMemcpyDeviceToHost),
+             err)) ||
+        (rc = KT_CUDA_TRY(cudaMemcpy(&f->want, dev_want + i, sizeof f->want,
+                                     cudaMemcpyDeviceToHost),
+                          err)))
+        return rc;
+    f->got = (double)g;
+    f->bound = kt_check_bound(f->want, rtol, atol);
+    if (dev_tol)
+        rc = KT_CUDA_TRY(cudaMemcpy(&f->bound, dev_tol + i, sizeof f->bound,
+                                    cudaMemcpyDeviceToHost),
+                         err);
+    return rc;
+}
+
+static int host_check_f32_device(const kt_host *host, const char *name,
+                                 const float *dev_got, const double *dev_want,
+                                 const double *dev_tol, size_t count,
+                                 double rtol, double atol)
+{
+    kt_services *svc = self(host);
+    cudaStream_t s = svc->stream;
+    double t0 = kt_clock_seconds();
+    kt_err err;
+    kt_status rc;
+
+    kt_err_clear(&err);
+    if (!find_alloc(svc, dev_got, count * sizeof *dev_got) ||
+        !find_alloc(svc, dev_want, count * sizeof *dev_want) ||
+        (dev_tol && !find_alloc(svc, dev_tol, count * sizeof *dev_tol)))
+        return host_error(host,
+                          "check_f32_device('%s', %zu elements): an array "
+                          "lies outside every allocation made through "
+                          "alloc_device",
+                          name, count);
+    if ((rc = check_buffers(svc, &err)) ||
+        (rc = kt_cuda_status(
+             kt_launch_check_f32(dev_got, dev_want, dev_tol, count, rtol, atol,
+                                 svc->check_dev, svc->gpu->dev.sm_count, s),
+             "check_f32_device", &err)) ||
+        (rc = KT_CUDA_TRY(cudaMemcpyAsync(svc->check_host, svc->check_dev,
+                                          sizeof *svc->check_host,
+                                          cudaMemcpyDeviceToHost, s),
+                          &err)) ||
+        (rc = kt_cuda_status(cudaStreamSynchronize(s),
+                             "check_f32_device: comparing", &err)) ||
+        (!kt_check_has_first(svc->check_host) &&
+         (rc = fetch_first(svc, dev_got, dev_want, dev_tol, rtol, atol,
+                           &err)))) {
+        svc->check_seconds += kt_clock_seconds() - t0;
+        return host_error(host, "check_f32_device('%s'): %s", name, err.msg);
+    }
+    svc->check_seconds += kt_clock_seconds() - t0;
+    return kt_check_describe(svc->check_host, name, count, dev_tol != NULL,
+                             rtol, atol, svc->error, sizeof svc->error);
+}
+
 void kt_services_init(kt_services *svc, const kt_gpu *gpu, uint64_t seed,
-                      int log_level)
+                      int log_level, int host_only)
 {
     memset(svc, 0, sizeof *svc);
     svc->gpu = gpu;
@@ -245,6 +385,8 @@ void kt_services_init(kt_services *svc, const kt_gpu *gpu, uint64_t seed,
     svc->host.download = host_download;
     svc->host.random_f32 = host_random_f32;
     svc->host.check_f32 = host_check_f32;
+    svc->host.check_f32_device = host_only ? NULL : host_check_f32_device;
+    svc->host.random_f32_device = host_only ? NULL : host_random_f32_device;
     svc->host.log = host_log;
     svc->host.error = host_error;
     svc->host.host_private = svc;
@@ -277,6 +419,12 @@ void kt_services_release(kt_services *svc, int warn)
         cudaFree(svc->allocs[i].ptr);
     }
     free(svc->allocs);
+    if (svc->check_dev)
+        cudaFree(svc->check_dev);
+    if (svc->check_host)
+        cudaFreeHost(svc->check_host);
+    svc->check_dev = NULL;
+    svc->check_host = NULL;
     svc->allocs = NULL;
     svc->num_allocs = 0;
     svc->bytes_in_use = 0;

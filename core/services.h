@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/check.h"
 #include "core/error.h"
 #include "core/gpu.h"
 #include "ktune/plugin.h"
@@ -29,13 +30,22 @@ typedef struct kt_services {
     size_t num_allocs;
     size_t bytes_in_use;
     double alloc_seconds; /* wall time spent in cudaMalloc */
-    int log_level;        /* messages at a higher level are dropped */
-    char error[1024];     /* text from host->error() and check_f32() */
+    double check_seconds; /* wall time spent in check_f32(_device) */
+    /* The stream the device comparison runs on (the caller's, set before
+     * verify(); the outputs are complete when verify() is called). */
+    cudaStream_t stream;
+    kt_check_record *check_dev;  /* the comparison's record; made once */
+    kt_check_record *check_host; /* pinned */
+    int log_level;               /* messages at a higher level are dropped */
+    char error[1024];            /* text from host->error() and check_f32() */
 } kt_services;
 
-/* gpu must outlive svc. log_level is a kt_log_level. */
+/* gpu must outlive svc. log_level is a kt_log_level. host_only leaves the
+ * device comparison out of the table (check_f32_device NULL), so plugins
+ * take their host path: ktune's behaviour before the device services, for
+ * comparison, and what an older host offers. */
 void kt_services_init(kt_services *svc, const kt_gpu *gpu, uint64_t seed,
-                      int log_level);
+                      int log_level, int host_only);
 
 /* Fills every KT_MEM_OUTPUT allocation with 0xFF bytes (NaN as float,
  * -1 as integers) on stream, so an element the kernel never writes fails

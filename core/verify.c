@@ -1,7 +1,9 @@
 #include "core/verify.h"
 
+#include <stdlib.h>
 #include <string.h>
 
+#include "core/clock.h"
 #include "core/feasible.h"
 
 /* Clamps v into dimension d's bounds and never above its requested size. */
@@ -101,32 +103,98 @@ size_t kt_boundary_sizes(const kt_operator *op, const int64_t *requested,
     return count;
 }
 
-static kt_status verify_boundary(const kt_operator *op, const kt_gpu *gpu,
-                                 const kt_boundary *b, uint64_t seed,
-                                 const kt_point *pt, cudaStream_t stream,
-                                 int log_level, kt_err *err)
+/* The set-up instance for sizes, set up now when it is not kept yet; the
+ * oldest kept ones give way when the cache holds too many or too much. */
+static kt_status boundary_instance(kt_verifier *v, const kt_operator *op,
+                                   const int64_t *sizes, kt_instance **out,
+                                   kt_err *err)
 {
-    kt_instance in;
+    kt_instance *in, **grown;
+    double t0;
+    kt_status rc;
+
+    *out = NULL;
+    for (size_t i = 0; i < v->count; ++i)
+        if (memcmp(v->items[i]->sizes, sizes, op->num_sizes * sizeof *sizes) ==
+            0) {
+            *out = v->items[i];
+            return KT_S_OK;
+        }
+    while (v->count &&
+           (v->count >= KT_VERIFY_KEEP || v->bytes > KT_VERIFY_KEEP_BYTES)) {
+        v->bytes -= v->items[0]->svc.bytes_in_use;
+        kt_instance_teardown(v->items[0]);
+        free(v->items[0]);
+        memmove(v->items, v->items + 1, --v->count * sizeof *v->items);
+        ++v->evicted;
+    }
+    grown = realloc(v->items, (v->count + 1) * sizeof *grown);
+    in = malloc(sizeof *in);
+    if (grown)
+        v->items = grown;
+    if (!grown || !in) {
+        free(in);
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    }
+    t0 = kt_clock_seconds();
+    rc = kt_instance_setup(in, op, v->gpu, sizes, v->seed, v->log_level,
+                           v->host_only, err);
+    v->setup_s += kt_clock_seconds() - t0;
+    if (rc) {
+        free(in);
+        return rc;
+    }
+    v->items[v->count++] = in;
+    v->bytes += in->svc.bytes_in_use;
+    ++v->setups;
+    *out = in;
+    return KT_S_OK;
+}
+
+static kt_status verify_boundary(kt_verifier *v, const kt_operator *op,
+                                 const kt_boundary *b, const kt_point *pt,
+                                 cudaStream_t stream, kt_err *err)
+{
+    kt_instance *in;
     char shown[160];
     kt_status rc;
-    kt_problem problem = {sizeof problem, op->num_sizes, b->sizes, seed,
-                          &gpu->dev};
+    kt_problem problem = {sizeof problem, op->num_sizes, b->sizes, v->seed,
+                          &v->gpu->dev};
 
     if (kt_point_feasible(op, &problem, pt, NULL, NULL) == KT_S_INVALID)
         return KT_S_OK; /* cannot run at this size: nothing to verify */
     kt_format_sizes(op, b->sizes, shown, sizeof shown);
-    if ((rc = kt_instance_setup(&in, op, gpu, b->sizes, seed, log_level, err)))
+    if ((rc = boundary_instance(v, op, b->sizes, &in, err)))
         return kt_err_prefix(err, "verifying at %s (%s): ", shown, b->label);
-    rc = kt_instance_run_verified(&in, pt, stream, err);
-    kt_instance_teardown(&in);
-    if (rc)
+    if ((rc = kt_instance_run_verified(in, pt, stream, err)))
         kt_err_prefix(err, "verifying at %s (%s): ", shown, b->label);
     return rc;
 }
 
-kt_status kt_verify_point(kt_instance *main, const kt_gpu *gpu,
-                          const kt_point *pt, cudaStream_t stream,
-                          int boundaries, int log_level, kt_err *err)
+void kt_verifier_init(kt_verifier *v, const kt_gpu *gpu, uint64_t seed,
+                      int log_level, int host_only)
+{
+    memset(v, 0, sizeof *v);
+    v->gpu = gpu;
+    v->seed = seed;
+    v->log_level = log_level;
+    v->host_only = host_only;
+}
+
+void kt_verifier_close(kt_verifier *v, int lost)
+{
+    for (size_t i = 0; i < v->count; ++i) {
+        /* After a fault the context is gone: nothing to give back. */
+        if (!lost)
+            kt_instance_teardown(v->items[i]);
+        free(v->items[i]);
+    }
+    free(v->items);
+    memset(v, 0, sizeof *v);
+}
+
+kt_status kt_verify_point(kt_verifier *v, kt_instance *main, const kt_point *pt,
+                          cudaStream_t stream, int boundaries, kt_err *err)
 {
     const kt_operator *op = main->op;
     kt_shape shape;
@@ -142,8 +210,7 @@ kt_status kt_verify_point(kt_instance *main, const kt_gpu *gpu,
         size_t n = kt_boundary_sizes(op, main->sizes, threads, list,
                                      KT_MAX_BOUNDARIES);
         for (size_t i = 0; i < n; ++i)
-            if ((rc = verify_boundary(op, gpu, &list[i], main->problem.seed, pt,
-                                      stream, log_level, err)))
+            if ((rc = verify_boundary(v, op, &list[i], pt, stream, err)))
                 return rc;
     }
     kt_format_sizes(op, main->sizes, shown, sizeof shown);

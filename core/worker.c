@@ -175,6 +175,8 @@ static json_t *open_message(const worker_eval *we)
     json_object_set_new(msg, "log_level", json_integer(s->log_level));
     /* The counter source lives in the worker's process; ask for it. */
     json_object_set_new(msg, "counters", json_boolean(s->counters != NULL));
+    if (s->verify_host)
+        json_object_set_new(msg, "verify", json_string("host"));
     return msg;
 }
 

@@ -13,7 +13,7 @@
  * Messages (each {"v": 1, "type": ...}):
  *   worker -> parent  hello {pid, ktune}
  *   parent -> worker  open {plugin, operator, sizes, seed, device,
- *                     check_boundaries, log_level}
+ *                     check_boundaries, log_level, counters?, verify?}
  *   worker -> parent  opened {device, environment, work} | error {status,
  *                     message}
  *   parent -> worker  evaluate {points, protocol}

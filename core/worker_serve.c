@@ -33,7 +33,7 @@ static kt_status send_error(int fd, const kt_err *e)
 static kt_status handle_open(session *s, const json_t *req, json_t **reply,
                              kt_err *err)
 {
-    const char *plugin = NULL, *op_id = NULL;
+    const char *plugin = NULL, *op_id = NULL, *verify = "device";
     json_t *sizes = NULL;
     json_int_t seed = 0;
     int device = 0, boundaries = 1, log_level = KT_LOG_WARN, counters = 0;
@@ -45,11 +45,11 @@ static kt_status handle_open(session *s, const json_t *req, json_t **reply,
 
     if (s->ev)
         return kt_err_set(err, KT_S_INPUT, "worker: a session is open already");
-    if (json_unpack_ex((json_t *)req, &jerr, 0,
-                       "{s:s,s:s,s:o,s:I,s:i,s:b,s:i,s?b}", "plugin", &plugin,
-                       "operator", &op_id, "sizes", &sizes, "seed", &seed,
-                       "device", &device, "check_boundaries", &boundaries,
-                       "log_level", &log_level, "counters", &counters))
+    if (json_unpack_ex(
+            (json_t *)req, &jerr, 0, "{s:s,s:s,s:o,s:I,s:i,s:b,s:i,s?b,s?s}",
+            "plugin", &plugin, "operator", &op_id, "sizes", &sizes, "seed",
+            &seed, "device", &device, "check_boundaries", &boundaries,
+            "log_level", &log_level, "counters", &counters, "verify", &verify))
         return kt_err_set(err, KT_S_IO, "worker 'open': %s", jerr.text);
     if ((rc = kt_registry_load_file(&s->reg, plugin, err)))
         return rc;
@@ -72,6 +72,7 @@ static kt_status handle_open(session *s, const json_t *req, json_t **reply,
     spec.check_boundaries = boundaries;
     spec.log_level = log_level;
     spec.counters = counters ? s->counters : NULL;
+    spec.verify_host = strcmp(verify, "host") == 0;
     if ((rc = kt_local_open(&spec, &s->ev, err)))
         return rc;
     {

@@ -130,6 +130,22 @@ static json_t *ratio_json(const kt_ratio *r)
                      r->hi, "rounds", (json_int_t)r->n);
 }
 
+/* The answer against the reference variant of the closing round
+ * (kt_summary_reference), or null. */
+static json_t *reference_json(const kt_tune_facts *f, const kt_tune_result *r)
+{
+    kt_summary_ref ref;
+    if (!kt_summary_reference(f, r, &ref))
+        return json_null();
+    return json_pack("{s:s,s:f,s:s,s:o}", "variant",
+                     f->op->variants[ref.reference->point.variant].id,
+                     "median_us", ref.reference->stats.median, "winner",
+                     ref.library_wins ? "reference" : "tuned",
+                     ref.library_wins ? "tuned_vs_reference"
+                                      : "speedup_vs_reference",
+                     ratio_json(&ref.ratio));
+}
+
 static json_t *strategy_json(const kt_tune_facts *f)
 {
     const kt_tune_config *c = f->cfg;
@@ -142,6 +158,20 @@ static json_t *strategy_json(const kt_tune_facts *f)
                      (json_int_t)c->max_evals, "max_seconds", c->max_seconds,
                      "finalists", (json_int_t)c->finalists, "min_gain",
                      c->min_gain, "options", opts);
+}
+
+json_t *kt_export_phases(const kt_tune_result *r)
+{
+    const kt_eval_phases *p = &r->phases;
+    double inside = p->setup_s + p->verify_s + p->warmup_s + p->sampling_s;
+    return json_pack(
+        "{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}", "total_s",
+        r->open_s + r->calibration_s + r->wall_s, "start_s", r->open_s,
+        "calibration_s", r->calibration_s, "setup_s", p->setup_s, "verify_s",
+        p->verify_s, "warmup_s", p->warmup_s, "sampling_s", p->sampling_s,
+        "kernels_s", r->gpu_s, "flush_s", p->flush_s, "probe_s", p->probe_s,
+        "evaluator_other_s", r->evaluator_s - inside, "journal_s", r->journal_s,
+        "strategy_s", r->wall_s - r->evaluator_s - r->journal_s - r->profile_s);
 }
 
 json_t *kt_export_summary(const kt_tune_facts *f, const kt_tune_result *r,
@@ -179,6 +209,7 @@ json_t *kt_export_summary(const kt_tune_facts *f, const kt_tune_result *r,
             r->evaluator_s, "gpu_s", r->gpu_s, "tuner_s", overhead, "calls",
             (json_int_t)r->calls, "tuner_ms_per_evaluation",
             fresh ? json_real(1e3 * overhead / (double)fresh) : json_null()));
+    json_object_set_new(root, "phases", kt_export_phases(r));
     if (r->has_best) {
         json_t *tie = json_array(), *finals = json_array();
         json_t *best = stats_point(f, &r->finals[0].point, &r->finals[0].stats);
@@ -196,6 +227,7 @@ json_t *kt_export_summary(const kt_tune_facts *f, const kt_tune_result *r,
         }
         json_object_set_new(root, "tie", tie);
         json_object_set_new(root, "finalists", finals);
+        json_object_set_new(root, "reference", reference_json(f, r));
         json_object_set_new(root, "finalists_remeasured",
                             json_boolean(r->final_measured));
     } else {

@@ -23,8 +23,8 @@ static const char *const job_keys[] = {"operator", "seed", "device",
 static const char *const strategy_keys[] = {"name", "max_evals", "max_seconds",
                                             "seed", "finalists", "min_gain"};
 static const char *const measure_keys[] = {
-    "warmups",  "min_samples", "max_samples", "min_time",
-    "max_time", "noise",       "cache",       "timeout"};
+    "warmups", "min_samples", "max_samples", "min_time", "max_time",
+    "noise",   "cache",       "timeout",     "verify",   "race"};
 static const char *const output_keys[] = {"journal", "json", "csv", "t4",
                                           "top"};
 static const char *const metrics_keys[] = {"counters", "points", "top"};
@@ -53,6 +53,10 @@ void kt_job_protocol_defaults(kt_protocol *p)
     p->min_time_s = 0.05;
     p->max_time_s = 3.0;
     p->target_noise = 0.01;
+    /* Clearly losing points stop after min_samples (core/protocol.h); the
+     * margin is min_gain's default: a point stopped so would lose its
+     * comparison with the best anyway. */
+    p->race = 0.005;
 }
 
 /* "configs/x.ini:12" or "--set strategy.name=x": where a key was written;
@@ -428,6 +432,20 @@ static kt_status read_measure(loader *ld)
                          "every sample), hot or cold-dirty (flushed by "
                          "writing)",
                          text ? text : "");
+        } else if (strcasecmp(key, "verify") == 0) {
+            const char *text = value_of(ld, "measure", key);
+            if (text && strcasecmp(text, "host") == 0)
+                ld->job->verify_host = 1;
+            else if (text && strcasecmp(text, "device") == 0)
+                ld->job->verify_host = 0;
+            else
+                rc = bad(ld, "measure", key,
+                         "'%s' is not device (reference kept and outputs "
+                         "compared on the GPU) or host (outputs copied to "
+                         "host memory and compared there)",
+                         text ? text : "");
+        } else if (strcasecmp(key, "race") == 0) {
+            rc = get_double(ld, "measure", key, 0, 0.99, 1, &p->race);
         } else if (strcasecmp(key, "timeout") == 0) {
             rc = get_double(ld, "measure", key, 0.1, 86400, 0,
                             &ld->job->eval_timeout_s);

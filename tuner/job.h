@@ -60,6 +60,7 @@ typedef struct kt_job {
     /* Limit per point evaluated in a worker, on top of the protocol's
      * max_time; 0: the worker's default (60 s). */
     double eval_timeout_s;
+    int verify_host; /* [measure] verify = host: plugins verify on the host */
     /* [output]; empty: not written */
     kt_job_journal journal_mode;
     char journal[PATH_MAX];

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "core/envrec.h"
 #include "core/fileio.h"
@@ -16,10 +17,66 @@
 
 /* ------------------------------------------------------------- reading */
 
-static kt_status read_all(const char *path, char **text, size_t *len,
-                          kt_err *err)
+/* Reads a journal whole, or its first `limit` bytes up to a newline
+ * (limit 0: all). gzip-compressed journals (recordings, *.jsonl.gz) read
+ * like plain ones: zlib passes uncompressed files through unchanged. */
+static kt_status read_text(const char *path, size_t limit, char **text,
+                           size_t *len, kt_err *err)
 {
-    return kt_file_read(path, "journal", KT_FILE_MAX_BYTES, text, len, err);
+    gzFile f;
+    char *buf = NULL;
+    size_t cap = 0, used = 0;
+    int got, zerr = 0;
+    kt_status rc;
+
+    /* A directory, FIFO or device is refused, not waited on or read
+     * without end. */
+    if ((rc = kt_file_check_regular(path, "journal", err)))
+        return rc;
+    if (!(f = gzopen(path, "rb")))
+        return kt_err_set(err, errno == ENOENT ? KT_S_INPUT : KT_S_IO,
+                          "%s: cannot open: %s", path, strerror(errno));
+    do {
+        if (used + 65536 + 1 > cap) {
+            char *grown;
+            cap = cap ? 2 * cap : 1 << 20;
+            grown = realloc(buf, cap);
+            if (!grown) {
+                free(buf);
+                gzclose(f);
+                return kt_err_set(err, KT_S_NOMEM, "%s: out of memory", path);
+            }
+            buf = grown;
+        }
+        got = gzread(f, buf + used,
+                     (unsigned)(cap - used - 1 < (1u << 30) ? cap - used - 1
+                                                            : (1u << 30)));
+        if (got > 0)
+            used += (size_t)got;
+        if (limit && got > 0 && memchr(buf + used - got, '\n', (size_t)got))
+            break;
+        if (used > KT_FILE_MAX_BYTES) {
+            free(buf);
+            gzclose(f);
+            return kt_err_set(err, KT_S_INPUT,
+                              "journal %s: more than %zu bytes; refusing to "
+                              "read it",
+                              path, KT_FILE_MAX_BYTES);
+        }
+    } while (got > 0 && (!limit || used < limit));
+    if (got < 0) {
+        const char *why = gzerror(f, &zerr);
+        free(buf);
+        gzclose(f);
+        return kt_err_set(err, KT_S_INPUT, "%s: read error: %s", path, why);
+    }
+    gzclose(f);
+    if (!buf && !(buf = malloc(1)))
+        return kt_err_set(err, KT_S_NOMEM, "%s: out of memory", path);
+    buf[used] = '\0';
+    *text = buf;
+    *len = used;
+    return KT_S_OK;
 }
 
 static kt_status shape_from_json(const json_t *j, kt_shape *shape)
@@ -73,6 +130,10 @@ static kt_status parse_eval(const json_t *rec, const kt_operator *op,
         (rc = kt_eval_status_parse(status, &e->result.status, err)))
         return rc;
     snprintf(e->result.reason, sizeof e->result.reason, "%s", reason);
+    /* Phases came later: a record without them reads as all zero. */
+    if ((rc = kt_eval_phases_from_json(json_object_get(rec, "phases"),
+                                       &e->result.phases, err)))
+        return rc;
     if (shape_from_json(json_object_get(rec, "shape"), &e->result.shape))
         return kt_err_set(err, KT_S_INPUT,
                           "evaluation record: 'shape' needs grid, block "
@@ -156,7 +217,7 @@ kt_status kt_journal_read(const char *path, const kt_operator *op,
     kt_status rc;
 
     memset(log, 0, sizeof *log);
-    if ((rc = read_all(path, &text, &len, err)))
+    if ((rc = read_text(path, 0, &text, &len, err)))
         return rc;
     log->read_bytes = (long long)len;
     line = text;
@@ -348,21 +409,18 @@ void kt_journal_log_free(kt_journal_log *log)
 
 kt_status kt_journal_read_header(const char *path, json_t **header, kt_err *err)
 {
-    FILE *f = NULL;
-    char *line = NULL;
-    size_t cap = 0;
+    char *line = NULL, *nl;
+    size_t len = 0;
     json_error_t jerr;
     json_t *h = NULL;
-    kt_status rc = KT_S_OK;
+    kt_status rc;
 
     *header = NULL;
-    if ((rc = kt_file_check_regular(path, "journal", err)))
+    if ((rc = read_text(path, 1, &line, &len, err)))
         return rc;
-    if (!(f = fopen(path, "r")))
-        return kt_err_set(err, errno == ENOENT ? KT_S_INPUT : KT_S_IO,
-                          "%s: cannot open: %s", path, strerror(errno));
-    if (getline(&line, &cap, f) <= 0 || !(h = json_loads(line, 0, &jerr)) ||
-        !json_is_object(h) ||
+    if ((nl = strchr(line, '\n')))
+        *nl = '\0';
+    if (!len || !(h = json_loads(line, 0, &jerr)) || !json_is_object(h) ||
         strcmp(json_string_value(json_object_get(h, "kind"))
                    ? json_string_value(json_object_get(h, "kind"))
                    : "",
@@ -376,7 +434,6 @@ kt_status kt_journal_read_header(const char *path, json_t **header, kt_err *err)
         *header = h;
     }
     free(line);
-    fclose(f);
     return rc;
 }
 
@@ -661,14 +718,25 @@ static int take_over_empty(const char *path)
     return fd;
 }
 
-/* One line, one write(), then (when durable) fdatasync: the line is on
- * disk before the tuner acts on it. fdatasync covers the new length of an
- * appended file, which is all a reader needs. */
+static double journal_clock(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* One line, one write(): once write() returns the line is the kernel's,
+ * and a killed process loses none. Durable lines are also synced, grouped:
+ * fdatasync when KT_JOURNAL_SYNC_S has passed since the last one (and at
+ * close), so a sync per evaluation does not cost more than the evaluation.
+ * fdatasync covers the new length of an appended file, which is all a
+ * reader needs. */
 static kt_status append_line(kt_journal *j, const json_t *rec, int durable,
                              kt_err *err)
 {
     char *text = json_dumps(rec, JSON_COMPACT);
     size_t len, done = 0;
+    double t0 = journal_clock();
     kt_status rc = KT_S_OK;
 
     if (!text)
@@ -687,11 +755,17 @@ static kt_status append_line(kt_journal *j, const json_t *rec, int durable,
         }
         done += (size_t)n;
     }
-    if (durable && fdatasync(j->fd) != 0)
-        rc = kt_err_set(err, KT_S_IO, "%s: fdatasync failed: %s", j->path,
-                        strerror(errno));
+    j->unsynced += durable;
+    if (j->unsynced && t0 - j->last_sync >= KT_JOURNAL_SYNC_S) {
+        if (fdatasync(j->fd) != 0)
+            rc = kt_err_set(err, KT_S_IO, "%s: fdatasync failed: %s", j->path,
+                            strerror(errno));
+        j->last_sync = journal_clock();
+        j->unsynced = 0;
+    }
 done:
     free(text);
+    j->written_s += journal_clock() - t0;
     return rc;
 }
 
@@ -845,8 +919,27 @@ kt_status kt_journal_check(kt_journal *j, const kt_operator *op,
     return rc;
 }
 
+kt_status kt_journal_record(kt_journal *j, const char *kind, json_t *fields,
+                            kt_err *err)
+{
+    char date[32];
+    kt_status rc;
+
+    if (!fields)
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    utc_now(date, sizeof date);
+    json_object_set_new(fields, "kind", json_string(kind));
+    json_object_set_new(fields, "env", json_integer(j->env));
+    json_object_set_new(fields, "time", json_string(date));
+    rc = append_line(j, fields, 1, err);
+    json_decref(fields);
+    return rc;
+}
+
 void kt_journal_close(kt_journal *j)
 {
+    if (j->fd >= 0 && j->unsynced)
+        fdatasync(j->fd);
     if (j->fd >= 0)
         close(j->fd);
     free(j->path);

@@ -129,7 +129,20 @@ typedef struct kt_journal {
     int fd;
     int env;          /* this session's environment record */
     size_t next_call; /* number of the next evaluate() call */
+    /* Durable records are written at once (a killed process loses none)
+     * and synced to disk at most every KT_JOURNAL_SYNC_S seconds and at
+     * close (a machine that crashes loses at most that much). */
+    double last_sync; /* monotonic seconds of the last fdatasync */
+    int unsynced;     /* durable records written since */
+    double written_s; /* wall time spent writing and syncing */
 } kt_journal;
+
+#define KT_JOURNAL_SYNC_S 0.5
+
+/* Appends a record of another kind (e.g. "run": where a session's time
+ * went); readers skip kinds they do not know. Steals fields. */
+kt_status kt_journal_record(kt_journal *j, const char *kind, json_t *fields,
+                            kt_err *err);
 
 /* Creates path (which must not exist, or be empty as kt_journal_is_empty
  * says) and writes the header. The journal is locked (flock) until closed;

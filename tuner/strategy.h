@@ -20,7 +20,7 @@
 
 #include "core/error.h"
 
-#define KT_STRATEGY_MAX_OPTIONS 8
+#define KT_STRATEGY_MAX_OPTIONS 16
 
 typedef struct kt_tune kt_tune;
 

@@ -53,6 +53,59 @@ static void bandwidth_text(const kt_tune_facts *f, double median_us, char *out,
         snprintf(out, size, "%.1f GB/s", d.bandwidth_gbs);
 }
 
+static int is_reference(const kt_tune_facts *f, const kt_point *pt)
+{
+    return (f->op->variants[pt->variant].flags & KT_VARIANT_REFERENCE) != 0;
+}
+
+int kt_summary_reference(const kt_tune_facts *f, const kt_tune_result *r,
+                         kt_summary_ref *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!r->has_best || !r->final_measured)
+        return 0;
+    for (size_t i = 0; i < r->num_finals; ++i) {
+        const kt_tune_final *x = &r->finals[i];
+        const kt_tune_final **slot =
+            is_reference(f, &x->point) ? &out->reference : &out->tuned;
+        /* finals[0] is the winner, the others by median. */
+        if (!*slot)
+            *slot = x;
+    }
+    if (!out->reference || !out->tuned)
+        return 0;
+    out->library_wins = out->reference == &r->finals[0];
+    out->ratio =
+        out->library_wins ? out->tuned->vs_winner : out->reference->vs_winner;
+    return 1;
+}
+
+static void print_reference(FILE *out, const kt_tune_facts *f,
+                            const kt_tune_result *r)
+{
+    kt_summary_ref ref;
+    const char *lib;
+    char cfg[512];
+
+    if (!kt_summary_reference(f, r, &ref))
+        return;
+    lib = f->op->variants[ref.reference->point.variant].id;
+    if (!ref.library_wins) {
+        fprintf(out,
+                "  against the reference %s (%.3f us): the answer is %.3fx "
+                "as fast, 95%% CI [%.3f, %.3f]\n",
+                lib, ref.reference->stats.median, ref.ratio.ratio, ref.ratio.lo,
+                ref.ratio.hi);
+        return;
+    }
+    kt_point_format(f->op, &ref.tuned->point, cfg, sizeof cfg);
+    fprintf(out,
+            "  the reference %s is faster than every tuned variant: the best "
+            "of them, %s, takes %.1f%% longer, 95%% CI [%.1f%%, %.1f%%]\n",
+            lib, cfg, 100.0 * (ref.ratio.ratio - 1), 100.0 * (ref.ratio.lo - 1),
+            100.0 * (ref.ratio.hi - 1));
+}
+
 static void print_answer(FILE *out, const kt_tune_facts *f,
                          const kt_tune_result *r)
 {
@@ -86,6 +139,7 @@ static void print_answer(FILE *out, const kt_tune_facts *f,
                 "best and the %zu configuration(s) marked tied; any of them "
                 "will do\n",
                 100.0 * f->cfg->min_gain, tied);
+    print_reference(out, f, r);
 }
 
 static void print_path(FILE *out, const kt_tune_facts *f,
@@ -94,6 +148,7 @@ static void print_path(FILE *out, const kt_tune_facts *f,
     char cfg[512], change[96];
     if (!r->num_steps) {
         if ((strcmp(f->cfg->strategy->name, "one_at_a_time") == 0 ||
+             strcmp(f->cfg->strategy->name, "coordinate") == 0 ||
              strcmp(f->cfg->strategy->name, "guided") == 0) &&
             r->has_best) {
             /* The start is the first point that ran (the default
@@ -116,12 +171,19 @@ static void print_path(FILE *out, const kt_tune_facts *f,
             "\npath (%s: each change measured against the incumbent "
             "in interleaved rounds)\n",
             f->cfg->strategy->name);
-    kt_point_format(f->op, &r->steps[0].from, cfg, sizeof cfg);
-    fprintf(out, "  start  %s\n", cfg);
     for (size_t i = 0; i < r->num_steps; ++i) {
         const kt_tune_step *s = &r->steps[i];
         char move[200];
-        snprintf(move, sizeof move, "%s %s -> %s", s->dim, s->before, s->after);
+        /* Each variant is walked from its own start. */
+        if (i == 0 || !kt_point_equal(&s->from, &r->steps[i - 1].to)) {
+            kt_point_format(f->op, &s->from, cfg, sizeof cfg);
+            fprintf(out, "  start  %s\n", cfg);
+        }
+        if (s->before[0] || s->after[0])
+            snprintf(move, sizeof move, "%s %s -> %s", s->dim, s->before,
+                     s->after);
+        else
+            snprintf(move, sizeof move, "%s", s->dim);
         kt_summary_change(&s->ratio, change, sizeof change);
         kt_point_format(f->op, &s->to, cfg, sizeof cfg);
         fprintf(out, "  %2zu  %-30s %-26s => %s\n", i + 1, move, change, cfg);
@@ -280,6 +342,36 @@ static void print_invalid(FILE *out, const kt_tune_facts *f,
     }
 }
 
+/* Where the wall time went, phase by phase (tune.h, kt_eval_phases). */
+static void print_time(FILE *out, const kt_tune_result *r)
+{
+    const kt_eval_phases *p = &r->phases;
+    double total = r->open_s + r->calibration_s + r->wall_s;
+    double inside = p->setup_s + p->verify_s + p->warmup_s + p->sampling_s;
+    double strategy = r->wall_s - r->evaluator_s - r->journal_s - r->profile_s;
+
+    if (r->calls == 0)
+        return;
+    fprintf(out,
+            "\ntime %.2f s: start %.2f s (plugins, job, evaluator, problem "
+            "set-up), "
+            "calibration %.2f s, run %.2f s\n",
+            total, r->open_s, r->calibration_s, r->wall_s);
+    fprintf(out,
+            "  evaluator %.2f s: set-up %.2f, verification %.2f, warm-up "
+            "%.2f, sampling %.2f (kernels %.2f, L2 flushes %.2f, clock "
+            "probes %.2f), other %.2f (messages, results)\n",
+            r->evaluator_s, p->setup_s, p->verify_s, p->warmup_s, p->sampling_s,
+            r->gpu_s, p->flush_s, p->probe_s, r->evaluator_s - inside);
+    fprintf(out, "  journal %.2f s, strategy %.2f s", r->journal_s, strategy);
+    if (r->profile_s > 0)
+        fprintf(out, ", counters %.2f s", r->profile_s);
+    if (r->gpu_s > 0)
+        fprintf(out, "; wall time %.2fx the sampled kernel time",
+                total / r->gpu_s);
+    fprintf(out, "\n");
+}
+
 void kt_summary_print(FILE *out, const kt_tune_facts *f,
                       const kt_tune_result *r, int top)
 {
@@ -337,4 +429,6 @@ void kt_summary_print(FILE *out, const kt_tune_facts *f,
     print_top(out, f, r, top);
     print_counters(out, f, r, top);
     print_invalid(out, f, r);
+    if (!f->replay)
+        print_time(out, r);
 }

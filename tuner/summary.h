@@ -37,6 +37,23 @@ typedef struct kt_tune_facts {
 void kt_summary_print(FILE *out, const kt_tune_facts *f,
                       const kt_tune_result *r, int top);
 
+/* The answer against the fastest reference variant (KT_VARIANT_REFERENCE)
+ * of the closing round. */
+typedef struct kt_summary_ref {
+    const kt_tune_final *reference; /* its finalist */
+    const kt_tune_final *tuned;     /* the fastest other finalist */
+    int library_wins;               /* the reference is the answer */
+    /* library_wins = 0: time(reference) / time(answer), the answer's
+     * speed-up; 1: time(tuned) / time(reference), how much slower the best
+     * tuned variant is. Paired, from the closing round. */
+    kt_ratio ratio;
+} kt_summary_ref;
+
+/* 1 and *out when a reference took part in the closing round (and another
+ * variant did too), else 0. */
+int kt_summary_reference(const kt_tune_facts *f, const kt_tune_result *r,
+                         kt_summary_ref *out);
+
 /* "+1.2% [+0.8%, +1.6%]" for a ratio. */
 void kt_summary_change(const kt_ratio *ratio, char *out, size_t size);
 

@@ -55,6 +55,7 @@ struct kt_tune {
     size_t num_raw;
     int counters_off;
     int noted;
+    kt_protocol call_protocol; /* of the call in flight (call_protocol()) */
 };
 
 static double monotonic(void)
@@ -90,6 +91,32 @@ void kt_tune_set_incumbent(kt_tune *t, const kt_point *pt)
 {
     t->incumbent = *pt;
     t->has_incumbent = 1;
+}
+
+void kt_tune_finished(kt_tune *t, const char *why)
+{
+    snprintf(t->res->finish_reason, sizeof t->res->finish_reason, "%s", why);
+}
+
+size_t kt_tune_evals_left(const kt_tune *t)
+{
+    size_t max = t->cfg->max_evals, used = t->res->evaluations;
+    if (!max)
+        return SIZE_MAX;
+    return used >= max ? 0 : max - used;
+}
+
+size_t kt_tune_evaluations(const kt_tune *t)
+{
+    return t->res->evaluations;
+}
+
+int kt_tune_slot_is_reference(const kt_tune *t, size_t slot)
+{
+    const kt_space *space = t->cfg->space;
+    return slot < space->num_slots &&
+           (space->op->variants[space->slots[slot].variant].flags &
+            KT_VARIANT_REFERENCE) != 0;
 }
 
 static size_t known_points(const kt_tune *t)
@@ -305,6 +332,29 @@ static kt_status fail(kt_tune *t, kt_status rc, const kt_err *err)
     return rc;
 }
 
+static void add_phases(kt_eval_phases *sum, const kt_eval_phases *p)
+{
+    sum->setup_s += p->setup_s;
+    sum->verify_s += p->verify_s;
+    sum->warmup_s += p->warmup_s;
+    sum->sampling_s += p->sampling_s;
+    sum->flush_s += p->flush_s;
+    sum->probe_s += p->probe_s;
+}
+
+/* The protocol of one call: the job's, with the racing bar (the fastest
+ * median so far) for searching calls and paired stopping for comparisons.
+ * The closing re-measurement races nothing: its medians are the answer. */
+static const kt_protocol *call_protocol(kt_tune *t, const char *purpose)
+{
+    kt_protocol *p = &t->call_protocol;
+    int final = strcmp(purpose, "final") == 0;
+    *p = t->cfg->protocol;
+    p->race_bar_us = !final && p->race > 0 && t->best_us > 0 ? t->best_us : 0;
+    p->race_pairs = strcmp(purpose, "compare") == 0;
+    return p;
+}
+
 /* Evaluates pts in one call: answered from the resumed journal when it
  * holds this call, else by the evaluator and journaled at once. */
 static kt_status run_call(kt_tune *t, const char *purpose, const kt_point *pts,
@@ -335,9 +385,12 @@ static kt_status run_call(kt_tune *t, const char *purpose, const kt_point *pts,
         return KT_S_OK;
     }
     start = monotonic();
-    rc = cfg->ev->ops->evaluate(cfg->ev, pts, n, &cfg->protocol, out, err);
+    rc = cfg->ev->ops->evaluate(cfg->ev, pts, n, call_protocol(t, purpose), out,
+                                err);
     t->res->evaluator_s += monotonic() - start;
     ++t->res->calls;
+    for (size_t i = 0; i < n; ++i)
+        add_phases(&t->res->phases, &out[i].phases);
     if (rc) {
         /* The evaluator cannot go on. Keep what it decided about single
          * points (the one that faulted, above all), each as a call of its
@@ -801,10 +854,11 @@ kt_status kt_tune_compare(kt_tune *t, const kt_point *incumbent,
     return rc;
 }
 
-kt_status kt_tune_path_add(kt_tune *t, const kt_point *from, const kt_point *to,
-                           size_t dim, const kt_ratio *ratio, kt_err *err)
+/* Appends a step from -> to labelled `dim` (before/after left empty). */
+static kt_status add_step(kt_tune *t, const kt_point *from, const kt_point *to,
+                          const char *dim, const kt_ratio *ratio,
+                          kt_tune_step **out, kt_err *err)
 {
-    const kt_space *space = t->cfg->space;
     kt_tune_result *res = t->res;
     kt_tune_step *s;
     kt_status rc;
@@ -817,10 +871,32 @@ kt_status kt_tune_path_add(kt_tune *t, const kt_point *from, const kt_point *to,
     s->from = *from;
     s->to = *to;
     s->ratio = *ratio;
-    snprintf(s->dim, sizeof s->dim, "%s", kt_space_dim_name(space, from, dim));
+    snprintf(s->dim, sizeof s->dim, "%s", dim);
+    *out = s;
+    return KT_S_OK;
+}
+
+kt_status kt_tune_path_add(kt_tune *t, const kt_point *from, const kt_point *to,
+                           size_t dim, const kt_ratio *ratio, kt_err *err)
+{
+    const kt_space *space = t->cfg->space;
+    kt_tune_step *s;
+    kt_status rc = add_step(t, from, to, kt_space_dim_name(space, from, dim),
+                            ratio, &s, err);
+
+    if (rc)
+        return rc;
     kt_space_dim_text(space, from, dim, s->before, sizeof s->before);
     kt_space_dim_text(space, to, dim, s->after, sizeof s->after);
     return KT_S_OK;
+}
+
+kt_status kt_tune_path_jump(kt_tune *t, const kt_point *from,
+                            const kt_point *to, const char *label,
+                            const kt_ratio *ratio, kt_err *err)
+{
+    kt_tune_step *s;
+    return add_step(t, from, to, label, ratio, &s, err);
 }
 
 /* ----------------------------------------------------------- the end */
@@ -867,11 +943,37 @@ static int compare_finals(const void *a, const void *b)
            (x->stats.median < y->stats.median);
 }
 
+/* Appends to pts the fastest measured point of each reference variant
+ * that is not among them yet. */
+static void add_references(const kt_tune *t, kt_point *pts, size_t *n)
+{
+    const kt_tune_result *r = t->res;
+
+    for (size_t slot = 0; slot < t->cfg->space->num_slots; ++slot) {
+        const kt_tune_entry *best = NULL;
+        int present = 0;
+        if (!kt_tune_slot_is_reference(t, slot))
+            continue;
+        for (size_t i = 0; i < r->num_entries; ++i) {
+            const kt_tune_entry *e = &r->entries[i];
+            if (e->status != KT_EVAL_OK || e->host_checked ||
+                e->point.variant != t->cfg->space->slots[slot].variant)
+                continue;
+            if (!best || e->timing.kernel.median < best->timing.kernel.median)
+                best = e;
+        }
+        for (size_t k = 0; best && k < *n; ++k)
+            present |= kt_point_equal(&pts[k], &best->point);
+        if (best && !present)
+            pts[(*n)++] = best->point;
+    }
+}
+
 static kt_status finish(kt_tune *t, kt_err *err)
 {
     const kt_tune_config *cfg = t->cfg;
     kt_tune_result *res = t->res;
-    size_t valid, want = cfg->finalists ? cfg->finalists : 1, n = 0;
+    size_t valid, want = cfg->finalists ? cfg->finalists : 1, n = 0, top;
     kt_point *pts = NULL;
     kt_eval_result *r = NULL;
     int answered;
@@ -882,6 +984,9 @@ static kt_status finish(kt_tune *t, kt_err *err)
         return KT_S_OK;
     if (want > valid)
         want = valid;
+    /* Room for the measured references: each joins the closing round, so
+     * the answer's speed-up against it has a paired interval. */
+    want += cfg->space->num_slots;
     pts = calloc(want, sizeof *pts);
     r = calloc(want, sizeof *r);
     res->finals = calloc(want, sizeof *res->finals);
@@ -889,8 +994,9 @@ static kt_status finish(kt_tune *t, kt_err *err)
         rc = kt_err_set(err, KT_S_NOMEM, "out of memory");
         goto done;
     }
-    for (size_t k = 0; k < want; ++k)
+    for (size_t k = 0; k < want - cfg->space->num_slots; ++k)
         pts[n++] = sorted_ok(t, k, &valid)->point;
+    top = n;
     if (t->has_incumbent) {
         uint64_t index;
         const kt_tune_entry *e =
@@ -901,8 +1007,9 @@ static kt_status finish(kt_tune *t, kt_err *err)
         for (size_t k = 0; k < n; ++k)
             present |= kt_point_equal(&pts[k], &t->incumbent);
         if (e && e->status == KT_EVAL_OK && !present)
-            pts[n - 1] = t->incumbent;
+            pts[top - 1] = t->incumbent;
     }
+    add_references(t, pts, &n);
     if (n == 1) {
         uint64_t index;
         kt_space_index(cfg->space, &pts[0], &index);
@@ -1051,11 +1158,15 @@ kt_status kt_tune_run(const kt_tune_config *cfg, kt_tune_result *out,
     if (!rc)
         rc = profile_top(&t, err);
 done:
-    out->stop_reason = t.stop_reason ? t.stop_reason : "the strategy finished";
+    out->stop_reason = t.stop_reason           ? t.stop_reason
+                       : out->finish_reason[0] ? out->finish_reason
+                                               : "the strategy finished";
     if (rc && !t.stop_reason)
         out->stop_reason = "the run failed";
     out->elapsed_s = run_clock(&t);
     out->wall_s = monotonic() - started;
+    if (cfg->journal)
+        out->journal_s = cfg->journal->written_s;
     kt_progress_end(&t.progress);
     kt_u64map_free(&t.by_index);
     kt_u64map_free(&t.recorded_failures);

@@ -130,12 +130,13 @@ typedef struct kt_tune_result {
     int has_best;
     int final_measured; /* finals come from one interleaved call */
     const char *stop_reason;
-    double elapsed_s;   /* the run's clock at the end */
-    double wall_s;      /* wall time of this process's part of the run */
-    double evaluator_s; /* time spent inside evaluate() in this process */
-    double gpu_s;       /* sampled kernel time of this process's calls */
-    size_t calls;       /* evaluate() calls made in this process */
-    uint64_t feasible;  /* feasible points of the space, when known */
+    char finish_reason[512]; /* kt_tune_finished(); stop_reason points here */
+    double elapsed_s;        /* the run's clock at the end */
+    double wall_s;           /* wall time of this process's part of the run */
+    double evaluator_s;      /* time spent inside evaluate() in this process */
+    double gpu_s;            /* sampled kernel time of this process's calls */
+    size_t calls;            /* evaluate() calls made in this process */
+    uint64_t feasible;       /* feasible points of the space, when known */
     int feasible_known;
     char note[512]; /* e.g. why the run stopped early */
     /* Profiling: the effective spec (NULL when nothing was to be profiled;
@@ -147,6 +148,14 @@ typedef struct kt_tune_result {
     double profile_s;
     char counters_note[512]; /* why counters were unavailable, or "" */
     kt_tune_guide guide;
+    /* Where the time went (this process's calls): the evaluator's phases
+     * summed over its results, the journal's writes, and what the caller
+     * spent before the run (open_s: starting the evaluator and setting the
+     * problem up; calibration_s), which it fills in. The strategy's own
+     * time is wall_s - evaluator_s - journal_s - profile_s. */
+    kt_eval_phases phases;
+    double journal_s;
+    double open_s, calibration_s;
 } kt_tune_result;
 
 /* Runs cfg->strategy, then the closing re-measurement. Non-OK only when the
@@ -209,9 +218,29 @@ kt_status kt_tune_compare(kt_tune *t, const kt_point *incumbent,
 kt_status kt_tune_path_add(kt_tune *t, const kt_point *from, const kt_point *to,
                            size_t dim, const kt_ratio *ratio, kt_err *err);
 
+/* Records a jump of the search (a restart that ended faster than the
+ * incumbent it replaces): shown in the path as `label`. */
+kt_status kt_tune_path_jump(kt_tune *t, const kt_point *from,
+                            const kt_point *to, const char *label,
+                            const kt_ratio *ratio, kt_err *err);
+
 /* Names the strategy's current answer, which then is among the finalists.
  */
 void kt_tune_set_incumbent(kt_tune *t, const kt_point *pt);
+
+/* Says why the strategy returned on its own (no budget stopped it): the
+ * summary's stop reason instead of "the strategy finished". Copied. */
+void kt_tune_finished(kt_tune *t, const char *why);
+
+/* Unique points the evaluator may still be sent under max_evals (SIZE_MAX
+ * when there is no such limit). */
+size_t kt_tune_evals_left(const kt_tune *t);
+
+/* Unique points sent to the evaluator so far. */
+size_t kt_tune_evaluations(const kt_tune *t);
+
+/* 1 when slot's variant is a reference (KT_VARIANT_REFERENCE). */
+int kt_tune_slot_is_reference(const kt_tune *t, size_t slot);
 
 /* The kernel facts and counters of pt, which must have been evaluated:
  * profiled once (launches of their own; no evaluation is spent and no

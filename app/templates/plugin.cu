@@ -105,7 +105,8 @@ int launch_grid_stride(void *st, const kt_config *c, void *stream)
     const state *s = (const state *)st;
     kt_shape shape = {};
     kt_problem p = {.device = s->host->device};
-    shape_grid_stride(&p, c, &shape);
+    if (shape_grid_stride(&p, c, &shape) != KT_OK)
+        return KT_INVALID;
     return kt_launch(shape, stream, mul_grid_stride, s->x, s->y, s->z, s->n);
 }
 

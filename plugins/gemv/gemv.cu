@@ -660,6 +660,9 @@ struct state {
     char cublas_error[512]; // why there is no handle, when there is none
     double *want, *tol;     // host: reference and tolerance per element of y
     float *got;             // host: y downloaded for verification
+    // The same two kept on the device (the device path; then the host
+    // copies are freed).
+    double *want_dev, *tol_dev;
 };
 
 // ---------------------------------------------------------------- shapes
@@ -1155,6 +1158,10 @@ void teardown(void *st)
         s->host->free_device(s->host, s->y);
     if (s->partials)
         s->host->free_device(s->host, s->partials);
+    if (s->want_dev)
+        s->host->free_device(s->host, s->want_dev);
+    if (s->tol_dev)
+        s->host->free_device(s->host, s->tol_dev);
     free(s->want);
     free(s->tol);
     free(s->got);
@@ -1192,16 +1199,161 @@ void reference(state *s, const float *ha, const float *hx, double *abs_sum)
     }
 }
 
+// The device path's reference: y and each element's Σ|a·x| in double by
+// plain kernels, then the same tolerance() as the host's, every product and
+// sum rounded on its own. The sums run in another order than the host
+// loop's; in double that moves them by about 1e-16 of Σ|a·x|, nine orders
+// below the tolerance.
+__device__ double tolerance_dev(double k, double abs_sum, double want)
+{
+    double g = fmin(k, __dmul_rn(10.0, sqrt(k)));
+    return __dmul_rn(U32, __dadd_rn(__dmul_rn(g, abs_sum), fabs(want)));
+}
+
+// y = A·x: one warp per row.
+__global__ void reference_ax(const float *__restrict__ a,
+                             const float *__restrict__ x, int m, int n,
+                             double *want, double *tol)
+{
+    int row = (int)(((size_t)blockIdx.x * blockDim.x + threadIdx.x) / 32);
+    int lane = (int)(threadIdx.x % 32);
+    double sum = 0.0, abs = 0.0;
+    if (row >= m)
+        return;
+    for (int j = lane; j < n; j += 32) {
+        double t = __dmul_rn((double)a[(size_t)row * n + j], (double)x[j]);
+        sum = __dadd_rn(sum, t);
+        abs = __dadd_rn(abs, fabs(t));
+    }
+    for (int o = 16; o > 0; o /= 2) {
+        sum = __dadd_rn(sum, __shfl_down_sync(0xffffffffu, sum, o));
+        abs = __dadd_rn(abs, __shfl_down_sync(0xffffffffu, abs, o));
+    }
+    if (lane == 0) {
+        want[row] = sum;
+        tol[row] = tolerance_dev((double)n, abs, sum);
+    }
+}
+
+// y = Aᵀ·x: a thread per column over a chunk of rows (grid.y chunks), the
+// chunks' partial sums then added in chunk order: the same result every
+// time.
+constexpr int REF_CHUNKS = 64;
+
+__global__ void reference_atx_chunks(const float *__restrict__ a,
+                                     const float *__restrict__ x, int m, int n,
+                                     double *part_sum, double *part_abs)
+{
+    int col = (int)((size_t)blockIdx.x * blockDim.x + threadIdx.x);
+    int rows = (m + REF_CHUNKS - 1) / REF_CHUNKS;
+    int first = (int)blockIdx.y * rows, last = min(m, first + rows);
+    double sum = 0.0, abs = 0.0;
+    if (col >= n)
+        return;
+    for (int i = first; i < last; ++i) {
+        double t = __dmul_rn((double)a[(size_t)i * n + col], (double)x[i]);
+        sum = __dadd_rn(sum, t);
+        abs = __dadd_rn(abs, fabs(t));
+    }
+    part_sum[(size_t)blockIdx.y * n + col] = sum;
+    part_abs[(size_t)blockIdx.y * n + col] = abs;
+}
+
+__global__ void reference_atx_total(const double *part_sum,
+                                    const double *part_abs, int m, int n,
+                                    double *want, double *tol)
+{
+    int col = (int)((size_t)blockIdx.x * blockDim.x + threadIdx.x);
+    double sum = 0.0, abs = 0.0;
+    if (col >= n)
+        return;
+    for (int c = 0; c < REF_CHUNKS; ++c) {
+        sum = __dadd_rn(sum, part_sum[(size_t)c * n + col]);
+        abs = __dadd_rn(abs, part_abs[(size_t)c * n + col]);
+    }
+    want[col] = sum;
+    tol[col] = tolerance_dev((double)m, abs, sum);
+}
+
+int reference_on_device(state *s)
+{
+    const kt_host *host = s->host;
+    double *parts = nullptr;
+    cudaError_t e;
+    if (host->alloc_device(host, s->ylen * sizeof(double), KT_MEM_SCRATCH,
+                           "y (reference)", (void **)&s->want_dev) ||
+        host->alloc_device(host, s->ylen * sizeof(double), KT_MEM_SCRATCH,
+                           "y (tolerance)", (void **)&s->tol_dev))
+        return KT_FAIL;
+    if (!s->transposed) {
+        size_t blocks = ((size_t)s->m * 32 + 255) / 256;
+        reference_ax<<<(unsigned)blocks, 256>>>(s->a, s->x, s->m, s->n,
+                                                s->want_dev, s->tol_dev);
+    } else {
+        size_t half = (size_t)REF_CHUNKS * (size_t)s->n;
+        if (host->alloc_device(host, 2 * half * sizeof(double), KT_MEM_SCRATCH,
+                               "y (reference partials)", (void **)&parts))
+            return KT_FAIL;
+        dim3 grid((unsigned)(((size_t)s->n + 255) / 256), REF_CHUNKS);
+        reference_atx_chunks<<<grid, 256>>>(s->a, s->x, s->m, s->n, parts,
+                                            parts + half);
+        reference_atx_total<<<grid.x, 256>>>(parts, parts + half, s->m, s->n,
+                                             s->want_dev, s->tol_dev);
+    }
+    e = cudaGetLastError();
+    if (e == cudaSuccess)
+        e = cudaDeviceSynchronize();
+    if (parts)
+        host->free_device(host, parts);
+    if (e != cudaSuccess)
+        return host->error(host, "reference: %s", cudaGetErrorString(e));
+    return KT_OK;
+}
+
+// The host path: inputs made and the reference computed in host memory
+// (kept there, or uploaded once when the host compares on the device).
+int inputs_on_host(state *s, size_t elems)
+{
+    const kt_host *host = s->host;
+    float *ha = (float *)malloc(elems * sizeof(float));
+    float *hx = (float *)malloc(s->xlen * sizeof(float));
+    double *abs_sum = (double *)malloc(s->ylen * sizeof(double));
+    int rc = KT_FAIL;
+
+    s->want = (double *)malloc(s->ylen * sizeof(double));
+    s->tol = (double *)malloc(s->ylen * sizeof(double));
+    s->got = (float *)malloc(s->ylen * sizeof(float));
+    if (!ha || !hx || !abs_sum || !s->want || !s->tol || !s->got) {
+        host->error(host, "out of host memory for m = %d, n = %d", s->m, s->n);
+        goto done;
+    }
+    host->random_f32(host, 0, ha, elems, -1.0f, 1.0f);
+    host->random_f32(host, 1, hx, s->xlen, -1.0f, 1.0f);
+    reference(s, ha, hx, abs_sum);
+    for (size_t i = 0; i < s->ylen; ++i)
+        s->tol[i] = tolerance((double)s->xlen, abs_sum[i], s->want[i]);
+    if (host->upload(host, s->a, ha, elems * sizeof(float)) ||
+        host->upload(host, s->x, hx, s->xlen * sizeof(float)) ||
+        kt_reference_to_device(host, "y (reference)", &s->want, s->ylen,
+                               &s->want_dev) ||
+        kt_reference_to_device(host, "y (tolerance)", &s->tol, s->ylen,
+                               &s->tol_dev))
+        goto done;
+    rc = KT_OK;
+done:
+    free(ha);
+    free(hx);
+    free(abs_sum);
+    return rc;
+}
+
 int setup_common(const kt_host *host, const kt_problem *p, void **out,
                  int transposed)
 {
     state *s = (state *)calloc(1, sizeof(state));
-    float *ha = nullptr, *hx = nullptr;
-    double *abs_sum = nullptr;
     int64_t m, n;
     size_t elems;
     cublasStatus_t ce;
-    int rc = KT_FAIL;
 
     *out = s;
     if (!s)
@@ -1214,36 +1366,28 @@ int setup_common(const kt_host *host, const kt_problem *p, void **out,
     s->xlen = (size_t)(transposed ? m : n);
     s->ylen = (size_t)(transposed ? n : m);
     elems = (size_t)m * (size_t)n;
-    ha = (float *)malloc(elems * sizeof(float));
-    hx = (float *)malloc(s->xlen * sizeof(float));
-    abs_sum = (double *)malloc(s->ylen * sizeof(double));
-    s->want = (double *)malloc(s->ylen * sizeof(double));
-    s->tol = (double *)malloc(s->ylen * sizeof(double));
-    s->got = (float *)malloc(s->ylen * sizeof(float));
-    if (!ha || !hx || !abs_sum || !s->want || !s->tol || !s->got) {
-        host->error(host, "out of host memory for m = %lld, n = %lld",
-                    (long long)m, (long long)n);
-        goto done;
-    }
-    host->random_f32(host, 0, ha, elems, -1.0f, 1.0f);
-    host->random_f32(host, 1, hx, s->xlen, -1.0f, 1.0f);
-    reference(s, ha, hx, abs_sum);
-    for (size_t i = 0; i < s->ylen; ++i)
-        s->tol[i] = tolerance((double)s->xlen, abs_sum[i], s->want[i]);
     if (host->alloc_device(host, elems * sizeof(float), KT_MEM_INPUT, "A",
                            (void **)&s->a) ||
         host->alloc_device(host, s->xlen * sizeof(float), KT_MEM_INPUT, "x",
                            (void **)&s->x) ||
         host->alloc_device(host, s->ylen * sizeof(float), KT_MEM_OUTPUT, "y",
                            (void **)&s->y) ||
-        (transposed && host->alloc_device(host,
-                                          effective_split(SPLIT_2PASS_MAX, m) *
-                                              (size_t)n * sizeof(float),
-                                          KT_MEM_SCRATCH, "partials",
-                                          (void **)&s->partials)) ||
-        host->upload(host, s->a, ha, elems * sizeof(float)) ||
-        host->upload(host, s->x, hx, s->xlen * sizeof(float)))
-        goto done;
+        (transposed &&
+         host->alloc_device(host,
+                            effective_split(SPLIT_2PASS_MAX, m) * (size_t)n *
+                                sizeof(float),
+                            KT_MEM_SCRATCH, "partials", (void **)&s->partials)))
+        return KT_FAIL;
+    // The device path keeps nothing in host memory.
+    if (KT_HOST_HAS(host, check_f32_device) &&
+        KT_HOST_HAS(host, random_f32_device)) {
+        if (host->random_f32_device(host, 0, s->a, elems, -1.0f, 1.0f) ||
+            host->random_f32_device(host, 1, s->x, s->xlen, -1.0f, 1.0f) ||
+            reference_on_device(s))
+            return KT_FAIL;
+    } else if (inputs_on_host(s, elems)) {
+        return KT_FAIL;
+    }
     // The reference is optional: without it the other variants still run
     // and the `cublas` variant's launch says why it cannot.
     if (!cublas_load()) {
@@ -1256,12 +1400,7 @@ int setup_common(const kt_host *host, const kt_problem *p, void **out,
     if (s->cublas_error[0])
         host->log(host, KT_LOG_WARN, "the cublas variant cannot run: %s",
                   s->cublas_error);
-    rc = KT_OK;
-done:
-    free(ha);
-    free(hx);
-    free(abs_sum);
-    return rc;
+    return KT_OK;
 }
 
 int setup_ax(const kt_host *host, const kt_problem *p, void **out)
@@ -1280,6 +1419,9 @@ int verify(void *st, const kt_config *, const kt_variant *)
     state *s = (state *)st;
     size_t bad = 0, first = 0;
     double worst = 0.0;
+    if (s->want_dev)
+        return s->host->check_f32_device(s->host, "y", s->y, s->want_dev,
+                                         s->tol_dev, s->ylen, 0.0, 0.0);
     if (s->host->download(s->host, s->got, s->y, s->ylen * sizeof(float)) !=
         KT_OK)
         return KT_FAIL;
@@ -1328,7 +1470,7 @@ const kt_variant ax_variants[] = {
         "per row, scalar loads",
         block_rows_params, shape_ax_block_rows, check_block_rows,
         launch_ax_block_rows),
-    KTUNE_VARIANT_FIXED(
+    KTUNE_VARIANT_REFERENCE(
         "cublas",
         "cublasSgemv (CUBLAS_OP_T on the column-major view), the "
         "reference",
@@ -1357,7 +1499,7 @@ const kt_variant atx_variants[] = {
         "by a second kernel",
         col_split_2pass_params, shape_col_split_2pass, nullptr,
         launch_col_split_2pass),
-    KTUNE_VARIANT_FIXED(
+    KTUNE_VARIANT_REFERENCE(
         "cublas",
         "cublasSgemv (CUBLAS_OP_N on the column-major view), the "
         "reference",

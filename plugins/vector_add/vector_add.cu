@@ -103,7 +103,8 @@ struct state {
     size_t n;
     float *a, *b, *c; // device
     float *ha, *hb;   // host inputs, for reset and the reference
-    double *want;     // reference, computed in double
+    double *want;     // reference in double, host (the host path)
+    double *want_dev; // reference in double, device (the device path)
 };
 
 size_t size_n(const kt_problem *p)
@@ -261,17 +262,63 @@ void teardown(void *st)
         s->host->free_device(s->host, s->b);
     if (s->c)
         s->host->free_device(s->host, s->c);
+    if (s->want_dev)
+        s->host->free_device(s->host, s->want_dev);
     free(s->ha);
     free(s->hb);
     free(s->want);
     free(s);
 }
 
+// The reference, element by element in double: the exact sum of two floats,
+// the same bits as the host's loop.
+__global__ void reference_add(const float *__restrict__ a,
+                              const float *__restrict__ b,
+                              double *__restrict__ want, size_t n)
+{
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        want[i] = __dadd_rn((double)a[i], (double)b[i]);
+}
+
+// Computed once on the device from the uploaded inputs and kept there, so
+// verifying compares on the device and copies nothing back.
+int reference_on_device(state *s)
+{
+    cudaError_t e;
+    if (s->host->alloc_device(s->host, s->n * sizeof(double), KT_MEM_SCRATCH,
+                              "c (reference)", (void **)&s->want_dev))
+        return KT_FAIL;
+    reference_add<<<1024, 256>>>(s->a, s->b, s->want_dev, s->n);
+    if ((e = cudaGetLastError()) != cudaSuccess ||
+        (e = cudaDeviceSynchronize()) != cudaSuccess)
+        return s->host->error(s->host, "reference: %s", cudaGetErrorString(e));
+    return KT_OK;
+}
+
+// The host copies of the inputs: made in setup on the host path, and on the
+// device path only when reset() first needs them (the end-to-end scope's
+// host-to-device copy); the same values either way.
+int host_inputs(state *s)
+{
+    size_t bytes = s->n * sizeof(float);
+    if (s->ha)
+        return KT_OK;
+    s->ha = (float *)malloc(bytes);
+    s->hb = (float *)malloc(bytes);
+    if (!s->ha || !s->hb)
+        return s->host->error(s->host, "out of host memory for n = %zu", s->n);
+    s->host->random_f32(s->host, 0, s->ha, s->n, -1.0f, 1.0f);
+    s->host->random_f32(s->host, 1, s->hb, s->n, -1.0f, 1.0f);
+    return KT_OK;
+}
+
 int reset(void *st)
 {
     state *s = (state *)st;
     size_t bytes = s->n * sizeof(float);
-    if (s->host->upload(s->host, s->a, s->ha, bytes) != KT_OK ||
+    if (host_inputs(s) != KT_OK ||
+        s->host->upload(s->host, s->a, s->ha, bytes) != KT_OK ||
         s->host->upload(s->host, s->b, s->hb, bytes) != KT_OK)
         return KT_FAIL;
     return KT_OK;
@@ -286,20 +333,29 @@ int setup(const kt_host *host, const kt_problem *p, void **out)
         return host->error(host, "out of host memory");
     s->host = host;
     s->n = n;
-    s->ha = (float *)malloc(bytes);
-    s->hb = (float *)malloc(bytes);
-    s->want = (double *)malloc(n * sizeof(double));
-    if (!s->ha || !s->hb || !s->want)
-        return host->error(host, "out of host memory for n = %zu", n);
-    host->random_f32(host, 0, s->ha, n, -1.0f, 1.0f);
-    host->random_f32(host, 1, s->hb, n, -1.0f, 1.0f);
-    for (size_t i = 0; i < n; ++i)
-        s->want[i] = (double)s->ha[i] + (double)s->hb[i];
     if (host->alloc_device(host, bytes, KT_MEM_INPUT, "a", (void **)&s->a) ||
         host->alloc_device(host, bytes, KT_MEM_INPUT, "b", (void **)&s->b) ||
         host->alloc_device(host, bytes, KT_MEM_OUTPUT, "c", (void **)&s->c))
         return KT_FAIL;
-    return reset(s);
+    // The device path: inputs made and the reference computed on the GPU,
+    // nothing in host memory.
+    if (KT_HOST_HAS(host, check_f32_device) &&
+        KT_HOST_HAS(host, random_f32_device)) {
+        if (host->random_f32_device(host, 0, s->a, n, -1.0f, 1.0f) ||
+            host->random_f32_device(host, 1, s->b, n, -1.0f, 1.0f))
+            return KT_FAIL;
+        return reference_on_device(s);
+    }
+    if (reset(s) != KT_OK)
+        return KT_FAIL;
+    if (KT_HOST_HAS(host, check_f32_device))
+        return reference_on_device(s);
+    s->want = (double *)malloc(n * sizeof(double));
+    if (!s->want)
+        return host->error(host, "out of host memory for n = %zu", n);
+    for (size_t i = 0; i < n; ++i)
+        s->want[i] = (double)s->ha[i] + (double)s->hb[i];
+    return KT_OK;
 }
 
 int verify(void *st, const kt_config *, const kt_variant *)
@@ -307,6 +363,9 @@ int verify(void *st, const kt_config *, const kt_variant *)
     state *s = (state *)st;
     // float a + b is the correctly rounded exact sum: relative error at most
     // 2^-24; 1e-6 leaves room without hiding a wrong element.
+    if (s->want_dev)
+        return s->host->check_f32_device(s->host, "c", s->c, s->want_dev,
+                                         nullptr, s->n, 1e-6, 0.0);
     return s->host->check_f32(s->host, "c", s->c, s->want, s->n, 1e-6, 0.0);
 }
 

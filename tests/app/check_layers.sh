@@ -11,17 +11,19 @@
 #   tuner/          core/ metrics/ tuner/, not metrics/cupti/
 #   compare/        core/ metrics/ tuner/ compare/, not metrics/cupti/
 #   report/         core/ metrics/ report/, not metrics/cupti/
+#   timeline/       core/ timeline/
+#   timeline/trace/ nothing of ktune (it is loaded into other programs)
 #   app/            anything: it is the top
 #   plugins/ examples/  only <ktune/plugin.h> (plugins never link ktune)
-#   bench/          core/
-# and only metrics/cupti/ includes CUPTI or nvperf headers (<cupti*.h>,
-# <nvperf*.h>, <generated_*>).
+#   bench/          anything, like app/: benchmarks sit on top
+# and only metrics/cupti/ and timeline/trace/ include CUPTI headers
+# (<cupti*.h>; nvperf's <nvperf*.h> and <generated_*> only metrics/cupti/).
 root=${1:?usage: check_layers.sh ROOT}
 cd "$root" || exit 2
 
 # One awk pass over every include line of the checked folders.
 grep -rnE '^[[:space:]]*#[[:space:]]*include' core metrics tuner compare \
-    report plugins examples bench \
+    report timeline plugins examples \
     --include='*.c' --include='*.h' --include='*.cu' --include='*.cuh' \
     --include='*.cpp' 2>/dev/null | awk '
 BEGIN {
@@ -31,9 +33,10 @@ BEGIN {
     allow["tuner"] = "core/ metrics/ tuner/ ktune/"
     allow["compare"] = "core/ metrics/ tuner/ compare/ ktune/"
     allow["report"] = "core/ metrics/ report/ ktune/"
+    allow["timeline"] = "core/ timeline/ ktune/"
+    allow["timeline/trace"] = "(nothing-of-ktune)"
     allow["plugins"] = "ktune/"
     allow["examples"] = "ktune/"
-    allow["bench"] = "core/ ktune/"
     bad = 0
 }
 function complain(msg) { print msg; bad++ }
@@ -45,13 +48,15 @@ function complain(msg) { print msg; bad++ }
     text = substr(rest, length(line) + 2)
     layer = file; sub(/\/.*/, "", layer)
     if (file ~ /^metrics\/cupti\//) layer = "metrics/cupti"
+    if (file ~ /^timeline\/trace\//) layer = "timeline/trace"
     target = text
     sub(/^[ \t]*#[ \t]*include[ \t]*[<"]/, "", target)
     sub(/[>"].*/, "", target)
     where = file ":" line ": "
+    if (target ~ /^cupti/ && layer == "timeline/trace") next
     if (target ~ /^(cupti|nvperf|generated_)/) {
         if (layer != "metrics/cupti")
-            complain(where "includes <" target ">: only metrics/cupti/ may use CUPTI or nvperf")
+            complain(where "includes <" target ">: only metrics/cupti/ may use CUPTI or nvperf (and timeline/trace/ CUPTI)")
         next
     }
     if (index(target, "/") == 0) next            # system or same-folder

@@ -1,7 +1,7 @@
 # The dependency rule of docs/hacking.md holds: over #include lines
 # (check_layers.sh, which must also catch planted violations) and over what
-# the pure test binaries load (arguments: every tuner, report and compare
-# test binary), none of which may load CUPTI or nvperf.
+# the pure test binaries load (arguments: every tuner, report, compare and
+# timeline test binary), none of which may load CUPTI or nvperf.
 . "$KT_SOURCE_DIR/tests/cli/lib.sh"
 check=$KT_SOURCE_DIR/tests/app/check_layers.sh
 
@@ -10,7 +10,7 @@ expect_text "includes follow the dependency rule"
 
 # A copy of the library folders, to plant violations in.
 rm -rf planted && mkdir planted
-for d in core metrics tuner compare report plugins examples bench; do
+for d in core metrics tuner compare report timeline plugins examples bench; do
     cp -r "$KT_SOURCE_DIR/$d" planted/
 done
 plant() { # plant FILE LINE: appends LINE to planted/FILE, keeps the original
@@ -51,6 +51,16 @@ plant report/plot.c '#include "compare/compare.h"'
 expect_exit 1 bash "$check" planted
 expect_text "report/plot.c:"
 unplant report/plot.c
+
+plant timeline/summary.c '#include <cupti_activity.h>'
+expect_exit 1 bash "$check" planted
+expect_text "timeline/summary.c:"
+unplant timeline/summary.c
+
+plant timeline/trace/tracer.c '#include "core/error.h"'
+expect_exit 1 bash "$check" planted
+expect_text "timeline/trace/tracer.c:"
+unplant timeline/trace/tracer.c
 
 plant plugins/empty/empty.cu '#include "core/error.h"'
 expect_exit 1 bash "$check" planted

@@ -2,6 +2,7 @@
  * the noise target, on noise that stopped improving, or at the caps. */
 #include "tests/kt_test.h"
 
+#include "core/envrec.h"
 #include "core/measure.h"
 
 static kt_protocol defaults(void)
@@ -57,12 +58,87 @@ static void caps_stop_regardless_of_noise(void **state)
                         "time cap");
 }
 
+static void racing_stops_only_clear_losers_after_min_samples(void **state)
+{
+    kt_protocol p;
+    double kept[80];
+    (void)state;
+    kt_protocol_defaults(&p);
+    p.min_samples = 10;
+    p.race = 0.005;
+    p.race_bar_us = 100.0;
+    for (int i = 0; i < 80; ++i)
+        kept[i] = 101.0 + 0.01 * (i % 7);
+    /* Even the fastest of ten samples is 1% slower than the best: stop. */
+    assert_non_null(kt_meter_race_stop(&p, kept, 10));
+    /* Not before min_samples kept samples, nor between looks. */
+    assert_null(kt_meter_race_stop(&p, kept, 9));
+    assert_null(kt_meter_race_stop(&p, kept, 11));
+    /* One fast sample keeps it going at the first look; at the second
+     * (40 samples) the 10th fastest decides. */
+    kept[3] = 99.0;
+    assert_null(kt_meter_race_stop(&p, kept, 10));
+    assert_non_null(kt_meter_race_stop(&p, kept, 40));
+    /* Within the margin: go on. */
+    for (int i = 0; i < 80; ++i)
+        kept[i] = 100.4;
+    assert_null(kt_meter_race_stop(&p, kept, 10));
+    assert_null(kt_meter_race_stop(&p, kept, 80));
+    /* No bar (the first point of a run) or racing off: never. */
+    for (int i = 0; i < 80; ++i)
+        kept[i] = 1e9;
+    p.race_bar_us = 0;
+    assert_null(kt_meter_race_stop(&p, kept, 10));
+    p.race_bar_us = 100.0;
+    p.race = 0;
+    assert_null(kt_meter_race_stop(&p, kept, 10));
+}
+
+static void racing_looks_bound_the_median_with_small_risk(void **state)
+{
+    (void)state;
+    assert_int_equal(kt_meter_race_rank(10, 10), 1);
+    assert_int_equal(kt_meter_race_rank(10, 40), 10);
+    assert_int_equal(kt_meter_race_rank(10, 80), 25);
+    assert_int_equal(kt_meter_race_rank(10, 20), 0);
+    assert_int_equal(kt_meter_race_rank(10, 81), 0);
+}
+
+static void racing_fields_travel_and_old_protocols_race_nothing(void **state)
+{
+    kt_protocol p, back;
+    kt_err err;
+    json_t *j;
+    (void)state;
+    kt_protocol_defaults(&p);
+    j = kt_env_protocol(&p);
+    /* Off: not written, so a record made before racing reads the same. */
+    assert_null(json_object_get(j, "race"));
+    assert_int_equal(kt_protocol_from_json(j, &back, &err), KT_S_OK);
+    assert_true(back.race == 0 && back.race_bar_us == 0 && !back.race_pairs);
+    json_decref(j);
+    p.race = 0.005;
+    p.race_bar_us = 731.5;
+    p.race_pairs = 1;
+    j = kt_env_protocol(&p);
+    assert_int_equal(kt_protocol_from_json(j, &back, &err), KT_S_OK);
+    assert_true(back.race == 0.005 && back.race_bar_us == 731.5 &&
+                back.race_pairs == 1);
+    json_decref(j);
+    p.race = 1.5;
+    assert_int_equal(kt_protocol_validate(&p, &err), KT_S_INPUT);
+    assert_contains(err.msg, "race");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(quiet_samples_stop_once_minimums_are_met),
         cmocka_unit_test(noisy_samples_continue_until_noise_stabilises),
         cmocka_unit_test(caps_stop_regardless_of_noise),
+        cmocka_unit_test(racing_stops_only_clear_losers_after_min_samples),
+        cmocka_unit_test(racing_looks_bound_the_median_with_small_risk),
+        cmocka_unit_test(racing_fields_travel_and_old_protocols_race_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

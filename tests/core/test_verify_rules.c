@@ -4,6 +4,7 @@
 
 #include <math.h>
 
+#include "core/check.h"
 #include "core/services.h"
 #include "core/verify.h"
 
@@ -131,6 +132,98 @@ static void nan_in_the_reference_fails_too(void **state)
         KT_MISMATCH);
 }
 
+static void infinities_never_pass_and_the_bound_is_inclusive(void **state)
+{
+    (void)state;
+    /* inf - inf is NaN: even equal infinities fail, as they always did. */
+    assert_true(kt_check_fails(kt_check_error(INFINITY, INFINITY),
+                               kt_check_bound(INFINITY, 1e-6, 0)));
+    assert_true(kt_check_fails(kt_check_error(INFINITY, 1.0),
+                               kt_check_bound(1.0, 1e-6, 0)));
+    assert_true(kt_check_fails(kt_check_error(NAN, 1.0), 1e300));
+    /* err <= bound passes; one step above fails. */
+    assert_false(kt_check_fails(0.5, 0.5));
+    assert_true(kt_check_fails(nextafter(0.5, 1), 0.5));
+    /* 1 + 9 float ulps is outside 1e-6 relative, 1 + 8 inside. */
+    assert_true(
+        kt_check_fails(kt_check_error((double)(1.0f + 9 * 1.1920929e-7f), 1.0),
+                       kt_check_bound(1.0, 1e-6, 0)));
+    assert_false(
+        kt_check_fails(kt_check_error((double)(1.0f + 8 * 1.1920929e-7f), 1.0),
+                       kt_check_bound(1.0, 1e-6, 0)));
+}
+
+static void chunks_add_up_to_an_exact_count_and_first_index(void **state)
+{
+    float got[100];
+    double want[100];
+    kt_check_record r;
+    char msg[512];
+    (void)state;
+    for (int i = 0; i < 100; ++i) {
+        got[i] = (float)i;
+        want[i] = i;
+    }
+    got[97] = -1.0f;
+    got[3] = NAN;
+    got[50] = INFINITY;
+    kt_check_record_init(&r);
+    /* Out of order, as device blocks finish: the record does not care. */
+    kt_check_host_f32(got + 60, want + 60, NULL, 40, 60, 1e-6, 0, &r);
+    kt_check_host_f32(got, want, NULL, 60, 0, 1e-6, 0, &r);
+    assert_int_equal(r.bad, 3);
+    assert_int_equal(r.first, 3);
+    assert_true(kt_check_has_first(&r));
+    assert_int_equal(
+        kt_check_describe(&r, "y", 100, 0, 1e-6, 0, msg, sizeof msg),
+        KT_MISMATCH);
+    /* Lowest indices first, whatever order the slots were filled in. */
+    assert_contains(msg, "y: 3 of 100 elements outside");
+    assert_contains(msg, "first at 3;");
+    assert_contains(msg, "[3] got NaN want 3; [50] got inf want 50; [97] got "
+                         "-1 want 97");
+    assert_contains(msg, "max |error| nan");
+}
+
+static void a_first_failure_without_a_slot_is_noticed(void **state)
+{
+    kt_check_record r;
+    char msg[512];
+    (void)state;
+    kt_check_record_init(&r);
+    r.bad = 20;
+    r.first = 5;
+    r.slots = 20; /* more failures than slots; index 5 lost the race */
+    for (int i = 0; i < KT_CHECK_SLOTS; ++i) {
+        r.fail[i].index = (uint64_t)(100 - i);
+        r.fail[i].got = 1;
+        r.fail[i].want = 0;
+        r.fail[i].bound = 0.25;
+    }
+    assert_false(kt_check_has_first(&r));
+    r.fail[KT_CHECK_SLOTS - 1].index = 5; /* what the service fetches */
+    assert_true(kt_check_has_first(&r));
+    assert_int_equal(kt_check_describe(&r, "y", 1000, 1, 0, 0, msg, sizeof msg),
+                     KT_MISMATCH);
+    assert_contains(msg, "20 of 1000 elements outside their tolerance");
+    assert_contains(msg, "[5] got 1 want 0 tolerance 0.25; [94]");
+}
+
+static void per_element_tolerances_replace_the_relative_rule(void **state)
+{
+    const float got[] = {1.0f, 1.5f, 3.0f};
+    const double want[] = {1.0, 1.0, 3.0};
+    const double tol[] = {0.0, 0.5, 0.0};
+    kt_check_record r;
+    (void)state;
+    kt_check_record_init(&r);
+    kt_check_host_f32(got, want, tol, 3, 0, 1.0, 1.0, &r);
+    assert_int_equal(r.bad, 0);
+    kt_check_host_f32(got, want, NULL, 3, 0, 0, 0.25, &r);
+    assert_int_equal(r.bad, 1);
+    assert_int_equal(r.first, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -141,6 +234,10 @@ int main(void)
         cmocka_unit_test(comparison_passes_within_tolerance),
         cmocka_unit_test(nan_and_unwritten_elements_fail),
         cmocka_unit_test(nan_in_the_reference_fails_too),
+        cmocka_unit_test(infinities_never_pass_and_the_bound_is_inclusive),
+        cmocka_unit_test(chunks_add_up_to_an_exact_count_and_first_index),
+        cmocka_unit_test(a_first_failure_without_a_slot_is_noticed),
+        cmocka_unit_test(per_element_tolerances_replace_the_relative_rule),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -51,6 +51,14 @@ if grep -qF "$KT_BUILD_DIR/plugins" <<<"$out"; then
     echo "FAIL: the installed ktune loaded plugins from the build tree"
     failures=$((failures + 1))
 fi
+# ... and its timeline tracer (found, or ktune timeline exits 1), with CUPTI.
+expect_file "$libdir/ktune/libktune_trace.so"
+expect_exit 0 env -u KTUNE_TRACER "$P/bin/ktune" timeline -- true
+expect_text "made no CUDA call"
+if ldd "$libdir/ktune/libktune_trace.so" | grep -q "not found"; then
+    echo "FAIL: the installed tracer does not find its libraries"
+    failures=$((failures + 1))
+fi
 
 configure() { # configure SOURCE BUILD [cmake options...]
     local src=$1 bld=$2

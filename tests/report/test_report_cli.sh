@@ -48,7 +48,7 @@ out=$(cat report.html)
 expect_text "<!DOCTYPE html>"
 expect_text "with the journal <code>run.jsonl</code>"
 expect_text "<section id=\"search\">"
-expect_text "<td>variant</td><td>coalesced</td>"
+expect_text "<td>block</td><td>256</td>"
 # The work came from the vector_add plugin: the roofline is drawn.
 expect_text "0.0833 flop/B"
 expect_text "computed by the plugin vector_add"

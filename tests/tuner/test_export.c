@@ -99,7 +99,7 @@ static void the_summary_has_the_answer_and_the_replay_facts(void **state)
     json_error_t jerr;
     (void)state;
     run(&x, "vector_add:add",
-        TT_DATA_DIR "/vector_add-synthetic-n16777216.jsonl", "one_at_a_time");
+        TT_DATA_DIR "/vector_add-synthetic-n16777216.jsonl", "coordinate");
     assert_int_equal(kt_export_json("summary.json", &x.f, &x.r, 5, &err),
                      KT_S_OK);
     j = json_load_file("summary.json", 0, &jerr);
@@ -264,16 +264,16 @@ static void the_table_names_the_answer_path_and_failures(void **state)
     FILE *out;
     (void)state;
     run(&x, "vector_add:add",
-        TT_DATA_DIR "/vector_add-synthetic-n16777216.jsonl", "one_at_a_time");
+        TT_DATA_DIR "/vector_add-synthetic-n16777216.jsonl", "coordinate");
     out = open_memstream(&text, &len);
     kt_summary_print(out, &x.f, &x.r, 10);
     fclose(out);
     assert_contains(text, "vector_add:add  n=16777216  on NVIDIA H200");
-    assert_contains(text, "strategy one_at_a_time, seed 1");
+    assert_contains(text, "strategy coordinate, seed 1");
     assert_contains(text, "\nbest");
     assert_contains(text, "95% CI [");
     assert_contains(text, "% of copy");
-    assert_contains(text, "path (one_at_a_time");
+    assert_contains(text, "path (coordinate");
     assert_contains(text, "  start  coalesced block=256");
     assert_contains(text, "variant coalesced -> vec4");
     assert_contains(text, "recorded optimum");

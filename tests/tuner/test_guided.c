@@ -3,7 +3,7 @@
  * recorded" otherwise; [metrics] profiles every point or the best few,
  * journals the profiles (format 2) and a resumed run answers from them
  * without profiling again; counters that cannot be had leave one note and
- * the run goes on; guided makes exactly one_at_a_time's moves when no rule
+ * the run goes on; guided makes exactly coordinate's moves when no rule
  * speaks, and when one does it orders the moves as the rules say (an
  * uncoalesced incumbent tries other mappings first, a latency-bound one the
  * block sizes that raise its occupancy first); it is deterministic for a
@@ -203,7 +203,7 @@ static void replay_serves_recorded_counters_and_nothing_else(void **state)
     kt_err err;
     (void)state;
 
-    open_session(&s, VA24, "vector_add:add", NULL, 0, "one_at_a_time");
+    open_session(&s, VA24, "vector_add:add", NULL, 0, "coordinate");
     ev = s.ev->inner;
     /* Recorded: the value as written, the kernel facts; a counter the
      * record lacks is NaN with a note. */
@@ -234,7 +234,7 @@ static void replay_serves_recorded_counters_and_nothing_else(void **state)
     close_session(&s);
 
     /* A recording without counters (format 1) says so. */
-    open_session(&s, VA24_PLAIN, "vector_add:add", NULL, 0, "one_at_a_time");
+    open_session(&s, VA24_PLAIN, "vector_add:add", NULL, 0, "coordinate");
     ev = s.ev->inner;
     assert_int_equal(ev->ops->profile(ev, NULL, &req, &res, &err), KT_S_OK);
     assert_int_equal(res.counters, KT_S_UNSUPPORTED);
@@ -401,7 +401,7 @@ static void without_recorded_counters_one_note_and_the_run_goes_on(void **state)
     kt_tune_result r;
     (void)state;
 
-    open_session(&s, VA24_PLAIN, "vector_add:add", NULL, 0, "one_at_a_time");
+    open_session(&s, VA24_PLAIN, "vector_add:add", NULL, 0, "coordinate");
     with_metrics(&s, KT_PROFILING_EVERY, 0);
     run(&s, &r);
     assert_true(r.has_best);
@@ -466,7 +466,7 @@ static void a_failed_profile_costs_the_profile_not_the_run(void **state)
     kt_tune_result r;
     (void)state;
 
-    open_session(&s, VA24, "vector_add:add", NULL, 0, "one_at_a_time");
+    open_session(&s, VA24, "vector_add:add", NULL, 0, "coordinate");
     s.ev->fail_with = KT_S_CUDA;
     with_metrics(&s, KT_PROFILING_EVERY, 0);
     run(&s, &r);
@@ -531,7 +531,7 @@ static void journal_formats_1_and_2_are_read_and_others_refused(void **state)
 
 /* Every recording without counters: the same evaluations in the same
  * order, the same path and answer. */
-static void without_counters_guided_makes_one_at_a_times_moves(void **state)
+static void without_counters_guided_makes_coordinates_moves(void **state)
 {
     static const char *const recordings[][2] = {
         {VA24_PLAIN, "vector_add:add"},
@@ -546,7 +546,7 @@ static void without_counters_guided_makes_one_at_a_times_moves(void **state)
                 session a, b;
                 kt_tune_result ra, rb;
                 open_session(&a, recordings[i][0], recordings[i][1], NULL, 0,
-                             "one_at_a_time");
+                             "coordinate");
                 open_session(&b, recordings[i][0], recordings[i][1], NULL, 0,
                              "guided");
                 set_option(&a, "random_start", start);
@@ -632,8 +632,8 @@ a_latency_bound_incumbent_tries_raising_block_sizes_first(void **state)
     kt_tune_result_free(&r);
     close_session(&s);
 
-    /* one_at_a_time sweeps the block sizes in order. */
-    open_session(&s, VA24, "vector_add:add", narrow, 2, "one_at_a_time");
+    /* coordinate sweeps the block sizes in order. */
+    open_session(&s, VA24, "vector_add:add", narrow, 2, "coordinate");
     run(&s, &r);
     assert_order(&s, &r, plain, 5);
     kt_tune_result_free(&r);
@@ -676,8 +676,8 @@ static void an_uncoalesced_incumbent_tries_other_mappings_first(void **state)
     kt_tune_result_free(&r);
     close_session(&s);
 
-    /* one_at_a_time tries the mapping first either way, then block=32. */
-    open_session(&s, GOOD, "good:scale", rows, 1, "one_at_a_time");
+    /* coordinate tries the mapping first either way, then block=32. */
+    open_session(&s, GOOD, "good:scale", rows, 1, "coordinate");
     run(&s, &r);
     assert_string_equal(evaluated(&s, &r, 2, buf, sizeof buf),
                         "plain block=128");
@@ -745,7 +745,7 @@ int main(void)
         cmocka_unit_test(counters_refused_here_are_one_line_and_asked_for_once),
         cmocka_unit_test(a_failed_profile_costs_the_profile_not_the_run),
         cmocka_unit_test(journal_formats_1_and_2_are_read_and_others_refused),
-        cmocka_unit_test(without_counters_guided_makes_one_at_a_times_moves),
+        cmocka_unit_test(without_counters_guided_makes_coordinates_moves),
         cmocka_unit_test(
             a_latency_bound_incumbent_tries_raising_block_sizes_first),
         cmocka_unit_test(an_uncoalesced_incumbent_tries_other_mappings_first),

@@ -8,6 +8,7 @@
 
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "core/envrec.h"
 #include "tests/support/counting_eval.h"
@@ -605,6 +606,54 @@ static void journals_that_are_not_files_are_refused(void **state)
     unlink("fifo.jsonl");
 }
 
+/* The recordings' format: gzip-compressed, eval records with phases, a
+ * closing "run" record (a kind older readers skip). */
+static void a_compressed_journal_with_phases_reads_like_a_plain_one(void **s)
+{
+    FILE *in = fopen(VA_RECORDING, "r");
+    gzFile out = gzopen("phases.jsonl.gz", "wb");
+    kt_journal_log plain, packed;
+    char *line = NULL;
+    size_t cap = 0, n = 0;
+    kt_err err;
+    (void)s;
+    assert_non_null(in);
+    assert_non_null(out);
+    while (getline(&line, &cap, in) > 0) {
+        json_error_t jerr;
+        json_t *rec = json_loads(line, 0, &jerr);
+        char *text;
+        assert_non_null(rec);
+        if (n++ == 1)
+            json_object_set_new(
+                rec, "phases",
+                json_pack("{s:f,s:f,s:f,s:f,s:f,s:f}", "setup_s", 0.25,
+                          "verify_s", 0.5, "warmup_s", 0.125, "sampling_s", 2.0,
+                          "flush_s", 0.0625, "probe_s", 0.03125));
+        text = json_dumps(rec, JSON_COMPACT);
+        gzprintf(out, "%s\n", text);
+        free(text);
+        json_decref(rec);
+    }
+    gzprintf(out, "{\"kind\":\"run\",\"env\":0,\"phases\":{\"total_s\":3}}\n");
+    free(line);
+    fclose(in);
+    assert_int_equal(gzclose(out), Z_OK);
+    assert_int_equal(kt_journal_read(VA_RECORDING, va, &plain, &err), KT_S_OK);
+    assert_int_equal(kt_journal_read("phases.jsonl.gz", va, &packed, &err),
+                     KT_S_OK);
+    assert_int_equal(packed.count, plain.count);
+    assert_string_equal(packed.note, "");
+    assert_true(packed.entries[0].result.phases.verify_s == 0.5);
+    assert_true(packed.entries[0].result.phases.probe_s == 0.03125);
+    assert_true(packed.entries[1].result.phases.verify_s == 0);
+    assert_true(plain.entries[0].result.phases.sampling_s == 0);
+    assert_true(packed.entries[7].result.timing.samples_us[5] ==
+                plain.entries[7].result.timing.samples_us[5]);
+    kt_journal_log_free(&plain);
+    kt_journal_log_free(&packed);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -620,6 +669,8 @@ int main(void)
         cmocka_unit_test(an_empty_journal_is_written_afresh),
         cmocka_unit_test(a_call_out_of_order_is_refused_without_a_leak),
         cmocka_unit_test(journals_that_are_not_files_are_refused),
+        cmocka_unit_test(
+            a_compressed_journal_with_phases_reads_like_a_plain_one),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

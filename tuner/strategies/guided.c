@@ -1,9 +1,10 @@
 /*
- * guided: one_at_a_time whose moves are ordered, and some left out, by the
+ * guided: coordinate (the one-change walk with variant as a coordinate)
+ * whose moves are ordered, and some left out, by the
  * incumbent's hardware counters and kernel facts through the rules of
  * metrics/guide.h (docs/metrics.md, "Counter-guided search").
  *
- * The walk is one_at_a_time's: start at the default configuration (or a
+ * The walk is coordinate's: start at the default configuration (or a
  * random one), change one dimension, measure the change together with the
  * incumbent in interleaved rounds, adopt it only when it is faster beyond
  * the noise, and repeat full passes until one changes nothing. What differs
@@ -13,8 +14,8 @@
  * tried in this pass is rated: moves a rule puts first go before the
  * others, moves it puts later go after them, and moves it skips come last
  * (option skip = 1: are left out); all are rated again once the incumbent
- * changes. Within one priority the order is one_at_a_time's, so without
- * counters, or when no rule speaks, guided makes exactly one_at_a_time's
+ * changes. Within one priority the order is coordinate's, so without
+ * counters, or when no rule speaks, guided makes exactly coordinate's
  * moves.
  *
  * Skipped moves are tried last by default because leaving them out can
@@ -229,7 +230,7 @@ static kt_status add_move(walk *w, const move *m, kt_err *err)
     return KT_S_OK;
 }
 
-/* Every move from pt not yet tried in this pass, in one_at_a_time's order,
+/* Every move from pt not yet tried in this pass, in coordinate's order,
  * rated by the rules; *count receives how many are to be tried, in
  * w->order. */
 static kt_status plan(walk *w, const kt_point *pt, size_t *count, kt_err *err)
@@ -348,7 +349,7 @@ static kt_status run(kt_tune *t, const double *opt, kt_err *err)
 
 const kt_strategy kt_strategy_guided = {
     .name = "guided",
-    .summary = "one_at_a_time with moves ordered and skipped by the "
+    .summary = "coordinate with moves ordered and skipped by the "
                "incumbent's counters (mapping first when uncoalesced, no "
                "block size that cannot raise a latency-bound incumbent's "
                "occupancy)",

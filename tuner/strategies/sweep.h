@@ -1,5 +1,5 @@
 /*
- * What one_at_a_time and guided share: where the walk starts (the default
+ * What coordinate and guided share: where the walk starts (the default
  * configuration, or a random feasible point drawn with the run's seed) and
  * the candidate for one value of one dimension. Not a strategy itself.
  */

@@ -37,7 +37,7 @@ extern "C" {
 
 #define KT_PLUGIN_MAGIC UINT64_C(0x4b54554e45504c47) /* "KTUNEPLG" */
 #define KT_ABI_MAJOR 1
-#define KT_ABI_MINOR 0
+#define KT_ABI_MINOR 1
 #define KT_PLUGIN_ENTRY_SYMBOL "ktune_plugin_entry"
 
 /* Return codes of plugin callbacks. Anything else is treated as KT_FAIL. */
@@ -212,7 +212,41 @@ struct kt_host {
         ;
 
     void *host_private; /* the host's; plugins do not touch it */
+
+    /* ---- Appended after the first release: read them through
+     * KT_HOST_HAS (an older host's table ends before them). ---- */
+
+    /* Compares on the device, under check_f32's rule: element i of dev_got
+     * passes when |got - want| <= bound, bound = dev_tol[i] when dev_tol is
+     * not NULL, else atol + rtol * |want|; NaN never passes. dev_want (and
+     * dev_tol) are double arrays in device memory made with alloc_device:
+     * the reference, computed once in setup (a reference kernel, or the
+     * host's reference uploaded). Every element is counted; only the count
+     * and the first failures come back. The outputs must be complete
+     * (verify() is called after the launch finished). Returns KT_OK or
+     * KT_MISMATCH with the failures in the error text, KT_FAIL on a CUDA
+     * error. NULL when the host wants the host path (`--verify host`):
+     * plugins then compute their reference on the host and call
+     * check_f32. */
+    int (*check_f32_device)(const kt_host *host, const char *name,
+                            const float *dev_got, const double *dev_want,
+                            const double *dev_tol, size_t count, double rtol,
+                            double atol);
+
+    /* random_f32 straight into device memory made with alloc_device: the
+     * same values, bit for bit, generated on the device (complete when it
+     * returns), so a large problem needs no host copy of its inputs. NULL
+     * under `--verify host` (the host path, inputs made on the host). */
+    int (*random_f32_device)(const kt_host *host, uint64_t stream,
+                             float *dev_dst, size_t count, float lo, float hi);
 };
+
+/* 1 when the host table has `member` (an appended service) and it is
+ * set, e.g. KT_HOST_HAS(host, check_f32_device). */
+#define KT_HOST_HAS(host, member)                                              \
+    ((host)->struct_size >=                                                    \
+         offsetof(kt_host, member) + sizeof((host)->member) &&                 \
+     (host)->member != NULL)
 
 /* ------------------------------------------------------------------------ */
 /* Operators and variants.                                                   */
@@ -238,7 +272,18 @@ typedef struct kt_variant {
      * without synchronising. Runs inside the timed region: no allocation,
      * no copies, no synchronisation. */
     int (*launch)(void *state, const kt_config *config, void *stream);
+
+    /* ABI 1.1: KT_VARIANT_* bits; 0 (and plugins older than 1.1): none. */
+    uint32_t flags;
+    uint32_t reserved;
 } kt_variant;
+
+enum {
+    /* A vendor library's implementation (cuBLAS, CUB, cudaMemcpy): measured
+     * and reported as the yardstick the other variants are held to, never
+     * tuned as a starting point of the search. */
+    KT_VARIANT_REFERENCE = 1u << 0
+};
 
 enum {
     /* The kernels write their inputs: the host calls reset() before every
@@ -312,7 +357,7 @@ KT_STATIC_ASSERT(sizeof(kt_size_desc) == 48, "kt_size_desc layout");
 KT_STATIC_ASSERT(sizeof(kt_problem) == 32, "kt_problem layout");
 KT_STATIC_ASSERT(sizeof(kt_shape) == 40, "kt_shape layout");
 KT_STATIC_ASSERT(sizeof(kt_work) == 32, "kt_work layout");
-KT_STATIC_ASSERT(sizeof(kt_variant) == 56, "kt_variant layout");
+KT_STATIC_ASSERT(sizeof(kt_variant) == 64, "kt_variant layout");
 KT_STATIC_ASSERT(sizeof(kt_operator) == 88, "kt_operator layout");
 KT_STATIC_ASSERT(sizeof(kt_plugin) == 88, "kt_plugin layout");
 #endif
@@ -376,6 +421,42 @@ static inline int kt_check_resident(const kt_problem *problem, int64_t block,
         return KT_INVALID;
     }
     return KT_OK;
+}
+
+/* Verification helpers (the device path, with the host path as fallback).
+ *
+ * kt_reference_to_device keeps a reference the plugin computed on the host
+ * in device memory instead, when the host offers check_f32_device: it
+ * allocates count doubles (KT_MEM_SCRATCH, named `name`), uploads *want,
+ * frees it and sets it to NULL; *dev_want is then the reference. With a
+ * host that verifies on the host it leaves *want and sets *dev_want to
+ * NULL. KT_OK or KT_FAIL. kt_check_kept compares with whichever of the two
+ * is kept. */
+static inline int kt_reference_to_device(const kt_host *host, const char *name,
+                                         double **want, size_t count,
+                                         double **dev_want)
+{
+    *dev_want = NULL;
+    if (!KT_HOST_HAS(host, check_f32_device))
+        return KT_OK;
+    if (host->alloc_device(host, count * sizeof(double), KT_MEM_SCRATCH, name,
+                           (void **)dev_want) != KT_OK ||
+        host->upload(host, *dev_want, *want, count * sizeof(double)) != KT_OK)
+        return KT_FAIL;
+    free(*want);
+    *want = NULL;
+    return KT_OK;
+}
+
+static inline int kt_check_kept(const kt_host *host, const char *name,
+                                const float *dev_got, const double *want,
+                                const double *dev_want, size_t count,
+                                double rtol, double atol)
+{
+    if (dev_want)
+        return host->check_f32_device(host, name, dev_got, dev_want, NULL,
+                                      count, rtol, atol);
+    return host->check_f32(host, name, dev_got, want, count, rtol, atol);
 }
 
 #define KT_STRUCT_SIZE(type) .struct_size = (uint32_t)sizeof(type)
@@ -565,6 +646,16 @@ static inline int kt_shape_cover(kt_shape *out, uint64_t n, uint64_t block,
                                     .launch = (launch_)                        \
     }
 
+/* A vendor library's implementation without tunable parameters, marked
+ * KT_VARIANT_REFERENCE: the yardstick the tuned variants are held to. */
+#define KTUNE_VARIANT_REFERENCE(id_, summary_, shape_, check_, launch_)        \
+    {                                                                          \
+        KT_STRUCT_SIZE(kt_variant),                                            \
+            .num_params = 0, .id = (id_), .summary = (summary_),               \
+            .params = NULL, .shape = (shape_), .check = (check_),              \
+            .launch = (launch_), .flags = KT_VARIANT_REFERENCE                 \
+    }
+
 /* flags: KT_OP_* bits; sizes and variants: arrays. */
 #define KTUNE_OPERATOR(id_, summary_, flags_, sizes_, variants_, work_,        \
                        setup_, reset_, verify_, teardown_)                     \
@@ -660,18 +751,22 @@ static inline int kt_launch(const kt_shape &s, void *stream,
     return KT_OK;
 }
 
-/* One thread per element: kt_shape_cover(n, block), then kt_launch. */
+/* One thread per element: kt_shape_cover(n, block), then kt_launch;
+ * KT_INVALID, launching nothing, when the grid cannot be expressed. */
 template <typename... Params, typename... Args>
 static inline int kt_launch_cover(uint64_t n, uint64_t block, void *stream,
                                   void (*kernel)(Params...), Args... args)
 {
     kt_shape s = {};
-    kt_shape_cover(&s, n, block, (const void *)kernel);
+    if (kt_shape_cover(&s, n, block, (const void *)kernel) != KT_OK)
+        return KT_INVALID;
     return kt_launch(s, stream, kernel, args...);
 }
 
+#if __cplusplus >= 201703L
 /* shape() of a variant that covers sizes[0] elements, one per thread, in
- * blocks of its first parameter's threads. */
+ * blocks of its first parameter's threads (C++17: a kernel as template
+ * argument). */
 template <auto kernel>
 static int kt_shape_per_element(const kt_problem *problem,
                                 const kt_config *config, kt_shape *out)
@@ -679,6 +774,7 @@ static int kt_shape_per_element(const kt_problem *problem,
     return kt_shape_cover(out, (uint64_t)problem->sizes[0],
                           (uint64_t)config->values[0], (const void *)kernel);
 }
+#endif
 #endif
 
 #endif /* KTUNE_PLUGIN_H */

@@ -1,0 +1,90 @@
+/*
+ * coordinate: one change at a time with `variant` as one more coordinate —
+ * the walk one_at_a_time made before it treated variants as subspaces. Kept
+ * as the walk guided orders (without counters guided makes exactly these
+ * moves) and as a baseline of the strategy benchmark: it compares variants
+ * at their defaults, so a parameterless reference that wins there ends it.
+ *
+ * Start at the operator's default configuration. Sweep one dimension
+ * (`variant` first, then the incumbent's parameters in declared order) with
+ * everything else fixed: each value is measured together with the incumbent
+ * in interleaved rounds, and adopted when the paired ratio says faster by
+ * more than min_gain with 95% confidence. Then the next dimension. Full
+ * passes repeat until one changes nothing (or max_passes). A new variant
+ * keeps the parameters it shares with the incumbent; when that point cannot
+ * run, the variant is tried at its start point instead. With random_start
+ * the walk starts at a random feasible point drawn with the seed (for
+ * benchmarks over many starts).
+ */
+#include <stdio.h>
+
+#include "tuner/strategies/sweep.h"
+#include "tuner/strategy.h"
+#include "tuner/tune.h"
+
+enum { OPT_MAX_PASSES, OPT_RANDOM_START };
+
+static const kt_strategy_option options[] = {
+    {"max_passes", "full passes over every dimension at most", 10, 1, 1000, 1},
+    {"random_start",
+     "1: start at a random feasible point drawn with the seed, not at the "
+     "default configuration",
+     0, 0, 1, 1},
+};
+
+static kt_status run(kt_tune *t, const double *opt, kt_err *err)
+{
+    const kt_space *space = kt_tune_space(t);
+    int passes = (int)opt[OPT_MAX_PASSES], found;
+    kt_point inc;
+    kt_status rc;
+
+    if ((rc = kt_sweep_first(t, opt[OPT_RANDOM_START] != 0, &inc, &found,
+                             err)) ||
+        !found)
+        return rc;
+    kt_tune_set_incumbent(t, &inc);
+    for (int pass = 0; pass < passes; ++pass) {
+        int changed = 0;
+        /* Dimensions are re-read after each adoption: a new variant brings
+         * its own parameters. */
+        for (size_t dim = 0; dim < kt_space_dims(space, &inc); ++dim) {
+            for (size_t k = 0; k < kt_space_dim_count(space, &inc, dim); ++k) {
+                kt_point cand;
+                kt_tune_cmp cmp;
+                if (k == kt_space_dim_pos(space, &inc, dim))
+                    continue;
+                kt_sweep_candidate(t, &inc, dim, k, &cand);
+                if (kt_point_equal(&cand, &inc))
+                    continue;
+                if (kt_tune_stop(t))
+                    return KT_S_OK;
+                if ((rc = kt_tune_compare(t, &inc, &cand, &cmp, err)))
+                    return rc;
+                if (!cmp.known)
+                    return KT_S_OK;
+                if (cmp.status != KT_EVAL_OK || cmp.verdict >= 0)
+                    continue;
+                if ((rc = kt_tune_path_add(t, &inc, &cand, dim, &cmp.ratio,
+                                           err)))
+                    return rc;
+                inc = cand;
+                kt_tune_set_incumbent(t, &inc);
+                changed = 1;
+            }
+        }
+        if (!changed)
+            break;
+    }
+    return KT_S_OK;
+}
+
+const kt_strategy kt_strategy_coordinate = {
+    .name = "coordinate",
+    .summary = "from the default, one dimension at a time with variant as "
+               "a coordinate; keep a change only when it is faster beyond "
+               "the noise (paired, interleaved)",
+    .options = options,
+    .num_options = sizeof options / sizeof options[0],
+    .run = run,
+};
