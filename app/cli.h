@@ -89,6 +89,12 @@ void kt_cli_eval_spec(const kt_cli_options *o, const kt_loaded_plugin *plugin,
                       const kt_operator *op, const int64_t *sizes,
                       kt_eval_spec *spec);
 
+/* Opens the evaluator of spec for a measuring command: a worker process
+ * (with o->timeout_s) unless --in-process. */
+kt_status kt_cli_open_evaluator(const kt_cli_options *o,
+                                const kt_eval_spec *spec, kt_evaluator **ev,
+                                kt_err *err);
+
 /* The device's calibration: 1 when there is one, else 0 after a warning
  * on stderr (when warn is 1) that no %% of the copy ceiling follows. */
 int kt_cli_calibration(kt_evaluator *ev, kt_calibration *calib, int warn);

@@ -13,6 +13,7 @@
 #include "core/declared.h"
 #include "core/envrec.h"
 #include "core/parse.h"
+#include "core/worker.h"
 
 #ifndef KT_INSTALL_PLUGIN_DIR
 #define KT_INSTALL_PLUGIN_DIR ""
@@ -203,48 +204,68 @@ kt_status kt_cli_load_declared(kt_registry *reg, const char *path, kt_err *err)
     return kt_registry_load_file(reg, path, err);
 }
 
-/* One NAME=VALUE item, split; the message of a failure names the flag and
- * the item as typed. */
-static kt_status split_item(const char *flag, const char *item, char *buf,
-                            size_t buf_size, char **name, char **value,
-                            kt_err *err)
+/* One NAME=VALUE item, split in a copy of its own (any length; the caller
+ * frees *buf); a failure names the flag and the item as typed. */
+static kt_status split_item(const char *flag, const char *item, char **buf,
+                            char **name, char **value, kt_err *err)
 {
-    snprintf(buf, buf_size, "%s", item);
-    if (kt_parse_assignment(buf, name, value, err))
-        return kt_err_prefix(err, "%s %s: ", flag, item);
+    if (!(*buf = strdup(item)))
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    if (kt_parse_assignment(*buf, name, value, err))
+        return kt_err_prefix(err, "%s: ", flag);
     return KT_S_OK;
 }
 
 kt_status kt_cli_apply_sets(const kt_operator *op, kt_point *pt,
                             char *const *items, size_t n, kt_err *err)
 {
-    for (size_t i = 0; i < n; ++i) {
-        char buf[512], *name, *value;
-        kt_status rc;
-        if ((rc = split_item("--set", items[i], buf, sizeof buf, &name, &value,
-                             err)))
-            return rc;
-        if ((rc = kt_point_set(op, pt, name, value, err)))
-            return kt_err_prefix(err, "--set %s: ", items[i]);
+    kt_status rc = KT_S_OK;
+
+    for (size_t i = 0; i < n && !rc; ++i) {
+        char *buf = NULL, *name, *value;
+        /* The message of kt_point_set names the parameter already. */
+        if (!(rc = split_item("--set", items[i], &buf, &name, &value, err)) &&
+            (rc = kt_point_set(op, pt, name, value, err)))
+            kt_err_prefix(err, "--set: ");
+        free(buf);
     }
+    return rc;
+}
+
+/* A size within its dimension's bounds; the message names it once. */
+static kt_status size_value(const kt_size_desc *d, const char *value,
+                            int64_t *out, kt_err *err)
+{
+    kt_status rc;
+
+    if ((rc = kt_parse_i64(value, d->name, out, err)))
+        return rc;
+    if (*out < d->min || *out > d->max)
+        return kt_err_set(err, KT_S_INPUT,
+                          "%s: expected %lld to %lld, found %s", d->name,
+                          (long long)d->min, (long long)d->max, value);
     return KT_S_OK;
 }
 
 kt_status kt_cli_apply_sizes(const kt_operator *op, int64_t *sizes,
                              char *const *items, size_t n, kt_err *err)
 {
-    for (size_t i = 0; i < n; ++i) {
-        char buf[512], *name, *value;
+    kt_status rc = KT_S_OK;
+
+    for (size_t i = 0; i < n && !rc; ++i) {
+        char *buf = NULL, *name, *value;
         size_t index;
-        kt_status rc;
-        if ((rc = split_item("--size", items[i], buf, sizeof buf, &name, &value,
-                             err)))
-            return rc;
-        if ((rc = kt_operator_find_size(op, name, &index, err)) ||
-            (rc = kt_parse_i64(value, name, &sizes[index], err)))
-            return kt_err_prefix(err, "--size %s: ", items[i]);
+        /* An unknown name is shown as typed; a bad value's message names
+         * the size and the value already. */
+        if (!(rc = split_item("--size", items[i], &buf, &name, &value, err)) &&
+            (rc = kt_operator_find_size(op, name, &index, err)))
+            kt_err_prefix(err, "--size %s: ", items[i]);
+        else if (!rc && (rc = size_value(&op->sizes[index], value,
+                                         &sizes[index], err)))
+            kt_err_prefix(err, "--size: ");
+        free(buf);
     }
-    return KT_S_OK;
+    return rc;
 }
 
 kt_status kt_cli_resolve_point(const kt_registry *reg, const char *spec,
@@ -281,6 +302,18 @@ void kt_cli_eval_spec(const kt_cli_options *o, const kt_loaded_plugin *plugin,
     spec->device = (int)o->device;
     spec->check_boundaries = o->boundaries;
     spec->log_level = KT_LOG_WARN;
+}
+
+kt_status kt_cli_open_evaluator(const kt_cli_options *o,
+                                const kt_eval_spec *spec, kt_evaluator **ev,
+                                kt_err *err)
+{
+    kt_worker_options wopt = {NULL, o->timeout_s, o->timeout_s};
+
+    /* In a worker, a setup() that faults or a kernel that never ends costs
+     * the point, not this process. */
+    return o->in_process ? kt_local_open(spec, ev, err)
+                         : kt_worker_open(spec, &wopt, ev, err);
 }
 
 int kt_cli_calibration(kt_evaluator *ev, kt_calibration *calib, int warn)

@@ -30,7 +30,8 @@ static const char help[] =
     "  --no-calibration   skip the device's ceilings (no % of copy)\n"
     "  --json FILE        write the full record (environment, protocol,\n"
     "                     statistics, raw samples) to FILE\n"
-    "  --plugin FILE      load FILE too (repeatable)\n\n" KT_CLI_PROTOCOL_HELP;
+    "  --plugin FILE      load FILE too (repeatable)\n\n" KT_CLI_ISOLATION_HELP
+        KT_CLI_PROTOCOL_HELP;
 
 typedef struct bench_args {
     kt_cli_options o;
@@ -202,7 +203,7 @@ static int measure(const bench_args *a, const kt_loaded_plugin *plugin,
     kt_err err;
 
     kt_err_clear(&err);
-    if (kt_local_open(spec, &ev, &err))
+    if (kt_cli_open_evaluator(&a->o, spec, &ev, &err))
         return kt_cli_fail(&err);
     have_calib = a->calibration && kt_cli_calibration(ev, &calib, 1);
     if (ev->ops->evaluate(ev, pt, 1, &a->o.protocol, result, &err)) {
@@ -246,6 +247,7 @@ int kt_cmd_bench(int argc, char **argv)
         rc = rc < 0 ? KT_EXIT_OK : kt_cli_fail(&err);
         goto done;
     }
+    reg.isolated = !a.o.in_process; /* plugin code runs in the worker */
     kt_cli_load_plugins(&reg, a.o.plugins.items, a.o.plugins.count, 0);
     if (kt_cli_resolve_point(&reg, a.spec, &a.o, &plugin, &op, &pt, sizes,
                              &err)) {

@@ -54,6 +54,8 @@ static const char help[] =
     "  --device N           CUDA device ordinal (default 0)\n"
     "  --no-boundaries      verify at the requested size only\n"
     "  --in-process         measure in this process, not in a worker\n"
+    "  --timeout S          seconds for a worker to set the problem up, and\n"
+    "                       per point on top of --max-time (300 and 60)\n"
     "  --replay FILE        answer from a recorded tuner journal instead of a\n"
     "                       GPU (its sizes; the rounds were not interleaved)\n"
     "  --plugin FILE        load FILE too (repeatable)\n\n" KT_CLI_PROTOCOL_HELP
@@ -312,8 +314,7 @@ static kt_status open_evaluator(const compare_args *a, kt_compare *c,
     kt_cli_eval_spec(&a->o, plugin, c->op, c->sizes, &spec);
     spec.seed = c->seed;
     spec.counters = a->o.counters ? kt_metrics_cupti_source() : NULL;
-    rc = a->o.in_process ? kt_local_open(&spec, ev, err)
-                         : kt_worker_open(&spec, NULL, ev, err);
+    rc = kt_cli_open_evaluator(&a->o, &spec, ev, err);
     if (rc == KT_S_NO_DEVICE) {
         char msg[sizeof err->msg];
         snprintf(msg, sizeof msg, "%s", err->msg);
@@ -504,6 +505,7 @@ int kt_cmd_compare(int argc, char **argv)
         rc = rc < 0 ? KT_EXIT_OK : kt_cli_fail(&err);
         goto done;
     }
+    reg.isolated = !a.o.in_process; /* plugin code runs in workers */
     kt_cli_load_plugins(&reg, a.o.plugins.items, a.o.plugins.count, 0);
     if (kt_registry_resolve(&reg, a.spec, &plugin, &op, &err) ||
         !(files = calloc(a.froms.count ? a.froms.count : 1, sizeof *files)) ||

@@ -181,6 +181,7 @@ int kt_cmd_list(int argc, char **argv)
     kt_err err;
 
     kt_registry_init(&reg);
+    reg.isolated = 1; /* list runs no plugin code */
     optind = 1;
     while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
         switch (opt) {

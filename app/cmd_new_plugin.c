@@ -120,6 +120,7 @@ static kt_status check_name_free(const char *name, kt_err *err)
     kt_status rc = KT_S_OK;
 
     kt_registry_init(&reg);
+    reg.isolated = 1;
     kt_cli_load_plugins(&reg, NULL, 0, 1);
     taken = kt_registry_find(&reg, name);
     if (taken)

@@ -48,7 +48,7 @@ static const char help[] =
     "  --no-boundaries      verify at the requested size only\n"
     "  --json FILE          write the full record to FILE\n"
     "  --plugin FILE        load FILE too "
-    "(repeatable)\n\n" KT_CLI_PROTOCOL_HELP;
+    "(repeatable)\n\n" KT_CLI_ISOLATION_HELP KT_CLI_PROTOCOL_HELP;
 
 typedef struct profile_args {
     kt_cli_options o; /* o.counters: 0 after --no-counters */
@@ -614,6 +614,7 @@ int kt_cmd_profile(int argc, char **argv)
         rc = kt_cli_fail(&err);
         goto done;
     }
+    reg.isolated = !a.o.in_process; /* plugin code runs in the worker */
     kt_cli_load_plugins(&reg, a.o.plugins.items, a.o.plugins.count, 0);
     if (kt_cli_resolve_point(&reg, a.spec, &a.o, &plugin, &op, &run.pt, sizes,
                              &err)) {
@@ -622,7 +623,7 @@ int kt_cmd_profile(int argc, char **argv)
     }
     kt_cli_eval_spec(&a.o, plugin, op, sizes, &run.spec);
     run.spec.counters = a.o.counters ? kt_metrics_cupti_source() : NULL;
-    if (kt_local_open(&run.spec, &ev, &err)) {
+    if (kt_cli_open_evaluator(&a.o, &run.spec, &ev, &err)) {
         rc = kt_cli_fail(&err);
         goto done;
     }

@@ -9,6 +9,7 @@
 
 #include "app/cli.h"
 #include "core/envrec.h"
+#include "core/fileio.h"
 #include "core/param.h"
 #include "core/parse.h"
 #include "core/version.h"
@@ -135,10 +136,12 @@ static void work_from_plugin(kt_sources *s, const report_args *a)
     kt_problem prob = {.struct_size = sizeof prob, .seed = 1};
     kt_work w = {.struct_size = sizeof w};
     kt_err err;
+    int wrc = KT_OK;
 
     if (!*spec)
         return;
     kt_registry_init(&reg);
+    reg.isolated = 1;
     kt_cli_load_plugins(&reg, a->o.plugins.items, a->o.plugins.count, 1);
     if (kt_registry_resolve(&reg, spec, &plugin, &op, &err)) {
         kt_sources_note(s,
@@ -158,7 +161,7 @@ static void work_from_plugin(kt_sources *s, const report_args *a)
     if (kt_env_device_from_json(json_object_get(env, "device"), &dev, name,
                                 sizeof name, NULL) == KT_S_OK)
         prob.device = &dev;
-    if (op->work(&prob, &w) != KT_OK) {
+    if (kt_call_work(op, &prob, &w, &wrc, &err) || wrc != KT_OK) {
         kt_sources_note(s, "the plugin %s could not compute the work of %s",
                         plugin->desc.name, spec);
         goto done;
@@ -180,16 +183,41 @@ done:
     kt_registry_free(&reg);
 }
 
+/* Writes the document into a path that is not a regular file (a device,
+ * a FIFO, through a symlink): in place. Renaming over it would replace the
+ * device node or the link itself. */
+static kt_status write_in_place(const char *path, const kt_sources *s,
+                                const kt_doc_options *opt, kt_err *err)
+{
+    FILE *f = fopen(path, "w");
+    kt_status rc;
+
+    if (!f)
+        return kt_err_set(err, KT_S_IO, "%s: cannot write: %s", path,
+                          strerror(errno));
+    rc = kt_doc_write(f, s, opt, err);
+    if (fclose(f) != 0 && rc == KT_S_OK)
+        rc = kt_err_set(err, KT_S_IO, "%s: cannot write: %s", path,
+                        strerror(errno));
+    return rc;
+}
+
 /* Writes the document to path through a temporary file in the same
- * folder, so a failed run leaves no half report behind. */
+ * folder, so a failed run leaves no half report behind; only a regular
+ * file (or a new one) is replaced that way. */
 static kt_status write_report(const char *path, const kt_sources *s,
                               const kt_doc_options *opt, kt_err *err)
 {
     char tmp[4096];
+    struct stat st;
     FILE *f;
     int fd;
     kt_status rc;
 
+    if (strcmp(path, "-") != 0 && lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return S_ISDIR(st.st_mode)
+                   ? kt_err_set(err, KT_S_INPUT, "-o %s: is a directory", path)
+                   : write_in_place(path, s, opt, err);
     if (strcmp(path, "-") == 0) {
         rc = kt_doc_write(stdout, s, opt, err);
         if (rc == KT_S_OK && fflush(stdout) != 0)
@@ -197,7 +225,10 @@ static kt_status write_report(const char *path, const kt_sources *s,
         return rc;
     }
     if (snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path) >= (int)sizeof tmp)
-        return kt_err_set(err, KT_S_INPUT, "-o: the path is too long");
+        return kt_err_set(err, KT_S_INPUT,
+                          "-o: the path is %zu characters, "
+                          "more than %zu",
+                          strlen(path), sizeof tmp - 16);
     fd = mkstemp(tmp);
     if (fd < 0)
         return kt_err_set(err, KT_S_IO, "%s: cannot write: %s", path,
@@ -247,6 +278,12 @@ int kt_cmd_report(int argc, char **argv)
     if (code) {
         kt_cli_options_free(&a.o);
         return code < 0 ? KT_EXIT_OK : kt_cli_fail(&err);
+    }
+    /* Checked before anything opens it: a FIFO or a device would block or
+     * never end (exit 2, as a missing file). */
+    if (kt_file_check_regular(a.results, "input", &err)) {
+        kt_cli_options_free(&a.o);
+        return kt_cli_fail(&err);
     }
     /* A `ktune timeline --json` file is drawn as one SVG chart. */
     if (kt_fig_timeline_detect(a.results)) {

@@ -2,13 +2,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "app/cli.h"
+#include "core/clock.h"
 #include "core/param.h"
 #include "core/parse.h"
 #include "core/proc.h"
@@ -27,8 +30,14 @@ static const char help[] =
     "  --size NAME=VALUE  a problem size (repeatable)\n"
     "  --sanitizer PATH   the compute-sanitizer binary (default: from PATH,\n"
     "                     else /usr/local/cuda/bin/compute-sanitizer)\n"
-    "  --log-dir DIR      keep each run's full output in DIR\n"
-    "  --plugin FILE      load FILE too (repeatable)\n";
+    "  --log-dir DIR      keep each run's full output in DIR (created)\n"
+    "  --timeout S        stop a run after S seconds (default 600): a\n"
+    "                     kernel that never ends costs its line\n"
+    "  --plugin FILE      load FILE too (repeatable)\n\n"
+    "Each run is a process tree of its own (compute-sanitizer and the bench\n"
+    "it starts, which runs the plugin in-process under the sanitizer).\n"
+    "Exit codes: 0 clean; 1 a run reported errors, crashed or timed out;\n"
+    "2 bad input (checked before anything runs).\n";
 
 static void find_sanitizer(char *out, size_t out_size)
 {
@@ -48,12 +57,15 @@ static void find_sanitizer(char *out, size_t out_size)
     free(copy);
 }
 
-/* Runs argv with stdout and stderr into log_path; returns the wait status
- * or -1. */
-static int run_logged(char *const *argv, const char *log_path)
+/* Runs argv with stdout and stderr into log_path, in a process group of
+ * its own, for at most timeout_s: a kernel that never ends under the
+ * sanitizer is stopped with everything the sanitizer started. Returns the
+ * wait status, -1 when it could not start, -2 when it was stopped. */
+static int run_logged(char *const *argv, const char *log_path, double timeout_s)
 {
+    double deadline = kt_clock_seconds() + timeout_s;
     int status = 0;
-    pid_t pid;
+    pid_t pid, got;
 
     fflush(NULL);
     pid = fork();
@@ -61,15 +73,28 @@ static int run_logged(char *const *argv, const char *log_path)
         return -1;
     if (pid == 0) {
         int fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+        setpgid(0, 0);
+        if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0) {
+            fprintf(stderr, "ktune sanitize: cannot write %s: %s\n", log_path,
+                    strerror(errno));
             _exit(126);
+        }
         execv(argv[0], argv);
         fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
         _exit(127);
     }
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    return status;
+    setpgid(pid, pid); /* either side may win the race; both ask */
+    while ((got = waitpid(pid, &status, WNOHANG)) == 0 ||
+           (got < 0 && errno == EINTR)) {
+        if (kt_clock_seconds() > deadline) {
+            kill(-pid, SIGKILL);
+            while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+                ;
+            return -2;
+        }
+        usleep(20000);
+    }
+    return got < 0 ? -1 : status;
 }
 
 /* The count in compute-sanitizer's summary line — "ERROR SUMMARY: N errors"
@@ -119,8 +144,10 @@ static void default_sizes(const kt_operator *op, char sizes[][64])
 
 typedef struct sanitize_args {
     const char *spec, *tools_text, *log_dir;
+    double timeout_s;
     char sanitizer[PATH_MAX];
     kt_cli_list sizes, plugins;
+    kt_cli_list owned; /* absolute --plugin paths, malloc'ed */
     char **tools;
     size_t num_tools;
 } sanitize_args;
@@ -134,6 +161,7 @@ static int parse_args(int argc, char **argv, sanitize_args *a)
         {"sanitizer", required_argument, NULL, 's'},
         {"log-dir", required_argument, NULL, 'l'},
         {"plugin", required_argument, NULL, 'p'},
+        {"timeout", required_argument, NULL, 'T'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     int opt;
@@ -141,6 +169,7 @@ static int parse_args(int argc, char **argv, sanitize_args *a)
 
     kt_err_clear(&err);
     a->tools_text = "memcheck,racecheck";
+    a->timeout_s = 600;
     optind = 1;
     while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
         switch (opt) {
@@ -156,6 +185,15 @@ static int parse_args(int argc, char **argv, sanitize_args *a)
         case 'p':
             if (kt_cli_list_push(&a->plugins, optarg, &err))
                 return kt_cli_fail(&err);
+            break;
+        case 'T':
+            if (kt_parse_double(optarg, "--timeout", &a->timeout_s, &err))
+                return kt_cli_fail(&err);
+            if (a->timeout_s <= 0)
+                return kt_cli_usage_error("sanitize",
+                                          "--timeout: expected seconds > 0, "
+                                          "found %s",
+                                          optarg);
             break;
         case 'h': fputs(help, stdout); return -1;
         default: return kt_cli_bad_option("sanitize", argv, options);
@@ -211,6 +249,7 @@ static void bench_command(const sanitize_args *a, const char *exe,
     args[n++] = (char *)exe;
     args[n++] = "bench";
     args[n++] = (char *)a->spec;
+    args[n++] = "--in-process"; /* the sanitizer's process tree isolates */
     args[n++] = "--variant";
     args[n++] = (char *)variant;
     for (uint32_t s = 0; s < op->num_sizes; ++s) {
@@ -245,22 +284,36 @@ static long sanitize_one(const sanitize_args *a, const char *exe,
     if (a->log_dir)
         snprintf(log_path, sizeof log_path, "%s/%s.%s.%s.log", a->log_dir,
                  plugin, op->variants[v].id, tool);
-    else
-        snprintf(log_path, sizeof log_path, "/tmp/ktune-sanitize-%d.log",
-                 (int)getpid());
-    bench_command(a, exe, tool_arg, op->variants[v].id, op, sizes, args);
-    status = run_logged(args, log_path);
-    errors = error_summary(log_path, first, sizeof first);
-    /* 0: clean; 99: the sanitizer found errors; anything else: the bench
-     * itself failed, which hides what the tool would see. */
-    if (status < 0 || !WIFEXITED(status) ||
-        (WEXITSTATUS(status) != 0 && WEXITSTATUS(status) != 99)) {
-        char how[128];
-        kt_describe_exit(status, how, sizeof how);
-        snprintf(first, sizeof first, "the run %s%s%s", how,
-                 a->log_dir ? "; see " : "", a->log_dir ? log_path : "");
-        errors = errors > 0 ? errors : -1;
+    else {
+        /* A fresh file of our own: a fixed name in /tmp could be a link. */
+        const char *tmp = getenv("TMPDIR");
+        int fd;
+        snprintf(log_path, sizeof log_path, "%s/ktune-sanitize-XXXXXX.log",
+                 tmp && *tmp ? tmp : "/tmp");
+        fd = mkstemps(log_path, 4);
+        if (fd >= 0)
+            close(fd);
     }
+    bench_command(a, exe, tool_arg, op->variants[v].id, op, sizes, args);
+    status = run_logged(args, log_path, a->timeout_s);
+    errors = error_summary(log_path, first, sizeof first);
+    if (status == -2) {
+        snprintf(first, sizeof first,
+                 "the run did not finish within %.0f s; stopped%s%s",
+                 a->timeout_s, a->log_dir ? "; see " : "",
+                 a->log_dir ? log_path : "");
+        errors = -1;
+    } else
+        /* 0: clean; 99: the sanitizer found errors; anything else: the bench
+         * itself failed, which hides what the tool would see. */
+        if (status < 0 || !WIFEXITED(status) ||
+            (WEXITSTATUS(status) != 0 && WEXITSTATUS(status) != 99)) {
+            char how[128];
+            kt_describe_exit(status, how, sizeof how);
+            snprintf(first, sizeof first, "the run %s%s%s", how,
+                     a->log_dir ? "; see " : "", a->log_dir ? log_path : "");
+            errors = errors > 0 ? errors : -1;
+        }
     if (errors < 0 && !first[0])
         snprintf(first, sizeof first,
                  "no ERROR SUMMARY in the sanitizer's output");
@@ -291,6 +344,41 @@ static kt_status find_programs(sanitize_args *a, char *exe, size_t exe_size,
     return KT_S_OK;
 }
 
+/* Everything the runs will be given, checked here first (exit 2): the
+ * sizes against the operator, --log-dir (created when missing), and the
+ * --plugin files as absolute paths, so the bench the sanitizer starts finds
+ * them wherever it runs. */
+static kt_status check_inputs(sanitize_args *a, const kt_operator *op,
+                              kt_err *err)
+{
+    int64_t sizes[KT_MAX_SIZES];
+    struct stat st;
+
+    for (uint32_t i = 0; i < op->num_sizes; ++i)
+        sizes[i] = op->sizes[i].default_value;
+    if (kt_cli_apply_sizes(op, sizes, a->sizes.items, a->sizes.count, err))
+        return KT_S_INPUT;
+    if (a->log_dir && mkdir(a->log_dir, 0755) != 0 && errno != EEXIST)
+        return kt_err_set(err, KT_S_INPUT, "--log-dir %s: cannot create: %s",
+                          a->log_dir, strerror(errno));
+    if (a->log_dir && (stat(a->log_dir, &st) != 0 || !S_ISDIR(st.st_mode) ||
+                       access(a->log_dir, W_OK) != 0))
+        return kt_err_set(err, KT_S_INPUT,
+                          "--log-dir %s: not a writable folder", a->log_dir);
+    for (size_t i = 0; i < a->plugins.count; ++i) {
+        char *real = realpath(a->plugins.items[i], NULL);
+        if (!real)
+            return kt_err_set(err, KT_S_INPUT, "--plugin %s: %s",
+                              a->plugins.items[i], strerror(errno));
+        if (kt_cli_list_push(&a->owned, real, err)) {
+            free(real);
+            return KT_S_NOMEM;
+        }
+        a->plugins.items[i] = real;
+    }
+    return KT_S_OK;
+}
+
 int kt_cmd_sanitize(int argc, char **argv)
 {
     sanitize_args a;
@@ -307,8 +395,10 @@ int kt_cmd_sanitize(int argc, char **argv)
         rc = rc < 0 ? KT_EXIT_OK : rc;
         goto done;
     }
+    reg.isolated = 1; /* only the descriptor is needed here */
     kt_cli_load_plugins(&reg, a.plugins.items, a.plugins.count, 0);
     if (kt_registry_resolve(&reg, a.spec, &lp, &op, &err) ||
+        check_inputs(&a, op, &err) ||
         find_programs(&a, exe, sizeof exe, &err)) {
         rc = kt_cli_fail(&err);
         goto done;
@@ -326,5 +416,8 @@ done:
     free(a.tools);
     kt_cli_list_free(&a.sizes);
     kt_cli_list_free(&a.plugins);
+    for (size_t i = 0; i < a.owned.count; ++i)
+        free(a.owned.items[i]);
+    kt_cli_list_free(&a.owned);
     return rc;
 }

@@ -2,6 +2,7 @@
  * configuration, as a tuning job (INI) describes it. */
 #include <jansson.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "core/clock.h"
 #include "core/envrec.h"
 #include "core/evaluator.h"
+#include "core/fileio.h"
 #include "core/instance.h"
 #include "core/parse.h"
 #include "core/worker.h"
@@ -191,13 +193,44 @@ static void next_free_journal(kt_job *job)
     }
 }
 
+/* Copies an output path given on the command line; refuses one that does
+ * not fit instead of writing a different file. */
+static kt_status copy_path(char *dst, size_t size, const char *flag,
+                           const char *path, kt_err *err)
+{
+    if (strlen(path) >= size)
+        return kt_err_set(err, KT_S_INPUT,
+                          "%s: the path is %zu characters, more than %zu", flag,
+                          strlen(path), size - 1);
+    memcpy(dst, path, strlen(path) + 1);
+    return KT_S_OK;
+}
+
+/* Every output file can be written, checked before the run (exit 2). */
+static kt_status check_outputs(const kt_job *job, kt_err *err)
+{
+    kt_status rc = KT_S_OK;
+
+    if (job->json[0] && (rc = kt_file_check_output(job->json, "--json", err)))
+        return rc;
+    if (job->csv[0] && (rc = kt_file_check_output(job->csv, "--csv", err)))
+        return rc;
+    if (job->t4[0] && (rc = kt_file_check_output(job->t4, "--t4", err)))
+        return rc;
+    if (job->journal_mode != KT_JOB_JOURNAL_NONE && job->journal[0])
+        rc = kt_file_check_output(job->journal, "journal", err);
+    return rc;
+}
+
 /* The job's [output] paths, then the command line's. */
-static void apply_output_options(const tune_args *a, kt_job *job)
+static kt_status apply_output_options(const tune_args *a, kt_job *job,
+                                      kt_err *err)
 {
     if (a->journal) {
         int none = strcmp(a->journal, "none") == 0;
-        snprintf(job->journal, sizeof job->journal, "%s",
-                 none ? "" : a->journal);
+        if (copy_path(job->journal, sizeof job->journal, "--journal",
+                      none ? "" : a->journal, err))
+            return KT_S_INPUT;
         job->journal_mode = none ? KT_JOB_JOURNAL_NONE : KT_JOB_JOURNAL_PATH;
     } else if (a->o.replay) {
         /* A replay measures nothing new: no journal unless --journal asks
@@ -205,12 +238,13 @@ static void apply_output_options(const tune_args *a, kt_job *job)
         job->journal[0] = '\0';
         job->journal_mode = KT_JOB_JOURNAL_NONE;
     }
-    if (a->o.json)
-        snprintf(job->json, sizeof job->json, "%s", a->o.json);
-    if (a->o.csv)
-        snprintf(job->csv, sizeof job->csv, "%s", a->o.csv);
-    if (a->t4)
-        snprintf(job->t4, sizeof job->t4, "%s", a->t4);
+    if ((a->o.json &&
+         copy_path(job->json, sizeof job->json, "--json", a->o.json, err)) ||
+        (a->o.csv &&
+         copy_path(job->csv, sizeof job->csv, "--csv", a->o.csv, err)) ||
+        (a->t4 && copy_path(job->t4, sizeof job->t4, "--t4", a->t4, err)))
+        return KT_S_INPUT;
+    return check_outputs(job, err);
 }
 
 /* Adds to a no-device error one command that shows a tuning run without a
@@ -325,7 +359,14 @@ static kt_status open_journal(int resume, const kt_job *job,
     *have_log = 0;
     if (prof->points != KT_PROFILING_OFF || prof->for_strategy)
         kt_journal_header_metrics(header, kt_profiling_spec_json(prof));
-    if (!resume) {
+    /* A journal a run left empty (stopped before its header) has nothing
+     * to resume: it is written afresh. */
+    if (resume && kt_journal_is_empty(job->journal))
+        fprintf(stderr,
+                "ktune: note: %s is empty (its run stopped before writing "
+                "the header); starting afresh\n",
+                job->journal);
+    if (!resume || kt_journal_is_empty(job->journal)) {
         rc = kt_journal_create(journal, job->journal, header, err);
         json_decref(header);
         return rc;
@@ -629,6 +670,35 @@ static int report_run(const tune_args *a, tune_run *t, kt_sweep_row *row)
     return KT_EXIT_OK;
 }
 
+/* The resume hint, for a run stopped by SIGINT or SIGTERM: written by the
+ * handler with write(2) (async-signal-safe), then the signal is raised
+ * again with its default action, so the exit status still says how the
+ * run ended. */
+static char resume_hint[3 * PATH_MAX + 256];
+
+static void on_stop(int sig)
+{
+    ssize_t w = write(2, resume_hint, strlen(resume_hint));
+    (void)w;
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void hint_on_stop(const tune_args *a, const kt_job *job)
+{
+    struct sigaction sa;
+
+    snprintf(resume_hint, sizeof resume_hint,
+             "\nktune: stopped; the journal %s holds every evaluation so "
+             "far; continue with: ktune tune %s --resume --journal %s\n",
+             job->journal, a->config, job->journal);
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
 /* Where this session's time went, after its evaluations in the journal. */
 static void journal_run(tune_run *t)
 {
@@ -658,6 +728,8 @@ static int tune(const tune_args *a, tune_run *t, kt_sweep_row *row, int *fatal)
     if (open_run(a, t, &err))
         return kt_cli_fail(&err);
     configure(a, t);
+    if (t->cfg.journal)
+        hint_on_stop(a, &t->job);
     st = kt_tune_run(&t->cfg, &t->result, &err);
     t->result.open_s = t->open_s;
     t->result.calibration_s = t->calib_s;
@@ -833,6 +905,7 @@ int kt_cmd_tune(int argc, char **argv)
         rc = rc < 0 ? KT_EXIT_OK : kt_cli_fail(&err);
         goto done;
     }
+    reg.isolated = !a.o.in_process; /* plugin code runs in workers */
     kt_cli_load_plugins(&reg, a.o.plugins.items, a.o.plugins.count, 0);
     /* A search reaches most kernels of a declared operator: compile them
      * in the background (core/nvrtc.h), here and in the workers. */
@@ -844,7 +917,10 @@ int kt_cmd_tune(int argc, char **argv)
         goto done;
     }
     have_job = 1;
-    apply_output_options(&a, &t->job);
+    if (apply_output_options(&a, &t->job, &err)) {
+        rc = kt_cli_fail(&err);
+        goto done;
+    }
     if (a.verify)
         t->job.verify_host = strcmp(a.verify, "host") == 0;
     if (a.check) {

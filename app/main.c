@@ -2,6 +2,7 @@
  * ktune: find the fastest correct launch configuration of CUDA kernels.
  * Dispatches to one subcommand; each has --help.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -63,6 +64,18 @@ static int run_command(const command *c, int argc, char **argv)
     return c->run(argc, argv);
 }
 
+/* What a command printed must have reached stdout: a full disk or a
+ * closed file there is a failure (exit 1), not a silent success. */
+static int finish_stdout(int rc)
+{
+    if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0) {
+        fprintf(stderr, "ktune: cannot write standard output: %s\n",
+                strerror(errno));
+        return rc ? rc : KT_EXIT_FAILURE;
+    }
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     kt_cli_set_invocation(argc, argv);
@@ -73,18 +86,18 @@ int main(int argc, char **argv)
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
         strcmp(argv[1], "help") == 0) {
         usage(stdout);
-        return KT_EXIT_OK;
+        return finish_stdout(KT_EXIT_OK);
     }
     if (strcmp(argv[1], "--version") == 0) {
         print_version();
-        return KT_EXIT_OK;
+        return finish_stdout(KT_EXIT_OK);
     }
     /* getopt's own messages are off: each command prints one line naming
      * the option it refuses (kt_cli_option_error). */
     opterr = 0;
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; ++i)
         if (strcmp(argv[1], commands[i].name) == 0)
-            return run_command(&commands[i], argc - 1, argv + 1);
+            return finish_stdout(run_command(&commands[i], argc - 1, argv + 1));
     fprintf(stderr, "ktune: unknown command '%s'\n", argv[1]);
     usage(stderr);
     return KT_EXIT_USAGE;

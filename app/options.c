@@ -1,10 +1,13 @@
 #include "app/options.h"
 
+#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "app/cli.h"
+#include "core/fileio.h"
 #include "core/parse.h"
 
 kt_status kt_cli_list_push(kt_cli_list *list, char *item, kt_err *err)
@@ -52,6 +55,7 @@ enum {
     OPT_NO_COUNTERS,
     OPT_IN_PROCESS,
     OPT_REPLAY,
+    OPT_TIMEOUT,
     OPT_HELP
 };
 
@@ -74,6 +78,7 @@ static const shared_option shared[] = {
     {KT_OPT_COUNTERS, {"no-counters", no_argument, NULL, OPT_NO_COUNTERS}},
     {KT_OPT_IN_PROCESS, {"in-process", no_argument, NULL, OPT_IN_PROCESS}},
     {KT_OPT_REPLAY, {"replay", required_argument, NULL, OPT_REPLAY}},
+    {KT_OPT_TIMEOUT, {"timeout", required_argument, NULL, OPT_TIMEOUT}},
     {KT_OPT_PROTOCOL, {"warmups", required_argument, NULL, OPT_WARMUPS}},
     {KT_OPT_PROTOCOL,
      {"min-samples", required_argument, NULL, OPT_MIN_SAMPLES}},
@@ -172,6 +177,20 @@ static kt_status protocol_option(int opt, const char *arg, kt_protocol *p,
     }
 }
 
+/* An integer 0..max (a seed, a device ordinal): checked here, before any
+ * device is looked for. */
+static kt_status count_value(const char *arg, const char *name, int64_t max,
+                             int64_t *out, kt_err *err)
+{
+    kt_status rc;
+    if ((rc = kt_parse_i64(arg, name, out, err)))
+        return rc;
+    if (*out < 0 || *out > max)
+        return kt_err_set(err, KT_S_INPUT, "%s: expected 0 to %lld, found %s",
+                          name, (long long)max, arg);
+    return KT_S_OK;
+}
+
 /* One shared option (or a protocol option). */
 static kt_status apply_shared(int opt, char *arg, kt_cli_options *o,
                               kt_err *err)
@@ -183,14 +202,25 @@ static kt_status apply_shared(int opt, char *arg, kt_cli_options *o,
     case OPT_PLUGIN: return kt_cli_list_push(&o->plugins, arg, err);
     case OPT_SEED:
         o->have_seed = 1;
-        return kt_parse_i64(arg, "--seed", &o->seed, err);
-    case OPT_DEVICE: return kt_parse_i64(arg, "--device", &o->device, err);
+        return count_value(arg, "--seed", INT64_MAX, &o->seed, err);
+    case OPT_DEVICE:
+        return count_value(arg, "--device", INT_MAX, &o->device, err);
     case OPT_NO_BOUNDARIES: o->boundaries = 0; return KT_S_OK;
-    case OPT_JSON: o->json = arg; return KT_S_OK;
-    case OPT_CSV: o->csv = arg; return KT_S_OK;
+    /* Output files are checked now, not after the run they would end. */
+    case OPT_JSON:
+        o->json = arg;
+        return kt_file_check_output(arg, "--json", err);
+    case OPT_CSV: o->csv = arg; return kt_file_check_output(arg, "--csv", err);
     case OPT_NO_COUNTERS: o->counters = 0; return KT_S_OK;
     case OPT_IN_PROCESS: o->in_process = 1; return KT_S_OK;
     case OPT_REPLAY: o->replay = arg; return KT_S_OK;
+    case OPT_TIMEOUT:
+        if (kt_parse_double(arg, "--timeout", &o->timeout_s, err))
+            return KT_S_INPUT;
+        if (o->timeout_s <= 0)
+            return kt_err_set(err, KT_S_INPUT,
+                              "--timeout: expected seconds > 0, found %s", arg);
+        return KT_S_OK;
     default: return protocol_option(opt, arg, &o->protocol, err);
     }
 }

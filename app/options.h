@@ -42,10 +42,11 @@ enum {
     KT_OPT_IN_PROCESS = 1u << 10, /* --in-process */
     KT_OPT_REPLAY = 1u << 11,     /* --replay FILE */
     KT_OPT_PROTOCOL = 1u << 12,   /* the measurement protocol's options */
+    KT_OPT_TIMEOUT = 1u << 13,    /* --timeout S */
     /* What bench, profile and compare have in common. */
     KT_OPT_MEASURING = KT_OPT_SIZE | KT_OPT_SEED | KT_OPT_DEVICE |
                        KT_OPT_BOUNDARIES | KT_OPT_JSON | KT_OPT_PLUGIN |
-                       KT_OPT_PROTOCOL
+                       KT_OPT_PROTOCOL | KT_OPT_TIMEOUT | KT_OPT_IN_PROCESS
 };
 
 /* The shared options' values after parsing. Defaults (kt_cli_parse sets
@@ -56,6 +57,10 @@ typedef struct kt_cli_options {
     int64_t seed, device;
     int have_seed; /* --seed was given */
     int boundaries, counters, in_process;
+    /* --timeout: seconds the worker may take to set the problem up, and
+     * per point on top of the protocol's --max-time; 0: the worker's
+     * defaults (300 s, 60 s). */
+    double timeout_s;
     kt_protocol protocol;
     /* The operands getopt left, in argv. */
     char **operands;
@@ -97,6 +102,13 @@ kt_status kt_cli_option_error(const char *cmd, char **argv,
  * (not copied) or sets err naming cmd. KT_S_OK or KT_S_INPUT. */
 kt_status kt_cli_operator_operand(const char *cmd, const kt_cli_options *o,
                                   const char **spec, kt_err *err);
+
+/* Help for --in-process and --timeout (docs/isolation.md). */
+#define KT_CLI_ISOLATION_HELP                                                  \
+    "Plugin code runs in a worker process (docs/isolation.md):\n"              \
+    "  --timeout S        seconds for setting the problem up, and per point\n" \
+    "                     on top of --max-time (default 300 and 60)\n"         \
+    "  --in-process       run the plugin in this process (no isolation)\n\n"
 
 #define KT_CLI_PROTOCOL_HELP                                                   \
     "Measurement protocol (docs/measurement.md):\n"                            \

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/fileio.h"
 #include "core/result_json.h"
 #include "tuner/journal.h"
 
@@ -283,6 +284,9 @@ kt_status kt_results_load(const char *path, const char *plugin_name,
     kt_status rc;
 
     memset(out, 0, sizeof *out);
+    /* A FIFO or a device would block or never end. */
+    if ((rc = kt_file_check_regular(path, "results", err)))
+        return rc;
     f = fopen(path, "r");
     if (!f)
         return kt_err_set(err, errno == ENOENT ? KT_S_INPUT : KT_S_IO,

@@ -9,6 +9,7 @@
 
 #include "core/clock.h"
 #include "core/cuda_check.h"
+#include "core/fileio.h"
 #include "core/kernels.h"
 
 #define COPY_BYTES ((size_t)1 << 30)
@@ -213,17 +214,9 @@ done:
 
 void kt_calib_cache_path(const char *uuid, char *out, size_t out_size)
 {
-    const char *dir = getenv("KTUNE_CACHE_DIR");
-    const char *xdg = getenv("XDG_CACHE_HOME");
-    const char *home = getenv("HOME");
-
-    if (dir && *dir)
-        snprintf(out, out_size, "%s/calibration-%s.json", dir, uuid);
-    else if (xdg && *xdg)
-        snprintf(out, out_size, "%s/ktune/calibration-%s.json", xdg, uuid);
-    else
-        snprintf(out, out_size, "%s/.cache/ktune/calibration-%s.json",
-                 home && *home ? home : "/tmp", uuid);
+    char name[256];
+    snprintf(name, sizeof name, "calibration-%s.json", uuid);
+    kt_cache_path(name, out, out_size);
 }
 
 json_t *kt_calib_to_json(const kt_calibration *c)
@@ -287,19 +280,6 @@ kt_status kt_calib_from_json(const json_t *j, kt_calibration *out, kt_err *err)
         out->sweep_count = i + 1;
     }
     return KT_S_OK;
-}
-
-void kt_make_parent_dirs(const char *path)
-{
-    char buf[4096];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *p = buf + 1; *p; ++p) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        mkdir(buf, 0755);
-        *p = '/';
-    }
 }
 
 kt_status kt_calib_get(kt_meter *meter, int refresh, kt_calibration *out,

@@ -61,8 +61,4 @@ kt_status kt_calib_get(kt_meter *meter, int refresh, kt_calibration *out,
 json_t *kt_calib_to_json(const kt_calibration *c);
 kt_status kt_calib_from_json(const json_t *j, kt_calibration *out, kt_err *err);
 
-/* mkdir -p of the folder a file path names (the caches' folders);
- * failures show when the file cannot be written. */
-void kt_make_parent_dirs(const char *path);
-
 #endif

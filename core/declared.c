@@ -992,9 +992,8 @@ kt_status kt_declared_load(const char *path, kt_declared **out, kt_err *err)
     }
     snprintf(rd.d->path, sizeof rd.d->path, "%s", path);
     rd.d->slot = -1;
-    if ((rc = kt_iniloc_scan(path, &rd.loc, err)))
-        goto done;
-    if ((rc = kt_ini_load(path, &rd.ini, err)))
+    if ((rc = kt_ini_load(path, &rd.ini, err)) ||
+        (rc = kt_iniloc_scan(path, &rd.loc, err)))
         goto done;
     if ((rc = read_operator(&rd)) || (rc = read_sections(&rd)) ||
         (rc = check_defaults(&rd)) || (rc = check_compiles(&rd)))

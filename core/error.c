@@ -1,7 +1,55 @@
 #include "core/error.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* Fits text (len bytes) into out[size]: whole when it fits, else its head
+ * and its tail around a marker saying how much was cut, so both the
+ * subject a message starts with and the reason it ends with survive a long
+ * value quoted in the middle. */
+static void fit(char *out, size_t size, const char *text, size_t len)
+{
+    char mark[64];
+    size_t mlen, keep, head, tail;
+
+    if (len < size) {
+        memcpy(out, text, len + 1);
+        return;
+    }
+    snprintf(mark, sizeof mark, " [... %zu characters cut ...] ",
+             len - (size - 1));
+    mlen = strlen(mark);
+    /* The cut grows by the marker's own length. */
+    snprintf(mark, sizeof mark, " [... %zu characters cut ...] ",
+             len - (size - 1 - mlen));
+    mlen = strlen(mark);
+    keep = size - 1 - mlen;
+    head = keep / 2;
+    tail = keep - head;
+    memcpy(out, text, head);
+    memcpy(out + head, mark, mlen);
+    memcpy(out + head + mlen, text + len - tail, tail);
+    out[size - 1] = '\0';
+}
+
+static void set_message(kt_err *err, const char *fmt, va_list ap)
+{
+    va_list copy;
+    int n;
+
+    va_copy(copy, ap);
+    n = vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    if (n >= (int)sizeof err->msg) {
+        char *whole = malloc((size_t)n + 1);
+        if (whole) {
+            vsnprintf(whole, (size_t)n + 1, fmt, copy);
+            fit(err->msg, sizeof err->msg, whole, (size_t)n);
+            free(whole);
+        }
+    }
+    va_end(copy);
+}
 
 kt_status kt_err_set(kt_err *err, kt_status status, const char *fmt, ...)
 {
@@ -9,7 +57,7 @@ kt_status kt_err_set(kt_err *err, kt_status status, const char *fmt, ...)
         va_list ap;
         va_start(ap, fmt);
         err->status = status;
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        set_message(err, fmt, ap);
         va_end(ap);
     }
     return status;
@@ -17,7 +65,7 @@ kt_status kt_err_set(kt_err *err, kt_status status, const char *fmt, ...)
 
 kt_status kt_err_prefix(kt_err *err, const char *fmt, ...)
 {
-    char prefix[512];
+    char prefix[512], *whole;
     size_t plen, mlen;
     va_list ap;
 
@@ -27,14 +75,14 @@ kt_status kt_err_prefix(kt_err *err, const char *fmt, ...)
     vsnprintf(prefix, sizeof prefix, fmt, ap);
     va_end(ap);
     plen = strlen(prefix);
-    if (plen >= sizeof err->msg)
-        plen = sizeof err->msg - 1;
     mlen = strlen(err->msg);
-    if (plen + mlen >= sizeof err->msg)
-        mlen = sizeof err->msg - 1 - plen;
-    memmove(err->msg + plen, err->msg, mlen);
-    memcpy(err->msg, prefix, plen);
-    err->msg[plen + mlen] = '\0';
+    whole = malloc(plen + mlen + 1);
+    if (!whole)
+        return err->status;
+    memcpy(whole, prefix, plen);
+    memcpy(whole + plen, err->msg, mlen + 1);
+    fit(err->msg, sizeof err->msg, whole, plen + mlen);
+    free(whole);
     return err->status;
 }
 

@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "core/loader.h"
+
 kt_status kt_shape_within_limits(const kt_shape *shape, const kt_device *dev,
                                  kt_err *err)
 {
@@ -54,23 +56,24 @@ kt_status kt_point_feasible(const kt_operator *op, const kt_problem *problem,
     const kt_config *cfg = kt_point_bind(op, pt, &bc);
     kt_shape local;
     char why[512] = "";
-    int rc;
+    int check_rc, rc;
+    kt_status st;
 
-    if (v->check) {
-        rc = v->check(problem, cfg, why, sizeof why);
-        why[sizeof why - 1] = '\0';
-        if (rc == KT_INVALID)
-            return kt_err_set(err, KT_S_INVALID, "constraint: %s",
-                              why[0] ? why : "the variant's check refused it");
-        if (rc != KT_OK)
-            return kt_err_set(err, KT_S_PLUGIN,
-                              "variant '%s': check() "
-                              "returned %d: %s",
-                              v->id, rc, why);
-    }
     memset(&local, 0, sizeof local);
     local.struct_size = sizeof local;
-    rc = v->shape(problem, cfg, &local);
+    /* Through the loader: an isolated plugin answers from another process,
+     * so a shape() that faults costs this point, not the caller. */
+    if ((st = kt_call_shape(op, pt->variant, problem, cfg, &check_rc, why,
+                            sizeof why, &rc, &local, err)))
+        return st;
+    if (check_rc == KT_INVALID)
+        return kt_err_set(err, KT_S_INVALID, "constraint: %s",
+                          why[0] ? why : "the variant's check refused it");
+    if (check_rc != KT_OK)
+        return kt_err_set(err, KT_S_PLUGIN,
+                          "variant '%s': check() "
+                          "returned %d: %s",
+                          v->id, check_rc, why);
     if (rc == KT_INVALID)
         return kt_err_set(err, KT_S_INVALID,
                           "constraint: variant '%s' has no "

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/fileio.h"
 #include "core/parse.h"
 
 static void lower_copy(char *dst, size_t size, const char *src, size_t len)
@@ -59,6 +60,9 @@ kt_status kt_iniloc_scan(const char *path, kt_iniloc *loc, kt_err *err)
         int was_continued = continued;
 
         ++line;
+        /* A UTF-8 byte-order mark is not part of the first line. */
+        if (line == 1 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0)
+            memmove(buf, buf + 3, strlen(buf + 3) + 1);
         s = kt_parse_trim(buf);
         len = strlen(s);
         /* iniparser joins a line ending in '\' with the next one. */
@@ -171,14 +175,92 @@ static kt_status syntax_error(const char *path, kt_err *err)
                       syntax_message);
 }
 
+/* iniparser (4.1) reads lines of at most 1022 characters, continued lines
+ * joined; a longer one used to read as "cannot read ''". */
+#define INI_MAX_LINE 1000
+#define UTF8_BOM "\xEF\xBB\xBF"
+
+/* Refuses what iniparser would cut or misread, naming where: a NUL byte, a
+ * line (continued lines joined) longer than INI_MAX_LINE. */
+static kt_status check_ini_text(const char *path, const char *text, size_t len,
+                                kt_err *err)
+{
+    size_t joined = 0, line = 0, first = 0;
+
+    for (size_t at = 0; at < len;) {
+        const char *nl = memchr(text + at, '\n', len - at);
+        size_t end = nl ? (size_t)(nl - text) : len, n = end - at;
+        const char *nul = memchr(text + at, '\0', n);
+        ++line;
+        if (nul)
+            return kt_err_set(err, KT_S_INPUT,
+                              "%s:%zu: a NUL byte at column %zu; expected text",
+                              path, line, (size_t)(nul - (text + at)) + 1);
+        if (joined == 0)
+            first = line;
+        joined += n;
+        if (joined > INI_MAX_LINE)
+            return kt_err_set(err, KT_S_INPUT,
+                              "%s:%zu: a line of %zu characters%s; "
+                              "lines may have at most %d (write long lists "
+                              "as ranges, e.g. 32..1024, or split them)",
+                              path, first, joined,
+                              line > first ? " (continued lines joined)" : "",
+                              INI_MAX_LINE);
+        /* A line ending in '\' continues on the next one. */
+        while (n > 0 && (text[at + n - 1] == '\r' || text[at + n - 1] == ' ' ||
+                         text[at + n - 1] == '\t'))
+            --n;
+        if (!(n > 0 && text[at + n - 1] == '\\'))
+            joined = 0;
+        at = end + 1;
+    }
+    return KT_S_OK;
+}
+
+/* The job file, checked (a regular file, bounded, no line iniparser would
+ * cut), handed to iniparser as an unnamed copy without a UTF-8 byte-order
+ * mark, so iniparser reads exactly what was checked. */
+static kt_status load_ini(const char *path, dictionary **ini, kt_err *err)
+{
+    char *text = NULL, name[64];
+    size_t len = 0, skip = 0;
+    FILE *copy = NULL;
+    kt_status rc;
+
+    *ini = NULL;
+    if ((rc = kt_file_read(path, "job", (size_t)16 << 20, &text, &len, err)))
+        return rc;
+    if ((rc = check_ini_text(path, text, len, err)))
+        goto done;
+    if (len >= 3 && memcmp(text, UTF8_BOM, 3) == 0)
+        skip = 3;
+    if (!(copy = tmpfile()) ||
+        fwrite(text + skip, 1, len - skip, copy) != len - skip ||
+        fflush(copy) != 0) {
+        rc = kt_err_set(err, KT_S_IO, "%s: cannot copy for reading: %s", path,
+                        strerror(errno));
+        goto done;
+    }
+    snprintf(name, sizeof name, "/proc/self/fd/%d", fileno(copy));
+    *ini = iniparser_load(name);
+done:
+    if (copy)
+        fclose(copy);
+    free(text);
+    return rc;
+}
+
 kt_status kt_ini_load(const char *path, dictionary **out, kt_err *err)
 {
+    kt_status rc;
+
     syntax_message[0] = '\0';
     iniparser_set_error_callback(capture);
-    *out = iniparser_load(path);
+    rc = load_ini(path, out, err);
     iniparser_set_error_callback(NULL);
-    if (*out)
-        return KT_S_OK;
+    if (rc || *out)
+        return rc;
     return syntax_message[0]
                ? syntax_error(path, err)
                : kt_err_set(err, KT_S_IO, "%s: cannot read", path);

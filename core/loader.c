@@ -16,8 +16,10 @@
 
 #include "core/clock.h"
 #include "core/declared.h"
+#include "core/desc_json.h"
+#include "core/oracle.h"
 #include "core/param.h"
-#include "core/proc.h"
+#include "core/probe.h"
 #include "core/suggest.h"
 
 /* Sizes of the ABI 1.0 structs: a plugin's struct may be larger (a newer
@@ -115,11 +117,29 @@ static kt_status copy_array(loading *ld, void **dst, size_t host_size,
     return KT_S_OK;
 }
 
+/* Texts are read with a bound: one without its NUL would otherwise be read
+ * into whatever follows it (and printed, or fault later in `list`). */
+#define MAX_TEXT 4096
+
+static kt_status check_text(loading *ld, const char *text, const char *what)
+{
+    if (text && strnlen(text, MAX_TEXT) == MAX_TEXT)
+        return kt_err_set(ld->err, KT_S_PLUGIN,
+                          "%s: %s is not NUL-terminated within %d bytes",
+                          ld->file, what, MAX_TEXT);
+    return KT_S_OK;
+}
+
 /* Ids appear in INI files and on command lines: keep them plain. */
 static kt_status check_id(loading *ld, const char *id, const char *what)
 {
     if (!id || !*id)
         return kt_err_set(ld->err, KT_S_PLUGIN, "%s: %s is NULL or empty",
+                          ld->file, what);
+    if (strnlen(id, 256) == 256)
+        return kt_err_set(ld->err, KT_S_PLUGIN,
+                          "%s: %s is longer than 255 bytes or not "
+                          "NUL-terminated",
                           ld->file, what);
     for (const char *p = id; *p; ++p)
         if (!isalnum((unsigned char)*p) && !strchr("_-.", *p))
@@ -140,6 +160,25 @@ static kt_status check_required(loading *ld, const void *fn, const char *what)
     return KT_S_OK;
 }
 
+static kt_status check_param_texts(loading *ld, const kt_param_desc *p,
+                                   const char *what)
+{
+    char label[300];
+    kt_status rc;
+
+    snprintf(label, sizeof label, "%s's help", what);
+    if ((rc = check_text(ld, p->help, label)))
+        return rc;
+    for (uint32_t i = 0; p->kind == KT_PARAM_ENUM && p->labels &&
+                         i < p->count && i < KT_MAX_PARAM_VALUES;
+         ++i) {
+        snprintf(label, sizeof label, "%s's labels[%u]", what, i);
+        if ((rc = check_text(ld, p->labels[i], label)))
+            return rc;
+    }
+    return KT_S_OK;
+}
+
 static kt_status normalise_variant(loading *ld, kt_variant *v,
                                    const char *where)
 {
@@ -149,6 +188,9 @@ static kt_status normalise_variant(loading *ld, kt_variant *v,
 
     snprintf(what, sizeof what, "%s.id", where);
     if ((rc = check_id(ld, v->id, what)))
+        return rc;
+    snprintf(what, sizeof what, "%s ('%s').summary", where, v->id);
+    if ((rc = check_text(ld, v->summary, what)))
         return rc;
     snprintf(what, sizeof what, "%s ('%s').shape", where, v->id);
     if ((rc = check_required(ld, (const void *)v->shape, what)))
@@ -170,7 +212,8 @@ static kt_status normalise_variant(loading *ld, kt_variant *v,
         kt_err perr;
         snprintf(what, sizeof what, "%s ('%s').params[%u].name", where, v->id,
                  i);
-        if ((rc = check_id(ld, params[i].name, what)))
+        if ((rc = check_id(ld, params[i].name, what)) ||
+            (rc = check_param_texts(ld, &params[i], what)))
             return rc;
         if (strcmp(params[i].name, "variant") == 0)
             return kt_err_set(ld->err, KT_S_PLUGIN,
@@ -195,32 +238,14 @@ static kt_status normalise_variant(loading *ld, kt_variant *v,
     return KT_S_OK;
 }
 
-static kt_status normalise_operator(loading *ld, kt_operator *op, size_t index)
+/* The operator's size dimensions: names, help texts, bounds. */
+static kt_status normalise_sizes(loading *ld, const kt_operator *op,
+                                 const char *where, kt_size_desc **out)
 {
-    char where[128], what[256];
-    kt_variant *variants = NULL;
+    char what[256];
     kt_size_desc *sizes = NULL;
     kt_status rc;
 
-    snprintf(where, sizeof where, "operators[%zu]", index);
-    snprintf(what, sizeof what, "%s.id", where);
-    if ((rc = check_id(ld, op->id, what)))
-        return rc;
-    snprintf(where, sizeof where, "operator '%s'", op->id);
-    {
-        const struct {
-            const void *fn;
-            const char *name;
-        } required[] = {{(const void *)op->work, "work"},
-                        {(const void *)op->setup, "setup"},
-                        {(const void *)op->verify, "verify"},
-                        {(const void *)op->teardown, "teardown"}};
-        for (size_t i = 0; i < sizeof required / sizeof required[0]; ++i) {
-            snprintf(what, sizeof what, "%s.%s", where, required[i].name);
-            if ((rc = check_required(ld, required[i].fn, what)))
-                return rc;
-        }
-    }
     if (op->num_sizes < 1 || op->num_sizes > KT_MAX_SIZES)
         return kt_err_set(ld->err, KT_S_PLUGIN,
                           "%s: %s.num_sizes is %u, "
@@ -233,6 +258,9 @@ static kt_status normalise_operator(loading *ld, kt_operator *op, size_t index)
     for (uint32_t i = 0; i < op->num_sizes; ++i) {
         snprintf(what, sizeof what, "%s.sizes[%u].name", where, i);
         if ((rc = check_id(ld, sizes[i].name, what)))
+            return rc;
+        snprintf(what, sizeof what, "%s.sizes[%u].help", where, i);
+        if ((rc = check_text(ld, sizes[i].help, what)))
             return rc;
         if (sizes[i].min < 1 || sizes[i].max < sizes[i].min ||
             sizes[i].default_value < sizes[i].min ||
@@ -251,6 +279,41 @@ static kt_status normalise_operator(loading *ld, kt_operator *op, size_t index)
                                   "size '%s'",
                                   ld->file, where, sizes[i].name);
     }
+    *out = sizes;
+    return KT_S_OK;
+}
+
+static kt_status normalise_operator(loading *ld, kt_operator *op, size_t index)
+{
+    char where[128], what[256];
+    kt_variant *variants = NULL;
+    kt_size_desc *sizes = NULL;
+    kt_status rc;
+
+    snprintf(where, sizeof where, "operators[%zu]", index);
+    snprintf(what, sizeof what, "%s.id", where);
+    if ((rc = check_id(ld, op->id, what)))
+        return rc;
+    snprintf(where, sizeof where, "operator '%s'", op->id);
+    snprintf(what, sizeof what, "%s.summary", where);
+    if ((rc = check_text(ld, op->summary, what)))
+        return rc;
+    {
+        const struct {
+            const void *fn;
+            const char *name;
+        } required[] = {{(const void *)op->work, "work"},
+                        {(const void *)op->setup, "setup"},
+                        {(const void *)op->verify, "verify"},
+                        {(const void *)op->teardown, "teardown"}};
+        for (size_t i = 0; i < sizeof required / sizeof required[0]; ++i) {
+            snprintf(what, sizeof what, "%s.%s", where, required[i].name);
+            if ((rc = check_required(ld, required[i].fn, what)))
+                return rc;
+        }
+    }
+    if ((rc = normalise_sizes(ld, op, where, &sizes)))
+        return rc;
     op->sizes = sizes;
     if (op->num_variants < 1)
         return kt_err_set(ld->err, KT_S_PLUGIN,
@@ -296,7 +359,12 @@ static kt_status normalise_plugin(loading *ld, const kt_plugin *raw)
                           ld->file, raw->abi_major, KT_ABI_MAJOR);
     if ((rc = copy_struct(ld, d, sizeof *d, raw, MIN_PLUGIN, "descriptor")))
         return rc;
-    if ((rc = check_id(ld, d->name, "descriptor.name")))
+    if ((rc = check_id(ld, d->name, "descriptor.name")) ||
+        (rc = check_text(ld, d->version, "descriptor.version")) ||
+        (rc = check_text(ld, d->summary, "descriptor.summary")) ||
+        (rc = check_text(ld, d->compiler, "descriptor.compiler")) ||
+        (rc = check_text(ld, d->cuda_archs, "descriptor.cuda_archs")) ||
+        (rc = check_text(ld, d->build_date, "descriptor.build_date")))
         return rc;
     if (d->num_operators < 1)
         return kt_err_set(ld->err, KT_S_PLUGIN,
@@ -321,10 +389,30 @@ static kt_status normalise_plugin(loading *ld, const kt_plugin *raw)
     return KT_S_OK;
 }
 
+/* Plugins whose code lives in other processes, so a callback on one of
+ * their operators finds its oracle (kt_call_*). */
+static kt_loaded_plugin **isolated;
+static size_t num_isolated;
+
+static void forget_isolated(const kt_loaded_plugin *lp)
+{
+    for (size_t i = 0; i < num_isolated; ++i)
+        if (isolated[i] == lp) {
+            isolated[i] = isolated[--num_isolated];
+            break;
+        }
+    if (num_isolated == 0) {
+        free(isolated);
+        isolated = NULL;
+    }
+}
+
 static void unload(kt_loaded_plugin *lp)
 {
     if (!lp)
         return;
+    forget_isolated(lp);
+    kt_oracle_free(lp->oracle);
     for (size_t i = 0; i < lp->num_owned; ++i)
         free(lp->owned[i]);
     free(lp->owned);
@@ -343,95 +431,6 @@ void kt_registry_init(kt_registry *reg)
     memset(reg, 0, sizeof *reg);
     reg->probe_timeout_ms =
         seconds > 0 ? (int)(seconds * 1e3) : KT_PROBE_TIMEOUT_MS;
-}
-
-/* Loads and validates path in a child process. The child writes the
- * loader's message (if any) to a pipe and exits; the parent reads it and
- * reports the child's death or time-out in the same one-line form. */
-static kt_status probe_in_child(const char *path, int timeout_ms, kt_err *err)
-{
-    char msg[sizeof err->msg] = "";
-    size_t got = 0;
-    double deadline;
-    int fds[2], status = 0, done = 0;
-    pid_t pid;
-
-    if (pipe(fds) != 0)
-        return kt_err_set(err, KT_S_IO, "%s: cannot probe: pipe: %s", path,
-                          strerror(errno));
-    fcntl(fds[0], F_SETFD, FD_CLOEXEC);
-    fcntl(fds[1], F_SETFD, FD_CLOEXEC);
-    fflush(NULL);
-    pid = fork();
-    if (pid < 0) {
-        close(fds[0]);
-        close(fds[1]);
-        return kt_err_set(err, KT_S_IO, "%s: cannot probe: fork: %s", path,
-                          strerror(errno));
-    }
-    if (pid == 0) {
-        static const int fatal[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
-        kt_registry tmp;
-        kt_err cerr;
-        close(fds[0]);
-        /* Handlers inherited from the parent (a test framework's, say) must
-         * not catch the plugin's crash: die of it, so the parent sees it. */
-        for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; ++i)
-            signal(fatal[i], SIG_DFL);
-        memset(&tmp, 0, sizeof tmp); /* probe_timeout_ms = 0: in-process */
-        if (kt_registry_load_file(&tmp, path, &cerr)) {
-            ssize_t w = write(fds[1], cerr.msg, strlen(cerr.msg));
-            (void)w;
-            _exit(1);
-        }
-        /* _exit: no destructors, no flushing of inherited buffers. */
-        _exit(0);
-    }
-    close(fds[1]);
-    deadline = (1e3 * kt_clock_seconds()) + timeout_ms;
-    while (!done) {
-        struct pollfd pfd = {fds[0], POLLIN, 0};
-        double left = deadline - (1e3 * kt_clock_seconds());
-        int ready;
-        ssize_t n;
-        if (left <= 0)
-            break;
-        ready = poll(&pfd, 1, (int)left + 1);
-        if (ready < 0 && errno == EINTR)
-            continue;
-        if (ready <= 0)
-            continue;
-        n = read(fds[0], msg + got, sizeof msg - 1 - got);
-        if (n > 0 && got + (size_t)n < sizeof msg - 1)
-            got += (size_t)n;
-        else if (n == 0 || n < 0)
-            done = 1; /* end of file: the child exited or died */
-    }
-    close(fds[0]);
-    msg[got] = '\0';
-    if (!done) {
-        kill(pid, SIGKILL);
-        waitpid(pid, &status, 0);
-        return kt_err_set(err, KT_S_PLUGIN,
-                          "%s: did not finish loading within "
-                          "%.0f s (its entry point or initialisers hang); not "
-                          "loaded",
-                          path, timeout_ms / 1e3);
-    }
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-        return KT_S_OK;
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 1 && got > 0)
-        return kt_err_set(err, KT_S_PLUGIN, "%s", msg);
-    {
-        char how[128];
-        kt_describe_exit(status, how, sizeof how);
-        return kt_err_set(err, KT_S_PLUGIN,
-                          "%s: loading it %s (in its entry "
-                          "point or initialisers); not loaded",
-                          path, how);
-    }
 }
 
 void kt_registry_free(kt_registry *reg)
@@ -478,61 +477,116 @@ static int has_so_suffix(const char *name)
     return n > 3 && strcmp(name + n - 3, ".so") == 0;
 }
 
-static kt_status load_file_at(kt_registry *reg, const char *path, kt_err *err)
+/* A declared operator (an INI file with [operator], core/declared.h) runs
+ * no foreign code: it is loaded here, never probed. */
+static int is_declaration(const char *path)
 {
-    loading ld = {NULL, path, err};
+    return !has_so_suffix(path) && kt_declared_is_declaration(path);
+}
+
+static kt_status load_declared(loading *ld)
+{
+    kt_status rc;
+    if ((rc = kt_declared_load(ld->file, &ld->lp->declared, ld->err)) ||
+        (rc = kt_declared_bind(ld->lp->declared, ld->err)))
+        return rc;
+    return normalise_plugin(ld, &ld->lp->declared->plugin);
+}
+
+static void *own_block(void *ctx, size_t bytes)
+{
+    return own(ctx, bytes);
+}
+
+/* The descriptor a probe child validated, rebuilt here from data and
+ * validated again like a plugin's own (the child is the plugin's). */
+static kt_status adopt_probed(loading *ld, const json_t *desc, int timeout_ms)
+{
+    const kt_plugin *raw;
+    kt_status rc;
+
+    if ((rc = kt_desc_from_json(desc, own_block, ld, &raw, ld->err)))
+        return kt_err_prefix(ld->err, "%s: ", ld->file);
+    if ((rc = normalise_plugin(ld, raw)))
+        return rc;
+    ld->lp->isolated = 1;
+    ld->lp->oracle = kt_oracle_new(ld->file, timeout_ms);
+    if (!ld->lp->oracle)
+        return kt_err_set(ld->err, KT_S_NOMEM, "%s: out of memory", ld->file);
+    return KT_S_OK;
+}
+
+static kt_status map_here(loading *ld)
+{
     kt_plugin_entry_fn entry;
     const kt_plugin *raw;
+    const char *path = ld->file;
+
+    char *local = NULL;
+
+    /* A name without a slash is a file here, not a library for dlopen to
+     * look up in the system's search path. */
+    if (!strchr(path, '/')) {
+        size_t n = strlen(path) + 3;
+        if (!(local = malloc(n)))
+            return kt_err_set(ld->err, KT_S_NOMEM, "%s: out of memory", path);
+        snprintf(local, n, "./%s", path);
+    }
+    dlerror();
+    ld->lp->handle = dlopen(local ? local : path, RTLD_NOW | RTLD_LOCAL);
+    free(local);
+    if (!ld->lp->handle) {
+        const char *why = dlerror();
+        return kt_err_set(ld->err, KT_S_PLUGIN, "%s: cannot load: %s", path,
+                          why ? why : "dlopen failed");
+    }
+    /* A function pointer, not a data symbol: dlsym of functions is what
+     * POSIX guarantees, and the plugin's descriptor can live anywhere. */
+    *(void **)&entry = dlsym(ld->lp->handle, KT_PLUGIN_ENTRY_SYMBOL);
+    if (!entry)
+        return kt_err_set(ld->err, KT_S_PLUGIN,
+                          "%s: not a ktune plugin: no symbol "
+                          "'%s' (expected KT_PLUGIN_EXPORT in the plugin)",
+                          path, KT_PLUGIN_ENTRY_SYMBOL);
+    raw = entry();
+    if (!raw)
+        return kt_err_set(ld->err, KT_S_PLUGIN,
+                          "%s: %s() returned NULL, expected a "
+                          "descriptor",
+                          path, KT_PLUGIN_ENTRY_SYMBOL);
+    return normalise_plugin(ld, raw);
+}
+
+/* Adds path to reg after its probe (v, NULL when not probed). */
+static kt_status add_plugin(kt_registry *reg, const char *path,
+                            const kt_probe_verdict *v, kt_err *err)
+{
+    loading ld = {NULL, path, err};
     const kt_loaded_plugin *dup;
     kt_loaded_plugin **grown;
     kt_status rc = KT_S_OK;
 
-    int declared = !has_so_suffix(path) && kt_declared_is_declaration(path);
+    int declared = is_declaration(path);
 
-    /* A declaration runs no foreign code while loading: no probe. */
-    if (!declared && reg->probe_timeout_ms > 0 &&
-        (rc = probe_in_child(path, reg->probe_timeout_ms, err)))
-        return rc;
+    if (!declared && v && !v->ok)
+        return kt_err_set(err, KT_S_PLUGIN, "%s%s",
+                          v->message ? v->message : path,
+                          v->cached ? " (remembered from an earlier probe of "
+                                      "this very file; change or touch it to "
+                                      "probe again)"
+                                    : "");
     ld.lp = calloc(1, sizeof *ld.lp);
     if (!ld.lp || !(ld.lp->path = strdup(path))) {
         rc = kt_err_set(err, KT_S_NOMEM, "%s: out of memory", path);
         goto done;
     }
-    if (declared) {
-        if ((rc = kt_declared_load(path, &ld.lp->declared, err)) ||
-            (rc = kt_declared_bind(ld.lp->declared, err)))
-            goto done;
-        raw = &ld.lp->declared->plugin;
-        goto loaded;
-    }
-    dlerror();
-    ld.lp->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (!ld.lp->handle) {
-        const char *why = dlerror();
-        rc = kt_err_set(err, KT_S_PLUGIN, "%s: cannot load: %s", path,
-                        why ? why : "dlopen failed");
-        goto done;
-    }
-    /* A function pointer, not a data symbol: dlsym of functions is what
-     * POSIX guarantees, and the plugin's descriptor can live anywhere. */
-    *(void **)&entry = dlsym(ld.lp->handle, KT_PLUGIN_ENTRY_SYMBOL);
-    if (!entry) {
-        rc = kt_err_set(err, KT_S_PLUGIN,
-                        "%s: not a ktune plugin: no symbol "
-                        "'%s' (expected KT_PLUGIN_EXPORT in the plugin)",
-                        path, KT_PLUGIN_ENTRY_SYMBOL);
-        goto done;
-    }
-    raw = entry();
-    if (!raw) {
-        rc = kt_err_set(err, KT_S_PLUGIN,
-                        "%s: %s() returned NULL, expected a "
-                        "descriptor",
-                        path, KT_PLUGIN_ENTRY_SYMBOL);
-        goto done;
-    }
-loaded:
-    if ((rc = normalise_plugin(&ld, raw)))
+    if (declared)
+        rc = load_declared(&ld);
+    else
+        rc = v && reg->isolated
+                 ? adopt_probed(&ld, v->desc, reg->probe_timeout_ms)
+                 : map_here(&ld);
+    if (rc)
         goto done;
     dup = kt_registry_find(reg, ld.lp->desc.name);
     if (dup) {
@@ -543,29 +597,59 @@ loaded:
         goto done;
     }
     grown = realloc(reg->plugins, (reg->count + 1) * sizeof *grown);
-    if (!grown) {
+    if (!grown || (ld.lp->isolated &&
+                   !(isolated = realloc(isolated, (num_isolated + 1) *
+                                                      sizeof *isolated)))) {
+        if (grown)
+            reg->plugins = grown;
         rc = kt_err_set(err, KT_S_NOMEM, "%s: out of memory", path);
         goto done;
     }
     reg->plugins = grown;
     reg->plugins[reg->count++] = ld.lp;
+    if (ld.lp->isolated)
+        isolated[num_isolated++] = ld.lp;
     ld.lp = NULL;
 done:
     unload(ld.lp);
     return rc;
 }
 
+/* Probes paths[0..n) together, then adds them in order; failures go to
+ * reg->failures. */
+static void load_paths(kt_registry *reg, char **paths, size_t n)
+{
+    kt_probe_verdict *v = NULL;
+
+    if (reg->probe_timeout_ms > 0 && n > 0) {
+        v = calloc(n, sizeof *v);
+        if (!v) {
+            add_failure(reg, "out of memory probing plugins");
+            return;
+        }
+        kt_probe_plugins((const char *const *)paths, n, reg->probe_timeout_ms,
+                         v);
+    }
+    for (size_t i = 0; i < n; ++i) {
+        kt_err err;
+        if (add_plugin(reg, paths[i], v ? &v[i] : NULL, &err))
+            add_failure(reg, err.msg);
+        if (v)
+            kt_probe_verdict_free(&v[i]);
+    }
+    free(v);
+}
+
 kt_status kt_registry_load_file(kt_registry *reg, const char *path, kt_err *err)
 {
-    char *real = NULL;
+    kt_probe_verdict v;
     kt_status rc;
 
-    /* dlopen takes a name without '/' for a library to look up in the
-     * search path; a user naming x.so means the file here when it exists. */
-    if (!strchr(path, '/') && access(path, F_OK) == 0)
-        real = realpath(path, NULL);
-    rc = load_file_at(reg, real ? real : path, err);
-    free(real);
+    if (reg->probe_timeout_ms <= 0 || is_declaration(path))
+        return add_plugin(reg, path, NULL, err);
+    kt_probe_plugins(&path, 1, reg->probe_timeout_ms, &v);
+    rc = add_plugin(reg, path, &v, err);
+    kt_probe_verdict_free(&v);
     return rc;
 }
 
@@ -574,85 +658,203 @@ static int compare_names(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-void kt_registry_load_dir(kt_registry *reg, const char *dir, int required)
+typedef struct path_list {
+    char **items;
+    size_t count;
+} path_list;
+
+static void push_path(kt_registry *reg, path_list *l, const char *path)
+{
+    char **grown = realloc(l->items, (l->count + 1) * sizeof *grown);
+    char *copy = strdup(path);
+    if (!grown || !copy) {
+        free(copy);
+        if (grown)
+            l->items = grown;
+        add_failure(reg, "out of memory listing plugins");
+        return;
+    }
+    l->items = grown;
+    l->items[l->count++] = copy;
+}
+
+static void free_paths(path_list *l)
+{
+    for (size_t i = 0; i < l->count; ++i)
+        free(l->items[i]);
+    free(l->items);
+    l->items = NULL;
+    l->count = 0;
+}
+
+/* Appends every *.so of dir, in name order. */
+static void list_dir(kt_registry *reg, path_list *l, const char *dir,
+                     int required)
 {
     DIR *d = opendir(dir);
     struct dirent *entry;
-    char **names = NULL;
-    size_t count = 0;
+    path_list names = {NULL, 0};
 
     if (!d) {
         if (required) {
-            char line[1200];
-            snprintf(line, sizeof line, "%s: cannot open plugin folder", dir);
-            add_failure(reg, line);
+            size_t n = strlen(dir) + 64;
+            char *line = malloc(n);
+            if (line) {
+                snprintf(line, n, "%s: cannot open plugin folder", dir);
+                add_failure(reg, line);
+                free(line);
+            }
         }
         return;
     }
-    while ((entry = readdir(d))) {
-        char **grown;
-        if (!has_so_suffix(entry->d_name))
-            continue;
-        grown = realloc(names, (count + 1) * sizeof *grown);
-        if (!grown)
-            break;
-        names = grown;
-        names[count] = strdup(entry->d_name);
-        if (names[count])
-            ++count;
-    }
+    while ((entry = readdir(d)))
+        if (has_so_suffix(entry->d_name))
+            push_path(reg, &names, entry->d_name);
     closedir(d);
-    qsort(names, count, sizeof *names, compare_names);
-    for (size_t i = 0; i < count; ++i) {
-        char path[4096];
-        kt_err err;
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        if (kt_registry_load_file(reg, path, &err))
-            add_failure(reg, err.msg);
-        free(names[i]);
+    if (names.count)
+        qsort(names.items, names.count, sizeof *names.items, compare_names);
+    for (size_t i = 0; i < names.count; ++i) {
+        size_t n = strlen(dir) + strlen(names.items[i]) + 2;
+        char *path = malloc(n);
+        if (!path)
+            continue;
+        snprintf(path, n, "%s/%s", dir, names.items[i]);
+        push_path(reg, l, path);
+        free(path);
     }
-    free(names);
+    free_paths(&names);
 }
 
-static void load_path_entry(kt_registry *reg, const char *entry)
+void kt_registry_load_dir(kt_registry *reg, const char *dir, int required)
+{
+    path_list l = {NULL, 0};
+    list_dir(reg, &l, dir, required);
+    load_paths(reg, l.items, l.count);
+    free_paths(&l);
+}
+
+static void list_path_entry(kt_registry *reg, path_list *l, const char *entry)
 {
     struct stat st;
-    kt_err err;
 
     if (stat(entry, &st) != 0) {
-        char line[4200];
-        snprintf(line, sizeof line,
-                 "%s: in KTUNE_PLUGIN_PATH, but no such "
-                 "file or folder",
-                 entry);
-        add_failure(reg, line);
+        size_t n = strlen(entry) + 64;
+        char *line = malloc(n);
+        if (line) {
+            snprintf(line, n,
+                     "%s: in KTUNE_PLUGIN_PATH, but no such file or folder",
+                     entry);
+            add_failure(reg, line);
+            free(line);
+        }
         return;
     }
     if (S_ISDIR(st.st_mode))
-        kt_registry_load_dir(reg, entry, 1);
-    else if (kt_registry_load_file(reg, entry, &err))
-        add_failure(reg, err.msg);
+        list_dir(reg, l, entry, 1);
+    else
+        push_path(reg, l, entry);
 }
 
 void kt_registry_load_default(kt_registry *reg, const char *builtin_dir,
                               const char *const *files, size_t num_files)
 {
     const char *env = getenv("KTUNE_PLUGIN_PATH");
+    path_list l = {NULL, 0};
 
     if (builtin_dir)
-        kt_registry_load_dir(reg, builtin_dir, 1);
+        list_dir(reg, &l, builtin_dir, 1);
     if (env && *env) {
         char *copy = strdup(env), *save = NULL;
         for (char *tok = copy ? strtok_r(copy, ":", &save) : NULL; tok;
              tok = strtok_r(NULL, ":", &save))
-            load_path_entry(reg, tok);
+            list_path_entry(reg, &l, tok);
         free(copy);
     }
     for (size_t i = 0; i < num_files; ++i) {
-        kt_err err;
-        if (kt_registry_load_file(reg, files[i], &err))
-            add_failure(reg, err.msg);
+        /* A bare name the user typed is the file here when it exists,
+         * recorded by its full path (results say which file ran). */
+        char *real = NULL;
+        if (!strchr(files[i], '/') && access(files[i], F_OK) == 0)
+            real = realpath(files[i], NULL);
+        push_path(reg, &l, real ? real : files[i]);
+        free(real);
     }
+    /* All probed together: n hanging plugins cost one time limit, not n. */
+    load_paths(reg, l.items, l.count);
+    free_paths(&l);
+}
+
+/* The isolated plugin whose descriptor holds op, or NULL. */
+static kt_loaded_plugin *owner_of(const kt_operator *op, uint32_t *index)
+{
+    for (size_t i = 0; i < num_isolated; ++i) {
+        const kt_plugin *d = &isolated[i]->desc;
+        if (op >= d->operators && op < d->operators + d->num_operators) {
+            *index = (uint32_t)(op - d->operators);
+            return isolated[i];
+        }
+    }
+    return NULL;
+}
+
+kt_status kt_call_work(const kt_operator *op, const kt_problem *problem,
+                       kt_work *out, int *rc, kt_err *err)
+{
+    uint32_t index = 0;
+    kt_loaded_plugin *lp = owner_of(op, &index);
+    kt_oracle_answer a;
+    kt_status st;
+
+    memset(out, 0, sizeof *out);
+    out->struct_size = sizeof *out;
+    if (!lp) {
+        *rc = op->work(problem, out);
+        return KT_S_OK;
+    }
+    if ((st = kt_oracle_ask(lp->oracle, KT_ORACLE_WORK, index, 0, problem, NULL,
+                            &a, err)))
+        return kt_err_prefix(err, "operator '%s': ", op->id);
+    *out = a.work;
+    out->struct_size = sizeof *out;
+    *rc = a.rc;
+    return KT_S_OK;
+}
+
+kt_status kt_call_shape(const kt_operator *op, uint32_t variant,
+                        const kt_problem *problem, const kt_config *cfg,
+                        int *check_rc, char *why, size_t why_size,
+                        int *shape_rc, kt_shape *shape, kt_err *err)
+{
+    const kt_variant *v = &op->variants[variant];
+    uint32_t index = 0;
+    kt_loaded_plugin *lp = owner_of(op, &index);
+    kt_oracle_answer a;
+
+    *check_rc = KT_OK;
+    *shape_rc = KT_OK;
+    if (why_size)
+        why[0] = '\0';
+    if (!lp) {
+        if (v->check) {
+            *check_rc = v->check(problem, cfg, why, why_size);
+            if (why_size)
+                why[why_size - 1] = '\0';
+            if (*check_rc != KT_OK)
+                return KT_S_OK;
+        }
+        *shape_rc = v->shape(problem, cfg, shape);
+        return KT_S_OK;
+    }
+    if (kt_oracle_ask(lp->oracle, KT_ORACLE_SHAPE, index, variant, problem, cfg,
+                      &a, err))
+        return kt_err_prefix(err, "variant '%s': ", v->id);
+    *check_rc = a.check_rc;
+    snprintf(why, why_size, "%s", a.why);
+    if (a.check_rc == KT_OK) {
+        *shape_rc = a.rc;
+        *shape = a.shape;
+    }
+    return KT_S_OK;
 }
 
 kt_status kt_registry_resolve(const kt_registry *reg, const char *spec,

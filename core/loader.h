@@ -28,6 +28,11 @@ typedef struct kt_loaded_plugin {
     /* A declared operator (core/declared.h) instead of a shared object:
      * handle is NULL and this owns the declaration. */
     struct kt_declared *declared;
+    /* Loaded only in child processes: the callbacks in desc are stubs, and
+     * kt_call_work/kt_call_shape ask the oracle (a child that has the
+     * plugin loaded). handle is NULL. */
+    int isolated;
+    struct kt_oracle *oracle; /* owned */
 } kt_loaded_plugin;
 
 typedef struct kt_registry {
@@ -41,12 +46,20 @@ typedef struct kt_registry {
      * process down. 0: load in-process directly. Probe before this process
      * initialises CUDA (a forked child must not inherit a CUDA context). */
     int probe_timeout_ms;
+    /* With probing: never map a plugin into this process at all. The
+     * registry holds the descriptors the probe children validated, and
+     * the pure callbacks run in a child (core/oracle.h); everything else
+     * runs in worker processes. For commands, whose process must survive
+     * any plugin. */
+    int isolated;
 } kt_registry;
 
 #define KT_PROBE_TIMEOUT_MS 10000
 
 /* An empty registry that probes plugins (KT_PROBE_TIMEOUT_MS, or
- * KTUNE_PLUGIN_TIMEOUT seconds from the environment). */
+ * KTUNE_PLUGIN_TIMEOUT seconds from the environment), all of a search path
+ * in parallel, remembering verdicts (core/probe.h), then maps the good ones
+ * into this process. Set `isolated` before loading to map none. */
 void kt_registry_init(kt_registry *reg);
 
 /* Unloads every plugin and frees the registry's memory. */
@@ -84,6 +97,18 @@ kt_status kt_operator_find_variant(const kt_operator *op, const char *id,
 /* Index of the size called name in op, or KT_S_INPUT with close matches. */
 kt_status kt_operator_find_size(const kt_operator *op, const char *name,
                                 size_t *index, kt_err *err);
+
+/* The pure callbacks, wherever the plugin's code lives: called here for a
+ * plugin mapped into this process, through its oracle for an isolated one.
+ * KT_S_OK with the callback's own return code in *rc (work) or *check_rc
+ * and *shape_rc (shape runs only when check, if any, said KT_OK; why gets
+ * check's reason); KT_S_PLUGIN when the callback crashed or hung. */
+kt_status kt_call_work(const kt_operator *op, const kt_problem *problem,
+                       kt_work *out, int *rc, kt_err *err);
+kt_status kt_call_shape(const kt_operator *op, uint32_t variant,
+                        const kt_problem *problem, const kt_config *cfg,
+                        int *check_rc, char *why, size_t why_size,
+                        int *shape_rc, kt_shape *shape, kt_err *err);
 
 /* Index of the parameter called name in variant, or -1. */
 long kt_variant_find_param(const kt_variant *variant, const char *name);

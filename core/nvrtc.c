@@ -11,6 +11,7 @@
 
 #include "core/calibrate.h"
 #include "core/clock.h"
+#include "core/fileio.h"
 
 #define CACHE_MAGIC "KTNVRTC1"
 

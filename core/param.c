@@ -28,10 +28,16 @@ size_t kt_param_count(const kt_param_desc *param)
         }
         return n;
     }
-    case KT_PARAM_RANGE:
+    case KT_PARAM_RANGE: {
+        /* In unsigned arithmetic: max - min of INT64_MIN..INT64_MAX does
+         * not fit in int64_t. The count saturates. */
+        uint64_t steps;
         if (param->step <= 0 || param->max < param->min)
             return 0;
-        return (size_t)((param->max - param->min) / param->step) + 1;
+        steps = ((uint64_t)param->max - (uint64_t)param->min) /
+                (uint64_t)param->step;
+        return steps >= SIZE_MAX ? SIZE_MAX : (size_t)steps + 1;
+    }
     }
     return 0;
 }
@@ -42,7 +48,9 @@ int64_t kt_param_value_at(const kt_param_desc *param, size_t index)
     case KT_PARAM_LIST: return param->values[index];
     case KT_PARAM_ENUM: return (int64_t)index;
     case KT_PARAM_POW2: return param->min << index;
-    case KT_PARAM_RANGE: return param->min + (int64_t)index * param->step;
+    case KT_PARAM_RANGE:
+        return (int64_t)((uint64_t)param->min +
+                         (uint64_t)index * (uint64_t)param->step);
     }
     return 0;
 }
@@ -50,6 +58,17 @@ int64_t kt_param_value_at(const kt_param_desc *param, size_t index)
 long kt_param_index_of(const kt_param_desc *param, int64_t value)
 {
     size_t n = kt_param_count(param);
+
+    /* Ranges are answered by arithmetic: a walk would cost their count. */
+    if (param->kind == KT_PARAM_RANGE) {
+        uint64_t off;
+        if (n == 0 || value < param->min || value > param->max)
+            return -1;
+        off = (uint64_t)value - (uint64_t)param->min;
+        if (off % (uint64_t)param->step || off / (uint64_t)param->step >= n)
+            return -1;
+        return (long)(off / (uint64_t)param->step);
+    }
     for (size_t i = 0; i < n; ++i)
         if (kt_param_value_at(param, i) == value)
             return (long)i;

@@ -17,12 +17,35 @@ char *kt_parse_trim(char *s)
     return s;
 }
 
+/* base^exponent with every multiplication checked; bases 0, 1 and -1 are
+ * answered directly so a huge exponent costs nothing. 1 on overflow. */
+static int power(int64_t base, int64_t exponent, int64_t *out)
+{
+    int64_t result = 1;
+
+    if (base == 0 || base == 1) {
+        *out = exponent == 0 ? 1 : base;
+        return 0;
+    }
+    if (base == -1) {
+        *out = exponent % 2 ? -1 : 1;
+        return 0;
+    }
+    /* |base| >= 2: at most 63 multiplications before overflow. */
+    for (int64_t i = 0; i < exponent; ++i)
+        if (__builtin_mul_overflow(result, base, &result))
+            return 1;
+    *out = result;
+    return 0;
+}
+
 kt_status kt_parse_i64(const char *text, const char *what, int64_t *out,
                        kt_err *err)
 {
     const char *caret;
     char *end = NULL;
     long long value;
+    int base;
 
     if (!text || !*text)
         return kt_err_set(err, KT_S_INPUT,
@@ -31,29 +54,33 @@ kt_status kt_parse_i64(const char *text, const char *what, int64_t *out,
                           what);
     caret = strchr(text, '^');
     if (caret) {
-        int64_t base, exponent, result = 1;
+        int64_t radix, exponent;
         char head[32];
         size_t len = (size_t)(caret - text);
         if (len == 0 || len >= sizeof head)
             goto bad;
         memcpy(head, text, len);
         head[len] = '\0';
-        if (kt_parse_i64(head, what, &base, NULL) ||
+        if (kt_parse_i64(head, what, &radix, NULL) ||
             kt_parse_i64(caret + 1, what, &exponent, NULL) || exponent < 0)
             goto bad;
-        for (int64_t i = 0; i < exponent; ++i) {
-            if (base != 0 && llabs(result) > INT64_MAX / llabs(base))
-                return kt_err_set(err, KT_S_INPUT,
-                                  "%s: '%s' does not fit in "
-                                  "64 bits",
-                                  what, text);
-            result *= base;
-        }
-        *out = result;
+        if (power(radix, exponent, out))
+            return kt_err_set(err, KT_S_INPUT,
+                              "%s: '%s' does not fit in 64 bits", what, text);
         return KT_S_OK;
     }
+    /* Decimal unless 0x: strtoll's base 0 would read "010" as octal 8. */
+    {
+        const char *digits = text;
+        while (isspace((unsigned char)*digits))
+            ++digits;
+        if (*digits == '+' || *digits == '-')
+            ++digits;
+        base = digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X') ? 16
+                                                                          : 10;
+    }
     errno = 0;
-    value = strtoll(text, &end, 0);
+    value = strtoll(text, &end, base);
     if (errno == ERANGE)
         return kt_err_set(err, KT_S_INPUT, "%s: '%s' does not fit in 64 bits",
                           what, text);

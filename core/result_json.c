@@ -84,6 +84,40 @@ static kt_status stats_from_json(const json_t *j, kt_stats *s, kt_err *err)
                        "rel_stddev", &s->rel_stddev, "noise", &s->noise,
                        "ci_lo", &s->ci_lo, "ci_hi", &s->ci_hi))
         return kt_err_set(err, KT_S_INPUT, "statistics: %s", jerr.text);
+    /* Read as strictly as written: times are finite and positive, spreads
+     * are not negative, and the order statistics are in order. */
+    {
+        const struct {
+            const char *name;
+            double v, lo;
+        } f[] = {{"median", s->median, 0},
+                 {"min", s->min, 0},
+                 {"max", s->max, 0},
+                 {"mean", s->mean, 0},
+                 {"q1", s->q1, 0},
+                 {"q3", s->q3, 0},
+                 {"ci_lo", s->ci_lo, 0},
+                 {"ci_hi", s->ci_hi, 0},
+                 {"stddev", s->stddev, -1},
+                 {"rel_spread", s->rel_spread, -1},
+                 {"rel_stddev", s->rel_stddev, -1},
+                 {"noise", s->noise, -1}};
+        if (n < 1)
+            return kt_err_set(err, KT_S_INPUT,
+                              "statistics: n is %lld, expected at least 1",
+                              (long long)n);
+        for (size_t i = 0; i < sizeof f / sizeof f[0]; ++i)
+            if (!isfinite(f[i].v) || (f[i].lo == 0 ? f[i].v <= 0 : f[i].v < 0))
+                return kt_err_set(
+                    err, KT_S_INPUT, "statistics: %s is %g, expected %s",
+                    f[i].name, f[i].v,
+                    f[i].lo == 0 ? "a time > 0" : "a finite value >= 0");
+        if (!(s->min <= s->median && s->median <= s->max))
+            return kt_err_set(err, KT_S_INPUT,
+                              "statistics: min %g, median %g, max %g are not "
+                              "in order",
+                              s->min, s->median, s->max);
+    }
     s->n = (size_t)n;
     return KT_S_OK;
 }
@@ -144,6 +178,11 @@ kt_status kt_timing_from_json(const json_t *j, kt_timing *t, kt_err *err)
             &t->median_clock_mhz, "stop_reason", &reason, "gpu_time_s",
             &t->gpu_time_s, "wall_time_s", &t->wall_time_s))
         return kt_err_set(err, KT_S_INPUT, "timing: %s", jerr.text);
+    if (rounds < 0 || discarded < 0)
+        return kt_err_set(err, KT_S_INPUT,
+                          "timing: rounds %lld, discarded %lld; expected "
+                          "counts >= 0",
+                          (long long)rounds, (long long)discarded);
     if ((rc = stats_from_json(kernel, &t->kernel, err)))
         return rc;
     t->discarded = (size_t)discarded;
@@ -164,6 +203,10 @@ kt_status kt_timing_from_json(const json_t *j, kt_timing *t, kt_err *err)
         for (size_t i = 0; i < n; ++i) {
             json_t *s = json_array_get(samples, i);
             t->samples_us[i] = json_is_number(s) ? json_number_value(s) : NAN;
+            if (!(t->samples_us[i] > 0) || !isfinite(t->samples_us[i]))
+                return kt_err_set(err, KT_S_INPUT,
+                                  "timing: samples_us[%zu] is not a time > 0",
+                                  i);
         }
         t->num_rounds = n;
     } else {

@@ -6,6 +6,75 @@
 #include "core/clock.h"
 #include "core/feasible.h"
 
+/* Clamps v into dimension d's bounds and never above its requested size. */
+static int64_t clamp_dim(const kt_operator *op, const int64_t *requested,
+                         uint32_t d, int64_t v)
+{
+    if (v > requested[d])
+        v = requested[d];
+    if (v < op->sizes[d].min)
+        v = op->sizes[d].min;
+    if (v > op->sizes[d].max)
+        v = op->sizes[d].max;
+    return v;
+}
+
+/* Adds cand unless it is the requested problem or already listed. */
+static size_t add_boundary(const kt_operator *op, const int64_t *requested,
+                           kt_boundary *cand, kt_boundary *out, size_t count)
+{
+    int same = 1;
+    for (uint32_t d = 0; d < op->num_sizes; ++d) {
+        cand->sizes[d] = clamp_dim(op, requested, d, cand->sizes[d]);
+        same &= cand->sizes[d] == requested[d];
+    }
+    for (size_t j = 0; j < count; ++j)
+        if (memcmp(out[j].sizes, cand->sizes, sizeof cand->sizes) == 0)
+            return count;
+    if (same)
+        return count;
+    out[count] = *cand;
+    return count + 1;
+}
+
+/* Several dimensions vary independently: a square problem cannot tell rows
+ * from columns, so a kernel that swaps them would pass. One dimension at 1
+ * with the others long (1 x N, N x 1), different tails per dimension both
+ * ways round, whole blocks of different counts, and small primes. */
+static size_t several_dimensions(const kt_operator *op,
+                                 const int64_t *requested, int64_t b,
+                                 kt_boundary *out, size_t max)
+{
+    static const int64_t primes[] = {31, 17, 23, 13};
+    const int64_t tail = 4 * b + 5, under = b / 2 + 1;
+    size_t count = 0;
+    uint32_t n = op->num_sizes;
+
+    for (int k = 0; k < 6 + (int)n && count < max; ++k) {
+        kt_boundary c;
+        memset(&c, 0, sizeof c);
+        for (uint32_t d = 0; d < n; ++d) {
+            int odd = (d % 2) == 1;
+            switch (k) {
+            case 0: c.sizes[d] = 1; break;
+            case 1: c.sizes[d] = odd ? under : tail; break;
+            case 2: c.sizes[d] = odd ? tail : under; break;
+            case 3: c.sizes[d] = (int64_t)(d + 1) * b; break;
+            case 4: c.sizes[d] = primes[d % 4]; break;
+            case 5: c.sizes[d] = primes[(d + 1) % 4]; break;
+            default: c.sizes[d] = d == (uint32_t)(k - 6) ? 1 : tail; break;
+            }
+        }
+        c.label = k == 0   ? "one element"
+                  : k <= 2 ? "different tails per dimension"
+                  : k == 3 ? "whole blocks, a different count per dimension"
+                  : k <= 5 ? "small primes, a different one per dimension"
+                           : "one dimension 1, the others a tail";
+        count = add_boundary(op, requested, &c, out, count);
+    }
+    return count;
+}
+
 size_t kt_boundary_sizes(const kt_operator *op, const int64_t *requested,
                          uint64_t threads, kt_boundary *out, size_t max)
 {
@@ -22,27 +91,14 @@ size_t kt_boundary_sizes(const kt_operator *op, const int64_t *requested,
     };
     size_t count = 0;
 
+    if (op->num_sizes > 1)
+        return several_dimensions(op, requested, b, out, max);
     for (size_t p = 0; p < sizeof picks / sizeof picks[0] && count < max; ++p) {
         kt_boundary cand;
-        int same_as_requested = 1, duplicate = 0;
         memset(&cand, 0, sizeof cand);
         cand.label = picks[p].label;
-        for (uint32_t d = 0; d < op->num_sizes; ++d) {
-            int64_t v = picks[p].value;
-            if (v > requested[d])
-                v = requested[d];
-            if (v < op->sizes[d].min)
-                v = op->sizes[d].min;
-            if (v > op->sizes[d].max)
-                v = op->sizes[d].max;
-            cand.sizes[d] = v;
-            same_as_requested &= v == requested[d];
-        }
-        for (size_t j = 0; j < count && !duplicate; ++j)
-            duplicate =
-                memcmp(out[j].sizes, cand.sizes, sizeof cand.sizes) == 0;
-        if (!same_as_requested && !duplicate)
-            out[count++] = cand;
+        cand.sizes[0] = picks[p].value;
+        count = add_boundary(op, requested, &cand, out, count);
     }
     return count;
 }

@@ -12,7 +12,7 @@
 
 #include "core/instance.h"
 
-#define KT_MAX_BOUNDARIES 6
+#define KT_MAX_BOUNDARIES 12
 
 typedef struct kt_boundary {
     int64_t sizes[KT_MAX_SIZES];
@@ -20,8 +20,11 @@ typedef struct kt_boundary {
 } kt_boundary;
 
 /* The boundary problems for a point whose launch at the requested size has
- * `threads` threads per block: every size dimension takes the same small
- * value, clamped to the operator's bounds and never above the requested
+ * `threads` threads per block. One dimension: one element, under one block,
+ * one block, a multiple, a tail. Several: each dimension varies on its own
+ * (1 x N and N x 1, different tails both ways round, different block
+ * counts, small primes), so a kernel that confuses dimensions fails. Every
+ * value is clamped to its dimension's bounds and never above the requested
  * size; duplicates and the requested size itself are left out. Pure. */
 size_t kt_boundary_sizes(const kt_operator *op, const int64_t *requested,
                          uint64_t threads, kt_boundary *out, size_t max);

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/fileio.h"
+
 double kt_src_num(const json_t *obj, const char *key)
 {
     const json_t *v = obj ? json_object_get(obj, key) : NULL;
@@ -214,6 +216,47 @@ static void add_profile(kt_sources *s, const json_t *rec)
 
 /* Adds rec's point, or lets it replace the one of the same configuration
  * when it is the better view of it (ok over failed, then by source). */
+/* A journal record read as strictly as it was written: a point and a
+ * status; a point recorded ok has a median, and every time it records is
+ * finite and positive (spreads not negative). */
+static kt_status check_record(const json_t *rec, kt_err *err)
+{
+    static const char *const times[] = {"median", "min", "max",   "mean",
+                                        "q1",     "q3",  "ci_lo", "ci_hi"};
+    static const char *const spreads[] = {"stddev", "rel_spread", "rel_stddev",
+                                          "noise"};
+    const json_t *pt = json_object_get(rec, "point");
+    const json_t *k = json_object_get(json_object_get(rec, "timing"), "kernel");
+
+    if (!json_is_object(pt) ||
+        !json_is_string(json_object_get(pt, "variant")) ||
+        !json_is_object(json_object_get(pt, "params")))
+        return kt_err_set(err, KT_S_INPUT,
+                          "expected a point (\"variant\" and \"params\")");
+    if (!json_is_string(json_object_get(rec, "status")))
+        return kt_err_set(err, KT_S_INPUT, "expected a \"status\"");
+    if (strcmp(json_string_value(json_object_get(rec, "status")), "ok") != 0)
+        return KT_S_OK;
+    if (!json_is_object(k) || !json_is_number(json_object_get(k, "median")))
+        return kt_err_set(err, KT_S_INPUT,
+                          "status ok without timing.kernel.median");
+    for (size_t i = 0; i < sizeof times / sizeof *times; ++i) {
+        const json_t *v = json_object_get(k, times[i]);
+        if (v && (!json_is_number(v) || !(json_number_value(v) > 0) ||
+                  !isfinite(json_number_value(v))))
+            return kt_err_set(err, KT_S_INPUT,
+                              "timing: %s is %g, expected a time > 0", times[i],
+                              json_is_number(v) ? json_number_value(v) : NAN);
+    }
+    for (size_t i = 0; i < sizeof spreads / sizeof *spreads; ++i) {
+        const json_t *v = json_object_get(k, spreads[i]);
+        if (v && (!json_is_number(v) || !(json_number_value(v) >= 0)))
+            return kt_err_set(err, KT_S_INPUT,
+                              "timing: %s is not a number >= 0", spreads[i]);
+    }
+    return KT_S_OK;
+}
+
 static kt_status add_point(kt_sources *s, const json_t *rec, const char *source,
                            kt_err *err)
 {
@@ -291,11 +334,14 @@ static kt_status journal_record(kt_sources *s, json_t *rec, const char *path,
     if (!s->records)
         s->records = json_array();
     json_array_append(s->records, rec);
-    if (strcmp(kind, "eval") == 0) {
-        rc = add_point(s, rec, kt_src_text(rec, "purpose", "measure"), err);
-        ++s->num_records;
-    } else if (strcmp(kind, "check") == 0) {
-        rc = add_point(s, rec, "check", err);
+    if (strcmp(kind, "eval") == 0 || strcmp(kind, "check") == 0) {
+        if ((rc = check_record(rec, err)) ||
+            (rc = add_point(s, rec,
+                            strcmp(kind, "check") == 0
+                                ? "check"
+                                : kt_src_text(rec, "purpose", "measure"),
+                            err)))
+            kt_err_prefix(err, "%s:%zu: %s record: ", path, line, kind);
         ++s->num_records;
     } else if (strcmp(kind, "profile") == 0) {
         add_profile(s, rec);
@@ -311,6 +357,37 @@ static kt_status journal_record(kt_sources *s, json_t *rec, const char *path,
     }
     /* Other kinds are a newer ktune's: left out, not an error. */
     return rc;
+}
+
+/* The header as the tuner's reader would take it: a format this ktune
+ * knows, the operator, and sizes that are positive integers. */
+static kt_status check_header(const json_t *h, const char *path, kt_err *err)
+{
+    const json_t *format = json_object_get(h, "format");
+    const json_t *sizes = json_object_get(h, "sizes"), *v;
+    const char *name;
+
+    if (!json_is_integer(format) || json_integer_value(format) < 1 ||
+        json_integer_value(format) > 2)
+        return kt_err_set(err, KT_S_INPUT,
+                          "%s:1: journal format %s; this ktune reads formats "
+                          "1 to 2",
+                          path,
+                          json_is_integer(format) ? "out of range"
+                                                  : "missing or not an "
+                                                    "integer");
+    if (!json_is_string(json_object_get(h, "operator")))
+        return kt_err_set(err, KT_S_INPUT, "%s:1: the header names no operator",
+                          path);
+    if (!json_is_object(sizes))
+        return kt_err_set(err, KT_S_INPUT, "%s:1: the header has no sizes",
+                          path);
+    json_object_foreach ((json_t *)sizes, name, v)
+        if (!json_is_integer(v) || json_integer_value(v) < 1)
+            return kt_err_set(err, KT_S_INPUT,
+                              "%s:1: size %s is not an integer >= 1", path,
+                              name);
+    return KT_S_OK;
 }
 
 /* Reads a journal: the header first, then every record. */
@@ -357,6 +434,10 @@ static kt_status read_journal(kt_sources *s, const char *path, kt_err *err)
                                 "%s:1: expected the journal header (kind "
                                 "\"ktune.journal\")",
                                 path);
+                break;
+            }
+            if ((rc = check_header(rec, path, err))) {
+                json_decref(rec);
                 break;
             }
             json_decref(s->header);
@@ -430,6 +511,10 @@ kt_status kt_sources_load(kt_sources *s, const char *path, kt_err *err)
     kt_status rc = KT_S_OK;
 
     memset(s, 0, sizeof *s);
+    /* A missing file is the user's mistake (exit 2, as in tune); a FIFO or
+     * a device would block or never end. */
+    if ((rc = kt_file_check_regular(path, "input", err)))
+        return rc;
     /* The first value alone tells a journal (one record per line) from a
      * single document. */
     first = json_load_file(path, JSON_DISABLE_EOF_CHECK, &jerr);

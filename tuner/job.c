@@ -1,6 +1,7 @@
 #include "tuner/job.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <iniparser.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -824,16 +825,26 @@ static kt_status apply_overrides(loader *ld, char *const *sets, size_t n)
         return kt_err_set(ld->err, KT_S_NOMEM, "out of memory");
     for (size_t i = 0; i < n; ++i) {
         override *o = &ld->overrides[ld->num_overrides];
-        char buf[1024], *name, *value, *dot, full[160];
-        snprintf(buf, sizeof buf, "%s", sets[i]);
-        if (kt_parse_assignment(buf, &name, &value, ld->err))
-            return kt_err_prefix(ld->err, "--set %s: ", sets[i]);
+        char *buf, *name, *value, *dot, full[160];
+        kt_status rc;
+        /* A copy of its own: a value may be of any length. */
+        if (!(buf = strdup(sets[i])))
+            return kt_err_set(ld->err, KT_S_NOMEM, "out of memory");
+        if (kt_parse_assignment(buf, &name, &value, ld->err)) {
+            free(buf);
+            return kt_err_prefix(ld->err, "--set: ");
+        }
         dot = strchr(name, '.');
-        if (!dot || dot == name || !dot[1])
+        if (!dot || dot == name || !dot[1] ||
+            (size_t)(dot - name) >= sizeof o->section ||
+            strlen(dot + 1) >= sizeof o->key) {
+            free(buf);
             return kt_err_set(ld->err, KT_S_INPUT,
-                              "--set %s: expected SECTION.KEY=VALUE, e.g. "
+                              "--set %s: expected SECTION.KEY=VALUE (names "
+                              "under %zu characters), e.g. "
                               "strategy.name=exhaustive",
-                              sets[i]);
+                              sets[i], sizeof o->key);
+        }
         *dot = '\0';
         snprintf(o->section, sizeof o->section, "%s", name);
         snprintf(o->key, sizeof o->key, "%s", dot + 1);
@@ -846,8 +857,12 @@ static kt_status apply_overrides(loader *ld, char *const *sets, size_t n)
         if (!iniparser_find_entry(ld->ini, o->section))
             iniparser_set(ld->ini, o->section, NULL);
         snprintf(full, sizeof full, "%s:%s", o->section, o->key);
-        if (iniparser_set(ld->ini, full, value) != 0)
-            return kt_err_set(ld->err, KT_S_NOMEM, "out of memory");
+        rc = iniparser_set(ld->ini, full, value) != 0
+                 ? kt_err_set(ld->err, KT_S_NOMEM, "out of memory")
+                 : KT_S_OK;
+        free(buf);
+        if (rc)
+            return rc;
     }
     return KT_S_OK;
 }
@@ -896,9 +911,10 @@ kt_status kt_job_load(const char *path, char *const *sets, size_t num_sets,
     job->min_gain = 0.005;
     job->top = 10;
     kt_job_protocol_defaults(&job->protocol);
-    if ((rc = kt_iniloc_scan(path, &ld.loc, err)))
-        goto done;
+    /* Loading first: it refuses what is not a regular, bounded file before
+     * the locator reads it line by line. */
     if ((rc = kt_ini_load(path, &ld.ini, err)) ||
+        (rc = kt_iniloc_scan(path, &ld.loc, err)) ||
         (rc = apply_overrides(&ld, sets, num_sets)) ||
         (rc = check_sections(&ld)) || (rc = read_job(&ld, reg)) ||
         (rc = read_space(&ld)) || (rc = read_strategy(&ld)) ||

@@ -5,11 +5,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include "core/envrec.h"
+#include "core/fileio.h"
 #include "core/result_json.h"
 
 /* ------------------------------------------------------------- reading */
@@ -20,12 +23,17 @@
 static kt_status read_text(const char *path, size_t limit, char **text,
                            size_t *len, kt_err *err)
 {
-    gzFile f = gzopen(path, "rb");
+    gzFile f;
     char *buf = NULL;
     size_t cap = 0, used = 0;
     int got, zerr = 0;
+    kt_status rc;
 
-    if (!f)
+    /* A directory, FIFO or device is refused, not waited on or read
+     * without end. */
+    if ((rc = kt_file_check_regular(path, "journal", err)))
+        return rc;
+    if (!(f = gzopen(path, "rb")))
         return kt_err_set(err, errno == ENOENT ? KT_S_INPUT : KT_S_IO,
                           "%s: cannot open: %s", path, strerror(errno));
     do {
@@ -47,6 +55,14 @@ static kt_status read_text(const char *path, size_t limit, char **text,
             used += (size_t)got;
         if (limit && got > 0 && memchr(buf + used - got, '\n', (size_t)got))
             break;
+        if (used > KT_FILE_MAX_BYTES) {
+            free(buf);
+            gzclose(f);
+            return kt_err_set(err, KT_S_INPUT,
+                              "journal %s: more than %zu bytes; refusing to "
+                              "read it",
+                              path, KT_FILE_MAX_BYTES);
+        }
     } while (got > 0 && (!limit || used < limit));
     if (got < 0) {
         const char *why = gzerror(f, &zerr);
@@ -203,14 +219,27 @@ kt_status kt_journal_read(const char *path, const kt_operator *op,
     memset(log, 0, sizeof *log);
     if ((rc = read_text(path, 0, &text, &len, err)))
         return rc;
+    log->read_bytes = (long long)len;
     line = text;
     while ((size_t)(line - text) < len) {
-        char *nl = strchr(line, '\n');
+        size_t left = len - (size_t)(line - text);
+        char *nl = memchr(line, '\n', left);
+        char *nul = memchr(line, '\0', nl ? (size_t)(nl - line) : left);
         json_error_t jerr;
         json_t *rec;
         const char *kind;
 
         ++lineno;
+        if (nul && nl) {
+            /* A complete line with a NUL byte is damage, not a torn write:
+             * cutting there would drop every record after it. */
+            rc = kt_err_set(err, KT_S_INPUT,
+                            "%s:%zu: a NUL byte at column %zu: the journal is "
+                            "damaged; nothing was changed (repair or remove "
+                            "that line by hand)",
+                            path, lineno, (size_t)(nul - line) + 1);
+            goto fail;
+        }
         if (!nl) {
             /* A line without its newline was being written when the run
              * died: everything before it is intact. */
@@ -290,6 +319,7 @@ kt_status kt_journal_read(const char *path, const kt_operator *op,
                 const kt_journal_entry *cur = &log->entries[log->count];
                 /* Records of a call are written together, in slot order. */
                 if (cur->call != prev->call && prev->slot + 1 != prev->of) {
+                    kt_eval_result_free(&log->entries[log->count].result);
                     json_decref(rec);
                     rc = kt_err_set(err, KT_S_INPUT,
                                     "%s:%zu: call %zu starts before call "
@@ -333,7 +363,10 @@ kt_status kt_journal_read(const char *path, const kt_operator *op,
         line = nl + 1;
     }
     if (!log->header) {
-        rc = kt_err_set(err, KT_S_INPUT, "%s: empty: no header record", path);
+        rc = kt_err_set(err, KT_S_INPUT,
+                        "%s: empty: no header record (a run stopped before "
+                        "writing it; --resume starts it afresh)",
+                        path);
         goto fail;
     }
     {
@@ -402,6 +435,20 @@ kt_status kt_journal_read_header(const char *path, json_t **header, kt_err *err)
     }
     free(line);
     return rc;
+}
+
+int kt_journal_is_empty(const char *path)
+{
+    char *text = NULL;
+    size_t len = 0;
+    int empty;
+
+    /* Bounded: an empty journal is short; a long one is not empty. */
+    if (kt_file_read(path, "journal", 1 << 20, &text, &len, NULL))
+        return 0;
+    empty = memchr(text, '\n', len) == NULL;
+    free(text);
+    return empty;
 }
 
 /* ------------------------------------------------------------ the header */
@@ -639,6 +686,38 @@ kt_status kt_journal_compatible(const json_t *recorded, const json_t *now,
 
 /* ------------------------------------------------------------- writing */
 
+/* One writer per journal: an exclusive flock held until close. A second
+ * writer (another --resume of the same file) is refused at once instead of
+ * measuring the same points again into the same file. */
+static kt_status lock_journal(int fd, const char *path, kt_err *err)
+{
+    while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        if (errno == EINTR)
+            continue;
+        if (errno == EWOULDBLOCK)
+            return kt_err_set(err, KT_S_INPUT,
+                              "journal %s is in use: another ktune is writing "
+                              "it (it holds the file's lock); wait for that "
+                              "run to end, then --resume",
+                              path);
+        return kt_err_set(err, KT_S_IO, "journal %s: cannot lock: %s", path,
+                          strerror(errno));
+    }
+    return KT_S_OK;
+}
+
+/* Opens an existing journal that holds no complete line (a run stopped
+ * between creating it and writing its header) to be written afresh. */
+static int take_over_empty(const char *path)
+{
+    int fd;
+
+    if (!kt_journal_is_empty(path))
+        return -1;
+    fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+    return fd;
+}
+
 static double journal_clock(void)
 {
     struct timespec ts;
@@ -700,21 +779,26 @@ kt_status kt_journal_create(kt_journal *j, const char *path,
     j->next_call = 1;
     j->fd =
         open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
-    if (j->fd < 0) {
-        if (errno == EEXIST)
-            return kt_err_set(err, KT_S_INPUT,
-                              "journal %s exists: add --resume to continue "
-                              "it, or name a new one with --journal FILE",
-                              path);
+    if (j->fd < 0 && errno == EEXIST && (j->fd = take_over_empty(path)) < 0)
+        return kt_err_set(err, KT_S_INPUT,
+                          "journal %s exists: add --resume to continue "
+                          "it, or name a new one with --journal FILE",
+                          path);
+    if (j->fd < 0)
         return kt_err_set(err, KT_S_IO, "journal %s: cannot create: %s", path,
                           strerror(errno));
-    }
     j->path = strdup(path);
     if (!j->path) {
         kt_journal_close(j);
         return kt_err_set(err, KT_S_NOMEM, "out of memory");
     }
-    if ((rc = append_line(j, header, 1, err))) {
+    /* Locked, then cut: an empty journal taken over may hold a torn
+     * header. */
+    if ((rc = lock_journal(j->fd, path, err)) ||
+        (ftruncate(j->fd, 0) != 0 &&
+         (rc = kt_err_set(err, KT_S_IO, "journal %s: cannot cut: %s", path,
+                          strerror(errno)))) ||
+        (rc = append_line(j, header, 1, err))) {
         kt_journal_close(j);
         return rc;
     }
@@ -726,6 +810,7 @@ kt_status kt_journal_continue(kt_journal *j, const char *path,
                               kt_err *err)
 {
     json_t *rec;
+    struct stat st;
     kt_status rc;
 
     memset(j, 0, sizeof *j);
@@ -742,6 +827,19 @@ kt_status kt_journal_continue(kt_journal *j, const char *path,
         json_decref(environment);
         kt_journal_close(j);
         return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    }
+    /* Locked before anything is cut; and what was read must still be all
+     * there is, or another writer went on after it was read. */
+    if ((rc = lock_journal(j->fd, path, err)) ||
+        (fstat(j->fd, &st) == 0 && (long long)st.st_size != log->read_bytes &&
+         (rc = kt_err_set(err, KT_S_INPUT,
+                          "journal %s changed while it was read (another "
+                          "ktune is writing it?); nothing was cut: run "
+                          "--resume again",
+                          path)))) {
+        json_decref(environment);
+        kt_journal_close(j);
+        return rc;
     }
     /* Cut the torn line and any unfinished call, so appended records
      * start on a line of their own. */

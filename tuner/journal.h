@@ -78,6 +78,7 @@ typedef struct kt_journal_log {
     int format;                   /* the header's format */
     kt_journal_profile *profiles; /* profile records, in file order */
     size_t num_profiles;
+    long long read_bytes; /* the file's length when it was read */
 } kt_journal_log;
 
 /* Reads a journal; points are read against op (the operator loaded now), so
@@ -91,6 +92,11 @@ void kt_journal_log_free(kt_journal_log *log);
  * or operator can be refused before its points are read. */
 kt_status kt_journal_read_header(const char *path, json_t **header,
                                  kt_err *err);
+
+/* 1 when path is a regular file without one complete line: a run stopped
+ * between creating its journal and writing the header. kt_journal_create
+ * writes such a file afresh instead of refusing it. */
+int kt_journal_is_empty(const char *path);
 
 /* The header record of a run. Steals the references to strategy and
  * environment (environment gets "id": 0). */
@@ -138,12 +144,16 @@ typedef struct kt_journal {
 kt_status kt_journal_record(kt_journal *j, const char *kind, json_t *fields,
                             kt_err *err);
 
-/* Creates path (which must not exist) and writes the header. */
+/* Creates path (which must not exist, or be empty as kt_journal_is_empty
+ * says) and writes the header. The journal is locked (flock) until closed;
+ * another writer is refused (KT_S_INPUT). */
 kt_status kt_journal_create(kt_journal *j, const char *path,
                             const json_t *header, kt_err *err);
 
-/* Continues the journal log was read from: cuts what reading dropped, then
- * appends this session's environment record (steals environment). */
+/* Continues the journal log was read from: locks it (refused, KT_S_INPUT,
+ * when another writer holds it or it grew since it was read), cuts what
+ * reading dropped, then appends this session's environment record (steals
+ * environment). */
 kt_status kt_journal_continue(kt_journal *j, const char *path,
                               const kt_journal_log *log, json_t *environment,
                               kt_err *err);

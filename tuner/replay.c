@@ -262,6 +262,13 @@ static kt_status read_problem(replay_eval *re, const kt_operator *op,
                               "%s: the header gives no size '%s'", re->path,
                               op->sizes[i].name);
         re->sizes[i] = json_integer_value(v);
+        if (re->sizes[i] < op->sizes[i].min || re->sizes[i] > op->sizes[i].max)
+            return kt_err_set(
+                err, KT_S_INPUT,
+                "%s: the header's size %s is %lld, expected "
+                "%lld to %lld",
+                re->path, op->sizes[i].name, (long long)re->sizes[i],
+                (long long)op->sizes[i].min, (long long)op->sizes[i].max);
     }
     re->seed = (uint64_t)json_integer_value(json_object_get(h, "seed"));
     if ((rc = kt_env_device_from_json(json_object_get(env, "device"),
@@ -274,12 +281,16 @@ static kt_status read_problem(replay_eval *re, const kt_operator *op,
     problem.sizes = re->sizes;
     problem.seed = re->seed;
     problem.device = &re->device;
-    re->work.struct_size = sizeof re->work;
-    if (op->work(&problem, &re->work) != KT_OK)
-        return kt_err_set(err, KT_S_PLUGIN,
-                          "operator '%s': work() failed for the recorded "
-                          "problem",
-                          op->id);
+    {
+        int wrc = KT_OK;
+        if ((rc = kt_call_work(op, &problem, &re->work, &wrc, err)))
+            return kt_err_prefix(err, "%s: ", re->path);
+        if (wrc != KT_OK)
+            return kt_err_set(err, KT_S_PLUGIN,
+                              "operator '%s': work() failed for the recorded "
+                              "problem",
+                              op->id);
+    }
     return KT_S_OK;
 }
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "core/loader.h"
+#include "core/point.h"
 
 static char path_buf[4096];
 
@@ -203,21 +204,92 @@ static void bad_plugins_do_not_stop_the_good_ones(void **state)
     kt_registry_init(&reg);
     reg.probe_timeout_ms = 1000; /* bad_hang_entry.so waits this long */
     kt_registry_load_dir(&reg, KT_TEST_PLUGIN_DIR, 1);
-    /* good_plugin.so, future_plugin.so, doc_example.so, gpu_faults.so and
-     * diag_corpus.so load; every bad_*.so,
-     * not_elf.so and the duplicate copy are reported one line each. */
+    /* good_plugin.so, future_plugin.so, doc_example.so, gpu_faults.so,
+     * diag_corpus.so, transpose_bug.so and scaffold.so (the new-plugin
+     * template) load; every bad_*.so, every hostile_*.so (15), not_elf.so and
+     * the duplicate copy are reported one line each. */
     assert_non_null(kt_registry_find(&reg, "good"));
     assert_non_null(kt_registry_find(&reg, "gpu_faults"));
     assert_non_null(kt_registry_find(&reg, "future"));
     assert_non_null(kt_registry_find(&reg, "example")); /* docs/plugin-abi.md */
     assert_non_null(kt_registry_find(&reg, "diag_corpus"));
-    assert_int_equal(reg.count, 5);
-    assert_int_equal(reg.num_failures, 17 + 1 + 1);
+    assert_non_null(kt_registry_find(&reg, "transpose_bug"));
+    /* scaffold.so is built in some configurations only. */
+    assert_int_equal(reg.count,
+                     6 + (kt_registry_find(&reg, "scaffold") != NULL));
+    assert_int_equal(reg.num_failures, 17 + 15 + 1 + 1);
     for (size_t i = 0; i < reg.num_failures; ++i) {
         assert_null(strchr(reg.failures[i], '\n'));
         saw_dup |= strstr(reg.failures[i], "good_plugin_copy.so") != NULL;
     }
     assert_true(saw_dup);
+    kt_registry_free(&reg);
+}
+
+static void shape_for(const kt_loaded_plugin *lp, kt_status want_st,
+                      int want_rc)
+{
+    const kt_operator *op = &lp->desc.operators[0];
+    kt_point pt;
+    kt_bound_config bc;
+    int64_t n = 1000;
+    kt_device dev = {.struct_size = sizeof dev, .name = "test"};
+    kt_problem prob = {sizeof prob, 1, &n, 1, &dev};
+    kt_shape shape;
+    char why[128];
+    int check_rc = -1, rc = -1;
+    kt_err err;
+
+    kt_point_default(op, 0, &pt);
+    assert_int_equal(kt_call_shape(op, 0, &prob, kt_point_bind(op, &pt, &bc),
+                                   &check_rc, why, sizeof why, &rc, &shape,
+                                   &err),
+                     want_st);
+    if (want_st == KT_S_OK) {
+        assert_int_equal(rc, want_rc);
+        assert_int_equal(shape.block[0], 128);
+        assert_int_equal(shape.grid[0], 8);
+    } else {
+        assert_contains(err.msg, "variant 'tiled'");
+        assert_contains(err.msg, "killed by signal 11");
+    }
+}
+
+static void an_isolated_registry_never_maps_a_plugin(void **state)
+{
+    kt_registry reg;
+    kt_work w;
+    int64_t n = 1000;
+    kt_problem prob = {sizeof prob, 1, &n, 1, NULL};
+    int rc = -1;
+    kt_err err;
+    (void)state;
+
+    kt_registry_init(&reg);
+    reg.isolated = 1;
+    assert_int_equal(
+        kt_registry_load_file(&reg, fixture("good_plugin.so"), &err), KT_S_OK);
+    assert_int_equal(
+        kt_registry_load_file(&reg, fixture("hostile_shape_fault.so"), &err),
+        KT_S_PLUGIN); /* "good" again: a duplicate name */
+    assert_null(reg.plugins[0]->handle);
+    assert_string_equal(reg.plugins[0]->desc.summary, "test plugin");
+    /* The callbacks answer from a child: the same answers as in-process. */
+    shape_for(reg.plugins[0], KT_S_OK, KT_OK);
+    assert_int_equal(
+        kt_call_work(&reg.plugins[0]->desc.operators[0], &prob, &w, &rc, &err),
+        KT_S_OK);
+    assert_int_equal(rc, KT_OK);
+    assert_true(w.bytes_read == 4000.0);
+    kt_registry_free(&reg);
+    /* A shape() that faults costs the call, not this process. */
+    kt_registry_init(&reg);
+    reg.isolated = 1;
+    assert_int_equal(
+        kt_registry_load_file(&reg, fixture("hostile_shape_fault.so"), &err),
+        KT_S_OK);
+    shape_for(reg.plugins[0], KT_S_PLUGIN, 0);
+    shape_for(reg.plugins[0], KT_S_PLUGIN, 0);
     kt_registry_free(&reg);
 }
 
@@ -308,6 +380,7 @@ int main(void)
         cmocka_unit_test(dlopen_failure_carries_its_text),
         cmocka_unit_test(duplicate_plugin_name_is_rejected),
         cmocka_unit_test(bad_plugins_do_not_stop_the_good_ones),
+        cmocka_unit_test(an_isolated_registry_never_maps_a_plugin),
         cmocka_unit_test(plugin_path_entries_load_and_report),
         cmocka_unit_test(unknown_names_suggest_close_matches),
         cmocka_unit_test(a_plugin_without_code_for_the_device_is_named),

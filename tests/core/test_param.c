@@ -51,6 +51,23 @@ static void validation_names_the_broken_field(void **state)
     assert_contains(err.msg, "field 'kind' is 9");
 }
 
+static void ranges_spanning_all_of_int64_do_not_overflow(void **state)
+{
+    kt_param_desc r = KT_PARAM_RANGE("pad", "", INT64_MIN, INT64_MAX, 1, 0);
+    kt_param_desc wide =
+        KT_PARAM_RANGE("pad", "", INT64_MIN, INT64_MAX, INT64_MAX, 0);
+    kt_err err;
+    (void)state;
+    assert_true(kt_param_count(&r) == SIZE_MAX);
+    assert_int_equal(kt_param_validate(&r, &err), KT_S_PLUGIN);
+    assert_contains(err.msg, "expected 1 to");
+    /* INT64_MIN, -1, INT64_MAX - 1: three values. */
+    assert_int_equal(kt_param_count(&wide), 3);
+    assert_true(kt_param_value_at(&wide, 2) == INT64_MAX - 1);
+    assert_int_equal(kt_param_index_of(&wide, -1), 1);
+    assert_int_equal(kt_param_index_of(&wide, 0), -1);
+}
+
 static void parse_accepts_members_and_lists_the_allowed(void **state)
 {
     kt_param_desc p = KT_PARAM_POW2("block", "", 32, 1024, 256);
@@ -89,6 +106,7 @@ int main(void)
         cmocka_unit_test(pow2_enumerates_every_power_in_range),
         cmocka_unit_test(range_and_list_and_enum_enumerate_in_order),
         cmocka_unit_test(validation_names_the_broken_field),
+        cmocka_unit_test(ranges_spanning_all_of_int64_do_not_overflow),
         cmocka_unit_test(parse_accepts_members_and_lists_the_allowed),
         cmocka_unit_test(describe_and_format_read_naturally),
     };

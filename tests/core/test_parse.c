@@ -37,6 +37,46 @@ static void bad_integers_say_what_was_found(void **state)
     assert_int_equal(kt_parse_i64("^3", "n", &v, &err), KT_S_INPUT);
 }
 
+static void powers_of_one_and_zero_need_no_loop(void **state)
+{
+    int64_t v;
+    kt_err err;
+    (void)state;
+    /* Used to loop 10^12 times: bases 0, 1, -1 are answered directly. */
+    assert_int_equal(kt_parse_i64("1^999999999999", "n", &v, &err), KT_S_OK);
+    assert_int_equal(v, 1);
+    assert_int_equal(kt_parse_i64("-1^999999999999", "n", &v, &err), KT_S_OK);
+    assert_int_equal(v, -1);
+    assert_int_equal(kt_parse_i64("0^999999999999", "n", &v, &err), KT_S_OK);
+    assert_int_equal(v, 0);
+    assert_int_equal(kt_parse_i64("0^0", "n", &v, &err), KT_S_OK);
+    assert_int_equal(v, 1);
+    assert_int_equal(kt_parse_i64("-2^63", "n", &v, &err), KT_S_OK);
+    assert_true(v == INT64_MIN);
+    /* |INT64_MIN| does not exist: the check must not negate it. */
+    assert_int_equal(kt_parse_i64("-9223372036854775808^2", "n", &v, &err),
+                     KT_S_INPUT);
+    assert_contains(err.msg, "does not fit in 64 bits");
+    assert_int_equal(kt_parse_i64("-9223372036854775808^1", "n", &v, &err),
+                     KT_S_OK);
+    assert_true(v == INT64_MIN);
+}
+
+static void leading_zeros_are_decimal(void **state)
+{
+    int64_t v;
+    kt_err err;
+    (void)state;
+    assert_int_equal(kt_parse_i64("010", "seed", &v, &err), KT_S_OK);
+    assert_int_equal(v, 10);
+    assert_int_equal(kt_parse_i64("-010", "seed", &v, &err), KT_S_OK);
+    assert_int_equal(v, -10);
+    assert_int_equal(kt_parse_i64("0X1f", "seed", &v, &err), KT_S_OK);
+    assert_int_equal(v, 31);
+    assert_int_equal(kt_parse_i64("09", "seed", &v, &err), KT_S_OK);
+    assert_int_equal(v, 9);
+}
+
 static void doubles_reject_garbage_and_infinity(void **state)
 {
     double d;
@@ -98,6 +138,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(integers_in_every_accepted_form),
         cmocka_unit_test(bad_integers_say_what_was_found),
+        cmocka_unit_test(powers_of_one_and_zero_need_no_loop),
+        cmocka_unit_test(leading_zeros_are_decimal),
         cmocka_unit_test(doubles_reject_garbage_and_infinity),
         cmocka_unit_test(lists_are_trimmed_and_empty_items_rejected),
         cmocka_unit_test(assignments_split_at_the_first_equals),

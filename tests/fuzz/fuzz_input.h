@@ -5,7 +5,10 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
+
+#include "core/loader.h"
 
 static inline const char *kt_fuzz_file(const uint8_t *data, size_t size)
 {
@@ -23,6 +26,22 @@ static inline const char *kt_fuzz_file(const uint8_t *data, size_t size)
     }
     fclose(f);
     return path;
+}
+
+/* The built-in plugins loaded in this process (no probe child per input)
+ * and vector_add:add, the operator the journal targets read against. */
+static inline const kt_operator *kt_fuzz_vector_add(kt_registry *reg,
+                                                    const kt_loaded_plugin **lp)
+{
+    const kt_operator *op;
+    kt_err err;
+
+    kt_registry_init(reg);
+    reg->probe_timeout_ms = 0;
+    kt_registry_load_dir(reg, KT_BUILTIN_PLUGIN_DIR, 1);
+    if (kt_registry_resolve(reg, "vector_add:add", lp, &op, &err))
+        abort();
+    return op;
 }
 
 #endif

@@ -19,14 +19,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     const kt_loaded_plugin *lp;
-    kt_err err;
     (void)argc;
     (void)argv;
-    kt_registry_init(&reg);
-    reg.probe_timeout_ms = 0;
-    kt_registry_load_dir(&reg, KT_BUILTIN_PLUGIN_DIR, 1);
-    if (kt_registry_resolve(&reg, "vector_add:add", &lp, &op, &err))
-        abort();
+    op = kt_fuzz_vector_add(&reg, &lp);
     return 0;
 }
 

@@ -344,7 +344,8 @@ static void unreadable_and_foreign_inputs_are_refused(void **state)
     assert_contains(err.msg, "not JSON");
     /* A journal with a broken line in the middle names the line. */
     f = fopen(path, "w");
-    fputs("{\"kind\":\"ktune.journal\",\"plugin_spec\":\"a:b\"}\n{oops\n"
+    fputs("{\"kind\":\"ktune.journal\",\"format\":1,\"operator\":\"b\","
+          "\"sizes\":{\"n\":1},\"plugin_spec\":\"a:b\"}\n{oops\n"
           "{\"kind\":\"check\"}\n",
           f);
     fclose(f);
@@ -352,7 +353,8 @@ static void unreadable_and_foreign_inputs_are_refused(void **state)
     assert_contains(err.msg, ":2: expected a JSON record");
     /* A torn last line is dropped with a note. */
     f = fopen(path, "w");
-    fputs("{\"kind\":\"ktune.journal\",\"plugin_spec\":\"a:b\"}\n"
+    fputs("{\"kind\":\"ktune.journal\",\"format\":1,\"operator\":\"b\","
+          "\"sizes\":{\"n\":1},\"plugin_spec\":\"a:b\"}\n"
           "{\"kind\":\"eval\",\"point\":{\"variant\":\"v\",\"params\":{}},"
           "\"status\":\"ok\",\"timing\":{\"kernel\":{\"median\":2}}}\n"
           "{\"kind\":\"eval\",\"po",
@@ -366,7 +368,7 @@ static void unreadable_and_foreign_inputs_are_refused(void **state)
     assert_contains(s.notes[0], "incomplete");
     kt_sources_free(&s);
     unlink(path);
-    assert_int_equal(kt_sources_load(&s, path, &err), KT_S_IO);
+    assert_int_equal(kt_sources_load(&s, path, &err), KT_S_INPUT);
 }
 
 static void counters_recorded_with_points_are_shown(void **state)
@@ -381,7 +383,7 @@ static void counters_recorded_with_points_are_shown(void **state)
     f = fdopen(fd, "w");
     /* Two evaluations; a profile record (format 2) for the second; a record
      * kind this ktune does not know. */
-    fputs("{\"kind\":\"ktune.journal\",\"format\":2,"
+    fputs("{\"kind\":\"ktune.journal\",\"format\":2,\"operator\":\"add\","
           "\"plugin_spec\":\"v:add\",\"sizes\":{\"n\":1024}}\n"
           "{\"kind\":\"eval\",\"purpose\":\"measure\",\"point\":"
           "{\"variant\":\"a\",\"params\":{\"block\":64}},\"status\":"

@@ -25,12 +25,12 @@ expect_exit 0 "$KTUNE" --help
 expect_text "report"
 
 # Files that are not results.
-expect_exit 1 "$KTUNE" report missing.json
-expect_text "missing.json: cannot read"
+expect_exit 2 "$KTUNE" report missing.json
+expect_text "missing.json: cannot open"
 echo '{"kind": "ktune.bench"}' >bench.json
 expect_exit 2 "$KTUNE" report bench.json
 expect_text 'bench.json: kind "ktune.bench" is not one ktune report reads'
-printf '{"kind":"ktune.journal","plugin_spec":"a:b"}\n{broken\n{}\n' >bad.jsonl
+printf '{"kind":"ktune.journal","format":1,"operator":"b","sizes":{"n":1},"plugin_spec":"a:b"}\n{broken\n{}\n' >bad.jsonl
 expect_exit 2 "$KTUNE" report bad.jsonl
 expect_text "bad.jsonl:2: expected a JSON record"
 [ -e report.html ] && { echo "FAIL: a refused input left report.html"; failures=$((failures + 1)); }
@@ -130,4 +130,60 @@ if p.bad or p.stack:
     sys.exit(1)
 PY
 done
+# --- recorded numbers are read as strictly as they were written ----------
+python3 - <<'PY'
+import json
+lines = open("run.jsonl").read().splitlines()
+head, rest = json.loads(lines[0]), lines[1:]
+def write(name, h, recs):
+    with open(name, "w") as f:
+        f.write(json.dumps(h) + "\n")
+        for r in recs:
+            f.write((r if isinstance(r, str) else json.dumps(r)) + "\n")
+evals = [json.loads(l) for l in rest if '"kind": "eval"' in l or '"kind":"eval"' in l]
+ok = next(r for r in evals if r["status"] == "ok")
+neg = json.loads(json.dumps(ok)); neg["timing"]["kernel"]["median"] = -16946.0
+write("negative.jsonl", head, [neg])
+for name, fmt in (("fmt99.jsonl", 99), ("fmtneg.jsonl", -1), ("fmtstr.jsonl", "1")):
+    h = dict(head); h["format"] = fmt; write(name, h, rest)
+h = dict(head); h["sizes"] = {k: 0 for k in head["sizes"]}; write("size0.jsonl", h, rest)
+h = dict(head); h["sizes"] = {k: -5 for k in head["sizes"]}; write("sizeneg.jsonl", h, rest)
+nopoint = dict(ok); del nopoint["point"]; write("nopoint.jsonl", head, [nopoint])
+PY
+for j in negative fmt99 fmtneg fmtstr size0 sizeneg nopoint; do
+    expect_exit 2 "$KTUNE" report $j.jsonl -o $j.html
+done
+expect_exit 2 "$KTUNE" report negative.jsonl -o x.html
+expect_text "timing: median is -16946, expected a time > 0"
+expect_exit 2 "$KTUNE" report fmt99.jsonl -o x.html
+expect_text "fmt99.jsonl:1: journal format out of range"
+expect_exit 2 "$KTUNE" report size0.jsonl -o x.html
+expect_text "size n is not an integer >= 1"
+expect_exit 2 "$KTUNE" report nopoint.jsonl -o x.html
+expect_text "nopoint.jsonl:2: eval record: expected a point"
+# The tuner's replay refuses the same.
+expect_exit 2 "$KTUNE" tune "$KT_SOURCE_DIR/configs/vector_add.ini" --quiet \
+    --replay negative.jsonl --journal none
+expect_text "median is -16946"
+expect_exit 2 "$KTUNE" tune "$KT_SOURCE_DIR/configs/vector_add.ini" --quiet \
+    --replay sizeneg.jsonl --journal none
+
+# --- -o renames only over regular files ------------------------------------
+echo old >target.html
+ln -sf target.html link.html
+expect_exit 0 "$KTUNE" report run.json --no-journal -o link.html
+[ -L link.html ] || { echo "FAIL: -o replaced a symlink"; failures=$((failures + 1)); }
+grep -q "<!DOCTYPE html>" target.html ||
+    { echo "FAIL: -o did not write through the symlink"; failures=$((failures + 1)); }
+expect_exit 0 "$KTUNE" report run.json --no-journal -o /dev/null
+[ -c /dev/null ] || { echo "FAIL: -o replaced /dev/null"; failures=$((failures + 1)); }
+mkdir -p adir
+expect_exit 2 "$KTUNE" report run.json --no-journal -o adir
+expect_text "-o adir: is a directory"
+# Inputs that are not files are refused, not waited on.
+rm -f fifo.json; mkfifo fifo.json
+expect_exit 2 timeout 10 "$KTUNE" report fifo.json
+expect_text "is a FIFO"
+expect_exit 2 "$KTUNE" report /dev/zero
+expect_text "is a character device"
 finish

@@ -6,6 +6,9 @@
 #include "tests/tuner/tuner_test.h"
 
 #include <math.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/instance.h"
 #include "tuner/job.h"
@@ -365,6 +368,71 @@ static void set_mistakes_name_the_set(void **state)
                  "did you mean 'strategy'?");
 }
 
+static void
+long_values_are_read_whole_or_refused_with_their_length(void **state)
+{
+    char value[1100], *sets[1], text[3000];
+    kt_job job;
+    kt_err err;
+    (void)state;
+    /* max_evals = 000...05 (1,010 zeros): used to be cut to 0. */
+    memcpy(value, "strategy.max_evals=", 19);
+    memset(value + 19, '0', 1010);
+    strcpy(value + 19 + 1010, "5");
+    sets[0] = value;
+    assert_int_equal(load("longset.ini", "[job]\noperator = vector_add:add\n",
+                          sets, 1, &job, &err),
+                     KT_S_OK);
+    assert_int_equal(job.max_evals, 5);
+    kt_job_free(&job);
+    /* A line iniparser would cut is refused, its length named. */
+    snprintf(text, sizeof text,
+             "[job]\noperator = vector_add:add\n"
+             "[space]\nblock = ");
+    {
+        size_t at = strlen(text);
+        memset(text + at, ' ', 1200);
+        strcpy(text + at + 1200, "32\n");
+    }
+    expect_error("longline.ini", text, NULL, 0,
+                 "longline.ini:4: a line of 1210 characters",
+                 "lines may have at most 1000");
+}
+
+static void a_byte_order_mark_is_not_part_of_the_first_line(void **state)
+{
+    kt_job job;
+    kt_err err;
+    (void)state;
+    assert_int_equal(load("bom.ini",
+                          "\xEF\xBB\xBF[job]\noperator = vector_add:add\n"
+                          "n = 1000\n",
+                          NULL, 0, &job, &err),
+                     KT_S_OK);
+    assert_int_equal(job.sizes[0], 1000);
+    kt_job_free(&job);
+}
+
+static void jobs_that_are_not_files_are_refused(void **state)
+{
+    (void)state;
+    expect_error(".", NULL, NULL, 0, "job .: is a directory", NULL);
+    expect_error("/dev/zero", NULL, NULL, 0,
+                 "job /dev/zero: is a character device", NULL);
+    unlink("fifo.ini");
+    assert_int_equal(mkfifo("fifo.ini", 0600), 0);
+    expect_error("fifo.ini", NULL, NULL, 0, "job fifo.ini: is a FIFO", NULL);
+    unlink("fifo.ini");
+    tt_write("nul.ini", "[job]\noperator = vector_add:add\n");
+    {
+        FILE *f = fopen("nul.ini", "ab");
+        fwrite("n = 1\0\n", 1, 7, f);
+        fclose(f);
+    }
+    expect_error("nul.ini", NULL, NULL, 0, "nul.ini:3: a NUL byte at column 6",
+                 NULL);
+}
+
 static void metrics_sections_are_read_as_written(void **state)
 {
     char *sets[] = {"metrics.top=2"};
@@ -651,6 +719,10 @@ int main(void)
         cmocka_unit_test(strategy_mistakes),
         cmocka_unit_test(measure_and_output_mistakes),
         cmocka_unit_test(set_mistakes_name_the_set),
+        cmocka_unit_test(
+            long_values_are_read_whole_or_refused_with_their_length),
+        cmocka_unit_test(a_byte_order_mark_is_not_part_of_the_first_line),
+        cmocka_unit_test(jobs_that_are_not_files_are_refused),
         cmocka_unit_test(metrics_sections_are_read_as_written),
         cmocka_unit_test(metrics_mistakes),
     };

@@ -448,6 +448,164 @@ static void an_existing_journal_is_not_overwritten(void **state)
     json_decref(h);
 }
 
+/* Writes the recording's header and lines first..last (1-based) to path;
+ * with of2 the first eval line claims a call of two records. */
+static void write_lines(const char *path, int first, int last, int of2)
+{
+    FILE *in = fopen(VA_RECORDING, "r"), *out = fopen(path, "w");
+    char *line = NULL;
+    size_t cap = 0;
+    assert_non_null(in);
+    assert_non_null(out);
+    for (int i = 1; i <= last && getline(&line, &cap, in) > 0; ++i) {
+        char *of = strstr(line, "\"of\":1,");
+        if (i != 1 && i < first)
+            continue;
+        if (of2 && i == first && of)
+            of[5] = '2';
+        fputs(line, out);
+    }
+    free(line);
+    fclose(in);
+    fclose(out);
+}
+
+static void a_nul_byte_is_refused_and_nothing_is_cut(void **state)
+{
+    kt_journal_log log;
+    kt_err err;
+    long long size;
+    FILE *f;
+    (void)state;
+    write_lines("nul.jsonl", 2, 40, 0);
+    size = file_size("nul.jsonl");
+    /* A NUL inside line 3, with 37 complete records after it. */
+    f = fopen("nul.jsonl", "r+b");
+    {
+        char *line = NULL;
+        size_t cap = 0;
+        long at;
+        assert_true(getline(&line, &cap, f) > 0);
+        assert_true(getline(&line, &cap, f) > 0);
+        at = ftell(f) + 10;
+        fseek(f, at, SEEK_SET);
+        fputc('\0', f);
+        free(line);
+    }
+    fclose(f);
+    assert_int_equal(kt_journal_read("nul.jsonl", va, &log, &err), KT_S_INPUT);
+    assert_contains(err.msg, "nul.jsonl:3: a NUL byte at column 11");
+    assert_contains(err.msg, "nothing was changed");
+    assert_int_equal(file_size("nul.jsonl"), size);
+    /* NULs in a torn last line (no newline after them) are a torn write. */
+    write_lines("nul-tail.jsonl", 2, 10, 0);
+    f = fopen("nul-tail.jsonl", "ab");
+    fwrite("{\"kind\"\0\0\0", 1, 11, f);
+    fclose(f);
+    assert_int_equal(kt_journal_read("nul-tail.jsonl", va, &log, &err),
+                     KT_S_OK);
+    assert_contains(log.note, "the last line is incomplete");
+    assert_int_equal(log.count, 9);
+    kt_journal_log_free(&log);
+}
+
+static void a_second_writer_is_refused(void **state)
+{
+    kt_journal_log log, stale;
+    kt_journal a, b;
+    kt_eval_result res;
+    kt_point pt;
+    kt_err err;
+    (void)state;
+    write_lines("locked.jsonl", 2, 10, 0);
+    assert_int_equal(kt_journal_read("locked.jsonl", va, &log, &err), KT_S_OK);
+    assert_int_equal(kt_journal_read("locked.jsonl", va, &stale, &err),
+                     KT_S_OK);
+    assert_int_equal(
+        kt_journal_continue(&a, "locked.jsonl", &log, json_object(), &err),
+        KT_S_OK);
+    assert_int_equal(
+        kt_journal_continue(&b, "locked.jsonl", &stale, json_object(), &err),
+        KT_S_INPUT);
+    assert_contains(err.msg, "journal locked.jsonl is in use");
+    /* The first writer goes on and ends; the second one's reading is stale
+     * now and must not be appended to. */
+    memset(&res, 0, sizeof res);
+    res.status = KT_EVAL_INVALID;
+    snprintf(res.reason, sizeof res.reason, "refused");
+    kt_point_default(va, 0, &pt);
+    assert_int_equal(
+        kt_journal_eval(&a, va, 50, 0, 1, "measure", 1.0, &pt, &res, &err),
+        KT_S_OK);
+    kt_journal_close(&a);
+    assert_int_equal(
+        kt_journal_continue(&b, "locked.jsonl", &stale, json_object(), &err),
+        KT_S_INPUT);
+    assert_contains(err.msg, "changed while it was read");
+    kt_journal_log_free(&log);
+    kt_journal_log_free(&stale);
+}
+
+static void an_empty_journal_is_written_afresh(void **state)
+{
+    kt_journal j;
+    kt_journal_log log;
+    kt_err err;
+    json_t *h;
+    (void)state;
+    assert_int_equal(kt_journal_read_header(VA_RECORDING, &h, &err), KT_S_OK);
+    tt_write("empty.jsonl", "");
+    assert_true(kt_journal_is_empty("empty.jsonl"));
+    assert_int_equal(kt_journal_create(&j, "empty.jsonl", h, &err), KT_S_OK);
+    kt_journal_close(&j);
+    assert_false(kt_journal_is_empty("empty.jsonl"));
+    assert_int_equal(kt_journal_read("empty.jsonl", va, &log, &err), KT_S_OK);
+    assert_int_equal(log.count, 0);
+    kt_journal_log_free(&log);
+    /* A torn header: the run died while writing it. */
+    tt_write("torn-header.jsonl", "{\"kind\":\"ktune.jour");
+    assert_int_equal(kt_journal_create(&j, "torn-header.jsonl", h, &err),
+                     KT_S_OK);
+    kt_journal_close(&j);
+    assert_int_equal(kt_journal_read("torn-header.jsonl", va, &log, &err),
+                     KT_S_OK);
+    kt_journal_log_free(&log);
+    json_decref(h);
+}
+
+static void a_call_out_of_order_is_refused_without_a_leak(void **state)
+{
+    kt_journal_log log;
+    kt_err err;
+    (void)state;
+    /* Call 1 claims two records but call 2 follows its first: the record
+     * of call 2 (with samples) must be freed on the way out (LSan). */
+    write_lines("order.jsonl", 2, 3, 1);
+    assert_int_equal(kt_journal_read("order.jsonl", va, &log, &err),
+                     KT_S_INPUT);
+    assert_contains(err.msg, "call 2 starts before call 1 has all its 2");
+}
+
+static void journals_that_are_not_files_are_refused(void **state)
+{
+    kt_journal_log log;
+    json_t *h;
+    kt_err err;
+    (void)state;
+    assert_int_equal(kt_journal_read(".", va, &log, &err), KT_S_INPUT);
+    assert_contains(err.msg, "is a directory, expected a regular file");
+    assert_int_equal(kt_journal_read("/dev/zero", va, &log, &err), KT_S_INPUT);
+    assert_contains(err.msg, "is a character device");
+    unlink("fifo.jsonl");
+    assert_int_equal(mkfifo("fifo.jsonl", 0600), 0);
+    assert_int_equal(kt_journal_read("fifo.jsonl", va, &log, &err), KT_S_INPUT);
+    assert_contains(err.msg, "is a FIFO");
+    assert_int_equal(kt_journal_read_header("fifo.jsonl", &h, &err),
+                     KT_S_INPUT);
+    assert_int_equal(kt_journal_read_header("/dev/zero", &h, &err), KT_S_INPUT);
+    unlink("fifo.jsonl");
+}
+
 /* The recordings' format: gzip-compressed, eval records with phases, a
  * closing "run" record (a kind older readers skip). */
 static void a_compressed_journal_with_phases_reads_like_a_plain_one(void **s)
@@ -506,6 +664,11 @@ int main(void)
         cmocka_unit_test(a_resumed_run_ends_where_an_uninterrupted_one_does),
         cmocka_unit_test(a_journal_from_elsewhere_is_refused),
         cmocka_unit_test(an_existing_journal_is_not_overwritten),
+        cmocka_unit_test(a_nul_byte_is_refused_and_nothing_is_cut),
+        cmocka_unit_test(a_second_writer_is_refused),
+        cmocka_unit_test(an_empty_journal_is_written_afresh),
+        cmocka_unit_test(a_call_out_of_order_is_refused_without_a_leak),
+        cmocka_unit_test(journals_that_are_not_files_are_refused),
         cmocka_unit_test(
             a_compressed_journal_with_phases_reads_like_a_plain_one),
     };

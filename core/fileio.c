@@ -1,0 +1,208 @@
+#include "core/fileio.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char *type_name(mode_t mode)
+{
+    if (S_ISDIR(mode))
+        return "a directory";
+    if (S_ISFIFO(mode))
+        return "a FIFO (named pipe)";
+    if (S_ISCHR(mode))
+        return "a character device";
+    if (S_ISBLK(mode))
+        return "a block device";
+    if (S_ISSOCK(mode))
+        return "a socket";
+    return "not a regular file";
+}
+
+static kt_status not_regular(const char *path, const char *what, mode_t mode,
+                             kt_err *err)
+{
+    return kt_err_set(err, KT_S_INPUT, "%s %s: is %s, expected a regular file",
+                      what, path, type_name(mode));
+}
+
+kt_status kt_file_check_regular(const char *path, const char *what, kt_err *err)
+{
+    struct stat st;
+
+    if (stat(path, &st) != 0)
+        return kt_err_set(err, errno == ENOENT ? KT_S_INPUT : KT_S_IO,
+                          "%s: cannot open: %s", path, strerror(errno));
+    if (!S_ISREG(st.st_mode))
+        return not_regular(path, what, st.st_mode, err);
+    return KT_S_OK;
+}
+
+/* Reads fd to its end, at most max_bytes + 1 bytes (one more tells a file
+ * that grew past the limit). */
+static kt_status read_fd(int fd, const char *path, const char *what,
+                         size_t max_bytes, size_t hint, char **text,
+                         size_t *len, kt_err *err)
+{
+    size_t cap = hint + 1 < max_bytes ? hint + 4096 : max_bytes + 2;
+    size_t used = 0;
+    char *buf = malloc(cap);
+
+    if (!buf)
+        return kt_err_set(err, KT_S_NOMEM, "%s %s: out of memory", what, path);
+    for (;;) {
+        ssize_t n;
+        if (used + 1 >= cap) {
+            char *grown;
+            size_t next = cap * 2 > max_bytes + 2 ? max_bytes + 2 : cap * 2;
+            if (next <= cap)
+                break;
+            grown = realloc(buf, next);
+            if (!grown) {
+                free(buf);
+                return kt_err_set(err, KT_S_NOMEM, "%s %s: out of memory", what,
+                                  path);
+            }
+            buf = grown;
+            cap = next;
+        }
+        n = read(fd, buf + used, cap - 1 - used);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            free(buf);
+            return kt_err_set(err, KT_S_IO, "%s %s: read error: %s", what, path,
+                              strerror(errno));
+        }
+        if (n == 0)
+            break;
+        used += (size_t)n;
+    }
+    if (used > max_bytes) {
+        free(buf);
+        return kt_err_set(err, KT_S_INPUT,
+                          "%s %s: more than %zu bytes; refusing to read it",
+                          what, path, max_bytes);
+    }
+    buf[used] = '\0';
+    *text = buf;
+    *len = used;
+    return KT_S_OK;
+}
+
+kt_status kt_file_read(const char *path, const char *what, size_t max_bytes,
+                       char **text, size_t *len, kt_err *err)
+{
+    struct stat st;
+    kt_status rc;
+    int fd;
+
+    *text = NULL;
+    *len = 0;
+    /* O_NONBLOCK: opening a FIFO without a writer must not wait. */
+    fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return kt_err_set(err, errno == ENOENT ? KT_S_INPUT : KT_S_IO,
+                          "%s: cannot open: %s", path, strerror(errno));
+    if (fstat(fd, &st) != 0) {
+        rc = kt_err_set(err, KT_S_IO, "%s %s: cannot stat: %s", what, path,
+                        strerror(errno));
+    } else if (!S_ISREG(st.st_mode)) {
+        rc = not_regular(path, what, st.st_mode, err);
+    } else if ((unsigned long long)st.st_size > max_bytes) {
+        rc = kt_err_set(err, KT_S_INPUT,
+                        "%s %s: %lld bytes, more than the %zu this reads", what,
+                        path, (long long)st.st_size, max_bytes);
+    } else {
+        rc = read_fd(fd, path, what, max_bytes, (size_t)st.st_size, text, len,
+                     err);
+    }
+    close(fd);
+    return rc;
+}
+
+kt_status kt_file_check_output(const char *path, const char *what, kt_err *err)
+{
+    struct stat st;
+    char *dir, *slash;
+    kt_status rc = KT_S_OK;
+
+    if (!path || !*path)
+        return kt_err_set(err, KT_S_INPUT,
+                          "%s: expected a file name, found "
+                          "nothing",
+                          what);
+    if (strlen(path) >= PATH_MAX)
+        return kt_err_set(err, KT_S_INPUT,
+                          "%s: the path is %zu characters, more than %d", what,
+                          strlen(path), PATH_MAX - 1);
+    if (stat(path, &st) == 0)
+        return S_ISDIR(st.st_mode)
+                   ? kt_err_set(err, KT_S_INPUT,
+                                "%s %s: is a directory, expected a file", what,
+                                path)
+                   : KT_S_OK;
+    if (errno != ENOENT)
+        return kt_err_set(err, KT_S_INPUT, "%s %s: cannot write: %s", what,
+                          path, strerror(errno));
+    dir = strdup(path);
+    if (!dir)
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    slash = strrchr(dir, '/');
+    if (slash) {
+        *(slash == dir ? slash + 1 : slash) = '\0';
+        if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+            rc = kt_err_set(err, KT_S_INPUT,
+                            "%s %s: its folder %s does not exist", what, path,
+                            dir);
+        else if (access(dir, W_OK) != 0)
+            rc = kt_err_set(err, KT_S_INPUT,
+                            "%s %s: its folder %s is not writable", what, path,
+                            dir);
+    } else if (access(".", W_OK) != 0) {
+        rc =
+            kt_err_set(err, KT_S_INPUT,
+                       "%s %s: the current folder is not writable", what, path);
+    }
+    free(dir);
+    return rc;
+}
+
+void kt_cache_path(const char *name, char *out, size_t out_size)
+{
+    const char *dir = getenv("KTUNE_CACHE_DIR");
+    const char *xdg = getenv("XDG_CACHE_HOME");
+    const char *home = getenv("HOME");
+
+    if (dir && *dir)
+        snprintf(out, out_size, "%s/%s", dir, name);
+    else if (xdg && *xdg)
+        snprintf(out, out_size, "%s/ktune/%s", xdg, name);
+    else
+        snprintf(out, out_size, "%s/.cache/ktune/%s",
+                 home && *home ? home : "/tmp", name);
+}
+
+int kt_make_parent_dirs(const char *path)
+{
+    char *copy = strdup(path);
+    int rc = 0;
+
+    if (!copy)
+        return -1;
+    for (char *p = copy + 1; *p; ++p) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(copy, 0755) != 0 && errno != EEXIST)
+            rc = -1;
+        *p = '/';
+    }
+    free(copy);
+    return rc;
+}

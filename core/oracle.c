@@ -1,0 +1,264 @@
+#include "core/oracle.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/clock.h"
+#include "core/loader.h"
+#include "core/proc.h"
+
+struct kt_oracle {
+    char *path;
+    int timeout_ms;
+    pid_t pid;
+    int fd;
+    int crashes;
+    char last[512]; /* how the last child ended */
+};
+
+/* Fixed-size messages: the child is the plugin's, the parent trusts only
+ * sizes it chose. */
+typedef struct request {
+    uint32_t call, op, variant, num_sizes, count, reserved;
+    int64_t sizes[KT_MAX_SIZES];
+    int64_t values[KT_MAX_PARAMS];
+    uint64_t seed;
+    int has_device;
+    kt_device device;
+    char device_name[256];
+} request;
+
+static int io_all(int fd, void *buf, size_t len, int writing)
+{
+    char *p = buf;
+    while (len > 0) {
+        ssize_t n = writing ? send(fd, p, len, MSG_NOSIGNAL) : read(fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------- child */
+
+static void answer(const kt_operator *op, const request *q, kt_oracle_answer *a)
+{
+    const kt_variant *v = &op->variants[q->variant];
+    const char *names[KT_MAX_PARAMS];
+    kt_config cfg = {sizeof cfg, v->num_params, q->values, names};
+    kt_problem prob = {sizeof prob, op->num_sizes, q->sizes, q->seed,
+                       q->has_device ? &q->device : NULL};
+
+    for (uint32_t i = 0; i < v->num_params; ++i)
+        names[i] = v->params[i].name;
+    memset(a, 0, sizeof *a);
+    if (q->call == KT_ORACLE_WORK) {
+        a->work.struct_size = sizeof a->work;
+        a->rc = op->work(&prob, &a->work);
+        return;
+    }
+    if (v->check) {
+        a->check_rc = v->check(&prob, &cfg, a->why, sizeof a->why);
+        a->why[sizeof a->why - 1] = '\0';
+        if (a->check_rc != KT_OK)
+            return;
+    }
+    a->shape.struct_size = sizeof a->shape;
+    a->rc = v->shape(&prob, &cfg, &a->shape);
+    a->shape.kernel = NULL;
+}
+
+static void serve(const char *path, int fd)
+{
+    static const int fatal[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
+    kt_registry reg;
+    kt_err err;
+    request q;
+
+    for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; ++i)
+        signal(fatal[i], SIG_DFL);
+    memset(&reg, 0, sizeof reg);
+    if (kt_registry_load_file(&reg, path, &err))
+        _exit(3);
+    while (io_all(fd, &q, sizeof q, 0) == 0) {
+        const kt_plugin *d = &reg.plugins[0]->desc;
+        kt_oracle_answer a;
+        if (q.op >= d->num_operators ||
+            q.variant >= d->operators[q.op].num_variants ||
+            q.num_sizes != d->operators[q.op].num_sizes ||
+            (q.call == KT_ORACLE_SHAPE &&
+             q.count != d->operators[q.op].variants[q.variant].num_params))
+            _exit(4);
+        q.device.name = q.device_name;
+        q.device_name[sizeof q.device_name - 1] = '\0';
+        answer(&d->operators[q.op], &q, &a);
+        if (io_all(fd, &a, sizeof a, 1) != 0)
+            break;
+    }
+    _exit(0);
+}
+
+/* ------------------------------------------------------------ parent */
+
+kt_oracle *kt_oracle_new(const char *path, int timeout_ms)
+{
+    kt_oracle *o = calloc(1, sizeof *o);
+    if (!o || !(o->path = strdup(path))) {
+        free(o);
+        return NULL;
+    }
+    o->timeout_ms = timeout_ms > 0 ? timeout_ms : 10000;
+    o->fd = -1;
+    return o;
+}
+
+static void stop(kt_oracle *o, int kill_it)
+{
+    int status = 0;
+    if (o->fd >= 0)
+        close(o->fd);
+    o->fd = -1;
+    if (o->pid > 0) {
+        if (kill_it)
+            kill(o->pid, SIGKILL);
+        while (waitpid(o->pid, &status, 0) < 0 && errno == EINTR)
+            ;
+        kt_describe_exit(status, o->last, sizeof o->last);
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 3)
+            snprintf(o->last, sizeof o->last,
+                     "could not run: the plugin did not load again");
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 4)
+            snprintf(o->last, sizeof o->last,
+                     "could not run: a question it cannot answer");
+    }
+    o->pid = 0;
+}
+
+void kt_oracle_free(kt_oracle *o)
+{
+    if (!o)
+        return;
+    stop(o, 1);
+    free(o->path);
+    free(o);
+}
+
+static int spawn(kt_oracle *o)
+{
+    int sv[2];
+
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+        return -1;
+    fflush(NULL);
+    o->pid = fork();
+    if (o->pid < 0) {
+        close(sv[0]);
+        close(sv[1]);
+        o->pid = 0;
+        return -1;
+    }
+    if (o->pid == 0) {
+        close(sv[0]);
+        serve(o->path, sv[1]);
+    }
+    close(sv[1]);
+    o->fd = sv[0];
+    return 0;
+}
+
+/* Waits for the whole answer within the time limit. */
+static int receive(kt_oracle *o, kt_oracle_answer *a)
+{
+    double deadline = 1e3 * kt_clock_seconds() + o->timeout_ms;
+    char *p = (char *)a;
+    size_t got = 0;
+
+    while (got < sizeof *a) {
+        struct pollfd pfd = {o->fd, POLLIN, 0};
+        double left = deadline - 1e3 * kt_clock_seconds();
+        ssize_t n;
+        int ready;
+        if (left <= 0)
+            return 1; /* timed out */
+        ready = poll(&pfd, 1, (int)left + 1);
+        if (ready < 0 && errno == EINTR)
+            continue;
+        if (ready <= 0)
+            continue;
+        n = read(o->fd, p + got, sizeof *a - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1; /* the child ended */
+        got += (size_t)n;
+    }
+    return 0;
+}
+
+static const char *call_name(kt_oracle_call call)
+{
+    return call == KT_ORACLE_WORK ? "work()" : "check()/shape()";
+}
+
+kt_status kt_oracle_ask(kt_oracle *o, kt_oracle_call call, uint32_t op,
+                        uint32_t variant, const kt_problem *problem,
+                        const kt_config *config, kt_oracle_answer *a,
+                        kt_err *err)
+{
+    request q;
+    int got;
+
+    if (o->crashes >= KT_ORACLE_MAX_CRASHES)
+        return kt_err_set(err, KT_S_PLUGIN,
+                          "%s: not called again: its callbacks ended the "
+                          "process answering them %d times (last: %s)",
+                          o->path, o->crashes, o->last);
+    memset(&q, 0, sizeof q);
+    q.call = (uint32_t)call;
+    q.op = op;
+    q.variant = variant;
+    q.num_sizes = problem->num_sizes;
+    for (uint32_t i = 0; i < problem->num_sizes && i < KT_MAX_SIZES; ++i)
+        q.sizes[i] = problem->sizes[i];
+    q.count = config ? config->count : 0;
+    for (uint32_t i = 0; config && i < config->count && i < KT_MAX_PARAMS; ++i)
+        q.values[i] = config->values[i];
+    q.seed = problem->seed;
+    if (problem->device) {
+        q.has_device = 1;
+        q.device = *problem->device;
+        snprintf(q.device_name, sizeof q.device_name, "%s",
+                 problem->device->name ? problem->device->name : "");
+        q.device.name = NULL;
+    }
+    if (o->pid == 0 && spawn(o) != 0)
+        return kt_err_set(err, KT_S_PLUGIN, "%s: cannot start a process: %s",
+                          o->path, strerror(errno));
+    if (io_all(o->fd, &q, sizeof q, 1) != 0 || (got = receive(o, a)) < 0) {
+        stop(o, 1);
+        ++o->crashes;
+        return kt_err_set(err, KT_S_PLUGIN, "%s: %s %s", o->path,
+                          call_name(call), o->last);
+    }
+    if (got > 0) {
+        stop(o, 1);
+        ++o->crashes;
+        return kt_err_set(err, KT_S_PLUGIN,
+                          "%s: %s did not return within %.0f s; stopped",
+                          o->path, call_name(call), o->timeout_ms / 1e3);
+    }
+    a->why[sizeof a->why - 1] = '\0';
+    a->shape.kernel = NULL;
+    return KT_S_OK;
+}

@@ -1,0 +1,50 @@
+/*
+ * kt_oracle: a child process that has loaded one plugin and answers its
+ * pure callbacks, shape(), check() and work(), for a process that must
+ * never run plugin code itself (ktune's own commands: list, tune, replay,
+ * report). A callback that faults or hangs ends the child, not the caller:
+ * the call fails with a message saying how, and the next call starts a new
+ * child (up to KT_ORACLE_MAX_CRASHES times).
+ */
+#ifndef KT_ORACLE_H
+#define KT_ORACLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/error.h"
+#include "core/param.h"
+#include "ktune/plugin.h"
+
+#define KT_ORACLE_MAX_CRASHES 3
+
+typedef struct kt_oracle kt_oracle;
+
+/* A question for the plugin at path: which callback of which operator and
+ * variant (indices into its descriptor), for which problem and values. */
+typedef enum kt_oracle_call {
+    KT_ORACLE_SHAPE = 1, /* check() when present, then shape() */
+    KT_ORACLE_WORK = 2
+} kt_oracle_call;
+
+typedef struct kt_oracle_answer {
+    int32_t check_rc; /* KT_OK when there is no check() */
+    int32_t rc;       /* shape() or work() */
+    kt_shape shape;   /* kernel is always NULL here */
+    kt_work work;
+    char why[512]; /* check()'s reason */
+} kt_oracle_answer;
+
+/* A handle for the plugin at path; starts no process yet. NULL: no memory. */
+kt_oracle *kt_oracle_new(const char *path, int timeout_ms);
+void kt_oracle_free(kt_oracle *o);
+
+/* Asks; KT_S_OK with the callbacks' own return codes in *a, or KT_S_PLUGIN
+ * when the child crashed, hung (timeout_ms) or could not load the plugin,
+ * err naming the callback and how it ended. */
+kt_status kt_oracle_ask(kt_oracle *o, kt_oracle_call call, uint32_t op,
+                        uint32_t variant, const kt_problem *problem,
+                        const kt_config *config, kt_oracle_answer *a,
+                        kt_err *err);
+
+#endif
