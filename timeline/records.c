@@ -626,7 +626,8 @@ kt_status kt_tl_read_dir(kt_tl_trace *t, const char *dir, kt_err *err)
         }
         n++;
     }
-    qsort(files, n, sizeof *files, by_name);
+    if (n)
+        qsort(files, n, sizeof *files, by_name);
     for (size_t i = 0; i < n && !s; ++i) {
         if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, files[i]) >=
             sizeof path)

@@ -96,7 +96,8 @@ static int by_total_desc(const void *a, const void *b)
 static void table_finish(table *t, kt_tl_row **rows, size_t *num)
 {
     uint64_t total[256] = {0};
-    qsort(t->rows, t->num, sizeof *t->rows, by_total_desc);
+    if (t->num)
+        qsort(t->rows, t->num, sizeof *t->rows, by_total_desc);
     for (size_t i = 0; i < t->num; ++i)
         total[(unsigned char)t->rows[i].domain] += t->rows[i].total;
     for (size_t i = 0; i < t->num; ++i) {

@@ -143,7 +143,7 @@ static void record(const char *path, const model *m, kt_space *space)
         kt_eval_result r;
         kt_point pt;
         double x[SAMPLES], us;
-        json_t *rec;
+        json_t *rec, *extra;
         kt_space_point(space, i, &pt);
         us = model_us(m, space, &pt);
         for (int k = 0; k < SAMPLES; ++k)
@@ -155,10 +155,11 @@ static void record(const char *path, const model *m, kt_space *space)
         kt_stats_compute(x, SAMPLES, &r.timing.kernel);
         rec = kt_eval_result_to_json(atx, &pt, &r, 1);
         ++call;
-        json_object_update(rec, json_pack("{s:s,s:i,s:i,s:i,s:s,s:i,s:f}",
-                                          "kind", "eval", "call", call, "slot",
-                                          0, "of", 1, "purpose", "measure",
-                                          "env", 0, "elapsed_s", 0.1 * call));
+        extra = json_pack("{s:s,s:i,s:i,s:i,s:s,s:i,s:f}", "kind", "eval",
+                          "call", call, "slot", 0, "of", 1, "purpose",
+                          "measure", "env", 0, "elapsed_s", 0.1 * call);
+        json_object_update(rec, extra);
+        json_decref(extra);
         json_dumpf(rec, out, JSON_COMPACT);
         fputc('\n', out);
         json_decref(rec);
