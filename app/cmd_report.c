@@ -93,19 +93,13 @@ static int parse_args(int argc, char **argv, report_args *a, kt_err *err)
 
     if ((rc = kt_cli_parse(argc, argv, &cmd, &a->o, err)))
         return rc;
-    if (a->o.num_operands != 1) {
-        kt_err_set(err, KT_S_INPUT,
-                   a->o.num_operands < 1 ? "report: RESULTS is missing; see "
-                                           "'ktune report --help'"
-                                         : "report: one RESULTS file expected");
+    if (kt_cli_one_operand("report", "RESULTS", &a->o, &a->results, err))
         return KT_EXIT_USAGE;
-    }
     if (a->journal && a->no_journal) {
         kt_err_set(err, KT_S_INPUT,
                    "report: --journal and --no-journal exclude each other");
         return KT_EXIT_USAGE;
     }
-    a->results = a->o.operands[0];
     return KT_EXIT_OK;
 }
 

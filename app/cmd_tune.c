@@ -147,14 +147,8 @@ static int parse_args(int argc, char **argv, tune_args *a, kt_err *err)
 
     if ((rc = kt_cli_parse(argc, argv, &cmd, &a->o, err)))
         return rc;
-    if (a->o.num_operands != 1) {
-        kt_err_set(err, KT_S_INPUT,
-                   a->o.num_operands < 1 ? "tune: CONFIG is missing; see "
-                                           "'ktune tune --help'"
-                                         : "tune: one CONFIG expected");
+    if (kt_cli_one_operand("tune", "CONFIG", &a->o, &a->config, err))
         return KT_EXIT_USAGE;
-    }
-    a->config = a->o.operands[0];
     if (a->replay_delay > 0 && !a->o.replay) {
         kt_err_set(err, KT_S_INPUT, "tune: --replay-delay needs --replay");
         return KT_EXIT_USAGE;

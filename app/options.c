@@ -277,20 +277,26 @@ void kt_cli_options_free(kt_cli_options *o)
     kt_cli_list_free(&o->plugins);
 }
 
-kt_status kt_cli_operator_operand(const char *cmd, const kt_cli_options *o,
-                                  const char **spec, kt_err *err)
+kt_status kt_cli_one_operand(const char *cmd, const char *what,
+                             const kt_cli_options *o, const char **operand,
+                             kt_err *err)
 {
     if (o->num_operands < 1)
         return kt_err_set(err, KT_S_INPUT,
-                          "%s: PLUGIN:OPERATOR is missing; see 'ktune %s "
-                          "--help'",
-                          cmd, cmd);
+                          "%s: %s is missing; see 'ktune %s --help'", cmd, what,
+                          cmd);
     if (o->num_operands > 1)
         return kt_err_set(err, KT_S_INPUT,
-                          "%s: one PLUGIN:OPERATOR expected, found %d operands",
-                          cmd, o->num_operands);
-    *spec = o->operands[0];
+                          "%s: one %s expected, found %d operands", cmd, what,
+                          o->num_operands);
+    *operand = o->operands[0];
     return KT_S_OK;
+}
+
+kt_status kt_cli_operator_operand(const char *cmd, const kt_cli_options *o,
+                                  const char **spec, kt_err *err)
+{
+    return kt_cli_one_operand(cmd, "PLUGIN:OPERATOR", o, spec, err);
 }
 
 /* Whether the long option `name` (n bytes) of table takes a value. */

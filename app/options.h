@@ -98,8 +98,14 @@ kt_status kt_cli_option_error(const char *cmd, char **argv,
                               const struct option *table,
                               const char *short_opts, kt_err *err);
 
-/* The operands must be exactly one, PLUGIN:OPERATOR. Points *spec at it
- * (not copied) or sets err naming cmd. KT_S_OK or KT_S_INPUT. */
+/* The operands must be exactly one, called `what` in messages (CONFIG,
+ * RESULTS, ...). Points *operand at it (not copied) or sets err naming cmd.
+ * KT_S_OK or KT_S_INPUT. */
+kt_status kt_cli_one_operand(const char *cmd, const char *what,
+                             const kt_cli_options *o, const char **operand,
+                             kt_err *err);
+
+/* kt_cli_one_operand for PLUGIN:OPERATOR. */
 kt_status kt_cli_operator_operand(const char *cmd, const kt_cli_options *o,
                                   const char **spec, kt_err *err);
 

@@ -16,7 +16,7 @@ expect_text "usage: ktune report RESULTS"
 expect_exit 2 "$KTUNE" report
 expect_text "RESULTS is missing"
 expect_exit 2 "$KTUNE" report a b
-expect_text "one RESULTS file expected"
+expect_text "one RESULTS expected, found 2 operands"
 expect_exit 2 "$KTUNE" report --bogus x
 expect_exit 2 "$KTUNE" report --top 0 x
 expect_text "--top: 0, expected 1 to 100000"
