@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "app/cli.h"
+#include "app/workers.h"
 #include "core/clock.h"
 #include "core/envrec.h"
 #include "core/evaluator.h"
@@ -60,6 +61,12 @@ static const char help[] =
     "                      compared on the GPU) or host (outputs copied to\n"
     "                      host memory and compared there); [measure] verify\n"
     "  --replay-delay S    replay: wait S seconds in every evaluation\n"
+    "  --devices LIST      one worker per GPU, evaluations in parallel:\n"
+    "                      0,1 or all ([job] devices; docs/multigpu.md)\n"
+    "  --workers N         replay: N simulated workers, each waiting the\n"
+    "                      recorded durations (times --time-scale F)\n"
+    "  --mpi               under mpirun: rank 0 searches and journals, every\n"
+    "                      rank evaluates on its GPU\n"
     "  --check             check the job and describe its space; measure\n"
     "                      nothing (no GPU needed)\n"
     "  --quiet             no summary table on stdout, no progress on "
@@ -82,12 +89,29 @@ typedef struct tune_args {
     int resume, quiet, check;
     const char *verify; /* --verify: NULL, "host" or "device" */
     double replay_delay;
-    double started; /* monotonic seconds at the start of the command */
+    const char *devices; /* --devices LIST */
+    size_t workers;      /* --workers N (replay) */
+    double time_scale;   /* --time-scale F; < 0: not given */
+    int mpi;             /* --mpi */
+    double started;      /* monotonic seconds at the start of the command */
     /* Sweeps and wisdom (tuner/sweep.h, tuner/wisdom.h): every --replay
      * (o.replay: the current size's), and --wisdom FILE. */
     kt_cli_list replays;
     const char *wisdom;
 } tune_args;
+
+static kt_status workers_option(tune_args *a, const char *arg, kt_err *err)
+{
+    int64_t v;
+    kt_status rc = kt_parse_i64(arg, "--workers", &v, err);
+    if (rc)
+        return rc;
+    if (v < 1 || v > KT_JOB_MAX_DEVICES)
+        return kt_err_set(err, KT_S_INPUT, "--workers: %s, expected 1 to %d",
+                          arg, KT_JOB_MAX_DEVICES);
+    a->workers = (size_t)v;
+    return KT_S_OK;
+}
 
 static kt_status own_option(void *ctx, int opt, char *arg, kt_err *err)
 {
@@ -107,6 +131,16 @@ static kt_status own_option(void *ctx, int opt, char *arg, kt_err *err)
         a->verify = arg;
         break;
     case 'W': a->wisdom = arg; break;
+    case 'G': a->devices = arg; break;
+    case 'M': a->mpi = 1; break;
+    case 'N': return workers_option(a, arg, err);
+    case 'T':
+        if ((rc = kt_parse_double(arg, "--time-scale", &a->time_scale, err)))
+            return rc;
+        if (a->time_scale < 0 || a->time_scale > 1000)
+            return kt_err_set(err, KT_S_INPUT,
+                              "--time-scale: %s, expected 0 to 1000", arg);
+        break;
     case 'r':
         a->o.replay = a->o.replay ? a->o.replay : arg;
         return kt_cli_list_push(&a->replays, arg, err);
@@ -122,6 +156,30 @@ static kt_status own_option(void *ctx, int opt, char *arg, kt_err *err)
     return KT_S_OK;
 }
 
+/* --workers simulates GPUs from a recording; --devices names real ones. */
+static int check_worker_options(const tune_args *a, kt_err *err)
+{
+    const char *bad = NULL;
+    if (a->workers && !a->o.replay)
+        bad = "tune: --workers needs --replay (on GPUs: --devices)";
+    else if (a->time_scale >= 0 && !a->workers)
+        bad = "tune: --time-scale needs --workers";
+    else if (a->devices && a->o.replay)
+        bad = "tune: --devices measures on GPUs; with --replay use --workers";
+    else if (a->devices && a->o.in_process)
+        bad = "tune: --devices runs a worker process per GPU; drop "
+              "--in-process";
+#ifndef KT_HAVE_MPI
+    else if (a->mpi)
+        bad = "tune: --mpi: this ktune was built without MPI (configure with "
+              "MPI installed, KT_WITH_MPI=ON)";
+#endif
+    if (!bad)
+        return KT_EXIT_OK;
+    kt_err_set(err, KT_S_INPUT, "%s", bad);
+    return KT_EXIT_USAGE;
+}
+
 static int parse_args(int argc, char **argv, tune_args *a, kt_err *err)
 {
     static const struct option own[] = {
@@ -134,6 +192,10 @@ static int parse_args(int argc, char **argv, tune_args *a, kt_err *err)
         {"verify", required_argument, NULL, 'V'},
         {"wisdom", required_argument, NULL, 'W'},
         {"replay", required_argument, NULL, 'r'}, /* repeatable: a sweep */
+        {"devices", required_argument, NULL, 'G'},
+        {"workers", required_argument, NULL, 'N'},
+        {"time-scale", required_argument, NULL, 'T'},
+        {"mpi", no_argument, NULL, 'M'},
         {NULL, 0, NULL, 0}};
     const kt_cli_command cmd = {.name = "tune",
                                 .help = help,
@@ -153,7 +215,7 @@ static int parse_args(int argc, char **argv, tune_args *a, kt_err *err)
         kt_err_set(err, KT_S_INPUT, "tune: --replay-delay needs --replay");
         return KT_EXIT_USAGE;
     }
-    return KT_EXIT_OK;
+    return check_worker_options(a, err);
 }
 
 /* A journal named by the job file (not by --journal) that exists already
@@ -276,6 +338,8 @@ static kt_status open_evaluator(const tune_args *a, kt_job *job,
 
     if (a->o.replay) {
         kt_replay_options opt = {.delay_s = a->replay_delay};
+        /* Simulated workers wait what the recording took (scaled). */
+        opt.simulate = !a->workers ? 0 : a->time_scale >= 0 ? a->time_scale : 1;
         return kt_replay_open(a->o.replay, job->plugin, job->op, &opt, ev, err);
     }
     memset(&spec, 0, sizeof spec);
@@ -504,6 +568,7 @@ typedef struct tune_run {
     json_t *env;
     kt_tune_config cfg;
     kt_tune_result result;
+    kt_cli_workers workers; /* the pool's evaluators; workers.evs[0] = ev */
     /* The start phase of the current size (from the command's start for
      * the first, from the size's for the others) and the calibration. */
     double size_started, open_s, calib_s;
@@ -551,6 +616,87 @@ static int resumes(const tune_args *a, const tune_run *t)
     return 1;
 }
 
+/* The environment record of a worker: its device and plugin, the host,
+ * the protocol and its calibration (NULL: none). */
+static json_t *environment_of(const kt_job *job, kt_evaluator *ev,
+                              const kt_calibration *calib)
+{
+    json_t *env = ev->ops->environment(ev);
+    kt_cli_env_host(env);
+    json_object_set_new(env, "protocol", kt_env_protocol(&job->protocol));
+    if (calib)
+        json_object_set_new(env, "calibration", kt_calib_to_json(calib));
+    return env;
+}
+
+/* One worker process on GPU `device`, calibrated, its environment record
+ * kept for the journal. */
+static kt_status open_gpu_worker(const tune_args *a, tune_run *t, size_t k,
+                                 int device, kt_err *err)
+{
+    kt_job *job = &t->job;
+    kt_calibration calib;
+    int own = job->device;
+    kt_status rc;
+
+    job->device = device;
+    rc = open_evaluator(a, job, &t->prof, &t->workers.evs[k], err);
+    job->device = own;
+    if (rc)
+        return kt_err_prefix(err, "GPU %d: ", device);
+    t->workers.owned[k] = 1;
+    t->workers.records[k] = environment_of(
+        job, t->workers.evs[k],
+        kt_cli_calibration(t->workers.evs[k], &calib, 1) ? &calib : NULL);
+    return KT_S_OK;
+}
+
+/* The run's workers after its own evaluator: simulated ones sharing the
+ * replay (--workers), or one worker process per further GPU of the job's
+ * devices, all of the first one's model. */
+static kt_status open_workers(const tune_args *a, tune_run *t, kt_err *err)
+{
+    kt_job *job = &t->job;
+    size_t n = a->o.replay ? (a->workers ? a->workers : 1)
+                           : (job->num_devices ? job->num_devices : 1);
+    const char *labels[KT_JOB_MAX_DEVICES];
+    char names[KT_JOB_MAX_DEVICES][32];
+    kt_status rc;
+
+    if ((rc = kt_cli_workers_init(&t->workers, t->ev, n, err)) || n == 1)
+        return rc;
+    for (size_t k = 0; k < n; ++k) {
+        snprintf(names[k], sizeof names[k], "GPU %d",
+                 job->num_devices ? job->devices[k] : job->device);
+        labels[k] = names[k];
+        if (k && a->o.replay)
+            t->workers.evs[k] = t->ev; /* a replay serves threads at once */
+        else if (k && (rc = open_gpu_worker(a, t, k, job->devices[k], err)))
+            return rc;
+    }
+    return a->o.replay ? KT_S_OK
+                       : kt_cli_workers_same_model(&t->workers, labels, err);
+}
+
+/* --devices all: every GPU of the host, counted without CUDA here. */
+static kt_status resolve_devices(kt_job *job, kt_err *err)
+{
+    int count;
+    kt_status rc;
+
+    if (!job->all_devices)
+        return KT_S_OK;
+    if ((rc = kt_cli_gpu_count(&count, err)))
+        return rc;
+    job->all_devices = 0;
+    job->num_devices =
+        (size_t)count < KT_JOB_MAX_DEVICES ? (size_t)count : KT_JOB_MAX_DEVICES;
+    for (size_t i = 0; i < job->num_devices; ++i)
+        job->devices[i] = (int)i;
+    job->device = 0;
+    return KT_S_OK;
+}
+
 /* The evaluator, the counters check, the problem, the environment record
  * and the journal of the current size. */
 static kt_status open_run(const tune_args *a, tune_run *t, kt_err *err)
@@ -558,7 +704,8 @@ static kt_status open_run(const tune_args *a, tune_run *t, kt_err *err)
     kt_job *job = &t->job;
     kt_status rc;
 
-    if ((rc = open_evaluator(a, job, &t->prof, &t->ev, err)) ||
+    if ((!a->o.replay && (rc = resolve_devices(job, err))) ||
+        (rc = open_evaluator(a, job, &t->prof, &t->ev, err)) ||
         (rc = check_counters(t->ev, job, &t->prof, t->why, sizeof t->why,
                              &t->unavailable, err)))
         return rc;
@@ -575,15 +722,15 @@ static kt_status open_run(const tune_args *a, tune_run *t, kt_err *err)
         t->calib_s = kt_clock_seconds() - t_calib;
     }
     t->calib_tried = 1;
-    t->env = t->ev->ops->environment(t->ev);
-    kt_cli_env_host(t->env);
-    json_object_set_new(t->env, "protocol", kt_env_protocol(&job->protocol));
-    if (t->have_calib)
-        json_object_set_new(t->env, "calibration", kt_calib_to_json(&t->calib));
-    if (job->journal_mode != KT_JOB_JOURNAL_NONE)
-        return open_journal(resumes(a, t), job, &t->prof, t->env, &t->journal,
-                            &t->log, &t->have_log, err);
-    return KT_S_OK;
+    t->env = environment_of(job, t->ev, t->have_calib ? &t->calib : NULL);
+    if ((rc = open_workers(a, t, err)))
+        return rc;
+    if (job->journal_mode != KT_JOB_JOURNAL_NONE &&
+        (rc = open_journal(resumes(a, t), job, &t->prof, t->env, &t->journal,
+                           &t->log, &t->have_log, err)))
+        return rc;
+    return kt_cli_workers_journal(&t->workers,
+                                  t->journal.fd >= 0 ? &t->journal : NULL, err);
 }
 /* The search's configuration from the job and the run. */
 static void configure(const tune_args *a, tune_run *t)
@@ -595,6 +742,9 @@ static void configure(const tune_args *a, tune_run *t)
     cfg->op = job->op;
     cfg->space = &job->space;
     cfg->ev = t->ev;
+    cfg->workers = t->workers.evs;
+    cfg->num_workers = t->workers.n;
+    cfg->worker_envs = t->workers.envs;
     cfg->strategy = job->strategy;
     memcpy(cfg->options, job->options, sizeof cfg->options);
     cfg->seed = job->seed;
@@ -756,6 +906,7 @@ static void close_size(tune_run *t)
     t->have_log = 0;
     json_decref(t->env);
     t->env = NULL;
+    kt_cli_workers_free(&t->workers);
     if (t->ev)
         t->ev->ops->close(t->ev);
     t->ev = NULL;
@@ -886,6 +1037,7 @@ int kt_cmd_tune(int argc, char **argv)
 
     memset(&a, 0, sizeof a);
     memset(&s, 0, sizeof s);
+    a.time_scale = -1;
     /* The start phase: plugins, the job, the evaluator and its problem. */
     a.started = kt_clock_seconds();
     kt_err_clear(&err);
@@ -917,6 +1069,10 @@ int kt_cmd_tune(int argc, char **argv)
     }
     if (a.verify)
         t->job.verify_host = strcmp(a.verify, "host") == 0;
+    if (a.devices && kt_job_devices(&t->job, a.devices, "--devices", &err)) {
+        rc = kt_cli_fail(&err);
+        goto done;
+    }
     if (a.check) {
         print_check(&t->job);
         rc = KT_EXIT_OK;

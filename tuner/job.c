@@ -18,7 +18,7 @@
 
 static const char *const section_names[] = {"job",     "space",  "strategy",
                                             "measure", "output", "metrics"};
-static const char *const job_keys[] = {"operator", "seed", "device",
+static const char *const job_keys[] = {"operator", "seed", "device", "devices",
                                        "verify_boundaries"};
 static const char *const strategy_keys[] = {"name", "max_evals", "max_seconds",
                                             "seed", "finalists", "min_gain"};
@@ -172,6 +172,52 @@ static kt_status unknown_key(const loader *ld, const char *section,
 }
 
 /* ------------------------------------------------------------ values */
+
+kt_status kt_job_devices(kt_job *job, const char *text, const char *what,
+                         kt_err *err)
+{
+    const char *p = text ? text : "";
+    size_t n = 0;
+
+    job->num_devices = 0;
+    job->all_devices = 0;
+    while (*p == ' ')
+        ++p;
+    if (strcasecmp(p, "all") == 0) {
+        job->all_devices = 1;
+        return KT_S_OK;
+    }
+    for (;;) {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end == p || v < 0 || v > 1023)
+            return kt_err_set(err, KT_S_INPUT,
+                              "%s: '%s': expected GPU ordinals 0 to 1023 "
+                              "separated by commas (0,1), or all",
+                              what, text ? text : "");
+        for (size_t k = 0; k < n; ++k)
+            if (job->devices[k] == (int)v)
+                return kt_err_set(err, KT_S_INPUT,
+                                  "%s: '%s': GPU %ld is named twice", what,
+                                  text, v);
+        if (n == KT_JOB_MAX_DEVICES)
+            return kt_err_set(err, KT_S_INPUT, "%s: '%s': more than %d GPUs",
+                              what, text, KT_JOB_MAX_DEVICES);
+        job->devices[n++] = (int)v;
+        for (p = end; *p == ' '; ++p)
+            ;
+        if (!*p)
+            break;
+        if (*p++ != ',')
+            return kt_err_set(err, KT_S_INPUT,
+                              "%s: '%s': expected GPU ordinals separated by "
+                              "commas (0,1), or all",
+                              what, text);
+    }
+    job->num_devices = n;
+    job->device = job->devices[0];
+    return KT_S_OK;
+}
 
 static kt_status get_i64(const loader *ld, const char *section, const char *key,
                          int64_t lo, int64_t hi, int64_t *out)
@@ -419,6 +465,10 @@ static kt_status read_job(loader *ld, const kt_registry *reg)
         } else if (strcasecmp(key, "device") == 0) {
             if (!(rc = get_i64(ld, "job", key, 0, 1023, &v)))
                 job->device = (int)v;
+        } else if (strcasecmp(key, "devices") == 0) {
+            if (kt_job_devices(job, value_of(ld, "job", key), "devices",
+                               ld->err))
+                rc = bad_from(ld, "job", key);
         } else if (strcasecmp(key, "verify_boundaries") == 0) {
             rc = get_bool(ld, "job", key, &job->boundaries);
         } else {

@@ -35,6 +35,8 @@ typedef enum kt_job_journal {
     KT_JOB_JOURNAL_AUTO = 2  /* not given: <config name>.journal.jsonl */
 } kt_job_journal;
 
+#define KT_JOB_MAX_DEVICES 64
+
 typedef struct kt_job {
     char path[PATH_MAX]; /* the config file */
     /* [job] */
@@ -50,6 +52,11 @@ typedef struct kt_job {
     size_t num_sweep;
     uint64_t input_seed;
     int device;
+    /* [job] devices: one worker per GPU (kt_job_devices); num_devices 0:
+     * `device` alone; all_devices: every GPU of the host. */
+    int devices[KT_JOB_MAX_DEVICES];
+    size_t num_devices;
+    int all_devices;
     int boundaries;
     /* [space], not yet bound to a device */
     kt_space space;
@@ -86,6 +93,12 @@ void kt_job_protocol_defaults(kt_protocol *p);
 /* Reads and checks the job at path; sets[0..num_sets) are "section.key=
  * value" overrides applied on top. Plugins are resolved in reg, which must
  * outlive the job. Free with kt_job_free(). */
+/* Parses a device list, "0,1,3" (distinct ordinals 0..1023, at most
+ * KT_JOB_MAX_DEVICES) or "all", into job->devices; `what` names the
+ * source in messages ("--devices", "[job] devices"). KT_S_INPUT. */
+kt_status kt_job_devices(kt_job *job, const char *text, const char *what,
+                         kt_err *err);
+
 kt_status kt_job_load(const char *path, char *const *sets, size_t num_sets,
                       const kt_registry *reg, kt_job *job, kt_err *err);
 

@@ -777,6 +777,7 @@ kt_status kt_journal_create(kt_journal *j, const char *path,
     memset(j, 0, sizeof *j);
     j->fd = -1;
     j->next_call = 1;
+    j->next_env = 1; /* the header holds record 0 */
     j->fd =
         open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
     if (j->fd < 0 && errno == EEXIST && (j->fd = take_over_empty(path)) < 0)
@@ -809,7 +810,6 @@ kt_status kt_journal_continue(kt_journal *j, const char *path,
                               const kt_journal_log *log, json_t *environment,
                               kt_err *err)
 {
-    json_t *rec;
     struct stat st;
     kt_status rc;
 
@@ -852,13 +852,26 @@ kt_status kt_journal_continue(kt_journal *j, const char *path,
         kt_journal_close(j);
         return rc;
     }
-    json_object_set_new(environment, "id", json_integer(j->env));
+    j->next_env = j->env;
+    if ((rc = kt_journal_environment(j, environment, &j->env, err)))
+        kt_journal_close(j);
+    return rc;
+}
+
+kt_status kt_journal_environment(kt_journal *j, json_t *environment, int *id,
+                                 kt_err *err)
+{
+    json_t *rec;
+    kt_status rc;
+
+    if (!environment)
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    *id = j->next_env++;
+    json_object_set_new(environment, "id", json_integer(*id));
     rec = json_pack("{s:s,s:o}", "kind", "environment", "environment",
                     environment);
     rc = append_line(j, rec, 1, err);
     json_decref(rec);
-    if (rc)
-        kt_journal_close(j);
     return rc;
 }
 

@@ -128,6 +128,7 @@ typedef struct kt_journal {
     char *path; /* owned */
     int fd;
     int env;          /* this session's environment record */
+    int next_env;     /* the id the next environment record gets */
     size_t next_call; /* number of the next evaluate() call */
     /* Durable records are written at once (a killed process loses none)
      * and synced to disk at most every KT_JOURNAL_SYNC_S seconds and at
@@ -157,6 +158,12 @@ kt_status kt_journal_create(kt_journal *j, const char *path,
 kt_status kt_journal_continue(kt_journal *j, const char *path,
                               const kt_journal_log *log, json_t *environment,
                               kt_err *err);
+
+/* Appends another environment record of this session (another worker's
+ * device and calibration; steals environment) and says its id. Records
+ * written with j->env set to it belong to that worker. */
+kt_status kt_journal_environment(kt_journal *j, json_t *environment, int *id,
+                                 kt_err *err);
 
 /* Appends the result of one point of one evaluate() call. */
 kt_status kt_journal_eval(kt_journal *j, const kt_operator *op, size_t call,

@@ -17,7 +17,8 @@ typedef struct replay_eval {
     char *path;
     const kt_operator *op;
     kt_journal_log log;
-    size_t *first; /* entry index of each recorded point, best first */
+    size_t *first;    /* entry index of each recorded point, best first */
+    double *duration; /* per entry: its share of its call's clock time */
     size_t num_points;
     kt_u64map by_hash; /* point hash -> position in first[] */
     kt_device device;
@@ -26,6 +27,7 @@ typedef struct replay_eval {
     uint64_t seed;
     kt_work work;
     double delay_s;
+    double simulate;
 } replay_eval;
 
 static const kt_evaluator_ops replay_ops;
@@ -71,6 +73,17 @@ static const kt_eval_result *lookup(const replay_eval *re, const kt_point *pt)
     return pos < 0 ? NULL : &re->log.entries[re->first[pos]].result;
 }
 
+static void sleep_s(double s)
+{
+    struct timespec ts;
+    if (s <= 0)
+        return;
+    ts.tv_sec = (time_t)s;
+    ts.tv_nsec = (long)((s - (double)ts.tv_sec) * 1e9);
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
 static kt_status replay_evaluate(kt_evaluator *ev, const kt_point *pts,
                                  size_t n, const kt_protocol *p,
                                  kt_eval_result *out, kt_err *err)
@@ -80,12 +93,14 @@ static kt_status replay_evaluate(kt_evaluator *ev, const kt_point *pts,
 
     (void)p;
     memset(out, 0, n * sizeof *out);
-    if (re->delay_s > 0) {
-        struct timespec ts;
-        ts.tv_sec = (time_t)re->delay_s;
-        ts.tv_nsec = (long)((re->delay_s - (double)ts.tv_sec) * 1e9);
-        while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-            ;
+    sleep_s(re->delay_s);
+    if (re->simulate > 0) {
+        double total = 0;
+        for (size_t i = 0; i < n; ++i) {
+            long pos = find_point(re, &pts[i]);
+            total += pos < 0 ? 0 : re->duration[re->first[pos]];
+        }
+        sleep_s(total * re->simulate);
     }
     for (size_t i = 0; i < n && !rc; ++i) {
         const kt_eval_result *r = lookup(re, &pts[i]);
@@ -154,6 +169,7 @@ static void replay_close(kt_evaluator *ev)
     kt_journal_log_free(&re->log);
     kt_u64map_free(&re->by_hash);
     free(re->first);
+    free(re->duration);
     free(re->path);
     free(re);
 }
@@ -222,13 +238,32 @@ static int rank_of(const kt_journal_entry *e)
     return strcmp(e->purpose, "measure") == 0 ? 0 : 1;
 }
 
+/* Each entry's share of its call's time on the run's clock: from the end
+ * of the call before to the end of its own, split over its points. */
+static void call_durations(replay_eval *re)
+{
+    double before = 0;
+    for (size_t i = 0; i < re->log.count;) {
+        const kt_journal_entry *e = &re->log.entries[i];
+        size_t n = e->of ? e->of : 1;
+        double d = e->elapsed_s - before;
+        for (size_t k = i; k < i + n && k < re->log.count; ++k)
+            re->duration[k] = d > 0 ? d / (double)n : 0;
+        before = e->elapsed_s > before ? e->elapsed_s : before;
+        i += n;
+    }
+}
+
 static kt_status index_points(replay_eval *re, kt_err *err)
 {
     kt_status rc;
+    size_t cap = re->log.count ? re->log.count : 1;
 
-    re->first = malloc((re->log.count ? re->log.count : 1) * sizeof *re->first);
-    if (!re->first)
+    re->first = malloc(cap * sizeof *re->first);
+    re->duration = calloc(cap, sizeof *re->duration);
+    if (!re->first || !re->duration)
         return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    call_durations(re);
     for (size_t i = 0; i < re->log.count; ++i) {
         const kt_journal_entry *e = &re->log.entries[i];
         long pos = find_point(re, &e->point);
@@ -309,6 +344,7 @@ kt_status kt_replay_open(const char *path, const kt_loaded_plugin *plugin,
     re->base.ops = &replay_ops;
     re->op = op;
     re->delay_s = opt ? opt->delay_s : 0;
+    re->simulate = opt ? opt->simulate : 0;
     kt_u64map_init(&re->by_hash);
     re->path = strdup(path);
     if (!re->path) {
@@ -357,6 +393,13 @@ const int64_t *kt_replay_sizes(const kt_evaluator *ev)
 uint64_t kt_replay_seed(const kt_evaluator *ev)
 {
     return self(ev)->seed;
+}
+
+double kt_replay_duration(const kt_evaluator *ev, const kt_point *pt)
+{
+    const replay_eval *re = self(ev);
+    long pos = find_point(re, pt);
+    return pos < 0 ? 0 : re->duration[re->first[pos]];
 }
 
 const kt_eval_result *kt_replay_lookup(const kt_evaluator *ev,

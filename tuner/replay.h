@@ -24,6 +24,11 @@ typedef struct kt_replay_options {
     /* Sleep this long in every evaluate() call, so that a test can stop a
      * replayed run in the middle. 0: no delay. */
     double delay_s;
+    /* > 0: every evaluate() also sleeps the recorded duration of its points
+     * times this factor, so N simulated workers show the wall time N GPUs
+     * would take (1: real time). A point's duration is its recorded call's
+     * share of the run's clock: verification and measurement. */
+    double simulate;
 } kt_replay_options;
 
 /* Reads the journal at path for operator op of plugin (which must be the
@@ -43,6 +48,10 @@ uint64_t kt_replay_seed(const kt_evaluator *ev);
 /* The recorded result of pt, or NULL. Valid until close. */
 const kt_eval_result *kt_replay_lookup(const kt_evaluator *ev,
                                        const kt_point *pt);
+
+/* The recorded duration of pt's evaluation in seconds (0 when it is not
+ * recorded). */
+double kt_replay_duration(const kt_evaluator *ev, const kt_point *pt);
 
 /* The fastest recorded point of space that runs (feasible on the host and
  * recorded valid): its point and statistics. KT_S_UNSUPPORTED when the space

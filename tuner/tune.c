@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tuner/pool.h"
 #include "tuner/progress.h"
 #include "tuner/u64map.h"
 
@@ -58,6 +59,7 @@ struct kt_tune {
     int counters_off;
     int noted;
     kt_protocol call_protocol; /* of the call in flight (call_protocol()) */
+    kt_pool *pool;             /* cfg->workers at work; NULL: cfg->ev alone */
 };
 
 static double monotonic(void)
@@ -405,6 +407,70 @@ static const kt_protocol *call_protocol(kt_tune *t, const char *purpose)
     return p;
 }
 
+/* Answers a call from the resumed journal's record c of it. */
+static kt_status answer_from_log(kt_tune *t, resume_call *c, size_t n,
+                                 kt_eval_result *out, kt_err *err)
+{
+    const kt_journal_entry *e = &t->cfg->resume->entries[c->first];
+    kt_status rc;
+
+    c->used = 1;
+    for (size_t i = 0; i < n; ++i) {
+        out[i].status = e[i].result.status;
+        out[i].shape = e[i].result.shape;
+        snprintf(out[i].reason, sizeof out[i].reason, "%s", e[i].result.reason);
+        out[i].compile_s = e[i].result.compile_s;
+        out[i].compiled = e[i].result.compiled;
+        out[i].compile_cache_hits = e[i].result.compile_cache_hits;
+        if (e[i].result.status == KT_EVAL_OK &&
+            (rc = kt_timing_copy(&e[i].result.timing, &out[i].timing, err)))
+            return rc;
+    }
+    set_clock(t, e[n - 1].elapsed_s);
+    return KT_S_OK;
+}
+
+/* The journal's environment record of worker w. */
+static int worker_env(const kt_tune *t, size_t w)
+{
+    const kt_tune_config *cfg = t->cfg;
+    return cfg->worker_envs && w < cfg->num_workers ? cfg->worker_envs[w]
+                                                    : cfg->journal->env;
+}
+
+/* Counts an evaluated call and journals it as measured by worker w; the
+ * results are freed when the journal cannot be written. */
+static kt_status journal_call(kt_tune *t, const char *purpose,
+                              const kt_point *pts, size_t n,
+                              kt_eval_result *out, size_t w, kt_err *err)
+{
+    const kt_tune_config *cfg = t->cfg;
+    kt_journal *j = cfg->journal;
+    kt_status jrc = KT_S_OK;
+
+    ++t->res->calls;
+    for (size_t i = 0; i < n; ++i) {
+        add_phases(&t->res->phases, &out[i].phases);
+        if (out[i].status == KT_EVAL_OK)
+            t->res->gpu_s += out[i].timing.gpu_time_s;
+    }
+    if (j) {
+        size_t call = j->next_call++;
+        int own = j->env;
+        j->env = worker_env(t, w);
+        for (size_t i = 0; i < n && !jrc; ++i)
+            jrc = kt_journal_eval(j, cfg->op, call, i, n, purpose, run_clock(t),
+                                  &pts[i], &out[i], err);
+        j->env = own;
+        if (jrc) {
+            for (size_t i = 0; i < n; ++i)
+                kt_eval_result_free(&out[i]);
+            return fail(t, jrc, err);
+        }
+    }
+    return KT_S_OK;
+}
+
 /* Evaluates pts in one call: answered from the resumed journal when it
  * holds this call, else by the evaluator and journaled at once. */
 static kt_status run_call(kt_tune *t, const char *purpose, const kt_point *pts,
@@ -415,43 +481,26 @@ static kt_status run_call(kt_tune *t, const char *purpose, const kt_point *pts,
     resume_call *c = find_call(t, pts, n);
     kt_journal *j = cfg->journal;
     double start;
-    kt_status rc, jrc = KT_S_OK;
+    kt_status rc;
 
     memset(out, 0, n * sizeof *out);
     *answered = c != NULL;
     progress_call(t, purpose, pts, n);
-    if (c) {
-        const kt_journal_entry *e = &cfg->resume->entries[c->first];
-        c->used = 1;
-        for (size_t i = 0; i < n; ++i) {
-            out[i].status = e[i].result.status;
-            out[i].shape = e[i].result.shape;
-            snprintf(out[i].reason, sizeof out[i].reason, "%s",
-                     e[i].result.reason);
-            out[i].compile_s = e[i].result.compile_s;
-            out[i].compiled = e[i].result.compiled;
-            out[i].compile_cache_hits = e[i].result.compile_cache_hits;
-            if (e[i].result.status == KT_EVAL_OK &&
-                (rc = kt_timing_copy(&e[i].result.timing, &out[i].timing, err)))
-                return rc;
-        }
-        set_clock(t, e[n - 1].elapsed_s);
-        return KT_S_OK;
-    }
+    if (c)
+        return answer_from_log(t, c, n, out, err);
     start = monotonic();
     rc = cfg->ev->ops->evaluate(cfg->ev, pts, n, call_protocol(t, purpose), out,
                                 err);
     t->res->evaluator_s += monotonic() - start;
-    ++t->res->calls;
-    for (size_t i = 0; i < n; ++i)
-        add_phases(&t->res->phases, &out[i].phases);
     if (rc) {
         /* The evaluator cannot go on. Keep what it decided about single
          * points (the one that faulted, above all), each as a call of its
          * own, so a resumed run skips it; the rest was never measured. */
+        ++t->res->calls;
         for (size_t i = 0; i < n; ++i) {
             kt_err jerr;
             int decided = out[i].status != KT_EVAL_OK;
+            add_phases(&t->res->phases, &out[i].phases);
             if (!decided || !j)
                 continue;
             if (kt_journal_eval(j, cfg->op, j->next_call++, 0, 1, purpose,
@@ -460,21 +509,61 @@ static kt_status run_call(kt_tune *t, const char *purpose, const kt_point *pts,
         }
         return fail(t, rc, err);
     }
-    for (size_t i = 0; i < n; ++i)
-        if (out[i].status == KT_EVAL_OK)
-            t->res->gpu_s += out[i].timing.gpu_time_s;
-    if (j) {
-        size_t call = j->next_call++;
-        for (size_t i = 0; i < n && !jrc; ++i)
-            jrc = kt_journal_eval(j, cfg->op, call, i, n, purpose, run_clock(t),
-                                  &pts[i], &out[i], err);
-        if (jrc) {
-            for (size_t i = 0; i < n; ++i)
-                kt_eval_result_free(&out[i]);
-            return fail(t, jrc, err);
-        }
+    return journal_call(t, purpose, pts, n, out, 0, err);
+}
+
+/* `count` calls of `per` points each (pts and out in call order): answered
+ * from the resumed journal where it holds them, the others evaluated at
+ * once by the workers, then all journaled in the order given — so the
+ * journal, the record and every decision are the same whichever worker
+ * finished first. Without workers, one call after the other. */
+static kt_status run_calls(kt_tune *t, const char *purpose, const kt_point *pts,
+                           size_t per, size_t count, kt_eval_result *out,
+                           int *answered, kt_err *err)
+{
+    kt_pool_call *calls;
+    size_t m = 0;
+    double start;
+    kt_status rc = KT_S_OK;
+
+    if (!t->pool) {
+        for (size_t i = 0; i < count && !rc; ++i)
+            rc = run_call(t, purpose, &pts[i * per], per, &out[i * per],
+                          &answered[i], err);
+        return rc;
     }
-    return KT_S_OK;
+    if (!(calls = calloc(count, sizeof *calls)))
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    memset(out, 0, count * per * sizeof *out);
+    progress_call(t, purpose, pts, count * per);
+    for (size_t i = 0; i < count && !rc; ++i) {
+        resume_call *c = find_call(t, &pts[i * per], per);
+        answered[i] = c != NULL;
+        if (c) {
+            rc = answer_from_log(t, c, per, &out[i * per], err);
+            continue;
+        }
+        calls[m].pts = &pts[i * per];
+        calls[m].n = per;
+        calls[m].protocol = call_protocol(t, purpose);
+        calls[m].out = &out[i * per];
+        calls[m].prefer = (int)m;
+        ++m;
+    }
+    start = monotonic();
+    if (!rc && m)
+        rc = kt_pool_run(t->pool, calls, m, err);
+    t->res->evaluator_s += monotonic() - start;
+    if (rc)
+        rc = fail(t, rc, err);
+    for (size_t k = 0; k < m && !rc; ++k)
+        rc = journal_call(t, purpose, calls[k].pts, per, calls[k].out,
+                          calls[k].worker, err);
+    if (rc)
+        for (size_t i = 0; i < count * per; ++i)
+            kt_eval_result_free(&out[i]);
+    free(calls);
+    return rc;
 }
 
 /* ----------------------------------------------------------- profiling */
@@ -754,46 +843,106 @@ static const kt_journal_entry *recorded_failure(const kt_tune *t,
     return &t->cfg->resume->entries[at];
 }
 
-kt_status kt_tune_measure(kt_tune *t, const kt_point *pt, kt_tune_obs *out,
-                          kt_err *err)
+size_t kt_tune_width(const kt_tune *t)
 {
-    const kt_journal_entry *failed;
-    kt_tune_entry *e;
-    kt_eval_result r;
-    uint64_t index;
-    int answered;
-    kt_status rc;
+    size_t alive = t->pool ? kt_pool_alive(t->pool) : 1;
+    return alive ? alive : 1;
+}
 
-    memset(out, 0, sizeof *out);
-    if ((rc = locate(t, pt, &index, err)))
-        return rc;
-    if ((e = find_entry(t, index))) {
-        ++t->idle;
-        observe(e, out);
-        return KT_S_OK;
+/* What a stopped session tells the strategy: its failure, or nothing. */
+static kt_status stopped(const kt_tune *t, kt_err *err)
+{
+    return t->failed ? kt_err_set(err, t->fatal.status, "%s", t->fatal.msg)
+                     : KT_S_OK;
+}
+
+/* 1 when index is among idx[0..m). */
+static int among(const uint64_t *idx, size_t m, uint64_t index)
+{
+    for (size_t k = 0; k < m; ++k)
+        if (idx[k] == index)
+            return 1;
+    return 0;
+}
+
+/* The points of pts that need the evaluator, in order, into send/idx
+ * (*m of them); the others are answered: known, refused on the host, a
+ * failure the resumed journal recorded, or cut by a budget. */
+static kt_status measure_plan(kt_tune *t, const kt_point *pts, size_t n,
+                              kt_point *send, uint64_t *idx, size_t *m,
+                              kt_err *err)
+{
+    kt_status rc = KT_S_OK;
+
+    *m = 0;
+    for (size_t i = 0; i < n && !rc; ++i) {
+        const kt_journal_entry *failed;
+        uint64_t index;
+        if ((rc = locate(t, &pts[i], &index, err)))
+            break;
+        if (find_entry(t, index) || among(idx, *m, index)) {
+            ++t->idle;
+            continue;
+        }
+        if (host_refused(t, &pts[i], index, &rc, err))
+            continue;
+        if (kt_tune_stop(t) || *m >= kt_tune_evals_left(t)) {
+            rc = stopped(t, err);
+            continue;
+        }
+        if ((failed = recorded_failure(t, index))) {
+            set_clock(t, failed->elapsed_s);
+            rc = add_entry(t, &pts[i], index, &failed->result, 0, 1, err);
+            continue;
+        }
+        send[*m] = pts[i];
+        idx[(*m)++] = index;
     }
-    if (host_refused(t, pt, index, &rc, err)) {
-        if (!rc)
-            observe(&t->res->entries[t->res->num_entries - 1], out);
-        return rc;
-    }
-    if (kt_tune_stop(t))
-        return t->failed ? kt_err_set(err, t->fatal.status, "%s", t->fatal.msg)
-                         : KT_S_OK;
-    if ((failed = recorded_failure(t, index))) {
-        set_clock(t, failed->elapsed_s);
-        rc = add_entry(t, pt, index, &failed->result, 0, 1, err);
-    } else {
-        if ((rc = run_call(t, "measure", pt, 1, &r, &answered, err)))
-            return rc;
-        rc = add_entry(t, pt, index, &r, 0, answered, err);
-        kt_eval_result_free(&r);
+    return rc;
+}
+
+kt_status kt_tune_measure_batch(kt_tune *t, const kt_point *pts, size_t n,
+                                kt_tune_obs *out, kt_err *err)
+{
+    kt_point *send = malloc((n ? n : 1) * sizeof *send);
+    uint64_t *idx = malloc((n ? n : 1) * sizeof *idx);
+    kt_eval_result *r = calloc(n ? n : 1, sizeof *r);
+    int *answered = calloc(n ? n : 1, sizeof *answered);
+    size_t m = 0;
+    kt_status rc = KT_S_OK;
+
+    memset(out, 0, n * sizeof *out);
+    if (!send || !idx || !r || !answered)
+        rc = kt_err_set(err, KT_S_NOMEM, "out of memory");
+    if (!rc)
+        rc = measure_plan(t, pts, n, send, idx, &m, err);
+    if (!rc && m)
+        rc = run_calls(t, "measure", send, 1, m, r, answered, err);
+    for (size_t k = 0; k < m && !rc; ++k) {
+        rc = add_entry(t, &send[k], idx[k], &r[k], 0, answered[k], err);
         if (!rc)
             rc = profile_new(t, t->res->num_entries - 1, err);
     }
-    if (!rc)
-        observe(&t->res->entries[t->res->num_entries - 1], out);
+    for (size_t k = 0; r && k < m; ++k)
+        kt_eval_result_free(&r[k]);
+    for (size_t i = 0; i < n && !rc; ++i) {
+        uint64_t index;
+        const kt_tune_entry *e;
+        if (kt_space_index(t->cfg->space, &pts[i], &index) &&
+            (e = find_entry(t, index)))
+            observe(e, &out[i]);
+    }
+    free(send);
+    free(idx);
+    free(r);
+    free(answered);
     return rc;
+}
+
+kt_status kt_tune_measure(kt_tune *t, const kt_point *pt, kt_tune_obs *out,
+                          kt_err *err)
+{
+    return kt_tune_measure_batch(t, pt, 1, out, err);
 }
 
 int kt_tune_known(kt_tune *t, const kt_point *pt, kt_tune_obs *out)
@@ -835,22 +984,29 @@ static void paired(const kt_timing *a, const kt_timing *b, kt_ratio *out)
     kt_stats_paired_ratio(a->samples_us, b->samples_us, n, out);
 }
 
-kt_status kt_tune_compare(kt_tune *t, const kt_point *incumbent,
-                          const kt_point *candidate, kt_tune_cmp *out,
-                          kt_err *err)
+/* The comparisons of a batch that need the evaluator. */
+typedef struct cmp_plan {
+    kt_point *pairs; /* incumbent, candidate; per call */
+    uint64_t *ib;    /* the candidate's index */
+    size_t *which;   /* its place in the batch */
+    int *had;        /* the candidate was an entry before */
+    size_t m, fresh; /* calls; of which with new candidates */
+} cmp_plan;
+
+/* Answers candidate i of a comparison batch without the evaluator when
+ * the session can (known invalid, refused, compared before, cut by a
+ * budget, a recorded failure), else adds it to the plan. */
+static kt_status compare_plan_one(kt_tune *t, const kt_point *incumbent,
+                                  uint64_t ia, const kt_point *cand, size_t i,
+                                  cmp_plan *pl, kt_tune_cmp *out, kt_err *err)
 {
     const kt_journal_entry *failed;
-    kt_eval_result r[2];
-    kt_point pts[2];
     kt_tune_entry *e;
-    uint64_t ia, ib;
-    memo *m;
-    int answered;
+    uint64_t ib;
+    memo *mm;
     kt_status rc;
 
-    memset(out, 0, sizeof *out);
-    if ((rc = locate(t, incumbent, &ia, err)) ||
-        (rc = locate(t, candidate, &ib, err)))
+    if ((rc = locate(t, cand, &ib, err)))
         return rc;
     e = find_entry(t, ib);
     if (e && e->status != KT_EVAL_OK) {
@@ -859,32 +1015,45 @@ kt_status kt_tune_compare(kt_tune *t, const kt_point *incumbent,
         out->status = e->status;
         return KT_S_OK;
     }
-    if (!e && host_refused(t, candidate, ib, &rc, err)) {
+    if (!e && host_refused(t, cand, ib, &rc, err)) {
         out->known = !rc;
         out->status = KT_EVAL_INVALID;
         return rc;
     }
-    if ((m = find_memo(t, ia, ib))) {
+    if ((mm = find_memo(t, ia, ib)) || among(pl->ib, pl->m, ib)) {
         ++t->idle;
-        *out = m->cmp;
+        if (mm)
+            *out = mm->cmp;
         return KT_S_OK;
     }
-    if (kt_tune_stop(t))
-        return t->failed ? kt_err_set(err, t->fatal.status, "%s", t->fatal.msg)
-                         : KT_S_OK;
+    if (kt_tune_stop(t) || (!e && pl->fresh >= kt_tune_evals_left(t)))
+        return stopped(t, err);
     if (!e && (failed = recorded_failure(t, ib))) {
         set_clock(t, failed->elapsed_s);
-        if ((rc = add_entry(t, candidate, ib, &failed->result, 0, 1, err)))
+        if ((rc = add_entry(t, cand, ib, &failed->result, 0, 1, err)))
             return rc;
         out->known = 1;
         out->status = failed->result.status;
         return KT_S_OK;
     }
-    pts[0] = *incumbent;
-    pts[1] = *candidate;
-    if ((rc = run_call(t, "compare", pts, 2, r, &answered, err)))
-        return rc;
-    if (!e && !(rc = add_entry(t, candidate, ib, &r[1], 0, answered, err)))
+    pl->pairs[2 * pl->m] = *incumbent;
+    pl->pairs[2 * pl->m + 1] = *cand;
+    pl->ib[pl->m] = ib;
+    pl->which[pl->m] = i;
+    pl->had[pl->m++] = e != NULL;
+    pl->fresh += e == NULL;
+    return KT_S_OK;
+}
+
+/* The outcome of one compared pair r[0..1] (candidate cand, index ib). */
+static kt_status compare_settle(kt_tune *t, uint64_t ia, uint64_t ib,
+                                const kt_point *cand, int had,
+                                const kt_eval_result *r, int answered,
+                                kt_tune_cmp *out, kt_err *err)
+{
+    kt_status rc = KT_S_OK;
+
+    if (!had && !(rc = add_entry(t, cand, ib, &r[1], 0, answered, err)))
         rc = profile_new(t, t->res->num_entries - 1, err);
     t->idle = 0;
     out->known = 1;
@@ -899,14 +1068,98 @@ kt_status kt_tune_compare(kt_tune *t, const kt_point *incumbent,
             out->verdict = kt_stats_verdict(&out->ratio, t->cfg->min_gain);
         }
     }
-    kt_eval_result_free(&r[0]);
-    kt_eval_result_free(&r[1]);
     if (!rc && !(rc = grow((void **)&t->memos, &t->memo_cap, t->num_memos + 1,
                            sizeof *t->memos, err))) {
         t->memos[t->num_memos].incumbent = ia;
         t->memos[t->num_memos].candidate = ib;
         t->memos[t->num_memos++].cmp = *out;
     }
+    return rc;
+}
+
+kt_status kt_tune_compare_batch(kt_tune *t, const kt_point *incumbent,
+                                const kt_point *cands, size_t n,
+                                kt_tune_cmp *out, kt_err *err)
+{
+    size_t cap = n ? n : 1;
+    cmp_plan pl = {malloc(2 * cap * sizeof(kt_point)),
+                   malloc(cap * sizeof(uint64_t)),
+                   malloc(cap * sizeof(size_t)),
+                   calloc(cap, sizeof(int)),
+                   0,
+                   0};
+    kt_eval_result *r = calloc(2 * cap, sizeof *r);
+    int *answered = calloc(cap, sizeof *answered);
+    uint64_t ia = 0;
+    kt_status rc = KT_S_OK;
+
+    memset(out, 0, n * sizeof *out);
+    if (!pl.pairs || !pl.ib || !pl.which || !pl.had || !r || !answered)
+        rc = kt_err_set(err, KT_S_NOMEM, "out of memory");
+    if (!rc)
+        rc = locate(t, incumbent, &ia, err);
+    for (size_t i = 0; i < n && !rc; ++i)
+        rc =
+            compare_plan_one(t, incumbent, ia, &cands[i], i, &pl, &out[i], err);
+    if (!rc && pl.m)
+        rc = run_calls(t, "compare", pl.pairs, 2, pl.m, r, answered, err);
+    for (size_t k = 0; k < pl.m && !rc; ++k)
+        rc = compare_settle(t, ia, pl.ib[k], &pl.pairs[2 * k + 1], pl.had[k],
+                            &r[2 * k], answered[k], &out[pl.which[k]], err);
+    /* A candidate named twice gets the first one's outcome. */
+    for (size_t i = 0; i < n && !rc; ++i) {
+        uint64_t ib;
+        memo *mm;
+        if (!out[i].known && kt_space_index(t->cfg->space, &cands[i], &ib) &&
+            (mm = find_memo(t, ia, ib)))
+            out[i] = mm->cmp;
+    }
+    for (size_t k = 0; r && k < 2 * pl.m; ++k)
+        kt_eval_result_free(&r[k]);
+    free(pl.pairs);
+    free(pl.ib);
+    free(pl.which);
+    free(pl.had);
+    free(r);
+    free(answered);
+    return rc;
+}
+
+kt_status kt_tune_compare(kt_tune *t, const kt_point *incumbent,
+                          const kt_point *candidate, kt_tune_cmp *out,
+                          kt_err *err)
+{
+    return kt_tune_compare_batch(t, incumbent, candidate, 1, out, err);
+}
+
+kt_status kt_tune_lookahead(kt_tune *t, const kt_point *incumbent,
+                            double bar_us, const kt_point *cands, size_t n,
+                            kt_err *err)
+{
+    kt_tune_obs *obs;
+    kt_point *faster;
+    kt_tune_cmp *cmp;
+    size_t m = 0;
+    kt_status rc;
+
+    if (!t->pool || n < 2)
+        return KT_S_OK;
+    obs = calloc(n, sizeof *obs);
+    faster = calloc(n, sizeof *faster);
+    cmp = calloc(n, sizeof *cmp);
+    if (!obs || !faster || !cmp)
+        rc = kt_err_set(err, KT_S_NOMEM, "out of memory");
+    else
+        rc = kt_tune_measure_batch(t, cands, n, obs, err);
+    for (size_t i = 0; i < n && !rc; ++i)
+        if (obs[i].known && obs[i].status == KT_EVAL_OK &&
+            obs[i].median_us < bar_us && !kt_point_equal(&cands[i], incumbent))
+            faster[m++] = cands[i];
+    if (!rc && m > 0)
+        rc = kt_tune_compare_batch(t, incumbent, faster, m, cmp, err);
+    free(obs);
+    free(faster);
+    free(cmp);
     return rc;
 }
 
@@ -1076,7 +1329,7 @@ static kt_status finish(kt_tune *t, kt_err *err)
         res->has_best = 1;
         goto done;
     }
-    if ((rc = run_call(t, "final", pts, n, r, &answered, err)))
+    if ((rc = run_calls(t, "final", pts, n, 1, r, &answered, err)))
         goto done;
     res->final_measured = 1;
     {
@@ -1180,6 +1433,19 @@ static kt_status prepare_resume(kt_tune *t, kt_err *err)
     return KT_S_OK;
 }
 
+/* What each worker did, for the summary (nothing without workers). */
+static void keep_worker_stats(kt_tune *t)
+{
+    kt_tune_result *r = t->res;
+    size_t n = t->pool ? kt_pool_size(t->pool) : 0;
+
+    if (!n || !(r->worker_stats = calloc(n, sizeof *r->worker_stats)))
+        return;
+    r->num_workers = n;
+    for (size_t i = 0; i < n; ++i)
+        r->worker_stats[i] = *kt_pool_worker_stats(t->pool, i);
+}
+
 kt_status kt_tune_run(const kt_tune_config *cfg, kt_tune_result *out,
                       kt_err *err)
 {
@@ -1204,7 +1470,9 @@ kt_status kt_tune_run(const kt_tune_config *cfg, kt_tune_result *out,
         out->feasible_known = 1;
     }
     kt_progress_init(&t.progress, stderr, cfg->progress);
-    if ((rc = prepare_profiling(&t, err)) || (rc = prepare_resume(&t, err)))
+    if ((rc = prepare_profiling(&t, err)) || (rc = prepare_resume(&t, err)) ||
+        (cfg->num_workers > 1 &&
+         (rc = kt_pool_open(cfg->workers, cfg->num_workers, &t.pool, err))))
         goto done;
     rc = cfg->strategy->run(&t, cfg->options, err);
     if (!rc && t.failed)
@@ -1224,6 +1492,8 @@ done:
     if (cfg->journal)
         out->journal_s = cfg->journal->written_s;
     kt_progress_end(&t.progress);
+    keep_worker_stats(&t);
+    kt_pool_close(t.pool);
     kt_u64map_free(&t.by_index);
     kt_u64map_free(&t.recorded_failures);
     kt_u64map_free(&t.checked);
@@ -1243,6 +1513,7 @@ void kt_tune_result_free(kt_tune_result *r)
     free(r->trace);
     free(r->steps);
     free(r->finals);
+    free(r->worker_stats);
     memset(r, 0, sizeof *r);
 }
 

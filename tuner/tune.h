@@ -37,6 +37,7 @@
 #include "core/stats.h"
 #include "metrics/guide.h"
 #include "tuner/journal.h"
+#include "tuner/pool.h"
 #include "tuner/profiling.h"
 #include "tuner/space.h"
 #include "tuner/strategy.h"
@@ -49,6 +50,17 @@ typedef struct kt_tune_config {
     const kt_operator *op;
     const kt_space *space; /* bound to the evaluator's device */
     kt_evaluator *ev;
+    /* Several workers of one GPU model (one per GPU, per MPI rank, or
+     * simulated from a recording; tuner/pool.h): workers[0] must be ev.
+     * num_workers <= 1: ev alone, one call after the other. With more,
+     * every evaluate() call goes to one worker (a comparison is always made
+     * on one GPU) and a strategy's batches run on all of them at once;
+     * profiles are ev's. Not owned. */
+    kt_evaluator *const *workers;
+    size_t num_workers;
+    /* The journal's environment record of each worker (its device and
+     * calibration); NULL: the journal's own for every call. */
+    const int *worker_envs;
     const kt_strategy *strategy;
     double options[KT_STRATEGY_MAX_OPTIONS];
     uint64_t seed;      /* of the strategy's random choices */
@@ -165,6 +177,9 @@ typedef struct kt_tune_result {
      * compile (invalid, kind "compile"). */
     double compile_s;
     size_t compiled, compile_cache_hits, compile_failed;
+    /* With several workers: what each did (owned; NULL with one). */
+    kt_pool_stats *worker_stats;
+    size_t num_workers;
 } kt_tune_result;
 
 /* Runs cfg->strategy, then the closing re-measurement. Non-OK only when the
@@ -201,6 +216,19 @@ typedef struct kt_tune_obs {
 kt_status kt_tune_measure(kt_tune *t, const kt_point *pt, kt_tune_obs *out,
                           kt_err *err);
 
+/* How many evaluations the session runs at once: its live workers (1 on
+ * one GPU). A strategy that proposes this many points at a time
+ * (kt_tune_measure_batch) keeps every worker busy; with 1 the batch calls
+ * are exactly the single ones. */
+size_t kt_tune_width(const kt_tune *t);
+
+/* kt_tune_measure for pts[0..n) at once: the new points are evaluated
+ * concurrently, one call each, then recorded and journaled in the order
+ * given, so the run does not depend on which worker finished first.
+ * out[i] belongs to pts[i]; points a budget cut are not known. */
+kt_status kt_tune_measure_batch(kt_tune *t, const kt_point *pts, size_t n,
+                                kt_tune_obs *out, kt_err *err);
+
 /* What the session knows of pt without spending anything: 1 and *out when
  * pt was visited or is refused on the host, else 0. */
 int kt_tune_known(kt_tune *t, const kt_point *pt, kt_tune_obs *out);
@@ -222,6 +250,23 @@ typedef struct kt_tune_cmp {
 kt_status kt_tune_compare(kt_tune *t, const kt_point *incumbent,
                           const kt_point *candidate, kt_tune_cmp *out,
                           kt_err *err);
+
+/* kt_tune_compare of incumbent against cands[0..n) at once: each pair
+ * measured in interleaved rounds by one worker (on one GPU), the pairs
+ * spread over the workers, recorded in the order given. */
+kt_status kt_tune_compare_batch(kt_tune *t, const kt_point *incumbent,
+                                const kt_point *cands, size_t n,
+                                kt_tune_cmp *out, kt_err *err);
+
+/* Measures ahead, for a search that tries candidates one after the other:
+ * with several workers, cands[0..n) are measured at once, then those
+ * whose own median is below bar_us are compared with the incumbent at
+ * once; the strategy's own kt_tune_measure and kt_tune_compare calls then
+ * answer from the record. Does nothing on one worker, so a run on one GPU
+ * is what it was. Extra points measured are evaluations like any other. */
+kt_status kt_tune_lookahead(kt_tune *t, const kt_point *incumbent,
+                            double bar_us, const kt_point *cands, size_t n,
+                            kt_err *err);
 
 /* Records an adopted change (from -> to along dimension dim). */
 kt_status kt_tune_path_add(kt_tune *t, const kt_point *from, const kt_point *to,

@@ -9,9 +9,11 @@
  * the walk goes back to the best point seen and T starts again. When the
  * neighbourhood holds nothing new (every proposal already measured for a
  * while), the walk restarts at a random point not yet measured. Points that
- * cannot run are never moved to.
+ * cannot run are never moved to. With several workers each step measures
+ * one neighbour per worker at once and moves to the first accepted.
  */
 #include <math.h>
+#include <stdlib.h>
 
 #include "tuner/strategy.h"
 #include "tuner/tune.h"
@@ -101,6 +103,46 @@ static int unvisited(kt_tune *t, kt_point *out)
     return 0;
 }
 
+/* One move: next, and with several workers more neighbours of *cur drawn
+ * at once, all measured together; the acceptance rule then goes through
+ * them in order and the first it takes is the move (the others stay in
+ * the record). The temperature falls once per neighbour judged. */
+static kt_status step(kt_tune *t, const double *opt, kt_point *cur,
+                      double *cur_us, const kt_point *next, double *temp,
+                      kt_err *err)
+{
+    size_t width = kt_tune_width(t), k = 1;
+    kt_point *pts = calloc(width, sizeof *pts);
+    kt_tune_obs *obs = calloc(width, sizeof *obs);
+    kt_status rc = KT_S_OK;
+
+    if (!pts || !obs) {
+        rc = kt_err_set(err, KT_S_NOMEM, "out of memory");
+        goto done;
+    }
+    pts[0] = *next;
+    while (k < width && neighbour(t, cur, opt[OPT_JUMP], &pts[k]))
+        ++k;
+    if ((rc = kt_tune_measure_batch(t, pts, k, obs, err)))
+        goto done;
+    for (size_t i = 0; i < k; ++i) {
+        int take = obs[i].known && obs[i].status == KT_EVAL_OK &&
+                   (obs[i].median_us <= *cur_us ||
+                    kt_rng_unit(kt_tune_rng(t)) <
+                        exp(-(obs[i].median_us / *cur_us - 1) / *temp));
+        *temp *= opt[OPT_COOLING];
+        if (take) {
+            *cur = pts[i];
+            *cur_us = obs[i].median_us;
+            break;
+        }
+    }
+done:
+    free(pts);
+    free(obs);
+    return rc;
+}
+
 static kt_status run(kt_tune *t, const double *opt, kt_err *err)
 {
     double t0 = opt[OPT_TEMPERATURE], temp = t0, cur_us = 0, best_us;
@@ -137,20 +179,12 @@ static kt_status run(kt_tune *t, const double *opt, kt_err *err)
             }
             continue;
         }
-        if ((rc = kt_tune_measure(t, &next, &obs, err)))
+        if ((rc = step(t, opt, &cur, &cur_us, &next, &temp, err)))
             return rc;
-        if (obs.known && obs.status == KT_EVAL_OK &&
-            (obs.median_us <= cur_us ||
-             kt_rng_unit(kt_tune_rng(t)) <
-                 exp(-(obs.median_us / cur_us - 1) / temp))) {
-            cur = next;
-            cur_us = obs.median_us;
-            if (cur_us < best_us) {
-                best = cur;
-                best_us = cur_us;
-            }
+        if (cur_us < best_us) {
+            best = cur;
+            best_us = cur_us;
         }
-        temp *= opt[OPT_COOLING];
         if (temp < 0.01 * t0) {
             /* Reheat from the best point. */
             temp = t0;

@@ -1,24 +1,44 @@
 /*
  * exhaustive: every point of the space, in index order (variants in
  * declaration order, the last parameter varying fastest). Points that
- * cannot run cost nothing; budgets cut the sweep short.
+ * cannot run cost nothing; budgets cut the sweep short. With several
+ * workers the points go out in batches of a few per worker, in
+ * the same order.
  */
+#include <stdlib.h>
+
 #include "tuner/strategy.h"
 #include "tuner/tune.h"
 
 static kt_status run(kt_tune *t, const double *opt, kt_err *err)
 {
     const kt_space *space = kt_tune_space(t);
+    /* Several points per worker: the pool hands them out as workers come
+     * free, so one slow point does not leave the others idle. */
+    size_t width = kt_tune_width(t) > 1 ? 4 * kt_tune_width(t) : 1;
+    kt_point *pts = calloc(width, sizeof *pts);
+    kt_tune_obs *obs = calloc(width, sizeof *obs);
+    kt_status rc = KT_S_OK;
+
     (void)opt;
-    for (uint64_t i = 0; i < space->size && !kt_tune_stop(t); ++i) {
-        kt_point pt;
-        kt_tune_obs obs;
-        kt_status rc;
-        kt_space_point(space, i, &pt);
-        if ((rc = kt_tune_measure(t, &pt, &obs, err)))
-            return rc;
+    if (!pts || !obs)
+        rc = kt_err_set(err, KT_S_NOMEM, "out of memory");
+    /* A batch at a time: the next points the host does not
+     * refuse, so every worker gets one. */
+    for (uint64_t i = 0; !rc && i < space->size && !kt_tune_stop(t);) {
+        size_t k = 0;
+        for (; k < width && i < space->size; ++i) {
+            kt_tune_obs known;
+            kt_space_point(space, i, &pts[k]);
+            if (!kt_tune_known(t, &pts[k], &known))
+                ++k;
+        }
+        if (k)
+            rc = kt_tune_measure_batch(t, pts, k, obs, err);
     }
-    return KT_S_OK;
+    free(pts);
+    free(obs);
+    return rc;
 }
 
 const kt_strategy kt_strategy_exhaustive = {

@@ -8,6 +8,8 @@
  * where both variants have it, then each dimension mutates with probability
  * `mutation`. Children that cannot run are discarded and bred again. The
  * search ends after `stall` generations without a new best (or a budget).
+ * With several workers the children of a generation (and the random
+ * points of the first) are measured in batches of one per worker.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +43,30 @@ static int fitness(kt_tune *t, const kt_point *pt, double *us, kt_status *rc,
         return 0;
     *us = obs.median_us;
     return 1;
+}
+
+/* Measures cands[0..k) at once (one per worker) and appends those that
+ * run to pop[*n..want), in order. */
+static kt_status fill(kt_tune *t, const kt_point *cands, size_t k,
+                      individual *pop, size_t *n, size_t want, kt_err *err)
+{
+    kt_tune_obs obs[MAX_POPULATION];
+    kt_status rc = kt_tune_measure_batch(t, cands, k, obs, err);
+
+    for (size_t i = 0; !rc && i < k && *n < want; ++i) {
+        if (!obs[i].known || obs[i].status != KT_EVAL_OK)
+            continue;
+        pop[*n].point = cands[i];
+        pop[(*n)++].us = obs[i].median_us;
+    }
+    return rc;
+}
+
+/* Workers at once, at most a generation's worth. */
+static size_t batch_of(kt_tune *t)
+{
+    size_t w = kt_tune_width(t);
+    return w < MAX_POPULATION ? w : MAX_POPULATION;
 }
 
 static const individual *tournament(kt_tune *t, const individual *pop, size_t n)
@@ -104,15 +130,21 @@ static kt_status run(kt_tune *t, const double *opt, kt_err *err)
     kt_space_start(space, &pop[0].point);
     if (fitness(t, &pop[0].point, &pop[0].us, &rc, err))
         n = 1;
-    for (tries = 0; !rc && n < want && tries < 20 * want && !kt_tune_stop(t);
-         ++tries) {
-        kt_point pt;
-        int dup = 0;
-        kt_space_point(space, kt_rng_below(kt_tune_rng(t), space->size), &pt);
-        for (size_t i = 0; i < n; ++i)
-            dup |= kt_point_equal(&pt, &pop[i].point);
-        if (!dup && fitness(t, &pt, &pop[n].us, &rc, err))
-            pop[n++].point = pt;
+    for (tries = 0; !rc && n < want && tries < 20 * want && !kt_tune_stop(t);) {
+        kt_point pts[MAX_POPULATION];
+        size_t k = 0;
+        for (; k < batch_of(t) && k < want - n && tries < 20 * want; ++tries) {
+            int dup = 0;
+            kt_space_point(space, kt_rng_below(kt_tune_rng(t), space->size),
+                           &pts[k]);
+            for (size_t i = 0; i < n; ++i)
+                dup |= kt_point_equal(&pts[k], &pop[i].point);
+            for (size_t i = 0; i < k; ++i)
+                dup |= kt_point_equal(&pts[k], &pts[i]);
+            k += !dup;
+        }
+        if (k)
+            rc = fill(t, pts, k, pop, &n, want, err);
     }
     if (rc || n == 0)
         goto done;
@@ -122,14 +154,14 @@ static kt_status run(kt_tune *t, const double *opt, kt_err *err)
     while (!kt_tune_stop(t) && stall < max_stall) {
         size_t m = 1;
         next[0] = pop[0]; /* elitism */
-        for (tries = 0; m < want && tries < 20 * want && !kt_tune_stop(t);
-             ++tries) {
-            kt_point child;
-            breed(t, tournament(t, pop, n), tournament(t, pop, n),
-                  opt[OPT_MUTATION], &child);
-            if (fitness(t, &child, &next[m].us, &rc, err))
-                next[m++].point = child;
-            if (rc)
+        for (tries = 0; m < want && tries < 20 * want && !kt_tune_stop(t);) {
+            kt_point kids[MAX_POPULATION];
+            size_t k = 0;
+            for (; k < batch_of(t) && k < want - m && tries < 20 * want;
+                 ++tries)
+                breed(t, tournament(t, pop, n), tournament(t, pop, n),
+                      opt[OPT_MUTATION], &kids[k++]);
+            if ((rc = fill(t, kids, k, next, &m, want, err)))
                 goto done;
         }
         memcpy(pop, next, m * sizeof *pop);
