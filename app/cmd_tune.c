@@ -10,6 +10,9 @@
 
 #include "app/cli.h"
 #include "app/workers.h"
+#ifdef KT_HAVE_MPI
+#include "app/mpi.h"
+#endif
 #include "core/clock.h"
 #include "core/envrec.h"
 #include "core/evaluator.h"
@@ -89,11 +92,12 @@ typedef struct tune_args {
     int resume, quiet, check;
     const char *verify; /* --verify: NULL, "host" or "device" */
     double replay_delay;
-    const char *devices; /* --devices LIST */
-    size_t workers;      /* --workers N (replay) */
-    double time_scale;   /* --time-scale F; < 0: not given */
-    int mpi;             /* --mpi */
-    double started;      /* monotonic seconds at the start of the command */
+    const char *devices;         /* --devices LIST */
+    size_t workers;              /* --workers N (replay) */
+    double time_scale;           /* --time-scale F; < 0: not given */
+    int mpi;                     /* --mpi */
+    int rank, ranks, local_rank; /* under --mpi */
+    double started; /* monotonic seconds at the start of the command */
     /* Sweeps and wisdom (tuner/sweep.h, tuner/wisdom.h): every --replay
      * (o.replay: the current size's), and --wisdom FILE. */
     kt_cli_list replays;
@@ -162,8 +166,10 @@ static int check_worker_options(const tune_args *a, kt_err *err)
     const char *bad = NULL;
     if (a->workers && !a->o.replay)
         bad = "tune: --workers needs --replay (on GPUs: --devices)";
-    else if (a->time_scale >= 0 && !a->workers)
-        bad = "tune: --time-scale needs --workers";
+    else if (a->time_scale >= 0 && !a->workers && !a->mpi)
+        bad = "tune: --time-scale needs --workers or --mpi";
+    else if (a->workers && a->mpi)
+        bad = "tune: --mpi: every rank is a worker; drop --workers";
     else if (a->devices && a->o.replay)
         bad = "tune: --devices measures on GPUs; with --replay use --workers";
     else if (a->devices && a->o.in_process)
@@ -339,7 +345,7 @@ static kt_status open_evaluator(const tune_args *a, kt_job *job,
     if (a->o.replay) {
         kt_replay_options opt = {.delay_s = a->replay_delay};
         /* Simulated workers wait what the recording took (scaled). */
-        opt.simulate = !a->workers ? 0 : a->time_scale >= 0 ? a->time_scale : 1;
+        opt.simulate = a->time_scale >= 0 ? a->time_scale : a->workers ? 1 : 0;
         return kt_replay_open(a->o.replay, job->plugin, job->op, &opt, ev, err);
     }
     memset(&spec, 0, sizeof spec);
@@ -569,6 +575,7 @@ typedef struct tune_run {
     kt_tune_config cfg;
     kt_tune_result result;
     kt_cli_workers workers; /* the pool's evaluators; workers.evs[0] = ev */
+    int retired;            /* a worker of some size was retired */
     /* The start phase of the current size (from the command's start for
      * the first, from the size's for the others) and the calibration. */
     double size_started, open_s, calib_s;
@@ -651,6 +658,39 @@ static kt_status open_gpu_worker(const tune_args *a, tune_run *t, size_t k,
     return KT_S_OK;
 }
 
+/* Under --mpi, rank 0's workers: its own evaluator, then every other
+ * rank's, each with the environment record the rank made. */
+static kt_status open_ranks(const tune_args *a, tune_run *t, kt_err *err)
+{
+#ifdef KT_HAVE_MPI
+    const char *labels[KT_JOB_MAX_DEVICES];
+    char names[KT_JOB_MAX_DEVICES][32];
+    double eval_s = t->job.eval_timeout_s > 0 ? t->job.eval_timeout_s : 60;
+    size_t n = (size_t)a->ranks;
+    kt_status rc;
+
+    if (n > KT_JOB_MAX_DEVICES)
+        return kt_err_set(err, KT_S_INPUT, "--mpi: %zu ranks, at most %d", n,
+                          KT_JOB_MAX_DEVICES);
+    if ((rc = kt_cli_workers_init(&t->workers, t->ev, n, err)))
+        return rc;
+    for (size_t r = 0; r < n; ++r) {
+        snprintf(names[r], sizeof names[r], "rank %zu", r);
+        labels[r] = names[r];
+        if (r && (rc = kt_mpi_remote_open((int)r, t->job.op, 600, eval_s,
+                                          &t->workers.evs[r],
+                                          &t->workers.records[r], err)))
+            return rc;
+        t->workers.owned[r] = r > 0;
+    }
+    return kt_cli_workers_same_model(&t->workers, labels, err);
+#else
+    (void)a;
+    (void)t;
+    return kt_err_set(err, KT_S_UNSUPPORTED, "--mpi: built without MPI");
+#endif
+}
+
 /* The run's workers after its own evaluator: simulated ones sharing the
  * replay (--workers), or one worker process per further GPU of the job's
  * devices, all of the first one's model. */
@@ -663,6 +703,8 @@ static kt_status open_workers(const tune_args *a, tune_run *t, kt_err *err)
     char names[KT_JOB_MAX_DEVICES][32];
     kt_status rc;
 
+    if (a->mpi)
+        return open_ranks(a, t, err);
     if ((rc = kt_cli_workers_init(&t->workers, t->ev, n, err)) || n == 1)
         return rc;
     for (size_t k = 0; k < n; ++k) {
@@ -695,6 +737,77 @@ static kt_status resolve_devices(kt_job *job, kt_err *err)
         job->devices[i] = (int)i;
     job->device = 0;
     return KT_S_OK;
+}
+
+#ifdef KT_HAVE_MPI
+/* Ranks > 0 of --mpi: the rank's own evaluator (its host's GPU number
+ * local_rank among the job's devices, or the recording), calibrated, then
+ * rank 0's requests until it closes. An exit code. */
+static int serve_rank(tune_args *a, tune_run *t)
+{
+    kt_job *job = &t->job;
+    kt_calibration calib;
+    json_t *env = NULL;
+    kt_err err;
+    int count = 1, code;
+
+    kt_err_clear(&err);
+    if (!a->o.replay && !job->num_devices && !job->all_devices &&
+        kt_cli_gpu_count(&count, &err) == KT_S_OK)
+        job->device = a->local_rank % count;
+    else if (!a->o.replay && !resolve_devices(job, &err) && job->num_devices)
+        job->device = job->devices[(size_t)a->local_rank % job->num_devices];
+    if (kt_profiling_effective(&job->metrics, job->strategy->uses_counters,
+                               &t->prof, &err) == KT_S_OK &&
+        open_evaluator(a, job, &t->prof, &t->ev, &err) == KT_S_OK) {
+        if (a->o.replay)
+            take_recorded_problem(job, t->ev, a->o.replay);
+        env = environment_of(
+            job, t->ev,
+            kt_cli_calibration(t->ev, &calib, !a->o.replay) ? &calib : NULL);
+    }
+    code = kt_mpi_serve(t->ev, job->op, env, err.msg);
+    if (!t->ev)
+        fprintf(stderr, "ktune: rank %d: %s\n", a->rank, err.msg);
+    return code;
+}
+#endif
+
+static void close_size(tune_run *t);
+
+/* Under --mpi: MPI is up, and a rank other than 0 has served (*done set,
+ * the exit code returned). */
+static int start_mpi(tune_args *a, tune_run *t, int *done)
+{
+    *done = 0;
+    if (!a->mpi)
+        return KT_EXIT_OK;
+#ifdef KT_HAVE_MPI
+    {
+        kt_err err;
+        int code;
+        if (kt_mpi_init(&a->rank, &a->ranks, &a->local_rank, &err))
+            return kt_cli_fail(&err);
+        if (t->job.num_sweep > 1 || a->replays.count > 1) {
+            if (a->rank == 0)
+                kt_cli_usage_error("tune", "--mpi tunes one size at a time");
+            *done = 1;
+            kt_mpi_finish(0, KT_EXIT_USAGE);
+            return KT_EXIT_USAGE;
+        }
+        if (a->rank == 0)
+            return KT_EXIT_OK;
+        *done = 1;
+        a->quiet = 1;
+        code = serve_rank(a, t);
+        close_size(t);
+        kt_mpi_finish(0, code);
+        return code;
+    }
+#else
+    (void)t;
+    return KT_EXIT_USAGE;
+#endif
 }
 
 /* The evaluator, the counters check, the problem, the environment record
@@ -896,6 +1009,8 @@ static int tune(const tune_args *a, tune_run *t, kt_sweep_row *row, int *fatal)
 /* Frees what belongs to one size; the job and the calibration stay. */
 static void close_size(tune_run *t)
 {
+    for (size_t i = 0; i < t->result.num_workers; ++i)
+        t->retired |= t->result.worker_stats[i].retired;
     kt_tune_result_free(&t->result);
     memset(&t->result, 0, sizeof t->result);
     if (t->journal.fd >= 0)
@@ -1026,13 +1141,28 @@ static kt_status start_sweep(const tune_args *a, tune_run *t, sweep_out *s,
                                   &t->prof, err);
 }
 
+/* Rank 0 of --mpi, after the run: the other ranks were closed and MPI is
+ * finalised, or, when a rank was retired or the run failed, the job is
+ * ended with the run's exit code (MPI cannot wait for a silent rank). */
+static void finish_mpi(const tune_args *a, const tune_run *t, int rc)
+{
+    if (!a->mpi)
+        return;
+#ifdef KT_HAVE_MPI
+    kt_mpi_finish(rc != KT_EXIT_OK || t->retired, rc);
+#else
+    (void)t;
+    (void)rc;
+#endif
+}
+
 int kt_cmd_tune(int argc, char **argv)
 {
     tune_args a;
     kt_registry reg;
     tune_run *t = calloc(1, sizeof *t);
     sweep_out s;
-    int have_job = 0, rc;
+    int have_job = 0, rc, mpi_done = 0;
     kt_err err;
 
     memset(&a, 0, sizeof a);
@@ -1083,8 +1213,11 @@ int kt_cmd_tune(int argc, char **argv)
                                         "--journal FILE");
         goto done;
     }
+    if ((rc = start_mpi(&a, t, &mpi_done)) || mpi_done)
+        goto done;
     rc =
         start_sweep(&a, t, &s, &err) ? kt_cli_fail(&err) : run_sweep(&a, t, &s);
+    finish_mpi(&a, t, rc);
 done:
     close_size(t);
     if (have_job)

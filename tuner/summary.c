@@ -373,6 +373,24 @@ static void print_time(FILE *out, const kt_tune_result *r)
     fprintf(out, "\n");
 }
 
+/* With several workers: each one's calls and busy time, and the ones
+ * retired after a failure. */
+static void print_workers(FILE *out, const kt_tune_result *r)
+{
+    if (r->num_workers < 2)
+        return;
+    fprintf(out,
+            "%zu workers (each comparison on one of them):", r->num_workers);
+    for (size_t i = 0; i < r->num_workers; ++i) {
+        const kt_pool_stats *w = &r->worker_stats[i];
+        fprintf(out, "%s %zu: %zu calls, %.1f s busy%s", i ? ";" : "", i,
+                w->calls, w->busy_s, w->lost ? ", lost some" : "");
+        if (w->retired)
+            fprintf(out, " (retired: %s)", w->why);
+    }
+    fprintf(out, "\n");
+}
+
 void kt_summary_print(FILE *out, const kt_tune_facts *f,
                       const kt_tune_result *r, int top)
 {
@@ -413,6 +431,7 @@ void kt_summary_print(FILE *out, const kt_tune_facts *f,
                 "did not compile\n",
                 r->compiled, r->compile_s, r->compile_cache_hits,
                 r->compile_failed);
+    print_workers(out, r);
     if (f->journal)
         fprintf(out, "journal %s\n", f->journal);
     if (r->has_best)

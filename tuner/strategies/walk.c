@@ -135,6 +135,30 @@ static kt_status try_move(kt_walk *w, kt_point *inc, double *inc_us,
     return KT_S_OK;
 }
 
+/* With several workers, the values the line search tries next — the rest
+ * of this direction, then (going up) the way down — measured at once, one
+ * per worker, and those faster on their own compared with the incumbent at
+ * once (tuner/tune.h, kt_tune_lookahead); the search below then answers
+ * from the record. Nothing on one worker. */
+static kt_status look_ahead(kt_walk *w, const kt_point *inc, double inc_us,
+                            size_t dim, long from, int dir, kt_err *err)
+{
+    const kt_space *space = w->space;
+    long count = (long)kt_space_dim_count(space, inc, dim);
+    long pos = (long)kt_space_dim_pos(space, inc, dim);
+    size_t width = kt_tune_width(w->t), n = 0;
+    kt_point cands[64];
+
+    if (width < 2)
+        return KT_S_OK;
+    width = width < 64 ? width : 64;
+    for (long k = from; n < width && k >= 0 && k < count; k += dir)
+        kt_space_dim_set(space, inc, dim, (size_t)k, &cands[n++]);
+    for (long k = pos - 1; dir > 0 && n < width && k >= 0; --k)
+        kt_space_dim_set(space, inc, dim, (size_t)k, &cands[n++]);
+    return kt_tune_lookahead(w->t, inc, inc_us, cands, n, err);
+}
+
 /* One parameter: from the incumbent's value outwards, up first; a
  * direction ends after `patience` values in a row that were not faster.
  * Down is tried only when up moved nothing. */
@@ -151,8 +175,12 @@ static kt_status line_search(kt_walk *w, kt_point *inc, double *inc_us,
         int moved = 0;
         for (long k = pos + dir; k >= 0 && k < (long)count; k += dir) {
             kt_point cand;
+            kt_tune_obs seen;
             int res;
             kt_space_dim_set(space, inc, dim, (size_t)k, &cand);
+            if (!kt_tune_known(w->t, &cand, &seen) &&
+                (rc = look_ahead(w, inc, *inc_us, dim, k, dir, err)))
+                return rc;
             if ((rc = try_move(w, inc, inc_us, &cand, dim, path, &res, err)))
                 return rc;
             if (res == TRY_STOP) {
