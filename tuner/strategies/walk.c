@@ -135,27 +135,49 @@ static kt_status try_move(kt_walk *w, kt_point *inc, double *inc_us,
     return KT_S_OK;
 }
 
-/* With several workers, the values the line search tries next — the rest
- * of this direction, then (going up) the way down — measured at once, one
- * per worker, and those faster on their own compared with the incumbent at
- * once (tuner/tune.h, kt_tune_lookahead); the search below then answers
- * from the record. Nothing on one worker. */
+/* Appends to cands (up to width) the values of dimension d from position
+ * k on in direction dir that the run has not seen, at most `take` of them
+ * (0: all), as the line search would try them. */
+static size_t gather(kt_walk *w, const kt_point *inc, size_t d, long k, int dir,
+                     size_t take, kt_point *cands, size_t n, size_t width)
+{
+    long count = (long)kt_space_dim_count(w->space, inc, d);
+    size_t got = 0;
+
+    for (; k >= 0 && k < count && n < width && (!take || got < take);
+         k += dir) {
+        kt_tune_obs seen;
+        kt_space_dim_set(w->space, inc, d, (size_t)k, &cands[n]);
+        if (!kt_tune_known(w->t, &cands[n], &seen))
+            ++n, ++got;
+    }
+    return n;
+}
+
+/* With several workers, what the walk tries next if the incumbent holds —
+ * the rest of this direction, the way down, then the next parameters'
+ * lines, each direction up to `patience` new values — measured at once,
+ * one per worker, and those faster on their own compared with the
+ * incumbent at once (tuner/tune.h, kt_tune_lookahead). The search below
+ * then answers from the record; a guess that an adopted change makes moot
+ * costs evaluations, not time. Nothing on one worker. */
 static kt_status look_ahead(kt_walk *w, const kt_point *inc, double inc_us,
                             size_t dim, long from, int dir, kt_err *err)
 {
-    const kt_space *space = w->space;
-    long count = (long)kt_space_dim_count(space, inc, dim);
-    long pos = (long)kt_space_dim_pos(space, inc, dim);
     size_t width = kt_tune_width(w->t), n = 0;
     kt_point cands[64];
 
     if (width < 2)
         return KT_S_OK;
     width = width < 64 ? width : 64;
-    for (long k = from; n < width && k >= 0 && k < count; k += dir)
-        kt_space_dim_set(space, inc, dim, (size_t)k, &cands[n++]);
-    for (long k = pos - 1; dir > 0 && n < width && k >= 0; --k)
-        kt_space_dim_set(space, inc, dim, (size_t)k, &cands[n++]);
+    for (size_t d = dim; d < kt_space_dims(w->space, inc) && n < width; ++d) {
+        long pos = (long)kt_space_dim_pos(w->space, inc, d);
+        int up = d != dim || dir > 0;
+        n = gather(w, inc, d, d == dim ? from : pos + 1, up ? 1 : -1,
+                   w->patience, cands, n, width);
+        if (up)
+            n = gather(w, inc, d, pos - 1, -1, w->patience, cands, n, width);
+    }
     return kt_tune_lookahead(w->t, inc, inc_us, cands, n, err);
 }
 
@@ -310,6 +332,30 @@ static kt_status sample_slot(kt_walk *w, size_t s, kt_err *err)
     return rc;
 }
 
+/* With several workers: every variant's start point measured at once
+ * (survey_slot then answers from the record). */
+static kt_status survey_ahead(kt_walk *w, kt_err *err)
+{
+    size_t n = w->space->num_slots, width = kt_tune_width(w->t);
+    kt_point *starts;
+    kt_tune_obs *obs;
+    kt_status rc = KT_S_OK;
+
+    if (width < 2 || w->random_start || n < 2)
+        return KT_S_OK;
+    starts = calloc(n, sizeof *starts);
+    obs = calloc(n, sizeof *obs);
+    if (!starts || !obs)
+        rc = kt_err_set(err, KT_S_NOMEM, "out of memory");
+    for (size_t s = 0; !rc && s < n; ++s)
+        kt_space_slot_start(w->space, s, &starts[s]);
+    if (!rc)
+        rc = kt_tune_measure_batch(w->t, starts, n, obs, err);
+    free(starts);
+    free(obs);
+    return rc;
+}
+
 /* The default configuration's slot first, so the run starts where the
  * operator says; then the others in declared order; then random points of
  * the large ones. */
@@ -319,6 +365,8 @@ static kt_status survey(kt_walk *w, kt_err *err)
     long first;
     kt_status rc;
 
+    if ((rc = survey_ahead(w, err)))
+        return rc;
     kt_space_start(w->space, &start);
     first = kt_space_slot_of(w->space, start.variant);
     if (first >= 0 && (rc = survey_slot(w, (size_t)first, err)))
@@ -424,6 +472,40 @@ static int nudge(const kt_space_variant *sv, kt_point *pt, size_t p, int step)
     return 1;
 }
 
+static const int pair_steps[4][2] = {{1, 1}, {-1, -1}, {1, -1}, {-1, 1}};
+
+/* The pair candidate (i, j, d) around best, when it exists and the host
+ * accepts it. */
+static int pair_candidate(const kt_walk *w, const kt_space_variant *sv,
+                          const kt_point *best, size_t i, size_t j, int d,
+                          kt_point *cand)
+{
+    *cand = *best;
+    return nudge(sv, cand, i, pair_steps[d][0]) &&
+           nudge(sv, cand, j, pair_steps[d][1]) &&
+           kt_space_feasible(w->space, cand, NULL) == KT_S_OK;
+}
+
+/* With several workers: the pair scan's next candidates from (i, j, d) on,
+ * one per worker, measured at once (as look_ahead does for a line). */
+static kt_status pairs_ahead(kt_walk *w, size_t s, size_t i, size_t j, int d,
+                             kt_err *err)
+{
+    const kt_space_variant *sv = &w->space->slots[s];
+    const kt_walk_slot *x = &w->slots[s];
+    size_t width = kt_tune_width(w->t), n = 0;
+    kt_point cands[64];
+
+    if (width < 2)
+        return KT_S_OK;
+    width = width < 64 ? width : 64;
+    for (; i < sv->num_params && n < width; ++i, j = i + 1)
+        for (; j < sv->num_params && n < width; ++j, d = 0)
+            for (; d < 4 && n < width; ++d)
+                n += pair_candidate(w, sv, &x->best, i, j, d, &cands[n]);
+    return kt_tune_lookahead(w->t, &x->best, x->best_us, cands, n, err);
+}
+
 /* One scan of the pairs around slot s's best: both parameters moved one
  * value at once, all four ways, for every pair. The first pair that is
  * faster beyond the noise is adopted (*won = 1): such ridges are what no
@@ -432,20 +514,20 @@ static kt_status pair_scan(kt_walk *w, size_t s, int *won, kt_err *err)
 {
     const kt_space_variant *sv = &w->space->slots[s];
     kt_walk_slot *x = &w->slots[s];
-    static const int steps[4][2] = {{1, 1}, {-1, -1}, {1, -1}, {-1, 1}};
     kt_status rc;
 
     *won = 0;
     for (size_t i = 0; i < sv->num_params; ++i)
         for (size_t j = i + 1; j < sv->num_params; ++j)
             for (int d = 0; d < 4; ++d) {
-                kt_point from = x->best, cand = x->best;
+                kt_point from = x->best, cand;
+                kt_tune_obs seen;
                 int res;
-                if (!nudge(sv, &cand, i, steps[d][0]) ||
-                    !nudge(sv, &cand, j, steps[d][1]))
+                if (!pair_candidate(w, sv, &x->best, i, j, d, &cand))
                     continue;
-                if (kt_space_feasible(w->space, &cand, NULL) != KT_S_OK)
-                    continue;
+                if (!kt_tune_known(w->t, &cand, &seen) &&
+                    (rc = pairs_ahead(w, s, i, j, d, err)))
+                    return rc;
                 if ((rc = try_move(w, &x->best, &x->best_us, &cand, 0, 0, &res,
                                    err)))
                     return rc;
