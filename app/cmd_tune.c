@@ -707,6 +707,11 @@ static kt_status open_workers(const tune_args *a, tune_run *t, kt_err *err)
 
     if (a->mpi)
         return open_ranks(a, t, err);
+    if (n > 1 && !a->o.replay && a->o.in_process)
+        return kt_err_set(err, KT_S_INPUT,
+                          "[job] devices: %zu GPUs need a worker process "
+                          "each; drop --in-process",
+                          n);
     if ((rc = kt_cli_workers_init(&t->workers, t->ev, n, err)) || n == 1)
         return rc;
     for (size_t k = 0; k < n; ++k) {

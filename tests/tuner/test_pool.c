@@ -3,14 +3,14 @@
  * answers; a worker that dies or hangs loses its call, which runs once
  * more on another worker and then counts; a run with every worker dead
  * fails; a journal written by several workers resumes. */
-#include "tests/tuner/tuner_test.h"
-
 #include <unistd.h>
 
 #include "tuner/journal.h"
 #include "tuner/pool.h"
 #include "tuner/replay.h"
 #include "tuner/tune.h"
+
+#include "tests/tuner/tuner_test.h"
 
 #define RECORDING TT_DATA_DIR "/vector_add-synthetic-n16777216.jsonl"
 
@@ -129,13 +129,7 @@ static void config(const char *strategy, kt_evaluator *const *workers, size_t n,
     cfg->ev = workers[0];
     cfg->workers = workers;
     cfg->num_workers = n;
-    cfg->strategy = kt_strategy_find(strategy);
-    for (size_t i = 0; i < cfg->strategy->num_options; ++i)
-        cfg->options[i] = cfg->strategy->options[i].default_value;
-    cfg->seed = 1;
-    cfg->finalists = 3;
-    cfg->min_gain = 0.005;
-    kt_protocol_defaults(&cfg->protocol);
+    tt_config_defaults(cfg, kt_strategy_find(strategy));
 }
 
 static void run(const kt_tune_config *cfg, kt_tune_result *out)

@@ -4,13 +4,13 @@
  * cannot run and never stops on one; on an easy space each finds the
  * optimum; on vector_add spaces one_at_a_time gets within 3% of the
  * optimum using at most a quarter of the space. */
-#include "tests/tuner/tuner_test.h"
-
 #include <dirent.h>
 #include <math.h>
 
 #include "tuner/replay.h"
 #include "tuner/tune.h"
+
+#include "tests/tuner/tuner_test.h"
 
 #define MAX_RECORDINGS 32
 
@@ -121,13 +121,8 @@ static void config(const recording *r, const kt_strategy *s, uint64_t seed,
     cfg->op = r->op;
     cfg->space = &r->space;
     cfg->ev = ev ? ev : r->ev;
-    cfg->strategy = s;
-    for (size_t i = 0; i < s->num_options; ++i)
-        cfg->options[i] = s->options[i].default_value;
+    tt_config_defaults(cfg, s);
     cfg->seed = seed;
-    cfg->finalists = 3;
-    cfg->min_gain = 0.005;
-    kt_protocol_defaults(&cfg->protocol);
 }
 
 static void run(const kt_tune_config *cfg, kt_tune_result *out)

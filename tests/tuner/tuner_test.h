@@ -37,4 +37,19 @@ static inline void tt_write(const char *path, const char *text)
 
 #define TT_DATA_DIR KT_SOURCE_DIR "/tests/data"
 
+#ifdef KT_TUNE_H
+/* What the tuner tests run with: strategy s at its default options, seed
+ * 1, three finalists, min_gain 0.5%, the default protocol. */
+static inline void tt_config_defaults(kt_tune_config *cfg, const kt_strategy *s)
+{
+    cfg->strategy = s;
+    for (size_t i = 0; i < s->num_options; ++i)
+        cfg->options[i] = s->options[i].default_value;
+    cfg->seed = 1;
+    cfg->finalists = 3;
+    cfg->min_gain = 0.005;
+    kt_protocol_defaults(&cfg->protocol);
+}
+#endif
+
 #endif
