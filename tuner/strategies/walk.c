@@ -136,10 +136,12 @@ static kt_status try_move(kt_walk *w, kt_point *inc, double *inc_us,
 }
 
 /* Appends to cands (up to width) the values of dimension d from position
- * k on in direction dir that the run has not seen, at most `take` of them
- * (0: all), as the line search would try them. */
-static size_t gather(kt_walk *w, const kt_point *inc, size_t d, long k, int dir,
-                     size_t take, kt_point *cands, size_t n, size_t width)
+ * k on in direction dir that need the evaluator — not seen yet, or seen
+ * faster on their own than inc_us (a pair to measure) — at most `take` of
+ * them (0: all), as the line search would try them. */
+static size_t gather(kt_walk *w, const kt_point *inc, double inc_us, size_t d,
+                     long k, int dir, size_t take, kt_point *cands, size_t n,
+                     size_t width)
 {
     long count = (long)kt_space_dim_count(w->space, inc, d);
     size_t got = 0;
@@ -148,7 +150,9 @@ static size_t gather(kt_walk *w, const kt_point *inc, size_t d, long k, int dir,
          k += dir) {
         kt_tune_obs seen;
         kt_space_dim_set(w->space, inc, d, (size_t)k, &cands[n]);
-        if (!kt_tune_known(w->t, &cands[n], &seen))
+        if (!kt_tune_known(w->t, &cands[n], &seen) ||
+            (seen.status == KT_EVAL_OK && seen.median_us < inc_us &&
+             !kt_point_equal(&cands[n], inc)))
             ++n, ++got;
     }
     return n;
@@ -173,10 +177,11 @@ static kt_status look_ahead(kt_walk *w, const kt_point *inc, double inc_us,
     for (size_t d = dim; d < kt_space_dims(w->space, inc) && n < width; ++d) {
         long pos = (long)kt_space_dim_pos(w->space, inc, d);
         int up = d != dim || dir > 0;
-        n = gather(w, inc, d, d == dim ? from : pos + 1, up ? 1 : -1,
+        n = gather(w, inc, inc_us, d, d == dim ? from : pos + 1, up ? 1 : -1,
                    w->patience, cands, n, width);
         if (up)
-            n = gather(w, inc, d, pos - 1, -1, w->patience, cands, n, width);
+            n = gather(w, inc, inc_us, d, pos - 1, -1, w->patience, cands, n,
+                       width);
     }
     return kt_tune_lookahead(w->t, inc, inc_us, cands, n, err);
 }
@@ -200,7 +205,8 @@ static kt_status line_search(kt_walk *w, kt_point *inc, double *inc_us,
             kt_tune_obs seen;
             int res;
             kt_space_dim_set(space, inc, dim, (size_t)k, &cand);
-            if (!kt_tune_known(w->t, &cand, &seen) &&
+            if ((!kt_tune_known(w->t, &cand, &seen) ||
+                 (seen.status == KT_EVAL_OK && seen.median_us < *inc_us)) &&
                 (rc = look_ahead(w, inc, *inc_us, dim, k, dir, err)))
                 return rc;
             if ((rc = try_move(w, inc, inc_us, &cand, dim, path, &res, err)))
@@ -311,22 +317,36 @@ static kt_status sample_slot(kt_walk *w, size_t s, kt_err *err)
     size_t n = samples_for(w, s), before = kt_tune_evaluations(w->t);
     kt_status rc = KT_S_OK;
 
-    for (size_t i = 0; i < n && !w->stopped && !rc; ++i) {
-        kt_point pt;
-        kt_tune_obs obs;
-        int fresh = 0;
-        for (int d = 0; d < DRAWS && !fresh; ++d)
-            fresh = random_point(w, s, &pt) && !kt_tune_known(w->t, &pt, &obs);
-        if (!fresh)
-            break;
-        if ((rc = kt_tune_measure(w->t, &pt, &obs, err)))
-            break;
-        if (!obs.known)
-            w->stopped = 1;
-        else if (obs.status == KT_EVAL_OK && obs.median_us < x->best_us) {
-            x->best = pt;
-            x->best_us = obs.median_us;
+    /* With several workers, the draws go out a batch at a time. */
+    for (size_t i = 0; i < n && !w->stopped && !rc;) {
+        size_t width = kt_tune_width(w->t), k = 0;
+        kt_point pts[64];
+        kt_tune_obs obs[64];
+        width = width < 64 ? width : 64;
+        for (; k < width && i + k < n; ++k) {
+            int fresh = 0;
+            for (int d = 0; d < DRAWS && !fresh; ++d) {
+                fresh = random_point(w, s, &pts[k]) &&
+                        !kt_tune_known(w->t, &pts[k], &obs[0]);
+                for (size_t j = 0; fresh && j < k; ++j)
+                    fresh = !kt_point_equal(&pts[j], &pts[k]);
+            }
+            if (!fresh)
+                break;
         }
+        if (!k || (rc = kt_tune_measure_batch(w->t, pts, k, obs, err)))
+            break;
+        for (size_t j = 0; j < k; ++j)
+            if (!obs[j].known)
+                w->stopped = 1;
+            else if (obs[j].status == KT_EVAL_OK &&
+                     obs[j].median_us < x->best_us) {
+                x->best = pts[j];
+                x->best_us = obs[j].median_us;
+            }
+        i += k;
+        if (k < width && i < n)
+            break; /* no fresh point left to draw */
     }
     x->spent += kt_tune_evaluations(w->t) - before;
     return rc;
