@@ -205,11 +205,11 @@ static kt_status check_outputs(const kt_job *job, kt_err *err)
 {
     kt_status rc = KT_S_OK;
 
-    if (job->json[0] && (rc = kt_file_check_output(job->json, "--json", err)))
+    if (job->json[0] && (rc = kt_cli_output(job->json, "--json", err)))
         return rc;
-    if (job->csv[0] && (rc = kt_file_check_output(job->csv, "--csv", err)))
+    if (job->csv[0] && (rc = kt_cli_output(job->csv, "--csv", err)))
         return rc;
-    if (job->t4[0] && (rc = kt_file_check_output(job->t4, "--t4", err)))
+    if (job->t4[0] && (rc = kt_cli_output(job->t4, "--t4", err)))
         return rc;
     if (job->journal_mode != KT_JOB_JOURNAL_NONE && job->journal[0])
         rc = kt_file_check_output(job->journal, "journal", err);
