@@ -1,4 +1,5 @@
 /* ktune bench: verify one configuration, then measure it. */
+#include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +17,8 @@
 
 static const char help[] =
     "usage: ktune bench PLUGIN:OPERATOR [--variant V] [--set NAME=VALUE]...\n"
-    "                   [--size NAME=VALUE]... [--json FILE] [options]\n\n"
+    "                   [--size NAME=VALUE]... [--json FILE]\n"
+    "                   [--markdown FILE] [options]\n\n"
     "Verifies one configuration at boundary sizes and at the requested size\n"
     "(outputs poisoned, every element compared), then times it under the\n"
     "measurement protocol and prints median, spread, confidence interval,\n"
@@ -30,29 +32,34 @@ static const char help[] =
     "  --no-calibration   skip the device's ceilings (no % of copy)\n"
     "  --json FILE        write the full record (environment, protocol,\n"
     "                     statistics, raw samples) to FILE\n"
+    "  --markdown FILE    the result as a Markdown table to FILE\n"
+    "                     ('-' for stdout; the report then goes to stderr)\n"
     "  --plugin FILE      load FILE too (repeatable)\n\n" KT_CLI_ISOLATION_HELP
         KT_CLI_PROTOCOL_HELP;
 
 typedef struct bench_args {
     kt_cli_options o;
-    const char *spec;
+    const char *spec, *markdown;
     int calibration;
 } bench_args;
 
 static kt_status own_option(void *ctx, int opt, char *arg, kt_err *err)
 {
     bench_args *a = ctx;
-    (void)opt; /* --no-calibration, the only one */
-    (void)arg;
-    (void)err;
-    a->calibration = 0;
+    if (opt == 'M') {
+        a->markdown = arg;
+        return kt_cli_output(arg, "--markdown", err);
+    }
+    a->calibration = 0; /* --no-calibration */
     return KT_S_OK;
 }
 
 static int parse_args(int argc, char **argv, bench_args *a, kt_err *err)
 {
     static const struct option own[] = {
-        {"no-calibration", no_argument, NULL, 'C'}, {NULL, 0, NULL, 0}};
+        {"no-calibration", no_argument, NULL, 'C'},
+        {"markdown", required_argument, NULL, 'M'},
+        {NULL, 0, NULL, 0}};
     const kt_cli_command cmd = {.name = "bench",
                                 .help = help,
                                 .shared = KT_OPT_MEASURING | KT_OPT_VARIANT |
@@ -192,7 +199,49 @@ static int write_json(const char *path, const bench_args *a,
     return KT_EXIT_OK;
 }
 
-/* Verifies and times the point; prints the report and writes --json. */
+/* The result as nvbench prints its own: one Markdown table row, the
+ * numbers a reader compares (median and its interval, noise, bandwidth). */
+static int write_markdown(const char *path, const bench_args *a,
+                          const kt_operator *op, const kt_point *pt,
+                          const int64_t *sizes, const kt_eval_result *r,
+                          kt_evaluator *ev, const kt_calibration *calib,
+                          int have_calib)
+{
+    const kt_stats *s = &r->timing.kernel;
+    char shown[512], sz[160], copy[32] = "-";
+    FILE *out = kt_out_open(path);
+    kt_derived d;
+
+    if (!out) {
+        fprintf(stderr, "ktune bench: --markdown %s: cannot write: %s\n", path,
+                strerror(errno));
+        return KT_EXIT_FAILURE;
+    }
+    kt_point_format(op, pt, shown, sizeof shown);
+    kt_format_sizes(op, sizes, sz, sizeof sz);
+    kt_derive(ev->ops->work(ev), s->median, have_calib ? calib->copy_gbs : 0,
+              have_calib ? calib->peak_bw_gbs : 0, &d);
+    if (have_calib)
+        snprintf(copy, sizeof copy, "%.1f%%", d.pct_of_copy);
+    fprintf(out, "## %s\n\n", a->spec);
+    fprintf(out, "| Device | Configuration | Sizes | Samples | Median (us) | "
+                 "95%% CI (us) | Noise | Bandwidth (GB/s) | of copy |\n");
+    fprintf(out, "|---|---|---|---:|---:|---:|---:|---:|---:|\n");
+    fprintf(out,
+            "| %s | `%s` | %s | %zu | %.3f | [%.3f, %.3f] | %.2f%% | %.1f | "
+            "%s |\n",
+            ev->ops->device(ev)->name, shown, sz, s->n, s->median, s->ci_lo,
+            s->ci_hi, 100.0 * s->noise, d.bandwidth_gbs, copy);
+    if (kt_out_close(out) != 0) {
+        fprintf(stderr, "ktune bench: --markdown %s: cannot write: %s\n", path,
+                strerror(errno));
+        return KT_EXIT_FAILURE;
+    }
+    return KT_EXIT_OK;
+}
+
+/* Verifies and times the point; prints the report and writes --json and
+ * --markdown. */
 static int measure(const bench_args *a, const kt_loaded_plugin *plugin,
                    const kt_operator *op, const kt_point *pt,
                    kt_eval_spec *spec, kt_eval_result *result)
@@ -220,6 +269,9 @@ static int measure(const bench_args *a, const kt_loaded_plugin *plugin,
     rc = a->o.json ? write_json(a->o.json, a, op, pt, spec->sizes, result, ev,
                                 &calib, have_calib)
                    : KT_EXIT_OK;
+    if (!rc && a->markdown)
+        rc = write_markdown(a->markdown, a, op, pt, spec->sizes, result, ev,
+                            &calib, have_calib);
 done:
     ev->ops->close(ev);
     return rc;

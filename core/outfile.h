@@ -26,8 +26,8 @@ int kt_out_reserve_if_stdout(const char *path);
  * closed; kt_out_close flushes it. */
 FILE *kt_out_stdout(void);
 
-/* path opened for writing, or the document's stream for "-". NULL with errno set on
- * failure. Close with kt_out_close. */
+/* path opened for writing, or the document's stream for "-". NULL with errno
+ * set on failure. Close with kt_out_close. */
 FILE *kt_out_open(const char *path);
 
 /* Flushes stdout or closes a file kt_out_open opened. 0, or EOF with errno

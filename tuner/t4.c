@@ -88,8 +88,7 @@ static void add_measurement(json_t *meas, const char *name, double value,
                                           "value", value, "unit", unit));
 }
 
-static json_t *measurements_json(const kt_tune_facts *f,
-                                 const kt_tune_entry *e)
+static json_t *measurements_json(const kt_tune_facts *f, const kt_tune_entry *e)
 {
     const kt_stats *s = &e->timing.kernel;
     json_t *meas = json_array();
@@ -167,8 +166,8 @@ static json_t *borrowed(json_t *env, const char *key)
 static json_t *hardware_json(const kt_tune_facts *f, const char *os)
 {
     struct utsname u;
-    json_t *dev = f->environment ? json_object_get(f->environment, "device")
-                                 : NULL;
+    json_t *dev =
+        f->environment ? json_object_get(f->environment, "device") : NULL;
     json_t *list = json_array(),
            *gpu = json_is_object(dev) ? json_deep_copy(dev) : json_object();
 
@@ -179,9 +178,9 @@ static json_t *hardware_json(const kt_tune_facts *f, const char *os)
                             u.release, "width", u.machine));
     json_object_set_new(gpu, "class", json_string("display"));
     if (!json_object_get(gpu, "product"))
-        json_object_set_new(gpu, "product", json_string(f->device_name
-                                                            ? f->device_name
-                                                            : "unknown"));
+        json_object_set_new(
+            gpu, "product",
+            json_string(f->device_name ? f->device_name : "unknown"));
     json_array_append_new(list, gpu);
     return json_pack("{s:s,s:o}", "operating_system", os,
                      "hardware_description", list);
@@ -222,20 +221,18 @@ static json_t *requirements_json(const kt_tune_facts *f)
 json_t *kt_t4_metadata_json(const kt_tune_facts *f)
 {
     const char *os = "Linux";
-    json_t *ktune =
-        json_pack("{s:s,s:s,s:s,s:s}", "kind", "ktune.t4-metadata", "spec",
-                  f->spec ? f->spec : "", "time_unit", "ms", "objective",
-                  "time");
+    json_t *ktune = json_pack("{s:s,s:s,s:s,s:s}", "kind", "ktune.t4-metadata",
+                              "spec", f->spec ? f->spec : "", "time_unit", "ms",
+                              "objective", "time");
 
-    json_object_set_new(ktune, "environment", f->environment
-                                                  ? json_incref(f->environment)
-                                                  : json_null());
-    return json_pack(
-        "{s:s,s:{s:s,s:o,s:{s:{s:o},s:o},s:o}}", "schema_version", "1.0.0",
-        "metadata", "operating_system", os, "hardware", hardware_json(f, os),
-        "environment", "device_query", "ktune",
-        borrowed(f->environment, "device"), "requirements",
-        requirements_json(f), "ktune", ktune);
+    json_object_set_new(ktune, "environment",
+                        f->environment ? json_incref(f->environment)
+                                       : json_null());
+    return json_pack("{s:s,s:{s:s,s:o,s:{s:{s:o},s:o},s:o}}", "schema_version",
+                     "1.0.0", "metadata", "operating_system", os, "hardware",
+                     hardware_json(f, os), "environment", "device_query",
+                     "ktune", borrowed(f->environment, "device"),
+                     "requirements", requirements_json(f), "ktune", ktune);
 }
 
 /* -------------------------------------------------------------- files */

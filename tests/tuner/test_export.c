@@ -257,10 +257,9 @@ static void t4_follows_the_schema_and_its_invalidity_classes(void **state)
             assert_int_equal(e->status, KT_EVAL_MISMATCH);
             seen_correctness = 1;
         } else if (strcmp(inv, "runtime") == 0) {
-            assert_true(e->status == KT_EVAL_EXEC ||
-                        e->status == KT_EVAL_ERROR ||
-                        (e->status == KT_EVAL_INVALID &&
-                         strstr(e->reason, "refused")));
+            assert_true(
+                e->status == KT_EVAL_EXEC || e->status == KT_EVAL_ERROR ||
+                (e->status == KT_EVAL_INVALID && strstr(e->reason, "refused")));
             seen_runtime = 1;
         } else {
             fail_msg("invalidity '%s' is not a T4 class here", inv);
@@ -443,9 +442,9 @@ static void t4_metadata_sits_next_to_the_results(void **state)
     char out[64];
     kt_err err;
     (void)state;
-    assert_int_equal(kt_t4_metadata_path("run/x-results.json", out,
-                                         sizeof out, &err),
-                     KT_S_OK);
+    assert_int_equal(
+        kt_t4_metadata_path("run/x-results.json", out, sizeof out, &err),
+        KT_S_OK);
     assert_string_equal(out, "run/x-metadata.json");
     assert_int_equal(kt_t4_metadata_path("s.t4", out, sizeof out, &err),
                      KT_S_OK);
@@ -466,19 +465,19 @@ static void t4_metadata_names_the_machine_and_device(void **state)
     (void)state;
     run(&x, "good:scale", TT_DATA_DIR "/good-synthetic.jsonl", "exhaustive");
     m = kt_t4_metadata_json(&x.f);
-    assert_string_equal(
-        json_string_value(json_object_get(m, "schema_version")), "1.0.0");
-    hw = json_object_get(json_object_get(json_object_get(m, "metadata"),
-                                         "hardware"),
-                         "hardware_description");
+    assert_string_equal(json_string_value(json_object_get(m, "schema_version")),
+                        "1.0.0");
+    hw = json_object_get(
+        json_object_get(json_object_get(m, "metadata"), "hardware"),
+        "hardware_description");
     assert_true(json_array_size(hw) >= 1);
     assert_string_equal(
         json_string_value(json_object_get(
             json_array_get(hw, json_array_size(hw) - 1), "product")),
         x.f.device_name);
-    req = json_object_get(json_object_get(json_object_get(m, "metadata"),
-                                          "environment"),
-                          "requirements");
+    req = json_object_get(
+        json_object_get(json_object_get(m, "metadata"), "environment"),
+        "requirements");
     assert_true(
         strncmp(json_string_value(json_array_get(req, 0)), "ktune==", 7) == 0);
     json_decref(m);
