@@ -1,6 +1,7 @@
 #include "core/outfile.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -20,7 +21,10 @@ int kt_out_reserve_stdout(void)
 
     if (doc_stream)
         return 0;
-    if (fflush(stdout) != 0 || (fd = dup(STDOUT_FILENO)) < 0)
+    /* Close-on-exec: a worker process must not hold the reader's pipe
+     * open after ktune is done. */
+    if (fflush(stdout) != 0 ||
+        (fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0)) < 0)
         return -1;
     if (!(f = fdopen(fd, "w"))) {
         close(fd);
