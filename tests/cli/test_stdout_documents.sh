@@ -58,6 +58,8 @@ grep -q "^### Top 10 of 19 measured" run.md ||
 check_stdout json "$KTUNE" compare vector_add:add --from "$rec" --replay "$rec" --json -
 check_stdout csv "$KTUNE" compare vector_add:add --from "$rec" --replay "$rec" --csv -
 check_stdout json "$KTUNE" list --json
+check_stdout json "$KTUNE" timeline --records "$KT_SOURCE_DIR/tests/timeline/fixtures/program" --json -
+check_stdout csv "$KTUNE" timeline --records "$KT_SOURCE_DIR/tests/timeline/fixtures/program" --csv -
 D="$KT_SOURCE_DIR/tests/data/diff"
 check_stdout json "$KTUNE" diff "$D/a.tune.json" "$D/b-env.tune.json" --json -
 check_stdout markdown "$KTUNE" diff "$D/a.tune.json" "$D/b-env.tune.json" --markdown -
