@@ -41,7 +41,7 @@ for name in ("t4-results", "t4-metadata"):
     V(schemas[name]).validate(doc)
     print(name, "valid")
 t4 = json.load(open("t4-results.json"))["results"]
-times = {"compilation", "validation", "benchmark", "framework",
+times = {"compilation", "compilation_time", "validation", "benchmark", "framework",
          "search_algorithm", "runtimes"}
 assert all(times <= set(x["times"]) for x in t4), "T4 times incomplete"
 for kind in ("ktune.bench", "ktune.profile", "ktune.info"):
