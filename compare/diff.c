@@ -343,8 +343,9 @@ static kt_status add_env(kt_diff *d, const char *field, const json_t *a,
 }
 
 /* The fields that make two measurements comparable: the GPU and its
- * clocks, the driver and runtime, ECC, the plugin build, the machine, the
- * problem, and every key of the measurement protocol. */
+ * clocks, the driver and runtime, ECC, the machine and ktune, the problem,
+ * and every key of the measurement protocol. The plugin's version and
+ * build are not among them: they are the code being compared. */
 static kt_status compare_env(kt_diff *d, kt_err *err)
 {
     static const char *const fields[][2] = {{"device", "name"},
@@ -354,8 +355,6 @@ static kt_status compare_env(kt_diff *d, kt_err *err)
                                             {"device", "sm_clock_mhz"},
                                             {"device", "mem_clock_mhz"},
                                             {"device", "ecc"},
-                                            {"plugin", "version"},
-                                            {"plugin", "build_date"},
                                             {"host", "host"},
                                             {"host", "ktune_version"}};
     const json_t *ea = d->a.environment, *eb = d->b.environment;

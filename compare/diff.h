@@ -11,7 +11,7 @@
  * intervals. A change is a regression or an improvement when its interval
  * excludes 1 and it is larger than the threshold (kt_stats_verdict).
  * Environment fields that differ between the files (device, driver,
- * clocks, protocol, plugin) are listed: the comparison then crosses
+ * clocks, protocol, machine) are listed: the comparison then crosses
  * sessions. Needs no plugin and no GPU.
  */
 #ifndef KT_DIFF_H
