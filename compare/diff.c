@@ -178,9 +178,12 @@ static kt_status load_tune(kt_diff_file *f, const json_t *root, kt_err *err)
     /* The answer, when it is not among the top entries (a summary written
      * with top = 0): its closing measurement keeps no samples. */
     best = json_object_get(root, "best");
-    if (json_is_object(best))
-        return add_config(f, "best", best, best, "_us", NULL, "best", err);
-    return KT_S_OK;
+    if (!json_is_object(best))
+        return KT_S_OK;
+    if ((rc = config_key(f->path, "best", best, f->answer, sizeof f->answer,
+                         err)))
+        return rc;
+    return add_config(f, "best", best, best, "_us", NULL, "best", err);
 }
 
 static kt_status load_compare(kt_diff_file *f, const json_t *root, kt_err *err)

@@ -41,6 +41,7 @@ typedef struct kt_diff_file {
     char sizes[256];
     char device[256];
     json_t *environment; /* the file's device, plugin, protocol, host */
+    char answer[512];    /* a tune summary's answer ("best"), else "" */
     kt_diff_config *configs;
     size_t num_configs;
 } kt_diff_file;

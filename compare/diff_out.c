@@ -38,6 +38,22 @@ static void totals(FILE *out, const kt_diff *d, const char *bold)
             d->count[KT_DIFF_ONLY_B]);
 }
 
+/* Whether the tuned answer moved, when both files are tune summaries;
+ * markdown: as a sentence with the configurations as code. */
+static void answer_line(FILE *out, const kt_diff *d, int markdown)
+{
+    const char *code = markdown ? "`" : "";
+    if (!d->a.answer[0] || !d->b.answer[0])
+        return;
+    if (strcmp(d->a.answer, d->b.answer) == 0)
+        fprintf(out, "%cnswer unchanged: %s%s%s\n", markdown ? 'A' : 'a', code,
+                d->a.answer, code);
+    else
+        fprintf(out, "%cnswer changed: %s%s%s (A) -> %s%s%s (B)\n",
+                markdown ? 'A' : 'a', code, d->a.answer, code, code,
+                d->b.answer, code);
+}
+
 void kt_diff_print(FILE *out, const kt_diff *d)
 {
     char ma[32], mb[32], change[96];
@@ -69,6 +85,7 @@ void kt_diff_print(FILE *out, const kt_diff *d)
     }
     fputc('\n', out);
     totals(out, d, "");
+    answer_line(out, d, 0);
     if (d->num_env)
         fprintf(out,
                 "WARNING: A and B come from different environments (%zu "
@@ -133,15 +150,18 @@ void kt_diff_markdown(FILE *out, const kt_diff *d)
     fprintf(out, "\nChange = time(B) / time(A); threshold %.1f%%.\n\n",
             100.0 * d->threshold);
     totals(out, d, "**");
+    answer_line(out, d, 1);
 }
 
 /* --------------------------------------------------------------- JSON */
 
 static json_t *file_json(const kt_diff_file *f)
 {
-    return json_pack("{s:s,s:s,s:s,s:s,s:s,s:I}", "path", f->path, "kind",
+    return json_pack("{s:s,s:s,s:s,s:s,s:s,s:I,s:o}", "path", f->path, "kind",
                      f->kind, "spec", f->spec, "sizes", f->sizes, "device",
-                     f->device, "configurations", (json_int_t)f->num_configs);
+                     f->device, "configurations", (json_int_t)f->num_configs,
+                     "answer",
+                     f->answer[0] ? json_string(f->answer) : json_null());
 }
 
 static json_t *side_json(const kt_diff_config *c)

@@ -14,6 +14,11 @@ expect_exit 1 "$KTUNE" diff "$D/a.tune.json" "$D/b-slower.tune.json"
 expect_text "1 regression(s), 0 improvement(s), 9 within 2.0%"
 expect_text "vec4 block=1024 items=1                    732.864      769.507  +5.0% [+"
 grep -q WARNING <<<"$out" && { echo "FAIL: same environment warned"; failures=$((failures + 1)); }
+expect_text "answer unchanged: vec4 block=1024 items=1"
+# the answer of B is another configuration (its row is still compared)
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["best"]=dict(d["top"][3]); d["best"].pop("samples_us"); json.dump(d,open("moved.json","w"))' "$D/a.tune.json"
+expect_exit 0 "$KTUNE" diff "$D/a.tune.json" moved.json
+expect_text "answer changed: vec4 block=1024 items=1 (A) -> vec4 block=256 items=1 (B)"
 # a threshold above the change: no regression
 expect_exit 0 "$KTUNE" diff "$D/a.tune.json" "$D/b-slower.tune.json" --threshold 6%
 expect_text "0 regression(s), 0 improvement(s), 10 within 6.0%"
@@ -55,6 +60,7 @@ assert fields == ["device.name", "device.driver_version",
                   "device.sm_clock_mhz", "protocol.cache"], fields
 assert doc["counts"]["same"] == 10, doc["counts"]
 assert all(c["change"]["interval"] == "samples" for c in doc["configurations"])
+assert doc["a"]["answer"] == "vec4 block=1024 items=1", doc["a"]
 print("diff JSON valid")
 PY
 "$KTUNE" diff "$D/a.tune.json" "$D/b-slower.tune.json" --markdown - >diff.md 2>/dev/null
@@ -84,5 +90,5 @@ expect_exit 2 "$KTUNE" diff "$D/a.tune.json"
 expect_text "expected two results files A B, found 1"
 expect_exit 2 "$KTUNE" diff "$D/a.tune.json" "$D/b-tie.tune.json" --threshold 2
 expect_text "--threshold: 2, expected a fraction"
-rm -f diff.json diff.md err.txt torn.json list.json neg.json other.json
+rm -f diff.json diff.md err.txt torn.json list.json neg.json other.json moved.json
 finish
