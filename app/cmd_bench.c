@@ -13,6 +13,7 @@
 #include "core/outfile.h"
 #include "core/parse.h"
 #include "core/result_json.h"
+#include "core/result_md.h"
 #include "core/verify.h"
 
 static const char help[] =
@@ -199,40 +200,27 @@ static int write_json(const char *path, const bench_args *a,
     return KT_EXIT_OK;
 }
 
-/* The result as nvbench prints its own: one Markdown table row, the
- * numbers a reader compares (median and its interval, noise, bandwidth). */
+/* --markdown: the result as a Markdown table (core/result_md.h). */
 static int write_markdown(const char *path, const bench_args *a,
                           const kt_operator *op, const kt_point *pt,
                           const int64_t *sizes, const kt_eval_result *r,
                           kt_evaluator *ev, const kt_calibration *calib,
                           int have_calib)
 {
-    const kt_stats *s = &r->timing.kernel;
-    char shown[512], sz[160], copy[32] = "-";
     FILE *out = kt_out_open(path);
-    kt_derived d;
+    kt_result_md m = {.spec = a->spec,
+                      .device = ev->ops->device(ev)->name,
+                      .op = op,
+                      .pt = pt,
+                      .sizes = sizes,
+                      .r = r,
+                      .work = ev->ops->work(ev),
+                      .copy_gbs = have_calib ? calib->copy_gbs : 0,
+                      .peak_gbs = have_calib ? calib->peak_bw_gbs : 0};
 
-    if (!out) {
-        fprintf(stderr, "ktune bench: --markdown %s: cannot write: %s\n", path,
-                strerror(errno));
-        return KT_EXIT_FAILURE;
-    }
-    kt_point_format(op, pt, shown, sizeof shown);
-    kt_format_sizes(op, sizes, sz, sizeof sz);
-    kt_derive(ev->ops->work(ev), s->median, have_calib ? calib->copy_gbs : 0,
-              have_calib ? calib->peak_bw_gbs : 0, &d);
-    if (have_calib)
-        snprintf(copy, sizeof copy, "%.1f%%", d.pct_of_copy);
-    fprintf(out, "## %s\n\n", a->spec);
-    fprintf(out, "| Device | Configuration | Sizes | Samples | Median (us) | "
-                 "95%% CI (us) | Noise | Bandwidth (GB/s) | of copy |\n");
-    fprintf(out, "|---|---|---|---:|---:|---:|---:|---:|---:|\n");
-    fprintf(out,
-            "| %s | `%s` | %s | %zu | %.3f | [%.3f, %.3f] | %.2f%% | %.1f | "
-            "%s |\n",
-            ev->ops->device(ev)->name, shown, sz, s->n, s->median, s->ci_lo,
-            s->ci_hi, 100.0 * s->noise, d.bandwidth_gbs, copy);
-    if (kt_out_close(out) != 0) {
+    if (out)
+        kt_result_markdown(out, &m);
+    if (!out || kt_out_close(out) != 0) {
         fprintf(stderr, "ktune bench: --markdown %s: cannot write: %s\n", path,
                 strerror(errno));
         return KT_EXIT_FAILURE;
