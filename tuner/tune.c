@@ -454,7 +454,7 @@ static kt_status run_call(kt_tune *t, const char *purpose, const kt_point *pts,
                                 err);
     t->call_gap_s = start - t->call_end;
     t->call_end = monotonic();
-    t->call_s = (t->call_end - start) / (double)n;
+    t->call_s = n ? (t->call_end - start) / (double)n : 0;
     t->res->evaluator_s += t->call_end - start;
     ++t->res->calls;
     for (size_t i = 0; i < n; ++i)
