@@ -91,6 +91,15 @@ typedef struct kt_tune_entry {
     /* Run-time compilation of its kernel (kt_eval_result's fields). */
     double compile_s;
     uint32_t compiled, compile_cache_hits;
+    /* Where its evaluation's time went, wall clock (zero for points refused
+     * on the host or answered from the journal): the evaluator's phases
+     * (kt_eval_phases: per point, and per call in the call's first point),
+     * its share of the evaluate() call (the call's time over its points),
+     * and strategy_s, the time between the previous call and this one
+     * (the strategy's own work and the run's bookkeeping; given to the
+     * first point of a call, zero for the others). */
+    kt_eval_phases phases;
+    double call_s, strategy_s;
 } kt_tune_entry;
 
 /* One adopted change of the one-at-a-time path. */
