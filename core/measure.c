@@ -551,10 +551,14 @@ static kt_status sample_rounds(kt_meter *meter, const kt_target *targets,
                                size_t n, const kt_protocol *p, kt_timing *out,
                                sampling *st, double t_start, kt_err *err)
 {
-    double *interval = calloc(2 * n, sizeof *interval), *clock = interval + n;
-    size_t *lists = calloc(3 * n, sizeof *lists), *fresh = lists + 2 * n;
+    double *interval = calloc(2 * n + 1, sizeof *interval);
+    double *clock = interval ? interval + n : NULL;
+    size_t *lists = calloc(3 * n + 1, sizeof *lists);
+    size_t *fresh = lists ? lists + 2 * n : NULL;
     size_t cap = 0, m;
-    round_slot cur = {lists, n, 0, 0}, next = {lists + n, 0, 0, 1}, swap;
+    round_slot cur = {lists, n, 0, 0},
+               next = {lists ? lists + n : NULL, 0, 0, 1};
+    round_slot swap;
     int queued = 0, stale = !rounds_overlap(); /* stale: see below */
     kt_status rc = KT_S_OK;
 
