@@ -24,7 +24,8 @@
 # first run calibrates the device (cached afterwards) and is reported on
 # its own line. The -roundsync rows run with KTUNE_ROUND_SYNC=1 (every
 # sampling round waited for before the next, the earlier behaviour) next to
-# the default. BENCH_ROWS="NAME ..." runs only those rows. Each run is
+# the default. BENCH_ROWS="NAME ..." runs only those rows; BENCH_DEADLINE
+# (seconds since the epoch) caps every row's limit at it. Each run is
 # capped with timeout; worst case 195 + 4 * (EVAL_S + 15) s, about 80 s
 # expected with the default EVAL_S = 6.
 # vector_add twice, vector_add-exhaustive, gemv_ax and gemv_ax-kt96 are the
@@ -154,8 +155,17 @@ wanted() {
 run() {
     local name=$1 limit=$2 config=$3
     shift 3
-    local start end rc
+    local start end rc left
     wanted "$name" || return 0
+    # BENCH_DEADLINE (seconds since the epoch): no row runs past it.
+    if [ -n "${BENCH_DEADLINE:-}" ]; then
+        left=$((BENCH_DEADLINE - $(date +%s)))
+        if [ "$left" -lt 3 ]; then
+            echo "$name: skipped, the deadline is near"
+            return 0
+        fi
+        [ "$left" -lt "$limit" ] && limit=$left
+    fi
     rm -f "$runs/$name.jsonl" "$runs/$name.json"
     start=$(date +%s.%N)
     env ${ROW_ENV:-} timeout -k 5 "$limit" "$ktune" tune "$config" "$@" \
