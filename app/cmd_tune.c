@@ -88,6 +88,7 @@ typedef struct tune_args {
     const char *verify; /* --verify: NULL, "host" or "device" */
     double replay_delay;
     double started; /* monotonic seconds at the start of the command */
+    double exec_s;  /* the process's age then: exec and dynamic loading */
     /* Sweeps and wisdom (tuner/sweep.h, tuner/wisdom.h): every --replay
      * (o.replay: the current size's), and --wisdom FILE. */
     kt_cli_list replays;
@@ -514,6 +515,8 @@ typedef struct tune_run {
     /* The start phase of the current size (from the command's start for
      * the first, from the size's for the others) and the calibration. */
     double size_started, open_s, calib_s;
+    /* The process's own start before the command (the first size's). */
+    double exec_s;
     /* The sweep: how many sizes (job.num_sweep, or one per --replay), the
      * paths each size derives its own from, whether an existing journal
      * gets a numbered successor. */
@@ -737,6 +740,17 @@ static void journal_run(tune_run *t)
         fprintf(stderr, "ktune: warning: %s\n", jerr.msg);
 }
 
+/* The evaluator lets go of the device once the run is done (a worker
+ * ends), timed: the summary's time then holds all of it. */
+static double release_device(kt_evaluator *ev)
+{
+    double t0 = kt_clock_seconds();
+
+    if (ev && ev->ops->release)
+        ev->ops->release(ev);
+    return kt_clock_seconds() - t0;
+}
+
 /* Opens, searches and reports the current size; an exit code. *fatal is
  * set when the sweep cannot go on (no evaluator, a journal or evaluator
  * failure); a search that found nothing valid lets the next size run. */
@@ -755,6 +769,8 @@ static int tune(const tune_args *a, tune_run *t, kt_sweep_row *row, int *fatal)
     st = kt_tune_run(&t->cfg, &t->result, &err);
     t->result.open_s = t->open_s;
     t->result.calibration_s = t->calib_s;
+    t->result.exec_s = t->exec_s;
+    t->result.close_s = release_device(t->ev);
     journal_run(t);
     if (st) {
         fprintf(stderr, "ktune: %s\n", err.msg);
@@ -857,6 +873,7 @@ static int run_sweep(tune_args *a, tune_run *t, sweep_out *s)
                    t->num_sizes);
         memset(row, 0, sizeof *row);
         t->size_started = i ? kt_clock_seconds() : a->started;
+        t->exec_s = i ? 0 : a->exec_s;
         one = tune(a, t, row, &fatal);
         if (!fatal)
             ++s->num_rows;
@@ -916,6 +933,9 @@ int kt_cmd_tune(int argc, char **argv)
     memset(&s, 0, sizeof s);
     /* The start phase: plugins, the job, the evaluator and its problem. */
     a.started = kt_clock_seconds();
+    a.exec_s = kt_clock_process_age();
+    /* A clock that disagrees (another time namespace, say) says nothing. */
+    a.exec_s = a.exec_s >= 0 && a.exec_s < 60 ? a.exec_s : 0;
     kt_err_clear(&err);
     kt_registry_init(&reg);
     if (!t) {

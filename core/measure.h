@@ -122,6 +122,17 @@ size_t kt_meter_race_rank(size_t min_samples, size_t n);
 const char *kt_meter_race_stop(const kt_protocol *p, const double *kept,
                                size_t n);
 
+/* Pipelining, exposed for tests: whether the results of a target's round
+ * `rounds` (counting from 1) could stop it, given num_kept kept samples
+ * before that round, its own rule last looked at in round last_check and
+ * no stop reason yet: a race look (core/measure.h above), a look of its
+ * own rule with min_samples reached, or max_samples. When no target's
+ * round may stop it, the next round is enqueued before this one is read
+ * (only the wall-time cap cannot be foreseen: a round enqueued after it
+ * is waited for and none of its samples kept). */
+int kt_meter_round_may_stop(const kt_protocol *p, size_t num_kept,
+                            size_t last_check, size_t rounds);
+
 /* Sampling decision, exposed for tests: returns the stop reason (static
  * text) once `kept` samples whose statistics are `s` and whose sum is
  * gpu_time_s may stop under p after wall_s seconds, or NULL to continue.

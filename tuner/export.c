@@ -176,13 +176,14 @@ json_t *kt_export_phases(const kt_tune_result *r)
     const kt_eval_phases *p = &r->phases;
     double inside = p->setup_s + p->verify_s + p->warmup_s + p->sampling_s;
     return json_pack(
-        "{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}", "total_s",
-        r->open_s + r->calibration_s + r->wall_s, "start_s", r->open_s,
-        "calibration_s", r->calibration_s, "setup_s", p->setup_s, "verify_s",
-        p->verify_s, "warmup_s", p->warmup_s, "sampling_s", p->sampling_s,
-        "kernels_s", r->gpu_s, "flush_s", p->flush_s, "probe_s", p->probe_s,
-        "evaluator_other_s", r->evaluator_s - inside, "journal_s", r->journal_s,
-        "strategy_s", r->wall_s - r->evaluator_s - r->journal_s - r->profile_s);
+        "{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}",
+        "total_s", kt_tune_total_s(r), "exec_s", r->exec_s, "start_s",
+        r->open_s, "close_s", r->close_s, "calibration_s", r->calibration_s,
+        "setup_s", p->setup_s, "verify_s", p->verify_s, "warmup_s", p->warmup_s,
+        "sampling_s", p->sampling_s, "kernels_s", r->gpu_s, "flush_s",
+        p->flush_s, "probe_s", p->probe_s, "evaluator_other_s",
+        r->evaluator_s - inside, "journal_s", r->journal_s, "strategy_s",
+        r->wall_s - r->evaluator_s - r->journal_s - r->profile_s);
 }
 
 json_t *kt_export_summary(const kt_tune_facts *f, const kt_tune_result *r,

@@ -31,7 +31,8 @@ kt_status kt_export_t4(const char *path, const kt_tune_facts *f,
                        const kt_tune_result *r, kt_err *err);
 
 /* Where a run's time went, in seconds (tune.h's phases): total_s,
- * start_s, calibration_s, setup_s, verify_s, warmup_s, sampling_s,
+ * exec_s, start_s, close_s, calibration_s, setup_s, verify_s, warmup_s,
+ * sampling_s,
  * kernels_s, flush_s, probe_s, evaluator_other_s, journal_s, strategy_s.
  * New reference. */
 json_t *kt_export_phases(const kt_tune_result *r);

@@ -1247,6 +1247,11 @@ done:
     return rc;
 }
 
+double kt_tune_total_s(const kt_tune_result *r)
+{
+    return r->exec_s + r->open_s + r->calibration_s + r->wall_s + r->close_s;
+}
+
 void kt_tune_result_free(kt_tune_result *r)
 {
     for (size_t i = 0; i < r->num_entries; ++i) {

@@ -164,17 +164,24 @@ typedef struct kt_tune_result {
     /* Where the time went (this process's calls): the evaluator's phases
      * summed over its results, the journal's writes, and what the caller
      * spent before the run (open_s: starting the evaluator and setting the
-     * problem up; calibration_s), which it fills in. The strategy's own
-     * time is wall_s - evaluator_s - journal_s - profile_s. */
+     * problem up; calibration_s) and after it (close_s: letting go of the
+     * device, a worker's exit), and exec_s: the process's own start before
+     * the command ran (exec, dynamic loading), which it fills in. The
+     * strategy's own time is wall_s - evaluator_s - journal_s - profile_s. */
     kt_eval_phases phases;
     double journal_s;
     double open_s, calibration_s;
+    double exec_s, close_s;
     /* Run-time compilation over the entries: NVRTC seconds, kernels
      * compiled, read from the cache, and points whose kernel did not
      * compile (invalid, kind "compile"). */
     double compile_s;
     size_t compiled, compile_cache_hits, compile_failed;
 } kt_tune_result;
+
+/* The wall time of every phase of r: the process's start, the run's start,
+ * calibration, the run and the release. */
+double kt_tune_total_s(const kt_tune_result *r);
 
 /* Runs cfg->strategy, then the closing re-measurement. Non-OK only when the
  * run cannot go on (evaluator lost, journal unwritable); out still holds
