@@ -60,6 +60,12 @@ struct kt_tune {
     int noted;
     kt_protocol call_protocol; /* of the call in flight (call_protocol()) */
     kt_pool *pool;             /* cfg->workers at work; NULL: cfg->ev alone */
+    /* Where the last evaluate() call's time went, for its entries
+     * (kt_tune_entry.call_s, strategy_s): when it ended, its wall time per
+     * point, and the time since the call before it, given to the first
+     * entry recorded from it. A batch on several workers counts as one
+     * call: its wall time over its points. */
+    double call_end, call_s, call_gap_s;
 };
 
 static double monotonic(void)
@@ -264,6 +270,12 @@ static kt_status add_entry(kt_tune *t, const kt_point *pt, uint64_t index,
     e->compile_s = r->compile_s;
     e->compiled = r->compiled;
     e->compile_cache_hits = r->compile_cache_hits;
+    if (!host && !from_journal) {
+        e->phases = r->phases;
+        e->call_s = t->call_s;
+        e->strategy_s = t->call_gap_s;
+        t->call_gap_s = 0;
+    }
     res->compile_s += r->compile_s;
     res->compiled += r->compiled;
     res->compile_cache_hits += r->compile_cache_hits;
@@ -438,8 +450,25 @@ static int worker_env(const kt_tune *t, size_t w)
                                                     : cfg->journal->env;
 }
 
-/* Counts an evaluated call and journals it as measured by worker w; the
- * results are freed when the journal cannot be written. */
+/* The time of the call (or batch) that began at start, of n points. */
+static void call_timing(kt_tune *t, double start, size_t n)
+{
+    t->call_gap_s = start - t->call_end;
+    t->call_end = monotonic();
+    t->call_s = n ? (t->call_end - start) / (double)n : 0;
+    t->res->evaluator_s += t->call_end - start;
+}
+
+/* Counts an evaluate() call and where its time went. */
+static void count_call(kt_tune *t, const kt_eval_result *out, size_t n)
+{
+    ++t->res->calls;
+    for (size_t i = 0; i < n; ++i)
+        add_phases(&t->res->phases, &out[i].phases);
+}
+
+/* Journals an evaluated call as measured by worker w; the results are
+ * freed when the journal cannot be written. */
 static kt_status journal_call(kt_tune *t, const char *purpose,
                               const kt_point *pts, size_t n,
                               kt_eval_result *out, size_t w, kt_err *err)
@@ -448,12 +477,9 @@ static kt_status journal_call(kt_tune *t, const char *purpose,
     kt_journal *j = cfg->journal;
     kt_status jrc = KT_S_OK;
 
-    ++t->res->calls;
-    for (size_t i = 0; i < n; ++i) {
-        add_phases(&t->res->phases, &out[i].phases);
+    for (size_t i = 0; i < n; ++i)
         if (out[i].status == KT_EVAL_OK)
             t->res->gpu_s += out[i].timing.gpu_time_s;
-    }
     if (j) {
         size_t call = j->next_call++;
         int own = j->env;
@@ -491,16 +517,15 @@ static kt_status run_call(kt_tune *t, const char *purpose, const kt_point *pts,
     start = monotonic();
     rc = cfg->ev->ops->evaluate(cfg->ev, pts, n, call_protocol(t, purpose), out,
                                 err);
-    t->res->evaluator_s += monotonic() - start;
+    call_timing(t, start, n);
+    count_call(t, out, n);
     if (rc) {
         /* The evaluator cannot go on. Keep what it decided about single
          * points (the one that faulted, above all), each as a call of its
          * own, so a resumed run skips it; the rest was never measured. */
-        ++t->res->calls;
         for (size_t i = 0; i < n; ++i) {
             kt_err jerr;
             int decided = out[i].status != KT_EVAL_OK;
-            add_phases(&t->res->phases, &out[i].phases);
             if (!decided || !j)
                 continue;
             if (kt_journal_eval(j, cfg->op, j->next_call++, 0, 1, purpose,
@@ -553,12 +578,15 @@ static kt_status run_calls(kt_tune *t, const char *purpose, const kt_point *pts,
     start = monotonic();
     if (!rc && m)
         rc = kt_pool_run(t->pool, calls, m, err);
-    t->res->evaluator_s += monotonic() - start;
+    if (m)
+        call_timing(t, start, m * per);
     if (rc)
         rc = fail(t, rc, err);
-    for (size_t k = 0; k < m && !rc; ++k)
+    for (size_t k = 0; k < m && !rc; ++k) {
+        count_call(t, calls[k].out, per);
         rc = journal_call(t, purpose, calls[k].pts, per, calls[k].out,
                           calls[k].worker, err);
+    }
     if (rc)
         for (size_t i = 0; i < count * per; ++i)
             kt_eval_result_free(&out[i]);
@@ -1459,6 +1487,7 @@ kt_status kt_tune_run(const kt_tune_config *cfg, kt_tune_result *out,
     memset(&t, 0, sizeof t);
     t.cfg = cfg;
     t.res = out;
+    t.call_end = started;
     kt_u64map_init(&t.by_index);
     kt_u64map_init(&t.recorded_failures);
     kt_u64map_init(&t.checked);
@@ -1500,6 +1529,11 @@ done:
     free(t.calls);
     free(t.memos);
     return rc;
+}
+
+double kt_tune_total_s(const kt_tune_result *r)
+{
+    return r->exec_s + r->open_s + r->calibration_s + r->wall_s + r->close_s;
 }
 
 void kt_tune_result_free(kt_tune_result *r)
