@@ -114,7 +114,8 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    replay->ops->close(replay);
+    if (replay)
+        replay->ops->close(replay);
     kt_space_free(&space);
     kt_registry_free(&reg);
     return 0;
