@@ -186,6 +186,22 @@ json_t *kt_export_phases(const kt_tune_result *r)
         r->wall_s - r->evaluator_s - r->journal_s - r->profile_s);
 }
 
+/* With several workers: what each did (docs/multigpu.md). */
+static json_t *workers_json(const kt_tune_result *r)
+{
+    json_t *list = json_array();
+    for (size_t i = 0; i < r->num_workers; ++i) {
+        const kt_pool_stats *w = &r->worker_stats[i];
+        json_t *x = json_pack("{s:I,s:I,s:f,s:b}", "calls",
+                              (json_int_t)w->calls, "lost", (json_int_t)w->lost,
+                              "busy_s", w->busy_s, "retired", w->retired);
+        if (w->retired)
+            json_object_set_new(x, "why", json_string(w->why));
+        json_array_append_new(list, x);
+    }
+    return list;
+}
+
 json_t *kt_export_summary(const kt_tune_facts *f, const kt_tune_result *r,
                           int top)
 {
@@ -229,6 +245,8 @@ json_t *kt_export_summary(const kt_tune_facts *f, const kt_tune_result *r,
             (json_int_t)r->calls, "tuner_ms_per_evaluation",
             fresh ? json_real(1e3 * overhead / (double)fresh) : json_null()));
     json_object_set_new(root, "phases", kt_export_phases(r));
+    if (r->num_workers > 1)
+        json_object_set_new(root, "workers", workers_json(r));
     if (r->has_best) {
         json_t *tie = json_array(), *finals = json_array();
         json_t *best = stats_point(f, &r->finals[0].point, &r->finals[0].stats);

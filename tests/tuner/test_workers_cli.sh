@@ -42,6 +42,8 @@ for strategy in exhaustive random; do
         { echo "FAIL: $strategy: 3 workers answered $(best three.json), 1 worker $(best one.json)"; failures=$((failures + 1)); }
     [ "$(points one.jsonl)" = "$(points three.jsonl)" ] ||
         { echo "FAIL: $strategy: 3 workers evaluated other points"; failures=$((failures + 1)); }
+    [ "$(python3 -c "import json; print(len(json.load(open('three.json'))['workers']))")" = 3 ] ||
+        { echo "FAIL: $strategy: --json has no 3 workers"; failures=$((failures + 1)); }
     rm -f one.json* three.json*
 done
 
