@@ -32,11 +32,11 @@ typedef struct kt_pool_call {
     size_t n;
     const kt_protocol *protocol;
     kt_eval_result *out;
+    int prefer; /* the worker tried first (modulo the pool size) */
     /* Filled by kt_pool_run. */
     size_t worker;  /* the worker whose answer is in out */
     int attempts;   /* 1, or 2 when the first was lost */
     char lost[512]; /* why the first attempt was lost, or "" */
-    int prefer;     /* -1, or the worker to use when it is free */
     double busy_s;  /* wall time of the answering attempt */
     int avoid;      /* internal: the worker that lost it, or -1 */
     int state;      /* internal */
@@ -56,7 +56,7 @@ typedef struct kt_pool kt_pool;
 /* A pool over evs[0..n) (n >= 1; not owned: they must outlive the pool,
  * and the caller closes them after kt_pool_close). The same evaluator may
  * not appear twice unless its evaluate() is safe to call concurrently
- * (replay: kt_replay_share). */
+ * (a replay: tuner/replay.h). */
 kt_status kt_pool_open(kt_evaluator *const *evs, size_t n, kt_pool **out,
                        kt_err *err);
 
