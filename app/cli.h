@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * Shared pieces of the ktune command-line interface: the subcommand entry
  * points, plugin discovery, resolving a point and printing failures. The

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* ktune bench: verify one configuration, then measure it. */
 #include <jansson.h>
 #include <stdio.h>

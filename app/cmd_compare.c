@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* ktune compare: several variants of one operator, each at its tuned best
  * (from a results file), at a given configuration or at its defaults,
  * measured side by side in interleaved rounds; a Markdown report with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* ktune profile: verify, time (unprofiled), then read hardware counters on
  * launches of their own, and print one table with the kernel's facts, the
  * counters, the derived figures and a bottleneck diagnosis. */

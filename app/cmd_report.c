@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* ktune report: one self-contained HTML file (inline SVG, no script, no
  * network) drawn from tuning or compare results (docs/report.md). */
 #include <errno.h>

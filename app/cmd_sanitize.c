@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* ktune sanitize: every variant of an operator under compute-sanitizer. */
 #include <errno.h>
 #include <fcntl.h>

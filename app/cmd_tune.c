@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* ktune tune: search an operator's space for the fastest verified
  * configuration, as a tuning job (INI) describes it. */
 #include <jansson.h>

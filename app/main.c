@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * ktune: find the fastest correct launch configuration of CUDA kernels.
  * Dispatches to one subcommand; each has --help.

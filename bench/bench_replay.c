@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * bench_replay: many tuning runs over one recording, in one process, for
  * bench/strategies.py. The recording is read once; each run is a fresh

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Strategy benchmark in replay (no GPU): every strategy over every
 ground-truth recording, many seeds each, after the methodology of Willemsen
 et al. (FGCS 2024) for auto-tuning optimisers.

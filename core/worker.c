@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The parent side of worker processes: a kt_evaluator that forwards every
  * call to a child and survives the child's death. */
 #include "core/worker.h"

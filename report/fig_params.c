@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Median time against each tuned parameter, one line per variant. */
 #include <math.h>
 #include <stdlib.h>

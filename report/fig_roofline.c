@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The roofline: every evaluated configuration by arithmetic intensity and
  * achieved rate, under the measured bandwidth ceiling and the compute
  * ceiling (the calibration's FMA kernel when it measured one, else the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * kt_plot: one chart as inline SVG — a plot area with two axes (linear or
  * log, computed or explicit ticks, number or byte labels, titles), series

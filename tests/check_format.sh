@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Every C, header and CUDA file follows the repository's .clang-format.
 . "$KT_SOURCE_DIR/tests/cli/lib.sh"
 

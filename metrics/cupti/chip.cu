@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kt_chip over the CUPTI Profiler Host API. This translation unit is C++
 // only because cupti_profiler_host.h includes <string>; it is written as C
 // (no exceptions, no STL) and exports C functions. nvcc compiles it as host

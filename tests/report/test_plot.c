@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* One chart as SVG: data mapped through the axes' scales into the plot
  * area, lines broken where a point cannot be shown, every text escaped,
  * ticks and titles on both axes, a legend that makes the chart taller. */

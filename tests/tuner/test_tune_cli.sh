@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # `ktune tune` without a GPU: usage and job errors exit 2 with one line
 # (file:line, key, what is allowed); a replayed run prints the answer and
 # the path and writes JSON, CSV and T4; every strategy runs from the command

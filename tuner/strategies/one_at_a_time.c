@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * one_at_a_time: change one thing, re-measure under identical conditions,
  * keep the change only when it is faster beyond the noise — within each

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * kt_walk: the search one_at_a_time runs (tuner/strategies/one_at_a_time.c
  * describes it): each variant a subspace walked one change at a time,
