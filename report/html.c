@@ -116,6 +116,9 @@ static void scalar(FILE *out, const char *key, const json_t *v)
         fputs("\xE2\x80\x93", out);
         return;
     }
+    /* A number never breaks inside, even in a cell that breaks anywhere
+     * (span.num: nowrap); a list of them breaks after its commas. */
+    fputs("<span class=\"num\">", out);
     if (json_is_integer(v))
         fprintf(out, "%lld", (long long)json_integer_value(v));
     else
@@ -124,6 +127,7 @@ static void scalar(FILE *out, const char *key, const json_t *v)
         kt_scale_fmt_bytes(json_number_value(v), num, sizeof num);
         fprintf(out, " (%s)", num);
     }
+    fputs("</span>", out);
 }
 
 static int all_of(const json_t *arr, int objects)
@@ -160,7 +164,9 @@ static void object_rows(FILE *out, const json_t *arr)
     json_array_foreach ((json_t *)arr, i, x) {
         fputs("<tr>", out);
         json_object_foreach (cols, k, c) {
-            fputs("<td>", out);
+            fputs(json_is_number(json_object_get(x, k)) ? "<td class=\"num\">"
+                                                        : "<td>",
+                  out);
             if (json_object_get(x, k))
                 value(out, k, json_object_get(x, k));
             fputs("</td>", out);
@@ -210,7 +216,7 @@ void kt_html_kv_table(FILE *out, const json_t *obj, const char *const *skip)
             continue;
         fputs("<tr><th>", out);
         kt_esc_write(out, k);
-        fputs("</th><td>", out);
+        fputs(json_is_number(v) ? "</th><td class=\"num\">" : "</th><td>", out);
         value(out, k, v);
         fputs("</td></tr>\n", out);
     }
