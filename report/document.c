@@ -38,6 +38,7 @@ static const char style[] =
     "white-space:nowrap;overflow-wrap:normal}\n"
     "table.kv>tbody>tr>td.num{text-align:left}\n"
     "span.num{white-space:nowrap;font-variant-numeric:tabular-nums}\n"
+    "span.list{overflow-wrap:normal}\n"
     "tr.best td{background:#eef6ee}\n"
     "figure{margin:1.2em 0}figcaption{color:#444;font-size:.9em;"
     "max-width:720px}\n"

@@ -121,6 +121,9 @@ static void scalar(FILE *out, const char *key, const json_t *v)
     fputs("<span class=\"num\">", out);
     if (json_is_integer(v))
         fprintf(out, "%lld", (long long)json_integer_value(v));
+    else if (fabs(json_real_value(v)) < 1e15 &&
+             json_real_value(v) == floor(json_real_value(v)))
+        fprintf(out, "%.0f", json_real_value(v)); /* 1073741824, not 1.07e+09 */
     else
         fprintf(out, "%.6g", json_real_value(v));
     if (key && ends_with(key, "_bytes") && json_number_value(v) >= 1024) {
@@ -187,6 +190,8 @@ static void value(FILE *out, const char *key, const json_t *v)
         object_rows(out, v);
     } else if (json_is_array(v)) {
         n = json_array_size(v);
+        /* span.list: broken after its commas only. */
+        fputs("<span class=\"list\">", out);
         json_array_foreach ((json_t *)v, i, x) {
             if (i == KT_HTML_ARRAY_MAX) {
                 fprintf(out, ", \xE2\x80\xA6 (%zu values)", n);
@@ -201,6 +206,7 @@ static void value(FILE *out, const char *key, const json_t *v)
         }
         if (!n)
             fputs("(none)", out);
+        fputs("</span>", out);
     } else {
         scalar(out, key, v);
     }
