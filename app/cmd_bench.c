@@ -10,6 +10,7 @@
 #include "core/envrec.h"
 #include "core/evaluator.h"
 #include "core/instance.h"
+#include "core/msg.h"
 #include "core/outfile.h"
 #include "core/parse.h"
 #include "core/result_json.h"
@@ -187,7 +188,7 @@ static int write_json(const char *path, const bench_args *a,
     rc = kt_out_json(root, path);
     json_decref(root);
     if (rc) {
-        fprintf(stderr, "ktune: cannot write %s\n", path);
+        kt_msg("cannot write %s\n", path);
         return KT_EXIT_FAILURE;
     }
     return KT_EXIT_OK;

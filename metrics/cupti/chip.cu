@@ -6,6 +6,7 @@
 // core's headers are C without linkage blocks of their own.
 extern "C" {
 #include "core/error.h"
+#include "core/msg.h"
 #include "core/suggest.h"
 }
 #include "metrics/cupti/chip.h"
@@ -87,8 +88,8 @@ extern "C" void kt_chip_close(kt_chip *chip)
         p.structSize = CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE;
         p.pHostObject = chip->host;
         if (cuptiProfilerHostDeinitialize(&p) != CUPTI_SUCCESS)
-            fprintf(stderr, "ktune: warning: cuptiProfilerHostDeinitialize "
-                            "failed; continuing\n");
+            kt_msg("warning: cuptiProfilerHostDeinitialize "
+                   "failed; continuing\n");
     }
     free(chip->bases);
     free(chip);

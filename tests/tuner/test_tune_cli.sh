@@ -203,7 +203,7 @@ print("profiles journaled:", len(prof), "; resumed from the journal:",
       b["metrics"]["from_journal"])
 PY
 expect_exit 0 "$KTUNE" tune metrics.ini --replay "$REC" --quiet
-expect_text "ktune: no hardware counters: the recording"
+expect_text "ktune tune: no hardware counters: the recording"
 expect_text "holds no counters (it was recorded without a [metrics] section); continuing without counters"
 expect_lines 1
 expect_exit 2 "$KTUNE" tune metrics.ini --replay "$CREC" \
