@@ -84,20 +84,35 @@ void kt_plot_discard(kt_plot *p)
     free_layout(p);
 }
 
+/* arr (n used of *cap, elem bytes each) with room for one more: arr
+ * itself, or a larger copy (arr then freed); NULL, with arr untouched and
+ * p->failed set, when it cannot grow. */
+static void *with_room(kt_plot *p, void *arr, size_t n, size_t *cap,
+                       size_t elem)
+{
+    void *m;
+    size_t want;
+    if (n < *cap)
+        return arr;
+    want = *cap ? 2 * *cap : 16;
+    m = realloc(arr, want * elem);
+    if (!m) {
+        p->failed = 1;
+        return NULL;
+    }
+    *cap = want;
+    return m;
+}
+
 /* Records a drawn mark for the label placement. */
 static void add_mark(kt_plot *p, int circle, double x0, double y0, double x1,
                      double y1, double r)
 {
-    if (p->num_marks == p->cap_marks) {
-        size_t cap = p->cap_marks ? 2 * p->cap_marks : 64;
-        kt_plot_mark *m = realloc(p->marks, cap * sizeof *m);
-        if (!m) {
-            p->failed = 1;
-            return;
-        }
-        p->marks = m;
-        p->cap_marks = cap;
-    }
+    kt_plot_mark *m =
+        with_room(p, p->marks, p->num_marks, &p->cap_marks, sizeof *m);
+    if (!m)
+        return;
+    p->marks = m;
     p->marks[p->num_marks++] = (kt_plot_mark){circle, x0, y0, x1, y1, r};
 }
 
@@ -369,19 +384,14 @@ void kt_plot_segment(kt_plot *p, double x0, double y0, double x1, double y1,
 static void add_label(kt_plot *p, const kt_plot_label *l, const char *text,
                       const char *short_text)
 {
-    kt_plot_label *slot;
+    kt_plot_label *slot, *grown;
     if (!text || !*text)
         return;
-    if (p->num_labels == p->cap_labels) {
-        size_t cap = p->cap_labels ? 2 * p->cap_labels : 8;
-        kt_plot_label *m = realloc(p->labels, cap * sizeof *m);
-        if (!m) {
-            p->failed = 1;
-            return;
-        }
-        p->labels = m;
-        p->cap_labels = cap;
-    }
+    grown =
+        with_room(p, p->labels, p->num_labels, &p->cap_labels, sizeof *grown);
+    if (!grown)
+        return;
+    p->labels = grown;
     slot = &p->labels[p->num_labels];
     *slot = *l;
     slot->text = strdup(text);
