@@ -316,7 +316,8 @@ void kt_profile_result_free(kt_profile_result *r)
 }
 
 /* A profiled pass: the same state before every launch (inputs restored
- * when the kernels write them, L2 flushed), nothing else inside the range. */
+ * when the kernels write them, L2 empty and clean as Nsight Compute leaves
+ * it), nothing else inside the range. */
 static kt_status profile_prepare(void *ctx, kt_err *err)
 {
     launch_ctx *c = ctx;
@@ -324,7 +325,7 @@ static kt_status profile_prepare(void *ctx, kt_err *err)
 
     if (((c->le->spec.op->flags & KT_OP_MODIFIES_INPUTS) &&
          (rc = kt_instance_reset(&c->le->inst, err))) ||
-        (rc = kt_meter_flush_l2(&c->le->meter, err)))
+        (rc = kt_meter_flush_l2_clean(&c->le->meter, err)))
         return rc;
     return kt_cuda_status(cudaStreamSynchronize(c->le->meter.stream),
                           "synchronising before a profiled launch", err);

@@ -38,8 +38,8 @@ kt_status kt_meter_open(kt_meter *meter, const kt_gpu *gpu, kt_err *err)
         (rc = KT_CUDA_TRY(
              cudaMalloc((void **)&meter->flush_sink, sizeof *meter->flush_sink),
              err)) ||
-        /* Initialised once, never written again: the flush reads defined
-         * data and its lines are clean. */
+        /* Initialised once (only the cold-dirty and the clean flush write
+         * it again): the read sweep reads defined data. */
         (rc = KT_CUDA_TRY(cudaMemset(meter->flush_buf, 0, meter->flush_bytes),
                           err)) ||
         (rc = KT_CUDA_TRY(cudaDeviceSynchronize(), err)))
@@ -79,6 +79,18 @@ kt_status kt_meter_flush_l2_dirty(kt_meter *meter, kt_err *err)
     return KT_CUDA_TRY(
         cudaMemsetAsync(meter->flush_buf, 0, meter->flush_bytes, meter->stream),
         err);
+}
+
+kt_status kt_meter_flush_l2_clean(kt_meter *meter, kt_err *err)
+{
+    kt_status rc = kt_meter_flush_l2_dirty(meter, err);
+    if (rc)
+        return rc;
+    return kt_cuda_status(
+        kt_launch_l2_discard(meter->flush_buf,
+                             meter->flush_bytes & ~(size_t)127,
+                             meter->gpu->dev.sm_count, meter->stream),
+        "L2 discard", err);
 }
 
 /* Enough events and probe slots for one round of n targets. */

@@ -90,6 +90,16 @@ kt_status kt_meter_flush_l2(kt_meter *meter, kt_err *err);
  * re-initialised by it, so the next clean flush still reads defined data). */
 kt_status kt_meter_flush_l2_dirty(kt_meter *meter, kt_err *err);
 
+/* The flush before a profiled (counter) pass, as Nsight Compute's cache
+ * control leaves the L2: empty and clean. A memset of the flush buffer
+ * (twice the L2) evicts everything else, writing back what is dirty; then
+ * its own lines are discarded, not written back. A read sweep alone is not
+ * enough there: lines it hits (a flush buffer a cold-dirty round left dirty)
+ * stay dirty in the L2 and their write-back lands inside the profiled
+ * kernel's DRAM counters. Leaves the flush buffer's contents unspecified,
+ * which the read sweep does not mind. */
+kt_status kt_meter_flush_l2_clean(kt_meter *meter, kt_err *err);
+
 /* Warms up, then samples the n targets in interleaved rounds until each
  * meets the protocol's stopping rule, then (when asked) the batch and
  * end-to-end scopes. out[0..n) receive the timings; free them with
