@@ -3,7 +3,7 @@
 # its marks or other text (check_layout.py, with the renderer's own text
 # estimate): reports of every H200 recording in tests/data (the journals as
 # recorded, the main job's summary with a journal, a replayed comparison,
-# replayed tuning runs of the GEMV and reduce recordings), a run in which
+# replayed tuning runs of the GEMV, reduce and transpose recordings), a run in which
 # parameters have one measured value (a sentence, no chart, for those), and
 # the timeline chart of a recorded program.
 . "$KT_SOURCE_DIR/tests/cli/lib.sh"
@@ -28,10 +28,12 @@ report main.html "$KT_SOURCE_DIR/tests/report/data/vector_add-h200-main.summary.
     --journal "$data/vector_add-h200-n268435456.jsonl"
 report compare.html "$KT_SOURCE_DIR/tests/report/data/vector_add-h200-compare-replay.json"
 
-# Replayed runs: the summary (answer, ringed on the roofline) and journal.
-for r in "$data"/*-h200-*.jsonl.gz; do
-    name=$(basename "$r" .jsonl.gz)
-    expect_exit 0 "$KTUNE" tune "$configs/${name%%-*}.ini" --replay "$r" \
+# Replayed runs of every recording (its sidecar names the job that
+# recorded it): the summary (answer, ringed on the roofline) and journal.
+for meta in "$data"/*-h200-*.meta.json; do
+    name=$(basename "$meta" .meta.json)
+    job=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["command"].split()[2])' "$meta")
+    expect_exit 0 "$KTUNE" tune "$KT_SOURCE_DIR/$job" --replay "$data/$name.jsonl.gz" \
         --json "$name.json" --journal "$name.jsonl" --quiet
     report "$name.html" "$name.json"
 done
