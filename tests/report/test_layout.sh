@@ -53,6 +53,14 @@ for p in block items; do
         failures=$((failures + 1))
     fi
 done
+# Numbers never break inside a table cell: each in a span that does not
+# wrap, and a list of them breaks after its commas only.
+out=$(cat main.html)
+expect_text "span.num{white-space:nowrap;font-variant-numeric:tabular-nums}"
+expect_text "span.list{overflow-wrap:normal}"
+expect_text '<th>l2_bytes</th><td class="num"><span class="num">62914560 (60 MiB)</span>'
+expect_text '<th>max_grid</th><td><span class="list"><span class="num">2147483647</span>, '
+out=$(cat one.html)
 # The replay's time row keeps the recording's GPU time apart from its own.
 expect_text "s of wall time for the replay, which ran nothing on a GPU"
 if grep -q "s of it sampled on the GPU" one.html; then
