@@ -34,6 +34,9 @@ typedef struct local_eval {
     int lost;             /* a kernel faulted: the context is unusable */
     verdict *verdicts;
     size_t num_verdicts;
+    /* Where opening went: CUDA's start and the context (device_s), the
+     * meter (meter_s), the problem's set-up (problem_s). */
+    double device_s, meter_s, problem_s;
 } local_eval;
 
 typedef struct launch_ctx {
@@ -285,8 +288,10 @@ static kt_status local_calibration(kt_evaluator *ev, int refresh,
 static json_t *local_environment(kt_evaluator *ev)
 {
     local_eval *le = self(ev);
-    return json_pack("{s:o,s:o}", "device", kt_env_device(&le->gpu), "plugin",
-                     kt_env_plugin(le->spec.plugin));
+    return json_pack(
+        "{s:o,s:o,s:{s:f,s:f,s:f}}", "device", kt_env_device(&le->gpu),
+        "plugin", kt_env_plugin(le->spec.plugin), "start", "device_s",
+        le->device_s, "meter_s", le->meter_s, "problem_s", le->problem_s);
 }
 
 static const kt_work *local_work(kt_evaluator *ev)
@@ -486,6 +491,7 @@ kt_status kt_local_open(const kt_eval_spec *spec, kt_evaluator **out,
                         kt_err *err)
 {
     local_eval *le = calloc(1, sizeof *le);
+    double t0;
     kt_status rc;
 
     *out = NULL;
@@ -493,6 +499,7 @@ kt_status kt_local_open(const kt_eval_spec *spec, kt_evaluator **out,
         return kt_err_set(err, KT_S_NOMEM, "out of memory");
     le->base.ops = &local_ops;
     le->spec = *spec;
+    t0 = kt_clock_seconds();
     if ((rc = kt_gpu_open(spec->device, &le->gpu, err)) ||
         (rc = kt_plugin_check_arch(
              spec->plugin->path, spec->plugin->desc.cuda_archs,
@@ -506,11 +513,17 @@ kt_status kt_local_open(const kt_eval_spec *spec, kt_evaluator **out,
                le->gpu.runtime_version);
     kt_verifier_init(&le->verifier, &le->gpu, spec->seed, spec->log_level,
                      spec->verify_host);
-    if ((rc = kt_meter_open(&le->meter, &le->gpu, err)) ||
-        (rc = kt_instance_setup(&le->inst, spec->op, &le->gpu, spec->sizes,
+    le->device_s = kt_clock_seconds() - t0;
+    t0 = kt_clock_seconds();
+    if ((rc = kt_meter_open(&le->meter, &le->gpu, err)))
+        goto fail;
+    le->meter_s = kt_clock_seconds() - t0;
+    t0 = kt_clock_seconds();
+    if ((rc = kt_instance_setup(&le->inst, spec->op, &le->gpu, spec->sizes,
                                 spec->seed, spec->log_level, spec->verify_host,
                                 err)))
         goto fail;
+    le->problem_s = kt_clock_seconds() - t0;
     *out = &le->base;
     return KT_S_OK;
 fail:
