@@ -9,9 +9,9 @@
 #      kernels each variant's launch ran;
 #   2. `ncu --clock-control none` runs `ktune compare OP --no-counters
 #      --in-process --warmups 0` (one verification launch and one timed
-#      launch per variant, in variant order) and profiles the timed round
-#      only: --launch-skip and --launch-count are the kernel total, and
-#      ktune's own kernels (file-static, mangled _ZL...) are filtered out;
+#      launch per variant, in variant order) and profiles every launch but
+#      ktune's own kernels (filtered by mangled name); the last round's
+#      worth of rows is the timed round;
 #   3. bench/compare_ncu.py pairs the kernels with the variants and prints
 #      every raw counter side by side: counts must be equal, percentages
 #      within 2 points; and ktune's diagnosis against the truth of
@@ -52,6 +52,14 @@ diag_corpus:fma diag_corpus:chase diag_corpus:reread diag_corpus:transpose}"
 # ktune's own kernels, by name (the fallback's filter).
 CORE_KERNELS=$(grep -ho '__global__ void [A-Za-z_0-9]*' core/*.cu 2>/dev/null |
     awk '{print $3}' | sort -u | paste -sd,)
+# The same as a mangled-name filter: core's kernels are file-static at
+# global scope (_Z<len>name...), a plugin's sit in its anonymous namespace
+# (_ZN..._GLOBAL__N_...), so a plugin kernel that shares a core kernel's
+# name (empty_kernel) is still profiled. Every launch that passes is
+# profiled (the problem's reference kernels, verification, the timed
+# round) and compare_ncu.py keeps the last round: a fixed --launch-skip
+# cannot know how many reference launches an operator's setup makes.
+NOT_CORE="^(?!_Z[0-9]+(${CORE_KERNELS//,/|})[^A-Za-z0-9_])"
 # One timed launch is enough: nothing here is a time.
 QUICK=(--no-boundaries --min-time 0 --no-probe)
 
@@ -107,8 +115,7 @@ print(",".join(sorted(names)))' "$kjson")
     left=$((BUDGET - (SECONDS - T0)))
     ncsv=$RAWDIR/ncu-$tag.csv
     timeout $((left < 60 ? left : 60)) "$NCU" --clock-control none \
-        --metrics "$raw" --kernel-name-base mangled -k 'regex:^(?!_ZL)' \
-        --launch-skip "$kernels" --launch-count "$kernels" \
+        --metrics "$raw" --kernel-name-base mangled -k "regex:$NOT_CORE" \
         --csv --page raw --print-units base --log-file "$ncsv" \
         "$KTUNE" compare "${plugin[@]}" "$op" "${QUICK[@]}" --no-counters \
         --in-process --warmups 0 --min-samples 1 --max-samples 1 \
