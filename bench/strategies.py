@@ -69,6 +69,20 @@ def has_counters(path):
     return False
 
 
+def declared_job(recording):
+    """A recording of a declared operator (no plugin: an INI with an
+    [operator] section) names the job it was recorded with in its sidecar's
+    command; None for a plugin's operator."""
+    meta = recording.replace(".jsonl.gz", ".meta.json").replace(".jsonl",
+                                                               ".meta.json")
+    try:
+        job = json.load(open(meta))["command"].split()[2]
+        with open(job) as f:
+            return job if "[operator]" in f.read() else None
+    except (OSError, ValueError, KeyError, IndexError):
+        return None
+
+
 def replay(a, recording, strategy, seeds, budget, values=False):
     """strategy: a strategy's name, or a label --as defined (the strategy
     with options set)."""
@@ -79,6 +93,8 @@ def replay(a, recording, strategy, seeds, budget, values=False):
            str(budget), "--overhead", str(a.overhead)]
     for o in options:
         cmd += ["--option", o]
+    if declared_job(recording):
+        cmd += ["--plugin", declared_job(recording)]
     if values:
         cmd.append("--values")
     p = subprocess.run(cmd, capture_output=True, text=True)

@@ -64,7 +64,8 @@ enum {
     OPT_HOPELESS,
     OPT_COVER,
     OPT_CLOSE,
-    OPT_SAMPLES
+    OPT_SAMPLES,
+    OPT_LEADER_FIRST
 };
 
 static const kt_strategy_option options[] = {
@@ -89,7 +90,7 @@ static const kt_strategy_option options[] = {
     {"restarts",
      "restarts in a row that end no faster before a variant counts as done "
      "(0: none)",
-     2, 0, 1000, 1},
+     32, 0, 1000, 1},
     {"perturb", "parameters a restart changes at random", 2, 1, 16, 1},
     {"pairs",
      "1: before restarts, every pair of parameters is moved one value at "
@@ -112,6 +113,10 @@ static const kt_strategy_option options[] = {
      "random points a large variant gets in the survey at most (log2 of its "
      "feasible points - 4 of them)",
      8, 0, 1000, 1},
+    {"leader_first",
+     "1: the fastest start is walked to the end before the other variants' "
+     "quick passes; 2: its pairs too",
+     2, 0, 2, 1},
 };
 
 static kt_status run(kt_tune *t, const double *opt, kt_err *err)
@@ -132,6 +137,7 @@ static kt_status run(kt_tune *t, const double *opt, kt_err *err)
     w.cover = opt[OPT_COVER];
     w.close = opt[OPT_CLOSE];
     w.samples = (size_t)opt[OPT_SAMPLES];
+    w.leader_first = (int)opt[OPT_LEADER_FIRST];
     rc = kt_walk_run(&w, err);
     kt_walk_free(&w);
     return rc;

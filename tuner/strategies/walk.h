@@ -21,6 +21,7 @@ typedef struct kt_walk_slot {
     int paired;      /* no pair of neighbouring changes improves best */
     size_t fails;    /* restarts in a row that ended no faster */
     int done;        /* settled and out of restarts (or nothing to restart) */
+    int covered;     /* its restarts ended on `cover` (or no perturbation) */
     int hopeless;    /* its start was too slow to be worth a walk */
     size_t spent;    /* evaluations its walks cost */
     size_t feasible; /* its points that pass the host's checks (capped) */
@@ -33,7 +34,7 @@ typedef struct kt_walk {
     int max_passes, random_start;
     double screen, promising, close, hopeless, cover;
     size_t patience, restarts, perturb, samples;
-    int use_pairs;
+    int use_pairs, leader_first;
     /* State. */
     kt_walk_slot *slots; /* one per slot of the space; owned */
     int stopped;         /* the session said stop */
