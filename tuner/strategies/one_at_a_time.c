@@ -65,7 +65,8 @@ enum {
     OPT_COVER,
     OPT_CLOSE,
     OPT_SAMPLES,
-    OPT_LEADER_FIRST
+    OPT_LEADER_FIRST,
+    OPT_RESTART_START
 };
 
 static const kt_strategy_option options[] = {
@@ -117,6 +118,10 @@ static const kt_strategy_option options[] = {
      "1: the fastest start is walked to the end before the other variants' "
      "quick passes; 2: its pairs too",
      2, 0, 2, 1},
+    {"restart_start",
+     "1: when a variant's walk began at a random point of the survey, its "
+     "first restart walks from its declared defaults",
+     1, 0, 1, 1},
 };
 
 static kt_status run(kt_tune *t, const double *opt, kt_err *err)
@@ -138,6 +143,7 @@ static kt_status run(kt_tune *t, const double *opt, kt_err *err)
     w.close = opt[OPT_CLOSE];
     w.samples = (size_t)opt[OPT_SAMPLES];
     w.leader_first = (int)opt[OPT_LEADER_FIRST];
+    w.restart_start = opt[OPT_RESTART_START] != 0;
     rc = kt_walk_run(&w, err);
     kt_walk_free(&w);
     return rc;

@@ -29,6 +29,7 @@ void kt_walk_init(kt_walk *w, kt_tune *t)
     w->cover = 0.15;
     w->restarts = 32;
     w->leader_first = 2;
+    w->restart_start = 1;
     w->perturb = 2;
     w->use_pairs = 1;
 }
@@ -222,6 +223,7 @@ static kt_status survey_slot(kt_walk *w, size_t s, kt_err *err)
     kt_status rc;
 
     kt_space_slot_start(w->space, s, &x->best);
+    x->start = x->best;
     while (!w->stopped && failures < 4) {
         kt_tune_obs obs;
         if (random && !random_point(w, s, &x->best))
@@ -303,6 +305,9 @@ static kt_status survey(kt_walk *w, kt_err *err)
         if (w->slots[s].alive && !w->slots[s].reference &&
             (rc = sample_slot(w, s, err)))
             return rc;
+    for (size_t s = 0; s < w->space->num_slots; ++s)
+        w->slots[s].from_start =
+            kt_point_equal(&w->slots[s].best, &w->slots[s].start);
     name_incumbent(w);
     return KT_S_OK;
 }
@@ -528,6 +533,13 @@ static kt_status restart(kt_walk *w, size_t s, kt_err *err)
         !perturbation(w, s, &local)) {
         x->done = x->covered = 1; /* nothing left around it to restart */
         return KT_S_OK;
+    }
+    /* A walk that began at a random point of the survey has not seen the
+     * basin of the declared defaults: the first restart walks from there. */
+    if (w->restart_start && !x->from_start) {
+        x->from_start = 1;
+        if (!kt_point_equal(&x->start, &x->best))
+            local = x->start;
     }
     ++w->restarts_run;
     before = kt_tune_evaluations(w->t);
