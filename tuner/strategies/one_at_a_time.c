@@ -14,19 +14,30 @@
  *     its walk starts. Reference variants (KT_VARIANT_REFERENCE: cuBLAS,
  *     CUB, cudaMemcpy) are measured and held as the yardstick, never
  *     walked;
- *  2. quick pass: each other variant gets one pass of one-change-at-a-time
+ *  2. the leader first (leader_first): the variant with the fastest start
+ *     is walked to the end and its pairs scanned before any other's walk,
+ *     so a short budget goes where the answer most likely is;
+ *  3. quick pass: each other variant gets one pass of one-change-at-a-time
  *     over its parameters, fastest start first, except those whose start
- *     is more than `hopeless` times slower than the best after the first;
- *  3. deep passes: the promising variants — tuned best within `promising`
+ *     is more than `hopeless` times slower than the best so far;
+ *  4. deep passes: the promising variants — tuned best within `promising`
  *     of the leader — are walked until a full pass changes nothing;
- *  4. pairs: around each promising variant's best, every pair of
+ *  5. pairs: around each promising variant's best, every pair of
  *     parameters moved one value at once, all four ways (a ridge no single
- *     change crosses); a pair that wins is adopted and 3 runs again;
- *  5. restarts: for the variants within `close` of the leader, a walk from
+ *     change crosses); a pair that wins is adopted and 4 runs again;
+ *  6. restarts: for the variants within `close` of the leader, a walk from
  *     a perturbation of the best (`perturb` parameters changed at random,
  *     the seed's draw), until `restarts` of them in a row end no faster or
  *     the variant's walks evaluated `cover` of its feasible points. A
- *     restart that ends faster (paired) replaces that variant's best.
+ *     restart that ends faster (paired) replaces that variant's best. When
+ *     the variant's walk began at a random survey point, the first restart
+ *     walks from its declared defaults (restart_start): on gemv:ax a random
+ *     start can sit in a basin (block 32) its walk cannot leave.
+ *
+ * On the H200 recordings the tops of the spaces are flat and random search
+ * is strong late in a budget, so the restarts go on (32 in a row) rather
+ * than stopping at the first local optimum; bench/strategies.py measured
+ * each of these choices (docs/results/2026-12-01-strategies-replay-h200.md).
  *
  * One pass over a parameter is a line search from the incumbent's value
  * outwards in both directions, stopping a direction after `patience`
