@@ -35,6 +35,7 @@ int kt_cmd_sanitize(int argc, char **argv);
 int kt_cmd_new_plugin(int argc, char **argv);
 int kt_cmd_timeline(int argc, char **argv);
 int kt_cmd_wisdom(int argc, char **argv);
+int kt_cmd_diff(int argc, char **argv);
 
 /* The folder of built-in plugins: next to the executable (build tree:
  * build/plugins), else <prefix>/lib/ktune/plugins for an installed ktune. */

@@ -1,4 +1,5 @@
 /* ktune bench: verify one configuration, then measure it. */
+#include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,11 +13,13 @@
 #include "core/outfile.h"
 #include "core/parse.h"
 #include "core/result_json.h"
+#include "core/result_md.h"
 #include "core/verify.h"
 
 static const char help[] =
     "usage: ktune bench PLUGIN:OPERATOR [--variant V] [--set NAME=VALUE]...\n"
-    "                   [--size NAME=VALUE]... [--json FILE] [options]\n\n"
+    "                   [--size NAME=VALUE]... [--json FILE]\n"
+    "                   [--markdown FILE] [options]\n\n"
     "Verifies one configuration at boundary sizes and at the requested size\n"
     "(outputs poisoned, every element compared), then times it under the\n"
     "measurement protocol and prints median, spread, confidence interval,\n"
@@ -30,29 +33,34 @@ static const char help[] =
     "  --no-calibration   skip the device's ceilings (no % of copy)\n"
     "  --json FILE        write the full record (environment, protocol,\n"
     "                     statistics, raw samples) to FILE\n"
+    "  --markdown FILE    the result as a Markdown table to FILE\n"
+    "                     ('-' for stdout; the report then goes to stderr)\n"
     "  --plugin FILE      load FILE too (repeatable)\n\n" KT_CLI_ISOLATION_HELP
         KT_CLI_PROTOCOL_HELP;
 
 typedef struct bench_args {
     kt_cli_options o;
-    const char *spec;
+    const char *spec, *markdown;
     int calibration;
 } bench_args;
 
 static kt_status own_option(void *ctx, int opt, char *arg, kt_err *err)
 {
     bench_args *a = ctx;
-    (void)opt; /* --no-calibration, the only one */
-    (void)arg;
-    (void)err;
-    a->calibration = 0;
+    if (opt == 'M') {
+        a->markdown = arg;
+        return kt_cli_output(arg, "--markdown", err);
+    }
+    a->calibration = 0; /* --no-calibration */
     return KT_S_OK;
 }
 
 static int parse_args(int argc, char **argv, bench_args *a, kt_err *err)
 {
     static const struct option own[] = {
-        {"no-calibration", no_argument, NULL, 'C'}, {NULL, 0, NULL, 0}};
+        {"no-calibration", no_argument, NULL, 'C'},
+        {"markdown", required_argument, NULL, 'M'},
+        {NULL, 0, NULL, 0}};
     const kt_cli_command cmd = {.name = "bench",
                                 .help = help,
                                 .shared = KT_OPT_MEASURING | KT_OPT_VARIANT |
@@ -192,7 +200,36 @@ static int write_json(const char *path, const bench_args *a,
     return KT_EXIT_OK;
 }
 
-/* Verifies and times the point; prints the report and writes --json. */
+/* --markdown: the result as a Markdown table (core/result_md.h). */
+static int write_markdown(const char *path, const bench_args *a,
+                          const kt_operator *op, const kt_point *pt,
+                          const int64_t *sizes, const kt_eval_result *r,
+                          kt_evaluator *ev, const kt_calibration *calib,
+                          int have_calib)
+{
+    FILE *out = kt_out_open(path);
+    kt_result_md m = {.spec = a->spec,
+                      .device = ev->ops->device(ev)->name,
+                      .op = op,
+                      .pt = pt,
+                      .sizes = sizes,
+                      .r = r,
+                      .work = ev->ops->work(ev),
+                      .copy_gbs = have_calib ? calib->copy_gbs : 0,
+                      .peak_gbs = have_calib ? calib->peak_bw_gbs : 0};
+
+    if (out)
+        kt_result_markdown(out, &m);
+    if (!out || kt_out_close(out) != 0) {
+        fprintf(stderr, "ktune bench: --markdown %s: cannot write: %s\n", path,
+                strerror(errno));
+        return KT_EXIT_FAILURE;
+    }
+    return KT_EXIT_OK;
+}
+
+/* Verifies and times the point; prints the report and writes --json and
+ * --markdown. */
 static int measure(const bench_args *a, const kt_loaded_plugin *plugin,
                    const kt_operator *op, const kt_point *pt,
                    kt_eval_spec *spec, kt_eval_result *result)
@@ -220,6 +257,9 @@ static int measure(const bench_args *a, const kt_loaded_plugin *plugin,
     rc = a->o.json ? write_json(a->o.json, a, op, pt, spec->sizes, result, ev,
                                 &calib, have_calib)
                    : KT_EXIT_OK;
+    if (!rc && a->markdown)
+        rc = write_markdown(a->markdown, a, op, pt, spec->sizes, result, ev,
+                            &calib, have_calib);
 done:
     ev->ops->close(ev);
     return rc;

@@ -11,6 +11,7 @@
 
 #include "app/cli.h"
 #include "app/options.h"
+#include "core/outfile.h"
 #include "core/parse.h"
 #include "timeline/json.h"
 #include "timeline/launch.h"
@@ -193,19 +194,26 @@ static kt_status write_files(const tl_args *a, const kt_tl_summary *s,
                              const kt_tl_json_info *info, kt_err *err)
 {
     FILE *f;
+    /* "-" is the kept stdout (core/outfile.h): the traced program's own
+     * output went to stderr. */
     if (a->json) {
         json_t *j = kt_tl_to_json(s, info);
-        int bad = !j || json_dump_file(j, a->json, JSON_INDENT(1)) != 0;
+        int bad = !j || !(f = kt_out_open(a->json));
+        if (!bad) {
+            bad =
+                json_dumpf(j, f, JSON_INDENT(1)) != 0 || fputc('\n', f) == EOF;
+            bad |= kt_out_close(f) != 0;
+        }
         json_decref(j);
         if (bad)
             return kt_err_set(err, KT_S_IO, "--json %s: cannot be written",
                               a->json);
     }
     if (a->csv) {
-        if (!(f = fopen(a->csv, "w")))
+        if (!(f = kt_out_open(a->csv)))
             return kt_err_set(err, KT_S_IO, "--csv %s: %s", a->csv,
                               strerror(errno));
-        if (kt_tl_write_csv(f, s) != 0 || fclose(f) != 0)
+        if (kt_tl_write_csv(f, s) != 0 || kt_out_close(f) != 0)
             return kt_err_set(err, KT_S_IO, "--csv %s: cannot be written",
                               a->csv);
     }

@@ -1,5 +1,6 @@
 /* ktune tune: search an operator's space for the fastest verified
  * configuration, as a tuning job (INI) describes it. */
+#include <errno.h>
 #include <jansson.h>
 #include <limits.h>
 #include <signal.h>
@@ -14,6 +15,7 @@
 #include "core/evaluator.h"
 #include "core/fileio.h"
 #include "core/instance.h"
+#include "core/outfile.h"
 #include "core/parse.h"
 #include "core/worker.h"
 #include "metrics/cupti/counters.h"
@@ -30,6 +32,7 @@
 static const char help[] =
     "usage: ktune tune CONFIG [--replay FILE] [--resume] [--journal FILE]\n"
     "                  [--json FILE] [--csv FILE] [--t4 FILE]\n"
+    "                  [--markdown FILE]\n"
     "                  [--set SECTION.KEY=VALUE]... [options]\n\n"
     "Searches the space a tuning job (INI, docs/configs.md) describes for\n"
     "the fastest configuration that verifies: every point verified before\n"
@@ -50,7 +53,9 @@ static const char help[] =
     "                      ties, top, path, trace; in replay also the\n"
     "                      recorded optimum and the fraction evaluated\n"
     "  --csv FILE          one row per point visited\n"
-    "  --t4 FILE           Kernel Tuner's T4 results format\n"
+    "  --t4 FILE           Kernel Tuner's T4 results format, with its\n"
+    "                      metadata file next to it (NAME-metadata.json)\n"
+    "  --markdown FILE     the answer, finalists and top as Markdown\n"
     "  --set S.K=VALUE     override a key of the job, e.g.\n"
     "                      --set strategy.name=exhaustive (repeatable)\n"
     "  --plugin FILE       load FILE too (repeatable)\n"
@@ -78,11 +83,12 @@ static const char help[] =
 typedef struct tune_args {
     kt_cli_options o; /* o.sets: --set S.K=VALUE overrides of the job */
     const char *config;
-    const char *journal, *t4;
+    const char *journal, *t4, *markdown;
     int resume, quiet, check;
     const char *verify; /* --verify: NULL, "host" or "device" */
     double replay_delay;
     double started; /* monotonic seconds at the start of the command */
+    double exec_s;  /* the process's age then: exec and dynamic loading */
     /* Sweeps and wisdom (tuner/sweep.h, tuner/wisdom.h): every --replay
      * (o.replay: the current size's), and --wisdom FILE. */
     kt_cli_list replays;
@@ -98,6 +104,7 @@ static kt_status own_option(void *ctx, int opt, char *arg, kt_err *err)
     case 'R': a->resume = 1; break;
     case 'J': a->journal = arg; break;
     case 't': a->t4 = arg; break;
+    case 'M': a->markdown = arg; return kt_cli_output(arg, "--markdown", err);
     case 'q': a->quiet = 1; break;
     case 'C': a->check = 1; break;
     case 'V':
@@ -128,6 +135,7 @@ static int parse_args(int argc, char **argv, tune_args *a, kt_err *err)
         {"resume", no_argument, NULL, 'R'},
         {"journal", required_argument, NULL, 'J'},
         {"t4", required_argument, NULL, 't'},
+        {"markdown", required_argument, NULL, 'M'},
         {"replay-delay", required_argument, NULL, 'D'},
         {"quiet", no_argument, NULL, 'q'},
         {"check", no_argument, NULL, 'C'},
@@ -205,11 +213,11 @@ static kt_status check_outputs(const kt_job *job, kt_err *err)
 {
     kt_status rc = KT_S_OK;
 
-    if (job->json[0] && (rc = kt_file_check_output(job->json, "--json", err)))
+    if (job->json[0] && (rc = kt_cli_output(job->json, "--json", err)))
         return rc;
-    if (job->csv[0] && (rc = kt_file_check_output(job->csv, "--csv", err)))
+    if (job->csv[0] && (rc = kt_cli_output(job->csv, "--csv", err)))
         return rc;
-    if (job->t4[0] && (rc = kt_file_check_output(job->t4, "--t4", err)))
+    if (job->t4[0] && (rc = kt_cli_output(job->t4, "--t4", err)))
         return rc;
     if (job->journal_mode != KT_JOB_JOURNAL_NONE && job->journal[0])
         rc = kt_file_check_output(job->journal, "journal", err);
@@ -507,6 +515,8 @@ typedef struct tune_run {
     /* The start phase of the current size (from the command's start for
      * the first, from the size's for the others) and the calibration. */
     double size_started, open_s, calib_s;
+    /* The process's own start before the command (the first size's). */
+    double exec_s;
     /* The sweep: how many sizes (job.num_sweep, or one per --replay), the
      * paths each size derives its own from, whether an existing journal
      * gets a numbered successor. */
@@ -519,7 +529,8 @@ typedef struct tune_run {
 /* dst: base, or base with the current size's tag in a sweep. */
 static void size_path(const tune_run *t, const char *base, char *dst)
 {
-    if (!base[0] || t->num_sizes == 1)
+    /* "-" stays stdout: every size's document goes there in turn. */
+    if (!base[0] || t->num_sizes == 1 || kt_out_is_stdout(base))
         snprintf(dst, PATH_MAX, "%s", base);
     else
         kt_sweep_path(base, t->job.op, t->job.sizes, dst, PATH_MAX);
@@ -621,6 +632,25 @@ static void configure(const tune_args *a, tune_run *t)
     cfg->notes = stderr;
 }
 
+/* --markdown: the file, or in a sweep one file per size (tagged like the
+ * journal); "-" stays stdout. */
+static kt_status write_markdown(const tune_args *a, const tune_run *t,
+                                const kt_tune_facts *f, kt_err *err)
+{
+    char path[PATH_MAX];
+    FILE *out;
+
+    size_path(t, a->markdown, path);
+    if (!(out = kt_out_open(path)))
+        return kt_err_set(err, KT_S_IO, "--markdown %s: cannot write: %s", path,
+                          strerror(errno));
+    kt_summary_markdown(out, f, &t->result, t->job.top);
+    if (kt_out_close(out) != 0)
+        return kt_err_set(err, KT_S_IO, "--markdown %s: cannot write: %s", path,
+                          strerror(errno));
+    return KT_S_OK;
+}
+
 /* The summary on stdout, the output files, the sweep's row, and the exit
  * code. */
 static int report_run(const tune_args *a, tune_run *t, kt_sweep_row *row)
@@ -650,7 +680,8 @@ static int report_run(const tune_args *a, tune_run *t, kt_sweep_row *row)
     }
     if (!a->quiet)
         kt_summary_print(stdout, &facts, &t->result, job->top);
-    if (write_outputs(job, &facts, &t->result, &err))
+    if (write_outputs(job, &facts, &t->result, &err) ||
+        (a->markdown && write_markdown(a, t, &facts, &err)))
         return kt_cli_fail(&err);
     kt_sweep_row_fill(&facts, &t->result, row);
     if (!t->result.has_best) {
@@ -709,6 +740,17 @@ static void journal_run(tune_run *t)
         fprintf(stderr, "ktune: warning: %s\n", jerr.msg);
 }
 
+/* The evaluator lets go of the device once the run is done (a worker
+ * ends), timed: the summary's time then holds all of it. */
+static double release_device(kt_evaluator *ev)
+{
+    double t0 = kt_clock_seconds();
+
+    if (ev && ev->ops->release)
+        ev->ops->release(ev);
+    return kt_clock_seconds() - t0;
+}
+
 /* Opens, searches and reports the current size; an exit code. *fatal is
  * set when the sweep cannot go on (no evaluator, a journal or evaluator
  * failure); a search that found nothing valid lets the next size run. */
@@ -727,6 +769,8 @@ static int tune(const tune_args *a, tune_run *t, kt_sweep_row *row, int *fatal)
     st = kt_tune_run(&t->cfg, &t->result, &err);
     t->result.open_s = t->open_s;
     t->result.calibration_s = t->calib_s;
+    t->result.exec_s = t->exec_s;
+    t->result.close_s = release_device(t->ev);
     journal_run(t);
     if (st) {
         fprintf(stderr, "ktune: %s\n", err.msg);
@@ -829,6 +873,7 @@ static int run_sweep(tune_args *a, tune_run *t, sweep_out *s)
                    t->num_sizes);
         memset(row, 0, sizeof *row);
         t->size_started = i ? kt_clock_seconds() : a->started;
+        t->exec_s = i ? 0 : a->exec_s;
         one = tune(a, t, row, &fatal);
         if (!fatal)
             ++s->num_rows;
@@ -888,6 +933,9 @@ int kt_cmd_tune(int argc, char **argv)
     memset(&s, 0, sizeof s);
     /* The start phase: plugins, the job, the evaluator and its problem. */
     a.started = kt_clock_seconds();
+    a.exec_s = kt_clock_process_age();
+    /* A clock that disagrees (another time namespace, say) says nothing. */
+    a.exec_s = a.exec_s >= 0 && a.exec_s < 60 ? a.exec_s : 0;
     kt_err_clear(&err);
     kt_registry_init(&reg);
     if (!t) {

@@ -22,6 +22,8 @@ static const command commands[] = {
     {"bench", kt_cmd_bench, "verify and time one configuration"},
     {"tune", kt_cmd_tune, "search for the fastest verified configuration"},
     {"compare", kt_cmd_compare, "variants side by side, with speed-ups"},
+    {"diff", kt_cmd_diff,
+     "two results files compared, for CI (exit 1: slower)"},
     {"profile", kt_cmd_profile, "time, counters and a bottleneck diagnosis"},
     {"report", kt_cmd_report, "an HTML report of tuning or compare results"},
     {"timeline", kt_cmd_timeline, "a CUDA program's kernels, copies, gaps"},

@@ -1,5 +1,6 @@
 #include "app/options.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -8,6 +9,7 @@
 
 #include "app/cli.h"
 #include "core/fileio.h"
+#include "core/outfile.h"
 #include "core/parse.h"
 
 kt_status kt_cli_list_push(kt_cli_list *list, char *item, kt_err *err)
@@ -192,6 +194,16 @@ static kt_status count_value(const char *arg, const char *name, int64_t max,
 }
 
 /* One shared option (or a protocol option). */
+kt_status kt_cli_output(const char *arg, const char *what, kt_err *err)
+{
+    if (!kt_out_is_stdout(arg))
+        return kt_file_check_output(arg, what, err);
+    if (kt_out_reserve_stdout() != 0)
+        return kt_err_set(err, KT_S_IO, "%s -: cannot keep stdout: %s", what,
+                          strerror(errno));
+    return KT_S_OK;
+}
+
 static kt_status apply_shared(int opt, char *arg, kt_cli_options *o,
                               kt_err *err)
 {
@@ -207,10 +219,8 @@ static kt_status apply_shared(int opt, char *arg, kt_cli_options *o,
         return count_value(arg, "--device", INT_MAX, &o->device, err);
     case OPT_NO_BOUNDARIES: o->boundaries = 0; return KT_S_OK;
     /* Output files are checked now, not after the run they would end. */
-    case OPT_JSON:
-        o->json = arg;
-        return kt_file_check_output(arg, "--json", err);
-    case OPT_CSV: o->csv = arg; return kt_file_check_output(arg, "--csv", err);
+    case OPT_JSON: o->json = arg; return kt_cli_output(arg, "--json", err);
+    case OPT_CSV: o->csv = arg; return kt_cli_output(arg, "--csv", err);
     case OPT_NO_COUNTERS: o->counters = 0; return KT_S_OK;
     case OPT_IN_PROCESS: o->in_process = 1; return KT_S_OK;
     case OPT_REPLAY: o->replay = arg; return KT_S_OK;

@@ -27,6 +27,12 @@ typedef struct kt_cli_list {
 kt_status kt_cli_list_push(kt_cli_list *list, char *item, kt_err *err);
 void kt_cli_list_free(kt_cli_list *list);
 
+/* An output option's value (what: "--json"): checked as a file to write
+ * (core/fileio.h), or "-": stdout is then kept for that document alone
+ * and everything else the command prints goes to stderr
+ * (kt_out_reserve_stdout). KT_S_INPUT for a path that cannot be written. */
+kt_status kt_cli_output(const char *arg, const char *what, kt_err *err);
+
 /* The shared options a command accepts. */
 enum {
     KT_OPT_VARIANT = 1u << 0,     /* --variant V */

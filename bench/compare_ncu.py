@@ -4,8 +4,13 @@ operator, every raw counter ktune reports next to Nsight Compute's value
 for the same kernel(s), and ktune's diagnosis next to the truth.
 
   compare_ncu.py table KTUNE_JSON NCU_CSV OPERATOR TRUTH_FILE [--md]
-                [--drop NAME,NAME...]
+                [--drop NAME,NAME...] [--again NCU_CSV2]
   compare_ncu.py launches KTUNE_JSON   (prints the kernel count)
+
+--again: a second ncu run of the same launches; its values are shown next
+to the first (ncu's own run-to-run spread: where ktune misses ncu by more
+than the check allows, this says whether ncu itself repeats). The checks
+stay against the first run.
 
 --drop: the CSV holds every launch (ncu had no name filter): rows whose
 kernel is one of NAMES (ktune's own) are dropped and the last rows, one
@@ -160,18 +165,25 @@ def kernels_of(v):
     return cost.get("kernels") or (1 if counters.get("raw") else 0)
 
 
-def table(kjson, ncsv, prefix, md, drop):
+def last_round(rows, drop, total):
+    if drop:
+        rows = [r for r in rows if base_name(r.get("Kernel Name", "")) not in drop]
+    # The timed round is the last: earlier rows are the setup's reference
+    # kernels and the verification launches.
+    return rows[len(rows) - total:] if total <= len(rows) else rows
+
+
+def table(kjson, ncsv, prefix, md, drop, again=None):
     k = json.load(open(kjson))
     rows = ncu_rows(ncsv)
     variants = k["variants"]
     counts = []
     for v in variants:
         counts.append(kernels_of(v))
-    if drop:
-        rows = [r for r in rows if base_name(r.get("Kernel Name", "")) not in drop]
-    # The timed round is the last: earlier rows are the setup's reference
-    # kernels and the verification launches.
-    rows = rows[len(rows) - sum(counts):] if sum(counts) <= len(rows) else rows
+    rows = last_round(rows, drop, sum(counts))
+    rows2 = last_round(ncu_rows(again), drop, sum(counts)) if again else None
+    if rows2 is not None and len(rows2) != len(rows):
+        rows2 = None
     failed = 0
     out = []
     if sum(counts) != len(rows):
@@ -181,6 +193,7 @@ def table(kjson, ncsv, prefix, md, drop):
     at = 0
     for v, n_k in zip(variants, counts):
         mine = rows[at:at + n_k] if n_k else []
+        mine2 = rows2[at:at + n_k] if n_k and rows2 else []
         at += n_k
         name = v["variant"]
         key = "%s/%s" % (prefix, name)
@@ -195,8 +208,12 @@ def table(kjson, ncsv, prefix, md, drop):
             out.append("ktune collected no counters: %s" % why)
         if md:
             out.append("")
-            out.append("| counter | ncu | ktune | check |")
-            out.append("|---|--:|--:|---|")
+            if rows2:
+                out.append("| counter | ncu | ncu again | ktune | check |")
+                out.append("|---|--:|--:|--:|---|")
+            else:
+                out.append("| counter | ncu | ktune | check |")
+                out.append("|---|--:|--:|---|")
         weights = [number(r.get(DURATION, "nan")) for r in mine]
         vfail = 0
         for metric in sorted(raw):
@@ -206,8 +223,14 @@ def table(kjson, ncsv, prefix, md, drop):
             text, ok = check(metric, kv, nv)
             vfail += not ok
             cells = (metric, show(nv), show(kv), text)
-            out.append("| %s | %s | %s | %s |" % cells if md
-                       else "%-66s %16s %16s  %s" % cells)
+            if rows2:
+                w2 = [number(r.get(DURATION, "nan")) for r in mine2]
+                nv2 = combine(metric, [number(r.get(metric, "nan"))
+                                       for r in mine2], w2)
+                cells = (metric, show(nv), show(nv2), show(kv), text)
+            out.append("| " + " | ".join(cells) + " |" if md
+                       else "%-66s " % cells[0] + " ".join(
+                           "%16s" % c for c in cells[1:-1]) + "  " + cells[-1])
         text, ok = verdict(v.get("diagnosis"), key)
         vfail += not ok
         failed += vfail
@@ -228,8 +251,11 @@ def main():
         drop = set()
         if "--drop" in sys.argv:
             drop = set(sys.argv[sys.argv.index("--drop") + 1].split(","))
+        again = None
+        if "--again" in sys.argv:
+            again = sys.argv[sys.argv.index("--again") + 1]
         return 1 if table(sys.argv[2], sys.argv[3], sys.argv[4],
-                          "--md" in sys.argv, drop) else 0
+                          "--md" in sys.argv, drop, again) else 0
     sys.exit(__doc__)
 
 

@@ -195,6 +195,14 @@ typedef struct kt_evaluator_ops {
     kt_status (*profile)(kt_evaluator *ev, const kt_point *pt,
                          const kt_profile_request *req, kt_profile_result *out,
                          kt_err *err);
+
+    /* Optional (NULL: nothing worth giving back before close). Lets go of
+     * the device (a worker ends its process, and its context with it)
+     * while device(), work() and environment() stay valid until close; a
+     * later call that needs the device sets it up again. Called when a
+     * run has finished, so that letting go is timed as a phase of its
+     * own rather than hidden after the summary. */
+    void (*release)(kt_evaluator *ev);
 } kt_evaluator_ops;
 
 struct kt_evaluator {

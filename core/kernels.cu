@@ -39,6 +39,20 @@ static __global__ void read_sweep(const uint4 *__restrict__ p, size_t n,
         *sink = h;
 }
 
+/* Drops every 128-byte line of p from the L2 without writing it back
+ * (PTX discard.global.L2, sm_80 and later; a no-op before): the lines'
+ * contents become unspecified, which is all a flush buffer needs. */
+static __global__ void discard_lines(char *p, size_t lines)
+{
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < lines;
+         i += (size_t)gridDim.x * blockDim.x) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+        asm volatile("discard.global.L2 [%0], 128;" ::"l"(p + i * 128)
+                     : "memory");
+#endif
+    }
+}
+
 static __global__ void empty_kernel()
 {
 }
@@ -69,6 +83,14 @@ extern "C" cudaError_t kt_launch_read_sweep(const void *buf, size_t bytes,
 {
     read_sweep<<<(unsigned)(sm_count > 0 ? 4 * sm_count : 128), 512, 0,
                  stream>>>((const uint4 *)buf, bytes / sizeof(uint4), sink);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t kt_launch_l2_discard(void *buf, size_t bytes,
+                                            int sm_count, cudaStream_t stream)
+{
+    discard_lines<<<(unsigned)(sm_count > 0 ? 4 * sm_count : 128), 512, 0,
+                    stream>>>((char *)buf, bytes / 128);
     return cudaGetLastError();
 }
 

@@ -35,6 +35,11 @@ cudaError_t kt_launch_read_sweep(const void *buf, size_t bytes,
                                  unsigned int *sink, int sm_count,
                                  cudaStream_t stream);
 
+/* Drops the L2 lines of bytes (a multiple of 128) of buf, 128-byte
+ * aligned, without writing them back (sm_80+; a no-op kernel before). */
+cudaError_t kt_launch_l2_discard(void *buf, size_t bytes, int sm_count,
+                                 cudaStream_t stream);
+
 /* An empty kernel, <<<1, 1>>>: the launch floor. */
 cudaError_t kt_launch_empty(cudaStream_t stream);
 

@@ -32,6 +32,9 @@ typedef struct local_eval {
     int lost;             /* a kernel faulted: the context is unusable */
     verdict *verdicts;
     size_t num_verdicts;
+    /* Where opening went: CUDA's start and the context (device_s), the
+     * meter (meter_s), the problem's set-up (problem_s). */
+    double device_s, meter_s, problem_s;
 } local_eval;
 
 typedef struct launch_ctx {
@@ -283,8 +286,10 @@ static kt_status local_calibration(kt_evaluator *ev, int refresh,
 static json_t *local_environment(kt_evaluator *ev)
 {
     local_eval *le = self(ev);
-    return json_pack("{s:o,s:o}", "device", kt_env_device(&le->gpu), "plugin",
-                     kt_env_plugin(le->spec.plugin));
+    return json_pack(
+        "{s:o,s:o,s:{s:f,s:f,s:f}}", "device", kt_env_device(&le->gpu),
+        "plugin", kt_env_plugin(le->spec.plugin), "start", "device_s",
+        le->device_s, "meter_s", le->meter_s, "problem_s", le->problem_s);
 }
 
 static const kt_work *local_work(kt_evaluator *ev)
@@ -314,7 +319,8 @@ void kt_profile_result_free(kt_profile_result *r)
 }
 
 /* A profiled pass: the same state before every launch (inputs restored
- * when the kernels write them, L2 flushed), nothing else inside the range. */
+ * when the kernels write them, L2 empty and clean as Nsight Compute leaves
+ * it), nothing else inside the range. */
 static kt_status profile_prepare(void *ctx, kt_err *err)
 {
     launch_ctx *c = ctx;
@@ -322,7 +328,7 @@ static kt_status profile_prepare(void *ctx, kt_err *err)
 
     if (((c->le->spec.op->flags & KT_OP_MODIFIES_INPUTS) &&
          (rc = kt_instance_reset(&c->le->inst, err))) ||
-        (rc = kt_meter_flush_l2(&c->le->meter, err)))
+        (rc = kt_meter_flush_l2_clean(&c->le->meter, err)))
         return rc;
     return kt_cuda_status(cudaStreamSynchronize(c->le->meter.stream),
                           "synchronising before a profiled launch", err);
@@ -483,6 +489,7 @@ kt_status kt_local_open(const kt_eval_spec *spec, kt_evaluator **out,
                         kt_err *err)
 {
     local_eval *le = calloc(1, sizeof *le);
+    double t0;
     kt_status rc;
 
     *out = NULL;
@@ -490,6 +497,7 @@ kt_status kt_local_open(const kt_eval_spec *spec, kt_evaluator **out,
         return kt_err_set(err, KT_S_NOMEM, "out of memory");
     le->base.ops = &local_ops;
     le->spec = *spec;
+    t0 = kt_clock_seconds();
     if ((rc = kt_gpu_open(spec->device, &le->gpu, err)) ||
         (rc = kt_plugin_check_arch(
              spec->plugin->path, spec->plugin->desc.cuda_archs,
@@ -504,11 +512,17 @@ kt_status kt_local_open(const kt_eval_spec *spec, kt_evaluator **out,
                 le->gpu.runtime_version);
     kt_verifier_init(&le->verifier, &le->gpu, spec->seed, spec->log_level,
                      spec->verify_host);
-    if ((rc = kt_meter_open(&le->meter, &le->gpu, err)) ||
-        (rc = kt_instance_setup(&le->inst, spec->op, &le->gpu, spec->sizes,
+    le->device_s = kt_clock_seconds() - t0;
+    t0 = kt_clock_seconds();
+    if ((rc = kt_meter_open(&le->meter, &le->gpu, err)))
+        goto fail;
+    le->meter_s = kt_clock_seconds() - t0;
+    t0 = kt_clock_seconds();
+    if ((rc = kt_instance_setup(&le->inst, spec->op, &le->gpu, spec->sizes,
                                 spec->seed, spec->log_level, spec->verify_host,
                                 err)))
         goto fail;
+    le->problem_s = kt_clock_seconds() - t0;
     *out = &le->base;
     return KT_S_OK;
 fail:

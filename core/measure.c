@@ -37,8 +37,8 @@ kt_status kt_meter_open(kt_meter *meter, const kt_gpu *gpu, kt_err *err)
         (rc = KT_CUDA_TRY(
              cudaMalloc((void **)&meter->flush_sink, sizeof *meter->flush_sink),
              err)) ||
-        /* Initialised once, never written again: the flush reads defined
-         * data and its lines are clean. */
+        /* Initialised once (only the cold-dirty and the clean flush write
+         * it again): the read sweep reads defined data. */
         (rc = KT_CUDA_TRY(cudaMemset(meter->flush_buf, 0, meter->flush_bytes),
                           err)) ||
         (rc = KT_CUDA_TRY(cudaDeviceSynchronize(), err)))
@@ -78,6 +78,18 @@ kt_status kt_meter_flush_l2_dirty(kt_meter *meter, kt_err *err)
     return KT_CUDA_TRY(
         cudaMemsetAsync(meter->flush_buf, 0, meter->flush_bytes, meter->stream),
         err);
+}
+
+kt_status kt_meter_flush_l2_clean(kt_meter *meter, kt_err *err)
+{
+    kt_status rc = kt_meter_flush_l2_dirty(meter, err);
+    if (rc)
+        return rc;
+    return kt_cuda_status(
+        kt_launch_l2_discard(meter->flush_buf,
+                             meter->flush_bytes & ~(size_t)127,
+                             meter->gpu->dev.sm_count, meter->stream),
+        "L2 discard", err);
 }
 
 /* Enough events and probe slots for one round of n targets. */
@@ -186,23 +198,36 @@ static kt_status grow(double **array, size_t need, kt_err *err)
     return KT_S_OK;
 }
 
-/* One round: one sample of every active target (active[0..n) index
- * targets), then one synchronisation. interval_us and clock_mhz are per
- * position in active. */
-static kt_status run_round(kt_meter *meter, const kt_target *targets,
-                           const size_t *active, size_t n, const kt_protocol *p,
-                           double *interval_us, double *clock_mhz, kt_err *err)
+/* A round in flight: the targets it samples (indices into targets, in
+ * sampling order), its number, and which half of the meter's events and
+ * probe slots it uses. Two rounds can be in flight at once: the next is
+ * enqueued while the host waits for this one, when this one's results
+ * cannot stop anything (kt_meter_round_may_stop). */
+typedef struct round_slot {
+    size_t *active;
+    size_t n, index;
+    int half;
+} round_slot;
+
+/* Enqueues one round: one sample of every target in r, then the copy of
+ * its clock probes and its end event; nothing waits. stride is the
+ * number of targets a half holds. */
+static kt_status enqueue_round(kt_meter *meter, const kt_target *targets,
+                               const round_slot *r, size_t stride,
+                               const kt_protocol *p, kt_err *err)
 {
     cudaStream_t s = meter->stream;
+    cudaEvent_t *ev = meter->events + 2 * stride * (size_t)r->half;
+    unsigned int *probe = meter->probe_dev + stride * (size_t)r->half;
     kt_status rc;
 
     if (p->probe_ns &&
-        (rc = KT_CUDA_TRY(cudaMemsetAsync(meter->probe_dev, 0xFF,
-                                          n * sizeof(unsigned int), s),
-                          err)))
+        (rc = KT_CUDA_TRY(
+             cudaMemsetAsync(probe, 0xFF, r->n * sizeof(unsigned int), s),
+             err)))
         return rc;
-    for (size_t k = 0; k < n; ++k) {
-        const kt_target *t = &targets[active[k]];
+    for (size_t k = 0; k < r->n; ++k) {
+        const kt_target *t = &targets[r->active[k]];
         if (t->reset && (rc = t->reset(t->ctx, err)))
             return rc;
         if ((p->cache == KT_CACHE_COLD &&
@@ -211,36 +236,50 @@ static kt_status run_round(kt_meter *meter, const kt_target *targets,
              (rc = kt_meter_flush_l2_dirty(meter, err))))
             return rc;
         if (p->probe_ns &&
-            (rc = kt_cuda_status(kt_launch_clock_probe(meter->probe_dev + k,
+            (rc = kt_cuda_status(kt_launch_clock_probe(probe + k,
                                                        meter->gpu->dev.sm_count,
                                                        p->probe_ns, s),
                                  "clock probe", err)))
             return rc;
         meter->costs.flushes += p->cache != KT_CACHE_HOT;
         meter->costs.probes += p->probe_ns != 0;
-        if ((rc = KT_CUDA_TRY(cudaEventRecord(meter->events[2 * k], s), err)) ||
+        if ((rc = KT_CUDA_TRY(cudaEventRecord(ev[2 * k], s), err)) ||
             (rc = launch_checked(t, s, err)) ||
-            (rc = KT_CUDA_TRY(cudaEventRecord(meter->events[2 * k + 1], s),
-                              err)))
+            (rc = KT_CUDA_TRY(cudaEventRecord(ev[2 * k + 1], s), err)))
             return rc;
     }
     if (p->probe_ns &&
-        (rc = KT_CUDA_TRY(cudaMemcpyAsync(meter->probe_host, meter->probe_dev,
-                                          n * sizeof(unsigned int),
-                                          cudaMemcpyDeviceToHost, s),
-                          err)))
+        (rc = KT_CUDA_TRY(
+             cudaMemcpyAsync(meter->probe_host + stride * (size_t)r->half,
+                             probe, r->n * sizeof(unsigned int),
+                             cudaMemcpyDeviceToHost, s),
+             err)))
         return rc;
-    if ((rc = kt_cuda_status(cudaStreamSynchronize(s),
-                             "synchronising after the timed launches", err)))
+    return KT_CUDA_TRY(
+        cudaEventRecord(meter->events[4 * stride + (size_t)r->half], s), err);
+}
+
+/* Waits for round r and reads its samples: interval_us and clock_mhz per
+ * position in r. */
+static kt_status read_round(kt_meter *meter, const round_slot *r, size_t stride,
+                            const kt_protocol *p, double *interval_us,
+                            double *clock_mhz, kt_err *err)
+{
+    cudaEvent_t *ev = meter->events + 2 * stride * (size_t)r->half;
+    const unsigned int *probe = meter->probe_host + stride * (size_t)r->half;
+    kt_status rc;
+
+    if ((rc = kt_cuda_status(
+             cudaEventSynchronize(meter->events[4 * stride + (size_t)r->half]),
+             "synchronising after the timed launches", err)))
         return rc;
-    for (size_t i = 0; i < n; ++i) {
+    for (size_t i = 0; i < r->n; ++i) {
         float ms = 0;
-        if ((rc = KT_CUDA_TRY(cudaEventElapsedTime(&ms, meter->events[2 * i],
-                                                   meter->events[2 * i + 1]),
-                              err)))
+        if ((rc = KT_CUDA_TRY(
+                 cudaEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1]), err)))
             return rc;
         interval_us[i] = 1e3 * (double)ms;
-        clock_mhz[i] = p->probe_ns ? meter->probe_host[i] / 1e3 : 0.0;
+        clock_mhz[i] = p->probe_ns ? probe[i] / 1e3 : 0.0;
     }
     return KT_S_OK;
 }
@@ -420,63 +459,179 @@ static size_t next_active(const kt_protocol *p, sampling *st, size_t n,
     return m;
 }
 
+int kt_meter_round_may_stop(const kt_protocol *p, size_t num_kept,
+                            size_t last_check, size_t rounds)
+{
+    size_t gap = rounds / 16 ? rounds / 16 : 1;
+
+    if (rounds >= p->max_samples)
+        return 1;
+    if (p->race > 0 && p->race_bar_us > 0 &&
+        kt_meter_race_rank(p->min_samples, num_kept + 1) != 0)
+        return 1;
+    /* own_rule looks at its statistics every gap rounds; below min_samples
+     * only the caps can stop a target. */
+    return rounds - last_check >= gap && num_kept + 1 >= p->min_samples;
+}
+
+/* Whether round r's results could change which targets go on: then the
+ * next round waits for them; otherwise it is enqueued first. Only the
+ * wall-time cap cannot be foreseen (next_active's callers discard what a
+ * round sampled after its target stopped). */
+static int round_decides(const kt_protocol *p, const sampling *st, size_t n,
+                         const round_slot *r)
+{
+    if (p->race_pairs && n > 1 && r->n == 1 && r->active[0] == 0)
+        return 1; /* the incumbent alone: it stops at min_samples */
+    for (size_t k = 0; k < r->n; ++k) {
+        const sampling *s = &st[r->active[k]];
+        if (!s->reason && !s->stopped &&
+            kt_meter_round_may_stop(p, s->num_kept, s->last_check,
+                                    r->index + 1))
+            return 1;
+    }
+    return 0;
+}
+
+/* Room for round `index` in every target's samples. */
+static kt_status grow_rounds(kt_timing *out, sampling *st, size_t n,
+                             size_t index, size_t *cap, kt_err *err)
+{
+    kt_status rc = KT_S_OK;
+
+    if (index < *cap)
+        return KT_S_OK;
+    *cap = *cap ? 2 * *cap : 64;
+    for (size_t i = 0; i < n && !rc; ++i)
+        if ((rc = grow(&out[i].samples_us, *cap, err)) ||
+            (rc = grow(&st[i].kept, *cap, err)))
+            break;
+    for (size_t i = 0; i < n && !rc; ++i)
+        rc = grow(&st[i].clocks, *cap, err);
+    return rc;
+}
+
+/* Takes round r's samples (interval, clock per position in r) into the
+ * targets' statistics and applies the stopping rules. A target that
+ * stopped before r ran (a speculative round, see round_decides) takes
+ * nothing from it. */
+static kt_status take_round(const kt_meter *meter, const kt_protocol *p,
+                            sampling *st, kt_timing *out, const round_slot *r,
+                            const double *interval, const double *clock,
+                            double t_start, kt_err *err)
+{
+    double threshold = p->throttle_ratio * meter->gpu->sm_clock_khz / 1e3;
+    kt_status rc = KT_S_OK;
+
+    for (size_t k = 0; k < r->n && !rc; ++k) {
+        size_t i = r->active[k];
+        sampling *s = &st[i];
+        int throttled = p->probe_ns && clock[k] < threshold;
+        if (s->stopped)
+            continue;
+        /* A target takes part in rounds 0, 1, ... without a gap: the
+         * sample of round r is its r-th, and pairs stay aligned. */
+        out[i].samples_us[r->index] = throttled ? NAN : interval[k];
+        out[i].num_rounds = r->index + 1;
+        if (throttled) {
+            ++out[i].discarded;
+        } else {
+            s->kept[s->num_kept] = interval[k];
+            s->clocks[s->num_kept++] = clock[k];
+            out[i].gpu_time_s += interval[k] * 1e-6;
+        }
+        if (!s->reason && !throttled)
+            s->reason = kt_meter_race_stop(p, s->kept, s->num_kept);
+        rc = own_rule(p, s, &out[i], r->index + 1, kt_clock_seconds() - t_start,
+                      err);
+    }
+    return rc;
+}
+
+/* Whether rounds may overlap. Not when a target restores its inputs
+ * before each sample: the restore (an upload outside the timed stream)
+ * would then run beside the round still in flight and disturb its
+ * samples. KTUNE_ROUND_SYNC=1: never, the earlier behaviour, for
+ * measuring what the overlap gains. */
+static int rounds_overlap(const kt_target *targets, size_t n)
+{
+    const char *v = getenv("KTUNE_ROUND_SYNC");
+    for (size_t i = 0; i < n; ++i)
+        if (targets[i].reset)
+            return 0;
+    return !(v && strcmp(v, "1") == 0);
+}
+
+/* Rounds until every target has stopped. While the host reads one round,
+ * the next is already on the GPU whenever the one being read cannot stop
+ * anything, so the GPU does not idle for the host between rounds. */
 static kt_status sample_rounds(kt_meter *meter, const kt_target *targets,
                                size_t n, const kt_protocol *p, kt_timing *out,
                                sampling *st, double t_start, kt_err *err)
 {
-    double *interval = calloc(2 * n, sizeof *interval), *clock = interval + n;
-    size_t *active = calloc(n ? n : 1, sizeof *active);
-    double threshold = p->throttle_ratio * meter->gpu->sm_clock_khz / 1e3;
+    double *interval = calloc(2 * n + 1, sizeof *interval);
+    double *clock = interval ? interval + n : NULL;
+    size_t *lists = calloc(3 * n + 1, sizeof *lists);
+    size_t *fresh = lists ? lists + 2 * n : NULL;
     size_t cap = 0, m;
+    round_slot cur = {lists, n, 0, 0},
+               next = {lists ? lists + n : NULL, 0, 0, 1};
+    round_slot swap;
+    int overlap = rounds_overlap(targets, n), queued = 0, stale = !overlap;
     kt_status rc = KT_S_OK;
 
-    if (!interval || !active) {
+    if (!interval || !lists) {
         rc = kt_err_set(err, KT_S_NOMEM, "out of memory for samples");
         goto done;
     }
     for (size_t i = 0; i < n; ++i)
-        active[i] = i;
-    m = n;
-    for (size_t round = 0; m > 0 && !rc; ++round) {
-        if ((rc =
-                 run_round(meter, targets, active, m, p, interval, clock, err)))
-            break;
-        if (round >= cap) {
-            cap = cap ? 2 * cap : 64;
-            for (size_t i = 0; i < n && !rc; ++i)
-                if ((rc = grow(&out[i].samples_us, cap, err)) ||
-                    (rc = grow(&st[i].kept, cap, err)) ||
-                    (rc = grow(&st[i].clocks, cap, err)))
-                    break;
-            if (rc)
+        cur.active[i] = i;
+    rc = enqueue_round(meter, targets, &cur, n, p, err);
+    while (!rc) {
+        if (!stale && !round_decides(p, st, n, &cur)) {
+            next.n = cur.n;
+            next.index = cur.index + 1;
+            next.half = !cur.half;
+            memcpy(next.active, cur.active, cur.n * sizeof *cur.active);
+            if ((rc = enqueue_round(meter, targets, &next, n, p, err)))
                 break;
+            queued = 1;
         }
-        for (size_t k = 0; k < m && !rc; ++k) {
-            size_t i = active[k];
-            sampling *s = &st[i];
-            int throttled = p->probe_ns && clock[k] < threshold;
-            /* A target takes part in rounds 0, 1, ... without a gap: the
-             * sample of round r is its r-th, and pairs stay aligned. */
-            out[i].samples_us[round] = throttled ? NAN : interval[k];
-            out[i].num_rounds = round + 1;
-            if (throttled) {
-                ++out[i].discarded;
-            } else {
-                s->kept[s->num_kept] = interval[k];
-                s->clocks[s->num_kept++] = clock[k];
-                out[i].gpu_time_s += interval[k] * 1e-6;
+        if ((rc = read_round(meter, &cur, n, p, interval, clock, err)) ||
+            (rc = grow_rounds(out, st, n, cur.index, &cap, err)) ||
+            (rc = take_round(meter, p, st, out, &cur, interval, clock, t_start,
+                             err)))
+            break;
+        m = next_active(p, st, n, fresh);
+        if (queued) {
+            swap = cur;
+            cur = next;
+            next = swap;
+            queued = 0;
+            if (m == 0) {
+                /* A cap stopped everything while a round was in flight:
+                 * it ran for nothing; wait for it, keep none of it. */
+                rc = read_round(meter, &cur, n, p, interval, clock, err);
+                break;
             }
-            if (!s->reason && !throttled)
-                s->reason = kt_meter_race_stop(p, s->kept, s->num_kept);
-            rc = own_rule(p, s, &out[i], round + 1,
-                          kt_clock_seconds() - t_start, err);
+            /* The round in flight samples a target that stopped (a cap):
+             * the one after it takes the new set. */
+            stale =
+                m != cur.n || memcmp(fresh, cur.active, m * sizeof *fresh) != 0;
+            continue;
         }
-        if (!rc)
-            m = next_active(p, st, n, active);
+        stale = !overlap;
+        if (m == 0)
+            break;
+        cur.n = m;
+        cur.index += 1;
+        cur.half = !cur.half;
+        memcpy(cur.active, fresh, m * sizeof *fresh);
+        rc = enqueue_round(meter, targets, &cur, n, p, err);
     }
 done:
     free(interval);
-    free(active);
+    free(lists);
     return rc;
 }
 
@@ -529,7 +684,10 @@ kt_status kt_meter_measure(kt_meter *meter, const kt_target *targets, size_t n,
         goto done;
     }
     if ((rc = kt_protocol_validate(p, err)) ||
-        (rc = reserve_round(meter, n, err)) || (rc = time_costs(meter, p, err)))
+        /* Two rounds in flight: two halves of events and probe slots,
+         * and one end event per half. */
+        (rc = reserve_round(meter, 2 * n + 1, err)) ||
+        (rc = time_costs(meter, p, err)))
         goto done;
     t_warm = kt_clock_seconds();
     if ((rc = warm_up(meter, targets, n, p, err)))

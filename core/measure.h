@@ -89,6 +89,15 @@ kt_status kt_meter_flush_l2(kt_meter *meter, kt_err *err);
  * re-initialised by it, so the next clean flush still reads defined data). */
 kt_status kt_meter_flush_l2_dirty(kt_meter *meter, kt_err *err);
 
+/* The flush before a profiled (counter) pass, as Nsight Compute's cache
+ * control leaves the L2: empty and clean. A memset of the flush buffer
+ * (twice the L2) evicts everything else, writing back what is dirty; then
+ * its own lines are discarded, not written back (a read sweep only evicts
+ * what it misses: lines of its own buffer that a cold-dirty round left
+ * dirty would stay dirty). Leaves the flush buffer's contents unspecified,
+ * which the read sweep does not mind. */
+kt_status kt_meter_flush_l2_clean(kt_meter *meter, kt_err *err);
+
 /* Warms up, then samples the n targets in interleaved rounds until each
  * meets the protocol's stopping rule, then (when asked) the batch and
  * end-to-end scopes. out[0..n) receive the timings; free them with
@@ -112,6 +121,17 @@ void kt_timing_free(kt_timing *timing);
 size_t kt_meter_race_rank(size_t min_samples, size_t n);
 const char *kt_meter_race_stop(const kt_protocol *p, const double *kept,
                                size_t n);
+
+/* Pipelining, exposed for tests: whether the results of a target's round
+ * `rounds` (counting from 1) could stop it, given num_kept kept samples
+ * before that round, its own rule last looked at in round last_check and
+ * no stop reason yet: a race look (core/measure.h above), a look of its
+ * own rule with min_samples reached, or max_samples. When no target's
+ * round may stop it, the next round is enqueued before this one is read
+ * (only the wall-time cap cannot be foreseen: a round enqueued after it
+ * is waited for and none of its samples kept). */
+int kt_meter_round_may_stop(const kt_protocol *p, size_t num_kept,
+                            size_t last_check, size_t rounds);
 
 /* Sampling decision, exposed for tests: returns the stop reason (static
  * text) once `kept` samples whose statistics are `s` and whose sum is

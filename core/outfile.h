@@ -12,8 +12,22 @@
 /* 1 when path is "-" (stdout). */
 int kt_out_is_stdout(const char *path);
 
-/* path opened for writing, or stdout for "-". NULL with errno set on
- * failure. Close with kt_out_close. */
+/* Keeps stdout for the document alone: the original stdout is kept as the
+ * document's stream (kt_out_stdout) and file descriptor 1 becomes a copy
+ * of stderr, so whatever else the process prints goes to stderr. Called
+ * once an output option says "-" (again: no effect). 0, or -1 with errno
+ * set (stdout unchanged). */
+int kt_out_reserve_stdout(void);
+
+/* kt_out_reserve_stdout when path is "-"; 0 otherwise. */
+int kt_out_reserve_if_stdout(const char *path);
+
+/* The document's stream: the reserved stdout, or stdout. Not to be
+ * closed; kt_out_close flushes it. */
+FILE *kt_out_stdout(void);
+
+/* path opened for writing, or the document's stream for "-". NULL with errno
+ * set on failure. Close with kt_out_close. */
 FILE *kt_out_open(const char *path);
 
 /* Flushes stdout or closes a file kt_out_open opened. 0, or EOF with errno

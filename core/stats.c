@@ -129,3 +129,72 @@ int kt_stats_verdict(const kt_ratio *r, double min_gain)
         return 1;
     return 0;
 }
+
+/* x[0..n) with its finite samples > 0, sorted, thinned to at most `cap`
+ * evenly spaced order statistics. NULL when none (or out of memory). */
+static double *thinned_sorted(const double *x, size_t n, size_t cap,
+                              size_t *out_n)
+{
+    double *s = malloc((n ? n : 1) * sizeof *s), *t;
+    size_t m = 0;
+
+    *out_n = 0;
+    if (!s)
+        return NULL;
+    for (size_t i = 0; i < n; ++i)
+        if (x[i] > 0 && isfinite(x[i]))
+            s[m++] = x[i];
+    if (m == 0) {
+        free(s);
+        return NULL;
+    }
+    qsort(s, m, sizeof *s, compare_doubles);
+    if (m > cap) {
+        if (!(t = malloc(cap * sizeof *t))) {
+            free(s);
+            return NULL;
+        }
+        for (size_t i = 0; i < cap; ++i)
+            t[i] = s[(size_t)((double)i * (double)(m - 1) / (double)(cap - 1))];
+        free(s);
+        s = t;
+        m = cap;
+    }
+    *out_n = m;
+    return s;
+}
+
+void kt_stats_unpaired_ratio(const double *a, size_t n, const double *b,
+                             size_t m, kt_ratio *out)
+{
+    size_t na, nb, total, k;
+    double *sa = NULL, *sb = NULL, *d = NULL, half;
+
+    memset(out, 0, sizeof *out);
+    sa = thinned_sorted(a, n, KT_STATS_UNPAIRED_MAX, &na);
+    sb = thinned_sorted(b, m, KT_STATS_UNPAIRED_MAX, &nb);
+    if (!sa || !sb)
+        goto done;
+    total = na * nb;
+    if (!(d = malloc(total * sizeof *d)))
+        goto done;
+    for (size_t j = 0; j < nb; ++j)
+        for (size_t i = 0; i < na; ++i)
+            d[j * na + i] = log(sb[j]) - log(sa[i]);
+    qsort(d, total, sizeof *d, compare_doubles);
+    /* Mann-Whitney: the interval's ends are the k-th smallest and largest
+     * differences, k from U's normal approximation at 95%. */
+    half =
+        1.959964 * sqrt((double)na * (double)nb * (double)(na + nb + 1) / 12.0);
+    k = (double)total / 2.0 - half > 0
+            ? (size_t)floor((double)total / 2.0 - half)
+            : 0;
+    out->n = na < nb ? na : nb;
+    out->ratio = exp(kt_stats_quantile_sorted(d, total, 0.5));
+    out->lo = exp(d[k]);
+    out->hi = exp(d[total - 1 - k]);
+done:
+    free(sa);
+    free(sb);
+    free(d);
+}

@@ -45,8 +45,21 @@ typedef struct kt_ratio {
 void kt_stats_paired_ratio(const double *a, const double *b, size_t n,
                            kt_ratio *out);
 
-/* Verdict on a paired ratio: -1 when b is faster than a by more than
- * `min_gain` (relative, e.g. 0.01) with 95% confidence, +1 when slower by
+/* Ratio of two configurations measured independently (in other runs or
+ * sessions, so nothing pairs their samples): the Hodges-Lehmann estimate,
+ * the median of every b[j] / a[i], with its distribution-free 95%
+ * interval from the Mann-Whitney statistic (order statistics of those
+ * ratios; normal approximation of U). Samples that are not finite and > 0
+ * are left out; a side with more than KT_STATS_UNPAIRED_MAX samples is
+ * thinned to that many evenly spaced order statistics (the interval then
+ * widens a little: conservative). out->n: the smaller side's count; 0 when
+ * a side has no sample (or memory ran out). */
+#define KT_STATS_UNPAIRED_MAX 1000
+void kt_stats_unpaired_ratio(const double *a, size_t n, const double *b,
+                             size_t m, kt_ratio *out);
+
+/* Verdict on a ratio (paired or unpaired): -1 when b is faster than a by more
+ * than `min_gain` (relative, e.g. 0.01) with 95% confidence, +1 when slower by
  * that much, 0 when the two are a statistical tie. */
 int kt_stats_verdict(const kt_ratio *r, double min_gain);
 

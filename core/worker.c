@@ -564,6 +564,11 @@ static const kt_work *worker_work(kt_evaluator *ev)
     return &self(ev)->work;
 }
 
+static void worker_release(kt_evaluator *ev)
+{
+    stop_worker(self(ev), 0, NULL, 0);
+}
+
 static void worker_close(kt_evaluator *ev)
 {
     worker_eval *we = self(ev);
@@ -584,6 +589,7 @@ static const kt_evaluator_ops worker_ops = {
     .work = worker_work,
     .close = worker_close,
     .profile = worker_profile,
+    .release = worker_release,
 };
 
 kt_status kt_worker_open(const kt_eval_spec *spec, const kt_worker_options *opt,

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "core/envrec.h"
 #include "core/result_json.h"
 #include "core/version.h"
@@ -17,6 +18,7 @@ typedef struct session {
     const kt_operator *op;
     kt_evaluator *ev;
     const kt_counter_source *counters; /* offered by the process */
+    double age_at_open, open_started;  /* when 'open' came */
 } session;
 
 static kt_status send_error(int fd, const kt_err *e)
@@ -78,6 +80,16 @@ static kt_status handle_open(session *s, const json_t *req, json_t **reply,
     {
         const kt_work *w = s->ev->ops->work(s->ev);
         json_t *env = s->ev->ops->environment(s->ev);
+        /* How long this process took to get here (exec, loading, the
+         * handshake) and to open: the parent's start phase, explained. */
+        json_t *start = json_object_get(env, "start");
+        if (start) {
+            json_object_set_new(start, "worker_age_s",
+                                json_real(s->age_at_open));
+            json_object_set_new(
+                start, "open_s",
+                json_real(kt_clock_seconds() - s->open_started));
+        }
         *reply = kt_wire_message("opened");
         json_object_set(*reply, "device", json_object_get(env, "device"));
         json_object_set_new(*reply, "environment", env);
@@ -257,6 +269,8 @@ int kt_worker_serve(int fd, const kt_counter_source *counters)
         if (!type) {
             send_error(fd, &err);
         } else if (strcmp(type, "open") == 0) {
+            s.age_at_open = kt_clock_process_age();
+            s.open_started = kt_clock_seconds();
             if (handle_open(&s, req, &reply, &err))
                 send_error(fd, &err);
             else
@@ -286,8 +300,13 @@ int kt_worker_serve(int fd, const kt_counter_source *counters)
         json_decref(req);
     }
     /* After a fault the context is unusable: exit without touching it. */
-    if (s.ev && code == 0)
+    if (s.ev && code == 0) {
+        double t0 = kt_clock_seconds();
         s.ev->ops->close(s.ev);
+        if (getenv("KTUNE_WORKER_TIMES"))
+            fprintf(stderr, "ktune worker: session closed in %.3f s\n",
+                    kt_clock_seconds() - t0);
+    }
     kt_registry_free(&s.reg);
     close(fd);
     return code;

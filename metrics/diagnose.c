@@ -156,6 +156,29 @@ static int memory_bound(double dram, double mem, double busiest_mem, double sm,
     return 0;
 }
 
+/* Latency-bound on memory: the memory system carries the work (the busiest
+ * memory unit far above the SM) but is not busy (below KT_DIAG_MID), and
+ * warps mostly wait on memory results. Bandwidth is then limited by the
+ * bytes each SM keeps in flight (Little's law), not by the DRAM: one 4-byte
+ * load per thread, or too few warps, cannot cover the memory latency. The
+ * fix is more loads in flight (wider or more loads per thread, more warps),
+ * not fewer bytes. Fills out and returns 1 when it applies. */
+static int memory_latency_bound(double busiest_mem, double sm, double stall,
+                                kt_diagnosis *out)
+{
+    if (!known(stall) || busiest_mem >= KT_DIAG_MID || sm >= KT_DIAG_LOW ||
+        busiest_mem < KT_DIAG_DOMINANT * sm || stall < KT_DIAG_STALL_HIGH)
+        return 0;
+    out->bound = KT_BOUND_LATENCY;
+    snprintf(out->why, sizeof out->why,
+             "memory throughput %.1f%% < %.0f%% of peak yet %.1fx the SM's "
+             "%.1f%%, %.1f%% of warp cycles waiting on memory results (>= "
+             "%.0f%%): too few bytes in flight to cover the memory latency",
+             busiest_mem, KT_DIAG_MID, busiest_mem / sm, sm, stall,
+             KT_DIAG_STALL_HIGH);
+    return 1;
+}
+
 static void classify(const kt_diag_input *in, kt_diagnosis *out)
 {
     const double *m = in->m;
@@ -192,6 +215,8 @@ static void classify(const kt_diag_input *in, kt_diagnosis *out)
                  "SM throughput %.1f%% >= %.0f%% of peak, DRAM throughput "
                  "%.1f%% < %.0f%%",
                  sm, KT_DIAG_HIGH, dram, KT_DIAG_LOW);
+    } else if (memory_latency_bound(busiest_mem, sm, stall, out)) {
+        /* classified there */
     } else if (known(occ) && occ < KT_DIAG_OCC_LOW &&
                busiest_mem < KT_DIAG_LOW && sm < KT_DIAG_LOW &&
                (!known(stall) || stall >= KT_DIAG_STALL_HIGH)) {

@@ -55,6 +55,16 @@ static json_t *stats_point(const kt_tune_facts *f, const kt_point *pt,
     return j;
 }
 
+/* The samples a point's statistics come from (us), for `ktune diff`. */
+static json_t *kept_samples(const kt_timing *t)
+{
+    json_t *list = json_array();
+    for (size_t k = 0; t->samples_us && k < t->num_rounds; ++k)
+        if (isfinite(t->samples_us[k]))
+            json_array_append_new(list, json_real(t->samples_us[k]));
+    return list;
+}
+
 /* The counters, kernel facts and diagnosis of a profiled point, added to
  * its summary object j. */
 static void add_profile(const kt_tune_facts *f, const kt_tune_result *r,
@@ -166,13 +176,14 @@ json_t *kt_export_phases(const kt_tune_result *r)
     const kt_eval_phases *p = &r->phases;
     double inside = p->setup_s + p->verify_s + p->warmup_s + p->sampling_s;
     return json_pack(
-        "{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}", "total_s",
-        r->open_s + r->calibration_s + r->wall_s, "start_s", r->open_s,
-        "calibration_s", r->calibration_s, "setup_s", p->setup_s, "verify_s",
-        p->verify_s, "warmup_s", p->warmup_s, "sampling_s", p->sampling_s,
-        "kernels_s", r->gpu_s, "flush_s", p->flush_s, "probe_s", p->probe_s,
-        "evaluator_other_s", r->evaluator_s - inside, "journal_s", r->journal_s,
-        "strategy_s", r->wall_s - r->evaluator_s - r->journal_s - r->profile_s);
+        "{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}",
+        "total_s", kt_tune_total_s(r), "exec_s", r->exec_s, "start_s",
+        r->open_s, "close_s", r->close_s, "calibration_s", r->calibration_s,
+        "setup_s", p->setup_s, "verify_s", p->verify_s, "warmup_s", p->warmup_s,
+        "sampling_s", p->sampling_s, "kernels_s", r->gpu_s, "flush_s",
+        p->flush_s, "probe_s", p->probe_s, "evaluator_other_s",
+        r->evaluator_s - inside, "journal_s", r->journal_s, "strategy_s",
+        r->wall_s - r->evaluator_s - r->journal_s - r->profile_s);
 }
 
 json_t *kt_export_summary(const kt_tune_facts *f, const kt_tune_result *r,
@@ -245,6 +256,7 @@ json_t *kt_export_summary(const kt_tune_facts *f, const kt_tune_result *r,
     for (size_t i = 0; ranked && i < ranked_n && i < (size_t)top; ++i) {
         json_t *x =
             stats_point(f, &ranked[i]->point, &ranked[i]->timing.kernel);
+        json_object_set_new(x, "samples_us", kept_samples(&ranked[i]->timing));
         add_profile(f, r, x, &ranked[i]->point);
         json_array_append_new(list, x);
     }
@@ -402,93 +414,4 @@ kt_status kt_export_csv(const char *path, const kt_tune_facts *f,
         rc = kt_err_set(err, KT_S_IO, "%s: cannot write: %s", path,
                         strerror(errno));
     return rc;
-}
-
-/* ----------------------------------------------------------------- T4 */
-
-/* T4's invalidity classes. */
-static const char *t4_invalidity(const kt_tune_entry *e)
-{
-    switch (e->status) {
-    case KT_EVAL_OK: return "correct";
-    case KT_EVAL_INVALID:
-        return kt_eval_is_compile_failure(e->status, e->reason) ? "compile"
-                                                                : "constraints";
-    case KT_EVAL_MISMATCH: return "correctness";
-    case KT_EVAL_TIMEOUT: return "timeout";
-    default: return "runtime";
-    }
-}
-
-json_t *kt_export_t4_json(const kt_tune_facts *f, const kt_tune_result *r)
-{
-    json_t *results = json_array();
-
-    for (size_t i = 0; i < r->num_entries; ++i) {
-        const kt_tune_entry *e = &r->entries[i];
-        const kt_variant *v = &f->op->variants[e->point.variant];
-        json_t *conf = json_object(), *times = json_object(), *meas;
-        char stamp[32];
-        struct tm tm;
-
-        gmtime_r(&e->when, &tm);
-        strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
-        json_object_set_new(conf, "variant", json_string(v->id));
-        for (uint32_t p = 0; p < e->point.count; ++p) {
-            const kt_param_desc *pd = &v->params[p];
-            json_object_set_new(
-                conf, pd->name,
-                pd->kind == KT_PARAM_ENUM
-                    ? json_string(pd->labels[e->point.values[p]])
-                    : json_integer(e->point.values[p]));
-        }
-        meas = json_array();
-        if (e->compiled || e->compile_cache_hits)
-            json_object_set_new(times, "compilation",
-                                json_real(e->compile_s * 1e3));
-        if (e->status == KT_EVAL_OK) {
-            const kt_timing *t = &e->timing;
-            json_t *runtimes = json_array();
-            kt_derived d;
-            for (size_t k = 0; k < t->num_rounds; ++k)
-                if (t->samples_us && isfinite(t->samples_us[k]))
-                    json_array_append_new(runtimes,
-                                          json_real(t->samples_us[k] / 1e3));
-            json_object_set_new(times, "runtimes", runtimes);
-            json_object_set_new(times, "benchmark",
-                                json_real(t->wall_time_s * 1e3));
-            json_array_append_new(
-                meas, json_pack("{s:s,s:f,s:s}", "name", "time", "value",
-                                t->kernel.median / 1e3, "unit", "ms"));
-            json_array_append_new(
-                meas, json_pack("{s:s,s:f,s:s}", "name", "time_ci_lo", "value",
-                                t->kernel.ci_lo / 1e3, "unit", "ms"));
-            json_array_append_new(
-                meas, json_pack("{s:s,s:f,s:s}", "name", "time_ci_hi", "value",
-                                t->kernel.ci_hi / 1e3, "unit", "ms"));
-            json_array_append_new(meas, json_pack("{s:s,s:f,s:s}", "name",
-                                                  "noise", "value",
-                                                  t->kernel.noise, "unit", ""));
-            if (f->work && t->kernel.median > 0) {
-                kt_derive(f->work, t->kernel.median, 0, 0, &d);
-                json_array_append_new(
-                    meas, json_pack("{s:s,s:f,s:s}", "name", "bandwidth",
-                                    "value", d.bandwidth_gbs, "unit", "GB/s"));
-            }
-        }
-        json_array_append_new(
-            results,
-            json_pack("{s:s,s:o,s:[s],s:o,s:s,s:i,s:o}", "timestamp", stamp,
-                      "configuration", conf, "objectives", "time", "times",
-                      times, "invalidity", t4_invalidity(e), "correctness",
-                      e->status == KT_EVAL_OK ? 1 : 0, "measurements", meas));
-    }
-    return json_pack("{s:s,s:o}", "schema_version", "1.0.0", "results",
-                     results);
-}
-
-kt_status kt_export_t4(const char *path, const kt_tune_facts *f,
-                       const kt_tune_result *r, kt_err *err)
-{
-    return write_json(path, kt_export_t4_json(f, r), err);
 }

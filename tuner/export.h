@@ -5,7 +5,7 @@
  *    optimum and the fraction of the space evaluated (docs/configs.md);
  *  - CSV (--csv): one row per point visited;
  *  - Kernel Tuner's T4 results format (--t4), schema 1.0.0, for exchange
- *    with Kernel Tuner and KTT.
+ *    with Kernel Tuner and KTT, and its metadata file (tuner/t4.c).
  */
 #ifndef KT_EXPORT_H
 #define KT_EXPORT_H
@@ -24,13 +24,15 @@ kt_status kt_export_json(const char *path, const kt_tune_facts *f,
 kt_status kt_export_csv(const char *path, const kt_tune_facts *f,
                         const kt_tune_result *r, kt_err *err);
 
-/* The T4 results object (new reference), and the file. */
+/* The T4 results object (new reference), and the file with its metadata
+ * file next to it (kt_t4_metadata_path; none when path is "-"). */
 json_t *kt_export_t4_json(const kt_tune_facts *f, const kt_tune_result *r);
 kt_status kt_export_t4(const char *path, const kt_tune_facts *f,
                        const kt_tune_result *r, kt_err *err);
 
 /* Where a run's time went, in seconds (tune.h's phases): total_s,
- * start_s, calibration_s, setup_s, verify_s, warmup_s, sampling_s,
+ * exec_s, start_s, close_s, calibration_s, setup_s, verify_s, warmup_s,
+ * sampling_s,
  * kernels_s, flush_s, probe_s, evaluator_other_s, journal_s, strategy_s.
  * New reference. */
 json_t *kt_export_phases(const kt_tune_result *r);

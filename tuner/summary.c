@@ -347,17 +347,18 @@ static void print_invalid(FILE *out, const kt_tune_facts *f,
 static void print_time(FILE *out, const kt_tune_result *r)
 {
     const kt_eval_phases *p = &r->phases;
-    double total = r->open_s + r->calibration_s + r->wall_s;
+    double total = kt_tune_total_s(r);
     double inside = p->setup_s + p->verify_s + p->warmup_s + p->sampling_s;
     double strategy = r->wall_s - r->evaluator_s - r->journal_s - r->profile_s;
 
     if (r->calls == 0)
         return;
     fprintf(out,
-            "\ntime %.2f s: start %.2f s (plugins, job, evaluator, problem "
-            "set-up), "
-            "calibration %.2f s, run %.2f s\n",
-            total, r->open_s, r->calibration_s, r->wall_s);
+            "\ntime %.2f s: process start %.2f s, start %.2f s (plugins, "
+            "job, evaluator, problem set-up), calibration %.2f s, run %.2f "
+            "s, release %.2f s (the evaluator letting go of the device)\n",
+            total, r->exec_s, r->open_s, r->calibration_s, r->wall_s,
+            r->close_s);
     fprintf(out,
             "  evaluator %.2f s: set-up %.2f, verification %.2f, warm-up "
             "%.2f, sampling %.2f (kernels %.2f, L2 flushes %.2f, clock "

@@ -37,6 +37,12 @@ typedef struct kt_tune_facts {
 void kt_summary_print(FILE *out, const kt_tune_facts *f,
                       const kt_tune_result *r, int top);
 
+/* The summary as Markdown: a heading (operator, sizes, device), the run in
+ * one sentence, the answer and its finalists with their intervals, the top
+ * N (top), and the failures by verdict. */
+void kt_summary_markdown(FILE *out, const kt_tune_facts *f,
+                         const kt_tune_result *r, int top);
+
 /* The answer against the fastest reference variant (KT_VARIANT_REFERENCE)
  * of the closing round. */
 typedef struct kt_summary_ref {

@@ -58,6 +58,11 @@ struct kt_tune {
     int counters_off;
     int noted;
     kt_protocol call_protocol; /* of the call in flight (call_protocol()) */
+    /* Where the last evaluate() call's time went, for its entries
+     * (kt_tune_entry.call_s, strategy_s): when it ended, its wall time per
+     * point, and the time since the call before it, given to the first
+     * entry recorded from it. */
+    double call_end, call_s, call_gap_s;
 };
 
 static double monotonic(void)
@@ -262,6 +267,12 @@ static kt_status add_entry(kt_tune *t, const kt_point *pt, uint64_t index,
     e->compile_s = r->compile_s;
     e->compiled = r->compiled;
     e->compile_cache_hits = r->compile_cache_hits;
+    if (!host && !from_journal) {
+        e->phases = r->phases;
+        e->call_s = t->call_s;
+        e->strategy_s = t->call_gap_s;
+        t->call_gap_s = 0;
+    }
     res->compile_s += r->compile_s;
     res->compiled += r->compiled;
     res->compile_cache_hits += r->compile_cache_hits;
@@ -441,7 +452,10 @@ static kt_status run_call(kt_tune *t, const char *purpose, const kt_point *pts,
     start = monotonic();
     rc = cfg->ev->ops->evaluate(cfg->ev, pts, n, call_protocol(t, purpose), out,
                                 err);
-    t->res->evaluator_s += monotonic() - start;
+    t->call_gap_s = start - t->call_end;
+    t->call_end = monotonic();
+    t->call_s = n ? (t->call_end - start) / (double)n : 0;
+    t->res->evaluator_s += t->call_end - start;
     ++t->res->calls;
     for (size_t i = 0; i < n; ++i)
         add_phases(&t->res->phases, &out[i].phases);
@@ -1193,6 +1207,7 @@ kt_status kt_tune_run(const kt_tune_config *cfg, kt_tune_result *out,
     memset(&t, 0, sizeof t);
     t.cfg = cfg;
     t.res = out;
+    t.call_end = started;
     kt_u64map_init(&t.by_index);
     kt_u64map_init(&t.recorded_failures);
     kt_u64map_init(&t.checked);
@@ -1230,6 +1245,11 @@ done:
     free(t.calls);
     free(t.memos);
     return rc;
+}
+
+double kt_tune_total_s(const kt_tune_result *r)
+{
+    return r->exec_s + r->open_s + r->calibration_s + r->wall_s + r->close_s;
 }
 
 void kt_tune_result_free(kt_tune_result *r)

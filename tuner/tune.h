@@ -91,6 +91,15 @@ typedef struct kt_tune_entry {
     /* Run-time compilation of its kernel (kt_eval_result's fields). */
     double compile_s;
     uint32_t compiled, compile_cache_hits;
+    /* Where its evaluation's time went, wall clock (zero for points refused
+     * on the host or answered from the journal): the evaluator's phases
+     * (kt_eval_phases: per point, and per call in the call's first point),
+     * its share of the evaluate() call (the call's time over its points),
+     * and strategy_s, the time between the previous call and this one
+     * (the strategy's own work and the run's bookkeeping; given to the
+     * first point of a call, zero for the others). */
+    kt_eval_phases phases;
+    double call_s, strategy_s;
 } kt_tune_entry;
 
 /* One adopted change of the one-at-a-time path. */
@@ -155,17 +164,24 @@ typedef struct kt_tune_result {
     /* Where the time went (this process's calls): the evaluator's phases
      * summed over its results, the journal's writes, and what the caller
      * spent before the run (open_s: starting the evaluator and setting the
-     * problem up; calibration_s), which it fills in. The strategy's own
-     * time is wall_s - evaluator_s - journal_s - profile_s. */
+     * problem up; calibration_s) and after it (close_s: letting go of the
+     * device, a worker's exit), and exec_s: the process's own start before
+     * the command ran (exec, dynamic loading), which it fills in. The
+     * strategy's own time is wall_s - evaluator_s - journal_s - profile_s. */
     kt_eval_phases phases;
     double journal_s;
     double open_s, calibration_s;
+    double exec_s, close_s;
     /* Run-time compilation over the entries: NVRTC seconds, kernels
      * compiled, read from the cache, and points whose kernel did not
      * compile (invalid, kind "compile"). */
     double compile_s;
     size_t compiled, compile_cache_hits, compile_failed;
 } kt_tune_result;
+
+/* The wall time of every phase of r: the process's start, the run's start,
+ * calibration, the run and the release. */
+double kt_tune_total_s(const kt_tune_result *r);
 
 /* Runs cfg->strategy, then the closing re-measurement. Non-OK only when the
  * run cannot go on (evaluator lost, journal unwritable); out still holds

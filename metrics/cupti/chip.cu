@@ -9,6 +9,7 @@ extern "C" {
 }
 #include "metrics/cupti/chip.h"
 #include "metrics/cupti/cupti_status.h"
+#include "metrics/cupti/nvperf_load.h"
 
 #include <cupti_profiler_host.h>
 #include <cupti_result.h>
@@ -40,6 +41,7 @@ extern "C" kt_status kt_chip_open(const char *name, const uint8_t *availability,
     if (!chip)
         return kt_err_set(err, KT_S_NOMEM, "out of memory");
     snprintf(chip->name, sizeof chip->name, "%s", name);
+    kt_nvperf_load(); /* the host API works through nvperf_host */
     memset(&init, 0, sizeof init);
     init.structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE;
     init.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;

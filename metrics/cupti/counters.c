@@ -14,6 +14,7 @@
 #include "core/cuda_check.h"
 #include "metrics/cupti/chip.h"
 #include "metrics/cupti/cupti_status.h"
+#include "metrics/cupti/nvperf_load.h"
 #include "metrics/ranges.h"
 
 /* The driver ABI these entry points are requested at: both calls are
@@ -182,6 +183,7 @@ static kt_status session_open(int device, session *s, kt_err *err)
     if ((cu = get_device(&dev)) != CUDA_SUCCESS)
         return kt_err_set(err, KT_S_CUDA, "cuCtxGetDevice failed (CUresult %d)",
                           (int)cu);
+    kt_nvperf_load();
     memset(&init, 0, sizeof init);
     init.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE;
     if ((rc = KT_CUPTI_TRY(cuptiProfilerInitialize(&init), err)))

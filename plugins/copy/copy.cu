@@ -227,10 +227,54 @@ void teardown(void *st)
     free(s);
 }
 
+// The reference on the device path: the input widened to double, the
+// same bits as the host's loop.
+__global__ void reference_copy(const float *__restrict__ a,
+                               double *__restrict__ want, size_t n)
+{
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        want[i] = (double)a[i];
+}
+
+// The host copy of the input: made in setup on the host path, and on the
+// device path only when reset() first needs it (the end-to-end scope's
+// host-to-device copy); the same values either way.
+int host_input(state *s)
+{
+    if (s->ha)
+        return KT_OK;
+    s->ha = (float *)malloc(s->n * sizeof(float));
+    if (!s->ha)
+        return s->host->error(s->host, "out of host memory for n = %zu", s->n);
+    s->host->random_f32(s->host, 0, s->ha, s->n, -1.0f, 1.0f);
+    return KT_OK;
+}
+
 int reset(void *st)
 {
     state *s = (state *)st;
+    if (host_input(s) != KT_OK)
+        return KT_FAIL;
     return s->host->upload(s->host, s->a, s->ha, s->n * sizeof(float));
+}
+
+// The device path: the input made and the reference computed on the GPU,
+// nothing in host memory.
+int inputs_on_device(state *s)
+{
+    const kt_host *host = s->host;
+    cudaError_t e;
+
+    if (host->random_f32_device(host, 0, s->a, s->n, -1.0f, 1.0f) ||
+        host->alloc_device(host, s->n * sizeof(double), KT_MEM_SCRATCH,
+                           "b (reference)", (void **)&s->want_dev))
+        return KT_FAIL;
+    reference_copy<<<1024, 256>>>(s->a, s->want_dev, s->n);
+    if ((e = cudaGetLastError()) != cudaSuccess ||
+        (e = cudaDeviceSynchronize()) != cudaSuccess)
+        return host->error(host, "reference: %s", cudaGetErrorString(e));
+    return KT_OK;
 }
 
 int setup(const kt_host *host, const kt_problem *p, void **out)
@@ -243,17 +287,19 @@ int setup(const kt_host *host, const kt_problem *p, void **out)
     s->host = host;
     s->n = n;
     s->sm_count = host->device->sm_count;
-    s->ha = (float *)malloc(bytes);
+    if (host->alloc_device(host, bytes, KT_MEM_INPUT, "a", (void **)&s->a) ||
+        host->alloc_device(host, bytes, KT_MEM_OUTPUT, "b", (void **)&s->b))
+        return KT_FAIL;
+    if (KT_HOST_HAS(host, check_f32_device) &&
+        KT_HOST_HAS(host, random_f32_device))
+        return inputs_on_device(s);
+    if (reset(s) != KT_OK)
+        return KT_FAIL;
     s->want = (double *)malloc(n * sizeof(double));
-    if (!s->ha || !s->want)
+    if (!s->want)
         return host->error(host, "out of host memory for n = %zu", n);
-    host->random_f32(host, 0, s->ha, n, -1.0f, 1.0f);
     for (size_t i = 0; i < n; ++i)
         s->want[i] = s->ha[i];
-    if (host->alloc_device(host, bytes, KT_MEM_INPUT, "a", (void **)&s->a) ||
-        host->alloc_device(host, bytes, KT_MEM_OUTPUT, "b", (void **)&s->b) ||
-        reset(s) != KT_OK)
-        return KT_FAIL;
     return kt_reference_to_device(host, "b (reference)", &s->want, n,
                                   &s->want_dev);
 }

@@ -587,14 +587,89 @@ void teardown(void *st)
     free(s);
 }
 
+// The reference on the device path: the sum in double of the inputs the
+// device made, per thread, per block, then one atomic per block. The order
+// moves the double result by ~1e-16 relative, far inside the tolerance.
+__global__ void reference_sum(const float *__restrict__ x, size_t n,
+                              double *sum)
+{
+    __shared__ double part[256];
+    double acc = 0.0;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        acc += (double)x[i];
+    part[threadIdx.x] = acc;
+    __syncthreads();
+    for (unsigned h = blockDim.x / 2; h > 0; h >>= 1) {
+        if (threadIdx.x < h)
+            part[threadIdx.x] += part[threadIdx.x + h];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0)
+        atomicAdd(sum, part[0]);
+}
+
+// Positive inputs: a lost or doubled element moves the sum in one
+// direction, never cancelled by the others (so the sum of |x| is the sum).
+// The device path makes them and their reference on the GPU and keeps the
+// reference there; nothing of the input passes through host memory.
+int inputs_on_device(state *s)
+{
+    const kt_host *host = s->host;
+    cudaError_t e;
+
+    if (host->alloc_device(host, sizeof(double), KT_MEM_SCRATCH,
+                           "sum (reference)", (void **)&s->want_dev) ||
+        host->random_f32_device(host, 0, s->x, s->n, 0.0f, 1.0f))
+        return KT_FAIL;
+    if ((e = cudaMemset(s->want_dev, 0, sizeof(double))) != cudaSuccess)
+        return host->error(host, "reference: %s", cudaGetErrorString(e));
+    reference_sum<<<1024, 256>>>(s->x, s->n, s->want_dev);
+    if ((e = cudaGetLastError()) != cudaSuccess ||
+        (e = cudaMemcpy(&s->want, s->want_dev, sizeof(double),
+                        cudaMemcpyDeviceToHost)) != cudaSuccess)
+        return host->error(host, "reference: %s", cudaGetErrorString(e));
+    s->tol = tolerance((double)s->n, s->want, s->want);
+    return KT_OK;
+}
+
+// The host path: inputs made in host memory, summed there, uploaded.
+int inputs_on_host(state *s)
+{
+    const kt_host *host = s->host;
+    double sum = 0.0, abs_sum = 0.0;
+    float *hx = (float *)malloc(s->n * sizeof(float));
+    int rc = KT_FAIL;
+
+    if (!hx)
+        return host->error(host, "out of host memory for n = %zu", s->n);
+    host->random_f32(host, 0, hx, s->n, 0.0f, 1.0f);
+    for (size_t i = 0; i < s->n; ++i) {
+        sum += hx[i];
+        abs_sum += fabs((double)hx[i]);
+    }
+    s->want = sum;
+    s->tol = tolerance((double)s->n, abs_sum, sum);
+    if (host->upload(host, s->x, hx, s->n * sizeof(float)))
+        goto done;
+    // The device path compares the one element on the device too, so both
+    // paths of the host's verification are exercised alike.
+    if (KT_HOST_HAS(host, check_f32_device) &&
+        (host->alloc_device(host, sizeof(double), KT_MEM_SCRATCH,
+                            "sum (reference)", (void **)&s->want_dev) ||
+         host->upload(host, s->want_dev, &s->want, sizeof(double))))
+        goto done;
+    rc = KT_OK;
+done:
+    free(hx);
+    return rc;
+}
+
 int setup(const kt_host *host, const kt_problem *p, void **out)
 {
     state *s = (state *)calloc(1, sizeof(state));
-    float *hx = nullptr;
-    double sum = 0.0, abs_sum = 0.0;
     size_t n = size_n(p);
     cudaError_t e;
-    int rc = KT_FAIL;
 
     *out = s;
     if (!s)
@@ -602,31 +677,16 @@ int setup(const kt_host *host, const kt_problem *p, void **out)
     s->host = host;
     s->n = n;
     s->device = host->device;
-    hx = (float *)malloc(n * sizeof(float));
-    if (!hx) {
-        host->error(host, "out of host memory for n = %zu", n);
-        goto done;
-    }
-    // Positive inputs: a lost or doubled element moves the sum in one
-    // direction, never cancelled by the others.
-    host->random_f32(host, 0, hx, n, 0.0f, 1.0f);
-    for (size_t i = 0; i < n; ++i) {
-        sum += hx[i];
-        abs_sum += fabs((double)hx[i]);
-    }
-    s->want = sum;
-    s->tol = tolerance((double)n, abs_sum, sum);
     // Sized once here, for the item type launch_cub passes.
     if (n <= (size_t)INT_MAX)
         e = cub::DeviceReduce::Sum(nullptr, s->cub_bytes, s->x, s->out, (int)n);
     else
         e = cub::DeviceReduce::Sum(nullptr, s->cub_bytes, s->x, s->out,
                                    (long long)n);
-    if (e != cudaSuccess) {
-        host->error(host, "cub::DeviceReduce::Sum (temporary storage size): %s",
-                    cudaGetErrorString(e));
-        goto done;
-    }
+    if (e != cudaSuccess)
+        return host->error(
+            host, "cub::DeviceReduce::Sum (temporary storage size): %s",
+            cudaGetErrorString(e));
     if (host->alloc_device(host, n * sizeof(float), KT_MEM_INPUT, "x",
                            (void **)&s->x) ||
         host->alloc_device(host, sizeof(float), KT_MEM_OUTPUT, "sum",
@@ -639,26 +699,17 @@ int setup(const kt_host *host, const kt_problem *p, void **out)
         host->alloc_device(host, sizeof(unsigned), KT_MEM_SCRATCH, "counter",
                            (void **)&s->counter) ||
         host->alloc_device(host, s->cub_bytes, KT_MEM_SCRATCH, "cub_temp",
-                           &s->cub_temp) ||
-        host->upload(host, s->x, hx, n * sizeof(float)))
-        goto done;
+                           &s->cub_temp))
+        return KT_FAIL;
     // The last-block variant finds its counter at zero and leaves it so.
     e = cudaMemset(s->counter, 0, sizeof(unsigned));
-    if (e != cudaSuccess) {
-        host->error(host, "zeroing the counter: %s", cudaGetErrorString(e));
-        goto done;
-    }
-    // The device path compares the one element on the device too, so both
-    // paths of the host's verification are exercised alike.
+    if (e != cudaSuccess)
+        return host->error(host, "zeroing the counter: %s",
+                           cudaGetErrorString(e));
     if (KT_HOST_HAS(host, check_f32_device) &&
-        (host->alloc_device(host, sizeof(double), KT_MEM_SCRATCH,
-                            "sum (reference)", (void **)&s->want_dev) ||
-         host->upload(host, s->want_dev, &s->want, sizeof(double))))
-        goto done;
-    rc = KT_OK;
-done:
-    free(hx);
-    return rc;
+        KT_HOST_HAS(host, random_f32_device))
+        return inputs_on_device(s);
+    return inputs_on_host(s);
 }
 
 int verify(void *st, const kt_config *, const kt_variant *)

@@ -15,7 +15,7 @@ complete_words() { # complete_words WORD...: the completions of the last word
 }
 out=$(complete_words ktune tu)
 expect_text "tune"
-for cmd in list info bench tune compare profile report sanitize new-plugin; do
+for cmd in list info bench tune compare diff profile report sanitize new-plugin; do
     help=$("$KTUNE" "$cmd" --help)
     out=$(complete_words ktune "$cmd" -)
     for opt in $(grep -oE '^ +(-[a-zA-Z], )?--[a-z][a-z0-9-]*' <<<"$help" |

@@ -6,7 +6,7 @@
 # a percentage ("0.5%") and warns on a bare value that looks like one.
 . "$(dirname "$0")/lib.sh"
 
-for cmd in list info bench tune compare profile report sanitize new-plugin; do
+for cmd in list info bench tune compare diff profile report sanitize new-plugin; do
     for h in -h --help; do
         expect_exit 0 "$KTUNE" "$cmd" "$h"
         expect_text "usage: ktune $cmd"

@@ -3,7 +3,8 @@
 # tools/deps --test): list, and in replay tune and compare; their CSV rows
 # name device, operator and sizes. Each schema is
 # itself a valid 2020-12 schema (bench, profile and info need a GPU for
-# output; their schemas are checked as schemas here).
+# output; their schemas are checked as schemas here). The T4 results and
+# metadata files of a replayed tune validate against t4-*.schema.json.
 . "$(dirname "$0")/lib.sh"
 
 python3 -c 'import jsonschema' 2>/dev/null || {
@@ -15,7 +16,8 @@ rec="$KT_SOURCE_DIR/tests/data/vector_add-h200-n268435456.jsonl"
 expect_exit 0 "$KTUNE" list --json
 printf '%s\n' "$out" > list.json
 expect_exit 0 "$KTUNE" tune "$KT_SOURCE_DIR/configs/vector_add.ini" \
-    --replay "$rec" --quiet --json tune.json
+    --replay "$rec" --quiet --json tune.json --t4 t4-results.json
+[ -f t4-metadata.json ] || { echo "FAIL: no T4 metadata file next to the results"; failures=$((failures + 1)); }
 expect_exit 0 "$KTUNE" compare vector_add:add --from "$rec" --replay "$rec" \
     --json compare.json
 
@@ -27,13 +29,21 @@ schemas = {}
 for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.schema.json"))):
     s = json.load(open(f))
     V.check_schema(s)
-    kind = s["properties"]["kind"]["const"]
-    schemas[kind] = s
+    kind = s["properties"].get("kind", {}).get("const")
+    schemas[kind or os.path.basename(f).split(".")[0]] = s
 for name in ("list", "tune", "compare"):
     doc = json.load(open(name + ".json"))
     assert doc["kind"] == "ktune." + name and doc["format"] >= 1, doc.get("kind")
     V(schemas[doc["kind"]]).validate(doc)
     print(name, "valid")
+for name in ("t4-results", "t4-metadata"):
+    doc = json.load(open(name + ".json"))
+    V(schemas[name]).validate(doc)
+    print(name, "valid")
+t4 = json.load(open("t4-results.json"))["results"]
+times = {"compilation", "compilation_time", "validation", "benchmark", "framework",
+         "search_algorithm", "runtimes"}
+assert all(times <= set(x["times"]) for x in t4), "T4 times incomplete"
 for kind in ("ktune.bench", "ktune.profile", "ktune.info"):
     assert kind in schemas, kind
 PY
@@ -47,5 +57,5 @@ expect_text "NVIDIA H200,vector_add:add,268435456,1,coalesced,"
 out=$(cat c.csv)
 expect_text "device,spec,n,variant,"
 expect_text "NVIDIA H200,vector_add:add,268435456,"
-rm -f list.json tune.json compare.json c.csv
+rm -f list.json tune.json compare.json c.csv t4-results.json t4-metadata.json
 finish

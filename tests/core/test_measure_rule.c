@@ -130,10 +130,45 @@ static void racing_fields_travel_and_old_protocols_race_nothing(void **state)
     assert_contains(err.msg, "race");
 }
 
+/* Only rounds whose results could stop a target are waited for before
+ * the next is enqueued: race looks, looks of the own rule once
+ * min_samples are in, max_samples. Between them the GPU is kept fed. */
+static void only_rounds_that_may_stop_a_target_are_waited_for(void **state)
+{
+    kt_protocol p;
+    (void)state;
+    kt_protocol_defaults(&p);
+    p.min_samples = 10;
+    p.max_samples = 300;
+    /* Below min_samples, nothing but the caps stops a target. */
+    assert_false(kt_meter_round_may_stop(&p, 3, 3, 4));
+    assert_false(kt_meter_round_may_stop(&p, 8, 8, 9));
+    /* The own rule looks every round up to 16 rounds once min_samples are
+     * reached, then every rounds/16 rounds. */
+    assert_true(kt_meter_round_may_stop(&p, 9, 9, 10));
+    assert_true(kt_meter_round_may_stop(&p, 12, 12, 13));
+    assert_false(kt_meter_round_may_stop(&p, 160, 160, 161));
+    assert_true(kt_meter_round_may_stop(&p, 169, 160, 170));
+    /* A throttled sample kept nothing: the look comes later, by rounds. */
+    assert_false(kt_meter_round_may_stop(&p, 150, 160, 161));
+    /* max_samples always decides. */
+    assert_true(kt_meter_round_may_stop(&p, 200, 299, 300));
+    /* Racing looks at 10, 40 and 80 kept samples. */
+    p.race = 0.005;
+    p.race_bar_us = 100.0;
+    assert_true(kt_meter_round_may_stop(&p, 39, 39, 40));
+    assert_false(kt_meter_round_may_stop(&p, 38, 39, 40));
+    assert_true(kt_meter_round_may_stop(&p, 79, 80, 82));
+    /* Without a bar there is nothing to race against. */
+    p.race_bar_us = 0;
+    assert_false(kt_meter_round_may_stop(&p, 39, 39, 40));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(quiet_samples_stop_once_minimums_are_met),
+        cmocka_unit_test(only_rounds_that_may_stop_a_target_are_waited_for),
         cmocka_unit_test(noisy_samples_continue_until_noise_stabilises),
         cmocka_unit_test(caps_stop_regardless_of_noise),
         cmocka_unit_test(racing_stops_only_clear_losers_after_min_samples),

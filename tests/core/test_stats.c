@@ -122,6 +122,43 @@ static void nan_samples_are_dropped_from_pairs(void **state)
     assert_float_equal(r.ratio, 0.5, 1e-12);
 }
 
+/* Two independent runs: a 10% shift between noisy samples is found with
+ * an interval around it; the same distribution twice is a tie; a side
+ * with nothing usable gives no ratio; more than KT_STATS_UNPAIRED_MAX
+ * samples are thinned, not refused. */
+static void unpaired_ratio_finds_a_shift_between_runs(void **state)
+{
+    static double a[3000], b[3000];
+    kt_ratio r;
+    (void)state;
+    for (int i = 0; i < 3000; ++i) {
+        a[i] = 100.0 * (1.0 + 0.01 * ((i * 37) % 101) / 100.0);
+        b[i] = 1.1 * 100.0 * (1.0 + 0.01 * ((i * 53) % 97) / 97.0);
+    }
+    kt_stats_unpaired_ratio(a, 200, b, 300, &r);
+    assert_int_equal(r.n, 200);
+    assert_true(r.lo < r.ratio && r.ratio < r.hi);
+    assert_true(r.ratio > 1.095 && r.ratio < 1.105);
+    assert_true(r.lo > 1.09 && r.hi < 1.11);
+    assert_int_equal(kt_stats_verdict(&r, 0.02), 1);
+    assert_int_equal(kt_stats_verdict(&r, 0.2), 0);
+    kt_stats_unpaired_ratio(b, 300, a, 200, &r);
+    assert_int_equal(kt_stats_verdict(&r, 0.02), -1);
+    /* The same samples: the interval holds 1. */
+    kt_stats_unpaired_ratio(a, 200, a, 200, &r);
+    assert_true(r.lo < 1.0 && r.hi > 1.0);
+    assert_int_equal(kt_stats_verdict(&r, 0.0), 0);
+    /* Thinned to KT_STATS_UNPAIRED_MAX each, same answer. */
+    kt_stats_unpaired_ratio(a, 3000, b, 3000, &r);
+    assert_int_equal(r.n, KT_STATS_UNPAIRED_MAX);
+    assert_true(r.ratio > 1.095 && r.ratio < 1.105);
+    /* Nothing finite > 0 on one side. */
+    a[0] = NAN;
+    a[1] = -1;
+    kt_stats_unpaired_ratio(a, 2, b, 10, &r);
+    assert_int_equal(r.n, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -132,6 +169,7 @@ int main(void)
         cmocka_unit_test(equal_configurations_are_a_tie),
         cmocka_unit_test(a_gain_below_the_threshold_is_not_adopted),
         cmocka_unit_test(nan_samples_are_dropped_from_pairs),
+        cmocka_unit_test(unpaired_ratio_finds_a_shift_between_runs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

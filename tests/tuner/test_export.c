@@ -11,6 +11,7 @@
 #include "tuner/export.h"
 #include "tuner/replay.h"
 #include "tuner/summary.h"
+#include "tuner/t4.h"
 
 static kt_registry reg;
 
@@ -201,6 +202,10 @@ static void csv_has_a_row_per_point_with_its_status(void **state)
     done(&x);
 }
 
+static const char *const t4_times[] = {"compilation",      "validation",
+                                       "benchmark",        "framework",
+                                       "search_algorithm", NULL};
+
 static void t4_follows_the_schema_and_its_invalidity_classes(void **state)
 {
     fixture x;
@@ -220,9 +225,12 @@ static void t4_follows_the_schema_and_its_invalidity_classes(void **state)
         const char *inv =
             json_string_value(json_object_get(item, "invalidity"));
         const kt_tune_entry *e = &x.r.entries[i];
-        /* The schema's required keys. */
+        /* The schema's required keys, and Kernel Tuner's times. */
         assert_true(json_is_object(json_object_get(item, "configuration")));
         assert_true(json_is_object(json_object_get(item, "times")));
+        for (const char *const *k = t4_times; *k; ++k)
+            assert_true(json_is_number(
+                json_object_get(json_object_get(item, "times"), *k)));
         assert_true(json_is_number(json_object_get(item, "correctness")));
         assert_non_null(inv);
         assert_string_equal(
@@ -249,8 +257,9 @@ static void t4_follows_the_schema_and_its_invalidity_classes(void **state)
             assert_int_equal(e->status, KT_EVAL_MISMATCH);
             seen_correctness = 1;
         } else if (strcmp(inv, "runtime") == 0) {
-            assert_true(e->status == KT_EVAL_EXEC ||
-                        e->status == KT_EVAL_ERROR);
+            assert_true(
+                e->status == KT_EVAL_EXEC || e->status == KT_EVAL_ERROR ||
+                (e->status == KT_EVAL_INVALID && strstr(e->reason, "refused")));
             seen_runtime = 1;
         } else {
             fail_msg("invalidity '%s' is not a T4 class here", inv);
@@ -383,12 +392,107 @@ static void the_summary_shows_counters_and_the_diagnosis(void **state)
     done(&x);
 }
 
+/* Kernel Tuner's classes: CompilationFailedConfig is "compile", a launch
+ * the driver refused (RuntimeFailedConfig) "runtime", what is refused
+ * before launching (InvalidConfig) "constraints". */
+static void t4_invalidity_is_mapped_like_kernel_tuner(void **state)
+{
+    (void)state;
+    assert_string_equal(kt_t4_invalidity(KT_EVAL_OK, "", 0), "correct");
+    assert_string_equal(
+        kt_t4_invalidity(KT_EVAL_INVALID,
+                         "constraint: block * items must divide n", 1),
+        "constraints");
+    assert_string_equal(
+        kt_t4_invalidity(KT_EVAL_INVALID,
+                         "block of 2048 threads > device limit 1024", 1),
+        "constraints");
+    assert_string_equal(
+        kt_t4_invalidity(KT_EVAL_INVALID,
+                         "verifying at n=1: launch refused: too many "
+                         "resources requested for launch "
+                         "(cudaErrorLaunchOutOfResources)",
+                         0),
+        "runtime");
+    assert_string_equal(
+        kt_t4_invalidity(KT_EVAL_INVALID,
+                         "variant 'v' refused to launch: twice<3> does not "
+                         "compile: error: static assertion failed",
+                         0),
+        "compile");
+    assert_string_equal(
+        kt_t4_invalidity(KT_EVAL_INVALID,
+                         "cudaLibraryLoadData: no kernel image is available "
+                         "(cudaErrorNoKernelImageForDevice)",
+                         0),
+        "compile");
+    assert_string_equal(kt_t4_invalidity(KT_EVAL_MISMATCH, "y[3]", 0),
+                        "correctness");
+    assert_string_equal(kt_t4_invalidity(KT_EVAL_TIMEOUT, "", 0), "timeout");
+    assert_string_equal(kt_t4_invalidity(KT_EVAL_EXEC, "illegal address", 0),
+                        "runtime");
+    assert_string_equal(kt_t4_invalidity(KT_EVAL_CRASH, "signal 11", 0),
+                        "runtime");
+    assert_string_equal(kt_t4_invalidity(KT_EVAL_ERROR, "init failed", 0),
+                        "runtime");
+}
+
+static void t4_metadata_sits_next_to_the_results(void **state)
+{
+    char out[64];
+    kt_err err;
+    (void)state;
+    assert_int_equal(
+        kt_t4_metadata_path("run/x-results.json", out, sizeof out, &err),
+        KT_S_OK);
+    assert_string_equal(out, "run/x-metadata.json");
+    assert_int_equal(kt_t4_metadata_path("s.t4", out, sizeof out, &err),
+                     KT_S_OK);
+    assert_string_equal(out, "s.t4-metadata.json");
+    assert_int_equal(kt_t4_metadata_path("s.t4.json", out, sizeof out, &err),
+                     KT_S_OK);
+    assert_string_equal(out, "s.t4-metadata.json");
+    assert_int_equal(kt_t4_metadata_path("a-very-long-name-that-does-not-"
+                                         "fit-in-sixty-four-characters.json",
+                                         out, sizeof out, &err),
+                     KT_S_INPUT);
+}
+
+static void t4_metadata_names_the_machine_and_device(void **state)
+{
+    fixture x;
+    json_t *m, *hw, *req;
+    (void)state;
+    run(&x, "good:scale", TT_DATA_DIR "/good-synthetic.jsonl", "exhaustive");
+    m = kt_t4_metadata_json(&x.f);
+    assert_string_equal(json_string_value(json_object_get(m, "schema_version")),
+                        "1.0.0");
+    hw = json_object_get(
+        json_object_get(json_object_get(m, "metadata"), "hardware"),
+        "hardware_description");
+    assert_true(json_array_size(hw) >= 1);
+    assert_string_equal(
+        json_string_value(json_object_get(
+            json_array_get(hw, json_array_size(hw) - 1), "product")),
+        x.f.device_name);
+    req = json_object_get(
+        json_object_get(json_object_get(m, "metadata"), "environment"),
+        "requirements");
+    assert_true(
+        strncmp(json_string_value(json_array_get(req, 0)), "ktune==", 7) == 0);
+    json_decref(m);
+    done(&x);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(the_summary_has_the_answer_and_the_replay_facts),
         cmocka_unit_test(csv_has_a_row_per_point_with_its_status),
         cmocka_unit_test(t4_follows_the_schema_and_its_invalidity_classes),
+        cmocka_unit_test(t4_invalidity_is_mapped_like_kernel_tuner),
+        cmocka_unit_test(t4_metadata_sits_next_to_the_results),
+        cmocka_unit_test(t4_metadata_names_the_machine_and_device),
         cmocka_unit_test(the_table_names_the_answer_path_and_failures),
         cmocka_unit_test(the_summary_shows_counters_and_the_diagnosis),
     };

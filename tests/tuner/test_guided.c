@@ -164,9 +164,14 @@ static void assert_order(const session *s, const kt_tune_result *r,
 {
     char buf[256];
     for (size_t k = 0; k < n; ++k)
-        if (strcmp(evaluated(s, r, k + 1, buf, sizeof buf), want[k]) != 0)
+        if (strcmp(evaluated(s, r, k + 1, buf, sizeof buf), want[k]) != 0) {
+            for (size_t j = 1; j <= r->num_entries; ++j)
+                print_message("  evaluation %zu: %s\n", j,
+                              evaluated(s, r, j, buf, sizeof buf));
             fail_msg("%s: evaluation %zu is %s, expected %s",
-                     s->cfg.strategy->name, k + 1, buf, want[k]);
+                     s->cfg.strategy->name, k + 1,
+                     evaluated(s, r, k + 1, buf, sizeof buf), want[k]);
+        }
 }
 
 /* ------------------------------------------------------------ the rules */
@@ -624,11 +629,16 @@ a_latency_bound_incumbent_tries_raising_block_sizes_first(void **state)
     close_session(&s);
 
     /* With skip = 1 the skipped block sizes wait until the rules no longer
-     * skip them: here after 1024, which is not latency-bound. */
+     * skip them: never here, as 1024 (DRAM 24%, SM 7.6%, 93% of warp
+     * cycles waiting on memory) is latency-bound too. */
     open_session(&s, VA24, "vector_add:add", narrow, 2, "guided");
     set_option(&s, "skip", 1);
     run(&s, &r);
-    assert_order(&s, &r, guided, 4);
+    assert_order(&s, &r, guided, 3);
+    {
+        char buf[256];
+        assert_string_equal(evaluated(&s, &r, 4, buf, sizeof buf), "(none)");
+    }
     kt_tune_result_free(&r);
     close_session(&s);
 

@@ -54,24 +54,36 @@ for key in ("space", "protocol", "device", "commit", "wall_s", "feasible",
     assert key in m, key
 assert m["recorded"] <= m["feasible"]
 PY
-# Every committed recording (sidecar next to it) replays its own problem:
-# random search with the recording's seed draws the recorded points first
-# (a recording of part of a space is the start of that permutation).
+# Every committed recording (sidecar next to it) replays its own problem,
+# from the command that recorded it (a declared operator needs its file):
+# an exhaustive replay evaluates every recorded point, ends at the recorded
+# optimum, and a complete recording holds every feasible point of the space.
 for meta in "$DATA"/*.meta.json; do
     # The synthetic fixture covers a part of the space of its own (above).
     python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1])).get("synthetic", False))' "$meta" || continue
-    rec=$DATA/$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["recording"])' "$meta")
-    spec=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["spec"])' "$meta")
-    # A declared operator (an [operator] section, no plugin) is described
-    # by the job it was recorded with.
-    job=$KT_SOURCE_DIR/$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["command"].split()[2])' "$meta")
-    if grep -q '^\[operator\]' "$job" 2>/dev/null; then
-        expect_exit 0 "$KTUNE" tune "$job" --replay "$rec" --journal none \
-            --quiet --set strategy.name=random --set strategy.seed=1 \
-            --set strategy.max_evals=20
-        continue
-    fi
-    printf '[job]\noperator = %s\n[strategy]\nname = random\nseed = 1\nmax_evals = 20\n' "$spec" > rec.ini
-    expect_exit 0 "$KTUNE" tune rec.ini --replay "$rec" --journal none --quiet
+    read -r rec config sizes < <(python3 - "$meta" "$DATA" <<'PY'
+import json, os, sys
+m = json.load(open(sys.argv[1]))
+words = m["command"].split()
+sets = [f"job.{k}={v}" for k, v in (m.get("sizes") or {}).items()]
+print(os.path.join(sys.argv[2], m["recording"]), words[2], ",".join(sets))
+PY
+    )
+    args=()
+    IFS=',' read -r -a pairs <<<"$sizes"
+    for p in "${pairs[@]}"; do args+=(--set "$p"); done
+    name=$(basename "$meta" .meta.json)
+    expect_exit 0 "$KTUNE" tune "$KT_SOURCE_DIR/$config" "${args[@]}" \
+        --replay "$rec" --journal none --quiet --json "$name.json" \
+        --set strategy.name=exhaustive --set strategy.max_evals=0 \
+        --set strategy.max_seconds=0
+    python3 - "$meta" "$name.json" <<'PY' || fail "$name: the exhaustive replay is not the recording"
+import json, sys
+m, s = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert s["replay"]["best_vs_optimum"] <= 1.0 + 1e-9, s["replay"]
+assert s["evaluations"] >= m["recorded"], (s["evaluations"], m["recorded"])
+if m["complete"]:
+    assert m["recorded"] == m["feasible"], m
+PY
 done
 finish
