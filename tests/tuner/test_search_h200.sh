@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The default search on the H200 ground-truth recordings, as the shipped
 # jobs run it: on every gemv and reduce recording the answer is within 2% of
 # the recorded optimum (three seeds each, the job's own evaluation budget),
