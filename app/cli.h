@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * Shared pieces of the ktune command-line interface: the subcommand entry
  * points, plugin discovery, resolving a point and printing failures. The
@@ -100,14 +101,14 @@ kt_status kt_cli_open_evaluator(const kt_cli_options *o,
  * on stderr (when warn is 1) that no %% of the copy ceiling follows. */
 int kt_cli_calibration(kt_evaluator *ev, kt_calibration *calib, int warn);
 
-/* A result that is not KT_EVAL_OK: prints "ktune: STATUS: reason" and
+/* A result that is not KT_EVAL_OK: prints "ktune CMD: STATUS: reason" and
  * returns the exit code (2 for an invalid point, else 1). */
 int kt_cli_eval_failed(const kt_eval_result *r);
 
 /* Sets env's "host" record from the command line as typed. */
 void kt_cli_env_host(json_t *env);
 
-/* Prints "ktune: <message>" to stderr and returns the exit code of the
+/* Prints "ktune CMD: <message>" to stderr and returns the exit code of the
  * error's status. */
 int kt_cli_fail(const kt_err *err);
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "app/cli.h"
 
 #include <ctype.h>
@@ -12,6 +13,7 @@
 
 #include "core/declared.h"
 #include "core/envrec.h"
+#include "core/msg.h"
 #include "core/parse.h"
 #include "core/worker.h"
 
@@ -191,7 +193,7 @@ void kt_cli_load_plugins(kt_registry *reg, char **files, size_t num_files,
                              (const char *const *)files, num_files);
     if (!quiet)
         for (size_t i = 0; i < reg->num_failures; ++i)
-            fprintf(stderr, "ktune: plugin not loaded: %s\n", reg->failures[i]);
+            kt_msg("plugin not loaded: %s\n", reg->failures[i]);
 }
 
 kt_status kt_cli_load_declared(kt_registry *reg, const char *path, kt_err *err)
@@ -324,17 +326,15 @@ int kt_cli_calibration(kt_evaluator *ev, kt_calibration *calib, int warn)
     if (ev->ops->calibration(ev, 0, calib, &err) == KT_S_OK)
         return 1;
     if (warn)
-        fprintf(stderr,
-                "ktune: warning: no calibration, so no %% of the copy "
-                "ceiling: %s\n",
-                err.msg);
+        kt_msg("warning: no calibration, so no %% of the copy "
+               "ceiling: %s\n",
+               err.msg);
     return 0;
 }
 
 int kt_cli_eval_failed(const kt_eval_result *r)
 {
-    fprintf(stderr, "ktune: %s: %s\n", kt_eval_status_name(r->status),
-            r->reason);
+    kt_msg("%s: %s\n", kt_eval_status_name(r->status), r->reason);
     return r->status == KT_EVAL_INVALID ? KT_EXIT_USAGE : KT_EXIT_FAILURE;
 }
 
@@ -350,18 +350,14 @@ void kt_cli_env_host(json_t *env)
 int kt_cli_fail(const kt_err *err)
 {
     const char *msg = err->msg[0] ? err->msg : "failed";
-    const char *cmd = invocation_argc > 1 ? invocation_argv[1] : NULL;
+    const char *cmd = kt_msg_command();
     size_t n = cmd ? strlen(cmd) : 0;
 
     /* One prefix, "ktune CMD: ", whether or not the message already
      * starts with the command's name. */
-    if (!cmd || cmd[0] == '-') {
-        fprintf(stderr, "ktune: %s\n", msg);
-    } else {
-        if (strncmp(msg, cmd, n) == 0 && msg[n] == ':' && msg[n + 1] == ' ')
-            msg += n + 2;
-        fprintf(stderr, "ktune %s: %s\n", cmd, msg);
-    }
+    if (cmd && strncmp(msg, cmd, n) == 0 && msg[n] == ':' && msg[n + 1] == ' ')
+        msg += n + 2;
+    kt_msg("%s\n", msg);
     return kt_status_exit_code(err->status);
 }
 

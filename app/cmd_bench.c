@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* ktune bench: verify one configuration, then measure it. */
 #include <errno.h>
 #include <jansson.h>
@@ -10,6 +11,7 @@
 #include "core/envrec.h"
 #include "core/evaluator.h"
 #include "core/instance.h"
+#include "core/msg.h"
 #include "core/outfile.h"
 #include "core/parse.h"
 #include "core/result_json.h"
@@ -194,7 +196,7 @@ static int write_json(const char *path, const bench_args *a,
     rc = kt_out_json(root, path);
     json_decref(root);
     if (rc) {
-        fprintf(stderr, "ktune: cannot write %s\n", path);
+        kt_msg("cannot write %s\n", path);
         return KT_EXIT_FAILURE;
     }
     return KT_EXIT_OK;

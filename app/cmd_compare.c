@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* ktune compare: several variants of one operator, each at its tuned best
  * (from a results file), at a given configuration or at its defaults,
  * measured side by side in interleaved rounds; a Markdown report with
@@ -13,6 +14,7 @@
 #include "core/envrec.h"
 #include "core/evaluator.h"
 #include "core/instance.h"
+#include "core/msg.h"
 #include "core/parse.h"
 #include "core/worker.h"
 #include "metrics/cupti/counters.h"
@@ -435,12 +437,12 @@ static void print_failures(const kt_compare *c)
         const kt_compare_row *r = &c->rows[i];
         const char *id = c->op->variants[r->pick.point.variant].id;
         if (r->result.status != KT_EVAL_OK)
-            fprintf(stderr, "ktune: %s: %s: %s\n", id,
-                    kt_eval_status_name(r->result.status), r->result.reason);
+            kt_msg("%s: %s: %s\n", id, kt_eval_status_name(r->result.status),
+                   r->result.reason);
         else if (r->profiled && r->counters != KT_S_OK &&
                  r->counters != KT_S_UNSUPPORTED)
-            fprintf(stderr, "ktune: %s: collecting counters failed: %s\n", id,
-                    r->counters_note);
+            kt_msg("%s: collecting counters failed: %s\n", id,
+                   r->counters_note);
     }
 }
 
@@ -466,7 +468,7 @@ static int measure(const compare_args *a, kt_compare *c,
     }
     kt_cli_env_host(c->environment);
     for (size_t i = 0; i < c->num_notes; ++i)
-        fprintf(stderr, "ktune: note: %s\n", c->notes[i]);
+        kt_msg("note: %s\n", c->notes[i]);
     kt_compare_markdown(stdout, c);
     fflush(stdout);
     if ((a->o.json && kt_compare_write_json(a->o.json, c, &err)) ||

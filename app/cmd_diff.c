@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* ktune diff: two results files, configuration by configuration, with an
  * exit status for CI (compare/diff.h). Needs no GPU and no plugin. */
 #include <errno.h>

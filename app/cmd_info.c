@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* ktune info: the device record and its measured ceilings. */
 #include <jansson.h>
 #include <stdio.h>

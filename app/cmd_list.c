@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* ktune list: what the loaded plugins offer. Needs no GPU. */
 #include <jansson.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * ktune new-plugin: scaffolds an out-of-tree plugin project, built against
  * an installed ktune through its CMake package (find_package(ktune)):

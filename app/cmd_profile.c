@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* ktune profile: verify, time (unprofiled), then read hardware counters on
  * launches of their own, and print one table with the kernel's facts, the
  * counters, the derived figures and a bottleneck diagnosis. */
@@ -11,6 +12,7 @@
 #include "core/envrec.h"
 #include "core/evaluator.h"
 #include "core/instance.h"
+#include "core/msg.h"
 #include "core/outfile.h"
 #include "core/parse.h"
 #include "core/result_json.h"
@@ -395,7 +397,7 @@ static int write_json(const char *path, const profile_args *a, const report *r,
     rc = kt_out_json(root, path);
     json_decref(root);
     if (rc) {
-        fprintf(stderr, "ktune: cannot write %s\n", path);
+        kt_msg("cannot write %s\n", path);
         return KT_EXIT_FAILURE;
     }
     return KT_EXIT_OK;
@@ -431,14 +433,13 @@ static int check_counters(kt_evaluator *ev, const char **raw, size_t n,
     if (rc)
         return kt_cli_fail(&err);
     if (res.counters != KT_S_OK && res.counters != KT_S_UNSUPPORTED) {
-        fprintf(stderr, "ktune: checking the metric names failed: %s\n",
-                res.note);
+        kt_msg("checking the metric names failed: %s\n", res.note);
         return kt_status_exit_code(res.counters);
     }
     if (res.counters != KT_S_OK) {
         snprintf(note, note_size, "%s", res.note);
         *counters = 0;
-        fprintf(stderr, "ktune: %s; continuing without counters\n", res.note);
+        kt_msg("%s; continuing without counters\n", res.note);
     }
     return 0;
 }
@@ -549,8 +550,7 @@ static int time_and_count(profile_args *a, profile_run *run, kt_evaluator *ev)
     if (a->o.counters && run->prof.counters != KT_S_OK) {
         snprintf(run->note, sizeof run->note, "%s", run->prof.note);
         if (run->prof.counters == KT_S_UNSUPPORTED)
-            fprintf(stderr, "ktune: %s; continuing without counters\n",
-                    run->prof.note);
+            kt_msg("%s; continuing without counters\n", run->prof.note);
     }
     return 0;
 }
@@ -574,8 +574,7 @@ static int profile(profile_args *a, profile_run *run,
      * is an error, reported after everything else that stands. */
     if (!rc && a->o.counters && run->prof.counters != KT_S_OK &&
         run->prof.counters != KT_S_UNSUPPORTED) {
-        fprintf(stderr, "ktune: collecting counters failed: %s\n",
-                run->prof.note);
+        kt_msg("collecting counters failed: %s\n", run->prof.note);
         rc = kt_status_exit_code(run->prof.counters);
     }
     return rc;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* ktune report: one self-contained HTML file (inline SVG, no script, no
  * network) drawn from tuning or compare results (docs/report.md). */
 #include <errno.h>
@@ -10,6 +11,7 @@
 #include "app/cli.h"
 #include "core/envrec.h"
 #include "core/fileio.h"
+#include "core/msg.h"
 #include "core/param.h"
 #include "core/parse.h"
 #include "core/version.h"
@@ -255,7 +257,7 @@ static int render_timeline(const char *in, const char *out)
     if (kt_fig_timeline_write(in, out, &err))
         return kt_cli_fail(&err);
     if (strcmp(out, "-") != 0)
-        fprintf(stderr, "ktune: timeline chart written to %s\n", out);
+        kt_msg("timeline chart written to %s\n", out);
     return KT_EXIT_OK;
 }
 
@@ -301,7 +303,7 @@ int kt_cmd_report(int argc, char **argv)
     if (!s.have_work && !a.no_plugins)
         work_from_plugin(&s, &a);
     for (size_t i = 0; i < s.num_notes; ++i)
-        fprintf(stderr, "ktune: note: %s\n", s.notes[i]);
+        kt_msg("note: %s\n", s.notes[i]);
     snprintf(generator, sizeof generator, "ktune %s (%s)", KT_VERSION,
              KT_GIT_COMMIT);
     opt = (kt_doc_options){
@@ -311,7 +313,7 @@ int kt_cmd_report(int argc, char **argv)
         goto done;
     }
     if (strcmp(a.output, "-") != 0)
-        fprintf(stderr, "ktune: report written to %s\n", a.output);
+        kt_msg("report written to %s\n", a.output);
     code = KT_EXIT_OK;
 done:
     kt_sources_free(&s);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* ktune sanitize: every variant of an operator under compute-sanitizer. */
 #include <errno.h>
 #include <fcntl.h>
@@ -80,7 +81,8 @@ static int run_logged(char *const *argv, const char *log_path, double timeout_s)
             _exit(126);
         }
         execv(argv[0], argv);
-        fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
+        fprintf(stderr, "ktune sanitize: cannot run %s: %s\n", argv[0],
+                strerror(errno));
         _exit(127);
     }
     setpgid(pid, pid); /* either side may win the race; both ask */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* ktune timeline: a CUDA program's timeline without Nsight Systems — the
  * program runs unchanged with ktune's tracer injected, and ktune prints
  * where its time went (docs/timeline.md). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* ktune tune: search an operator's space for the fastest verified
  * configuration, as a tuning job (INI) describes it. */
 #include <errno.h>
@@ -19,6 +20,7 @@
 #include "core/evaluator.h"
 #include "core/fileio.h"
 #include "core/instance.h"
+#include "core/msg.h"
 #include "core/outfile.h"
 #include "core/parse.h"
 #include "core/worker.h"
@@ -255,10 +257,9 @@ static void next_free_journal(kt_job *job)
         snprintf(candidate, sizeof candidate, "%.*s.%d%s", (int)stem, base, i,
                  base + stem);
         if (access(candidate, F_OK) != 0) {
-            fprintf(stderr,
-                    "ktune: journal %s exists (an earlier run; "
-                    "--resume continues it): this run writes %s\n",
-                    job->journal, candidate);
+            kt_msg("journal %s exists (an earlier run; "
+                   "--resume continues it): this run writes %s\n",
+                   job->journal, candidate);
             snprintf(job->journal, sizeof job->journal, "%s", candidate);
             return;
         }
@@ -393,10 +394,9 @@ static void take_recorded_problem(kt_job *job, kt_evaluator *ev,
     if (differ) {
         kt_format_sizes(job->op, job->sizes, want, sizeof want);
         kt_format_sizes(job->op, rec, got, sizeof got);
-        fprintf(stderr,
-                "ktune: replay: %s is recorded at %s; the job's %s does not "
-                "apply\n",
-                recording, got, want);
+        kt_msg("replay: %s is recorded at %s; the job's %s does not "
+               "apply\n",
+               recording, got, want);
     }
     memcpy(job->sizes, rec, job->op->num_sizes * sizeof *rec);
     job->input_seed = kt_replay_seed(ev);
@@ -436,10 +436,9 @@ static kt_status open_journal(int resume, const kt_job *job,
     /* A journal a run left empty (stopped before its header) has nothing
      * to resume: it is written afresh. */
     if (resume && kt_journal_is_empty(job->journal))
-        fprintf(stderr,
-                "ktune: note: %s is empty (its run stopped before writing "
-                "the header); starting afresh\n",
-                job->journal);
+        kt_msg("note: %s is empty (its run stopped before writing "
+               "the header); starting afresh\n",
+               job->journal);
     if (!resume || kt_journal_is_empty(job->journal)) {
         rc = kt_journal_create(journal, job->journal, header, err);
         json_decref(header);
@@ -458,12 +457,12 @@ static kt_status open_journal(int resume, const kt_job *job,
     if (rc)
         return rc;
     if (note[0])
-        fprintf(stderr, "ktune: note: %s\n", note);
+        kt_msg("note: %s\n", note);
     if ((rc = kt_journal_read(job->journal, job->op, log, err)))
         return rc;
     *have_log = 1;
     if (log->note[0])
-        fprintf(stderr, "ktune: note: %s\n", log->note);
+        kt_msg("note: %s\n", log->note);
     return kt_journal_continue(journal, job->journal, log,
                                json_deep_copy(environment), err);
 }
@@ -546,10 +545,9 @@ static kt_status check_counters(kt_evaluator *ev, const kt_job *job,
     if (rc)
         return rc;
     if (!available) {
-        fprintf(stderr,
-                "ktune: no hardware counters: %s; continuing without "
-                "counters\n",
-                why);
+        kt_msg("no hardware counters: %s; continuing without "
+               "counters\n",
+               why);
         *unavailable = why;
     }
     return KT_S_OK;
@@ -629,8 +627,7 @@ static int resumes(const tune_args *a, const tune_run *t)
     if (!a->resume)
         return 0;
     if (t->num_sizes > 1 && access(t->job.journal, F_OK) != 0) {
-        fprintf(stderr, "ktune: --resume: no journal %s yet: starting it\n",
-                t->job.journal);
+        kt_msg("--resume: no journal %s yet: starting it\n", t->job.journal);
         return 0;
     }
     return 1;
@@ -955,11 +952,10 @@ static int report_run(const tune_args *a, tune_run *t, kt_sweep_row *row)
         return kt_cli_fail(&err);
     kt_sweep_row_fill(&facts, &t->result, row);
     if (!t->result.has_best) {
-        fprintf(stderr,
-                "ktune: no configuration of %s verified and timed (%zu "
-                "evaluated)%s%s\n",
-                job->spec, t->result.evaluations, t->result.note[0] ? ": " : "",
-                t->result.note);
+        kt_msg("no configuration of %s verified and timed (%zu "
+               "evaluated)%s%s\n",
+               job->spec, t->result.evaluations, t->result.note[0] ? ": " : "",
+               t->result.note);
         return KT_EXIT_FAILURE;
     }
     return KT_EXIT_OK;
@@ -1007,7 +1003,7 @@ static void journal_run(tune_run *t)
                     "measured", (json_int_t)t->result.measured, "stop_reason",
                     t->result.stop_reason ? t->result.stop_reason : "");
     if (kt_journal_record(t->cfg.journal, "run", run, &jerr))
-        fprintf(stderr, "ktune: warning: %s\n", jerr.msg);
+        kt_msg("warning: %s\n", jerr.msg);
 }
 
 /* The evaluator lets go of the device once the run is done (a worker
@@ -1043,14 +1039,13 @@ static int tune(const tune_args *a, tune_run *t, kt_sweep_row *row, int *fatal)
     t->result.close_s = release_device(t->ev);
     journal_run(t);
     if (st) {
-        fprintf(stderr, "ktune: %s\n", err.msg);
+        kt_msg("%s\n", err.msg);
         /* A sweep resumes every size's journal from the base name. */
         if (t->cfg.journal)
-            fprintf(stderr,
-                    "ktune: the journal %s holds every evaluation so far; "
-                    "continue with: ktune tune %s --resume --journal %s\n",
-                    t->job.journal, a->config,
-                    t->num_sizes > 1 ? t->base_journal : t->job.journal);
+            kt_msg("the journal %s holds every evaluation so far; "
+                   "continue with: ktune tune %s --resume --journal %s\n",
+                   t->job.journal, a->config,
+                   t->num_sizes > 1 ? t->base_journal : t->job.journal);
         return kt_status_exit_code(st);
     }
     *fatal = 0;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* ktune wisdom: list a wisdom file, check it against the plugins loaded
  * now, and show which entry an application would get (docs/wisdom.md).
  * Needs no GPU. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* ktune worker: serves one evaluation session over a socket; started by
  * ktune itself (core/worker.h), not by users. */
 #include <stdio.h>

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The bash completion and the man page of ktune, generated from the same
 text `--help` prints (each command's option table is its help), so the
 three never disagree.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * ktune: find the fastest correct launch configuration of CUDA kernels.
  * Dispatches to one subcommand; each has --help.
@@ -5,9 +6,11 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "app/cli.h"
+#include "core/msg.h"
 #include "core/version.h"
 
 typedef struct command {
@@ -55,6 +58,14 @@ static void print_version(void)
  * before a "--" count. */
 static int run_command(const command *c, int argc, char **argv)
 {
+    /* Messages say which command printed them; a worker says its
+     * parent's, which the parent leaves in the environment it inherits. */
+    if (strcmp(c->name, "worker") == 0) {
+        kt_msg_set_command(getenv("KTUNE_COMMAND"));
+    } else {
+        kt_msg_set_command(c->name);
+        setenv("KTUNE_COMMAND", c->name, 1);
+    }
     for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; ++i) {
         if (strcmp(argv[i], "--version") == 0) {
             print_version();
@@ -71,8 +82,7 @@ static int run_command(const command *c, int argc, char **argv)
 static int finish_stdout(int rc)
 {
     if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0) {
-        fprintf(stderr, "ktune: cannot write standard output: %s\n",
-                strerror(errno));
+        kt_msg("cannot write standard output: %s\n", strerror(errno));
         return rc ? rc : KT_EXIT_FAILURE;
     }
     return rc;
@@ -100,7 +110,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; ++i)
         if (strcmp(argv[1], commands[i].name) == 0)
             return finish_stdout(run_command(&commands[i], argc - 1, argv + 1));
-    fprintf(stderr, "ktune: unknown command '%s'\n", argv[1]);
+    kt_msg("unknown command '%s'\n", argv[1]);
     usage(stderr);
     return KT_EXIT_USAGE;
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * ktune tune --mpi: one tuning run over the ranks of an MPI job
  * (`mpirun -np N ktune tune JOB --mpi`). Every rank loads the same job and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * The options the measuring commands share (bench, profile, compare, tune,
  * and --plugin for report), parsed in one place. A command names the

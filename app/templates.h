@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * The files `ktune new-plugin` writes, embedded at build time from
  * app/templates/ (cmake/embed.cmake): CMakeLists.txt.in, plugin.cu and

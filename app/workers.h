@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * The workers of one tuning run (tuner/pool.h), as the CLI sets them up:
  * one per GPU (--devices, [job] devices), simulated ones answering from a

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # The cost of collecting the default metric set for one configuration:
 # replay passes, the time of the passes against passes x the kernel's own
 # (unprofiled) median, the set-up and evaluation around them, and the wall

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Benchmark (not a test): what evaluating in a worker process costs beyond
  * evaluating in-process. The same point is evaluated N times through the
  * local evaluator and N times through a worker, alternating, with a fixed

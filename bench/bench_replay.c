@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * bench_replay: many tuning runs over one recording, in one process, for
  * bench/strategies.py. The recording is read once; each run is a fresh
@@ -15,7 +16,8 @@
  * new to the run costs `overhead` more (set-up and verification), a
  * profile `profile` seconds.
  *
- *   bench_replay --plugins DIR --recording FILE --strategy NAME
+ *   bench_replay --plugins DIR [--plugin FILE] --recording FILE
+ *                --strategy NAME
  *                [--seeds N] [--first-seed K] [--max-evals N]
  *                [--option NAME=VALUE]... [--overhead S] [--profile S]
  *                [--space NAME=V1,V2,...]...
@@ -144,6 +146,7 @@ static void sim_reset(sim *s)
 
 typedef struct args {
     const char *plugins, *recording, *strategy;
+    const char *declared; /* --plugin FILE: a declared operator's INI */
     long seeds, first_seed, max_evals;
     char *options[KT_STRATEGY_MAX_OPTIONS];
     size_t num_options;
@@ -155,10 +158,11 @@ typedef struct args {
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: bench_replay --plugins DIR --recording FILE "
-                    "--strategy NAME [--seeds N] [--first-seed K] "
-                    "[--max-evals N] [--option NAME=VALUE]... [--overhead S] "
-                    "[--profile S] [--space NAME=V1,V2,...]... [--values]\n");
+    fprintf(stderr,
+            "usage: bench_replay --plugins DIR [--plugin FILE] "
+            "--recording FILE --strategy NAME [--seeds N] [--first-seed K] "
+            "[--max-evals N] [--option NAME=VALUE]... [--overhead S] "
+            "[--profile S] [--space NAME=V1,V2,...]... [--values]\n");
     return 2;
 }
 
@@ -166,6 +170,7 @@ static int parse(int argc, char **argv, args *a)
 {
     static const struct option longs[] = {
         {"plugins", required_argument, NULL, 'p'},
+        {"plugin", required_argument, NULL, 'P'},
         {"recording", required_argument, NULL, 'r'},
         {"strategy", required_argument, NULL, 's'},
         {"seeds", required_argument, NULL, 'n'},
@@ -187,6 +192,7 @@ static int parse(int argc, char **argv, args *a)
     while ((c = getopt_long(argc, argv, "", longs, NULL)) != -1) {
         switch (c) {
         case 'p': a->plugins = optarg; break;
+        case 'P': a->declared = optarg; break;
         case 'r': a->recording = optarg; break;
         case 's': a->strategy = optarg; break;
         case 'n': a->seeds = strtol(optarg, NULL, 10); break;
@@ -406,6 +412,8 @@ static kt_status open_all(const args *a, kt_registry *reg, kt_space *space,
     kt_status rc;
 
     kt_registry_load_dir(reg, a->plugins, 1);
+    if (a->declared && (rc = kt_registry_load_file(reg, a->declared, err)))
+        return rc;
     if ((rc = kt_journal_read_header(a->recording, &head, err)))
         return rc;
     snprintf(spec, sizeof spec, "%s:%s",

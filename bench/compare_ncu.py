@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The cross-check table of bench/compare_ncu.sh: for every variant of one
 operator, every raw counter ktune reports next to Nsight Compute's value
 for the same kernel(s), and ktune's diagnosis next to the truth.

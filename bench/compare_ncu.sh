@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # Cross-checks ktune's counters and diagnosis against Nsight Compute on
 # every variant of every built-in operator and of the diagnosis corpus
 # (tests/fixtures/diag_corpus.so), each at its default configuration.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # A declared operator against the same kernels compiled ahead of time, on
 # a GPU: the declared transpose (examples/declared_transpose, 56 lines of
 # job + kernel) tuned at 4096 x 4096 with a fresh NVRTC cache (every point;

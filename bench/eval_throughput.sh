@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Evaluations per second and where the wall time goes, on the H200, with
 # the default protocol of the shipped jobs, next to the old verification
 # path (--verify host: outputs copied to host memory and compared there)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The tuning goals on the H200, in about four minutes of GPU time: for
 # every shape, a short tuning run over all variants (`ktune tune`, a time
 # budget per shape, every evaluation in a journal), then `ktune compare

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Counter-guided search against coordinate (its walk), in replay (no GPU): on every
 recorded space that holds counters (journal format 2, profile records), how
 many evaluations each needs to get within 3% of the recording's optimum.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Several workers simulated from H200 recordings: the wall time of one
 tuning run on 1, 2 and 4 workers, and whether the answer stays the same.
 

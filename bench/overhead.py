@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Tuner overhead per evaluation beyond the GPU time it measures.
 
   python3 bench/overhead.py [--ktune build/ktune] [JOURNAL]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Racing on recorded samples: would a decision change?
 
 For each recording (a ktune journal with raw samples, .jsonl or .jsonl.gz)

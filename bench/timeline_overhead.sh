@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # What tracing costs: the timeline test program (tests/timeline), REPEAT
 # rounds per run (copies in, four kernels, a 20 ms host sleep, a copy
 # out), RUNS runs each untraced (`ktune timeline --no-trace`), traced

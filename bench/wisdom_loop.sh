@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The wisdom loop on a GPU within a deadline (WISDOM_DEADLINE seconds,
 # default 57): every step has its own `timeout`, a step that would end
 # past the deadline is skipped, and the results page grows after each step,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Writes OUTPUT, a C file defining one NUL-terminated char array per INPUT:
 #   cmake -DOUTPUT=f.c -DINPUTS="name=path|name=path" -P embed.cmake
 # so files that must ship inside a binary (the new-plugin templates) stay

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # ktune_add_plugin(NAME SOURCES... [LIBS libraries...])
 #
 # Builds a ktune kernel plugin: a loadable module NAME.so (no "lib" prefix)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * kt_compare: several variants of one operator, each at one configuration,
  * measured side by side — the measurement behind `ktune compare`

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * What `ktune compare` writes: the Markdown report (stdout), the full JSON
  * record (--json, kind "ktune.compare", format 1; docs/compare.md lists

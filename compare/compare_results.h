@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * kt_results: the configurations `ktune compare --from FILE` takes from a
  * results file — for each variant of the operator, its best verified point

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * kt_diff: two results files of one operator, configuration by
  * configuration — what `ktune diff A B` reports for CI. A file is a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* What `ktune diff` writes: the table, Markdown and JSON of a kt_diff. */
 #include <math.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/calibrate.h"
 
 #include <errno.h>
@@ -11,6 +12,7 @@
 #include "core/cuda_check.h"
 #include "core/fileio.h"
 #include "core/kernels.h"
+#include "core/msg.h"
 
 #define COPY_BYTES ((size_t)1 << 30)
 #define SWEEP_FIRST ((size_t)1 << 18) /* 256 KiB per buffer */
@@ -308,10 +310,9 @@ kt_status kt_calib_get(kt_meter *meter, int refresh, kt_calibration *out,
     kt_make_parent_dirs(path);
     j = kt_calib_to_json(out);
     if (!j || json_dump_file(j, path, JSON_INDENT(2)) != 0)
-        fprintf(stderr,
-                "ktune: warning: could not write the calibration cache "
-                "%s: %s\n",
-                path, strerror(errno));
+        kt_msg("warning: could not write the calibration cache "
+               "%s: %s\n",
+               path, strerror(errno));
     json_decref(j);
     return KT_S_OK;
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * kt_calibration: the device's measured ceilings — what "% of peak" means in
  * every ktune result. Measured once per device and driver, then cached.

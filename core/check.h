@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * The verification rule and the record the device comparison leaves.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * The one host clock ktune reads: monotonic, in seconds. Wall-clock caps,
  * set-up costs and end-to-end times all come from here.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * CSV output (RFC 4180): the one field writer every CSV file of ktune uses
  * (tuning results, compare rows).

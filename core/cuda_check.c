@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/cuda_check.h"
 
 kt_status kt_cuda_classify(cudaError_t code)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * Turning CUDA runtime errors into kt_err, classified by what they mean for
  * the run: a refused launch (this configuration is invalid), an execution

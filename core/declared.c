@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/declared.h"
 
 #include <ctype.h>
@@ -9,6 +10,7 @@
 #include <strings.h>
 
 #include "core/iniloc.h"
+#include "core/msg.h"
 #include "core/nvrtc.h"
 #include "core/parse.h"
 #include "core/suggest.h"
@@ -910,8 +912,7 @@ static kt_status check_compiles(reader *rd)
                                  d->check_arch, b.opts,         b.num_opts};
         if (kt_nvrtc_compile(&req, &out, rd->err)) {
             /* No usable NVRTC here: the GPU run will say so per point. */
-            fprintf(stderr, "ktune: warning: %s: not checked: %s\n", d->path,
-                    rd->err->msg);
+            kt_msg("warning: %s: not checked: %s\n", d->path, rd->err->msg);
             rc = KT_S_OK;
         } else if (!out.compiled) {
             kt_nvrtc_first_error(out.log, first, sizeof first);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * Declared operators: a kernel in a .cu file with no ktune code, described
  * by INI sections (docs/declared.md) — its sizes, buffers and kernel

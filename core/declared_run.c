@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * The callbacks of declared operators (core/declared.h). The plugin ABI's
  * callbacks carry no pointer back to their descriptor (work() and shape()

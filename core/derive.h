@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * Figures derived from a time and the algorithm's work: effective bandwidth
  * (bytes the algorithm must move, GB = 1e9 bytes), its share of the measured

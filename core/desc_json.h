@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * A plugin descriptor as JSON: how a probe child hands the descriptor it
  * loaded and validated to a parent that never maps the plugin, and how the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * The device record and calibration of one GPU, for `ktune info`: opens the
  * device, reads its facts, and gets (or measures) its ceilings.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * The environment record: what every result carries so that a number can
  * be traced to the machine, the build, the command and the protocol that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * kt_evaluator: the one narrow interface behind which all CUDA work happens.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * kt_expr: small integer expressions written in declarations ("ceil_div(n,
  * tile)", "tile * (tile + pad) * 4"). Parsed once against the names a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * Whether a point can run at all, decided without a GPU: the variant's own
  * constraint callback, then its launch shape against the device's limits.

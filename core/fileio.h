@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * Reading input files safely: only regular files, and only up to a stated
  * size, so a directory, a FIFO or a device named as a job or a journal is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * kt_gpu: the CUDA device a session runs on, and the facts every result
  * records about it.

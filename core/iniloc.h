@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * kt_iniloc: where each section and key of an INI file is written.
  *

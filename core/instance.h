@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * kt_instance: one problem instance of an operator on the GPU — the
  * plugin's state after setup(), with the host services that own its device

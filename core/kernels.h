@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * The core's own kernels: the clock probe that runs before each timed
  * sample, the empty kernel of the launch floor, the copy of the

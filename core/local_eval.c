@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/evaluator.h"
 
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include "core/feasible.h"
 #include "core/gpu.h"
 #include "core/instance.h"
+#include "core/msg.h"
 #include "core/nvrtc.h"
 #include "core/verify.h"
 
@@ -454,7 +456,7 @@ static kt_status local_profile(kt_evaluator *ev, const kt_point *pt,
         }
         (void)cudaGetLastError();
         memset(&out->kernel, 0, sizeof out->kernel);
-        fprintf(stderr, "ktune: warning: no kernel attributes: %s\n", cerr.msg);
+        kt_msg("warning: no kernel attributes: %s\n", cerr.msg);
     }
     if (!src || !req->num_metrics)
         return KT_S_OK;
@@ -505,11 +507,10 @@ kt_status kt_local_open(const kt_eval_spec *spec, kt_evaluator **out,
         goto fail;
     if (spec->plugin->desc.cuda_runtime_version / 1000 >
         le->gpu.runtime_version / 1000)
-        fprintf(stderr,
-                "ktune: warning: %s was built with CUDA runtime %d, "
-                "newer than the loaded runtime %d\n",
-                spec->plugin->path, spec->plugin->desc.cuda_runtime_version,
-                le->gpu.runtime_version);
+        kt_msg("warning: %s was built with CUDA runtime %d, "
+               "newer than the loaded runtime %d\n",
+               spec->plugin->path, spec->plugin->desc.cuda_runtime_version,
+               le->gpu.runtime_version);
     kt_verifier_init(&le->verifier, &le->gpu, spec->seed, spec->log_level,
                      spec->verify_host);
     le->device_s = kt_clock_seconds() - t0;

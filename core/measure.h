@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * kt_meter: timing launches with CUDA events in one stream.
  *

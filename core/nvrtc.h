@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * kt_nvrtc: CUDA source compiled at run time with NVRTC, cached on disk, and
  * loaded through the CUDA runtime's library API (cudaLibraryLoadData), so

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * kt_oracle: a child process that has loaded one plugin and answers its
  * pure callbacks, shape(), check() and work(), for a process that must

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * Output files named on the command line, where "-" means stdout (as for
  * every output option: --json -, --csv -, --t4 -, --markdown -).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * kt_param: the values a declared parameter can take, and text <-> value.
  *

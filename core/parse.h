@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * Parsing numbers and lists the way users type them on command lines and in
  * INI files.

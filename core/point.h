@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * kt_point: one configuration of an operator: a variant and a value for
  * each of its parameters. Fixed-size and comparable with memcmp-free

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * Probing plugins: each file is loaded and validated in a child process of
  * its own, all of them at once, under one time limit. A child that loaded

@@ -1,9 +1,11 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/protocol.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/msg.h"
 #include "core/parse.h"
 
 void kt_protocol_defaults(kt_protocol *p)
@@ -54,11 +56,10 @@ kt_status kt_noise_parse(const char *text, const char *what, double *out,
 
 void kt_noise_warn(const char *what, double value)
 {
-    fprintf(stderr,
-            "ktune: WARNING: %s %g is a fraction: %g%% noise, a very loose "
-            "stop; nvbench's --max-noise counts in percent, so if you meant "
-            "%g%%, write %g%% (or %g)\n",
-            what, value, value * 100, value, value, value / 100);
+    kt_msg("WARNING: %s %g is a fraction: %g%% noise, a very loose "
+           "stop; nvbench's --max-noise counts in percent, so if you meant "
+           "%g%%, write %g%% (or %g)\n",
+           what, value, value * 100, value, value, value / 100);
 }
 
 kt_status kt_protocol_validate(const kt_protocol *p, kt_err *err)

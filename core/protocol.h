@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * kt_protocol: how a configuration is timed. One struct, so that "identical
  * conditions" is something the code can compare and the results can record.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * JSON forms of points, timings and evaluation results, shared by bench
  * output, the tuner's journal and replay. Reading back validates against the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * One measured configuration as Markdown (`ktune bench --markdown`): a
  * heading and one table row, the numbers a reader compares, laid out as

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/rng.h"
 
 /* splitmix64's finaliser: a bijection with full avalanche, so consecutive

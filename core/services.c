@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/services.h"
 
 #include <math.h>
@@ -11,6 +12,7 @@
 #include "core/clock.h"
 #include "core/cuda_check.h"
 #include "core/kernels.h"
+#include "core/msg.h"
 #include "core/nvrtc.h"
 #include "core/rng.h"
 
@@ -42,7 +44,7 @@ static void host_log(const kt_host *host, kt_log_level level, const char *fmt,
     if ((int)level > self(host)->log_level || (int)level < 0 || level > 3)
         return;
     va_start(ap, fmt);
-    fprintf(stderr, "ktune: plugin %s: ", names[level]);
+    kt_msg("plugin %s: ", names[level]);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
@@ -452,10 +454,9 @@ void kt_services_release(kt_services *svc, int warn)
 {
     for (size_t i = 0; i < svc->num_allocs; ++i) {
         if (warn)
-            fprintf(stderr,
-                    "ktune: warning: plugin left '%s' (%zu bytes) "
-                    "allocated after teardown; freed by ktune\n",
-                    svc->allocs[i].name, svc->allocs[i].bytes);
+            kt_msg("warning: plugin left '%s' (%zu bytes) "
+                   "allocated after teardown; freed by ktune\n",
+                   svc->allocs[i].name, svc->allocs[i].bytes);
         cudaFree(svc->allocs[i].ptr);
     }
     free(svc->allocs);

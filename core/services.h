@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * kt_services: the host side of the kt_host table a plugin receives in
  * setup(). One per problem instance: it owns every device allocation the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * kt_stats: descriptive statistics of timing samples, and the comparisons
  * the tuner decides with.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * "Did you mean": close matches for a misspelt name among the known ones.
  */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * Verification of a point before any of its time counts: at boundary sizes
  * (fewer elements than one block, an exact multiple of the block, a tail),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * kt_wire: the message framing between ktune and its worker processes.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The parent side of worker processes: a kt_evaluator that forwards every
  * call to a child and survives the child's death. */
 #include "core/worker.h"
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "core/envrec.h"
+#include "core/msg.h"
 #include "core/proc.h"
 #include "core/result_json.h"
 #include "core/wire.h"
@@ -122,8 +124,7 @@ static kt_status spawn(worker_eval *we, kt_err *err)
         /* Stray printf from plugins lands on stderr, never in the
          * protocol: the protocol has its own descriptor. */
         execl(we->exe, we->exe, "worker", "--fd", "3", (char *)NULL);
-        fprintf(stderr, "ktune: cannot start worker %s: %s\n", we->exe,
-                strerror(errno));
+        kt_msg("cannot start worker %s: %s\n", we->exe, strerror(errno));
         _exit(127);
     }
     close(sv[1]);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * Worker processes: evaluation in a child process, so that a kernel that
  * faults (a sticky CUDA error poisons the whole context), hangs, or a plugin

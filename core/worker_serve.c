@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The worker side of worker processes: a loop that serves one evaluator
  * session over a socket. It owns the CUDA context; when a kernel faults the
  * context is lost, so it says so and exits. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * The metric catalog: the figures `ktune profile` and tuning jobs report by
  * name, each with a description, a unit and the raw CUPTI counter(s) it is

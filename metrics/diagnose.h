@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * The diagnosis of one configuration, from its unprofiled time, the
  * algorithm's work, the device's ceilings and (when collected) its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * Counter-guided search: rules that order a strategy's candidate moves
  * from the incumbent's diagnosis. Pure: the tuner

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * Theoretical occupancy and what limits it, computed from the device's
  * facts and the kernel's attributes (no GPU): how many blocks of the launch

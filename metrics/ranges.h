@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * One value per counter from several profiled ranges. The CUPTI source
  * profiles each kernel of a launch as a range of its own (as Nsight

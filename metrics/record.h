@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * JSON forms of what metrics/ produces, for `ktune profile --json`, the
  * tuner's journal and its summary. NaN (not collected) is written as null.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * kt_metric_set: a list of metric names resolved into what to collect.
  * Names are catalog names ("achieved_occupancy") or raw counter names

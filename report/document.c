@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "report/document.h"
 
 #include <math.h>
@@ -34,7 +35,10 @@ static const char style[] =
     ".env td{overflow-wrap:anywhere}\n"
     "table.data{display:block;overflow-x:auto;max-width:100%}\n"
     "td.num{text-align:right;font-variant-numeric:tabular-nums;"
-    "white-space:nowrap}\n"
+    "white-space:nowrap;overflow-wrap:normal}\n"
+    "table.kv>tbody>tr>td.num{text-align:left}\n"
+    "span.num{white-space:nowrap;font-variant-numeric:tabular-nums}\n"
+    "span.list{overflow-wrap:normal}\n"
     "tr.best td{background:#eef6ee}\n"
     "figure{margin:1.2em 0}figcaption{color:#444;font-size:.9em;"
     "max-width:720px}\n"
@@ -287,10 +291,20 @@ static void run_facts(FILE *o, const json_t *sum)
             count_text(kt_src_num(sum, "from_journal"), f, sizeof f));
     kt_html_sig(kt_src_num(ovh, "wall_s"), 3, a, sizeof a);
     kt_html_sig(kt_src_num(ovh, "gpu_s"), 3, b, sizeof b);
-    fprintf(o,
-            "<tr><th>time</th><td>%s s of wall time, %s s of it sampled "
-            "on the GPU",
-            a, b);
+    /* A replay's GPU time is the recording's (what its answers took to
+     * measure then), not part of the replay's own wall time. */
+    if (json_is_object(json_object_get(sum, "replay")))
+        fprintf(o,
+                "<tr><th>time</th><td>%s s of wall time for the replay, "
+                "which ran nothing on a GPU; the recorded measurements it "
+                "answered from had sampled %s s of kernel time on the "
+                "recording's GPU",
+                a, b);
+    else
+        fprintf(o,
+                "<tr><th>time</th><td>%s s of wall time, %s s of it sampled "
+                "on the GPU",
+                a, b);
     if (isfinite(kt_src_num(ovh, "tuner_ms_per_evaluation")))
         fprintf(o, "; the tuner's own overhead %.3g ms per evaluation",
                 kt_src_num(ovh, "tuner_ms_per_evaluation"));

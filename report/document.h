@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * kt_doc: the report as one self-contained HTML document — inline SVG
  * charts and inline CSS, no script, no external resource (a Content

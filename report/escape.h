@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * Escaping for HTML and SVG: every piece of text a report writes that did
  * not come from ktune's own string literals (operator and variant names,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The calibration's bandwidth against working set, the L2 size marked, and
  * the ceilings it measured. */
 #include <math.h>

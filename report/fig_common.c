@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* What the chart sections share: the device's ceilings, the variants'
  * colours, ranking and derived bandwidth. */
 #include <math.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* `ktune compare` results: the variants side by side — times with their
  * intervals, speed-ups against the reference with theirs, and the
  * counters and diagnoses where they were collected (docs/compare.md). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Median time against each tuned parameter, one line per variant. */
 #include <math.h>
 #include <stdlib.h>
@@ -202,7 +203,34 @@ static void x_axis(const kt_fig_ctx *c, const param_info *pi, kt_axis *a,
     }
 }
 
-/* Draws one chart; returns 0 when no point has the parameter. */
+/* A parameter measured at one value only: a chart would be one point
+ * zoomed into its own interval, so a sentence says what there is. xs is
+ * sorted (the fastest first at the one x). */
+static void one_value(const kt_fig_ctx *c, const param_info *pi,
+                      const xpoint *xs, size_t n)
+{
+    const kt_src_point *best = xs[0].p;
+    const json_t *v = pi ? json_object_get(best->params, pi->name) : NULL;
+    char value[64], m[32];
+    if (!pi)
+        snprintf(value, sizeof value, "%s", best->variant);
+    else if (json_is_string(v))
+        snprintf(value, sizeof value, "%s", json_string_value(v));
+    else
+        snprintf(value, sizeof value, "%lld", (long long)json_integer_value(v));
+    kt_html_sig(best->median, 4, m, sizeof m);
+    fputs("<p class=\"one-value\">", c->out);
+    kt_html_escf(c->out,
+                 "%s was measured at one value only, %s (%zu "
+                 "configuration%s): no chart of time against it. The "
+                 "fastest there: %s, median %s \xC2\xB5s.",
+                 pi ? pi->name : "variant", value, n, n == 1 ? "" : "s",
+                 best->config, m);
+    fputs("</p>\n", c->out);
+}
+
+/* Draws one chart, or the sentence for one value; returns 0 when no point
+ * has the parameter. */
 static int time_chart(kt_fig_ctx *c, const param_info *pi)
 {
     const kt_sources *s = c->src;
@@ -234,6 +262,11 @@ static int time_chart(kt_fig_ctx *c, const param_info *pi)
         return 0;
     }
     qsort(xs, n, sizeof *xs, cmp_xpoint);
+    if (xs[n - 1].x == xs[0].x) {
+        one_value(c, pi, xs, n);
+        free(xs);
+        return 1;
+    }
     memset(&plot, 0, sizeof plot);
     x_axis(c, pi, &plot.x, ticks, labels, label_ptrs);
     plot.y.scale.kind = yhi / ylo > 3 ? KT_SCALE_LOG : KT_SCALE_LINEAR;

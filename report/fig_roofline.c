@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The roofline: every evaluated configuration by arithmetic intensity and
  * achieved rate, under the measured bandwidth ceiling and the compute
  * ceiling (the calibration's FMA kernel when it measured one, else the
@@ -118,7 +119,7 @@ void kt_fig_roofline(kt_fig_ctx *c)
                     c->peak_gflops, &comp);
     kt_html_sig(balance, 3, a, sizeof a);
     snprintf(label, sizeof label, "balance point %s flop/B", a);
-    kt_plot_text(&plot, balance, c->peak_gflops, 4, 16, "start", label);
+    kt_plot_text(&plot, balance, c->peak_gflops, 4, 16, "start", label, NULL);
 
     for (size_t v = 0; v < c->num_variants; ++v) {
         kt_style marks = {
@@ -158,7 +159,8 @@ void kt_fig_roofline(kt_fig_ctx *c)
     kt_plot_markers(&plot, &ai, &best_rate, 1, &ring, NULL);
     snprintf(label, sizeof label, "%s%s", answer ? "the answer: " : "",
              best->config);
-    kt_plot_text(&plot, ai, best_rate, 10, 4, "start", label);
+    kt_plot_text(&plot, ai, best_rate, 10, 4, "start", label,
+                 answer ? "the answer" : NULL);
 
     kt_html_group(c->copy_gbs, 0, a, sizeof a);
     snprintf(label, sizeof label, "bandwidth ceiling: measured copy, %s GB/s",

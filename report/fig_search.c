@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The search: the one-at-a-time path, step by step with the gain and its
  * interval, and the best time after each evaluation. */
 #include <math.h>

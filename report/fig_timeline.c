@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "report/fig_timeline.h"
 
 #include <errno.h>
@@ -252,7 +253,8 @@ static void draw_gaps(chart *c, const json_t *root)
         if (len < span * 0.01)
             continue;
         fprintf(p->body,
-                "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" "
+                "<rect class=\"region\" x=\"%.2f\" y=\"%.1f\" "
+                "width=\"%.2f\" height=\"%.1f\" "
                 "fill=\"#D55E00\" opacity=\"0.10\"><title>idle %.3f ms, "
                 "after ",
                 x0, p->top, x1 - x0, p->bottom - p->top, len);
@@ -261,7 +263,7 @@ static void draw_gaps(chart *c, const json_t *root)
         kt_esc_write(p->body, text_of(g, "after"));
         fputs("</title></rect>\n", p->body);
         snprintf(label, sizeof label, "idle %.2f ms", len);
-        if (x1 - x0 > strlen(label) * 6.8 + 4)
+        if (x1 - x0 > kt_plot_text_width(label, 11) + 4)
             fprintf(p->body,
                     "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" "
                     "fill=\"#A04000\" font-size=\"11\">%s</text>\n",

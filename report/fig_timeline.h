@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * The timeline chart: `ktune report TIMELINE.json` draws a `ktune
  * timeline --json` file as one SVG — a lane per stream (per process when

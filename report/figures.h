@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * The report's sections that draw charts, each writing one <section> of
  * the document from the sources (report/sources.h), or a line saying why

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "report/html.h"
 
 #include <math.h>
@@ -115,14 +116,21 @@ static void scalar(FILE *out, const char *key, const json_t *v)
         fputs("\xE2\x80\x93", out);
         return;
     }
+    /* A number never breaks inside, even in a cell that breaks anywhere
+     * (span.num: nowrap); a list of them breaks after its commas. */
+    fputs("<span class=\"num\">", out);
     if (json_is_integer(v))
         fprintf(out, "%lld", (long long)json_integer_value(v));
+    else if (fabs(json_real_value(v)) < 1e15 &&
+             json_real_value(v) == floor(json_real_value(v)))
+        fprintf(out, "%.0f", json_real_value(v)); /* 1073741824, not 1.07e+09 */
     else
         fprintf(out, "%.6g", json_real_value(v));
     if (key && ends_with(key, "_bytes") && json_number_value(v) >= 1024) {
         kt_scale_fmt_bytes(json_number_value(v), num, sizeof num);
         fprintf(out, " (%s)", num);
     }
+    fputs("</span>", out);
 }
 
 static int all_of(const json_t *arr, int objects)
@@ -159,7 +167,9 @@ static void object_rows(FILE *out, const json_t *arr)
     json_array_foreach ((json_t *)arr, i, x) {
         fputs("<tr>", out);
         json_object_foreach (cols, k, c) {
-            fputs("<td>", out);
+            fputs(json_is_number(json_object_get(x, k)) ? "<td class=\"num\">"
+                                                        : "<td>",
+                  out);
             if (json_object_get(x, k))
                 value(out, k, json_object_get(x, k));
             fputs("</td>", out);
@@ -180,6 +190,8 @@ static void value(FILE *out, const char *key, const json_t *v)
         object_rows(out, v);
     } else if (json_is_array(v)) {
         n = json_array_size(v);
+        /* span.list: broken after its commas only. */
+        fputs("<span class=\"list\">", out);
         json_array_foreach ((json_t *)v, i, x) {
             if (i == KT_HTML_ARRAY_MAX) {
                 fprintf(out, ", \xE2\x80\xA6 (%zu values)", n);
@@ -194,6 +206,7 @@ static void value(FILE *out, const char *key, const json_t *v)
         }
         if (!n)
             fputs("(none)", out);
+        fputs("</span>", out);
     } else {
         scalar(out, key, v);
     }
@@ -209,7 +222,7 @@ void kt_html_kv_table(FILE *out, const json_t *obj, const char *const *skip)
             continue;
         fputs("<tr><th>", out);
         kt_esc_write(out, k);
-        fputs("</th><td>", out);
+        fputs(json_is_number(v) ? "</th><td class=\"num\">" : "</th><td>", out);
         value(out, k, v);
         fputs("</td></tr>\n", out);
     }

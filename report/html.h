@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * Small pieces of HTML writing shared by the report's sections: escaped
  * formatted text, grouped numbers, and a generic view of a JSON object as

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "report/plot.h"
 
 #include <math.h>
@@ -8,11 +9,18 @@
 
 #define KT_PLOT_MAX_TICKS 64
 #define KT_PLOT_FONT 12.0
-/* Average advance of a character of the chart font, for layout. */
-#define KT_PLOT_CHAR_W 6.8
+#define KT_PLOT_SMALL 11.0 /* tick labels and labels in the plot */
 #define KT_PLOT_LEGEND_ROW 18.0
 #define KT_PLOT_GRID "#e2e2e2"
 #define KT_PLOT_INK "#444"
+
+double kt_plot_text_width(const char *text, double font_px)
+{
+    size_t n = 0;
+    for (const unsigned char *c = (const unsigned char *)text; c && *c; ++c)
+        n += (*c & 0xC0) != 0x80; /* not a continuation byte */
+    return (double)n * KT_PLOT_EM_PER_CHAR * font_px;
+}
 
 const char *kt_plot_color(size_t i)
 {
@@ -37,7 +45,7 @@ int kt_plot_begin(kt_plot *p, int id, double width, double height,
     p->left = 74;
     /* Room for the longest explicit y label (category names). */
     for (size_t i = 0; p->y.labels && i < p->y.num_ticks; ++i) {
-        double w = 40 + strlen(p->y.labels[i]) * KT_PLOT_CHAR_W;
+        double w = 40 + kt_plot_text_width(p->y.labels[i], KT_PLOT_SMALL);
         if (w > p->left)
             p->left = w;
     }
@@ -53,6 +61,19 @@ int kt_plot_begin(kt_plot *p, int id, double width, double height,
     return p->body ? 0 : -1;
 }
 
+static void free_layout(kt_plot *p)
+{
+    for (size_t i = 0; i < p->num_labels; ++i) {
+        free(p->labels[i].text);
+        free(p->labels[i].short_text);
+    }
+    free(p->labels);
+    free(p->marks);
+    p->labels = NULL;
+    p->marks = NULL;
+    p->num_labels = p->cap_labels = p->num_marks = p->cap_marks = 0;
+}
+
 void kt_plot_discard(kt_plot *p)
 {
     if (p->body)
@@ -60,6 +81,44 @@ void kt_plot_discard(kt_plot *p)
     free(p->buf);
     p->body = NULL;
     p->buf = NULL;
+    free_layout(p);
+}
+
+/* arr (n used of *cap, elem bytes each) with room for one more: arr
+ * itself, or a larger copy (arr then freed); NULL, with arr untouched and
+ * p->failed set, when it cannot grow. */
+static void *with_room(kt_plot *p, void *arr, size_t n, size_t *cap,
+                       size_t elem)
+{
+    void *m;
+    size_t want;
+    if (n < *cap)
+        return arr;
+    want = *cap ? 2 * *cap : 16;
+    m = realloc(arr, want * elem);
+    if (!m) {
+        p->failed = 1;
+        return NULL;
+    }
+    *cap = want;
+    return m;
+}
+
+/* Records a drawn mark for the label placement. */
+static void add_mark(kt_plot *p, int circle, double x0, double y0, double x1,
+                     double y1, double r)
+{
+    kt_plot_mark *m =
+        with_room(p, p->marks, p->num_marks, &p->cap_marks, sizeof *m);
+    if (!m)
+        return;
+    p->marks = m;
+    p->marks[p->num_marks++] = (kt_plot_mark){circle, x0, y0, x1, y1, r};
+}
+
+static double half_width(const kt_style *s)
+{
+    return (s && s->width > 0 ? s->width : 1.5) / 2;
 }
 
 static double map_x(const kt_plot *p, double v)
@@ -161,7 +220,7 @@ void kt_plot_axes(kt_plot *p)
 
     /* Labels that would overlap on the x axis are turned. */
     for (size_t i = 0; i < nx; ++i) {
-        double w = strlen(xl[i]) * KT_PLOT_CHAR_W;
+        double w = kt_plot_text_width(xl[i], KT_PLOT_SMALL);
         if (w > widest)
             widest = w;
         if (i)
@@ -212,12 +271,17 @@ void kt_plot_path(kt_plot *p, const double *x, const double *y, size_t n,
                   const kt_style *s)
 {
     int open = 0, started = 0;
+    double lx = 0, ly = 0;
     for (size_t i = 0; i < n; ++i) {
         double px = map_x(p, x[i]), py = map_y(p, y[i]);
         if (!isfinite(px) || !isfinite(py)) {
             open = 0;
             continue;
         }
+        if (open)
+            add_mark(p, 0, lx, ly, px, py, half_width(s));
+        lx = px;
+        ly = py;
         if (!started) {
             fprintf(p->body,
                     "<path class=\"series\" clip-path=\"url(#kt-c%d)\"", p->id);
@@ -249,6 +313,7 @@ void kt_plot_markers(kt_plot *p, const double *x, const double *y, size_t n,
             continue;
         fprintf(p->body, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\">", px, py,
                 r);
+        add_mark(p, 1, px, py, px, py, r);
         if (tips && tips[i]) {
             fputs("<title>", p->body);
             kt_esc_write(p->body, tips[i]);
@@ -278,12 +343,19 @@ static void whiskers(kt_plot *p, const double *at, const double *lo,
             fputs(" d=\"", p->body);
             started = 1;
         }
-        if (vertical)
+        if (vertical) {
             fprintf(p->body, "M%.1f,%.1fV%.1fM%.1f,%.1fh6M%.1f,%.1fh6", a, l, h,
                     a - 3, l, a - 3, h);
-        else
+            add_mark(p, 0, a, l, a, h, half_width(s));
+            add_mark(p, 0, a - 3, l, a + 3, l, half_width(s));
+            add_mark(p, 0, a - 3, h, a + 3, h, half_width(s));
+        } else {
             fprintf(p->body, "M%.1f,%.1fH%.1fM%.1f,%.1fv6M%.1f,%.1fv6", l, a, h,
                     l, a - 3, h, a - 3);
+            add_mark(p, 0, l, a, h, a, half_width(s));
+            add_mark(p, 0, l, a - 3, l, a + 3, half_width(s));
+            add_mark(p, 0, h, a - 3, h, a + 3, half_width(s));
+        }
     }
     if (started)
         fputs("\"/>\n", p->body);
@@ -308,17 +380,29 @@ void kt_plot_segment(kt_plot *p, double x0, double y0, double x1, double y1,
     kt_plot_path(p, xs, ys, 2, s);
 }
 
-static void line_label(kt_plot *p, double x, double y, const char *anchor,
-                       const kt_style *s, const char *label)
+/* Queues a label for kt_plot_end, which places it. */
+static void add_label(kt_plot *p, const kt_plot_label *l, const char *text,
+                      const char *short_text)
 {
-    if (!label || !*label)
+    kt_plot_label *slot, *grown;
+    if (!text || !*text)
         return;
-    fprintf(p->body,
-            "<text class=\"line-label\" x=\"%.1f\" y=\"%.1f\" "
-            "text-anchor=\"%s\" font-size=\"11\" fill=\"%s\">",
-            x, y, anchor, s && s->color ? s->color : KT_PLOT_INK);
-    kt_esc_write(p->body, label);
-    fputs("</text>\n", p->body);
+    grown =
+        with_room(p, p->labels, p->num_labels, &p->cap_labels, sizeof *grown);
+    if (!grown)
+        return;
+    p->labels = grown;
+    slot = &p->labels[p->num_labels];
+    *slot = *l;
+    slot->text = strdup(text);
+    slot->short_text = short_text && *short_text ? strdup(short_text) : NULL;
+    if (!slot->text || (short_text && *short_text && !slot->short_text)) {
+        free(slot->text);
+        free(slot->short_text);
+        p->failed = 1;
+        return;
+    }
+    ++p->num_labels;
 }
 
 void kt_plot_hline(kt_plot *p, double y, const kt_style *s, const char *label)
@@ -329,35 +413,200 @@ void kt_plot_hline(kt_plot *p, double y, const kt_style *s, const char *label)
     fprintf(p->body, "<path class=\"ref\"");
     stroke_attrs(p->body, s, 0);
     fprintf(p->body, " d=\"M%.1f,%.1fH%.1f\"/>\n", p->left, py, p->right);
-    line_label(p, p->right - 4, py - 4, "end", s, label);
+    add_mark(p, 0, p->left, py, p->right, py, half_width(s));
+    add_label(
+        p,
+        &(kt_plot_label){
+            .kind = 1, .x = p->right, .y = py, .color = s ? s->color : NULL},
+        label, NULL);
 }
 
 void kt_plot_vline(kt_plot *p, double x, const kt_style *s, const char *label)
 {
     double px = map_x(p, x);
-    int right_half;
     if (!isfinite(px) || !kt_scale_contains(&p->x.scale, x))
         return;
     fprintf(p->body, "<path class=\"ref\"");
     stroke_attrs(p->body, s, 0);
     fprintf(p->body, " d=\"M%.1f,%.1fV%.1f\"/>\n", px, p->top, p->bottom);
-    right_half = px > p->left + 0.7 * (p->right - p->left);
-    line_label(p, right_half ? px - 4 : px + 4, p->top + 12,
-               right_half ? "end" : "start", s, label);
+    add_mark(p, 0, px, p->top, px, p->bottom, half_width(s));
+    add_label(
+        p,
+        &(kt_plot_label){
+            .kind = 2, .x = px, .y = p->top, .color = s ? s->color : NULL},
+        label, NULL);
 }
 
 void kt_plot_text(kt_plot *p, double x, double y, double dx, double dy,
-                  const char *anchor, const char *text)
+                  const char *anchor, const char *text, const char *short_text)
 {
     double px = map_x(p, x), py = map_y(p, y);
+    kt_plot_label l = {.x = px, .y = py, .dx = dx, .dy = dy};
     if (!isfinite(px) || !isfinite(py) || !text)
         return;
+    snprintf(
+        l.anchor, sizeof l.anchor, "%s",
+        anchor && (strcmp(anchor, "middle") == 0 || strcmp(anchor, "end") == 0)
+            ? anchor
+            : "start");
+    add_label(p, &l, text, short_text);
+}
+
+/* --------------------------------------------------------------- labels */
+
+typedef struct box {
+    double x0, y0, x1, y1;
+} box;
+
+/* A candidate place: the baseline's anchor point and the text-anchor. */
+typedef struct spot {
+    double x, y;
+    const char *anchor;
+} spot;
+
+static box text_box(const char *text, spot at)
+{
+    double w = kt_plot_text_width(text, KT_PLOT_SMALL);
+    double x0 = strcmp(at.anchor, "end") == 0      ? at.x - w
+                : strcmp(at.anchor, "middle") == 0 ? at.x - w / 2
+                                                   : at.x;
+    return (box){x0, at.y - KT_PLOT_ASCENT * KT_PLOT_SMALL, x0 + w,
+                 at.y + KT_PLOT_DESCENT * KT_PLOT_SMALL};
+}
+
+/* Whether the segment (x0, y0)-(x1, y1) passes through b (Liang-Barsky). */
+static int segment_hits(double x0, double y0, double x1, double y1, box b)
+{
+    double dx = x1 - x0, dy = y1 - y0, lo = 0, hi = 1;
+    double ps[4] = {-dx, dx, -dy, dy};
+    double qs[4] = {x0 - b.x0, b.x1 - x0, y0 - b.y0, b.y1 - y0};
+    for (int i = 0; i < 4; ++i) {
+        if (ps[i] == 0) {
+            if (qs[i] < 0)
+                return 0;
+            continue;
+        }
+        if (ps[i] < 0)
+            lo = fmax(lo, qs[i] / ps[i]);
+        else
+            hi = fmin(hi, qs[i] / ps[i]);
+        if (lo > hi)
+            return 0;
+    }
+    return 1;
+}
+
+/* Whether a label at b keeps a pixel's clearance from mark m. */
+static int mark_hits(const kt_plot_mark *m, box b)
+{
+    const double pad = 1.0 + m->r;
+    if (m->circle) {
+        double nx = fmin(fmax(m->x0, b.x0), b.x1);
+        double ny = fmin(fmax(m->y0, b.y0), b.y1);
+        return (nx - m->x0) * (nx - m->x0) + (ny - m->y0) * (ny - m->y0) <
+               pad * pad;
+    }
+    return segment_hits(m->x0, m->y0, m->x1, m->y1,
+                        (box){b.x0 - pad, b.y0 - pad, b.x1 + pad, b.y1 + pad});
+}
+
+/* Whether b is inside the plot area and clear of every mark and of the
+ * labels placed before (placed[0..n)). */
+static int fits(const kt_plot *p, box b, const box *placed, size_t n)
+{
+    if (b.x0 < p->left + 3 || b.x1 > p->right - 2 || b.y0 < p->top + 1 ||
+        b.y1 > p->bottom - 3)
+        return 0;
+    for (size_t i = 0; i < p->num_marks; ++i)
+        if (mark_hits(&p->marks[i], b))
+            return 0;
+    for (size_t i = 0; i < n; ++i)
+        if (b.x0 < placed[i].x1 + 2 && placed[i].x0 < b.x1 + 2 &&
+            b.y0 < placed[i].y1 + 1 && placed[i].y0 < b.y1 + 1)
+            return 0;
+    return 1;
+}
+
+/* The places a label may take, preferred first; returns how many. */
+static size_t spots(const kt_plot *p, const kt_plot_label *l, spot *out)
+{
+    static const double around[][2] = {{10, 4}, {-10, 4}, {0, -10}, {0, 18},
+                                       {8, -9}, {-8, -9}, {8, 17},  {-8, 17}};
+    static const char *const side[] = {"start", "end", "middle", "middle",
+                                       "start", "end", "start",  "end"};
+    const double above = -5, below = 5 + KT_PLOT_ASCENT * KT_PLOT_SMALL;
+    size_t n = 0;
+    if (l->kind == 0) {
+        out[n++] = (spot){l->x + l->dx, l->y + l->dy, l->anchor};
+        for (double scale = 1; scale <= 4; scale *= 2)
+            for (size_t i = 0; i < 8; ++i)
+                out[n++] = (spot){l->x + scale * around[i][0],
+                                  l->y + scale * around[i][1], side[i]};
+    } else if (l->kind == 1) {
+        const double xs[] = {p->right - 4, p->left + 8,
+                             (p->left + p->right) / 2};
+        const char *const as[] = {"end", "start", "middle"};
+        for (size_t i = 0; i < 3; ++i) {
+            out[n++] = (spot){xs[i], l->y + above, as[i]};
+            out[n++] = (spot){xs[i], l->y + below, as[i]};
+        }
+    } else {
+        /* Right of the line first unless it stands in the right part. */
+        int right = l->x > p->left + 0.7 * (p->right - p->left);
+        const double ys[] = {p->top + 12, p->bottom - 8,
+                             (p->top + p->bottom) / 2};
+        for (size_t i = 0; i < 3; ++i) {
+            out[n++] =
+                (spot){l->x + (right ? -4 : 4), ys[i], right ? "end" : "start"};
+            out[n++] =
+                (spot){l->x + (right ? 4 : -4), ys[i], right ? "start" : "end"};
+        }
+    }
+    return n;
+}
+
+static void write_label(kt_plot *p, const kt_plot_label *l, const char *text,
+                        spot at)
+{
     fprintf(p->body,
-            "<text class=\"note\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" "
-            "font-size=\"11\" fill=\"%s\">",
-            px + dx, py + dy, anchor ? anchor : "start", KT_PLOT_INK);
+            "<text class=\"%s\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" "
+            "font-size=\"%.0f\" fill=\"%s\">",
+            l->kind ? "line-label" : "note", at.x, at.y, at.anchor,
+            KT_PLOT_SMALL, l->color ? l->color : KT_PLOT_INK);
     kt_esc_write(p->body, text);
     fputs("</text>\n", p->body);
+}
+
+/* Every queued label at its first free place (its text, then its short
+ * text), else in the legend as text. */
+static void place_labels(kt_plot *p)
+{
+    box *placed = calloc(p->num_labels + 1, sizeof *placed);
+    size_t n = 0;
+    if (!placed) {
+        p->failed = 1;
+        return;
+    }
+    for (size_t i = 0; i < p->num_labels; ++i) {
+        const kt_plot_label *l = &p->labels[i];
+        const char *texts[2] = {l->text, l->short_text};
+        spot cand[40];
+        size_t nc = spots(p, l, cand);
+        int done = 0;
+        for (size_t t = 0; t < 2 && !done && texts[t]; ++t)
+            for (size_t c = 0; c < nc && !done; ++c) {
+                box b = text_box(texts[t], cand[c]);
+                if (fits(p, b, placed, n)) {
+                    write_label(p, l, texts[t], cand[c]);
+                    placed[n++] = b;
+                    done = 1;
+                }
+            }
+        if (!done)
+            kt_plot_legend(p, l->text, &(kt_style){.color = l->color},
+                           KT_LEGEND_TEXT);
+    }
+    free(placed);
 }
 
 void kt_plot_legend(kt_plot *p, const char *label, const kt_style *s,
@@ -385,7 +634,9 @@ static double write_legend(const kt_plot *p, FILE *o, double y0)
     for (size_t i = 0; i < p->num_legend; ++i) {
         const kt_style *s = &p->legend[i].style;
         const char *c = s->color ? s->color : "currentColor";
-        double w = 30 + strlen(p->legend[i].label) * KT_PLOT_CHAR_W + 18;
+        double sample = p->legend[i].kind ? 30 : 0;
+        double w =
+            sample + kt_plot_text_width(p->legend[i].label, KT_PLOT_FONT) + 18;
         if (x > p->left && x + w > p->width - 8) {
             x = p->left;
             y += KT_PLOT_LEGEND_ROW;
@@ -400,7 +651,7 @@ static double write_legend(const kt_plot *p, FILE *o, double y0)
             fprintf(o,
                     "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"%s\"/>",
                     x + 12, y - 4, s->radius > 0 ? s->radius : 3.5, c);
-        fprintf(o, "<text x=\"%.1f\" y=\"%.1f\">", x + 30, y);
+        fprintf(o, "<text x=\"%.1f\" y=\"%.1f\">", x + sample, y);
         kt_esc_write(o, p->legend[i].label);
         fputs("</text>\n", o);
         x += w;
@@ -417,7 +668,8 @@ int kt_plot_end(kt_plot *p, FILE *out)
     double extra = 0;
     int rc = 0;
 
-    if (fclose(p->body) != 0)
+    place_labels(p);
+    if (fclose(p->body) != 0 || p->failed)
         rc = -1;
     p->body = NULL;
     legend = open_memstream(&legend_buf, &legend_size);
@@ -453,5 +705,6 @@ int kt_plot_end(kt_plot *p, FILE *out)
     free(legend_buf);
     free(p->buf);
     p->buf = NULL;
+    free_layout(p);
     return rc;
 }

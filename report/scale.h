@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * kt_scale: the mapping of a chart axis from data values to pixels, linear
  * or logarithmic, with "nice" domains and ticks (1, 2, 5 x 10^k steps on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * kt_sources: what a report is drawn from — the result files `ktune report`
  * was given, read without the plugin (a report can be made on any machine)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * The inside of a kt_select_wisdom handle, shared by the reader
  * (select/read.c) and the lookup (select/select.c). Not installed.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Reading a wisdom file (docs/wisdom.md) into an immutable table: every
  * field checked for its type and range, the file refused as a whole at the
  * first problem, with its line. */

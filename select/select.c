@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The lookup: exact match, else the documented nearest-size rule
  * (include/ktune/select.h), over the immutable table read.c built. */
 #include <ctype.h>

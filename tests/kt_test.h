@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* cmocka needs these includes in this order; every test includes this. */
 #ifndef KT_TEST_H
 #define KT_TEST_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * C++ kernel names in the words of their source (kt_tl_demangle). The
  * demangler is libstdc++'s, loaded when first needed: ktune itself is C,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * The timeline as JSON (`ktune timeline --json`; the format, version 1, is
  * documented in docs/timeline.md): the summaries, the gaps, every GPU

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * Running the traced program: found the way a shell finds it, started
  * with the tracer named in CUDA_INJECTION64_PATH and the record folder in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * The text `ktune timeline` prints: the program and its processes, the
  * CUDA API, GPU kernel and memory-operation summaries (the tables

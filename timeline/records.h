@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * kt_tl_trace: what the tracer (timeline/trace) recorded, read back from
  * its record files, one per traced process. Pure C.

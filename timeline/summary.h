@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * kt_tl_summary: what a trace says, in the terms `nsys stats` uses (API,
  * kernel and memory-operation summaries) and in the ones it does not

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The results files tests/data/diff/ holds for `ktune diff`'s tests, made
 from the H200 recording of vector_add at n = 2^28 in replay (no GPU):
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A small synthetic recording in the ground-truth format, for the replay
 tests until the H200 recordings (tools/record_ground_truth.sh) land.
 

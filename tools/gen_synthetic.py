@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Synthetic tuning journals for the replay tests, until real exhaustive
 recordings from the H200 are committed next to them.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Ground-truth recordings of the hard spaces on this GPU: every feasible
 # point verified and measured once under the shipped job's protocol, raw
 # samples kept, for replay without a GPU (ktune tune --replay).

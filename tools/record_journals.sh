@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # Records exhaustive journals of the built-in vector_add space on this GPU at
 # n = 2^20, 2^24 and 2^28: every feasible point verified and measured once
 # under the tuning protocol of configs/vector_add.ini, raw samples kept. The

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * The files a tuning run writes besides its journal:
  *  - the JSON summary (--json): the answer, ties, top, path, what could not

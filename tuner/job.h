@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * kt_job: a tuning job as written in an INI file (docs/configs.md), with
  * `--set section.key=value` overrides, checked against the plugin it names.

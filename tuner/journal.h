@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * kt_journal: the append-only record of a tuning run, one JSON object per
  * line (docs/configs.md, "The journal").

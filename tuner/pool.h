@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * kt_pool: several evaluators that serve independent evaluate() calls at
  * the same time — one worker per GPU, one per MPI rank, or simulated

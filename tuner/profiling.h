@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * kt_profiling: the kernel facts and hardware counters of the points a
  * tuning run profiles — every point or the best few ([metrics], docs/

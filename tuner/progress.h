@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * kt_progress: the progress display of a tuning run, on stderr so that
  * stdout stays the summary a pipe or file receives.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * The replay evaluator: a kt_evaluator that answers from a recorded journal
  * instead of a GPU, so strategies can be run, compared and tested anywhere.

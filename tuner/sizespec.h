@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * kt_sizespec: the value of a problem-size key of [job], which may name one
  * size or a sweep of them (docs/configs.md, "Size sweeps"):

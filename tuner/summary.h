@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * kt_summary: the readable summary of a tuning run on stdout — the answer
  * (winner with its interval, or the configurations it is tied with), the

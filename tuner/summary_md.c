@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* kt_summary_markdown: a tuning run's summary as Markdown, for pull
  * requests and CI pages (the tables nvbench users paste). */
 #include <stdlib.h>

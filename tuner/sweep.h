@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * kt_sweep: what a size sweep (several problem sizes in one job, one search
  * each) prints and names: one row per size — the answer, its time and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * Kernel Tuner's T4 exchange files (schema 1.0.0), as Kernel Tuner writes
  * them: the results file (--t4 FILE), one result per point visited, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "tuner/tune.h"
 
 #include <math.h>
@@ -5,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/msg.h"
 #include "tuner/pool.h"
 #include "tuner/progress.h"
 #include "tuner/u64map.h"
@@ -609,8 +611,8 @@ static void note_unavailable(kt_tune *t, const kt_tune_entry *e,
     snprintf(t->res->counters_note, sizeof t->res->counters_note, "%s (%s)",
              why, cfg);
     if (t->cfg->notes)
-        fprintf(t->cfg->notes,
-                "ktune: %s hardware counters for %s: %s; continuing without "
+        kt_fmsg(t->cfg->notes,
+                "%s hardware counters for %s: %s; continuing without "
                 "them\n",
                 partial ? "missing" : "no", cfg, why);
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * kt_tune: one tuning run — the session strategies search through.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "tuner/u64map.h"
 
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * kt_u64map: a map from 64-bit keys (space indices) to 64-bit values
  * (positions in an array), open addressing with linear probing. The tuner

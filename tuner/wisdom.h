@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * kt_wisdom: the file of tuned answers applications select from at run
  * time (docs/wisdom.md; read by libktune-select, select/).

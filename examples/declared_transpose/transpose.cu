@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // y = transpose(x), x a rows x cols row-major float matrix. Plain CUDA: no
 // ktune code; transpose.ini declares how ktune launches and tunes it.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stencil: an out-of-tree ktune plugin, built against an installed ktune
 // with find_package(ktune) (see CMakeLists.txt and README.md).
 //

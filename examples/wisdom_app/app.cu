@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // wisdom_app: an application with its own kernels (kernels.cuh) that takes
 // their launch configurations from a wisdom file through libktune-select,
 // falling back to its defaults where the file has nothing.

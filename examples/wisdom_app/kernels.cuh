@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The application's own kernels, shared by the application (app.cu) and
 // the ktune plugin that wraps them for tuning (plugin.cu): the plugin
 // launches exactly what the application launches, so an answer tuned

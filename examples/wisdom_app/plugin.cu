@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // wisdom_app: the ktune plugin that wraps the application's kernels
 // (kernels.cuh) so that ktune can tune them: wisdom_app:vadd and
 // wisdom_app:gemv. Variant 0 of each operator, at its defaults, is the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tune.sh PREFIX OUT: the whole loop for this example, against the ktune
 # installed at PREFIX (cmake --install ... --prefix PREFIX):
 #   1. build the application and its plugin with find_package(ktune), and

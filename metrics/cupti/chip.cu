@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kt_chip over the CUPTI Profiler Host API. This translation unit is C++
 // only because cupti_profiler_host.h includes <string>; it is written as C
 // (no exceptions, no STL) and exports C functions. nvcc compiles it as host
@@ -5,6 +6,7 @@
 // core's headers are C without linkage blocks of their own.
 extern "C" {
 #include "core/error.h"
+#include "core/msg.h"
 #include "core/suggest.h"
 }
 #include "metrics/cupti/chip.h"
@@ -88,8 +90,8 @@ extern "C" void kt_chip_close(kt_chip *chip)
         p.structSize = CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE;
         p.pHostObject = chip->host;
         if (cuptiProfilerHostDeinitialize(&p) != CUPTI_SUCCESS)
-            fprintf(stderr, "ktune: warning: cuptiProfilerHostDeinitialize "
-                            "failed; continuing\n");
+            kt_msg("warning: cuptiProfilerHostDeinitialize "
+                   "failed; continuing\n");
     }
     free(chip->bases);
     free(chip);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * kt_chip: one GPU chip's metric list and counter configuration, through
  * the CUPTI Profiler Host API. It needs no GPU: the host API knows every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * The CUPTI counter source: hardware counters of one launch through the
  * Range Profiler API (auto range: each kernel of the launch is a range of

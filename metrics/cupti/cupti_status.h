@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * CUPTI results as kt_status: whether a failure means "no counters here"
  * (privileges, another profiler attached, MIG, vGPU, confidential

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * The nvperf libraries, loaded when CUPTI's profiler is first used rather
  * than with every ktune process: their initialisers touch some 250 MB of

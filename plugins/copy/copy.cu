@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // copy: b = a, n float32 values, device to device. The copy ceiling that
 // ktune's calibration measures with cudaMemcpy, reproduced with kernels:
 // one element per thread, a grid-stride loop, float4 loads and stores, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // empty: a kernel that does nothing, launched over n threads — the launch
 // floor every other measurement stands on. Its work is zero bytes and zero
 // flops: derived bandwidth and flop rate are then 0 (core/derive.c divides

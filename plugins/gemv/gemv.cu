@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gemv: y = A·x (operator `ax`) and y = Aᵀ·x (operator `atx`) for a
 // row-major float32 matrix A of m rows and n columns, as a family of
 // thread-to-data mappings from the naive one-thread-per-row kernel to

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // matrix_add: C = A + B for row-major float32 matrices of m rows and n
 // columns, with a 2D block of block_x x block_y threads. The experiment is
 // the mapping of threadIdx.x: to columns (`x_cols`: a warp reads consecutive

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // reduce: the sum of n float32 values, in the classic progression of block
 // reductions (Harris, "Optimizing Parallel Reduction in CUDA") and the
 // grid-stride float4 kernels that finish in one pass or two, with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // saxpy: y = a·x + y in place over n float32 values (BLAS's saxpy with unit
 // strides), the first kernel of most CUDA introductions. The grid-stride
 // loop is the experiment: a fixed grid of blocks_per_sm x SMs blocks walks

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // vector_add: c = a + b over n float32 values, in four thread-to-data
 // mappings. The reference experiment of coalescing: `coalesced` and
 // `strided` launch the same grid and block and differ only in which element

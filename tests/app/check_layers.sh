@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # check_layers.sh ROOT: holds every #include under ROOT to the dependency
 # rule of docs/hacking.md ("Layers"). Prints one line per violation,
 # FILE:LINE: what it includes and what that folder may include, and exits 1

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # check_length.sh ROOT ALLOW: no function longer than 80 lines (the lines
 # between its opening and closing brace) in the library, app and plugin
 # code under ROOT, except those listed in ALLOW ("FILE FUNCTION" per line,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The bash completion and the man page are generated from `ktune CMD --help`
 # (app/gen_cli_docs.py): the completion is valid bash and offers, for each
 # command, every option its --help names (and -h, --help, --version); the man

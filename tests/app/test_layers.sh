@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The dependency rule of docs/hacking.md holds: over #include lines
 # (check_layers.sh, which must also catch planted violations) and over what
 # the pure test binaries load (arguments: every tuner, report, compare and

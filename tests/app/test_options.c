@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The shared options (app/options.c), parsed in one place for bench,
  * profile, compare, tune and report: each command gets the shared options
  * it names and its own, repeatable options keep every value in order, and

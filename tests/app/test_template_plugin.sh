@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The new-plugin template (app/templates/plugin.cu and plugin.ini), built as
 # the plugin `scaffold` by the test suite: it loads with its operator, both
 # variants and their parameters, and its tuning job checks without a GPU.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Helpers for CLI test scripts. Environment from tests/CMakeLists.txt:
 # KTUNE (the binary), KT_FIXTURES, KT_SOURCE_DIR, KT_HAS_GPU.
 set -u

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The command-line conventions, on every command: -h and --help print the
 # command's help (exit 0), --version the version; an option error is one
 # line with one prefix, "ktune CMD: ...", naming the option; "-" is stdout

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # ktune diff on committed results files (tests/data/diff, made by
 # tools/gen_diff_fixtures.py from the H200 recording in replay): a
 # regression beyond the threshold exits 1, an improvement, a tie and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Hostile plugins (tests/fixtures/hostile_plugin.c) never take ktune down
 # and never make a command a silent success: a plugin that ends the process
 # that loads it with exit(0) or _exit(0), crashes or hangs in a constructor,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Input and output without a GPU: every input error exits 2 before a device
 # is looked for; output paths are checked before the run; a full stdout is
 # exit 1; SIGINT and SIGTERM print the resume hint; an empty journal is

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # `ktune list` works without a GPU and shows vector_add with its four
 # variants, their parameters and defaults; --json is valid JSON; a broken
 # plugin on the path is named and the others still load.

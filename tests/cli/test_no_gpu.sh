@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Without a GPU every GPU command exits 1 with one line saying no CUDA device
 # was found: no crash, no cascade of CUDA errors. (On a GPU machine this
 # script has nothing to prove and reports skipped.)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Progress goes to stderr, never stdout: a pipe or CI log gets plain lines
 # (one per phase, then at most one every 10 s) naming the phase, the count
 # measured of an honest bound ("<=N" when the strategy may stop earlier),

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # `ktune sanitize` without a GPU, against stand-ins for compute-sanitizer:
 # it runs one bench per variant and tool, reads both summary formats
 # (memcheck's ERROR SUMMARY, racecheck's RACECHECK SUMMARY), and exits 1 when

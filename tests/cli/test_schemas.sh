@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Every JSON output names its kind and format, and real output validates
 # against its JSON Schema in docs/schemas (python3-jsonschema, installed by
 # tools/deps --test): list, and in replay tune and compare; their CSV rows

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # "-" as an output file: stdout carries that document and nothing else (the
 # summary table, notes and progress go to stderr), for every command that
 # runs without a GPU: tune in replay (--json, --t4, --csv, --markdown, not

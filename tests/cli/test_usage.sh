@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Usage errors exit 2 with one line that says what is wrong; --help exits 0
 # on every subcommand.
 . "$(dirname "$0")/lib.sh"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Helpers of the compare tests. */
 #ifndef KT_COMPARE_TEST_H
 #define KT_COMPARE_TEST_H

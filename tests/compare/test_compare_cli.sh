@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # `ktune compare` without a GPU: usage and input errors exit 2 with one
 # line naming the option and close matches; results files of another
 # operator or of no known kind are refused; a comparison replayed from the

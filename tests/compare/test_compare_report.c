@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The comparison and what it writes, without a GPU: a fake evaluator with
  * known times and counters proves that every row goes into ONE evaluate()
  * call, that speed-ups are paired per-round ratios against the reference

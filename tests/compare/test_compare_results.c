@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* `ktune compare --from`: each variant's best verified point from the real
  * H200 journals, from journals written here (ties, failures, repeated
  * measurements, a torn last line), from `ktune tune --json` summaries

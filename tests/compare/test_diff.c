@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* kt_diff without the CLI: a bench record (samples with discarded ones)
  * against another, configurations matched by variant and parameters, the
  * interval from the samples or, where a file kept none, from the medians'

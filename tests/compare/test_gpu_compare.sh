@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # On a GPU: vector_add variants at n = 2^22 compared side by side — every
 # variant verified and measured in the same interleaved rounds (equal round
 # counts), speed-ups against the reference with intervals that hold the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* A stand-in for `ktune worker` that needs no GPU: it speaks the worker
  * protocol (core/wire.h) and misbehaves on cue, so the parent's supervision
  * (crash, hang, fault, bad handshake) is tested in CI.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* A declared operator's pure callbacks, without a GPU: the descriptor the
  * registry builds from examples/declared_transpose, its work, launch shape
  * and device-limit check, a require that refuses a point, and the source

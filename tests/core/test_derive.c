@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Effective bandwidth and its ratios: GB are 1e9 bytes, the algorithm's
  * bytes (not DRAM traffic), and the ceiling is the measured copy. */
 #include "tests/kt_test.h"

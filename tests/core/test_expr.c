@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Declaration expressions: C precedence, the three functions, and every
  * mistake an error naming the expression, never a wrapped value. */
 #include "tests/kt_test.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The loader accepts a valid plugin and rejects each ABI violation with one
  * line naming the file and what was expected versus found, without letting
  * a bad plugin stop the others. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The stopping rule: never before the minimum samples and GPU time; then on
  * the noise target, on noise that stopped improving, or at the caps. */
 #include "tests/kt_test.h"

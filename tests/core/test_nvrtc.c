@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* NVRTC needs no GPU: kernels compile here for sm_90, the cache answers
  * the second time, and its key moves with everything that decides the
  * binary. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Parameter value sets: enumeration in order, membership, validation of
  * descriptors, and parsing values as users type them. */
 #include "tests/kt_test.h"

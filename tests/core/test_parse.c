@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Numbers, lists and assignments as users type them. */
 #include "tests/kt_test.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Points: defaults, setting by name, formatting, JSON round trips, and the
  * GPU-free feasibility check (constraints and device limits). */
 #include "tests/kt_test.h"

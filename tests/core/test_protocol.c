@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Protocol defaults are nvbench's stopping rule in the cold-cache mode, and
  * out-of-range fields are named. */
 #include "tests/kt_test.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* `ktune bench --markdown`'s table without a GPU: one row with the
  * configuration, sizes, samples, median and interval, noise, bandwidth and
  * the share of the copy ceiling ("-" when the ceiling is unknown), and a

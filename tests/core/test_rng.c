@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Inputs are a pure function of (seed, stream, index). */
 #include "tests/kt_test.h"
 

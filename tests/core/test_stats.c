@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Descriptive statistics, order-statistic confidence intervals and the
  * paired-ratio verdict the tuner decides with. */
 #include "tests/kt_test.h"

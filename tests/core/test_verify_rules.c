@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* What verification checks, decided without a GPU: the boundary sizes of a
  * launch, and the element comparison (tolerance, NaN, every element). */
 #include "tests/kt_test.h"

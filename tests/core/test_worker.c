@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Worker supervision without a GPU, against a fake worker that crashes,
  * hangs, loses its context or fails its handshake on cue: every failure
  * costs one point, is named, and the evaluator goes on with a new worker. */

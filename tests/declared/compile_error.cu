@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // y = 2x, ITEMS elements per thread. ITEMS = 3 is refused at compile time
 // on purpose: a compile error must cost that one point, not the run.
 template <int ITEMS> __global__ void twice(float *y, const float *x, int n)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # On a GPU: the declared transpose compiles, loads, launches and verifies at
 # boundary sizes (a size that is no multiple of any tile); a second run
 # reads every kernel from the cache and compiles nothing; a configuration

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Declarations with every kind of mistake are refused before anything runs:
 # exit 2, file:line, the section and key, the expression and what is wrong.
 # No GPU needed (NVRTC compiles on the CPU).

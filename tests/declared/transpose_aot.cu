@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The declared transpose's kernels (examples/declared_transpose), compiled
 // ahead of time: `naive`, and `tiled` with every tile x pad x rows_per
 // instantiated by hand, to compare the declared operator against. Variant

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Fuzz inputs reach the parsers the way users' files do: through a path.
  * One scratch file per process, rewritten for every input. */
 #ifndef KT_FUZZ_INPUT_H

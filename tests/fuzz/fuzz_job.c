@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* libFuzzer target: the tuning-job layer (INI through iniparser, then
  * ktune's own checks, line lookup and --set overrides). Any input must give
  * a job or a KT_S_INPUT-class error with a message, never a crash, a leak

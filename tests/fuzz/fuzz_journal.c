@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* libFuzzer target: the journal reader (header, evaluation and profile
  * records, torn last lines), against the vector_add operator. Any input
  * must be read or refused with a message, never a crash, a leak or

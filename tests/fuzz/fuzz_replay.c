@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* libFuzzer target: the replay evaluator (tune --replay, compare --replay)
  * over a recorded journal against the vector_add operator: open it, ask for
  * the recorded optimum of the whole space, evaluate the default point of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* libFuzzer target: what --resume does with a journal, against the
  * vector_add operator: read the header and check it against the recording's
  * own (tests/data), read the whole log, continue it (lock, cut what reading

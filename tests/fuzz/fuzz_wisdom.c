@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* libFuzzer target: the wisdom reader of libktune-select and the lookup on
  * what it read. Any input must be read or refused with a code and a
  * message, never a crash, a leak or undefined behaviour; every entry read

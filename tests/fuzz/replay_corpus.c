@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Runs a fuzz target over corpus files without libFuzzer, so that the
  * gcc AddressSanitizer/LeakSanitizer build (KT_SANITIZE) replays the seed
  * corpora and their regression seeds: libFuzzer's clang build carries UBSan

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Shared set-up of the GPU tests: skip without a device, load plugins, open
  * an evaluator on one operator and size. */
 #ifndef KT_GPU_UTIL_H

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # `ktune bench` on a GPU: verifies, prints the table, and writes a JSON record
 # with the full environment (device, plugin fingerprint, protocol,
 # calibration, command line) and the raw samples.

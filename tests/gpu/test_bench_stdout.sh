@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # `ktune bench` on a GPU with "-" outputs: --json - and --markdown - put the
 # document alone on stdout (the report goes to stderr), and two bench
 # records of one configuration diff as a tie or a change with an interval

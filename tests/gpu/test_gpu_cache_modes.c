@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The cache mode does what it says: a 12 MiB working set (inside the 60 MiB
  * L2) runs faster hot than cold, because cold flushes the L2 before every
  * sample. */

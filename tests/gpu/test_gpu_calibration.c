@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Calibration is sane: the measured copy ceiling lies below the theoretical
  * peak and not absurdly far from it, the launch floor is microseconds, and
  * working sets inside the L2 copy faster than ones far beyond it. */

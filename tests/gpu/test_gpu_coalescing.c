@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The finding of the methodology, reproduced: at n = 2^24 with block 256,
  * the strided mapping is several times slower than the coalesced one. Both
  * are measured in the same interleaved rounds. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The device comparison is exact: single wrong elements planted at the
  * first, middle and last index of outputs at boundary and full sizes (a
  * wrong value, a NaN, an infinity, an infinity against an infinity, a value

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Verification catches what it must: an element left unwritten (poison), a
  * single wrong element, and a launch the device refuses; none of them stops
  * the evaluator from measuring the correct variant afterwards. */

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # On a GPU: a plugin whose setup() segfaults, one whose kernel never ends
 # and one whose entry point calls exit(0) each cost one point or one "not
 # loaded" line in bench, profile, compare, tune and sanitize, with the exit

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Every vector_add variant verifies at every boundary size (fewer elements
  * than one block, exact multiples, tails) and at odd sizes, across its
  * parameter values. */

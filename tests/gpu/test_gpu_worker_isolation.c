@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* In a worker process, a kernel that writes out of bounds (a sticky fault
  * that destroys the CUDA context) and one that never terminates each cost
  * one point: the first is an execution error, the second a time-out, and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # On a GPU, the out-of-tree plugins the install test built (fixture
 # ktune_installed) run under the installed ktune: every variant of the
 # example and of the scaffold verifies (boundary sizes, an odd size) and is

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # On a GPU, the wisdom loop of examples/wisdom_app as the install test
 # built it (fixture wisdom_app_built): the installed ktune tunes the
 # example's kernels through its plugin over two sizes each into a wisdom

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # `cmake --install` of this build into a temporary prefix, moved elsewhere
 # afterwards, gives a working package: the installed ktune lists its
 # built-in plugins without KTUNE_PLUGIN_PATH; examples/stencil and a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # `ktune new-plugin NAME [DIR]` without a compiler: the three files with the
 # name in place, every kind of bad NAME or DIR refused with exit 2 and one
 # line, and existing files never overwritten (nothing written at all).

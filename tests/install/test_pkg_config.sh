@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # ktune.pc from the installed, moved prefix (fixture ktune_installed) is
 # enough to build a plugin without CMake: its nvcc flags and include path
 # compile the scaffold's source with nvcc alone, and the installed ktune

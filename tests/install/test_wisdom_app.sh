@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # libktune-select and examples/wisdom_app from the installed, moved prefix
 # (fixture ktune_installed): the header, the library, ktune::select and
 # ktune-select.pc are installed; a plain C program built with pkg-config

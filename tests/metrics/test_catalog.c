@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The metric catalog: every entry well-formed, every counter it names known
  * to the H200's chip (GH100) — checked through the CUPTI Profiler Host API,
  * which needs no GPU — and the formulas that turn counters into figures. */

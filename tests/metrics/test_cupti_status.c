@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* CUPTI failures sort into "no counters here, go on" (one line saying
  * why), "bad metric name" (exit 2) and real failures, each message naming
  * the call. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The diagnosis: the sectors the bytes asked for need against the sectors
  * moved, the classification thresholds of the methodology, the roofline
  * side, and the coalescing verdict that names an uncoalesced mapping as

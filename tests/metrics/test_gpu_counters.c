@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Counters on the GPU, through the local evaluator and the CUPTI source:
  * vector_add at n = 2^24, block 256, must read exactly the request and
  * sector counts Nsight Compute reads for the same launch (cupti.md), the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The diagnosis against kernels whose truth is known by construction
 # (tests/fixtures/diag_corpus.cu): for each, `ktune profile` must name the
 # bound and judge loads and stores as the kernel's source says. Counts that

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # `ktune profile` on a GPU: one table with the kernel's facts, the counters
 # and the diagnosis; the JSON record holds the same; a counter unknown to
 # the chip is refused (exit 2) before anything is timed; --no-counters

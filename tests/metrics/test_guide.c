@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Counter-guided search rules: an uncoalesced incumbent tries other
  * mappings first; a latency-bound one skips block sizes that cannot raise
  * its theoretical occupancy; a memory-bound one at the copy ceiling puts

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Theoretical occupancy and its limiter from the device's facts and the
  * kernel's attributes, without a GPU: the H100/H200 SM (2048 threads, 32
  * blocks, 64K registers in 4 sub-partitions, 228 KiB shared memory, 1 KiB

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # `ktune profile` without a GPU: metric names are checked first (exit 2
 # with close matches, no device needed), --list-metrics prints the
 # catalog, contradictory options are refused, and with valid names the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Several kernels' counters combined into one value per counter, as the
  * CUPTI source does for a launch of several kernels (gemv:atx
  * col_split_2pass: the split kernel then the partial sums). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* JSON records of metrics: every figure by catalog and raw name with its
  * unit, NaN (not collected) as null, the kernel facts with the computed
  * occupancy and its limiter, the collection's cost and the diagnosis. */

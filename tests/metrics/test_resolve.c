@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Metric names: catalog names and raw counters resolve into one
  * de-duplicated counter list; unknown or malformed names are the user's
  * mistake (KT_S_INPUT, exit 2) with close matches — from the catalog

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Shared by the built-in plugin tests: a fake H200 for the GPU-free
  * feasibility checks, loading one built-in plugin, walking a variant's whole
  * parameter space, and (GPU tests) opening an evaluator at 1-D or 2-D sizes

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The basics without a GPU: saxpy, matrix_add, copy and empty load, account
  * for their work (the empty kernel's zero bytes give a bandwidth of 0, not
  * NaN or infinity), and every point has a launch shape that covers the

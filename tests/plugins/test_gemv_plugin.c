@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* gemv without a GPU: the descriptor loads and names the variants the issue
  * asks for, the work is the algorithm's, and every point of every variant
  * either has a launch shape that covers the problem (at odd sizes, at the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* saxpy, copy, matrix_add and the empty kernel run and verify at boundary
  * and odd sizes across each value of each parameter: tails after whole
  * blocks and whole float4s, one element, and (matrix_add) grids taller than

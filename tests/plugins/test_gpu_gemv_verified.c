@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Every gemv variant, A·x and Aᵀ·x, verifies against the double reference
  * at odd and boundary shapes — one row or column, fewer than a warp, every
  * n % 4 (the unaligned rows of the float4 kernels), more rows than a grid

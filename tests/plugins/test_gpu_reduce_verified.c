@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Every reduce variant sums correctly — within the tolerance from n and
  * Σ|x| — at boundary and odd sizes: one element, fewer than a warp, exact
  * and broken multiples of blocks and float4s, sizes that take the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* reduce without a GPU: the descriptor has Harris's progression, the
  * grid-stride float4 kernels in one and two passes, and CUB; the work is one
  * read of n floats; every point of every variant has a launch shape at the

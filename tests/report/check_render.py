@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Checks what headless Chromium made of a ktune report.
 
   check_render.py DOM PNG MIN_CHARTS

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The report as a browser shows it: two reports rendered from the H200
 # recordings (the main job's summary with a journal, and a replayed
 # comparison) are opened in headless Chromium, which dumps the document it

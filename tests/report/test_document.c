@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Reports rendered from recorded results: the real H200 summary of the
  * main job with an exhaustive H200 journal, a journal alone, a synthetic
  * journal with an enumeration and failures. The document is complete and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Every text a report writes goes through one escaping function: markup
  * characters become references, control characters go, malformed UTF-8
  * becomes U+FFFD, well-formed UTF-8 stays as it is. */

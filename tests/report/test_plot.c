@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* One chart as SVG: data mapped through the axes' scales into the plot
  * area, lines broken where a point cannot be shown, every text escaped,
  * ticks and titles on both axes, a legend that makes the chart taller. */
@@ -11,13 +12,23 @@
 
 static char *svg_of(kt_plot *p)
 {
-    char *buf = NULL;
-    size_t size = 0;
-    FILE *f = open_memstream(&buf, &size);
+    /* The stream's buffer lives in a heap cell, not in a local the stream
+     * points at: GCC's -O3 -Wdangling-pointer takes a returned local
+     * updated through open_memstream for a dangling one. */
+    struct {
+        char *buf;
+        size_t size;
+    } *m = calloc(1, sizeof *m);
+    char *svg;
+    FILE *f;
+    assert_non_null(m);
+    f = open_memstream(&m->buf, &m->size);
     assert_non_null(f);
     assert_int_equal(kt_plot_end(p, f), 0);
     assert_int_equal(fclose(f), 0);
-    return buf;
+    svg = m->buf;
+    free(m);
+    return svg;
 }
 
 static size_t count(const char *hay, const char *needle)
@@ -209,6 +220,77 @@ static void whiskers_reference_lines_and_legend(void **state)
     free(svg);
 }
 
+static void text_width_counts_characters_not_bytes(void **state)
+{
+    (void)state;
+    assert_float_equal(kt_plot_text_width("abcd", 10),
+                       4 * KT_PLOT_EM_PER_CHAR * 10, 1e-9);
+    /* "µs": two characters, three bytes. */
+    assert_float_equal(kt_plot_text_width("\xC2\xB5s", 10),
+                       2 * KT_PLOT_EM_PER_CHAR * 10, 1e-9);
+    assert_float_equal(kt_plot_text_width("", 10), 0, 0);
+}
+
+/* The x attribute of the <text> holding label, and its text-anchor. */
+static double label_x(const char *svg, const char *label, char *anchor)
+{
+    const char *end = strstr(svg, label), *t = end;
+    double x = NAN;
+    assert_non_null(end);
+    while (t > svg && strncmp(t, "<text", 5) != 0)
+        --t;
+    assert_int_equal(sscanf(t, "<text class=\"%*[^\"]\" x=\"%lf\"", &x), 1);
+    assert_int_equal(
+        sscanf(strstr(t, "text-anchor=\""), "text-anchor=\"%7[a-z]", anchor),
+        1);
+    return x;
+}
+
+static void labels_move_off_the_edge_and_off_the_lines(void **state)
+{
+    kt_plot p;
+    double x[] = {1, 100}, y[] = {0, 10};
+    char anchor[8], *svg;
+    double at;
+    (void)state;
+    begin(&p, 1);
+    /* At the right edge the preferred "start" would run out of the plot. */
+    kt_plot_text(&p, 90, 2, 4, 16, "start", "a long label near the edge", NULL);
+    /* A line from corner to corner passes right of (10, 5)'s label. */
+    kt_plot_path(&p, x, y, 2, NULL);
+    kt_plot_text(&p, 10, 5.5, 10, 4, "start", "left of the line", NULL);
+    svg = svg_of(&p);
+    at = label_x(svg, ">a long label near the edge<", anchor);
+    assert_string_equal(anchor, "end");
+    assert_true(at <= p.right);
+    label_x(svg, ">left of the line<", anchor);
+    assert_string_equal(anchor, "end");
+    free(svg);
+}
+
+static void a_label_without_room_goes_to_the_legend(void **state)
+{
+    kt_plot p;
+    char *svg;
+    (void)state;
+    begin(&p, 1);
+    kt_plot_text(&p, 10, 5, 10, 4, "start",
+                 "a label far too long to fit anywhere in a plot area of "
+                 "six hundred pixels, however it is turned",
+                 "short one");
+    kt_plot_text(&p, 10, 5, 10, 4, "start",
+                 "another label far too long to fit anywhere in this plot "
+                 "area, and without a short form",
+                 NULL);
+    svg = svg_of(&p);
+    assert_contains(svg, "class=\"note\"");
+    assert_contains(svg, ">short one</text>");
+    assert_null(strstr(svg, "however it is turned"));
+    assert_contains(strstr(svg, "class=\"legend\""),
+                    ">another label far too long");
+    free(svg);
+}
+
 static void palette_cycles(void **state)
 {
     (void)state;
@@ -227,6 +309,9 @@ int main(void)
         cmocka_unit_test(crowded_labels_are_turned_and_the_chart_grows),
         cmocka_unit_test(markers_carry_escaped_hover_titles),
         cmocka_unit_test(whiskers_reference_lines_and_legend),
+        cmocka_unit_test(text_width_counts_characters_not_bytes),
+        cmocka_unit_test(labels_move_off_the_edge_and_off_the_lines),
+        cmocka_unit_test(a_label_without_room_goes_to_the_legend),
         cmocka_unit_test(palette_cycles),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # ktune report on the command line: usage and exit codes, each kind of
 # results file (a tune summary with its journal named or found, a journal, a
 # compare record), the work taken from the plugin for the roofline, output

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The plotting maths: linear and log mappings, nice domains, ticks (1-2-5
  * steps, decades, powers of two) and the compact labels on them. */
 #include "tests/kt_test.h"

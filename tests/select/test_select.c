@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* libktune-select: the exact entry when there is one; else the nearest by
  * the documented rule (same device, then same compute capability; log-space
  * distance; the larger problem on a tie) on a table of cases; "no wisdom"

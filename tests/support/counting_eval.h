@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * An evaluator for tests that forwards to a replay of a recorded journal
  * and counts what it is asked: evaluate() calls and points (the first

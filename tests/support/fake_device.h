@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * The device facts of an NVIDIA H200 (cc 9.0, 132 SMs, 141 GiB) as the
  * tests that need no GPU use them: the limits CUDA reports for it

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # ktune timeline on a GPU: the test program's timeline holds every copy,
 # memset and kernel it issued, per stream in issue order, with the right
 # bytes and launch shapes; kernel times agree with the program's own CUDA

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # ktune timeline without a GPU: the bad cases (nothing here starts CUDA, so
 # the tracer is never loaded), the exit status passed through, and the
 # summary, JSON and CSV of committed record files (--records).

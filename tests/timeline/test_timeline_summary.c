@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The timeline summariser on committed record files
  * (tests/timeline/fixtures, written by make_fixtures.py in the tracer's
  * format) and on traces built here: tables, launch order, busy and idle

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * The program whose timeline the GPU tests assert: copies in on two
  * streams, a memset, four kernels (two per stream, ordered by events so

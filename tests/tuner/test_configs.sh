@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Every shipped job in configs/ is valid for the plugins built here, and
 # the main job replays against every vector_add recording in tests/data.
 . "$KT_SOURCE_DIR/tests/cli/lib.sh"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The files of a run: the JSON summary (evaluations, best with params and
  * median_us, ties, path, trace, and in replay the recorded optimum and the
  * fraction evaluated), one CSV row per point visited, and Kernel Tuner's T4

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # On a GPU: the main job tunes vector_add to a verified configuration and
 # shows its path; a run killed with SIGKILL in the middle resumes without
 # measuring anything twice. (n = 2^24 keeps it to a minute; the full 2^28

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # On a GPU: [metrics] profiles the points of a tuning run through a worker
 # process and journals them (format 2): vector_add coalesced reads 4
 # sectors per request and strided 32 at n = 2^24, block 256 (the counts

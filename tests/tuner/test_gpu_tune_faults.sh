@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # On a GPU: a tuning run over kernels that fault, never terminate, compute
 # wrong results or cannot launch finishes, records each of those points with
 # its reason, measures every other point, and answers with the one that is

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # On a host with two GPUs of one model (skipped, 77, with fewer): the same
 # job on 1 and on 2 GPUs gives the same answer or a statistical tie, each
 # GPU has its environment record in the journal and measured points, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Counters in tuning runs and the counter-guided strategy, in replay (no
  * GPU): the replay evaluator serves recorded counters and says "not
  * recorded" otherwise; [metrics] profiles every point or the best few,

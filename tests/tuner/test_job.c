@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Tuning jobs: a complete INI file is read into the job it describes, the
  * defaults fill what it leaves out, --set overrides it, and every mistake is
  * reported as file:line (or the --set that made it), the section and key,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The journal: every evaluation is on disk as one line before the run goes
  * on; reading drops a torn last line and an unfinished call with a note; a
  * resumed run answers finished calls from the journal (never re-measuring

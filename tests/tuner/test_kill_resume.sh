@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # A tuning run killed with SIGKILL in the middle, then `--resume`: the torn
 # last line is dropped with a note, nothing finished is measured again, and
 # the run ends exactly where an uninterrupted one ends. Replay with a delay

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # ktune tune --mpi on this host, answering from a recording (each rank its
 # own replay, waiting the recorded durations): rank 0 journals what every
 # rank measured and gives the single process's answer; a rank that hangs

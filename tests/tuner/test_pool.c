@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Several workers (tuner/pool.h) behind one tuning session, without a GPU:
  * simulated workers answering from a recording give the single worker's
  * answers; a worker that dies or hangs loses its call, which runs once

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Ground-truth recordings replay without a GPU: a gzip-compressed journal
 # (the recordings' format: eval records with raw samples and phases, a
 # closing "run" record) reads like a plain one, every strategy runs on it,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The default search (one_at_a_time) on gemv:atx spaces replayed from
  * recordings written here, with a model that puts the cuBLAS reference
  * ahead of every other variant at its defaults: the search still ends at

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The search space: enumeration and numbering, narrowing, the start point,
  * moving along dimensions (variant included), feasibility against a device
  * without a GPU, and its description in the journal. */

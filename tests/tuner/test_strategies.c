@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Every strategy against every recorded space in tests/data (synthetic ones
  * now, the H200's exhaustive recordings when they are added): each honours
  * its budgets, is deterministic for a seed, never answers with a point that

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Size sweeps and wisdom through the CLI, without a GPU: a sweep written in
 # [job] is listed by --check and mistakes in it are one line with
 # file:line; replaying three recordings is a sweep over their sizes, with a

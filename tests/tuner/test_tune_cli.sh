@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # `ktune tune` without a GPU: usage and job errors exit 2 with one line
 # (file:line, key, what is allowed); a replayed run prints the answer and
 # the path and writes JSON, CSV and T4; every strategy runs from the command
@@ -202,7 +203,7 @@ print("profiles journaled:", len(prof), "; resumed from the journal:",
       b["metrics"]["from_journal"])
 PY
 expect_exit 0 "$KTUNE" tune metrics.ini --replay "$REC" --quiet
-expect_text "ktune: no hardware counters: the recording"
+expect_text "ktune tune: no hardware counters: the recording"
 expect_text "holds no counters (it was recorded without a [metrics] section); continuing without counters"
 expect_lines 1
 expect_exit 2 "$KTUNE" tune metrics.ini --replay "$CREC" \

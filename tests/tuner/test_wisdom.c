@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Wisdom files (tuner/wisdom.h): answers round-trip through the file as
  * libktune-select reads it; a newer answer for the same operator, device
  * and sizes replaces the older while other devices and sizes stay; an

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Several workers from the command line, without a GPU: simulated workers
 # (--replay with --workers) give the single worker's answer and evaluate
 # the same points; a run of several workers killed in the middle resumes

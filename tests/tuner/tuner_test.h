@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Helpers of the tuner tests: the plugins they run against, INI files
  * written on the fly, and recorded journals in tests/data. */
 #ifndef KT_TUNER_TEST_H

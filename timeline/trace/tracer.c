@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * libktune_trace.so: the tracer `ktune timeline` injects into a CUDA
  * program through CUDA_INJECTION64_PATH. The CUDA driver loads it at

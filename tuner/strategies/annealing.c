@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * annealing: simulated annealing over the neighbourhood of kt_space.
  *

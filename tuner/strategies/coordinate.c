@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * coordinate: one change at a time with `variant` as one more coordinate —
  * the walk one_at_a_time made before it treated variants as subspaces. Kept

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * exhaustive: every point of the space, in index order (variants in
  * declaration order, the last parameter varying fastest). Points that

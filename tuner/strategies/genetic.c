@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * genetic: a small generational genetic algorithm.
  *

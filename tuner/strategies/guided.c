@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * guided: coordinate (the one-change walk with variant as a coordinate)
  * whose moves are ordered, and some left out, by the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * one_at_a_time: change one thing, re-measure under identical conditions,
  * keep the change only when it is faster beyond the noise — within each
@@ -14,19 +15,30 @@
  *     its walk starts. Reference variants (KT_VARIANT_REFERENCE: cuBLAS,
  *     CUB, cudaMemcpy) are measured and held as the yardstick, never
  *     walked;
- *  2. quick pass: each other variant gets one pass of one-change-at-a-time
+ *  2. the leader first (leader_first): the variant with the fastest start
+ *     is walked to the end and its pairs scanned before any other's walk,
+ *     so a short budget goes where the answer most likely is;
+ *  3. quick pass: each other variant gets one pass of one-change-at-a-time
  *     over its parameters, fastest start first, except those whose start
- *     is more than `hopeless` times slower than the best after the first;
- *  3. deep passes: the promising variants — tuned best within `promising`
+ *     is more than `hopeless` times slower than the best so far;
+ *  4. deep passes: the promising variants — tuned best within `promising`
  *     of the leader — are walked until a full pass changes nothing;
- *  4. pairs: around each promising variant's best, every pair of
+ *  5. pairs: around each promising variant's best, every pair of
  *     parameters moved one value at once, all four ways (a ridge no single
- *     change crosses); a pair that wins is adopted and 3 runs again;
- *  5. restarts: for the variants within `close` of the leader, a walk from
+ *     change crosses); a pair that wins is adopted and 4 runs again;
+ *  6. restarts: for the variants within `close` of the leader, a walk from
  *     a perturbation of the best (`perturb` parameters changed at random,
  *     the seed's draw), until `restarts` of them in a row end no faster or
  *     the variant's walks evaluated `cover` of its feasible points. A
- *     restart that ends faster (paired) replaces that variant's best.
+ *     restart that ends faster (paired) replaces that variant's best. When
+ *     the variant's walk began at a random survey point, the first restart
+ *     walks from its declared defaults (restart_start): on gemv:ax a random
+ *     start can sit in a basin (block 32) its walk cannot leave.
+ *
+ * On the H200 recordings the tops of the spaces are flat and random search
+ * is strong late in a budget, so the restarts go on (32 in a row) rather
+ * than stopping at the first local optimum; bench/strategies.py measured
+ * each of these choices (docs/results/2026-12-01-strategies-replay-h200.md).
  *
  * One pass over a parameter is a line search from the incumbent's value
  * outwards in both directions, stopping a direction after `patience`
@@ -64,7 +76,9 @@ enum {
     OPT_HOPELESS,
     OPT_COVER,
     OPT_CLOSE,
-    OPT_SAMPLES
+    OPT_SAMPLES,
+    OPT_LEADER_FIRST,
+    OPT_RESTART_START
 };
 
 static const kt_strategy_option options[] = {
@@ -89,7 +103,7 @@ static const kt_strategy_option options[] = {
     {"restarts",
      "restarts in a row that end no faster before a variant counts as done "
      "(0: none)",
-     2, 0, 1000, 1},
+     32, 0, 1000, 1},
     {"perturb", "parameters a restart changes at random", 2, 1, 16, 1},
     {"pairs",
      "1: before restarts, every pair of parameters is moved one value at "
@@ -112,6 +126,14 @@ static const kt_strategy_option options[] = {
      "random points a large variant gets in the survey at most (log2 of its "
      "feasible points - 4 of them)",
      8, 0, 1000, 1},
+    {"leader_first",
+     "1: the fastest start is walked to the end before the other variants' "
+     "quick passes; 2: its pairs too",
+     2, 0, 2, 1},
+    {"restart_start",
+     "1: when a variant's walk began at a random point of the survey, its "
+     "first restart walks from its declared defaults",
+     1, 0, 1, 1},
 };
 
 static kt_status run(kt_tune *t, const double *opt, kt_err *err)
@@ -132,6 +154,8 @@ static kt_status run(kt_tune *t, const double *opt, kt_err *err)
     w.cover = opt[OPT_COVER];
     w.close = opt[OPT_CLOSE];
     w.samples = (size_t)opt[OPT_SAMPLES];
+    w.leader_first = (int)opt[OPT_LEADER_FIRST];
+    w.restart_start = opt[OPT_RESTART_START] != 0;
     rc = kt_walk_run(&w, err);
     kt_walk_free(&w);
     return rc;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * random: points drawn uniformly without repeats until a budget is spent or
  * the space is exhausted. The draw is a Fisher-Yates shuffle of the point

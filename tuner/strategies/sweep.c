@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "tuner/strategies/sweep.h"
 
 /* Random starts: draws until a host-feasible point, and points that fail

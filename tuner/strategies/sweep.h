@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * What coordinate and guided share: where the walk starts (the default
  * configuration, or a random feasible point drawn with the run's seed) and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "tuner/strategies/walk.h"
 
 #include <math.h>
@@ -27,7 +28,9 @@ void kt_walk_init(kt_walk *w, kt_tune *t)
     w->close = 0.02;
     w->hopeless = 3;
     w->cover = 0.15;
-    w->restarts = 2;
+    w->restarts = 32;
+    w->leader_first = 2;
+    w->restart_start = 1;
     w->perturb = 2;
     w->use_pairs = 1;
 }
@@ -277,6 +280,7 @@ static kt_status survey_slot(kt_walk *w, size_t s, kt_err *err)
     kt_status rc;
 
     kt_space_slot_start(w->space, s, &x->best);
+    x->start = x->best;
     while (!w->stopped && failures < 4) {
         kt_tune_obs obs;
         if (random && !random_point(w, s, &x->best))
@@ -398,6 +402,9 @@ static kt_status survey(kt_walk *w, kt_err *err)
         if (w->slots[s].alive && !w->slots[s].reference &&
             (rc = sample_slot(w, s, err)))
             return rc;
+    for (size_t s = 0; s < w->space->num_slots; ++s)
+        w->slots[s].from_start =
+            kt_point_equal(&w->slots[s].best, &w->slots[s].start);
     name_incumbent(w);
     return KT_S_OK;
 }
@@ -455,6 +462,8 @@ static kt_status passes_deep(kt_walk *w, size_t *order, kt_err *err)
     return KT_S_OK;
 }
 
+static kt_status pairs(kt_walk *w, size_t s, kt_err *err);
+
 /* One pass over every walked variant, fastest start first, then the
  * promising ones to the end. */
 static kt_status passes(kt_walk *w, size_t *order, kt_err *err)
@@ -462,7 +471,18 @@ static kt_status passes(kt_walk *w, size_t *order, kt_err *err)
     size_t n = walked_order(w, order);
     kt_status rc;
 
-    for (size_t i = 0; i < n && !w->stopped; ++i) {
+    if (w->leader_first && n && !w->stopped) {
+        /* The fastest start walked to the end (and its pairs) before the
+         * others' quick passes. */
+        kt_walk_slot *x = &w->slots[order[0]];
+        if ((rc = walk_slot(w, order[0], -1, err)))
+            return rc;
+        x->deep = 1;
+        if (w->leader_first > 1 && w->use_pairs && !w->stopped &&
+            (rc = pairs(w, order[0], err)))
+            return rc;
+    }
+    for (size_t i = w->leader_first ? 1 : 0; i < n && !w->stopped; ++i) {
         long l = leader(w);
         kt_walk_slot *x = &w->slots[order[i]];
         /* After the fastest start's pass: a start this much slower than
@@ -642,8 +662,15 @@ static kt_status restart(kt_walk *w, size_t s, kt_err *err)
 
     if ((double)x->spent >= w->cover * (double)x->feasible ||
         !perturbation(w, s, &local)) {
-        x->done = 1; /* nothing left around it to restart from */
+        x->done = x->covered = 1; /* nothing left around it to restart */
         return KT_S_OK;
+    }
+    /* A walk that began at a random point of the survey has not seen the
+     * basin of the declared defaults: the first restart walks from there. */
+    if (w->restart_start && !x->from_start) {
+        x->from_start = 1;
+        if (!kt_point_equal(&x->start, &x->best))
+            local = x->start;
     }
     ++w->restarts_run;
     before = kt_tune_evaluations(w->t);
@@ -728,9 +755,31 @@ static long next_restart(const kt_walk *w)
     return pick;
 }
 
+/* How the restarts ended, for the stop reason: by `restarts` in a row no
+ * faster, by `cover` of the variant's points evaluated, or both. */
+static void restarts_why(const kt_walk *w, char *out, size_t size)
+{
+    size_t fails = 0, covered = 0;
+    for (size_t s = 0; s < w->space->num_slots; ++s)
+        if (close_enough(w, s))
+            covered += w->slots[s].covered, fails += !w->slots[s].covered;
+    if (!covered)
+        snprintf(out, size, "%zu restart(s) in a row found nothing faster",
+                 w->restarts);
+    else if (!fails)
+        snprintf(out, size,
+                 "the restarts evaluated %.0f%% of the variant's points",
+                 100 * w->cover);
+    else
+        snprintf(out, size,
+                 "%zu restart(s) in a row found nothing faster or the "
+                 "restarts evaluated %.0f%% of the variant's points",
+                 w->restarts, 100 * w->cover);
+}
+
 static void say_why(kt_walk *w)
 {
-    char why[512], slow[64] = "";
+    char why[640], slow[64] = "", restarts[160];
     size_t walked = 0, deep = 0, close = 0, hopeless = 0;
     for (size_t s = 0; s < w->space->num_slots; ++s) {
         walked += w->slots[s].alive && !w->slots[s].reference &&
@@ -749,15 +798,15 @@ static void say_why(kt_walk *w)
     }
     if (hopeless)
         snprintf(slow, sizeof slow, " (%zu too slow to walk)", hopeless);
+    restarts_why(w, restarts, sizeof restarts);
     snprintf(why, sizeof why,
              "converged: %zu variant(s) walked%s, the %zu within %.0f%% of "
              "the best to a point no single change improves; around the %zu "
-             "within %.0f%%, %s%zu restart(s) in a row found nothing faster "
-             "(%zu of %zu won)",
+             "within %.0f%%, %s%s (%zu of %zu won)",
              walked, slow, deep, 100 * w->promising, close, 100 * w->close,
              w->use_pairs ? "no pair of neighbouring changes improves and "
                           : "",
-             w->restarts, w->restarts_won, w->restarts_run);
+             restarts, w->restarts_won, w->restarts_run);
     kt_tune_finished(w->t, why);
 }
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * kt_walk: the search one_at_a_time runs (tuner/strategies/one_at_a_time.c
  * describes it): each variant a subspace walked one change at a time,
@@ -12,15 +13,18 @@
 
 /* What the walk knows of one variant of the space (a slot). */
 typedef struct kt_walk_slot {
-    int reference; /* measured only */
-    int alive;     /* a point of it ran */
-    kt_point best; /* its incumbent */
+    int reference;  /* measured only */
+    int alive;      /* a point of it ran */
+    kt_point best;  /* its incumbent */
+    kt_point start; /* its declared defaults (its survey's first point) */
+    int from_start; /* a walk began at start */
     double best_us;
     int settled;     /* a full pass from best changed nothing */
     int deep;        /* walked to the end (or max_passes) once */
     int paired;      /* no pair of neighbouring changes improves best */
     size_t fails;    /* restarts in a row that ended no faster */
     int done;        /* settled and out of restarts (or nothing to restart) */
+    int covered;     /* its restarts ended on `cover` (or no perturbation) */
     int hopeless;    /* its start was too slow to be worth a walk */
     size_t spent;    /* evaluations its walks cost */
     size_t feasible; /* its points that pass the host's checks (capped) */
@@ -33,7 +37,7 @@ typedef struct kt_walk {
     int max_passes, random_start;
     double screen, promising, close, hopeless, cover;
     size_t patience, restarts, perturb, samples;
-    int use_pairs;
+    int use_pairs, leader_first, restart_start;
     /* State. */
     kt_walk_slot *slots; /* one per slot of the space; owned */
     int stopped;         /* the session said stop */

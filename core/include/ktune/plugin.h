@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * ktune plugin ABI — the only header a plugin author needs.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * libktune-select: picks a tuned launch configuration at run time from a
  * wisdom file that `ktune tune --wisdom FILE` wrote (docs/wisdom.md).

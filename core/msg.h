@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * kt_msg: the one prefix of ktune's messages on stderr, "ktune CMD: "
+ * (docs/cli.md), for every layer that prints a note or warning itself.
+ * main() names the running command once; a worker process takes its
+ * parent's command from KTUNE_COMMAND (set by main for the commands it
+ * starts), so a warning from a plugin measured in a worker reads like the
+ * command the user typed.
+ */
+#ifndef KT_MSG_H
+#define KT_MSG_H
+
+#include <stdio.h>
+
+/* Sets the command messages name (borrowed: must outlive every message;
+ * NULL or "": the bare "ktune: " prefix). */
+void kt_msg_set_command(const char *cmd);
+
+/* The command set, or NULL. */
+const char *kt_msg_command(void);
+
+/* Writes "ktune CMD: " and then fmt (which brings its own newline) to
+ * stderr; kt_fmsg to out. */
+void kt_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void kt_fmsg(FILE *out, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Writes only the prefix, "ktune CMD: ", for a message printed in pieces. */
+void kt_msg_prefix(FILE *out);
+
+#endif
