@@ -783,7 +783,7 @@ static int serve_rank(tune_args *a, tune_run *t)
     }
     code = kt_mpi_serve(t->ev, job->op, env, err.msg);
     if (!t->ev)
-        fprintf(stderr, "ktune: rank %d: %s\n", a->rank, err.msg);
+        kt_msg("rank %d: %s\n", a->rank, err.msg);
     return code;
 }
 #endif

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app/mpi.h"
+#include "core/msg.h"
 
 #include <errno.h>
 #include <mpi.h>
@@ -416,7 +417,7 @@ int kt_mpi_serve(kt_evaluator *ev, const kt_operator *op, json_t *env,
         json_t *req = NULL, *reply;
         const char *type;
         if (recv_json(0, TAG_REQUEST, 0, &req, &err)) {
-            fprintf(stderr, "ktune: rank: %s\n", err.msg);
+            kt_msg("rank: %s\n", err.msg);
             code = 1;
             break;
         }

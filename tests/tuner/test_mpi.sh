@@ -42,7 +42,7 @@ same_best() {
 expect_exit 0 "$KTUNE" tune job.ini --replay "$REC" --quiet --json ref.json
 
 # Two ranks: both measure, rank 0 journals, the answer is the same.
-expect_exit 0 timeout 120 "${MPIRUN[@]}" -np 2 "$KTUNE" tune job.ini \
+expect_exit 0 timeout -k 5 120 "${MPIRUN[@]}" -np 2 "$KTUNE" tune job.ini \
     --replay "$REC" --mpi --time-scale 0.05 --journal two.jsonl --json two.json
 expect_text "2 workers (each comparison on one of them)"
 same_best two.json
@@ -55,7 +55,7 @@ same_best two.json
 lose_rank() {
     local how=$1 name=$2 mpirun_pid rank_pid
     shift 2
-    timeout 120 "${MPIRUN[@]}" "$@" -np 3 "$KTUNE" tune job.ini \
+    timeout -k 5 120 "${MPIRUN[@]}" "$@" -np 3 "$KTUNE" tune job.ini \
         --replay "$REC" --mpi --time-scale 0.3 --journal "$name.jsonl" \
         --json "$name.json" >"$name.out" 2>&1 &
     mpirun_pid=$!
@@ -74,6 +74,9 @@ lose_rank() {
         kill "-$how" "$rank_pid"
     fi
     wait $mpirun_pid
+    # A stopped rank that mpirun left behind would hold the test's output
+    # open (and ctest waiting) until ctest's own timeout.
+    [ -n "${rank_pid:-}" ] && kill -KILL "$rank_pid" 2>/dev/null
     out=$(cat "$name.out")
     expect_text "retired: rank 2 stopped answering"
     same_best "$name.json"
