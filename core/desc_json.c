@@ -42,7 +42,10 @@ fail:
 
 static json_t *variant_json(const kt_variant *v)
 {
-    json_t *j = json_pack("{s:b}", "has_check", v->check != NULL);
+    /* flags carry KT_VARIANT_REFERENCE: without them the descriptor a probe
+     * rebuilds has no reference, and no answer is held against one. */
+    json_t *j = json_pack("{s:b,s:I}", "has_check", v->check != NULL, "flags",
+                          (json_int_t)v->flags);
     json_t *params = json_array();
 
     if (!j || put_text(j, "id", v->id) || put_text(j, "summary", v->summary))
@@ -275,6 +278,7 @@ static void build_variant(builder *b, const json_t *j, kt_variant *v)
     v->launch = stub_launch;
     v->check =
         json_is_true(json_object_get(j, "has_check")) ? stub_check : NULL;
+    v->flags = (uint32_t)integer(j, "flags") & KT_VARIANT_REFERENCE;
     if (!params || !json_array_size(params))
         return;
     ps = block(b, json_array_size(params) * sizeof *ps);
