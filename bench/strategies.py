@@ -73,11 +73,11 @@ def has_counters(path):
 def declared_job(recording):
     """A recording of a declared operator (no plugin: an INI with an
     [operator] section) names the job it was recorded with in its sidecar's
-    command; None for a plugin's operator."""
+    sidecar's config; None for a plugin's operator."""
     meta = recording.replace(".jsonl.gz", ".meta.json").replace(".jsonl",
                                                                ".meta.json")
     try:
-        job = json.load(open(meta))["command"].split()[2]
+        job = json.load(open(meta))["config"]
         with open(job) as f:
             return job if "[operator]" in f.read() else None
     except (OSError, ValueError, KeyError, IndexError):

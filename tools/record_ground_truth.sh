@@ -123,6 +123,7 @@ meta = {
     "device": (env.get("device") or {}).get("name"),
     "device_record": env.get("device"),
     "commit": (env.get("host") or {}).get("git_commit", commit),
+    "config": config,
     "command": f"ktune tune {config} {sizes} --set strategy.name=random "
                f"--set strategy.seed=1 --set strategy.max_evals=0 "
                f"--set strategy.max_seconds={int(budget) - 5} --set strategy.finalists=1",

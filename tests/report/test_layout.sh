@@ -32,7 +32,7 @@ report compare.html "$KT_SOURCE_DIR/tests/report/data/vector_add-h200-compare-re
 # recorded it): the summary (answer, ringed on the roofline) and journal.
 for meta in "$data"/*-h200-*.meta.json; do
     name=$(basename "$meta" .meta.json)
-    job=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["command"].split()[2])' "$meta")
+    job=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["config"])' "$meta")
     expect_exit 0 "$KTUNE" tune "$KT_SOURCE_DIR/$job" --replay "$data/$name.jsonl.gz" \
         --json "$name.json" --journal "$name.jsonl" --quiet
     report "$name.html" "$name.json"

@@ -56,7 +56,7 @@ for key in ("space", "protocol", "device", "commit", "wall_s", "feasible",
 assert m["recorded"] <= m["feasible"]
 PY
 # Every committed recording (sidecar next to it) replays its own problem,
-# from the command that recorded it (a declared operator needs its file):
+# from the job file that recorded it (a declared operator needs its file):
 # an exhaustive replay evaluates every recorded point, ends at the recorded
 # optimum, and a complete recording holds every feasible point of the space.
 for meta in "$DATA"/*.meta.json; do
@@ -65,9 +65,8 @@ for meta in "$DATA"/*.meta.json; do
     read -r rec config sizes < <(python3 - "$meta" "$DATA" <<'PY'
 import json, os, sys
 m = json.load(open(sys.argv[1]))
-words = m["command"].split()
 sets = [f"job.{k}={v}" for k, v in (m.get("sizes") or {}).items()]
-print(os.path.join(sys.argv[2], m["recording"]), words[2], ",".join(sets))
+print(os.path.join(sys.argv[2], m["recording"]), m["config"], ",".join(sets))
 PY
     )
     args=()
