@@ -73,7 +73,7 @@ def has_counters(path):
 def declared_job(recording):
     """A recording of a declared operator (no plugin: an INI with an
     [operator] section) names the job it was recorded with in its sidecar's
-    sidecar's config; None for a plugin's operator."""
+    config; None for a plugin's operator."""
     meta = recording.replace(".jsonl.gz", ".meta.json").replace(".jsonl",
                                                                ".meta.json")
     try:
