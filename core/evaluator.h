@@ -74,9 +74,16 @@ typedef struct kt_evaluator kt_evaluator;
 /* What a counter source may do with the point, once per replay pass. */
 typedef struct kt_counter_target {
     int device; /* CUDA ordinal; current on the calling thread */
-    /* Restores the inputs when the operator modifies them, flushes the L2
-     * and waits for both, so every pass starts from the same state. */
+    /* Restores the inputs when the operator modifies them, leaves the L2
+     * clean and waits, so every pass starts from the same state. Called
+     * before the profiler starts its pass. */
     kt_status (*prepare)(void *ctx, kt_err *err);
+    /* Called after the profiler started its pass, before the launch:
+     * evicts every line from the L2, writing back what is dirty, with
+     * exactly one kernel (profiled as a range of its own, which the
+     * source drops) and waits. The profiler's start leaves dirty lines
+     * that the launch would otherwise write back in its own range. */
+    kt_status (*flush)(void *ctx, kt_err *err);
     /* Enqueues exactly one launch of the point (launch errors checked). */
     kt_status (*launch)(void *ctx, kt_err *err);
     /* Waits for the launch; KT_S_EXEC when the kernel faulted. */

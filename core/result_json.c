@@ -203,10 +203,15 @@ kt_status kt_timing_from_json(const json_t *j, kt_timing *t, kt_err *err)
             return kt_err_set(err, KT_S_NOMEM, "out of memory");
         for (size_t i = 0; i < n; ++i) {
             json_t *s = json_array_get(samples, i);
+            /* null: a sample discarded for a throttled clock (NaN in
+             * memory, kt_timing_to_json writes it so). */
             t->samples_us[i] = json_is_number(s) ? json_number_value(s) : NAN;
+            if (json_is_null(s))
+                continue;
             if (!(t->samples_us[i] > 0) || !isfinite(t->samples_us[i]))
                 return kt_err_set(err, KT_S_INPUT,
-                                  "timing: samples_us[%zu] is not a time > 0",
+                                  "timing: samples_us[%zu] is not a time > 0 "
+                                  "or null (discarded)",
                                   i);
         }
         t->num_rounds = n;

@@ -4,6 +4,7 @@
 #include "core/worker.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,8 +52,59 @@ static worker_eval *self(kt_evaluator *ev)
     return (worker_eval *)ev;
 }
 
-/* Ends the worker: politely when it is healthy, with SIGKILL otherwise.
- * Writes how it ended into how (may be NULL). */
+/* Workers told to close whose exit has not been seen yet. Their exit
+ * tears their CUDA context down (about 0.1 s on an H200 holding a few GiB),
+ * and nothing the parent does next depends on it, so it overlaps the
+ * parent's work: the summary is written and the process ends without
+ * waiting. A new worker first waits for these, so two never hold one GPU's
+ * memory at once; at the parent's exit the death signal (spawn) ends any
+ * still exiting and the driver frees what they held. The registry is
+ * shared by the pool's threads. */
+#define MAX_RETIRING 64
+static struct {
+    pthread_mutex_t lock;
+    pid_t pid[MAX_RETIRING];
+    size_t n;
+} retiring = {PTHREAD_MUTEX_INITIALIZER, {0}, 0};
+
+static void reap_blocking(pid_t pid, int *status)
+{
+    while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+        ;
+}
+
+/* Lets pid finish exiting in the background; a full registry waits. */
+static void retire(pid_t pid)
+{
+    int status = 0, kept = 0;
+
+    if (waitpid(pid, &status, WNOHANG) == pid)
+        return;
+    pthread_mutex_lock(&retiring.lock);
+    if (retiring.n < MAX_RETIRING) {
+        retiring.pid[retiring.n++] = pid;
+        kept = 1;
+    }
+    pthread_mutex_unlock(&retiring.lock);
+    if (!kept)
+        reap_blocking(pid, &status);
+}
+
+/* Waits until every retiring worker has exited. */
+static void await_retired(void)
+{
+    int status = 0;
+
+    pthread_mutex_lock(&retiring.lock);
+    for (size_t i = 0; i < retiring.n; ++i)
+        reap_blocking(retiring.pid[i], &status);
+    retiring.n = 0;
+    pthread_mutex_unlock(&retiring.lock);
+}
+
+/* Ends the worker: politely when it is healthy (its exit then finishes in
+ * the background, retire), with SIGKILL otherwise. Writes how a killed
+ * worker ended into how (may be NULL). */
 static void stop_worker(worker_eval *we, int force, char *how, size_t how_size)
 {
     int status = 0;
@@ -66,12 +118,13 @@ static void stop_worker(worker_eval *we, int force, char *how, size_t how_size)
     }
     close(we->fd);
     we->fd = -1;
-    if (force)
+    if (force) {
         kill(we->pid, SIGKILL);
-    while (waitpid(we->pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    if (how)
-        kt_describe_exit(status, how, how_size);
+        reap_blocking(we->pid, &status);
+        if (how)
+            kt_describe_exit(status, how, how_size);
+    } else
+        retire(we->pid);
     we->pid = -1;
 }
 
@@ -107,6 +160,7 @@ static kt_status spawn(worker_eval *we, kt_err *err)
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
         return kt_err_set(err, KT_S_IO, "socketpair for a worker: %s",
                           strerror(errno));
+    await_retired();
     fflush(NULL);
     pid = fork();
     if (pid < 0) {

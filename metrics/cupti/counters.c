@@ -239,6 +239,9 @@ static kt_status cupti_check(const kt_counter_source *src, int device,
  * point's launch enqueues. A launch of more kernels is refused (the
  * profiler would drop the rest). */
 #define MAX_KERNEL_RANGES 64
+/* In kernel mode the flush after Start is a range too, the first of every
+ * pass: the target's flush is one kernel (kt_counter_target). Dropped. */
+#define FLUSH_RANGES 1
 /* Each range's duration: the weight of its percentages when a launch runs
  * several kernels (metrics/ranges.h). */
 #define DURATION "gpu__time_duration.sum"
@@ -269,7 +272,7 @@ static kt_status plan_names(const char *const *names, size_t n, pass_plan *p,
 {
     memset(p, 0, sizeof *p);
     p->launch_mode = launch_mode();
-    p->max_ranges = p->launch_mode ? 1 : MAX_KERNEL_RANGES;
+    p->max_ranges = p->launch_mode ? 1 : FLUSH_RANGES + MAX_KERNEL_RANGES;
     p->n_caller = n;
     p->names = malloc((n + 1) * sizeof *p->names);
     if (!p->names)
@@ -345,12 +348,16 @@ static kt_status configure(session *s, const pass_plan *p,
     return KT_CUPTI_TRY(cuptiRangeProfilerSetConfig(&set), err);
 }
 
-/* Step 5, one pass. Inputs restored, L2 flushed and left clean
- * (kt_meter_flush_l2) before Start: the flush's own kernel is outside the
- * profiled section. The device is idle at each boundary (the profiler's
- * own markers need not share the launch's stream), and the kernels have
- * finished before Stop. In kernel mode each kernel the launch enqueues is a
- * range by itself; in launch mode one user range holds the launch. */
+/* Step 5, one pass. Inputs restored and the L2 left clean before Start
+ * (prepare), then, after Start, the flush (flush): the profiler's Start
+ * leaves dirty lines in the L2 (about 0.9 MB per range it holds, measured
+ * on the H200: 28 MB at 32 ranges and more, 3 MB at one), which the
+ * kernel's own traffic would otherwise write back inside its range
+ * (docs/metrics.md). The flush's kernel is a range of its own in kernel
+ * mode (dropped by evaluate_ranges) and outside the user range in launch
+ * mode. The device is idle at each boundary (the profiler's own markers
+ * need not share the launch's stream), and the kernels have finished
+ * before Stop. */
 static kt_status one_pass(session *s, const kt_counter_target *t,
                           const pass_plan *p, int *all_submitted, kt_err *err)
 {
@@ -375,10 +382,11 @@ static kt_status one_pass(session *s, const kt_counter_target *t,
     stop.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
     stop.pRangeProfilerObject = s->range_profiler;
     if ((rc = t->prepare(t->ctx, err)) ||
-        (rc = device_idle("after flushing the L2", err)) ||
+        (rc = device_idle("after restoring the inputs", err)) ||
         (rc = KT_CUPTI_TRY(cuptiRangeProfilerStart(&start), err)))
         return rc;
-    if (p->launch_mode)
+    if (!(rc = t->flush(t->ctx, err)) &&
+        !(rc = device_idle("after flushing the L2", err)) && p->launch_mode)
         pushed = !(rc = KT_CUPTI_TRY(cuptiRangeProfilerPushRange(&push), err));
     if (!rc && !(rc = device_idle("after starting the profiler", err)) &&
         !(rc = t->launch(t->ctx, err)) && !(rc = t->wait(t->ctx, err)))
@@ -402,8 +410,29 @@ static kt_status one_pass(session *s, const kt_counter_target *t,
     return KT_S_OK;
 }
 
-/* Step 6: decode, then evaluate every range and combine them into one
- * value per caller name (metrics/ranges.h). */
+/* The ranges of the point's launch in the counter data: in kernel mode
+ * the first FLUSH_RANGES are the flush's, the rest one per kernel. */
+static kt_status launch_ranges(const pass_plan *p, size_t total, size_t *first,
+                               size_t *count, kt_err *err)
+{
+    *first = p->launch_mode ? 0 : FLUSH_RANGES;
+    *count = total > *first ? total - *first : 0;
+    if (*count == 0 && !p->launch_mode && total == FLUSH_RANGES)
+        return kt_err_set(err, KT_S_UNSUPPORTED,
+                          "no hardware counters for this launch: it ran no "
+                          "kernel (a copy-engine transfer, for one), so no "
+                          "range was profiled");
+    if (*count < 1 || total > p->max_ranges)
+        return kt_err_set(err, KT_S_CUDA,
+                          "cuptiRangeProfilerGetCounterDataInfo: %zu ranges in "
+                          "the counter data; expected %zu..%zu (did the "
+                          "launch run a kernel?)",
+                          total, *first + 1, p->max_ranges);
+    return KT_S_OK;
+}
+
+/* Step 6: decode, then evaluate every range of the launch and combine
+ * them into one value per caller name (metrics/ranges.h). */
 static kt_status evaluate_ranges(session *s, const pass_plan *p,
                                  const uint8_t *data, size_t data_size,
                                  double *values, size_t *kernels, kt_err *err)
@@ -411,6 +440,7 @@ static kt_status evaluate_ranges(session *s, const pass_plan *p,
     CUpti_RangeProfiler_DecodeData_Params decode;
     CUpti_RangeProfiler_GetCounterDataInfo_Params info;
     double *per_range = NULL, *durations = NULL, *combined = NULL;
+    size_t first, count;
     kt_status rc;
 
     memset(&decode, 0, sizeof decode);
@@ -421,42 +451,31 @@ static kt_status evaluate_ranges(session *s, const pass_plan *p,
     if (decode.numOfRangeDropped != 0)
         return kt_err_set(err, KT_S_CUDA,
                           "cuptiRangeProfilerDecodeData dropped %zu range(s); "
-                          "expected none (a launch of more than %zu kernels?)",
-                          decode.numOfRangeDropped, p->max_ranges);
+                          "expected none (a launch of more than %d kernels?)",
+                          decode.numOfRangeDropped, MAX_KERNEL_RANGES);
     memset(&info, 0, sizeof info);
     info.structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE;
     info.pCounterDataImage = data;
     info.counterDataImageSize = data_size;
-    if ((rc = KT_CUPTI_TRY(cuptiRangeProfilerGetCounterDataInfo(&info), err)))
+    if ((rc = KT_CUPTI_TRY(cuptiRangeProfilerGetCounterDataInfo(&info), err)) ||
+        (rc = launch_ranges(p, info.numTotalRanges, &first, &count, err)))
         return rc;
-    if (info.numTotalRanges == 0 && !p->launch_mode)
-        return kt_err_set(err, KT_S_UNSUPPORTED,
-                          "no hardware counters for this launch: it ran no "
-                          "kernel (a copy-engine transfer, for one), so no "
-                          "range was profiled");
-    if (info.numTotalRanges < 1 || info.numTotalRanges > p->max_ranges)
-        return kt_err_set(err, KT_S_CUDA,
-                          "cuptiRangeProfilerGetCounterDataInfo: %zu ranges in "
-                          "the counter data; expected 1..%zu (did the launch "
-                          "run a kernel?)",
-                          info.numTotalRanges, p->max_ranges);
-    per_range = calloc(info.numTotalRanges * p->n, sizeof *per_range);
-    durations = calloc(info.numTotalRanges, sizeof *durations);
+    per_range = calloc(count * p->n, sizeof *per_range);
+    durations = calloc(count, sizeof *durations);
     combined = calloc(p->n, sizeof *combined);
     if (!per_range || !durations || !combined) {
         rc = kt_err_set(err, KT_S_NOMEM, "out of memory");
         goto done;
     }
-    for (size_t r = 0; r < info.numTotalRanges; ++r) {
-        if ((rc = kt_chip_evaluate(s->chip, data, data_size, r, p->names, p->n,
-                                   per_range + r * p->n, err)))
+    for (size_t r = 0; r < count; ++r) {
+        if ((rc = kt_chip_evaluate(s->chip, data, data_size, first + r,
+                                   p->names, p->n, per_range + r * p->n, err)))
             goto done;
         durations[r] = per_range[r * p->n + p->duration_at];
     }
-    kt_ranges_combine(p->names, p->n, info.numTotalRanges, per_range, durations,
-                      combined);
+    kt_ranges_combine(p->names, p->n, count, per_range, durations, combined);
     memcpy(values, combined, p->n_caller * sizeof *values);
-    *kernels = p->launch_mode ? 0 : info.numTotalRanges;
+    *kernels = p->launch_mode ? 0 : count;
 done:
     free(per_range);
     free(durations);

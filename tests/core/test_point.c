@@ -3,7 +3,9 @@
  * GPU-free feasibility check (constraints and device limits). */
 #include "tests/kt_test.h"
 
+#include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "core/feasible.h"
 #include "core/loader.h"
@@ -122,11 +124,50 @@ static void shape_limits_cover_every_dimension(void **state)
     assert_contains(err.msg, "zero dimension");
 }
 
+/* A sample discarded for a throttled clock (NaN) goes over the wire as
+ * null and comes back as NaN; the result is not rejected. Other
+ * non-times still are. */
+static void discarded_samples_survive_the_wire(void **state)
+{
+    double samples[] = {10.0, NAN, 12.0};
+    kt_timing t = {0}, back = {0}, bad = {0};
+    json_t *j;
+    kt_err err;
+    (void)state;
+
+    t.kernel = (kt_stats){.n = 2,
+                          .median = 11,
+                          .min = 10,
+                          .max = 12,
+                          .mean = 11,
+                          .q1 = 10.5,
+                          .q3 = 11.5,
+                          .ci_lo = 10,
+                          .ci_hi = 12};
+    t.samples_us = samples;
+    t.num_rounds = 3;
+    t.discarded = 1;
+    j = kt_timing_to_json(&t, 1);
+    assert_true(
+        json_is_null(json_array_get(json_object_get(j, "samples_us"), 1)));
+    assert_int_equal(kt_timing_from_json(j, &back, &err), KT_S_OK);
+    assert_int_equal(back.num_rounds, 3);
+    assert_true(isnan(back.samples_us[1]));
+    assert_true(back.samples_us[2] == 12.0);
+    json_array_set_new(json_object_get(j, "samples_us"), 1, json_real(0.0));
+    assert_int_equal(kt_timing_from_json(j, &bad, &err), KT_S_INPUT);
+    assert_non_null(strstr(err.msg, "samples_us[1]"));
+    kt_timing_free(&back);
+    kt_timing_free(&bad);
+    json_decref(j);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(defaults_set_and_format),
         cmocka_unit_test(json_round_trip_keeps_labels),
+        cmocka_unit_test(discarded_samples_survive_the_wire),
         cmocka_unit_test(feasibility_applies_constraints_and_limits),
         cmocka_unit_test(shape_limits_cover_every_dimension),
     };
