@@ -25,7 +25,8 @@ static const char help[] =
     "                     [--from RESULTS]... [--config VARIANT:NAME=VALUE,"
     "...]...\n"
     "                     [--reference VARIANT] [--size NAME=VALUE]...\n"
-    "                     [--json FILE] [--csv FILE] [--no-counters] "
+    "                     [--json FILE] [--csv FILE] [--no-counters]\n"
+    "                     [--profile-launches N] "
     "[options]\n\n"
     "Measures several variants of one operator side by side: each at its\n"
     "tuned best from a results file, at a given configuration, or at its\n"
@@ -52,6 +53,8 @@ static const char help[] =
     "                       timings with raw samples, ratios, counters\n"
     "  --csv FILE           one row per variant\n"
     "  --no-counters        no hardware counters (no CUPTI)\n"
+    "  --profile-launches N launches of each variant per replay pass (1-15,\n"
+    "                       default 1): each counter the median over them\n"
     "  --seed N             input seed (default: the results file's, else 1)\n"
     "  --device N           CUDA device ordinal (default 0)\n"
     "  --no-boundaries      verify at the requested size only\n"
@@ -530,6 +533,7 @@ int kt_cmd_compare(int argc, char **argv)
     c.files = files;
     c.num_files = a.froms.count;
     c.counters = a.o.counters;
+    c.profile_launches = a.o.profile_launches;
     command_text(c.command, sizeof c.command);
     if (set_problem(&a, &c, &ch, files, &err)) {
         rc = kt_cli_fail(&err);

@@ -25,7 +25,9 @@
 static const char help[] =
     "usage: ktune profile PLUGIN:OPERATOR [--variant V] [--set NAME=VALUE]...\n"
     "                     [--size NAME=VALUE]... [--metrics A,B,...]\n"
-    "                     [--no-counters] [--json FILE] [options]\n"
+    "                     [--no-counters] [--profile-launches N] [--json "
+    "FILE]\n"
+    "                     [options]\n"
     "       ktune profile --list-metrics\n\n"
     "Verifies one configuration, times it under the measurement protocol\n"
     "(unprofiled), then reads hardware counters with CUPTI on launches of\n"
@@ -42,6 +44,9 @@ static const char help[] =
     "                       names such as smsp__inst_executed.sum\n"
     "  --no-default-metrics collect only the --metrics given\n"
     "  --no-counters        no CUPTI at all (e.g. under another profiler)\n"
+    "  --profile-launches N launches of the point per replay pass (1-15,\n"
+    "                       default 1, as Nsight Compute): each counter the\n"
+    "                       median over them\n"
     "  --access-bytes N     bytes each thread loads per access, for the ideal\n"
     "                       sectors per request (default: inferred)\n"
     "  --list-metrics       print the metric catalog and exit\n"
@@ -317,6 +322,10 @@ static void print_counters(const report *r)
            "(launches of their own: inputs restored and L2 flushed before "
            "each; no time is taken from them)\n",
            set->num_raw, p->stats.passes, p->stats.total_s);
+    if (p->stats.launches > 1)
+        printf("            %zu launches per pass: each counter is the "
+               "median over them\n",
+               p->stats.launches);
     print_ranges(p->stats.kernels);
     kt_metric_set_values(set, p->values, values, NULL);
     printf("%-40s %18s  %s\n", "metric", "value", "unit");
@@ -547,6 +556,7 @@ static int time_and_count(profile_args *a, profile_run *run, kt_evaluator *ev)
     memset(&req, 0, sizeof req);
     req.metrics = a->o.counters ? run->raw : NULL;
     req.num_metrics = a->o.counters ? run->num_raw : 0;
+    req.launches = a->o.profile_launches;
     if (ev->ops->profile(ev, &run->pt, &req, &run->prof, &err))
         return kt_cli_fail(&err);
     if (a->o.counters && run->prof.counters != KT_S_OK) {

@@ -56,6 +56,7 @@ enum {
     OPT_CSV,
     OPT_PLUGIN,
     OPT_NO_COUNTERS,
+    OPT_PROFILE_LAUNCHES,
     OPT_IN_PROCESS,
     OPT_REPLAY,
     OPT_TIMEOUT,
@@ -79,6 +80,8 @@ static const shared_option shared[] = {
     {KT_OPT_CSV, {"csv", required_argument, NULL, OPT_CSV}},
     {KT_OPT_PLUGIN, {"plugin", required_argument, NULL, OPT_PLUGIN}},
     {KT_OPT_COUNTERS, {"no-counters", no_argument, NULL, OPT_NO_COUNTERS}},
+    {KT_OPT_COUNTERS,
+     {"profile-launches", required_argument, NULL, OPT_PROFILE_LAUNCHES}},
     {KT_OPT_IN_PROCESS, {"in-process", no_argument, NULL, OPT_IN_PROCESS}},
     {KT_OPT_REPLAY, {"replay", required_argument, NULL, OPT_REPLAY}},
     {KT_OPT_TIMEOUT, {"timeout", required_argument, NULL, OPT_TIMEOUT}},
@@ -194,6 +197,22 @@ static kt_status count_value(const char *arg, const char *name, int64_t max,
     return KT_S_OK;
 }
 
+/* --profile-launches N: 1..KT_PROFILE_MAX_LAUNCHES. */
+static kt_status profile_launches(const char *arg, kt_cli_options *o,
+                                  kt_err *err)
+{
+    int64_t n;
+    kt_status rc = kt_parse_i64(arg, "--profile-launches", &n, err);
+    if (rc)
+        return rc;
+    if (n < 1 || n > KT_PROFILE_MAX_LAUNCHES)
+        return kt_err_set(err, KT_S_INPUT,
+                          "--profile-launches: expected 1 to %d, found %s",
+                          KT_PROFILE_MAX_LAUNCHES, arg);
+    o->profile_launches = (int)n;
+    return KT_S_OK;
+}
+
 /* One shared option (or a protocol option). */
 kt_status kt_cli_output(const char *arg, const char *what, kt_err *err)
 {
@@ -223,6 +242,7 @@ static kt_status apply_shared(int opt, char *arg, kt_cli_options *o,
     case OPT_JSON: o->json = arg; return kt_cli_output(arg, "--json", err);
     case OPT_CSV: o->csv = arg; return kt_cli_output(arg, "--csv", err);
     case OPT_NO_COUNTERS: o->counters = 0; return KT_S_OK;
+    case OPT_PROFILE_LAUNCHES: return profile_launches(arg, o, err);
     case OPT_IN_PROCESS: o->in_process = 1; return KT_S_OK;
     case OPT_REPLAY: o->replay = arg; return KT_S_OK;
     case OPT_TIMEOUT:
@@ -258,6 +278,7 @@ int kt_cli_parse(int argc, char **argv, const kt_cli_command *cmd,
     o->seed = 1;
     o->boundaries = 1;
     o->counters = 1;
+    o->profile_launches = 1;
     kt_protocol_defaults(&o->protocol);
     if (!(table = option_table(cmd, err)))
         return KT_EXIT_USAGE;

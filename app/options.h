@@ -45,7 +45,7 @@ enum {
     KT_OPT_JSON = 1u << 6,        /* --json FILE */
     KT_OPT_CSV = 1u << 7,         /* --csv FILE */
     KT_OPT_PLUGIN = 1u << 8,      /* --plugin FILE (repeatable) */
-    KT_OPT_COUNTERS = 1u << 9,    /* --no-counters */
+    KT_OPT_COUNTERS = 1u << 9,    /* --no-counters, --profile-launches N */
     KT_OPT_IN_PROCESS = 1u << 10, /* --in-process */
     KT_OPT_REPLAY = 1u << 11,     /* --replay FILE */
     KT_OPT_PROTOCOL = 1u << 12,   /* the measurement protocol's options */
@@ -64,6 +64,9 @@ typedef struct kt_cli_options {
     int64_t seed, device;
     int have_seed; /* --seed was given */
     int boundaries, counters, in_process;
+    /* --profile-launches: launches of the point per replay pass, each
+     * counter the median over them (kt_profile_request.launches); 1. */
+    int profile_launches;
     /* --timeout: seconds the worker may take to set the problem up, and
      * per point on top of the protocol's --max-time; 0: the worker's
      * defaults (300 s, 60 s). */

@@ -25,6 +25,8 @@
 # than 12 s are left; the report says which were skipped.
 #
 # usage: bench/compare_ncu.sh [BUILD_DIR] [OUT_DIR] [BUDGET_S]
+# (PROFILE_LAUNCHES=N: ktune profiles each variant N times per pass and
+# reports each counter's median; ncu always profiles one launch)
 # (from the repository root; NCU=/path/to/ncu to pick another ncu)
 set -u
 BUILD=${1:-build}
@@ -65,12 +67,16 @@ CORE_KERNELS=$(grep -ho '__global__ void [A-Za-z_0-9]*' core/*.cu 2>/dev/null |
 NOT_CORE="^(?!_Z[0-9]+(${CORE_KERNELS//,/|})[^A-Za-z0-9_])"
 # One timed launch is enough: nothing here is a time.
 QUICK=(--no-boundaries --min-time 0 --no-probe)
+# ktune's launches per replay pass (PROFILE_LAUNCHES, default 1: one, as
+# ncu); with more, each of ktune's counters is the median over them.
+LAUNCHES=${PROFILE_LAUNCHES:-1}
 
 {
     echo "# ktune profile vs Nsight Compute: every variant at its defaults"
     echo
     echo "- date (UTC): $(date -u '+%Y-%m-%d %H:%M:%S')"
     echo "- commit: $(git describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)"
+    echo "- ktune launches per replay pass: $LAUNCHES (PROFILE_LAUNCHES)"
     echo "- ncu: $("$NCU" --version 2>/dev/null | tail -1)"
     nvidia-smi --query-gpu=name,driver_version,clocks.max.sm \
         --format=csv,noheader 2>/dev/null | sed 's/^/- gpu: /'
@@ -94,6 +100,7 @@ for op in "${OPS[@]}"; do
     kjson=$RAWDIR/ktune-$tag.json
     timeout $((left < 40 ? left : 40)) "$KTUNE" compare "${plugin[@]}" "$op" \
         "${QUICK[@]}" --warmups 1 --min-samples 3 --max-samples 3 \
+        --profile-launches "$LAUNCHES" \
         --json "$kjson" > "$RAWDIR/ktune-$tag.txt" 2>&1
     krc=$?
     if [ ! -s "$kjson" ]; then

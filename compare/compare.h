@@ -71,9 +71,10 @@ typedef struct kt_compare {
     size_t reference;        /* index into rows */
     const kt_results *files; /* the --from files; borrowed, may be NULL */
     size_t num_files;
-    int counters;       /* collect counters where the evaluator can */
-    kt_metric_set set;  /* what to collect (the default set) */
-    char command[4096]; /* the command line as typed, for the record */
+    int counters;         /* collect counters where the evaluator can */
+    int profile_launches; /* per replay pass (kt_profile_request); 0: 1 */
+    kt_metric_set set;    /* what to collect (the default set) */
+    char command[4096];   /* the command line as typed, for the record */
 
     /* Filled by kt_compare_run(). */
     const char *evaluator; /* "worker", "local", "replay", ... (static) */

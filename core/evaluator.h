@@ -89,6 +89,10 @@ typedef struct kt_counter_target {
     /* Waits for the launch; KT_S_EXEC when the kernel faulted. */
     kt_status (*wait)(void *ctx, kt_err *err);
     void *ctx;
+    /* Launches of the point per pass, each after the flush; each counter of
+     * each kernel is the median over them. 0 or 1: one, as Nsight Compute
+     * profiles. */
+    int launches;
 } kt_counter_target;
 
 /* The cost of one collection, for the record and the benchmark. */
@@ -101,6 +105,8 @@ typedef struct kt_counter_stats {
     /* Kernels the launch ran, each profiled as a range of its own (their
      * values combined); 0 unknown. */
     size_t kernels;
+    /* Launches of the point per pass (the median's count); 0 unknown. */
+    size_t launches;
 } kt_counter_stats;
 
 typedef struct kt_counter_source kt_counter_source;
@@ -146,7 +152,14 @@ typedef struct kt_profile_request {
     /* Only check the names against the device (src->check); nothing is
      * verified or launched. */
     int check_only;
+    /* Profiled launches per pass, KT_PROFILE_MAX_LAUNCHES at most; each
+     * counter is the median over them. 0 or 1: one. An operator that
+     * modifies its inputs is profiled with one (its restore would run
+     * inside the pass). */
+    int launches;
 } kt_profile_request;
+
+#define KT_PROFILE_MAX_LAUNCHES 15
 
 typedef struct kt_profile_result {
     kt_eval_status status; /* of the point's verification */

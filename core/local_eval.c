@@ -417,6 +417,16 @@ static const kt_shape *profiled_shape(local_eval *le, const kt_point *pt,
     return out;
 }
 
+/* Launches per pass: as asked, but one for an operator that modifies its
+ * inputs (their restore would run inside the pass). */
+static int profile_launches(const local_eval *le, const kt_profile_request *req)
+{
+    if (le->spec.op->flags & KT_OP_MODIFIES_INPUTS || req->launches < 1)
+        return 1;
+    return req->launches < KT_PROFILE_MAX_LAUNCHES ? req->launches
+                                                   : KT_PROFILE_MAX_LAUNCHES;
+}
+
 static kt_status local_profile(kt_evaluator *ev, const kt_point *pt,
                                const kt_profile_request *req,
                                kt_profile_result *out, kt_err *err)
@@ -424,8 +434,10 @@ static kt_status local_profile(kt_evaluator *ev, const kt_point *pt,
     local_eval *le = self(ev);
     const kt_counter_source *src = le->spec.counters;
     launch_ctx ctx = {le, pt};
-    kt_counter_target target = {le->gpu.ordinal, profile_prepare, profile_flush,
-                                profile_launch,  profile_wait,    &ctx};
+    kt_counter_target target = {
+        le->gpu.ordinal,          profile_prepare, profile_flush,
+        profile_launch,           profile_wait,    &ctx,
+        profile_launches(le, req)};
     verdict *v = NULL;
     kt_shape shape;
     kt_err cerr;

@@ -348,7 +348,7 @@ json_t *kt_profile_result_to_json(const kt_profile_result *r)
                                           : json_real(r->values[i]));
     return json_pack(
         "{s:s,s:s,s:{s:[i,i,i],s:[i,i,i],s:i},s:o,s:i,s:s,s:o,"
-        "s:{s:I,s:f,s:f,s:f,s:f,s:I}}",
+        "s:{s:I,s:f,s:f,s:f,s:f,s:I,s:I}}",
         "status", kt_eval_status_name(r->status), "reason", r->reason, "shape",
         "grid", r->shape.grid[0], r->shape.grid[1], r->shape.grid[2], "block",
         r->shape.block[0], r->shape.block[1], r->shape.block[2],
@@ -357,7 +357,8 @@ json_t *kt_profile_result_to_json(const kt_profile_result *r)
         "note", r->note, "values", values, "stats", "passes",
         (json_int_t)r->stats.passes, "setup_s", r->stats.setup_s, "passes_s",
         r->stats.passes_s, "evaluate_s", r->stats.evaluate_s, "total_s",
-        r->stats.total_s, "kernels", (json_int_t)r->stats.kernels);
+        r->stats.total_s, "kernels", (json_int_t)r->stats.kernels, "launches",
+        (json_int_t)r->stats.launches);
 }
 
 kt_status kt_profile_result_from_json(const json_t *j, kt_profile_result *r,
@@ -394,12 +395,15 @@ kt_status kt_profile_result_from_json(const json_t *j, kt_profile_result *r,
         return kt_err_set(err, KT_S_INPUT, "profile result: %s", jerr.text);
     if ((rc = kt_eval_status_parse(status, &r->status, err)))
         return rc;
-    /* Optional: a worker of an older build does not send it. */
+    /* Optional: a worker of an older build does not send them. */
     {
-        json_t *kernels =
-            json_object_get(json_object_get(j, "stats"), "kernels");
+        json_t *st = json_object_get(j, "stats");
+        json_t *kernels = json_object_get(st, "kernels");
+        json_t *launches = json_object_get(st, "launches");
         if (json_is_integer(kernels) && json_integer_value(kernels) > 0)
             r->stats.kernels = (size_t)json_integer_value(kernels);
+        if (json_is_integer(launches) && json_integer_value(launches) > 0)
+            r->stats.launches = (size_t)json_integer_value(launches);
     }
     snprintf(r->reason, sizeof r->reason, "%s", reason);
     snprintf(r->note, sizeof r->note, "%s", note);

@@ -21,7 +21,7 @@
  *   worker -> parent  results {results, lost} | lost {index, message}
  *   parent -> worker  calibration {refresh}
  *   worker -> parent  calibration {calibration} | error {...}
- *   parent -> worker  profile {point, metrics, check_only}
+ *   parent -> worker  profile {point, metrics, check_only, launches?}
  *   worker -> parent  profiled {result} | lost {message} | error {...}
  *   parent -> worker  close
  * The protocol is a byte stream, so one search can later be served by

@@ -2,6 +2,7 @@
 #include "metrics/ranges.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int ends_with(const char *s, const char *suffix)
@@ -61,4 +62,47 @@ void kt_ranges_combine(const char *const *names, size_t n, size_t ranges,
     for (size_t i = 0; i < n; ++i)
         out[i] = combine_one(kt_range_rule_of(names[i]), n, i, ranges,
                              per_range, durations, w_total);
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median of v[0..count), reordered in place; NaN if any is NaN. */
+static double median_of(double *v, size_t count)
+{
+    for (size_t r = 0; r < count; ++r)
+        if (isnan(v[r]))
+            return NAN;
+    qsort(v, count, sizeof *v, compare_doubles);
+    return count % 2 ? v[count / 2] : 0.5 * (v[count / 2 - 1] + v[count / 2]);
+}
+
+int kt_ranges_median_launches(size_t n, size_t total, size_t launches,
+                              size_t skip, const double *per_range,
+                              double *kernels, size_t *num_kernels)
+{
+    size_t block, k_count;
+    double *column;
+
+    *num_kernels = 0;
+    if (launches == 0 || total % launches != 0)
+        return -1;
+    block = total / launches;
+    if (block <= skip)
+        return -1;
+    k_count = block - skip;
+    if (!(column = malloc(launches * sizeof *column)))
+        return -1;
+    for (size_t k = 0; k < k_count; ++k)
+        for (size_t i = 0; i < n; ++i) {
+            for (size_t r = 0; r < launches; ++r)
+                column[r] = per_range[(r * block + skip + k) * n + i];
+            kernels[k * n + i] = median_of(column, launches);
+        }
+    free(column);
+    *num_kernels = k_count;
+    return 0;
 }

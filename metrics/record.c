@@ -80,11 +80,13 @@ json_t *kt_kernel_info_json(const kt_kernel_info *k, const kt_occupancy *occ)
 json_t *kt_counter_stats_json(const kt_counter_stats *s)
 {
     return json_pack(
-        "{s:I,s:f,s:f,s:f,s:f,s:o,s:o}", "passes", (json_int_t)s->passes,
+        "{s:I,s:f,s:f,s:f,s:f,s:o,s:o,s:o}", "passes", (json_int_t)s->passes,
         "setup_s", s->setup_s, "passes_s", s->passes_s, "evaluate_s",
         s->evaluate_s, "total_s", s->total_s, "per_pass_s",
         number(s->passes ? s->passes_s / (double)s->passes : NAN), "kernels",
-        s->kernels ? json_integer((json_int_t)s->kernels) : json_null());
+        s->kernels ? json_integer((json_int_t)s->kernels) : json_null(),
+        "launches",
+        s->launches ? json_integer((json_int_t)s->launches) : json_null());
 }
 
 static json_t *coalescing_json(const kt_coalescing *c)

@@ -260,19 +260,22 @@ static int launch_mode(void)
 
 typedef struct pass_plan {
     int launch_mode;
-    size_t max_ranges;
+    size_t launches;    /* of the point per pass (kt_counter_target) */
+    size_t max_ranges;  /* launches x (flush + kernels), or launches */
     const char **names; /* the caller's names, then DURATION if missing */
     size_t n;           /* of names */
     size_t n_caller;
     size_t duration_at; /* index of DURATION in names */
 } pass_plan;
 
-static kt_status plan_names(const char *const *names, size_t n, pass_plan *p,
-                            kt_err *err)
+static kt_status plan_names(const char *const *names, size_t n, int launches,
+                            pass_plan *p, kt_err *err)
 {
     memset(p, 0, sizeof *p);
     p->launch_mode = launch_mode();
-    p->max_ranges = p->launch_mode ? 1 : FLUSH_RANGES + MAX_KERNEL_RANGES;
+    p->launches = launches > 1 ? (size_t)launches : 1;
+    p->max_ranges =
+        p->launches * (p->launch_mode ? 1 : FLUSH_RANGES + MAX_KERNEL_RANGES);
     p->n_caller = n;
     p->names = malloc((n + 1) * sizeof *p->names);
     if (!p->names)
@@ -348,29 +351,17 @@ static kt_status configure(session *s, const pass_plan *p,
     return KT_CUPTI_TRY(cuptiRangeProfilerSetConfig(&set), err);
 }
 
-/* Step 5, one pass. Inputs restored and the L2 left clean before Start
- * (prepare), then, after Start, the flush (flush): the profiler's Start
- * leaves dirty lines in the L2 (about 0.9 MB per range it holds, measured
- * on the H200: 28 MB at 32 ranges and more, 3 MB at one), which the
- * kernel's own traffic would otherwise write back inside its range
- * (docs/metrics.md). The flush's kernel is a range of its own in kernel
- * mode (dropped by evaluate_ranges) and outside the user range in launch
- * mode. The device is idle at each boundary (the profiler's own markers
- * need not share the launch's stream), and the kernels have finished
- * before Stop. */
-static kt_status one_pass(session *s, const kt_counter_target *t,
-                          const pass_plan *p, int *all_submitted, kt_err *err)
+/* One profiled launch inside a started pass: the flush (its kernel a range
+ * of its own in kernel mode, outside the user range in launch mode), then
+ * the point's launch and its wait. The device is idle at each boundary
+ * (the profiler's own markers need not share the launch's stream). */
+static kt_status profiled_launch(session *s, const kt_counter_target *t,
+                                 const pass_plan *p, kt_err *err)
 {
-    CUpti_RangeProfiler_Start_Params start;
     CUpti_RangeProfiler_PushRange_Params push;
     CUpti_RangeProfiler_PopRange_Params pop;
-    CUpti_RangeProfiler_Stop_Params stop;
-    int pushed = 0;
     kt_status rc;
 
-    memset(&start, 0, sizeof start);
-    start.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE;
-    start.pRangeProfilerObject = s->range_profiler;
     memset(&push, 0, sizeof push);
     push.structSize = CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE;
     push.pRangeProfilerObject = s->range_profiler;
@@ -378,6 +369,43 @@ static kt_status one_pass(session *s, const kt_counter_target *t,
     memset(&pop, 0, sizeof pop);
     pop.structSize = CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE;
     pop.pRangeProfilerObject = s->range_profiler;
+    if ((rc = t->flush(t->ctx, err)) ||
+        (rc = device_idle("after flushing the L2", err)))
+        return rc;
+    if (p->launch_mode &&
+        (rc = KT_CUPTI_TRY(cuptiRangeProfilerPushRange(&push), err)))
+        return rc;
+    if (!(rc = device_idle("before the profiled launch", err)) &&
+        !(rc = t->launch(t->ctx, err)) && !(rc = t->wait(t->ctx, err)))
+        rc = device_idle("after the profiled launch", err);
+    if (p->launch_mode) {
+        /* Closed even after an error, so that Stop finds no open range;
+         * then the first error is the one the user needs. */
+        kt_err ignored;
+        kt_status rc_pop =
+            KT_CUPTI_TRY(cuptiRangeProfilerPopRange(&pop), rc ? &ignored : err);
+        if (!rc)
+            rc = rc_pop;
+    }
+    return rc;
+}
+
+/* Step 5, one pass. Inputs restored before Start (prepare), then, after
+ * Start, p->launches profiled launches, each after the flush: the
+ * profiler's Start leaves dirty lines in the L2 (about 0.9 MB per range it
+ * holds, measured on the H200: 28 MB at 32 ranges and more, 3 MB at one),
+ * which the kernel's own traffic would otherwise write back inside its
+ * range (docs/metrics.md). The kernels have finished before Stop. */
+static kt_status one_pass(session *s, const kt_counter_target *t,
+                          const pass_plan *p, int *all_submitted, kt_err *err)
+{
+    CUpti_RangeProfiler_Start_Params start;
+    CUpti_RangeProfiler_Stop_Params stop;
+    kt_status rc;
+
+    memset(&start, 0, sizeof start);
+    start.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE;
+    start.pRangeProfilerObject = s->range_profiler;
     memset(&stop, 0, sizeof stop);
     stop.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
     stop.pRangeProfilerObject = s->range_profiler;
@@ -385,62 +413,69 @@ static kt_status one_pass(session *s, const kt_counter_target *t,
         (rc = device_idle("after restoring the inputs", err)) ||
         (rc = KT_CUPTI_TRY(cuptiRangeProfilerStart(&start), err)))
         return rc;
-    if (!(rc = t->flush(t->ctx, err)) &&
-        !(rc = device_idle("after flushing the L2", err)) && p->launch_mode)
-        pushed = !(rc = KT_CUPTI_TRY(cuptiRangeProfilerPushRange(&push), err));
-    if (!rc && !(rc = device_idle("after starting the profiler", err)) &&
-        !(rc = t->launch(t->ctx, err)) && !(rc = t->wait(t->ctx, err)))
-        rc = device_idle("after the profiled launch", err);
+    for (size_t r = 0; !rc && r < p->launches; ++r)
+        rc = profiled_launch(s, t, p, err);
     if (rc) {
-        /* Close what was opened so that Disable finds a stopped profiler.
-         * Their own results are dropped on purpose: the first error is the
-         * one the user needs. */
+        /* Stopped so that Disable finds a stopped profiler; its own result
+         * is dropped on purpose: the first error is the one to show. */
         kt_err ignored;
-        if (pushed)
-            KT_CUPTI_TRY(cuptiRangeProfilerPopRange(&pop), &ignored);
         KT_CUPTI_TRY(cuptiRangeProfilerStop(&stop), &ignored);
         return rc;
     }
-    if ((pushed &&
-         (rc = KT_CUPTI_TRY(cuptiRangeProfilerPopRange(&pop), err))) ||
-        (rc = KT_CUPTI_TRY(cuptiRangeProfilerStop(&stop), err)) ||
+    if ((rc = KT_CUPTI_TRY(cuptiRangeProfilerStop(&stop), err)) ||
         (rc = device_idle("after stopping the profiler", err)))
         return rc;
     *all_submitted = stop.isAllPassSubmitted;
     return KT_S_OK;
 }
 
-/* The ranges of the point's launch in the counter data: in kernel mode
- * the first FLUSH_RANGES are the flush's, the rest one per kernel. */
-static kt_status launch_ranges(const pass_plan *p, size_t total, size_t *first,
-                               size_t *count, kt_err *err)
+/* Whether the counter data's ranges are what the passes made: in kernel
+ * mode, per launch of the point FLUSH_RANGES of the flush and then one per
+ * kernel; in launch mode one per launch. */
+static kt_status check_ranges(const pass_plan *p, size_t total, kt_err *err)
 {
-    *first = p->launch_mode ? 0 : FLUSH_RANGES;
-    *count = total > *first ? total - *first : 0;
-    if (*count == 0 && !p->launch_mode && total == FLUSH_RANGES)
+    size_t skip = p->launch_mode ? 0 : FLUSH_RANGES;
+
+    if (!p->launch_mode && total == p->launches * FLUSH_RANGES)
         return kt_err_set(err, KT_S_UNSUPPORTED,
                           "no hardware counters for this launch: it ran no "
                           "kernel (a copy-engine transfer, for one), so no "
                           "range was profiled");
-    if (*count < 1 || total > p->max_ranges)
+    if (total == 0 || total > p->max_ranges || total % p->launches != 0 ||
+        total / p->launches <= skip)
         return kt_err_set(err, KT_S_CUDA,
                           "cuptiRangeProfilerGetCounterDataInfo: %zu ranges in "
-                          "the counter data; expected %zu..%zu (did the "
+                          "the counter data; expected %zu launch(es) of %zu "
+                          "flush range(s) and 1 to %d kernels each (did the "
                           "launch run a kernel?)",
-                          total, *first + 1, p->max_ranges);
+                          total, p->launches, skip, MAX_KERNEL_RANGES);
     return KT_S_OK;
 }
 
-/* Step 6: decode, then evaluate every range of the launch and combine
- * them into one value per caller name (metrics/ranges.h). */
+/* Every range's values: per_range[r * p->n + i]. */
+static kt_status evaluate_all(session *s, const pass_plan *p,
+                              const uint8_t *data, size_t data_size,
+                              size_t total, double *per_range, kt_err *err)
+{
+    kt_status rc = KT_S_OK;
+    for (size_t r = 0; !rc && r < total; ++r)
+        rc = kt_chip_evaluate(s->chip, data, data_size, r, p->names, p->n,
+                              per_range + r * p->n, err);
+    return rc;
+}
+
+/* Step 6: decode, evaluate every range, take each kernel's median over
+ * the launches, and combine the kernels into one value per caller name
+ * (metrics/ranges.h). */
 static kt_status evaluate_ranges(session *s, const pass_plan *p,
                                  const uint8_t *data, size_t data_size,
                                  double *values, size_t *kernels, kt_err *err)
 {
     CUpti_RangeProfiler_DecodeData_Params decode;
     CUpti_RangeProfiler_GetCounterDataInfo_Params info;
-    double *per_range = NULL, *durations = NULL, *combined = NULL;
-    size_t first, count;
+    double *per_range = NULL, *per_kernel = NULL, *durations = NULL,
+           *combined = NULL;
+    size_t total, count = 0;
     kt_status rc;
 
     memset(&decode, 0, sizeof decode);
@@ -458,26 +493,33 @@ static kt_status evaluate_ranges(session *s, const pass_plan *p,
     info.pCounterDataImage = data;
     info.counterDataImageSize = data_size;
     if ((rc = KT_CUPTI_TRY(cuptiRangeProfilerGetCounterDataInfo(&info), err)) ||
-        (rc = launch_ranges(p, info.numTotalRanges, &first, &count, err)))
+        (rc = check_ranges(p, info.numTotalRanges, err)))
         return rc;
-    per_range = calloc(count * p->n, sizeof *per_range);
-    durations = calloc(count, sizeof *durations);
+    total = info.numTotalRanges;
+    per_range = calloc(total * p->n, sizeof *per_range);
+    per_kernel = calloc(total * p->n, sizeof *per_kernel);
+    durations = calloc(total, sizeof *durations);
     combined = calloc(p->n, sizeof *combined);
-    if (!per_range || !durations || !combined) {
+    if (!per_range || !per_kernel || !durations || !combined) {
         rc = kt_err_set(err, KT_S_NOMEM, "out of memory");
         goto done;
     }
-    for (size_t r = 0; r < count; ++r) {
-        if ((rc = kt_chip_evaluate(s->chip, data, data_size, first + r,
-                                   p->names, p->n, per_range + r * p->n, err)))
-            goto done;
-        durations[r] = per_range[r * p->n + p->duration_at];
+    if ((rc = evaluate_all(s, p, data, data_size, total, per_range, err)))
+        goto done;
+    if (kt_ranges_median_launches(p->n, total, p->launches,
+                                  p->launch_mode ? 0 : FLUSH_RANGES, per_range,
+                                  per_kernel, &count) != 0) {
+        rc = kt_err_set(err, KT_S_NOMEM, "out of memory");
+        goto done;
     }
-    kt_ranges_combine(p->names, p->n, count, per_range, durations, combined);
+    for (size_t k = 0; k < count; ++k)
+        durations[k] = per_kernel[k * p->n + p->duration_at];
+    kt_ranges_combine(p->names, p->n, count, per_kernel, durations, combined);
     memcpy(values, combined, p->n_caller * sizeof *values);
     *kernels = p->launch_mode ? 0 : count;
 done:
     free(per_range);
+    free(per_kernel);
     free(durations);
     free(combined);
     return rc;
@@ -498,6 +540,7 @@ static kt_status run_passes(session *s, const kt_counter_target *t,
 
     if ((rc = configure(s, p, config, config_size, &data, &data_size, err)))
         goto done;
+    stats->launches = p->launches;
     t0 = now_seconds();
     while (!all_submitted) {
         /* A set that never reports completion would replay forever. */
@@ -537,7 +580,7 @@ static kt_status cupti_collect(const kt_counter_source *src,
     (void)src;
 
     memset(stats, 0, sizeof *stats);
-    if ((rc = plan_names(names, n, &plan, err)))
+    if ((rc = plan_names(names, n, t->launches, &plan, err)))
         return rc;
     if ((rc = session_open(t->device, &s, err))) {
         free(plan.names);

@@ -23,6 +23,11 @@ expect_text "--no-counters cannot be combined"
 expect_exit 2 "$KTUNE" profile vector_add:add --no-default-metrics
 expect_text "--no-default-metrics needs --metrics"
 expect_exit 2 "$KTUNE" profile vector_add:add --access-bytes 0
+expect_exit 2 "$KTUNE" profile vector_add:add --profile-launches 0
+expect_text "--profile-launches: expected 1 to 15, found 0"
+expect_exit 2 "$KTUNE" profile vector_add:add --profile-launches 16
+expect_exit 2 "$KTUNE" compare vector_add:add --profile-launches x
+expect_text "--profile-launches"
 expect_exit 2 "$KTUNE" profile
 expect_text "PLUGIN:OPERATOR is missing"
 expect_exit 2 "$KTUNE" profile vector_add:add --variant strded

@@ -68,6 +68,67 @@ static void a_missing_value_stays_missing(void **state)
     assert_true(isnan(out[1]));
 }
 
+/* Three launches of a two-kernel point in one pass, each after a flush
+ * range: [flush, k0, k1] x 3, two counters (duration, DRAM %). The
+ * second launch ran long; each kernel's medians drop it. */
+static void repeated_launches_give_each_kernel_its_median(void **state)
+{
+    const double per_range[] = {
+        9, 9, 200, 85, 20, 30, /* launch 1: flush, k0, k1 */
+        9, 9, 210, 80, 21, 29, /* launch 2: slow */
+        9, 9, 201, 86, 19, 31, /* launch 3 */
+    };
+    double kernels[4];
+    size_t k = 0;
+    (void)state;
+
+    assert_int_equal(
+        kt_ranges_median_launches(2, 9, 3, 1, per_range, kernels, &k), 0);
+    assert_int_equal(k, 2);
+    assert_float_equal(kernels[0], 201, 0);
+    assert_float_equal(kernels[1], 85, 0);
+    assert_float_equal(kernels[2], 20, 0);
+    assert_float_equal(kernels[3], 30, 0);
+    /* Two launches: the mean of the two. */
+    assert_int_equal(
+        kt_ranges_median_launches(2, 6, 2, 1, per_range, kernels, &k), 0);
+    assert_float_equal(kernels[0], 205, 0);
+    assert_float_equal(kernels[1], 82.5, 0);
+    /* One launch: its own values. */
+    assert_int_equal(
+        kt_ranges_median_launches(2, 3, 1, 1, per_range, kernels, &k), 0);
+    assert_float_equal(kernels[2], 20, 0);
+}
+
+static void ranges_that_are_not_whole_launches_are_refused(void **state)
+{
+    const double per_range[8] = {0};
+    double kernels[8];
+    size_t k = 7;
+    (void)state;
+
+    assert_int_equal(
+        kt_ranges_median_launches(1, 8, 3, 1, per_range, kernels, &k), -1);
+    assert_int_equal(k, 0);
+    /* Only flush ranges: no kernel ran. */
+    assert_int_equal(
+        kt_ranges_median_launches(1, 2, 2, 1, per_range, kernels, &k), -1);
+    assert_int_equal(
+        kt_ranges_median_launches(1, 2, 0, 1, per_range, kernels, &k), -1);
+}
+
+static void a_missing_value_in_one_launch_stays_missing(void **state)
+{
+    const double per_range[] = {1, NAN, 3};
+    double kernels[1];
+    size_t k;
+    (void)state;
+
+    assert_int_equal(
+        kt_ranges_median_launches(1, 3, 3, 0, per_range, kernels, &k), 0);
+    assert_true(isnan(kernels[0]));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -75,6 +136,9 @@ int main(void)
         cmocka_unit_test(counts_add_and_percentages_weigh_by_duration),
         cmocka_unit_test(one_range_is_its_own_value),
         cmocka_unit_test(a_missing_value_stays_missing),
+        cmocka_unit_test(repeated_launches_give_each_kernel_its_median),
+        cmocka_unit_test(ranges_that_are_not_whole_launches_are_refused),
+        cmocka_unit_test(a_missing_value_in_one_launch_stays_missing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
