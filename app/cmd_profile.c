@@ -356,6 +356,8 @@ static void print_diagnosis(const report *r)
            d->unit ? " (" : "", d->unit ? d->unit : "", d->unit ? ")" : "",
            d->why);
     printf("coalescing  %s\n", d->coalescing);
+    if (d->profiled[0])
+        printf("profiled    %s\n", d->profiled);
 }
 
 static int write_json(const char *path, const profile_args *a, const report *r,

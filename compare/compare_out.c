@@ -350,6 +350,8 @@ static void md_counters(FILE *out, const kt_compare *c)
                 r->diag.why);
         if (r->diag.load.have || r->diag.store.have)
             fprintf(out, " Coalescing: %s", r->diag.coalescing);
+        if (r->diag.profiled[0])
+            fprintf(out, " Profiled: %s.", r->diag.profiled);
         if (r->profiled && r->counters != KT_S_OK && r->counters_note[0] &&
             strcmp(r->counters_note, c->counters_note) != 0)
             fprintf(out, " (no counters: %s)", r->counters_note);

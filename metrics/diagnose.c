@@ -345,6 +345,41 @@ static void coalescing_text(kt_diagnosis *out)
         snprintf(out->coalescing, sizeof out->coalescing, "%s; %s", ld, st);
 }
 
+/* How the profiled launch compares with the unprofiled median. */
+static void profiled_vs_timed(const kt_diag_input *in, kt_diagnosis *out)
+{
+    double ns = in->m ? in->m[KT_M_DURATION] : NAN;
+    double off;
+
+    out->profiled_us = NAN;
+    out->profiled_ratio = NAN;
+    if (!(ns > 0) || !(in->time_us > 0))
+        return;
+    out->profiled_us = ns / 1e3;
+    out->profiled_ratio = out->profiled_us / in->time_us;
+    off = out->profiled_ratio - 1.0;
+    if (fabs(off) <= KT_DIAG_PROFILED_OFF)
+        snprintf(out->profiled, sizeof out->profiled,
+                 "the profiled launch took %.2f us, within %.0f%% of the "
+                 "unprofiled median %.2f us",
+                 out->profiled_us, 100 * KT_DIAG_PROFILED_OFF, in->time_us);
+    else if (in->time_us < KT_DIAG_SHORT_US)
+        snprintf(out->profiled, sizeof out->profiled,
+                 "the profiled kernels took %.2f us against the unprofiled "
+                 "median %.2f us: for a launch this short the timed interval "
+                 "also holds the launch's own overhead",
+                 out->profiled_us, in->time_us);
+    else
+        snprintf(out->profiled, sizeof out->profiled,
+                 "the profiled launch took %.2f us, %.1f%% %s than the "
+                 "unprofiled median %.2f us: the percentages of peak are over "
+                 "its elapsed cycles and read about that much %s against a "
+                 "typical launch",
+                 out->profiled_us, 100 * fabs(off),
+                 off > 0 ? "longer" : "shorter", in->time_us,
+                 off > 0 ? "low" : "high");
+}
+
 void kt_diagnose(const kt_diag_input *in, kt_diagnosis *out)
 {
     int warp = in->warp_size > 0 ? in->warp_size : 32;
@@ -355,6 +390,7 @@ void kt_diagnose(const kt_diag_input *in, kt_diagnosis *out)
               &out->derived);
     roofline(in, out);
     classify(in, out);
+    profiled_vs_timed(in, out);
 
     out->access_bytes = in->access_bytes > 0 ? in->access_bytes : 0;
     coalescing_of(m ? m[KT_M_LD_REQUESTS] : NAN, m ? m[KT_M_LD_SECTORS] : NAN,

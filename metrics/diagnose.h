@@ -94,7 +94,24 @@ typedef struct kt_diagnosis {
     kt_coalescing load, store;
     int cause_uncoalesced; /* the mapping is named as the cause */
     char coalescing[768];
+    /* The profiled launch against the unprofiled median: the counters'
+     * percentages of peak are over the profiled launch's elapsed cycles,
+     * so a launch that ran KT_DIAG_PROFILED_OFF longer or shorter than the
+     * median reads that much low or high against a typical one (and
+     * against Nsight Compute's, which profiles one launch too). ratio is
+     * profiled / timed; NaN, and an empty text, without the duration
+     * counter. */
+    double profiled_us;
+    double profiled_ratio;
+    char profiled[320];
 } kt_diagnosis;
+
+/* Share by which the profiled launch may differ from the unprofiled median
+ * before the diagnosis says so. */
+#define KT_DIAG_PROFILED_OFF 0.02
+/* Below this median (µs) the timed interval holds a visible share of
+ * launch overhead that the profiled kernel time does not. */
+#define KT_DIAG_SHORT_US 10.0
 
 void kt_diagnose(const kt_diag_input *in, kt_diagnosis *out);
 

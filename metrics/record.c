@@ -103,7 +103,7 @@ static json_t *coalescing_json(const kt_coalescing *c)
 
 json_t *kt_diagnosis_json(const kt_diagnosis *d)
 {
-    return json_pack(
+    json_t *j = json_pack(
         "{s:{s:f,s:o,s:o,s:f,s:f},s:o,s:b,s:s,s:s,s:o,s:s,s:o,s:{s:o,s:o,s:o,"
         "s:b,s:s}}",
         "derived", "bandwidth_gbs", d->derived.bandwidth_gbs, "pct_of_copy",
@@ -119,4 +119,11 @@ json_t *kt_diagnosis_json(const kt_diagnosis *d)
         d->access_bytes ? json_integer(d->access_bytes) : json_null(), "loads",
         coalescing_json(&d->load), "stores", coalescing_json(&d->store),
         "cause_uncoalesced", d->cause_uncoalesced, "text", d->coalescing);
+
+    if (j && d->profiled[0])
+        json_object_set_new(j, "profiled",
+                            json_pack("{s:f,s:f,s:s}", "us", d->profiled_us,
+                                      "vs_timed", d->profiled_ratio, "text",
+                                      d->profiled));
+    return j;
 }

@@ -286,6 +286,8 @@ static void print_counters(FILE *out, const kt_tune_facts *f,
                 d.why);
         if (d.coalescing[0])
             fprintf(out, "  coalescing: %s\n", d.coalescing);
+        if (d.profiled[0])
+            fprintf(out, "  profiled: %s\n", d.profiled);
     }
 }
 
