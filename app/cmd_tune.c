@@ -88,8 +88,7 @@ static const char help[] =
     "with its own journal (NAME.n1048576.jsonl), then a table per size.\n"
     "--resume continues every size's journal.\n\n"
     "Strategies ([strategy] name): one_at_a_time (default), exhaustive,\n"
-    "random, annealing, genetic, guided (one_at_a_time ordered by the\n"
-    "incumbent's hardware counters). A [metrics] section adds counters\n"
+    "random, annealing, genetic. A [metrics] section adds counters\n"
     "(CUPTI, on launches of their own) for every point or the best few to\n"
     "the journal and the summary. Exit 0 with an answer, 1 when nothing\n"
     "valid was found or the run failed, 2 for a bad job or option.\n";
@@ -368,8 +367,7 @@ static kt_status open_evaluator(const tune_args *a, kt_job *job,
     spec.check_boundaries = job->boundaries;
     spec.log_level = KT_LOG_WARN;
     spec.verify_host = job->verify_host;
-    /* CUPTI only when counters are asked for: [metrics], or a strategy
-     * guided by them. */
+    /* CUPTI only when [metrics] asks for counters. */
     spec.counters =
         kt_profiling_wants_counters(prof) ? kt_metrics_cupti_source() : NULL;
     wopt.eval_timeout_s = job->eval_timeout_s;
@@ -431,7 +429,7 @@ static kt_status open_journal(int resume, const kt_job *job,
     kt_status rc;
 
     *have_log = 0;
-    if (prof->points != KT_PROFILING_OFF || prof->for_strategy)
+    if (prof->points != KT_PROFILING_OFF)
         kt_journal_header_metrics(header, kt_profiling_spec_json(prof));
     /* A journal a run left empty (stopped before its header) has nothing
      * to resume: it is written afresh. */
@@ -567,8 +565,9 @@ static kt_status write_outputs(const kt_job *job, const kt_tune_facts *f,
 }
 
 /* One tuning run: the job, what measures it, where it is recorded. In a
- * sweep the job, the profiling spec and the calibration (measured once, for
- * the first size) serve every size; the rest is one size's (close_size). */
+ * sweep the job (with its profiling spec) and the calibration (measured
+ * once, for the first size) serve every size; the rest is one size's
+ * (close_size). */
 typedef struct tune_run {
     kt_job job;
     kt_evaluator *ev;
@@ -576,7 +575,6 @@ typedef struct tune_run {
     kt_journal_log log;
     int have_log, have_calib, calib_tried;
     kt_calibration calib;
-    kt_profiling_spec prof;
     const char *unavailable; /* why counters cannot be had, or NULL */
     char why[1024];
     json_t *env;
@@ -657,7 +655,7 @@ static kt_status open_gpu_worker(const tune_args *a, tune_run *t, size_t k,
     kt_status rc;
 
     job->device = device;
-    rc = open_evaluator(a, job, &t->prof, &t->workers.evs[k], err);
+    rc = open_evaluator(a, job, &job->metrics, &t->workers.evs[k], err);
     job->device = own;
     if (rc)
         return kt_err_prefix(err, "GPU %d: ", device);
@@ -772,9 +770,7 @@ static int serve_rank(tune_args *a, tune_run *t)
         job->device = a->local_rank % count;
     else if (!a->o.replay && !resolve_devices(job, &err) && job->num_devices)
         job->device = job->devices[(size_t)a->local_rank % job->num_devices];
-    if (kt_profiling_effective(&job->metrics, job->strategy->uses_counters,
-                               &t->prof, &err) == KT_S_OK &&
-        open_evaluator(a, job, &t->prof, &t->ev, &err) == KT_S_OK) {
+    if (open_evaluator(a, job, &job->metrics, &t->ev, &err) == KT_S_OK) {
         if (a->o.replay)
             take_recorded_problem(job, t->ev, a->o.replay);
         env = environment_of(
@@ -833,8 +829,8 @@ static kt_status open_run(const tune_args *a, tune_run *t, kt_err *err)
     kt_status rc;
 
     if ((!a->o.replay && (rc = resolve_devices(job, err))) ||
-        (rc = open_evaluator(a, job, &t->prof, &t->ev, err)) ||
-        (rc = check_counters(t->ev, job, &t->prof, t->why, sizeof t->why,
+        (rc = open_evaluator(a, job, &job->metrics, &t->ev, err)) ||
+        (rc = check_counters(t->ev, job, &job->metrics, t->why, sizeof t->why,
                              &t->unavailable, err)))
         return rc;
     if (a->o.replay)
@@ -854,8 +850,8 @@ static kt_status open_run(const tune_args *a, tune_run *t, kt_err *err)
     if ((rc = open_workers(a, t, err)))
         return rc;
     if (job->journal_mode != KT_JOB_JOURNAL_NONE &&
-        (rc = open_journal(resumes(a, t), job, &t->prof, t->env, &t->journal,
-                           &t->log, &t->have_log, err)))
+        (rc = open_journal(resumes(a, t), job, &job->metrics, t->env,
+                           &t->journal, &t->log, &t->have_log, err)))
         return rc;
     return kt_cli_workers_journal(&t->workers,
                                   t->journal.fd >= 0 ? &t->journal : NULL, err);
@@ -884,7 +880,7 @@ static void configure(const tune_args *a, tune_run *t)
     cfg->journal = t->journal.fd >= 0 ? &t->journal : NULL;
     cfg->resume = t->have_log ? &t->log : NULL;
     cfg->progress = !a->quiet;
-    cfg->profiling = &t->prof;
+    cfg->profiling = &job->metrics;
     cfg->counters_unavailable = t->unavailable;
     cfg->copy_gbs = t->have_calib ? t->calib.copy_gbs : 0;
     cfg->peak_bw_gbs = t->have_calib ? t->calib.peak_bw_gbs : 0;
@@ -1184,8 +1180,7 @@ static kt_status start_sweep(const tune_args *a, tune_run *t, sweep_out *s,
     s->devices = calloc(t->num_sizes, sizeof *s->devices);
     if (!s->rows || !s->answers || !s->devices)
         return kt_err_set(err, KT_S_NOMEM, "out of memory");
-    return kt_profiling_effective(&job->metrics, job->strategy->uses_counters,
-                                  &t->prof, err);
+    return KT_S_OK;
 }
 
 /* Rank 0 of --mpi, after the run: the other ranks were closed and MPI is

@@ -51,7 +51,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 STRATEGIES = ["one_at_a_time", "coordinate", "random", "annealing",
-              "genetic", "exhaustive", "guided"]
+              "genetic", "exhaustive"]
 DETERMINISTIC = {"exhaustive"}
 COLORS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#56B4E9", "#E69F00",
           "#7F7F7F"]
@@ -370,38 +370,6 @@ def leave_one_out(tables, labels):
                    ""]
 
 
-def guided_verdict(tables):
-    """Where the counter-guided strategy beats the default: a performance
-    score higher by more than 0.05 (evaluations or time), or a median answer
-    closer to the optimum by more than 0.5%."""
-    rows = ["## guided against one_at_a_time (recordings with counters)", "",
-            "| recording | P evals guided / default | P time guided / default "
-            "| median gap guided / default | guided beats the default |",
-            "|---|--:|--:|--:|---|"]
-    wins = 0
-    for name, _, _, counters, res in tables:
-        if not counters or "guided" not in res or "one_at_a_time" not in res:
-            continue
-        g, d = res["guided"], res["one_at_a_time"]
-        why = []
-        if g["P_evals"] > d["P_evals"] + 0.05:
-            why.append("score per evaluation")
-        if g["P_time"] > d["P_time"] + 0.05:
-            why.append("score in time")
-        if g["gap_med"] < d["gap_med"] - 0.005:
-            why.append("answer")
-        wins += bool(why)
-        rows.append("| %s | %.2f / %.2f | %.2f / %.2f | %+.2f%% / %+.2f%% | "
-                    "%s |" % (name, g["P_evals"], d["P_evals"], g["P_time"],
-                              d["P_time"], 100 * g["gap_med"],
-                              100 * d["gap_med"],
-                              ", ".join(why) if why else "no"))
-    if len(rows) == 4:
-        return rows + ["| (no recording with counters) | | | | |", ""]
-    return rows + ["", "guided beats the default on %d recording(s)." % wins,
-                   ""]
-
-
 # ----------------------------------------------------------------- main
 
 def commit():
@@ -463,8 +431,6 @@ def main():
         counters = has_counters(r)
         info[r] = (values, feasible, budget, counters)
         for s in strategies:
-            if a.defined.get(s, (s,))[0] == "guided" and not counters:
-                continue
             plan.append((r, s, 1 if a.defined.get(s, (s,))[0] in
                          DETERMINISTIC else a.seeds, budget))
     with ThreadPoolExecutor(max_workers=a.jobs) as pool:
@@ -539,7 +505,6 @@ def main():
     settings = [s for s in strategies
                 if a.defined.get(s, (s,))[0] == "one_at_a_time"]
     lines += leave_one_out(tables, settings)
-    lines += guided_verdict(tables)
     elapsed = time.time() - started
     lines.append("Benchmark wall time %.0f s." % elapsed)
     text = "\n".join(lines) + "\n"

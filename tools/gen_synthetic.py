@@ -325,13 +325,14 @@ def requested(raw, t_us, width):
     return raw
 METRICS_HEADER = {"counters": [name for name, _ in DEFAULT_ITEMS],
                   "raw": DEFAULT_RAW, "points": "every", "top": None,
-                  "collect_counters": True, "for_strategy": False}
+                  "collect_counters": True}
 
 
 def occupancy(block, regs, grid):
     """Theoretical occupancy on sm_90 (metrics/occupancy.c's arithmetic
     for kernels without shared memory) and the occupancy the grid can
-    reach (metrics/guide.h, kt_guide_launch_occupancy), in percent."""
+    reach (the resident blocks capped by the blocks the grid gives each
+    SM), in percent."""
     warps = -(-block // 32)
     per_warp = -(-regs * 32 // 256) * 256
     by_regs = (4 * (16384 // per_warp)) // warps if per_warp else 32

@@ -4,9 +4,8 @@
 # counters on this GPU, at n = 2^24 and 2^28: every feasible point verified
 # and measured once under the protocol of configs/vector_add.ini, then
 # profiled with the default counter set on launches of its own ([metrics]
-# points = every; journal format 2). These are the recordings
-# bench/guided.py measures the counter-guided strategy on: copy them
-# to tests/data/.
+# points = every; journal format 2). The replay tests and the strategy
+# benchmark read them: copy them to tests/data/.
 #
 #   tools/record_counters.sh [BUILD_DIR] [OUT_DIR]
 #

@@ -106,7 +106,6 @@ static void add_profile(const kt_tune_facts *f, const kt_tune_result *r,
 
 static json_t *metrics_json(const kt_tune_result *r)
 {
-    static const char *const rules[3] = {"uncoalesced", "latency", "ceiling"};
     json_t *m = kt_profiling_spec_json(r->profiling);
     json_object_set_new(m, "profiled", json_integer((json_int_t)r->profiled));
     json_object_set_new(m, "from_journal",
@@ -117,22 +116,6 @@ static json_t *metrics_json(const kt_tune_result *r)
     json_object_set_new(m, "unavailable",
                         r->counters_note[0] ? json_string(r->counters_note)
                                             : json_null());
-    if (r->guide.ratings) {
-        const kt_tune_guide *g = &r->guide;
-        json_t *by = json_object();
-        for (size_t i = 0; i < 3; ++i)
-            json_object_set_new(by, rules[i],
-                                json_pack("{s:I,s:s}", "moves",
-                                          (json_int_t)g->by_rule[i], "example",
-                                          g->example[i]));
-        json_object_set_new(m, "guided",
-                            json_pack("{s:I,s:I,s:I,s:I,s:I,s:o}", "ratings",
-                                      (json_int_t)g->ratings, "moves",
-                                      (json_int_t)g->moves, "first",
-                                      (json_int_t)g->first, "later",
-                                      (json_int_t)g->later, "skipped",
-                                      (json_int_t)g->skipped, "rules", by));
-    }
     return m;
 }
 

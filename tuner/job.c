@@ -853,18 +853,11 @@ static kt_status read_metrics(loader *ld)
             return rc;
         m->top = (size_t)v;
     }
-    if ((rc = read_counters(ld,
-                            value_of(ld, "metrics", "counters")
-                                ? value_of(ld, "metrics", "counters")
-                                : "default",
-                            m)))
-        return rc;
-    if (!m->counters && job->strategy && job->strategy->uses_counters)
-        return bad(ld, "metrics", "counters",
-                   "none, but strategy %s is guided by counters; name some, "
-                   "or leave the key out for the default set",
-                   job->strategy->name);
-    return KT_S_OK;
+    return read_counters(ld,
+                         value_of(ld, "metrics", "counters")
+                             ? value_of(ld, "metrics", "counters")
+                             : "default",
+                         m);
 }
 
 /* ------------------------------------------------------------ loading */

@@ -18,41 +18,10 @@ const char *kt_profiling_points_name(kt_profiling_points p)
     return "?";
 }
 
-kt_status kt_profiling_effective(const kt_profiling_spec *job,
-                                 int strategy_uses_counters,
-                                 kt_profiling_spec *out, kt_err *err)
-{
-    const char *names[KT_METRICS_MAX];
-    kt_metric_set merged;
-    kt_status rc;
-
-    if (job)
-        *out = *job;
-    else
-        memset(out, 0, sizeof *out);
-    if (!strategy_uses_counters)
-        return KT_S_OK;
-    if (job && job->points != KT_PROFILING_OFF && !job->counters)
-        return kt_err_set(err, KT_S_INPUT,
-                          "the strategy is guided by counters, and [metrics] "
-                          "counters = none asks for none; name some, or "
-                          "leave the key out for the default set");
-    /* The rules read the default set (occupancy, requests and sectors,
-     * DRAM bytes, throughputs, stalls); the job's own names come after. */
-    for (size_t i = 0; i < out->set.num_items; ++i)
-        names[i] = out->set.items[i].name;
-    if ((rc = kt_metrics_resolve(names, out->set.num_items, 1, &merged, err)))
-        return rc;
-    out->set = merged;
-    out->counters = 1;
-    out->for_strategy = 1;
-    return KT_S_OK;
-}
-
 int kt_profiling_wants_counters(const kt_profiling_spec *spec)
 {
     return spec && spec->counters && spec->set.num_raw > 0 &&
-           (spec->points != KT_PROFILING_OFF || spec->for_strategy);
+           spec->points != KT_PROFILING_OFF;
 }
 
 json_t *kt_profiling_spec_json(const kt_profiling_spec *spec)
@@ -63,12 +32,12 @@ json_t *kt_profiling_spec_json(const kt_profiling_spec *spec)
         json_array_append_new(items, json_string(spec->set.items[i].name));
     for (size_t i = 0; spec->counters && i < spec->set.num_raw; ++i)
         json_array_append_new(raw, json_string(spec->set.raw[i]));
-    return json_pack(
-        "{s:o,s:o,s:s,s:o,s:b,s:b}", "counters", items, "raw", raw, "points",
-        kt_profiling_points_name(spec->points), "top",
-        spec->points == KT_PROFILING_TOP ? json_integer((json_int_t)spec->top)
-                                         : json_null(),
-        "collect_counters", spec->counters, "for_strategy", spec->for_strategy);
+    return json_pack("{s:o,s:o,s:s,s:o,s:b}", "counters", items, "raw", raw,
+                     "points", kt_profiling_points_name(spec->points), "top",
+                     spec->points == KT_PROFILING_TOP
+                         ? json_integer((json_int_t)spec->top)
+                         : json_null(),
+                     "collect_counters", spec->counters);
 }
 
 kt_status kt_profiling_check(kt_evaluator *ev, const kt_profiling_spec *spec,

@@ -2,9 +2,7 @@
 /*
  * kt_profiling: the kernel facts and hardware counters of the points a
  * tuning run profiles — every point or the best few ([metrics], docs/
- * configs.md), and the guided strategy's incumbents (docs/metrics.md,
- * "Counter-guided search") — as journal records and back, and the
- * diagnosis they give.
+ * configs.md) — as journal records and back, and the diagnosis they give.
  *
  * Counters always come from the evaluator's profile(): launches of their
  * own (inputs restored, L2 flushed before every replay pass), never the
@@ -34,13 +32,11 @@ typedef enum kt_profiling_points {
     KT_PROFILING_TOP      /* the best `top` (and the answer) after the search */
 } kt_profiling_points;
 
-/* What a run profiles: the job's [metrics], merged with what the strategy
- * needs (tuner/strategy.h, uses_counters). Plain data. */
+/* What a run profiles: the job's [metrics]. Plain data. */
 typedef struct kt_profiling_spec {
     kt_profiling_points points;
     size_t top;        /* KT_PROFILING_TOP: how many */
     int counters;      /* 0: kernel facts only (counters = none) */
-    int for_strategy;  /* the strategy profiles its incumbents */
     kt_metric_set set; /* items shown, and the raw counters requested */
 } kt_profiling_spec;
 
@@ -67,13 +63,6 @@ typedef struct kt_profiling_facts {
 } kt_profiling_facts;
 
 const char *kt_profiling_points_name(kt_profiling_points p);
-
-/* The effective spec of a run: job (may be NULL: no [metrics]) merged with
- * the default counter set when the strategy uses counters. KT_S_INPUT when
- * the strategy needs counters and the job asks for none. */
-kt_status kt_profiling_effective(const kt_profiling_spec *job,
-                                 int strategy_uses_counters,
-                                 kt_profiling_spec *out, kt_err *err);
 
 /* 1 when the spec asks the evaluator for hardware counters. */
 int kt_profiling_wants_counters(const kt_profiling_spec *spec);

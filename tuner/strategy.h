@@ -44,9 +44,6 @@ typedef struct kt_strategy {
      * on from (the evaluator lost its device, the journal cannot be
      * written); budgets running out is a normal return. */
     kt_status (*run)(kt_tune *t, const double *options, kt_err *err);
-    /* 1: the strategy reads counters (kt_tune_profile), so a run profiles
-     * with at least the default counter set. */
-    int uses_counters;
 } kt_strategy;
 
 /* The strategy called name ('-' and '_' alike), or NULL. */

@@ -150,8 +150,7 @@ static void print_path(FILE *out, const kt_tune_facts *f,
     char cfg[512], change[96];
     if (!r->num_steps) {
         if ((strcmp(f->cfg->strategy->name, "one_at_a_time") == 0 ||
-             strcmp(f->cfg->strategy->name, "coordinate") == 0 ||
-             strcmp(f->cfg->strategy->name, "guided") == 0) &&
+             strcmp(f->cfg->strategy->name, "coordinate") == 0) &&
             r->has_best) {
             /* The start is the first point that ran (the default
              * configuration, or the random start). */
@@ -245,15 +244,9 @@ static void print_counters(FILE *out, const kt_tune_facts *f,
     if (!list)
         return;
     fprintf(out,
-            "\ncounters: %zu point(s) profiled (%s%s), from launches of their "
+            "\ncounters: %zu point(s) profiled (%s), from launches of their "
             "own: no time is taken from them\n",
-            r->profiled,
-            spec->points == KT_PROFILING_OFF
-                ? "the strategy's incumbents"
-                : kt_profiling_points_name(spec->points),
-            spec->points == KT_PROFILING_OFF && spec->for_strategy ? ""
-            : spec->for_strategy ? " and the strategy's incumbents"
-                                 : "");
+            r->profiled, kt_profiling_points_name(spec->points));
     if (r->counters_note[0])
         fprintf(out, "  no hardware counters: %s\n", r->counters_note);
     for (size_t i = 0; i < n && (int)i < top; ++i) {
@@ -296,23 +289,6 @@ static void print_counters(FILE *out, const kt_tune_facts *f,
         if (d.profiled[0])
             fprintf(out, "  profiled: %s\n", d.profiled);
     }
-}
-
-static void print_guide(FILE *out, const kt_tune_result *r)
-{
-    static const char *const rules[3] = {"uncoalesced", "latency", "ceiling"};
-    const kt_tune_guide *g = &r->guide;
-
-    if (!g->ratings)
-        return;
-    fprintf(out,
-            "\nguided: moves rated from %zu incumbent(s): %zu first, %zu "
-            "later, %zu skipped of %zu\n",
-            g->ratings, g->first, g->later, g->skipped, g->moves);
-    for (size_t i = 0; i < 3; ++i)
-        if (g->by_rule[i])
-            fprintf(out, "  %-11s %zu move(s), e.g. %s\n", rules[i],
-                    g->by_rule[i], g->example[i]);
 }
 
 static void print_invalid(FILE *out, const kt_tune_facts *f,
@@ -456,7 +432,6 @@ void kt_summary_print(FILE *out, const kt_tune_facts *f,
         fprintf(out, "\n");
     }
     print_path(out, f, r);
-    print_guide(out, r);
     print_top(out, f, r, top);
     print_counters(out, f, r, top);
     print_invalid(out, f, r);

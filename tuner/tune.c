@@ -740,8 +740,10 @@ static kt_status profile_new(kt_tune *t, size_t at, kt_err *err)
     return profile_entry(t, at, err);
 }
 
-kt_status kt_tune_profile(kt_tune *t, const kt_point *pt,
-                          const kt_profiling_point **out, kt_err *err)
+/* The profile of pt, which must have been evaluated (*out NULL when it
+ * did not run or is unknown). */
+static kt_status profile_point(kt_tune *t, const kt_point *pt,
+                               const kt_profiling_point **out, kt_err *err)
 {
     uint64_t index, pos;
     kt_status rc;
@@ -754,60 +756,6 @@ kt_status kt_tune_profile(kt_tune *t, const kt_point *pt,
         return rc;
     *out = t->res->entries[pos].profile;
     return KT_S_OK;
-}
-
-static void facts_of(const kt_tune *t, kt_profiling_facts *f)
-{
-    const kt_tune_config *cfg = t->cfg;
-    f->dev = &cfg->space->device;
-    f->work = cfg->ev->ops->work ? cfg->ev->ops->work(cfg->ev) : NULL;
-    f->copy_gbs = cfg->copy_gbs;
-    f->peak_bw_gbs = cfg->peak_bw_gbs;
-    f->peak_gflops = cfg->peak_gflops;
-    f->gflops_measured = cfg->gflops_measured;
-}
-
-int kt_tune_diagnose(kt_tune *t, const kt_point *pt, kt_diagnosis *out,
-                     kt_occupancy *occ, int *have_occ)
-{
-    const kt_tune_entry *e;
-    kt_profiling_facts f;
-    uint64_t index;
-    int have;
-
-    memset(out, 0, sizeof *out);
-    if (have_occ)
-        *have_occ = 0;
-    if (!kt_space_index(t->cfg->space, pt, &index) ||
-        !(e = find_entry(t, index)) || e->status != KT_EVAL_OK)
-        return 0;
-    facts_of(t, &f);
-    have = kt_profiling_diagnose(&f, e->timing.kernel.median, e->profile, out,
-                                 occ);
-    if (have_occ)
-        *have_occ = have;
-    return 1;
-}
-
-void kt_tune_guide_note(kt_tune *t, const kt_guide_verdict *v, size_t n)
-{
-    static const char *const rules[3] = {"uncoalesced", "latency", "ceiling"};
-    kt_tune_guide *g = &t->res->guide;
-
-    ++g->ratings;
-    g->moves += n;
-    for (size_t i = 0; i < n; ++i) {
-        g->first += v[i].priority == KT_GUIDE_FIRST;
-        g->later += v[i].priority == KT_GUIDE_LATER;
-        g->skipped += v[i].priority == KT_GUIDE_SKIP;
-        for (size_t r = 0; r < 3 && v[i].rule; ++r)
-            if (strcmp(v[i].rule, rules[r]) == 0) {
-                ++g->by_rule[r];
-                if (!g->example[r][0])
-                    snprintf(g->example[r], sizeof g->example[r], "%s",
-                             v[i].reason);
-            }
-    }
 }
 
 /* [metrics] points = top: the best few by their own medians, and the
@@ -829,22 +777,21 @@ static kt_status profile_top(kt_tune *t, kt_err *err)
     free(ranked);
     if (!rc && res->has_best) {
         const kt_profiling_point *p;
-        rc = kt_tune_profile(t, &res->finals[0].point, &p, err);
+        rc = profile_point(t, &res->finals[0].point, &p, err);
     }
     return rc;
 }
 
-/* The spec in force: cfg's, with the default counters when the strategy
- * reads them; names asked for. */
+/* The spec in force (cfg's, none without one); names asked for. */
 static kt_status prepare_profiling(kt_tune *t, kt_err *err)
 {
     const kt_tune_config *cfg = t->cfg;
-    kt_status rc;
 
-    if ((rc = kt_profiling_effective(
-             cfg->profiling, cfg->strategy->uses_counters, &t->prof, err)))
-        return rc;
-    t->profiling = t->prof.points != KT_PROFILING_OFF || t->prof.for_strategy;
+    if (cfg->profiling)
+        t->prof = *cfg->profiling;
+    else
+        memset(&t->prof, 0, sizeof t->prof);
+    t->profiling = t->prof.points != KT_PROFILING_OFF;
     if (!t->profiling)
         return KT_S_OK;
     t->num_raw =

@@ -21,9 +21,8 @@
  *    winner with its interval, or a statistical tie;
  *  - points are profiled (kernel facts, hardware counters: launches of their
  *    own, never timed, never an evaluation) when [metrics] asks for it —
- *    every point once it ran, or the best few after the search — and when
- *    a strategy asks (kt_tune_profile); profiles are journaled and a
- *    resumed run answers from them.
+ *    every point once it ran, or the best few after the search; profiles
+ *    are journaled and a resumed run answers from them.
  */
 #ifndef KT_TUNE_H
 #define KT_TUNE_H
@@ -36,7 +35,6 @@
 #include "core/evaluator.h"
 #include "core/rng.h"
 #include "core/stats.h"
-#include "metrics/guide.h"
 #include "tuner/journal.h"
 #include "tuner/pool.h"
 #include "tuner/profiling.h"
@@ -73,9 +71,7 @@ typedef struct kt_tune_config {
     kt_journal *journal;          /* may be NULL */
     const kt_journal_log *resume; /* calls answered from it; may be NULL */
     int progress; /* show progress on stderr (tuner/progress.h) */
-    /* What to profile ([metrics]; kt_profiling_effective()). NULL: nothing
-     * but what the strategy asks for (the default counter set when it uses
-     * counters). */
+    /* What to profile ([metrics]). NULL: nothing. */
     const kt_profiling_spec *profiling;
     /* Non-NULL: counters cannot be had here (kt_profiling_check said why;
      * the caller wrote the line); only kernel facts are asked for. */
@@ -122,16 +118,6 @@ typedef struct kt_tune_step {
     kt_ratio ratio; /* time(to) / time(from), paired */
 } kt_tune_step;
 
-/* What the counter-guided rules did during a run (metrics/guide.h). */
-typedef struct kt_tune_guide {
-    size_t ratings; /* times the moves from an incumbent were rated */
-    size_t moves;   /* moves rated, over all ratings */
-    size_t first, later, skipped;
-    size_t by_rule[3];    /* moves a rule spoke for: uncoalesced, latency,
-                             ceiling */
-    char example[3][256]; /* the first reason of each rule */
-} kt_tune_guide;
-
 /* One finalist of the closing re-measurement. */
 typedef struct kt_tune_final {
     kt_point point;
@@ -173,7 +159,6 @@ typedef struct kt_tune_result {
     size_t profile_passes;
     double profile_s;
     char counters_note[512]; /* why counters were unavailable, or "" */
-    kt_tune_guide guide;
     /* Where the time went (this process's calls): the evaluator's phases
      * summed over its results, the journal's writes, and what the caller
      * spent before the run (open_s: starting the evaluator and setting the
@@ -312,23 +297,6 @@ size_t kt_tune_evaluations(const kt_tune *t);
 
 /* 1 when slot's variant is a reference (KT_VARIANT_REFERENCE). */
 int kt_tune_slot_is_reference(const kt_tune *t, size_t slot);
-
-/* The kernel facts and counters of pt, which must have been evaluated:
- * profiled once (launches of their own; no evaluation is spent and no
- * time taken from them), answered from the resumed journal when it holds
- * them, journaled. *out is NULL when pt did not run (or is unknown). */
-kt_status kt_tune_profile(kt_tune *t, const kt_point *pt,
-                          const kt_profiling_point **out, kt_err *err);
-
-/* The diagnosis of an evaluated point from its own median and its profile
- * so far (none: the diagnosis without counters); occ receives its
- * theoretical occupancy and *have_occ whether the kernel facts gave it.
- * 0 when pt was not measured. */
-int kt_tune_diagnose(kt_tune *t, const kt_point *pt, kt_diagnosis *out,
-                     kt_occupancy *occ, int *have_occ);
-
-/* Counts what the counter-guided rules said about n moves. */
-void kt_tune_guide_note(kt_tune *t, const kt_guide_verdict *v, size_t n);
 
 /* Entries with a valid timing, fastest first (by their own measurement);
  * *count receives how many. Caller frees the array (not the entries). */

@@ -2,10 +2,10 @@
 # On a GPU: [metrics] profiles the points of a tuning run through a worker
 # process and journals them (format 2): vector_add coalesced reads 4
 # sectors per request and strided 32 at n = 2^24, block 256 (the counts
-# Nsight Compute gives, docs/metrics.md); the guided strategy runs the main
-# job in-process with the incumbents' counters. Where counters are off
-# limits (no privileges, another profiler) the run must still succeed and
-# say why in one line.
+# Nsight Compute gives, docs/metrics.md); the main job run in-process
+# profiles its best three and the answer (points = top). Where counters are
+# off limits (no privileges, another profiler) the run must still succeed
+# and say why in one line.
 . "$KT_SOURCE_DIR/tests/cli/lib.sh"
 
 "$KT_HAS_GPU" || {
@@ -58,16 +58,23 @@ else:
           round(m["profile_s"], 2), "s in", m["passes"], "passes")
 PY
 
-expect_exit 0 "$KTUNE" tune "$CFG" --set job.n=2^24 --set strategy.name=guided \
-    --in-process --journal guided.jsonl --json guided.json
-expect_text "path (guided"
+expect_exit 0 "$KTUNE" tune "$CFG" --set job.n=2^24 --set metrics.top=3 \
+    --in-process --journal top.jsonl --json top.json
+expect_text "point(s) profiled (top)"
 python3 - <<'PY' || failures=$((failures + 1))
 import json
-s = json.load(open("guided.json"))
+s = json.load(open("top.json"))
 assert s["best"]["median_us"] > 0
-g = s["metrics"]
-assert g["profiled"] >= 1 and g["guided"]["ratings"] >= 1, g
-print("guided:", s["evaluations"], "evaluations, best", s["best"]["config"],
-      "; rules:", {k: v["moves"] for k, v in g["guided"]["rules"].items()})
+m = s["metrics"]
+# The best three by their own medians, and the answer when it is not one.
+assert m["points"] == "top" and 3 <= m["profiled"] <= 4, m
+lines = [json.loads(l) for l in open("top.jsonl")]
+prof = [p for p in lines if p["kind"] == "profile"]
+assert len(prof) == m["profiled"], len(prof)
+if not m["unavailable"]:
+    assert all(p["counters"] == "ok" for p in prof), prof
+print("top:", s["evaluations"], "evaluations, best", s["best"]["config"],
+      ";", m["profiled"], "profiled in-process in", round(m["profile_s"], 2),
+      "s")
 PY
 finish

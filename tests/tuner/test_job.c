@@ -487,16 +487,6 @@ static void metrics_sections_are_read_as_written(void **state)
     assert_int_equal(job.metrics.points, KT_PROFILING_TOP);
     assert_int_equal(job.metrics.top, 2);
     kt_job_free(&job);
-    /* The guided strategy and its options. */
-    assert_int_equal(load("guided.ini",
-                          "[job]\noperator = vector_add:add\n[strategy]\n"
-                          "name = guided\nskip = 1\nrandom_start = 1\n",
-                          NULL, 0, &job, &err),
-                     KT_S_OK);
-    assert_string_equal(job.strategy->name, "guided");
-    assert_true(job.strategy->uses_counters);
-    assert_int_equal(job.options[2], 1);
-    kt_job_free(&job);
 }
 
 static void metrics_mistakes(void **state)
@@ -538,19 +528,14 @@ static void metrics_mistakes(void **state)
                  "counters = none, l2_hit_rate\n",
                  NULL, 0, "none_and.ini:4: [metrics] counters:",
                  "'none' cannot be combined");
-    expect_error("guided_none.ini",
-                 "[job]\noperator = vector_add:add\n[strategy]\nname = "
-                 "guided\n[metrics]\ncounters = none\n",
-                 NULL, 0, "guided_none.ini:6: [metrics] counters:",
-                 "strategy guided is guided by counters");
     expect_error("metrcs.ini", "[job]\noperator = vector_add:add\n[metrcs]\n",
                  NULL, 0, "metrcs.ini:3: unknown section [metrcs]",
                  "did you mean 'metrics'?");
-    expect_error("skip_elsewhere.ini",
+    expect_error("elsewhere.ini",
                  "[job]\noperator = vector_add:add\n[strategy]\nname = "
-                 "random\nskip = 1\n",
-                 NULL, 0, "skip_elsewhere.ini:5: [strategy] skip:",
-                 "an option of strategy guided, not of random");
+                 "random\npopulation = 8\n",
+                 NULL, 0, "elsewhere.ini:5: [strategy] population:",
+                 "an option of strategy genetic, not of random");
     expect_error("set_metric.ini", "[job]\noperator = vector_add:add\n",
                  set_bad, 1,
                  "--set metrics.counters=occupncy: [metrics] counters: "

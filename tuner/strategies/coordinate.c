@@ -2,9 +2,8 @@
 /*
  * coordinate: one change at a time with `variant` as one more coordinate —
  * the walk one_at_a_time made before it treated variants as subspaces. Kept
- * as the walk guided orders (without counters guided makes exactly these
- * moves) and as a baseline of the strategy benchmark: it compares variants
- * at their defaults, so a parameterless reference that wins there ends it.
+ * as a baseline of the strategy benchmark: it compares variants at their
+ * defaults, so a parameterless reference that wins there ends it.
  *
  * Start at the operator's default configuration. Sweep one dimension
  * (`variant` first, then the incumbent's parameters in declared order) with
@@ -19,7 +18,6 @@
  */
 #include <stdio.h>
 
-#include "tuner/strategies/sweep.h"
 #include "tuner/strategy.h"
 #include "tuner/tune.h"
 
@@ -33,6 +31,83 @@ static const kt_strategy_option options[] = {
      0, 0, 1, 1},
 };
 
+/* Random starts: draws until a host-feasible point, and points that fail
+ * at run time, before falling back to the default start. */
+#define RANDOM_DRAWS 1000
+#define RANDOM_FAILURES 3
+
+static kt_status random_first(kt_tune *t, kt_point *inc, int *found,
+                              kt_err *err)
+{
+    const kt_space *space = kt_tune_space(t);
+    kt_rng *rng = kt_tune_rng(t);
+    int failures = 0;
+    kt_status rc;
+
+    for (int d = 0;
+         d < RANDOM_DRAWS && failures < RANDOM_FAILURES && !kt_tune_stop(t);
+         ++d) {
+        kt_tune_obs obs;
+        kt_space_point(space, kt_rng_below(rng, space->size), inc);
+        if (kt_space_feasible(space, inc, NULL) != KT_S_OK)
+            continue;
+        if ((rc = kt_tune_measure(t, inc, &obs, err)))
+            return rc;
+        if (obs.known && obs.status == KT_EVAL_OK) {
+            *found = 1;
+            return KT_S_OK;
+        }
+        ++failures;
+    }
+    return KT_S_OK;
+}
+
+/* The first incumbent that runs: with random_start, a random host-feasible
+ * point drawn from the run's generator (a few draws at most); else, or when
+ * those do not run, the default configuration, else the space in order.
+ * *found = 0 when nothing runs within the budget. */
+static kt_status first_point(kt_tune *t, int random_start, kt_point *inc,
+                             int *found, kt_err *err)
+{
+    const kt_space *space = kt_tune_space(t);
+    kt_tune_obs obs;
+    kt_status rc;
+
+    *found = 0;
+    if (random_start && ((rc = random_first(t, inc, found, err)) || *found))
+        return rc;
+    kt_space_start(space, inc);
+    if ((rc = kt_tune_measure(t, inc, &obs, err)))
+        return rc;
+    if (obs.known && obs.status == KT_EVAL_OK) {
+        *found = 1;
+        return KT_S_OK;
+    }
+    for (uint64_t i = 0; i < space->size && !kt_tune_stop(t); ++i) {
+        kt_space_point(space, i, inc);
+        if ((rc = kt_tune_measure(t, inc, &obs, err)))
+            return rc;
+        if (obs.known && obs.status == KT_EVAL_OK) {
+            *found = 1;
+            return KT_S_OK;
+        }
+    }
+    return KT_S_OK;
+}
+
+/* The candidate for value k of dimension dim: a new variant keeps the
+ * parameters it shares with inc, or starts at its own start point when
+ * that cannot run. */
+static void candidate(kt_tune *t, const kt_point *inc, size_t dim, size_t k,
+                      kt_point *cand)
+{
+    const kt_space *space = kt_tune_space(t);
+    kt_space_dim_set(space, inc, dim, k, cand);
+    if (dim == 0 && space->num_slots > 1 &&
+        kt_space_feasible(space, cand, NULL) != KT_S_OK)
+        kt_space_slot_start(space, k, cand);
+}
+
 static kt_status run(kt_tune *t, const double *opt, kt_err *err)
 {
     const kt_space *space = kt_tune_space(t);
@@ -40,8 +115,7 @@ static kt_status run(kt_tune *t, const double *opt, kt_err *err)
     kt_point inc;
     kt_status rc;
 
-    if ((rc = kt_sweep_first(t, opt[OPT_RANDOM_START] != 0, &inc, &found,
-                             err)) ||
+    if ((rc = first_point(t, opt[OPT_RANDOM_START] != 0, &inc, &found, err)) ||
         !found)
         return rc;
     kt_tune_set_incumbent(t, &inc);
@@ -55,7 +129,7 @@ static kt_status run(kt_tune *t, const double *opt, kt_err *err)
                 kt_tune_cmp cmp;
                 if (k == kt_space_dim_pos(space, &inc, dim))
                     continue;
-                kt_sweep_candidate(t, &inc, dim, k, &cand);
+                candidate(t, &inc, dim, k, &cand);
                 if (kt_point_equal(&cand, &inc))
                     continue;
                 if (kt_tune_stop(t))
