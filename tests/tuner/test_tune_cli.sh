@@ -60,10 +60,9 @@ expect_text "empty item 2"
 expect_exit 2 "$KTUNE" tune job.ini --set strategy.name=anneal
 expect_text "--set strategy.name=anneal: [strategy] name: unknown strategy 'anneal'; did you mean 'annealing'?"
 expect_lines 1
-# A strategy that was removed (the counter-ordered walk; docs/metrics.md) is
-# as unknown as a misspelt one. Its name is written in two pieces so that a
-# search for it finds only the dated records in docs/results/.
-printf '[job]\noperator = vector_add:add\n[strategy]\nname = %s\n' "gui""ded" \
+# The removed counter-guided strategy (docs/metrics.md) is as unknown as a
+# misspelt one.
+printf '[job]\noperator = vector_add:add\n[strategy]\nname = guided\n' \
     > removed.ini
 expect_exit 2 "$KTUNE" tune removed.ini --check
 expect_text "removed.ini:4: [strategy] name: unknown strategy"
