@@ -71,6 +71,10 @@ typedef struct kt_evaluator kt_evaluator;
  * conditions. Counters always come from launches of their own, never from
  * timed ones. */
 
+/* Kernels kt_counter_target.flush launches: the contract between the
+ * evaluator that flushes and the source that drops their ranges. */
+#define KT_COUNTER_FLUSH_KERNELS 1
+
 /* What a counter source may do with the point, once per replay pass. */
 typedef struct kt_counter_target {
     int device; /* CUDA ordinal; current on the calling thread */
@@ -80,8 +84,8 @@ typedef struct kt_counter_target {
     kt_status (*prepare)(void *ctx, kt_err *err);
     /* Called after the profiler started its pass, before the launch:
      * evicts every line from the L2, writing back what is dirty, with
-     * exactly one kernel (profiled as a range of its own, which the
-     * source drops) and waits. The profiler's start leaves dirty lines
+     * exactly KT_COUNTER_FLUSH_KERNELS kernels (each profiled as a range
+     * of its own, which the source drops) and waits. The profiler's start leaves dirty lines
      * that the launch would otherwise write back in its own range. */
     kt_status (*flush)(void *ctx, kt_err *err);
     /* Enqueues exactly one launch of the point (launch errors checked). */

@@ -336,9 +336,12 @@ static kt_status profile_prepare(void *ctx, kt_err *err)
                           "synchronising before a profiled launch", err);
 }
 
-/* One kernel, a read sweep of twice the L2: after profile_prepare's clean
- * flush none of its lines is cached, so it evicts everything, and it leaves
- * only clean lines of its own buffer. */
+/* One kernel (KT_COUNTER_FLUSH_KERNELS), a read sweep of twice the L2:
+ * after profile_prepare's clean flush none of its lines is cached, so it
+ * evicts everything, and it leaves only clean lines of its own buffer.
+ * Before a pass's later launches (--profile-launches) some of its lines
+ * are still cached: it then misses, and evicts, about as many lines as the
+ * launch before brought in, which is not exactly all of them. */
 static kt_status profile_flush(void *ctx, kt_err *err)
 {
     launch_ctx *c = ctx;

@@ -239,9 +239,9 @@ static kt_status cupti_check(const kt_counter_source *src, int device,
  * point's launch enqueues. A launch of more kernels is refused (the
  * profiler would drop the rest). */
 #define MAX_KERNEL_RANGES 64
-/* In kernel mode the flush after Start is a range too, the first of every
- * pass: the target's flush is one kernel (kt_counter_target). Dropped. */
-#define FLUSH_RANGES 1
+/* In kernel mode the flush before each launch makes ranges too, one per
+ * flush kernel, ahead of the launch's (kt_counter_target). Dropped. */
+#define FLUSH_RANGES KT_COUNTER_FLUSH_KERNELS
 /* Each range's duration: the weight of its percentages when a launch runs
  * several kernels (metrics/ranges.h). */
 #define DURATION "gpu__time_duration.sum"
@@ -506,6 +506,8 @@ static kt_status evaluate_ranges(session *s, const pass_plan *p,
     }
     if ((rc = evaluate_all(s, p, data, data_size, total, per_range, err)))
         goto done;
+    /* check_ranges made sure the ranges are whole launches: only memory
+     * can fail here. */
     if (kt_ranges_median_launches(p->n, total, p->launches,
                                   p->launch_mode ? 0 : FLUSH_RANGES, per_range,
                                   per_kernel, &count) != 0) {
