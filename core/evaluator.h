@@ -85,8 +85,9 @@ typedef struct kt_counter_target {
     /* Called after the profiler started its pass, before the launch:
      * evicts every line from the L2, writing back what is dirty, with
      * exactly KT_COUNTER_FLUSH_KERNELS kernels (each profiled as a range
-     * of its own, which the source drops) and waits. The profiler's start leaves dirty lines
-     * that the launch would otherwise write back in its own range. */
+     * of its own, which the source drops) and waits. The profiler's start
+     * leaves dirty lines that the launch would otherwise write back in its own
+     * range. */
     kt_status (*flush)(void *ctx, kt_err *err);
     /* Enqueues exactly one launch of the point (launch errors checked). */
     kt_status (*launch)(void *ctx, kt_err *err);
