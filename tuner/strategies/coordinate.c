@@ -36,30 +36,34 @@ static const kt_strategy_option options[] = {
 #define RANDOM_DRAWS 1000
 #define RANDOM_FAILURES 3
 
+/* Measures p; *runs = 1 when it verified and was timed. */
+static kt_status try_point(kt_tune *t, const kt_point *p, int *runs,
+                           kt_err *err)
+{
+    kt_tune_obs obs;
+    kt_status rc = kt_tune_measure(t, p, &obs, err);
+    *runs = !rc && obs.known && obs.status == KT_EVAL_OK;
+    return rc;
+}
+
 static kt_status random_first(kt_tune *t, kt_point *inc, int *found,
                               kt_err *err)
 {
     const kt_space *space = kt_tune_space(t);
     kt_rng *rng = kt_tune_rng(t);
     int failures = 0;
-    kt_status rc;
+    kt_status rc = KT_S_OK;
 
-    for (int d = 0;
-         d < RANDOM_DRAWS && failures < RANDOM_FAILURES && !kt_tune_stop(t);
+    for (int d = 0; d < RANDOM_DRAWS && failures < RANDOM_FAILURES && !rc &&
+                    !*found && !kt_tune_stop(t);
          ++d) {
-        kt_tune_obs obs;
         kt_space_point(space, kt_rng_below(rng, space->size), inc);
         if (kt_space_feasible(space, inc, NULL) != KT_S_OK)
             continue;
-        if ((rc = kt_tune_measure(t, inc, &obs, err)))
-            return rc;
-        if (obs.known && obs.status == KT_EVAL_OK) {
-            *found = 1;
-            return KT_S_OK;
-        }
-        ++failures;
+        rc = try_point(t, inc, found, err);
+        failures += !*found;
     }
-    return KT_S_OK;
+    return rc;
 }
 
 /* The first incumbent that runs: with random_start, a random host-feasible
@@ -70,29 +74,19 @@ static kt_status first_point(kt_tune *t, int random_start, kt_point *inc,
                              int *found, kt_err *err)
 {
     const kt_space *space = kt_tune_space(t);
-    kt_tune_obs obs;
     kt_status rc;
 
     *found = 0;
     if (random_start && ((rc = random_first(t, inc, found, err)) || *found))
         return rc;
     kt_space_start(space, inc);
-    if ((rc = kt_tune_measure(t, inc, &obs, err)))
-        return rc;
-    if (obs.known && obs.status == KT_EVAL_OK) {
-        *found = 1;
-        return KT_S_OK;
-    }
-    for (uint64_t i = 0; i < space->size && !kt_tune_stop(t); ++i) {
+    rc = try_point(t, inc, found, err);
+    for (uint64_t i = 0; !rc && !*found && i < space->size && !kt_tune_stop(t);
+         ++i) {
         kt_space_point(space, i, inc);
-        if ((rc = kt_tune_measure(t, inc, &obs, err)))
-            return rc;
-        if (obs.known && obs.status == KT_EVAL_OK) {
-            *found = 1;
-            return KT_S_OK;
-        }
+        rc = try_point(t, inc, found, err);
     }
-    return KT_S_OK;
+    return rc;
 }
 
 /* The candidate for value k of dimension dim: a new variant keeps the
