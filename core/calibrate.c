@@ -13,6 +13,7 @@
 #include "core/fileio.h"
 #include "core/kernels.h"
 #include "core/msg.h"
+#include "core/stats.h"
 
 #define COPY_BYTES ((size_t)1 << 30)
 #define SWEEP_FIRST ((size_t)1 << 18) /* 256 KiB per buffer */
@@ -50,12 +51,6 @@ static kt_status launch_empty(void *ctx, cudaStream_t stream, kt_err *err)
     return kt_cuda_status(kt_launch_empty(stream), "empty kernel", err);
 }
 
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static kt_status measure_sync_launch(kt_meter *meter, double *median_us,
                                      kt_err *err)
 {
@@ -68,7 +63,7 @@ static kt_status measure_sync_launch(kt_meter *meter, double *median_us,
             return rc;
         us[i] = 1e6 * (kt_clock_seconds() - t0);
     }
-    qsort(us, SYNC_REPS, sizeof us[0], compare_doubles);
+    kt_stats_sort(us, SYNC_REPS);
     *median_us = us[SYNC_REPS / 2];
     return KT_S_OK;
 }

@@ -302,12 +302,6 @@ static kt_status warm_up(kt_meter *meter, const kt_target *targets, size_t n,
                           "synchronising after the warm-up launches", err);
 }
 
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static kt_status measure_batch(kt_meter *meter, const kt_target *t, int k,
                                const kt_protocol *p, double *per_launch_us,
                                kt_err *err)
@@ -343,7 +337,7 @@ static kt_status measure_batch(kt_meter *meter, const kt_target *t, int k,
             return rc;
         means[r] = 1e3 * (double)ms / k;
     }
-    qsort(means, BATCH_REPS, sizeof means[0], compare_doubles);
+    kt_stats_sort(means, BATCH_REPS);
     *per_launch_us = means[BATCH_REPS / 2];
     return KT_S_OK;
 }
@@ -425,7 +419,7 @@ const char *kt_meter_race_stop(const kt_protocol *p, const double *kept,
     if (p->race <= 0 || p->race_bar_us <= 0 || r == 0)
         return NULL;
     memcpy(sorted, kept, n * sizeof *sorted);
-    qsort(sorted, n, sizeof *sorted, compare_doubles);
+    kt_stats_sort(sorted, n);
     return sorted[r - 1] > bar ? "race: slower than the best" : NULL;
 }
 

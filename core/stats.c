@@ -11,6 +11,11 @@ static int compare_doubles(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+void kt_stats_sort(double *x, size_t n)
+{
+    qsort(x, n, sizeof *x, compare_doubles);
+}
+
 double kt_stats_quantile_sorted(const double *sorted, size_t n, double p)
 {
     double h = p * (double)(n - 1);
@@ -64,7 +69,7 @@ void kt_stats_compute(const double *x, size_t n, kt_stats *out)
         return;
     dev = s + n;
     memcpy(s, x, n * sizeof *s);
-    qsort(s, n, sizeof *s, compare_doubles);
+    kt_stats_sort(s, n);
     for (size_t i = 0; i < n; ++i)
         sum += s[i];
     out->n = n;
@@ -81,7 +86,7 @@ void kt_stats_compute(const double *x, size_t n, kt_stats *out)
     out->rel_stddev = out->mean > 0 ? out->stddev / out->mean : 0;
     for (size_t i = 0; i < n; ++i)
         dev[i] = fabs(s[i] - out->median);
-    qsort(dev, n, sizeof *dev, compare_doubles);
+    kt_stats_sort(dev, n);
     out->noise =
         out->median > 0
             ? 1.4826 * kt_stats_quantile_sorted(dev, n, 0.5) / out->median

@@ -26,6 +26,9 @@ typedef struct kt_stats {
 /* Fills out from x[0..n); x is not modified. n == 0 gives all zeros. */
 void kt_stats_compute(const double *x, size_t n, kt_stats *out);
 
+/* Sorts x[0..n) ascending, in place (no NaN in x). */
+void kt_stats_sort(double *x, size_t n);
+
 /* Quantile p in [0, 1] of sorted[0..n), n > 0. */
 double kt_stats_quantile_sorted(const double *sorted, size_t n, double p);
 

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/stats.h"
+
 static int ends_with(const char *s, const char *suffix)
 {
     size_t ls = strlen(s), lx = strlen(suffix);
@@ -64,20 +66,14 @@ void kt_ranges_combine(const char *const *names, size_t n, size_t ranges,
                              per_range, durations, w_total);
 }
 
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* The median of v[0..count), reordered in place; NaN if any is NaN. */
 static double median_of(double *v, size_t count)
 {
     for (size_t r = 0; r < count; ++r)
         if (isnan(v[r]))
             return NAN;
-    qsort(v, count, sizeof *v, compare_doubles);
-    return count % 2 ? v[count / 2] : 0.5 * (v[count / 2 - 1] + v[count / 2]);
+    kt_stats_sort(v, count);
+    return kt_stats_quantile_sorted(v, count, 0.5);
 }
 
 int kt_ranges_median_launches(size_t n, size_t total, size_t launches,
