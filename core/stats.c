@@ -116,7 +116,7 @@ void kt_stats_paired_ratio(const double *a, const double *b, size_t n,
         free(r);
         return;
     }
-    qsort(r, m, sizeof *r, compare_doubles);
+    kt_stats_sort(r, m);
     kt_stats_median_ci_ranks(m, 0.95, &lo, &hi);
     out->n = m;
     out->ratio = kt_stats_quantile_sorted(r, m, 0.5);
@@ -154,7 +154,7 @@ static double *thinned_sorted(const double *x, size_t n, size_t cap,
         free(s);
         return NULL;
     }
-    qsort(s, m, sizeof *s, compare_doubles);
+    kt_stats_sort(s, m);
     if (m > cap) {
         if (!(t = malloc(cap * sizeof *t))) {
             free(s);
@@ -187,7 +187,7 @@ void kt_stats_unpaired_ratio(const double *a, size_t n, const double *b,
     for (size_t j = 0; j < nb; ++j)
         for (size_t i = 0; i < na; ++i)
             d[j * na + i] = log(sb[j]) - log(sa[i]);
-    qsort(d, total, sizeof *d, compare_doubles);
+    kt_stats_sort(d, total);
     /* Mann-Whitney: the interval's ends are the k-th smallest and largest
      * differences, k from U's normal approximation at 95%. */
     half =
