@@ -9,11 +9,15 @@
  * Variant "tiled" always answers normally. Cue at start-up by KT_FAKE_MODE:
  *   "no-device" open fails like a machine without a GPU
  *   "old"       hello with another protocol version
- *   "die-on-open" exit(5) when asked to open */
+ *   "die-on-open" exit(5) when asked to open
+ *   "slow-exit" takes 0.3 s to exit after "close" (a CUDA context's
+ *               teardown) and appends "start T" and "exit T" lines
+ *               (CLOCK_MONOTONIC seconds) to $KT_FAKE_LOG */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/envrec.h"
@@ -23,6 +27,20 @@
 #include "tests/support/fake_device.h"
 
 static const kt_operator *op;
+
+/* "slow-exit": one line "WHAT T" to $KT_FAKE_LOG. */
+static void log_event(const char *what)
+{
+    const char *path = getenv("KT_FAKE_LOG");
+    struct timespec ts;
+    FILE *f;
+
+    if (!path || !(f = fopen(path, "a")))
+        return;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    fprintf(f, "%s %.6f\n", what, (double)ts.tv_sec + 1e-9 * ts.tv_nsec);
+    fclose(f);
+}
 
 static json_t *fake_device(void)
 {
@@ -153,6 +171,8 @@ int main(int argc, char **argv)
                               NULL) ||
         kt_registry_resolve(&reg, "good:scale", &lp, &op, NULL))
         return 9;
+    if (mode && strcmp(mode, "slow-exit") == 0)
+        log_event("start");
     hello = kt_wire_message("hello");
     if (mode && strcmp(mode, "old") == 0)
         json_object_set_new(hello, "v", json_integer(99));
@@ -183,6 +203,10 @@ int main(int argc, char **argv)
             evaluate(fd, req);
         } else if (type && strcmp(type, "close") == 0) {
             json_decref(req);
+            if (mode && strcmp(mode, "slow-exit") == 0) {
+                usleep(300000);
+                log_event("exit");
+            }
             break;
         }
         json_decref(req);

@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "core/worker.h"
@@ -216,6 +217,51 @@ static void a_missing_executable_is_named(void **state)
     assert_contains(err.msg, "exited with status 127");
 }
 
+/* The worker's exit (a CUDA context's teardown) is not waited for when the
+ * evaluator lets go of the device, but a worker started after it waits
+ * until it has exited: two never hold one GPU at once. */
+static void
+a_closing_worker_exits_in_the_background_before_the_next(void **state)
+{
+    const char *log = "slow_exit.log";
+    kt_err err;
+    kt_evaluator *ev;
+    kt_point pt = plain(256);
+    kt_protocol p = quick();
+    kt_eval_result r;
+    double t0, released_s, start1 = 0, exit1 = 0, start2 = 0;
+    char what[16];
+    double when;
+    FILE *f;
+    (void)state;
+
+    remove(log);
+    setenv("KT_FAKE_MODE", "slow-exit", 1);
+    setenv("KT_FAKE_LOG", log, 1);
+    ev = open_fake(KT_S_OK, &err);
+    t0 = now();
+    ev->ops->release(ev);
+    released_s = now() - t0;
+    assert_int_equal(ev->ops->evaluate(ev, &pt, 1, &p, &r, &err), KT_S_OK);
+    assert_int_equal(r.status, KT_EVAL_OK);
+    kt_eval_result_free(&r);
+    ev->ops->close(ev);
+    unsetenv("KT_FAKE_MODE");
+    unsetenv("KT_FAKE_LOG");
+    /* The first worker took 0.3 s to exit; letting go took far less. */
+    assert_true(released_s < 0.2);
+    assert_non_null(f = fopen(log, "r"));
+    while (fscanf(f, "%15s %lf", what, &when) == 2) {
+        if (strcmp(what, "start") == 0)
+            *(start1 == 0 ? &start1 : &start2) = when;
+        else if (strcmp(what, "exit") == 0 && exit1 == 0)
+            exit1 = when;
+    }
+    fclose(f);
+    assert_true(start1 > 0 && exit1 > start1 && start2 > 0);
+    assert_true(start2 >= exit1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -224,6 +270,8 @@ int main(void)
         cmocka_unit_test(a_hang_is_killed_and_its_neighbour_still_measured),
         cmocka_unit_test(a_lost_context_marks_the_faulting_point),
         cmocka_unit_test(profiles_travel_through_the_worker),
+        cmocka_unit_test(
+            a_closing_worker_exits_in_the_background_before_the_next),
         cmocka_unit_test(open_failures_are_reported_with_their_status),
         cmocka_unit_test(a_missing_executable_is_named),
     };
