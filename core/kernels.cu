@@ -27,17 +27,74 @@ static __global__ void clock_probe(unsigned int *min_khz, unsigned int spin_ns)
     atomicMin(min_khz, (unsigned int)khz);
 }
 
-static __global__ void read_sweep(const uint4 *__restrict__ p, size_t n,
-                                  unsigned int *sink)
+/* Reads p[0..n) with four independent loads in flight per thread, so the
+ * sweep runs at DRAM speed rather than at one load's latency. */
+static __device__ __forceinline__ uint32_t sweep(const uint4 *__restrict__ p,
+                                                 size_t n)
 {
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     uint32_t h = 0;
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x) {
+    for (; i + 3 * stride < n; i += 4 * stride) {
+        uint4 a = p[i], b = p[i + stride], c = p[i + 2 * stride],
+              d = p[i + 3 * stride];
+        h ^= a.x ^ a.y ^ a.z ^ a.w ^ b.x ^ b.y ^ b.z ^ b.w;
+        h ^= c.x ^ c.y ^ c.z ^ c.w ^ d.x ^ d.y ^ d.z ^ d.w;
+    }
+    for (; i < n; i += stride) {
         uint4 v = p[i];
         h ^= v.x ^ v.y ^ v.z ^ v.w;
     }
+    return h;
+}
+
+static __global__ void read_sweep(const uint4 *__restrict__ p, size_t n,
+                                  unsigned int *sink)
+{
+    uint32_t h = sweep(p, n);
     if (h == 0x9e3779b9u)
         *sink = h;
+}
+
+/* The sweep and the clock probe in one launch: thread 0 of every block
+ * times the block's part of the sweep (at least spin_ns of it) in SM
+ * cycles against %globaltimer, as clock_probe does alone. The sweep is
+ * longer than the probe's spin, so the probe costs no GPU time of its own
+ * and still ends just before the sample. */
+static __global__ void read_sweep_probe(const uint4 *__restrict__ p, size_t n,
+                                        unsigned int *sink,
+                                        unsigned int *min_khz,
+                                        unsigned int spin_ns)
+{
+    uint64_t t = 0, now;
+    long long c0 = 0;
+    uint32_t h;
+
+    if (threadIdx.x == 0) {
+        uint64_t t0 = global_ns();
+        while ((t = global_ns()) == t0)
+            ;
+        c0 = clock64();
+    }
+    h = sweep(p, n);
+    if (h == 0x9e3779b9u)
+        *sink = h;
+    __syncthreads();
+    if (threadIdx.x != 0)
+        return;
+    do {
+        now = global_ns();
+    } while (now < t + spin_ns);
+    long long c1 = clock64();
+    double khz = (double)(c1 - c0) / (double)(now - t) * 1e6;
+    atomicMin(min_khz, (unsigned int)khz);
+}
+
+static __global__ void write_sweep(uint4 *__restrict__ p, size_t n)
+{
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        p[i] = make_uint4(0, 0, 0, 0);
 }
 
 /* Drops every 128-byte line of p from the L2 without writing it back
@@ -84,6 +141,25 @@ extern "C" cudaError_t kt_launch_read_sweep(const void *buf, size_t bytes,
 {
     read_sweep<<<(unsigned)(sm_count > 0 ? 4 * sm_count : 128), 512, 0,
                  stream>>>((const uint4 *)buf, bytes / sizeof(uint4), sink);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t
+kt_launch_read_sweep_probe(const void *buf, size_t bytes, unsigned int *sink,
+                           unsigned int *min_khz, unsigned int spin_ns,
+                           int sm_count, cudaStream_t stream)
+{
+    read_sweep_probe<<<(unsigned)(sm_count > 0 ? 4 * sm_count : 128), 512, 0,
+                       stream>>>((const uint4 *)buf, bytes / sizeof(uint4),
+                                 sink, min_khz, spin_ns);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t kt_launch_write_sweep(void *buf, size_t bytes,
+                                             int sm_count, cudaStream_t stream)
+{
+    write_sweep<<<(unsigned)(sm_count > 0 ? 4 * sm_count : 128), 512, 0,
+                  stream>>>((uint4 *)buf, bytes / sizeof(uint4));
     return cudaGetLastError();
 }
 

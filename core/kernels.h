@@ -36,6 +36,22 @@ cudaError_t kt_launch_read_sweep(const void *buf, size_t bytes,
                                  unsigned int *sink, int sm_count,
                                  cudaStream_t stream);
 
+/* kt_launch_read_sweep and kt_launch_clock_probe in one launch: every
+ * block's thread 0 times its block's part of the sweep (at least spin_ns)
+ * and lowers *min_khz (starting at UINT_MAX) to its derived SM clock. The
+ * cold-L2 flush before a sample, with the probe's reading and none of its
+ * GPU time. */
+cudaError_t kt_launch_read_sweep_probe(const void *buf, size_t bytes,
+                                       unsigned int *sink,
+                                       unsigned int *min_khz,
+                                       unsigned int spin_ns, int sm_count,
+                                       cudaStream_t stream);
+
+/* Writes zeros over bytes (a multiple of 16) of buf: a kernel, where a
+ * cudaMemsetAsync may not be one (a profiler counts kernels as ranges). */
+cudaError_t kt_launch_write_sweep(void *buf, size_t bytes, int sm_count,
+                                  cudaStream_t stream);
+
 /* Drops the L2 lines of bytes (a multiple of 128) of buf, 128-byte
  * aligned, without writing them back (sm_80+; a no-op kernel before). */
 cudaError_t kt_launch_l2_discard(void *buf, size_t bytes, int sm_count,

@@ -83,7 +83,11 @@ kt_status kt_meter_flush_l2_dirty(kt_meter *meter, kt_err *err)
 
 kt_status kt_meter_flush_l2_clean(kt_meter *meter, kt_err *err)
 {
-    kt_status rc = kt_meter_flush_l2_dirty(meter, err);
+    kt_status rc =
+        kt_cuda_status(kt_launch_write_sweep(
+                           meter->flush_buf, meter->flush_bytes & ~(size_t)15,
+                           meter->gpu->dev.sm_count, meter->stream),
+                       "L2 fill", err);
     if (rc)
         return rc;
     return kt_cuda_status(
@@ -210,6 +214,33 @@ typedef struct round_slot {
     int half;
 } round_slot;
 
+/* What runs before a sample's start event: the mode's L2 flush and the
+ * clock probe. In cold mode they are one launch (the probe timing the
+ * flush's read sweep), so the probe adds no GPU time to the sample's
+ * round; a hot sample has the probe alone. */
+static kt_status enqueue_prelude(kt_meter *meter, const kt_protocol *p,
+                                 unsigned int *probe_slot, kt_err *err)
+{
+    int sms = meter->gpu->dev.sm_count;
+    kt_status rc = KT_S_OK;
+
+    if (p->cache == KT_CACHE_COLD && p->probe_ns)
+        return kt_cuda_status(
+            kt_launch_read_sweep_probe(meter->flush_buf, meter->flush_bytes,
+                                       meter->flush_sink, probe_slot,
+                                       p->probe_ns, sms, meter->stream),
+            "L2 flush with clock probe", err);
+    if (p->cache == KT_CACHE_COLD)
+        rc = kt_meter_flush_l2(meter, err);
+    else if (p->cache == KT_CACHE_COLD_DIRTY)
+        rc = kt_meter_flush_l2_dirty(meter, err);
+    if (!rc && p->probe_ns)
+        rc = kt_cuda_status(
+            kt_launch_clock_probe(probe_slot, sms, p->probe_ns, meter->stream),
+            "clock probe", err);
+    return rc;
+}
+
 /* Enqueues one round: one sample of every target in r, then the copy of
  * its clock probes and its end event; nothing waits. stride is the
  * number of targets a half holds. */
@@ -231,16 +262,7 @@ static kt_status enqueue_round(kt_meter *meter, const kt_target *targets,
         const kt_target *t = &targets[r->active[k]];
         if (t->reset && (rc = t->reset(t->ctx, err)))
             return rc;
-        if ((p->cache == KT_CACHE_COLD &&
-             (rc = kt_meter_flush_l2(meter, err))) ||
-            (p->cache == KT_CACHE_COLD_DIRTY &&
-             (rc = kt_meter_flush_l2_dirty(meter, err))))
-            return rc;
-        if (p->probe_ns &&
-            (rc = kt_cuda_status(kt_launch_clock_probe(probe + k,
-                                                       meter->gpu->dev.sm_count,
-                                                       p->probe_ns, s),
-                                 "clock probe", err)))
+        if ((rc = enqueue_prelude(meter, p, probe + k, err)))
             return rc;
         meter->costs.flushes += p->cache != KT_CACHE_HOT;
         meter->costs.probes += p->probe_ns != 0;
@@ -630,37 +652,65 @@ done:
     return rc;
 }
 
-/* The GPU time of one L2 flush and one clock probe, timed once per meter
- * (four of each between events), for the phases of every measurement. */
-static kt_status time_costs(kt_meter *meter, const kt_protocol *p, kt_err *err)
+/* GPU time of four launches of what enqueue does, in us each. */
+static kt_status time_four(kt_meter *meter,
+                           kt_status (*enqueue)(kt_meter *, const kt_protocol *,
+                                                kt_err *),
+                           const kt_protocol *p, double *us, kt_err *err)
 {
     cudaStream_t s = meter->stream;
     cudaEvent_t *e = meter->events;
-    float flush_ms = 0, probe_ms = 0;
-    kt_status rc = KT_S_OK;
+    float ms = 0;
+    kt_status rc;
 
-    if (meter->costs.flush_us > 0 || meter->event_cap < 2)
-        return KT_S_OK;
     if ((rc = KT_CUDA_TRY(cudaEventRecord(e[0], s), err)))
         return rc;
     for (int i = 0; i < 4 && !rc; ++i)
-        rc = kt_meter_flush_l2(meter, err);
+        rc = enqueue(meter, p, err);
     if (rc || (rc = KT_CUDA_TRY(cudaEventRecord(e[1], s), err)) ||
         (rc = KT_CUDA_TRY(cudaStreamSynchronize(s), err)) ||
-        (rc = KT_CUDA_TRY(cudaEventElapsedTime(&flush_ms, e[0], e[1]), err)) ||
-        (rc = KT_CUDA_TRY(cudaEventRecord(e[0], s), err)))
+        (rc = KT_CUDA_TRY(cudaEventElapsedTime(&ms, e[0], e[1]), err)))
         return rc;
-    for (int i = 0; i < 4 && !rc && p->probe_ns; ++i)
-        rc = kt_cuda_status(kt_launch_clock_probe(meter->probe_dev,
-                                                  meter->gpu->dev.sm_count,
-                                                  p->probe_ns, s),
-                            "clock probe", err);
-    if (rc || (rc = KT_CUDA_TRY(cudaEventRecord(e[1], s), err)) ||
-        (rc = KT_CUDA_TRY(cudaStreamSynchronize(s), err)) ||
-        (rc = KT_CUDA_TRY(cudaEventElapsedTime(&probe_ms, e[0], e[1]), err)))
+    *us = 1e3 * (double)ms / 4;
+    return KT_S_OK;
+}
+
+static kt_status flush_only(kt_meter *meter, const kt_protocol *p, kt_err *err)
+{
+    return p->cache == KT_CACHE_COLD_DIRTY ? kt_meter_flush_l2_dirty(meter, err)
+                                           : kt_meter_flush_l2(meter, err);
+}
+
+static kt_status prelude(kt_meter *meter, const kt_protocol *p, kt_err *err)
+{
+    return enqueue_prelude(meter, p, meter->probe_dev, err);
+}
+
+/* The GPU time of one L2 flush and of what the clock probe adds to it,
+ * timed once per meter, for the phases of every measurement. In cold mode
+ * the probe rides on the flush, and its cost is the difference. */
+static kt_status time_costs(kt_meter *meter, const kt_protocol *p, kt_err *err)
+{
+    kt_protocol flushed = *p;
+    double flush_us = 0, prelude_us = 0;
+    kt_status rc;
+
+    if ((meter->costs.flush_us > 0 && meter->costs.timed_cache == p->cache &&
+         meter->costs.timed_probe_ns == p->probe_ns) ||
+        meter->event_cap < 2)
+        return KT_S_OK;
+    if (flushed.cache == KT_CACHE_HOT)
+        flushed.cache = KT_CACHE_COLD;
+    if ((rc = time_four(meter, flush_only, &flushed, &flush_us, err)) ||
+        (rc = time_four(meter, prelude, p, &prelude_us, err)))
         return rc;
-    meter->costs.flush_us = 1e3 * (double)flush_ms / 4;
-    meter->costs.probe_us = p->probe_ns ? 1e3 * (double)probe_ms / 4 : 0;
+    meter->costs.timed_cache = p->cache;
+    meter->costs.timed_probe_ns = p->probe_ns;
+    meter->costs.flush_us = flush_us;
+    meter->costs.probe_us = !p->probe_ns               ? 0
+                            : p->cache == KT_CACHE_HOT ? prelude_us
+                            : prelude_us > flush_us    ? prelude_us - flush_us
+                                                       : 0;
     return KT_S_OK;
 }
 

@@ -7,6 +7,8 @@
  * The clock probe (core/kernels.h) records the SM clock just before the
  * sample and keeps the GPU busy while the host enqueues the launch, so the
  * interval between the events is the kernel, not the host's submission gap.
+ * In cold mode the flush and the probe are one launch: the probe times the
+ * flush's own read sweep instead of spinning after it.
  * Several targets are sampled in interleaved rounds (ABAB...): every target
  * gets one sample per round, so slow drift affects all alike and per-round
  * ratios cancel it.
@@ -52,11 +54,14 @@ typedef struct kt_timing {
 /* What the last kt_meter_measure spent outside the kernels: wall time of
  * its warm-up and of its sampling rounds, and how many L2 flushes and
  * clock probes the sampling enqueued; flush_us and probe_us are their GPU
- * time each, timed once per meter. */
+ * time each (probe_us what a probe adds to a flush in cold mode), timed
+ * once per meter and protocol cache mode. */
 typedef struct kt_meter_costs {
     double warmup_s, sampling_s;
     size_t flushes, probes;
     double flush_us, probe_us;
+    kt_cache_mode timed_cache; /* what flush_us and probe_us were timed for */
+    unsigned timed_probe_ns;
 } kt_meter_costs;
 
 typedef struct kt_meter {
@@ -91,12 +96,12 @@ kt_status kt_meter_flush_l2(kt_meter *meter, kt_err *err);
 kt_status kt_meter_flush_l2_dirty(kt_meter *meter, kt_err *err);
 
 /* The flush before a profiled (counter) pass, as Nsight Compute's cache
- * control leaves the L2: empty and clean. A memset of the flush buffer
- * (twice the L2) evicts everything else, writing back what is dirty; then
- * its own lines are discarded, not written back (a read sweep only evicts
- * what it misses: lines of its own buffer that a cold-dirty round left
- * dirty would stay dirty). Leaves the flush buffer's contents unspecified,
- * which the read sweep does not mind. */
+ * control leaves the L2: empty and clean. Two kernels: a write of the
+ * flush buffer (twice the L2) evicts everything else, writing back what is
+ * dirty; then its own lines are discarded, not written back (a read sweep
+ * only evicts what it misses: lines of its own buffer that a cold-dirty
+ * round left dirty would stay dirty). Leaves the flush buffer's contents
+ * unspecified, which the read sweep does not mind. */
 kt_status kt_meter_flush_l2_clean(kt_meter *meter, kt_err *err);
 
 /* Warms up, then samples the n targets in interleaved rounds until each
