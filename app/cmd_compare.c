@@ -54,7 +54,7 @@ static const char help[] =
     "  --csv FILE           one row per variant\n"
     "  --no-counters        no hardware counters (no CUPTI)\n"
     "  --profile-launches N launches of each variant per replay pass (1-15,\n"
-    "                       default 1): each counter the median over them\n"
+    "                       default 3): each counter the median over them\n"
     "  --seed N             input seed (default: the results file's, else 1)\n"
     "  --device N           CUDA device ordinal (default 0)\n"
     "  --no-boundaries      verify at the requested size only\n"

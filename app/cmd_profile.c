@@ -45,8 +45,8 @@ static const char help[] =
     "  --no-default-metrics collect only the --metrics given\n"
     "  --no-counters        no CUPTI at all (e.g. under another profiler)\n"
     "  --profile-launches N launches of the point per replay pass (1-15,\n"
-    "                       default 1, as Nsight Compute): each counter the\n"
-    "                       median over them\n"
+    "                       default 3; Nsight Compute profiles 1): each\n"
+    "                       counter the median over them\n"
     "  --access-bytes N     bytes each thread loads per access, for the ideal\n"
     "                       sectors per request (default: inferred)\n"
     "  --list-metrics       print the metric catalog and exit\n"
@@ -367,6 +367,8 @@ static void print_diagnosis(const report *r)
     printf("coalescing  %s\n", d->coalescing);
     if (d->profiled[0])
         printf("profiled    %s\n", d->profiled);
+    if (d->l2_hit_note[0])
+        printf("l2 hits     %s\n", d->l2_hit_note);
 }
 
 static int write_json(const char *path, const profile_args *a, const report *r,

@@ -278,7 +278,7 @@ int kt_cli_parse(int argc, char **argv, const kt_cli_command *cmd,
     o->seed = 1;
     o->boundaries = 1;
     o->counters = 1;
-    o->profile_launches = 1;
+    o->profile_launches = 0; /* KT_PROFILE_DEFAULT_LAUNCHES */
     kt_protocol_defaults(&o->protocol);
     if (!(table = option_table(cmd, err)))
         return KT_EXIT_USAGE;

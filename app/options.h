@@ -65,7 +65,8 @@ typedef struct kt_cli_options {
     int have_seed; /* --seed was given */
     int boundaries, counters, in_process;
     /* --profile-launches: launches of the point per replay pass, each
-     * counter the median over them (kt_profile_request.launches); 1. */
+     * counter the median over them (kt_profile_request.launches); 0: the
+     * default. */
     int profile_launches;
     /* --timeout: seconds the worker may take to set the problem up, and
      * per point on top of the protocol's --max-time; 0: the worker's

@@ -67,9 +67,10 @@ CORE_KERNELS=$(grep -ho '__global__ void [A-Za-z_0-9]*' core/*.cu 2>/dev/null |
 NOT_CORE="^(?!_Z[0-9]+(${CORE_KERNELS//,/|})[^A-Za-z0-9_])"
 # One timed launch is enough: nothing here is a time.
 QUICK=(--no-boundaries --min-time 0 --no-probe)
-# ktune's launches per replay pass (PROFILE_LAUNCHES, default 1: one, as
-# ncu); with more, each of ktune's counters is the median over them.
-LAUNCHES=${PROFILE_LAUNCHES:-1}
+# ktune's launches per replay pass (PROFILE_LAUNCHES, default 3, ktune's
+# own default; ncu profiles one); each of ktune's counters is the median
+# over them.
+LAUNCHES=${PROFILE_LAUNCHES:-3}
 
 {
     echo "# ktune profile vs Nsight Compute: every variant at its defaults"

@@ -72,7 +72,7 @@ typedef struct kt_compare {
     const kt_results *files; /* the --from files; borrowed, may be NULL */
     size_t num_files;
     int counters;         /* collect counters where the evaluator can */
-    int profile_launches; /* per replay pass (kt_profile_request); 0: 1 */
+    int profile_launches; /* per replay pass (kt_profile_request); 0: 3 */
     kt_metric_set set;    /* what to collect (the default set) */
     char command[4096];   /* the command line as typed, for the record */
 

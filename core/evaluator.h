@@ -71,10 +71,6 @@ typedef struct kt_evaluator kt_evaluator;
  * conditions. Counters always come from launches of their own, never from
  * timed ones. */
 
-/* Kernels kt_counter_target.flush launches: the contract between the
- * evaluator that flushes and the source that drops their ranges. */
-#define KT_COUNTER_FLUSH_KERNELS 1
-
 /* What a counter source may do with the point, once per replay pass. */
 typedef struct kt_counter_target {
     int device; /* CUDA ordinal; current on the calling thread */
@@ -84,8 +80,8 @@ typedef struct kt_counter_target {
     kt_status (*prepare)(void *ctx, kt_err *err);
     /* Called after the profiler started its pass, before the launch:
      * evicts every line from the L2, writing back what is dirty, with
-     * exactly KT_COUNTER_FLUSH_KERNELS kernels (each profiled as a range
-     * of its own, which the source drops) and waits. The profiler's start
+     * exactly flush_kernels kernels (each profiled as a range of its own,
+     * which the source drops) and waits. The profiler's start
      * leaves dirty lines that the launch would otherwise write back in its own
      * range. */
     kt_status (*flush)(void *ctx, kt_err *err);
@@ -98,6 +94,9 @@ typedef struct kt_counter_target {
      * each kernel is the median over them. 0 or 1: one, as Nsight Compute
      * profiles. */
     int launches;
+    /* Kernels one flush launches: the contract between the evaluator that
+     * flushes and the source that drops their ranges. */
+    int flush_kernels;
 } kt_counter_target;
 
 /* The cost of one collection, for the record and the benchmark. */
@@ -158,13 +157,18 @@ typedef struct kt_profile_request {
      * verified or launched. */
     int check_only;
     /* Profiled launches per pass, KT_PROFILE_MAX_LAUNCHES at most; each
-     * counter is the median over them. 0 or 1: one. An operator that
-     * modifies its inputs is profiled with one (its restore would run
-     * inside the pass). */
+     * counter is the median over them. 0: KT_PROFILE_DEFAULT_LAUNCHES. An
+     * operator that modifies its inputs is profiled with one (its restore
+     * would run inside the pass). */
     int launches;
 } kt_profile_request;
 
 #define KT_PROFILE_MAX_LAUNCHES 15
+/* Three, not Nsight Compute's one: a single profiled launch that runs a few
+ * percent long reads that much low in every percentage of peak; the
+ * median of three follows the typical launch (measured on the H200:
+ * docs/metrics.md). */
+#define KT_PROFILE_DEFAULT_LAUNCHES 3
 
 typedef struct kt_profile_result {
     kt_eval_status status; /* of the point's verification */

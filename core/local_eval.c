@@ -336,16 +336,24 @@ static kt_status profile_prepare(void *ctx, kt_err *err)
                           "synchronising before a profiled launch", err);
 }
 
-/* One kernel (KT_COUNTER_FLUSH_KERNELS), a read sweep of twice the L2:
- * after profile_prepare's clean flush none of its lines is cached, so it
- * evicts everything, and it leaves only clean lines of its own buffer.
- * Before a pass's later launches (--profile-launches) some of its lines
- * are still cached: it then misses, and evicts, about as many lines as the
- * launch before brought in, which is not exactly all of them. */
+/* The flush after the profiler's start (kt_counter_target.flush), by
+ * KTUNE_PROFILE_FLUSH: "clean" (the default), the write of the flush
+ * buffer and the discard of its lines (two kernels), leaving the L2 empty
+ * as Nsight Compute's cache control does; "sweep", a read of twice the
+ * L2 (one kernel), which leaves it full of clean lines of the flush buffer
+ * and, with the L2's hashed sets, a few lines of earlier work. */
+static int profile_flush_clean(void)
+{
+    const char *mode = getenv("KTUNE_PROFILE_FLUSH");
+    return !mode || strcmp(mode, "sweep") != 0;
+}
+
 static kt_status profile_flush(void *ctx, kt_err *err)
 {
     launch_ctx *c = ctx;
-    kt_status rc = kt_meter_flush_l2(&c->le->meter, err);
+    kt_status rc = profile_flush_clean()
+                       ? kt_meter_flush_l2_clean(&c->le->meter, err)
+                       : kt_meter_flush_l2(&c->le->meter, err);
 
     if (rc)
         return rc;
@@ -424,8 +432,10 @@ static const kt_shape *profiled_shape(local_eval *le, const kt_point *pt,
  * inputs (their restore would run inside the pass). */
 static int profile_launches(const local_eval *le, const kt_profile_request *req)
 {
-    if (le->spec.op->flags & KT_OP_MODIFIES_INPUTS || req->launches < 1)
+    if (le->spec.op->flags & KT_OP_MODIFIES_INPUTS)
         return 1;
+    if (req->launches < 1)
+        return KT_PROFILE_DEFAULT_LAUNCHES;
     return req->launches < KT_PROFILE_MAX_LAUNCHES ? req->launches
                                                    : KT_PROFILE_MAX_LAUNCHES;
 }
@@ -437,10 +447,14 @@ static kt_status local_profile(kt_evaluator *ev, const kt_point *pt,
     local_eval *le = self(ev);
     const kt_counter_source *src = le->spec.counters;
     launch_ctx ctx = {le, pt};
-    kt_counter_target target = {
-        le->gpu.ordinal,          profile_prepare, profile_flush,
-        profile_launch,           profile_wait,    &ctx,
-        profile_launches(le, req)};
+    kt_counter_target target = {le->gpu.ordinal,
+                                profile_prepare,
+                                profile_flush,
+                                profile_launch,
+                                profile_wait,
+                                &ctx,
+                                profile_launches(le, req),
+                                profile_flush_clean() ? 2 : 1};
     verdict *v = NULL;
     kt_shape shape;
     kt_err cerr;

@@ -526,7 +526,7 @@ static kt_status worker_profile(kt_evaluator *ev, const kt_point *pt,
         json_object_set_new(msg, "point", kt_point_to_json(we->spec.op, pt));
     json_object_set_new(msg, "metrics", names);
     json_object_set_new(msg, "check_only", json_boolean(req->check_only));
-    if (req->launches > 1)
+    if (req->launches > 0)
         json_object_set_new(msg, "launches", json_integer(req->launches));
     kt_err_clear(&werr);
     rc = kt_wire_send(we->fd, msg, &werr);

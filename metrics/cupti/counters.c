@@ -239,9 +239,6 @@ static kt_status cupti_check(const kt_counter_source *src, int device,
  * point's launch enqueues. A launch of more kernels is refused (the
  * profiler would drop the rest). */
 #define MAX_KERNEL_RANGES 64
-/* In kernel mode the flush before each launch makes ranges too, one per
- * flush kernel, ahead of the launch's (kt_counter_target). Dropped. */
-#define FLUSH_RANGES KT_COUNTER_FLUSH_KERNELS
 /* Each range's duration: the weight of its percentages when a launch runs
  * several kernels (metrics/ranges.h). */
 #define DURATION "gpu__time_duration.sum"
@@ -260,22 +257,29 @@ static int launch_mode(void)
 
 typedef struct pass_plan {
     int launch_mode;
-    size_t launches;    /* of the point per pass (kt_counter_target) */
-    size_t max_ranges;  /* launches x (flush + kernels), or launches */
-    const char **names; /* the caller's names, then DURATION if missing */
-    size_t n;           /* of names */
+    size_t launches;     /* of the point per pass (kt_counter_target) */
+    size_t flush_ranges; /* per launch, ahead of its own: the flush's */
+    size_t max_ranges;   /* launches x (flush + kernels), or launches */
+    const char **names;  /* the caller's names, then DURATION if missing */
+    size_t n;            /* of names */
     size_t n_caller;
     size_t duration_at; /* index of DURATION in names */
 } pass_plan;
 
-static kt_status plan_names(const char *const *names, size_t n, int launches,
-                            pass_plan *p, kt_err *err)
+/* In kernel mode the flush before each launch makes ranges too, one per
+ * flush kernel (kt_counter_target.flush_kernels), ahead of the launch's:
+ * dropped. */
+static kt_status plan_names(const char *const *names, size_t n,
+                            const kt_counter_target *t, pass_plan *p,
+                            kt_err *err)
 {
     memset(p, 0, sizeof *p);
     p->launch_mode = launch_mode();
-    p->launches = launches > 1 ? (size_t)launches : 1;
-    p->max_ranges =
-        p->launches * (p->launch_mode ? 1 : FLUSH_RANGES + MAX_KERNEL_RANGES);
+    p->launches = t->launches > 1 ? (size_t)t->launches : 1;
+    p->flush_ranges =
+        p->launch_mode || t->flush_kernels < 0 ? 0 : (size_t)t->flush_kernels;
+    p->max_ranges = p->launches *
+                    (p->launch_mode ? 1 : p->flush_ranges + MAX_KERNEL_RANGES);
     p->n_caller = n;
     p->names = malloc((n + 1) * sizeof *p->names);
     if (!p->names)
@@ -430,13 +434,13 @@ static kt_status one_pass(session *s, const kt_counter_target *t,
 }
 
 /* Whether the counter data's ranges are what the passes made: in kernel
- * mode, per launch of the point FLUSH_RANGES of the flush and then one per
+ * mode, per launch of the point flush_ranges of the flush and then one per
  * kernel; in launch mode one per launch. */
 static kt_status check_ranges(const pass_plan *p, size_t total, kt_err *err)
 {
-    size_t skip = p->launch_mode ? 0 : FLUSH_RANGES;
+    size_t skip = p->flush_ranges;
 
-    if (!p->launch_mode && total == p->launches * FLUSH_RANGES)
+    if (!p->launch_mode && total == p->launches * skip)
         return kt_err_set(err, KT_S_UNSUPPORTED,
                           "no hardware counters for this launch: it ran no "
                           "kernel (a copy-engine transfer, for one), so no "
@@ -508,9 +512,8 @@ static kt_status evaluate_ranges(session *s, const pass_plan *p,
         goto done;
     /* check_ranges made sure the ranges are whole launches: only memory
      * can fail here. */
-    if (kt_ranges_median_launches(p->n, total, p->launches,
-                                  p->launch_mode ? 0 : FLUSH_RANGES, per_range,
-                                  per_kernel, &count) != 0) {
+    if (kt_ranges_median_launches(p->n, total, p->launches, p->flush_ranges,
+                                  per_range, per_kernel, &count) != 0) {
         rc = kt_err_set(err, KT_S_NOMEM, "out of memory");
         goto done;
     }
@@ -582,7 +585,7 @@ static kt_status cupti_collect(const kt_counter_source *src,
     (void)src;
 
     memset(stats, 0, sizeof *stats);
-    if ((rc = plan_names(names, n, t->launches, &plan, err)))
+    if ((rc = plan_names(names, n, t, &plan, err)))
         return rc;
     if ((rc = session_open(t->device, &s, err))) {
         free(plan.names);

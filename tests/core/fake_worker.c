@@ -145,11 +145,12 @@ static void profile(int fd, const json_t *req)
     r.values = values;
     r.counters = KT_S_OK;
     r.stats.passes = 3;
-    /* Echoes the launches per pass asked for (1 when not asked). */
+    /* Echoes the launches per pass asked for (0 when not asked: the
+     * worker's default). */
     r.stats.launches =
         json_object_get(req, "launches")
             ? (size_t)json_integer_value(json_object_get(req, "launches"))
-            : 1;
+            : 0;
     msg = kt_wire_message("profiled");
     json_object_set_new(msg, "result", kt_profile_result_to_json(&r));
     kt_wire_send(fd, msg, NULL);

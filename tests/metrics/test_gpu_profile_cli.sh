@@ -38,22 +38,24 @@ assert d["coalescing"]["loads"]["bytes_per_request"] == 128, d
 assert d["coalescing"]["loads"]["excess"] == 8, d
 print("record ok:", d["bound"], d["why"])
 PY
-# Three launches per pass: the counts are the same (each the median of
-# three equal counts), the record says how many launches were taken.
-expect_exit 0 "$KTUNE" profile vector_add:add --variant strided \
-    --set block=256 --size n=2^24 --min-time 0.05 --profile-launches 3 \
-    --json profile3.json
+# Three launches per pass by default: the counts are those of one launch
+# (each the median of three equal counts), the record says how many
+# launches were taken.
 expect_text "3 launches per pass: each counter is the median over them"
+expect_exit 0 "$KTUNE" profile vector_add:add --variant strided \
+    --set block=256 --size n=2^24 --min-time 0.05 --profile-launches 1 \
+    --json profile1.json
 expect_text "profiled    the profiled launch took"
 python3 - <<'PY' || failures=$((failures + 1))
 import json
-one, three = json.load(open("profile.json")), json.load(open("profile3.json"))
+three, one = json.load(open("profile.json")), json.load(open("profile1.json"))
 m1 = {x["name"]: x["value"] for x in one["counters"]["metrics"]}
 m3 = {x["name"]: x["value"] for x in three["counters"]["metrics"]}
 for name in ("global_load_requests", "global_load_sectors",
              "global_store_requests", "global_store_sectors"):
     assert m1[name] == m3[name], (name, m1[name], m3[name])
 assert three["counters"]["cost"]["launches"] == 3, three["counters"]["cost"]
+assert one["counters"]["cost"]["launches"] == 1, one["counters"]["cost"]
 assert three["counters"]["cost"]["kernels"] == 1, three["counters"]["cost"]
 assert 0.5 < three["diagnosis"]["profiled"]["vs_timed"] < 2.0, three["diagnosis"]
 print("three launches ok")
