@@ -352,6 +352,8 @@ static void md_counters(FILE *out, const kt_compare *c)
             fprintf(out, " Coalescing: %s", r->diag.coalescing);
         if (r->diag.profiled[0])
             fprintf(out, " Profiled: %s.", r->diag.profiled);
+        if (r->diag.l2_hit_note[0])
+            fprintf(out, " %s.", r->diag.l2_hit_note);
         if (r->profiled && r->counters != KT_S_OK && r->counters_note[0] &&
             strcmp(r->counters_note, c->counters_note) != 0)
             fprintf(out, " (no counters: %s)", r->counters_note);

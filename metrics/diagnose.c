@@ -380,6 +380,20 @@ static void profiled_vs_timed(const kt_diag_input *in, kt_diagnosis *out)
                  off > 0 ? "low" : "high");
 }
 
+/* The L2 hit rate of a launch that moves no global data (kt_diagnosis). */
+static void l2_hit_rate_of_no_data(const kt_diag_input *in, kt_diagnosis *out)
+{
+    const double *m = in->m;
+    if (!m || !(m[KT_M_L2_HIT_RATE] >= 0) || !(m[KT_M_LD_SECTORS] == 0) ||
+        !(m[KT_M_ST_SECTORS] == 0))
+        return;
+    snprintf(out->l2_hit_note, sizeof out->l2_hit_note,
+             "l2_hit_rate %.1f%% is of instruction and parameter fetches "
+             "only (no global loads or stores): it depends on what ran "
+             "before, whose lines no flush by a kernel evicts",
+             m[KT_M_L2_HIT_RATE]);
+}
+
 void kt_diagnose(const kt_diag_input *in, kt_diagnosis *out)
 {
     int warp = in->warp_size > 0 ? in->warp_size : 32;
@@ -391,6 +405,7 @@ void kt_diagnose(const kt_diag_input *in, kt_diagnosis *out)
     roofline(in, out);
     classify(in, out);
     profiled_vs_timed(in, out);
+    l2_hit_rate_of_no_data(in, out);
 
     out->access_bytes = in->access_bytes > 0 ? in->access_bytes : 0;
     coalescing_of(m ? m[KT_M_LD_REQUESTS] : NAN, m ? m[KT_M_LD_SECTORS] : NAN,

@@ -104,6 +104,13 @@ typedef struct kt_diagnosis {
     double profiled_us;
     double profiled_ratio;
     char profiled[320];
+    /* Set when the L2 hit rate was counted over a launch without global
+     * loads or stores: it is then the hit rate of its instruction and
+     * parameter fetches alone, whose lines survive any flush a program
+     * can run (no kernel can evict them; Nsight Compute invalidates the
+     * L2 through the driver), so it says what ran before, not what the
+     * kernel does. Empty otherwise. */
+    char l2_hit_note[256];
 } kt_diagnosis;
 
 /* Share by which the profiled launch may differ from the unprofiled median

@@ -127,5 +127,7 @@ json_t *kt_diagnosis_json(const kt_diagnosis *d)
                             json_pack("{s:f,s:f,s:s}", "us", d->profiled_us,
                                       "vs_timed", d->profiled_ratio, "text",
                                       d->profiled));
+    if (j && d->l2_hit_note[0])
+        json_object_set_new(j, "l2_hit_rate_note", json_string(d->l2_hit_note));
     return j;
 }

@@ -288,6 +288,8 @@ static void print_counters(FILE *out, const kt_tune_facts *f,
             fprintf(out, "  coalescing: %s\n", d.coalescing);
         if (d.profiled[0])
             fprintf(out, "  profiled: %s\n", d.profiled);
+        if (d.l2_hit_note[0])
+            fprintf(out, "  l2 hits: %s\n", d.l2_hit_note);
     }
 }
 
