@@ -24,6 +24,9 @@ b = s["best"]
 assert b["median_us"] > 0 and b["ci_lo_us"] <= b["median_us"] <= b["ci_hi_us"]
 assert s["finalists_remeasured"] or len(s["finalists"]) == 1
 assert s["evaluations"] <= 62
+# The worker's context has two hardware queues unless the user says.
+start = s["environment"]["start"]
+assert start["cuda_device_max_connections"] == "2", start
 print("best", b["config"], b["median_us"], "us,", round(b["pct_of_copy"], 1),
       "% of copy")
 PY
@@ -41,13 +44,15 @@ kill -9 "$pid"
 wait "$pid" 2>/dev/null
 # Its worker process notices the closed socket after the point in flight.
 sleep 3
-expect_exit 0 "$KTUNE" tune "$CFG" --set job.n=2^24 \
-    --set strategy.name=exhaustive --journal killed.jsonl --resume \
-    --json resumed.json
+expect_exit 0 env CUDA_DEVICE_MAX_CONNECTIONS=8 "$KTUNE" tune "$CFG" \
+    --set job.n=2^24 --set strategy.name=exhaustive --journal killed.jsonl \
+    --resume --json resumed.json
 python3 - <<'PY' || failures=$((failures + 1))
 import json
 s = json.load(open("resumed.json"))
 assert s["from_journal"] >= 10, s["from_journal"]
+start = s["environment"]["start"]
+assert start["cuda_device_max_connections"] == "8", start
 points = {}
 for line in open("killed.jsonl").read().splitlines()[1:]:
     r = json.loads(line)
