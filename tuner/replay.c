@@ -8,10 +8,11 @@
 #include <time.h>
 
 #include "core/envrec.h"
+#include "core/hash.h"
+#include "core/u64map.h"
 #include "tuner/journal.h"
 #include "tuner/profiling.h"
 #include "tuner/space.h"
-#include "tuner/u64map.h"
 
 typedef struct replay_eval {
     kt_evaluator base;
@@ -41,18 +42,13 @@ static replay_eval *self(const kt_evaluator *ev)
 /* FNV-1a over the variant and values. */
 static uint64_t point_hash(const kt_point *pt)
 {
-    uint64_t h = UINT64_C(0xcbf29ce484222325);
     uint64_t words[KT_MAX_PARAMS + 1];
-    const unsigned char *p = (const unsigned char *)words;
 
     words[0] = ((uint64_t)pt->variant << 32) | pt->count;
     for (uint32_t i = 0; i < pt->count; ++i)
         words[i + 1] = (uint64_t)pt->values[i];
-    for (size_t i = 0; i < (pt->count + 1) * sizeof words[0]; ++i) {
-        h ^= p[i];
-        h *= UINT64_C(0x100000001b3);
-    }
-    return h;
+    return kt_hash_fnv1a(KT_HASH_FNV1A_BASIS, words,
+                         (pt->count + 1) * sizeof words[0]);
 }
 
 static long find_point(const replay_eval *re, const kt_point *pt)

@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "core/msg.h"
+#include "core/u64map.h"
 #include "tuner/pool.h"
 #include "tuner/progress.h"
-#include "tuner/u64map.h"
 
 /* Spaces up to this size get their feasible points counted up front, so
  * the run knows when it has seen them all. */
