@@ -13,6 +13,7 @@
 
 #include "core/clock.h"
 #include "core/loader.h"
+#include "core/oracle_memo.h"
 #include "core/proc.h"
 
 struct kt_oracle {
@@ -21,7 +22,9 @@ struct kt_oracle {
     pid_t pid;
     int fd;
     int crashes;
-    char last[512]; /* how the last child ended */
+    char last[512];       /* how the last child ended */
+    kt_oracle_memo *memo; /* owned */
+    uint64_t asked, from_memory;
 };
 
 /* Fixed-size messages: the child is the plugin's, the parent trusts only
@@ -121,6 +124,11 @@ kt_oracle *kt_oracle_new(const char *path, int timeout_ms)
     }
     o->timeout_ms = timeout_ms > 0 ? timeout_ms : 10000;
     o->fd = -1;
+    if (!(o->memo = kt_oracle_memo_new(KT_ORACLE_MEMO_BYTES))) {
+        free(o->path);
+        free(o);
+        return NULL;
+    }
     return o;
 }
 
@@ -151,8 +159,28 @@ void kt_oracle_free(kt_oracle *o)
     if (!o)
         return;
     stop(o, 1);
+    kt_oracle_memo_free(o->memo);
     free(o->path);
     free(o);
+}
+
+void kt_oracle_stats_get(const kt_oracle *o, kt_oracle_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    out->asked = o->asked;
+    out->from_memory = o->from_memory;
+    out->emptied = kt_oracle_memo_emptied(o->memo);
+    out->memo_bytes = kt_oracle_memo_bytes(o->memo);
+}
+
+int kt_oracle_set_memo_bytes(kt_oracle *o, size_t max_bytes)
+{
+    kt_oracle_memo *m = kt_oracle_memo_new(max_bytes);
+    if (!m)
+        return -1;
+    kt_oracle_memo_free(o->memo);
+    o->memo = m;
+    return 0;
 }
 
 static int spawn(kt_oracle *o)
@@ -212,37 +240,83 @@ static const char *call_name(kt_oracle_call call)
     return call == KT_ORACLE_WORK ? "work()" : "check()/shape()";
 }
 
+/* The question as the child reads it. */
+static void make_request(request *q, kt_oracle_call call, uint32_t op,
+                         uint32_t variant, const kt_problem *problem,
+                         const kt_config *config)
+{
+    memset(q, 0, sizeof *q);
+    q->call = (uint32_t)call;
+    q->op = op;
+    q->variant = variant;
+    q->num_sizes = problem->num_sizes;
+    for (uint32_t i = 0; i < problem->num_sizes && i < KT_MAX_SIZES; ++i)
+        q->sizes[i] = problem->sizes[i];
+    q->count = config ? config->count : 0;
+    for (uint32_t i = 0; config && i < config->count && i < KT_MAX_PARAMS; ++i)
+        q->values[i] = config->values[i];
+    q->seed = problem->seed;
+    if (problem->device) {
+        q->has_device = 1;
+        q->device = *problem->device;
+        snprintf(q->device_name, sizeof q->device_name, "%s",
+                 problem->device->name ? problem->device->name : "");
+        q->device.name = NULL;
+    }
+}
+
+/* The memo's key: every field of q the child can read, without the
+ * unused tails of its arrays (zero in every request), so two keys are
+ * equal exactly when the child would be sent the same question. Never
+ * longer than q itself. */
+static size_t request_key(const request *q, unsigned char *key)
+{
+    uint32_t head[6] = {q->call,      q->op,    q->variant,
+                        q->num_sizes, q->count, (uint32_t)q->has_device};
+    uint32_t sizes = q->num_sizes < KT_MAX_SIZES ? q->num_sizes : KT_MAX_SIZES;
+    uint32_t values = q->count < KT_MAX_PARAMS ? q->count : KT_MAX_PARAMS;
+    size_t n = 0;
+
+    memcpy(key + n, head, sizeof head);
+    n += sizeof head;
+    memcpy(key + n, &q->seed, sizeof q->seed);
+    n += sizeof q->seed;
+    memcpy(key + n, q->sizes, sizes * sizeof q->sizes[0]);
+    n += sizes * sizeof q->sizes[0];
+    memcpy(key + n, q->values, values * sizeof q->values[0]);
+    n += values * sizeof q->values[0];
+    if (q->has_device) {
+        size_t name = strnlen(q->device_name, sizeof q->device_name - 1) + 1;
+        memcpy(key + n, &q->device, sizeof q->device);
+        n += sizeof q->device;
+        memcpy(key + n, q->device_name, name);
+        n += name;
+    }
+    return n;
+}
+
 kt_status kt_oracle_ask(kt_oracle *o, kt_oracle_call call, uint32_t op,
                         uint32_t variant, const kt_problem *problem,
                         const kt_config *config, kt_oracle_answer *a,
                         kt_err *err)
 {
     request q;
+    unsigned char key[sizeof q];
+    size_t key_size;
     int got;
 
+    make_request(&q, call, op, variant, problem, config);
+    key_size = request_key(&q, key);
+    ++o->asked;
+    if (kt_oracle_memo_get(o->memo, key, key_size, a)) {
+        ++o->from_memory;
+        return KT_S_OK;
+    }
     if (o->crashes >= KT_ORACLE_MAX_CRASHES)
         return kt_err_set(err, KT_S_PLUGIN,
                           "%s: not called again: its callbacks ended the "
                           "process answering them %d times (last: %s)",
                           o->path, o->crashes, o->last);
-    memset(&q, 0, sizeof q);
-    q.call = (uint32_t)call;
-    q.op = op;
-    q.variant = variant;
-    q.num_sizes = problem->num_sizes;
-    for (uint32_t i = 0; i < problem->num_sizes && i < KT_MAX_SIZES; ++i)
-        q.sizes[i] = problem->sizes[i];
-    q.count = config ? config->count : 0;
-    for (uint32_t i = 0; config && i < config->count && i < KT_MAX_PARAMS; ++i)
-        q.values[i] = config->values[i];
-    q.seed = problem->seed;
-    if (problem->device) {
-        q.has_device = 1;
-        q.device = *problem->device;
-        snprintf(q.device_name, sizeof q.device_name, "%s",
-                 problem->device->name ? problem->device->name : "");
-        q.device.name = NULL;
-    }
     if (o->pid == 0 && spawn(o) != 0)
         return kt_err_set(err, KT_S_PLUGIN, "%s: cannot start a process: %s",
                           o->path, strerror(errno));
@@ -261,5 +335,6 @@ kt_status kt_oracle_ask(kt_oracle *o, kt_oracle_call call, uint32_t op,
     }
     a->why[sizeof a->why - 1] = '\0';
     a->shape.kernel = NULL;
+    kt_oracle_memo_put(o->memo, key, key_size, a);
     return KT_S_OK;
 }
