@@ -16,17 +16,6 @@
 #include "core/oracle_memo.h"
 #include "core/proc.h"
 
-struct kt_oracle {
-    char *path;
-    int timeout_ms;
-    pid_t pid;
-    int fd;
-    int crashes;
-    char last[512];       /* how the last child ended */
-    kt_oracle_memo *memo; /* owned */
-    uint64_t asked, from_memory;
-};
-
 /* Fixed-size messages: the child is the plugin's, the parent trusts only
  * sizes it chose. */
 typedef struct request {
@@ -38,6 +27,28 @@ typedef struct request {
     kt_device device;
     char device_name[256];
 } request;
+
+/* Questions kt_oracle_prefetch writes before it reads the answers: few
+ * enough that neither side's socket buffer fills (about 19 KiB each way),
+ * so neither can block the other. */
+#define PIPELINE 32
+
+struct kt_oracle {
+    char *path;
+    int timeout_ms;
+    pid_t pid;
+    int fd;
+    int crashes;
+    char last[512];       /* how the last child ended */
+    kt_oracle_memo *memo; /* owned */
+    size_t memo_max;      /* its cap */
+    uint64_t asked, from_memory, sent;
+    /* A question kt_oracle_prefetch saw fail (counted in crashes then):
+     * kt_oracle_ask answers it with this error instead of failing twice. */
+    unsigned char pending_key[sizeof(request)];
+    size_t pending_size; /* 0: none */
+    kt_err pending_err;
+};
 
 static int io_all(int fd, void *buf, size_t len, int writing)
 {
@@ -124,7 +135,8 @@ kt_oracle *kt_oracle_new(const char *path, int timeout_ms)
     }
     o->timeout_ms = timeout_ms > 0 ? timeout_ms : 10000;
     o->fd = -1;
-    if (!(o->memo = kt_oracle_memo_new(KT_ORACLE_MEMO_BYTES))) {
+    o->memo_max = KT_ORACLE_MEMO_BYTES;
+    if (!(o->memo = kt_oracle_memo_new(o->memo_max))) {
         free(o->path);
         free(o);
         return NULL;
@@ -169,6 +181,7 @@ void kt_oracle_stats_get(const kt_oracle *o, kt_oracle_stats *out)
     memset(out, 0, sizeof *out);
     out->asked = o->asked;
     out->from_memory = o->from_memory;
+    out->sent = o->sent;
     out->emptied = kt_oracle_memo_emptied(o->memo);
     out->memo_bytes = kt_oracle_memo_bytes(o->memo);
 }
@@ -180,6 +193,7 @@ int kt_oracle_set_memo_bytes(kt_oracle *o, size_t max_bytes)
         return -1;
     kt_oracle_memo_free(o->memo);
     o->memo = m;
+    o->memo_max = max_bytes;
     return 0;
 }
 
@@ -295,6 +309,41 @@ static size_t request_key(const request *q, unsigned char *key)
     return n;
 }
 
+/* The child is stopped and counted; err says how the question on it
+ * ended. */
+static kt_status failed(kt_oracle *o, kt_oracle_call call, int timed_out,
+                        kt_err *err)
+{
+    stop(o, 1);
+    ++o->crashes;
+    if (timed_out)
+        return kt_err_set(err, KT_S_PLUGIN,
+                          "%s: %s did not return within %.0f s; stopped",
+                          o->path, call_name(call), o->timeout_ms / 1e3);
+    return kt_err_set(err, KT_S_PLUGIN, "%s: %s %s", o->path, call_name(call),
+                      o->last);
+}
+
+/* A child to send to: KT_S_OK, or why there is none. */
+static kt_status ready(kt_oracle *o, kt_err *err)
+{
+    if (o->crashes >= KT_ORACLE_MAX_CRASHES)
+        return kt_err_set(err, KT_S_PLUGIN,
+                          "%s: not called again: its callbacks ended the "
+                          "process answering them %d times (last: %s)",
+                          o->path, o->crashes, o->last);
+    if (o->pid == 0 && spawn(o) != 0)
+        return kt_err_set(err, KT_S_PLUGIN, "%s: cannot start a process: %s",
+                          o->path, strerror(errno));
+    return KT_S_OK;
+}
+
+static void received(kt_oracle_answer *a)
+{
+    a->why[sizeof a->why - 1] = '\0';
+    a->shape.kernel = NULL;
+}
+
 kt_status kt_oracle_ask(kt_oracle *o, kt_oracle_call call, uint32_t op,
                         uint32_t variant, const kt_problem *problem,
                         const kt_config *config, kt_oracle_answer *a,
@@ -303,6 +352,7 @@ kt_status kt_oracle_ask(kt_oracle *o, kt_oracle_call call, uint32_t op,
     request q;
     unsigned char key[sizeof q];
     size_t key_size;
+    kt_status rc;
     int got;
 
     make_request(&q, call, op, variant, problem, config);
@@ -312,29 +362,77 @@ kt_status kt_oracle_ask(kt_oracle *o, kt_oracle_call call, uint32_t op,
         ++o->from_memory;
         return KT_S_OK;
     }
-    if (o->crashes >= KT_ORACLE_MAX_CRASHES)
-        return kt_err_set(err, KT_S_PLUGIN,
-                          "%s: not called again: its callbacks ended the "
-                          "process answering them %d times (last: %s)",
-                          o->path, o->crashes, o->last);
-    if (o->pid == 0 && spawn(o) != 0)
-        return kt_err_set(err, KT_S_PLUGIN, "%s: cannot start a process: %s",
-                          o->path, strerror(errno));
-    if (io_all(o->fd, &q, sizeof q, 1) != 0 || (got = receive(o, a)) < 0) {
-        stop(o, 1);
-        ++o->crashes;
-        return kt_err_set(err, KT_S_PLUGIN, "%s: %s %s", o->path,
-                          call_name(call), o->last);
+    if (o->pending_size == key_size &&
+        memcmp(o->pending_key, key, key_size) == 0) {
+        o->pending_size = 0;
+        if (err)
+            *err = o->pending_err;
+        return o->pending_err.status;
     }
-    if (got > 0) {
-        stop(o, 1);
-        ++o->crashes;
-        return kt_err_set(err, KT_S_PLUGIN,
-                          "%s: %s did not return within %.0f s; stopped",
-                          o->path, call_name(call), o->timeout_ms / 1e3);
-    }
-    a->why[sizeof a->why - 1] = '\0';
-    a->shape.kernel = NULL;
+    if ((rc = ready(o, err)))
+        return rc;
+    ++o->sent;
+    if (io_all(o->fd, &q, sizeof q, 1) != 0)
+        return failed(o, call, 0, err);
+    if ((got = receive(o, a)) != 0)
+        return failed(o, call, got > 0, err);
+    received(a);
     kt_oracle_memo_put(o->memo, key, key_size, a);
     return KT_S_OK;
+}
+
+/* m questions written at once, then their answers read in order (the
+ * child answers one at a time): -1 when one failed, which is kept for
+ * kt_oracle_ask to report. */
+static int pipeline(kt_oracle *o, kt_oracle_call call, const request *qs,
+                    const unsigned char (*keys)[sizeof(request)],
+                    const size_t *sizes, size_t m)
+{
+    kt_oracle_answer a;
+    size_t k = 0;
+    int got = 0;
+
+    if (ready(o, NULL))
+        return -1;
+    o->sent += m;
+    if (io_all(o->fd, (void *)qs, m * sizeof *qs, 1) == 0)
+        for (; k < m && (got = receive(o, &a)) == 0; ++k) {
+            received(&a);
+            kt_oracle_memo_put(o->memo, keys[k], sizes[k], &a);
+        }
+    if (k == m)
+        return 0;
+    /* The child answers in order: question k is the one it ended on. */
+    failed(o, call, got > 0, &o->pending_err);
+    memcpy(o->pending_key, keys[k], sizes[k]);
+    o->pending_size = sizes[k];
+    return -1;
+}
+
+void kt_oracle_prefetch(kt_oracle *o, kt_oracle_call call, uint32_t op,
+                        const kt_problem *problem, const kt_point *pts,
+                        size_t n)
+{
+    request *qs = malloc(PIPELINE * sizeof *qs);
+    unsigned char(*keys)[sizeof(request)] = malloc(PIPELINE * sizeof *keys);
+    size_t sizes[PIPELINE];
+
+    /* Answers the memo cannot keep would be asked again anyway. */
+    for (size_t i = 0;
+         i < n && qs && keys && o->memo_max && !o->pending_size;) {
+        size_t m = 0;
+        for (; i < n && m < PIPELINE; ++i) {
+            kt_config cfg = {sizeof cfg, pts[i].count, pts[i].values, NULL};
+            make_request(&qs[m], call, op, pts[i].variant, problem, &cfg);
+            sizes[m] = request_key(&qs[m], keys[m]);
+            if (!kt_oracle_memo_get(o->memo, keys[m], sizes[m], NULL))
+                ++m;
+        }
+        if (m &&
+            pipeline(o, call, qs, (const unsigned char(*)[sizeof(request)])keys,
+                     sizes, m))
+            break;
+    }
+    free(qs);
+    free(keys);
 }

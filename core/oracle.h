@@ -18,6 +18,7 @@
 
 #include "core/error.h"
 #include "core/param.h"
+#include "core/point.h"
 #include "ktune/plugin.h"
 
 #define KT_ORACLE_MAX_CRASHES 3
@@ -49,6 +50,7 @@ void kt_oracle_free(kt_oracle *o);
 typedef struct kt_oracle_stats {
     uint64_t asked;       /* every kt_oracle_ask */
     uint64_t from_memory; /* answered without reaching the child */
+    uint64_t sent;        /* questions that reached the child (both calls) */
     uint64_t emptied;     /* times the memo was emptied to stay in its cap */
     size_t memo_bytes;    /* what the memo holds now */
 } kt_oracle_stats;
@@ -68,5 +70,17 @@ kt_status kt_oracle_ask(kt_oracle *o, kt_oracle_call call, uint32_t op,
                         uint32_t variant, const kt_problem *problem,
                         const kt_config *config, kt_oracle_answer *a,
                         kt_err *err);
+
+/* Asks the child about the points pts[0..n) (their variants and values;
+ * the config's names are not sent) in exchanges of several questions at
+ * once, and remembers the answers, so that the kt_oracle_ask calls that
+ * follow are answered from memory: one round trip for many points instead
+ * of one each. Points remembered already are not asked again. Nothing to
+ * report: a question that fails here (counted as a crash) is answered by
+ * the next kt_oracle_ask of it with the same error, and the prefetch stops
+ * there. Useful only while the memo can hold the answers. */
+void kt_oracle_prefetch(kt_oracle *o, kt_oracle_call call, uint32_t op,
+                        const kt_problem *problem, const kt_point *pts,
+                        size_t n);
 
 #endif

@@ -97,6 +97,8 @@ int kt_oracle_memo_get(const kt_oracle_memo *m, const void *key, size_t size,
         const entry *e = &m->entries[i];
         if (e->key_size != size || memcmp(m->text + e->at, key, size) != 0)
             continue;
+        if (!a)
+            return 1;
         memset(a, 0, sizeof *a);
         a->check_rc = e->check_rc;
         a->rc = e->rc;

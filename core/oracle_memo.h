@@ -33,7 +33,8 @@ kt_oracle_memo *kt_oracle_memo_new(size_t max_bytes);
 void kt_oracle_memo_free(kt_oracle_memo *m);
 
 /* 1 with the remembered answer in *a (why as check() wrote it, up to its
- * terminator) when the key of size bytes was put before, else 0. */
+ * terminator; a may be NULL) when the key of size bytes was put before,
+ * else 0. */
 int kt_oracle_memo_get(const kt_oracle_memo *m, const void *key, size_t size,
                        kt_oracle_answer *a);
 

@@ -5,7 +5,9 @@
  * reaches it again; a crash is never remembered; and the memory stays
  * within its cap. Built twice: once as shipped, once with a memo whose
  * every key shares one hash, so that only the full comparison of keys
- * tells questions apart. */
+ * tells questions apart. Questions asked many at once (kt_oracle_prefetch)
+ * are answered as one at a time would be, and one that crashes or hangs
+ * there is reported once, by its ask. */
 #include "tests/kt_test.h"
 
 #include <stdio.h>
@@ -42,13 +44,21 @@ static question tiled(int64_t n, int64_t block, int64_t unroll)
     return q;
 }
 
+static kt_problem problem_of(const question *q, kt_device *dev)
+{
+    kt_problem prob = {sizeof prob, 1, &q->n, q->seed, dev};
+    memset(dev, 0, sizeof *dev);
+    dev->struct_size = sizeof *dev;
+    dev->sm_count = q->sm_count;
+    dev->max_threads_per_block = 1024;
+    dev->name = q->device_name;
+    return prob;
+}
+
 static kt_status ask(kt_oracle *o, const question *q, kt_oracle_answer *a)
 {
-    kt_device dev = {.struct_size = sizeof dev,
-                     .sm_count = q->sm_count,
-                     .max_threads_per_block = 1024,
-                     .name = q->device_name};
-    kt_problem prob = {sizeof prob, 1, &q->n, q->seed, &dev};
+    kt_device dev;
+    kt_problem prob = problem_of(q, &dev);
     kt_config cfg = {sizeof cfg, q->count, q->values, NULL};
     kt_err err;
     return kt_oracle_ask(o, q->call, 0, q->variant, &prob,
@@ -198,6 +208,113 @@ static void the_memo_stays_within_its_cap(void **state)
     kt_oracle_free(o);
 }
 
+/* 6 x 3 tiled points (block x unroll), some of them refused by check(). */
+static size_t tiled_points(kt_point *pts)
+{
+    static const int64_t unrolls[] = {1, 2, 4};
+    size_t n = 0;
+    for (int64_t block = 32; block <= 1024; block *= 2)
+        for (size_t u = 0; u < 3; ++u) {
+            kt_point p = {0, 4, {block, unrolls[u], 4, 1}};
+            pts[n++] = p;
+        }
+    return n;
+}
+
+/* Many questions in one exchange: each answered later from memory, as the
+ * child answers it one at a time. */
+static void prefetched_points_are_answered_from_memory(void **state)
+{
+    kt_oracle *o = kt_oracle_new(fixture("good_plugin.so"), 10000);
+    kt_oracle *plain = kt_oracle_new(fixture("good_plugin.so"), 10000);
+    question base = tiled(1000, 0, 0);
+    kt_point pts[18];
+    size_t n = tiled_points(pts);
+    kt_device dev;
+    kt_problem prob = problem_of(&base, &dev);
+    (void)state;
+
+    kt_oracle_prefetch(o, KT_ORACLE_SHAPE, 0, &prob, pts, n);
+    assert_int_equal(stats(o).sent, n);
+    kt_oracle_prefetch(o, KT_ORACLE_SHAPE, 0, &prob, pts, n); /* known */
+    assert_int_equal(stats(o).sent, n);
+    for (size_t i = 0; i < n; ++i) {
+        question q = tiled(1000, pts[i].values[0], pts[i].values[1]);
+        kt_oracle_answer a, b;
+        assert_int_equal(ask(o, &q, &a), KT_S_OK);
+        assert_int_equal(ask(plain, &q, &b), KT_S_OK);
+        same_answer(&a, &b);
+    }
+    assert_int_equal(stats(o).from_memory, n);
+    assert_int_equal(stats(o).sent, n);
+    assert_int_equal(stats(plain).sent, n);
+    kt_oracle_free(o);
+    kt_oracle_free(plain);
+}
+
+/* The question a prefetch ended on is reported by its ask, without a
+ * second crash; the prefetch stopped there. */
+static void a_prefetch_that_crashes_is_reported_by_the_ask(void **state)
+{
+    kt_oracle *o = kt_oracle_new(fixture("hostile_shape_fault.so"), 10000);
+    question base = tiled(1000, 0, 0);
+    kt_point pts[18];
+    size_t n = tiled_points(pts);
+    kt_device dev;
+    kt_problem prob = problem_of(&base, &dev);
+    question first = tiled(1000, 32, 1), second = tiled(1000, 32, 2);
+    kt_oracle_answer a;
+    uint64_t sent;
+    kt_err err;
+    kt_config cfg = {sizeof cfg, 4, first.values, NULL};
+    (void)state;
+
+    kt_oracle_prefetch(o, KT_ORACLE_SHAPE, 0, &prob, pts, n);
+    sent = stats(o).sent;
+    assert_true(sent > 0);
+    assert_int_equal(
+        kt_oracle_ask(o, KT_ORACLE_SHAPE, 0, 0, &prob, &cfg, &a, &err),
+        KT_S_PLUGIN);
+    assert_contains(err.msg, "check()/shape()");
+    assert_contains(err.msg, "killed by signal 11");
+    assert_int_equal(stats(o).sent, sent); /* told, not asked again */
+    assert_int_equal(ask(o, &second, &a), KT_S_PLUGIN);
+    assert_int_equal(stats(o).sent, sent + 1);
+    /* Three crashes in all: no more questions. */
+    assert_int_equal(ask(o, &first, &a), KT_S_PLUGIN);
+    assert_int_equal(stats(o).sent, sent + 2);
+    assert_int_equal(ask(o, &first, &a), KT_S_PLUGIN);
+    assert_int_equal(stats(o).sent, sent + 2);
+    assert_int_equal(stats(o).memo_bytes, 0);
+    kt_oracle_free(o);
+}
+
+/* A hang costs its time limit once: the ask of the question it hung on
+ * answers at once. */
+static void a_prefetch_that_hangs_is_reported_by_the_ask(void **state)
+{
+    kt_oracle *o = kt_oracle_new(fixture("hostile_shape_hang.so"), 300);
+    question first = tiled(1000, 32, 1);
+    kt_point pts[18];
+    size_t n = tiled_points(pts);
+    kt_device dev;
+    kt_problem prob = problem_of(&first, &dev);
+    kt_config cfg = {sizeof cfg, 4, first.values, NULL};
+    kt_oracle_answer a;
+    uint64_t sent;
+    kt_err err;
+    (void)state;
+
+    kt_oracle_prefetch(o, KT_ORACLE_SHAPE, 0, &prob, pts, n);
+    sent = stats(o).sent;
+    assert_int_equal(
+        kt_oracle_ask(o, KT_ORACLE_SHAPE, 0, 0, &prob, &cfg, &a, &err),
+        KT_S_PLUGIN);
+    assert_contains(err.msg, "did not return within");
+    assert_int_equal(stats(o).sent, sent);
+    kt_oracle_free(o);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -205,6 +322,9 @@ int main(void)
         cmocka_unit_test(a_different_question_reaches_the_child_again),
         cmocka_unit_test(a_crash_is_never_remembered),
         cmocka_unit_test(the_memo_stays_within_its_cap),
+        cmocka_unit_test(prefetched_points_are_answered_from_memory),
+        cmocka_unit_test(a_prefetch_that_crashes_is_reported_by_the_ask),
+        cmocka_unit_test(a_prefetch_that_hangs_is_reported_by_the_ask),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
