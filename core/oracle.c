@@ -28,10 +28,12 @@ typedef struct request {
     char device_name[256];
 } request;
 
-/* Questions kt_oracle_prefetch writes before it reads the answers: few
- * enough that neither side's socket buffer fills (about 19 KiB each way),
- * so neither can block the other. */
+/* Questions kt_oracle_prefetch writes before it reads the answers, at
+ * most: about 19 KiB each way. Fewer where the sockets' buffers could not
+ * hold them (pipeline_depth): a full buffer would block the parent's write
+ * while the child blocks writing answers nobody reads yet. */
 #define PIPELINE 32
+#define SOCKET_BUFFER (256 << 10)
 
 struct kt_oracle {
     char *path;
@@ -39,6 +41,7 @@ struct kt_oracle {
     pid_t pid;
     int fd;
     int crashes;
+    size_t depth;         /* questions in flight at once, <= PIPELINE */
     char last[512];       /* how the last child ended */
     kt_oracle_memo *memo; /* owned */
     size_t memo_max;      /* its cap */
@@ -197,12 +200,35 @@ int kt_oracle_set_memo_bytes(kt_oracle *o, size_t max_bytes)
     return 0;
 }
 
+/* How many questions and answers both buffers hold at once: a stream
+ * socket charges what is queued to its sender's SO_SNDBUF, counting each
+ * message's kernel overhead too (a generous 1 KiB here). Asked for more
+ * first; the system may give less. */
+static size_t pipeline_depth(const int sv[2])
+{
+    size_t least = SIZE_MAX, per = sizeof(kt_oracle_answer) + 1024;
+
+    for (int i = 0; i < 2; ++i) {
+        int size = SOCKET_BUFFER;
+        socklen_t len = sizeof size;
+        setsockopt(sv[i], SOL_SOCKET, SO_SNDBUF, &size, sizeof size);
+        if (getsockopt(sv[i], SOL_SOCKET, SO_SNDBUF, &size, &len) != 0 ||
+            size <= 0)
+            return 1;
+        least = (size_t)size < least ? (size_t)size : least;
+    }
+    /* The parent's questions go in one message; count them as answers. */
+    least /= 2 * per;
+    return least < 1 ? 1 : least > PIPELINE ? PIPELINE : least;
+}
+
 static int spawn(kt_oracle *o)
 {
     int sv[2];
 
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
         return -1;
+    o->depth = pipeline_depth(sv);
     fflush(NULL);
     o->pid = fork();
     if (o->pid < 0) {
@@ -381,10 +407,10 @@ kt_status kt_oracle_ask(kt_oracle *o, kt_oracle_call call, uint32_t op,
     return KT_S_OK;
 }
 
-/* m questions written at once, then their answers read in order (the
- * child answers one at a time): -1 when one failed, which is kept for
- * kt_oracle_ask to report. */
-static int pipeline(kt_oracle *o, kt_oracle_call call, const request *qs,
+/* m questions (m <= o->depth) written at once, then their answers read
+ * in order (the child answers one at a time): -1 when one failed, which
+ * is kept for kt_oracle_ask to report. */
+static int exchange(kt_oracle *o, kt_oracle_call call, const request *qs,
                     const unsigned char (*keys)[sizeof(request)],
                     const size_t *sizes, size_t m)
 {
@@ -392,8 +418,6 @@ static int pipeline(kt_oracle *o, kt_oracle_call call, const request *qs,
     size_t k = 0;
     int got = 0;
 
-    if (ready(o, NULL))
-        return -1;
     o->sent += m;
     if (io_all(o->fd, (void *)qs, m * sizeof *qs, 1) == 0)
         for (; k < m && (got = receive(o, &a)) == 0; ++k) {
@@ -407,6 +431,20 @@ static int pipeline(kt_oracle *o, kt_oracle_call call, const request *qs,
     memcpy(o->pending_key, keys[k], sizes[k]);
     o->pending_size = sizes[k];
     return -1;
+}
+
+/* m questions in as few exchanges as the child's sockets allow. */
+static int pipeline(kt_oracle *o, kt_oracle_call call, const request *qs,
+                    const unsigned char (*keys)[sizeof(request)],
+                    const size_t *sizes, size_t m)
+{
+    if (ready(o, NULL))
+        return -1;
+    for (size_t k = 0; k < m; k += o->depth)
+        if (exchange(o, call, qs + k, keys + k, sizes + k,
+                     m - k < o->depth ? m - k : o->depth))
+            return -1;
+    return 0;
 }
 
 void kt_oracle_prefetch(kt_oracle *o, kt_oracle_call call, uint32_t op,
