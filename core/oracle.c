@@ -51,6 +51,7 @@ struct kt_oracle {
     unsigned char pending_key[sizeof(request)];
     size_t pending_size; /* 0: none */
     kt_err pending_err;
+    kt_oracle_answer answers[PIPELINE]; /* an exchange's, as they come */
 };
 
 static int io_all(int fd, void *buf, size_t len, int writing)
@@ -97,32 +98,54 @@ static void answer(const kt_operator *op, const request *q, kt_oracle_answer *a)
     a->shape.kernel = NULL;
 }
 
+/* Answers q, or ends the child on a question it cannot answer. */
+static int serve_one(const kt_plugin *d, int fd, request *q)
+{
+    kt_oracle_answer a;
+
+    if (q->op >= d->num_operators ||
+        q->variant >= d->operators[q->op].num_variants ||
+        q->num_sizes != d->operators[q->op].num_sizes ||
+        (q->call == KT_ORACLE_SHAPE &&
+         q->count != d->operators[q->op].variants[q->variant].num_params))
+        _exit(4);
+    q->device.name = q->device_name;
+    q->device_name[sizeof q->device_name - 1] = '\0';
+    answer(&d->operators[q->op], q, &a);
+    /* At once: the parent reads answers in order and blames a crash or a
+     * hang on the first question it has no answer to. */
+    return io_all(fd, &a, sizeof a, 1);
+}
+
+/* Reads whatever questions have arrived (several when the parent
+ * prefetches) in one call, and answers them one at a time. */
 static void serve(const char *path, int fd)
 {
     static const int fatal[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
+    static request qs[PIPELINE];
+    size_t have = 0;
     kt_registry reg;
     kt_err err;
-    request q;
 
     for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; ++i)
         signal(fatal[i], SIG_DFL);
     memset(&reg, 0, sizeof reg);
     if (kt_registry_load_file(&reg, path, &err))
         _exit(3);
-    while (io_all(fd, &q, sizeof q, 0) == 0) {
-        const kt_plugin *d = &reg.plugins[0]->desc;
-        kt_oracle_answer a;
-        if (q.op >= d->num_operators ||
-            q.variant >= d->operators[q.op].num_variants ||
-            q.num_sizes != d->operators[q.op].num_sizes ||
-            (q.call == KT_ORACLE_SHAPE &&
-             q.count != d->operators[q.op].variants[q.variant].num_params))
-            _exit(4);
-        q.device.name = q.device_name;
-        q.device_name[sizeof q.device_name - 1] = '\0';
-        answer(&d->operators[q.op], &q, &a);
-        if (io_all(fd, &a, sizeof a, 1) != 0)
+    for (;;) {
+        ssize_t n = read(fd, (char *)qs + have, sizeof qs - have);
+        size_t whole;
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
             break;
+        have += (size_t)n;
+        whole = have / sizeof qs[0];
+        for (size_t k = 0; k < whole; ++k)
+            if (serve_one(&reg.plugins[0]->desc, fd, &qs[k]) != 0)
+                _exit(0);
+        have -= whole * sizeof qs[0];
+        memmove(qs, &qs[whole], have);
     }
     _exit(0);
 }
@@ -246,14 +269,16 @@ static int spawn(kt_oracle *o)
     return 0;
 }
 
-/* Waits for the whole answer within the time limit. */
-static int receive(kt_oracle *o, kt_oracle_answer *a)
+/* Waits for m answers, each within the time limit; *done: how many came
+ * whole. 0, 1 when one timed out, -1 when the child ended. */
+static int receive(kt_oracle *o, kt_oracle_answer *as, size_t m, size_t *done)
 {
     double deadline = 1e3 * kt_clock_seconds() + o->timeout_ms;
-    char *p = (char *)a;
+    char *p = (char *)as;
     size_t got = 0;
 
-    while (got < sizeof *a) {
+    *done = 0;
+    while (got < m * sizeof *as) {
         struct pollfd pfd = {o->fd, POLLIN, 0};
         double left = deadline - 1e3 * kt_clock_seconds();
         ssize_t n;
@@ -265,12 +290,17 @@ static int receive(kt_oracle *o, kt_oracle_answer *a)
             continue;
         if (ready <= 0)
             continue;
-        n = read(o->fd, p + got, sizeof *a - got);
+        n = read(o->fd, p + got, m * sizeof *as - got);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
             return -1; /* the child ended */
         got += (size_t)n;
+        if (got / sizeof *as > *done) {
+            /* Each callback has the whole time limit. */
+            *done = got / sizeof *as;
+            deadline = 1e3 * kt_clock_seconds() + o->timeout_ms;
+        }
     }
     return 0;
 }
@@ -379,6 +409,7 @@ kt_status kt_oracle_ask(kt_oracle *o, kt_oracle_call call, uint32_t op,
     unsigned char key[sizeof q];
     size_t key_size;
     kt_status rc;
+    size_t done;
     int got;
 
     make_request(&q, call, op, variant, problem, config);
@@ -400,7 +431,7 @@ kt_status kt_oracle_ask(kt_oracle *o, kt_oracle_call call, uint32_t op,
     ++o->sent;
     if (io_all(o->fd, &q, sizeof q, 1) != 0)
         return failed(o, call, 0, err);
-    if ((got = receive(o, a)) != 0)
+    if ((got = receive(o, a, 1, &done)) != 0)
         return failed(o, call, got > 0, err);
     received(a);
     kt_oracle_memo_put(o->memo, key, key_size, a);
@@ -414,17 +445,17 @@ static int exchange(kt_oracle *o, kt_oracle_call call, const request *qs,
                     const unsigned char (*keys)[sizeof(request)],
                     const size_t *sizes, size_t m)
 {
-    kt_oracle_answer a;
     size_t k = 0;
-    int got = 0;
+    int got = -1;
 
     o->sent += m;
     if (io_all(o->fd, (void *)qs, m * sizeof *qs, 1) == 0)
-        for (; k < m && (got = receive(o, &a)) == 0; ++k) {
-            received(&a);
-            kt_oracle_memo_put(o->memo, keys[k], sizes[k], &a);
-        }
-    if (k == m)
+        got = receive(o, o->answers, m, &k);
+    for (size_t i = 0; i < k; ++i) {
+        received(&o->answers[i]);
+        kt_oracle_memo_put(o->memo, keys[i], sizes[i], &o->answers[i]);
+    }
+    if (got == 0)
         return 0;
     /* The child answers in order: question k is the one it ended on. */
     failed(o, call, got > 0, &o->pending_err);
