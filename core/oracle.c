@@ -28,6 +28,12 @@ typedef struct request {
     char device_name[256];
 } request;
 
+/* A question as the memo knows it (request_key). */
+typedef struct memo_key {
+    size_t size, hashed;
+    unsigned char bytes[sizeof(request)];
+} memo_key;
+
 /* Questions kt_oracle_prefetch writes before it reads the answers, at
  * most: about 19 KiB each way. Fewer where the sockets' buffers could not
  * hold them (pipeline_depth): a full buffer would block the parent's write
@@ -48,8 +54,7 @@ struct kt_oracle {
     uint64_t asked, from_memory, sent;
     /* A question kt_oracle_prefetch saw fail (counted in crashes then):
      * kt_oracle_ask answers it with this error instead of failing twice. */
-    unsigned char pending_key[sizeof(request)];
-    size_t pending_size; /* 0: none */
+    memo_key pending; /* size 0: none */
     kt_err pending_err;
     kt_oracle_answer answers[PIPELINE]; /* an exchange's, as they come */
 };
@@ -327,10 +332,11 @@ static void make_request(request *q, kt_oracle_call call, uint32_t op,
         q->values[i] = config->values[i];
     q->seed = problem->seed;
     if (problem->device) {
+        const char *name = problem->device->name ? problem->device->name : "";
         q->has_device = 1;
         q->device = *problem->device;
-        snprintf(q->device_name, sizeof q->device_name, "%s",
-                 problem->device->name ? problem->device->name : "");
+        /* snprintf's truncation, without its cost on every question. */
+        memcpy(q->device_name, name, strnlen(name, sizeof q->device_name - 1));
         q->device.name = NULL;
     }
 }
@@ -338,9 +344,11 @@ static void make_request(request *q, kt_oracle_call call, uint32_t op,
 /* The memo's key: every field of q the child can read, without the
  * unused tails of its arrays (zero in every request), so two keys are
  * equal exactly when the child would be sent the same question. Never
- * longer than q itself. */
-static size_t request_key(const request *q, unsigned char *key)
+ * longer than q itself. The device comes last, outside the hashed part:
+ * it is the same in all of an oracle's questions. */
+static void request_key(const request *q, memo_key *k)
 {
+    unsigned char *key = k->bytes;
     uint32_t head[6] = {q->call,      q->op,    q->variant,
                         q->num_sizes, q->count, (uint32_t)q->has_device};
     uint32_t sizes = q->num_sizes < KT_MAX_SIZES ? q->num_sizes : KT_MAX_SIZES;
@@ -355,6 +363,7 @@ static size_t request_key(const request *q, unsigned char *key)
     n += sizes * sizeof q->sizes[0];
     memcpy(key + n, q->values, values * sizeof q->values[0]);
     n += values * sizeof q->values[0];
+    k->hashed = n;
     if (q->has_device) {
         size_t name = strnlen(q->device_name, sizeof q->device_name - 1) + 1;
         memcpy(key + n, &q->device, sizeof q->device);
@@ -362,7 +371,7 @@ static size_t request_key(const request *q, unsigned char *key)
         memcpy(key + n, q->device_name, name);
         n += name;
     }
-    return n;
+    k->size = n;
 }
 
 /* The child is stopped and counted; err says how the question on it
@@ -394,10 +403,17 @@ static kt_status ready(kt_oracle *o, kt_err *err)
     return KT_S_OK;
 }
 
-static void received(kt_oracle_answer *a)
+static int remembered(const kt_oracle *o, const memo_key *k,
+                      kt_oracle_answer *a)
+{
+    return kt_oracle_memo_get(o->memo, k->bytes, k->size, k->hashed, a);
+}
+
+static void remember(kt_oracle *o, const memo_key *k, kt_oracle_answer *a)
 {
     a->why[sizeof a->why - 1] = '\0';
     a->shape.kernel = NULL;
+    kt_oracle_memo_put(o->memo, k->bytes, k->size, k->hashed, a);
 }
 
 kt_status kt_oracle_ask(kt_oracle *o, kt_oracle_call call, uint32_t op,
@@ -406,22 +422,21 @@ kt_status kt_oracle_ask(kt_oracle *o, kt_oracle_call call, uint32_t op,
                         kt_err *err)
 {
     request q;
-    unsigned char key[sizeof q];
-    size_t key_size;
+    memo_key key;
     kt_status rc;
     size_t done;
     int got;
 
     make_request(&q, call, op, variant, problem, config);
-    key_size = request_key(&q, key);
+    request_key(&q, &key);
     ++o->asked;
-    if (kt_oracle_memo_get(o->memo, key, key_size, a)) {
+    if (remembered(o, &key, a)) {
         ++o->from_memory;
         return KT_S_OK;
     }
-    if (o->pending_size == key_size &&
-        memcmp(o->pending_key, key, key_size) == 0) {
-        o->pending_size = 0;
+    if (o->pending.size == key.size &&
+        memcmp(o->pending.bytes, key.bytes, key.size) == 0) {
+        o->pending.size = 0;
         if (err)
             *err = o->pending_err;
         return o->pending_err.status;
@@ -433,8 +448,7 @@ kt_status kt_oracle_ask(kt_oracle *o, kt_oracle_call call, uint32_t op,
         return failed(o, call, 0, err);
     if ((got = receive(o, a, 1, &done)) != 0)
         return failed(o, call, got > 0, err);
-    received(a);
-    kt_oracle_memo_put(o->memo, key, key_size, a);
+    remember(o, &key, a);
     return KT_S_OK;
 }
 
@@ -442,8 +456,7 @@ kt_status kt_oracle_ask(kt_oracle *o, kt_oracle_call call, uint32_t op,
  * in order (the child answers one at a time): -1 when one failed, which
  * is kept for kt_oracle_ask to report. */
 static int exchange(kt_oracle *o, kt_oracle_call call, const request *qs,
-                    const unsigned char (*keys)[sizeof(request)],
-                    const size_t *sizes, size_t m)
+                    const memo_key *keys, size_t m)
 {
     size_t k = 0;
     int got = -1;
@@ -451,28 +464,24 @@ static int exchange(kt_oracle *o, kt_oracle_call call, const request *qs,
     o->sent += m;
     if (io_all(o->fd, (void *)qs, m * sizeof *qs, 1) == 0)
         got = receive(o, o->answers, m, &k);
-    for (size_t i = 0; i < k; ++i) {
-        received(&o->answers[i]);
-        kt_oracle_memo_put(o->memo, keys[i], sizes[i], &o->answers[i]);
-    }
+    for (size_t i = 0; i < k; ++i)
+        remember(o, &keys[i], &o->answers[i]);
     if (got == 0)
         return 0;
     /* The child answers in order: question k is the one it ended on. */
     failed(o, call, got > 0, &o->pending_err);
-    memcpy(o->pending_key, keys[k], sizes[k]);
-    o->pending_size = sizes[k];
+    o->pending = keys[k];
     return -1;
 }
 
 /* m questions in as few exchanges as the child's sockets allow. */
 static int pipeline(kt_oracle *o, kt_oracle_call call, const request *qs,
-                    const unsigned char (*keys)[sizeof(request)],
-                    const size_t *sizes, size_t m)
+                    const memo_key *keys, size_t m)
 {
     if (ready(o, NULL))
         return -1;
     for (size_t k = 0; k < m; k += o->depth)
-        if (exchange(o, call, qs + k, keys + k, sizes + k,
+        if (exchange(o, call, qs + k, keys + k,
                      m - k < o->depth ? m - k : o->depth))
             return -1;
     return 0;
@@ -483,23 +492,20 @@ void kt_oracle_prefetch(kt_oracle *o, kt_oracle_call call, uint32_t op,
                         size_t n)
 {
     request *qs = malloc(PIPELINE * sizeof *qs);
-    unsigned char(*keys)[sizeof(request)] = malloc(PIPELINE * sizeof *keys);
-    size_t sizes[PIPELINE];
+    memo_key *keys = malloc(PIPELINE * sizeof *keys);
 
     /* Answers the memo cannot keep would be asked again anyway. */
     for (size_t i = 0;
-         i < n && qs && keys && o->memo_max && !o->pending_size;) {
+         i < n && qs && keys && o->memo_max && !o->pending.size;) {
         size_t m = 0;
         for (; i < n && m < PIPELINE; ++i) {
             kt_config cfg = {sizeof cfg, pts[i].count, pts[i].values, NULL};
             make_request(&qs[m], call, op, pts[i].variant, problem, &cfg);
-            sizes[m] = request_key(&qs[m], keys[m]);
-            if (!kt_oracle_memo_get(o->memo, keys[m], sizes[m], NULL))
+            request_key(&qs[m], &keys[m]);
+            if (!remembered(o, &keys[m], NULL))
                 ++m;
         }
-        if (m &&
-            pipeline(o, call, qs, (const unsigned char(*)[sizeof(request)])keys,
-                     sizes, m))
+        if (m && pipeline(o, call, qs, keys, m))
             break;
     }
     free(qs);

@@ -87,11 +87,11 @@ uint64_t kt_oracle_memo_emptied(const kt_oracle_memo *m)
 }
 
 int kt_oracle_memo_get(const kt_oracle_memo *m, const void *key, size_t size,
-                       kt_oracle_answer *a)
+                       size_t hashed, kt_oracle_answer *a)
 {
     uint64_t i;
 
-    if (!kt_u64map_get(&m->by_hash, hash_of(key, size), &i))
+    if (!kt_u64map_get(&m->by_hash, hash_of(key, hashed), &i))
         return 0;
     for (; i != NONE; i = m->entries[i].next) {
         const entry *e = &m->entries[i];
@@ -160,11 +160,11 @@ static int reserve(kt_oracle_memo *m, size_t need)
 }
 
 void kt_oracle_memo_put(kt_oracle_memo *m, const void *key, size_t size,
-                        const kt_oracle_answer *a)
+                        size_t hashed, const kt_oracle_answer *a)
 {
     size_t why = strnlen(a->why, sizeof a->why - 1);
     size_t why_size = why ? why + 1 : 0;
-    uint64_t h = hash_of(key, size), head;
+    uint64_t h = hash_of(key, hashed), head;
     entry *e;
 
     if (size > UINT32_MAX || reserve(m, size + why_size) != 0)

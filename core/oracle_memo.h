@@ -8,10 +8,12 @@
  * the recorded optimum, then walking the space).
  *
  * A key is the question's bytes as the oracle sends them (core/oracle.c),
- * compared in full: the hash only says where to look. Memory is bounded:
- * keys, answers, reasons and the index together stay within the cap given
- * to kt_oracle_memo_new (KT_ORACLE_MEMO_BYTES for every oracle); an answer
- * that would pass it empties the memo first, which costs later questions
+ * compared in full: the hash only says where to look, and covers only the
+ * key's first `hashed` bytes (the oracle puts what varies between its
+ * questions there, and the device, the same for all of them, after). Memory is
+ * bounded: keys, answers, reasons and the index together stay within the cap
+ * given to kt_oracle_memo_new (KT_ORACLE_MEMO_BYTES for every oracle); an
+ * answer that would pass it empties the memo first, which costs later questions
  * only their round trips again.
  */
 #ifndef KT_ORACLE_MEMO_H
@@ -34,15 +36,15 @@ void kt_oracle_memo_free(kt_oracle_memo *m);
 
 /* 1 with the remembered answer in *a (why as check() wrote it, up to its
  * terminator; a may be NULL) when the key of size bytes was put before,
- * else 0. */
+ * else 0. hashed <= size, the same for every call about one key. */
 int kt_oracle_memo_get(const kt_oracle_memo *m, const void *key, size_t size,
-                       kt_oracle_answer *a);
+                       size_t hashed, kt_oracle_answer *a);
 
 /* Remembers a's answer to key (a copy of both). Only answers the callbacks
  * gave belong here: never a crash or a timeout. Best effort: out of memory,
  * or a key that alone passes the cap, is simply not remembered. */
 void kt_oracle_memo_put(kt_oracle_memo *m, const void *key, size_t size,
-                        const kt_oracle_answer *a);
+                        size_t hashed, const kt_oracle_answer *a);
 
 /* The bytes it holds now (never above its cap), and how many times it
  * was emptied to stay within it. */
