@@ -39,9 +39,9 @@
 
 #include "core/loader.h"
 #include "core/protocol.h"
+#include "core/u64map.h"
 #include "tuner/replay.h"
 #include "tuner/tune.h"
-#include "tuner/u64map.h"
 
 typedef struct sim {
     kt_evaluator base;

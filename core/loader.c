@@ -858,6 +858,16 @@ kt_status kt_call_shape(const kt_operator *op, uint32_t variant,
     return KT_S_OK;
 }
 
+void kt_call_shape_prefetch(const kt_operator *op, const kt_problem *problem,
+                            const kt_point *pts, size_t n)
+{
+    uint32_t index = 0;
+    kt_loaded_plugin *lp = owner_of(op, &index);
+
+    if (lp)
+        kt_oracle_prefetch(lp->oracle, KT_ORACLE_SHAPE, index, problem, pts, n);
+}
+
 kt_status kt_registry_resolve(const kt_registry *reg, const char *spec,
                               const kt_loaded_plugin **plugin,
                               const kt_operator **op, kt_err *err)

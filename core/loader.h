@@ -18,6 +18,7 @@
 #include <stddef.h>
 
 #include "core/error.h"
+#include "core/point.h"
 #include "ktune/plugin.h"
 
 typedef struct kt_loaded_plugin {
@@ -110,6 +111,15 @@ kt_status kt_call_shape(const kt_operator *op, uint32_t variant,
                         const kt_problem *problem, const kt_config *cfg,
                         int *check_rc, char *why, size_t why_size,
                         int *shape_rc, kt_shape *shape, kt_err *err);
+
+/* For an isolated plugin: asks its oracle about check()/shape() of the
+ * points pts[0..n) at once (kt_oracle_prefetch), so that the kt_call_shape
+ * calls about them that follow are answered from memory. Nothing for a
+ * plugin mapped into this process, whose calls cost nothing; nothing to
+ * report (a question that fails here fails with its message when
+ * kt_call_shape asks it). */
+void kt_call_shape_prefetch(const kt_operator *op, const kt_problem *problem,
+                            const kt_point *pts, size_t n);
 
 /* Index of the parameter called name in variant, or -1. */
 long kt_variant_find_param(const kt_variant *variant, const char *name);

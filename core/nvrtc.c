@@ -13,6 +13,7 @@
 #include "core/calibrate.h"
 #include "core/clock.h"
 #include "core/fileio.h"
+#include "core/hash.h"
 
 #define CACHE_MAGIC "KTNVRTC1"
 
@@ -68,15 +69,11 @@ static kt_status make_identity(const kt_nvrtc_request *req, identity *id,
 /* Two FNV-1a passes with different bases: 128 bits of file name. */
 static void hash_identity(const identity *id, char key[33])
 {
-    uint64_t h[2] = {UINT64_C(0xcbf29ce484222325),
-                     UINT64_C(0x84222325cbf29ce4)};
-    for (int k = 0; k < 2; ++k)
-        for (size_t i = 0; i < id->size; ++i) {
-            h[k] ^= (unsigned char)id->text[i];
-            h[k] *= UINT64_C(0x100000001b3);
-        }
-    snprintf(key, 33, "%016llx%016llx", (unsigned long long)h[0],
-             (unsigned long long)h[1]);
+    uint64_t h0 = kt_hash_fnv1a(KT_HASH_FNV1A_BASIS, id->text, id->size);
+    uint64_t h1 =
+        kt_hash_fnv1a(UINT64_C(0x84222325cbf29ce4), id->text, id->size);
+    snprintf(key, 33, "%016llx%016llx", (unsigned long long)h0,
+             (unsigned long long)h1);
 }
 
 kt_status kt_nvrtc_key(const kt_nvrtc_request *req, char key[33], kt_err *err)

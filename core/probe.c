@@ -16,6 +16,7 @@
 #include "core/clock.h"
 #include "core/desc_json.h"
 #include "core/fileio.h"
+#include "core/hash.h"
 #include "core/loader.h"
 #include "core/proc.h"
 #include "core/version.h"
@@ -259,11 +260,9 @@ static json_t *cache_key(const char *path)
 static void cache_file(const json_t *key, char *out, size_t size)
 {
     const char *p = json_string_value(json_object_get(key, "path"));
-    uint64_t h = 1469598103934665603ull; /* FNV-1a of the path */
+    uint64_t h = kt_hash_fnv1a_str(KT_HASH_FNV1A_BASIS, p);
     char name[64];
 
-    for (; p && *p; ++p)
-        h = (h ^ (unsigned char)*p) * 1099511628211ull;
     snprintf(name, sizeof name, "plugins/%016llx.json", (unsigned long long)h);
     kt_cache_path(name, out, size);
 }

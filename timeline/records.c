@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/hash.h"
 #include "timeline/demangle.h"
 
 /* Interned strings: kernel and API names repeat in every record. */
@@ -22,10 +23,7 @@ struct kt_tl_names {
 
 static uint64_t hash_text(const char *s)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; ++s)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
+    return kt_hash_fnv1a_str(KT_HASH_FNV1A_BASIS, s);
 }
 
 static int names_grow(kt_tl_names *n)

@@ -735,9 +735,10 @@ static double journal_clock(void)
 static kt_status append_line(kt_journal *j, const json_t *rec, int durable,
                              kt_err *err)
 {
+    /* Encoding the record is the journal's time too (written_s). */
+    double t0 = journal_clock();
     char *text = json_dumps(rec, JSON_COMPACT);
     size_t len, done = 0;
-    double t0 = journal_clock();
     kt_status rc = KT_S_OK;
 
     if (!text)

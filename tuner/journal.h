@@ -136,7 +136,7 @@ typedef struct kt_journal {
      * close (a machine that crashes loses at most that much). */
     double last_sync; /* monotonic seconds of the last fdatasync */
     int unsynced;     /* durable records written since */
-    double written_s; /* wall time spent writing and syncing */
+    double written_s; /* wall time spent encoding, writing and syncing */
 } kt_journal;
 
 #define KT_JOURNAL_SYNC_S 0.5

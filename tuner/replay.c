@@ -8,10 +8,11 @@
 #include <time.h>
 
 #include "core/envrec.h"
+#include "core/hash.h"
+#include "core/u64map.h"
 #include "tuner/journal.h"
 #include "tuner/profiling.h"
 #include "tuner/space.h"
-#include "tuner/u64map.h"
 
 typedef struct replay_eval {
     kt_evaluator base;
@@ -21,7 +22,8 @@ typedef struct replay_eval {
     size_t *first;    /* entry index of each recorded point, best first */
     double *duration; /* per entry: its share of its call's clock time */
     size_t num_points;
-    kt_u64map by_hash; /* point hash -> position in first[] */
+    kt_u64map by_hash; /* point hash -> newest position in first[] */
+    size_t *same_hash; /* per position: the one before it under its hash */
     kt_device device;
     char device_name[256];
     int64_t sizes[KT_MAX_SIZES];
@@ -38,33 +40,37 @@ static replay_eval *self(const kt_evaluator *ev)
     return (replay_eval *)ev;
 }
 
+/* The hash decides only where a point is looked for. A test build sets a
+ * narrower mask so that points collide, and proves they are told apart. */
+#ifndef KT_REPLAY_HASH_MASK
+#define KT_REPLAY_HASH_MASK UINT64_MAX
+#endif
+#define NO_POSITION ((size_t)-1)
+
 /* FNV-1a over the variant and values. */
 static uint64_t point_hash(const kt_point *pt)
 {
-    uint64_t h = UINT64_C(0xcbf29ce484222325);
     uint64_t words[KT_MAX_PARAMS + 1];
-    const unsigned char *p = (const unsigned char *)words;
 
     words[0] = ((uint64_t)pt->variant << 32) | pt->count;
     for (uint32_t i = 0; i < pt->count; ++i)
         words[i + 1] = (uint64_t)pt->values[i];
-    for (size_t i = 0; i < (pt->count + 1) * sizeof words[0]; ++i) {
-        h ^= p[i];
-        h *= UINT64_C(0x100000001b3);
-    }
-    return h;
+    return kt_hash_fnv1a(KT_HASH_FNV1A_BASIS, words,
+                         (pt->count + 1) * sizeof words[0]) &
+           KT_REPLAY_HASH_MASK;
 }
 
+/* The points under pt's hash are chained (same_hash), so a collision
+ * costs a comparison, and a point not recorded is known without a scan. */
 static long find_point(const replay_eval *re, const kt_point *pt)
 {
-    uint64_t pos;
-    if (kt_u64map_get(&re->by_hash, point_hash(pt), &pos) &&
-        kt_point_equal(&re->log.entries[re->first[pos]].point, pt))
-        return (long)pos;
-    /* A hash collision is possible in principle: fall back to a scan. */
-    for (size_t i = 0; i < re->num_points; ++i)
-        if (kt_point_equal(&re->log.entries[re->first[i]].point, pt))
-            return (long)i;
+    uint64_t head;
+    if (!kt_u64map_get(&re->by_hash, point_hash(pt), &head))
+        return -1;
+    for (size_t pos = (size_t)head; pos != NO_POSITION;
+         pos = re->same_hash[pos])
+        if (kt_point_equal(&re->log.entries[re->first[pos]].point, pt))
+            return (long)pos;
     return -1;
 }
 
@@ -169,6 +175,7 @@ static void replay_close(kt_evaluator *ev)
         return;
     kt_journal_log_free(&re->log);
     kt_u64map_free(&re->by_hash);
+    free(re->same_hash);
     free(re->first);
     free(re->duration);
     free(re->path);
@@ -261,12 +268,14 @@ static kt_status index_points(replay_eval *re, kt_err *err)
     size_t cap = re->log.count ? re->log.count : 1;
 
     re->first = malloc(cap * sizeof *re->first);
+    re->same_hash = malloc(cap * sizeof *re->same_hash);
     re->duration = calloc(cap, sizeof *re->duration);
-    if (!re->first || !re->duration)
+    if (!re->first || !re->same_hash || !re->duration)
         return kt_err_set(err, KT_S_NOMEM, "out of memory");
     call_durations(re);
     for (size_t i = 0; i < re->log.count; ++i) {
         const kt_journal_entry *e = &re->log.entries[i];
+        uint64_t h = point_hash(&e->point), head;
         long pos = find_point(re, &e->point);
         if (pos >= 0) {
             if (rank_of(e) < rank_of(&re->log.entries[re->first[pos]]))
@@ -274,8 +283,9 @@ static kt_status index_points(replay_eval *re, kt_err *err)
             continue;
         }
         re->first[re->num_points] = i;
-        if ((rc = kt_u64map_put(&re->by_hash, point_hash(&e->point),
-                                re->num_points, err)))
+        re->same_hash[re->num_points] =
+            kt_u64map_get(&re->by_hash, h, &head) ? (size_t)head : NO_POSITION;
+        if ((rc = kt_u64map_put(&re->by_hash, h, re->num_points, err)))
             return rc;
         ++re->num_points;
     }

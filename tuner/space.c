@@ -265,6 +265,24 @@ kt_status kt_space_feasible(const kt_space *space, const kt_point *pt,
     return kt_point_feasible(space->op, &space->problem, pt, NULL, err);
 }
 
+/* Points handed to the oracle at a time. */
+#define PREFETCH 64
+
+void kt_space_prefetch(const kt_space *space, uint64_t first, uint64_t count)
+{
+    kt_point pts[PREFETCH];
+    uint64_t end = first + count < space->size ? first + count : space->size;
+
+    if (!space->bound)
+        return;
+    while (first < end) {
+        size_t n = 0;
+        for (; first < end && n < PREFETCH; ++first)
+            kt_space_point(space, first, &pts[n++]);
+        kt_call_shape_prefetch(space->op, &space->problem, pts, n);
+    }
+}
+
 static size_t slot_at(const kt_space *space, uint64_t index)
 {
     size_t s = 0;
@@ -496,6 +514,8 @@ kt_status kt_space_count_feasible(const kt_space *space, uint64_t limit,
     for (uint64_t i = 0; i < space->size; ++i) {
         kt_point pt;
         kt_status rc;
+        if (i % PREFETCH == 0)
+            kt_space_prefetch(space, i, PREFETCH);
         kt_space_point(space, i, &pt);
         rc = kt_space_feasible(space, &pt, err);
         if (rc == KT_S_OK)

@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "core/msg.h"
+#include "core/u64map.h"
 #include "tuner/pool.h"
 #include "tuner/progress.h"
-#include "tuner/u64map.h"
 
 /* Spaces up to this size get their feasible points counted up front, so
  * the run knows when it has seen them all. */
@@ -1431,6 +1431,8 @@ kt_status kt_tune_run(const kt_tune_config *cfg, kt_tune_result *out,
     uint64_t feasible;
     kt_err ferr;
     double started = monotonic();
+    /* The journal's header was written before: not this run's time. */
+    double journal_before = cfg->journal ? cfg->journal->written_s : 0;
 
     memset(out, 0, sizeof *out);
     memset(&t, 0, sizeof t);
@@ -1468,7 +1470,7 @@ done:
     out->elapsed_s = run_clock(&t);
     out->wall_s = monotonic() - started;
     if (cfg->journal)
-        out->journal_s = cfg->journal->written_s;
+        out->journal_s = cfg->journal->written_s - journal_before;
     kt_progress_end(&t.progress);
     keep_worker_stats(&t);
     kt_pool_close(t.pool);

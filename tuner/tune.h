@@ -167,7 +167,7 @@ typedef struct kt_tune_result {
      * the command ran (exec, dynamic loading), which it fills in. The
      * strategy's own time is wall_s - evaluator_s - journal_s - profile_s. */
     kt_eval_phases phases;
-    double journal_s;
+    double journal_s; /* the journal's writes during the run (wall_s) */
     double open_s, calibration_s;
     double exec_s, close_s;
     /* Run-time compilation over the entries: NVRTC seconds, kernels

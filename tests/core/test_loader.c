@@ -6,7 +6,10 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "core/hash.h"
 #include "core/loader.h"
 #include "core/point.h"
 
@@ -294,6 +297,32 @@ static void an_isolated_registry_never_maps_a_plugin(void **state)
     kt_registry_free(&reg);
 }
 
+/* A probe's verdict is remembered under the FNV-1a of the plugin's real
+ * path (values pinned in test_hash), so verdicts an earlier build wrote are
+ * found again. */
+static void probe_verdicts_are_cached_under_the_fnv1a_of_the_path(void **state)
+{
+    const char *dir = getenv("KTUNE_CACHE_DIR");
+    char *real = realpath(fixture("good_plugin.so"), NULL);
+    char file[8192];
+    struct stat st;
+    kt_registry reg;
+    kt_err err;
+    (void)state;
+
+    assert_non_null(dir);
+    assert_non_null(real);
+    snprintf(file, sizeof file, "%s/plugins/%016llx.json", dir,
+             (unsigned long long)kt_hash_fnv1a_str(KT_HASH_FNV1A_BASIS, real));
+    free(real);
+    unlink(file);
+    kt_registry_init(&reg);
+    assert_int_equal(
+        kt_registry_load_file(&reg, fixture("good_plugin.so"), &err), KT_S_OK);
+    kt_registry_free(&reg);
+    assert_int_equal(stat(file, &st), 0);
+}
+
 static void plugin_path_entries_load_and_report(void **state)
 {
     kt_registry reg;
@@ -382,6 +411,7 @@ int main(void)
         cmocka_unit_test(duplicate_plugin_name_is_rejected),
         cmocka_unit_test(bad_plugins_do_not_stop_the_good_ones),
         cmocka_unit_test(an_isolated_registry_never_maps_a_plugin),
+        cmocka_unit_test(probe_verdicts_are_cached_under_the_fnv1a_of_the_path),
         cmocka_unit_test(plugin_path_entries_load_and_report),
         cmocka_unit_test(unknown_names_suggest_close_matches),
         cmocka_unit_test(a_plugin_without_code_for_the_device_is_named),

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "core/hash.h"
 #include "core/nvrtc.h"
 
 static const char source[] =
@@ -100,6 +101,33 @@ static void the_key_changes_with_source_options_kernel_and_arch(void **state)
     assert_string_not_equal(k, k0);
 }
 
+/* Cached binaries are found by name: the name is the two FNV-1a passes
+ * (bases as pinned in test_hash) over the identity text, so a cache that
+ * an earlier build wrote is read again. */
+static void the_key_is_fnv1a_of_the_identity_under_two_bases(void **state)
+{
+    const char *opts[] = {"-DTILE=16"};
+    kt_nvrtc_request req = {source, "scale.cu", "scale<3>", "sm_90", opts, 1};
+    char key[33], want[33], text[1024];
+    int major = 0, minor = 0, n;
+    kt_err err;
+    (void)state;
+
+    assert_int_equal(kt_nvrtc_version(&major, &minor, &err), KT_S_OK);
+    n = snprintf(text, sizeof text,
+                 "ktune-nvrtc 1\nnvrtc %d.%d\narch sm_90\nname scale<3>\n"
+                 "opt -DTILE=16\nsource\n%s",
+                 major, minor, source);
+    assert_true(n > 0 && (size_t)n < sizeof text);
+    snprintf(
+        want, sizeof want, "%016llx%016llx",
+        (unsigned long long)kt_hash_fnv1a(KT_HASH_FNV1A_BASIS, text, (size_t)n),
+        (unsigned long long)kt_hash_fnv1a(UINT64_C(0x84222325cbf29ce4), text,
+                                          (size_t)n));
+    assert_int_equal(kt_nvrtc_key(&req, key, &err), KT_S_OK);
+    assert_string_equal(key, want);
+}
+
 static void a_compile_error_keeps_the_log_and_is_cached_too(void **state)
 {
     kt_nvrtc_request req = {"__global__ void k(int *p) { p[0] = undefined; }",
@@ -190,6 +218,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(compiles_for_sm90_without_a_gpu_then_reads_the_cache),
         cmocka_unit_test(the_key_changes_with_source_options_kernel_and_arch),
+        cmocka_unit_test(the_key_is_fnv1a_of_the_identity_under_two_bases),
         cmocka_unit_test(a_compile_error_keeps_the_log_and_is_cached_too),
         cmocka_unit_test(an_unknown_kernel_does_not_compile),
         cmocka_unit_test(ptx_for_a_virtual_architecture),

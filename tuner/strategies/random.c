@@ -9,9 +9,9 @@
  */
 #include <stdlib.h>
 
+#include "core/u64map.h"
 #include "tuner/strategy.h"
 #include "tuner/tune.h"
-#include "tuner/u64map.h"
 
 static uint64_t at(const kt_u64map *swapped, uint64_t i)
 {

@@ -819,6 +819,7 @@ static size_t feasible_in(const kt_walk *w, size_t s)
 
     if (sv->size > FEASIBLE_WALK)
         return (size_t)sv->size;
+    kt_space_prefetch(w->space, sv->offset, sv->size);
     for (uint64_t i = 0; i < sv->size; ++i) {
         kt_point pt;
         kt_space_point(w->space, sv->offset + i, &pt);

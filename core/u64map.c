@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "tuner/u64map.h"
+#include "core/u64map.h"
 
 #include <stdlib.h>
 
@@ -48,7 +48,7 @@ static kt_status grow(kt_u64map *map, kt_err *err)
         free(bigger.keys);
         free(bigger.values);
         free(bigger.used);
-        return kt_err_set(err, KT_S_NOMEM, "out of memory (point index map)");
+        return kt_err_set(err, KT_S_NOMEM, "out of memory (a hash map)");
     }
     for (size_t i = 0; i < map->capacity; ++i) {
         if (map->used[i]) {

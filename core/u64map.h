@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * kt_u64map: a map from 64-bit keys (space indices) to 64-bit values
- * (positions in an array), open addressing with linear probing. The tuner
- * looks points up by their index in the space thousands of times a run; a
- * linear scan would make long runs quadratic.
+ * kt_u64map: a map from 64-bit keys to 64-bit values, open addressing with
+ * linear probing. The tuner looks points up by their index in the space
+ * thousands of times a run (a linear scan would make long runs quadratic);
+ * keyed by a hash (core/hash.h), a value can head a chain of positions the
+ * caller keeps, whose keys it compares in full.
  */
 #ifndef KT_U64MAP_H
 #define KT_U64MAP_H

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: Apache-2.0
+/* The replay evaluator finds each point it is asked about as a scan of the
+ * recording would: for every point of the space and every recorded one,
+ * the answer is the point's first single-point measurement (else its first
+ * record), and a point the recording lacks is "not recorded". Built twice:
+ * once as shipped, once with four hash buckets for all points, so that
+ * every lookup walks a chain of colliding points. */
+#include "tuner/journal.h"
+#include "tuner/replay.h"
+#include "tuner/space.h"
+
+#include "tests/tuner/tuner_test.h"
+
+static kt_registry reg;
+
+static int setup(void **state)
+{
+    kt_err err;
+    (void)state;
+    if (tt_load_plugins(&reg))
+        return -1;
+    if (kt_registry_load_file(&reg, KT_BUILTIN_PLUGIN_DIR "/gemv.so", &err) ||
+        kt_registry_load_file(&reg, KT_BUILTIN_PLUGIN_DIR "/reduce.so", &err)) {
+        fprintf(stderr, "%s\n", err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    kt_registry_free(&reg);
+    return 0;
+}
+
+/* What a scan of the recording answers for pt. */
+static const kt_eval_result *scanned(const kt_journal_log *log,
+                                     const kt_point *pt)
+{
+    const kt_eval_result *any = NULL;
+    for (size_t i = 0; i < log->count; ++i) {
+        const kt_journal_entry *e = &log->entries[i];
+        if (!kt_point_equal(&e->point, pt))
+            continue;
+        if (strcmp(e->purpose, "measure") == 0)
+            return &e->result;
+        if (!any)
+            any = &e->result;
+    }
+    return any;
+}
+
+static void same_result(const kt_eval_result *want, const kt_eval_result *got)
+{
+    if (!want) {
+        assert_null(got);
+        return;
+    }
+    assert_non_null(got);
+    assert_int_equal(got->status, want->status);
+    assert_string_equal(got->reason, want->reason);
+    assert_int_equal(got->timing.kernel.n, want->timing.kernel.n);
+    assert_true(got->timing.kernel.median == want->timing.kernel.median);
+}
+
+static size_t distinct_points(const kt_journal_log *log)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < log->count; ++i) {
+        size_t j = 0;
+        while (j < i &&
+               !kt_point_equal(&log->entries[j].point, &log->entries[i].point))
+            ++j;
+        n += j == i;
+    }
+    return n;
+}
+
+static void check_recording(const char *name)
+{
+    char path[4096], spec[256];
+    const kt_loaded_plugin *plugin;
+    const kt_operator *op;
+    kt_evaluator *ev = NULL;
+    kt_journal_log log;
+    json_t *head = NULL;
+    kt_space space;
+    kt_err err;
+
+    snprintf(path, sizeof path, "%s/%s", TT_DATA_DIR, name);
+    assert_int_equal(kt_journal_read_header(path, &head, &err), KT_S_OK);
+    snprintf(spec, sizeof spec, "%s:%s",
+             json_string_value(
+                 json_object_get(json_object_get(head, "plugin"), "name")),
+             json_string_value(json_object_get(head, "operator")));
+    json_decref(head);
+    assert_int_equal(kt_registry_resolve(&reg, spec, &plugin, &op, &err),
+                     KT_S_OK);
+    assert_int_equal(kt_space_init(&space, op, &err), KT_S_OK);
+    assert_int_equal(kt_replay_open(path, plugin, op, NULL, &ev, &err),
+                     KT_S_OK);
+    assert_int_equal(kt_journal_read(path, op, &log, &err), KT_S_OK);
+#ifdef KT_REPLAY_HASH_MASK
+    /* More points than buckets: some of them must share one. */
+    assert_true(distinct_points(&log) > KT_REPLAY_HASH_MASK + 1);
+#else
+    assert_true(distinct_points(&log) > 4);
+#endif
+    for (size_t i = 0; i < log.count; ++i)
+        same_result(scanned(&log, &log.entries[i].point),
+                    kt_replay_lookup(ev, &log.entries[i].point));
+    for (uint64_t i = 0; i < space.size; ++i) {
+        kt_point pt;
+        kt_space_point(&space, i, &pt);
+        same_result(scanned(&log, &pt), kt_replay_lookup(ev, &pt));
+    }
+    kt_journal_log_free(&log);
+    ev->ops->close(ev);
+    kt_space_free(&space);
+}
+
+static void every_point_is_found_as_a_scan_finds_it(void **state)
+{
+    (void)state;
+    check_recording("reduce-h200-n268435456.jsonl.gz");
+    check_recording("gemv_ax-synthetic-m1024-n1024.jsonl.gz");
+    check_recording("good-synthetic.jsonl");
+    check_recording("vector_add-h200-n16777216.jsonl");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(every_point_is_found_as_a_scan_finds_it),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
