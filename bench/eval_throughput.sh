@@ -12,7 +12,8 @@
 # (configs/gemv_atx.ini at that size), reduce:sum 2^28 (configs/reduce.ini);
 # the gemv and reduce jobs are one_at_a_time searches of large spaces, run
 # for EVAL_S seconds each (default 6; max_seconds), and gemv:ax twice more
-# as shipped (-shipped: the job's own budget, 7 s): the default strategy's
+# as shipped (-shipped: the job's own budget, 7 s), and random search for
+# EVAL_S seconds over the whole space (-random): the default strategy's
 # evaluations per second depend on its path, which depends on the budget
 # (the finalists' re-measurement and the comparisons near the optimum are
 # fixed costs; the restarts late in a search race most of their points).
@@ -199,6 +200,11 @@ run vector_add-host 30 configs/vector_add.ini --verify host
 run gemv_ax "$cap" configs/gemv_ax.ini --set strategy.max_seconds="$eval_s"
 run gemv_ax-shipped 25 configs/gemv_ax.ini
 run gemv_ax-shipped-2 25 configs/gemv_ax.ini
+run gemv_ax-shipped-3 25 configs/gemv_ax.ini
+# Random search over the whole space: one measurement per point, the
+# evaluator's own rate on gemv:ax with the default protocol.
+run gemv_ax-random "$cap" configs/gemv_ax.ini --set strategy.name=random \
+    --set strategy.max_seconds="$eval_s"
 run gemv_ax-host "$cap" configs/gemv_ax.ini --set strategy.max_seconds="$eval_s" \
     --verify host
 run gemv_atx "$cap" configs/gemv_atx.ini --set job.m=65536 --set job.n=4096 \
