@@ -10,21 +10,39 @@ static __device__ __forceinline__ uint64_t global_ns()
     return t;
 }
 
-static __global__ void clock_probe(unsigned int *min_khz, unsigned int spin_ns)
+/* The clock probe's two ends. Its start waits for a tick of %globaltimer:
+ * the timer advances in coarse steps, and starting mid-step would bias the
+ * interval by up to one step. Its end spins until spin_ns have passed
+ * since the start, then lowers *min_khz to the SM clock clock64() counted
+ * over the interval. */
+struct probe_start {
+    uint64_t ns;
+    long long cycles;
+};
+
+static __device__ __forceinline__ probe_start probe_begin()
 {
-    // Align to a timer tick: the timer advances in coarse steps, and starting
-    // mid-step would bias the interval by up to one step.
     uint64_t t0 = global_ns(), t;
     while ((t = global_ns()) == t0)
         ;
-    long long c0 = clock64();
-    uint64_t end = t + spin_ns, now;
+    return {t, clock64()};
+}
+
+static __device__ __forceinline__ void
+probe_end(probe_start s, unsigned int spin_ns, unsigned int *min_khz)
+{
+    uint64_t now;
     do {
         now = global_ns();
-    } while (now < end);
+    } while (now < s.ns + spin_ns);
     long long c1 = clock64();
-    double khz = (double)(c1 - c0) / (double)(now - t) * 1e6;
+    double khz = (double)(c1 - s.cycles) / (double)(now - s.ns) * 1e6;
     atomicMin(min_khz, (unsigned int)khz);
+}
+
+static __global__ void clock_probe(unsigned int *min_khz, unsigned int spin_ns)
+{
+    probe_end(probe_begin(), spin_ns, min_khz);
 }
 
 /* Reads p[0..n) with four independent loads in flight per thread, so the
@@ -66,28 +84,17 @@ static __global__ void read_sweep_probe(const uint4 *__restrict__ p, size_t n,
                                         unsigned int *min_khz,
                                         unsigned int spin_ns)
 {
-    uint64_t t = 0, now;
-    long long c0 = 0;
+    probe_start start = {0, 0};
     uint32_t h;
 
-    if (threadIdx.x == 0) {
-        uint64_t t0 = global_ns();
-        while ((t = global_ns()) == t0)
-            ;
-        c0 = clock64();
-    }
+    if (threadIdx.x == 0)
+        start = probe_begin();
     h = sweep(p, n);
     if (h == 0x9e3779b9u)
         *sink = h;
     __syncthreads();
-    if (threadIdx.x != 0)
-        return;
-    do {
-        now = global_ns();
-    } while (now < t + spin_ns);
-    long long c1 = clock64();
-    double khz = (double)(c1 - c0) / (double)(now - t) * 1e6;
-    atomicMin(min_khz, (unsigned int)khz);
+    if (threadIdx.x == 0)
+        probe_end(start, spin_ns, min_khz);
 }
 
 static __global__ void write_sweep(uint4 *__restrict__ p, size_t n)
@@ -135,12 +142,19 @@ extern "C" cudaError_t kt_launch_clock_probe(unsigned int *min_khz,
     return cudaGetLastError();
 }
 
+/* Blocks of 512 threads for the sweeps over the flush buffer: four per SM
+ * fill an sm_90 SM's 2048 threads, and a grid-stride loop covers any size. */
+static unsigned int sweep_blocks(int sm_count)
+{
+    return (unsigned int)(sm_count > 0 ? 4 * sm_count : 128);
+}
+
 extern "C" cudaError_t kt_launch_read_sweep(const void *buf, size_t bytes,
                                             unsigned int *sink, int sm_count,
                                             cudaStream_t stream)
 {
-    read_sweep<<<(unsigned)(sm_count > 0 ? 4 * sm_count : 128), 512, 0,
-                 stream>>>((const uint4 *)buf, bytes / sizeof(uint4), sink);
+    read_sweep<<<sweep_blocks(sm_count), 512, 0, stream>>>(
+        (const uint4 *)buf, bytes / sizeof(uint4), sink);
     return cudaGetLastError();
 }
 
@@ -149,25 +163,24 @@ kt_launch_read_sweep_probe(const void *buf, size_t bytes, unsigned int *sink,
                            unsigned int *min_khz, unsigned int spin_ns,
                            int sm_count, cudaStream_t stream)
 {
-    read_sweep_probe<<<(unsigned)(sm_count > 0 ? 4 * sm_count : 128), 512, 0,
-                       stream>>>((const uint4 *)buf, bytes / sizeof(uint4),
-                                 sink, min_khz, spin_ns);
+    read_sweep_probe<<<sweep_blocks(sm_count), 512, 0, stream>>>(
+        (const uint4 *)buf, bytes / sizeof(uint4), sink, min_khz, spin_ns);
     return cudaGetLastError();
 }
 
 extern "C" cudaError_t kt_launch_write_sweep(void *buf, size_t bytes,
                                              int sm_count, cudaStream_t stream)
 {
-    write_sweep<<<(unsigned)(sm_count > 0 ? 4 * sm_count : 128), 512, 0,
-                  stream>>>((uint4 *)buf, bytes / sizeof(uint4));
+    write_sweep<<<sweep_blocks(sm_count), 512, 0, stream>>>(
+        (uint4 *)buf, bytes / sizeof(uint4));
     return cudaGetLastError();
 }
 
 extern "C" cudaError_t kt_launch_l2_discard(void *buf, size_t bytes,
                                             int sm_count, cudaStream_t stream)
 {
-    discard_lines<<<(unsigned)(sm_count > 0 ? 4 * sm_count : 128), 512, 0,
-                    stream>>>((char *)buf, bytes / 128);
+    discard_lines<<<sweep_blocks(sm_count), 512, 0, stream>>>((char *)buf,
+                                                              bytes / 128);
     return cudaGetLastError();
 }
 

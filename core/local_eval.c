@@ -42,6 +42,7 @@ typedef struct local_eval {
 typedef struct launch_ctx {
     local_eval *le;
     const kt_point *point;
+    int clean_flush; /* profile_flush's kind, read once per profile */
 } launch_ctx;
 
 static local_eval *self(kt_evaluator *ev)
@@ -351,9 +352,8 @@ static int profile_flush_clean(void)
 static kt_status profile_flush(void *ctx, kt_err *err)
 {
     launch_ctx *c = ctx;
-    kt_status rc = profile_flush_clean()
-                       ? kt_meter_flush_l2_clean(&c->le->meter, err)
-                       : kt_meter_flush_l2(&c->le->meter, err);
+    kt_status rc = c->clean_flush ? kt_meter_flush_l2_clean(&c->le->meter, err)
+                                  : kt_meter_flush_l2(&c->le->meter, err);
 
     if (rc)
         return rc;
@@ -446,7 +446,7 @@ static kt_status local_profile(kt_evaluator *ev, const kt_point *pt,
 {
     local_eval *le = self(ev);
     const kt_counter_source *src = le->spec.counters;
-    launch_ctx ctx = {le, pt};
+    launch_ctx ctx = {le, pt, profile_flush_clean()};
     kt_counter_target target = {le->gpu.ordinal,
                                 profile_prepare,
                                 profile_flush,
@@ -454,7 +454,7 @@ static kt_status local_profile(kt_evaluator *ev, const kt_point *pt,
                                 profile_wait,
                                 &ctx,
                                 profile_launches(le, req),
-                                profile_flush_clean() ? 2 : 1};
+                                ctx.clean_flush ? 2 : 1};
     verdict *v = NULL;
     kt_shape shape;
     kt_err cerr;

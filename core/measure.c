@@ -686,31 +686,30 @@ static kt_status prelude(kt_meter *meter, const kt_protocol *p, kt_err *err)
     return enqueue_prelude(meter, p, meter->probe_dev, err);
 }
 
-/* The GPU time of one L2 flush and of what the clock probe adds to it,
- * timed once per meter, for the phases of every measurement. In cold mode
- * the probe rides on the flush, and its cost is the difference. */
+/* The GPU time of one L2 flush (none in hot mode) and of what the clock
+ * probe adds to it, timed once per meter and cache mode, for the phases of
+ * every measurement. In cold mode the probe rides on the flush, and its
+ * cost is the difference. */
 static kt_status time_costs(kt_meter *meter, const kt_protocol *p, kt_err *err)
 {
-    kt_protocol flushed = *p;
+    kt_meter_costs *c = &meter->costs;
     double flush_us = 0, prelude_us = 0;
     kt_status rc;
 
-    if ((meter->costs.flush_us > 0 && meter->costs.timed_cache == p->cache &&
-         meter->costs.timed_probe_ns == p->probe_ns) ||
+    if ((c->timed && c->timed_cache == p->cache &&
+         c->timed_probe_ns == p->probe_ns) ||
         meter->event_cap < 2)
         return KT_S_OK;
-    if (flushed.cache == KT_CACHE_HOT)
-        flushed.cache = KT_CACHE_COLD;
-    if ((rc = time_four(meter, flush_only, &flushed, &flush_us, err)) ||
+    if ((p->cache != KT_CACHE_HOT &&
+         (rc = time_four(meter, flush_only, p, &flush_us, err))) ||
         (rc = time_four(meter, prelude, p, &prelude_us, err)))
         return rc;
-    meter->costs.timed_cache = p->cache;
-    meter->costs.timed_probe_ns = p->probe_ns;
-    meter->costs.flush_us = flush_us;
-    meter->costs.probe_us = !p->probe_ns               ? 0
-                            : p->cache == KT_CACHE_HOT ? prelude_us
-                            : prelude_us > flush_us    ? prelude_us - flush_us
-                                                       : 0;
+    c->timed = 1;
+    c->timed_cache = p->cache;
+    c->timed_probe_ns = p->probe_ns;
+    c->flush_us = flush_us;
+    c->probe_us =
+        p->probe_ns && prelude_us > flush_us ? prelude_us - flush_us : 0;
     return KT_S_OK;
 }
 

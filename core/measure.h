@@ -60,7 +60,8 @@ typedef struct kt_meter_costs {
     double warmup_s, sampling_s;
     size_t flushes, probes;
     double flush_us, probe_us;
-    kt_cache_mode timed_cache; /* what flush_us and probe_us were timed for */
+    int timed; /* flush_us and probe_us hold times for the two below */
+    kt_cache_mode timed_cache;
     unsigned timed_probe_ns;
 } kt_meter_costs;
 
