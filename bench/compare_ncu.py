@@ -6,6 +6,7 @@ for the same kernel(s), and ktune's diagnosis next to the truth.
 
   compare_ncu.py table KTUNE_JSON NCU_CSV OPERATOR TRUTH_FILE [--md]
                 [--drop NAME,NAME...] [--again NCU_CSV2]
+                [--kernel-replay NCU_CSV3]
   compare_ncu.py launches KTUNE_JSON   (prints the kernel count)
 
 --again: a second ncu run of the same launches; its values are shown next
@@ -14,6 +15,19 @@ run passes as "within ncu's spread" when it lies within the check's
 allowance of the range the two runs span (for a count: between them):
 where ncu does not repeat itself, no closer match can be asked for. The
 summary counts both ways.
+
+--kernel-replay: an ncu run in kernel replay mode (NCU_CSV being an
+application-replay run), shown beside the others for information only:
+its memory restore before the kernel adds DRAM writes and L2 hits that
+the kernel's own launch does not make.
+
+A percentage of peak over the elapsed time that still misses passes as
+"within 2 at ncu's launch time" when the two launches did the same work
+(every count equal) and only their durations differ: ktune's value scaled
+by its duration over ncu's is within 2 points of ncu's, and ktune's
+profiled launch is within 2% of its own unprofiled median (so its duration
+is the application's, not an accident of profiling). The check says by
+how much ncu's launch was longer or shorter.
 
 --drop: the CSV holds every launch (ncu had no name filter): rows whose
 kernel is one of NAMES (ktune's own) are dropped and the last rows, one
@@ -43,6 +57,16 @@ EXACT = ("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
          "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
          "smsp__sass_data_bytes_mem_global_op_ld.sum",
          "smsp__sass_data_bytes_mem_global_op_st.sum")
+# ncu's instruction-level (SASS-patched, exact) count of the global sectors
+# its load, store and atomic instructions touched, which compare_ncu.sh
+# asks for beside the L1TEX counters: ncu's L1TEX store-sector count moves
+# between its own runs (by up to 10% on saxpy vec4 under application
+# replay) while its load-sector count never has, so the sectors stores
+# touched are this total less the load sectors (exact for kernels without
+# atomics; with them the fallback cannot match and the check stands).
+SASS_SECTORS = "smsp__sass_sectors_mem_global.sum"
+LD_SECTORS = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
+ST_SECTORS = "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"
 POINTS = 2.0
 DURATION = "gpu__time_duration.sum"
 
@@ -73,7 +97,8 @@ def number(text):
 
 
 def ncu_rows(path):
-    rows = [r for r in csv.reader(open(path)) if r]
+    with open(path) as f:
+        rows = [r for r in csv.reader(f) if r]
     start = next(i for i, r in enumerate(rows) if "ID" in r)
     header = rows[start]
     data = [dict(zip(header, r)) for r in rows[start + 1:]
@@ -107,9 +132,30 @@ def show(v):
 L2_HIT = "lts__t_sector_hit_rate.pct"
 
 
-def check(name, k, n, n2=math.nan, note=None):
+ELAPSED = ".pct_of_peak_sustained_elapsed"
+TYPICAL = 0.02  # ktune's profiled launch against its unprofiled median
+
+
+def launch_scale(v, raw, ncu_duration, counts_equal):
+    """ktune's profiled duration over ncu's, when a percentage over the
+    elapsed time may be compared at ncu's launch time; NaN when not."""
+    kd = raw.get(DURATION)
+    prof = ((v.get("diagnosis") or {}).get("profiled") or {}).get("vs_timed")
+    if not counts_equal or kd is None or prof is None:
+        return math.nan
+    if math.isnan(ncu_duration) or ncu_duration <= 0:
+        return math.nan
+    if abs(prof - 1.0) > TYPICAL:
+        return math.nan
+    return kd / ncu_duration
+
+
+def check(name, k, n, n2=math.nan, note=None, scale=math.nan,
+          exact=math.nan):
     """The check column and whether it passes; n2 is ncu's second run (NaN
-    without one); note ktune's own word on why the value cannot compare."""
+    without one); note ktune's own word on why the value cannot compare;
+    scale ktune's launch time over ncu's (launch_scale); exact ncu's
+    instruction-level count of the same quantity (SASS_SECTORS)."""
     k_missing = k is None or (isinstance(k, float) and math.isnan(k))
     if k_missing and math.isnan(n):
         return "n/a in both", True  # e.g. bytes per sector without loads
@@ -121,6 +167,9 @@ def check(name, k, n, n2=math.nan, note=None):
     if name in EXACT:
         if k == n:
             return "equal", True
+        if k == exact:
+            return ("equal to ncu's instruction-level count (its L1TEX "
+                    "count %+.3f%%)" % (100 * (n / k - 1))), True
         return ("within ncu's spread", True) if lo <= k <= hi else (
             "DIFFERS", False)
     if ".pct" in name or name.endswith("_pct"):
@@ -128,6 +177,10 @@ def check(name, k, n, n2=math.nan, note=None):
             return "within %.0f" % POINTS, True
         if lo - POINTS <= k <= hi + POINTS:
             return "within %.0f of ncu's spread" % POINTS, True
+        if name.endswith(ELAPSED) and abs(k * scale - n) <= POINTS:
+            return ("within %.0f at ncu's launch time (ncu's launch %+.1f%%; "
+                    "ktune %.4g there)" % (POINTS, 100 * (1 / scale - 1),
+                                           k * scale)), True
         return "OFF by %.1f" % (k - n), False
     return "info", True
 
@@ -190,17 +243,46 @@ def last_round(rows, drop, total):
     return rows[len(rows) - total:] if total <= len(rows) else rows
 
 
-def table(kjson, ncsv, prefix, md, drop, again=None):
-    k = json.load(open(kjson))
+def paired(path, drop, total, like):
+    """Another ncu run's timed round, or None when it does not pair."""
+    if not path:
+        return None
+    rows = last_round(ncu_rows(path), drop, total)
+    return rows if len(rows) == len(like) else None
+
+
+def row_value(metric, rows):
+    weights = [number(r.get(DURATION, "nan")) for r in rows]
+    return combine(metric, [number(r.get(metric, "nan")) for r in rows],
+                   weights) if rows else math.nan
+
+
+def exact_store_sectors(rows):
+    """ncu's instruction-level count of the sectors stores touched."""
+    return row_value(SASS_SECTORS, rows) - row_value(LD_SECTORS, rows)
+
+
+def counts_equal(raw, rows):
+    """Every exact count of the variant equal to ncu's (the same work), the
+    store sectors to ncu's L1TEX or its instruction-level figure."""
+    keys = [m for m in EXACT if m in raw]
+    return bool(keys) and all(
+        raw[m] == row_value(m, rows) or
+        (m == ST_SECTORS and raw[m] == exact_store_sectors(rows))
+        for m in keys)
+
+
+def table(kjson, ncsv, prefix, md, drop, again=None, kreplay=None):
+    with open(kjson) as f:
+        k = json.load(f)
     rows = ncu_rows(ncsv)
     variants = k["variants"]
     counts = []
     for v in variants:
         counts.append(kernels_of(v))
     rows = last_round(rows, drop, sum(counts))
-    rows2 = last_round(ncu_rows(again), drop, sum(counts)) if again else None
-    if rows2 is not None and len(rows2) != len(rows):
-        rows2 = None
+    rows2 = paired(again, drop, sum(counts), rows)
+    rows3 = paired(kreplay, drop, sum(counts), rows)
     failed = 0
     out = []
     if sum(counts) != len(rows):
@@ -211,6 +293,7 @@ def table(kjson, ncsv, prefix, md, drop, again=None):
     for v, n_k in zip(variants, counts):
         mine = rows[at:at + n_k] if n_k else []
         mine2 = rows2[at:at + n_k] if n_k and rows2 else []
+        mine3 = rows3[at:at + n_k] if n_k and rows3 else []
         at += n_k
         name = v["variant"]
         key = "%s/%s" % (prefix, name)
@@ -223,29 +306,27 @@ def table(kjson, ncsv, prefix, md, drop, again=None):
         if not raw:
             why = (v.get("counters") or {}).get("why", "no counters")
             out.append("ktune collected no counters: %s" % why)
+        heads = ["counter", "ncu"] + (["ncu again"] if rows2 else []) + (
+            ["ncu kernel replay"] if rows3 else []) + ["ktune", "check"]
         if md:
             out.append("")
-            if rows2:
-                out.append("| counter | ncu | ncu again | ktune | check |")
-                out.append("|---|--:|--:|--:|---|")
-            else:
-                out.append("| counter | ncu | ktune | check |")
-                out.append("|---|--:|--:|---|")
-        weights = [number(r.get(DURATION, "nan")) for r in mine]
-        w2 = [number(r.get(DURATION, "nan")) for r in mine2]
+            out.append("| " + " | ".join(heads) + " |")
+            out.append("|---|" + "--:|" * (len(heads) - 2) + "---|")
         note = (v.get("diagnosis") or {}).get("l2_hit_rate_note")
+        scale = launch_scale(v, raw, row_value(DURATION, mine),
+                             counts_equal(raw, mine))
         vfail = 0
         for metric in sorted(raw):
-            nv = combine(metric, [number(r.get(metric, "nan")) for r in mine],
-                         weights) if mine else math.nan
-            nv2 = combine(metric, [number(r.get(metric, "nan"))
-                                   for r in mine2], w2) if mine2 else math.nan
+            nv = row_value(metric, mine)
+            nv2 = row_value(metric, mine2)
             kv = raw[metric]
-            text, ok = check(metric, kv, nv, nv2, note)
+            exact = exact_store_sectors(mine) if metric == ST_SECTORS else (
+                math.nan)
+            text, ok = check(metric, kv, nv, nv2, note, scale, exact)
             vfail += not ok
-            cells = (metric, show(nv), show(kv), text)
-            if rows2:
-                cells = (metric, show(nv), show(nv2), show(kv), text)
+            cells = [metric, show(nv)] + ([show(nv2)] if rows2 else []) + (
+                [show(row_value(metric, mine3))] if rows3 else []) + [
+                    show(kv), text]
             out.append("| " + " | ".join(cells) + " |" if md
                        else "%-66s " % cells[0] + " ".join(
                            "%16s" % c for c in cells[1:-1]) + "  " + cells[-1])
@@ -272,8 +353,11 @@ def main():
         again = None
         if "--again" in sys.argv:
             again = sys.argv[sys.argv.index("--again") + 1]
+        kreplay = None
+        if "--kernel-replay" in sys.argv:
+            kreplay = sys.argv[sys.argv.index("--kernel-replay") + 1]
         return 1 if table(sys.argv[2], sys.argv[3], sys.argv[4],
-                          "--md" in sys.argv, drop, again) else 0
+                          "--md" in sys.argv, drop, again, kreplay) else 0
     sys.exit(__doc__)
 
 
