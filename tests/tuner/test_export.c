@@ -14,8 +14,6 @@
 #include "tuner/summary.h"
 #include "tuner/t4.h"
 
-static kt_registry reg;
-
 typedef struct fixture {
     const kt_loaded_plugin *plugin;
     const kt_operator *op;
@@ -27,19 +25,6 @@ typedef struct fixture {
     kt_calibration calib;
 } fixture;
 
-static int setup(void **state)
-{
-    (void)state;
-    return tt_load_plugins(&reg);
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    kt_registry_free(&reg);
-    return 0;
-}
-
 /* [metrics] for the next run (NULL: none). */
 static const kt_profiling_spec *next_profiling;
 
@@ -48,7 +33,7 @@ static void run(fixture *x, const char *spec, const char *recording,
 {
     kt_err err;
     memset(x, 0, sizeof *x);
-    if (kt_registry_resolve(&reg, spec, &x->plugin, &x->op, &err) ||
+    if (kt_registry_resolve(&tt_reg, spec, &x->plugin, &x->op, &err) ||
         kt_space_init(&x->space, x->op, &err) ||
         kt_replay_open(recording, x->plugin, x->op, NULL, &x->ev, &err))
         fail_msg("%s", err.msg);
@@ -497,5 +482,5 @@ int main(void)
         cmocka_unit_test(the_table_names_the_answer_path_and_failures),
         cmocka_unit_test(the_summary_shows_counters_and_the_diagnosis),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, tt_setup, tt_teardown);
 }

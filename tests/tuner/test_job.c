@@ -14,28 +14,13 @@
 #include "core/instance.h"
 #include "tuner/job.h"
 
-static kt_registry reg;
-
-static int setup(void **state)
-{
-    (void)state;
-    return tt_load_plugins(&reg);
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    kt_registry_free(&reg);
-    return 0;
-}
-
 /* Loads text as `name`; the job is freed on success. */
 static kt_status load(const char *name, const char *text, char **sets,
                       size_t num_sets, kt_job *job, kt_err *err)
 {
     if (text)
         tt_write(name, text);
-    return kt_job_load(name, sets, num_sets, &reg, job, err);
+    return kt_job_load(name, sets, num_sets, &tt_reg, job, err);
 }
 
 /* The job must fail with KT_S_INPUT and a message holding each of the
@@ -579,24 +564,24 @@ static void size_sweeps_are_read_as_written(void **state)
     kt_err err;
     char text[512];
     (void)state;
-    expect_sweep(&reg, "[job]\noperator = vector_add:add\nn = 2^24\n", NULL,
+    expect_sweep(&tt_reg, "[job]\noperator = vector_add:add\nn = 2^24\n", NULL,
                  "n=16777216");
     snprintf(text, sizeof text,
              "%sn = 2^20..2^28 step \xc3\x97"
              "4\n",
              va);
-    expect_sweep(&reg, text, NULL,
+    expect_sweep(&tt_reg, text, NULL,
                  "n=1048576;n=4194304;n=16777216;n=67108864;n=268435456");
     snprintf(text, sizeof text, "%sn = 2^20..2^28 step x16\n", va);
-    expect_sweep(&reg, text, NULL, "n=1048576;n=16777216;n=268435456");
+    expect_sweep(&tt_reg, text, NULL, "n=1048576;n=16777216;n=268435456");
     snprintf(text, sizeof text, "%sn = 1..100 step *10\n", va);
-    expect_sweep(&reg, text, NULL, "n=1;n=10;n=100");
+    expect_sweep(&tt_reg, text, NULL, "n=1;n=10;n=100");
     snprintf(text, sizeof text, "%sn = 1000..3500 step +1000\n", va);
-    expect_sweep(&reg, text, NULL, "n=1000;n=2000;n=3000");
+    expect_sweep(&tt_reg, text, NULL, "n=1000;n=2000;n=3000");
     snprintf(text, sizeof text, "%sn = 7..9 step 1, 0x100, 2^12\n", va);
-    expect_sweep(&reg, text, NULL, "n=7;n=8;n=9;n=256;n=4096");
+    expect_sweep(&tt_reg, text, NULL, "n=7;n=8;n=9;n=256;n=4096");
     /* --set replaces the file's key */
-    expect_sweep(&reg, text, "job.n=5, 6", "n=5;n=6");
+    expect_sweep(&tt_reg, text, "job.n=5, 6", "n=5;n=6");
     /* two sizes: a joint key lists tuples; plain keys multiply */
     kt_registry_init(&r);
     if (kt_registry_load_file(&r, KT_BUILTIN_PLUGIN_DIR "/gemv.so", &err))
@@ -712,5 +697,5 @@ int main(void)
         cmocka_unit_test(metrics_sections_are_read_as_written),
         cmocka_unit_test(metrics_mistakes),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, tt_setup, tt_teardown);
 }

@@ -18,21 +18,6 @@
 #define VA28 TT_DATA_DIR "/vector_add-synthetic-counters-n268435456.jsonl"
 #define VA24_PLAIN TT_DATA_DIR "/vector_add-synthetic-n16777216.jsonl"
 
-static kt_registry reg;
-
-static int setup(void **state)
-{
-    (void)state;
-    return tt_load_plugins(&reg);
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    kt_registry_free(&reg);
-    return 0;
-}
-
 /* A replayed session over a recording. */
 typedef struct session {
     const kt_loaded_plugin *plugin;
@@ -51,7 +36,7 @@ static void open_session(session *s, const char *recording, const char *spec,
     kt_err err;
 
     memset(s, 0, sizeof *s);
-    if (kt_registry_resolve(&reg, spec, &s->plugin, &s->op, &err) ||
+    if (kt_registry_resolve(&tt_reg, spec, &s->plugin, &s->op, &err) ||
         kt_space_init(&s->space, s->op, &err) ||
         kt_replay_open(recording, s->plugin, s->op, NULL, &inner, &err))
         fail_msg("%s", err.msg);
@@ -409,7 +394,7 @@ static void journal_formats_1_and_2_are_read_and_others_refused(void **state)
     (void)state;
 
     assert_int_equal(
-        kt_registry_resolve(&reg, "vector_add:add", &plugin, &op, &err),
+        kt_registry_resolve(&tt_reg, "vector_add:add", &plugin, &op, &err),
         KT_S_OK);
     assert_int_equal(kt_journal_read(VA24_PLAIN, op, &log, &err), KT_S_OK);
     assert_int_equal(log.format, 1);
@@ -453,5 +438,5 @@ int main(void)
         cmocka_unit_test(a_failed_profile_costs_the_profile_not_the_run),
         cmocka_unit_test(journal_formats_1_and_2_are_read_and_others_refused),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, tt_setup, tt_teardown);
 }

@@ -11,26 +11,19 @@
 
 #include "tests/tuner/tuner_test.h"
 
-static kt_registry reg;
-
+/* The tuner tests' plugins, and gemv and reduce for their recordings. */
 static int setup(void **state)
 {
     kt_err err;
-    (void)state;
-    if (tt_load_plugins(&reg))
+    if (tt_setup(state))
         return -1;
-    if (kt_registry_load_file(&reg, KT_BUILTIN_PLUGIN_DIR "/gemv.so", &err) ||
-        kt_registry_load_file(&reg, KT_BUILTIN_PLUGIN_DIR "/reduce.so", &err)) {
+    if (kt_registry_load_file(&tt_reg, KT_BUILTIN_PLUGIN_DIR "/gemv.so",
+                              &err) ||
+        kt_registry_load_file(&tt_reg, KT_BUILTIN_PLUGIN_DIR "/reduce.so",
+                              &err)) {
         fprintf(stderr, "%s\n", err.msg);
         return -1;
     }
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    kt_registry_free(&reg);
     return 0;
 }
 
@@ -95,7 +88,7 @@ static void check_recording(const char *name)
                  json_object_get(json_object_get(head, "plugin"), "name")),
              json_string_value(json_object_get(head, "operator")));
     json_decref(head);
-    assert_int_equal(kt_registry_resolve(&reg, spec, &plugin, &op, &err),
+    assert_int_equal(kt_registry_resolve(&tt_reg, spec, &plugin, &op, &err),
                      KT_S_OK);
     assert_int_equal(kt_space_init(&space, op, &err), KT_S_OK);
     assert_int_equal(kt_replay_open(path, plugin, op, NULL, &ev, &err),
@@ -134,5 +127,5 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_point_is_found_as_a_scan_finds_it),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, setup, tt_teardown);
 }

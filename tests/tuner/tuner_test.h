@@ -26,6 +26,24 @@ static inline int tt_load_plugins(kt_registry *reg)
     return 0;
 }
 
+/* The registry a test file's group setup loads with tt_load_plugins and
+ * its teardown frees: cmocka_run_group_tests(tests, tt_setup, tt_teardown).
+ */
+static kt_registry tt_reg;
+
+static inline int tt_setup(void **state)
+{
+    (void)state;
+    return tt_load_plugins(&tt_reg);
+}
+
+static inline int tt_teardown(void **state)
+{
+    (void)state;
+    kt_registry_free(&tt_reg);
+    return 0;
+}
+
 /* Writes text to path (in the test's working folder). */
 static inline void tt_write(const char *path, const char *text)
 {
