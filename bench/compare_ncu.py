@@ -23,11 +23,11 @@ the kernel's own launch does not make.
 
 A percentage of peak over the elapsed time that still misses passes as
 "within 2 at ncu's launch time" when the two launches did the same work
-(every count equal) and only their durations differ: ktune's value scaled
-by its duration over ncu's is within 2 points of ncu's, and ktune's
-profiled launch is within 2% of its own unprofiled median (so its duration
-is the application's, not an accident of profiling). The check says by
-how much ncu's launch was longer or shorter.
+(every count equal) and only their durations differ, by at most 5%:
+ktune's value scaled by its duration over ncu's is within 2 points of
+ncu's, and ktune's profiled launch is within 2% of its own unprofiled
+median (so its duration is the application's, not an accident of
+profiling). The check says by how much ncu's launch was longer or shorter.
 
 --drop: the CSV holds every launch (ncu had no name filter): rows whose
 kernel is one of NAMES (ktune's own) are dropped and the last rows, one
@@ -134,6 +134,10 @@ L2_HIT = "lts__t_sector_hit_rate.pct"
 
 ELAPSED = ".pct_of_peak_sustained_elapsed"
 TYPICAL = 0.02  # ktune's profiled launch against its unprofiled median
+# The most ncu's launch may differ from ktune's for the comparison at ncu's
+# launch time (the H200's largest, vector_add strided under ncu: 3.7%); a
+# larger gap is left for a person to look at.
+LAUNCH_GAP = 0.05
 
 
 def launch_scale(v, raw, ncu_duration, counts_equal):
@@ -145,7 +149,7 @@ def launch_scale(v, raw, ncu_duration, counts_equal):
         return math.nan
     if math.isnan(ncu_duration) or ncu_duration <= 0:
         return math.nan
-    if abs(prof - 1.0) > TYPICAL:
+    if abs(prof - 1.0) > TYPICAL or abs(ncu_duration / kd - 1.0) > LAUNCH_GAP:
         return math.nan
     return kd / ncu_duration
 

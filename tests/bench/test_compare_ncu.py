@@ -81,6 +81,13 @@ class LaunchScale(unittest.TestCase):
         self.assertTrue(math.isnan(
             cn.launch_scale(self.variant(0.974), raw, 509.0, True)))
 
+    def test_no_scale_when_the_launches_differ_by_more_than_5_percent(self):
+        raw = {cn.DURATION: 491.0}
+        self.assertTrue(math.isnan(
+            cn.launch_scale(self.variant(1.0), raw, 491.0 * 1.06, True)))
+        self.assertFalse(math.isnan(
+            cn.launch_scale(self.variant(1.0), raw, 491.0 * 0.96, True)))
+
     def test_no_scale_when_the_work_differs(self):
         raw = {cn.DURATION: 491.0}
         self.assertTrue(math.isnan(
