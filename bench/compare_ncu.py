@@ -40,8 +40,10 @@ counters.cost.kernels rows. A variant of several kernels is combined as
 ktune combines them (metrics/ranges.h): ".sum" adds up, ".max"/".min" keep
 the extreme, anything else is weighted by gpu__time_duration.sum.
 
-Checks: counts (request, sector and requested-byte sums) exactly equal;
-percentages (pct suffixes) within 2 points; the rest is shown for
+Checks: counts (request, sector and requested-byte sums) exactly equal,
+the store sectors to ncu's L1TEX count or to its instruction-level one
+(SASS_SECTORS below); percentages (pct suffixes) within 2 points, of ncu's
+spread or at ncu's launch time as above; the rest is shown for
 information (DRAM bytes depend on what the L2 still holds dirty when a
 kernel ends, stall and warp sums are sampled cycle counts, the duration is
 a profiled time). Exit status 1 when a check fails.
