@@ -135,7 +135,10 @@ L2_HIT = "lts__t_sector_hit_rate.pct"
 
 
 ELAPSED = ".pct_of_peak_sustained_elapsed"
-TYPICAL = 0.02  # ktune's profiled launch against its unprofiled median
+# ktune's profiled launch against its unprofiled median: the share within
+# which ktune's own diagnosis calls the launch typical (KT_DIAG_PROFILED_OFF,
+# metrics/diagnose.h).
+TYPICAL = 0.02
 # The most ncu's launch may differ from ktune's for the comparison at ncu's
 # launch time (the H200's largest, vector_add strided under ncu: 3.7%); a
 # larger gap is left for a person to look at.

@@ -349,6 +349,13 @@ static int profile_flush_clean(void)
     return !mode || strcmp(mode, "sweep") != 0;
 }
 
+/* What profile_flush launches (kt_counter_target.flush_kernels). */
+static int profile_flush_kernels(const launch_ctx *c)
+{
+    return c->clean_flush ? KT_METER_FLUSH_L2_CLEAN_KERNELS
+                          : KT_METER_FLUSH_L2_KERNELS;
+}
+
 static kt_status profile_flush(void *ctx, kt_err *err)
 {
     launch_ctx *c = ctx;
@@ -454,7 +461,7 @@ static kt_status local_profile(kt_evaluator *ev, const kt_point *pt,
                                 profile_wait,
                                 &ctx,
                                 profile_launches(le, req),
-                                ctx.clean_flush ? 2 : 1};
+                                profile_flush_kernels(&ctx)};
     verdict *v = NULL;
     kt_shape shape;
     kt_err cerr;

@@ -90,6 +90,7 @@ void kt_meter_close(kt_meter *meter);
  * ones, so no write-back of earlier work lands inside the next sample (a
  * memset flush would leave the L2 full of dirty lines). */
 kt_status kt_meter_flush_l2(kt_meter *meter, kt_err *err);
+#define KT_METER_FLUSH_L2_KERNELS 1
 
 /* The nvbench-style flush of the cold-dirty mode: a memset of the flush
  * buffer, leaving dirty lines behind (the clean flush's buffer is
@@ -104,6 +105,9 @@ kt_status kt_meter_flush_l2_dirty(kt_meter *meter, kt_err *err);
  * round left dirty would stay dirty). Leaves the flush buffer's contents
  * unspecified, which the read sweep does not mind. */
 kt_status kt_meter_flush_l2_clean(kt_meter *meter, kt_err *err);
+/* The kernels each flush launches: a profiler sees each as a range
+ * (kt_counter_target.flush_kernels). */
+#define KT_METER_FLUSH_L2_CLEAN_KERNELS 2
 
 /* Warms up, then samples the n targets in interleaved rounds until each
  * meets the protocol's stopping rule, then (when asked) the batch and

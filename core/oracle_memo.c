@@ -38,9 +38,6 @@ struct kt_oracle_memo {
     uint64_t emptied;
 };
 
-/* What a u64map slot costs: a key, a value and a used flag. */
-#define MAP_SLOT_BYTES (2 * sizeof(uint64_t) + 1)
-
 static uint64_t hash_of(const void *key, size_t size)
 {
     return kt_hash_fnv1a(KT_HASH_FNV1A_BASIS, key, size) &
@@ -78,7 +75,7 @@ void kt_oracle_memo_free(kt_oracle_memo *m)
 size_t kt_oracle_memo_bytes(const kt_oracle_memo *m)
 {
     return m->capacity * sizeof *m->entries + m->text_capacity +
-           m->by_hash.capacity * MAP_SLOT_BYTES;
+           kt_u64map_bytes(&m->by_hash);
 }
 
 uint64_t kt_oracle_memo_emptied(const kt_oracle_memo *m)
@@ -115,19 +112,14 @@ int kt_oracle_memo_get(const kt_oracle_memo *m, const void *key, size_t size,
 static size_t bytes_after(const kt_oracle_memo *m, size_t need,
                           size_t *capacity, size_t *text_capacity)
 {
-    size_t slots = m->by_hash.capacity;
-
     *capacity = m->capacity;
     *text_capacity = m->text_capacity;
     if (m->count == *capacity)
         *capacity = *capacity ? 2 * *capacity : 64;
     while (*text_capacity - m->used < need)
         *text_capacity = *text_capacity ? 2 * *text_capacity : 4096;
-    /* kt_u64map keeps its load under one half. */
-    if (2 * (m->by_hash.count + 1) > slots)
-        slots = slots ? 2 * slots : 64;
     return *capacity * sizeof *m->entries + *text_capacity +
-           slots * MAP_SLOT_BYTES;
+           kt_u64map_bytes_after_put(&m->by_hash);
 }
 
 static int reserve(kt_oracle_memo *m, size_t need)

@@ -34,10 +34,32 @@ static size_t slot_of(const kt_u64map *map, uint64_t key)
     return i;
 }
 
+/* A slot's bytes: its key, its value and its used flag. */
+#define SLOT_BYTES (2 * sizeof(uint64_t) + 1)
+
+/* The capacity a put needs: the load stays under one half so probes stay
+ * short. */
+static size_t capacity_for_put(const kt_u64map *map)
+{
+    if (2 * (map->count + 1) <= map->capacity)
+        return map->capacity;
+    return map->capacity ? 2 * map->capacity : 64;
+}
+
+size_t kt_u64map_bytes(const kt_u64map *map)
+{
+    return map->capacity * SLOT_BYTES;
+}
+
+size_t kt_u64map_bytes_after_put(const kt_u64map *map)
+{
+    return capacity_for_put(map) * SLOT_BYTES;
+}
+
 static kt_status grow(kt_u64map *map, kt_err *err)
 {
     kt_u64map bigger;
-    size_t capacity = map->capacity ? 2 * map->capacity : 64;
+    size_t capacity = capacity_for_put(map);
 
     bigger.keys = malloc(capacity * sizeof *bigger.keys);
     bigger.values = malloc(capacity * sizeof *bigger.values);
@@ -71,8 +93,7 @@ kt_status kt_u64map_put(kt_u64map *map, uint64_t key, uint64_t value,
     size_t i;
     kt_status rc;
 
-    /* Keep the load under one half so probes stay short. */
-    if (2 * (map->count + 1) > map->capacity && (rc = grow(map, err)))
+    if (capacity_for_put(map) != map->capacity && (rc = grow(map, err)))
         return rc;
     i = slot_of(map, key);
     if (!map->used[i]) {

@@ -33,4 +33,9 @@ kt_status kt_u64map_put(kt_u64map *map, uint64_t key, uint64_t value,
 /* 1 and *value when key is present, else 0. value may be NULL. */
 int kt_u64map_get(const kt_u64map *map, uint64_t key, uint64_t *value);
 
+/* The heap bytes the map holds now, and those it would hold after one more
+ * kt_u64map_put (which may grow it), for a caller that keeps a budget. */
+size_t kt_u64map_bytes(const kt_u64map *map);
+size_t kt_u64map_bytes_after_put(const kt_u64map *map);
+
 #endif
