@@ -169,7 +169,7 @@ static int write_json(const char *path, const bench_args *a,
                       kt_evaluator *ev, const kt_calibration *calib,
                       int have_calib)
 {
-    const kt_work *work = ev->ops->work(ev);
+    const kt_work *work = r->has_work ? &r->work : ev->ops->work(ev);
     json_t *sz = json_object(), *root, *env = ev->ops->environment(ev);
     kt_derived d;
     int rc;
@@ -216,7 +216,7 @@ static int write_markdown(const char *path, const bench_args *a,
                       .pt = pt,
                       .sizes = sizes,
                       .r = r,
-                      .work = ev->ops->work(ev),
+                      .work = r->has_work ? &r->work : ev->ops->work(ev),
                       .copy_gbs = have_calib ? calib->copy_gbs : 0,
                       .peak_gbs = have_calib ? calib->peak_bw_gbs : 0};
 
@@ -254,7 +254,7 @@ static int measure(const bench_args *a, const kt_loaded_plugin *plugin,
         goto done;
     }
     print_report(op, plugin->desc.name, pt, spec->sizes, result,
-                 ev->ops->work(ev), &calib, have_calib, &a->o.protocol,
+                 result->has_work ? &result->work : ev->ops->work(ev), &calib, have_calib, &a->o.protocol,
                  a->o.boundaries, ev->ops->device(ev)->name);
     rc = a->o.json ? write_json(a->o.json, a, op, pt, spec->sizes, result, ev,
                                 &calib, have_calib)

@@ -18,20 +18,26 @@
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 static const char *const operator_keys[] = {
-    "name",       "summary",         "source",    "sizes", "args",
-    "bytes_read", "bytes_written",   "flops",     "rtol",  "atol",
-    "options",    "modifies_inputs", "check_arch"};
-static const char *const variant_keys[] = {"kernel",  "block",   "grid",
-                                           "smem",    "require", "reference",
-                                           "defines", "summary"};
+    "name",       "summary",         "source",     "sizes",
+    "args",       "bytes_read",      "bytes_written", "flops",
+    "rtol",       "atol",            "options",    "modifies_inputs",
+    "check_arch", "generator_source"};
+static const char *const variant_keys[] = {
+    "kernel",  "block",   "grid",    "smem",   "require",
+    "reference", "defines", "summary", "follows"};
 /* Sections of a tuning job, which may share the file. */
 static const char *const job_sections[] = {"job",     "space",  "strategy",
                                            "measure", "output", "metrics"};
-static const char *const type_names[] = {"f32", "f64", "i32",
-                                         "i64", "u32", "u64"};
+/* In kt_decl_type's order. */
+static const char *const type_names[] = {"f32", "f64", "i32", "i64",
+                                         "u32", "u64", "i8",  "u8",
+                                         "i16", "u16", "f16"};
 static const char *const type_c[] = {
-    "float", "double", "int", "long long", "unsigned", "unsigned long long"};
-static const size_t type_sizes[] = {4, 8, 4, 8, 4, 8};
+    "float",       "double",        "int",   "long long",
+    "unsigned",    "unsigned long long", "signed char", "unsigned char",
+    "short",       "unsigned short", "__half"};
+static const size_t type_sizes[] = {4, 8, 4, 8, 4, 8, 1, 1, 2, 2, 2};
+#define KT_DECL_TYPE_LIST "f32 f64 f16 i8 u8 i16 u16 i32 u32 i64 u64"
 
 typedef struct reader {
     kt_declared *d;
@@ -48,6 +54,11 @@ size_t kt_decl_type_size(kt_decl_type t)
 const char *kt_decl_type_c(kt_decl_type t)
 {
     return type_c[t];
+}
+
+const char *kt_decl_type_name(kt_decl_type t)
+{
+    return type_names[t];
 }
 
 static kt_status bad(const reader *rd, const char *section, const char *key,
@@ -123,7 +134,10 @@ static int find_c_type(const char *word)
                {"int", KT_DECL_I32},      {"long", KT_DECL_I64},
                {"int64_t", KT_DECL_I64},  {"unsigned", KT_DECL_U32},
                {"uint32_t", KT_DECL_U32}, {"size_t", KT_DECL_U64},
-               {"uint64_t", KT_DECL_U64}, {"int32_t", KT_DECL_I32}};
+               {"uint64_t", KT_DECL_U64}, {"int32_t", KT_DECL_I32},
+               {"short", KT_DECL_I16},    {"int16_t", KT_DECL_I16},
+               {"uint16_t", KT_DECL_U16}, {"char", KT_DECL_I8},
+               {"int8_t", KT_DECL_I8},    {"uint8_t", KT_DECL_U8}};
     for (size_t i = 0; i < COUNT(map); ++i)
         if (strcmp(word, map[i].name) == 0)
             return (int)map[i].t;
@@ -183,38 +197,61 @@ static kt_status parse_expr(const reader *rd, const char *section,
     return KT_S_OK;
 }
 
-static kt_status read_source(reader *rd, const char *file)
+/* Reads the file at text (${VAR} expanded, relative to the declaration)
+ * into *out (owned), its name as written into name[256] and its resolved
+ * path into path[4096]. */
+static kt_status read_text(reader *rd, const char *key, const char *text,
+                           char **out, char *name, char *path)
 {
-    kt_declared *d = rd->d;
-    char path[8300];
-    const char *slash = strrchr(d->path, '/');
-    FILE *f;
-    long size;
+    size_t size = 0;
+    kt_err ferr;
 
-    if (file[0] == '/' || !slash)
-        snprintf(path, sizeof path, "%s", file);
-    else
-        snprintf(path, sizeof path, "%.*s/%s", (int)(slash - d->path), d->path,
-                 file);
-    if (copy_checked(rd, "operator", "source", d->source_name,
-                     sizeof d->source_name, file))
+    if (copy_checked(rd, "operator", key, name, 256, text))
         return rd->err->status;
-    if (!(f = fopen(path, "rb")))
-        return bad(rd, "operator", "source", "cannot read '%s'", path);
-    fseek(f, 0, SEEK_END);
-    size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    d->source = size >= 0 ? malloc((size_t)size + 1) : NULL;
-    if (!d->source || fread(d->source, 1, (size_t)size, f) != (size_t)size) {
-        fclose(f);
-        return bad(rd, "operator", "source", "cannot read '%s'", path);
-    }
-    d->source[size] = '\0';
-    fclose(f);
+    if (kt_decl_path(rd->d->dir, text, path, 4096, rd->err))
+        return bad_from(rd, "operator", key);
+    if (kt_decl_read_file(path, out, &size, &ferr))
+        return bad(rd, "operator", key, "cannot read '%s': %s", path,
+                   ferr.msg);
     return KT_S_OK;
 }
 
-/* sizes = rows=4096, cols=4096: names and defaults. */
+/* source (and generator_source): their folders join the include path, as
+ * a compiler run on the file itself would search them. */
+static kt_status read_source(reader *rd, const char *file)
+{
+    kt_declared *d = rd->d;
+    const char *gen = value_of(rd, "operator", "generator_source");
+    char path[4096];
+    kt_status rc;
+
+    if ((rc = read_text(rd, "source", file, &d->source, d->source_name,
+                        path)) ||
+        (rc = kt_decl_add_include(d, path, rd->err)))
+        return rc;
+    if (!gen || !*gen)
+        return KT_S_OK;
+    if ((rc = read_text(rd, "generator_source", gen, &d->gen_source,
+                        d->gen_source_name, path)))
+        return rc;
+    return kt_decl_add_include(d, path, rd->err);
+}
+
+/* Strips a trailing " pinned" (or " fixed") from value in place: 1 when
+ * there was one, 0 when not, -1 for another word after the number. */
+static int pinned_word(char *value)
+{
+    char *space = strpbrk(value, " \t");
+    const char *word;
+
+    if (!space)
+        return 0;
+    *space = '\0';
+    word = kt_parse_trim(space + 1);
+    return strcmp(word, "pinned") == 0 || strcmp(word, "fixed") == 0 ? 1 : -1;
+}
+
+/* sizes = rows=4096, cols=4096 pinned: names and defaults. */
 static kt_status read_sizes(reader *rd)
 {
     kt_declared *d = rd->d;
@@ -228,9 +265,15 @@ static kt_status read_sizes(reader *rd)
     for (size_t i = 0; i < n; ++i) {
         char *name, *value;
         kt_size_desc *s = &d->sizes[i];
+        int pinned = 0;
         if (kt_parse_assignment(items[i], &name, &value, rd->err) ||
+            (pinned = pinned_word(value)) < 0 ||
             kt_parse_i64(value, name, &s->default_value, rd->err))
-            return bad_from(rd, "operator", "sizes");
+            return pinned < 0 ? bad(rd, "operator", "sizes",
+                                    "'%s': expected 'NAME=DEFAULT' or "
+                                    "'NAME=VALUE pinned'",
+                                    items[i])
+                              : bad_from(rd, "operator", "sizes");
         if (copy_checked(rd, "operator", "sizes", d->size_names[i],
                          sizeof d->size_names[i], name))
             return rd->err->status;
@@ -242,20 +285,47 @@ static kt_status read_sizes(reader *rd)
         if (s->default_value < 1 || s->default_value > s->max)
             return bad(rd, "operator", "sizes", "%s = %lld, expected 1..2^40",
                        name, (long long)s->default_value);
+        if (pinned) {
+            /* min = max: a job cannot move it, and boundary sizes keep it. */
+            s->min = s->max = s->default_value;
+            s->help = "pinned: the source compiles it in";
+            d->pinned_mask |= 1u << i;
+        }
         d->size_name_list[i] = d->size_names[i];
     }
     d->num_sizes = n;
     return KT_S_OK;
 }
 
-/* buffer.x = input f32[rows * cols] */
+/* The role word opening a buffer's text: kt_mem_role or
+ * KT_DECL_ROLE_INOUT; -1 when none. */
+static int find_role(const char *p, size_t *len)
+{
+    static const struct {
+        const char *word;
+        int role;
+    } roles[] = {{"input", KT_MEM_INPUT},
+                 {"output", KT_MEM_OUTPUT},
+                 {"inout", KT_DECL_ROLE_INOUT},
+                 {"scratch", KT_MEM_SCRATCH}};
+    for (size_t i = 0; i < COUNT(roles); ++i) {
+        size_t n = strlen(roles[i].word);
+        if (strncmp(p, roles[i].word, n) == 0 && isspace((unsigned char)p[n])) {
+            *len = n;
+            return roles[i].role;
+        }
+    }
+    return -1;
+}
+
+/* buffer.x = input f32[rows * cols] [FILL] */
 static kt_status read_buffer(reader *rd, const char *key, const char *text)
 {
-    static const char *const roles[] = {"input", "output", "scratch"};
     kt_declared *d = rd->d;
     kt_decl_buffer *b;
-    char buf[512], *p, *open, *close;
-    int role = -1, type;
+    char buf[512], *p, *open, *close, *fill;
+    size_t role_len = 0;
+    int role, type;
 
     if (d->num_buffers == KT_DECL_MAX_BUFFERS)
         return bad(rd, "operator", key, "more than %d buffers",
@@ -266,28 +336,29 @@ static kt_status read_buffer(reader *rd, const char *key, const char *text)
         copy_checked(rd, "operator", key, buf, sizeof buf, text))
         return rd->err->status;
     p = kt_parse_trim(buf);
-    for (size_t i = 0; i < COUNT(roles); ++i)
-        if (strncmp(p, roles[i], strlen(roles[i])) == 0 &&
-            isspace((unsigned char)p[strlen(roles[i])]))
-            role = (int)i;
+    role = find_role(p, &role_len);
     open = strchr(p, '[');
-    close = strrchr(p, ']');
-    if (role < 0 || !open || !close || close < open ||
-        kt_parse_trim(close + 1)[0])
+    close = open ? strchr(open, ']') : NULL;
+    if (role < 0 || !open || !close)
         return bad(rd, "operator", key,
-                   "'%s': expected ROLE TYPE[COUNT], e.g. 'input f32[n]' "
-                   "(roles input, output, scratch; types f32 f64 i32 i64 "
-                   "u32 u64)",
-                   text);
-    p = kt_parse_trim(p + strlen(roles[role]));
+                   "'%s': expected ROLE TYPE[COUNT] [FILL], e.g. 'input "
+                   "f32[n]' (roles input, output, inout, scratch; types "
+                   "%s)",
+                   text, KT_DECL_TYPE_LIST);
+    p = kt_parse_trim(p + role_len);
     type = find_type(p, (size_t)(open - p));
     if (type < 0)
-        return bad(rd, "operator", key,
-                   "'%.*s' is not an element type (f32 f64 i32 i64 u32 u64)",
-                   (int)(open - p), p);
+        return bad(rd, "operator", key, "'%.*s' is not an element type (%s)",
+                   (int)(open - p), p, KT_DECL_TYPE_LIST);
     *close = '\0';
+    fill = kt_parse_trim(close + 1);
     b->type = (kt_decl_type)type;
-    b->role = (kt_mem_role)(role + 1);
+    b->role = role;
+    if (*fill && role != KT_MEM_INPUT && role != KT_DECL_ROLE_INOUT)
+        return bad(rd, "operator", key,
+                   "'%s': only input and inout buffers are filled", fill);
+    if (*fill && kt_decl_fill_parse(fill, b->type, d->dir, &b->fill, rd->err))
+        return bad_from(rd, "operator", key);
     if (parse_expr(rd, "operator", key, open + 1, d->size_name_list,
                    d->num_sizes, &b->count))
         return rd->err->status;
@@ -295,7 +366,61 @@ static kt_status read_buffer(reader *rd, const char *key, const char *text)
     return KT_S_OK;
 }
 
-/* args = y, x, int rows: buffers by name, scalars as "TYPE EXPR". */
+/* "NAME" or "NAME as TYPE" (the buffer's bytes as the kernel's TYPE):
+ * sets a->buffer and a->view; 0 when item names no buffer. */
+static int buffer_arg(reader *rd, kt_decl_arg *a, char *item)
+{
+    const kt_declared *d = rd->d;
+    char *as = strstr(item, " as ");
+
+    if (as) {
+        *as = '\0';
+        snprintf(a->view, sizeof a->view, "%s", kt_parse_trim(as + 4));
+    }
+    for (size_t b = 0; b < d->num_buffers; ++b)
+        if (strcmp(d->buffers[b].name, kt_parse_trim(item)) == 0)
+            a->buffer = (int)b;
+    if (as && a->buffer < 0)
+        *as = ' ';
+    return a->buffer >= 0;
+}
+
+/* A view's type: a C++ type name ("float4", "unsigned char", a typedef
+ * of the source such as "realM"), checked by NVRTC against the kernel. */
+static kt_status check_view(reader *rd, const kt_decl_arg *a)
+{
+    if (!a->view[0])
+        return KT_S_OK;
+    for (const char *p = a->view; *p; ++p)
+        if (!isalnum((unsigned char)*p) && !strchr("_: ", *p))
+            return bad(rd, "operator", "args",
+                       "'%s': '%s' is not a C++ type name", a->text, a->view);
+    return KT_S_OK;
+}
+
+/* A scalar's value: a floating-point literal (float and double only) or
+ * an integer expression of sizes. */
+static kt_status scalar_value(reader *rd, kt_decl_arg *a, char *text)
+{
+    const kt_declared *d = rd->d;
+    char *end;
+    double x = strtod(text, &end);
+
+    if (end != text && !*kt_parse_trim(end) && strpbrk(text, ".eEnN")) {
+        if (a->type != KT_DECL_F32 && a->type != KT_DECL_F64)
+            return bad(rd, "operator", "args",
+                       "'%s': %s takes an integer expression, not %s",
+                       a->text, type_c[a->type], text);
+        a->is_literal = 1;
+        a->literal = x;
+        return KT_S_OK;
+    }
+    return parse_expr(rd, "operator", "args", text, d->size_name_list,
+                      d->num_sizes, &a->value);
+}
+
+/* args = y, x, int rows: buffers by name (or `NAME as TYPE`), scalars as
+ * "TYPE EXPR". */
 static kt_status read_args(reader *rd)
 {
     kt_declared *d = rd->d;
@@ -309,17 +434,17 @@ static kt_status read_args(reader *rd)
         return rd->err->status;
     for (size_t i = 0; i < n; ++i) {
         kt_decl_arg *a = &d->args[i];
-        char *space = strpbrk(items[i], " \t");
+        char *space;
         if (copy_checked(rd, "operator", "args", a->text, sizeof a->text,
                          items[i]))
             return rd->err->status;
         a->buffer = -1;
-        for (size_t b = 0; b < d->num_buffers && !space; ++b)
-            if (strcmp(d->buffers[b].name, items[i]) == 0)
-                a->buffer = (int)b;
-        if (a->buffer >= 0)
+        if (buffer_arg(rd, a, items[i])) {
+            if (check_view(rd, a))
+                return rd->err->status;
             continue;
-        if (!space)
+        }
+        if (!(space = strpbrk(items[i], " \t")))
             return bad(rd, "operator", "args",
                        "'%s' is not a buffer (declare it as buffer.%s = "
                        "ROLE TYPE[COUNT]) nor a scalar 'TYPE EXPR'",
@@ -328,11 +453,10 @@ static kt_status read_args(reader *rd)
         if (find_c_type(items[i]) < 0)
             return bad(rd, "operator", "args",
                        "'%s': '%s' is not a scalar type (int, unsigned, "
-                       "long, size_t, float, double)",
+                       "long, size_t, float, double, short, char, ...)",
                        a->text, items[i]);
         a->type = (kt_decl_type)find_c_type(items[i]);
-        if (parse_expr(rd, "operator", "args", kt_parse_trim(space + 1),
-                       d->size_name_list, d->num_sizes, &a->value))
+        if (scalar_value(rd, a, kt_parse_trim(space + 1)))
             return rd->err->status;
     }
     d->num_args = n;
@@ -357,25 +481,33 @@ static int read_bool(const char *text)
                     strcasecmp(text, "true") == 0 || strcmp(text, "1") == 0);
 }
 
+/* options: split at spaces, ${VAR} expanded; include folders (-I DIR,
+ * -IDIR, --include-path=DIR) resolved against the declaration's folder. */
 static kt_status read_options(reader *rd)
 {
     kt_declared *d = rd->d;
     const char *text = value_of(rd, "operator", "options");
     char *copy, *save = NULL;
+    kt_status rc = KT_S_OK;
+    int path_next = 0;
 
     if (!text || !*text)
         return KT_S_OK;
-    if (!(copy = strdup(text)) ||
-        !(d->options = calloc(strlen(text) + 1, sizeof *d->options))) {
-        free(copy);
+    if (!(copy = strdup(text)))
         return kt_err_set(rd->err, KT_S_NOMEM, "out of memory");
+    for (char *tok = strtok_r(copy, " \t", &save); tok && !rc;
+         tok = strtok_r(NULL, " \t", &save)) {
+        if (strcmp(tok, "-I") == 0) {
+            path_next = 1;
+            continue;
+        }
+        rc = kt_decl_add_option(d, tok, path_next, rd->err);
+        path_next = 0;
     }
-    for (char *tok = strtok_r(copy, " \t", &save); tok;
-         tok = strtok_r(NULL, " \t", &save))
-        if (!(d->options[d->num_options++] = strdup(tok)))
-            break;
     free(copy);
-    return KT_S_OK;
+    if (!rc && path_next)
+        return bad(rd, "operator", "options", "'-I' without a folder");
+    return rc ? bad_from(rd, "operator", "options") : KT_S_OK;
 }
 
 static kt_status check_keys(reader *rd, const char *section,
@@ -392,35 +524,98 @@ static kt_status check_keys(reader *rd, const char *section,
         iniparser_getseckeys(rd->ini, section, keys);
     for (int i = 0; i < count && !rc; ++i) {
         const char *key = strchr(keys[i], ':') + 1;
-        int known_key = strncmp(key, prefix, strlen(prefix)) == 0;
+        int known_key = strncmp(key, prefix, strlen(prefix)) == 0 ||
+                        (prefix[0] == 'b' && strncmp(key, "constant.", 9) == 0);
         char hint[256];
         for (size_t k = 0; k < n && !known_key; ++k)
             known_key = strcmp(key, known[k]) == 0;
         if (known_key)
             continue;
         kt_suggest(key, known, n, hint, sizeof hint);
-        rc = bad(rd, section, key, "unknown key%s (%ss are written %sNAME)",
-                 hint, prefix[0] == 'p' ? "parameter" : "buffer", prefix);
+        rc = bad(rd, section, key, "unknown key%s (%ss are written %sNAME%s)",
+                 hint, prefix[0] == 'p' ? "parameter" : "buffer", prefix,
+                 prefix[0] == 'p' ? ""
+                                  : ", constant memory constant.SYMBOL = "
+                                    "BUFFER");
     }
     free(keys);
     return rc;
 }
 
+/* bytes_read, bytes_written, flops: expressions of sizes, or of sizes and
+ * parameters (then read per variant, read_variant_work). */
 static kt_status read_work(reader *rd)
 {
     kt_declared *d = rd->d;
-    const struct {
-        const char *key;
-        kt_expr **out;
-    } exprs[] = {{"bytes_read", &d->bytes_read},
-                 {"bytes_written", &d->bytes_written},
-                 {"flops", &d->flops}};
-    for (size_t i = 0; i < COUNT(exprs); ++i) {
-        const char *text = value_of(rd, "operator", exprs[i].key);
-        if (text && parse_expr(rd, "operator", exprs[i].key, text,
-                               d->size_name_list, d->num_sizes, exprs[i].out))
+    static const char *const keys[] = {"bytes_read", "bytes_written",
+                                       "flops"};
+    kt_expr **exprs[] = {&d->bytes_read, &d->bytes_written, &d->flops};
+    for (size_t i = 0; i < COUNT(keys); ++i) {
+        const char *text = value_of(rd, "operator", keys[i]);
+        kt_err perr;
+        if (!text || !*text)
+            continue;
+        if (copy_checked(rd, "operator", keys[i], d->work_text[i],
+                         sizeof d->work_text[i], text))
             return rd->err->status;
+        if (kt_expr_parse(text, d->size_name_list, d->num_sizes, exprs[i],
+                          &perr) == KT_S_OK)
+            continue;
+        /* Not of sizes alone: each variant reads it with its parameters. */
+        d->work_uses_params = 1;
     }
+    return KT_S_OK;
+}
+
+/* The work expressions with v's names; one that reads a name v lacks is
+ * the declaration's mistake. */
+static kt_status read_variant_work(reader *rd, kt_decl_variant *v)
+{
+    static const char *const keys[] = {"bytes_read", "bytes_written",
+                                       "flops"};
+    const kt_declared *d = rd->d;
+    for (size_t i = 0; i < COUNT(keys); ++i) {
+        if (!d->work_text[i][0])
+            continue;
+        if (kt_expr_parse(d->work_text[i], v->names, v->num_names, &v->work[i],
+                          rd->err))
+            return bad(rd, "operator", keys[i], "with the names of [%s]: %s",
+                       v->section, rd->err->msg);
+    }
+    return KT_S_OK;
+}
+
+/* constant.SYMBOL = BUFFER */
+static kt_status read_constant(reader *rd, const char *key, const char *text)
+{
+    kt_declared *d = rd->d;
+    kt_decl_constant *c = &d->constants[d->num_constants];
+    const char *sym = key + strlen("constant.");
+
+    if (d->num_constants == KT_DECL_MAX_CONSTANTS)
+        return bad(rd, "operator", key, "more than %d constant symbols",
+                   KT_DECL_MAX_CONSTANTS);
+    if (copy_checked(rd, "operator", key, c->symbol, sizeof c->symbol, sym))
+        return rd->err->status;
+    for (const char *p = sym; *p; ++p)
+        if (!isalnum((unsigned char)*p) && *p != '_')
+            return bad(rd, "operator", key,
+                       "'%s' is not a C++ name (a __constant__ symbol at "
+                       "namespace scope)",
+                       sym);
+    c->buffer = -1;
+    for (size_t b = 0; b < d->num_buffers; ++b)
+        if (text && strcmp(d->buffers[b].name, text) == 0)
+            c->buffer = (int)b;
+    if (c->buffer < 0)
+        return bad(rd, "operator", key,
+                   "'%s' is not a buffer; expected constant.%s = BUFFER",
+                   text ? text : "", sym);
+    if (d->buffers[c->buffer].role != KT_MEM_INPUT)
+        return bad(rd, "operator", key,
+                   "buffer '%s' is not an input: constant memory is read-only",
+                   text);
+    ++d->num_constants;
     return KT_S_OK;
 }
 
@@ -465,6 +660,11 @@ static kt_status read_operator(reader *rd)
         const char *key = strchr(keys[i], ':') + 1;
         if (strncmp(key, "buffer.", 7) == 0)
             rc = read_buffer(rd, key, value_of(rd, "operator", key));
+    }
+    for (int i = 0; i < count && !rc; ++i) {
+        const char *key = strchr(keys[i], ':') + 1;
+        if (strncmp(key, "constant.", 9) == 0)
+            rc = read_constant(rd, key, value_of(rd, "operator", key));
     }
     free(keys);
     if (rc || (rc = read_args(rd)) || (rc = read_work(rd)) ||
@@ -606,6 +806,39 @@ static kt_status read_dims(reader *rd, kt_decl_variant *v, const char *key,
     return KT_S_OK;
 }
 
+/* follows = tf, ...: on the reference only, parameters of its own that
+ * take the verified point's value (a parameter that changes the answer,
+ * such as a number of time steps), one reference per assignment. */
+static kt_status read_follows(reader *rd, kt_decl_variant *v)
+{
+    const char *text = value_of(rd, v->section, "follows");
+    char buf[1024], *items[KT_MAX_PARAMS + 1];
+    size_t n;
+
+    if (!text || !*text)
+        return KT_S_OK;
+    if (!v->reference)
+        return bad(rd, v->section, "follows",
+                   "only the reference variant follows parameters of the "
+                   "verified point");
+    if (split_list(rd, v->section, "follows", text, buf, sizeof buf, items,
+                   KT_MAX_PARAMS, "parameter names", &n))
+        return rd->err->status;
+    for (size_t i = 0; i < n; ++i) {
+        size_t p = 0;
+        while (p < KT_MAX_PARAMS && v->params[p].struct_size &&
+               strcmp(v->param_names[p], items[i]) != 0)
+            ++p;
+        if (p == KT_MAX_PARAMS || !v->params[p].struct_size)
+            return bad(rd, v->section, "follows",
+                       "'%s' is not a parameter of [%s] (declare it as "
+                       "param.%s)",
+                       items[i], v->section, items[i]);
+        v->follows[v->num_follows++] = (int)p;
+    }
+    return KT_S_OK;
+}
+
 static kt_status read_variant(reader *rd, const char *section)
 {
     kt_declared *d = rd->d;
@@ -654,6 +887,8 @@ static kt_status read_variant(reader *rd, const char *section)
                          &v->require)))
         return rc;
     v->reference = read_bool(value_of(rd, section, "reference"));
+    if ((rc = read_follows(rd, v)) || (rc = read_variant_work(rd, v)))
+        return rc;
     for (size_t i = 0; i < v->num_targs; ++i)
         v->compile_time_mask |= kt_expr_uses(v->targs[i]) >> d->num_sizes;
     for (size_t i = 0; i < v->num_defines; ++i)
@@ -726,6 +961,9 @@ static const char check_prelude[] =
     "template <class P, class E> struct ptr {\n"
     "    enum { value = same<P, E *>::value || same<P, const E *>::value };\n"
     "};\n"
+    "template <class P> struct ptr2 { enum { value = 0 }; };\n"
+    "template <class E> struct ptr2<E *> {\n"
+    "    enum { value = sizeof(E) == 2 };\n};\n"
     "} // namespace ktune_check\n";
 
 static size_t append(char *out, size_t used, size_t size, const char *fmt, ...)
@@ -742,8 +980,18 @@ static size_t append(char *out, size_t used, size_t size, const char *fmt, ...)
     return used;
 }
 
-/* "ptr<T, float>::value" or "same<T, int>::value", with the 64-bit
- * integer types accepted under either spelling. */
+/* The C spelling of argument a's declared type ("float", a view's type). */
+static const char *arg_type_c(const kt_decl_arg *a, const kt_declared *d)
+{
+    if (a->buffer >= 0 && a->view[0])
+        return a->view;
+    return type_c[a->buffer >= 0 ? d->buffers[a->buffer].type : a->type];
+}
+
+/* "ptr<T, float>::value" or "same<T, int>::value", with the 64-bit and
+ * 8-bit integer types accepted under either spelling; a view's type as
+ * written; f16 as any 2-byte pointee (__half needs cuda_fp16.h, which the
+ * source may not include). */
 static void type_test(const kt_decl_arg *a, const kt_declared *d, int i,
                       const char *fn, char *out, size_t size)
 {
@@ -751,8 +999,17 @@ static void type_test(const kt_decl_arg *a, const kt_declared *d, int i,
     const char *tmpl = a->buffer >= 0 ? "ptr" : "same";
     const char *alt = t == KT_DECL_I64   ? "long"
                       : t == KT_DECL_U64 ? "unsigned long"
+                      : t == KT_DECL_I8  ? "char"
                                          : NULL;
-    if (!alt)
+    if (a->buffer >= 0 && a->view[0])
+        snprintf(out, size,
+                 "ktune_check::ptr<ktune_check::arg<%d, %s>::type, "
+                 "%s>::value",
+                 i, fn, a->view);
+    else if (a->buffer >= 0 && t == KT_DECL_F16)
+        snprintf(out, size, "ktune_check::ptr2<ktune_check::arg<%d, %s>::type>::value",
+                 i, fn);
+    else if (!alt)
         snprintf(out, size,
                  "ktune_check::%s<ktune_check::arg<%d, %s>::type, "
                  "%s>::value",
@@ -790,10 +1047,34 @@ char *kt_declared_source(const kt_declared *d, const char *name_expr)
                       "[operator] args declares ('%s')\");\n",
                       fn, d->num_args, test, i + 1, name_expr,
                       a->buffer >= 0 ? "a pointer to " : "",
-                      a->buffer >= 0 ? type_c[d->buffers[a->buffer].type]
-                                     : type_c[a->type],
-                      a->text);
+                      arg_type_c(a, d), a->text);
     }
+    return out;
+}
+
+char *kt_declared_gen_source(const kt_declared *d, size_t b)
+{
+    const char *text = d->gen_source ? d->gen_source : d->source;
+    const char *k = d->buffers[b].fill.kernel;
+    size_t size = strlen(text) + sizeof check_prelude + 1200 + 6 * strlen(k);
+    char *out = malloc(size), fn[200], test[600];
+    kt_decl_arg a = {.buffer = (int)b};
+    size_t used;
+
+    if (!out)
+        return NULL;
+    snprintf(fn, sizeof fn, "decltype(%s)", k);
+    type_test(&a, d, 0, fn, test, sizeof test);
+    used = (size_t)snprintf(out, size, "%s%s", text, check_prelude);
+    append(out, used, size,
+           "static_assert(ktune_check::sig<%s>::count == 3 && %s && "
+           "(ktune_check::same<ktune_check::arg<1, %s>::type, unsigned long "
+           "long>::value || ktune_check::same<ktune_check::arg<1, %s>::type, "
+           "unsigned long>::value) && ktune_check::same<ktune_check::arg<2, "
+           "%s>::type, unsigned long long>::value, \"ktune: generator %s "
+           "does not take (%s *out, size_t count, unsigned long long "
+           "seed)\");\n",
+           fn, test, fn, fn, fn, k, type_c[d->buffers[b].type]);
     return out;
 }
 
@@ -839,6 +1120,28 @@ static void defaults(const kt_declared *d, const kt_decl_variant *v,
         vals[i] = v->params[i].default_value;
 }
 
+/* A .npy input holds exactly the buffer's elements at the defaults. */
+static kt_status check_npy_count(reader *rd, const kt_decl_buffer *b,
+                                 const char *key, const int64_t *sizes)
+{
+    size_t have = 0;
+    long offset = 0;
+    int64_t n = 0;
+
+    if (b->fill.kind != KT_FILL_NPY ||
+        kt_declared_eval(NULL, b->count, sizes, rd->d->num_sizes, NULL, &n,
+                         rd->err))
+        return KT_S_OK;
+    if (kt_decl_npy_header(b->fill.path, b->type, &have, &offset, rd->err))
+        return bad_from(rd, "operator", key);
+    if ((int64_t)have != n)
+        return bad(rd, "operator", key,
+                   "'%s' holds %zu elements; the buffer has %lld at the "
+                   "default sizes",
+                   b->fill.path, have, (long long)n);
+    return KT_S_OK;
+}
+
 /* Every expression once, at the default sizes and each variant's default
  * parameters: mistakes the parser cannot see (division by zero, overflow)
  * are the declaration's, not a point's. */
@@ -854,6 +1157,8 @@ static kt_status check_defaults(reader *rd)
         snprintf(key, sizeof key, "buffer.%s", d->buffers[i].name);
         rc = eval_at(rd, NULL, "operator", key, d->buffers[i].count, sizes,
                      NULL);
+        if (!rc)
+            rc = check_npy_count(rd, &d->buffers[i], key, sizes);
     }
     for (size_t i = 0; i < d->num_args && !rc; ++i)
         rc = eval_at(rd, NULL, "operator", "args", d->args[i].value, sizes,
@@ -882,6 +1187,8 @@ static kt_status check_defaults(reader *rd)
         if (!rc &&
             !(rc = eval_at(rd, v, v->section, "smem", v->smem, sizes, vals)))
             rc = eval_at(rd, v, v->section, "require", v->require, sizes, vals);
+        for (int k = 0; k < 3 && !rc; ++k)
+            rc = eval_at(rd, v, "operator", "flops", v->work[k], sizes, vals);
     }
     return rc;
 }
@@ -889,6 +1196,118 @@ static kt_status check_defaults(reader *rd)
 /* Compiles each variant's default kernel for check_arch: an unknown kernel
  * or arguments that do not match are the declaration's mistakes, found
  * here without a GPU (and cached, so a later load compiles nothing). */
+/* The bytes of __constant__ symbol sym in PTX text (".const .align 4 .b8
+ * d_filter[4356];"); 0 when it declares none, -1 when it does with a
+ * shape not in bytes. */
+static long long ptx_const_bytes(const char *ptx, const char *sym)
+{
+    size_t n = strlen(sym);
+    for (const char *p = ptx; p && (p = strstr(p, ".const ")); p += 7) {
+        const char *end = strchr(p, ';'), *at = p;
+        while (end && (at = strstr(at, sym)) && at < end) {
+            if (isspace((unsigned char)at[-1]) &&
+                (at[n] == '[' || at[n] == ';' || isspace((unsigned char)at[n])))
+                return at[n] == '[' && strstr(p, ".b8 ") && strstr(p, ".b8 ") < at
+                           ? atoll(at + n + 1)
+                           : -1;
+            at += n;
+        }
+    }
+    return 0;
+}
+
+/* Each constant.SYMBOL against the PTX of a variant's default kernel: the
+ * symbol exists and holds the buffer at the default sizes. */
+static kt_status check_constants(reader *rd, const char *ptx)
+{
+    const kt_declared *d = rd->d;
+    int64_t sizes[KT_MAX_SIZES], n = 0;
+
+    defaults(d, NULL, sizes, NULL);
+    for (size_t i = 0; i < d->num_constants; ++i) {
+        const kt_decl_constant *c = &d->constants[i];
+        const kt_decl_buffer *b = &d->buffers[c->buffer];
+        long long have = ptx_const_bytes(ptx, c->symbol), need;
+        char key[80];
+        snprintf(key, sizeof key, "constant.%s", c->symbol);
+        if (have == 0)
+            return bad(rd, "operator", key,
+                       "the compiled source has no __constant__ symbol "
+                       "'%s' (declare it at namespace scope and use it)",
+                       c->symbol);
+        if (kt_declared_eval(NULL, b->count, sizes, d->num_sizes, NULL, &n,
+                             rd->err))
+            return bad_from(rd, "operator", key);
+        need = (long long)n * (long long)kt_decl_type_size(b->type);
+        if (have > 0 && need > have)
+            return bad(rd, "operator", key,
+                       "buffer '%s' has %lld bytes at the defaults; the "
+                       "symbol holds %lld",
+                       b->name, need, have);
+    }
+    return KT_S_OK;
+}
+
+/* Compiles req for check_arch: KT_S_INPUT at section/key with the first
+ * error when it does not compile; a missing NVRTC is only a warning. */
+static kt_status check_one(reader *rd, const kt_nvrtc_request *req,
+                           const char *section, const char *key)
+{
+    kt_nvrtc_output out;
+    char first[600];
+    kt_status rc = KT_S_OK;
+
+    if (kt_nvrtc_compile(req, &out, rd->err)) {
+        /* No usable NVRTC here: the GPU run will say so per point. */
+        kt_msg("warning: %s: not checked: %s\n", rd->d->path, rd->err->msg);
+    } else if (!out.compiled) {
+        kt_nvrtc_first_error(out.log, first, sizeof first);
+        rc = bad(rd, section, key, "'%s' does not compile (%s, defaults): %s",
+                 req->name_expr, rd->d->check_arch, first);
+    } else if (strcmp(section, "operator") != 0 && out.image &&
+               strncmp(rd->d->check_arch, "compute_", 8) == 0) {
+        char *ptx = malloc(out.image_size + 1);
+        if (!ptx)
+            rc = kt_err_set(rd->err, KT_S_NOMEM, "out of memory");
+        else {
+            memcpy(ptx, out.image, out.image_size);
+            ptx[out.image_size] = '\0';
+            rc = check_constants(rd, ptx);
+            free(ptx);
+        }
+    }
+    kt_nvrtc_output_free(&out);
+    return rc;
+}
+
+/* Each generator kernel, checked like a variant's kernel. */
+static kt_status check_generators(reader *rd)
+{
+    const kt_declared *d = rd->d;
+    kt_status rc = KT_S_OK;
+
+    for (size_t b = 0; b < d->num_buffers && !rc; ++b) {
+        const kt_decl_buffer *buf = &d->buffers[b];
+        char key[80], *src;
+        kt_nvrtc_request req;
+        if (buf->fill.kind != KT_FILL_KERNEL)
+            continue;
+        if (!(src = kt_declared_gen_source(d, b)))
+            return kt_err_set(rd->err, KT_S_NOMEM, "out of memory");
+        snprintf(key, sizeof key, "buffer.%s", buf->name);
+        req = (kt_nvrtc_request){src,
+                                 d->gen_source ? d->gen_source_name
+                                               : d->source_name,
+                                 buf->fill.kernel,
+                                 d->check_arch,
+                                 (const char *const *)d->options,
+                                 d->num_options};
+        rc = check_one(rd, &req, "operator", key);
+        free(src);
+    }
+    return rc;
+}
+
 static kt_status check_compiles(reader *rd)
 {
     const kt_declared *d = rd->d;
@@ -897,10 +1316,8 @@ static kt_status check_compiles(reader *rd)
 
     for (size_t vi = 0; vi < d->num_variants && !rc; ++vi) {
         const kt_decl_variant *v = &d->variants[vi];
-        char first[600];
         int64_t vals[KT_MAX_PARAMS];
         kt_decl_request b;
-        kt_nvrtc_output out;
         kt_nvrtc_request req;
 
         defaults(d, v, sizes, vals);
@@ -910,17 +1327,7 @@ static kt_status check_compiles(reader *rd)
         }
         req = (kt_nvrtc_request){b.src,         d->source_name, b.name,
                                  d->check_arch, b.opts,         b.num_opts};
-        if (kt_nvrtc_compile(&req, &out, rd->err)) {
-            /* No usable NVRTC here: the GPU run will say so per point. */
-            kt_msg("warning: %s: not checked: %s\n", d->path, rd->err->msg);
-            rc = KT_S_OK;
-        } else if (!out.compiled) {
-            kt_nvrtc_first_error(out.log, first, sizeof first);
-            rc = bad(rd, v->section, "kernel",
-                     "'%s' does not compile (%s, defaults): %s", b.name,
-                     d->check_arch, first);
-        }
-        kt_nvrtc_output_free(&out);
+        rc = check_one(rd, &req, v->section, "kernel");
         free(b.src);
     }
     return rc;
@@ -992,12 +1399,14 @@ kt_status kt_declared_load(const char *path, kt_declared **out, kt_err *err)
         return kt_err_set(err, KT_S_INPUT, "%.60s...: path too long", path);
     }
     snprintf(rd.d->path, sizeof rd.d->path, "%s", path);
+    kt_decl_dirname(path, rd.d->dir, sizeof rd.d->dir);
     rd.d->slot = -1;
     if ((rc = kt_ini_load(path, &rd.ini, err)) ||
         (rc = kt_iniloc_scan(path, &rd.loc, err)))
         goto done;
     if ((rc = read_operator(&rd)) || (rc = read_sections(&rd)) ||
-        (rc = check_defaults(&rd)) || (rc = check_compiles(&rd)))
+        (rc = check_defaults(&rd)) || (rc = check_compiles(&rd)) ||
+        (rc = check_generators(&rd)))
         goto done;
     *out = rd.d;
     rd.d = NULL;
@@ -1021,6 +1430,7 @@ void kt_declared_free(kt_declared *d)
     kt_expr_free(d->bytes_read);
     kt_expr_free(d->bytes_written);
     kt_expr_free(d->flops);
+    free(d->gen_source);
     for (size_t vi = 0; vi < d->num_variants; ++vi) {
         kt_decl_variant *v = &d->variants[vi];
         for (size_t i = 0; i < v->num_targs; ++i)
@@ -1033,6 +1443,8 @@ void kt_declared_free(kt_declared *d)
         }
         kt_expr_free(v->smem);
         kt_expr_free(v->require);
+        for (int k = 0; k < 3; ++k)
+            kt_expr_free(v->work[k]);
         for (size_t i = 0; i < KT_MAX_PARAMS; ++i)
             free(v->values[i]);
     }

@@ -33,28 +33,69 @@
 #define KT_DECL_MAX_DEFINES 8
 #define KT_DECL_MAX_OPERATORS 8 /* declared operators per process */
 
+#define KT_DECL_MAX_CONSTANTS 8
+
 typedef enum kt_decl_type {
     KT_DECL_F32 = 0,
     KT_DECL_F64,
     KT_DECL_I32,
     KT_DECL_I64,
     KT_DECL_U32,
-    KT_DECL_U64
+    KT_DECL_U64,
+    KT_DECL_I8,
+    KT_DECL_U8,
+    KT_DECL_I16,
+    KT_DECL_U16,
+    KT_DECL_F16
 } kt_decl_type;
+
+/* How an input (or in-out) buffer is filled (core/declared_fill.c). */
+typedef enum kt_decl_fill_kind {
+    KT_FILL_DEFAULT = 0, /* uniform [-1, 1) floats, integers [-100, 100) */
+    KT_FILL_UNIFORM,     /* uniform(a, b): [a, b) */
+    KT_FILL_NORMAL,      /* normal(mu, sigma) */
+    KT_FILL_CONSTANT,    /* constant(v) */
+    KT_FILL_ARANGE,      /* arange(start, step): start + i * step */
+    KT_FILL_INTEGERS,    /* integers(lo, hi): uniform integers in [lo, hi) */
+    KT_FILL_NPY,         /* from FILE.npy */
+    KT_FILL_KERNEL       /* from KERNEL: a generator the user writes */
+} kt_decl_fill_kind;
+
+typedef struct kt_decl_fill {
+    kt_decl_fill_kind kind;
+    double a, b;      /* the distribution's two numbers */
+    char path[4096];  /* KT_FILL_NPY: resolved against the declaration */
+    char kernel[128]; /* KT_FILL_KERNEL: the generator's name */
+} kt_decl_fill;
+
+/* Roles of [operator] buffer.NAME; inout is filled like an input, verified
+ * like an output and restored before every launch that counts. */
+#define KT_DECL_ROLE_INOUT 4
 
 typedef struct kt_decl_buffer {
     char name[64];
     kt_decl_type type;
-    kt_mem_role role;
+    int role; /* kt_mem_role, or KT_DECL_ROLE_INOUT */
     kt_expr *count; /* of sizes */
+    kt_decl_fill fill;
 } kt_decl_buffer;
 
 typedef struct kt_decl_arg {
     int buffer;        /* index into buffers, or -1 for a scalar */
     kt_decl_type type; /* scalars */
-    kt_expr *value;    /* scalars: of sizes */
+    kt_expr *value;    /* scalars: of sizes; NULL for a literal */
+    int is_literal;    /* scalars: `literal` holds the value */
+    double literal;    /* float 0.1, double 3.05e-6 */
+    char view[64];     /* buffers: "float4" of `y as float4`, or "" */
     char text[96];     /* as written, for messages */
 } kt_decl_arg;
+
+/* constant.SYMBOL = BUFFER: a __constant__ symbol of the module filled
+ * from the buffer after each load (Kernel Tuner's cmem_args). */
+typedef struct kt_decl_constant {
+    char symbol[64];
+    int buffer;
+} kt_decl_constant;
 
 typedef struct kt_decl_variant {
     char id[64];
@@ -68,6 +109,14 @@ typedef struct kt_decl_variant {
     /* Of sizes, then parameters (names = declared->names of the variant). */
     kt_expr *block[3], *grid[3], *smem, *require;
     int reference;
+    /* Reference only: parameters it takes from the verified point
+     * (`follows = tf`): indices into params, one reference per distinct
+     * assignment of them. */
+    int follows[KT_MAX_PARAMS];
+    size_t num_follows;
+    /* The operator's work expressions read with this variant's names
+     * (sizes and parameters); NULL where the operator gives none. */
+    kt_expr *work[3]; /* bytes_read, bytes_written, flops */
     uint64_t compile_time_mask; /* bit i: params[i] is compile-time */
     kt_param_desc params[KT_MAX_PARAMS];
     char param_names[KT_MAX_PARAMS][64];
@@ -82,6 +131,9 @@ typedef struct kt_declared {
     char summary[256];
     char source_name[256];
     char *source;   /* the .cu text; owned */
+    char *gen_source; /* generator_source's text, or NULL: source; owned */
+    char gen_source_name[256];
+    char dir[4096]; /* the declaration's folder: includes resolve here */
     char **options; /* extra NVRTC options; owned */
     size_t num_options;
     char check_arch[32]; /* architecture of the GPU-free check */
@@ -95,7 +147,14 @@ typedef struct kt_declared {
     size_t num_buffers;
     kt_decl_arg args[KT_DECL_MAX_ARGS];
     size_t num_args;
+    kt_decl_constant constants[KT_DECL_MAX_CONSTANTS];
+    size_t num_constants;
+    uint32_t pinned_mask; /* bit i: sizes[i] is pinned (min = max) */
     kt_expr *bytes_read, *bytes_written, *flops; /* may be NULL */
+    /* The work expressions as written; those that read parameters are
+     * NULL above and evaluated per variant (kt_decl_variant.work). */
+    char work_text[3][512];
+    int work_uses_params;
     kt_decl_variant variants[KT_DECL_MAX_VARIANTS];
     size_t num_variants;
     int reference; /* index of the reference variant */
@@ -124,6 +183,66 @@ size_t kt_decl_type_size(kt_decl_type t);
 
 /* The C type of the kernel parameter: "float", "int", ... */
 const char *kt_decl_type_c(kt_decl_type t);
+
+/* The declaration's name of a type: "f32", "u8", ... */
+const char *kt_decl_type_name(kt_decl_type t);
+
+/* The source a generator kernel of buffer b is compiled from
+ * (generator_source, else source) with a static check of its signature
+ * (T *out, size_t count, unsigned long long seed). Owned by the caller. */
+char *kt_declared_gen_source(const kt_declared *d, size_t b);
+
+/* ---- core/declared_path.c: files named by a declaration ------------ */
+
+/* Copies in to out[size] with each ${VAR} replaced by its value; an unset
+ * or empty variable is KT_S_INPUT naming it. */
+kt_status kt_decl_expand(const char *in, char *out, size_t size, kt_err *err);
+
+/* The folder of path ("." when it has none). */
+void kt_decl_dirname(const char *path, char *out, size_t size);
+
+/* text expanded, then resolved against dir unless absolute. */
+kt_status kt_decl_path(const char *dir, const char *text, char *out,
+                       size_t size, kt_err *err);
+
+/* Reads a regular file whole (NUL-terminated, malloc'ed, caller frees). */
+kt_status kt_decl_read_file(const char *path, char **text, size_t *len,
+                            kt_err *err);
+
+/* Appends an NVRTC option (${VAR} expanded); an include folder (-IDIR,
+ * --include-path=DIR, or DIR after a separate -I when is_path) resolved
+ * against the declaration's folder. */
+kt_status kt_decl_add_option(kt_declared *d, const char *opt, int is_path,
+                             kt_err *err);
+
+/* Adds the folder of file (absolute) to the include path, once. */
+kt_status kt_decl_add_include(kt_declared *d, const char *file, kt_err *err);
+
+/* ---- core/declared_fill.c: what inputs hold ------------------------- */
+
+/* Parses FILL of `buffer.x = input f32[n] FILL` for a buffer of type t; a
+ * .npy path resolves against dir and its dtype is checked now. */
+kt_status kt_decl_fill_parse(const char *text, kt_decl_type t, const char *dir,
+                             kt_decl_fill *out, kt_err *err);
+
+/* Fills dst[0..n) of type t on the host from the problem's seed (through
+ * h->random_f32 with stream) or the .npy file (its element count must be
+ * n). Not for KT_FILL_KERNEL (filled on the device). */
+kt_status kt_decl_fill_host(const kt_decl_fill *f, kt_decl_type t,
+                            const kt_host *h, uint64_t stream, void *dst,
+                            size_t n, kt_err *err);
+
+/* The element count and data offset of a .npy file whose dtype must be
+ * t's (little-endian). */
+kt_status kt_decl_npy_header(const char *path, kt_decl_type t, size_t *count,
+                             long *data_offset, kt_err *err);
+
+/* Element i of a buffer of type t, as a double, and back (integers rounded
+ * down and saturated, f16 rounded to nearest even). */
+double kt_decl_load(const void *buf, kt_decl_type t, size_t i);
+void kt_decl_store(void *buf, kt_decl_type t, size_t i, double x);
+uint16_t kt_decl_f16_from(double x);
+double kt_decl_f16_to(uint16_t h);
 
 /* The name expression and -D options of variant v at values (one per
  * parameter): "tiled<32, 1>" into expr, "-DTILE=32" strings into defs

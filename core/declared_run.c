@@ -29,24 +29,47 @@ typedef union scalar {
     int64_t i64;
     uint32_t u32;
     uint64_t u64;
+    int8_t i8;
+    uint8_t u8;
+    int16_t i16;
+    uint16_t u16;
     float f32;
     double f64;
 } scalar;
+
+/* One reference answer: the outputs (and in-outs) of the reference
+ * variant at one assignment of its followed parameters. */
+typedef struct reference {
+    int64_t key[KT_MAX_PARAMS];            /* the reference's values */
+    double *want[KT_DECL_MAX_BUFFERS];     /* verified buffers */
+    double *want_dev[KT_DECL_MAX_BUFFERS]; /* the same on the device */
+} reference;
 
 typedef struct state {
     const kt_declared *d;
     const kt_host *host;
     int64_t sizes[KT_MAX_SIZES];
+    uint64_t seed;
     void *dev[KT_DECL_MAX_BUFFERS];
     size_t count[KT_DECL_MAX_BUFFERS];
-    double *want[KT_DECL_MAX_BUFFERS];     /* outputs: the reference */
-    double *want_dev[KT_DECL_MAX_BUFFERS]; /* the same on the device */
-    void *inputs[KT_DECL_MAX_BUFFERS];     /* host copies, for reset() */
+    void *pristine[KT_DECL_MAX_BUFFERS]; /* device copies, for reset() */
+    reference *refs;
+    size_t num_refs;
     scalar argval[KT_DECL_MAX_ARGS];
     void *argv[KT_DECL_MAX_ARGS];
     memo *memos[KT_DECL_MAX_VARIANTS];
     size_t num_memos[KT_DECL_MAX_VARIANTS];
 } state;
+
+/* Which state's buffers each loaded kernel's __constant__ symbols hold
+ * now: kernels are loaded once per process, but every instance (the
+ * requested size, each boundary size) has its own inputs. */
+typedef struct const_owner {
+    const void *kernel;
+    const state *owner;
+} const_owner;
+static const_owner *g_const_owners;
+static size_t g_num_const_owners;
 
 static kt_status eval_op(const kt_declared *d, const kt_expr *e,
                          const int64_t *sizes, int64_t *out, kt_err *err)
@@ -56,31 +79,69 @@ static kt_status eval_op(const kt_declared *d, const kt_expr *e,
 
 /* ------------------------------------------------------------ pure */
 
-static int d_work(const kt_declared *d, const kt_problem *p, kt_work *out)
+/* The work expression k (bytes_read, bytes_written, flops) of variant v
+ * at the configuration's values into *out; 0 when it is given there. */
+static int variant_work(const kt_declared *d, const kt_decl_variant *v, int k,
+                        const kt_problem *p, const int64_t *values,
+                        double *out)
 {
-    double rd = 0, wr = 0;
     int64_t x;
+    if (!v || !v->work[k] ||
+        kt_declared_eval(v, v->work[k], p->sizes, d->num_sizes, values, &x,
+                         NULL))
+        return 0;
+    *out = (double)x;
+    return 1;
+}
 
+/* The work of variant v at values (v NULL: the operator's, which for
+ * expressions of parameters is the reference's at its defaults). */
+static int work_at(const kt_declared *d, const kt_decl_variant *v,
+                   const kt_problem *p, const int64_t *values, kt_work *out)
+{
+    double rd = 0, wr = 0, fl = 0;
+    int64_t x, defaults[KT_MAX_PARAMS];
+    kt_expr *const ops[3] = {d->bytes_read, d->bytes_written, d->flops};
+    double *dst[3] = {&rd, &wr, &fl};
+
+    if (!v && d->work_uses_params) {
+        v = &d->variants[d->reference];
+        for (size_t i = 0; i < KT_MAX_PARAMS; ++i)
+            defaults[i] = v->params[i].default_value;
+        values = defaults;
+    }
     for (size_t i = 0; i < d->num_buffers; ++i) {
         const kt_decl_buffer *b = &d->buffers[i];
+        double bytes;
         if (eval_op(d, b->count, p->sizes, &x, NULL))
             return KT_FAIL;
-        if (b->role == KT_MEM_INPUT)
-            rd += (double)x * (double)kt_decl_type_size(b->type);
-        else if (b->role == KT_MEM_OUTPUT)
-            wr += (double)x * (double)kt_decl_type_size(b->type);
+        bytes = (double)x * (double)kt_decl_type_size(b->type);
+        /* Each input read once and each output written once, unless said;
+         * an in-out buffer is both. */
+        if (b->role == KT_MEM_INPUT || b->role == KT_DECL_ROLE_INOUT)
+            rd += bytes;
+        if (b->role == KT_MEM_OUTPUT || b->role == KT_DECL_ROLE_INOUT)
+            wr += bytes;
     }
-    /* Each input read once and each output written once, unless said. */
-    if (d->bytes_read && !eval_op(d, d->bytes_read, p->sizes, &x, NULL))
-        rd = (double)x;
-    if (d->bytes_written && !eval_op(d, d->bytes_written, p->sizes, &x, NULL))
-        wr = (double)x;
+    for (int k = 0; k < 3; ++k)
+        if (!variant_work(d, v, k, p, values, dst[k]) && ops[k] &&
+            !eval_op(d, ops[k], p->sizes, &x, NULL))
+            *dst[k] = (double)x;
     out->bytes_read = rd;
     out->bytes_written = wr;
-    out->flops = 0;
-    if (d->flops && eval_op(d, d->flops, p->sizes, &x, NULL) == KT_S_OK)
-        out->flops = (double)x;
+    out->flops = fl;
     return KT_OK;
+}
+
+static int d_work(const kt_declared *d, const kt_problem *p, kt_work *out)
+{
+    return work_at(d, NULL, p, NULL, out);
+}
+
+static int d_work_config(const kt_declared *d, size_t vi, const kt_problem *p,
+                         const kt_config *c, kt_work *out)
+{
+    return work_at(d, &d->variants[vi], p, c->values, out);
 }
 
 static int dim_of(const kt_decl_variant *v, kt_expr *const *e,
@@ -208,6 +269,55 @@ static int find_kernel(state *st, size_t vi, const int64_t *values, size_t smem,
     return KT_OK;
 }
 
+/* Fills the __constant__ symbols of kernel's module from st's buffers,
+ * unless they hold st's already: uploaded after the load and again only
+ * when another instance used the module in between, so timed launches of
+ * one instance copy nothing. */
+static int own_constants(state *st, const void *kernel)
+{
+    const kt_declared *d = st->d;
+    const kt_host *h = st->host;
+    const_owner *o = NULL, *grown;
+
+    for (size_t i = 0; i < g_num_const_owners && !o; ++i)
+        if (g_const_owners[i].kernel == kernel)
+            o = &g_const_owners[i];
+    if (!d->num_constants || (o && o->owner == st))
+        return KT_OK;
+    for (size_t i = 0; i < d->num_constants; ++i) {
+        const kt_decl_constant *c = &d->constants[i];
+        const kt_decl_buffer *buf = &d->buffers[c->buffer];
+        size_t have = st->count[c->buffer] * kt_decl_type_size(buf->type);
+        size_t bytes = 0;
+        void *sym = NULL;
+        kt_err err;
+        cudaError_t code;
+        if (kt_nvrtc_global(kernel, c->symbol, &sym, &bytes, &err))
+            return h->error(h, "constant.%s: %s", c->symbol, err.msg);
+        if (have > bytes)
+            return h->error(h,
+                            "constant.%s: buffer '%s' has %zu bytes; the "
+                            "symbol holds %zu",
+                            c->symbol, buf->name, have, bytes);
+        code = cudaMemcpy(sym, st->dev[c->buffer], have,
+                          cudaMemcpyDeviceToDevice);
+        if (code != cudaSuccess)
+            return h->error(h, "constant.%s: cudaMemcpy: %s", c->symbol,
+                            cudaGetErrorString(code));
+    }
+    if (!o) {
+        grown = realloc(g_const_owners,
+                        (g_num_const_owners + 1) * sizeof *grown);
+        if (!grown)
+            return h->error(h, "out of memory");
+        g_const_owners = grown;
+        o = &grown[g_num_const_owners++];
+        o->kernel = kernel;
+    }
+    o->owner = st;
+    return KT_OK;
+}
+
 static int enqueue(state *st, size_t vi, const int64_t *values,
                    const kt_shape *shape, void *stream)
 {
@@ -216,7 +326,7 @@ static int enqueue(state *st, size_t vi, const int64_t *values,
     dim3 grid = {shape->grid[0], shape->grid[1], shape->grid[2]};
     dim3 block = {shape->block[0], shape->block[1], shape->block[2]};
 
-    if (rc != KT_OK)
+    if (rc != KT_OK || (rc = own_constants(st, kernel)) != KT_OK)
         return rc;
     /* An error here is also the runtime's last error, which the host reads
      * and classifies (refused launch or fault). */
@@ -241,63 +351,130 @@ static const void *d_kernel_of(size_t vi, void *s, const kt_config *c)
     return NULL;
 }
 
+static int ensure_reference(state *st, const kt_config *c);
+
 static int d_launch(const kt_declared *d, size_t vi, void *s,
                     const kt_config *c, const kt_shape *shape, void *stream)
 {
+    int rc;
     (void)d;
+    /* A reference that follows the point is computed before the point's
+     * first launch, which is its verification (untimed). */
+    if ((rc = ensure_reference((state *)s, c)) != KT_OK)
+        return rc;
     return enqueue((state *)s, vi, c->values, shape, stream);
 }
 
 /* ------------------------------------------------------- lifecycle */
 
-/* Element i of buffer b as a double (host copy of type t). */
-static double get_elem(const void *buf, kt_decl_type t, size_t i)
+/* Whether buffer b is verified against the reference. */
+static int verified(const kt_decl_buffer *b)
 {
-    switch (t) {
-    case KT_DECL_F32: return ((const float *)buf)[i];
-    case KT_DECL_F64: return ((const double *)buf)[i];
-    case KT_DECL_I32: return ((const int32_t *)buf)[i];
-    case KT_DECL_I64: return (double)((const int64_t *)buf)[i];
-    case KT_DECL_U32: return ((const uint32_t *)buf)[i];
-    case KT_DECL_U64: return (double)((const uint64_t *)buf)[i];
-    }
-    return 0;
+    return b->role == KT_MEM_OUTPUT || b->role == KT_DECL_ROLE_INOUT;
 }
 
-/* Inputs: uniform in [-1, 1) for floating types, integers in [-100, 100)
- * (unsigned: [0, 200)), from the problem's seed and the buffer's index. */
-static int fill_input(state *st, size_t b, void *host)
+/* Whether buffer b is filled before the kernels run. */
+static int filled(const kt_decl_buffer *b)
 {
-    const kt_decl_buffer *buf = &st->d->buffers[b];
-    size_t n = st->count[b];
-    float *f = buf->type == KT_DECL_F32 ? host : malloc(n * sizeof *f + 1);
-
-    if (!f)
-        return st->host->error(st->host, "out of host memory for '%s'",
-                               buf->name);
-    st->host->random_f32(st->host, b, f, n, -1.0f, 1.0f);
-    for (size_t i = 0; i < n && buf->type != KT_DECL_F32; ++i) {
-        double x = f[i], k = (double)(int64_t)(x * 100.0 - (x < 0));
-        switch (buf->type) {
-        case KT_DECL_F64: ((double *)host)[i] = x; break;
-        case KT_DECL_I32: ((int32_t *)host)[i] = (int32_t)k; break;
-        case KT_DECL_I64: ((int64_t *)host)[i] = (int64_t)k; break;
-        case KT_DECL_U32: ((uint32_t *)host)[i] = (uint32_t)(k + 100); break;
-        case KT_DECL_U64: ((uint64_t *)host)[i] = (uint64_t)(k + 100); break;
-        default: break;
-        }
-    }
-    if (f != host)
-        free(f);
-    return st->host->upload(st->host, st->dev[b], host,
-                            n * kt_decl_type_size(buf->type));
+    return b->role == KT_MEM_INPUT || b->role == KT_DECL_ROLE_INOUT;
 }
 
-/* Whether input b is made by the host's device generator (f32 only). */
+/* Whether input b is made by the host's device generator (f32 inputs of
+ * the default fill only). */
 static int device_rng(const state *st, size_t b)
 {
-    return st->d->buffers[b].type == KT_DECL_F32 &&
+    const kt_decl_buffer *buf = &st->d->buffers[b];
+    return buf->type == KT_DECL_F32 && buf->fill.kind == KT_FILL_DEFAULT &&
            KT_HOST_HAS(st->host, random_f32_device);
+}
+
+/* Runs buffer b's generator kernel: gen(out, count, seed), one thread per
+ * element in blocks of 256, and waits for it. */
+static int run_generator(state *st, size_t b)
+{
+    const kt_declared *d = st->d;
+    const kt_host *h = st->host;
+    const kt_decl_buffer *buf = &d->buffers[b];
+    unsigned long long count = st->count[b], seed = st->seed + b;
+    void *args[3] = {&st->dev[b], &count, &seed};
+    uint64_t blocks = (count + 255) / 256;
+    const void *kernel = NULL;
+    const char *name = d->gen_source ? d->gen_source_name : d->source_name;
+    char *src = kt_declared_gen_source(d, b);
+    kt_jit_request req = {sizeof req, (uint32_t)d->num_options,
+                          src,        name,
+                          buf->fill.kernel, (const char *const *)d->options};
+    cudaError_t code;
+    int rc;
+
+    if (!src)
+        return h->error(h, "out of memory");
+    if (!KT_HOST_HAS(h, compile) || !h->compile)
+        rc = h->error(h, "this ktune cannot compile kernels");
+    else
+        rc = h->compile(h, &req, &kernel);
+    free(src);
+    if (rc != KT_OK)
+        return rc == KT_INVALID ? KT_FAIL : rc;
+    if (count == 0)
+        return KT_OK;
+    if (blocks > 0x7fffffffu)
+        return h->error(h, "buffer.%s: too many elements for a generator",
+                        buf->name);
+    code = cudaLaunchKernel(kernel, (dim3){(unsigned)blocks, 1, 1},
+                            (dim3){256, 1, 1}, args, 0, NULL);
+    if (code == cudaSuccess)
+        code = cudaDeviceSynchronize();
+    if (code != cudaSuccess)
+        return h->error(h, "buffer.%s: generator %s: %s", buf->name,
+                        buf->fill.kernel, cudaGetErrorString(code));
+    return KT_OK;
+}
+
+/* Fills input (or in-out) b as declared. */
+static int fill_buffer(state *st, size_t b, size_t bytes)
+{
+    const kt_decl_buffer *buf = &st->d->buffers[b];
+    const kt_host *h = st->host;
+    void *host;
+    kt_err err;
+    int rc;
+
+    if (device_rng(st, b))
+        /* The same values, made on the device: no host copy. */
+        return h->random_f32_device(h, b, (float *)st->dev[b], st->count[b],
+                                    -1.0f, 1.0f);
+    if (buf->fill.kind == KT_FILL_KERNEL)
+        return run_generator(st, b);
+    if (!(host = malloc(bytes + 1)))
+        return h->error(h, "out of host memory for '%s'", buf->name);
+    if (kt_decl_fill_host(&buf->fill, buf->type, h, b, host, st->count[b],
+                          &err))
+        rc = h->error(h, "buffer.%s: %s", buf->name, err.msg);
+    else
+        rc = h->upload(h, st->dev[b], host, bytes);
+    free(host);
+    return rc;
+}
+
+/* A device copy of b's filled bytes, for reset(): in-outs always, inputs
+ * when the kernels write them. */
+static int keep_pristine(state *st, size_t b, size_t bytes)
+{
+    const kt_decl_buffer *buf = &st->d->buffers[b];
+    char name[80];
+    int rc;
+
+    if (buf->role != KT_DECL_ROLE_INOUT && !st->d->modifies_inputs)
+        return KT_OK;
+    snprintf(name, sizeof name, "%s (as filled)", buf->name);
+    if ((rc = st->host->alloc_device(st->host, bytes, KT_MEM_SCRATCH, name,
+                                     &st->pristine[b])))
+        return rc;
+    if (cudaMemcpy(st->pristine[b], st->dev[b], bytes,
+                   cudaMemcpyDeviceToDevice) != cudaSuccess)
+        return st->host->error(st->host, "copying '%s' failed", buf->name);
+    return KT_OK;
 }
 
 static int alloc_buffers(state *st)
@@ -308,9 +485,11 @@ static int alloc_buffers(state *st)
 
     for (size_t b = 0; b < d->num_buffers; ++b) {
         const kt_decl_buffer *buf = &d->buffers[b];
+        /* In-outs are never poisoned: they hold their inputs. */
+        kt_mem_role role =
+            buf->role == KT_DECL_ROLE_INOUT ? KT_MEM_INPUT : buf->role;
         int64_t n;
         size_t bytes;
-        void *host;
         int rc;
         if (eval_op(d, buf->count, st->sizes, &n, &err))
             return h->error(h, "buffer.%s: %s", buf->name, err.msg);
@@ -319,28 +498,14 @@ static int alloc_buffers(state *st)
             return h->error(h, "buffer.%s: %lld elements", buf->name,
                             (long long)n);
         st->count[b] = (size_t)n;
-        if ((rc = h->alloc_device(h, bytes, buf->role, buf->name, &st->dev[b])))
+        if ((rc = h->alloc_device(h, bytes, role, buf->name, &st->dev[b])))
             return rc;
-        if (buf->role != KT_MEM_INPUT) {
+        if (!filled(buf)) {
             if (cudaMemset(st->dev[b], 0, bytes) != cudaSuccess)
                 return h->error(h, "cudaMemset('%s') failed", buf->name);
             continue;
         }
-        if (device_rng(st, b)) {
-            /* The same values, made on the device: no host copy. */
-            if ((rc = h->random_f32_device(h, b, (float *)st->dev[b], (size_t)n,
-                                           -1.0f, 1.0f)))
-                return rc;
-            continue;
-        }
-        if (!(host = malloc(bytes + 1)))
-            return h->error(h, "out of host memory for '%s'", buf->name);
-        rc = fill_input(st, b, host);
-        if (d->modifies_inputs)
-            st->inputs[b] = host;
-        else
-            free(host);
-        if (rc)
+        if ((rc = fill_buffer(st, b, bytes)) || (rc = keep_pristine(st, b, bytes)))
             return rc;
     }
     return KT_OK;
@@ -355,28 +520,68 @@ static int bind_args(state *st)
         const kt_decl_arg *a = &d->args[i];
         scalar *s = &st->argval[i];
         int64_t x = 0;
+        double f;
         st->argv[i] = s;
         if (a->buffer >= 0) {
             s->p = st->dev[a->buffer];
             continue;
         }
-        if (eval_op(d, a->value, st->sizes, &x, &err))
+        if (!a->is_literal && eval_op(d, a->value, st->sizes, &x, &err))
             return st->host->error(st->host, "args '%s': %s", a->text, err.msg);
+        f = a->is_literal ? a->literal : (double)x;
         switch (a->type) {
-        case KT_DECL_F32: s->f32 = (float)x; break;
-        case KT_DECL_F64: s->f64 = (double)x; break;
+        case KT_DECL_F32: s->f32 = (float)f; break;
+        case KT_DECL_F64: s->f64 = f; break;
         case KT_DECL_I32: s->i32 = (int32_t)x; break;
         case KT_DECL_I64: s->i64 = x; break;
         case KT_DECL_U32: s->u32 = (uint32_t)x; break;
         case KT_DECL_U64: s->u64 = (uint64_t)x; break;
+        case KT_DECL_I8: s->i8 = (int8_t)x; break;
+        case KT_DECL_U8: s->u8 = (uint8_t)x; break;
+        case KT_DECL_I16: s->i16 = (int16_t)x; break;
+        case KT_DECL_U16: s->u16 = (uint16_t)x; break;
+        case KT_DECL_F16: s->u16 = kt_decl_f16_from(f); break;
         }
     }
     return KT_OK;
 }
 
-/* With the host's device compare, the reference of an f32 output also
+/* Restores the in-outs (and inputs the kernels write) from their copies. */
+static int restore(state *st)
+{
+    for (size_t b = 0; b < st->d->num_buffers; ++b) {
+        size_t bytes =
+            st->count[b] * kt_decl_type_size(st->d->buffers[b].type);
+        if (st->pristine[b] &&
+            cudaMemcpy(st->dev[b], st->pristine[b], bytes,
+                       cudaMemcpyDeviceToDevice) != cudaSuccess)
+            return st->host->error(st->host, "restoring '%s' failed",
+                                   st->d->buffers[b].name);
+    }
+    return KT_OK;
+}
+
+/* Poisons the outputs as the host does (0xFF bytes) after a reference ran
+ * in them, so a point that leaves an element unwritten cannot pass on the
+ * reference's value. */
+static int poison(state *st)
+{
+    for (size_t b = 0; b < st->d->num_buffers; ++b)
+        if (st->d->buffers[b].role == KT_MEM_OUTPUT &&
+            cudaMemset(st->dev[b], 0xFF,
+                       st->count[b] *
+                           kt_decl_type_size(st->d->buffers[b].type)) !=
+                cudaSuccess)
+            return st->host->error(st->host, "poisoning '%s' failed",
+                                   st->d->buffers[b].name);
+    return cudaDeviceSynchronize() == cudaSuccess
+               ? KT_OK
+               : st->host->error(st->host, "cudaDeviceSynchronize failed");
+}
+
+/* With the host's device compare, the reference of an f32 buffer also
  * lives on the device, so verifying reads nothing back. */
-static int reference_on_device(state *st, size_t b)
+static int reference_on_device(state *st, reference *r, size_t b)
 {
     const kt_host *h = st->host;
     const kt_decl_buffer *buf = &st->d->buffers[b];
@@ -388,57 +593,114 @@ static int reference_on_device(state *st, size_t b)
         return KT_OK;
     snprintf(name, sizeof name, "%s (reference)", buf->name);
     if ((rc = h->alloc_device(h, bytes, KT_MEM_SCRATCH, name,
-                              (void **)&st->want_dev[b])))
+                              (void **)&r->want_dev[b])))
         return rc;
-    return h->upload(h, st->want_dev[b], st->want[b], bytes);
+    return h->upload(h, r->want_dev[b], r->want[b], bytes);
 }
 
-/* The reference variant's defaults, run once: its outputs are `want`. */
-static int run_reference(state *st, const kt_problem *p)
+/* Downloads the verified buffers into r. */
+static int keep_answer(state *st, reference *r)
+{
+    const kt_declared *d = st->d;
+    const kt_host *h = st->host;
+
+    for (size_t b = 0; b < d->num_buffers; ++b) {
+        const kt_decl_buffer *buf = &d->buffers[b];
+        size_t n = st->count[b], es = kt_decl_type_size(buf->type);
+        void *tmp;
+        int rc;
+        if (!verified(buf))
+            continue;
+        r->want[b] = malloc(n * sizeof(double) + 1);
+        tmp = malloc(n * es + 1);
+        rc = !r->want[b] || !tmp
+                 ? h->error(h, "out of host memory for '%s'", buf->name)
+                 : h->download(h, tmp, st->dev[b], n * es);
+        for (size_t i = 0; i < n && rc == KT_OK; ++i)
+            r->want[b][i] = kt_decl_load(tmp, buf->type, i);
+        free(tmp);
+        if (rc || (rc = reference_on_device(st, r, b)))
+            return rc;
+    }
+    return KT_OK;
+}
+
+/* The reference variant at vals, run once on the buffers as filled: its
+ * verified buffers become reference r's answer; the in-outs are restored
+ * and the outputs poisoned after it. */
+static int run_reference(state *st, const int64_t *vals, reference *r)
 {
     const kt_declared *d = st->d;
     const kt_host *h = st->host;
     const kt_decl_variant *v = &d->variants[d->reference];
-    int64_t vals[KT_MAX_PARAMS];
     const char *names[KT_MAX_PARAMS];
+    kt_problem p = {sizeof p, (uint32_t)d->num_sizes, st->sizes, st->seed,
+                    h->device};
     kt_config cfg = {sizeof cfg, (uint32_t)(v->num_names - d->num_sizes), vals,
                      names};
     kt_shape shape = {sizeof shape, 0, {1, 1, 1}, {1, 1, 1}, NULL};
     cudaError_t code;
     int rc;
 
-    for (size_t i = 0; i < KT_MAX_PARAMS; ++i) {
-        vals[i] = v->params[i].default_value;
+    for (size_t i = 0; i < KT_MAX_PARAMS; ++i)
         names[i] = v->params[i].name;
-    }
-    if (d_shape(d, (size_t)d->reference, p, &cfg, &shape) != KT_OK)
+    memcpy(r->key, vals, sizeof r->key);
+    if (d_shape(d, (size_t)d->reference, &p, &cfg, &shape) != KT_OK)
         return h->error(h, "reference [%s]: no launch shape at these sizes",
                         v->section);
     /* A failure keeps the compiler's text: the reference must compile. */
-    if ((rc = enqueue(st, (size_t)d->reference, vals, &shape, NULL)) != KT_OK)
+    if ((rc = restore(st)) != KT_OK ||
+        (rc = enqueue(st, (size_t)d->reference, vals, &shape, NULL)) != KT_OK)
         return rc;
     if ((code = cudaGetLastError()) != cudaSuccess ||
         (code = cudaDeviceSynchronize()) != cudaSuccess)
         return h->error(h, "reference [%s]: %s", v->section,
                         cudaGetErrorString(code));
-    for (size_t b = 0; b < d->num_buffers; ++b) {
-        const kt_decl_buffer *buf = &d->buffers[b];
-        size_t n = st->count[b], es = kt_decl_type_size(buf->type);
-        void *tmp;
-        if (buf->role != KT_MEM_OUTPUT)
-            continue;
-        st->want[b] = malloc(n * sizeof(double) + 1);
-        tmp = malloc(n * es + 1);
-        rc = !st->want[b] || !tmp
-                 ? h->error(h, "out of host memory for '%s'", buf->name)
-                 : h->download(h, tmp, st->dev[b], n * es);
-        for (size_t i = 0; i < n && rc == KT_OK; ++i)
-            st->want[b][i] = get_elem(tmp, buf->type, i);
-        free(tmp);
-        if (rc || (rc = reference_on_device(st, b)))
-            return rc;
+    if ((rc = keep_answer(st, r)) != KT_OK || (rc = restore(st)) != KT_OK)
+        return rc;
+    return poison(st);
+}
+
+/* The reference's values for configuration c: its defaults, with each
+ * followed parameter at c's value of the same name (when c has one). */
+static void reference_values(const state *st, const kt_config *c,
+                             int64_t *vals)
+{
+    const kt_decl_variant *v = &st->d->variants[st->d->reference];
+    for (size_t i = 0; i < KT_MAX_PARAMS; ++i)
+        vals[i] = v->params[i].default_value;
+    for (size_t f = 0; c && f < v->num_follows; ++f) {
+        size_t p = (size_t)v->follows[f];
+        for (uint32_t i = 0; i < c->count; ++i)
+            if (c->names && strcmp(c->names[i], v->param_names[p]) == 0)
+                vals[p] = c->values[i];
     }
-    return KT_OK;
+}
+
+static reference *find_reference(state *st, const int64_t *vals)
+{
+    for (size_t i = 0; i < st->num_refs; ++i)
+        if (memcmp(st->refs[i].key, vals, sizeof st->refs[i].key) == 0)
+            return &st->refs[i];
+    return NULL;
+}
+
+/* The reference configuration c is verified against, computed now when it
+ * is the first of its followed values. */
+static int ensure_reference(state *st, const kt_config *c)
+{
+    int64_t vals[KT_MAX_PARAMS];
+    reference *grown;
+
+    reference_values(st, c, vals);
+    if (find_reference(st, vals))
+        return KT_OK;
+    grown = realloc(st->refs, (st->num_refs + 1) * sizeof *grown);
+    if (!grown)
+        return st->host->error(st->host, "out of memory");
+    st->refs = grown;
+    memset(&grown[st->num_refs], 0, sizeof *grown);
+    return run_reference(st, vals, &grown[st->num_refs++]);
 }
 
 /* Declarations whose kernels were queued for background compilation. */
@@ -517,15 +779,19 @@ static int d_setup(const kt_declared *d, const kt_host *h, const kt_problem *p,
         return h->error(h, "out of memory");
     st->d = d;
     st->host = h;
+    st->seed = p->seed;
     memcpy(st->sizes, p->sizes, p->num_sizes * sizeof *p->sizes);
     prefetch_all(d, h, st->sizes);
     if ((rc = alloc_buffers(st)) || (rc = bind_args(st)))
         return rc;
-    rc = run_reference(st, p);
+    /* A reference that follows parameters waits for its first point. */
+    if (d->variants[d->reference].num_follows)
+        return KT_OK;
+    rc = ensure_reference(st, NULL);
     return rc == KT_INVALID ? KT_FAIL : rc;
 }
 
-static int compare_host(state *st, size_t b)
+static int compare_host(state *st, const reference *r, size_t b)
 {
     const kt_declared *d = st->d;
     const kt_decl_buffer *buf = &d->buffers[b];
@@ -539,7 +805,7 @@ static int compare_host(state *st, size_t b)
         return st->host->error(st->host, "out of host memory");
     rc = st->host->download(st->host, tmp, st->dev[b], n * es);
     for (size_t i = 0; i < n && rc == KT_OK; ++i) {
-        double got = get_elem(tmp, buf->type, i), want = st->want[b][i];
+        double got = kt_decl_load(tmp, buf->type, i), want = r->want[b][i];
         double e = got > want ? got - want : want - got;
         if (!(e <= d->atol + d->rtol * (want < 0 ? -want : want)) &&
             bad++ == 0) {
@@ -563,22 +829,29 @@ static int d_verify(void *s, const kt_config *c, const kt_variant *v)
 {
     state *st = s;
     const kt_declared *d = st->d;
-    (void)c;
+    int64_t vals[KT_MAX_PARAMS];
+    const reference *r;
     (void)v;
+
+    reference_values(st, c, vals);
+    if (!(r = find_reference(st, vals)))
+        return st->host->error(st->host,
+                               "no reference for this configuration (it "
+                               "was not launched first)");
     for (size_t b = 0; b < d->num_buffers; ++b) {
         const kt_decl_buffer *buf = &d->buffers[b];
         int rc;
-        if (buf->role != KT_MEM_OUTPUT)
+        if (!verified(buf))
             continue;
-        rc = st->want_dev[b]
+        rc = r->want_dev[b]
                  ? st->host->check_f32_device(st->host, buf->name, st->dev[b],
-                                              st->want_dev[b], NULL,
+                                              r->want_dev[b], NULL,
                                               st->count[b], d->rtol, d->atol)
              : buf->type == KT_DECL_F32
                  ? st->host->check_f32(st->host, buf->name, st->dev[b],
-                                       st->want[b], st->count[b], d->rtol,
+                                       r->want[b], st->count[b], d->rtol,
                                        d->atol)
-                 : compare_host(st, b);
+                 : compare_host(st, r, b);
         if (rc != KT_OK)
             return rc;
     }
@@ -587,22 +860,7 @@ static int d_verify(void *s, const kt_config *c, const kt_variant *v)
 
 static int d_reset(void *s)
 {
-    state *st = s;
-    for (size_t b = 0; b < st->d->num_buffers; ++b) {
-        int rc;
-        if (st->d->buffers[b].role == KT_MEM_INPUT && device_rng(st, b))
-            rc = st->host->random_f32_device(st->host, b, (float *)st->dev[b],
-                                             st->count[b], -1.0f, 1.0f);
-        else if (!st->inputs[b])
-            continue;
-        else
-            rc = st->host->upload(
-                st->host, st->dev[b], st->inputs[b],
-                st->count[b] * kt_decl_type_size(st->d->buffers[b].type));
-        if (rc)
-            return rc;
-    }
-    return KT_OK;
+    return restore(s);
 }
 
 static void d_teardown(void *s)
@@ -610,14 +868,21 @@ static void d_teardown(void *s)
     state *st = s;
     if (!st)
         return;
+    for (size_t i = 0; i < g_num_const_owners; ++i)
+        if (g_const_owners[i].owner == st)
+            g_const_owners[i].owner = NULL;
     for (size_t b = 0; b < st->d->num_buffers; ++b) {
         if (st->dev[b])
             st->host->free_device(st->host, st->dev[b]);
-        if (st->want_dev[b])
-            st->host->free_device(st->host, st->want_dev[b]);
-        free(st->want[b]);
-        free(st->inputs[b]);
+        if (st->pristine[b])
+            st->host->free_device(st->host, st->pristine[b]);
+        for (size_t r = 0; r < st->num_refs; ++r) {
+            if (st->refs[r].want_dev[b])
+                st->host->free_device(st->host, st->refs[r].want_dev[b]);
+            free(st->refs[r].want[b]);
+        }
     }
+    free(st->refs);
     for (size_t v = 0; v < KT_DECL_MAX_VARIANTS; ++v)
         free(st->memos[v]);
     free(st);
@@ -644,6 +909,11 @@ static void d_teardown(void *s)
     static const void *kernel_##o##_##v(void *s, const kt_config *c)           \
     {                                                                          \
         return d_kernel_of(v, s, c);                                           \
+    }                                                                          \
+    static int work_##o##_##v(const kt_problem *p, const kt_config *c,         \
+                              kt_work *out)                                    \
+    {                                                                          \
+        return d_work_config(g_slots[o], v, p, c, out);                        \
     }
 
 /* clang-format off: its layout of this list is not stable. */
@@ -689,6 +959,7 @@ typedef struct variant_fns {
     int (*check)(const kt_problem *, const kt_config *, char *, size_t);
     int (*launch)(void *, const kt_config *, const kt_shape *, void *);
     const void *(*kernel_of)(void *, const kt_config *);
+    int (*work)(const kt_problem *, const kt_config *, kt_work *);
 } variant_fns;
 
 typedef struct op_fns {
@@ -699,7 +970,8 @@ typedef struct op_fns {
 
 #define V(o, v)                                                                \
     {                                                                          \
-        shape_##o##_##v, check_##o##_##v, launch_##o##_##v, kernel_##o##_##v   \
+        shape_##o##_##v, check_##o##_##v, launch_##o##_##v, kernel_##o##_##v,  \
+            work_##o##_##v                                                     \
     }
 #define OP(o)                                                                  \
     {                                                                          \
@@ -713,6 +985,16 @@ typedef struct op_fns {
 
 static const op_fns g_fns[KT_DECL_MAX_OPERATORS] = {OP(0), OP(1), OP(2), OP(3),
                                                     OP(4), OP(5), OP(6), OP(7)};
+
+/* Whether reset() has buffers to restore before each launch that counts:
+ * in-outs, or inputs the kernels write. */
+static int restores(const kt_declared *d)
+{
+    for (size_t b = 0; b < d->num_buffers; ++b)
+        if (d->buffers[b].role == KT_DECL_ROLE_INOUT)
+            return 1;
+    return d->modifies_inputs;
+}
 
 kt_status kt_declared_bind(kt_declared *d, kt_err *err)
 {
@@ -741,11 +1023,14 @@ kt_status kt_declared_bind(kt_declared *d, kt_err *err)
                             .shape = g_fns[o].v[i].shape,
                             .check = g_fns[o].v[i].check,
                             .launch_shaped = g_fns[o].v[i].launch,
-                            .kernel_of = g_fns[o].v[i].kernel_of};
+                            .kernel_of = g_fns[o].v[i].kernel_of,
+                            /* Only when a parameter changes the work. */
+                            .work = d->work_uses_params ? g_fns[o].v[i].work
+                                                        : NULL};
     }
     d->op =
         (kt_operator){.struct_size = sizeof d->op,
-                      .flags = d->modifies_inputs ? KT_OP_MODIFIES_INPUTS : 0,
+                      .flags = restores(d) ? KT_OP_MODIFIES_INPUTS : 0,
                       .id = d->name,
                       .summary = d->summary,
                       .sizes = d->sizes,
@@ -754,7 +1039,7 @@ kt_status kt_declared_bind(kt_declared *d, kt_err *err)
                       .variants = d->vdesc,
                       .work = g_fns[o].work,
                       .setup = g_fns[o].setup,
-                      .reset = d->modifies_inputs ? d_reset : NULL,
+                      .reset = restores(d) ? d_reset : NULL,
                       .verify = d_verify,
                       .teardown = d_teardown};
     kt_nvrtc_version(&major, &minor, NULL);

@@ -59,6 +59,12 @@ typedef struct kt_eval_result {
     double compile_s;
     uint32_t compiled;
     uint32_t compile_cache_hits;
+    /* The work of this point: the variant's own (kt_variant.work, ABI 1.2,
+     * when a parameter changes the work; has_work = 1), else the
+     * operator's for the problem (has_work = 0). Derived rates of the
+     * point come from it. */
+    kt_work work;
+    int has_work;
 } kt_eval_result;
 
 typedef struct kt_evaluator kt_evaluator;

@@ -200,6 +200,24 @@ static void add_costs(const kt_meter_costs *c, kt_eval_phases *ph)
     ph->probe_s += 1e-6 * c->probe_us * (double)c->probes;
 }
 
+/* The point's work: its variant's (ABI 1.2) when it has one, else the
+ * problem's. */
+static void point_work(local_eval *le, const kt_point *pt, kt_eval_result *r)
+{
+    const kt_operator *op = le->spec.op;
+    const kt_variant *v = &op->variants[pt->variant];
+    kt_bound_config bc;
+    kt_work w = {sizeof w, 0, 0, 0, 0};
+
+    r->work = le->inst.work;
+    r->has_work = 0;
+    if (v->work &&
+        v->work(&le->inst.problem, kt_point_bind(op, pt, &bc), &w) == KT_OK) {
+        r->work = w;
+        r->has_work = 1;
+    }
+}
+
 static kt_status local_evaluate(kt_evaluator *ev, const kt_point *pts, size_t n,
                                 const kt_protocol *p, kt_eval_result *out,
                                 kt_err *err)
@@ -235,6 +253,7 @@ static kt_status local_evaluate(kt_evaluator *ev, const kt_point *pts, size_t n,
         out[i].compile_s = v->compile.seconds;
         out[i].compiled = (uint32_t)v->compile.compiled;
         out[i].compile_cache_hits = (uint32_t)v->compile.cache_hits;
+        point_work(le, &pts[i], &out[i]);
         snprintf(out[i].reason, sizeof out[i].reason, "%s", v->reason);
         if (v->status != KT_EVAL_OK)
             continue;

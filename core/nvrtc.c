@@ -605,3 +605,24 @@ void kt_nvrtc_unload_all(void)
     g_loaded = NULL;
     g_num_loaded = 0;
 }
+
+kt_status kt_nvrtc_global(const void *kernel, const char *name, void **dptr,
+                          size_t *bytes, kt_err *err)
+{
+    cudaError_t code;
+
+    for (size_t i = 0; i < g_num_loaded; ++i) {
+        if ((const void *)g_loaded[i].kernel != kernel)
+            continue;
+        code = cudaLibraryGetGlobal(dptr, bytes, g_loaded[i].library, name);
+        if (code != cudaSuccess)
+            return kt_err_set(err, KT_S_INPUT,
+                              "the compiled source has no device symbol "
+                              "'%s' (%s): declare it at namespace scope, "
+                              "e.g. __constant__ float %s[N]",
+                              name, cudaGetErrorName(code), name);
+        return KT_S_OK;
+    }
+    return kt_err_set(err, KT_S_INVALID, "'%s': kernel not loaded by NVRTC",
+                      name);
+}

@@ -111,6 +111,12 @@ kt_status kt_nvrtc_load(const kt_nvrtc_output *compiled, const void **kernel,
 /* The loaded kernel of key, or NULL: a lookup, never a load. */
 const void *kt_nvrtc_find_loaded(const char *key);
 
+/* The device address and size of the global symbol `name` (a
+ * __constant__ or __device__ variable at namespace scope) in the library
+ * kernel was loaded from: KT_S_INPUT naming it when the library has none. */
+kt_status kt_nvrtc_global(const void *kernel, const char *name, void **dptr,
+                          size_t *bytes, kt_err *err);
+
 /* Unloads every library kt_nvrtc_load() loaded. */
 void kt_nvrtc_unload_all(void);
 

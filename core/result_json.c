@@ -242,6 +242,12 @@ json_t *kt_eval_result_to_json(const kt_operator *op, const kt_point *pt,
                                       "compiled", (int)r->compiled,
                                       "cache_hits",
                                       (int)r->compile_cache_hits));
+    if (r->has_work)
+        json_object_set_new(j, "work",
+                            json_pack("{s:f,s:f,s:f}", "bytes_read",
+                                      r->work.bytes_read, "bytes_written",
+                                      r->work.bytes_written, "flops",
+                                      r->work.flops));
     return j;
 }
 
@@ -310,6 +316,13 @@ kt_status kt_eval_result_from_json(const kt_operator *op, const json_t *j,
                     "compiled", &compiled, "cache_hits", &hits);
         r->compiled = (uint32_t)(compiled > 0 ? compiled : 0);
         r->compile_cache_hits = (uint32_t)(hits > 0 ? hits : 0);
+    }
+    if ((timing = json_object_get(j, "work"))) {
+        r->work.struct_size = sizeof r->work;
+        r->has_work =
+            json_unpack(timing, "{s:F,s:F,s:F}", "bytes_read",
+                        &r->work.bytes_read, "bytes_written",
+                        &r->work.bytes_written, "flops", &r->work.flops) == 0;
     }
     timing = json_object_get(j, "timing");
     if (r->status == KT_EVAL_OK) {

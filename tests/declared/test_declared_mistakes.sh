@@ -67,8 +67,8 @@ refused unknown_key "^requir =" "[variant.tiled] requir:" \
 mutate no_reference '/^reference = yes/d'
 refused no_reference "^\[operator\]" "[operator]:" "no reference"
 
-mutate bad_type 's/input f32\[/input f16[/'
-refused bad_type "f16" "[operator] buffer.x:" "'f16' is not an element type"
+mutate bad_type 's/input f32\[/input bf16[/'
+refused bad_type "f16" "[operator] buffer.x:" "'bf16' is not an element type"
 
 mutate bad_param 's/^param.pad = 0, 1/param.pad = 1, 0/'
 refused bad_param "^param.pad" "[variant.tiled] param.pad:" \

@@ -38,7 +38,7 @@ extern "C" {
 
 #define KT_PLUGIN_MAGIC UINT64_C(0x4b54554e45504c47) /* "KTUNEPLG" */
 #define KT_ABI_MAJOR 1
-#define KT_ABI_MINOR 1
+#define KT_ABI_MINOR 2
 #define KT_PLUGIN_ENTRY_SYMBOL "ktune_plugin_entry"
 
 /* Return codes of plugin callbacks. Anything else is treated as KT_FAIL. */
@@ -313,6 +313,14 @@ typedef struct kt_variant {
      * occupancy queries; called only after the configuration verified on
      * this state. NULL when unknown. */
     const void *(*kernel_of)(void *state, const kt_config *config);
+
+    /* ABI 1.2, optional, pure: the work of this configuration when a
+     * parameter changes it (a temporal tiling factor that computes several
+     * time steps per launch, say). Derived rates (GB/s, GFLOP/s) of the
+     * configuration come from it; NULL (and plugins older than 1.2): the
+     * operator's work() for every configuration. */
+    int (*work)(const kt_problem *problem, const kt_config *config,
+                kt_work *out);
 } kt_variant;
 
 enum {
@@ -394,7 +402,7 @@ KT_STATIC_ASSERT(sizeof(kt_size_desc) == 48, "kt_size_desc layout");
 KT_STATIC_ASSERT(sizeof(kt_problem) == 32, "kt_problem layout");
 KT_STATIC_ASSERT(sizeof(kt_shape) == 40, "kt_shape layout");
 KT_STATIC_ASSERT(sizeof(kt_work) == 32, "kt_work layout");
-KT_STATIC_ASSERT(sizeof(kt_variant) == 80, "kt_variant layout");
+KT_STATIC_ASSERT(sizeof(kt_variant) == 88, "kt_variant layout"); /* 1.1: 80 */
 KT_STATIC_ASSERT(sizeof(kt_jit_request) == 40, "kt_jit_request layout");
 KT_STATIC_ASSERT(sizeof(kt_operator) == 88, "kt_operator layout");
 KT_STATIC_ASSERT(sizeof(kt_plugin) == 88, "kt_plugin layout");
