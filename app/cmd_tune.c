@@ -465,6 +465,21 @@ static kt_status open_journal(int resume, const kt_job *job,
                                json_deep_copy(environment), err);
 }
 
+/* Sizes the operator fixes (min = max, e.g. a declaration's `pinned`). */
+static void print_pinned(const kt_operator *op)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < op->num_sizes; ++i)
+        if (op->sizes[i].min == op->sizes[i].max)
+            printf("%s%s=%lld",
+                   n++ ? ", "
+                       : "pinned sizes (fixed by the operator; boundary-size "
+                         "verification keeps them): ",
+                   op->sizes[i].name, (long long)op->sizes[i].min);
+    if (n)
+        printf("\n");
+}
+
 /* --check: what the job would do. */
 static void print_check(const kt_job *job)
 {
@@ -472,6 +487,7 @@ static void print_check(const kt_job *job)
     kt_format_sizes(job->op, job->sizes, sizes, sizeof sizes);
     printf("%s: %s  %s, input seed %llu\n", job->path, job->spec, sizes,
            (unsigned long long)job->input_seed);
+    print_pinned(job->op);
     if (job->num_sweep > 1) {
         printf("sweep of %zu sizes, one search each:", job->num_sweep);
         for (size_t i = 0; i < job->num_sweep; ++i) {
