@@ -254,8 +254,9 @@ static int measure(const bench_args *a, const kt_loaded_plugin *plugin,
         goto done;
     }
     print_report(op, plugin->desc.name, pt, spec->sizes, result,
-                 result->has_work ? &result->work : ev->ops->work(ev), &calib, have_calib, &a->o.protocol,
-                 a->o.boundaries, ev->ops->device(ev)->name);
+                 result->has_work ? &result->work : ev->ops->work(ev), &calib,
+                 have_calib, &a->o.protocol, a->o.boundaries,
+                 ev->ops->device(ev)->name);
     rc = a->o.json ? write_json(a->o.json, a, op, pt, spec->sizes, result, ev,
                                 &calib, have_calib)
                    : KT_EXIT_OK;

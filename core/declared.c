@@ -18,24 +18,27 @@
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 static const char *const operator_keys[] = {
-    "name",       "summary",         "source",     "sizes",
-    "args",       "bytes_read",      "bytes_written", "flops",
-    "rtol",       "atol",            "options",    "modifies_inputs",
-    "check_arch", "generator_source"};
-static const char *const variant_keys[] = {
-    "kernel",  "block",   "grid",    "smem",   "require",
-    "reference", "defines", "summary", "follows"};
+    "name",          "summary",
+    "source",        "sizes",
+    "args",          "bytes_read",
+    "bytes_written", "flops",
+    "rtol",          "atol",
+    "options",       "modifies_inputs",
+    "check_arch",    "generator_source"};
+static const char *const variant_keys[] = {"kernel",  "block",   "grid",
+                                           "smem",    "require", "reference",
+                                           "defines", "summary", "follows"};
 /* Sections of a tuning job, which may share the file. */
 static const char *const job_sections[] = {"job",     "space",  "strategy",
                                            "measure", "output", "metrics"};
 /* In kt_decl_type's order. */
-static const char *const type_names[] = {"f32", "f64", "i32", "i64",
-                                         "u32", "u64", "i8",  "u8",
-                                         "i16", "u16", "f16"};
+static const char *const type_names[] = {
+    "f32", "f64", "i32", "i64", "u32", "u64", "i8", "u8", "i16", "u16", "f16"};
 static const char *const type_c[] = {
-    "float",       "double",        "int",   "long long",
-    "unsigned",    "unsigned long long", "signed char", "unsigned char",
-    "short",       "unsigned short", "__half"};
+    "float",          "double",        "int",
+    "long long",      "unsigned",      "unsigned long long",
+    "signed char",    "unsigned char", "short",
+    "unsigned short", "__half"};
 static const size_t type_sizes[] = {4, 8, 4, 8, 4, 8, 1, 1, 2, 2, 2};
 #define KT_DECL_TYPE_LIST "f32 f64 f16 i8 u8 i16 u16 i32 u32 i64 u64"
 
@@ -211,8 +214,7 @@ static kt_status read_text(reader *rd, const char *key, const char *text,
     if (kt_decl_path(rd->d->dir, text, path, 4096, rd->err))
         return bad_from(rd, "operator", key);
     if (kt_decl_read_file(path, out, &size, &ferr))
-        return bad(rd, "operator", key, "cannot read '%s': %s", path,
-                   ferr.msg);
+        return bad(rd, "operator", key, "cannot read '%s': %s", path, ferr.msg);
     return KT_S_OK;
 }
 
@@ -225,8 +227,8 @@ static kt_status read_source(reader *rd, const char *file)
     char path[4096];
     kt_status rc;
 
-    if ((rc = read_text(rd, "source", file, &d->source, d->source_name,
-                        path)) ||
+    if ((rc =
+             read_text(rd, "source", file, &d->source, d->source_name, path)) ||
         (rc = kt_decl_add_include(d, path, rd->err)))
         return rc;
     if (!gen || !*gen)
@@ -409,8 +411,8 @@ static kt_status scalar_value(reader *rd, kt_decl_arg *a, char *text)
     if (end != text && !*kt_parse_trim(end) && strpbrk(text, ".eEnN")) {
         if (a->type != KT_DECL_F32 && a->type != KT_DECL_F64)
             return bad(rd, "operator", "args",
-                       "'%s': %s takes an integer expression, not %s",
-                       a->text, type_c[a->type], text);
+                       "'%s': %s takes an integer expression, not %s", a->text,
+                       type_c[a->type], text);
         a->is_literal = 1;
         a->literal = x;
         return KT_S_OK;
@@ -547,8 +549,7 @@ static kt_status check_keys(reader *rd, const char *section,
 static kt_status read_work(reader *rd)
 {
     kt_declared *d = rd->d;
-    static const char *const keys[] = {"bytes_read", "bytes_written",
-                                       "flops"};
+    static const char *const keys[] = {"bytes_read", "bytes_written", "flops"};
     kt_expr **exprs[] = {&d->bytes_read, &d->bytes_written, &d->flops};
     for (size_t i = 0; i < COUNT(keys); ++i) {
         const char *text = value_of(rd, "operator", keys[i]);
@@ -571,8 +572,7 @@ static kt_status read_work(reader *rd)
  * the declaration's mistake. */
 static kt_status read_variant_work(reader *rd, kt_decl_variant *v)
 {
-    static const char *const keys[] = {"bytes_read", "bytes_written",
-                                       "flops"};
+    static const char *const keys[] = {"bytes_read", "bytes_written", "flops"};
     const kt_declared *d = rd->d;
     for (size_t i = 0; i < COUNT(keys); ++i) {
         if (!d->work_text[i][0])
@@ -1007,8 +1007,9 @@ static void type_test(const kt_decl_arg *a, const kt_declared *d, int i,
                  "%s>::value",
                  i, fn, a->view);
     else if (a->buffer >= 0 && t == KT_DECL_F16)
-        snprintf(out, size, "ktune_check::ptr2<ktune_check::arg<%d, %s>::type>::value",
-                 i, fn);
+        snprintf(out, size,
+                 "ktune_check::ptr2<ktune_check::arg<%d, %s>::type>::value", i,
+                 fn);
     else if (!alt)
         snprintf(out, size,
                  "ktune_check::%s<ktune_check::arg<%d, %s>::type, "
@@ -1046,8 +1047,8 @@ char *kt_declared_source(const kt_declared *d, const char *name_expr)
                       "%s, \"ktune: argument %zu of %s is not %s%s as "
                       "[operator] args declares ('%s')\");\n",
                       fn, d->num_args, test, i + 1, name_expr,
-                      a->buffer >= 0 ? "a pointer to " : "",
-                      arg_type_c(a, d), a->text);
+                      a->buffer >= 0 ? "a pointer to " : "", arg_type_c(a, d),
+                      a->text);
     }
     return out;
 }
@@ -1207,7 +1208,8 @@ static long long ptx_const_bytes(const char *ptx, const char *sym)
         while (end && (at = strstr(at, sym)) && at < end) {
             if (isspace((unsigned char)at[-1]) &&
                 (at[n] == '[' || at[n] == ';' || isspace((unsigned char)at[n])))
-                return at[n] == '[' && strstr(p, ".b8 ") && strstr(p, ".b8 ") < at
+                return at[n] == '[' && strstr(p, ".b8 ") &&
+                               strstr(p, ".b8 ") < at
                            ? atoll(at + n + 1)
                            : -1;
             at += n;

@@ -75,7 +75,7 @@ typedef struct kt_decl_fill {
 typedef struct kt_decl_buffer {
     char name[64];
     kt_decl_type type;
-    int role; /* kt_mem_role, or KT_DECL_ROLE_INOUT */
+    int role;       /* kt_mem_role, or KT_DECL_ROLE_INOUT */
     kt_expr *count; /* of sizes */
     kt_decl_fill fill;
 } kt_decl_buffer;
@@ -116,7 +116,7 @@ typedef struct kt_decl_variant {
     size_t num_follows;
     /* The operator's work expressions read with this variant's names
      * (sizes and parameters); NULL where the operator gives none. */
-    kt_expr *work[3]; /* bytes_read, bytes_written, flops */
+    kt_expr *work[3];           /* bytes_read, bytes_written, flops */
     uint64_t compile_time_mask; /* bit i: params[i] is compile-time */
     kt_param_desc params[KT_MAX_PARAMS];
     char param_names[KT_MAX_PARAMS][64];
@@ -130,7 +130,7 @@ typedef struct kt_declared {
     char name[64];
     char summary[256];
     char source_name[256];
-    char *source;   /* the .cu text; owned */
+    char *source;     /* the .cu text; owned */
     char *gen_source; /* generator_source's text, or NULL: source; owned */
     char gen_source_name[256];
     char dir[4096]; /* the declaration's folder: includes resolve here */

@@ -93,9 +93,7 @@ void kt_decl_store(void *buf, kt_decl_type t, size_t i, double x)
     case KT_DECL_U32:
         ((uint32_t *)buf)[i] = (uint32_t)saturate(x, 0, 4294967295.0);
         break;
-    case KT_DECL_I64:
-        ((int64_t *)buf)[i] = saturate(x, -9.2e18, 9.2e18);
-        break;
+    case KT_DECL_I64: ((int64_t *)buf)[i] = saturate(x, -9.2e18, 9.2e18); break;
     case KT_DECL_U64:
         ((uint64_t *)buf)[i] = (uint64_t)saturate(x, 0, 9.2e18);
         break;
@@ -182,8 +180,8 @@ kt_status kt_decl_npy_header(const char *path, kt_decl_type want, size_t *count,
     if (npy_field(hdr, "'descr'", descr, sizeof descr) ||
         npy_field(hdr, "'fortran_order'", order, sizeof order) ||
         npy_field(hdr, "'shape'", shape, sizeof shape))
-        return kt_err_set(err, KT_S_INPUT, "'%s': header '%s' unreadable",
-                          path, hdr);
+        return kt_err_set(err, KT_S_INPUT, "'%s': header '%s' unreadable", path,
+                          hdr);
     if (strcmp(descr, npy_descr[want]) != 0 &&
         !(descr[0] == '=' && strcmp(descr + 1, npy_descr[want] + 1) == 0))
         return kt_err_set(err, KT_S_INPUT,
@@ -255,9 +253,8 @@ static kt_status two_numbers(const char *text, const char *args, int need,
 }
 
 /* "from FILE.npy" or "from KERNEL". */
-static kt_status parse_from(const char *text, const char *what,
-                            kt_decl_type t, const char *dir, kt_decl_fill *out,
-                            kt_err *err)
+static kt_status parse_from(const char *text, const char *what, kt_decl_type t,
+                            const char *dir, kt_decl_fill *out, kt_err *err)
 {
     size_t len = strlen(what), count;
     long offset;
@@ -316,8 +313,7 @@ kt_status kt_decl_fill_parse(const char *text, kt_decl_type t, const char *dir,
             !(out->a < out->b))
             return kt_err_set(err, KT_S_INPUT, "'%s': expected a < b", text);
         if (out->kind == KT_FILL_NORMAL && !(out->b >= 0))
-            return kt_err_set(err, KT_S_INPUT, "'%s': sigma is negative",
-                              text);
+            return kt_err_set(err, KT_S_INPUT, "'%s': sigma is negative", text);
         if (out->kind == KT_FILL_INTEGERS && is_float(t))
             return kt_err_set(err, KT_S_INPUT,
                               "'%s': integers() fills integer buffers; "
@@ -373,12 +369,13 @@ kt_status kt_decl_fill_host(const kt_decl_fill *f, kt_decl_type t,
     if (f->kind == KT_FILL_NPY)
         return read_npy(f, t, dst, n, err);
     if (f->kind == KT_FILL_KERNEL)
-        return kt_err_set(err, KT_S_UNSUPPORTED, "a generator fills on the device");
+        return kt_err_set(err, KT_S_UNSUPPORTED,
+                          "a generator fills on the device");
     if (f->kind == KT_FILL_CONSTANT || f->kind == KT_FILL_ARANGE) {
         for (size_t i = 0; i < n; ++i)
-            kt_decl_store(dst, t, i,
-                          f->kind == KT_FILL_CONSTANT ? f->a
-                                                      : f->a + f->b * (double)i);
+            kt_decl_store(
+                dst, t, i,
+                f->kind == KT_FILL_CONSTANT ? f->a : f->a + f->b * (double)i);
         return KT_S_OK;
     }
     if (!(u = malloc(draws * sizeof *u + 1)))

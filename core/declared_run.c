@@ -82,8 +82,7 @@ static kt_status eval_op(const kt_declared *d, const kt_expr *e,
 /* The work expression k (bytes_read, bytes_written, flops) of variant v
  * at the configuration's values into *out; 0 when it is given there. */
 static int variant_work(const kt_declared *d, const kt_decl_variant *v, int k,
-                        const kt_problem *p, const int64_t *values,
-                        double *out)
+                        const kt_problem *p, const int64_t *values, double *out)
 {
     int64_t x;
     if (!v || !v->work[k] ||
@@ -299,15 +298,15 @@ static int own_constants(state *st, const void *kernel)
                             "constant.%s: buffer '%s' has %zu bytes; the "
                             "symbol holds %zu",
                             c->symbol, buf->name, have, bytes);
-        code = cudaMemcpy(sym, st->dev[c->buffer], have,
-                          cudaMemcpyDeviceToDevice);
+        code =
+            cudaMemcpy(sym, st->dev[c->buffer], have, cudaMemcpyDeviceToDevice);
         if (code != cudaSuccess)
             return h->error(h, "constant.%s: cudaMemcpy: %s", c->symbol,
                             cudaGetErrorString(code));
     }
     if (!o) {
-        grown = realloc(g_const_owners,
-                        (g_num_const_owners + 1) * sizeof *grown);
+        grown =
+            realloc(g_const_owners, (g_num_const_owners + 1) * sizeof *grown);
         if (!grown)
             return h->error(h, "out of memory");
         g_const_owners = grown;
@@ -401,9 +400,9 @@ static int run_generator(state *st, size_t b)
     const void *kernel = NULL;
     const char *name = d->gen_source ? d->gen_source_name : d->source_name;
     char *src = kt_declared_gen_source(d, b);
-    kt_jit_request req = {sizeof req, (uint32_t)d->num_options,
-                          src,        name,
-                          buf->fill.kernel, (const char *const *)d->options};
+    kt_jit_request req = {
+        sizeof req, (uint32_t)d->num_options, src,
+        name,       buf->fill.kernel,         (const char *const *)d->options};
     cudaError_t code;
     int rc;
 
@@ -505,7 +504,8 @@ static int alloc_buffers(state *st)
                 return h->error(h, "cudaMemset('%s') failed", buf->name);
             continue;
         }
-        if ((rc = fill_buffer(st, b, bytes)) || (rc = keep_pristine(st, b, bytes)))
+        if ((rc = fill_buffer(st, b, bytes)) ||
+            (rc = keep_pristine(st, b, bytes)))
             return rc;
     }
     return KT_OK;
@@ -550,8 +550,7 @@ static int bind_args(state *st)
 static int restore(state *st)
 {
     for (size_t b = 0; b < st->d->num_buffers; ++b) {
-        size_t bytes =
-            st->count[b] * kt_decl_type_size(st->d->buffers[b].type);
+        size_t bytes = st->count[b] * kt_decl_type_size(st->d->buffers[b].type);
         if (st->pristine[b] &&
             cudaMemcpy(st->dev[b], st->pristine[b], bytes,
                        cudaMemcpyDeviceToDevice) != cudaSuccess)
@@ -663,8 +662,7 @@ static int run_reference(state *st, const int64_t *vals, reference *r)
 
 /* The reference's values for configuration c: its defaults, with each
  * followed parameter at c's value of the same name (when c has one). */
-static void reference_values(const state *st, const kt_config *c,
-                             int64_t *vals)
+static void reference_values(const state *st, const kt_config *c, int64_t *vals)
 {
     const kt_decl_variant *v = &st->d->variants[st->d->reference];
     for (size_t i = 0; i < KT_MAX_PARAMS; ++i)
@@ -1014,34 +1012,32 @@ kt_status kt_declared_bind(kt_declared *d, kt_err *err)
         kt_decl_variant *v = &d->variants[i];
         kt_variant *out = &d->vdesc[i];
         uint32_t np = (uint32_t)(v->num_names - d->num_sizes);
-        *out = (kt_variant){.struct_size = sizeof *out,
-                            .num_params = np,
-                            .id = v->id,
-                            .summary = v->reference ? "declared (reference)"
-                                                    : "declared",
-                            .params = np ? v->params : NULL,
-                            .shape = g_fns[o].v[i].shape,
-                            .check = g_fns[o].v[i].check,
-                            .launch_shaped = g_fns[o].v[i].launch,
-                            .kernel_of = g_fns[o].v[i].kernel_of,
-                            /* Only when a parameter changes the work. */
-                            .work = d->work_uses_params ? g_fns[o].v[i].work
-                                                        : NULL};
+        *out = (kt_variant){
+            .struct_size = sizeof *out,
+            .num_params = np,
+            .id = v->id,
+            .summary = v->reference ? "declared (reference)" : "declared",
+            .params = np ? v->params : NULL,
+            .shape = g_fns[o].v[i].shape,
+            .check = g_fns[o].v[i].check,
+            .launch_shaped = g_fns[o].v[i].launch,
+            .kernel_of = g_fns[o].v[i].kernel_of,
+            /* Only when a parameter changes the work. */
+            .work = d->work_uses_params ? g_fns[o].v[i].work : NULL};
     }
-    d->op =
-        (kt_operator){.struct_size = sizeof d->op,
-                      .flags = restores(d) ? KT_OP_MODIFIES_INPUTS : 0,
-                      .id = d->name,
-                      .summary = d->summary,
-                      .sizes = d->sizes,
-                      .num_sizes = (uint32_t)d->num_sizes,
-                      .num_variants = (uint32_t)d->num_variants,
-                      .variants = d->vdesc,
-                      .work = g_fns[o].work,
-                      .setup = g_fns[o].setup,
-                      .reset = restores(d) ? d_reset : NULL,
-                      .verify = d_verify,
-                      .teardown = d_teardown};
+    d->op = (kt_operator){.struct_size = sizeof d->op,
+                          .flags = restores(d) ? KT_OP_MODIFIES_INPUTS : 0,
+                          .id = d->name,
+                          .summary = d->summary,
+                          .sizes = d->sizes,
+                          .num_sizes = (uint32_t)d->num_sizes,
+                          .num_variants = (uint32_t)d->num_variants,
+                          .variants = d->vdesc,
+                          .work = g_fns[o].work,
+                          .setup = g_fns[o].setup,
+                          .reset = restores(d) ? d_reset : NULL,
+                          .verify = d_verify,
+                          .teardown = d_teardown};
     kt_nvrtc_version(&major, &minor, NULL);
     snprintf(d->compiler, sizeof d->compiler, "nvrtc %d.%d", major, minor);
     d->plugin = (kt_plugin){.magic = KT_PLUGIN_MAGIC,

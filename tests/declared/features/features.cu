@@ -24,8 +24,8 @@ __global__ void features_simple(float *y, float *c, const float4 *x4,
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) {
-        float acc = step_all(c[i], ((const float *)x4)[i], bytes[i], r[i], a,
-                             b, i, STEPS);
+        float acc = step_all(c[i], ((const float *)x4)[i], bytes[i], r[i], a, b,
+                             i, STEPS);
         y[i] = acc;
         c[i] = 0.5f * acc;
     }
@@ -54,8 +54,8 @@ __global__ void features_vec(float *y, float *c, const float4 *x4,
 __global__ void make_ramp(float *out, unsigned long long count,
                           unsigned long long seed)
 {
-    unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x +
-                           threadIdx.x;
+    unsigned long long i =
+        blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
     if (i < count)
         out[i] = (float)(i % 7) * 0.25f + (float)(seed % 3);
 }
