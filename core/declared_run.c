@@ -394,7 +394,7 @@ static int run_generator(state *st, size_t b)
     const kt_declared *d = st->d;
     const kt_host *h = st->host;
     const kt_decl_buffer *buf = &d->buffers[b];
-    unsigned long long count = st->count[b], seed = st->seed + b;
+    unsigned long long count = st->count[b], seed = st->seed;
     void *args[3] = {&st->dev[b], &count, &seed};
     uint64_t blocks = (count + 255) / 256;
     const void *kernel = NULL;

@@ -69,6 +69,28 @@ static void newer_minor_version_loads_at_its_stride(void **state)
     kt_registry_free(&reg);
 }
 
+/* A plugin of ABI 1.1 (variants of 80 bytes, before kt_variant.work)
+ * loads; its variants have no per-configuration work. */
+static void an_abi_1_1_plugin_loads_without_per_point_work(void **state)
+{
+    kt_registry reg;
+    kt_err err;
+    const kt_operator *op;
+    const kt_loaded_plugin *lp;
+    (void)state;
+
+    kt_registry_init(&reg);
+    assert_int_equal(
+        kt_registry_load_file(&reg, fixture("abi11_plugin.so"), &err), KT_S_OK);
+    assert_int_equal(kt_registry_resolve(&reg, "abi11:op", &lp, &op, &err),
+                     KT_S_OK);
+    assert_string_equal(op->variants[1].id, "second");
+    assert_int_equal(op->variants[1].struct_size, sizeof(kt_variant));
+    assert_null(op->variants[0].work);
+    assert_null(op->variants[1].work);
+    kt_registry_free(&reg);
+}
+
 static void expect_rejected(const char *file, const char *needle)
 {
     kt_registry reg;
@@ -208,7 +230,8 @@ static void bad_plugins_do_not_stop_the_good_ones(void **state)
     kt_registry_init(&reg);
     reg.probe_timeout_ms = 1000; /* bad_hang_entry.so waits this long */
     kt_registry_load_dir(&reg, KT_TEST_PLUGIN_DIR, 1);
-    /* good_plugin.so, future_plugin.so, doc_example.so, gpu_faults.so,
+    /* good_plugin.so, future_plugin.so, abi11_plugin.so, doc_example.so,
+     * gpu_faults.so,
      * diag_corpus.so, transpose_bug.so and scaffold.so (the new-plugin
      * template) load; every bad_*.so, every hostile_*.so (15), not_elf.so and
      * the duplicate copy are reported one line each. */
@@ -219,8 +242,9 @@ static void bad_plugins_do_not_stop_the_good_ones(void **state)
     assert_non_null(kt_registry_find(&reg, "diag_corpus"));
     assert_non_null(kt_registry_find(&reg, "transpose_bug"));
     /* scaffold.so is built in some configurations only. */
+    assert_non_null(kt_registry_find(&reg, "abi11"));
     assert_int_equal(reg.count,
-                     6 + (kt_registry_find(&reg, "scaffold") != NULL));
+                     7 + (kt_registry_find(&reg, "scaffold") != NULL));
     assert_int_equal(reg.num_failures, 17 + 15 + 1 + 1);
     for (size_t i = 0; i < reg.num_failures; ++i) {
         assert_null(strchr(reg.failures[i], '\n'));
@@ -399,6 +423,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(good_plugin_loads_and_is_normalised),
         cmocka_unit_test(newer_minor_version_loads_at_its_stride),
+        cmocka_unit_test(an_abi_1_1_plugin_loads_without_per_point_work),
         cmocka_unit_test(missing_entry_symbol_is_not_a_plugin),
         cmocka_unit_test(wrong_magic_is_not_a_plugin),
         cmocka_unit_test(abi_major_mismatch_is_named),
