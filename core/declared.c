@@ -765,7 +765,7 @@ static kt_status read_kernel(reader *rd, kt_decl_variant *v)
 static kt_status read_defines(reader *rd, kt_decl_variant *v)
 {
     const char *text = value_of(rd, v->section, "defines");
-    char buf[1024], *items[KT_DECL_MAX_DEFINES + 1];
+    char buf[8192], *items[KT_DECL_MAX_DEFINES + 1];
     size_t n;
 
     if (!text || !*text)

@@ -30,7 +30,7 @@
 #define KT_DECL_MAX_ARGS 32
 #define KT_DECL_MAX_VARIANTS 16
 #define KT_DECL_MAX_TARGS 8
-#define KT_DECL_MAX_DEFINES 8
+#define KT_DECL_MAX_DEFINES 64
 #define KT_DECL_MAX_OPERATORS 8 /* declared operators per process */
 
 #define KT_DECL_MAX_CONSTANTS 8

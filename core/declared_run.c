@@ -740,7 +740,8 @@ static void prefetch_all(const kt_declared *d, const kt_host *h,
     for (size_t vi = 0; reqs && bs && vi < d->num_variants; ++vi) {
         const kt_decl_variant *v = &d->variants[vi];
         size_t np = v->num_names - d->num_sizes, combos = 1;
-        for (size_t i = 0; i < np; ++i)
+        /* Saturates: 48 parameters could overflow the product. */
+        for (size_t i = 0; i < np && combos <= KT_DECL_PREFETCH_MAX; ++i)
             if (v->compile_time_mask >> i & 1)
                 combos *= v->params[i].count;
         if (combos > KT_DECL_PREFETCH_MAX - n)

@@ -14,10 +14,16 @@
 #include "core/error.h"
 #include "ktune/plugin.h"
 
-/* Upper bounds that keep points fixed-size and spaces enumerable. */
-#define KT_MAX_PARAMS 16
+/* Upper bounds that keep points fixed-size and spaces enumerable. Sizes
+ * and parameters together stay within the 64 names an expression may read
+ * (core/expr.h): a declared variant's expressions see both. */
+#define KT_MAX_PARAMS 48
 #define KT_MAX_PARAM_VALUES 4096
 #define KT_MAX_SIZES 4
+#ifdef KT_STATIC_ASSERT
+KT_STATIC_ASSERT(KT_MAX_SIZES + KT_MAX_PARAMS <= 64,
+                 "an expression reads at most 64 names");
+#endif
 
 /* Number of values the parameter can take (0 when the descriptor is bad). */
 size_t kt_param_count(const kt_param_desc *param);

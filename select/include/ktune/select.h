@@ -60,7 +60,7 @@ extern "C" {
 #define KT_SELECT_MAX_ENTRIES (1u << 21)
 #define KT_SELECT_MAX_LINE 65536
 #define KT_SELECT_MAX_SIZES 8
-#define KT_SELECT_MAX_PARAMS 32
+#define KT_SELECT_MAX_PARAMS 64
 #define KT_SELECT_MAX_TEXT 255
 
 /* Return codes. Non-negative: kt_select()'s outcomes; negative: errors. */
