@@ -1079,6 +1079,32 @@ char *kt_declared_gen_source(const kt_declared *d, size_t b)
     return out;
 }
 
+kt_status kt_declared_gen_request(const kt_declared *d, size_t b,
+                                  const int64_t *sizes, kt_decl_gen *g,
+                                  kt_err *err)
+{
+    memset(g, 0, sizeof *g);
+    g->src = kt_declared_gen_source(d, b);
+    g->opts = calloc(d->num_options + d->num_sizes + 1, sizeof *g->opts);
+    if (!g->src || !g->opts)
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    for (size_t i = 0; i < d->num_options; ++i)
+        g->opts[g->num_opts++] = d->options[i];
+    for (size_t i = 0; i < d->num_sizes; ++i) {
+        snprintf(g->defs[i], sizeof g->defs[i], "-DKTUNE_SIZE_%s=%lld",
+                 d->size_names[i], (long long)sizes[i]);
+        g->opts[g->num_opts++] = g->defs[i];
+    }
+    return KT_S_OK;
+}
+
+void kt_decl_gen_free(kt_decl_gen *g)
+{
+    free(g->src);
+    free(g->opts);
+    memset(g, 0, sizeof *g);
+}
+
 kt_status kt_declared_request(const kt_declared *d, size_t vi,
                               const int64_t *sizes, const int64_t *values,
                               kt_decl_request *b, kt_err *err)
@@ -1286,26 +1312,31 @@ static kt_status check_one(reader *rd, const kt_nvrtc_request *req,
 static kt_status check_generators(reader *rd)
 {
     const kt_declared *d = rd->d;
+    int64_t sizes[KT_MAX_SIZES];
     kt_status rc = KT_S_OK;
 
+    defaults(d, NULL, sizes, NULL);
     for (size_t b = 0; b < d->num_buffers && !rc; ++b) {
         const kt_decl_buffer *buf = &d->buffers[b];
-        char key[80], *src;
+        char key[80];
+        kt_decl_gen g;
         kt_nvrtc_request req;
         if (buf->fill.kind != KT_FILL_KERNEL)
             continue;
-        if (!(src = kt_declared_gen_source(d, b)))
-            return kt_err_set(rd->err, KT_S_NOMEM, "out of memory");
+        if ((rc = kt_declared_gen_request(d, b, sizes, &g, rd->err))) {
+            kt_decl_gen_free(&g);
+            return rc;
+        }
         snprintf(key, sizeof key, "buffer.%s", buf->name);
-        req = (kt_nvrtc_request){src,
+        req = (kt_nvrtc_request){g.src,
                                  d->gen_source ? d->gen_source_name
                                                : d->source_name,
                                  buf->fill.kernel,
                                  d->check_arch,
-                                 (const char *const *)d->options,
-                                 d->num_options};
+                                 g.opts,
+                                 g.num_opts};
         rc = check_one(rd, &req, "operator", key);
-        free(src);
+        kt_decl_gen_free(&g);
     }
     return rc;
 }

@@ -192,6 +192,23 @@ const char *kt_decl_type_name(kt_decl_type t);
  * (T *out, size_t count, unsigned long long seed). Owned by the caller. */
 char *kt_declared_gen_source(const kt_declared *d, size_t b);
 
+/* What one generator compile of buffer b needs at sizes: its source
+ * (kt_declared_gen_source), the declaration's options and
+ * -DKTUNE_SIZE_<name>=<value> for every size, so a generator can lay out
+ * its values (a zero border, one row per channel). Free with
+ * kt_decl_gen_free(), also after a failure. */
+typedef struct kt_decl_gen {
+    char *src;
+    char defs[KT_MAX_SIZES][96];
+    const char **opts;
+    size_t num_opts;
+} kt_decl_gen;
+
+kt_status kt_declared_gen_request(const kt_declared *d, size_t b,
+                                  const int64_t *sizes, kt_decl_gen *out,
+                                  kt_err *err);
+void kt_decl_gen_free(kt_decl_gen *g);
+
 /* ---- core/declared_path.c: files named by a declaration ------------ */
 
 /* Copies in to out[size] with each ${VAR} replaced by its value; an unset

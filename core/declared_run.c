@@ -399,20 +399,22 @@ static int run_generator(state *st, size_t b)
     uint64_t blocks = (count + 255) / 256;
     const void *kernel = NULL;
     const char *name = d->gen_source ? d->gen_source_name : d->source_name;
-    char *src = kt_declared_gen_source(d, b);
-    kt_jit_request req = {
-        sizeof req, (uint32_t)d->num_options, src,
-        name,       buf->fill.kernel,         (const char *const *)d->options};
+    kt_jit_request req;
+    kt_decl_gen g;
+    kt_err err;
     cudaError_t code;
     int rc;
 
-    if (!src)
-        return h->error(h, "out of memory");
-    if (!KT_HOST_HAS(h, compile) || !h->compile)
+    if (kt_declared_gen_request(d, b, st->sizes, &g, &err))
+        rc = h->error(h, "buffer.%s: %s", buf->name, err.msg);
+    else if (!KT_HOST_HAS(h, compile) || !h->compile)
         rc = h->error(h, "this ktune cannot compile kernels");
-    else
+    else {
+        req = (kt_jit_request){sizeof req, (uint32_t)g.num_opts, g.src,
+                               name,       buf->fill.kernel,     g.opts};
         rc = h->compile(h, &req, &kernel);
-    free(src);
+    }
+    kt_decl_gen_free(&g);
     if (rc != KT_OK)
         return rc == KT_INVALID ? KT_FAIL : rc;
     if (count == 0)
