@@ -340,6 +340,18 @@ static int cache_get(const char *path, const identity *id, kt_nvrtc_output *out)
     return got > 0;
 }
 
+/* req's identity, key and cache entry path ("" when the cache is off);
+ * free id->text whatever it returns. */
+static kt_status entry_of(const kt_nvrtc_request *req, identity *id,
+                          char key[33], char *path, size_t size, kt_err *err)
+{
+    kt_status rc = make_identity(req, id, err);
+    if (rc)
+        return rc;
+    hash_identity(id, key);
+    return cache_path(key, path, size, err);
+}
+
 kt_status kt_nvrtc_build(const kt_nvrtc_request *req, kt_nvrtc_output *out,
                          kt_err *err)
 {
@@ -348,10 +360,7 @@ kt_status kt_nvrtc_build(const kt_nvrtc_request *req, kt_nvrtc_output *out,
     kt_status rc;
 
     memset(out, 0, sizeof *out);
-    if ((rc = make_identity(req, &id, err)))
-        return rc;
-    hash_identity(&id, key);
-    if ((rc = cache_path(key, path, sizeof path, err)))
+    if ((rc = entry_of(req, &id, key, path, sizeof path, err)))
         goto done;
     if (!cache_get(path, &id, out)) {
         int damaged = out->damaged;
@@ -376,10 +385,7 @@ kt_status kt_nvrtc_cache_load(const kt_nvrtc_request *req, kt_nvrtc_output *out,
     kt_status rc;
 
     memset(out, 0, sizeof *out);
-    if ((rc = make_identity(req, &id, err)))
-        return rc;
-    hash_identity(&id, key);
-    if (!(rc = cache_path(key, path, sizeof path, err)))
+    if (!(rc = entry_of(req, &id, key, path, sizeof path, err)))
         cache_get(path, &id, out);
     memcpy(out->key, key, sizeof key);
     free(id.text);
@@ -393,10 +399,7 @@ kt_status kt_nvrtc_cache_store(const kt_nvrtc_request *req,
     char key[33], path[4200];
     kt_status rc;
 
-    if ((rc = make_identity(req, &id, err)))
-        return rc;
-    hash_identity(&id, key);
-    if (!(rc = cache_path(key, path, sizeof path, err)) && path[0])
+    if (!(rc = entry_of(req, &id, key, path, sizeof path, err)) && path[0])
         cache_write(path, &id, out);
     free(id.text);
     return rc;
