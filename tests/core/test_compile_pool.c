@@ -16,6 +16,8 @@
 
 #include "core/clock.h"
 #include "core/compile_pool.h"
+#include "core/declared.h"
+#include "core/loader.h"
 
 typedef struct fake {
     pthread_mutex_t lock;
@@ -262,6 +264,42 @@ static void a_kernel_that_killed_its_compiler_is_not_compiled_again(void **s)
     assert_int_equal(system(cmd), 0);
 }
 
+/* The evaluator finds what a point of a declared operator compiles from
+ * the registry's copy of its descriptor (what a worker resolves), and
+ * nothing for an operator that is not declared. */
+static void a_declared_point_names_its_kernel_through_the_registry(void **s)
+{
+    const kt_loaded_plugin *lp;
+    const kt_operator *op;
+    kt_registry reg;
+    kt_decl_request b;
+    kt_nvrtc_request req;
+    int64_t sizes[KT_MAX_SIZES] = {1000}, values[KT_MAX_PARAMS] = {2};
+    kt_operator other;
+    kt_err err;
+    (void)s;
+
+    kt_registry_init(&reg);
+    assert_int_equal(
+        kt_registry_load_file(
+            &reg, KT_SOURCE_DIR "/tests/declared/compile_error.ini", &err),
+        KT_S_OK);
+    assert_int_equal(
+        kt_registry_resolve(&reg, "twice_ct:twice_ct", &lp, &op, &err),
+        KT_S_OK);
+    assert_true(
+        kt_declared_compile_request(op, 0, sizes, values, "sm_90", &b, &req));
+    assert_string_equal(req.name_expr, "twice<2>");
+    assert_string_equal(req.arch, "sm_90");
+    assert_non_null(strstr(req.source, "ITEMS = 3 is refused"));
+    free(b.src);
+    other = *op;
+    other.setup = NULL; /* not one of the declared slots' callbacks */
+    assert_false(kt_declared_compile_request(&other, 0, sizes, values, "sm_90",
+                                             &b, &req));
+    kt_registry_free(&reg);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -272,6 +310,8 @@ int main(void)
         cmocka_unit_test(compiles_nobody_takes_are_dropped_at_close),
         cmocka_unit_test(
             a_kernel_that_killed_its_compiler_is_not_compiled_again),
+        cmocka_unit_test(
+            a_declared_point_names_its_kernel_through_the_registry),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
