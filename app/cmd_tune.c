@@ -367,6 +367,7 @@ static kt_status open_evaluator(const tune_args *a, kt_job *job,
     spec.check_boundaries = job->boundaries;
     spec.log_level = KT_LOG_WARN;
     spec.verify_host = job->verify_host;
+    spec.compile_threads = job->compile_threads;
     /* CUPTI only when [metrics] asks for counters. */
     spec.counters =
         kt_profiling_wants_counters(prof) ? kt_metrics_cupti_source() : NULL;
@@ -1244,9 +1245,6 @@ int kt_cmd_tune(int argc, char **argv)
     }
     reg.isolated = !a.o.in_process; /* plugin code runs in workers */
     kt_cli_load_plugins(&reg, a.o.plugins.items, a.o.plugins.count, 0);
-    /* A search reaches most kernels of a declared operator: compile them
-     * in the background (core/nvrtc.h), here and in the workers. */
-    setenv("KTUNE_NVRTC_PREFETCH", "1", 0);
     if (kt_cli_load_declared(&reg, a.config, &err) ||
         kt_job_load(a.config, a.o.sets.items, a.o.sets.count, &reg, &t->job,
                     &err)) {

@@ -11,6 +11,9 @@
 /* Seconds since an arbitrary fixed point (CLOCK_MONOTONIC). */
 double kt_clock_seconds(void);
 
+/* CPU seconds the calling thread has used (CLOCK_THREAD_CPUTIME_ID). */
+double kt_clock_thread_cpu_seconds(void);
+
 /* Seconds this process has existed: from its start (exec, before the
  * dynamic loader ran) to now, from /proc/self/stat's start time against
  * CLOCK_BOOTTIME, so to the kernel's clock tick (10 ms); -1 when the

@@ -23,6 +23,7 @@
 
 #include "core/error.h"
 #include "core/expr.h"
+#include "core/nvrtc.h"
 #include "core/param.h"
 #include "ktune/plugin.h"
 
@@ -299,6 +300,17 @@ kt_status kt_declared_bind(kt_declared *d, kt_err *err);
 
 /* Releases the slot (d stays valid). */
 void kt_declared_unbind(kt_declared *d);
+
+/* The compile request of variant vi of op at values (the variant's
+ * parameters, in order) and sizes for arch, when op is a declared operator
+ * bound in this process: 1 with *out pointing into *b (free b->src after
+ * use). 0 when op is not declared or the request cannot be made (the
+ * launch will say why). For the compile pool (core/compile_pool.h): what
+ * a point will compile, before its verification asks. */
+int kt_declared_compile_request(const kt_operator *op, size_t vi,
+                                const int64_t *sizes, const int64_t *values,
+                                const char *arch, kt_decl_request *b,
+                                kt_nvrtc_request *out);
 
 /* Evaluates expression e of variant v with the sizes and values. */
 kt_status kt_declared_eval(const kt_decl_variant *v, const kt_expr *e,

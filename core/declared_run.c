@@ -703,72 +703,6 @@ static int ensure_reference(state *st, const kt_config *c)
     return run_reference(st, vals, &grown[st->num_refs++]);
 }
 
-/* Declarations whose kernels were queued for background compilation. */
-static int g_prefetched[KT_DECL_MAX_OPERATORS];
-
-/* Sets vals to combination c of the compile-time parameters (mixed radix,
- * the last one fastest), the others at their defaults. */
-static void combination(const kt_decl_variant *v, size_t np, size_t c,
-                        int64_t *vals)
-{
-    for (size_t i = np; i-- > 0;) {
-        vals[i] = v->params[i].default_value;
-        if (!(v->compile_time_mask >> i & 1))
-            continue;
-        vals[i] = v->values[i][c % v->params[i].count];
-        c /= v->params[i].count;
-    }
-}
-
-/* Every compile-time assignment of every variant, queued at the first
- * setup in this process, so compiling overlaps verification and
- * measurement instead of preceding each point. Variants of more than
- * KT_DECL_PREFETCH_MAX assignments are left to compile on demand. */
-#define KT_DECL_PREFETCH_MAX 512
-static void prefetch_all(const kt_declared *d, const kt_host *h,
-                         const int64_t *sizes)
-{
-    kt_nvrtc_request *reqs;
-    kt_decl_request *bs;
-    size_t n = 0;
-    char arch[32];
-
-    if (d->slot < 0 || g_prefetched[d->slot])
-        return;
-    g_prefetched[d->slot] = 1;
-    reqs = calloc(KT_DECL_PREFETCH_MAX, sizeof *reqs);
-    bs = calloc(KT_DECL_PREFETCH_MAX, sizeof *bs);
-    kt_nvrtc_arch(h->device->cc_major, h->device->cc_minor, arch, sizeof arch);
-    for (size_t vi = 0; reqs && bs && vi < d->num_variants; ++vi) {
-        const kt_decl_variant *v = &d->variants[vi];
-        size_t np = v->num_names - d->num_sizes, combos = 1;
-        /* Saturates: 48 parameters could overflow the product. */
-        for (size_t i = 0; i < np && combos <= KT_DECL_PREFETCH_MAX; ++i)
-            if (v->compile_time_mask >> i & 1)
-                combos *= v->params[i].count;
-        if (combos > KT_DECL_PREFETCH_MAX - n)
-            continue;
-        for (size_t c = 0; c < combos; ++c) {
-            int64_t vals[KT_MAX_PARAMS];
-            kt_err err;
-            combination(v, np, c, vals);
-            if (kt_declared_request(d, vi, sizes, vals, &bs[n], &err)) {
-                free(bs[n].src);
-                continue;
-            }
-            reqs[n] =
-                (kt_nvrtc_request){bs[n].src, d->source_name, bs[n].name,
-                                   arch,      bs[n].opts,     bs[n].num_opts};
-            ++n;
-        }
-    }
-    kt_nvrtc_prefetch(reqs, n); /* copies what it queues */
-    for (size_t i = 0; bs && i < n; ++i)
-        free(bs[i].src);
-    free(bs);
-    free(reqs);
-}
-
 static int d_setup(const kt_declared *d, const kt_host *h, const kt_problem *p,
                    void **out)
 {
@@ -782,7 +716,6 @@ static int d_setup(const kt_declared *d, const kt_host *h, const kt_problem *p,
     st->host = h;
     st->seed = p->seed;
     memcpy(st->sizes, p->sizes, p->num_sizes * sizeof *p->sizes);
-    prefetch_all(d, h, st->sizes);
     if ((rc = alloc_buffers(st)) || (rc = bind_args(st)))
         return rc;
     /* A reference that follows parameters waits for its first point. */
@@ -1064,7 +997,31 @@ void kt_declared_unbind(kt_declared *d)
     if (d->slot >= 0 && d->slot < KT_DECL_MAX_OPERATORS &&
         g_slots[d->slot] == d) {
         g_slots[d->slot] = NULL;
-        g_prefetched[d->slot] = 0;
     }
     d->slot = -1;
+}
+
+int kt_declared_compile_request(const kt_operator *op, size_t vi,
+                                const int64_t *sizes, const int64_t *values,
+                                const char *arch, kt_decl_request *b,
+                                kt_nvrtc_request *out)
+{
+    const kt_declared *d = NULL;
+    kt_err err;
+
+    b->src = NULL;
+    /* The registry hands out normalised copies of descriptors: a slot is
+     * known by its callbacks, which are its own. */
+    for (int o = 0; o < KT_DECL_MAX_OPERATORS && !d; ++o)
+        if (g_slots[o] && op->setup && g_slots[o]->op.setup == op->setup)
+            d = g_slots[o];
+    if (!d || vi >= d->num_variants ||
+        kt_declared_request(d, vi, sizes, values, b, &err)) {
+        free(b->src);
+        b->src = NULL;
+        return 0;
+    }
+    *out = (kt_nvrtc_request){b->src, d->source_name, b->name,
+                              arch,   b->opts,        b->num_opts};
+    return 1;
 }

@@ -65,6 +65,14 @@ typedef struct kt_eval_result {
      * point come from it. */
     kt_work work;
     int has_work;
+    /* The compile pool's side (core/compile_pool.h). Per point: CPU time
+     * of the compiles handed to its verification (compile_cpu_s) and the
+     * time its verification waited for them with nothing to measure
+     * (compile_wait_s: the GPU idle). Per call, in the call's first result
+     * only: wall time the pool spent with at least one compile running
+     * since the previous call (compile_busy_s), so the sum over a run is
+     * the pool's compile wall time. */
+    double compile_cpu_s, compile_wait_s, compile_busy_s;
 } kt_eval_result;
 
 typedef struct kt_evaluator kt_evaluator;
@@ -239,6 +247,14 @@ typedef struct kt_evaluator_ops {
      * run has finished, so that letting go is timed as a phase of its
      * own rather than hidden after the summary. */
     void (*release)(kt_evaluator *ev);
+
+    /* Optional (NULL: no run-time compilation to work ahead on). The
+     * points the caller will evaluate next, soonest first: their kernels
+     * start compiling on the compile pool's threads while the GPU measures
+     * others. Decides nothing and costs no evaluation; a point never
+     * evaluated costs host CPU only (its compile is dropped at close when
+     * not started). A later call's points go before an earlier call's. */
+    void (*prefetch)(kt_evaluator *ev, const kt_point *pts, size_t n);
 } kt_evaluator_ops;
 
 struct kt_evaluator {
@@ -260,6 +276,9 @@ typedef struct kt_eval_spec {
     /* 1: plugins verify on the host (no device comparison in their
      * services), as before the device services; 0: on the device. */
     int verify_host;
+    /* Threads of the run-time compile pool (core/compile_pool.h); 0: one
+     * per online CPU of the machine that evaluates. */
+    int compile_threads;
 } kt_eval_spec;
 
 /* Opens the in-process evaluator: selects the device, sets up the problem

@@ -6,7 +6,9 @@
 #include <string.h>
 
 #include "core/clock.h"
+#include "core/compile_pool.h"
 #include "core/cuda_check.h"
+#include "core/declared.h"
 #include "core/envrec.h"
 #include "core/feasible.h"
 #include "core/gpu.h"
@@ -22,6 +24,7 @@ typedef struct verdict {
     char reason[1024];
     kt_shape shape;
     kt_nvrtc_stats compile; /* what verifying it compiled */
+    double compile_wait_s;  /* of which waited for, with nothing to measure */
 } verdict;
 
 typedef struct local_eval {
@@ -37,6 +40,12 @@ typedef struct local_eval {
     /* Where opening went: CUDA's start and the context (device_s), the
      * meter (meter_s), the problem's set-up (problem_s). */
     double device_s, meter_s, problem_s;
+    /* Run-time compiles (core/compile_pool.h): the pool, the points hinted
+     * to it so far (each hinted once), its busy time at the last call. */
+    kt_cpool *pool;
+    kt_point *hinted;
+    size_t num_hinted;
+    double busy_reported;
 } local_eval;
 
 typedef struct launch_ctx {
@@ -146,12 +155,70 @@ static verdict *find_verdict(local_eval *le, const kt_point *pt)
     return NULL;
 }
 
+/* The pool's compile wall time since the last call reported it. */
+static double busy_since_last(local_eval *le)
+{
+    kt_cpool_stats st;
+    double d;
+    kt_cpool_stats_get(le->pool, &st);
+    d = st.busy_s - le->busy_reported;
+    le->busy_reported = st.busy_s;
+    return d;
+}
+
+static int was_hinted(const local_eval *le, const kt_point *pt)
+{
+    for (size_t i = 0; i < le->num_hinted; ++i)
+        if (kt_point_equal(&le->hinted[i], pt))
+            return 1;
+    return 0;
+}
+
+/* Hands the pool the kernels of pts (in order) that no verdict or earlier
+ * hint covers: declared operators only (kt_declared_compile_request), at
+ * the requested sizes. */
+static void hint_points(local_eval *le, const kt_point *pts, size_t n)
+{
+    kt_nvrtc_request *reqs = calloc(n ? n : 1, sizeof *reqs);
+    kt_decl_request *bs = calloc(n ? n : 1, sizeof *bs);
+    kt_point *grown =
+        realloc(le->hinted, (le->num_hinted + n + 1) * sizeof *grown);
+    size_t m = 0;
+    char arch[32];
+
+    if (grown)
+        le->hinted = grown;
+    kt_nvrtc_arch(le->gpu.dev.cc_major, le->gpu.dev.cc_minor, arch,
+                  sizeof arch);
+    for (size_t i = 0; reqs && bs && grown && i < n; ++i) {
+        if (find_verdict(le, &pts[i]) || was_hinted(le, &pts[i]) ||
+            pts[i].variant >= le->spec.op->num_variants)
+            continue;
+        le->hinted[le->num_hinted++] = pts[i];
+        if (kt_declared_compile_request(le->spec.op, pts[i].variant,
+                                        le->spec.sizes, pts[i].values, arch,
+                                        &bs[m], &reqs[m]))
+            ++m;
+    }
+    kt_cpool_hint(le->pool, reqs, m); /* copies what it queues */
+    for (size_t i = 0; bs && i < m; ++i)
+        free(bs[i].src);
+    free(bs);
+    free(reqs);
+}
+
+static void local_prefetch(kt_evaluator *ev, const kt_point *pts, size_t n)
+{
+    hint_points(self(ev), pts, n);
+}
+
 static kt_status verify_cached(local_eval *le, const kt_point *pt,
                                verdict **out, kt_eval_phases *ph, kt_err *err)
 {
     verdict *v = find_verdict(le, pt), *grown;
     double t0 = kt_clock_seconds(), setup0 = le->verifier.setup_s;
     kt_nvrtc_stats before, after;
+    kt_cpool_stats pool0, pool1;
     kt_err verr;
     kt_status rc;
 
@@ -168,6 +235,7 @@ static kt_status verify_cached(local_eval *le, const kt_point *pt,
     v->point = *pt;
     kt_err_clear(&verr);
     kt_nvrtc_stats_get(&before);
+    kt_cpool_stats_get(le->pool, &pool0);
     if ((rc = kt_point_validate(le->spec.op, pt, &verr)) == KT_S_OK &&
         (rc = kt_point_feasible(le->spec.op, &le->inst.problem, pt, &v->shape,
                                 &verr)) == KT_S_OK)
@@ -181,6 +249,9 @@ static kt_status verify_cached(local_eval *le, const kt_point *pt,
     v->compile.compiled = after.compiled - before.compiled;
     v->compile.cache_hits = after.cache_hits - before.cache_hits;
     v->compile.seconds = after.seconds - before.seconds;
+    v->compile.cpu_seconds = after.cpu_seconds - before.cpu_seconds;
+    kt_cpool_stats_get(le->pool, &pool1);
+    v->compile_wait_s = pool1.wait_s - pool0.wait_s;
     v->status = kt_eval_status_from(rc);
     snprintf(v->reason, sizeof v->reason, "%s", rc ? verr.msg : "");
     *out = v;
@@ -241,6 +312,9 @@ static kt_status local_evaluate(kt_evaluator *ev, const kt_point *pts, size_t n,
                         "earlier kernel fault; start a new process");
         goto done;
     }
+    /* The whole call's kernels compile at once; each verification below
+     * takes its own. */
+    hint_points(le, pts, n);
     for (size_t i = 0; i < n; ++i) {
         verdict *v;
         if ((rc = verify_cached(le, &pts[i], &v, &out[i].phases, err))) {
@@ -254,6 +328,8 @@ static kt_status local_evaluate(kt_evaluator *ev, const kt_point *pts, size_t n,
         out[i].compiled = (uint32_t)v->compile.compiled;
         out[i].compile_cache_hits = (uint32_t)v->compile.cache_hits;
         point_work(le, &pts[i], &out[i]);
+        out[i].compile_cpu_s = v->compile.cpu_seconds;
+        out[i].compile_wait_s = v->compile_wait_s;
         snprintf(out[i].reason, sizeof out[i].reason, "%s", v->reason);
         if (v->status != KT_EVAL_OK)
             continue;
@@ -286,6 +362,8 @@ static kt_status local_evaluate(kt_evaluator *ev, const kt_point *pts, size_t n,
     for (size_t k = 0; k < m; ++k)
         out[slot[k]].timing = timings[k];
 done:
+    if (n)
+        out[0].compile_busy_s = busy_since_last(le);
     free(targets);
     free(ctxs);
     free(timings);
@@ -305,13 +383,25 @@ static kt_status local_calibration(kt_evaluator *ev, int refresh,
     return kt_calib_get(&self(ev)->meter, refresh, out, &from_cache, err);
 }
 
+/* The compile settings: the pool's threads and the cache folder ("" off). */
+static json_t *compile_record(local_eval *le)
+{
+    kt_cpool_stats st;
+    char dir[4096];
+    kt_cpool_stats_get(le->pool, &st);
+    kt_nvrtc_cache_dir(dir, sizeof dir);
+    return json_pack("{s:i,s:i,s:s}", "threads", st.threads, "requested",
+                     le->spec.compile_threads, "cache", dir);
+}
+
 static json_t *local_environment(kt_evaluator *ev)
 {
     local_eval *le = self(ev);
-    return json_pack(
-        "{s:o,s:o,s:{s:f,s:f,s:f}}", "device", kt_env_device(&le->gpu),
-        "plugin", kt_env_plugin(le->spec.plugin), "start", "device_s",
-        le->device_s, "meter_s", le->meter_s, "problem_s", le->problem_s);
+    return json_pack("{s:o,s:o,s:{s:f,s:f,s:f},s:o}", "device",
+                     kt_env_device(&le->gpu), "plugin",
+                     kt_env_plugin(le->spec.plugin), "start", "device_s",
+                     le->device_s, "meter_s", le->meter_s, "problem_s",
+                     le->problem_s, "compile", compile_record(le));
 }
 
 static const kt_work *local_work(kt_evaluator *ev)
@@ -328,7 +418,8 @@ static void local_close(kt_evaluator *ev)
     if (!le->lost)
         kt_instance_teardown(&le->inst);
     kt_meter_close(&le->meter);
-    kt_nvrtc_prefetch_stop(); /* compilations nobody will take */
+    kt_cpool_close(le->pool); /* drops compilations nobody will take */
+    free(le->hinted);
     free(le->verdicts);
     free(le);
 }
@@ -552,9 +643,21 @@ static kt_status local_profile(kt_evaluator *ev, const kt_point *pt,
 }
 
 static const kt_evaluator_ops local_ops = {
-    "local",           local_evaluate, local_device, local_calibration,
-    local_environment, local_work,     local_close,  local_profile,
+    "local",           local_evaluate,    local_device,
+    local_calibration, local_environment, local_work,
+    local_close,       local_profile,     NULL,
+    local_prefetch,
 };
+
+/* The compile pool of this evaluator's kernels, threads as the spec says;
+ * every instance's services find it through the device (kt_gpu). */
+static kt_status open_pool(local_eval *le, kt_err *err)
+{
+    kt_cpool_options opt = {le->spec.compile_threads, NULL, NULL, NULL};
+    kt_status rc = kt_cpool_open(&opt, &le->pool, err);
+    le->gpu.compile_pool = le->pool;
+    return rc;
+}
 
 kt_status kt_local_open(const kt_eval_spec *spec, kt_evaluator **out,
                         kt_err *err)
@@ -583,6 +686,8 @@ kt_status kt_local_open(const kt_eval_spec *spec, kt_evaluator **out,
     kt_verifier_init(&le->verifier, &le->gpu, spec->seed, spec->log_level,
                      spec->verify_host);
     le->device_s = kt_clock_seconds() - t0;
+    if ((rc = open_pool(le, err)))
+        goto fail;
     t0 = kt_clock_seconds();
     if ((rc = kt_meter_open(&le->meter, &le->gpu, err)))
         goto fail;
@@ -597,6 +702,7 @@ kt_status kt_local_open(const kt_eval_spec *spec, kt_evaluator **out,
     return KT_S_OK;
 fail:
     kt_meter_close(&le->meter);
+    kt_cpool_close(le->pool);
     free(le);
     return rc;
 }

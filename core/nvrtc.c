@@ -14,10 +14,11 @@
 #include "core/clock.h"
 #include "core/fileio.h"
 #include "core/hash.h"
+#include "core/msg.h"
 
 #define CACHE_MAGIC "KTNVRTC1"
 
-/* Guards the statistics and the prefetch queue. */
+/* Guards the statistics. */
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Everything that decides the binary, in one text: hashed for the key and
@@ -109,10 +110,14 @@ void kt_nvrtc_cache_dir(char *out, size_t out_size)
                  home && *home ? home : "/tmp");
 }
 
-static int read_blob(FILE *f, char **out, size_t *size)
+/* A length and that many bytes, no longer than the file holds (limit): a
+ * damaged length is a damaged entry, never a huge allocation. */
+static int read_blob(FILE *f, long limit, char **out, size_t *size)
 {
     uint64_t n;
-    if (fread(&n, sizeof n, 1, f) != 1 || n > ((uint64_t)1 << 32))
+    long at;
+    if (fread(&n, sizeof n, 1, f) != 1 || (at = ftell(f)) < 0 ||
+        n > (uint64_t)(limit - at))
         return -1;
     if (!(*out = malloc((size_t)n + 1)))
         return -1;
@@ -132,7 +137,9 @@ static int write_blob(FILE *f, const void *data, size_t size)
                : -1;
 }
 
-/* 1: a valid entry for exactly this identity was read into out. */
+/* 1: a valid entry for exactly this identity was read into out; 0: none
+ * (no file, or another identity under the same hash); -1: a damaged entry
+ * (cut short, wrong magic, sizes beyond the file), which is a miss too. */
 static int cache_read(const char *path, const identity *id,
                       kt_nvrtc_output *out)
 {
@@ -140,24 +147,32 @@ static int cache_read(const char *path, const identity *id,
     char magic[8], *stored = NULL;
     size_t stored_size = 0, n;
     uint32_t compiled;
-    int ok = 0;
+    long size = -1;
+    int ok = -1;
 
     if (!f)
         return 0;
-    if (fread(magic, 1, 8, f) == 8 && memcmp(magic, CACHE_MAGIC, 8) == 0 &&
-        read_blob(f, &stored, &stored_size) == 0 && stored_size == id->size &&
-        memcmp(stored, id->text, id->size) == 0 &&
-        fread(&compiled, sizeof compiled, 1, f) == 1 &&
-        read_blob(f, &out->lowered, &n) == 0 &&
-        read_blob(f, &out->log, &n) == 0 &&
-        read_blob(f, &out->image, &out->image_size) == 0) {
-        out->compiled = compiled != 0;
-        out->cached = 1;
-        ok = 1;
+    if (fseek(f, 0, SEEK_END) == 0)
+        size = ftell(f);
+    rewind(f);
+    if (size >= 8 && fread(magic, 1, 8, f) == 8 &&
+        memcmp(magic, CACHE_MAGIC, 8) == 0 &&
+        read_blob(f, size, &stored, &stored_size) == 0) {
+        if (stored_size != id->size || memcmp(stored, id->text, id->size) != 0)
+            ok = 0; /* a whole entry of another identity */
+        else if (fread(&compiled, sizeof compiled, 1, f) == 1 &&
+                 read_blob(f, size, &out->lowered, &n) == 0 &&
+                 read_blob(f, size, &out->log, &n) == 0 &&
+                 read_blob(f, size, &out->image, &out->image_size) == 0 &&
+                 fgetc(f) == EOF) {
+            out->compiled = compiled != 0;
+            out->cached = 1;
+            ok = 1;
+        }
     }
     free(stored);
     fclose(f);
-    if (!ok) {
+    if (ok != 1) {
         kt_nvrtc_output_free(out);
         memset(out, 0, sizeof *out);
     }
@@ -279,241 +294,136 @@ void kt_nvrtc_stats_get(kt_nvrtc_stats *out)
     pthread_mutex_unlock(&g_lock);
 }
 
-const void *kt_nvrtc_find_loaded(const char *key);
-
-/* Cache, else NVRTC, then the cache written: safe on several threads
- * (entries are renamed into place; NVRTC programs are independent). */
-static kt_status compile_once(const kt_nvrtc_request *req, const identity *id,
-                              const char *key, kt_nvrtc_output *out,
-                              kt_err *err)
+void kt_nvrtc_stats_count(const kt_nvrtc_output *out)
 {
-    char dir[4096], path[4200];
-    kt_status rc = KT_S_OK;
+    pthread_mutex_lock(&g_lock);
+    g_stats.cache_hits += (size_t)out->cached;
+    g_stats.compiled += (size_t)!out->cached;
+    g_stats.failed += (size_t)!out->compiled;
+    g_stats.damaged += (size_t)out->damaged;
+    g_stats.seconds += out->seconds;
+    g_stats.cpu_seconds += out->cpu_seconds;
+    pthread_mutex_unlock(&g_lock);
+}
+
+static kt_status cache_path(const char *key, char *path, size_t size,
+                            kt_err *err)
+{
+    char dir[4096];
+    int n;
 
     kt_nvrtc_cache_dir(dir, sizeof dir);
-    snprintf(path, sizeof path, "%s/%s.bin", dir, key);
-    if (!(dir[0] && cache_read(path, id, out)) &&
-        !(rc = run_nvrtc(req, out, err)) && dir[0])
-        cache_write(path, id, out);
-    memcpy(out->key, key, 33);
+    if (!dir[0]) {
+        path[0] = '\0';
+        return KT_S_OK;
+    }
+    n = snprintf(path, size, "%s/%s.bin", dir, key);
+    if (n < 0 || (size_t)n >= size)
+        return kt_err_set(err, KT_S_INPUT,
+                          "the NVRTC cache folder '%s' is too long a path "
+                          "(at most %zu bytes)",
+                          dir, size - 40);
+    return KT_S_OK;
+}
+
+/* Reads req's entry into out: 1 read, 0 a miss; a damaged entry is a miss
+ * with a note (and out->damaged set), written over by the compile. */
+static int cache_get(const char *path, const identity *id, kt_nvrtc_output *out)
+{
+    int got = path[0] ? cache_read(path, id, out) : 0;
+    if (got < 0) {
+        kt_msg("note: %s: a damaged NVRTC cache entry (cut short or "
+               "overwritten), compiling it again\n",
+               path);
+        out->damaged = 1;
+    }
+    return got > 0;
+}
+
+/* req's identity, key and cache entry path ("" when the cache is off);
+ * free id->text whatever it returns. */
+static kt_status entry_of(const kt_nvrtc_request *req, identity *id,
+                          char key[33], char *path, size_t size, kt_err *err)
+{
+    kt_status rc = make_identity(req, id, err);
+    if (rc)
+        return rc;
+    hash_identity(id, key);
+    return cache_path(key, path, size, err);
+}
+
+kt_status kt_nvrtc_build(const kt_nvrtc_request *req, kt_nvrtc_output *out,
+                         kt_err *err)
+{
+    identity id = {0};
+    char key[33], path[4200];
+    kt_status rc;
+
+    memset(out, 0, sizeof *out);
+    if ((rc = entry_of(req, &id, key, path, sizeof path, err)))
+        goto done;
+    if (!cache_get(path, &id, out)) {
+        int damaged = out->damaged;
+        double cpu0 = kt_clock_thread_cpu_seconds();
+        rc = run_nvrtc(req, out, err);
+        out->cpu_seconds = kt_clock_thread_cpu_seconds() - cpu0;
+        out->damaged = damaged;
+        if (!rc && path[0])
+            cache_write(path, &id, out);
+    }
+    memcpy(out->key, key, sizeof key);
+done:
+    free(id.text);
     return rc;
 }
 
-/* A compilation the background threads did (or are doing) for this key:
- * handed over whole, and counted as compiled, not as a cache hit. */
-static int take_prefetched(const char *key, kt_nvrtc_output *out);
+kt_status kt_nvrtc_cache_load(const kt_nvrtc_request *req, kt_nvrtc_output *out,
+                              kt_err *err)
+{
+    identity id = {0};
+    char key[33], path[4200];
+    kt_status rc;
+
+    memset(out, 0, sizeof *out);
+    if (!(rc = entry_of(req, &id, key, path, sizeof path, err)))
+        cache_get(path, &id, out);
+    memcpy(out->key, key, sizeof key);
+    free(id.text);
+    return rc;
+}
+
+kt_status kt_nvrtc_cache_store(const kt_nvrtc_request *req,
+                               const kt_nvrtc_output *out, kt_err *err)
+{
+    identity id = {0};
+    char key[33], path[4200];
+    kt_status rc;
+
+    if (!(rc = entry_of(req, &id, key, path, sizeof path, err)) && path[0])
+        cache_write(path, &id, out);
+    free(id.text);
+    return rc;
+}
 
 kt_status kt_nvrtc_compile(const kt_nvrtc_request *req, kt_nvrtc_output *out,
                            kt_err *err)
 {
-    identity id = {0};
     char key[33];
-    kt_status rc = KT_S_OK;
+    kt_status rc;
 
     memset(out, 0, sizeof *out);
-    if ((rc = make_identity(req, &id, err)))
+    if ((rc = kt_nvrtc_key(req, key, err)))
         return rc;
-    hash_identity(&id, key);
     if (kt_nvrtc_find_loaded(key)) {
         /* Loaded already in this process: nothing to read or compile. */
         out->compiled = 1;
         out->cached = 1;
         memcpy(out->key, key, sizeof key);
-        free(id.text);
         return KT_S_OK;
     }
-    if (!take_prefetched(key, out))
-        rc = compile_once(req, &id, key, out, err);
-    if (!rc) {
-        pthread_mutex_lock(&g_lock);
-        g_stats.cache_hits += (size_t)out->cached;
-        g_stats.compiled += (size_t)!out->cached;
-        g_stats.failed += (size_t)!out->compiled;
-        g_stats.seconds += out->seconds;
-        pthread_mutex_unlock(&g_lock);
-    }
-    free(id.text);
+    if (!(rc = kt_nvrtc_build(req, out, err)))
+        kt_nvrtc_stats_count(out);
     return rc;
-}
-
-/* ------------------------------------------------------------ prefetch */
-
-typedef enum job_state {
-    JOB_QUEUED,
-    JOB_RUNNING,
-    JOB_DONE,
-    JOB_TAKEN
-} job_state;
-
-typedef struct job {
-    kt_nvrtc_request req; /* points into text */
-    identity id;
-    char key[33];
-    char *text; /* source, names and options, one allocation */
-    const char **options;
-    job_state state;
-    kt_status rc;
-    kt_nvrtc_output out;
-} job;
-
-static job **g_jobs; /* pointers: a running job must not move */
-static size_t g_num_jobs;
-static pthread_t g_threads[8];
-static int g_num_threads, g_stop, g_atexit;
-static pthread_cond_t g_done = PTHREAD_COND_INITIALIZER;
-
-static int take_prefetched(const char *key, kt_nvrtc_output *out)
-{
-    int taken = 0;
-
-    pthread_mutex_lock(&g_lock);
-    for (size_t i = 0; i < g_num_jobs && !taken; ++i) {
-        job *j = g_jobs[i];
-        if (strcmp(j->key, key) != 0 || j->state == JOB_TAKEN)
-            continue;
-        if (j->state == JOB_QUEUED) {
-            j->state = JOB_TAKEN; /* not started: the caller compiles it */
-            break;
-        }
-        while (j->state == JOB_RUNNING)
-            pthread_cond_wait(&g_done, &g_lock);
-        if (j->state == JOB_DONE && j->rc == KT_S_OK) {
-            *out = j->out;
-            memset(&j->out, 0, sizeof j->out);
-            taken = 1;
-        }
-        j->state = JOB_TAKEN;
-    }
-    pthread_mutex_unlock(&g_lock);
-    return taken;
-}
-
-static void *prefetch_thread(void *arg)
-{
-    (void)arg;
-    pthread_mutex_lock(&g_lock);
-    for (;;) {
-        job *j = NULL;
-        for (size_t i = 0; i < g_num_jobs && !j && !g_stop; ++i)
-            if (g_jobs[i]->state == JOB_QUEUED)
-                j = g_jobs[i];
-        if (!j)
-            break;
-        j->state = JOB_RUNNING;
-        pthread_mutex_unlock(&g_lock);
-        /* The job's fields are this thread's while it runs. */
-        j->rc = compile_once(&j->req, &j->id, j->key, &j->out, NULL);
-        pthread_mutex_lock(&g_lock);
-        j->state = JOB_DONE;
-        pthread_cond_broadcast(&g_done);
-    }
-    pthread_mutex_unlock(&g_lock);
-    return NULL;
-}
-
-/* How many compile threads run beside the measurement: none on small
- * machines, where they would compete with the thread that launches. */
-static int prefetch_threads(void)
-{
-    const char *env = getenv("KTUNE_NVRTC_THREADS");
-    const char *on = getenv("KTUNE_NVRTC_PREFETCH");
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    int n = cpus >= 8 ? 4 : cpus >= 4 ? 1 : 0;
-    if (!on || strcmp(on, "1") != 0)
-        return 0;
-    if (env && *env)
-        n = atoi(env);
-    return n < 0 ? 0 : n > 8 ? 8 : n;
-}
-
-static void free_job(job *j)
-{
-    if (!j)
-        return;
-    free(j->text);
-    free(j->options);
-    free(j->id.text);
-    kt_nvrtc_output_free(&j->out);
-    free(j);
-}
-
-static int copy_job(job *j, const kt_nvrtc_request *r)
-{
-    size_t size = strlen(r->source) + strlen(r->source_name) +
-                  strlen(r->name_expr) + strlen(r->arch) + 4;
-    char *p;
-
-    for (size_t i = 0; i < r->num_options; ++i)
-        size += strlen(r->options[i]) + 1;
-    if (!(j->text = p = malloc(size)) ||
-        !(j->options = calloc(r->num_options + 1, sizeof *j->options)))
-        return -1;
-    j->req.num_options = r->num_options;
-    j->req.options = j->options;
-#define KT_COPY(field)                                                         \
-    j->req.field = strcpy(p, r->field);                                        \
-    p += strlen(p) + 1
-    KT_COPY(source);
-    KT_COPY(source_name);
-    KT_COPY(name_expr);
-    KT_COPY(arch);
-#undef KT_COPY
-    for (size_t i = 0; i < r->num_options; ++i) {
-        j->options[i] = strcpy(p, r->options[i]);
-        p += strlen(p) + 1;
-    }
-    return make_identity(&j->req, &j->id, NULL) ? -1 : 0;
-}
-
-size_t kt_nvrtc_prefetch(const kt_nvrtc_request *reqs, size_t n)
-{
-    size_t queued = 0;
-    int threads = prefetch_threads();
-
-    if (threads == 0 || n == 0)
-        return 0;
-    pthread_mutex_lock(&g_lock);
-    if (!g_stop) {
-        job **grown = realloc(g_jobs, (g_num_jobs + n) * sizeof *grown);
-        if (grown)
-            g_jobs = grown;
-        for (size_t i = 0; grown && i < n; ++i) {
-            job *j = calloc(1, sizeof *j);
-            if (!j || copy_job(j, &reqs[i])) {
-                free_job(j);
-                continue;
-            }
-            hash_identity(&j->id, j->key);
-            g_jobs[g_num_jobs++] = j;
-            ++queued;
-        }
-        while (g_num_threads < threads &&
-               pthread_create(&g_threads[g_num_threads], NULL, prefetch_thread,
-                              NULL) == 0)
-            ++g_num_threads;
-        if (!g_atexit)
-            g_atexit = atexit(kt_nvrtc_prefetch_stop) == 0;
-    }
-    pthread_mutex_unlock(&g_lock);
-    return queued;
-}
-
-void kt_nvrtc_prefetch_stop(void)
-{
-    pthread_mutex_lock(&g_lock);
-    g_stop = 1;
-    pthread_mutex_unlock(&g_lock);
-    for (int i = 0; i < g_num_threads; ++i)
-        pthread_join(g_threads[i], NULL);
-    pthread_mutex_lock(&g_lock);
-    for (size_t i = 0; i < g_num_jobs; ++i)
-        free_job(g_jobs[i]);
-    free(g_jobs);
-    g_jobs = NULL;
-    g_num_jobs = 0;
-    g_num_threads = 0;
-    g_stop = 0;
-    pthread_mutex_unlock(&g_lock);
 }
 
 void kt_nvrtc_output_free(kt_nvrtc_output *out)

@@ -42,11 +42,13 @@ typedef struct kt_nvrtc_output {
     int compiled; /* 0: the source did not compile; see log */
     char *image;  /* cubin (sm_) or PTX (compute_); owned */
     size_t image_size;
-    char *lowered;  /* the kernel's mangled name; owned */
-    char *log;      /* the compiler's log, "" when silent; owned */
-    double seconds; /* wall time compiling; 0 when read from the cache */
-    int cached;     /* 1: read from the disk cache */
-    char key[33];   /* the cache key, 32 hex digits */
+    char *lowered;      /* the kernel's mangled name; owned */
+    char *log;          /* the compiler's log, "" when silent; owned */
+    double seconds;     /* wall time compiling; 0 when read from the cache */
+    double cpu_seconds; /* CPU time of the compiling thread; 0 cached */
+    int cached;         /* 1: read from the disk cache */
+    int damaged;        /* 1: its cache entry was damaged (so compiled) */
+    char key[33];       /* the cache key, 32 hex digits */
 } kt_nvrtc_output;
 
 /* Compiles (or reads from the cache). KT_S_OK with out->compiled telling
@@ -76,27 +78,38 @@ void kt_nvrtc_first_error(const char *log, char *out, size_t out_size);
 /* What this process compiled so far: the evaluator takes the difference
  * around each point's verification to record its compile time. */
 typedef struct kt_nvrtc_stats {
-    size_t compiled;   /* NVRTC runs (successful or not) */
-    size_t cache_hits; /* answers from the disk cache */
-    size_t failed;     /* sources that did not compile (fresh or cached) */
-    double seconds;    /* wall time in NVRTC */
+    size_t compiled;    /* NVRTC runs (successful or not) */
+    size_t cache_hits;  /* answers from the disk cache */
+    size_t failed;      /* sources that did not compile (fresh or cached) */
+    size_t damaged;     /* damaged cache entries met (compiled again) */
+    double seconds;     /* wall time in NVRTC */
+    double cpu_seconds; /* CPU time in NVRTC */
 } kt_nvrtc_stats;
 
 void kt_nvrtc_stats_get(kt_nvrtc_stats *out);
 
-/* Queues compilations for background threads when KTUNE_NVRTC_PREFETCH is
- * 1 (`ktune tune` sets it for its workers: a search reaches most kernels;
- * bench and compare need only theirs) — KTUNE_NVRTC_THREADS of them; by
- * default 4 on 8 or more CPUs, 1 on 4 to 7, none below — so that
- * the compile a point's verification needs is often done already: a later
- * kt_nvrtc_compile() of the same request takes the result (waiting for it
- * when it is under way) and counts it as compiled, with its time. Returns
- * how many were queued (0: no threads here). */
-size_t kt_nvrtc_prefetch(const kt_nvrtc_request *reqs, size_t n);
+/* Adds a compilation handed to this process's caller (kt_nvrtc_compile
+ * does; the compile pool does when a kernel is taken). */
+void kt_nvrtc_stats_count(const kt_nvrtc_output *out);
 
-/* Drops what is still queued, waits for running compilations and frees
- * the queue; registered with atexit() too. */
-void kt_nvrtc_prefetch_stop(void);
+/* The cache, else NVRTC, then the cache written; no lookup of loaded
+ * kernels and no statistics, so it is safe on any thread at once (the
+ * compile pool's). Entries are written to a name of their own (process
+ * and thread) and renamed into place: readers in any process see a whole
+ * entry or none, and writers of one key at once leave one whole entry. A
+ * reader that meets a damaged entry (cut short, overwritten) treats it as
+ * a miss with a note on stderr and out->damaged set. */
+kt_status kt_nvrtc_build(const kt_nvrtc_request *req, kt_nvrtc_output *out,
+                         kt_err *err);
+
+/* The cache alone: load (out->cached 1 when found; a damaged entry is a
+ * miss with a note) and store (a whole entry renamed into place). For the
+ * cache's own tests and tools; KT_S_OK unless req's identity or path
+ * cannot be made. */
+kt_status kt_nvrtc_cache_load(const kt_nvrtc_request *req, kt_nvrtc_output *out,
+                              kt_err *err);
+kt_status kt_nvrtc_cache_store(const kt_nvrtc_request *req,
+                               const kt_nvrtc_output *out, kt_err *err);
 
 /* ---------------------------------------------------------------------- */
 /* Loading (needs a GPU and a current device).                             */

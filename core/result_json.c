@@ -236,12 +236,15 @@ json_t *kt_eval_result_to_json(const kt_operator *op, const kt_point *pt,
                             kt_timing_to_json(&r->timing, with_samples));
     if (kt_eval_phases_any(&r->phases))
         json_object_set_new(j, "phases", kt_eval_phases_to_json(&r->phases));
-    if (r->compiled || r->compile_cache_hits)
-        json_object_set_new(j, "compilation",
-                            json_pack("{s:f,s:i,s:i}", "seconds", r->compile_s,
-                                      "compiled", (int)r->compiled,
-                                      "cache_hits",
-                                      (int)r->compile_cache_hits));
+    if (r->compiled || r->compile_cache_hits || r->compile_wait_s > 0 ||
+        r->compile_busy_s > 0)
+        json_object_set_new(
+            j, "compilation",
+            json_pack("{s:f,s:i,s:i,s:f,s:f,s:f}", "seconds", r->compile_s,
+                      "compiled", (int)r->compiled, "cache_hits",
+                      (int)r->compile_cache_hits, "cpu_s", r->compile_cpu_s,
+                      "wait_s", r->compile_wait_s, "busy_s",
+                      r->compile_busy_s));
     if (r->has_work)
         json_object_set_new(j, "work",
                             json_pack("{s:f,s:f,s:f}", "bytes_read",
@@ -312,8 +315,10 @@ kt_status kt_eval_result_from_json(const kt_operator *op, const json_t *j,
         return rc;
     if ((timing = json_object_get(j, "compilation"))) {
         int compiled = 0, hits = 0;
-        json_unpack(timing, "{s?F,s?i,s?i}", "seconds", &r->compile_s,
-                    "compiled", &compiled, "cache_hits", &hits);
+        json_unpack(timing, "{s?F,s?i,s?i,s?F,s?F,s?F}", "seconds",
+                    &r->compile_s, "compiled", &compiled, "cache_hits", &hits,
+                    "cpu_s", &r->compile_cpu_s, "wait_s", &r->compile_wait_s,
+                    "busy_s", &r->compile_busy_s);
         r->compiled = (uint32_t)(compiled > 0 ? compiled : 0);
         r->compile_cache_hits = (uint32_t)(hits > 0 ? hits : 0);
     }

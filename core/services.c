@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "core/compile_pool.h"
 #include "core/cuda_check.h"
 #include "core/kernels.h"
 #include "core/msg.h"
@@ -394,7 +395,9 @@ static int host_compile(const kt_host *host, const kt_jit_request *req,
     nr = (kt_nvrtc_request){r.source,  r.source_name ? r.source_name : "jit.cu",
                             r.kernel,  arch,
                             r.options, r.num_options};
-    if (kt_nvrtc_compile(&nr, &out, &err))
+    if (svc->gpu->compile_pool
+            ? kt_cpool_compile(svc->gpu->compile_pool, &nr, &out, NULL, &err)
+            : kt_nvrtc_compile(&nr, &out, &err))
         rc = host_error(host, "compile %s: %s", r.kernel, err.msg);
     else if (!out.compiled) {
         kt_nvrtc_first_error(out.log, first, sizeof first);

@@ -232,6 +232,8 @@ static json_t *open_message(const worker_eval *we)
     json_object_set_new(msg, "counters", json_boolean(s->counters != NULL));
     if (s->verify_host)
         json_object_set_new(msg, "verify", json_string("host"));
+    json_object_set_new(msg, "compile_threads",
+                        json_integer(s->compile_threads));
     return msg;
 }
 
@@ -637,6 +639,29 @@ static void worker_close(kt_evaluator *ev)
     free(we);
 }
 
+/* A hint costs no reply: the worker queues the kernels and reads the next
+ * message, so the evaluate() after it finds them compiling. Nothing is
+ * sent without a live worker (a hint never starts one) nor for a point
+ * that crashed or timed out. */
+static void worker_prefetch(kt_evaluator *ev, const kt_point *pts, size_t n)
+{
+    worker_eval *we = self(ev);
+    json_t *msg, *points;
+
+    if (we->fd < 0 || we->pid <= 0 || n == 0)
+        return;
+    points = json_array();
+    for (size_t i = 0; i < n; ++i)
+        if (!find_casualty(we, &pts[i]))
+            json_array_append_new(points,
+                                  kt_point_to_json(we->spec.op, &pts[i]));
+    msg = kt_wire_message("prefetch");
+    json_object_set_new(msg, "points", points);
+    if (json_array_size(points))
+        (void)kt_wire_send(we->fd, msg, NULL); /* evaluate() sees a death */
+    json_decref(msg);
+}
+
 static const kt_evaluator_ops worker_ops = {
     .kind = "worker",
     .evaluate = worker_evaluate,
@@ -647,6 +672,7 @@ static const kt_evaluator_ops worker_ops = {
     .close = worker_close,
     .profile = worker_profile,
     .release = worker_release,
+    .prefetch = worker_prefetch,
 };
 
 kt_status kt_worker_open(const kt_eval_spec *spec, const kt_worker_options *opt,

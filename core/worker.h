@@ -14,11 +14,14 @@
  * Messages (each {"v": 1, "type": ...}):
  *   worker -> parent  hello {pid, ktune}
  *   parent -> worker  open {plugin, operator, sizes, seed, device,
- *                     check_boundaries, log_level, counters?, verify?}
+ *                     check_boundaries, log_level, counters?, verify?,
+ *                     compile_threads?}
  *   worker -> parent  opened {device, environment, work} | error {status,
  *                     message}
  *   parent -> worker  evaluate {points, protocol}
  *   worker -> parent  results {results, lost} | lost {index, message}
+ *   parent -> worker  prefetch {points}: no reply; their kernels start
+ *                     compiling on the worker's compile pool
  *   parent -> worker  calibration {refresh}
  *   worker -> parent  calibration {calibration} | error {...}
  *   parent -> worker  profile {point, metrics, check_only, launches?}

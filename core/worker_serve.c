@@ -39,7 +39,8 @@ static kt_status handle_open(session *s, const json_t *req, json_t **reply,
     const char *plugin = NULL, *op_id = NULL, *verify = "device";
     json_t *sizes = NULL;
     json_int_t seed = 0;
-    int device = 0, boundaries = 1, log_level = KT_LOG_WARN, counters = 0;
+    int device = 0, boundaries = 1, log_level = KT_LOG_WARN, counters = 0,
+        threads = 0;
     const kt_loaded_plugin *lp = NULL;
     kt_eval_spec spec;
     json_error_t jerr;
@@ -48,11 +49,13 @@ static kt_status handle_open(session *s, const json_t *req, json_t **reply,
 
     if (s->ev)
         return kt_err_set(err, KT_S_INPUT, "worker: a session is open already");
-    if (json_unpack_ex(
-            (json_t *)req, &jerr, 0, "{s:s,s:s,s:o,s:I,s:i,s:b,s:i,s?b,s?s}",
-            "plugin", &plugin, "operator", &op_id, "sizes", &sizes, "seed",
-            &seed, "device", &device, "check_boundaries", &boundaries,
-            "log_level", &log_level, "counters", &counters, "verify", &verify))
+    if (json_unpack_ex((json_t *)req, &jerr, 0,
+                       "{s:s,s:s,s:o,s:I,s:i,s:b,s:i,s?b,s?s,s?i}", "plugin",
+                       &plugin, "operator", &op_id, "sizes", &sizes, "seed",
+                       &seed, "device", &device, "check_boundaries",
+                       &boundaries, "log_level", &log_level, "counters",
+                       &counters, "verify", &verify, "compile_threads",
+                       &threads))
         return kt_err_set(err, KT_S_IO, "worker 'open': %s", jerr.text);
     if ((rc = kt_registry_load_file(&s->reg, plugin, err)))
         return rc;
@@ -76,6 +79,7 @@ static kt_status handle_open(session *s, const json_t *req, json_t **reply,
     spec.log_level = log_level;
     spec.counters = counters ? s->counters : NULL;
     spec.verify_host = strcmp(verify, "host") == 0;
+    spec.compile_threads = threads;
     if ((rc = kt_local_open(&spec, &s->ev, err)))
         return rc;
     {
@@ -223,6 +227,25 @@ static int handle_profile(session *s, int fd, const json_t *req)
     return lost;
 }
 
+/* Points the parent will evaluate next: their kernels start compiling.
+ * No reply (a hint decides nothing); a malformed one is ignored. */
+static void handle_prefetch(session *s, const json_t *req)
+{
+    json_t *points = json_object_get(req, "points");
+    size_t n = json_array_size(points), m = 0;
+    kt_point *pts;
+
+    if (!s->ev || !s->ev->ops->prefetch || !n ||
+        !(pts = calloc(n, sizeof *pts)))
+        return;
+    for (size_t i = 0; i < n; ++i)
+        if (kt_point_from_json(s->op, json_array_get(points, i), &pts[m],
+                               NULL) == KT_S_OK)
+            ++m;
+    s->ev->ops->prefetch(s->ev, pts, m);
+    free(pts);
+}
+
 static void handle_calibration(session *s, int fd, const json_t *req)
 {
     kt_calibration c;
@@ -303,6 +326,8 @@ int kt_worker_serve(int fd, const kt_counter_source *counters)
                 code = 3;
                 break;
             }
+        } else if (strcmp(type, "prefetch") == 0) {
+            handle_prefetch(&s, req);
         } else if (strcmp(type, "calibration") == 0) {
             handle_calibration(&s, fd, req);
         } else if (strcmp(type, "close") == 0) {

@@ -215,12 +215,15 @@ json_t *kt_export_summary(const kt_tune_facts *f, const kt_tune_result *r,
     if (f->journal)
         json_object_set_new(root, "journal", json_string(f->journal));
     if (r->compiled || r->compile_cache_hits || r->compile_failed)
-        json_object_set_new(root, "compilation",
-                            json_pack("{s:f,s:I,s:I,s:I}", "seconds",
-                                      r->compile_s, "compiled",
-                                      (json_int_t)r->compiled, "cache_hits",
-                                      (json_int_t)r->compile_cache_hits,
-                                      "failed", (json_int_t)r->compile_failed));
+        json_object_set_new(
+            root, "compilation",
+            json_pack("{s:f,s:I,s:I,s:I,s:i,s:f,s:f,s:f,s:f}", "seconds",
+                      r->compile_s, "compiled", (json_int_t)r->compiled,
+                      "cache_hits", (json_int_t)r->compile_cache_hits, "failed",
+                      (json_int_t)r->compile_failed, "threads",
+                      r->compile_threads, "wall_s", r->compile_busy_s, "cpu_s",
+                      r->compile_cpu_s, "gpu_wait_s", r->compile_wait_s,
+                      "gpu_idle_fraction", kt_tune_compile_idle(r)));
     json_object_set_new(
         root, "overhead",
         json_pack(

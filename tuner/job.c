@@ -24,8 +24,9 @@ static const char *const job_keys[] = {"operator", "seed", "device", "devices",
 static const char *const strategy_keys[] = {"name", "max_evals", "max_seconds",
                                             "seed", "finalists", "min_gain"};
 static const char *const measure_keys[] = {
-    "warmups", "min_samples", "max_samples", "min_time", "max_time",
-    "noise",   "cache",       "timeout",     "verify",   "race"};
+    "warmups",  "min_samples", "max_samples",    "min_time",
+    "max_time", "noise",       "cache",          "timeout",
+    "verify",   "race",        "compile_threads"};
 static const char *const output_keys[] = {"journal", "json", "csv", "t4",
                                           "top"};
 static const char *const metrics_keys[] = {"counters", "points", "top"};
@@ -675,6 +676,10 @@ static kt_status read_measure(loader *ld)
         } else if (strcasecmp(key, "timeout") == 0) {
             rc = get_double(ld, "measure", key, 0.1, 86400, 0,
                             &ld->job->eval_timeout_s);
+        } else if (strcasecmp(key, "compile_threads") == 0) {
+            int64_t threads = 0;
+            rc = get_i64(ld, "measure", key, 0, 4096, &threads);
+            ld->job->compile_threads = (int)threads;
         } else {
             rc = unknown_key(ld, "measure", key, measure_keys,
                              COUNT(measure_keys));

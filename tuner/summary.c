@@ -413,6 +413,13 @@ void kt_summary_print(FILE *out, const kt_tune_facts *f,
                 "did not compile\n",
                 r->compiled, r->compile_s, r->compile_cache_hits,
                 r->compile_failed);
+    if (r->compiled || r->compile_busy_s > 0)
+        fprintf(out,
+                "compile pool: %d thread(s), %.2f s wall with a compile "
+                "running, %.2f s of compile CPU; the GPU waited %.2f s on "
+                "compiles (%.1f%% of the run)\n",
+                r->compile_threads, r->compile_busy_s, r->compile_cpu_s,
+                r->compile_wait_s, 100.0 * kt_tune_compile_idle(r));
     print_workers(out, r);
     if (f->journal)
         fprintf(out, "journal %s\n", f->journal);

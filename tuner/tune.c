@@ -465,8 +465,12 @@ static void call_timing(kt_tune *t, double start, size_t n)
 static void count_call(kt_tune *t, const kt_eval_result *out, size_t n)
 {
     ++t->res->calls;
-    for (size_t i = 0; i < n; ++i)
+    for (size_t i = 0; i < n; ++i) {
         add_phases(&t->res->phases, &out[i].phases);
+        t->res->compile_cpu_s += out[i].compile_cpu_s;
+        t->res->compile_wait_s += out[i].compile_wait_s;
+        t->res->compile_busy_s += out[i].compile_busy_s;
+    }
 }
 
 /* Journals an evaluated call as measured by worker w; the results are
@@ -820,6 +824,38 @@ static const kt_journal_entry *recorded_failure(const kt_tune *t,
     return &t->cfg->resume->entries[at];
 }
 
+void kt_tune_hint(kt_tune *t, const kt_point *pts, size_t n)
+{
+    const kt_tune_config *cfg = t->cfg;
+    size_t workers = t->pool ? cfg->num_workers : 1, m = 0;
+    kt_point *keep, *share;
+
+    /* Answering from a resumed journal compiles nothing. */
+    if (t->failed || !n || (t->num_calls && t->call_cursor < t->num_calls))
+        return;
+    keep = malloc(2 * n * sizeof *keep);
+    for (size_t i = 0; keep && i < n; ++i) {
+        uint64_t index;
+        kt_err why;
+        if (kt_space_index(cfg->space, &pts[i], &index) &&
+            !find_entry(t, index) && !recorded_failure(t, index) &&
+            kt_space_feasible(cfg->space, &pts[i], &why) == KT_S_OK)
+            keep[m++] = pts[i];
+    }
+    /* With several workers the hints are dealt out in turn; the shared disk
+     * cache hands each kernel to whichever worker measures it. */
+    share = keep ? keep + n : NULL;
+    for (size_t w = 0; share && w < workers && m; ++w) {
+        kt_evaluator *ev = t->pool ? cfg->workers[w] : cfg->ev;
+        size_t k = 0;
+        for (size_t i = w; i < m; i += workers)
+            share[k++] = keep[i];
+        if (ev->ops->prefetch && k)
+            ev->ops->prefetch(ev, share, k);
+    }
+    free(keep);
+}
+
 size_t kt_tune_width(const kt_tune *t)
 {
     size_t alive = t->pool ? kt_pool_alive(t->pool) : 1;
@@ -893,6 +929,8 @@ kt_status kt_tune_measure_batch(kt_tune *t, const kt_point *pts, size_t n,
         rc = kt_err_set(err, KT_S_NOMEM, "out of memory");
     if (!rc)
         rc = measure_plan(t, pts, n, send, idx, &m, err);
+    if (!rc && m > 1)
+        kt_tune_hint(t, send, m); /* one call each: their kernels at once */
     if (!rc && m)
         rc = run_calls(t, "measure", send, 1, m, r, answered, err);
     for (size_t k = 0; k < m && !rc; ++k) {
@@ -1423,6 +1461,17 @@ static void keep_worker_stats(kt_tune *t)
         r->worker_stats[i] = *kt_pool_worker_stats(t->pool, i);
 }
 
+/* The compile pool's threads, from the evaluator's environment record
+ * (0: none recorded, a replay). */
+static int compile_threads(kt_evaluator *ev)
+{
+    json_t *env = ev->ops->environment(ev);
+    int n = (int)json_integer_value(
+        json_object_get(json_object_get(env, "compile"), "threads"));
+    json_decref(env);
+    return n;
+}
+
 kt_status kt_tune_run(const kt_tune_config *cfg, kt_tune_result *out,
                       kt_err *err)
 {
@@ -1473,6 +1522,7 @@ done:
         out->journal_s = cfg->journal->written_s - journal_before;
     kt_progress_end(&t.progress);
     keep_worker_stats(&t);
+    out->compile_threads = compile_threads(cfg->ev);
     kt_pool_close(t.pool);
     kt_u64map_free(&t.by_index);
     kt_u64map_free(&t.recorded_failures);
@@ -1480,6 +1530,11 @@ done:
     free(t.calls);
     free(t.memos);
     return rc;
+}
+
+double kt_tune_compile_idle(const kt_tune_result *r)
+{
+    return r->wall_s > 0 ? r->compile_wait_s / r->wall_s : 0;
 }
 
 double kt_tune_total_s(const kt_tune_result *r)

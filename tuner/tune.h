@@ -175,6 +175,13 @@ typedef struct kt_tune_result {
      * compile (invalid, kind "compile"). */
     double compile_s;
     size_t compiled, compile_cache_hits, compile_failed;
+    /* The compile pool's side (kt_eval_result's fields, summed over this
+     * process's calls): compile CPU time, the time verification waited for
+     * a compile with nothing to measure (the GPU idle on compiles), and
+     * the pool's wall time with a compile running; compile_threads is the
+     * setting the caller passed (0: one per CPU of the evaluating host). */
+    double compile_cpu_s, compile_wait_s, compile_busy_s;
+    int compile_threads;
     /* With several workers: what each did (owned; NULL with one). */
     kt_pool_stats *worker_stats;
     size_t num_workers;
@@ -192,6 +199,10 @@ kt_status kt_tune_run(const kt_tune_config *cfg, kt_tune_result *out,
                       kt_err *err);
 
 void kt_tune_result_free(kt_tune_result *r);
+
+/* The GPU's idle fraction on compiles: the time verification waited for a
+ * compile with nothing to measure over the run's wall time (0 without). */
+double kt_tune_compile_idle(const kt_tune_result *r);
 
 /* ----------------------------------------------------------------------- */
 /* What strategies call.                                                    */
@@ -223,6 +234,19 @@ kt_status kt_tune_measure(kt_tune *t, const kt_point *pt, kt_tune_obs *out,
  * (kt_tune_measure_batch) keeps every worker busy; with 1 the batch calls
  * are exactly the single ones. */
 size_t kt_tune_width(const kt_tune *t);
+
+/* Points the strategy will evaluate soon, soonest first (an exhaustive
+ * sweep's next points, a walk's next neighbours): those not known yet and
+ * not refused on the host go to the evaluator's prefetch, so their kernels
+ * compile while the GPU measures others (core/compile_pool.h). Costs no
+ * budget, records nothing and decides nothing, so a run's answers are the
+ * same with or without hints; a hint that never comes true costs host CPU
+ * only. A later hint goes before an earlier one. */
+void kt_tune_hint(kt_tune *t, const kt_point *pts, size_t n);
+
+/* How many points ahead a strategy that knows its order should hint:
+ * enough to keep every compile thread busy. */
+#define KT_TUNE_HINT_AHEAD 64
 
 /* kt_tune_measure for pts[0..n) at once: the new points are evaluated
  * concurrently, one call each, then recorded and journaled in the order

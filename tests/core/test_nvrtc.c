@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "core/compile_pool.h"
 #include "core/hash.h"
 #include "core/nvrtc.h"
 
@@ -181,36 +182,45 @@ static void ptx_for_a_virtual_architecture(void **state)
     kt_nvrtc_output_free(&out);
 }
 
-static void prefetched_kernels_count_as_compiled_once(void **state)
+/* Hinted kernels compile on the pool's threads; taking them counts each
+ * as compiled once by this process, with its CPU time. */
+static void pooled_kernels_count_as_compiled_once(void **state)
 {
     const char *n[] = {"scale<11>", "scale<12>", "scale<13>"};
+    kt_cpool_options opt = {2, "", NULL, NULL};
     kt_nvrtc_request reqs[3];
     kt_nvrtc_stats s0, s1;
+    kt_cpool_stats ps;
+    kt_cpool *pool;
     kt_err err;
     (void)state;
 
     for (int i = 0; i < 3; ++i)
         reqs[i] =
             (kt_nvrtc_request){source, "scale.cu", n[i], "sm_90", NULL, 0};
-    unsetenv("KTUNE_NVRTC_PREFETCH");
-    assert_int_equal(kt_nvrtc_prefetch(reqs, 3), 0); /* off unless asked */
-    setenv("KTUNE_NVRTC_PREFETCH", "1", 1);
-    setenv("KTUNE_NVRTC_THREADS", "2", 1);
+    assert_int_equal(kt_cpool_open(&opt, &pool, &err), KT_S_OK);
     kt_nvrtc_stats_get(&s0);
-    assert_int_equal(kt_nvrtc_prefetch(reqs, 3), 3);
+    assert_int_equal(kt_cpool_hint(pool, reqs, 3), 3);
+    assert_int_equal(kt_cpool_hint(pool, reqs, 3), 0); /* known: joined */
     for (int i = 0; i < 3; ++i) {
         kt_nvrtc_output out;
-        assert_int_equal(kt_nvrtc_compile(&reqs[i], &out, &err), KT_S_OK);
+        assert_int_equal(kt_cpool_compile(pool, &reqs[i], &out, NULL, &err),
+                         KT_S_OK);
         assert_true(out.compiled);
-        assert_false(out.cached); /* compiled by this process, in the back */
+        assert_false(out.cached); /* compiled by this process */
         assert_non_null(out.image);
+        assert_true(out.cpu_seconds > 0);
         kt_nvrtc_output_free(&out);
     }
     kt_nvrtc_stats_get(&s1);
     assert_int_equal(s1.compiled - s0.compiled, 3);
     assert_int_equal(s1.cache_hits - s0.cache_hits, 0);
-    kt_nvrtc_prefetch_stop();
-    unsetenv("KTUNE_NVRTC_PREFETCH");
+    assert_true(s1.cpu_seconds > s0.cpu_seconds);
+    kt_cpool_stats_get(pool, &ps);
+    assert_int_equal(ps.compiled, 3);
+    assert_int_equal(ps.threads, 2);
+    assert_true(ps.busy_s > 0 && ps.cpu_s > 0);
+    kt_cpool_close(pool);
 }
 
 int main(void)
@@ -222,7 +232,7 @@ int main(void)
         cmocka_unit_test(a_compile_error_keeps_the_log_and_is_cached_too),
         cmocka_unit_test(an_unknown_kernel_does_not_compile),
         cmocka_unit_test(ptx_for_a_virtual_architecture),
-        cmocka_unit_test(prefetched_kernels_count_as_compiled_once),
+        cmocka_unit_test(pooled_kernels_count_as_compiled_once),
     };
     return cmocka_run_group_tests(tests, use_fresh_cache, remove_cache);
 }

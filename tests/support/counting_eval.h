@@ -2,7 +2,9 @@
 /*
  * An evaluator for tests that forwards to a replay of a recorded journal
  * and counts what it is asked: evaluate() calls and points (the first
- * 4096 kept), profile() calls and those that asked for counters. It can
+ * 4096 kept), profile() calls and those that asked for counters, and the
+ * points hinted through prefetch() (the first 4096, each with the event
+ * number of its hint, as evaluated points have theirs). It can
  * act like a GPU whose counters are off limits, or whose profiling fails.
  * Include after tests/kt_test.h.
  */
@@ -22,6 +24,11 @@ typedef struct kt_counting_eval {
     size_t calls, points;
     size_t small_calls; /* of one or two points: not closing rounds */
     kt_point seen[4096];
+    size_t seen_at[4096]; /* event number of each seen point's call */
+    kt_point hinted[4096];
+    size_t hinted_at[4096];
+    size_t num_hinted, hint_calls;
+    size_t events; /* evaluate() and prefetch() calls so far */
     size_t profiles;
     size_t asked_counters; /* profile() calls that asked for counters */
     /* Every request for counters is refused, as CUPTI refuses it without
@@ -36,10 +43,13 @@ static kt_status kt_counting_evaluate(kt_evaluator *ev, const kt_point *pts,
 {
     kt_counting_eval *c = (kt_counting_eval *)ev;
     ++c->calls;
+    ++c->events;
     c->small_calls += n <= 2;
     for (size_t i = 0; i < n; ++i)
-        if (c->points < 4096)
+        if (c->points < 4096) {
+            c->seen_at[c->points] = c->events;
             c->seen[c->points++] = pts[i];
+        }
     return c->inner->ops->evaluate(c->inner, pts, n, p, out, err);
 }
 
@@ -85,6 +95,18 @@ static kt_status kt_counting_profile(kt_evaluator *ev, const kt_point *pt,
     return rc;
 }
 
+static void kt_counting_prefetch(kt_evaluator *ev, const kt_point *pts,
+                                 size_t n)
+{
+    kt_counting_eval *c = (kt_counting_eval *)ev;
+    ++c->hint_calls;
+    ++c->events;
+    for (size_t i = 0; i < n && c->num_hinted < 4096; ++i) {
+        c->hinted_at[c->num_hinted] = c->events;
+        c->hinted[c->num_hinted++] = pts[i];
+    }
+}
+
 static void kt_counting_close(kt_evaluator *ev)
 {
     kt_counting_eval *c = (kt_counting_eval *)ev;
@@ -102,6 +124,7 @@ static const kt_evaluator_ops kt_counting_ops = {
     .work = kt_counting_work,
     .close = kt_counting_close,
     .profile = kt_counting_profile,
+    .prefetch = kt_counting_prefetch,
 };
 
 /* Opens the replay of recording for plugin's op behind a counting

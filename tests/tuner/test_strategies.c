@@ -13,6 +13,8 @@
 
 #include "tests/tuner/tuner_test.h"
 
+#include "tests/support/counting_eval.h"
+
 #define MAX_RECORDINGS 32
 
 typedef struct recording {
@@ -531,6 +533,63 @@ static void the_closing_round_names_ties(void **state)
     kt_tune_result_free(&r);
 }
 
+/* The first hint of pt before event `before`, or 0. */
+static size_t hinted_before(const kt_counting_eval *c, const kt_point *pt,
+                            size_t before)
+{
+    for (size_t h = 0; h < c->num_hinted; ++h)
+        if (c->hinted_at[h] < before && kt_point_equal(&c->hinted[h], pt))
+            return c->hinted_at[h];
+    return 0;
+}
+
+/* Hints (kt_tune_hint, for the compile pool) name points before they are
+ * evaluated, never a point already evaluated, and change nothing: the run
+ * with a hinted evaluator visits exactly what the plain replay visits.
+ * Exhaustive and random know their order: every point they evaluate
+ * after the first was hinted first. */
+static void hints_come_ahead_of_the_points_and_change_nothing(void **state)
+{
+    const char *names[] = {"exhaustive", "random", "one_at_a_time"};
+    (void)state;
+    for (size_t k = 0; k < 3; ++k) {
+        const kt_strategy *s = kt_strategy_find(names[k]);
+        kt_counting_eval *c =
+            kt_counting_open(recs[0].path, recs[0].plugin, recs[0].op);
+        kt_tune_config cfg;
+        kt_tune_result a, b;
+        size_t ahead = 0;
+        config(&recs[0], s, 1, &c->base, &cfg);
+        cfg.max_evals = 40;
+        run(&cfg, &a);
+        config(&recs[0], s, 1, NULL, &cfg);
+        cfg.max_evals = 40;
+        run(&cfg, &b);
+        assert_int_equal(a.num_entries, b.num_entries);
+        for (size_t e = 0; e < a.num_entries; ++e)
+            assert_int_equal(a.entries[e].index, b.entries[e].index);
+        assert_true(c->hint_calls > 0);
+        for (size_t h = 0; h < c->num_hinted; ++h)
+            for (size_t i = 0; i < c->points; ++i)
+                if (c->seen_at[i] < c->hinted_at[h] &&
+                    kt_point_equal(&c->seen[i], &c->hinted[h]))
+                    fail_msg("%s hinted a point evaluated before", names[k]);
+        for (size_t i = 0; i < c->points; ++i) {
+            int again = 0; /* each point at its first evaluation only */
+            for (size_t j = 0; j < i && !again; ++j)
+                again = kt_point_equal(&c->seen[j], &c->seen[i]);
+            ahead += !again && hinted_before(c, &c->seen[i], c->seen_at[i]);
+        }
+        if (k < 2 && ahead + 1 < a.evaluations)
+            fail_msg("%s: %zu of %zu evaluated points hinted ahead", names[k],
+                     ahead, a.evaluations);
+        assert_true(ahead > 0);
+        kt_tune_result_free(&a);
+        kt_tune_result_free(&b);
+        c->base.ops->close(&c->base);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -545,6 +604,7 @@ int main(void)
             one_at_a_time_gets_within_3pct_in_a_quarter_of_vector_add),
         cmocka_unit_test(one_at_a_time_adopts_only_gains_beyond_the_noise),
         cmocka_unit_test(the_closing_round_names_ties),
+        cmocka_unit_test(hints_come_ahead_of_the_points_and_change_nothing),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -4,15 +4,36 @@
  * declaration order, the last parameter varying fastest). Points that
  * cannot run cost nothing; budgets cut the sweep short. With several
  * workers the points go out in batches of a few per worker, in
- * the same order.
+ * the same order. The points after each batch are hinted (kt_tune_hint)
+ * so that their kernels compile while the batch is measured.
  */
 #include <stdlib.h>
 
 #include "tuner/strategy.h"
 #include "tuner/tune.h"
 
+/* Hints the points from index *to up to i + KT_TUNE_HINT_AHEAD, once
+ * half the window is used. */
+static void hint_ahead(kt_tune *t, uint64_t i, uint64_t *to, kt_point *ahead)
+{
+    const kt_space *space = kt_tune_space(t);
+    uint64_t end = i + KT_TUNE_HINT_AHEAD;
+    size_t k = 0;
+
+    if (*to < i)
+        *to = i;
+    if (*to >= i + KT_TUNE_HINT_AHEAD / 2)
+        return;
+    end = end < space->size ? end : space->size;
+    for (; *to < end; ++*to)
+        kt_space_point(space, *to, &ahead[k++]);
+    kt_tune_hint(t, ahead, k);
+}
+
 static kt_status run(kt_tune *t, const double *opt, kt_err *err)
 {
+    kt_point ahead[KT_TUNE_HINT_AHEAD];
+    uint64_t hinted = 0;
     const kt_space *space = kt_tune_space(t);
     /* Several points per worker: the pool hands them out as workers come
      * free, so one slow point does not leave the others idle. */
@@ -34,6 +55,7 @@ static kt_status run(kt_tune *t, const double *opt, kt_err *err)
             if (!kt_tune_known(t, &pts[k], &known))
                 ++k;
         }
+        hint_ahead(t, i, &hinted, ahead);
         if (k)
             rc = kt_tune_measure_batch(t, pts, k, obs, err);
     }

@@ -19,40 +19,80 @@ static uint64_t at(const kt_u64map *swapped, uint64_t i)
     return kt_u64map_get(swapped, i, &v) ? v : i;
 }
 
+/* The draws, made KT_TUNE_HINT_AHEAD ahead of their use so the points
+ * coming can be hinted (kt_tune_hint) while a batch is measured; the same
+ * sequence whenever they are drawn. */
+typedef struct draws {
+    kt_u64map swapped;
+    uint64_t drawn;                    /* positions of the shuffle drawn */
+    uint64_t ring[KT_TUNE_HINT_AHEAD]; /* drawn, not used yet */
+    size_t head, count;
+} draws;
+
+static kt_status draw_ahead(kt_tune *t, draws *d, kt_err *err)
+{
+    const kt_space *space = kt_tune_space(t);
+    kt_point ahead[KT_TUNE_HINT_AHEAD];
+    size_t fresh = 0;
+    kt_status rc = KT_S_OK;
+
+    while (!rc && d->count < KT_TUNE_HINT_AHEAD && d->drawn < space->size) {
+        uint64_t i = d->drawn++;
+        uint64_t j = i + kt_rng_below(kt_tune_rng(t), space->size - i);
+        uint64_t pick = at(&d->swapped, j);
+        rc = kt_u64map_put(&d->swapped, j, at(&d->swapped, i), err);
+        d->ring[(d->head + d->count++) % KT_TUNE_HINT_AHEAD] = pick;
+        ++fresh;
+    }
+    /* Hinted once half the window is new: the whole window, soonest
+     * first. */
+    if (!rc && fresh >= KT_TUNE_HINT_AHEAD / 2) {
+        for (size_t k = 0; k < d->count; ++k)
+            kt_space_point(space, d->ring[(d->head + k) % KT_TUNE_HINT_AHEAD],
+                           &ahead[k]);
+        kt_tune_hint(t, ahead, d->count);
+    }
+    return rc;
+}
+
 static kt_status run(kt_tune *t, const double *opt, kt_err *err)
 {
     const kt_space *space = kt_tune_space(t);
-    kt_rng *rng = kt_tune_rng(t);
     /* Several points per worker: the pool hands them out as workers come
      * free, so one slow point does not leave the others idle. */
     size_t width = kt_tune_width(t) > 1 ? 4 * kt_tune_width(t) : 1;
     kt_point *pts = calloc(width, sizeof *pts);
     kt_tune_obs *obs = calloc(width, sizeof *obs);
-    kt_u64map swapped;
+    draws *d = calloc(1, sizeof *d);
     kt_status rc = KT_S_OK;
 
     (void)opt;
-    kt_u64map_init(&swapped);
-    if (!pts || !obs)
+    if (!pts || !obs || !d)
         rc = kt_err_set(err, KT_S_NOMEM, "out of memory");
+    else
+        kt_u64map_init(&d->swapped);
     /* The draws in order, a batch at a time: the next ones the
      * host does not refuse. */
-    for (uint64_t i = 0; !rc && i < space->size && !kt_tune_stop(t);) {
+    while (!rc && (d->count || d->drawn < space->size) && !kt_tune_stop(t)) {
         size_t k = 0;
-        for (; !rc && k < width && i < space->size; ++i) {
-            uint64_t j = i + kt_rng_below(rng, space->size - i);
-            uint64_t pick = at(&swapped, j);
+        while (!rc && k < width && (d->count || d->drawn < space->size)) {
             kt_tune_obs known;
-            if ((rc = kt_u64map_put(&swapped, j, at(&swapped, i), err)))
+            if (!d->count && (rc = draw_ahead(t, d, err)))
                 break;
-            kt_space_point(space, pick, &pts[k]);
+            kt_space_point(space, d->ring[d->head], &pts[k]);
+            d->head = (d->head + 1) % KT_TUNE_HINT_AHEAD;
+            --d->count;
             if (!kt_tune_known(t, &pts[k], &known))
                 ++k;
         }
+        if (!rc)
+            rc = draw_ahead(t, d, err);
         if (!rc && k)
             rc = kt_tune_measure_batch(t, pts, k, obs, err);
     }
-    kt_u64map_free(&swapped);
+    if (d)
+        kt_u64map_free(&d->swapped);
+    free(d);
     free(pts);
     free(obs);
     return rc;

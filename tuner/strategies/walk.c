@@ -167,16 +167,18 @@ static size_t gather(kt_walk *w, const kt_point *inc, double inc_us, size_t d,
  * one per worker, and those faster on their own compared with the
  * incumbent at once (tuner/tune.h, kt_tune_lookahead). The search below
  * then answers from the record; a guess that an adopted change makes moot
- * costs evaluations, not time. Nothing on one worker. */
+ * costs evaluations, not time. On one worker the same candidates are
+ * only hinted (kt_tune_hint): compiled ahead, never measured ahead. */
 static kt_status look_ahead(kt_walk *w, const kt_point *inc, double inc_us,
                             size_t dim, long from, int dir, kt_err *err)
 {
     size_t width = kt_tune_width(w->t), n = 0;
+    int one = width < 2;
     kt_point cands[64];
 
-    if (width < 2)
-        return KT_S_OK;
-    width = width < 64 ? width : 64;
+    /* On one worker nothing is measured ahead, but the same candidates
+     * are hinted: their kernels compile while this one is measured. */
+    width = one ? 16 : width < 64 ? width : 64;
     for (size_t d = dim; d < kt_space_dims(w->space, inc) && n < width; ++d) {
         long pos = (long)kt_space_dim_pos(w->space, inc, d);
         int up = d != dim || dir > 0;
@@ -185,6 +187,10 @@ static kt_status look_ahead(kt_walk *w, const kt_point *inc, double inc_us,
         if (up)
             n = gather(w, inc, inc_us, d, pos - 1, -1, w->patience, cands, n,
                        width);
+    }
+    if (one) {
+        kt_tune_hint(w->t, cands, n);
+        return KT_S_OK;
     }
     return kt_tune_lookahead(w->t, inc, inc_us, cands, n, err);
 }
@@ -534,11 +540,12 @@ static kt_status pairs_ahead(kt_walk *w, size_t s, size_t i, size_t j, int d,
     const kt_space_variant *sv = &w->space->slots[s];
     const kt_walk_slot *x = &w->slots[s];
     size_t width = kt_tune_width(w->t), n = 0;
+    int one = width < 2;
     kt_point cands[64];
 
-    if (width < 2)
-        return KT_S_OK;
-    width = width < 64 ? width : 64;
+    /* On one worker nothing is measured ahead, but the same candidates
+     * are hinted: their kernels compile while this one is measured. */
+    width = one ? 16 : width < 64 ? width : 64;
     for (; i < sv->num_params && n < width; ++i, j = i + 1)
         for (; j < sv->num_params && n < width; ++j, d = 0)
             for (; d < 4 && n < width; ++d)
