@@ -99,11 +99,10 @@ def classify(ini_path):
     return None
 
 
-def discover(root, only=None):
-    """Declarations under root/examples/hub: [(name, path, hub key or
-    None)], sorted with the hub's four first. only: a set of names/keys to
-    keep (None: all)."""
-    folder = os.path.join(root, "examples", "hub")
+def discover(folder, only=None):
+    """Declarations (*.ini) in folder (examples/hub): [(name, path, hub key
+    or None)], sorted with the hub's four first. only: a set of names/keys
+    to keep (None: all)."""
     out = []
     try:
         names = sorted(n for n in os.listdir(folder) if n.endswith(".ini"))
