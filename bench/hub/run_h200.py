@@ -151,7 +151,7 @@ def do_check(run, name, decl):
     rec, text = run.cmd(f"check:{name}", [run.a.ktune, "tune", decl, "--check"],
                         120, env=ktune_env(run), cwd=where)
     count, which = hub.parse_check(text)
-    rec.update(count=count, count_is=which, ok=rec["rc"] == 0)
+    rec.update(count=count, count_is=which, ok=rec["rc"] == 0, done=rec["rc"] == 0)
     key = hub.classify(decl)
     if key and count is not None:
         rec["t1_feasible"] = hub.KERNELS[key]["feasible"]
@@ -419,6 +419,7 @@ def profile_winners(run, good):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--ktune", help="the ktune binary (default BUILD/ktune)")
     ap.add_argument("--out", default=os.environ.get("OUT") or os.path.join(os.getcwd(), "hub-out"))
     ap.add_argument("--hub", default=os.environ.get("KTUNE_HUB_DIR"))
     ap.add_argument("--bat", default=os.environ.get("KTUNE_BAT_DIR"))
@@ -445,7 +446,7 @@ def main(argv=None):
     ap.add_argument("--results", default="", help="also write the results page here (results.py)")
     a = ap.parse_args(argv)
     a.steps = [s for s in a.steps.split(",") if s]
-    a.ktune = os.path.join(os.path.abspath(a.build), "ktune")
+    a.ktune = os.path.abspath(a.ktune or os.path.join(a.build, "ktune"))
     a.hub = os.path.abspath(a.hub) if a.hub else None
     a.bat = os.path.abspath(a.bat) if a.bat else None
     if a.resume and os.path.abspath(a.resume) != os.path.abspath(a.out):
@@ -458,7 +459,7 @@ def main(argv=None):
         run.log(run.state["ktune_missing"])
         decls = []
     else:
-        decls = hub.discover(a.decl_dir, set(a.kernels.split(",")) - {""} or None)
+        decls = hub.discover(os.path.abspath(a.decl_dir), set(a.kernels.split(",")) - {""} or None)
     run.state["declarations"] = [{"name": n, "path": os.path.relpath(p, ROOT), "hub": k} for n, p, k in decls]
     if not decls:
         run.log(f"no declarations in {a.decl_dir}: nothing of ktune's to run")
