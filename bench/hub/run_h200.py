@@ -266,6 +266,7 @@ def kt_run(run, name, key, extra, timeout):
     doc = hub.load_json(out) or {}
     rec["json"] = run.rel(out)
     for k in ("ok", "error", "evaluations", "valid", "tune_s", "script_s", "evals_per_s",
+              "evals_per_s_own", "configs_s",
               "best", "strategy", "strategy_options", "restricted_to", "kt_version", "backend"):
         if k in doc:
             rec[k] = doc[k]

@@ -115,7 +115,7 @@ class Page(unittest.TestCase):
                                    "facts": hub.summary_facts(summary(4362, 290.0, 261.0, 200.0, conv,
                                                                       1000.0, {"gpu_idle_fraction": 0.05}))},
             "kt_points:convolution": {"ok": True, "evaluations": 100, "tune_s": 250.0,
-                                      "evals_per_s": 0.4, "points_asked": 100, "ktune_same_points_s": 7.0},
+                                      "evals_per_s": 0.4, "evals_per_s_own": 0.5, "points_asked": 100, "ktune_same_points_s": 7.0},
             "default:convolution": {"rc": 0, "facts": hub.summary_facts(
                 summary(60, 20.0, 15.0, 4.0, conv, 1010.0))},
             "kt_strategy:convolution": {"ok": True, "strategy": "genetic_algorithm", "evaluations": 30,
@@ -172,8 +172,8 @@ class Page(unittest.TestCase):
         self.assertEqual(r[1], "4362 (4,362)")
         self.assertEqual(r[2], "290")
         self.assertEqual(r[3], "15.04")          # 4362 / 290 s
-        self.assertEqual(r[4], "0.400")
-        self.assertEqual(r[5], "37.6×")          # 15.04 / 0.4
+        self.assertEqual(r[4], "0.500")          # its own per-configuration times, not 0.4
+        self.assertEqual(r[5], "30.1×")          # 15.04 / 0.5
         self.assertEqual(r[6], "0.90")           # 261 / 290
         self.assertEqual(r[7], "0.05")           # the pool's own figure
         self.assertEqual(r[8], "1.0100")         # 1010 / 1000
@@ -181,7 +181,7 @@ class Page(unittest.TestCase):
         self.assertIn("abc123def456", text)
         self.assertIn("NVIDIA H200", text)
         self.assertIn("ktune tune examples/hub/convolution.ini --check", text)
-        self.assertIn("extrapolated: 3.03 h", text)  # 250 s / 100 points x 4362
+        self.assertIn("extrapolated: 2.42 h", text)  # 4362 points at 0.5/s
 
     def test_hotspot_is_compared_per_unit_of_work(self):
         text, _ = self.render()
