@@ -357,3 +357,47 @@ def t1_space(hub_dir, key):
         if all(eval(c, {"__builtins__": {}}, p) for c in code):  # noqa: S307
             out.append(p)
     return out
+
+
+def merge_journals(base, extras, out):
+    """A recording for replay: the journal `base` (its header, records and
+    calls as they are) followed by the eval records of the `extras` (the
+    live default runs' journals: the points the strategies visited), their
+    calls numbered on after base's last, under base's first environment
+    (the same device and protocol: the extras are runs of the same
+    declaration). Written gzip-compressed when out ends in .gz. Returns
+    (base evals, extra evals appended, distinct points in all)."""
+    lines, last_call, seen = [], 0, set()
+    with open_text(base) as f:
+        for line in f:
+            line = line.rstrip("\n")
+            try:
+                r = json.loads(line)
+            except ValueError:
+                continue  # a torn last line
+            if r.get("kind") == "eval":
+                last_call = max(last_call, int(r.get("call") or 0))
+                seen.add(point_key(r.get("point") or {}))
+            lines.append(line)
+    n_base, n_extra, offset = sum('"kind":"eval"' in ln or '"kind": "eval"' in ln
+                                  for ln in lines), 0, last_call
+    for path in extras:
+        _, evals, _ = read_journal(path)
+        calls = {}
+        for r in evals:
+            r = dict(r)
+            calls.setdefault(r.get("call"), len(calls) + 1)
+            r["call"] = offset + calls[r.get("call")]
+            r["env"] = 0
+            seen.add(point_key(r.get("point") or {}))
+            lines.append(json.dumps(r, separators=(",", ":")))
+            n_extra += 1
+        offset += len(calls)
+    data = ("\n".join(lines) + "\n").encode()
+    if out.endswith(".gz"):
+        with gzip.open(out, "wb", 9) as g:
+            g.write(data)
+    else:
+        with open(out, "wb") as f:
+            f.write(data)
+    return n_base, n_extra, len(seen)

@@ -203,9 +203,105 @@ def do_record(run, key, decl, budget_s):
                                 "variant": best["point"].get("variant"),
                                 "median_us": best["median_us"]}
     rec["done"] = bool(rec.get("points") and rec["points"] >= (target or k["feasible"]))
+    if os.path.exists(jpath):
+        rec["sidecar"] = run.rel(write_sidecar(run, key, decl, jpath, rec))
     rec["summary"] = (f"exit {rec['rc']}, {rec.get('points', 0)} of "
                       f"{target or k['feasible']} points in {rec['wall_s']:.0f} s")
     return rec
+
+
+def write_sidecar(run, key, decl, jpath, rec):
+    """The recording's sidecar in tests/data's format (tools/
+    record_ground_truth.sh): what tests/tuner/test_search_list.sh and the
+    replay tests read, next to the journal: rec/KEY-h200.meta.json."""
+    header, evals, _ = hub.read_journal(jpath)
+    env = header.get("environment") or {}
+    facts = rec.get("facts") or {}
+    feasible = facts.get("feasible") or hub.KERNELS[key]["feasible"]
+    sizes = header.get("sizes") or {}
+    name = os.path.basename(jpath).split(".jsonl")[0]
+    meta = {
+        "kind": "ktune.recording", "recording": name + ".jsonl.gz",
+        "spec": header.get("plugin_spec"), "sizes": sizes, "space": header.get("space"),
+        "feasible": feasible, "recorded": rec.get("points"),
+        "verified_and_timed": sum(1 for e in evals if e.get("status") == "ok"),
+        "complete": bool(rec.get("points") and rec["points"] >= feasible),
+        "order": ("random strategy, seed 1: a uniform random permutation of the space's points, "
+                  "without repeats; " + ("every feasible point" if rec.get("points", 0) >= feasible
+                                         else f"the first {rec.get('points')} points of it")),
+        "stop_reason": facts.get("stop_reason"), "wall_s": rec.get("total_wall_s"),
+        "protocol": header.get("protocol"),
+        "device": (env.get("device") or {}).get("name"), "device_record": env.get("device"),
+        "commit": (env.get("host") or {}).get("git_commit", run.state.get("commit")),
+        "config": os.path.relpath(decl, ROOT), "command": rec.get("cmd"), "synthetic": False,
+        "needs": [v for v in ("KTUNE_HUB_DIR", "KTUNE_BAT_DIR") if v in read_text(decl)],
+    }
+    path = os.path.join(os.path.dirname(jpath), name + ".meta.json")
+    with open(path, "w") as f:
+        json.dump(meta, f, indent=1)
+    return path
+
+
+def read_text(path):
+    with open(path) as f:
+        return f.read()
+
+
+def compress_recordings(run):
+    """rec/*.jsonl also as .jsonl.gz (gzip -9, what tests/data holds and
+    what comes back from the device machine at a tenth of the size)."""
+    import gzip
+
+    folder = os.path.join(run.out, "rec")
+    for n in sorted(os.listdir(folder)):
+        if n.endswith(".jsonl"):
+            with open(os.path.join(folder, n), "rb") as f, \
+                    gzip.open(os.path.join(folder, n + ".gz"), "wb", 9) as g:
+                shutil.copyfileobj(f, g)
+
+
+def recordings_for_tests(run):
+    """rec/tests-data/KEY-h200.jsonl.gz and .meta.json, ready to copy into
+    tests/data: each recording merged with the points its live default run
+    visited (issue 28: the sample plus every point the strategies
+    visited), with its sidecar."""
+    folder = os.path.join(run.out, "rec", "tests-data")
+    os.makedirs(folder, exist_ok=True)
+    made = []
+    for key in hub.ORDER:
+        rec = run.state["steps"].get(f"record:{key}") or {}
+        jpath = os.path.join(run.out, rec.get("journal") or "-")
+        decl = next((d["path"] for d in run.state.get("declarations") or [] if d.get("hub") == key), None)
+        if not (rec.get("journal") and os.path.exists(jpath) and decl):
+            continue
+        live = os.path.join(run.out, "default", f"{key}.jsonl")
+        extras = [live] if os.path.exists(live) else []
+        out = os.path.join(folder, f"{key}-h200.jsonl.gz")
+        n_base, n_extra, n_points = hub.merge_journals(jpath, extras, out)
+        merged = dict(rec, points=n_points)
+        meta = write_sidecar(run, key, os.path.join(ROOT, decl), out, merged)
+        doc = hub.load_json(meta)
+        doc["order"] += (f"; then the {n_extra} records of the live default run "
+                         f"(default/{key}.jsonl), which visited {n_points - rec.get('points', 0)} "
+                         "points the sample lacks") if extras else ""
+        doc["recorded_sample"] = rec.get("points")
+        with open(meta, "w") as f:
+            json.dump(doc, f, indent=1)
+        made.append(f"{key}: {n_points} points ({n_base} + {n_extra} records)")
+    run.state["tests_data"] = made
+
+
+def restore_recordings(out):
+    """A resumed folder whose plain journals did not come back: from their
+    .jsonl.gz."""
+    import gzip
+
+    folder = os.path.join(out, "rec")
+    for n in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+        plain = os.path.join(folder, n[:-3])
+        if n.endswith(".jsonl.gz") and not os.path.exists(plain):
+            with gzip.open(os.path.join(folder, n), "rb") as g, open(plain, "wb") as f:
+                shutil.copyfileobj(g, f)
 
 
 def do_default(run, name, decl, budget_s):
@@ -452,6 +548,7 @@ def main(argv=None):
     a.bat = os.path.abspath(a.bat) if a.bat else None
     if a.resume and os.path.abspath(a.resume) != os.path.abspath(a.out):
         shutil.copytree(a.resume, a.out, dirs_exist_ok=True)
+    restore_recordings(a.out)
     run = Run(a)
     run.state.update(commit=git_commit(), hub=a.hub, bat=a.bat, build=a.build)
     run.log(f"ktune {a.ktune}; hub {a.hub}; BAT {a.bat}; out {run.out}; deadline {a.deadline:.0f} s")
@@ -465,6 +562,8 @@ def main(argv=None):
     if not decls:
         run.log(f"no declarations in {a.decl_dir}: nothing of ktune's to run")
     plan(run, decls)
+    compress_recordings(run)
+    recordings_for_tests(run)
     run.session["end"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     run.session["wall_s"] = time.time() - run.t0
     run.save()

@@ -5,8 +5,10 @@
 # T1 file's; the whole-space recording resumes in a later call with its
 # clock continued; the default run's winner is profiled with its
 # parameters; BAT's declaration gets check, default, profile; Kernel Tuner
-# missing is reported; a failed check is retried in the next call; a step that does not fit the deadline is skipped
-# with the reason and runs in the next call; the page ends with its table.
+# missing is reported; a failed check is retried in the next call; a step
+# that does not fit the deadline is skipped with the reason and runs in the
+# next call; the recordings for tests/data (the sample merged with the live
+# default run's points) get their sidecars; the page ends with its table.
 . "$KT_SOURCE_DIR/tests/cli/lib.sh"
 
 fail() {
@@ -64,6 +66,11 @@ assert s2["default:bat_nbody"]["rc"] == 0 and s2["check:bat_nbody"]["count"] == 
 assert "switched off" in st["kt_missing"]
 # the second call retries the failed check only, then continues the recording
 assert len(st["sessions"]) == 2 and st["sessions"][1]["ran"] == ["check:gemm", "record:convolution"], st["sessions"]
+# the recording for tests/data: the sample and the live default run's points
+m = json.load(open("o2/rec/tests-data/convolution-h200.meta.json"))
+assert m["recording"] == "convolution-h200.jsonl.gz" and m["recorded"] == 40, m
+assert "the 12 records of the live default run" in m["order"] and m["needs"] == ["KTUNE_HUB_DIR"], m
+assert m["config"].endswith("decls/convolution.ini") and not m["synthetic"], m
 s3 = json.load(open("o3/state.json"))["steps"]
 assert "no time left" in s3["default:convolution"]["skipped"], s3["default:convolution"]
 assert not s3["default:convolution"]["done"]

@@ -31,12 +31,12 @@ sets = [f"job.{k}={v}" for k, v in (m.get("sizes") or {}).items()]
 print(m["config"], ",".join(sets) or "-", max(1, math.floor(float(sys.argv[2]) * m["feasible"])))
 PY
     )
-    for var in KTUNE_HUB_DIR KTUNE_BAT_DIR; do
-        if grep -q "\${$var}" "$KT_SOURCE_DIR/$config" && [ -z "${!var:-}" ]; then
-            echo "SKIPPED: $name: its declaration needs $var"
-            return 3
-        fi
-    done
+    local var
+    var=$(missing_source_dir "$KT_SOURCE_DIR/$config")
+    if [ -n "$var" ]; then
+        echo "SKIPPED: $name: its declaration needs $var"
+        return 3
+    fi
     local args=()
     [ "$sizes" != "-" ] && { IFS=',' read -r -a pairs <<<"$sizes"; for p in "${pairs[@]}"; do args+=(--set "$p"); done; }
     for seed in $(seq 1 "$seeds"); do
