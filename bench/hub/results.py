@@ -134,6 +134,8 @@ class Page:
         for s in sessions:
             lines.append(f"  - {s.get('start')}–{s.get('end', '?')} ({f(s.get('wall_s'), '%.0f')} s): "
                          f"`run_h200.sh {' '.join(s.get('argv') or [])}`")
+        if st.get("parallel"):
+            lines.append(f"- the two tools ran at the same time on two GPUs of one host: {st['parallel']}")
         for k in ("ktune_missing", "kt_missing"):
             if st.get(k):
                 lines.append(f"- **missing**: {st[k]}")

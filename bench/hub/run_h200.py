@@ -36,6 +36,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -56,6 +57,7 @@ class Run:
         self.session = {"start": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                         "argv": sys.argv[1:], "dry_run": a.dry_run, "ran": []}
         self.state["sessions"].append(self.session)
+        self.lock = threading.RLock()  # --kt-device: two threads
         self.env = dict(os.environ)
         if a.hub:
             self.env["KTUNE_HUB_DIR"] = a.hub
@@ -69,10 +71,11 @@ class Run:
         print(f"[{time.time() - self.t0:6.1f}s] {msg}", flush=True)
 
     def save(self):
-        tmp = self.state_path + ".tmp"
-        with open(tmp, "w") as f:
-            json.dump(self.state, f, indent=1, default=str)
-        os.replace(tmp, self.state_path)
+        with self.lock:
+            tmp = self.state_path + ".tmp"
+            with open(tmp, "w") as f:
+                json.dump(self.state, f, indent=1, default=str)
+            os.replace(tmp, self.state_path)
 
     def rel(self, path):
         return os.path.relpath(path, self.out)
@@ -111,9 +114,10 @@ class Run:
             rec = dict(old or {})
             rec.update(skipped=f"no time left: needs {need_s:.0f} s, "
                        f"{max(0, self.left()):.0f} s left", done=bool(old and old.get("done")))
-            self.state["steps"][name] = rec
+            with self.lock:
+                self.state["steps"][name] = rec
+                self.save()
             self.log(f"{name}: skipped ({rec['skipped']})")
-            self.save()
             return rec
         self.log(f"{name}: start ({self.left():.0f} s left)")
         t = time.time()
@@ -125,9 +129,10 @@ class Run:
         rec.setdefault("done", True)
         if old and resumable:
             rec["sessions"] = (old.get("sessions") or 1) + 1
-        self.state["steps"][name] = rec
-        self.session["ran"].append(name)
-        self.save()
+        with self.lock:
+            self.state["steps"][name] = rec
+            self.session["ran"].append(name)
+            self.save()
         self.log(f"{name}: {rec.get('summary') or rec.get('error') or rec.get('skipped') or 'done'}")
         return rec
 
@@ -358,6 +363,8 @@ def kt_run(run, name, key, extra, timeout):
         argv.append("--simulate")
     env = dict(run.env)
     env["CUPY_CACHE_DIR"] = run.fresh_cache()  # cupy's on-disk kernel cache: fresh
+    if run.a.kt_device is not None:
+        env["CUDA_VISIBLE_DEVICES"] = str(run.a.kt_device)
     rec, _ = run.cmd(name, argv, timeout, env=env)
     doc = hub.load_json(out) or {}
     rec["json"] = run.rel(out)
@@ -433,12 +440,12 @@ def do_neutral(run):
 
 # ------------------------------------------------------------- the plan
 
-def plan(run, decls):
-    a = run.a
+def prepare(run, decls):
+    """The checks, and what they leave: (good hub declarations, others,
+    check results, why Kernel Tuner is missing or None)."""
     hubs = {key: path for name, path, key in decls if key}
     others = [(name, path) for name, path, key in decls if not key]
     checks_ok = {}
-
     for name, path, key in decls:
         rec = run.step(f"check:{name}", 5, lambda p=path, n=name: do_check(run, n, p))
         checks_ok[name] = bool(rec and rec.get("ok"))
@@ -454,44 +461,124 @@ def plan(run, decls):
     if kt_missing:
         run.state["kt_missing"] = kt_missing
         run.log(f"Kernel Tuner: {kt_missing}; its steps are skipped")
+    return good, [(n, p) for n, p in others if checks_ok.get(n)], kt_missing
 
-    def rec_step(key, budget):
-        if key in good:
+
+class Steps:
+    """The plan's steps, each one call: run.step with its budget."""
+
+    def __init__(self, run, good, others, kt_missing):
+        self.run, self.a, self.good, self.others = run, run.a, good, others
+        self.kt = not kt_missing
+
+    def record(self, key, budget):
+        run = self.run
+        if key in self.good:
             run.step(f"record:{key}", min(20, budget), lambda: do_record(
-                run, key, good[key], min(budget, max(5, run.left() - a.reserve))), resumable=True)
+                run, key, self.good[key], min(budget, max(5, run.left() - self.a.reserve))),
+                resumable=True)
 
-    rec_step("convolution", run.budget(a.sweep_s))
-    if not kt_missing and "convolution" in good:
-        run.step("kt_points:convolution", 30, lambda: do_kt_points(
-            run, "convolution", a.kt_points, min(run.budget(a.kt_points_s), run.left() - a.reserve)))
-    for key in hub.ORDER:
-        if key in good:
-            run.step(f"default:{key}", run.budget(a.default_s) + 10, lambda k=key: do_default(
-                run, k, good[k], run.budget(a.default_s)))
-    for key in hub.ORDER:
-        if key in good and not kt_missing:
-            run.step(f"kt_strategy:{key}", run.budget(a.default_s) + 20, lambda k=key: kt_run(
-                run, f"kt_strategy:{k}", k, ["--mode", "strategy", "--strategy", a.kt_strategy,
-                                             "--time-limit", f"{run.budget(a.default_s):.0f}"],
-                run.budget(a.default_s) + 180))
+    def first_samples(self):
+        for key in ("gemm", "dedispersion"):
+            if not (self.run.state["steps"].get(f"record:{key}") or {}).get("points"):
+                self.record(key, self.run.budget(self.a.first_sample_s))
+
+    def kt_points(self, key, nominal):
+        run = self.run
+        if self.kt and key in self.good:
+            run.step(f"kt_points:{key}", 30, lambda: do_kt_points(
+                run, key, self.a.kt_points, min(run.budget(nominal), run.left() - self.a.reserve)))
+
+    def default(self, name, path):
+        run, b = self.run, self.run.budget(self.a.default_s)
+        run.step(f"default:{name}", b + 10, lambda: do_default(run, name, path, b))
+
+    def defaults(self):
+        for key in hub.ORDER:
+            if key in self.good:
+                self.default(key, self.good[key])
+
+    def bat_defaults(self):
+        for name, path in self.others:
+            self.default(name, path)
+
+    def kt_strategies(self):
+        run, b = self.run, self.run.budget(self.a.default_s)
+        for key in hub.ORDER:
+            if key in self.good and self.kt:
+                run.step(f"kt_strategy:{key}", b + 20, lambda k=key: kt_run(
+                    run, f"kt_strategy:{k}", k, ["--mode", "strategy", "--strategy",
+                                                 self.a.kt_strategy, "--time-limit", f"{b:.0f}"],
+                    b + 180))
+
+    def finish(self):
+        """The harness, the profiles, then the samples with the time left."""
+        run = self.run
+        if self.a.hub:
+            run.step("neutral", 30, lambda: do_neutral(run))
+        profile_winners(run, self.good)
+        rest = [k for k in ("dedispersion", "gemm", "hotspot") if k in self.good]
+        for i, key in enumerate(rest):
+            share = (run.left() - self.a.reserve) / max(1, len(rest) - i)
+            if share >= 20:
+                self.record(key, share)
+
+
+def plan(run, decls):
+    """One GPU: every step in priority order."""
+    a = run.a
+    good, others, kt_missing = prepare(run, decls)
+    st = Steps(run, good, others, kt_missing)
+    if a.kt_device is not None and st.kt:
+        return plan_parallel(run, st)
+    st.record("convolution", run.budget(a.sweep_s))
+    st.kt_points("convolution", a.kt_points_s)
+    st.defaults()
+    st.kt_strategies()
+    st.first_samples()
     for key in ("gemm", "dedispersion"):
-        if not (run.state["steps"].get(f"record:{key}") or {}).get("points"):
-            rec_step(key, run.budget(a.first_sample_s))
-        if not kt_missing and key in good:
-            run.step(f"kt_points:{key}", 30, lambda k=key: do_kt_points(
-                run, k, a.kt_points, min(run.budget(a.kt_other_s), run.left() - a.reserve)))
-    if a.hub:
-        run.step("neutral", 30, lambda: do_neutral(run))
-    profile_winners(run, good)
-    for name, path in others:
-        if checks_ok.get(name):
-            run.step(f"default:{name}", run.budget(a.default_s) + 10, lambda n=name, p=path: do_default(
-                run, n, p, run.budget(a.default_s)))
-    rest = [k for k in ("dedispersion", "gemm", "hotspot") if k in good]
-    for i, key in enumerate(rest):
-        share = (run.left() - a.reserve) / max(1, len(rest) - i)
-        if share >= 20:
-            rec_step(key, share)
+        st.kt_points(key, a.kt_other_s)
+    st.bat_defaults()
+    st.finish()
+
+
+def plan_parallel(run, st):
+    """Two GPUs (--kt-device N): Kernel Tuner's runs on GPU N in a thread
+    of their own while ktune's run on GPU 0; its runs on ktune's points
+    wait for those recordings. The harness, profiles and the remaining
+    samples follow on GPU 0 once both are done. Both share the host's
+    cores (stated on the page)."""
+    a = run.a
+    run.state["parallel"] = (f"Kernel Tuner on GPU {a.kt_device}, ktune on GPU 0, at the same time "
+                             "(one host: their compiles share its cores)")
+    recorded = threading.Event()
+    sampled = threading.Event()
+
+    def ktune_side():
+        try:
+            st.record("convolution", run.budget(a.sweep_s))
+            recorded.set()
+            st.first_samples()
+            sampled.set()
+            st.defaults()
+            st.bat_defaults()
+        finally:
+            recorded.set()
+            sampled.set()
+
+    def kt_side():
+        st.kt_strategies()
+        recorded.wait()
+        st.kt_points("convolution", a.kt_points_s)
+        sampled.wait()
+        for key in ("gemm", "dedispersion"):
+            st.kt_points(key, a.kt_other_s)
+
+    t = threading.Thread(target=kt_side, name="kernel_tuner")
+    t.start()
+    ktune_side()
+    t.join()
+    st.finish()
 
 
 def profile_winners(run, good):
@@ -537,6 +624,8 @@ def main(argv=None):
     ap.add_argument("--kt-other-s", type=float, default=45)
     ap.add_argument("--samples", type=int, default=50)
     ap.add_argument("--no-kt", action="store_true")
+    ap.add_argument("--kt-device", type=int, default=None,
+                    help="a second GPU: Kernel Tuner runs there while ktune runs on GPU 0 (halves the wall time)")
     ap.add_argument("--dry-run", action="store_true",
                     help="no GPU: budgets times --dry-scale, Kernel Tuner simulated, the harness only built")
     ap.add_argument("--dry-scale", type=float, default=0.02)

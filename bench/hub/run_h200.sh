@@ -26,6 +26,9 @@
 #       bash bench/hub/run_h200.sh [--build build] [--deadline 570] \
 #       [--resume PREVIOUS_OUT] [--steps check,record,...] [--dry-run] ...
 #
+# --kt-device 1 on a two-GPU machine: Kernel Tuner's steps on GPU 1 at the
+# same time as ktune's on GPU 0 (about 11 minutes for everything but the
+# longer samples, against about 20 on one GPU).
 # Kernel Tuner's wheels: bench/hub/fetch_wheels.sh puts them in .kt-wheels/
 # (git-ignored; carry it), installed here with pip --target /tmp/site.
 # --dry-run (no GPU): budgets x 0.02, Kernel Tuner in simulation mode, the
