@@ -45,3 +45,17 @@ finish() {
     echo "all checks passed"
     exit 0
 }
+
+# missing_source_dir CONFIG: the first of KTUNE_HUB_DIR, KTUNE_BAT_DIR that
+# the declaration CONFIG names (in any spelling) and the environment does not
+# set; nothing when none. The hub's and BAT's sources are never in this
+# repository, so a recording of theirs replays only where they are.
+missing_source_dir() {
+    local var
+    for var in KTUNE_HUB_DIR KTUNE_BAT_DIR; do
+        if grep -q "$var" "$1" 2>/dev/null && [ -z "${!var:-}" ]; then
+            echo "$var"
+            return
+        fi
+    done
+}

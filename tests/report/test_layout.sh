@@ -33,6 +33,8 @@ report compare.html "$KT_SOURCE_DIR/tests/report/data/vector_add-h200-compare-re
 for meta in "$data"/*-h200-*.meta.json; do
     name=$(basename "$meta" .meta.json)
     job=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["config"])' "$meta")
+    need=$(missing_source_dir "$KT_SOURCE_DIR/$job")
+    [ -n "$need" ] && { echo "SKIPPED: $name: its declaration needs $need"; continue; }
     expect_exit 0 "$KTUNE" tune "$KT_SOURCE_DIR/$job" --replay "$data/$name.jsonl.gz" \
         --json "$name.json" --journal "$name.jsonl" --quiet
     report "$name.html" "$name.json"

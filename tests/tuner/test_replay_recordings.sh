@@ -69,6 +69,8 @@ sets = [f"job.{k}={v}" for k, v in (m.get("sizes") or {}).items()]
 print(os.path.join(sys.argv[2], m["recording"]), m["config"], ",".join(sets))
 PY
     )
+    need=$(missing_source_dir "$KT_SOURCE_DIR/$config")
+    [ -n "$need" ] && { echo "SKIPPED: $meta: its declaration needs $need"; continue; }
     args=()
     IFS=',' read -r -a pairs <<<"$sizes"
     for p in "${pairs[@]}"; do args+=(--set "$p"); done

@@ -1,0 +1,272 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""The results page of a run_h200.py run: reads its --out folder
+(state.json, the ktune summaries and journals, Kernel Tuner's run files,
+neutral.json) and writes Markdown: commands, date, GPU, commit, what was
+skipped and why, the Kernel Tuner sample's extrapolation, and per kernel
+points, wall, evaluations per second of both tools and their ratio,
+compile share, the GPU's idle fraction, the best found against the
+recorded optimum, and the neutral harness's re-timings with their ratios;
+the short table last. A missing figure is a dash, never a guess.
+
+    python3 bench/hub/results.py OUT_DIR [-o docs/results/2026-12-02-h200-hub-kernels.md]...
+"""
+import argparse
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import hub  # noqa: E402
+
+
+def f(v, fmt="%.2f", none="–"):
+    if v is None:
+        return none
+    try:
+        return fmt % v
+    except TypeError:
+        return str(v)
+
+
+def ratio(a, b):
+    return a / b if a is not None and b not in (None, 0) else None
+
+
+class Page:
+    def __init__(self, out):
+        self.out = out
+        self.state = hub.load_json(os.path.join(out, "state.json")) or {"steps": {}, "sessions": []}
+        self.steps = self.state.get("steps") or {}
+        self.neutral = hub.load_json(os.path.join(out, "neutral.json")) or {}
+
+    def step(self, name):
+        return self.steps.get(name) or {}
+
+    def device(self):
+        for name, s in self.steps.items():
+            d = (s.get("facts") or {}).get("device")
+            if d:
+                return d
+        for e in self.neutral.get("entries") or []:
+            d = (e.get("result") or {}).get("device")
+            if d:
+                return d
+        return None
+
+    def neutral_of(self, key):
+        """label -> (median µs under the write flush, entry)."""
+        out = {}
+        for e in self.neutral.get("entries") or []:
+            if e.get("kernel") != key:
+                continue
+            r = e.get("result") or {}
+            med = (r.get("flush_write") or {}).get("median_us") if r.get("ok") else None
+            out[e.get("label")] = (med, e)
+        return out
+
+    def kernel_row(self, key):
+        """Every figure of one hub kernel (None where missing)."""
+        rec, dft = self.step(f"record:{key}"), self.step(f"default:{key}")
+        ktp, kts = self.step(f"kt_points:{key}"), self.step(f"kt_strategy:{key}")
+        chk = self.step(f"check:{key}")
+        rf = rec.get("facts") or {}
+        df = dft.get("facts") or {}
+        row = {"key": key, "check": chk.get("count"), "check_is": chk.get("count_is"),
+               "check_rc": chk.get("rc"), "feasible": hub.KERNELS[key]["feasible"],
+               "points": rec.get("points"), "wall_s": rec.get("total_wall_s") or rec.get("wall_s"),
+               "complete": rec.get("done"),
+               # Kernel Tuner's own per-configuration times where it gives
+               # them (its lower bound), else its wall time
+               "kt_evals_per_s": (ktp.get("evals_per_s_own") or ktp.get("evals_per_s"))
+               if ktp.get("ok") else None,
+               "kt_evals_per_s_wall": ktp.get("evals_per_s") if ktp.get("ok") else None,
+               "kt_evals": ktp.get("evaluations"), "kt_tune_s": ktp.get("tune_s"),
+               "compile_share": rf.get("compile_share"), "gpu_idle": rf.get("gpu_idle_fraction"),
+               "gpu_idle_from": rf.get("gpu_idle_fraction_from")}
+        # ktune's evaluations per second: the recording's (same protocol,
+        # uniform points), else the default run's
+        row["ktune_evals_per_s"] = rf.get("evals_per_s") or df.get("evals_per_s")
+        row["ktune_evals_from"] = "recording" if rf.get("evals_per_s") else (
+            "default run" if df.get("evals_per_s") else None)
+        row["ratio"] = ratio(row["ktune_evals_per_s"], row["kt_evals_per_s"])
+        rb = rec.get("best") or {}
+        rbest = hub.score(key, rb.get("params") or {}, rb.get("median_us"))
+        db = df.get("best") or {}
+        dbest = hub.score(key, db.get("params") or {}, db.get("median_us"))
+        row["default_best_us"], row["recorded_best_us"] = db.get("median_us"), rb.get("median_us")
+        row["default_vs_recorded"] = ratio(dbest, rbest)
+        row["default_evals"], row["default_wall"] = df.get("evaluations"), df.get("wall_s")
+        row["kt_strategy"] = kts.get("strategy")
+        row["kt_strategy_evals"] = kts.get("evaluations")
+        kb = kts.get("best") or {}
+        row["kt_best_us"] = kb.get("time_us")
+        nt = self.neutral_of(key)
+        for label in ("ktune", "kernel_tuner", "recorded_best"):
+            med, e = nt.get(label, (None, None))
+            row[f"n_{label}"] = hub.score(key, (e or {}).get("params") or {}, med)
+            row[f"n_{label}_raw"] = med
+            row[f"n_{label}_entry"] = e
+        row["n_kt_over_ktune"] = ratio(row["n_kernel_tuner"], row["n_ktune"])
+        row["n_ktune_over_recorded"] = ratio(row["n_ktune"], row["n_recorded_best"])
+        if row["kt_evals_per_s"]:
+            row["kt_sweep_extrapolated_s"] = row["feasible"] / row["kt_evals_per_s"]
+        else:
+            row["kt_sweep_extrapolated_s"] = None
+        row["ktune_same_points_s"] = ktp.get("ktune_same_points_s")
+        row["kt_points_asked"] = ktp.get("points_asked")
+        return row
+
+    def header(self):
+        st = self.state
+        sessions = st.get("sessions") or []
+        start = sessions[0].get("start") if sessions else None
+        lines = ["# The benchmark-hub kernels on the H200: ktune and Kernel Tuner 1.5.0 in one run", ""]
+        dry = any(s.get("dry_run") for s in sessions)
+        if dry:
+            lines += ["**DRY RUN (no GPU): Kernel Tuner ran in simulation mode on made-up times and "
+                      "ktune's GPU commands failed at once; no number on this page is a measurement.**", ""]
+        lines += [f"- date: {start or '–'} (UTC); GPU: {self.device() or '–'}; commit: "
+                  f"`{st.get('commit', '–')}`; Kernel Tuner {st.get('kt_version') or '–'} "
+                  "(the hub's own scripts, cupy backend)",
+                  f"- hub checkout: KTUNE_HUB_DIR={st.get('hub') or '–'}; BAT: KTUNE_BAT_DIR={st.get('bat') or '–'}",
+                  "- produced by `bench/hub/run_h200.sh` (bench/hub/run_h200.py), page by `bench/hub/results.py`;"
+                  " sessions:"]
+        for s in sessions:
+            lines.append(f"  - {s.get('start')}–{s.get('end', '?')} ({f(s.get('wall_s'), '%.0f')} s): "
+                         f"`run_h200.sh {' '.join(s.get('argv') or [])}`")
+        if st.get("parallel"):
+            lines.append(f"- the two tools ran at the same time on two GPUs of one host: {st['parallel']}")
+        for k in ("ktune_missing", "kt_missing"):
+            if st.get(k):
+                lines.append(f"- **missing**: {st[k]}")
+        return lines
+
+    def commands(self):
+        lines = ["", "## Commands", ""]
+        for name in sorted(self.steps):
+            s = self.steps[name]
+            if s.get("cmd"):
+                lines.append(f"- `{name}` (exit {s.get('rc')}, {f(s.get('wall_s'), '%.1f')} s): "
+                             f"`{s['cmd']}`")
+        return lines
+
+    def skipped(self):
+        lines = []
+        for name in sorted(self.steps):
+            s = self.steps[name]
+            why = s.get("skipped") or s.get("error")
+            if why or (s.get("rc") not in (None, 0)):
+                lines.append(f"- `{name}`: {why or 'exit %s: %s' % (s.get('rc'), (s.get('tail') or '').strip().splitlines()[-1:] or '')}")
+        return (["", "## Not done, failed or skipped", ""] + lines) if lines else []
+
+    def details(self, rows):
+        lines = ["", "## Per kernel", ""]
+        for r in rows:
+            k = r["key"]
+            lines.append(f"### {k}")
+            lines.append("")
+            lines.append(f"- `--check`: {f(r['check'], '%d')} points ({r['check_is'] or '–'}); the T1 file's "
+                         f"feasible count {r['feasible']:,}")
+            lines.append(f"- recording: {f(r['points'], '%d')} of {r['feasible']:,} points "
+                         f"({'complete' if r['complete'] else 'a uniform random part'}) in "
+                         f"{f(r['wall_s'], '%.0f')} s; compile share {f(r['compile_share'], '%.2f')}; GPU idle "
+                         f"fraction {f(r['gpu_idle'], '%.2f')}" + (f" ({r['gpu_idle_from']})" if r['gpu_idle_from'] else ""))
+            if r["kt_evals"] is not None:
+                lines.append(f"- Kernel Tuner on the same first {f(r['kt_points_asked'], '%d')} points: "
+                             f"{r['kt_evals']} evaluations in {f(r['kt_tune_s'], '%.1f')} s "
+                             f"({f(r['kt_evals_per_s'], '%.3f')}/s by its own per-configuration times, "
+                             f"{f(r['kt_evals_per_s_wall'], '%.3f')}/s by the wall time of tune_kernel); ktune reached the same points after "
+                             f"{f(r['ktune_same_points_s'], '%.1f')} s; Kernel Tuner's whole space extrapolated: "
+                             f"{f(r['kt_sweep_extrapolated_s'] and r['kt_sweep_extrapolated_s'] / 3600, '%.2f')} h")
+            lines.append(f"- default strategy: {f(r['default_evals'], '%d')} evaluations in "
+                         f"{f(r['default_wall'], '%.1f')} s, best {f(r['default_best_us'], '%.2f')} µs, "
+                         f"{f(r['default_vs_recorded'], '%.4f')}× the recorded best "
+                         f"({f(r['recorded_best_us'], '%.2f')} µs)")
+            lines.append(f"- Kernel Tuner {r['kt_strategy'] or '–'}: {f(r['kt_strategy_evals'], '%d')} "
+                         f"evaluations, best {f(r['kt_best_us'], '%.2f')} µs (its own timing)")
+            for label in ("ktune", "kernel_tuner", "recorded_best"):
+                e = r[f"n_{label}_entry"]
+                if e:
+                    res = e.get("result") or {}
+                    cmp_ = e.get("vs_first") or {}
+                    lines.append(f"- neutral harness, {label}: {f(r[f'n_{label}_raw'], '%.2f')} µs "
+                                 f"(write flush; read flush {f((res.get('flush_read') or {}).get('median_us'), '%.2f')} µs), "
+                                 f"host check {res.get('bad', '–')} bad of {res.get('checked', '–')}, output vs "
+                                 f"{cmp_.get('to', '–')}: {f(cmp_.get('max_rel_diff'), '%.2g')}; "
+                                 f"`{hub.config_str(e.get('params') or {})}`"
+                                 + ("" if res.get("ok") else f"; **{res.get('error') or (e.get('build') or {}).get('error', '')[-200:]}**"))
+            lines.append("")
+        return lines
+
+    def profiles(self):
+        lines = []
+        for name in sorted(self.steps):
+            if name.startswith("profile:"):
+                s = self.steps[name]
+                lines.append(f"- `{name}` (exit {s.get('rc')}): {'; '.join(s.get('diagnosis') or []) or '–'}")
+        return (["## ktune profile of the winners", ""] + lines + [""]) if lines else []
+
+    def others(self):
+        lines = []
+        for d in self.state.get("declarations") or []:
+            if d.get("hub"):
+                continue
+            n = d["name"]
+            c, df = self.step(f"check:{n}"), (self.step(f"default:{n}").get("facts") or {})
+            b = df.get("best") or {}
+            lines.append(f"| {n} | {f(c.get('count'), '%d')} | {f(df.get('evaluations'), '%d')} | "
+                         f"{f(df.get('wall_s'), '%.1f')} | {b.get('config', '–')} | {f(b.get('median_us'), '%.2f')} |")
+        if not lines:
+            return []
+        return ["## Other declarations (BAT)", "",
+                "| declaration | --check points | default: evals | wall s | best | µs |",
+                "|---|---|---|---|---|---|"] + lines + [""]
+
+    def table(self, rows):
+        lines = ["## Summary", "",
+                 "| kernel | points (of T1) | wall s | evals/s ktune | evals/s KT | ratio | compile share | "
+                 "GPU idle | default vs recorded | neutral µs ktune | neutral µs KT | KT / ktune |",
+                 "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+        for r in rows:
+            lines.append(
+                f"| {r['key']} | {f(r['points'], '%d')} ({r['feasible']:,}) | {f(r['wall_s'], '%.0f')} | "
+                f"{f(r['ktune_evals_per_s'])} | {f(r['kt_evals_per_s'], '%.3f')} | {f(r['ratio'], '%.1f×')} | "
+                f"{f(r['compile_share'])} | {f(r['gpu_idle'])} | {f(r['default_vs_recorded'], '%.4f')} | "
+                f"{f(r['n_ktune_raw'])} | {f(r['n_kernel_tuner_raw'])} | {f(r['n_kt_over_ktune'], '%.3f')} |")
+        lines += ["", "ratio: ktune's evaluations per second over Kernel Tuner's on the same points (Kernel "
+                  "Tuner's from its own per-configuration times, its most favourable figure); "
+                  "default vs recorded: the default strategy's answer over the recording's best (ktune's "
+                  "protocol; hotspot per unit of work); KT / ktune: the neutral harness's median of Kernel "
+                  "Tuner's answer over ktune's (> 1: ktune's is faster; hotspot per unit of work)."]
+        return lines
+
+    def render(self):
+        rows = [self.kernel_row(k) for k in hub.ORDER]
+        lines = self.header() + self.commands() + self.skipped() + self.details(rows)
+        lines += self.profiles() + self.others() + self.table(rows)
+        return "\n".join(lines) + "\n"
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("out_dir")
+    ap.add_argument("-o", "--output", action="append", default=[])
+    a = ap.parse_args(argv)
+    if not os.path.isfile(os.path.join(a.out_dir, "state.json")):
+        print(f"results.py: {a.out_dir}/state.json: not there (not a run_h200.py output folder)",
+              file=sys.stderr)
+        return 2
+    text = Page(a.out_dir).render()
+    for path in a.output:
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        with open(path, "w") as fh:
+            fh.write(text)
+    if not a.output:
+        sys.stdout.write(text)
+    else:
+        sys.stdout.write(text[text.rfind("## Summary"):])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,85 @@
+# SPDX-License-Identifier: Apache-2.0
+# The hub run's plan (bench/hub/run_h200.py) on the CPU with a stand-in
+# ktune (fake_ktune.py): a declaration that fails --check is reported and
+# its GPU steps skipped; the count after constraints is compared with the
+# T1 file's; the whole-space recording resumes in a later call with its
+# clock continued; the default run's winner is profiled with its
+# parameters; BAT's declaration gets check, default, profile; Kernel Tuner
+# missing is reported; a failed check is retried in the next call; a step
+# that does not fit the deadline is skipped with the reason and runs in the
+# next call; the recordings for tests/data (the sample merged with the live
+# default run's points) get their sidecars; the page ends with its table.
+. "$KT_SOURCE_DIR/tests/cli/lib.sh"
+
+fail() {
+    echo "FAIL: $1"
+    failures=$((failures + 1))
+}
+
+RUN=$KT_SOURCE_DIR/bench/hub/run_h200.py
+FAKE=$KT_SOURCE_DIR/tests/bench/fake_ktune.py
+rm -rf decls o1 o2 o3 calls.log && mkdir decls
+cat >decls/convolution.ini <<'INI'
+; fake feasible = 4362
+[operator]
+source = ${KTUNE_HUB_DIR}/kernels/convolution_milo.cu
+INI
+cat >decls/gemm.ini <<'INI'
+; fake fails
+[operator]
+source = ${KTUNE_HUB_DIR}/kernels/gemm_milo/xgemm_part1.opencl
+INI
+cat >decls/bat_nbody.ini <<'INI'
+; fake feasible = 96
+[operator]
+source = ${KTUNE_BAT_DIR}/batbench/benchmarks/nbody/nbody.cu
+INI
+export FAKE_KTUNE_LOG=$PWD/calls.log
+common=(--ktune "$FAKE" --decl-dir decls --no-kt --sweep-s 2 --default-s 1 --reserve 0)
+expect_exit 0 env -u KTUNE_HUB_DIR python3 "$RUN" "${common[@]}" --out o1 --deadline 200
+expect_text "gemm: its declaration failed --check; its GPU steps are skipped"
+expect_text "Kernel Tuner: Kernel Tuner switched off (--no-kt)"
+expect_exit 0 env -u KTUNE_HUB_DIR python3 "$RUN" "${common[@]}" --out o2 --resume o1 --deadline 200
+# A call with too little time left: the default runs of a fresh folder are
+# skipped, with the reason, and left for the next call.
+expect_exit 0 env -u KTUNE_HUB_DIR python3 "$RUN" "${common[@]}" --out o3 --deadline 6
+python3 - <<'PY' || fail "the plan's record says something else"
+import json
+s1 = json.load(open("o1/state.json"))["steps"]
+st = json.load(open("o2/state.json"))
+s2 = st["steps"]
+c = s2["check:convolution"]
+assert c["count"] == 4362 and c["count_is"] == "after constraints" and c["matches_t1"], c
+assert not s2["check:gemm"]["ok"] and "record:gemm" not in s2 and "default:gemm" not in s2, s2.keys()
+assert "no declaration of dedispersion" in s2["missing:dedispersion"]["skipped"]
+assert s1["record:convolution"]["points"] == 20, s1["record:convolution"]
+r = s2["record:convolution"]
+assert r["points"] == 40 and r["resumed"] and r["sessions"] == 2 and not r["done"], r
+assert abs(r["total_wall_s"] - s1["record:convolution"]["wall_s"] - r["wall_s"]) < 1e-6, r
+assert "strategy.max_seconds=4" in r["cmd"] and "--resume" in r["cmd"], r["cmd"]
+d = s2["default:convolution"]["facts"]["best"]["params"]
+p = s2["profile:convolution:ktune"]
+assert p["rc"] == 0 and p["params"] == d and "compute-bound" in p["diagnosis"][0], p
+for k, v in d.items():
+    assert f"--set {k}={v}" in p["cmd"], p["cmd"]
+assert s2["default:bat_nbody"]["rc"] == 0 and s2["check:bat_nbody"]["count"] == 96
+assert "switched off" in st["kt_missing"]
+# the second call retries the failed check only, then continues the recording
+assert len(st["sessions"]) == 2 and st["sessions"][1]["ran"] == ["check:gemm", "record:convolution"], st["sessions"]
+# the recording for tests/data: the sample and the live default run's points
+m = json.load(open("o2/rec/tests-data/convolution-h200.meta.json"))
+assert m["recording"] == "convolution-h200.jsonl.gz" and m["recorded"] == 40, m
+assert "the 12 records of the live default run" in m["order"] and m["needs"] == ["KTUNE_HUB_DIR"], m
+assert m["config"].endswith("decls/convolution.ini") and not m["synthetic"], m
+s3 = json.load(open("o3/state.json"))["steps"]
+assert "no time left" in s3["default:convolution"]["skipped"], s3["default:convolution"]
+assert not s3["default:convolution"]["done"]
+PY
+grep -q "^tune .*/convolution.ini --check$" calls.log || fail "no --check of the declaration"
+# 3 + 3 (the fresh third folder) + gemm's failed check retried
+[ "$(grep -c -- '--check' calls.log)" = 7 ] || fail "checks: $(grep -c -- --check calls.log), expected 7"
+expect_exit 0 tail -n 12 o2/results.md
+expect_text "## Summary"
+expect_text "| convolution | 40 (4,362) |"
+grep -q "bat_nbody" o2/results.md || fail "BAT's declaration is not on the page"
+finish
