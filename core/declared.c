@@ -180,6 +180,7 @@ static kt_status split_list(const reader *rd, const char *section,
                             size_t buf_size, char **items, size_t max,
                             const char *what, size_t *n)
 {
+    *n = 0;
     if (!text || !*text)
         return bad(rd, section, key, "missing; expected %s", what);
     if (copy_checked(rd, section, key, buf, buf_size, text))
