@@ -272,17 +272,20 @@ def summary_facts(s):
     }
     # The compile pool's figures (branch `pool`) under whatever names it
     # gives them; each one found says where.
+    # (branch pool, 2026-12-01: compilation.threads, wall_s (the pool's busy
+    # wall time), cpu_s, gpu_wait_s, gpu_idle_fraction)
     for field, names in (
             ("gpu_idle_fraction", ("gpu_idle_fraction", "gpu_idle",
                                    "idle_fraction")),
-            ("compile_wall_s", ("compile_wall_s", "compile_wait_s",
-                                "waited_s", "wait_s")),
+            ("compile_wall_s", ("wall_s", "compile_wall_s", "busy_s")),
+            ("compile_cpu_s", ("cpu_s", "compile_cpu_s")),
+            ("gpu_wait_s", ("gpu_wait_s", "compile_wait_s", "wait_s")),
             ("measure_s", ("measure_s", "measurement_s", "measuring_s")),
-            ("compile_workers", ("workers", "threads", "compile_threads",
+            ("compile_workers", ("threads", "workers", "compile_threads",
                                  "jobs"))):
         where, v = find_key(s.get("compilation") or s.get("compile") or {},
                             names)
-        if where is None:
+        if where is None and field == "gpu_idle_fraction":  # a distinctive name
             where, v = find_key(s, names[:1])
         facts[field] = v
         facts[field + "_from"] = where
@@ -294,10 +297,14 @@ def summary_facts(s):
             facts["gpu_idle_fraction"] = max(0.0, 1 - busy / wall)
             facts["gpu_idle_fraction_from"] = \
                 "estimate: 1 - (warmup_s + sampling_s) / wall_s"
-    if wall and facts["compile_s"] is not None:
-        facts["compile_share"] = facts["compile_s"] / wall
-    else:
-        facts["compile_share"] = None
+    # Compile against measurement: the pool's busy wall time where it gives
+    # one (compiles overlap each other and the measurements), else the
+    # summed compile seconds; measurement is warm-up plus sampling.
+    compile_wall = facts["compile_wall_s"] if facts["compile_wall_s"] is not None \
+        else facts["compile_s"]
+    facts["measure_s"] = facts["measure_s"] if facts["measure_s"] is not None else (
+        (ph.get("warmup_s") or 0) + (ph.get("sampling_s") or 0) or None)
+    facts["compile_share"] = compile_wall / wall if wall and compile_wall is not None else None
     return facts
 
 

@@ -82,7 +82,11 @@ class Page:
                "kt_evals_per_s_wall": ktp.get("evals_per_s") if ktp.get("ok") else None,
                "kt_evals": ktp.get("evaluations"), "kt_tune_s": ktp.get("tune_s"),
                "compile_share": rf.get("compile_share"), "gpu_idle": rf.get("gpu_idle_fraction"),
-               "gpu_idle_from": rf.get("gpu_idle_fraction_from")}
+               "gpu_idle_from": rf.get("gpu_idle_fraction_from"),
+               "compile_wall_s": rf.get("compile_wall_s") if rf.get("compile_wall_s") is not None
+               else rf.get("compile_s"), "compile_cpu_s": rf.get("compile_cpu_s"),
+               "compile_workers": rf.get("compile_workers"), "gpu_wait_s": rf.get("gpu_wait_s"),
+               "measure_s": rf.get("measure_s")}
         # ktune's evaluations per second: the recording's (same protocol,
         # uniform points), else the default run's
         row["ktune_evals_per_s"] = rf.get("evals_per_s") or df.get("evals_per_s")
@@ -170,7 +174,11 @@ class Page:
             lines.append(f"- recording: {f(r['points'], '%d')} of {r['feasible']:,} points "
                          f"({'complete' if r['complete'] else 'a uniform random part'}) in "
                          f"{f(r['wall_s'], '%.0f')} s; compile share {f(r['compile_share'], '%.2f')}; GPU idle "
-                         f"fraction {f(r['gpu_idle'], '%.2f')}" + (f" ({r['gpu_idle_from']})" if r['gpu_idle_from'] else ""))
+                         f"fraction {f(r['gpu_idle'], '%.2f')}" + (f" ({r['gpu_idle_from']})" if r['gpu_idle_from'] else "")
+                         + f" (last call: compiling {f(r['compile_wall_s'], '%.1f')} s wall, "
+                         f"{f(r['compile_cpu_s'], '%.1f')} s CPU on {f(r['compile_workers'], '%d')} threads; "
+                         f"the GPU waited for compiles {f(r['gpu_wait_s'], '%.1f')} s; measuring "
+                         f"{f(r['measure_s'], '%.1f')} s)")
             if r["kt_evals"] is not None:
                 lines.append(f"- Kernel Tuner on the same first {f(r['kt_points_asked'], '%d')} points: "
                              f"{r['kt_evals']} evaluations in {f(r['kt_tune_s'], '%.1f')} s "

@@ -49,13 +49,20 @@ class Readers(unittest.TestCase):
         self.assertEqual(hub.parse_check("ktune tune: no such file"), (None, None))
 
     def test_pool_figures_are_found_under_their_names(self):
+        # the names branch pool gives them (compilation.*)
         f = hub.summary_facts(summary(10, 5.0, 2.0, 1.0, {"a": 1}, 3.0,
-                                      {"gpu_idle_fraction": 0.07, "compile_wall_s": 1.5}))
+                                      {"gpu_idle_fraction": 0.07, "wall_s": 1.5, "cpu_s": 20.0,
+                                       "gpu_wait_s": 0.2, "threads": 16}))
         self.assertAlmostEqual(f["gpu_idle_fraction"], 0.07)
         self.assertEqual(f["gpu_idle_fraction_from"], "gpu_idle_fraction")
         self.assertAlmostEqual(f["compile_wall_s"], 1.5)
+        self.assertAlmostEqual(f["gpu_wait_s"], 0.2)
+        self.assertEqual(f["compile_workers"], 16)
         self.assertAlmostEqual(f["evals_per_s"], 2.0)
-        self.assertAlmostEqual(f["compile_share"], 0.4)
+        self.assertAlmostEqual(f["compile_share"], 0.3)  # the pool's busy wall over the run's
+        self.assertAlmostEqual(f["measure_s"], 1.0)
+        # without the pool: summed compile seconds over the wall
+        self.assertAlmostEqual(hub.summary_facts(summary(10, 5.0, 2.0, 1.0, {"a": 1}, 3.0))["compile_share"], 0.4)
 
     def test_without_the_pool_the_idle_fraction_is_a_stated_estimate(self):
         f = hub.summary_facts(summary(10, 5.0, 2.0, 1.0, {"a": 1}, 3.0))
