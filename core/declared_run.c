@@ -1068,3 +1068,15 @@ void kt_declared_unbind(kt_declared *d)
     }
     d->slot = -1;
 }
+
+const kt_declared *kt_declared_of(const kt_operator *op)
+{
+    /* The registry holds a normalised copy of the descriptor: known by
+     * its callbacks, which are the slot's own. */
+    for (int o = 0; o < KT_DECL_MAX_OPERATORS; ++o)
+        if (g_slots[o] && op->num_variants == g_slots[o]->op.num_variants &&
+            op->num_variants > 0 &&
+            op->variants[0].shape == g_slots[o]->vdesc[0].shape)
+            return g_slots[o];
+    return NULL;
+}
