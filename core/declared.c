@@ -27,10 +27,9 @@ static const char *const operator_keys[] = {
     "rtol",          "atol",
     "options",       "modifies_inputs",
     "check_arch",    "generator_source"};
-static const char *const variant_keys[] = {"kernel",  "block",   "grid",
-                                           "smem",    "require", "reference",
-                                           "defines", "summary", "follows",
-                                           "space"};
+static const char *const variant_keys[] = {
+    "kernel",    "block",   "grid",    "smem",    "require",
+    "reference", "defines", "summary", "follows", "space"};
 /* Sections of a tuning job, which may share the file. */
 static const char *const job_sections[] = {"job",     "space",  "strategy",
                                            "measure", "output", "metrics"};
@@ -530,9 +529,10 @@ static kt_status check_keys(reader *rd, const char *section,
         iniparser_getseckeys(rd->ini, section, keys);
     for (int i = 0; i < count && !rc; ++i) {
         const char *key = strchr(keys[i], ':') + 1;
-        int known_key = strncmp(key, prefix, strlen(prefix)) == 0 ||
-                        (prefix[0] == 'b' && strncmp(key, "constant.", 9) == 0) ||
-                        (prefix[0] == 'p' && strncmp(key, "default.", 8) == 0);
+        int known_key =
+            strncmp(key, prefix, strlen(prefix)) == 0 ||
+            (prefix[0] == 'b' && strncmp(key, "constant.", 9) == 0) ||
+            (prefix[0] == 'p' && strncmp(key, "default.", 8) == 0);
         char hint[256];
         for (size_t k = 0; k < n && !known_key; ++k)
             known_key = strcmp(key, known[k]) == 0;
@@ -959,10 +959,18 @@ static kt_status import_space(reader *rd, kt_decl_variant *v)
  * -DNAME=value, Kernel Tuner's convention. */
 static kt_status import_defines(reader *rd, kt_decl_variant *v)
 {
-    if (!rd->t1 || v->num_defines)
+    size_t declared = v->num_defines;
+    if (!rd->t1)
         return KT_S_OK;
     for (size_t i = 0; i < KT_MAX_PARAMS; ++i) {
+        int taken = 0;
         if (!(v->imported_mask >> i & 1))
+            continue;
+        /* A macro the variant's own defines set (kernel_tuner=1 beside
+         * the file's parameters) keeps the declared value. */
+        for (size_t k = 0; k < declared && !taken; ++k)
+            taken = strcmp(v->define_names[k], v->param_names[i]) == 0;
+        if (taken)
             continue;
         if (v->num_defines == KT_DECL_MAX_DEFINES)
             return bad(rd, v->section, "space", "more than %d defines",
