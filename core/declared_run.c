@@ -551,14 +551,20 @@ static int bind_args(state *st)
 /* Restores the in-outs (and inputs the kernels write) from their copies. */
 static int restore(state *st)
 {
+    int copied = 0;
     for (size_t b = 0; b < st->d->num_buffers; ++b) {
         size_t bytes = st->count[b] * kt_decl_type_size(st->d->buffers[b].type);
+        copied |= st->pristine[b] != NULL;
         if (st->pristine[b] &&
             cudaMemcpy(st->dev[b], st->pristine[b], bytes,
                        cudaMemcpyDeviceToDevice) != cudaSuccess)
             return st->host->error(st->host, "restoring '%s' failed",
                                    st->d->buffers[b].name);
     }
+    /* Complete before the host's stream launches on them: a stream made
+     * non-blocking does not wait for the legacy default stream. */
+    if (copied && cudaDeviceSynchronize() != cudaSuccess)
+        return st->host->error(st->host, "restoring the inputs failed");
     return KT_OK;
 }
 
@@ -648,6 +654,10 @@ static int run_reference(state *st, const int64_t *vals, reference *r)
     memcpy(r->key, vals, sizeof r->key);
     if (d_shape(d, (size_t)d->reference, &p, &cfg, &shape) != KT_OK)
         return h->error(h, "reference [%s]: no launch shape at these sizes",
+                        v->section);
+    /* The host's stream (poisoning, the last point) has finished first. */
+    if (cudaDeviceSynchronize() != cudaSuccess)
+        return h->error(h, "reference [%s]: the device is in error",
                         v->section);
     /* A failure keeps the compiler's text: the reference must compile. */
     if ((rc = restore(st)) != KT_OK ||
