@@ -481,6 +481,44 @@ static void print_pinned(const kt_operator *op)
         printf("\n");
 }
 
+/* --check's space: the Cartesian size, and for a declared operator the
+ * points its require (and a space file's Conditions) allow, per variant
+ * where it has one; no device is needed. */
+static void print_space_check(const kt_job *job)
+{
+    uint64_t *allowed = calloc(job->space.num_slots + 1, sizeof *allowed);
+    uint64_t total = 0;
+    kt_err err;
+    int counted =
+        allowed && kt_space_count_required(&job->space, job->sizes, allowed,
+                                           &total, &err) == KT_S_OK;
+
+    printf("space %llu point(s) before device limits",
+           (unsigned long long)job->space.size);
+    if (counted)
+        printf(", %llu after require", (unsigned long long)total);
+    printf(":\n");
+    for (size_t s = 0; s < job->space.num_slots; ++s) {
+        const kt_space_variant *slot = &job->space.slots[s];
+        const kt_variant *v = &job->op->variants[slot->variant];
+        printf("  %-14s %llu point(s)", v->id, (unsigned long long)slot->size);
+        for (uint32_t i = 0; i < slot->num_params; ++i) {
+            printf("%s%s {", i ? ", " : ": ", v->params[i].name);
+            for (uint32_t k = 0; k < slot->count[i]; ++k) {
+                char value[64];
+                kt_param_format(&v->params[i], slot->values[i][k], value,
+                                sizeof value);
+                printf("%s%s", k ? ", " : "", value);
+            }
+            printf("}");
+        }
+        if (counted && allowed[s] != slot->size)
+            printf("; %llu after require", (unsigned long long)allowed[s]);
+        printf("\n");
+    }
+    free(allowed);
+}
+
 /* --check: what the job would do. */
 static void print_check(const kt_job *job)
 {
@@ -497,24 +535,7 @@ static void print_check(const kt_job *job)
         }
         printf("\n");
     }
-    printf("space %llu point(s) before device limits:\n",
-           (unsigned long long)job->space.size);
-    for (size_t s = 0; s < job->space.num_slots; ++s) {
-        const kt_space_variant *slot = &job->space.slots[s];
-        const kt_variant *v = &job->op->variants[slot->variant];
-        printf("  %-14s %llu point(s)", v->id, (unsigned long long)slot->size);
-        for (uint32_t i = 0; i < slot->num_params; ++i) {
-            printf("%s%s {", i ? ", " : ": ", v->params[i].name);
-            for (uint32_t k = 0; k < slot->count[i]; ++k) {
-                char value[64];
-                kt_param_format(&v->params[i], slot->values[i][k], value,
-                                sizeof value);
-                printf("%s%s", k ? ", " : "", value);
-            }
-            printf("}");
-        }
-        printf("\n");
-    }
+    print_space_check(job);
     printf("strategy %s, seed %llu, max_evals %zu, max_seconds %g, "
            "finalists %zu, min_gain %g\n",
            job->strategy->name, (unsigned long long)job->seed, job->max_evals,

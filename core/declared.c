@@ -9,11 +9,13 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/envpath.h"
 #include "core/iniloc.h"
 #include "core/msg.h"
 #include "core/nvrtc.h"
 #include "core/parse.h"
 #include "core/suggest.h"
+#include "core/t1.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -25,9 +27,9 @@ static const char *const operator_keys[] = {
     "rtol",          "atol",
     "options",       "modifies_inputs",
     "check_arch",    "generator_source"};
-static const char *const variant_keys[] = {"kernel",  "block",   "grid",
-                                           "smem",    "require", "reference",
-                                           "defines", "summary", "follows"};
+static const char *const variant_keys[] = {
+    "kernel",    "block",   "grid",    "smem",    "require",
+    "reference", "defines", "summary", "follows", "space"};
 /* Sections of a tuning job, which may share the file. */
 static const char *const job_sections[] = {"job",     "space",  "strategy",
                                            "measure", "output", "metrics"};
@@ -47,6 +49,7 @@ typedef struct reader {
     dictionary *ini;
     kt_iniloc loc;
     kt_err *err;
+    kt_t1_space *t1; /* the variant's space file while it is read */
 } reader;
 
 size_t kt_decl_type_size(kt_decl_type t)
@@ -527,8 +530,10 @@ static kt_status check_keys(reader *rd, const char *section,
         iniparser_getseckeys(rd->ini, section, keys);
     for (int i = 0; i < count && !rc; ++i) {
         const char *key = strchr(keys[i], ':') + 1;
-        int known_key = strncmp(key, prefix, strlen(prefix)) == 0 ||
-                        (prefix[0] == 'b' && strncmp(key, "constant.", 9) == 0);
+        int known_key =
+            strncmp(key, prefix, strlen(prefix)) == 0 ||
+            (prefix[0] == 'b' && strncmp(key, "constant.", 9) == 0) ||
+            (prefix[0] == 'p' && strncmp(key, "default.", 8) == 0);
         char hint[256];
         for (size_t k = 0; k < n && !known_key; ++k)
             known_key = strcmp(key, known[k]) == 0;
@@ -840,6 +845,221 @@ static kt_status read_follows(reader *rd, kt_decl_variant *v)
     return KT_S_OK;
 }
 
+/* ---- space = PATH: a T1 file's parameters and conditions ----------- */
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Parameter name of v, compared as iniparser compares keys (it lowers
+ * them: param.MWG is read as "mwg"); -1 when there is none. */
+static long find_param_ci(const kt_decl_variant *v, const char *name)
+{
+    for (size_t i = 0; i < KT_MAX_PARAMS && v->params[i].struct_size; ++i)
+        if (strcasecmp(v->param_names[i], name) == 0)
+            return (long)i;
+    return -1;
+}
+
+/* The file's default when it is one of the values, else its first value
+ * (with a warning when the file named another). */
+static int64_t t1_default(const reader *rd, const kt_decl_variant *v,
+                          const kt_t1_param *tp)
+{
+    for (size_t k = 0; tp->has_default && k < tp->num_values; ++k)
+        if (tp->values[k] == tp->default_value)
+            return tp->default_value;
+    if (tp->has_default)
+        kt_msg("warning: %s: [%s] space: %s's Default %lld is not one of "
+               "its Values; its default is %lld\n",
+               rd->d->path, v->section, tp->name, (long long)tp->default_value,
+               (long long)tp->values[0]);
+    return tp->values[0];
+}
+
+/* The T1 parameter tp as one of v's; a param.NAME of the same name keeps
+ * its declared values and takes the file's spelling of the name, which
+ * the Conditions use. */
+static kt_status add_t1_param(reader *rd, kt_decl_variant *v,
+                              const kt_t1_param *tp)
+{
+    long i = find_param_ci(v, tp->name);
+    kt_param_desc *p;
+    kt_err perr;
+
+    if (i < 0)
+        for (i = 0; i < KT_MAX_PARAMS && v->params[i].struct_size; ++i)
+            ;
+    if (i == KT_MAX_PARAMS)
+        return bad(rd, v->section, "space", "more than %d parameters",
+                   KT_MAX_PARAMS);
+    if (copy_checked(rd, v->section, "space", v->param_names[i],
+                     sizeof v->param_names[i], tp->name))
+        return rd->err->status;
+    v->imported_mask |= UINT64_C(1) << i;
+    if (v->params[i].struct_size)
+        return KT_S_OK;
+    if (!(v->values[i] = malloc(tp->num_values * sizeof *v->values[i])))
+        return kt_err_set(rd->err, KT_S_NOMEM, "out of memory");
+    memcpy(v->values[i], tp->values, tp->num_values * sizeof *v->values[i]);
+    /* ktune walks values in ascending order; the count is the same. */
+    qsort(v->values[i], tp->num_values, sizeof *v->values[i], cmp_i64);
+    p = &v->params[i];
+    *p = (kt_param_desc){.struct_size = sizeof *p,
+                         .kind = KT_PARAM_LIST,
+                         .name = v->param_names[i],
+                         .help = "T1 parameter",
+                         .default_value = t1_default(rd, v, tp),
+                         .values = v->values[i],
+                         .count = (uint32_t)tp->num_values};
+    if (kt_param_validate(p, &perr))
+        return bad(rd, v->section, "space", "%s", perr.msg);
+    return KT_S_OK;
+}
+
+/* Reads the file space names (relative to the declaration, ${VAR}s
+ * expanded) into rd->t1 and adds its parameters after the declared
+ * ones. */
+static kt_status import_space(reader *rd, kt_decl_variant *v)
+{
+    const char *text = value_of(rd, v->section, "space");
+    const char *slash = strrchr(rd->d->path, '/');
+    char expanded[4096], path[8300];
+    kt_err e;
+    kt_status rc = KT_S_OK;
+
+    if (!text)
+        return KT_S_OK;
+    if (!*text)
+        return bad(rd, v->section, "space",
+                   "missing; expected a T1 space file (JSON)");
+    if (kt_envpath_expand(text, expanded, sizeof expanded, &e))
+        return bad(rd, v->section, "space", "%s", e.msg);
+    if (expanded[0] == '/' || !slash)
+        snprintf(path, sizeof path, "%s", expanded);
+    else
+        snprintf(path, sizeof path, "%.*s/%s", (int)(slash - rd->d->path),
+                 rd->d->path, expanded);
+    if (kt_t1_load(path, &rd->t1, &e))
+        return e.status == KT_S_NOMEM
+                   ? kt_err_set(rd->err, KT_S_NOMEM, "out of memory")
+                   : bad(rd, v->section, "space", "%s", e.msg);
+    for (size_t i = 0; i < rd->d->num_sizes; ++i)
+        if (kt_t1_find(rd->t1, rd->d->size_names[i]) >= 0)
+            return bad(rd, v->section, "space",
+                       "'%s' is a size of [operator] and a parameter of %s",
+                       rd->d->size_names[i], path);
+    for (size_t i = 0; i < rd->t1->num_params && !rc; ++i)
+        rc = add_t1_param(rd, v, &rd->t1->params[i]);
+    return rc;
+}
+
+/* Without `defines`, every parameter of the file is passed as
+ * -DNAME=value, Kernel Tuner's convention. */
+static kt_status import_defines(reader *rd, kt_decl_variant *v)
+{
+    size_t declared = v->num_defines;
+    if (!rd->t1)
+        return KT_S_OK;
+    for (size_t i = 0; i < KT_MAX_PARAMS; ++i) {
+        int taken = 0;
+        if (!(v->imported_mask >> i & 1))
+            continue;
+        /* A macro the variant's own defines set (kernel_tuner=1 beside
+         * the file's parameters) keeps the declared value. */
+        for (size_t k = 0; k < declared && !taken; ++k)
+            taken = strcmp(v->define_names[k], v->param_names[i]) == 0;
+        if (taken)
+            continue;
+        if (v->num_defines == KT_DECL_MAX_DEFINES)
+            return bad(rd, v->section, "space", "more than %d defines",
+                       KT_DECL_MAX_DEFINES);
+        snprintf(v->define_names[v->num_defines],
+                 sizeof v->define_names[v->num_defines], "%s",
+                 v->param_names[i]);
+        if (parse_expr(rd, v->section, "space", v->param_names[i], v->names,
+                       v->num_names, &v->defines[v->num_defines]))
+            return rd->err->status;
+        ++v->num_defines;
+    }
+    return KT_S_OK;
+}
+
+/* require becomes the declared require and each of the file's
+ * Conditions (Python syntax), kept apart in parts for counting. */
+static kt_status import_conditions(reader *rd, kt_decl_variant *v)
+{
+    const kt_t1_space *t1 = rd->t1;
+    kt_err e;
+
+    if (!t1)
+        return KT_S_OK;
+    if (!(v->parts = calloc(t1->num_conditions + 1, sizeof *v->parts)))
+        return kt_err_set(rd->err, KT_S_NOMEM, "out of memory");
+    if (v->require)
+        v->parts[v->num_parts++] = v->require;
+    v->require = NULL;
+    for (size_t k = 0; k < t1->num_conditions; ++k) {
+        if (kt_expr_parse_as(t1->conditions[k].text, KT_EXPR_PYTHON, v->names,
+                             v->num_names, &v->parts[v->num_parts], &e))
+            return bad(rd, v->section, "space", "%s: Conditions[%zu]: %s",
+                       t1->path, k, e.msg);
+        ++v->num_parts;
+    }
+    for (size_t k = 0; k < v->num_parts; ++k)
+        if (kt_expr_conjoin(&v->require, v->parts[k], rd->err))
+            return rd->err->status;
+    kt_t1_free(rd->t1);
+    rd->t1 = NULL;
+    return KT_S_OK;
+}
+
+/* default.NAME = VALUE: a default other than the first value (or the
+ * space file's Default). */
+static kt_status read_param_defaults(reader *rd, kt_decl_variant *v)
+{
+    int count = iniparser_getsecnkeys(rd->ini, v->section);
+    const char **keys = calloc((size_t)(count > 0 ? count : 1), sizeof *keys);
+    kt_status rc = KT_S_OK;
+
+    if (!keys)
+        return kt_err_set(rd->err, KT_S_NOMEM, "out of memory");
+    iniparser_getseckeys(rd->ini, v->section, keys);
+    for (int i = 0; i < count && !rc; ++i) {
+        const char *key = strchr(keys[i], ':') + 1;
+        long p =
+            strncmp(key, "default.", 8) == 0 ? find_param_ci(v, key + 8) : -2;
+        int64_t x;
+        kt_err e;
+        if (p == -2)
+            continue;
+        if (p < 0)
+            rc = bad(rd, v->section, key,
+                     "'%s' is not a parameter of this variant", key + 8);
+        else if (kt_param_parse(&v->params[p], value_of(rd, v->section, key),
+                                &x, &e))
+            rc = bad(rd, v->section, key, "%s", e.msg);
+        else
+            v->params[p].default_value = x;
+    }
+    free(keys);
+    return rc;
+}
+
+void kt_declared_require_parts(const kt_decl_variant *v, kt_expr *const **parts,
+                               size_t *n)
+{
+    if (v->num_parts) {
+        *parts = v->parts;
+        *n = v->num_parts;
+    } else {
+        *parts = &v->require;
+        *n = v->require ? 1 : 0;
+    }
+}
+
 static kt_status read_variant(reader *rd, const char *section)
 {
     kt_declared *d = rd->d;
@@ -869,13 +1089,14 @@ static kt_status read_variant(reader *rd, const char *section)
             rc = read_param(rd, v, key, value_of(rd, section, key));
     }
     free(keys);
-    if (rc)
+    if (rc || (rc = import_space(rd, v)))
         return rc;
     for (size_t i = 0; i < d->num_sizes; ++i)
         v->names[v->num_names++] = d->size_names[i];
     for (size_t i = 0; i < KT_MAX_PARAMS && v->params[i].struct_size; ++i)
         v->names[v->num_names++] = v->param_names[i];
-    if ((rc = read_kernel(rd, v)) || (rc = read_defines(rd, v)) ||
+    if ((rc = read_param_defaults(rd, v)) || (rc = read_kernel(rd, v)) ||
+        (rc = read_defines(rd, v)) || (rc = import_defines(rd, v)) ||
         (rc = read_dims(rd, v, "block", v->block)) ||
         (rc = read_dims(rd, v, "grid", v->grid)))
         return rc;
@@ -886,6 +1107,8 @@ static kt_status read_variant(reader *rd, const char *section)
     if ((text = value_of(rd, section, "require")) &&
         (rc = parse_expr(rd, section, "require", text, v->names, v->num_names,
                          &v->require)))
+        return rc;
+    if ((rc = import_conditions(rd, v)))
         return rc;
     v->reference = read_bool(value_of(rd, section, "reference"));
     if ((rc = read_follows(rd, v)) || (rc = read_variant_work(rd, v)))
@@ -1448,6 +1671,7 @@ done:
     if (rd.ini)
         iniparser_freedict(rd.ini);
     kt_iniloc_free(&rd.loc);
+    kt_t1_free(rd.t1);
     kt_declared_free(rd.d);
     return rc;
 }
@@ -1479,6 +1703,9 @@ void kt_declared_free(kt_declared *d)
         kt_expr_free(v->require);
         for (int k = 0; k < 3; ++k)
             kt_expr_free(v->work[k]);
+        for (size_t i = 0; i < v->num_parts; ++i)
+            kt_expr_free(v->parts[i]);
+        free(v->parts);
         for (size_t i = 0; i < KT_MAX_PARAMS; ++i)
             free(v->values[i]);
     }

@@ -124,6 +124,14 @@ typedef struct kt_decl_variant {
     int64_t *values[KT_MAX_PARAMS];                  /* owned */
     const char *names[KT_MAX_SIZES + KT_MAX_PARAMS]; /* sizes, params */
     size_t num_names;
+    /* space = PATH (a T1 file, docs/declared.md): the parameters it gave
+     * (bit i: params[i]), and the conjuncts of require one by one, owned:
+     * the declared require, then the file's Conditions (Python syntax).
+     * require is then their conjunction (owned too); with no file, parts
+     * is empty and require is the declared one. */
+    uint64_t imported_mask;
+    kt_expr **parts;
+    size_t num_parts;
 } kt_decl_variant;
 
 typedef struct kt_declared {
@@ -311,6 +319,17 @@ int kt_declared_compile_request(const kt_operator *op, size_t vi,
                                 const int64_t *sizes, const int64_t *values,
                                 const char *arch, kt_decl_request *b,
                                 kt_nvrtc_request *out);
+
+/* The declaration behind op (its descriptor or the registry's copy of
+ * it; bound with kt_declared_bind), or NULL for an operator that is not
+ * declared here (a compiled plugin, or an isolated copy). */
+const kt_declared *kt_declared_of(const kt_operator *op);
+
+/* The conjuncts of variant v's require (*parts[0..*n)): the parts of an
+ * import, or the require alone (n 0 when there is none). Pointers into
+ * v. */
+void kt_declared_require_parts(const kt_decl_variant *v, kt_expr *const **parts,
+                               size_t *n);
 
 /* Evaluates expression e of variant v with the sizes and values. */
 kt_status kt_declared_eval(const kt_decl_variant *v, const kt_expr *e,

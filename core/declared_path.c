@@ -10,39 +10,14 @@
 #include <string.h>
 
 #include "core/declared.h"
+#include "core/envpath.h"
 #include "core/fileio.h"
 
-/* The one place ${VAR} is expanded in declarations: an unset or empty
- * variable is refused, naming it, rather than read as "". */
+/* ${VAR} in declarations: core/envpath.c's rule (unset or empty refused,
+ * naming the variable), in one place. */
 kt_status kt_decl_expand(const char *in, char *out, size_t size, kt_err *err)
 {
-    size_t used = 0;
-
-    for (const char *p = in; *p;) {
-        const char *piece = p, *close;
-        size_t len = 1;
-        char name[128];
-        if (p[0] == '$' && p[1] == '{' && (close = strchr(p, '}'))) {
-            const char *value;
-            snprintf(name, sizeof name, "%.*s", (int)(close - p - 2), p + 2);
-            value = getenv(name);
-            if (!value || !*value)
-                return kt_err_set(err, KT_S_INPUT,
-                                  "'%s': ${%s} is not set (export %s=FOLDER)",
-                                  in, name, name);
-            piece = value;
-            len = strlen(value);
-            p = close + 1;
-        } else
-            ++p;
-        if (used + len >= size)
-            return kt_err_set(err, KT_S_INPUT, "'%.60s...': longer than %zu",
-                              in, size - 1);
-        memcpy(out + used, piece, len);
-        used += len;
-    }
-    out[used] = '\0';
-    return KT_S_OK;
+    return kt_envpath_expand(in, out, size, err);
 }
 
 void kt_decl_dirname(const char *path, char *out, size_t size)

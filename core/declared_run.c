@@ -551,14 +551,20 @@ static int bind_args(state *st)
 /* Restores the in-outs (and inputs the kernels write) from their copies. */
 static int restore(state *st)
 {
+    int copied = 0;
     for (size_t b = 0; b < st->d->num_buffers; ++b) {
         size_t bytes = st->count[b] * kt_decl_type_size(st->d->buffers[b].type);
+        copied |= st->pristine[b] != NULL;
         if (st->pristine[b] &&
             cudaMemcpy(st->dev[b], st->pristine[b], bytes,
                        cudaMemcpyDeviceToDevice) != cudaSuccess)
             return st->host->error(st->host, "restoring '%s' failed",
                                    st->d->buffers[b].name);
     }
+    /* Complete before the host's stream launches on them: a stream made
+     * non-blocking does not wait for the legacy default stream. */
+    if (copied && cudaDeviceSynchronize() != cudaSuccess)
+        return st->host->error(st->host, "restoring the inputs failed");
     return KT_OK;
 }
 
@@ -648,6 +654,10 @@ static int run_reference(state *st, const int64_t *vals, reference *r)
     memcpy(r->key, vals, sizeof r->key);
     if (d_shape(d, (size_t)d->reference, &p, &cfg, &shape) != KT_OK)
         return h->error(h, "reference [%s]: no launch shape at these sizes",
+                        v->section);
+    /* The host's stream (poisoning, the last point) has finished first. */
+    if (cudaDeviceSynchronize() != cudaSuccess)
+        return h->error(h, "reference [%s]: the device is in error",
                         v->section);
     /* A failure keeps the compiler's text: the reference must compile. */
     if ((rc = restore(st)) != KT_OK ||
@@ -1001,20 +1011,27 @@ void kt_declared_unbind(kt_declared *d)
     d->slot = -1;
 }
 
+const kt_declared *kt_declared_of(const kt_operator *op)
+{
+    /* The registry holds a normalised copy of the descriptor: known by
+     * its callbacks, which are the slot's own. */
+    for (int o = 0; o < KT_DECL_MAX_OPERATORS; ++o)
+        if (g_slots[o] && op->num_variants == g_slots[o]->op.num_variants &&
+            op->num_variants > 0 &&
+            op->variants[0].shape == g_slots[o]->vdesc[0].shape)
+            return g_slots[o];
+    return NULL;
+}
+
 int kt_declared_compile_request(const kt_operator *op, size_t vi,
                                 const int64_t *sizes, const int64_t *values,
                                 const char *arch, kt_decl_request *b,
                                 kt_nvrtc_request *out)
 {
-    const kt_declared *d = NULL;
+    const kt_declared *d = kt_declared_of(op);
     kt_err err;
 
     b->src = NULL;
-    /* The registry hands out normalised copies of descriptors: a slot is
-     * known by its callbacks, which are its own. */
-    for (int o = 0; o < KT_DECL_MAX_OPERATORS && !d; ++o)
-        if (g_slots[o] && op->setup && g_slots[o]->op.setup == op->setup)
-            d = g_slots[o];
     if (!d || vi >= d->num_variants ||
         kt_declared_request(d, vi, sizes, values, b, &err)) {
         free(b->src);

@@ -6,8 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/declared.h"
 #include "core/feasible.h"
 #include "core/loader.h"
+#include "core/prune.h"
 #include "core/suggest.h"
 
 static void free_slot(kt_space_variant *slot)
@@ -502,10 +504,107 @@ json_t *kt_space_to_json(const kt_space *space)
                      variants);
 }
 
+/* A declared variant's points that its require allows, each checked
+ * with kt_space_feasible when the space is bound (at most limit of
+ * them). */
+typedef struct declared_count {
+    const kt_space *space;
+    uint32_t variant, num_params;
+    uint64_t checked, limit;
+} declared_count;
+
+static kt_status check_allowed(void *ctx, const int64_t *values, kt_err *err)
+{
+    declared_count *dc = ctx;
+    kt_point pt;
+
+    if (++dc->checked > dc->limit)
+        return kt_err_set(err, KT_S_UNSUPPORTED,
+                          "more than %" PRIu64 " points: too many to check "
+                          "each",
+                          dc->limit);
+    memset(&pt, 0, sizeof pt);
+    pt.variant = dc->variant;
+    pt.count = dc->num_params;
+    memcpy(pt.values, values, dc->num_params * sizeof *values);
+    return kt_space_feasible(dc->space, &pt, err);
+}
+
+static kt_status count_declared_slot(const kt_space *space,
+                                     const kt_declared *d, size_t s,
+                                     const int64_t *sizes,
+                                     declared_count *check, uint64_t *n,
+                                     kt_err *err)
+{
+    const kt_space_variant *slot = &space->slots[s];
+    kt_prune_dim dims[KT_MAX_PARAMS];
+    kt_prune_spec spec = {0};
+
+    for (uint32_t i = 0; i < slot->num_params; ++i)
+        dims[i] = (kt_prune_dim){slot->values[i], slot->count[i]};
+    kt_declared_require_parts(&d->variants[slot->variant], &spec.constraints,
+                              &spec.num_constraints);
+    spec.dims = dims;
+    spec.num_dims = slot->num_params;
+    spec.fixed = sizes;
+    spec.num_fixed = d->num_sizes;
+    if (check) {
+        check->variant = slot->variant;
+        check->num_params = slot->num_params;
+        spec.visit = check_allowed;
+        spec.ctx = check;
+    }
+    return kt_prune_count(&spec, n, err);
+}
+
+kt_status kt_space_count_required(const kt_space *space, const int64_t *sizes,
+                                  uint64_t *per_slot, uint64_t *count,
+                                  kt_err *err)
+{
+    const kt_declared *d = kt_declared_of(space->op);
+    kt_status rc;
+
+    *count = 0;
+    if (!d)
+        return kt_err_set(err, KT_S_UNSUPPORTED,
+                          "operator '%s' is not declared: its constraints "
+                          "are its plugin's code",
+                          space->op->id);
+    for (size_t s = 0; s < space->num_slots; ++s) {
+        uint64_t n;
+        if ((rc = count_declared_slot(space, d, s, sizes, NULL, &n, err)))
+            return rc;
+        if (per_slot)
+            per_slot[s] = n;
+        *count += n;
+    }
+    return KT_S_OK;
+}
+
+static kt_status count_declared(const kt_space *space, const kt_declared *d,
+                                uint64_t limit, uint64_t *count, kt_err *err)
+{
+    declared_count dc = {space, 0, 0, 0, limit};
+    kt_status rc;
+
+    *count = 0;
+    for (size_t s = 0; s < space->num_slots; ++s) {
+        uint64_t n;
+        if ((rc = count_declared_slot(space, d, s, space->sizes, &dc, &n, err)))
+            return rc;
+        *count += n;
+    }
+    return KT_S_OK;
+}
+
 kt_status kt_space_count_feasible(const kt_space *space, uint64_t limit,
                                   uint64_t *count, kt_err *err)
 {
+    const kt_declared *d = kt_declared_of(space->op);
     uint64_t n = 0;
+
+    if (d && space->bound)
+        return count_declared(space, d, limit, count, err);
 
     if (space->size > limit)
         return kt_err_set(err, KT_S_UNSUPPORTED,

@@ -126,8 +126,20 @@ void kt_space_dim_text(const kt_space *space, const kt_point *pt, size_t dim,
 json_t *kt_space_to_json(const kt_space *space);
 
 /* Counts the feasible points by checking each one; KT_S_UNSUPPORTED when
- * the space has more than `limit` points. The space must be bound. */
+ * more than `limit` points would be checked. The space must be bound. For
+ * a declared operator only the points its require allows are checked
+ * (found by pruning), so the limit applies to those. */
 kt_status kt_space_count_feasible(const kt_space *space, uint64_t limit,
                                   uint64_t *count, kt_err *err);
+
+/* The points of a declared operator's space that pass each variant's
+ * require (with a space file's Conditions) at sizes, per slot into
+ * per_slot[] (may be NULL, else num_slots long) and in all; no device
+ * needed: --check's count. Pruned (core/prune.h), so millions of points
+ * take well under a second. KT_S_UNSUPPORTED for an operator that is not
+ * declared (its constraints are its plugin's code). */
+kt_status kt_space_count_required(const kt_space *space, const int64_t *sizes,
+                                  uint64_t *per_slot, uint64_t *count,
+                                  kt_err *err);
 
 #endif
