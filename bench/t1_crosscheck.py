@@ -106,6 +106,7 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("files", nargs="*")
     a = ap.parse_args()
+    a.build = os.path.abspath(a.build)
     files = a.files
     hub, bat = os.environ.get("KTUNE_HUB_DIR"), os.environ.get("KTUNE_BAT_DIR")
     if not files:
