@@ -92,6 +92,26 @@ static int marker_dead(long pid)
            errno == ESRCH;
 }
 
+size_t kt_cpool_markers_of(const char *dir, long pid)
+{
+    char own[4096], tail[64];
+    struct dirent *e;
+    size_t n = 0;
+    DIR *d;
+
+    if (!dir)
+        kt_nvrtc_cache_dir(own, sizeof own);
+    snprintf(tail, sizeof tail, ".compiling.%ld", pid);
+    if (!(d = opendir(dir ? dir : own)))
+        return 0;
+    while ((e = readdir(d))) {
+        const char *dot = strstr(e->d_name, ".compiling.");
+        n += dot && strcmp(dot, tail) == 0;
+    }
+    closedir(d);
+    return n;
+}
+
 /* The kernels whose markers outlived their process: they killed it. */
 static void scan_markers(kt_cpool *p)
 {

@@ -97,6 +97,10 @@ kt_status kt_cpool_compile(kt_cpool *pool, const kt_nvrtc_request *req,
 
 void kt_cpool_stats_get(kt_cpool *pool, kt_cpool_stats *out);
 
+/* How many compile markers process pid left in dir (NULL: the NVRTC cache
+ * folder): non-zero when it died compiling. */
+size_t kt_cpool_markers_of(const char *dir, long pid);
+
 /* The thread count a kt_cpool_options.threads value gives here. */
 int kt_cpool_threads_for(int threads);
 
