@@ -494,8 +494,8 @@ kt_status kt_cpool_compile(kt_cpool *p, const kt_nvrtc_request *req,
     j = find_job(p, key);
     if (j && j->state == JOB_DONE)
         ++p->stats.ahead;
-    else if (j && j->state != JOB_TAKEN)
-        ++p->stats.joined;
+    else if (j && j->state == JOB_RUNNING)
+        ++p->stats.joined; /* a thread is on it: wait, never twice */
     if (j && j->state == JOB_QUEUED)
         run_job(p, j); /* not started: this thread compiles it */
     while (j && j->state == JOB_RUNNING)
