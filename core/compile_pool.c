@@ -48,6 +48,9 @@ struct kt_cpool {
     pthread_cond_t work, done;
     pthread_t *threads;
     int num_threads, started, stop;
+    /* Threads not yet returned, and whether close left the pool to them
+     * (a compile still running): the last one out frees it. */
+    int live, orphaned;
     job **jobs; /* pointers: a running job must not move */
     size_t num_jobs, queued;
     kt_u64map by_key; /* the key's first 64 bits -> index + 1 */
@@ -87,6 +90,26 @@ static int marker_dead(long pid)
 {
     return pid > 0 && pid != (long)getpid() && kill((pid_t)pid, 0) != 0 &&
            errno == ESRCH;
+}
+
+size_t kt_cpool_markers_of(const char *dir, long pid)
+{
+    char own[4096], tail[64];
+    struct dirent *e;
+    size_t n = 0;
+    DIR *d;
+
+    if (!dir)
+        kt_nvrtc_cache_dir(own, sizeof own);
+    snprintf(tail, sizeof tail, ".compiling.%ld", pid);
+    if (!(d = opendir(dir ? dir : own)))
+        return 0;
+    while ((e = readdir(d))) {
+        const char *dot = strstr(e->d_name, ".compiling.");
+        n += dot && strcmp(dot, tail) == 0;
+    }
+    closedir(d);
+    return n;
 }
 
 /* The kernels whose markers outlived their process: they killed it. */
@@ -250,9 +273,12 @@ static void run_job(kt_cpool *p, job *j)
     pthread_cond_broadcast(&p->done);
 }
 
+static void free_pool(kt_cpool *p);
+
 static void *pool_thread(void *arg)
 {
     kt_cpool *p = arg;
+    int last;
     pthread_mutex_lock(&p->lock);
     while (!p->stop) {
         job *j = next_job(p);
@@ -262,7 +288,10 @@ static void *pool_thread(void *arg)
         }
         run_job(p, j);
     }
+    last = --p->live == 0 && p->orphaned;
     pthread_mutex_unlock(&p->lock);
+    if (last)
+        free_pool(p);
     return NULL;
 }
 
@@ -373,7 +402,7 @@ static void start_threads(kt_cpool *p)
 {
     while (p->started < p->num_threads &&
            pthread_create(&p->threads[p->started], NULL, pool_thread, p) == 0)
-        ++p->started;
+        ++p->started, ++p->live;
 }
 
 size_t kt_cpool_hint(kt_cpool *p, const kt_nvrtc_request *reqs, size_t n)
@@ -465,8 +494,8 @@ kt_status kt_cpool_compile(kt_cpool *p, const kt_nvrtc_request *req,
     j = find_job(p, key);
     if (j && j->state == JOB_DONE)
         ++p->stats.ahead;
-    else if (j && j->state != JOB_TAKEN)
-        ++p->stats.joined;
+    else if (j && j->state == JOB_RUNNING)
+        ++p->stats.joined; /* a thread is on it: wait, never twice */
     if (j && j->state == JOB_QUEUED)
         run_job(p, j); /* not started: this thread compiles it */
     while (j && j->state == JOB_RUNNING)
@@ -495,22 +524,8 @@ void kt_cpool_stats_get(kt_cpool *p, kt_cpool_stats *out)
     pthread_mutex_unlock(&p->lock);
 }
 
-void kt_cpool_close(kt_cpool *p)
+static void free_pool(kt_cpool *p)
 {
-    if (!p)
-        return;
-    pthread_mutex_lock(&p->lock);
-    p->stop = 1;
-    for (size_t i = 0; i < p->num_jobs; ++i)
-        if (p->jobs[i]->state == JOB_QUEUED) {
-            p->jobs[i]->state = JOB_TAKEN; /* nobody will take it */
-            ++p->stats.dropped;
-        }
-    p->queued = 0;
-    pthread_cond_broadcast(&p->work);
-    pthread_mutex_unlock(&p->lock);
-    for (int i = 0; i < p->started; ++i)
-        pthread_join(p->threads[i], NULL);
     for (size_t i = 0; i < p->num_jobs; ++i) {
         release_text(p->jobs[i]);
         kt_nvrtc_output_free(&p->jobs[i]->out);
@@ -524,4 +539,48 @@ void kt_cpool_close(kt_cpool *p)
     pthread_cond_destroy(&p->done);
     pthread_mutex_destroy(&p->lock);
     free(p);
+}
+
+void kt_cpool_close(kt_cpool *p)
+{
+    pthread_t *threads;
+    int started;
+
+    if (!p)
+        return;
+    pthread_mutex_lock(&p->lock);
+    p->stop = 1;
+    for (size_t i = 0; i < p->num_jobs; ++i)
+        if (p->jobs[i]->state == JOB_QUEUED) {
+            p->jobs[i]->state = JOB_TAKEN; /* nobody will take it */
+            ++p->stats.dropped;
+        }
+    p->queued = 0;
+    pthread_cond_broadcast(&p->work);
+    if (p->running == 0 || p->live == 0) {
+        pthread_mutex_unlock(&p->lock);
+        for (int i = 0; i < p->started; ++i)
+            pthread_join(p->threads[i], NULL);
+        free_pool(p);
+        return;
+    }
+    /* A compile nobody will take is still running (a hung compiler among
+     * them, maybe): closing does not wait for it; the last thread out
+     * frees the pool, or the process's exit ends it. */
+    p->orphaned = 1;
+    /* Their markers go now: a compile stopped by the exit is no crash. */
+    for (size_t i = 0; i < p->num_jobs && p->marker_dir[0]; ++i)
+        if (p->jobs[i]->state == JOB_RUNNING) {
+            char path[4200];
+            marker_path(p, p->jobs[i]->key, (long)getpid(), path, sizeof path);
+            unlink(path);
+        }
+    started = p->started;
+    threads = malloc((size_t)started * sizeof *threads);
+    if (threads)
+        memcpy(threads, p->threads, (size_t)started * sizeof *threads);
+    pthread_mutex_unlock(&p->lock);
+    for (int i = 0; threads && i < started; ++i)
+        pthread_detach(threads[i]);
+    free(threads);
 }

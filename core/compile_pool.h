@@ -12,7 +12,8 @@
  * it is queued, running or done: a second hint or a take of the same key
  * joins the first. Newer hints go first (the points the strategy needs
  * soonest); a hint repeated moves its kernel forward. Kernels nobody took
- * are dropped at close: queued ones never compile, running ones finish.
+ * are dropped at close: queued ones never compile, running ones are not
+ * waited for.
  *
  * Isolation: the pool lives in the process that owns the GPU (a worker
  * process under `ktune tune`, core/worker.h), next to NVRTC's status quo.
@@ -25,9 +26,10 @@
  * "the compiler died on it") instead of compiling it again, and removes
  * the marker, so a later run tries once more.
  *
- * Thread safety: every function may be called from any thread; one
- * kt_cpool per process is the intended use (it is no global: the local
- * evaluator owns it).
+ * Threads: hint and compile read the table of loaded kernels
+ * (kt_nvrtc_find_loaded), so call them from the thread that loads kernels
+ * (the evaluator's); stats_get from any. One kt_cpool per evaluator (it is
+ * no global: the local evaluator owns it).
  */
 #ifndef KT_COMPILE_POOL_H
 #define KT_COMPILE_POOL_H
@@ -79,9 +81,10 @@ kt_status kt_cpool_open(const kt_cpool_options *opt, kt_cpool **out,
                         kt_err *err);
 
 /* Queues reqs[0..n) in order, ahead of what earlier hints queued (copies
- * them). Kernels already known to the pool are moved forward if queued,
- * else left alone. Returns how many new kernels were queued; 0 when the
- * pool runs no threads. Cheap enough to call before every evaluation. */
+ * them), and starts the threads on the first. Kernels already known to
+ * the pool (or loaded) are moved forward if queued, else left alone.
+ * Returns how many new kernels were queued. Cheap enough to call before
+ * every evaluation. */
 size_t kt_cpool_hint(kt_cpool *pool, const kt_nvrtc_request *reqs, size_t n);
 
 /* The kernel of req: taken from the pool when a thread compiled it (or
@@ -94,11 +97,17 @@ kt_status kt_cpool_compile(kt_cpool *pool, const kt_nvrtc_request *req,
 
 void kt_cpool_stats_get(kt_cpool *pool, kt_cpool_stats *out);
 
+/* How many compile markers process pid left in dir (NULL: the NVRTC cache
+ * folder): non-zero when it died compiling. */
+size_t kt_cpool_markers_of(const char *dir, long pid);
+
 /* The thread count a kt_cpool_options.threads value gives here. */
 int kt_cpool_threads_for(int threads);
 
-/* Drops what is queued, waits for running compiles, frees everything. Safe
- * on NULL. */
+/* Drops what is queued and frees the pool. Compiles still running on its
+ * threads (nobody will take them) are not waited for: so that a hung
+ * compiler cannot keep a worker from exiting, those threads are detached
+ * and the last of them frees what is left. Safe on NULL. */
 void kt_cpool_close(kt_cpool *pool);
 
 #endif

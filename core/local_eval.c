@@ -194,11 +194,14 @@ static void hint_points(local_eval *le, const kt_point *pts, size_t n)
         if (find_verdict(le, &pts[i]) || was_hinted(le, &pts[i]) ||
             pts[i].variant >= le->spec.op->num_variants)
             continue;
-        le->hinted[le->num_hinted++] = pts[i];
+        /* Only points with a kernel to compile are remembered: a plugin's
+         * operator costs nothing here. */
         if (kt_declared_compile_request(le->spec.op, pts[i].variant,
                                         le->spec.sizes, pts[i].values, arch,
-                                        &bs[m], &reqs[m]))
+                                        &bs[m], &reqs[m])) {
+            le->hinted[le->num_hinted++] = pts[i];
             ++m;
+        }
     }
     kt_cpool_hint(le->pool, reqs, m); /* copies what it queues */
     for (size_t i = 0; bs && i < m; ++i)

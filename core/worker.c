@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/compile_pool.h"
 #include "core/envrec.h"
 #include "core/msg.h"
 #include "core/proc.h"
@@ -45,6 +46,7 @@ typedef struct worker_eval {
     casualty *casualties;
     size_t num_casualties;
     unsigned restarts;
+    int retrying; /* a point tried again after its worker died compiling */
 } worker_eval;
 
 static worker_eval *self(kt_evaluator *ev)
@@ -373,6 +375,45 @@ static kt_status attempt_each(worker_eval *we, const kt_point *pts,
     return KT_S_OK;
 }
 
+/* The worker died or hung with points idx[0..n) in flight. Several: each
+ * again alone. One: a casualty, unless the worker was compiling when it
+ * went (its compile markers are left, core/compile_pool.h): the kernel
+ * that killed it may be another point's, compiled ahead, so the point is
+ * tried once more in a fresh worker, which answers the marked kernels as
+ * not compiling instead of compiling them again. */
+static kt_status worker_died(worker_eval *we, const kt_point *pts,
+                             const size_t *idx, size_t n, const kt_protocol *p,
+                             kt_eval_result *out, int timed_out, double limit_s,
+                             kt_err *err)
+{
+    char how[256] = "", reason[1024];
+    long pid = (long)we->pid;
+    kt_status rc;
+
+    if (timed_out)
+        stop_worker(we, 1, NULL, 0);
+    else
+        reap_dead_worker(we, how, sizeof how);
+    ++we->restarts;
+    if (n > 1)
+        return attempt_each(we, pts, idx, n, p, out, err);
+    if (!we->retrying && kt_cpool_markers_of(NULL, pid)) {
+        we->retrying = 1;
+        rc = attempt(we, pts, idx, 1, p, out, err);
+        we->retrying = 0;
+        return rc;
+    }
+    if (timed_out)
+        snprintf(reason, sizeof reason,
+                 "no result within %.0f s: the worker was killed", limit_s);
+    else
+        snprintf(reason, sizeof reason, "the worker %s", how);
+    record_casualty(we, &pts[idx[0]],
+                    timed_out ? KT_EVAL_TIMEOUT : KT_EVAL_CRASH, reason,
+                    &out[idx[0]]);
+    return KT_S_OK;
+}
+
 /* Sends points idx[0..n) to the worker and fills their results; handles
  * the worker's death and time limit. Returns non-OK only when no worker
  * can serve at all. */
@@ -383,7 +424,6 @@ static kt_status attempt(worker_eval *we, const kt_point *pts,
     json_t *msg = NULL, *reply = NULL, *points = json_array();
     double limit_s = we->opt.eval_timeout_s * (double)n + p->max_time_s;
     const char *type;
-    char how[256], reason[1024];
     kt_err werr;
     kt_status rc;
 
@@ -402,27 +442,9 @@ static kt_status attempt(worker_eval *we, const kt_point *pts,
     if (!rc)
         rc = kt_wire_recv(we->fd, (int)(limit_s * 1e3), &reply, &werr);
     json_decref(msg);
-    if (rc == KT_S_TIMEOUT || rc == KT_S_CRASHED) {
-        int timed_out = rc == KT_S_TIMEOUT;
-        if (timed_out)
-            stop_worker(we, 1, NULL, 0);
-        else
-            reap_dead_worker(we, how, sizeof how);
-        ++we->restarts;
-        if (n > 1)
-            return attempt_each(we, pts, idx, n, p, out, err);
-        if (timed_out)
-            snprintf(reason, sizeof reason,
-                     "no result within %.0f s: the "
-                     "worker was killed",
-                     limit_s);
-        else
-            snprintf(reason, sizeof reason, "the worker %s", how);
-        record_casualty(we, &pts[idx[0]],
-                        timed_out ? KT_EVAL_TIMEOUT : KT_EVAL_CRASH, reason,
-                        &out[idx[0]]);
-        return KT_S_OK;
-    }
+    if (rc == KT_S_TIMEOUT || rc == KT_S_CRASHED)
+        return worker_died(we, pts, idx, n, p, out, rc == KT_S_TIMEOUT, limit_s,
+                           err);
     if (rc) {
         stop_worker(we, 1, NULL, 0);
         return kt_err_set(err, rc, "%s", werr.msg);

@@ -12,7 +12,12 @@
  *   "die-on-open" exit(5) when asked to open
  *   "slow-exit" takes 0.3 s to exit after "close" (a CUDA context's
  *               teardown) and appends "start T" and "exit T" lines
- *               (CLOCK_MONOTONIC seconds) to $KT_FAKE_LOG */
+ *               (CLOCK_MONOTONIC seconds) to $KT_FAKE_LOG
+ *   "die-compiling" block 256 dies as a compile pool's compiler would:
+ *               a marker KEY.compiling.PID left in $KTUNE_CACHE_DIR/nvrtc,
+ *               then SIGSEGV; a worker that finds a dead one's marker
+ *               removes it and answers the point invalid instead
+ *               (core/compile_pool.h) */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,6 +85,35 @@ static void fake_result(const kt_point *pt, kt_eval_result *r)
     kt_stats_compute(samples, 20, &r->timing.kernel);
 }
 
+#define FAKE_KEY "0123456789abcdef0123456789abcdef"
+
+/* "die-compiling": 1 when a dead worker's marker was found (and removed);
+ * else leaves this process's marker and dies. */
+static int die_compiling(void)
+{
+    const char *cache = getenv("KTUNE_CACHE_DIR");
+    char dir[4096], path[4200], cmd[4300];
+    FILE *f;
+
+    snprintf(dir, sizeof dir, "%s/nvrtc", cache ? cache : "/tmp");
+    snprintf(cmd, sizeof cmd, "ls '%s' 2>/dev/null | grep -q '%s.compiling.'",
+             dir, FAKE_KEY);
+    if (system(cmd) == 0) {
+        snprintf(cmd, sizeof cmd, "rm -f '%s/%s'.compiling.*", dir, FAKE_KEY);
+        return system(cmd) == 0;
+    }
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", dir);
+    if (system(cmd) != 0)
+        return 0;
+    snprintf(path, sizeof path, "%s/%s.compiling.%ld", dir, FAKE_KEY,
+             (long)getpid());
+    if ((f = fopen(path, "w")))
+        fclose(f);
+    signal(SIGSEGV, SIG_DFL);
+    raise(SIGSEGV);
+    return 0;
+}
+
 static void evaluate(int fd, const json_t *req)
 {
     json_t *points = json_object_get(req, "points"), *results = json_array();
@@ -108,6 +142,14 @@ static void evaluate(int fd, const json_t *req)
             }
         }
         fake_result(&pt, &r);
+        if (getenv("KT_FAKE_MODE") &&
+            strcmp(getenv("KT_FAKE_MODE"), "die-compiling") == 0 &&
+            pt.values[0] == 256 && die_compiling()) {
+            r.timing.num_rounds = 0; /* its samples are static */
+            r.status = KT_EVAL_INVALID;
+            snprintf(r.reason, sizeof r.reason,
+                     "does not compile: the compiler died on this kernel");
+        }
         json_array_append_new(results, kt_eval_result_to_json(op, &pt, &r, 1));
     }
     msg = kt_wire_message("results");

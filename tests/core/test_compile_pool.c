@@ -208,18 +208,40 @@ static void the_taker_compiles_what_no_thread_started(void **state)
 
 static void compiles_nobody_takes_are_dropped_at_close(void **state)
 {
+    double t0;
     kt_nvrtc_request r[5] = {req_of("a"), req_of("b"), req_of("c"), req_of("d"),
                              req_of("e")};
     kt_cpool *p;
     (void)state;
 
+    char dir[128], cmd[200];
+    kt_nvrtc_output out;
+    kt_err err;
+
+    snprintf(dir, sizeof dir, "/tmp/ktune-test-cpool-drop-%ld", (long)getpid());
     reset_fake();
     g_fake.sleep_ms = 300;
-    p = open_pool(1, "");
+    p = open_pool(1, dir);
     assert_int_equal(kt_cpool_hint(p, r, 5), 5);
     wait_started(1);
-    kt_cpool_close(p); /* waits for "a", drops the rest */
+    t0 = kt_clock_seconds();
+    kt_cpool_close(p); /* drops the rest, does not wait for "a" */
+    assert_true(kt_clock_seconds() - t0 < 0.2);
+    snprintf(cmd, sizeof cmd, "ls '%s' | grep -q compiling", dir);
+    assert_int_not_equal(system(cmd), 0); /* no marker while "a" runs on */
+    usleep(500000); /* "a" ends; its thread frees the pool */
     assert_int_equal(g_fake.started, 1);
+    /* A compile the close left running is no crash: its marker is gone,
+     * so the next pool compiles "a" (stopped by an exit, it would have
+     * left none either). */
+    g_fake.sleep_ms = 0;
+    p = open_pool(1, dir);
+    assert_int_equal(kt_cpool_compile(p, &r[0], &out, NULL, &err), KT_S_OK);
+    assert_true(out.compiled);
+    kt_nvrtc_output_free(&out);
+    kt_cpool_close(p);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
 }
 
 static void a_kernel_that_killed_its_compiler_is_not_compiled_again(void **s)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "core/worker.h"
 
@@ -113,6 +114,33 @@ static void a_crash_costs_one_point_and_is_named(void **state)
     assert_int_equal(r.status, KT_EVAL_CRASH);
     assert_true(now() - t0 < 0.2);
     ev->ops->close(ev);
+}
+
+/* A worker that dies while compiling (its compile markers left) may have
+ * died of another point's kernel, compiled ahead: the point in flight is
+ * tried once more, in a fresh worker, and gets that worker's answer. */
+static void a_death_while_compiling_is_retried_once(void **state)
+{
+    char cache[128], cmd[200];
+    kt_err err;
+    kt_evaluator *ev;
+    kt_point pt = plain(256);
+    kt_protocol p = quick();
+    kt_eval_result r;
+    (void)state;
+    snprintf(cache, sizeof cache, "/tmp/ktune-test-die-compiling-%ld",
+             (long)getpid());
+    setenv("KTUNE_CACHE_DIR", cache, 1);
+    setenv("KT_FAKE_MODE", "die-compiling", 1);
+    ev = open_fake(KT_S_OK, &err);
+    assert_int_equal(ev->ops->evaluate(ev, &pt, 1, &p, &r, &err), KT_S_OK);
+    assert_int_equal(r.status, KT_EVAL_INVALID);
+    assert_contains(r.reason, "the compiler died on this kernel");
+    kt_eval_result_free(&r);
+    ev->ops->close(ev);
+    unsetenv("KT_FAKE_MODE");
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", cache);
+    assert_int_equal(system(cmd), 0);
 }
 
 static void a_hang_is_killed_and_its_neighbour_still_measured(void **state)
@@ -272,6 +300,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(healthy_points_come_back_measured),
         cmocka_unit_test(a_crash_costs_one_point_and_is_named),
+        cmocka_unit_test(a_death_while_compiling_is_retried_once),
         cmocka_unit_test(a_hang_is_killed_and_its_neighbour_still_measured),
         cmocka_unit_test(a_lost_context_marks_the_faulting_point),
         cmocka_unit_test(profiles_travel_through_the_worker),

@@ -550,9 +550,10 @@ static size_t hinted_before(const kt_counting_eval *c, const kt_point *pt,
  * after the first was hinted first. */
 static void hints_come_ahead_of_the_points_and_change_nothing(void **state)
 {
-    const char *names[] = {"exhaustive", "random", "one_at_a_time"};
+    const char *names[] = {"exhaustive", "random", "one_at_a_time",
+                           "coordinate"};
     (void)state;
-    for (size_t k = 0; k < 3; ++k) {
+    for (size_t k = 0; k < 4; ++k) {
         const kt_strategy *s = kt_strategy_find(names[k]);
         kt_counting_eval *c =
             kt_counting_open(recs[0].path, recs[0].plugin, recs[0].op);

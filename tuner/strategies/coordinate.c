@@ -102,6 +102,20 @@ static void candidate(kt_tune *t, const kt_point *inc, size_t dim, size_t k,
         kt_space_slot_start(space, k, cand);
 }
 
+/* The candidates of one dimension, in the order tried: hinted, so their
+ * kernels compile while the first ones are compared (kt_tune_hint). */
+static void hint_dim(kt_tune *t, const kt_point *inc, size_t dim)
+{
+    const kt_space *space = kt_tune_space(t);
+    kt_point ahead[KT_TUNE_HINT_AHEAD];
+    size_t n = 0, count = kt_space_dim_count(space, inc, dim);
+
+    for (size_t k = 0; k < count && n < KT_TUNE_HINT_AHEAD; ++k)
+        if (k != kt_space_dim_pos(space, inc, dim))
+            candidate(t, inc, dim, k, &ahead[n++]);
+    kt_tune_hint(t, ahead, n);
+}
+
 static kt_status run(kt_tune *t, const double *opt, kt_err *err)
 {
     const kt_space *space = kt_tune_space(t);
@@ -118,6 +132,7 @@ static kt_status run(kt_tune *t, const double *opt, kt_err *err)
         /* Dimensions are re-read after each adoption: a new variant brings
          * its own parameters. */
         for (size_t dim = 0; dim < kt_space_dims(space, &inc); ++dim) {
+            hint_dim(t, &inc, dim);
             for (size_t k = 0; k < kt_space_dim_count(space, &inc, dim); ++k) {
                 kt_point cand;
                 kt_tune_cmp cmp;
