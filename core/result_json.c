@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/result_json.h"
 
+#include "core/energy_json.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -236,6 +238,8 @@ json_t *kt_eval_result_to_json(const kt_operator *op, const kt_point *pt,
                             kt_timing_to_json(&r->timing, with_samples));
     if (kt_eval_phases_any(&r->phases))
         json_object_set_new(j, "phases", kt_eval_phases_to_json(&r->phases));
+    if (r->status == KT_EVAL_OK && (r->energy.measured || r->energy.note[0]))
+        json_object_set_new(j, "energy", kt_energy_to_json(&r->energy));
     if (r->compiled || r->compile_cache_hits)
         json_object_set_new(j, "compilation",
                             json_pack("{s:f,s:i,s:i}", "seconds", r->compile_s,
@@ -302,7 +306,9 @@ kt_status kt_eval_result_from_json(const kt_operator *op, const json_t *j,
     }
     r->shape.dynamic_smem_bytes = (uint32_t)dsmem;
     if ((rc = kt_eval_phases_from_json(json_object_get(j, "phases"), &r->phases,
-                                       err)))
+                                       err)) ||
+        (rc = kt_energy_from_json(json_object_get(j, "energy"), &r->energy,
+                                  err)))
         return rc;
     if ((timing = json_object_get(j, "compilation"))) {
         int compiled = 0, hits = 0;
