@@ -1281,6 +1281,39 @@ static void add_references(const kt_tune *t, kt_point *pts, size_t *n)
     }
 }
 
+/* The time-best and energy-best finalists of the closing call r[idx[0..m))
+ * (of points pts) and their paired differences in both measures. */
+static void tradeoff(const kt_tune *t, const kt_point *pts,
+                     const kt_eval_result *r, const size_t *idx, size_t m,
+                     kt_tune_tradeoff *out)
+{
+    kt_tune *mt = (kt_tune *)t;
+    const kt_work *w = mt->cfg->ev && mt->cfg->ev->ops->work
+                           ? mt->cfg->ev->ops->work(mt->cfg->ev)
+                           : NULL;
+    size_t tb = 0, eb = 0;
+
+    memset(out, 0, sizeof *out);
+    for (size_t a = 0; a < m; ++a) {
+        const kt_eval_result *x = &r[idx[a]];
+        if (!x->energy.measured)
+            return;
+        if (x->timing.kernel.median < r[idx[tb]].timing.kernel.median)
+            tb = a;
+        if (x->energy.joules.median < r[idx[eb]].energy.joules.median)
+            eb = a;
+    }
+    {
+        kt_objective_side st = {&r[idx[tb]].timing, &r[idx[tb]].energy, w},
+                          se = {&r[idx[eb]].timing, &r[idx[eb]].energy, w};
+        kt_objective_ratio(KT_OBJ_TIME, &st, &se, &out->time);
+        kt_objective_ratio(KT_OBJ_ENERGY, &st, &se, &out->energy);
+    }
+    out->have = m > 0;
+    out->time_best = pts[idx[tb]];
+    out->energy_best = pts[idx[eb]];
+}
+
 static kt_status finish(kt_tune *t, kt_err *err)
 {
     const kt_tune_config *cfg = t->cfg;
@@ -1385,6 +1418,7 @@ static kt_status finish(kt_tune *t, kt_err *err)
                 f->tied = kt_stats_verdict(&f->vs_winner, cfg->min_gain) <= 0;
             }
         }
+        tradeoff(t, pts, r, idx, m, &res->tradeoff);
         /* Winner first, the others by median. */
         if (winner != 0) {
             kt_tune_final w = res->finals[winner];

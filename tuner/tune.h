@@ -135,6 +135,15 @@ typedef struct kt_tune_final {
     int tied;           /* not distinguishable from the winner */
 } kt_tune_final;
 
+/* The time-best and the energy-best of the closing re-measurement and
+ * how they differ, paired (they ran in the same interleaved call):
+ * energy-best over time-best in time and in energy. */
+typedef struct kt_tune_tradeoff {
+    int have; /* the finalists' energy was measured */
+    kt_point time_best, energy_best;
+    kt_ratio time, energy; /* energy-best / time-best */
+} kt_tune_tradeoff;
+
 typedef struct kt_tune_result {
     kt_tune_entry *entries; /* every point visited, in visiting order */
     size_t num_entries;
@@ -150,6 +159,7 @@ typedef struct kt_tune_result {
     size_t num_finals;
     int has_best;
     int final_measured; /* finals come from one interleaved call */
+    kt_tune_tradeoff tradeoff;
     const char *stop_reason;
     char finish_reason[512]; /* kt_tune_finished(); stop_reason points here */
     double elapsed_s;        /* the run's clock at the end */
