@@ -5,6 +5,13 @@
 #include <stdio.h>
 #include <string.h>
 
+/* A figure the meter could not form (0/0) is written 0: JSON has no NaN,
+ * and json_pack would drop the whole record. */
+static double fin(double v)
+{
+    return isfinite(v) ? v : 0;
+}
+
 json_t *kt_energy_to_json(const kt_energy *e)
 {
     json_t *j, *samples;
@@ -13,23 +20,25 @@ json_t *kt_energy_to_json(const kt_energy *e)
         return json_pack("{s:b,s:s}", "measured", 0, "note", e->note);
     samples = json_array();
     for (size_t i = 0; i < e->rounds; ++i)
-        json_array_append_new(samples, json_real(e->samples_j[i]));
-    j = json_pack("{s:b,s:s,s:f,s:f,s:f,s:f,s:o,s:f,s:f,s:I,s:I,s:f}",
-                  "measured", 1, "note", e->note, "joules_per_launch",
-                  e->joules.median, "ci_lo_j", e->joules.ci_lo, "ci_hi_j",
-                  e->joules.ci_hi, "noise", e->joules.noise, "samples_j",
-                  samples, "power_w", e->power_w, "window_s", e->window_s,
-                  "window_mj", (json_int_t)e->window_mj, "launches",
-                  (json_int_t)e->launches, "launch_us", e->launch_us);
+        json_array_append_new(samples, json_real(fin(e->samples_j[i])));
+    j = json_pack(
+        "{s:b,s:s,s:f,s:f,s:f,s:f,s:o,s:f,s:f,s:I,s:I,s:f}", "measured", 1,
+        "note", e->note, "joules_per_launch", fin(e->joules.median), "ci_lo_j",
+        fin(e->joules.ci_lo), "ci_hi_j", fin(e->joules.ci_hi), "noise",
+        fin(e->joules.noise), "samples_j", samples, "power_w", fin(e->power_w),
+        "window_s", fin(e->window_s), "window_mj", (json_int_t)e->window_mj,
+        "launches", (json_int_t)e->launches, "launch_us", fin(e->launch_us));
     json_object_update_new(
-        j, json_pack("{s:f,s:f,s:f,s:f,s:f,s:I,s:f,s:f,s:f,s:f,s:f}",
-                     "counter_step_s", e->step_s, "counter_step_mj", e->step_mj,
-                     "resolution", e->resolution, "sampled_power_w",
-                     e->dev.sampled_power_w, "crosscheck", e->crosscheck,
-                     "power_samples", (json_int_t)e->dev.power_samples,
-                     "sm_mhz", e->dev.sm_mhz, "sm_mhz_min", e->dev.sm_mhz_min,
-                     "mem_mhz", e->dev.mem_mhz, "temp_c", e->dev.temp_c,
-                     "power_limit_w", e->dev.power_limit_w));
+        j,
+        json_pack("{s:f,s:f,s:f,s:f,s:f,s:I,s:f,s:f,s:f,s:f,s:f}",
+                  "counter_step_s", fin(e->step_s), "counter_step_mj",
+                  fin(e->step_mj), "resolution", fin(e->resolution),
+                  "sampled_power_w", fin(e->dev.sampled_power_w), "crosscheck",
+                  fin(e->crosscheck), "power_samples",
+                  (json_int_t)e->dev.power_samples, "sm_mhz",
+                  fin(e->dev.sm_mhz), "sm_mhz_min", fin(e->dev.sm_mhz_min),
+                  "mem_mhz", fin(e->dev.mem_mhz), "temp_c", fin(e->dev.temp_c),
+                  "power_limit_w", fin(e->dev.power_limit_w)));
     return j;
 }
 

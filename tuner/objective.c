@@ -106,8 +106,9 @@ void kt_objective_ratio(kt_objective o, const kt_objective_side *a,
     double wa = work_of(o, a->work), wb = work_of(o, b->work);
     kt_ratio e;
 
+    /* No decision: n = 0 (kt_stats_verdict calls it a tie), ratio 1. */
     out->n = 0;
-    out->ratio = out->lo = out->hi = NAN;
+    out->ratio = out->lo = out->hi = 1;
     if ((kt_objective_needs_energy(o) && (!has_energy(a) || !has_energy(b))) ||
         isnan(wa) || isnan(wb))
         return;

@@ -60,7 +60,8 @@ int kt_objective_needs_energy(kt_objective o);
 double kt_objective_cost(kt_objective o, const kt_objective_side *s);
 
 /* cost(b) / cost(a) over the rounds both have, with its 95% interval
- * (ratio < 1: b is better). out->n = 0 when either lacks what o needs. */
+ * (ratio < 1: b is better). out->n = 0 and ratio, lo, hi 1 (no decision:
+ * kt_stats_verdict says tie) when either lacks what o needs. */
 void kt_objective_ratio(kt_objective o, const kt_objective_side *a,
                         const kt_objective_side *b, kt_ratio *out);
 
