@@ -399,6 +399,15 @@ static void csv_context(FILE *out, const kt_tune_facts *f, int header)
     }
 }
 
+/* The energy columns of a row (empty where not measured), and its end. */
+static void csv_energy(FILE *out, const kt_energy *e)
+{
+    if (e->measured)
+        fprintf(out, "%.6g,%.2f\n", 1e3 * e->joules.median, e->power_w);
+    else
+        fputs(",\n", out);
+}
+
 kt_status kt_export_csv(const char *path, const kt_tune_facts *f,
                         const kt_tune_result *r, kt_err *err)
 {
@@ -426,7 +435,7 @@ kt_status kt_export_csv(const char *path, const kt_tune_facts *f,
     for (size_t k = 0; k < num_names; ++k)
         kt_csv_field(out, names[k], 0);
     fputs("status,reason,median_us,min_us,mean_us,ci_lo_us,ci_hi_us,noise,"
-          "samples,bandwidth_gbs\n",
+          "samples,bandwidth_gbs,energy_mj,power_w\n",
           out);
     for (size_t i = 0; i < r->num_entries; ++i) {
         const kt_tune_entry *e = &r->entries[i];
@@ -456,10 +465,11 @@ kt_status kt_export_csv(const char *path, const kt_tune_facts *f,
                 kt_derive(f->work, s->median, 0, 0, &d);
                 gbs = d.bandwidth_gbs;
             }
-            fprintf(out, "%.4f,%.4f,%.4f,%.4f,%.4f,%.6f,%zu,%.2f\n", s->median,
+            fprintf(out, "%.4f,%.4f,%.4f,%.4f,%.4f,%.6f,%zu,%.2f,", s->median,
                     s->min, s->mean, s->ci_lo, s->ci_hi, s->noise, s->n, gbs);
+            csv_energy(out, &e->energy);
         } else {
-            fputs(",,,,,,,\n", out);
+            fputs(",,,,,,,,,\n", out);
         }
     }
     if (kt_out_close(out) != 0)

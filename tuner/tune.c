@@ -469,6 +469,7 @@ static kt_status answer_from_log(kt_tune *t, resume_call *c, size_t n,
         out[i].compile_s = e[i].result.compile_s;
         out[i].compiled = e[i].result.compiled;
         out[i].compile_cache_hits = e[i].result.compile_cache_hits;
+        out[i].energy = e[i].result.energy;
         if (e[i].result.status == KT_EVAL_OK &&
             (rc = kt_timing_copy(&e[i].result.timing, &out[i].timing, err)))
             return rc;
