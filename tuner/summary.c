@@ -420,7 +420,8 @@ void kt_summary_print(FILE *out, const kt_tune_facts *f,
         fprintf(out, "journal %s\n", f->journal);
     if (r->has_best) {
         print_answer(out, f, r);
-        if (!f->replay)
+        /* A replay of a recording made without energy says nothing. */
+        if (!f->replay || r->finals[0].energy.measured)
             kt_summary_energy(out, f, r);
     } else
         fprintf(out, "\nno valid configuration found%s%s\n",
