@@ -8,6 +8,7 @@
 
 #include "app/cli.h"
 #include "core/derive.h"
+#include "core/energy_text.h"
 #include "core/envrec.h"
 #include "core/evaluator.h"
 #include "core/instance.h"
@@ -77,6 +78,7 @@ static int parse_args(int argc, char **argv, bench_args *a, kt_err *err)
         return rc;
     if (kt_cli_operator_operand("bench", &a->o, &a->spec, err))
         return KT_EXIT_USAGE;
+    a->o.protocol.energy = 1; /* where NVML answers (core/energy_meter.h) */
     if (kt_protocol_validate(&a->o.protocol, err))
         return KT_EXIT_USAGE;
     return KT_EXIT_OK;
@@ -161,6 +163,7 @@ static void print_report(const kt_operator *op, const char *plugin,
            "GPU time; noise %.3f%% (target %.3f%%)\n",
            t->num_rounds, t->stop_reason ? t->stop_reason : "?", t->gpu_time_s,
            100.0 * t->kernel.noise, 100.0 * p->target_noise);
+    kt_energy_print(stdout, &r->energy, work);
 }
 
 static int write_json(const char *path, const bench_args *a,

@@ -529,6 +529,7 @@ int kt_cmd_compare(int argc, char **argv)
     c.plugin_name = plugin->desc.name;
     c.op = op;
     c.protocol = a.o.protocol;
+    c.protocol.energy = 1; /* where NVML answers; a replay's is recorded */
     c.reference = reference;
     c.files = files;
     c.num_files = a.froms.count;

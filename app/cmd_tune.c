@@ -943,6 +943,7 @@ static void configure(const tune_args *a, tune_run *t)
     cfg->max_seconds = job->max_seconds;
     cfg->finalists = job->finalists;
     cfg->min_gain = job->min_gain;
+    cfg->objective = job->objective;
     cfg->protocol = job->protocol;
     cfg->journal = t->journal.fd >= 0 ? &t->journal : NULL;
     cfg->resume = t->have_log ? &t->log : NULL;
@@ -1080,6 +1081,27 @@ static double release_device(kt_evaluator *ev)
     return kt_clock_seconds() - t0;
 }
 
+/* An objective that needs energy where none is measured (NVML absent, a
+ * replay of a recording without energy) is the job's mistake, found
+ * before anything is measured: 0 and KT_S_INPUT saying why. */
+static int energy_answers(const tune_run *t, kt_err *err)
+{
+    json_t *e = json_object_get(t->env, "energy");
+    const char *note = json_string_value(json_object_get(e, "note"));
+
+    if (!kt_objective_needs_energy(t->job.objective) ||
+        json_is_true(json_object_get(e, "available")))
+        return 1;
+    kt_err_set(err, KT_S_INPUT,
+               "[strategy] objective = %s needs energy measurements, and "
+               "there are none here: %s",
+               kt_objective_name(t->job.objective),
+               note && note[0] ? note
+                               : "this evaluator measures no energy (a "
+                                 "replay of a recording made without it)");
+    return 0;
+}
+
 /* Opens, searches and reports the current size; an exit code. *fatal is
  * set when the sweep cannot go on (no evaluator, a journal or evaluator
  * failure); a search that found nothing valid lets the next size run. */
@@ -1093,6 +1115,8 @@ static int tune(const tune_args *a, tune_run *t, kt_sweep_row *row, int *fatal)
     if (open_run(a, t, &err))
         return kt_cli_fail(&err);
     configure(a, t);
+    if (!energy_answers(t, &err))
+        return kt_cli_fail(&err);
     if (t->cfg.journal)
         hint_on_stop(a, &t->job);
     st = kt_tune_run(&t->cfg, &t->result, &err);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/csv.h"
+#include "core/energy_text.h"
 #include "core/envrec.h"
 #include "core/instance.h"
 #include "core/loader.h"
@@ -404,10 +405,35 @@ static void md_sources(FILE *out, const kt_compare *c)
     }
 }
 
+/* Each measured row's energy window (core/energy_text.h); nothing when no
+ * row has one. */
+static void md_energy(FILE *out, const kt_compare *c)
+{
+    char text[1024];
+    int any = 0;
+
+    for (size_t i = 0; i < c->num_rows && !any; ++i)
+        any = c->rows[i].result.status == KT_EVAL_OK &&
+              c->rows[i].result.energy.measured;
+    if (!any)
+        return;
+    fputs("\n### Energy\n", out);
+    for (size_t i = 0; i < c->num_rows; ++i) {
+        const kt_compare_row *r = &c->rows[i];
+        if (r->result.status != KT_EVAL_OK || !r->result.energy.measured)
+            continue;
+        kt_compare_params_text(c->op, &r->pick.point, text, sizeof text);
+        fprintf(out, "\n`%s` %s\n", c->op->variants[r->pick.point.variant].id,
+                text);
+        kt_energy_markdown(out, &r->result.energy, &c->work);
+    }
+}
+
 void kt_compare_markdown(FILE *out, const kt_compare *c)
 {
     md_heading(out, c);
     md_timing(out, c);
+    md_energy(out, c);
     md_counters(out, c);
     md_sources(out, c);
 }
@@ -489,6 +515,8 @@ static json_t *row_json(const kt_compare *c, size_t i)
     }
     json_object_set_new(j, "stats", stats_json(&r->result.timing.kernel));
     json_object_set(j, "timing", json_object_get(full, "timing"));
+    if (json_object_get(full, "energy"))
+        json_object_set(j, "energy", json_object_get(full, "energy"));
     json_decref(full);
     json_object_set_new(j, "vs_reference",
                         r->speedup.n

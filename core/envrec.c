@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/energy.h"
 #include "core/version.h"
 
 json_t *kt_env_device(const kt_gpu *gpu)
@@ -108,11 +109,36 @@ json_t *kt_env_protocol(const kt_protocol *p)
         json_object_set_new(j, "race_bar_us", json_real(p->race_bar_us));
     if (p->race_pairs)
         json_object_set_new(j, "race_pairs", json_true());
+    if (p->energy)
+        json_object_set_new(j, "energy",
+                            json_pack("{s:I,s:f,s:s}", "rounds",
+                                      (json_int_t)p->energy_rounds, "window_s",
+                                      p->energy_window_s, "protocol",
+                                      KT_ENERGY_PROTOCOL));
     return j;
+}
+
+/* The energy protocol of a record; absent: off (records made before). */
+static kt_status energy_from_json(const json_t *j, kt_protocol *p, kt_err *err)
+{
+    json_int_t rounds = 0;
+    json_error_t jerr;
+
+    if (!j)
+        return KT_S_OK;
+    if (json_unpack_ex((json_t *)j, &jerr, 0, "{s:I,s:F}", "rounds", &rounds,
+                       "window_s", &p->energy_window_s) ||
+        rounds < 1)
+        return kt_err_set(err, KT_S_INPUT, "protocol: energy: %s",
+                          rounds < 1 ? "rounds < 1" : jerr.text);
+    p->energy = 1;
+    p->energy_rounds = (size_t)rounds;
+    return KT_S_OK;
 }
 
 kt_status kt_protocol_from_json(const json_t *j, kt_protocol *p, kt_err *err)
 {
+    kt_status rc;
     json_int_t min_samples = 0, max_samples = 0;
     const char *cache = NULL;
     int probe = 0, e2e = 0;
@@ -137,6 +163,8 @@ kt_status kt_protocol_from_json(const json_t *j, kt_protocol *p, kt_err *err)
     p->race = json_number_value(json_object_get(j, "race"));
     p->race_bar_us = json_number_value(json_object_get(j, "race_bar_us"));
     p->race_pairs = json_is_true(json_object_get(j, "race_pairs"));
+    if ((rc = energy_from_json(json_object_get(j, "energy"), p, err)))
+        return rc;
     return kt_protocol_validate(p, err);
 }
 

@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 #include "core/calibrate.h"
+#include "core/energy.h"
 #include "core/error.h"
 #include "core/loader.h"
 #include "core/measure.h"
@@ -73,6 +74,10 @@ typedef struct kt_eval_result {
      * since the previous call (compile_busy_s), so the sum over a run is
      * the pool's compile wall time. */
     double compile_cpu_s, compile_wait_s, compile_busy_s;
+    /* When the protocol asked for energy (kt_protocol.energy) and the
+     * point is OK: its energy window (core/energy_meter.h); measured = 0
+     * with a note where NVML is absent or the window said nothing. */
+    kt_energy energy;
 } kt_eval_result;
 
 typedef struct kt_evaluator kt_evaluator;

@@ -9,6 +9,7 @@
 #include "core/compile_pool.h"
 #include "core/cuda_check.h"
 #include "core/declared.h"
+#include "core/energy_meter.h"
 #include "core/envrec.h"
 #include "core/feasible.h"
 #include "core/gpu.h"
@@ -46,6 +47,10 @@ typedef struct local_eval {
     kt_point *hinted;
     size_t num_hinted;
     double busy_reported;
+    /* NVML for the energy window; nvml_note says why not when absent. */
+    kt_nvml nvml;
+    int nvml_ok;
+    char nvml_note[512];
 } local_eval;
 
 typedef struct launch_ctx {
@@ -292,6 +297,43 @@ static void point_work(local_eval *le, const kt_point *pt, kt_eval_result *r)
     }
 }
 
+/* The energy windows of the call's verified points, after their timing
+ * (core/energy_meter.h); where NVML is absent each result says so. */
+static kt_status measure_energy(local_eval *le, const kt_target *targets,
+                                const kt_timing *timings, const size_t *slot,
+                                size_t m, const kt_protocol *p,
+                                kt_eval_result *out, kt_err *err)
+{
+    double *median = calloc(m ? m : 1, sizeof *median);
+    kt_energy *e = calloc(m ? m : 1, sizeof *e);
+    kt_status rc = KT_S_OK;
+
+    if (!median || !e) {
+        rc = kt_err_set(err, KT_S_NOMEM, "out of memory");
+        goto done;
+    }
+    for (size_t k = 0; k < m; ++k)
+        median[k] = timings[k].kernel.median;
+    if (!le->nvml_ok)
+        for (size_t k = 0; k < m; ++k)
+            kt_energy_none(&e[k], "%s", le->nvml_note);
+    else if ((rc = kt_energy_measure(&le->nvml, le->meter.stream, targets,
+                                     median, m, p, e, err)) == KT_S_EXEC)
+        le->lost = 1;
+    else if (rc) {
+        /* The timings stand; only the energy is lost. */
+        for (size_t k = 0; k < m; ++k)
+            kt_energy_none(&e[k], "the energy window failed: %s", err->msg);
+        rc = KT_S_OK;
+    }
+    for (size_t k = 0; k < m && !rc; ++k)
+        out[slot[k]].energy = e[k];
+done:
+    free(median);
+    free(e);
+    return rc;
+}
+
 static kt_status local_evaluate(kt_evaluator *ev, const kt_point *pts, size_t n,
                                 const kt_protocol *p, kt_eval_result *out,
                                 kt_err *err)
@@ -364,6 +406,8 @@ static kt_status local_evaluate(kt_evaluator *ev, const kt_point *pts, size_t n,
     }
     for (size_t k = 0; k < m; ++k)
         out[slot[k]].timing = timings[k];
+    if (p->energy)
+        rc = measure_energy(le, targets, timings, slot, m, p, out, err);
 done:
     if (n)
         out[0].compile_busy_s = busy_since_last(le);
@@ -400,11 +444,27 @@ static json_t *compile_record(local_eval *le)
 static json_t *local_environment(kt_evaluator *ev)
 {
     local_eval *le = self(ev);
-    return json_pack("{s:o,s:o,s:{s:f,s:f,s:f},s:o}", "device",
-                     kt_env_device(&le->gpu), "plugin",
+    return json_pack("{s:o,s:o,s:{s:f,s:f,s:f},s:o,s:{s:b,s:s,s:s}}",
+                     "device", kt_env_device(&le->gpu), "plugin",
                      kt_env_plugin(le->spec.plugin), "start", "device_s",
                      le->device_s, "meter_s", le->meter_s, "problem_s",
-                     le->problem_s, "compile", compile_record(le));
+                     le->problem_s, "compile", compile_record(le), "energy",
+                     "available", le->nvml_ok, "library", kt_nvml_library(),
+                     "note", le->nvml_note);
+}
+
+/* NVML for the energy window, when it answers here; the note otherwise
+ * (printed once per process). */
+static void open_nvml(local_eval *le)
+{
+    kt_err nerr;
+
+    kt_err_clear(&nerr);
+    le->nvml_ok = kt_nvml_open(le->gpu.pci_bus_id, &le->nvml, &nerr) == KT_S_OK;
+    if (!le->nvml_ok) {
+        snprintf(le->nvml_note, sizeof le->nvml_note, "%s", nerr.msg);
+        kt_nvml_note_once(nerr.msg);
+    }
 }
 
 static const kt_work *local_work(kt_evaluator *ev)
@@ -688,6 +748,7 @@ kt_status kt_local_open(const kt_eval_spec *spec, kt_evaluator **out,
                le->gpu.runtime_version);
     kt_verifier_init(&le->verifier, &le->gpu, spec->seed, spec->log_level,
                      spec->verify_host);
+    open_nvml(le);
     le->device_s = kt_clock_seconds() - t0;
     if ((rc = open_pool(le, err)))
         goto fail;

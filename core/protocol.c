@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/energy.h"
 #include "core/msg.h"
 #include "core/parse.h"
 
@@ -24,6 +25,9 @@ void kt_protocol_defaults(kt_protocol *p)
     p->race = 0;
     p->race_bar_us = 0;
     p->race_pairs = 0;
+    p->energy = 0;
+    p->energy_rounds = 3;
+    p->energy_window_s = 0.2;
 }
 
 kt_status kt_noise_parse(const char *text, const char *what, double *out,
@@ -60,6 +64,19 @@ void kt_noise_warn(const char *what, double value)
            "stop; nvbench's --max-noise counts in percent, so if you meant "
            "%g%%, write %g%% (or %g)\n",
            what, value, value * 100, value, value, value / 100);
+}
+
+static kt_status validate_energy(const kt_protocol *p, kt_err *err)
+{
+    if (p->energy_rounds < 1 || p->energy_rounds > KT_ENERGY_MAX_ROUNDS)
+        return kt_err_set(err, KT_S_INPUT,
+                          "energy rounds: %zu, expected 1 to %d",
+                          p->energy_rounds, KT_ENERGY_MAX_ROUNDS);
+    if (!(p->energy_window_s >= 0.001) || p->energy_window_s > 60)
+        return kt_err_set(err, KT_S_INPUT,
+                          "energy window: %g s, expected 0.001 to 60",
+                          p->energy_window_s);
+    return KT_S_OK;
 }
 
 kt_status kt_protocol_validate(const kt_protocol *p, kt_err *err)
@@ -108,7 +125,7 @@ kt_status kt_protocol_validate(const kt_protocol *p, kt_err *err)
                           "throttle ratio: %g, expected 0 to "
                           "1",
                           p->throttle_ratio);
-    return KT_S_OK;
+    return validate_energy(p, err);
 }
 
 const char *kt_cache_mode_name(kt_cache_mode mode)

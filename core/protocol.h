@@ -46,6 +46,12 @@ typedef struct kt_protocol {
      * target 0 (a comparison); once every other target stopped, target 0
      * stops too, its later samples having no partner. */
     int race_pairs;
+    /* Energy (core/energy_meter.h): 1 measures each verified point's
+     * energy after its timing, in energy_rounds interleaved windows of at
+     * least energy_window_s each, where NVML answers. 0: off. */
+    int energy;
+    size_t energy_rounds;
+    double energy_window_s;
 } kt_protocol;
 
 /* The defaults of `ktune bench`: nvbench's stopping rule (at least 10

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/result_json.h"
 
+#include "core/energy_json.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -251,6 +253,8 @@ json_t *kt_eval_result_to_json(const kt_operator *op, const kt_point *pt,
                                       r->work.bytes_read, "bytes_written",
                                       r->work.bytes_written, "flops",
                                       r->work.flops));
+    if (r->status == KT_EVAL_OK && (r->energy.measured || r->energy.note[0]))
+        json_object_set_new(j, "energy", kt_energy_to_json(&r->energy));
     return j;
 }
 
@@ -311,7 +315,9 @@ kt_status kt_eval_result_from_json(const kt_operator *op, const json_t *j,
     }
     r->shape.dynamic_smem_bytes = (uint32_t)dsmem;
     if ((rc = kt_eval_phases_from_json(json_object_get(j, "phases"), &r->phases,
-                                       err)))
+                                       err)) ||
+        (rc = kt_energy_from_json(json_object_get(j, "energy"), &r->energy,
+                                  err)))
         return rc;
     if ((timing = json_object_get(j, "compilation"))) {
         int compiled = 0, hits = 0;

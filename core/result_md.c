@@ -2,6 +2,7 @@
 #include "core/result_md.h"
 
 #include "core/derive.h"
+#include "core/energy_text.h"
 #include "core/instance.h"
 
 /* A cell's text; '|' would end the cell early. */
@@ -39,4 +40,5 @@ void kt_result_markdown(FILE *out, const kt_result_md *m)
         fprintf(out, "%.1f%% |\n", d.pct_of_copy);
     else
         fputs("- |\n", out);
+    kt_energy_markdown(out, &m->r->energy, m->work);
 }

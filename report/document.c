@@ -678,6 +678,8 @@ kt_status kt_doc_write(FILE *out, const kt_sources *s,
         kt_fig_search(&c);
     }
     kt_fig_roofline(&c);
+    if (!s->compare)
+        kt_fig_energy(&c);
     kt_fig_calibration(&c);
     if (!s->compare)
         top_table(out, &c, top);

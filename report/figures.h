@@ -11,7 +11,8 @@
  *                rate under the measured bandwidth and compute ceilings;
  *   calibration  bandwidth against working set, with the L2 size marked;
  *   compare      `ktune compare` rows side by side with their intervals
- *                and counters.
+ *                and counters;
+ *   energy       time against energy per launch, the Pareto front marked.
  * kt_fig_ctx carries what they share, gathered once by kt_fig_ctx_init.
  */
 #ifndef KT_REPORT_FIGURES_H
@@ -56,5 +57,13 @@ void kt_fig_search(kt_fig_ctx *c);
 void kt_fig_roofline(kt_fig_ctx *c);
 void kt_fig_calibration(kt_fig_ctx *c);
 void kt_fig_compare(kt_fig_ctx *c);
+/* Time against energy of a tuning run's configurations (the summary's
+ * energy.points), the Pareto front marked; nothing without a summary. */
+void kt_fig_energy(kt_fig_ctx *c);
+
+/* front[i] = 1 when no other point is at most as slow and as costly in
+ * energy and better in one of them (both minimised); returns how many. */
+size_t kt_fig_pareto(const double *time, const double *energy, size_t n,
+                     int *front);
 
 #endif

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "tuner/export.h"
 
+#include "core/energy_json.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -125,6 +127,50 @@ static json_t *ratio_json(const kt_ratio *r)
                      r->hi, "rounds", (json_int_t)r->n);
 }
 
+/* The run's energy: the objective, the time-best and energy-best
+ * finalists with their paired differences, and every point measured with
+ * energy (time and joules per launch: the report's time-energy chart). */
+static json_t *energy_json(const kt_tune_facts *f, const kt_tune_result *r)
+{
+    const kt_tune_tradeoff *x = &r->tradeoff;
+    json_t *j = json_pack("{s:s}", "objective",
+                          kt_objective_name(f->cfg->objective)),
+           *pts = json_array();
+
+    if (x->have)
+        json_object_set_new(
+            j, "tradeoff",
+            json_pack("{s:o,s:o,s:b,s:o,s:o}", "time_best",
+                      point_json(f, &x->time_best), "energy_best",
+                      point_json(f, &x->energy_best), "same",
+                      kt_point_equal(&x->time_best, &x->energy_best),
+                      "time_ratio", ratio_json(&x->time), "energy_ratio",
+                      ratio_json(&x->energy)));
+    for (size_t i = 0; i < r->num_entries; ++i) {
+        const kt_tune_entry *e = &r->entries[i];
+        json_t *p;
+        if (e->status != KT_EVAL_OK || !e->energy.measured)
+            continue;
+        p = point_json(f, &e->point);
+        json_object_set_new(p, "median_us", json_real(e->timing.kernel.median));
+        json_object_set_new(p, "joules", json_real(e->energy.joules.median));
+        json_array_append_new(pts, p);
+    }
+    for (size_t i = 0; i < r->num_finals; ++i) {
+        const kt_tune_final *fi = &r->finals[i];
+        json_t *p;
+        if (!fi->energy.measured)
+            continue;
+        p = point_json(f, &fi->point);
+        json_object_set_new(p, "median_us", json_real(fi->stats.median));
+        json_object_set_new(p, "joules", json_real(fi->energy.joules.median));
+        json_object_set_new(p, "final", json_true());
+        json_array_append_new(pts, p);
+    }
+    json_object_set_new(j, "points", pts);
+    return j;
+}
+
 /* The answer against the reference variant of the closing round
  * (kt_summary_reference), or null. */
 static json_t *reference_json(const kt_tune_facts *f, const kt_tune_result *r)
@@ -245,6 +291,9 @@ json_t *kt_export_summary(const kt_tune_facts *f, const kt_tune_result *r,
             json_object_set_new(x, "vs_best",
                                 ratio_json(&r->finals[i].vs_winner));
             json_object_set_new(x, "tied", json_boolean(r->finals[i].tied));
+            if (r->finals[i].energy.measured || r->finals[i].energy.note[0])
+                json_object_set_new(x, "energy",
+                                    kt_energy_to_json(&r->finals[i].energy));
             if (r->finals[i].tied)
                 json_array_append(tie, x);
             json_array_append_new(finals, x);
@@ -254,6 +303,7 @@ json_t *kt_export_summary(const kt_tune_facts *f, const kt_tune_result *r,
         json_object_set_new(root, "reference", reference_json(f, r));
         json_object_set_new(root, "finalists_remeasured",
                             json_boolean(r->final_measured));
+        json_object_set_new(root, "energy", energy_json(f, r));
     } else {
         json_object_set_new(root, "best", json_null());
     }
@@ -352,6 +402,15 @@ static void csv_context(FILE *out, const kt_tune_facts *f, int header)
     }
 }
 
+/* The energy columns of a row (empty where not measured), and its end. */
+static void csv_energy(FILE *out, const kt_energy *e)
+{
+    if (e->measured)
+        fprintf(out, "%.6g,%.2f\n", 1e3 * e->joules.median, e->power_w);
+    else
+        fputs(",\n", out);
+}
+
 kt_status kt_export_csv(const char *path, const kt_tune_facts *f,
                         const kt_tune_result *r, kt_err *err)
 {
@@ -379,7 +438,7 @@ kt_status kt_export_csv(const char *path, const kt_tune_facts *f,
     for (size_t k = 0; k < num_names; ++k)
         kt_csv_field(out, names[k], 0);
     fputs("status,reason,median_us,min_us,mean_us,ci_lo_us,ci_hi_us,noise,"
-          "samples,bandwidth_gbs\n",
+          "samples,bandwidth_gbs,energy_mj,power_w\n",
           out);
     for (size_t i = 0; i < r->num_entries; ++i) {
         const kt_tune_entry *e = &r->entries[i];
@@ -409,10 +468,11 @@ kt_status kt_export_csv(const char *path, const kt_tune_facts *f,
                 kt_derive(f->work, s->median, 0, 0, &d);
                 gbs = d.bandwidth_gbs;
             }
-            fprintf(out, "%.4f,%.4f,%.4f,%.4f,%.4f,%.6f,%zu,%.2f\n", s->median,
+            fprintf(out, "%.4f,%.4f,%.4f,%.4f,%.4f,%.6f,%zu,%.2f,", s->median,
                     s->min, s->mean, s->ci_lo, s->ci_hi, s->noise, s->n, gbs);
+            csv_energy(out, &e->energy);
         } else {
-            fputs(",,,,,,,\n", out);
+            fputs(",,,,,,,,,\n", out);
         }
     }
     if (kt_out_close(out) != 0)

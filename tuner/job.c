@@ -21,8 +21,9 @@ static const char *const section_names[] = {"job",     "space",  "strategy",
                                             "measure", "output", "metrics"};
 static const char *const job_keys[] = {"operator", "seed", "device", "devices",
                                        "verify_boundaries"};
-static const char *const strategy_keys[] = {"name", "max_evals", "max_seconds",
-                                            "seed", "finalists", "min_gain"};
+static const char *const strategy_keys[] = {
+    "name",      "max_evals", "max_seconds", "seed",
+    "finalists", "min_gain",  "objective"};
 static const char *const measure_keys[] = {
     "warmups",  "min_samples", "max_samples",    "min_time",
     "max_time", "noise",       "cache",          "timeout",
@@ -248,6 +249,15 @@ static kt_status get_double(const loader *ld, const char *section,
         return bad(ld, section, key, "%s is out of range; expected %g to %g%s",
                    text, lo, hi, hi_open ? " (exclusive)" : "");
     *out = v;
+    return KT_S_OK;
+}
+
+/* [strategy] objective: time, energy, edp, ... (tuner/objective.h). */
+static kt_status get_objective(const loader *ld, const char *key,
+                               kt_objective *out)
+{
+    if (kt_objective_parse(value_of(ld, "strategy", key), out, ld->err))
+        return bad_from(ld, "strategy", key);
     return KT_S_OK;
 }
 
@@ -606,6 +616,8 @@ static kt_status read_strategy(loader *ld)
                 job->finalists = (size_t)v;
         } else if (strcasecmp(key, "min_gain") == 0) {
             rc = get_double(ld, "strategy", key, 0, 0.5, 1, &job->min_gain);
+        } else if (strcasecmp(key, "objective") == 0) {
+            rc = get_objective(ld, key, &job->objective);
         } else if (opt >= 0) {
             const kt_strategy_option *o = &job->strategy->options[opt];
             double x;

@@ -22,6 +22,7 @@
 #include "core/error.h"
 #include "core/loader.h"
 #include "core/protocol.h"
+#include "tuner/objective.h"
 #include "tuner/profiling.h"
 #include "tuner/space.h"
 #include "tuner/strategy.h"
@@ -69,6 +70,7 @@ typedef struct kt_job {
     double max_seconds;
     size_t finalists;
     double min_gain;
+    kt_objective objective; /* default time */
     /* [measure] */
     kt_protocol protocol;
     /* Limit per point evaluated in a worker, on top of the protocol's

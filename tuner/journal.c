@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "core/energy_json.h"
 #include "core/envrec.h"
 #include "core/fileio.h"
 #include "core/result_json.h"
@@ -133,7 +134,9 @@ static kt_status parse_eval(const json_t *rec, const kt_operator *op,
     snprintf(e->result.reason, sizeof e->result.reason, "%s", reason);
     /* Phases came later: a record without them reads as all zero. */
     if ((rc = kt_eval_phases_from_json(json_object_get(rec, "phases"),
-                                       &e->result.phases, err)))
+                                       &e->result.phases, err)) ||
+        (rc = kt_energy_from_json(json_object_get(rec, "energy"),
+                                  &e->result.energy, err)))
         return rc;
     if (shape_from_json(json_object_get(rec, "shape"), &e->result.shape))
         return kt_err_set(err, KT_S_INPUT,

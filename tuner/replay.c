@@ -122,6 +122,7 @@ static kt_status replay_evaluate(kt_evaluator *ev, const kt_point *pts,
         snprintf(out[i].reason, sizeof out[i].reason, "%s", r->reason);
         if (r->status == KT_EVAL_OK)
             rc = kt_timing_copy(&r->timing, &out[i].timing, err);
+        out[i].energy = r->energy; /* as recorded; none before energy was */
     }
     if (rc)
         for (size_t i = 0; i < n; ++i)

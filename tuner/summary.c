@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "tuner/summary.h"
 
+#include "tuner/summary_energy.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -423,9 +425,12 @@ void kt_summary_print(FILE *out, const kt_tune_facts *f,
     print_workers(out, r);
     if (f->journal)
         fprintf(out, "journal %s\n", f->journal);
-    if (r->has_best)
+    if (r->has_best) {
         print_answer(out, f, r);
-    else
+        /* A replay of a recording made without energy says nothing. */
+        if (!f->replay || r->finals[0].energy.measured)
+            kt_summary_energy(out, f, r);
+    } else
         fprintf(out, "\nno valid configuration found%s%s\n",
                 r->note[0] ? ": " : "", r->note);
     if (f->replay && f->has_optimum) {

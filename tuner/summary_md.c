@@ -8,6 +8,8 @@
 #include "core/instance.h"
 #include "tuner/summary.h"
 
+#include "tuner/summary_energy.h"
+
 /* A table cell's text: '|' would end the cell, so it is escaped. */
 static void md_cell(FILE *out, const char *text)
 {
@@ -133,9 +135,10 @@ void kt_summary_markdown(FILE *out, const kt_tune_facts *f,
                          const kt_tune_result *r, int top)
 {
     md_heading(out, f, r);
-    if (r->has_best)
+    if (r->has_best) {
         md_finalists(out, f, r);
-    else
+        kt_summary_energy_markdown(out, f, r);
+    } else
         fprintf(out, "**No valid configuration found**%s%s\n\n",
                 r->note[0] ? ": " : ".", r->note);
     md_top(out, f, r, top);

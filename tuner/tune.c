@@ -285,6 +285,7 @@ static kt_status add_entry(kt_tune *t, const kt_point *pt, uint64_t index,
     if (r->status == KT_EVAL_OK &&
         (rc = kt_timing_copy(&r->timing, &e->timing, err)))
         return rc;
+    e->energy = r->energy;
     ++res->num_entries;
     if (host) {
         ++res->host_invalid;
@@ -315,11 +316,40 @@ static kt_tune_entry *find_entry(const kt_tune *t, uint64_t index)
                                                     : NULL;
 }
 
-static void observe(const kt_tune_entry *e, kt_tune_obs *out)
+/* A point's cost under the run's objective (tuner/objective.h): the
+ * median in us for time; +inf where the objective lacks a figure. */
+static double cost_of(const kt_tune *t, const kt_timing *timing,
+                      const kt_energy *energy)
+{
+    const kt_evaluator *ev = t->cfg->ev;
+    kt_objective_side s = {
+        timing, energy,
+        ev && ev->ops->work ? ev->ops->work((kt_evaluator *)ev) : NULL};
+    double c = kt_objective_cost(t->cfg->objective, &s);
+    return isnan(c) ? INFINITY : c;
+}
+
+static double entry_cost(const kt_tune *t, const kt_tune_entry *e)
+{
+    return cost_of(t, &e->timing, &e->energy);
+}
+
+/* cost(b) / cost(a), paired, under the run's objective. */
+static void paired(const kt_tune *t, const kt_eval_result *a,
+                   const kt_eval_result *b, kt_ratio *out)
+{
+    kt_evaluator *ev = t->cfg->ev;
+    const kt_work *w = ev && ev->ops->work ? ev->ops->work(ev) : NULL;
+    kt_objective_side sa = {&a->timing, &a->energy, w},
+                      sb = {&b->timing, &b->energy, w};
+    kt_objective_ratio(t->cfg->objective, &sa, &sb, out);
+}
+
+static void observe(const kt_tune *t, const kt_tune_entry *e, kt_tune_obs *out)
 {
     out->known = 1;
     out->status = e->status;
-    out->median_us = e->status == KT_EVAL_OK ? e->timing.kernel.median : 0;
+    out->median_us = e->status == KT_EVAL_OK ? entry_cost(t, e) : 0;
 }
 
 static kt_status locate(const kt_tune *t, const kt_point *pt, uint64_t *index,
@@ -415,8 +445,11 @@ static const kt_protocol *call_protocol(kt_tune *t, const char *purpose)
 {
     kt_protocol *p = &t->call_protocol;
     int final = strcmp(purpose, "final") == 0;
+    int by_time = t->cfg->objective == KT_OBJ_TIME;
     *p = t->cfg->protocol;
-    p->race_bar_us = !final && p->race > 0 && t->best_us > 0 ? t->best_us : 0;
+    p->race_bar_us =
+        by_time && !final && p->race > 0 && t->best_us > 0 ? t->best_us : 0;
+    p->energy |= final || kt_objective_needs_energy(t->cfg->objective);
     p->race_pairs = strcmp(purpose, "compare") == 0;
     return p;
 }
@@ -436,6 +469,7 @@ static kt_status answer_from_log(kt_tune *t, resume_call *c, size_t n,
         out[i].compile_s = e[i].result.compile_s;
         out[i].compiled = e[i].result.compiled;
         out[i].compile_cache_hits = e[i].result.compile_cache_hits;
+        out[i].energy = e[i].result.energy;
         if (e[i].result.status == KT_EVAL_OK &&
             (rc = kt_timing_copy(&e[i].result.timing, &out[i].timing, err)))
             return rc;
@@ -945,7 +979,7 @@ kt_status kt_tune_measure_batch(kt_tune *t, const kt_point *pts, size_t n,
         const kt_tune_entry *e;
         if (kt_space_index(t->cfg->space, &pts[i], &index) &&
             (e = find_entry(t, index)))
-            observe(e, &out[i]);
+            observe(t, e, &out[i]);
     }
     free(send);
     free(idx);
@@ -970,7 +1004,7 @@ int kt_tune_known(kt_tune *t, const kt_point *pt, kt_tune_obs *out)
     if (!kt_space_index(t->cfg->space, pt, &index))
         return 0;
     if ((e = find_entry(t, index))) {
-        observe(e, out);
+        observe(t, e, out);
         return 1;
     }
     if (host_refused(t, pt, index, &rc, &t->fatal)) {
@@ -978,7 +1012,7 @@ int kt_tune_known(kt_tune *t, const kt_point *pt, kt_tune_obs *out)
             t->failed = 1;
             return 0;
         }
-        observe(&t->res->entries[t->res->num_entries - 1], out);
+        observe(t, &t->res->entries[t->res->num_entries - 1], out);
         return 1;
     }
     return 0;
@@ -990,13 +1024,6 @@ static memo *find_memo(kt_tune *t, uint64_t a, uint64_t b)
         if (t->memos[i].incumbent == a && t->memos[i].candidate == b)
             return &t->memos[i];
     return NULL;
-}
-
-/* Per-round ratios of b over a, over the rounds both have. */
-static void paired(const kt_timing *a, const kt_timing *b, kt_ratio *out)
-{
-    size_t n = a->num_rounds < b->num_rounds ? a->num_rounds : b->num_rounds;
-    kt_stats_paired_ratio(a->samples_us, b->samples_us, n, out);
 }
 
 /* The comparisons of a batch that need the evaluator. */
@@ -1079,7 +1106,7 @@ static kt_status compare_settle(kt_tune *t, uint64_t ia, uint64_t ib,
              * the candidate. No verdict. */
             out->status = KT_EVAL_ERROR;
         } else {
-            paired(&r[0].timing, &r[1].timing, &out->ratio);
+            paired(t, &r[0], &r[1], &out->ratio);
             out->verdict = kt_stats_verdict(&out->ratio, t->cfg->min_gain);
         }
     }
@@ -1241,20 +1268,21 @@ static const kt_tune_entry *sorted_ok(const kt_tune *t, size_t rank,
         chosen = NULL;
         for (size_t i = 0; i < r->num_entries; ++i) {
             const kt_tune_entry *e = &r->entries[i];
-            double m = e->timing.kernel.median;
+            double m;
             if (e->status != KT_EVAL_OK || e->host_checked)
                 continue;
+            m = entry_cost(t, e);
             /* Strictly after the previous pick in (median, order). */
             if (floor_us >= 0 &&
                 (m < floor_us || (m == floor_us && e->order <= floor_order)))
                 continue;
-            if (!chosen || m < chosen->timing.kernel.median ||
-                (m == chosen->timing.kernel.median && e->order < chosen->order))
+            if (!chosen || m < entry_cost(t, chosen) ||
+                (m == entry_cost(t, chosen) && e->order < chosen->order))
                 chosen = e;
         }
         if (!chosen)
             break;
-        floor_us = chosen->timing.kernel.median;
+        floor_us = entry_cost(t, chosen);
         floor_order = chosen->order;
     }
     return rank < n ? chosen : NULL;
@@ -1263,8 +1291,7 @@ static const kt_tune_entry *sorted_ok(const kt_tune *t, size_t rank,
 static int compare_finals(const void *a, const void *b)
 {
     const kt_tune_final *x = a, *y = b;
-    return (x->stats.median > y->stats.median) -
-           (x->stats.median < y->stats.median);
+    return (x->cost > y->cost) - (x->cost < y->cost);
 }
 
 /* Appends to pts the fastest measured point of each reference variant
@@ -1291,6 +1318,39 @@ static void add_references(const kt_tune *t, kt_point *pts, size_t *n)
         if (best && !present)
             pts[(*n)++] = best->point;
     }
+}
+
+/* The time-best and energy-best finalists of the closing call r[idx[0..m))
+ * (of points pts) and their paired differences in both measures. */
+static void tradeoff(const kt_tune *t, const kt_point *pts,
+                     const kt_eval_result *r, const size_t *idx, size_t m,
+                     kt_tune_tradeoff *out)
+{
+    kt_tune *mt = (kt_tune *)t;
+    const kt_work *w = mt->cfg->ev && mt->cfg->ev->ops->work
+                           ? mt->cfg->ev->ops->work(mt->cfg->ev)
+                           : NULL;
+    size_t tb = 0, eb = 0;
+
+    memset(out, 0, sizeof *out);
+    for (size_t a = 0; a < m; ++a) {
+        const kt_eval_result *x = &r[idx[a]];
+        if (!x->energy.measured)
+            return;
+        if (x->timing.kernel.median < r[idx[tb]].timing.kernel.median)
+            tb = a;
+        if (x->energy.joules.median < r[idx[eb]].energy.joules.median)
+            eb = a;
+    }
+    {
+        kt_objective_side st = {&r[idx[tb]].timing, &r[idx[tb]].energy, w},
+                          se = {&r[idx[eb]].timing, &r[idx[eb]].energy, w};
+        kt_objective_ratio(KT_OBJ_TIME, &st, &se, &out->time);
+        kt_objective_ratio(KT_OBJ_ENERGY, &st, &se, &out->energy);
+    }
+    out->have = m > 0;
+    out->time_best = pts[idx[tb]];
+    out->energy_best = pts[idx[eb]];
 }
 
 static kt_status finish(kt_tune *t, kt_err *err)
@@ -1339,6 +1399,8 @@ static kt_status finish(kt_tune *t, kt_err *err)
         kt_space_index(cfg->space, &pts[0], &index);
         res->finals[0].point = pts[0];
         res->finals[0].stats = find_entry(t, index)->timing.kernel;
+        res->finals[0].energy = find_entry(t, index)->energy;
+        res->finals[0].cost = entry_cost(t, find_entry(t, index));
         res->finals[0].vs_winner.ratio = 1;
         res->num_finals = 1;
         res->has_best = 1;
@@ -1368,12 +1430,14 @@ static kt_status finish(kt_tune *t, kt_err *err)
                 kt_ratio q;
                 if (a == b)
                     continue;
-                paired(&r[idx[a]].timing, &r[idx[b]].timing, &q);
+                paired(t, &r[idx[a]], &r[idx[b]], &q);
                 beaten += kt_stats_verdict(&q, cfg->min_gain) < 0;
             }
             if (beaten < fewest ||
-                (beaten == fewest && r[idx[a]].timing.kernel.median <
-                                         r[idx[winner]].timing.kernel.median)) {
+                (beaten == fewest &&
+                 cost_of(t, &r[idx[a]].timing, &r[idx[a]].energy) <
+                     cost_of(t, &r[idx[winner]].timing,
+                             &r[idx[winner]].energy))) {
                 fewest = beaten;
                 winner = a;
             }
@@ -1382,16 +1446,18 @@ static kt_status finish(kt_tune *t, kt_err *err)
             kt_tune_final *f = &res->finals[res->num_finals++];
             f->point = pts[idx[a]];
             f->stats = r[idx[a]].timing.kernel;
+            f->energy = r[idx[a]].energy;
+            f->cost = cost_of(t, &r[idx[a]].timing, &r[idx[a]].energy);
             if (a == winner) {
                 f->vs_winner.ratio = f->vs_winner.lo = f->vs_winner.hi = 1;
                 f->vs_winner.n = r[idx[a]].timing.num_rounds;
                 f->tied = 0;
             } else {
-                paired(&r[idx[winner]].timing, &r[idx[a]].timing,
-                       &f->vs_winner);
+                paired(t, &r[idx[winner]], &r[idx[a]], &f->vs_winner);
                 f->tied = kt_stats_verdict(&f->vs_winner, cfg->min_gain) <= 0;
             }
         }
+        tradeoff(t, pts, r, idx, m, &res->tradeoff);
         /* Winner first, the others by median. */
         if (winner != 0) {
             kt_tune_final w = res->finals[winner];

@@ -36,6 +36,7 @@
 #include "core/rng.h"
 #include "core/stats.h"
 #include "tuner/journal.h"
+#include "tuner/objective.h"
 #include "tuner/pool.h"
 #include "tuner/profiling.h"
 #include "tuner/space.h"
@@ -82,6 +83,11 @@ typedef struct kt_tune_config {
     /* Where one-line notes go (counters unavailable, ...); NULL: nowhere
      * (the result keeps them). */
     FILE *notes;
+    /* What the comparisons, the finalists and the tie rule decide on
+     * ([strategy] objective; tuner/objective.h). Not time: every call
+     * measures energy and races nothing. The finalists' closing call
+     * measures energy whatever the objective. */
+    kt_objective objective;
 } kt_tune_config;
 
 /* One point the run visited. */
@@ -94,6 +100,7 @@ typedef struct kt_tune_entry {
     int host_checked; /* refused without the evaluator (constraint, limit) */
     int from_journal; /* answered from the resumed journal */
     kt_timing timing; /* status OK; samples owned */
+    kt_energy energy; /* status OK, when the call measured energy */
     double elapsed_s; /* the run's clock when it was evaluated */
     time_t when;
     kt_profiling_point *profile; /* NULL: not profiled; owned */
@@ -122,9 +129,20 @@ typedef struct kt_tune_step {
 typedef struct kt_tune_final {
     kt_point point;
     kt_stats stats;     /* of the closing measurement */
-    kt_ratio vs_winner; /* time / the winner's, paired; ratio 1 for it */
+    kt_energy energy;   /* of the closing measurement, where measured */
+    double cost;        /* the objective's (kt_objective_cost) */
+    kt_ratio vs_winner; /* objective / the winner's, paired; 1 for it */
     int tied;           /* not distinguishable from the winner */
 } kt_tune_final;
+
+/* The time-best and the energy-best of the closing re-measurement and
+ * how they differ, paired (they ran in the same interleaved call):
+ * energy-best over time-best in time and in energy. */
+typedef struct kt_tune_tradeoff {
+    int have; /* the finalists' energy was measured */
+    kt_point time_best, energy_best;
+    kt_ratio time, energy; /* energy-best / time-best */
+} kt_tune_tradeoff;
 
 typedef struct kt_tune_result {
     kt_tune_entry *entries; /* every point visited, in visiting order */
@@ -141,6 +159,7 @@ typedef struct kt_tune_result {
     size_t num_finals;
     int has_best;
     int final_measured; /* finals come from one interleaved call */
+    kt_tune_tradeoff tradeoff;
     const char *stop_reason;
     char finish_reason[512]; /* kt_tune_finished(); stop_reason points here */
     double elapsed_s;        /* the run's clock at the end */
@@ -221,7 +240,10 @@ int kt_tune_stop(kt_tune *t);
 typedef struct kt_tune_obs {
     int known;             /* 0: not evaluated (the budget stopped it) */
     kt_eval_status status; /* KT_EVAL_OK or why it cannot be the answer */
-    double median_us;      /* status OK */
+    /* Status OK: the median in us; under an objective other than time,
+     * that objective's cost (kt_objective_cost, lower is better), so a
+     * strategy orders points by the objective without knowing it. */
+    double median_us;
 } kt_tune_obs;
 
 /* Measures pt alone, once: later calls answer from the record without

@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/nvml_set.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* What a restore file records. */
+typedef struct saved {
+    char pci[32];
+    int gr, mem;       /* 1: reset the locked clock */
+    unsigned limit_mw; /* 0: leave the limit */
+} saved;
+
+static kt_status write_saved(const char *path, const saved *s, kt_err *err)
+{
+    char tmp[4096];
+    FILE *f;
+    int bad;
+
+    if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", path) >= sizeof tmp)
+        return kt_err_set(err, KT_S_INPUT, "restore file path too long: %s",
+                          path);
+    if (!(f = fopen(tmp, "w")))
+        return kt_err_set(err, KT_S_IO, "%s: cannot write: %s", tmp,
+                          strerror(errno));
+    fprintf(f,
+            "# ktune changed the settings of GPU %s. If ktune did not put "
+            "them back\n# (it was killed), run `ktune` again or reset them "
+            "by hand:\n",
+            s->pci);
+    if (s->gr)
+        fprintf(f, "#   nvidia-smi -i %s --reset-gpu-clocks\n", s->pci);
+    if (s->mem)
+        fprintf(f, "#   nvidia-smi -i %s --reset-memory-clocks\n", s->pci);
+    if (s->limit_mw)
+        fprintf(f, "#   nvidia-smi -i %s --power-limit %u\n", s->pci,
+                s->limit_mw / 1000);
+    fprintf(f, "pci %s\ngr %d\nmem %d\nlimit_mw %u\n", s->pci, s->gr, s->mem,
+            s->limit_mw);
+    bad = ferror(f);
+    if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
+        unlink(tmp);
+        return kt_err_set(err, KT_S_IO, "%s: cannot write: %s", path,
+                          strerror(errno));
+    }
+    return KT_S_OK;
+}
+
+/* Reads a restore file; *exists = 0 when there is none. */
+static kt_status read_saved(const char *path, saved *s, int *exists,
+                            kt_err *err)
+{
+    char line[256];
+    FILE *f = fopen(path, "r");
+    int fields = 0;
+
+    memset(s, 0, sizeof *s);
+    *exists = f != NULL;
+    if (!f)
+        return errno == ENOENT
+                   ? KT_S_OK
+                   : kt_err_set(err, KT_S_IO, "%s: %s", path, strerror(errno));
+    while (fgets(line, sizeof line, f)) {
+        if (line[0] == '#')
+            continue;
+        fields += sscanf(line, "pci %31s", s->pci) == 1;
+        fields += sscanf(line, "gr %d", &s->gr) == 1;
+        fields += sscanf(line, "mem %d", &s->mem) == 1;
+        fields += sscanf(line, "limit_mw %u", &s->limit_mw) == 1;
+    }
+    fclose(f);
+    if (fields != 4)
+        return kt_err_set(err, KT_S_INPUT,
+                          "%s: not a ktune restore file (%d of its 4 fields); "
+                          "reset the GPU's clocks and power limit with "
+                          "nvidia-smi",
+                          path, fields);
+    return KT_S_OK;
+}
+
+static kt_status refused(const kt_nvml *n, const char *call, unsigned a,
+                         unsigned b, int two, kt_nvml_return rc, kt_err *err)
+{
+    char args[48];
+
+    snprintf(args, sizeof args, two ? "%u, %u" : "%u", a, b);
+    return kt_err_set(err, KT_S_INPUT,
+                      "%s(%s) on GPU %s was refused: %s (NVML error %d); "
+                      "the device does not let this user change it",
+                      call, args, n->pci, kt_nvml_error(n, rc), rc);
+}
+
+static kt_status missing(const char *call, kt_err *err)
+{
+    return kt_err_set(err, KT_S_UNSUPPORTED, "%s has no %s", kt_nvml_library(),
+                      call);
+}
+
+/* The restore file, before the first change: the limit in force now. */
+static kt_status save_original(const kt_nvml *n, const kt_nvml_setting *s,
+                               const char *path, kt_err *err)
+{
+    saved sv;
+    int exists;
+    kt_status rc;
+
+    if ((rc = read_saved(path, &sv, &exists, err)))
+        return rc;
+    if (!exists)
+        snprintf(sv.pci, sizeof sv.pci, "%s", n->pci);
+    sv.gr |= s->gr_mhz != 0;
+    sv.mem |= s->mem_mhz != 0;
+    if (s->limit_w && !sv.limit_mw) {
+        kt_nvml_return r;
+        if (!n->api->limit)
+            return missing("nvmlDeviceGetPowerManagementLimit", err);
+        if ((r = n->api->limit(n->dev, &sv.limit_mw)) != KT_NVML_SUCCESS)
+            return refused(n, "nvmlDeviceGetPowerManagementLimit", 0, 0, 0, r,
+                           err);
+    }
+    return write_saved(path, &sv, err);
+}
+
+kt_status kt_nvml_set(const kt_nvml *n, const kt_nvml_setting *s,
+                      const char *restore_path, kt_err *err)
+{
+    const kt_nvml_api *a = n->api;
+    kt_nvml_return r;
+    kt_status rc;
+
+    if ((s->gr_mhz && !a->lock_gr) || (s->mem_mhz && !a->lock_mem) ||
+        (s->limit_w && !a->set_limit))
+        return missing(s->gr_mhz && !a->lock_gr ? "nvmlDeviceSetGpuLockedClocks"
+                       : s->mem_mhz && !a->lock_mem
+                           ? "nvmlDeviceSetMemoryLockedClocks"
+                           : "nvmlDeviceSetPowerManagementLimit",
+                       err);
+    if ((rc = save_original(n, s, restore_path, err)))
+        return rc;
+    if (s->gr_mhz &&
+        (r = a->lock_gr(n->dev, s->gr_mhz, s->gr_mhz)) != KT_NVML_SUCCESS)
+        return refused(n, "nvmlDeviceSetGpuLockedClocks", s->gr_mhz, s->gr_mhz,
+                       1, r, err);
+    if (s->mem_mhz &&
+        (r = a->lock_mem(n->dev, s->mem_mhz, s->mem_mhz)) != KT_NVML_SUCCESS)
+        return refused(n, "nvmlDeviceSetMemoryLockedClocks", s->mem_mhz,
+                       s->mem_mhz, 1, r, err);
+    if (s->limit_w &&
+        (r = a->set_limit(n->dev, s->limit_w * 1000u)) != KT_NVML_SUCCESS)
+        return refused(n, "nvmlDeviceSetPowerManagementLimit",
+                       s->limit_w * 1000u, 0, 0, r, err);
+    return KT_S_OK;
+}
+
+/* Undoes sv on n's device. */
+static kt_status undo(const kt_nvml *n, const saved *sv, kt_err *err)
+{
+    const kt_nvml_api *a = n->api;
+    kt_nvml_return r;
+
+    if (sv->gr && (!a->reset_gr || (r = a->reset_gr(n->dev))))
+        return a->reset_gr ? refused(n, "nvmlDeviceResetGpuLockedClocks", 0, 0,
+                                     0, r, err)
+                           : missing("nvmlDeviceResetGpuLockedClocks", err);
+    if (sv->mem && (!a->reset_mem || (r = a->reset_mem(n->dev))))
+        return a->reset_mem ? refused(n, "nvmlDeviceResetMemoryLockedClocks", 0,
+                                      0, 0, r, err)
+                            : missing("nvmlDeviceResetMemoryLockedClocks", err);
+    if (sv->limit_mw &&
+        (!a->set_limit || (r = a->set_limit(n->dev, sv->limit_mw))))
+        return a->set_limit ? refused(n, "nvmlDeviceSetPowerManagementLimit",
+                                      sv->limit_mw, 0, 0, r, err)
+                            : missing("nvmlDeviceSetPowerManagementLimit", err);
+    return KT_S_OK;
+}
+
+kt_status kt_nvml_restore(const kt_nvml *n, const char *restore_path,
+                          kt_err *err)
+{
+    kt_nvml own;
+    saved sv;
+    int exists;
+    kt_status rc;
+
+    if ((rc = read_saved(restore_path, &sv, &exists, err)) || !exists)
+        return rc;
+    if (!n) {
+        if ((rc = kt_nvml_open(sv.pci, &own, err)))
+            return kt_err_prefix(err, "restoring the GPU's settings: ");
+        n = &own;
+    }
+    if ((rc = undo(n, &sv, err)))
+        return kt_err_prefix(
+            err, "restoring the GPU's settings (see %s): ", restore_path);
+    if (unlink(restore_path) != 0)
+        return kt_err_set(err, KT_S_IO, "%s: cannot remove: %s", restore_path,
+                          strerror(errno));
+    return KT_S_OK;
+}
+
+kt_status kt_nvml_check_settable(const kt_nvml *n, const kt_nvml_setting *s,
+                                 const char *restore_path, kt_err *err)
+{
+    kt_status rc = kt_nvml_set(n, s, restore_path, err), back;
+    kt_err rerr;
+
+    kt_err_clear(&rerr);
+    back = kt_nvml_restore(n, restore_path, &rerr);
+    if (rc)
+        return rc;
+    if (back)
+        return kt_err_set(err, back, "%s", rerr.msg);
+    return KT_S_OK;
+}

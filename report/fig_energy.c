@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: Apache-2.0
+/* Time against energy: every configuration a tuning run measured with
+ * energy (the summary's energy.points: the closing re-measurement's
+ * finalists, and with an objective other than time every evaluation), by
+ * median time and joules per launch, with the Pareto front (no other
+ * configuration both faster and cheaper) drawn and marked, and the
+ * answer's energy, power against the limit and energy per byte or flop in
+ * the caption. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/escape.h"
+#include "report/figures.h"
+#include "report/html.h"
+#include "report/plot.h"
+
+size_t kt_fig_pareto(const double *time, const double *energy, size_t n,
+                     int *front)
+{
+    size_t count = 0;
+
+    /* On the front: no other point at most as slow and as costly, and
+     * better in one of the two. */
+    for (size_t i = 0; i < n; ++i) {
+        int dominated = 0;
+        for (size_t k = 0; k < n && !dominated; ++k)
+            dominated = k != i && time[k] <= time[i] &&
+                        energy[k] <= energy[i] &&
+                        (time[k] < time[i] || energy[k] < energy[i]);
+        front[i] = !dominated;
+        count += (size_t)front[i];
+    }
+    return count;
+}
+
+static void missing(kt_fig_ctx *c, const char *why)
+{
+    fputs("<p class=\"missing\">", c->out);
+    kt_esc_write(c->out, why);
+    fputs("</p>\n", c->out);
+}
+
+/* The points of energy.points: time (us), energy (mJ), configuration. */
+typedef struct epoints {
+    double *t, *e;
+    const char **cfg;
+    int *front;
+    size_t n;
+} epoints;
+
+static int load_points(const json_t *pts, epoints *p)
+{
+    size_t n = json_array_size(pts), i;
+    json_t *x;
+
+    memset(p, 0, sizeof *p);
+    p->t = calloc(n ? n : 1, sizeof *p->t);
+    p->e = calloc(n ? n : 1, sizeof *p->e);
+    p->cfg = calloc(n ? n : 1, sizeof *p->cfg);
+    p->front = calloc(n ? n : 1, sizeof *p->front);
+    if (!p->t || !p->e || !p->cfg || !p->front)
+        return -1;
+    json_array_foreach ((json_t *)pts, i, x) {
+        double t = json_number_value(json_object_get(x, "median_us"));
+        double j = json_number_value(json_object_get(x, "joules"));
+        if (!(t > 0) || !(j > 0))
+            continue;
+        p->t[p->n] = t;
+        p->e[p->n] = 1e3 * j;
+        p->cfg[p->n++] = kt_src_text(x, "config", "?");
+    }
+    kt_fig_pareto(p->t, p->e, p->n, p->front);
+    return 0;
+}
+
+static void free_points(epoints *p)
+{
+    free(p->t);
+    free(p->e);
+    free(p->cfg);
+    free(p->front);
+}
+
+/* The front as a staircase line through its points, fastest first. */
+static void draw_front(kt_plot *plot, const epoints *p, const kt_style *s)
+{
+    double *x = calloc(2 * p->n + 1, sizeof *x),
+           *y = calloc(2 * p->n + 1, sizeof *y);
+    size_t m = 0, last = (size_t)-1;
+
+    for (size_t pass = 0; x && y && pass < p->n; ++pass) {
+        size_t next = (size_t)-1;
+        for (size_t i = 0; i < p->n; ++i)
+            if (p->front[i] && (last == (size_t)-1 || p->t[i] > p->t[last]) &&
+                (next == (size_t)-1 || p->t[i] < p->t[next]))
+                next = i;
+        if (next == (size_t)-1)
+            break;
+        if (m) {
+            x[m] = p->t[next];
+            y[m] = y[m - 1];
+            ++m;
+        }
+        x[m] = p->t[next];
+        y[m++] = p->e[next];
+        last = next;
+    }
+    if (m > 1)
+        kt_plot_path(plot, x, y, m, s);
+    free(x);
+    free(y);
+}
+
+static void markers(kt_plot *plot, const epoints *p, int on_front,
+                    const kt_style *s, const char *legend)
+{
+    double *x = calloc(p->n ? p->n : 1, sizeof *x);
+    double *y = calloc(p->n ? p->n : 1, sizeof *y);
+    const char **tips = calloc(p->n ? p->n : 1, sizeof *tips);
+    char(*buf)[320] = calloc(p->n ? p->n : 1, sizeof *buf);
+    char a[32], b[32];
+    size_t m = 0;
+
+    for (size_t i = 0; x && y && tips && buf && i < p->n; ++i) {
+        if (p->front[i] != on_front)
+            continue;
+        kt_html_sig(p->t[i], 4, a, sizeof a);
+        kt_html_sig(p->e[i], 4, b, sizeof b);
+        snprintf(buf[m], sizeof buf[m], "%s: %s us, %s mJ per launch%s",
+                 p->cfg[i], a, b, on_front ? " (Pareto front)" : "");
+        tips[m] = buf[m];
+        x[m] = p->t[i];
+        y[m++] = p->e[i];
+    }
+    if (m) {
+        kt_plot_markers(plot, x, y, m, s, tips);
+        kt_plot_legend(plot, legend, s, KT_LEGEND_MARKER);
+    }
+    free(x);
+    free(y);
+    free(tips);
+    free(buf);
+}
+
+/* The answer's energy record among the summary's finalists, or NULL. */
+static const json_t *answer_energy(const json_t *summary, const char **cfg)
+{
+    const json_t *f = json_array_get(json_object_get(summary, "finalists"), 0);
+    const json_t *e = json_object_get(f, "energy");
+
+    *cfg = kt_src_text(f, "config", "?");
+    return json_is_true(json_object_get(e, "measured")) ? e : NULL;
+}
+
+static void caption(kt_fig_ctx *c, const epoints *p, size_t on_front)
+{
+    const char *cfg;
+    const json_t *e = answer_energy(c->src->summary, &cfg);
+    const kt_work *w = &c->src->work;
+    double j, pw, lim, bytes = w->bytes_read + w->bytes_written;
+    char a[32], b[32], d[32];
+
+    kt_html_escf(c->out,
+                 "%zu configurations measured with energy (NVML's "
+                 "total-energy counter, docs/measurement.md), %zu of them on "
+                 "the Pareto front: no other is both faster and cheaper in "
+                 "energy. ",
+                 p->n, on_front);
+    if (!e)
+        return;
+    j = json_number_value(json_object_get(e, "joules_per_launch"));
+    pw = json_number_value(json_object_get(e, "power_w"));
+    lim = json_number_value(json_object_get(e, "power_limit_w"));
+    kt_html_sig(1e3 * j, 4, a, sizeof a);
+    kt_html_sig(pw, 4, b, sizeof b);
+    kt_html_escf(c->out, "The answer, %s, takes %s mJ per launch at %s W", cfg,
+                 a, b);
+    if (lim > 0) {
+        kt_html_sig(100 * pw / lim, 3, d, sizeof d);
+        kt_html_escf(c->out, " (%s%% of the %.0f W limit)", d, lim);
+    }
+    if (c->src->have_work && bytes > 0) {
+        kt_html_sig(1e12 * j / bytes, 3, d, sizeof d);
+        kt_html_escf(c->out, ", %s pJ per algorithm byte", d);
+    }
+    if (c->src->have_work && w->flops > 0) {
+        kt_html_sig(1e12 * j / w->flops, 3, d, sizeof d);
+        kt_html_escf(c->out, ", %s pJ per flop", d);
+    }
+    fputs(".", c->out);
+}
+
+void kt_fig_energy(kt_fig_ctx *c)
+{
+    const json_t *pts =
+        json_object_get(json_object_get(c->src->summary, "energy"), "points");
+    kt_style front = {.color = "#8B0000", .width = 1.5, .dash = "5 3"};
+    kt_style on = {.color = "#8B0000", .radius = 5, .opacity = 0.9};
+    kt_style off = {.color = kt_plot_color(0), .radius = 3.5, .opacity = 0.6};
+    double tlo = INFINITY, thi = 0, elo = INFINITY, ehi = 0;
+    size_t on_front = 0;
+    epoints p;
+    kt_plot plot;
+
+    if (!c->src->summary)
+        return;
+    fputs("<section id=\"energy\">\n<h2>Time and energy</h2>\n", c->out);
+    if (load_points(pts, &p) || p.n == 0) {
+        missing(c, "No configuration of this run was measured with energy: "
+                   "NVML did not answer where it ran, or the results come "
+                   "from a replay or an older ktune (docs/energy.md).");
+        goto done;
+    }
+    for (size_t i = 0; i < p.n; ++i) {
+        tlo = fmin(tlo, p.t[i]);
+        thi = fmax(thi, p.t[i]);
+        elo = fmin(elo, p.e[i]);
+        ehi = fmax(ehi, p.e[i]);
+        on_front += (size_t)p.front[i];
+    }
+    memset(&plot, 0, sizeof plot);
+    plot.x.scale.kind = KT_SCALE_LOG;
+    kt_scale_nice_domain(&plot.x.scale, tlo / 1.1, thi * 1.1, 6);
+    plot.x.title = "median time per launch (us, log scale)";
+    plot.y.scale.kind = KT_SCALE_LOG;
+    kt_scale_nice_domain(&plot.y.scale, elo / 1.1, ehi * 1.1, 6);
+    plot.y.title = "energy per launch (mJ, log scale)";
+    if (kt_plot_begin(&plot, c->next_id++, 720, 400,
+                      "Time against energy, the Pareto front marked"))
+        goto done;
+    kt_plot_axes(&plot);
+    draw_front(&plot, &p, &front);
+    markers(&plot, &p, 0, &off, "configuration");
+    markers(&plot, &p, 1, &on, "on the Pareto front");
+    kt_plot_legend(&plot, "Pareto front", &front, KT_LEGEND_LINE);
+    fputs("<figure>\n", c->out);
+    kt_plot_end(&plot, c->out);
+    fputs("<figcaption>", c->out);
+    caption(c, &p, on_front);
+    fputs("</figcaption>\n</figure>\n", c->out);
+done:
+    free_points(&p);
+    fputs("</section>\n", c->out);
+}

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: Apache-2.0
+/* The report's time-energy chart: the Pareto front of made-up points, and
+ * the chart drawn from a real H200 summary given an energy object (the
+ * front's points marked, the answer's energy and power in the caption),
+ * or a line saying why when the summary has no energy. */
+#include "tests/kt_test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "report/document.h"
+#include "report/figures.h"
+#include "report/sources.h"
+
+#define MAIN_SUMMARY                                                           \
+    KT_SOURCE_DIR "/tests/report/data/vector_add-h200-main.summary.json"
+
+static size_t count(const char *hay, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+        ++n;
+    return n;
+}
+
+static void the_front_keeps_what_nothing_beats_in_both(void **state)
+{
+    /* a fast and hungry, b slow and frugal, c beaten by a in both, d a tie
+     * in time with a but hungrier, e between a and b. */
+    const double t[] = {10, 30, 12, 10, 20}, e[] = {5, 1, 6, 7, 3};
+    int front[5];
+    (void)state;
+
+    assert_int_equal(kt_fig_pareto(t, e, 5, front), 3);
+    assert_true(front[0] && front[1] && front[4]);
+    assert_false(front[2] || front[3]);
+    assert_int_equal(kt_fig_pareto(t, e, 1, front), 1);
+    assert_int_equal(kt_fig_pareto(t, e, 0, front), 0);
+}
+
+static char *render(const kt_sources *s)
+{
+    char *buf = NULL;
+    size_t size = 0;
+    kt_err err;
+    kt_doc_options opt = {.generator = "ktune test"};
+    FILE *f = open_memstream(&buf, &size);
+    assert_non_null(f);
+    if (kt_doc_write(f, s, &opt, &err))
+        fail_msg("%s", err.msg);
+    assert_int_equal(fclose(f), 0);
+    return buf;
+}
+
+static json_t *point(const char *cfg, double us, double j)
+{
+    return json_pack("{s:s,s:f,s:f}", "config", cfg, "median_us", us, "joules",
+                     j);
+}
+
+static void
+the_chart_marks_the_front_and_states_the_answers_energy(void **state)
+{
+    kt_sources s;
+    json_t *pts = json_array(), *f0;
+    char *html;
+    kt_err err;
+    (void)state;
+
+    memset(&s, 0, sizeof s);
+    assert_int_equal(kt_sources_load(&s, MAIN_SUMMARY, &err), KT_S_OK);
+    html = render(&s);
+    assert_contains(html, "<section id=\"energy\">");
+    assert_contains(html, "No configuration of this run was measured with "
+                          "energy");
+    free(html);
+
+    json_array_append_new(pts, point("vec4 block=1024 items=1", 729, 0.30));
+    json_array_append_new(pts, point("vec4 block=256 items=1", 731, 0.28));
+    json_array_append_new(pts, point("vec4 block=128 items=2", 740, 0.31));
+    json_array_append_new(pts, point("scalar block=256", 900, 0.40));
+    json_object_set_new(
+        s.summary, "energy",
+        json_pack("{s:s,s:o}", "objective", "time", "points", pts));
+    f0 = json_array_get(json_object_get(s.summary, "finalists"), 0);
+    assert_non_null(f0);
+    json_object_set_new(f0, "energy",
+                        json_pack("{s:b,s:f,s:f,s:f}", "measured", 1,
+                                  "joules_per_launch", 0.30, "power_w", 411.5,
+                                  "power_limit_w", 700.0));
+    html = render(&s);
+    assert_contains(html, "Time against energy, the Pareto front marked");
+    assert_int_equal(count(html, "(Pareto front)</title>"), 2);
+    assert_contains(html, "4 configurations measured with energy");
+    assert_contains(html, "2 of them on the Pareto front");
+    assert_contains(html, "takes 300.0 mJ per launch at 411.5 W");
+    assert_contains(html, "of the 700 W limit");
+    free(html);
+    kt_sources_free(&s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(the_front_keeps_what_nothing_beats_in_both),
+        cmocka_unit_test(
+            the_chart_marks_the_front_and_states_the_answers_energy),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

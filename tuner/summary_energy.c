@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "tuner/summary_energy.h"
+
+#include <string.h>
+
+/* Energy per byte and per flop of work w, as "1.2 pJ/B, 0.3 pJ/flop". */
+static void per_work(const kt_energy *e, const kt_work *w, char *out,
+                     size_t size)
+{
+    double b = w ? kt_energy_per(e, w->bytes_read + w->bytes_written) : 0;
+    double fl = w ? kt_energy_per(e, w->flops) : 0;
+    int n = 0;
+
+    out[0] = '\0';
+    if (b > 0)
+        n = snprintf(out, size, ", %.3g pJ/byte", 1e12 * b);
+    if (fl > 0 && n >= 0 && (size_t)n < size)
+        snprintf(out + n, size - (size_t)n, ", %.3g pJ/flop", 1e12 * fl);
+}
+
+static void limit_text(const kt_energy *e, char *out, size_t size)
+{
+    out[0] = '\0';
+    if (e->dev.power_limit_w > 0)
+        snprintf(out, size, " (%.1f%% of the %.0f W limit)",
+                 100 * e->power_w / e->dev.power_limit_w, e->dev.power_limit_w);
+}
+
+/* The sentence on the time-best and the energy-best. */
+static void print_tradeoff(FILE *out, const kt_tune_facts *f,
+                           const kt_tune_result *r, const char *indent)
+{
+    const kt_tune_tradeoff *x = &r->tradeoff;
+    char tb[512], eb[512], dt[96], de[96];
+
+    if (!x->have)
+        return;
+    kt_point_format(f->op, &x->time_best, tb, sizeof tb);
+    kt_point_format(f->op, &x->energy_best, eb, sizeof eb);
+    if (kt_point_equal(&x->time_best, &x->energy_best)) {
+        fprintf(out, "%sthe energy-best finalist is the time-best: %s\n",
+                indent, tb);
+        return;
+    }
+    kt_summary_change(&x->energy, de, sizeof de);
+    kt_summary_change(&x->time, dt, sizeof dt);
+    fprintf(out,
+            "%sthe energy-best finalist %s differs from the time-best %s: "
+            "energy %s, time %s (energy-best vs time-best, paired, 95%% CI)\n",
+            indent, eb, tb, de, dt);
+}
+
+void kt_summary_energy(FILE *out, const kt_tune_facts *f,
+                       const kt_tune_result *r)
+{
+    char cfg[512], lim[96], per[96];
+
+    if (!r->has_best)
+        return;
+    fprintf(out, "\nenergy of the finalists (objective: %s)\n",
+            kt_objective_name(f->cfg->objective));
+    if (!r->finals[0].energy.measured) {
+        fprintf(out, "  not measured: %s\n",
+                r->finals[0].energy.note[0] ? r->finals[0].energy.note
+                                            : "no energy window ran");
+        return;
+    }
+    for (size_t i = 0; i < r->num_finals; ++i) {
+        const kt_energy *e = &r->finals[i].energy;
+        kt_point_format(f->op, &r->finals[i].point, cfg, sizeof cfg);
+        if (!e->measured) {
+            fprintf(out, "  %s  not measured: %s\n", cfg, e->note);
+            continue;
+        }
+        limit_text(e, lim, sizeof lim);
+        per_work(e, f->work, per, sizeof per);
+        fprintf(out, "  %.6g mJ/launch [%.6g, %.6g], %.1f W%s%s, %.3f us  %s\n",
+                1e3 * e->joules.median, 1e3 * e->joules.ci_lo,
+                1e3 * e->joules.ci_hi, e->power_w, lim, per,
+                r->finals[i].stats.median, cfg);
+    }
+    print_tradeoff(out, f, r, "  ");
+}
+
+void kt_summary_energy_markdown(FILE *out, const kt_tune_facts *f,
+                                const kt_tune_result *r)
+{
+    char cfg[512];
+
+    if (!r->has_best || !r->finals[0].energy.measured)
+        return;
+    fprintf(out,
+            "\n### Energy (objective: %s)\n\n| Configuration | Energy (mJ) | "
+            "95%% CI (mJ) | Power (W) | of limit | Median (us) |\n"
+            "|---|---:|---:|---:|---:|---:|\n",
+            kt_objective_name(f->cfg->objective));
+    for (size_t i = 0; i < r->num_finals; ++i) {
+        const kt_energy *e = &r->finals[i].energy;
+        if (!e->measured)
+            continue;
+        kt_point_format(f->op, &r->finals[i].point, cfg, sizeof cfg);
+        fprintf(out, "| `%s` | %.6g | [%.6g, %.6g] | %.1f | ", cfg,
+                1e3 * e->joules.median, 1e3 * e->joules.ci_lo,
+                1e3 * e->joules.ci_hi, e->power_w);
+        if (e->dev.power_limit_w > 0)
+            fprintf(out, "%.1f%% | ", 100 * e->power_w / e->dev.power_limit_w);
+        else
+            fputs("- | ", out);
+        fprintf(out, "%.3f |\n", r->finals[i].stats.median);
+    }
+    fputc('\n', out);
+    print_tradeoff(out, f, r, "");
+}
