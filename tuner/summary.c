@@ -384,6 +384,8 @@ void kt_summary_print(FILE *out, const kt_tune_facts *f,
     if (f->replay)
         fprintf(out, "  (replay of %s)", f->replay);
     fprintf(out, "\n");
+    if (f->replay_note)
+        fprintf(out, "This run %s\n", f->replay_note);
     if (f->cfg->max_evals)
         snprintf(budget, sizeof budget, ", max_evals %zu", f->cfg->max_evals);
     if (f->cfg->max_seconds > 0) {
