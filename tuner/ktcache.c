@@ -12,81 +12,69 @@
 
 /* ------------------------------------------------------------ reading */
 
-/* The whole file, decompressed (zlib passes a plain file through). */
-static kt_status read_all(const char *path, char **text, size_t *len,
-                          kt_err *err)
-{
+/* The parser reads straight from zlib (which passes a plain file
+ * through): no copy of the whole text is kept. */
+typedef struct gz_source {
     gzFile f;
-    char *buf = NULL;
-    size_t cap = 0, used = 0;
-    int got;
-    kt_status rc;
+    size_t read;
+    int failed; /* 1: a read error, 2: too large */
+} gz_source;
 
-    if ((rc = kt_file_check_regular(path, "recording", err)))
-        return rc;
-    if (!(f = gzopen(path, "rb")))
-        return kt_err_set(err, errno == ENOENT ? KT_S_INPUT : KT_S_IO,
-                          "%s: cannot open: %s", path, strerror(errno));
-    do {
-        if (used + (1u << 20) + 1 > cap) {
-            char *grown = realloc(buf, cap = cap ? 2 * cap : 4u << 20);
-            if (!grown) {
-                rc = kt_err_set(err, KT_S_NOMEM, "%s: out of memory", path);
-                goto fail;
-            }
-            buf = grown;
-        }
-        got = gzread(f, buf + used, (unsigned)(cap - used - 1));
-        if (got > 0)
-            used += (size_t)got;
-        if (used > KT_KTCACHE_MAX_BYTES) {
-            rc = kt_err_set(err, KT_S_INPUT,
-                            "%s: more than %zu bytes; refusing to read it",
-                            path, KT_KTCACHE_MAX_BYTES);
-            goto fail;
-        }
-    } while (got > 0);
-    if (got < 0) {
-        int zerr = 0;
-        rc = kt_err_set(err, KT_S_INPUT, "%s: read error: %s", path,
-                        gzerror(f, &zerr));
-        goto fail;
+static size_t gz_chunk(void *buffer, size_t size, void *data)
+{
+    gz_source *src = data;
+    int got;
+
+    if (src->read > KT_KTCACHE_MAX_BYTES) {
+        src->failed = 2;
+        return (size_t)-1;
     }
-    gzclose(f);
-    buf[used] = '\0';
-    *text = buf;
-    *len = used;
-    return KT_S_OK;
-fail:
-    free(buf);
-    gzclose(f);
-    return rc;
+    got =
+        gzread(src->f, buffer, (unsigned)(size < (1u << 30) ? size : 1u << 30));
+    if (got < 0) {
+        src->failed = 1;
+        return (size_t)-1;
+    }
+    src->read += (size_t)got;
+    return (size_t)got;
 }
 
 kt_status kt_ktcache_read_json(const char *path, json_t **doc, kt_err *err)
 {
     json_error_t jerr;
-    char *text = NULL;
-    size_t len = 0;
+    gz_source src = {NULL, 0, 0};
+    int zerr = 0;
     kt_status rc;
 
     *doc = NULL;
-    if ((rc = read_all(path, &text, &len, err)))
+    if ((rc = kt_file_check_regular(path, "recording", err)))
         return rc;
+    if (!(src.f = gzopen(path, "rb")))
+        return kt_err_set(err, errno == ENOENT ? KT_S_INPUT : KT_S_IO,
+                          "%s: cannot open: %s", path, strerror(errno));
+    gzbuffer(src.f, 1u << 17);
     /* A key twice (two entries for one configuration) is refused, not
      * silently the last. */
-    *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
-    free(text);
-    if (!*doc)
-        return kt_err_set(err, KT_S_INPUT, "%s:%d:%d: %s", path, jerr.line,
-                          jerr.column, jerr.text);
-    if (!json_is_object(*doc)) {
+    *doc = json_load_callback(gz_chunk, &src, JSON_REJECT_DUPLICATES, &jerr);
+    if (src.failed == 1)
+        rc = kt_err_set(err, KT_S_INPUT, "%s: read error: %s", path,
+                        gzerror(src.f, &zerr));
+    else if (src.failed == 2)
+        rc = kt_err_set(err, KT_S_INPUT,
+                        "%s: more than %zu bytes; refusing to read it", path,
+                        KT_KTCACHE_MAX_BYTES);
+    else if (!*doc)
+        rc = kt_err_set(err, KT_S_INPUT, "%s:%d:%d: %s", path, jerr.line,
+                        jerr.column, jerr.text);
+    else if (!json_is_object(*doc))
+        rc = kt_err_set(err, KT_S_INPUT,
+                        "%s: the top level is not a JSON object", path);
+    gzclose(src.f);
+    if (rc) {
         json_decref(*doc);
         *doc = NULL;
-        return kt_err_set(err, KT_S_INPUT,
-                          "%s: the top level is not a JSON object", path);
     }
-    return KT_S_OK;
+    return rc;
 }
 
 /* ------------------------------------------------------------- fields */
@@ -195,10 +183,9 @@ static int key_text_is(const char *text, const json_t *v)
     case JSON_FALSE: return strcmp(text, "False") == 0;
     case JSON_NULL: return strcmp(text, "None") == 0;
     case JSON_INTEGER: {
-        long long x;
-        errno = 0;
-        x = strtoll(text, &end, 10);
-        return *text && !*end && !errno && x == json_integer_value(v);
+        /* Python writes 2 as "2"; "2.0" is read as the same number. */
+        double x = strtod(text, &end);
+        return *text && !*end && x == (double)json_integer_value(v);
     }
     case JSON_REAL: {
         double x = strtod(text, &end);
