@@ -7,7 +7,8 @@ cache=FILE)` writes and `simulation_mode=True` replays) and T4 results (what
 files of those formats made from our own H200 measurements.
 
 The mapping, point by point:
-  - parameters: "variant" (the ktune variant's id, a string) and every
+  - parameters: "ktune_variant" (the variant's id, a string; not
+    "variant", which names ktune's own variants in [space]) and every
     parameter of any variant, in the order the journal's space declares
     them; a variant without a parameter gives it None (Kernel Tuner's key
     writes it "None"), so every point is one flat configuration;
@@ -49,9 +50,9 @@ def read_journal(path):
 def parameters(header):
     """The flat parameter list: variant, then each name once, with the
     values every variant declaring it allows (in declared order)."""
-    names, values = ["variant"], {"variant": []}
+    names, values = ["ktune_variant"], {"ktune_variant": []}
     for v in header["space"]["variants"]:
-        values["variant"].append(v["id"])
+        values["ktune_variant"].append(v["id"])
         for name, vals in v["params"].items():
             if name not in values:
                 names.append(name)
@@ -135,7 +136,7 @@ def convert(header, records, max_times):
     previous_end = 0.0
     for rec, call in first_measurements(records):
         point = rec["point"]
-        conf = {"variant": point["variant"]}
+        conf = {"ktune_variant": point["variant"]}
         for name in names[1:]:
             conf[name] = point["params"].get(name)
         cls = verdict(rec)

@@ -9,6 +9,8 @@
 #include <zlib.h>
 
 #include "core/fileio.h"
+#include "core/hash.h"
+#include "core/u64map.h"
 
 /* ------------------------------------------------------------ reading */
 
@@ -472,45 +474,81 @@ static int compare_values(const void *pa, const void *pb)
     return json_is_true(a) - json_is_true(b);
 }
 
+/* Where a value is looked for among those seen (equal values, by
+ * compare_values, share a key; a collision costs a scan). */
+static uint64_t value_key(const json_t *v)
+{
+    if (json_is_number(v)) {
+        double d = json_number_value(v) + 0.0; /* -0 is 0 */
+        uint64_t bits;
+        memcpy(&bits, &d, sizeof bits);
+        return bits;
+    }
+    if (json_is_string(v))
+        return kt_hash_fnv1a_str(KT_HASH_FNV1A_BASIS, json_string_value(v));
+    return json_is_true(v) ? 1 : json_is_false(v) ? 2 : 3;
+}
+
+/* Adds v to uniq[0..*n) unless an equal value is there. */
+static kt_status gather(kt_u64map *seen, json_t **uniq, size_t *n, json_t *v,
+                        kt_err *err)
+{
+    uint64_t key = value_key(v), at;
+    if (kt_u64map_get(seen, key, &at)) {
+        if (compare_values(&uniq[at], &v) == 0)
+            return KT_S_OK;
+        for (size_t k = 0; k < *n; ++k)
+            if (compare_values(&uniq[k], &v) == 0)
+                return KT_S_OK;
+    } else if (kt_u64map_put(seen, key, *n, err)) {
+        return KT_S_NOMEM;
+    }
+    uniq[(*n)++] = v;
+    return KT_S_OK;
+}
+
 /* The values of parameter name over every result, sorted, each once. */
 static kt_status t4_values(kt_extrec *rec, json_t *results, const char *name,
                            kt_err *err)
 {
     size_t n = json_array_size(results), kept = 0, i;
-    json_t **all = calloc(n ? n : 1, sizeof *all), *list, *res;
+    json_t **uniq = calloc(n ? n : 1, sizeof *uniq), *list = NULL, *res;
+    kt_u64map seen;
     char where[160];
     kt_status rc = KT_S_OK;
 
-    if (!all)
+    kt_u64map_init(&seen);
+    if (!uniq)
         return kt_err_set(err, KT_S_NOMEM, "out of memory");
     json_array_foreach (results, i, res) {
         json_t *v =
             json_object_get(json_object_get(res, "configuration"), name);
-        if (!v) {
+        if (!v || json_is_object(v) || json_is_array(v)) {
             rc = kt_err_set(err, KT_S_INPUT,
-                            "%s: results[%zu].configuration.%s: missing (the "
-                            "first result has it)",
-                            rec->path, i, name);
+                            "%s: results[%zu].configuration.%s: %s", rec->path,
+                            i, name,
+                            v ? "a list or an object, expected a number, a "
+                                "string or a boolean"
+                              : "missing (the first result has it)");
             goto done;
         }
-        all[i] = v;
+        if ((rc = gather(&seen, uniq, &kept, v, err)))
+            goto done;
     }
-    qsort(all, n, sizeof *all, compare_values);
+    qsort(uniq, kept, sizeof *uniq, compare_values);
     if (!(list = json_array())) {
         rc = kt_err_set(err, KT_S_NOMEM, "out of memory");
         goto done;
     }
-    for (i = 0; i < n; ++i)
-        if (!kept || compare_values(&all[i], &all[i - 1]) != 0) {
-            json_array_append(list, all[i]);
-            ++kept;
-        }
+    for (i = 0; i < kept; ++i)
+        json_array_append(list, uniq[i]);
     snprintf(where, sizeof where, "results[].configuration.%.100s", name);
     /* The values stay the document's: the list only gathers them. */
     rc = kt_extrec_add_param(rec, name, list, where, err);
-    json_decref(list);
 done:
-    free(all);
+    json_decref(list);
+    kt_u64map_free(&seen);
+    free(uniq);
     return rc;
 }
 

@@ -53,7 +53,7 @@ static void cache_file_of_our_recording_becomes_an_operator(void **state)
     assert_int_equal(rec->format, KT_EXTREC_KT_CACHE);
     assert_string_equal(rec->device, "NVIDIA H200");
     assert_int_equal(rec->num_params, 6);
-    assert_string_equal(rec->params[0].name, "variant");
+    assert_string_equal(rec->params[0].name, "ktune_variant");
     assert_false(rec->params[0].integer); /* strings: an enumeration */
     assert_false(rec->params[1].integer); /* 16, 32, 64 and None */
     assert_string_equal(rec->params[1].labels[3], "null");
@@ -64,7 +64,7 @@ static void cache_file_of_our_recording_becomes_an_operator(void **state)
     best = kt_extrec_optimum(rec);
     assert_non_null(best);
     kt_point_format(&rec->op, &best->point, text, sizeof text);
-    assert_string_equal(text, "transpose variant=tiled bx=null by=null "
+    assert_string_equal(text, "transpose ktune_variant=tiled bx=null by=null "
                               "tile=64 pad=1 rows_per=2");
     assert_true(fabs(best->time_ms - 0.14342400431632996) < 1e-15);
     assert_ptr_equal(kt_extrec_find(rec, &best->point), best);
