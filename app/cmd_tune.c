@@ -1241,6 +1241,8 @@ static kt_status load_recording(tune_args *a, kt_job *job, kt_err *err)
     else if (a->resume || a->journal)
         bad = "a replay of another tool's recording writes no journal; "
               "--t4, --json and --csv keep the run";
+    else if (a->wisdom)
+        bad = "wisdom is for a plugin's operators; a recording has none";
     else if (a->workers || a->mpi || a->replay_delay > 0)
         bad = "another tool's recording replays on one simulated worker";
     else if (!kt_ktcache_is_external(a->o.replay))

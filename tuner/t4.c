@@ -282,7 +282,8 @@ static json_t *requirements_json(const kt_tune_facts *f)
     char line[384];
 
     json_array_append_new(list, json_string("ktune==" KT_VERSION));
-    if (f->plugin) {
+    /* A replayed recording of another tool is no plugin of a version. */
+    if (f->plugin && !(f->cfg && kt_replay_ext_is(f->cfg->ev))) {
         snprintf(line, sizeof line, "%s==%s", f->plugin->desc.name,
                  f->plugin->desc.version ? f->plugin->desc.version : "?");
         json_array_append_new(list, json_string(line));

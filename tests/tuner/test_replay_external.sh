@@ -63,7 +63,10 @@ assert keys[0] == "ktune_variant", keys
 times = [r["measurements"][0]["value"] for r in res
          if r["invalidity"] == "correct"]
 assert min(times) == want / 1e3, (min(times), want)
-json.load(open("ex_T4-metadata.json"))
+meta = json.load(open("ex_T4-metadata.json"))["metadata"]
+assert meta["environment"]["requirements"][0].startswith("ktune=="), meta
+assert not any(r.startswith(("kernel_tuner==", "t4=="))
+               for r in meta["environment"]["requirements"]), meta
 PY
     done
 done
@@ -111,6 +114,9 @@ expect_text "writes no journal"
 expect_exit 2 "$KTUNE" tune --replay "$KT/vector_add-h200-n1048576_T4.json" \
     --workers 2
 expect_text "one simulated worker"
+expect_exit 2 "$KTUNE" tune --replay "$KT/vector_add-h200-n1048576_T4.json" \
+    --wisdom w.jsonl
+expect_text "wisdom is for a plugin's operators"
 expect_exit 2 "$KTUNE" tune --replay "$KT/vector_add-h200-n1048576_T4.json" \
     --set job.operator=vector_add:add
 expect_text "tunes its own operator"
