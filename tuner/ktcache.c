@@ -15,40 +15,99 @@
 /* ------------------------------------------------------------ reading */
 
 /* The parser reads straight from zlib (which passes a plain file
- * through): no copy of the whole text is kept. */
+ * through): no copy of the whole text is kept. A Kernel Tuner cache that
+ * an interrupted run left open ends with "," after its last entry (or "{"
+ * with none) and no closing braces; it is closed the way Kernel Tuner
+ * reads it (util.correct_open_cache): the comma dropped, "}\n}" added. So a
+ * chunk's trailing comma or brace (and blanks after it) is held back
+ * until it is known whether more follows. */
 typedef struct gz_source {
     gzFile f;
     size_t read;
-    int failed; /* 1: a read error, 2: too large */
+    int failed;     /* 1: a read error, 2: too large */
+    char hold[256]; /* less than jansson's 1 KiB reads */
+    size_t held;
+    int done;
 } gz_source;
+
+static int blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/* At the end: what the held tail becomes. */
+static size_t close_open_cache(gz_source *src, char *out, size_t size)
+{
+    static const char closing[] = "}\n}";
+    size_t n = 0;
+
+    src->done = 1;
+    if (!src->held)
+        return 0;
+    if (src->hold[0] == '{')
+        out[n++] = '{';
+    if (n + sizeof closing - 1 > size)
+        return n;
+    memcpy(out + n, closing, sizeof closing - 1);
+    return n + sizeof closing - 1;
+}
 
 static size_t gz_chunk(void *buffer, size_t size, void *data)
 {
     gz_source *src = data;
+    char *out = buffer;
+    size_t n, end;
     int got;
 
-    if (src->read > KT_KTCACHE_MAX_BYTES) {
-        src->failed = 2;
+    if (src->done)
+        return 0;
+    if (size <= 2 * sizeof src->hold) {
+        src->failed = 1; /* not jansson's reads: cannot hold a tail back */
         return (size_t)-1;
     }
-    got =
-        gzread(src->f, buffer, (unsigned)(size < (1u << 30) ? size : 1u << 30));
-    if (got < 0) {
-        src->failed = 1;
-        return (size_t)-1;
-    }
-    src->read += (size_t)got;
-    return (size_t)got;
+    do {
+        memcpy(out, src->hold, src->held);
+        n = src->held;
+        src->held = 0;
+        if (src->read > KT_KTCACHE_MAX_BYTES) {
+            src->failed = 2;
+            return (size_t)-1;
+        }
+        got = gzread(src->f, out + n, (unsigned)(size - n));
+        if (got < 0) {
+            src->failed = 1;
+            return (size_t)-1;
+        }
+        src->read += (size_t)got;
+        if (got == 0 && n) {
+            memcpy(src->hold, out, n);
+            src->held = n;
+            return close_open_cache(src, out, size);
+        }
+        n += (size_t)got;
+        /* Hold back a trailing "," or "{" and the blanks after it. */
+        for (end = n; end > 0 && blank(out[end - 1]); --end)
+            ;
+        if (got > 0 && end > 0 &&
+            (out[end - 1] == ',' || out[end - 1] == '{') &&
+            n - (end - 1) <= sizeof src->hold) {
+            src->held = n - (end - 1);
+            memcpy(src->hold, out + end - 1, src->held);
+            n = end - 1;
+        }
+    } while (n == 0 && got > 0); /* 0 would mean the end */
+    return n;
 }
 
 kt_status kt_ktcache_read_json(const char *path, json_t **doc, kt_err *err)
 {
     json_error_t jerr;
-    gz_source src = {NULL, 0, 0};
+    gz_source src;
     int zerr = 0;
     kt_status rc;
 
     *doc = NULL;
+    memset(&src, 0, sizeof src);
     if ((rc = kt_file_check_regular(path, "recording", err)))
         return rc;
     if (!(src.f = gzopen(path, "rb")))

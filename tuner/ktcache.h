@@ -23,7 +23,9 @@
 #define KT_KTCACHE_MAX_BYTES ((size_t)2 << 30)
 
 /* Reads path whole (gzip-compressed or plain) as one JSON document; a
- * key written twice in an object is refused. KT_S_INPUT with path:line:
+ * key written twice in an object is refused; a Kernel Tuner cache left
+ * open (a trailing "," or "{", no closing braces) is closed as Kernel
+ * Tuner closes it. KT_S_INPUT with path:line:
  * column for a syntax error; *doc is a new reference. */
 kt_status kt_ktcache_read_json(const char *path, json_t **doc, kt_err *err);
 

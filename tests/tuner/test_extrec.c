@@ -418,6 +418,33 @@ static void odd_but_valid_files_load(void **state)
     kt_extrec_free(rec);
 }
 
+/* A cache an interrupted Kernel Tuner run left open (its last entry
+ * followed by ",", no closing braces) reads as Kernel Tuner reads it. */
+static void a_cache_left_open_reads_as_kernel_tuner_reads_it(void **state)
+{
+    kt_extrec *rec;
+    kt_err err;
+
+    (void)state;
+    tt_write("open.json", "{\n\"tune_params_keys\": [\"x\"],\n"
+                          "\"tune_params\": {\"x\": [1, 2]},\n\"cache\": {"
+                          "\n\"1\": {\"time\": 2.0, " TIMES "},"
+                          "\n\"2\": {\"time\": 1.0, " TIMES "},\n \n");
+    rec = load("open.json");
+    assert_int_equal(rec->num_records, 2);
+    assert_int_equal(kt_extrec_optimum(rec)->point.values[0], 2);
+    kt_extrec_free(rec);
+    tt_write("fresh.json", "{\n\"tune_params_keys\": [\"x\"],\n"
+                           "\"tune_params\": {\"x\": [1, 2]},\n\"cache\": {");
+    assert_int_equal(kt_ktcache_load("fresh.json", &rec, &err), KT_S_INPUT);
+    assert_contains(err.msg, "no configuration is recorded");
+    /* Cut inside an entry: a syntax error, not a guess. */
+    tt_write("cut.json", "{\"tune_params_keys\": [\"x\"], \"tune_params\": "
+                         "{\"x\": [1]}, \"cache\": {\"1\": {\"time\": 2.0,");
+    assert_int_equal(kt_ktcache_load("cut.json", &rec, &err), KT_S_INPUT);
+    assert_contains(err.msg, "cut.json:");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -430,6 +457,7 @@ int main(void)
         cmocka_unit_test(kernel_tuners_own_t4_file_replays),
         cmocka_unit_test(damaged_files_are_refused_naming_the_field),
         cmocka_unit_test(odd_but_valid_files_load),
+        cmocka_unit_test(a_cache_left_open_reads_as_kernel_tuner_reads_it),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
