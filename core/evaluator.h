@@ -260,6 +260,13 @@ typedef struct kt_evaluator_ops {
      * evaluated costs host CPU only (its compile is dropped at close when
      * not started). A later call's points go before an earlier call's. */
     void (*prefetch)(kt_evaluator *ev, const kt_point *pts, size_t n);
+    /* Optional (NULL: none). Seconds of recorded work the evaluator's
+     * answers stand for beyond the wall time they took: a replay of
+     * another tool's recording charges each point's recorded compile,
+     * verification and benchmark time on its first evaluation, as Kernel
+     * Tuner's simulation mode does (tuner/replay_ext.h). The session adds
+     * it to the run's clock, so max_seconds is simulated time. */
+    double (*simulated_s)(kt_evaluator *ev);
 } kt_evaluator_ops;
 
 struct kt_evaluator {

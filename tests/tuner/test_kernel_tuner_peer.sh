@@ -1,0 +1,73 @@
+# SPDX-License-Identifier: Apache-2.0
+# Kernel Tuner 1.5.0 itself on our data: its simulation mode
+# (kernel_tuner.tune_cache) reads the cache file tools/journal_to_kernel_tuner.py
+# makes from our transpose journal, its brute force writes T4 results
+# (store_output_file), and ktune's replay of those gives Kernel Tuner's own
+# optimum; Kernel Tuner's simulated time of the brute force is what
+# ktune's replay of the cache charges; the copy committed in tests/data/kt
+# is what Kernel Tuner writes today (every recorded field equal).
+#
+# Kernel Tuner is pip-installed into a venv in this test's folder (kept for
+# the next run), or taken from KTUNE_KT_VENV (a venv that has it). Without
+# network or pip the test reports skipped with a note.
+. "$KT_SOURCE_DIR/tests/cli/lib.sh"
+
+fail() {
+    echo "FAIL: $1"
+    failures=$((failures + 1))
+}
+
+DATA=$KT_SOURCE_DIR/tests/data
+venv=${KTUNE_KT_VENV:-$PWD/kt-venv}
+py=$venv/bin/python
+if ! "$py" -c 'import kernel_tuner' 2>/dev/null; then
+    if ! python3 -m venv "$venv" >venv.log 2>&1 ||
+        ! timeout 600 "$venv/bin/pip" install -q kernel_tuner==1.5.0 \
+            >>venv.log 2>&1; then
+        echo "skipped: could not pip-install kernel_tuner==1.5.0 into $venv" \
+            "(no network?): $(tail -1 venv.log)"
+        exit 77
+    fi
+fi
+version=$("$py" -c 'from importlib.metadata import version; print(version("kernel_tuner"))')
+if [ "$version" != 1.5.0 ]; then
+    echo "skipped: $venv has kernel_tuner $version, not 1.5.0"
+    exit 77
+fi
+
+rm -f ./*.json
+python3 "$KT_SOURCE_DIR/tools/journal_to_kernel_tuner.py" \
+    "$DATA/transpose-h200-rows8192-cols8192.jsonl.gz" --cache ours.json
+cmp -s ours.json "$DATA/kt/transpose-h200-rows8192-cols8192.cache.json" ||
+    fail "the converter no longer makes the committed cache file"
+read -r kt_sim_ms kt_best_ms < <("$py" \
+    "$KT_SOURCE_DIR/tools/kernel_tuner_writes.py" ours.json kt_T4.json)
+[ -n "${kt_best_ms:-}" ] || fail "Kernel Tuner's tune_cache did not run"
+
+expect_exit 0 "$KTUNE" tune --replay kt_T4.json --set strategy.name=exhaustive \
+    --quiet --json kt.json
+expect_exit 0 "$KTUNE" tune --replay ours.json --set strategy.name=exhaustive \
+    --quiet --json ours.json.out
+python3 - "$kt_sim_ms" "$kt_best_ms" \
+    "$DATA/kt/transpose-h200-rows8192-cols8192.kt150_T4.json" <<'PY' || fail "ktune and Kernel Tuner disagree"
+import json, sys
+sim_ms, best_ms, committed = float(sys.argv[1]), float(sys.argv[2]), sys.argv[3]
+kt = json.load(open("kt.json"))
+assert kt["best"]["median_us"] == best_ms * 1e3, (kt["best"], best_ms)
+ours = json.load(open("ours.json.out"))
+assert ours["best"]["median_us"] == best_ms * 1e3, (ours["best"], best_ms)
+# Kernel Tuner's simulated time: ktune's clock less its own seconds.
+assert 0 <= ours["elapsed_s"] - sim_ms / 1e3 < 1.0, (ours["elapsed_s"], sim_ms)
+def recorded(path):
+    out = {}
+    for r in json.load(open(path))["results"]:
+        t = dict(r["times"])
+        for k in ("framework", "search_algorithm"):
+            t.pop(k)
+        out[json.dumps(r["configuration"], sort_keys=True)] = (
+            t, r["invalidity"], r["measurements"])
+    return out
+fresh, kept = recorded("kt_T4.json"), recorded(committed)
+assert fresh == kept, "the committed Kernel Tuner T4 file differs"
+PY
+finish
