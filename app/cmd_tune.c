@@ -29,7 +29,9 @@
 #include "tuner/export.h"
 #include "tuner/job.h"
 #include "tuner/journal.h"
+#include "tuner/ktcache.h"
 #include "tuner/replay.h"
+#include "tuner/replay_ext.h"
 #include "tuner/summary.h"
 #include "tuner/sweep.h"
 #include "tuner/tune.h"
@@ -37,6 +39,7 @@
 
 static const char help[] =
     "usage: ktune tune CONFIG [--replay FILE] [--resume] [--journal FILE]\n"
+    "       ktune tune --replay RECORDING [--set SECTION.KEY=VALUE]...\n"
     "                  [--json FILE] [--csv FILE] [--t4 FILE]\n"
     "                  [--markdown FILE]\n"
     "                  [--set SECTION.KEY=VALUE]... [options]\n\n"
@@ -49,7 +52,10 @@ static const char help[] =
     "Every evaluation is appended to a journal as it happens.\n\n"
     "  --replay FILE       answer from a recorded journal instead of a GPU\n"
     "                      (any strategy; the problem is the recording's;\n"
-    "                      repeated: a sweep over the recordings' sizes)\n"
+    "                      repeated: a sweep over the recordings' sizes),\n"
+    "                      or, without CONFIG, another tool's recording:\n"
+    "                      a Kernel Tuner cache file or T4 results, plain\n"
+    "                      or .gz (docs/replay.md)\n"
     "  --wisdom FILE       merge the answer of each size into a wisdom file\n"
     "                      for applications (docs/wisdom.md)\n"
     "  --resume            continue the journal of a stopped run; finished\n"
@@ -111,6 +117,9 @@ typedef struct tune_args {
      * (o.replay: the current size's), and --wisdom FILE. */
     kt_cli_list replays;
     const char *wisdom;
+    /* --replay of another tool's recording, without CONFIG: the recording
+     * is the job's operator (tuner/extrec.h). NULL otherwise. */
+    kt_extrec *ext;
 } tune_args;
 
 static kt_status workers_option(tune_args *a, const char *arg, kt_err *err)
@@ -226,8 +235,18 @@ static int parse_args(int argc, char **argv, tune_args *a, kt_err *err)
 
     if ((rc = kt_cli_parse(argc, argv, &cmd, &a->o, err)))
         return rc;
-    if (kt_cli_one_operand("tune", "CONFIG", &a->o, &a->config, err))
+    /* Another tool's recording needs no job: it is the job. */
+    if (!(a->o.num_operands == 0 && a->o.replay) &&
+        kt_cli_one_operand("tune", "CONFIG", &a->o, &a->config, err))
         return KT_EXIT_USAGE;
+    for (size_t i = 0; a->config && i < a->replays.count; ++i)
+        if (kt_ktcache_is_external(a->replays.items[i])) {
+            kt_err_set(err, KT_S_INPUT,
+                       "tune: %s is another tool's recording; it replays "
+                       "without a job: ktune tune --replay %s [--set ...]",
+                       a->replays.items[i], a->replays.items[i]);
+            return KT_EXIT_USAGE;
+        }
     if (a->replay_delay > 0 && !a->o.replay) {
         kt_err_set(err, KT_S_INPUT, "tune: --replay-delay needs --replay");
         return KT_EXIT_USAGE;
@@ -352,6 +371,8 @@ static kt_status open_evaluator(const tune_args *a, kt_job *job,
     kt_eval_spec spec;
     kt_status rc;
 
+    if (a->ext)
+        return kt_replay_ext_open(a->ext, ev, err);
     if (a->o.replay) {
         kt_replay_options opt = {.delay_s = a->replay_delay};
         /* Simulated workers wait what the recording took (scaled). */
@@ -833,7 +854,7 @@ static kt_status open_run(const tune_args *a, tune_run *t, kt_err *err)
         (rc = check_counters(t->ev, job, &job->metrics, t->why, sizeof t->why,
                              &t->unavailable, err)))
         return rc;
-    if (a->o.replay)
+    if (a->o.replay && !a->ext)
         take_recorded_problem(job, t->ev, a->o.replay);
     name_outputs(t);
     kt_space_bind(&job->space, job->sizes, job->input_seed,
@@ -920,6 +941,7 @@ static int report_run(const tune_args *a, tune_run *t, kt_sweep_row *row)
 {
     const kt_job *job = &t->job;
     kt_tune_facts facts;
+    char note[1024];
     kt_err err;
 
     memset(&facts, 0, sizeof facts);
@@ -935,11 +957,17 @@ static int report_run(const tune_args *a, tune_run *t, kt_sweep_row *row)
     facts.peak_gbs = t->have_calib ? t->calib.peak_bw_gbs : 0;
     facts.environment = t->env;
     facts.journal = t->cfg.journal ? job->journal : NULL;
+    if (a->ext) {
+        kt_replay_ext_note(t->ev, note, sizeof note);
+        facts.replay_note = note;
+    }
     if (a->o.replay) {
         facts.replay = a->o.replay;
         facts.has_optimum =
-            kt_replay_optimum(t->ev, &job->space, &facts.optimum,
-                              &facts.optimum_stats, NULL) == KT_S_OK;
+            a->ext ? kt_replay_ext_optimum(t->ev, &facts.optimum,
+                                           &facts.optimum_stats)
+                   : kt_replay_optimum(t->ev, &job->space, &facts.optimum,
+                                       &facts.optimum_stats, NULL) == KT_S_OK;
     }
     if (!a->quiet)
         kt_summary_print(stdout, &facts, &t->result, job->top);
@@ -1198,6 +1226,41 @@ static void finish_mpi(const tune_args *a, const tune_run *t, int rc)
 #endif
 }
 
+/* `ktune tune --replay RECORDING`: another tool's recording is the job
+ * (its operator, space and results); --set gives the strategy and the
+ * budgets. What needs a job of ktune's own, or several recordings, is
+ * refused. */
+static kt_status load_recording(tune_args *a, kt_job *job, kt_err *err)
+{
+    const char *bad = NULL;
+    char spec[256];
+    kt_status rc;
+
+    if (a->replays.count > 1)
+        bad = "one recording of another tool at a time";
+    else if (a->resume || a->journal)
+        bad = "a replay of another tool's recording writes no journal; "
+              "--t4, --json and --csv keep the run";
+    else if (a->workers || a->mpi || a->replay_delay > 0)
+        bad = "another tool's recording replays on one simulated worker";
+    else if (!kt_ktcache_is_external(a->o.replay))
+        return kt_err_set(err, KT_S_INPUT,
+                          "tune: %s is not another tool's recording (a Kernel "
+                          "Tuner cache file or T4 results); a ktune journal "
+                          "replays with its job: ktune tune CONFIG --replay "
+                          "%s",
+                          a->o.replay, a->o.replay);
+    if (bad)
+        return kt_err_set(err, KT_S_INPUT, "tune --replay %s: %s", a->o.replay,
+                          bad);
+    if ((rc = kt_ktcache_load(a->o.replay, &a->ext, err)))
+        return rc;
+    snprintf(spec, sizeof spec, "%s:%s", a->ext->plugin.desc.name,
+             a->ext->op.id);
+    return kt_job_load_for(a->o.replay, spec, &a->ext->plugin, &a->ext->op,
+                           a->o.sets.items, a->o.sets.count, job, err);
+}
+
 int kt_cmd_tune(int argc, char **argv)
 {
     tune_args a;
@@ -1231,9 +1294,10 @@ int kt_cmd_tune(int argc, char **argv)
     /* A search reaches most kernels of a declared operator: compile them
      * in the background (core/nvrtc.h), here and in the workers. */
     setenv("KTUNE_NVRTC_PREFETCH", "1", 0);
-    if (kt_cli_load_declared(&reg, a.config, &err) ||
-        kt_job_load(a.config, a.o.sets.items, a.o.sets.count, &reg, &t->job,
-                    &err)) {
+    if (a.config ? kt_cli_load_declared(&reg, a.config, &err) ||
+                       kt_job_load(a.config, a.o.sets.items, a.o.sets.count,
+                                   &reg, &t->job, &err)
+                 : load_recording(&a, &t->job, &err)) {
         rc = kt_cli_fail(&err);
         goto done;
     }
@@ -1270,6 +1334,7 @@ done:
     kt_registry_free(&reg);
     kt_cli_options_free(&a.o);
     kt_cli_list_free(&a.replays);
+    kt_extrec_free(a.ext);
     free(s.rows);
     free(s.answers);
     free(s.devices);

@@ -233,6 +233,14 @@ typedef struct kt_evaluator_ops {
      * run has finished, so that letting go is timed as a phase of its
      * own rather than hidden after the summary. */
     void (*release)(kt_evaluator *ev);
+
+    /* Optional (NULL: none). Seconds of recorded work the evaluator's
+     * answers stand for beyond the wall time they took: a replay of
+     * another tool's recording charges each point's recorded compile,
+     * verification and benchmark time on its first evaluation, as Kernel
+     * Tuner's simulation mode does (tuner/replay_ext.h). The session adds
+     * it to the run's clock, so max_seconds is simulated time. */
+    double (*simulated_s)(kt_evaluator *ev);
 } kt_evaluator_ops;
 
 struct kt_evaluator {

@@ -445,7 +445,8 @@ static kt_status read_job(loader *ld, const kt_registry *reg)
                    "missing: name what to tune, e.g. operator = "
                    "vector_add:add (`ktune list` shows them)");
     snprintf(job->spec, sizeof job->spec, "%s", spec);
-    if (kt_registry_resolve(reg, spec, &job->plugin, &job->op, ld->err))
+    /* No registry: the operator was given (kt_job_load_for). */
+    if (reg && kt_registry_resolve(reg, spec, &job->plugin, &job->op, ld->err))
         return bad_from(ld, "job", "operator");
     for (size_t i = 0; i < COUNT(job_keys); ++i)
         known[nk++] = job_keys[i];
@@ -934,6 +935,67 @@ static kt_status check_sections(const loader *ld)
     return KT_S_OK;
 }
 
+static void job_defaults(loader *ld, kt_job *job, const char *path, kt_err *err)
+{
+    memset(job, 0, sizeof *job);
+    memset(ld, 0, sizeof *ld);
+    ld->job = job;
+    ld->err = err;
+    snprintf(job->path, sizeof job->path, "%s", path);
+    job->input_seed = 1;
+    job->boundaries = 1;
+    job->seed = 1;
+    job->finalists = 3;
+    job->min_gain = 0.005;
+    job->top = 10;
+    kt_job_protocol_defaults(&job->protocol);
+}
+
+/* The sections in order, once the file (or none) is in ld->ini. */
+static kt_status read_sections(loader *ld, char *const *sets, size_t num_sets,
+                               const kt_registry *reg)
+{
+    kt_status rc;
+    if ((rc = apply_overrides(ld, sets, num_sets)) ||
+        (rc = check_sections(ld)) || (rc = read_job(ld, reg)) ||
+        (rc = read_space(ld)) || (rc = read_strategy(ld)) ||
+        (rc = read_measure(ld)) || (rc = read_output(ld)) ||
+        (rc = read_metrics(ld)))
+        return rc;
+    return KT_S_OK;
+}
+
+kt_status kt_job_load_for(const char *name, const char *spec,
+                          const kt_loaded_plugin *plugin, const kt_operator *op,
+                          char *const *sets, size_t num_sets, kt_job *job,
+                          kt_err *err)
+{
+    loader ld;
+    kt_err local;
+    kt_status rc;
+
+    if (!err)
+        err = &local;
+    job_defaults(&ld, job, name, err);
+    job->plugin = plugin;
+    job->op = op;
+    if (!(ld.ini = dictionary_new(0)) || iniparser_set(ld.ini, "job", NULL) ||
+        iniparser_set(ld.ini, "job:operator", spec))
+        rc = kt_err_set(err, KT_S_NOMEM, "out of memory");
+    else
+        rc = read_sections(&ld, sets, num_sets, NULL);
+    if (!rc && strcmp(job->spec, spec) != 0)
+        rc = kt_err_set(err, KT_S_INPUT,
+                        "--set job.operator=%s: %s tunes its own operator, %s",
+                        job->spec, name, spec);
+    if (ld.ini)
+        iniparser_freedict(ld.ini);
+    free(ld.overrides);
+    if (rc)
+        kt_job_free(job);
+    return rc;
+}
+
 kt_status kt_job_load(const char *path, char *const *sets, size_t num_sets,
                       const kt_registry *reg, kt_job *job, kt_err *err)
 {
@@ -943,27 +1005,12 @@ kt_status kt_job_load(const char *path, char *const *sets, size_t num_sets,
 
     if (!err)
         err = &local;
-    memset(job, 0, sizeof *job);
-    memset(&ld, 0, sizeof ld);
-    ld.job = job;
-    ld.err = err;
-    snprintf(job->path, sizeof job->path, "%s", path);
-    job->input_seed = 1;
-    job->boundaries = 1;
-    job->seed = 1;
-    job->finalists = 3;
-    job->min_gain = 0.005;
-    job->top = 10;
-    kt_job_protocol_defaults(&job->protocol);
+    job_defaults(&ld, job, path, err);
     /* Loading first: it refuses what is not a regular, bounded file before
      * the locator reads it line by line. */
     if ((rc = kt_ini_load(path, &ld.ini, err)) ||
         (rc = kt_iniloc_scan(path, &ld.loc, err)) ||
-        (rc = apply_overrides(&ld, sets, num_sets)) ||
-        (rc = check_sections(&ld)) || (rc = read_job(&ld, reg)) ||
-        (rc = read_space(&ld)) || (rc = read_strategy(&ld)) ||
-        (rc = read_measure(&ld)) || (rc = read_output(&ld)) ||
-        (rc = read_metrics(&ld)))
+        (rc = read_sections(&ld, sets, num_sets, reg)))
         goto done;
 done:
     if (ld.ini)

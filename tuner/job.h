@@ -103,6 +103,16 @@ kt_status kt_job_devices(kt_job *job, const char *text, const char *what,
 kt_status kt_job_load(const char *path, char *const *sets, size_t num_sets,
                       const kt_registry *reg, kt_job *job, kt_err *err);
 
+/* A job without a file: the defaults of every section, [job] operator =
+ * spec (plugin and op, which must outlive the job), then the overrides.
+ * name stands for the file in messages and output names (a recording
+ * replayed without a job: tuner/extrec.h). An override of job.operator
+ * naming anything else is KT_S_INPUT. Free with kt_job_free(). */
+kt_status kt_job_load_for(const char *name, const char *spec,
+                          const kt_loaded_plugin *plugin, const kt_operator *op,
+                          char *const *sets, size_t num_sets, kt_job *job,
+                          kt_err *err);
+
 void kt_job_free(kt_job *job);
 
 #endif

@@ -303,10 +303,10 @@ static void print_invalid(FILE *out, const kt_tune_facts *f,
         if (!r->entries[i].host_checked && r->entries[i].status != KT_EVAL_OK)
             ++by_status[r->entries[i].status];
     if (r->host_invalid)
-        fprintf(out,
-                "\n%zu point(s) refused on the host (constraint or device "
-                "limit), never run\n",
-                r->host_invalid);
+        fprintf(out, "\n%zu point(s) refused on the host (%s), never run\n",
+                r->host_invalid,
+                f->replay_note ? "not in the recording: outside its space"
+                               : "constraint or device limit");
     for (int s = KT_EVAL_INVALID; s <= KT_EVAL_TIMEOUT; ++s) {
         if (!by_status[s])
             continue;
@@ -384,6 +384,8 @@ void kt_summary_print(FILE *out, const kt_tune_facts *f,
     if (f->replay)
         fprintf(out, "  (replay of %s)", f->replay);
     fprintf(out, "\n");
+    if (f->replay_note)
+        fprintf(out, "This run %s\n", f->replay_note);
     if (f->cfg->max_evals)
         snprintf(budget, sizeof budget, ", max_evals %zu", f->cfg->max_evals);
     if (f->cfg->max_seconds > 0) {
@@ -396,7 +398,9 @@ void kt_summary_print(FILE *out, const kt_tune_facts *f,
             r->stop_reason, r->elapsed_s);
     fprintf(out, "space %llu point(s)", (unsigned long long)f->space->size);
     if (r->feasible_known)
-        fprintf(out, ", %llu feasible on this device",
+        fprintf(out,
+                f->replay_note ? ", %llu recorded"
+                               : ", %llu feasible on this device",
                 (unsigned long long)r->feasible);
     fprintf(out, "; %zu evaluated", r->evaluations);
     if (r->feasible_known && r->feasible)

@@ -32,6 +32,9 @@ typedef struct kt_tune_facts {
     int has_optimum;    /* the recording's fastest valid point of the space */
     kt_point optimum;
     kt_stats optimum_stats;
+    /* A replay of another tool's recording: what that means, one
+     * paragraph (tuner/replay_ext.h); NULL otherwise. */
+    const char *replay_note;
 } kt_tune_facts;
 
 /* Prints the summary; top: rows of the top table. */

@@ -12,6 +12,7 @@
 #include "core/outfile.h"
 #include "core/version.h"
 #include "tuner/export.h"
+#include "tuner/replay_ext.h"
 
 const char *kt_t4_invalidity(kt_eval_status status, const char *reason,
                              int host_checked)
@@ -111,9 +112,83 @@ static json_t *measurements_json(const kt_tune_facts *f, const kt_tune_entry *e)
     return meas;
 }
 
+/* ------------------------------------- another tool's recording */
+
+/* The recording's own values, in its order, with no variant: the
+ * configuration as the recording tool wrote it. */
+static json_t *ext_configuration(const kt_extrec *rec, const kt_point *pt)
+{
+    const kt_extrec_record *r = kt_extrec_find(rec, pt);
+    json_t *conf = json_object();
+    for (size_t p = 0; r && p < rec->num_params; ++p) {
+        const kt_extrec_param *par = &rec->params[p];
+        uint32_t pos = 0;
+        for (uint32_t k = 0; k < par->count; ++k)
+            if (par->integer ? par->ints[k] == pt->values[p]
+                             : (int64_t)k == pt->values[p])
+                pos = k;
+        json_object_set(conf, par->name, par->values[pos]);
+    }
+    return conf;
+}
+
+/* The recorded times Kernel Tuner's simulation charges, and ktune's own
+ * wall time for the rest: its share of the call (framework) and the
+ * strategy's time before it (search_algorithm). */
+static json_t *ext_times(const kt_extrec *rec, const kt_extrec_record *r,
+                         const kt_tune_entry *e)
+{
+    json_t *runtimes = json_array();
+    for (size_t k = 0; k < json_array_size(r->runtimes); ++k)
+        json_array_append_new(
+            runtimes,
+            json_real(json_number_value(json_array_get(r->runtimes, k)) *
+                      rec->unit_ms));
+    return json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:o}", "compilation",
+                     r->compile_ms, "compilation_time", r->compile_ms,
+                     "validation", r->verify_ms, "benchmark", r->bench_ms,
+                     "framework", 1e3 * e->call_s, "search_algorithm",
+                     1e3 * e->strategy_s, "runtimes", runtimes);
+}
+
+/* "time": the recorded objective in ms, or for a failed point its error
+ * name (Kernel Tuner's: what the methodology's scoring reads as invalid). */
+static json_t *ext_measurements(const kt_extrec_record *r)
+{
+    static const char *const errors[] = {"",
+                                         "InvalidConfig",
+                                         "CompilationFailedConfig",
+                                         "RuntimeFailedConfig",
+                                         "RuntimeFailedConfig",
+                                         "RuntimeFailedConfig"};
+    json_t *value = r->verdict == KT_EXTREC_CORRECT ? json_real(r->time_ms)
+                    : json_is_string(r->objective)
+                        ? json_incref(r->objective)
+                        : json_string(errors[r->verdict]);
+    return json_pack("[{s:s,s:o,s:s}]", "name", "time", "value", value, "unit",
+                     r->verdict == KT_EXTREC_CORRECT ? "ms" : "");
+}
+
+static json_t *ext_result(const kt_extrec *rec, const kt_tune_entry *e,
+                          const char *stamp)
+{
+    const kt_extrec_record *r = kt_extrec_find(rec, &e->point);
+    if (!r)
+        return NULL;
+    return json_pack("{s:s,s:o,s:[s],s:o,s:s,s:i,s:o}", "timestamp", stamp,
+                     "configuration", ext_configuration(rec, &e->point),
+                     "objectives", "time", "times", ext_times(rec, r, e),
+                     "invalidity", kt_replay_ext_invalidity(r->verdict),
+                     "correctness", r->verdict == KT_EXTREC_CORRECT ? 1 : 0,
+                     "measurements", ext_measurements(r));
+}
+
 json_t *kt_export_t4_json(const kt_tune_facts *f, const kt_tune_result *r)
 {
     json_t *results = json_array();
+    const kt_extrec *ext = f->cfg && kt_replay_ext_is(f->cfg->ev)
+                               ? kt_replay_ext_recording(f->cfg->ev)
+                               : NULL;
 
     for (size_t i = 0; i < r->num_entries; ++i) {
         const kt_tune_entry *e = &r->entries[i];
@@ -122,6 +197,14 @@ json_t *kt_export_t4_json(const kt_tune_facts *f, const kt_tune_result *r)
 
         gmtime_r(&e->when, &tm);
         strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
+        /* A point another tool's recording does not hold was never in
+         * its space: not an evaluation. */
+        if (ext) {
+            json_t *res = e->host_checked ? NULL : ext_result(ext, e, stamp);
+            if (res)
+                json_array_append_new(results, res);
+            continue;
+        }
         json_array_append_new(
             results,
             json_pack("{s:s,s:o,s:[s],s:o,s:s,s:i,s:o}", "timestamp", stamp,
@@ -132,8 +215,9 @@ json_t *kt_export_t4_json(const kt_tune_facts *f, const kt_tune_result *r)
                       "correctness", e->status == KT_EVAL_OK ? 1 : 0,
                       "measurements", measurements_json(f, e)));
     }
-    return json_pack("{s:s,s:o}", "schema_version", "1.0.0", "results",
-                     results);
+    /* Kernel Tuner's writer states the unit of every time here. */
+    return json_pack("{s:s,s:o,s:{s:s}}", "schema_version", "1.0.0", "results",
+                     results, "metadata", "timeunit", "milliseconds");
 }
 
 /* ----------------------------------------------------------- metadata */

@@ -77,10 +77,15 @@ static double monotonic(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* The run's clock: seconds of tuning, continued across resumed sessions. */
+/* The run's clock: seconds of tuning, continued across resumed sessions,
+ * and the evaluator's simulated seconds (a replay of another tool's
+ * recording: core/evaluator.h). */
 static double run_clock(const kt_tune *t)
 {
-    return t->clock_offset + (monotonic() - t->t0);
+    kt_evaluator *ev = t->cfg->ev;
+    double simulated =
+        ev && ev->ops->simulated_s ? ev->ops->simulated_s(ev) : 0;
+    return t->clock_offset + (monotonic() - t->t0) + simulated;
 }
 
 static void set_clock(kt_tune *t, double value)
