@@ -41,7 +41,7 @@ sys.path.insert(0, str(HERE))
 APPS = ["convolution_milo", "dedispersion_milo"]
 TUNING = ["A100", "A4000"]
 EVALUATION = ["A6000", "MI250X", "W6600", "W7800"]
-KTUNE = ["surrogate", "one_at_a_time", "coordinate", "random", "annealing",
+KTUNE = ["tpe", "one_at_a_time", "coordinate", "random", "annealing",
          "genetic", "exhaustive"]
 KTUNE_DETERMINISTIC = {"exhaustive"}
 
@@ -105,6 +105,14 @@ def kt_task(py, hubcopy, runs, app, g, strat, repeats, limit):
     return out, time.time() - t
 
 
+def ktune_binary(build):
+    """The ktune executable of a build folder."""
+    for p in [Path(build) / "ktune", Path(build) / "app" / "ktune"]:
+        if p.exists():
+            return p.resolve()
+    sys.exit(f"run.py: no ktune executable in {build}")
+
+
 def ktune_task(build, hubcopy, runs, app, g, strat, repeats, limit):
     """REPEATS replays of the cache file with ktune's STRATEGY at the time
     limit, one T4 file per repeat, gathered into one file like kt_task's."""
@@ -120,7 +128,7 @@ def ktune_task(build, hubcopy, runs, app, g, strat, repeats, limit):
     os.makedirs(tmpdir, exist_ok=True)
     for seed in range(1, n + 1):
         t4 = tmpdir / f"seed{seed}.json"
-        cmd = [str(Path(build) / "app" / "ktune"), "tune", "--replay",
+        cmd = [str(ktune_binary(build)), "tune", "--replay",
                str(cache), "--set", f"strategy.name={strat}", "--set",
                f"strategy.seed={seed}", "--set",
                f"strategy.max_seconds={limit!r}", "--t4", str(t4), "--quiet"]
