@@ -1,0 +1,172 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The methodology benchmark's report: every task file of run.py scored by
+the package's code (score.py), per file and aggregated over the tuning and
+the evaluation set, as Markdown, JSON and SVG curves."""
+import json
+import os
+import platform
+import subprocess
+import time
+from pathlib import Path
+
+import numpy as np
+
+import score
+
+COLORS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#56B4E9", "#E69F00",
+          "#7F7F7F", "#000000", "#A6761D", "#1B9E77", "#7570B3", "#E7298A",
+          "#66A61E", "#E6AB02", "#666666", "#A6CEE3", "#B2DF8A", "#FB9A99",
+          "#FDBF6F", "#CAB2D6", "#FFFF99", "#1F78B4", "#33A02C"]
+
+
+def label(tool, s):
+    return f"ktune:{s}" if tool == "ktune" else f"kt:{s}"
+
+
+def score_all(files, bud, runs, kts, kns, hubcopy, log=print):
+    """{file: {label: {"P", "frac_end", "curve", "repeats", "seeds"}}};
+    a task file missing (not run, or failed) is left out and listed."""
+    import run as runmod
+    per, missing = {}, []
+    for app, g in files:
+        st = score.stats(hubcopy / "cachefiles" / app / f"{g}_T4.json", app,
+                         g)
+        group, meta = {}, {}
+        for tool, names in [("ktune", kns), ("kt", kts)]:
+            for s in names:
+                p = runs / tool / f"{app}-{g}-{s}.json.gz"
+                if not p.exists():
+                    missing.append(f"{tool} {app} {g} {s}")
+                    continue
+                d, reps = runmod.load_runs(p, bud[(app, g)]["limit"])
+                group[label(tool, s)] = reps
+                meta[label(tool, s)] = [r["seed"] for r in d["repeats"]]
+        t = time.time()
+        sc = score.score_file(st, group)
+        for k in sc:
+            sc[k]["seeds"] = meta[k]
+        per[f"{app}/{g}"] = sc
+        log(f"scored {app}/{g}: {len(sc)} strategies, {time.time() - t:.0f}s")
+    return per, missing
+
+
+def svg(path, title, curves):
+    """Aggregate standardised curves over the normalised time range."""
+    w, h, l, r, tp, b = 760, 420, 60, 230, 30, 40
+    lo = min(-0.5, min(float(np.min(c)) for c in curves.values()))
+    hi = 1.0
+
+    def x(i, n):
+        return l + (w - l - r) * i / max(1, n - 1)
+
+    def y(v):
+        return tp + (h - tp - b) * (hi - v) / (hi - lo)
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" '
+           f'height="{h}" font-family="sans-serif" font-size="11">',
+           f'<text x="{l}" y="18" font-size="13">{title}</text>']
+    for v in np.arange(np.ceil(lo * 4) / 4, hi + 0.01, 0.25):
+        out.append(f'<line x1="{l}" x2="{w - r}" y1="{y(v):.1f}" '
+                   f'y2="{y(v):.1f}" stroke="#e2e2e2"/>'
+                   f'<text x="{l - 6}" y="{y(v) + 4:.1f}" '
+                   f'text-anchor="end">{v:.2f}</text>')
+    out.append(f'<text x="{(l + w - r) / 2}" y="{h - 8}" text-anchor="middle">'
+               'time, from the 1% to the 95% cutoff of random search</text>')
+    order = sorted(curves, key=lambda k: -float(np.mean(curves[k])))
+    for i, k in enumerate(order):
+        c = curves[k]
+        step = max(1, len(c) // 200)
+        pts = " ".join(f"{x(j, len(c)):.1f},{y(float(c[j])):.1f}"
+                       for j in range(0, len(c), step))
+        col = COLORS[i % len(COLORS)]
+        width = 2.5 if k.startswith("ktune:") else 1.2
+        out.append(f'<polyline fill="none" stroke="{col}" '
+                   f'stroke-width="{width}" points="{pts}"/>')
+        out.append(f'<text x="{w - r + 8}" y="{tp + 12 * i + 4}" fill="{col}">'
+                   f'{k} {np.mean(c):.3f}</text>')
+    out.append("</svg>")
+    Path(path).write_text("\n".join(out) + "\n")
+
+
+def commit():
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"],
+                              capture_output=True, text=True).stdout.strip()
+    except OSError:
+        return "?"
+
+
+def table(per, keys, names):
+    rows = ["| strategy | " + " | ".join(k.replace("_milo", "")
+                                         for k in keys) + " | mean P |",
+            "|---|" + "---:|" * (len(keys) + 1)]
+    agg = score.aggregate([per[k] for k in keys], names)
+    for n in sorted(agg, key=lambda n: -agg[n]):
+        cells = [f"{per[k][n]['P']:.3f}" for k in keys]
+        rows.append(f"| {n} | " + " | ".join(cells) + f" | **{agg[n]:.3f}** |")
+    return rows, agg
+
+
+def frac_table(per, keys, names):
+    rows = ["| strategy | " + " | ".join(k.replace("_milo", "")
+                                         for k in keys) + " |",
+            "|---|" + "---:|" * len(keys)]
+    for n in names:
+        if all(n in per[k] for k in keys):
+            rows.append(f"| {n} | " + " | ".join(
+                f"{per[k][n]['frac_end']:.3f}" for k in keys) + " |")
+    return rows
+
+
+def write(a, files, bud, runs, kts, kns, prefix):
+    hubcopy = Path(a.work).resolve() / "hub"
+    per, missing = score_all(files, bud, runs, kts, kns, hubcopy)
+    names = sorted({n for f in per.values() for n in f})
+    tune = [f"{app}/{g}" for app, g in files if g in ("A100", "A4000")]
+    ev = [f"{app}/{g}" for app, g in files if g not in ("A100", "A4000")]
+    md = [f"# Search judged by the methodology: ktune and Kernel Tuner 1.5.0",
+          "",
+          f"Date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; "
+          f"machine: {platform.node()} ({os.cpu_count()} CPUs, shared), "
+          f"commit {commit()}; no GPU (simulation and replay).",
+          "", "Command:", "", "```",
+          f"KTUNE_HUB_DIR=HUB python3 bench/methodology/run.py --build "
+          f"{a.build} --repeats {a.repeats} --jobs {a.jobs} --out {prefix}",
+          "```", "",
+          "Budget per file (seconds of recorded time, the package's 0.95 "
+          "cutoff plus its 10% margin) and the score's time range:", "",
+          "| file | size | range start | range end | time limit |",
+          "|---|---:|---:|---:|---:|"]
+    for app, g in files:
+        b = bud[(app, g)]
+        md.append(f"| {app}/{g} | {b['size']} | {b['start']:.1f} | "
+                  f"{b['end']:.1f} | {b['limit']:.1f} |")
+    out = {"files": {}, "aggregate": {}}
+    for title, keys in [("Evaluation set (A6000, MI250X, W6600, W7800)", ev),
+                        ("Tuning set (A100, A4000)", tune)]:
+        if not keys:
+            continue
+        rows, agg = table(per, keys, names)
+        md += ["", f"## {title}: performance score P", ""] + rows
+        md += ["", f"Fraction of the optimum at the end of the budget "
+               f"(optimum / the curve's value), {title.split(' (')[0]}:", ""]
+        md += frac_table(per, keys, sorted(agg, key=lambda n: -agg[n]))
+        tag = "evaluation" if keys is ev else "tuning"
+        out["aggregate"][tag] = agg
+        curves = {n: np.mean([per[k][n]["curve"] for k in keys], axis=0)
+                  for n in agg}
+        svg(f"{prefix}-{tag}.svg", f"Aggregate P over time, {tag} set",
+            curves)
+        md += ["", f"![{tag}]({Path(prefix).name}-{tag}.svg)"]
+    reps = {n: sorted({len(per[k][n]["seeds"]) for k in per if n in per[k]})
+            for n in names}
+    md += ["", "Repeats per strategy and file (seeds 1..N): " + ", ".join(
+        f"{n} {'/'.join(map(str, r))}" for n, r in reps.items()) + "."]
+    if missing:
+        md += ["", "Not run (left out of the tables):", ""] + \
+            [f"- {m}" for m in missing]
+    for k, v in per.items():
+        out["files"][k] = {n: {"P": x["P"], "frac_end": x["frac_end"],
+                               "seeds": x["seeds"]} for n, x in v.items()}
+    Path(prefix + ".md").write_text("\n".join(md) + "\n")
+    Path(prefix + ".json").write_text(json.dumps(out, indent=1) + "\n")
+    print("\n".join(md))

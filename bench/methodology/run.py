@@ -1,0 +1,222 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""The search judged by the field's methodology (Willemsen et al., FGCS
+2024; the autotuning-methodology 1.1.0 package's own scoring), ktune's
+strategies side by side with Kernel Tuner 1.5.0's, on the benchmark_hub's
+brute-forced cache files.
+
+  KTUNE_HUB_DIR=HUB python3 bench/methodology/run.py [--build build]
+      [--work build/methodology] [--repeats 50] [--jobs 2]
+      [--kt-strategies a,b] [--ktune-strategies a,b] [--files app/gpu,...]
+      [--stage all|kt|ktune|score] [--out docs/results/PREFIX]
+
+Every strategy of both tools runs REPEATS times (seeds 1..REPEATS) on every
+file at the methodology's budget: the file's own time scale, the time
+random search needs to reach 95% of the way from the median to the optimum
+(plus the package's 10% margin), time counted as the file records it.
+Kernel Tuner runs in its own simulation mode (kt_runs.py); ktune replays
+the same cache file (`ktune tune --replay FILE --t4 OUT`) and writes one T4
+file per repeat, stopped at the time limit. Both are scored by the package's
+code (score.py) against its calculated random-search baseline and the
+optimum. The tuning set is A100 and A4000 (both kernels); the evaluation
+set A6000, MI250X, W6600 and W7800, reported separately.
+
+Writes PREFIX.md (per file and aggregated P, fraction of the optimum at the
+end of the budget), PREFIX.json (the numbers) and PREFIX-*.svg (curves).
+"""
+import argparse
+import gzip
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+APPS = ["convolution_milo", "dedispersion_milo"]
+TUNING = ["A100", "A4000"]
+EVALUATION = ["A6000", "MI250X", "W6600", "W7800"]
+KTUNE = ["tpe", "one_at_a_time", "coordinate", "random", "annealing",
+         "genetic", "exhaustive"]
+KTUNE_DETERMINISTIC = {"exhaustive"}
+
+
+def files_all():
+    return [(a, g) for a in APPS for g in TUNING + EVALUATION]
+
+
+def prepare(hub, work):
+    """Uncompressed copies of the cache and T4 files in WORK/hub (the
+    package reads plain JSON); the hub's kernels folder beside them."""
+    dst = Path(work) / "hub"
+    for app in APPS:
+        os.makedirs(dst / "cachefiles" / app, exist_ok=True)
+        for g in TUNING + EVALUATION:
+            for suffix in [".json", "_T4.json"]:
+                out = dst / "cachefiles" / app / (g + suffix)
+                if out.exists():
+                    continue
+                src = Path(hub) / "cachefiles" / app / (g + suffix + ".gz")
+                if not src.exists():
+                    src = Path(hub) / "cachefiles" / app / (g + suffix)
+                with open(src, "rb") as f:
+                    magic = f.read(2)
+                opener = gzip.open if magic == b"\x1f\x8b" else open
+                with opener(src, "rb") as f, open(str(out) + ".part",
+                                                  "wb") as o:
+                    shutil.copyfileobj(f, o)
+                os.replace(str(out) + ".part", out)
+    if not (dst / "kernels").exists():
+        shutil.copytree(Path(hub) / "kernels", dst / "kernels")
+    return dst
+
+
+def budgets(hubcopy, files):
+    import score
+    out = {}
+    for app, g in files:
+        st = score.stats(hubcopy / "cachefiles" / app / f"{g}_T4.json", app,
+                         g)
+        t0, t1, lim = score.budget(st)
+        out[(app, g)] = {"start": float(t0), "end": float(t1),
+                         "limit": float(lim),
+                         "size": int(st.size)}
+    return out
+
+
+def kt_task(py, hubcopy, runs, app, g, strat, repeats, limit):
+    out = runs / "kt" / f"{app}-{g}-{strat}.json.gz"
+    if out.exists():
+        return out, 0.0
+    os.makedirs(out.parent, exist_ok=True)
+    t = time.time()
+    cmd = [py, str(HERE / "kt_runs.py"), "--hub", str(hubcopy), "--app", app,
+           "--gpu", g, "--strategy", strat, "--repeats", str(repeats),
+           "--time-limit", repr(limit), "--out", str(out)]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.stderr.write(f"kt {app} {g} {strat}: failed: {r.stderr[-300:]}\n")
+        return None, time.time() - t
+    return out, time.time() - t
+
+
+def ktune_binary(build):
+    """The ktune executable of a build folder."""
+    for p in [Path(build) / "ktune", Path(build) / "app" / "ktune"]:
+        if p.exists():
+            return p.resolve()
+    sys.exit(f"run.py: no ktune executable in {build}")
+
+
+def ktune_task(build, hubcopy, runs, app, g, strat, repeats, limit):
+    """REPEATS replays of the cache file with ktune's STRATEGY at the time
+    limit, one T4 file per repeat, gathered into one file like kt_task's."""
+    out = runs / "ktune" / f"{app}-{g}-{strat}.json.gz"
+    if out.exists():
+        return out, 0.0
+    os.makedirs(out.parent, exist_ok=True)
+    cache = hubcopy / "cachefiles" / app / f"{g}.json"
+    t = time.time()
+    reps = []
+    n = 1 if strat in KTUNE_DETERMINISTIC else repeats
+    tmpdir = runs / "ktune" / f"{app}-{g}-{strat}.tmp"
+    os.makedirs(tmpdir, exist_ok=True)
+    for seed in range(1, n + 1):
+        t4 = tmpdir / f"seed{seed}.json"
+        cmd = [str(ktune_binary(build)), "tune", "--replay",
+               str(cache), "--set", f"strategy.name={strat}", "--set",
+               f"strategy.seed={seed}", "--set",
+               f"strategy.max_seconds={limit!r}", "--t4", str(t4), "--quiet"]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0:
+            sys.stderr.write(f"ktune {app} {g} {strat} seed {seed}: exit "
+                             f"{r.returncode}\n{r.stderr[-2000:]}\n")
+            return None, time.time() - t
+        d = json.load(open(t4))
+        reps.append({"seed": seed, "results": d["results"],
+                     "timeunit": d.get("metadata", {}).get("timeunit",
+                                                            "seconds")})
+    with gzip.open(str(out) + ".part", "wt") as f:
+        json.dump({"tool": "ktune", "app": app, "gpu": g, "strategy": strat,
+                   "time_limit": limit, "repeats": reps}, f)
+    os.replace(str(out) + ".part", out)
+    shutil.rmtree(tmpdir)
+    return out, time.time() - t
+
+
+def load_runs(path, limit):
+    """A task file's repeats as T4 results lists in seconds, each cut at
+    the time limit (an evaluation that starts before it counts)."""
+    import score
+    d = json.load(gzip.open(path, "rt"))
+    reps = []
+    for r in d["repeats"]:
+        res = score.to_seconds(r["results"], r.get("timeunit",
+                                                   "milliseconds"))
+        reps.append(res)
+    return d, reps
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--work", default="build/methodology")
+    ap.add_argument("--hub", default=os.environ.get("KTUNE_HUB_DIR"))
+    ap.add_argument("--repeats", type=int, default=50)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--kt-strategies", default=None)
+    ap.add_argument("--ktune-strategies", default=None)
+    ap.add_argument("--files", default=None)
+    ap.add_argument("--stage", default="all",
+                    choices=["all", "kt", "ktune", "score"])
+    ap.add_argument("--out", default=None)
+    a = ap.parse_args()
+    if not a.hub:
+        sys.exit("run.py: set KTUNE_HUB_DIR (a benchmark_hub checkout) or "
+                 "--hub")
+    import kt_runs
+    work = Path(a.work).resolve()
+    hubcopy = prepare(a.hub, work)
+    runs = work / "runs"
+    files = files_all()
+    if a.files:
+        want = set(a.files.split(","))
+        files = [f for f in files if f"{f[0]}/{f[1]}" in want]
+    bud = budgets(hubcopy, files)
+    kts = a.kt_strategies.split(",") if a.kt_strategies else \
+        kt_runs.STRATEGIES
+    kns = a.ktune_strategies.split(",") if a.ktune_strategies else KTUNE
+    log = open(work / "tasks.log", "a")
+    tasks = []
+    if a.stage in ("all", "kt"):
+        tasks += [("kt", f, s) for s in kts for f in files]
+    if a.stage in ("all", "ktune"):
+        tasks += [("ktune", f, s) for s in kns for f in files]
+
+    def do(t):
+        tool, (app, g), s = t
+        lim = bud[(app, g)]["limit"]
+        if tool == "kt":
+            out, sec = kt_task(sys.executable, hubcopy, runs, app, g, s,
+                               a.repeats, lim)
+        else:
+            out, sec = ktune_task(a.build, hubcopy, runs, app, g, s,
+                                  a.repeats, lim)
+        log.write(f"{time.strftime('%H:%M:%S')} {tool} {app} {g} {s} "
+                  f"{'ok' if out else 'FAILED'} {sec:.1f}s\n")
+        log.flush()
+        return t, out
+    with ThreadPoolExecutor(max_workers=a.jobs) as ex:
+        done = list(ex.map(do, tasks))
+    if a.stage in ("all", "score") and a.out:
+        import report
+        report.write(a, files, bud, runs, kts, kns, a.out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""bench/methodology/score.py on a tiny synthetic brute-forced space,
+scored by the autotuning-methodology package's own code: the budget is the
+package's 0.95 cutoff of random search, a run that measures the optimum
+first scores P close to 1, random orders (50 seeds) score close to 0 on
+average, and a run that measures the slowest points first scores below 0.
+
+Needs the package (pip install autotuning-methodology==1.1.0): the Python
+named by KTUNE_METHODOLOGY_PYTHON runs this file when set; without the
+package the test exits 77 (skipped) saying so."""
+import json
+import os
+import random
+import sys
+import tempfile
+from pathlib import Path
+
+SRC = Path(os.environ.get("KT_SOURCE_DIR", Path(__file__).resolve()
+                          .parents[2]))
+sys.path.insert(0, str(SRC / "bench" / "methodology"))
+
+try:
+    import numpy as np
+    import autotuning_methodology  # noqa: F401
+except ImportError:
+    print("skipped: autotuning-methodology is not installed for "
+          f"{sys.executable} (set KTUNE_METHODOLOGY_PYTHON)")
+    sys.exit(77)
+
+import score  # noqa: E402
+
+N = 400
+
+
+def result(i, t_ms):
+    """One T4 result: point i, kernel time t_ms, 0.5 s compile, 32 runs."""
+    return {"timestamp": "2026-12-01T00:00:00Z",
+            "configuration": {"x": i}, "objectives": ["time"],
+            "times": {"compilation": 500.0, "framework": 0.0,
+                      "search_algorithm": 0.0, "validation": 0.0,
+                      "runtimes": [t_ms] * 32},
+            "invalidity": "correct", "correctness": 1,
+            "measurements": [{"name": "time", "value": t_ms, "unit": "ms"}]}
+
+
+def main():
+    rng = random.Random(7)
+    times = [1.0 + 0.01 * k for k in range(N)]
+    rng.shuffle(times)
+    with tempfile.TemporaryDirectory() as tmp:
+        t4 = Path(tmp) / "synthetic_T4.json"
+        t4.write_text(json.dumps({
+            "schema_version": "1.0.0", "metadata": {"timeunit": "milliseconds"},
+            "results": [result(i, t) for i, t in enumerate(times)]}))
+        st = score.stats(t4, "synthetic", "cpu")
+        start, end, limit = score.budget(st)
+        # Each evaluation costs 0.5 s + 32 runs of 1-5 ms: the package's
+        # fevals to the 0.95 cutoff for 400 points is ceil(i / (N + 1 - i))
+        # with i the rank of the cutoff value counted from the worst.
+        per_eval = st.total_time_median()
+        assert 0.53 < per_eval < 0.67, per_eval
+        assert 0 < start < end < limit, (start, end, limit)
+        assert abs(limit - 1.1 * end) < 1e-9
+        fevals = end / per_eval
+        assert 5 <= round(fevals) <= 40, fevals
+
+        def as_seconds(order):
+            res = [result(i, times[i]) for i in order]
+            return score.to_seconds(json.loads(json.dumps(res)),
+                                    "milliseconds")
+        best_first = sorted(range(N), key=lambda i: times[i])
+        worst_first = best_first[::-1]
+        randoms = []
+        for seed in range(1, 51):
+            o = list(range(N))
+            random.Random(seed).shuffle(o)
+            randoms.append(as_seconds(o))
+        runs = {"oracle": [as_seconds(best_first)] * 3,
+                "worst": [as_seconds(worst_first)] * 3,
+                "random": randoms}
+        sc = score.score_file(st, runs)
+    p = {k: v["P"] for k, v in sc.items()}
+    print("P:", {k: round(v, 3) for k, v in p.items()})
+    assert p["oracle"] > 0.95, p
+    assert abs(p["random"]) < 0.2, p
+    assert p["worst"] < -0.5, p
+    assert abs(sc["oracle"]["frac_end"] - 1.0) < 1e-9, sc["oracle"]
+    assert 0 < sc["worst"]["frac_end"] < 0.5, sc["worst"]
+    agg = score.aggregate([sc, sc], ["oracle", "random"])
+    assert abs(agg["oracle"] - p["oracle"]) < 1e-9, agg
+    print("ok")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * kt_tpe: a tree-structured Parzen estimator over a discrete space
+ * (Bergstra et al., NeurIPS 2011), the model behind the `tpe` strategy and
+ * the guided survey of one_at_a_time (tuner/strategies/tpe.c describes it).
+ *
+ * The model is fitted on every point observed so far: the fastest
+ * `gamma` of those that ran are "good", the rest and every point that
+ * could not run are "bad"; each parameter's value (and the variant) gets a
+ * smoothed frequency among the good and among the bad, and a point's score
+ * is the sum over its parameters of log(good frequency / bad frequency).
+ * The next point is the unvisited feasible point of the candidate range
+ * with the highest score (ties drawn with the session's generator), after
+ * `init` random ones. Deterministic for the session's seed.
+ */
+#ifndef KT_TPE_H
+#define KT_TPE_H
+
+#include <stdint.h>
+
+#include "tuner/tune.h"
+
+/* Candidate ranges at most this large are scored whole; larger ones by
+ * KT_TPE_DRAWS random draws per proposal. */
+#define KT_TPE_ENUMERATE 262144u
+#define KT_TPE_DRAWS 4096u
+
+typedef struct kt_tpe {
+    kt_tune *t;
+    const kt_space *space;
+    uint64_t lo, hi; /* candidates: point indices [lo, hi) */
+    double gamma;    /* share of the valid points that are good */
+    double prior;    /* pseudo-count of every value among good and bad */
+    size_t init;     /* random proposals before the model is used */
+    /* Observations, in order: index and median (INFINITY: did not run). */
+    uint64_t *idx;
+    double *us;
+    size_t n, cap, valid;
+    /* Per index of [lo, hi) when enumerated: 0 unknown, 1 visited or
+     * proposed, 2 refused on the host. NULL for a drawn range. */
+    uint8_t *state;
+    /* Log-ratio tables: per slot, per parameter, per value position. */
+    double *lr, *lr_slot;
+    size_t *base; /* per slot: its first entry in lr */
+    size_t table;
+} kt_tpe;
+
+/* A model over the candidates [lo, hi) (one slot's range, or the whole
+ * space); gamma, prior and init as above. Owns its memory (kt_tpe_free). */
+kt_status kt_tpe_init(kt_tpe *m, kt_tune *t, uint64_t lo, uint64_t hi,
+                      double gamma, double prior, size_t init, kt_err *err);
+
+void kt_tpe_free(kt_tpe *m);
+
+/* Records what the session measured of pt (any point of the space: points
+ * outside the candidates still teach the model). */
+kt_status kt_tpe_observe(kt_tpe *m, const kt_point *pt, const kt_tune_obs *obs,
+                         kt_err *err);
+
+/* The next point to measure: 1 and *pt, or 0 when no unvisited feasible
+ * candidate is left (a drawn range: none found in KT_TPE_DRAWS draws).
+ * Points the session already knows are observed on the way, not
+ * proposed. */
+int kt_tpe_next(kt_tpe *m, kt_point *pt, kt_status *rc, kt_err *err);
+
+#endif
