@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/fileio.h"
 #include "core/iniloc.h"
 #include "core/msg.h"
 #include "core/nvrtc.h"
@@ -183,13 +184,16 @@ static kt_status parse_expr(const reader *rd, const char *section,
     return KT_S_OK;
 }
 
+/* The largest kernel source a declaration may name (bytes). */
+#define KT_DECLARED_SOURCE_MAX ((size_t)16 << 20)
+
 static kt_status read_source(reader *rd, const char *file)
 {
     kt_declared *d = rd->d;
     char path[8300];
     const char *slash = strrchr(d->path, '/');
-    FILE *f;
-    long size;
+    size_t size;
+    kt_err why;
 
     if (file[0] == '/' || !slash)
         snprintf(path, sizeof path, "%s", file);
@@ -199,18 +203,10 @@ static kt_status read_source(reader *rd, const char *file)
     if (copy_checked(rd, "operator", "source", d->source_name,
                      sizeof d->source_name, file))
         return rd->err->status;
-    if (!(f = fopen(path, "rb")))
-        return bad(rd, "operator", "source", "cannot read '%s'", path);
-    fseek(f, 0, SEEK_END);
-    size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    d->source = size >= 0 ? malloc((size_t)size + 1) : NULL;
-    if (!d->source || fread(d->source, 1, (size_t)size, f) != (size_t)size) {
-        fclose(f);
-        return bad(rd, "operator", "source", "cannot read '%s'", path);
-    }
-    d->source[size] = '\0';
-    fclose(f);
+    /* A regular file only: a FIFO would block, a folder would not end. */
+    if (kt_file_read(path, "source", KT_DECLARED_SOURCE_MAX, &d->source, &size,
+                     &why))
+        return bad(rd, "operator", "source", "cannot read: %s", why.msg);
     return KT_S_OK;
 }
 
