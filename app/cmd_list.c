@@ -172,7 +172,9 @@ static int named_not_loaded(const kt_registry *reg, const kt_cli_list *files)
             loaded = strcmp(reg->plugins[k]->path, files->items[i]) == 0 ||
                      (real && strcmp(reg->plugins[k]->path, real) == 0);
         if (!loaded) {
-            const char *why = failure_of(reg, files->items[i], real);
+            const char *why = access(files->items[i], F_OK) == 0
+                                  ? failure_of(reg, files->items[i], real)
+                                  : NULL;
             if (why)
                 fprintf(stderr, "ktune list: --plugin %s: not loaded: %s\n",
                         files->items[i], why);
