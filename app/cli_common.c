@@ -270,6 +270,30 @@ kt_status kt_cli_apply_sizes(const kt_operator *op, int64_t *sizes,
     return rc;
 }
 
+/* A declared operator's point that breaks its variant's require is the
+ * user's mistake, refused here before a device is looked for. Only a
+ * declaration's check is called without a device: it reads sizes and
+ * parameters alone, where a compiled plugin's check may read the device. */
+static kt_status host_constraint(const kt_loaded_plugin *plugin,
+                                 const kt_operator *op, const kt_point *pt,
+                                 const int64_t *sizes, kt_err *err)
+{
+    const kt_variant *v = &op->variants[pt->variant];
+    kt_problem problem = {sizeof problem, op->num_sizes, sizes, 0, NULL};
+    kt_bound_config bc;
+    char why[512] = "";
+
+    if (!plugin->declared || !v->check)
+        return KT_S_OK;
+    if (v->check(&problem, kt_point_bind(op, pt, &bc), why, sizeof why) ==
+        KT_OK)
+        return KT_S_OK;
+    why[sizeof why - 1] = '\0';
+    return kt_err_set(err, KT_S_INPUT,
+                      "variant '%s': this point cannot run: %s", v->id,
+                      why[0] ? why : "its constraint refuses it");
+}
+
 kt_status kt_cli_resolve_point(const kt_registry *reg, const char *spec,
                                const kt_cli_options *o,
                                const kt_loaded_plugin **plugin,
@@ -286,10 +310,11 @@ kt_status kt_cli_resolve_point(const kt_registry *reg, const char *spec,
     kt_point_default(*op, (uint32_t)index, pt);
     for (uint32_t i = 0; i < (*op)->num_sizes; ++i)
         sizes_out[i] = (*op)->sizes[i].default_value;
-    if ((rc = kt_cli_apply_sets(*op, pt, o->sets.items, o->sets.count, err)))
+    if ((rc = kt_cli_apply_sets(*op, pt, o->sets.items, o->sets.count, err)) ||
+        (rc = kt_cli_apply_sizes(*op, sizes_out, o->sizes.items, o->sizes.count,
+                                 err)))
         return rc;
-    return kt_cli_apply_sizes(*op, sizes_out, o->sizes.items, o->sizes.count,
-                              err);
+    return host_constraint(*plugin, *op, pt, sizes_out, err);
 }
 
 void kt_cli_eval_spec(const kt_cli_options *o, const kt_loaded_plugin *plugin,

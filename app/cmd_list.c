@@ -145,8 +145,23 @@ static void print_text(const kt_registry *reg)
         printf("not loaded: %s\n", reg->failures[i]);
 }
 
+/* The registry's failure line for the file named path (or real, its full
+ * path), or NULL. */
+static const char *failure_of(const kt_registry *reg, const char *path,
+                              const char *real)
+{
+    for (size_t i = 0; i < reg->num_failures; ++i) {
+        const char *f = reg->failures[i];
+        if (strstr(f, path) || (real && strstr(f, real)))
+            return f;
+    }
+    return NULL;
+}
+
 /* The --plugin files that did not load (missing, refused, a duplicate),
- * each named on stderr: a list asked for them, so it fails (exit 1). */
+ * each named on stderr with its reason, before the listing (where it would
+ * be lost after the built-in plugins): a list asked for them, so it fails
+ * (exit 1). */
 static int named_not_loaded(const kt_registry *reg, const kt_cli_list *files)
 {
     int missing = 0;
@@ -156,15 +171,21 @@ static int named_not_loaded(const kt_registry *reg, const kt_cli_list *files)
         for (size_t k = 0; k < reg->count && !loaded; ++k)
             loaded = strcmp(reg->plugins[k]->path, files->items[i]) == 0 ||
                      (real && strcmp(reg->plugins[k]->path, real) == 0);
-        free(real);
         if (!loaded) {
-            fprintf(stderr, "ktune list: --plugin %s: not loaded%s\n",
-                    files->items[i],
-                    access(files->items[i], F_OK) == 0
-                        ? " (see its 'not loaded' line)"
-                        : ": no such file");
+            const char *why = access(files->items[i], F_OK) == 0
+                                  ? failure_of(reg, files->items[i], real)
+                                  : NULL;
+            if (why)
+                fprintf(stderr, "ktune list: --plugin %s: not loaded: %s\n",
+                        files->items[i], why);
+            else
+                fprintf(stderr, "ktune list: --plugin %s: not loaded%s\n",
+                        files->items[i],
+                        access(files->items[i], F_OK) == 0 ? ""
+                                                           : ": no such file");
             missing = 1;
         }
+        free(real);
     }
     return missing;
 }
@@ -203,12 +224,13 @@ int kt_cmd_list(int argc, char **argv)
         goto done;
     }
     kt_cli_load_plugins(&reg, files.items, files.count, 1);
+    if (named_not_loaded(&reg, &files))
+        rc = KT_EXIT_FAILURE;
+    fflush(stderr);
     if (json)
         print_json(&reg);
     else
         print_text(&reg);
-    if (named_not_loaded(&reg, &files))
-        rc = KT_EXIT_FAILURE;
 done:
     kt_registry_free(&reg);
     kt_cli_list_free(&files);

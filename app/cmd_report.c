@@ -12,6 +12,7 @@
 #include "core/envrec.h"
 #include "core/fileio.h"
 #include "core/msg.h"
+#include "core/outfile.h"
 #include "core/param.h"
 #include "core/parse.h"
 #include "core/version.h"
@@ -179,76 +180,31 @@ done:
     kt_registry_free(&reg);
 }
 
-/* Writes the document into a path that is not a regular file (a device,
- * a FIFO, through a symlink): in place. Renaming over it would replace the
- * device node or the link itself. */
-static kt_status write_in_place(const char *path, const kt_sources *s,
-                                const kt_doc_options *opt, kt_err *err)
-{
-    FILE *f = fopen(path, "w");
-    kt_status rc;
-
-    if (!f)
-        return kt_err_set(err, KT_S_IO, "%s: cannot write: %s", path,
-                          strerror(errno));
-    rc = kt_doc_write(f, s, opt, err);
-    if (fclose(f) != 0 && rc == KT_S_OK)
-        rc = kt_err_set(err, KT_S_IO, "%s: cannot write: %s", path,
-                        strerror(errno));
-    return rc;
-}
-
-/* Writes the document to path through a temporary file in the same
- * folder, so a failed run leaves no half report behind; only a regular
- * file (or a new one) is replaced that way. */
+/* Writes the document to path ("-": stdout) through kt_out_open: an
+ * existing report is replaced whole or left as it was, and SIGINT or
+ * SIGTERM leave no temporary file behind. */
 static kt_status write_report(const char *path, const kt_sources *s,
                               const kt_doc_options *opt, kt_err *err)
 {
-    char tmp[4096];
-    struct stat st;
     FILE *f;
-    int fd;
     kt_status rc;
 
-    if (strcmp(path, "-") != 0 && lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
-        return S_ISDIR(st.st_mode)
-                   ? kt_err_set(err, KT_S_INPUT, "-o %s: is a directory", path)
-                   : write_in_place(path, s, opt, err);
-    if (strcmp(path, "-") == 0) {
-        rc = kt_doc_write(stdout, s, opt, err);
-        if (rc == KT_S_OK && fflush(stdout) != 0)
-            rc = kt_err_set(err, KT_S_IO, "stdout: %s", strerror(errno));
-        return rc;
-    }
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path) >= (int)sizeof tmp)
+    if (!*path)
         return kt_err_set(err, KT_S_INPUT,
-                          "-o: the path is %zu characters, "
-                          "more than %zu",
-                          strlen(path), sizeof tmp - 16);
-    fd = mkstemp(tmp);
-    if (fd < 0)
-        return kt_err_set(err, KT_S_IO, "%s: cannot write: %s", path,
-                          strerror(errno));
-    f = fdopen(fd, "w");
-    if (!f) {
-        close(fd);
-        unlink(tmp);
-        return kt_err_set(err, KT_S_IO, "%s: cannot write: %s", path,
-                          strerror(errno));
+                          "-o: expected a file name or '-', found nothing");
+    if (!(f = kt_out_open(path)))
+        return errno == EISDIR
+                   ? kt_err_set(err, KT_S_INPUT, "-o %s: is a directory", path)
+                   : kt_err_set(err, KT_S_IO, "-o %s: cannot write: %s", path,
+                                strerror(errno));
+    if ((rc = kt_doc_write(f, s, opt, err))) {
+        kt_out_discard(f);
+        return kt_err_prefix(err, "-o %s: ", path);
     }
-    rc = kt_doc_write(f, s, opt, err);
-    if (fclose(f) != 0 && rc == KT_S_OK)
-        rc = kt_err_set(err, KT_S_IO, "%s: cannot write: %s", path,
-                        strerror(errno));
-    /* mkstemp makes the file private; a report is for reading. */
-    if (rc == KT_S_OK && chmod(tmp, 0644) != 0)
-        rc = kt_err_set(err, KT_S_IO, "%s: %s", tmp, strerror(errno));
-    if (rc == KT_S_OK && rename(tmp, path) != 0)
-        rc = kt_err_set(err, KT_S_IO, "%s: cannot write: %s", path,
-                        strerror(errno));
-    if (rc)
-        unlink(tmp);
-    return rc;
+    if (kt_out_close(f) != 0)
+        return kt_err_set(err, KT_S_IO, "-o %s: cannot write: %s", path,
+                          strerror(errno));
+    return KT_S_OK;
 }
 
 static int render_timeline(const char *in, const char *out)

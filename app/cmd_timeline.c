@@ -12,6 +12,7 @@
 
 #include "app/cli.h"
 #include "app/options.h"
+#include "core/msg.h"
 #include "core/outfile.h"
 #include "core/parse.h"
 #include "timeline/json.h"
@@ -203,7 +204,10 @@ static kt_status write_files(const tl_args *a, const kt_tl_summary *s,
         if (!bad) {
             bad =
                 json_dumpf(j, f, JSON_INDENT(1)) != 0 || fputc('\n', f) == EOF;
-            bad |= kt_out_close(f) != 0;
+            if (bad)
+                kt_out_discard(f);
+            else
+                bad = kt_out_close(f) != 0;
         }
         json_decref(j);
         if (bad)
@@ -214,9 +218,14 @@ static kt_status write_files(const tl_args *a, const kt_tl_summary *s,
         if (!(f = kt_out_open(a->csv)))
             return kt_err_set(err, KT_S_IO, "--csv %s: %s", a->csv,
                               strerror(errno));
-        if (kt_tl_write_csv(f, s) != 0 || kt_out_close(f) != 0)
+        if (kt_tl_write_csv(f, s) != 0) {
+            kt_out_discard(f);
             return kt_err_set(err, KT_S_IO, "--csv %s: cannot be written",
                               a->csv);
+        }
+        if (kt_out_close(f) != 0)
+            return kt_err_set(err, KT_S_IO, "--csv %s: cannot be written: %s",
+                              a->csv, strerror(errno));
     }
     return KT_S_OK;
 }
@@ -390,14 +399,18 @@ int kt_cmd_timeline(int argc, char **argv)
         kt_cli_options_free(&a.o);
         return rc < 0 ? KT_EXIT_OK : kt_cli_fail(&err);
     }
-    if (a.output && strcmp(a.output, "-") != 0 && !(out = fopen(a.output, "w")))
+    if (a.output && strcmp(a.output, "-") != 0 &&
+        !(out = kt_out_open(a.output)))
         return kt_cli_usage_error("timeline", "-o %s: %s", a.output,
                                   strerror(errno));
     rc = a.records    ? summarise(&a, a.records, NULL, out)
          : a.no_trace ? run_untraced(&a, out)
                       : run_traced(&a, out);
-    if (out != stdout && fclose(out) != 0 && rc == KT_EXIT_OK)
+    /* Kept even when the program failed: its summary says how. */
+    if (out != stdout && kt_out_close(out) != 0) {
+        kt_msg("-o %s: cannot write: %s\n", a.output, strerror(errno));
         rc = KT_EXIT_FAILURE;
+    }
     kt_cli_options_free(&a.o);
     return rc;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "app/cli.h"
+#include "app/envcheck.h"
 #include "core/msg.h"
 #include "core/version.h"
 
@@ -53,6 +54,18 @@ static void print_version(void)
     printf("ktune %s (%s)\n", KT_VERSION, KT_GIT_COMMIT);
 }
 
+/* 1 (the message printed) when a KTUNE_* variable holds a value it cannot
+ * take: refused before the command reads it (app/envcheck.h). */
+static int env_refused(void)
+{
+    kt_err err;
+
+    if (kt_env_check(&err) == KT_S_OK)
+        return 0;
+    kt_msg("%s\n", err.msg);
+    return 1;
+}
+
 /* -h and --version mean the same on every command: -h is --help (which
  * each command prints), --version the program's version. Only options
  * before a "--" count. */
@@ -66,6 +79,8 @@ static int run_command(const command *c, int argc, char **argv)
         kt_msg_set_command(c->name);
         setenv("KTUNE_COMMAND", c->name, 1);
     }
+    if (env_refused())
+        return KT_EXIT_USAGE;
     for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; ++i) {
         if (strcmp(argv[i], "--version") == 0) {
             print_version();

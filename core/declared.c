@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "core/envpath.h"
+#include "core/fileio.h"
 #include "core/iniloc.h"
 #include "core/msg.h"
 #include "core/nvrtc.h"
@@ -1268,6 +1269,91 @@ static kt_status check_defaults(reader *rd)
     return rc;
 }
 
+/* KT_S_INPUT unless e (when given) is at least lo at the defaults; what
+ * names the quantity ("a block dimension"). Evaluation errors were found
+ * by check_defaults. */
+static kt_status at_least(const reader *rd, const kt_decl_variant *v,
+                          const char *section, const char *key,
+                          const kt_expr *e, const int64_t *sizes,
+                          const int64_t *values, int64_t lo, const char *what)
+{
+    int64_t x;
+
+    if (!e || kt_declared_eval(v, e, sizes, rd->d->num_sizes, values, &x,
+                               rd->err) != KT_S_OK)
+        return KT_S_OK;
+    if (x < lo)
+        return bad(rd, section, key,
+                   "at the defaults %s is %lld; expected %lld or more (no "
+                   "kernel launches with it)",
+                   what, (long long)x, (long long)lo);
+    return KT_S_OK;
+}
+
+/* Values no launch can take, refused at the defaults: a block or grid
+ * dimension below 1, negative dynamic shared memory, a buffer of fewer
+ * than one element. */
+static kt_status check_launchable(reader *rd)
+{
+    const kt_declared *d = rd->d;
+    int64_t sizes[KT_MAX_SIZES], vals[KT_MAX_PARAMS];
+    kt_status rc = KT_S_OK;
+
+    defaults(d, NULL, sizes, NULL);
+    for (size_t i = 0; i < d->num_buffers && !rc; ++i) {
+        char key[80];
+        snprintf(key, sizeof key, "buffer.%s", d->buffers[i].name);
+        rc = at_least(rd, NULL, "operator", key, d->buffers[i].count, sizes,
+                      NULL, 1, "the element count");
+    }
+    for (size_t vi = 0; vi < d->num_variants && !rc; ++vi) {
+        const kt_decl_variant *v = &d->variants[vi];
+        defaults(d, v, sizes, vals);
+        for (int k = 0; k < 3 && !rc; ++k)
+            if (!(rc = at_least(rd, v, v->section, "block", v->block[k], sizes,
+                                vals, 1, "a block dimension")))
+                rc = at_least(rd, v, v->section, "grid", v->grid[k], sizes,
+                              vals, 1, "a grid dimension");
+        if (!rc)
+            rc = at_least(rd, v, v->section, "smem", v->smem, sizes, vals, 0,
+                          "the dynamic shared memory");
+    }
+    return rc;
+}
+
+/* NVRTC refused the options of a compile (NVRTC_ERROR_INVALID_OPTION): an
+ * empty kernel compiled with check_arch alone, then with each of options in
+ * turn, names the line and the value at fault (KT_S_INPUT). */
+static kt_status blame_option(reader *rd)
+{
+    static const char probe[] = "extern \"C\" __global__ void kt_probe() {}";
+    const kt_declared *d = rd->d;
+
+    for (size_t i = 0; i <= d->num_options; ++i) {
+        const char *one = i ? d->options[i - 1] : NULL;
+        kt_nvrtc_request req = {probe,         "options.cu",    "kt_probe",
+                                d->check_arch, i ? &one : NULL, i ? 1 : 0};
+        kt_nvrtc_output out;
+        kt_err e;
+        int refused;
+
+        memset(&out, 0, sizeof out);
+        refused = kt_nvrtc_compile(&req, &out, &e) &&
+                  strstr(e.msg, "NVRTC_ERROR_INVALID_OPTION");
+        kt_nvrtc_output_free(&out);
+        if (refused && i == 0)
+            return bad(rd, "operator", "check_arch",
+                       "NVRTC does not know '%s' (expected a virtual "
+                       "architecture such as compute_80 or compute_90)",
+                       d->check_arch);
+        if (refused)
+            return bad(rd, "operator", "options",
+                       "NVRTC refuses the option '%s'", one);
+    }
+    return bad(rd, "operator", "options",
+               "NVRTC refuses these options together: %s", rd->err->msg);
+}
+
 /* Compiles each variant's default kernel for check_arch: an unknown kernel
  * or arguments that do not match are the declaration's mistakes, found
  * here without a GPU (and cached, so a later load compiles nothing). */
@@ -1334,8 +1420,11 @@ static kt_status check_one(reader *rd, const kt_nvrtc_request *req,
     kt_status rc = KT_S_OK;
 
     if (kt_nvrtc_compile(req, &out, rd->err)) {
-        /* No usable NVRTC here: the GPU run will say so per point. */
-        kt_msg("warning: %s: not checked: %s\n", rd->d->path, rd->err->msg);
+        if (strstr(rd->err->msg, "NVRTC_ERROR_INVALID_OPTION"))
+            rc = blame_option(rd);
+        else /* No usable NVRTC here: the GPU run will say so per point. */
+            kt_msg("warning: %s: not checked: %s\n", rd->d->path,
+                   rd->err->msg);
     } else if (!out.compiled) {
         kt_nvrtc_first_error(out.log, first, sizeof first);
         rc = bad(rd, section, key, "'%s' does not compile (%s, defaults): %s",
@@ -1486,8 +1575,8 @@ kt_status kt_declared_load(const char *path, kt_declared **out, kt_err *err)
         (rc = kt_iniloc_scan(path, &rd.loc, err)))
         goto done;
     if ((rc = read_operator(&rd)) || (rc = read_sections(&rd)) ||
-        (rc = check_defaults(&rd)) || (rc = check_compiles(&rd)) ||
-        (rc = check_generators(&rd)))
+        (rc = check_defaults(&rd)) || (rc = check_launchable(&rd)) ||
+        (rc = check_compiles(&rd)) || (rc = check_generators(&rd)))
         goto done;
     *out = rd.d;
     rd.d = NULL;

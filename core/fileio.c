@@ -127,6 +127,37 @@ kt_status kt_file_read(const char *path, const char *what, size_t max_bytes,
     return rc;
 }
 
+FILE *kt_file_open_regular(const char *path, const char *what, const char *mode,
+                           kt_err *err)
+{
+    struct stat st;
+    FILE *f;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+    if (fd < 0) {
+        kt_err_set(err, errno == ENOENT ? KT_S_INPUT : KT_S_IO,
+                   "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    if (fstat(fd, &st) != 0) {
+        kt_err_set(err, KT_S_IO, "%s %s: cannot stat: %s", what, path,
+                   strerror(errno));
+        close(fd);
+        return NULL;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        not_regular(path, what, st.st_mode, err);
+        close(fd);
+        return NULL;
+    }
+    if (!(f = fdopen(fd, mode))) {
+        kt_err_set(err, KT_S_IO, "%s %s: cannot open: %s", what, path,
+                   strerror(errno));
+        close(fd);
+    }
+    return f;
+}
+
 kt_status kt_file_check_output(const char *path, const char *what, kt_err *err)
 {
     struct stat st;

@@ -9,6 +9,7 @@
 #define KT_FILEIO_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "core/error.h"
 
@@ -27,6 +28,13 @@ kt_status kt_file_check_regular(const char *path, const char *what,
  * (a FIFO is refused, not waited on). */
 kt_status kt_file_read(const char *path, const char *what, size_t max_bytes,
                        char **text, size_t *len, kt_err *err);
+
+/* path opened for reading as a stream (mode "r" or "rb"), NULL with err
+ * set (KT_S_INPUT) when it is missing or not a regular file: opening never
+ * blocks and a device or FIFO is refused by name before a byte is read.
+ * The caller fcloses the stream. */
+FILE *kt_file_open_regular(const char *path, const char *what, const char *mode,
+                           kt_err *err);
 
 /* KT_S_OK when an output file may be written at path: it does not exist
  * yet (and its folder does), or it is a regular file or a device or FIFO

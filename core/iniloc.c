@@ -41,15 +41,14 @@ static kt_status add(kt_iniloc *loc, const char *section, const char *key,
 
 kt_status kt_iniloc_scan(const char *path, kt_iniloc *loc, kt_err *err)
 {
-    FILE *f = fopen(path, "r");
+    FILE *f;
     char buf[4096], section[64] = "";
     int line = 0, in_section = 0, continued = 0;
     kt_status rc = KT_S_OK;
 
     memset(loc, 0, sizeof *loc);
-    if (!f)
-        return kt_err_set(err, errno == ENOENT ? KT_S_INPUT : KT_S_IO,
-                          "%s: cannot open: %s", path, strerror(errno));
+    if (!(f = kt_file_open_regular(path, "file", "r", err)))
+        return err ? err->status : KT_S_INPUT;
     loc->path = strdup(path);
     if (!loc->path) {
         rc = kt_err_set(err, KT_S_NOMEM, "out of memory");

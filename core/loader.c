@@ -18,6 +18,7 @@
 #include "core/clock.h"
 #include "core/declared.h"
 #include "core/desc_json.h"
+#include "core/fileio.h"
 #include "core/oracle.h"
 #include "core/param.h"
 #include "core/probe.h"
@@ -616,6 +617,36 @@ done:
     return rc;
 }
 
+/* KT_S_INPUT naming what path is when it exists but is not a regular file
+ * (a device, FIFO, socket): refused before a probe or a read, which would
+ * block or never end. A missing file is left to the loader's message. */
+static kt_status refuse_irregular(const char *path, kt_err *err)
+{
+    struct stat st;
+
+    if (stat(path, &st) != 0 || S_ISREG(st.st_mode))
+        return KT_S_OK;
+    return kt_file_check_regular(path, "plugin", err);
+}
+
+/* Moves the paths that are not regular files out of paths[0..*n) into
+ * reg->failures (freed), keeping the order of the rest. */
+static void drop_irregular(kt_registry *reg, char **paths, size_t *n)
+{
+    size_t kept = 0;
+
+    for (size_t i = 0; i < *n; ++i) {
+        kt_err err;
+        if (refuse_irregular(paths[i], &err)) {
+            add_failure(reg, err.msg);
+            free(paths[i]);
+        } else {
+            paths[kept++] = paths[i];
+        }
+    }
+    *n = kept;
+}
+
 /* Probes paths[0..n) together, then adds them in order; failures go to
  * reg->failures. */
 static void load_paths(kt_registry *reg, char **paths, size_t n)
@@ -646,6 +677,8 @@ kt_status kt_registry_load_file(kt_registry *reg, const char *path, kt_err *err)
     kt_probe_verdict v;
     kt_status rc;
 
+    if ((rc = refuse_irregular(path, err)))
+        return rc;
     if (reg->probe_timeout_ms <= 0 || is_declaration(path))
         return add_plugin(reg, path, NULL, err);
     kt_probe_plugins(&path, 1, reg->probe_timeout_ms, &v);
@@ -730,6 +763,7 @@ void kt_registry_load_dir(kt_registry *reg, const char *dir, int required)
 {
     path_list l = {NULL, 0};
     list_dir(reg, &l, dir, required);
+    drop_irregular(reg, l.items, &l.count);
     load_paths(reg, l.items, l.count);
     free_paths(&l);
 }
@@ -780,6 +814,7 @@ void kt_registry_load_default(kt_registry *reg, const char *builtin_dir,
         push_path(reg, &l, real ? real : files[i]);
         free(real);
     }
+    drop_irregular(reg, l.items, &l.count);
     /* All probed together: n hanging plugins cost one time limit, not n. */
     load_paths(reg, l.items, l.count);
     free_paths(&l);

@@ -28,12 +28,25 @@ int kt_out_reserve_if_stdout(const char *path);
 FILE *kt_out_stdout(void);
 
 /* path opened for writing, or the document's stream for "-". NULL with errno
- * set on failure. Close with kt_out_close. */
+ * set on failure. Close with kt_out_close (or kt_out_discard).
+ *
+ * A regular file (or a new one) is written through a temporary file beside
+ * it (path.tmp.XXXXXX) renamed over path by kt_out_close, so an existing
+ * file is either the old one or the whole new one, never a fragment (a
+ * full disk, a crash); SIGINT and SIGTERM remove the temporary file before
+ * the signal takes its course (the handler that was installed runs after).
+ * A device, a FIFO or a symlink is written in place: renaming would
+ * replace the node or the link itself. */
 FILE *kt_out_open(const char *path);
 
-/* Flushes stdout or closes a file kt_out_open opened. 0, or EOF with errno
- * set when the data did not reach the file. */
+/* Flushes stdout or closes a file kt_out_open opened, putting it in place.
+ * 0, or EOF with errno set when the data did not reach the file (then the
+ * temporary file is removed and the old file, if any, is left as it was). */
 int kt_out_close(FILE *f);
+
+/* Closes f without putting it in place: for a writer that failed. Its
+ * temporary file is removed; stdout is only flushed. */
+void kt_out_discard(FILE *f);
 
 /* j written with JSON_INDENT(2) and a newline to path ("-": stdout).
  * 0, or -1 with errno set. Does not take the reference. */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "report/document.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -693,6 +694,7 @@ kt_status kt_doc_write(FILE *out, const kt_sources *s,
           "configuration.</footer>\n</body>\n</html>\n",
           out);
     if (ferror(out))
-        return kt_err_set(err, KT_S_IO, "writing the report failed");
+        return kt_err_set(err, KT_S_IO, "writing the report failed: %s",
+                          strerror(errno ? errno : EIO));
     return KT_S_OK;
 }

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/fileio.h"
+#include "core/outfile.h"
 #include "report/escape.h"
 #include "report/plot.h"
 
@@ -388,21 +390,25 @@ kt_status kt_fig_timeline_write(const char *in, const char *out_path,
                                 kt_err *err)
 {
     json_error_t jerr;
-    json_t *root = json_load_file(in, 0, &jerr);
-    FILE *out = stdout;
+    json_t *root;
+    FILE *out;
     kt_status s;
-    if (!root)
+
+    if ((s = kt_file_check_regular(in, "timeline", err)))
+        return s;
+    if (!(root = json_load_file(in, 0, &jerr)))
         return kt_err_set(err, KT_S_INPUT, "%s:%d: %s", in, jerr.line,
                           jerr.text);
-    if (strcmp(out_path, "-") != 0 && !(out = fopen(out_path, "w"))) {
+    if (!(out = kt_out_open(out_path))) {
         json_decref(root);
         return kt_err_set(err, KT_S_IO, "%s: %s", out_path, strerror(errno));
     }
     s = kt_fig_timeline_svg(out, root, err);
-    if (out != stdout && fclose(out) != 0 && !s)
-        s = kt_err_set(err, KT_S_IO, "%s: cannot be written", out_path);
-    if (s && out != stdout)
-        remove(out_path);
+    if (s)
+        kt_out_discard(out);
+    else if (kt_out_close(out) != 0)
+        s = kt_err_set(err, KT_S_IO, "%s: cannot be written: %s", out_path,
+                       strerror(errno));
     json_decref(root);
     return s;
 }

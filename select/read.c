@@ -3,6 +3,7 @@
  * field checked for its type and range, the file refused as a whole at the
  * first problem, with its line. */
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "select/internal.h"
 
@@ -493,6 +495,20 @@ int kt_select_open_buffer(const char *data, size_t size, const char *name,
     return KT_SELECT_OK;
 }
 
+/* path opened for reading without blocking: a FIFO with no writer is
+ * then refused as "not a regular file" instead of waited on. */
+static FILE *open_regular(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    FILE *f;
+
+    if (fd < 0)
+        return NULL;
+    if (!(f = fdopen(fd, "rb")))
+        close(fd);
+    return f;
+}
+
 int kt_select_open(const char *path, kt_select_wisdom **out,
                    kt_select_error *err)
 {
@@ -507,7 +523,7 @@ int kt_select_open(const char *path, kt_select_wisdom **out,
         *out = NULL;
     if (!path || !out)
         return fail(&rd, KT_SELECT_EARG, "no path or no place for the handle");
-    f = fopen(path, "rb");
+    f = open_regular(path);
     if (!f)
         return fail(&rd, KT_SELECT_EIO, "cannot open: %s", strerror(errno));
     if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {

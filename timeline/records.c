@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/fileio.h"
 #include "core/hash.h"
 #include "timeline/demangle.h"
 
@@ -563,8 +564,8 @@ kt_status kt_tl_read_file(kt_tl_trace *t, const char *path, kt_err *err)
 
     if (!t->names && !(t->names = calloc(1, sizeof *t->names)))
         return kt_err_set(err, KT_S_NOMEM, "%s: out of memory", path);
-    if (!(f = fopen(path, "r")))
-        return kt_err_set(err, KT_S_IO, "%s: %s", path, strerror(errno));
+    if (!(f = kt_file_open_regular(path, "trace", "r", err)))
+        return err ? err->status : KT_S_IO;
     if ((s = add_proc(t, path, err)))
         goto done;
     r.proc = (uint32_t)(t->num_procs - 1);

@@ -16,6 +16,7 @@
 #include "core/envrec.h"
 #include "core/fileio.h"
 #include "core/result_json.h"
+#include "tuner/journal_check.h"
 
 /* ------------------------------------------------------------- reading */
 
@@ -94,9 +95,13 @@ static kt_status shape_from_json(const json_t *j, kt_shape *shape)
                     &smem))
         return KT_S_INPUT;
     for (int i = 0; i < 3; ++i) {
+        if (g[i] < 0 || g[i] > UINT32_MAX || b[i] < 0 || b[i] > UINT32_MAX)
+            return KT_S_INPUT;
         shape->grid[i] = (uint32_t)g[i];
         shape->block[i] = (uint32_t)b[i];
     }
+    if (smem < 0 || smem > UINT32_MAX)
+        return KT_S_INPUT;
     shape->dynamic_smem_bytes = (uint32_t)smem;
     return KT_S_OK;
 }
@@ -122,6 +127,10 @@ static kt_status parse_eval(const json_t *rec, const kt_operator *op,
                           "evaluation record: call %lld, slot %lld of %lld "
                           "are not a place in a call",
                           (long long)call, (long long)slot, (long long)of);
+    if (env < 0 || env > INT32_MAX)
+        return kt_err_set(err, KT_S_INPUT,
+                          "evaluation record: env %lld names no environment",
+                          (long long)env);
     e->call = (size_t)call;
     e->slot = (size_t)slot;
     e->of = (size_t)of;
@@ -141,7 +150,7 @@ static kt_status parse_eval(const json_t *rec, const kt_operator *op,
     if (shape_from_json(json_object_get(rec, "shape"), &e->result.shape))
         return kt_err_set(err, KT_S_INPUT,
                           "evaluation record: 'shape' needs grid, block "
-                          "and dynamic_smem_bytes");
+                          "and dynamic_smem_bytes (integers, 0 to 2^32 - 1)");
     timing = json_object_get(rec, "timing");
     if (e->result.status == KT_EVAL_OK) {
         if (!timing)
@@ -184,6 +193,70 @@ static kt_status add_profile(kt_journal_log *log, const kt_operator *op,
     p->elapsed_s = elapsed;
     p->record = json_incref(rec);
     ++log->num_profiles;
+    return KT_S_OK;
+}
+
+/* What any record after the header must be: not a second header, and
+ * of this journal's run (the header's run id, or none where the header
+ * has none); an environment record's id the next one and its numbers a
+ * GPU's. */
+static kt_status check_record(const kt_journal_log *log, const json_t *rec,
+                              const char *kind, kt_err *err)
+{
+    const char *run = json_string_value(json_object_get(rec, "run"));
+    const json_t *id;
+
+    if (kind && strcmp(kind, "ktune.journal") == 0)
+        return kt_err_set(err, KT_S_INPUT,
+                          "a second header: a journal has one, on line 1 "
+                          "(two journals joined?)");
+    if (log->run[0] && (!run || strcmp(run, log->run) != 0))
+        return kt_err_set(err, KT_S_INPUT,
+                          "a record of another run (run %s; this journal's "
+                          "run is %s): spliced in from another journal?",
+                          run ? run : "missing", log->run);
+    if (!log->run[0] && json_object_get(rec, "run"))
+        return kt_err_set(err, KT_S_INPUT,
+                          "a record of a run (run %s) in a journal whose "
+                          "header names none: spliced in from another "
+                          "journal?",
+                          run ? run : "not text");
+    if (!kind || strcmp(kind, "environment") != 0)
+        return KT_S_OK;
+    id = json_object_get(json_object_get(rec, "environment"), "id");
+    if (id && (!json_is_integer(id) ||
+               json_integer_value(id) != (json_int_t)log->num_envs))
+        return kt_err_set(err, KT_S_INPUT,
+                          "environment record: id is not %d, the next one",
+                          log->num_envs);
+    return kt_journal_check_env(json_object_get(rec, "environment"), err);
+}
+
+/* An evaluation record in its place: calls numbered upwards, the records
+ * of one call in slot order, none twice. */
+static kt_status check_sequence(const kt_journal_log *log,
+                                const kt_journal_entry *cur, kt_err *err)
+{
+    const kt_journal_entry *prev =
+        log->count ? &log->entries[log->count - 1] : NULL;
+
+    if (prev && cur->call == prev->call) {
+        if (cur->slot != prev->slot + 1 || cur->of != prev->of)
+            return kt_err_set(err, KT_S_INPUT,
+                              "call %zu: slot %zu of %zu follows slot %zu of "
+                              "%zu (a record repeated or out of place)",
+                              cur->call, cur->slot, cur->of, prev->slot,
+                              prev->of);
+        return KT_S_OK;
+    }
+    if (prev && cur->call < prev->call)
+        return kt_err_set(err, KT_S_INPUT,
+                          "call %zu follows call %zu: calls are numbered "
+                          "upwards (a record repeated or spliced in?)",
+                          cur->call, prev->call);
+    if (cur->slot != 0)
+        return kt_err_set(err, KT_S_INPUT, "call %zu starts at slot %zu, not 0",
+                          cur->call, cur->slot);
     return KT_S_OK;
 }
 
@@ -287,12 +360,26 @@ kt_status kt_journal_read(const char *path, const kt_operator *op,
                                 KT_JOURNAL_FORMAT_MAX);
                 goto fail;
             }
+            if ((rc = kt_journal_check_header(rec, err))) {
+                json_decref(rec);
+                kt_err_prefix(err, "%s:1: ", path);
+                goto fail;
+            }
+            snprintf(log->run, sizeof log->run, "%s",
+                     json_string_value(json_object_get(rec, "run"))
+                         ? json_string_value(json_object_get(rec, "run"))
+                         : "");
             log->format = (int)format;
             log->header = rec;
             log->num_envs = 1;
             log->keep_bytes = offset;
             line = nl + 1;
             continue;
+        }
+        if ((rc = check_record(log, rec, kind, err))) {
+            json_decref(rec);
+            kt_err_prefix(err, "%s:%zu: ", path, lineno);
+            goto fail;
         }
         if (kind && strcmp(kind, "eval") == 0) {
             kt_journal_entry *grown;
@@ -311,6 +398,11 @@ kt_status kt_journal_read(const char *path, const kt_operator *op,
                 starts = sg;
             }
             rc = parse_eval(rec, op, &log->entries[log->count], err);
+            if (!rc)
+                rc = kt_journal_check_eval(op, rec, &log->entries[log->count],
+                                           log->num_envs, err);
+            if (!rc)
+                rc = check_sequence(log, &log->entries[log->count], err);
             if (rc) {
                 kt_eval_result_free(&log->entries[log->count].result);
                 json_decref(rec);
@@ -434,6 +526,9 @@ kt_status kt_journal_read_header(const char *path, json_t **header, kt_err *err)
                         "%s:1: not a ktune journal (the first record's kind "
                         "is not \"ktune.journal\")",
                         path);
+    } else if ((rc = kt_journal_check_header(h, err))) {
+        json_decref(h);
+        kt_err_prefix(err, "%s:1: ", path);
     } else {
         *header = h;
     }
@@ -735,12 +830,29 @@ static double journal_clock(void)
  * close), so a sync per evaluation does not cost more than the evaluation.
  * fdatasync covers the new length of an appended file, which is all a
  * reader needs. */
+/* rec as one line of JSON, with the journal's run id (a shallow copy: the
+ * caller's record is not changed). malloc'ed; NULL when out of memory. */
+static char *encode_record(const kt_journal *j, const json_t *rec)
+{
+    json_t *copy;
+    char *text;
+
+    if (!j->run[0] || !json_is_object(rec))
+        return json_dumps(rec, JSON_COMPACT);
+    if (!(copy = json_copy((json_t *)rec)))
+        return NULL;
+    json_object_set_new(copy, "run", json_string(j->run));
+    text = json_dumps(copy, JSON_COMPACT);
+    json_decref(copy);
+    return text;
+}
+
 static kt_status append_line(kt_journal *j, const json_t *rec, int durable,
                              kt_err *err)
 {
     /* Encoding the record is the journal's time too (written_s). */
     double t0 = journal_clock();
-    char *text = json_dumps(rec, JSON_COMPACT);
+    char *text = encode_record(j, rec);
     size_t len, done = 0;
     kt_status rc = KT_S_OK;
 
@@ -783,6 +895,7 @@ kt_status kt_journal_create(kt_journal *j, const char *path,
     j->fd = -1;
     j->next_call = 1;
     j->next_env = 1; /* the header holds record 0 */
+    kt_journal_new_run(j->run);
     j->fd =
         open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
     if (j->fd < 0 && errno == EEXIST && (j->fd = take_over_empty(path)) < 0)
@@ -828,6 +941,7 @@ kt_status kt_journal_continue(kt_journal *j, const char *path,
     j->path = strdup(path);
     j->env = log->num_envs;
     j->next_call = log->max_call + 1;
+    snprintf(j->run, sizeof j->run, "%s", log->run);
     if (!j->path) {
         json_decref(environment);
         kt_journal_close(j);

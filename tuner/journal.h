@@ -80,6 +80,7 @@ typedef struct kt_journal_log {
     kt_journal_profile *profiles; /* profile records, in file order */
     size_t num_profiles;
     long long read_bytes; /* the file's length when it was read */
+    char run[24]; /* the header's run id (every record carries it), or "" */
 } kt_journal_log;
 
 /* Reads a journal; points are read against op (the operator loaded now), so
@@ -137,6 +138,8 @@ typedef struct kt_journal {
     double last_sync; /* monotonic seconds of the last fdatasync */
     int unsynced;     /* durable records written since */
     double written_s; /* wall time spent encoding, writing and syncing */
+    char run[24];     /* the run id every record carries, or "" (a journal
+                         written before run ids, continued as it was) */
 } kt_journal;
 
 #define KT_JOURNAL_SYNC_S 0.5

@@ -1,0 +1,55 @@
+# SPDX-License-Identifier: Apache-2.0
+# What a declaration cannot mean is refused at its line with exit 2, also
+# where every expression evaluates: values no launch can take (a block or
+# grid dimension below 1, negative shared memory, a buffer of no elements),
+# an architecture or option NVRTC does not know, and, in bench and profile,
+# a point that breaks its variant's require (before any device is looked
+# for). No GPU needed.
+. "$KT_SOURCE_DIR/tests/cli/lib.sh"
+
+src=$KT_SOURCE_DIR/examples/declared_transpose
+rm -rf ./*
+cp "$src/transpose.cu" "$src/transpose.ini" .
+
+mutate() { sed "$2" transpose.ini >"$1.ini"; }
+# refused NAME PATTERN SECTION-AND-KEY TEXT: exit 2, at the line PATTERN is.
+refused() {
+    local line
+    line=$(grep -n -- "$2" "$1.ini" | head -1 | cut -d: -f1)
+    expect_exit 2 "$KTUNE" tune "$1.ini" --check
+    expect_text "$1.ini:$line: $3"
+    expect_text "$4"
+}
+
+# --- values no launch can take ---------------------------------------------------
+mutate block0 's/^block = bx, by/block = 0, by/'
+refused block0 "^block = 0" "[variant.naive] block:" "a block dimension is 0; expected 1 or more"
+mutate block_neg 's/^block = bx, by/block = 0 - 32, by/'
+refused block_neg "^block = 0 - 32" "[variant.naive] block:" "a block dimension is -32"
+mutate grid_neg 's/^grid = ceil_div(cols, bx), ceil_div(rows, by)/grid = 0 - 1, 1/'
+refused grid_neg "^grid = 0 - 1" "[variant.naive] grid:" "a grid dimension is -1"
+mutate buf_neg 's/^buffer.x = input f32\[rows \* cols\]/buffer.x = input f32[0 - rows]/'
+refused buf_neg "^buffer.x" "[operator] buffer.x:" "the element count is -8192"
+mutate buf_zero 's/^buffer.x = input f32\[rows \* cols\]/buffer.x = input f32[rows - rows]/'
+refused buf_zero "^buffer.x" "[operator] buffer.x:" "the element count is 0"
+mutate smem_neg 's/^grid = ceil_div(cols, bx), ceil_div(rows, by)/&\nsmem = 0 - 1/'
+refused smem_neg "^smem" "[variant.naive] smem:" "the dynamic shared memory is -1; expected 0 or more"
+
+# --- NVRTC options and architectures ------------------------------------------------
+mutate arch 's/^sizes = .*/&\ncheck_arch = compute_9999/'
+refused arch "^check_arch" "[operator] check_arch:" "NVRTC does not know 'compute_9999'"
+mutate opt_o 's|^sizes = .*|&\noptions = -o /tmp/x|'
+refused opt_o "^options" "[operator] options:" "NVRTC refuses the option '-o'"
+mutate opt_bogus 's|^sizes = .*|&\noptions = -DX=1 --no-such-option|'
+refused opt_bogus "^options" "[operator] options:" "NVRTC refuses the option '--no-such-option'"
+mutate opt_fine 's|^sizes = .*|&\noptions = -DX=1|'
+expect_exit 0 "$KTUNE" tune opt_fine.ini --check
+
+# --- bench and profile: a point that breaks require, on the host --------------------
+mutate strict 's/^require = rows_per <= tile/require = rows_per < tile/'
+for cmd in bench profile; do
+    expect_exit 2 "$KTUNE" $cmd transpose --plugin strict.ini --variant tiled \
+        --set tile=16 --set rows_per=16
+    expect_text "ktune $cmd: variant 'tiled': this point cannot run: [variant.tiled] require: 'rows_per < tile' is false"
+done
+finish
