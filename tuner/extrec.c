@@ -211,7 +211,7 @@ static kt_status index_values(kt_extrec_param *par, kt_err *err)
     for (uint32_t k = 0; k < par->count; ++k) {
         const json_t *v = par->values[k];
         uint64_t key;
-        int64_t iv;
+        int64_t iv = 0;
         if (par->integer) {
             integral(v, &iv);
             key = (uint64_t)iv;
