@@ -1028,10 +1028,15 @@ int kt_declared_compile_request(const kt_operator *op, size_t vi,
                                 const char *arch, kt_decl_request *b,
                                 kt_nvrtc_request *out)
 {
-    const kt_declared *d = kt_declared_of(op);
+    const kt_declared *d = NULL;
     kt_err err;
 
     b->src = NULL;
+    /* The registry hands out normalised copies of descriptors: a slot is
+     * known by its callbacks, which are its own. */
+    for (int o = 0; o < KT_DECL_MAX_OPERATORS && !d; ++o)
+        if (g_slots[o] && op->setup && g_slots[o]->op.setup == op->setup)
+            d = g_slots[o];
     if (!d || vi >= d->num_variants ||
         kt_declared_request(d, vi, sizes, values, b, &err)) {
         free(b->src);
