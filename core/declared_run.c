@@ -1016,9 +1016,7 @@ const kt_declared *kt_declared_of(const kt_operator *op)
     /* The registry holds a normalised copy of the descriptor: known by
      * its callbacks, which are the slot's own. */
     for (int o = 0; o < KT_DECL_MAX_OPERATORS; ++o)
-        if (g_slots[o] && op->num_variants == g_slots[o]->op.num_variants &&
-            op->num_variants > 0 &&
-            op->variants[0].shape == g_slots[o]->vdesc[0].shape)
+        if (g_slots[o] && op->setup && g_slots[o]->op.setup == op->setup)
             return g_slots[o];
     return NULL;
 }
@@ -1028,15 +1026,10 @@ int kt_declared_compile_request(const kt_operator *op, size_t vi,
                                 const char *arch, kt_decl_request *b,
                                 kt_nvrtc_request *out)
 {
-    const kt_declared *d = NULL;
+    const kt_declared *d = kt_declared_of(op);
     kt_err err;
 
     b->src = NULL;
-    /* The registry hands out normalised copies of descriptors: a slot is
-     * known by its callbacks, which are its own. */
-    for (int o = 0; o < KT_DECL_MAX_OPERATORS && !d; ++o)
-        if (g_slots[o] && op->setup && g_slots[o]->op.setup == op->setup)
-            d = g_slots[o];
     if (!d || vi >= d->num_variants ||
         kt_declared_request(d, vi, sizes, values, b, &err)) {
         free(b->src);

@@ -372,9 +372,9 @@ def merge_journals(base, extras, out):
     live default runs' journals: the points the strategies visited), their
     calls numbered on after base's last, under base's first environment
     (the same device and protocol: the extras are runs of the same
-    declaration). Written gzip-compressed when out ends in .gz. Returns
+    declaration), and under base's run id. Written gzip-compressed when out ends in .gz. Returns
     (base evals, extra evals appended, distinct points in all)."""
-    lines, last_call, seen = [], 0, set()
+    lines, last_call, seen, run_id = [], 0, set(), None
     with open_text(base) as f:
         for line in f:
             line = line.rstrip("\n")
@@ -382,6 +382,8 @@ def merge_journals(base, extras, out):
                 r = json.loads(line)
             except ValueError:
                 continue  # a torn last line
+            if r.get("kind") == "ktune.journal":
+                run_id = r.get("run")
             if r.get("kind") == "eval":
                 last_call = max(last_call, int(r.get("call") or 0))
                 seen.add(point_key(r.get("point") or {}))
@@ -396,6 +398,11 @@ def merge_journals(base, extras, out):
             calls.setdefault(r.get("call"), len(calls) + 1)
             r["call"] = offset + calls[r.get("call")]
             r["env"] = 0
+            # One recording: its records are the base run's (ktune refuses
+            # records of another run spliced into a journal).
+            r.pop("run", None)
+            if run_id is not None:
+                r["run"] = run_id
             seen.add(point_key(r.get("point") or {}))
             lines.append(json.dumps(r, separators=(",", ":")))
             n_extra += 1

@@ -47,11 +47,11 @@ with dflt "default.MODE = 2"
 expect_exit 0 "$KTUNE" list --plugin dflt.ini
 expect_text "MODE           {0, 1, 2}, default 2"
 
-# Every parameter is a macro: naming others in `defines` leaves the
-# kernel without them.
+# Every parameter is a macro: a macro the variant's defines set keeps the
+# declared value, and the file's other parameters are still passed (TILE
+# among them, which the kernel needs).
 with defs "defines = BX=BX"
-expect_exit 2 "$KTUNE" tune defs.ini --check
-expect_text "identifier \"TILE\" is undefined"
+expect_exit 0 "$KTUNE" tune defs.ini --check
 
 # Mistakes, each with its line.
 unset KT_T1_TEST_DIR
