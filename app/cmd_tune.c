@@ -558,6 +558,35 @@ static void print_check(const kt_job *job)
     }
 }
 
+/* --check --replay: the points feasible on the recording's device, at
+ * its problem, as the run will count them (no GPU: the device record is
+ * the recording's). */
+static int print_recorded_device_check(const tune_args *a, kt_job *job)
+{
+    kt_evaluator *ev = NULL;
+    const kt_device *dev;
+    char sizes[256];
+    uint64_t n = 0;
+    kt_err err;
+
+    if (open_evaluator(a, job, &job->metrics, &ev, &err))
+        return kt_cli_fail(&err);
+    take_recorded_problem(job, ev, a->o.replay);
+    dev = ev->ops->device(ev);
+    kt_space_bind(&job->space, job->sizes, job->input_seed, dev);
+    kt_format_sizes(job->op, job->sizes, sizes, sizeof sizes);
+    if (kt_space_count_feasible(&job->space, UINT64_C(1) << 24, &n, &err))
+        printf("feasible on %s (the recording's device record) at %s: not "
+               "counted: %s\n",
+               dev->name ? dev->name : "?", sizes, err.msg);
+    else
+        printf("feasible on %s (the recording's device record) at %s: %llu "
+               "point(s)\n",
+               dev->name ? dev->name : "?", sizes, (unsigned long long)n);
+    ev->ops->close(ev);
+    return KT_EXIT_OK;
+}
+
 /* Checks the counter names against the device before anything is
  * measured; counters that cannot be had here are one line, and the run
  * goes on without them (*unavailable says why). */
@@ -1287,7 +1316,7 @@ int kt_cmd_tune(int argc, char **argv)
     }
     if (a.check) {
         print_check(&t->job);
-        rc = KT_EXIT_OK;
+        rc = a.o.replay ? print_recorded_device_check(&a, &t->job) : KT_EXIT_OK;
         goto done;
     }
     if (a.resume && t->job.journal_mode == KT_JOB_JOURNAL_NONE) {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/declared.h"
+#include "core/declared_t1.h"
 
 #include <ctype.h>
 #include <iniparser.h>
@@ -15,7 +16,6 @@
 #include "core/nvrtc.h"
 #include "core/parse.h"
 #include "core/suggest.h"
-#include "core/t1.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -825,6 +825,43 @@ static kt_status read_defines(reader *rd, kt_decl_variant *v)
     return KT_S_OK;
 }
 
+/* The hooks of space = PATH and default.NAME (core/declared_t1.c), with
+ * file:line added to their messages. */
+static kt_status t1_said(reader *rd, const kt_decl_variant *v, const char *key,
+                         kt_status rc)
+{
+    if (rc == KT_S_INPUT)
+        return bad_from(rd, v->section, key);
+    return rc;
+}
+
+static kt_status t1_params(reader *rd, kt_decl_variant *v)
+{
+    const char *text = value_of(rd, v->section, "space");
+    if (!text)
+        return KT_S_OK;
+    return t1_said(rd, v, "space",
+                   kt_decl_t1_import(rd->d->path, rd->d->size_name_list,
+                                     rd->d->num_sizes, v, text, &rd->t1,
+                                     rd->err));
+}
+
+static kt_status t1_defaults(reader *rd, kt_decl_variant *v)
+{
+    const char *key = "default";
+    kt_status rc = kt_decl_defaults(v, rd->ini, &key, rd->err);
+    return t1_said(rd, v, key, rc);
+}
+
+static kt_status t1_finish(reader *rd, kt_decl_variant *v)
+{
+    kt_status rc =
+        t1_said(rd, v, "space", kt_decl_t1_conditions(v, rd->t1, rd->err));
+    kt_t1_free(rd->t1);
+    rd->t1 = NULL;
+    return rc;
+}
+
 /* block = tile, 8: up to three expressions; missing ones are 1. */
 static kt_status read_dims(reader *rd, kt_decl_variant *v, const char *key,
                            kt_expr **out)
@@ -876,221 +913,6 @@ static kt_status read_follows(reader *rd, kt_decl_variant *v)
     return KT_S_OK;
 }
 
-/* ---- space = PATH: a T1 file's parameters and conditions ----------- */
-
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* Parameter name of v, compared as iniparser compares keys (it lowers
- * them: param.MWG is read as "mwg"); -1 when there is none. */
-static long find_param_ci(const kt_decl_variant *v, const char *name)
-{
-    for (size_t i = 0; i < KT_MAX_PARAMS && v->params[i].struct_size; ++i)
-        if (strcasecmp(v->param_names[i], name) == 0)
-            return (long)i;
-    return -1;
-}
-
-/* The file's default when it is one of the values, else its first value
- * (with a warning when the file named another). */
-static int64_t t1_default(const reader *rd, const kt_decl_variant *v,
-                          const kt_t1_param *tp)
-{
-    for (size_t k = 0; tp->has_default && k < tp->num_values; ++k)
-        if (tp->values[k] == tp->default_value)
-            return tp->default_value;
-    if (tp->has_default)
-        kt_msg("warning: %s: [%s] space: %s's Default %lld is not one of "
-               "its Values; its default is %lld\n",
-               rd->d->path, v->section, tp->name, (long long)tp->default_value,
-               (long long)tp->values[0]);
-    return tp->values[0];
-}
-
-/* The T1 parameter tp as one of v's; a param.NAME of the same name keeps
- * its declared values and takes the file's spelling of the name, which
- * the Conditions use. */
-static kt_status add_t1_param(reader *rd, kt_decl_variant *v,
-                              const kt_t1_param *tp)
-{
-    long i = find_param_ci(v, tp->name);
-    kt_param_desc *p;
-    kt_err perr;
-
-    if (i < 0)
-        for (i = 0; i < KT_MAX_PARAMS && v->params[i].struct_size; ++i)
-            ;
-    if (i == KT_MAX_PARAMS)
-        return bad(rd, v->section, "space", "more than %d parameters",
-                   KT_MAX_PARAMS);
-    if (copy_checked(rd, v->section, "space", v->param_names[i],
-                     sizeof v->param_names[i], tp->name))
-        return rd->err->status;
-    v->imported_mask |= UINT64_C(1) << i;
-    if (v->params[i].struct_size)
-        return KT_S_OK;
-    if (!(v->values[i] = malloc(tp->num_values * sizeof *v->values[i])))
-        return kt_err_set(rd->err, KT_S_NOMEM, "out of memory");
-    memcpy(v->values[i], tp->values, tp->num_values * sizeof *v->values[i]);
-    /* ktune walks values in ascending order; the count is the same. */
-    qsort(v->values[i], tp->num_values, sizeof *v->values[i], cmp_i64);
-    p = &v->params[i];
-    *p = (kt_param_desc){.struct_size = sizeof *p,
-                         .kind = KT_PARAM_LIST,
-                         .name = v->param_names[i],
-                         .help = "T1 parameter",
-                         .default_value = t1_default(rd, v, tp),
-                         .values = v->values[i],
-                         .count = (uint32_t)tp->num_values};
-    if (kt_param_validate(p, &perr))
-        return bad(rd, v->section, "space", "%s", perr.msg);
-    return KT_S_OK;
-}
-
-/* Reads the file space names (relative to the declaration, ${VAR}s
- * expanded) into rd->t1 and adds its parameters after the declared
- * ones. */
-static kt_status import_space(reader *rd, kt_decl_variant *v)
-{
-    const char *text = value_of(rd, v->section, "space");
-    const char *slash = strrchr(rd->d->path, '/');
-    char expanded[4096], path[8300];
-    kt_err e;
-    kt_status rc = KT_S_OK;
-
-    if (!text)
-        return KT_S_OK;
-    if (!*text)
-        return bad(rd, v->section, "space",
-                   "missing; expected a T1 space file (JSON)");
-    if (kt_envpath_expand(text, expanded, sizeof expanded, &e))
-        return bad(rd, v->section, "space", "%s", e.msg);
-    if (expanded[0] == '/' || !slash)
-        snprintf(path, sizeof path, "%s", expanded);
-    else
-        snprintf(path, sizeof path, "%.*s/%s", (int)(slash - rd->d->path),
-                 rd->d->path, expanded);
-    if (kt_t1_load(path, &rd->t1, &e))
-        return e.status == KT_S_NOMEM
-                   ? kt_err_set(rd->err, KT_S_NOMEM, "out of memory")
-                   : bad(rd, v->section, "space", "%s", e.msg);
-    for (size_t i = 0; i < rd->d->num_sizes; ++i)
-        if (kt_t1_find(rd->t1, rd->d->size_names[i]) >= 0)
-            return bad(rd, v->section, "space",
-                       "'%s' is a size of [operator] and a parameter of %s",
-                       rd->d->size_names[i], path);
-    for (size_t i = 0; i < rd->t1->num_params && !rc; ++i)
-        rc = add_t1_param(rd, v, &rd->t1->params[i]);
-    return rc;
-}
-
-/* Without `defines`, every parameter of the file is passed as
- * -DNAME=value, Kernel Tuner's convention. */
-static kt_status import_defines(reader *rd, kt_decl_variant *v)
-{
-    size_t declared = v->num_defines;
-    if (!rd->t1)
-        return KT_S_OK;
-    for (size_t i = 0; i < KT_MAX_PARAMS; ++i) {
-        int taken = 0;
-        if (!(v->imported_mask >> i & 1))
-            continue;
-        /* A macro the variant's own defines set (kernel_tuner=1 beside
-         * the file's parameters) keeps the declared value. */
-        for (size_t k = 0; k < declared && !taken; ++k)
-            taken = strcmp(v->define_names[k], v->param_names[i]) == 0;
-        if (taken)
-            continue;
-        if (v->num_defines == KT_DECL_MAX_DEFINES)
-            return bad(rd, v->section, "space", "more than %d defines",
-                       KT_DECL_MAX_DEFINES);
-        snprintf(v->define_names[v->num_defines],
-                 sizeof v->define_names[v->num_defines], "%s",
-                 v->param_names[i]);
-        if (parse_expr(rd, v->section, "space", v->param_names[i], v->names,
-                       v->num_names, &v->defines[v->num_defines]))
-            return rd->err->status;
-        ++v->num_defines;
-    }
-    return KT_S_OK;
-}
-
-/* require becomes the declared require and each of the file's
- * Conditions (Python syntax), kept apart in parts for counting. */
-static kt_status import_conditions(reader *rd, kt_decl_variant *v)
-{
-    const kt_t1_space *t1 = rd->t1;
-    kt_err e;
-
-    if (!t1)
-        return KT_S_OK;
-    if (!(v->parts = calloc(t1->num_conditions + 1, sizeof *v->parts)))
-        return kt_err_set(rd->err, KT_S_NOMEM, "out of memory");
-    if (v->require)
-        v->parts[v->num_parts++] = v->require;
-    v->require = NULL;
-    for (size_t k = 0; k < t1->num_conditions; ++k) {
-        if (kt_expr_parse_as(t1->conditions[k].text, KT_EXPR_PYTHON, v->names,
-                             v->num_names, &v->parts[v->num_parts], &e))
-            return bad(rd, v->section, "space", "%s: Conditions[%zu]: %s",
-                       t1->path, k, e.msg);
-        ++v->num_parts;
-    }
-    for (size_t k = 0; k < v->num_parts; ++k)
-        if (kt_expr_conjoin(&v->require, v->parts[k], rd->err))
-            return rd->err->status;
-    kt_t1_free(rd->t1);
-    rd->t1 = NULL;
-    return KT_S_OK;
-}
-
-/* default.NAME = VALUE: a default other than the first value (or the
- * space file's Default). */
-static kt_status read_param_defaults(reader *rd, kt_decl_variant *v)
-{
-    int count = iniparser_getsecnkeys(rd->ini, v->section);
-    const char **keys = calloc((size_t)(count > 0 ? count : 1), sizeof *keys);
-    kt_status rc = KT_S_OK;
-
-    if (!keys)
-        return kt_err_set(rd->err, KT_S_NOMEM, "out of memory");
-    iniparser_getseckeys(rd->ini, v->section, keys);
-    for (int i = 0; i < count && !rc; ++i) {
-        const char *key = strchr(keys[i], ':') + 1;
-        long p =
-            strncmp(key, "default.", 8) == 0 ? find_param_ci(v, key + 8) : -2;
-        int64_t x;
-        kt_err e;
-        if (p == -2)
-            continue;
-        if (p < 0)
-            rc = bad(rd, v->section, key,
-                     "'%s' is not a parameter of this variant", key + 8);
-        else if (kt_param_parse(&v->params[p], value_of(rd, v->section, key),
-                                &x, &e))
-            rc = bad(rd, v->section, key, "%s", e.msg);
-        else
-            v->params[p].default_value = x;
-    }
-    free(keys);
-    return rc;
-}
-
-void kt_declared_require_parts(const kt_decl_variant *v, kt_expr *const **parts,
-                               size_t *n)
-{
-    if (v->num_parts) {
-        *parts = v->parts;
-        *n = v->num_parts;
-    } else {
-        *parts = &v->require;
-        *n = v->require ? 1 : 0;
-    }
-}
-
 static kt_status read_variant(reader *rd, const char *section)
 {
     kt_declared *d = rd->d;
@@ -1120,14 +942,16 @@ static kt_status read_variant(reader *rd, const char *section)
             rc = read_param(rd, v, key, value_of(rd, section, key));
     }
     free(keys);
-    if (rc || (rc = import_space(rd, v)))
+    if (rc || (rc = t1_params(rd, v)))
         return rc;
     for (size_t i = 0; i < d->num_sizes; ++i)
         v->names[v->num_names++] = d->size_names[i];
     for (size_t i = 0; i < KT_MAX_PARAMS && v->params[i].struct_size; ++i)
         v->names[v->num_names++] = v->param_names[i];
-    if ((rc = read_param_defaults(rd, v)) || (rc = read_kernel(rd, v)) ||
-        (rc = read_defines(rd, v)) || (rc = import_defines(rd, v)) ||
+    if ((rc = t1_defaults(rd, v)) || (rc = read_kernel(rd, v)) ||
+        (rc = read_defines(rd, v)) ||
+        (rc =
+             t1_said(rd, v, "space", kt_decl_t1_defines(v, rd->t1, rd->err))) ||
         (rc = read_dims(rd, v, "block", v->block)) ||
         (rc = read_dims(rd, v, "grid", v->grid)))
         return rc;
@@ -1139,7 +963,7 @@ static kt_status read_variant(reader *rd, const char *section)
         (rc = parse_expr(rd, section, "require", text, v->names, v->num_names,
                          &v->require)))
         return rc;
-    if ((rc = import_conditions(rd, v)))
+    if ((rc = t1_finish(rd, v)))
         return rc;
     v->reference = read_bool(value_of(rd, section, "reference"));
     if ((rc = read_follows(rd, v)) || (rc = read_variant_work(rd, v)))

@@ -22,7 +22,7 @@ static void every_field_is_read(void **state)
     if (kt_t1_load(SPACE, &s, &err))
         fail_msg("%s", err.msg);
     assert_int_equal(s->num_params, 7);
-    assert_string_equal(s->params[0].name, "bx");
+    assert_string_equal(s->params[0].name, "BX");
     assert_int_equal(s->params[0].num_values, 11);
     assert_int_equal(s->params[0].values[10], 64);
     /* Default not the first value; a one-element list; absent. */
@@ -34,16 +34,16 @@ static void every_field_is_read(void **state)
     assert_string_equal(s->params[3].type, "uint");
     assert_int_equal(s->params[3].num_values, 5); /* 1, 2, 4, 6, 8 */
     assert_int_equal(s->params[3].values[3], 6);
-    assert_int_equal(kt_t1_find(s, "neg"), 6);
+    assert_int_equal(kt_t1_find(s, "NEG"), 6);
     assert_int_equal(kt_t1_find(s, "nope"), -1);
     assert_int_equal(s->num_conditions, 7);
-    assert_string_equal(s->conditions[0].text, "32 <= bx * by <= 512");
+    assert_string_equal(s->conditions[0].text, "32 <= BX * BY <= 512");
     assert_string_equal(s->kernel_name, "scale");
     assert_string_equal(s->kernel_file, "scale.cu");
     assert_string_equal(s->language, "CUDA");
     assert_string_equal(s->global_size_type, "CUDA");
-    assert_string_equal(s->local_size[0], "bx");
-    assert_string_equal(s->global_size[0], "(4096 // bx) // tile");
+    assert_string_equal(s->local_size[0], "BX");
+    assert_string_equal(s->global_size[0], "(4096 // BX) // TILE");
     assert_string_equal(s->global_size[1], "16");
     assert_int_equal(s->num_problem_size, 2);
     assert_int_equal(s->problem_size[0], 4096);

@@ -69,6 +69,9 @@ expect_text "removed.ini:4: [strategy] name: unknown strategy"
 expect_lines 1
 expect_exit 0 "$KTUNE" tune job.ini --check --set space.variant=vec4
 expect_text "vec4           24 point(s): block {32, 64, 128, 256, 512, 1024}, items {1, 2, 4, 8}"
+# With a recording, --check also counts on its device record (no GPU).
+expect_exit 0 "$KTUNE" tune job.ini --check --replay "$REC"
+expect_text "feasible on NVIDIA H200 (the recording's device record) at n=16777216: "
 
 # --- a replayed run ------------------------------------------------------------
 expect_exit 0 "$KTUNE" tune job.ini --replay "$REC" --json s.json --csv s.csv \
