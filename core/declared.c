@@ -422,8 +422,40 @@ static kt_status scalar_value(reader *rd, kt_decl_arg *a, char *text)
         a->literal = x;
         return KT_S_OK;
     }
+    if (a->type == KT_DECL_F32 || a->type == KT_DECL_F64) {
+        /* Floats of sizes: Python's arithmetic, / dividing truly. */
+        a->is_float_expr = 1;
+        if (kt_expr_parse_as(text, KT_EXPR_PYTHON, d->size_name_list,
+                             d->num_sizes, &a->value, rd->err))
+            return bad_from(rd, "operator", "args");
+        return KT_S_OK;
+    }
     return parse_expr(rd, "operator", "args", text, d->size_name_list,
                       d->num_sizes, &a->value);
+}
+
+kt_status kt_declared_scalar(const kt_declared *d, const kt_decl_arg *a,
+                             const int64_t *sizes, double *out, kt_err *err)
+{
+    kt_expr_value v;
+    int64_t x;
+    kt_status rc;
+
+    (void)d;
+    if (a->is_literal) {
+        *out = a->literal;
+        return KT_S_OK;
+    }
+    if (a->is_float_expr) {
+        if ((rc = kt_expr_eval_value(a->value, sizes, &v, err)))
+            return rc;
+        *out = v.is_float ? v.f : (double)v.i;
+        return KT_S_OK;
+    }
+    if ((rc = kt_expr_eval(a->value, sizes, &x, err)))
+        return rc;
+    *out = (double)x;
+    return KT_S_OK;
 }
 
 /* args = y, x, int rows: buffers by name (or `NAME as TYPE`), scalars as
@@ -1236,9 +1268,13 @@ static kt_status check_defaults(reader *rd)
         if (!rc)
             rc = check_npy_count(rd, &d->buffers[i], key, sizes);
     }
-    for (size_t i = 0; i < d->num_args && !rc; ++i)
-        rc = eval_at(rd, NULL, "operator", "args", d->args[i].value, sizes,
-                     NULL);
+    for (size_t i = 0; i < d->num_args && !rc; ++i) {
+        double f;
+        if (d->args[i].buffer < 0 &&
+            kt_declared_scalar(d, &d->args[i], sizes, &f, rd->err))
+            rc = bad(rd, "operator", "args", "at the defaults: %s",
+                     rd->err->msg);
+    }
     if (rc ||
         (rc = eval_at(rd, NULL, "operator", "flops", d->flops, sizes, NULL)) ||
         (rc = eval_at(rd, NULL, "operator", "bytes_read", d->bytes_read, sizes,

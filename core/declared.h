@@ -86,6 +86,7 @@ typedef struct kt_decl_arg {
     kt_decl_type type; /* scalars */
     kt_expr *value;    /* scalars: of sizes; NULL for a literal */
     int is_literal;    /* scalars: `literal` holds the value */
+    int is_float_expr; /* float, double: value in Python arithmetic */
     double literal;    /* float 0.1, double 3.05e-6 */
     char view[64];     /* buffers: "float4" of `y as float4`, or "" */
     char text[96];     /* as written, for messages */
@@ -192,6 +193,12 @@ size_t kt_decl_type_size(kt_decl_type t);
 
 /* The C type of the kernel parameter: "float", "int", ... */
 const char *kt_decl_type_c(kt_decl_type t);
+
+/* Scalar argument a's value at sizes, as a double (float and double
+ * arguments: a literal, or an expression in Python arithmetic, so
+ * `float 0.016 / w` divides truly). */
+kt_status kt_declared_scalar(const kt_declared *d, const kt_decl_arg *a,
+                             const int64_t *sizes, double *out, kt_err *err);
 
 /* The declaration's name of a type: "f32", "u8", ... */
 const char *kt_decl_type_name(kt_decl_type t);

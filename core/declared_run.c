@@ -522,15 +522,19 @@ static int bind_args(state *st)
         const kt_decl_arg *a = &d->args[i];
         scalar *s = &st->argval[i];
         int64_t x = 0;
-        double f;
+        double f = 0;
         st->argv[i] = s;
         if (a->buffer >= 0) {
             s->p = st->dev[a->buffer];
             continue;
         }
-        if (!a->is_literal && eval_op(d, a->value, st->sizes, &x, &err))
+        if (a->type == KT_DECL_F32 || a->type == KT_DECL_F64 ||
+            a->type == KT_DECL_F16) {
+            if (kt_declared_scalar(d, a, st->sizes, &f, &err))
+                return st->host->error(st->host, "args '%s': %s", a->text,
+                                       err.msg);
+        } else if (eval_op(d, a->value, st->sizes, &x, &err))
             return st->host->error(st->host, "args '%s': %s", a->text, err.msg);
-        f = a->is_literal ? a->literal : (double)x;
         switch (a->type) {
         case KT_DECL_F32: s->f32 = (float)f; break;
         case KT_DECL_F64: s->f64 = f; break;

@@ -41,15 +41,22 @@ int kt_summary_diagnose(const kt_tune_facts *f, const kt_tune_entry *e,
                                  occ);
 }
 
-static void bandwidth_text(const kt_tune_facts *f, double median_us, char *out,
-                           size_t size)
+/* The work of entry e: its own when a parameter changes it, else the
+ * operator's (may be NULL). */
+static const kt_work *work_of(const kt_tune_facts *f, const kt_tune_entry *e)
 {
+    return e && e->has_work ? &e->work : f->work;
+}
+
+static void bandwidth_text(const kt_tune_facts *f, const kt_tune_entry *e,
+                           double median_us, char *out, size_t size)
+{
+    const kt_work *work = work_of(f, e);
     kt_derived d;
     out[0] = '\0';
-    if (!f->work || median_us <= 0 ||
-        f->work->bytes_read + f->work->bytes_written <= 0)
+    if (!work || median_us <= 0 || work->bytes_read + work->bytes_written <= 0)
         return;
-    kt_derive(f->work, median_us, f->copy_gbs, f->peak_gbs, &d);
+    kt_derive(work, median_us, f->copy_gbs, f->peak_gbs, &d);
     if (f->copy_gbs > 0)
         snprintf(out, size, "%.1f GB/s, %.1f%% of copy", d.bandwidth_gbs,
                  d.pct_of_copy);
@@ -110,6 +117,21 @@ static void print_reference(FILE *out, const kt_tune_facts *f,
             100.0 * (ref.ratio.hi - 1));
 }
 
+/* The answer's own work and rate, when a parameter changes the work
+ * (kt_variant.work): its GFLOP/s differ from what the time alone says. */
+static void print_point_work(FILE *out, const kt_tune_entry *e,
+                             double median_us)
+{
+    kt_derived d;
+    if (!e || !e->has_work || median_us <= 0 || e->work.flops <= 0)
+        return;
+    kt_derive(&e->work, median_us, 0, 0, &d);
+    fprintf(out,
+            "  %.1f GFLOP/s of this configuration's work (%.4g flop, set by "
+            "its parameters)\n",
+            d.gflops, e->work.flops);
+}
+
 static void print_answer(FILE *out, const kt_tune_facts *f,
                          const kt_tune_result *r)
 {
@@ -118,13 +140,15 @@ static void print_answer(FILE *out, const kt_tune_facts *f,
     size_t tied = 0;
 
     kt_point_format(f->op, &w->point, cfg, sizeof cfg);
-    bandwidth_text(f, w->stats.median, bw, sizeof bw);
+    bandwidth_text(f, kt_summary_entry(r, &w->point), w->stats.median, bw,
+                   sizeof bw);
     for (size_t i = 1; i < r->num_finals; ++i)
         tied += r->finals[i].tied;
     fprintf(out, "\n%s  %s\n", tied ? "best (statistical tie)" : "best", cfg);
     fprintf(out, "  median %.3f us, 95%% CI [%.3f, %.3f], noise %.2f%%%s%s\n",
             w->stats.median, w->stats.ci_lo, w->stats.ci_hi,
             100.0 * w->stats.noise, bw[0] ? ", " : "", bw);
+    print_point_work(out, kt_summary_entry(r, &w->point), w->stats.median);
     if (r->final_measured)
         fprintf(out,
                 "  from the closing re-measurement of %zu finalists in "
@@ -212,7 +236,7 @@ static void print_top(FILE *out, const kt_tune_facts *f,
         const kt_stats *s = &list[i]->timing.kernel;
         char ci[64];
         kt_point_format(f->op, &list[i]->point, cfg, sizeof cfg);
-        bandwidth_text(f, s->median, bw, sizeof bw);
+        bandwidth_text(f, list[i], s->median, bw, sizeof bw);
         snprintf(ci, sizeof ci, "[%.3f, %.3f]", s->ci_lo, s->ci_hi);
         fprintf(out, "  %4zu %12.3f %25s %6.2f%%  %-28s %s\n", i + 1, s->median,
                 ci, 100.0 * s->noise, bw, cfg);

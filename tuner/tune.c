@@ -277,6 +277,8 @@ static kt_status add_entry(kt_tune *t, const kt_point *pt, uint64_t index,
     e->compile_s = r->compile_s;
     e->compiled = r->compiled;
     e->compile_cache_hits = r->compile_cache_hits;
+    e->work = r->work;
+    e->has_work = r->has_work;
     if (!host && !from_journal) {
         e->phases = r->phases;
         e->call_s = t->call_s;

@@ -116,6 +116,10 @@ typedef struct kt_tune_entry {
      * first point of a call, zero for the others). */
     kt_eval_phases phases;
     double call_s, strategy_s;
+    /* The point's own work (kt_eval_result.work with has_work: a parameter
+     * changes it); has_work 0: the operator's. */
+    kt_work work;
+    int has_work;
 } kt_tune_entry;
 
 /* One adopted change of the one-at-a-time path. */

@@ -293,6 +293,31 @@ static void the_table_names_the_answer_path_and_failures(void **state)
     done(&x);
 }
 
+/* A point whose parameters change its work (kt_variant.work) is reported
+ * with its own rate, not the operator's. */
+static void the_answer_is_reported_with_its_own_work(void **state)
+{
+    fixture x;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out;
+    (void)state;
+    run(&x, "vector_add:add",
+        TT_DATA_DIR "/vector_add-synthetic-n16777216.jsonl", "coordinate");
+    for (size_t i = 0; i < x.r.num_entries; ++i) {
+        x.r.entries[i].has_work = 1;
+        x.r.entries[i].work = (kt_work){sizeof(kt_work), 0, 8.0, 8.0, 3e9};
+    }
+    out = open_memstream(&text, &len);
+    kt_summary_print(out, &x.f, &x.r, 3);
+    fclose(out);
+    assert_contains(text, "GFLOP/s of this configuration's work (3e+09 flop");
+    /* 16 bytes in some microseconds: far below the operator's GB/s. */
+    assert_contains(text, "0.0 GB/s");
+    free(text);
+    done(&x);
+}
+
 static void the_summary_shows_counters_and_the_diagnosis(void **state)
 {
     kt_profiling_spec spec;
@@ -480,6 +505,7 @@ int main(void)
         cmocka_unit_test(t4_metadata_sits_next_to_the_results),
         cmocka_unit_test(t4_metadata_names_the_machine_and_device),
         cmocka_unit_test(the_table_names_the_answer_path_and_failures),
+        cmocka_unit_test(the_answer_is_reported_with_its_own_work),
         cmocka_unit_test(the_summary_shows_counters_and_the_diagnosis),
     };
     return cmocka_run_group_tests(tests, tt_setup, tt_teardown);
