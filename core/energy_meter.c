@@ -52,25 +52,27 @@ static kt_status add_change(window *w, double t, double t_before, uint64_t mj,
     return KT_S_OK;
 }
 
-/* Power, SM and memory clocks, temperature: one sample. */
-static kt_status sample_device(const kt_nvml *n, dev_acc *a, kt_err *err)
+/* Power, SM and memory clocks, temperature: one sample. Each read is
+ * optional (a device may refuse one): what it refuses is left out of the
+ * figures, and the energy, from the counter alone, stands. */
+static void sample_device(const kt_nvml *n, dev_acc *a)
 {
     double w, sm, mem, temp;
-    kt_status rc;
+    kt_err err;
 
-    if ((rc = kt_nvml_power_w(n, &w, err)) ||
-        (rc = kt_nvml_clock_mhz(n, KT_NVML_CLOCK_SM, &sm, err)) ||
-        (rc = kt_nvml_clock_mhz(n, KT_NVML_CLOCK_MEM, &mem, err)) ||
-        (rc = kt_nvml_temp_c(n, &temp, err)))
-        return rc;
-    a->power_sum += w;
-    ++a->power_n;
-    a->sm_sum += sm;
-    a->sm_min = a->clock_n == 0 || sm < a->sm_min ? sm : a->sm_min;
-    a->mem_sum += mem;
-    ++a->clock_n;
-    a->temp_max = temp > a->temp_max ? temp : a->temp_max;
-    return KT_S_OK;
+    if (!kt_nvml_power_w(n, &w, &err)) {
+        a->power_sum += w;
+        ++a->power_n;
+    }
+    if (!kt_nvml_clock_mhz(n, KT_NVML_CLOCK_SM, &sm, &err) &&
+        !kt_nvml_clock_mhz(n, KT_NVML_CLOCK_MEM, &mem, &err)) {
+        a->sm_sum += sm;
+        a->sm_min = a->clock_n == 0 || sm < a->sm_min ? sm : a->sm_min;
+        a->mem_sum += mem;
+        ++a->clock_n;
+    }
+    if (!kt_nvml_temp_c(n, &temp, &err))
+        a->temp_max = temp > a->temp_max ? temp : a->temp_max;
 }
 
 /* Keeps the batches flowing: refills every slot whose batch finished. */
@@ -117,8 +119,7 @@ static kt_status poll(window *w, dev_acc *a, double window_s,
         if (t >= give_up)
             return KT_S_OK;
         if (t >= next_sample) {
-            if ((*nvml_rc = sample_device(w->nvml, a, nerr)))
-                return KT_S_OK;
+            sample_device(w->nvml, a);
             next_sample = t + KT_ENERGY_SAMPLE_S;
         }
         if ((rc = refill(w, err)))

@@ -51,6 +51,9 @@ typedef struct local_eval {
     kt_nvml nvml;
     int nvml_ok;
     char nvml_note[512];
+    /* In force when the evaluator opened (0: not read): the device's
+     * settings, reported, never changed. */
+    double nvml_limit_w, nvml_sm_mhz, nvml_mem_mhz;
 } local_eval;
 
 typedef struct launch_ctx {
@@ -464,7 +467,16 @@ static void open_nvml(local_eval *le)
     if (!le->nvml_ok) {
         snprintf(le->nvml_note, sizeof le->nvml_note, "%s", nerr.msg);
         kt_nvml_note_once(nerr.msg);
+        return;
     }
+    /* Reported figures; a refused read leaves 0. */
+    if (kt_nvml_power_limit_w(&le->nvml, &le->nvml_limit_w, &nerr))
+        le->nvml_limit_w = 0;
+    if (kt_nvml_clock_mhz(&le->nvml, KT_NVML_CLOCK_SM, &le->nvml_sm_mhz, &nerr))
+        le->nvml_sm_mhz = 0;
+    if (kt_nvml_clock_mhz(&le->nvml, KT_NVML_CLOCK_MEM, &le->nvml_mem_mhz,
+                          &nerr))
+        le->nvml_mem_mhz = 0;
 }
 
 static const kt_work *local_work(kt_evaluator *ev)

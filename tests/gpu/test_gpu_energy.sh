@@ -28,7 +28,10 @@ d = json.load(open(sys.argv[2]))
 jsonschema.Draft202012Validator(s).validate(d)
 e = d["result"]["energy"]
 assert e["measured"], e
-assert d["environment"]["energy"]["available"] is True
+env = d["environment"]["energy"]
+assert env["available"] is True
+# What is in force is reported (and the test's end checks nothing changed).
+assert env["power_limit_w"] > 0 and env["sm_clock_mhz"] > 0 and env["mem_clock_mhz"] > 0, env
 assert e["joules_per_launch"] > 0 and e["ci_lo_j"] <= e["joules_per_launch"] <= e["ci_hi_j"]
 assert 20 < e["power_w"] < 2000, e["power_w"]
 assert e["power_limit_w"] > 0 and e["power_w"] <= 1.2 * e["power_limit_w"]
