@@ -39,10 +39,11 @@
 
 static const char help[] =
     "usage: ktune tune CONFIG [--replay FILE] [--resume] [--journal FILE]\n"
-    "       ktune tune --replay RECORDING [--set SECTION.KEY=VALUE]...\n"
     "                  [--json FILE] [--csv FILE] [--t4 FILE]\n"
     "                  [--markdown FILE]\n"
-    "                  [--set SECTION.KEY=VALUE]... [options]\n\n"
+    "                  [--set SECTION.KEY=VALUE]... [options]\n"
+    "       ktune tune --replay RECORDING [--set SECTION.KEY=VALUE]...\n"
+    "                  [--json FILE] [--csv FILE] [--t4 FILE]\n\n"
     "Searches the space a tuning job (INI, docs/configs.md) describes for\n"
     "the fastest configuration that verifies: every point verified before\n"
     "its time counts, changes compared with the incumbent in interleaved\n"
@@ -1344,8 +1345,7 @@ static kt_status load_recording(tune_args *a, kt_job *job, kt_err *err)
                           "%s",
                           a->o.replay, a->o.replay);
     if (bad)
-        return kt_err_set(err, KT_S_INPUT, "tune --replay %s: %s", a->o.replay,
-                          bad);
+        return kt_err_set(err, KT_S_INPUT, "--replay %s: %s", a->o.replay, bad);
     if ((rc = kt_ktcache_load(a->o.replay, &a->ext, err)))
         return rc;
     snprintf(spec, sizeof spec, "%s:%s", a->ext->plugin.desc.name,

@@ -52,6 +52,7 @@ rec, want, src = sys.argv[1], float(sys.argv[2]), sys.argv[3]
 doc = json.load(open("ex.json"))
 assert doc["best"]["median_us"] == want, (doc["best"], want)
 assert doc["replay"]["best_vs_optimum"] == 1.0
+assert "Kernel Tuner's simulation mode" in doc["replay"]["external"], doc["replay"]
 t4 = json.load(open("ex_T4.json"))
 schema = json.load(open(src + "/docs/schemas/t4-results.schema.json"))
 jsonschema.validate(t4, schema)
