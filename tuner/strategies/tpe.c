@@ -185,9 +185,8 @@ static kt_status fit(kt_tpe *m, kt_err *err)
         for (uint32_t p = 0; p < sv->num_params; ++p) {
             double k = sv->count[p];
             for (uint32_t v = 0; v < sv->count[p]; ++v, ++off)
-                m->lr[off] =
-                    log((g[off] + m->prior) / (gs[s] + m->prior * k)) -
-                    log((b[off] + m->prior) / (bs[s] + m->prior * k));
+                m->lr[off] = log((g[off] + m->prior) / (gs[s] + m->prior * k)) -
+                             log((b[off] + m->prior) / (bs[s] + m->prior * k));
         }
     }
     for (size_t s = 0; !rc && s < ns; ++s)
@@ -283,8 +282,8 @@ enum { OPT_GAMMA, OPT_PRIOR, OPT_INIT };
 static const kt_strategy_option options[] = {
     {"gamma", "share of the points that ran counted as good", 0.15, 0.01, 0.5,
      0},
-    {"prior", "pseudo-count of each value among the good and the bad", 1,
-     0.01, 100, 0},
+    {"prior", "pseudo-count of each value among the good and the bad", 1, 0.01,
+     100, 0},
     {"init", "random feasible points before the model is used", 10, 1, 10000,
      1},
 };
@@ -330,8 +329,8 @@ static kt_status run(kt_tune *t, const double *opt, kt_err *err)
     int none = 0;
     kt_status rc;
 
-    if ((rc = kt_tpe_init(&m, t, 0, space->size, opt[OPT_GAMMA],
-                          opt[OPT_PRIOR], (size_t)opt[OPT_INIT], err)))
+    if ((rc = kt_tpe_init(&m, t, 0, space->size, opt[OPT_GAMMA], opt[OPT_PRIOR],
+                          (size_t)opt[OPT_INIT], err)))
         return rc;
     /* The default configuration first, where every search starts. */
     kt_space_start(space, &start);
