@@ -4,6 +4,7 @@
  * Needs no GPU. */
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,15 +43,45 @@ static void format_entry(const kt_select_entry *e, char *sizes, size_t ss,
                                  e->params[i].name, e->params[i].value);
 }
 
+/* printf to stdout with control characters from the file shown escaped
+ * (\x1b, not ESC): a wisdom file's text must not retitle or clear the
+ * terminal. Newlines and tabs pass. */
+static void out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void out(const char *fmt, ...)
+{
+    va_list ap, again;
+    char *text;
+    int n;
+
+    va_start(ap, fmt);
+    va_copy(again, ap);
+    n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0 || !(text = malloc((size_t)n + 1))) {
+        va_end(again);
+        return;
+    }
+    vsnprintf(text, (size_t)n + 1, fmt, again);
+    va_end(again);
+    for (const unsigned char *c = (const unsigned char *)text; *c; ++c) {
+        if ((*c < 0x20 && *c != '\n' && *c != '\t') || *c == 0x7f)
+            printf("\\x%02x", *c);
+        else
+            putchar(*c);
+    }
+    free(text);
+}
+
 static int show(const kt_select_wisdom *w, const char *path)
 {
     size_t n = kt_select_count(w);
-    printf("%s: %zu entr%s (wisdom format %d)\n", path, n, n == 1 ? "y" : "ies",
-           KT_SELECT_FORMAT);
+    out("%s: %zu entr%s (wisdom format %d)\n", path, n, n == 1 ? "y" : "ies",
+        KT_SELECT_FORMAT);
     if (n)
-        printf("  %-18s %-20s %-5s %-22s %-34s %-26s %-8s %s\n", "operator",
-               "device", "cc", "sizes", "configuration", "time us [95% CI]",
-               "plugin", "date");
+        out("  %-18s %-20s %-5s %-22s %-34s %-26s %-8s %s\n", "operator",
+            "device", "cc", "sizes", "configuration", "time us [95% CI]",
+            "plugin", "date");
     for (size_t i = 0; i < n; ++i) {
         const kt_select_entry *e = kt_select_entry_at(w, i);
         char sizes[256], cfg[512], t[80], cc[16];
@@ -63,8 +94,8 @@ static int show(const kt_select_wisdom *w, const char *path)
         else
             snprintf(t, sizeof t, "%.3f [%.3f, %.3f]", e->time_us, e->ci_lo_us,
                      e->ci_hi_us);
-        printf("  %-18s %-20s %-5s %-22s %-34s %-26s %-8s %s\n", e->op,
-               e->device, cc, sizes, cfg, t, e->plugin_version, e->date);
+        out("  %-18s %-20s %-5s %-22s %-34s %-26s %-8s %s\n", e->op, e->device,
+            cc, sizes, cfg, t, e->plugin_version, e->date);
     }
     return KT_EXIT_OK;
 }
@@ -78,21 +109,38 @@ static int check(const kt_select_wisdom *w, const char *path, char **plugins,
 
     kt_registry_init(&reg);
     kt_cli_load_plugins(&reg, plugins, num_plugins, 1);
-    printf("%s: %zu entries against the plugins loaded now\n", path,
-           kt_select_count(w));
+    out("%s: %zu entries against the plugins loaded now\n", path,
+        kt_select_count(w));
     for (size_t i = 0; i < kt_select_count(w); ++i) {
         const kt_select_entry *e = kt_select_entry_at(w, i);
         char why[1024], sizes[256], cfg[512];
         kt_wisdom_state s = kt_wisdom_check(&reg, e, why, sizeof why);
         format_entry(e, sizes, sizeof sizes, cfg, sizeof cfg);
         ++counts[s];
-        printf("  %-8s line %-4zu %s %s on %s: %s%s%s\n", names[s], e->line,
-               e->op, sizes, e->device, cfg, why[0] ? ": " : "", why);
+        out("  %-8s line %-4zu %s %s on %s: %s%s%s\n", names[s], e->line, e->op,
+            sizes, e->device, cfg, why[0] ? ": " : "", why);
     }
-    printf("%zu current, %zu stale, %zu unknown\n", counts[0], counts[1],
-           counts[2]);
+    out("%zu current, %zu stale, %zu unknown\n", counts[0], counts[1],
+        counts[2]);
     kt_registry_free(&reg);
     return counts[1] || counts[2] ? KT_EXIT_FAILURE : KT_EXIT_OK;
+}
+
+/* The number of sizes op's entries have when none has n (the command
+ * gives more or fewer sizes than the operator has), else 0. */
+static size_t sizes_differ(const kt_select_wisdom *w, const char *op, size_t n)
+{
+    size_t other = 0;
+
+    for (size_t i = 0; i < kt_select_count(w); ++i) {
+        const kt_select_entry *e = kt_select_entry_at(w, i);
+        if (strcmp(e->op, op) != 0)
+            continue;
+        if (e->num_sizes == n)
+            return 0;
+        other = e->num_sizes;
+    }
+    return other;
 }
 
 static int select_one(const kt_select_wisdom *w, int argc, char **argv)
@@ -115,18 +163,23 @@ static int select_one(const kt_select_wisdom *w, int argc, char **argv)
         if (kt_parse_i64(argv[i + 2], "size", &sizes[i], &err) || sizes[i] < 1)
             return kt_cli_usage_error("wisdom", "'%s' is not a size",
                                       argv[i + 2]);
+    if (sizes_differ(w, argv[0], n))
+        return kt_cli_usage_error("wisdom",
+                                  "select: %s has %zu size(s) in this file, "
+                                  "the command gives %zu",
+                                  argv[0], sizes_differ(w, argv[0], n), n);
     rc = kt_select(w, argv[0], argv[1], sizes, n, &c);
     if (rc < 0)
         return kt_cli_usage_error("wisdom", "%s", kt_select_strerror(rc));
     if (!c.entry) {
-        printf("no wisdom for %s on %s: the application uses its defaults\n",
-               argv[0], argv[1]);
+        out("no wisdom for %s on %s: the application uses its defaults\n",
+            argv[0], argv[1]);
         return KT_EXIT_FAILURE;
     }
     format_entry(c.entry, s, sizeof s, cfg, sizeof cfg);
-    printf("%s (line %zu: %s on %s, %s; distance %.2f factors of two)\n", cfg,
-           c.entry->line, c.entry->op, c.entry->device, s, c.distance);
-    printf("match: %s\n", how[c.match]);
+    out("%s (line %zu: %s on %s, %s; distance %.2f factors of two)\n", cfg,
+        c.entry->line, c.entry->op, c.entry->device, s, c.distance);
+    out("match: %s\n", how[c.match]);
     return KT_EXIT_OK;
 }
 
@@ -139,11 +192,12 @@ int kt_cmd_wisdom(int argc, char **argv)
     kt_err err;
     int rc;
 
-    if (argc >= 2 &&
-        (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-        fputs(help, stdout);
-        return KT_EXIT_OK;
-    }
+    /* --help anywhere: `wisdom show --help` is a request, not a file. */
+    for (int i = 1; i < argc; ++i)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            fputs(help, stdout);
+            return KT_EXIT_OK;
+        }
     if (argc < 3)
         return kt_cli_usage_error("wisdom", "expected show, check or select "
                                             "and a FILE");

@@ -129,6 +129,13 @@ static kt_status add_config(kt_diff_file *f, const char *where,
         (rc = time_field(f->path, where, stats, names[1], &c.ci_lo_us, err)) ||
         (rc = time_field(f->path, where, stats, names[2], &c.ci_hi_us, err)))
         return rc;
+    if (c.ci_lo_us > c.ci_hi_us || c.median_us < c.ci_lo_us ||
+        c.median_us > c.ci_hi_us)
+        return kt_err_set(err, KT_S_INPUT,
+                          "%s: %s: the interval [%s %g, %s %g] does not hold "
+                          "the median %g (expected low <= median <= high)",
+                          f->path, where, names[1], c.ci_lo_us, names[2],
+                          c.ci_hi_us, c.median_us);
     if (find(f, c.key))
         return KT_S_OK;
     if ((rc = read_samples(f->path, where, samples, &c, err))) {
@@ -260,6 +267,15 @@ static kt_status load_root(kt_diff_file *f, const json_t *root, kt_err *err)
                           "%s: kind %s: expected a `ktune bench --json`, "
                           "`ktune tune --json` or `ktune compare --json` file",
                           f->path, kind);
+    /* A file without "format" is read as format 1 (hand-written ones). */
+    if (json_object_get(root, "format") &&
+        (!json_is_integer(json_object_get(root, "format")) ||
+         json_integer_value(json_object_get(root, "format")) != 1))
+        return bad(err, f->path, "format",
+                   "expected 1, the format this ktune reads");
+    if (json_object_get(root, "operator") &&
+        !json_is_string(json_object_get(root, "operator")))
+        return bad(err, f->path, "operator", "expected a name");
     snprintf(f->kind, sizeof f->kind, "%s", kind);
     read_header(f, root);
     if (!f->spec[0])

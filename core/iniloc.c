@@ -180,8 +180,47 @@ static kt_status syntax_error(const char *path, kt_err *err)
 #define INI_MAX_LINE 1000
 #define UTF8_BOM "\xEF\xBB\xBF"
 
+/* Refuses a line iniparser would misread silently: a section header with
+ * text after its ']' ("[job]]"), a value opened with a quote that is not
+ * closed ('operator = "vector_add:add'). s[0..n) is the line. */
+static kt_status check_line_shape(const char *path, size_t line, const char *s,
+                                  size_t n, kt_err *err)
+{
+    size_t i = 0, k;
+
+    while (i < n && (s[i] == ' ' || s[i] == '\t'))
+        ++i;
+    if (i < n && s[i] == '[') {
+        const char *close = memchr(s + i, ']', n - i);
+        for (k = close ? (size_t)(close - s) + 1 : n; k < n; ++k) {
+            if (s[k] == ';' || s[k] == '#')
+                break;
+            if (s[k] != ' ' && s[k] != '\t' && s[k] != '\r')
+                return kt_err_set(err, KT_S_INPUT,
+                                  "%s:%zu: '%.*s': text after the section's "
+                                  "']'; expected [name]",
+                                  path, line, (int)(n - i), s + i);
+        }
+        return KT_S_OK;
+    }
+    if (i < n && (s[i] == ';' || s[i] == '#'))
+        return KT_S_OK;
+    for (k = i; k < n && s[k] != '='; ++k)
+        ;
+    for (++k; k < n && (s[k] == ' ' || s[k] == '\t'); ++k)
+        ;
+    if (k < n && (s[k] == '"' || s[k] == '\'') &&
+        !memchr(s + k + 1, s[k], n - k - 1))
+        return kt_err_set(err, KT_S_INPUT,
+                          "%s:%zu: the value opens a quote (%c) that is not "
+                          "closed",
+                          path, line, s[k]);
+    return KT_S_OK;
+}
+
 /* Refuses what iniparser would cut or misread, naming where: a NUL byte, a
- * line (continued lines joined) longer than INI_MAX_LINE. */
+ * line (continued lines joined) longer than INI_MAX_LINE, a last line that
+ * continues into nothing, check_line_shape's lines. */
 static kt_status check_ini_text(const char *path, const char *text, size_t len,
                                 kt_err *err)
 {
@@ -198,6 +237,8 @@ static kt_status check_ini_text(const char *path, const char *text, size_t len,
                               path, line, (size_t)(nul - (text + at)) + 1);
         if (joined == 0)
             first = line;
+        if (joined == 0 && check_line_shape(path, line, text + at, n, err))
+            return err ? err->status : KT_S_INPUT;
         joined += n;
         if (joined > INI_MAX_LINE)
             return kt_err_set(err, KT_S_INPUT,
@@ -215,6 +256,11 @@ static kt_status check_ini_text(const char *path, const char *text, size_t len,
             joined = 0;
         at = end + 1;
     }
+    if (joined)
+        return kt_err_set(err, KT_S_INPUT,
+                          "%s:%zu: the last line ends in '\\', continuing "
+                          "into nothing",
+                          path, line);
     return KT_S_OK;
 }
 

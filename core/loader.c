@@ -592,7 +592,8 @@ static kt_status add_plugin(kt_registry *reg, const char *path,
         goto done;
     dup = kt_registry_find(reg, ld.lp->desc.name);
     if (dup) {
-        rc = kt_err_set(err, KT_S_PLUGIN,
+        /* A declaration is the user's text: its name is an input error. */
+        rc = kt_err_set(err, declared ? KT_S_INPUT : KT_S_PLUGIN,
                         "%s: duplicate plugin name '%s', "
                         "already loaded from %s",
                         path, ld.lp->desc.name, dup->path);

@@ -391,6 +391,25 @@ static kt_status check_header(const json_t *h, const char *path, kt_err *err)
     return KT_S_OK;
 }
 
+/* A tune summary or compare record this version reads: its "format" one
+ * it knows (1) and its "operator" a name. */
+static kt_status check_document(const json_t *doc, const char *path,
+                                kt_err *err)
+{
+    const json_t *format = json_object_get(doc, "format");
+    const json_t *op = json_object_get(doc, "operator");
+
+    if (format && (!json_is_integer(format) || json_integer_value(format) != 1))
+        return kt_err_set(err, KT_S_INPUT,
+                          "%s: \"format\" is not 1, the one this ktune "
+                          "reads",
+                          path);
+    if (op && !json_is_string(op))
+        return kt_err_set(err, KT_S_INPUT, "%s: \"operator\": expected a name",
+                          path);
+    return KT_S_OK;
+}
+
 /* Reads a journal: the header first, then every record. */
 static kt_status read_journal(kt_sources *s, const char *path, kt_err *err)
 {
@@ -542,6 +561,12 @@ kt_status kt_sources_load(kt_sources *s, const char *path, kt_err *err)
         goto done;
     }
     kind = kt_src_text(doc, "kind", "");
+    if ((strcmp(kind, "ktune.tune") == 0 ||
+         strcmp(kind, "ktune.compare") == 0) &&
+        (rc = check_document(doc, path, err))) {
+        json_decref(doc);
+        goto done;
+    }
     if (strcmp(kind, "ktune.tune") == 0) {
         s->summary = doc;
         snprintf(s->summary_path, sizeof s->summary_path, "%s", path);

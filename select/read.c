@@ -234,6 +234,12 @@ static int time_fields(reader *rd, json_t *obj, kt_select_entry *e)
         return fail(rd, KT_SELECT_EFORMAT, "ci_us: expected [low, high]");
     e->ci_lo_us = json_number_value(json_array_get(ci, 0));
     e->ci_hi_us = json_number_value(json_array_get(ci, 1));
+    if (!isfinite(e->ci_lo_us) || !isfinite(e->ci_hi_us) || e->ci_lo_us < 0 ||
+        e->ci_lo_us > e->ci_hi_us)
+        return fail(rd, KT_SELECT_EFORMAT,
+                    "ci_us: [%g, %g] is no interval (expected low <= high, "
+                    "both >= 0)",
+                    e->ci_lo_us, e->ci_hi_us);
     return KT_SELECT_OK;
 }
 

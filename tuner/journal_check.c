@@ -14,6 +14,8 @@
 /* A kernel time (us): below a nanosecond or above an hour is no sample. */
 #define MIN_SAMPLE_US 1e-3
 #define MAX_SAMPLE_US 3.6e9
+/* No device count, limit or bandwidth (GB/s) reaches a billion. */
+#define MAX_GPU_NUMBER 1e9
 
 void kt_journal_new_run(char *out)
 {
@@ -53,12 +55,12 @@ static kt_status number_at_least(const json_t *obj, const char *where,
         return kt_err_set(err, KT_S_INPUT, "%s %s: expected a number", where,
                           key);
     x = json_number_value(v);
-    if (!isfinite(x) || x < lo || (lo == 0 && x <= 0))
+    if (!isfinite(x) || x < lo || (lo == 0 && x <= 0) || x > MAX_GPU_NUMBER)
         return kt_err_set(err, KT_S_INPUT,
                           "%s %s: %g is not a value a GPU has (expected %s "
-                          "%g)",
-                          where, key, x, lo == 0 ? "more than" : "at least",
-                          lo);
+                          "%g and at most %g)",
+                          where, key, x, lo == 0 ? "more than" : "at least", lo,
+                          MAX_GPU_NUMBER);
     return KT_S_OK;
 }
 

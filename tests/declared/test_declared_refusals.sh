@@ -52,4 +52,8 @@ for cmd in bench profile; do
         --set tile=16 --set rows_per=16
     expect_text "ktune $cmd: variant 'tiled': this point cannot run: [variant.tiled] require: 'rows_per < tile' is false"
 done
+# --- a declared operator named like a built-in plugin: exit 2 ---------------------
+mutate builtin_name 's/^name = transpose/name = vector_add/'
+expect_exit 2 "$KTUNE" tune builtin_name.ini --check
+expect_text "duplicate plugin name 'vector_add'"
 finish

@@ -1,0 +1,421 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Bad-input generator: more than a thousand inputs no user should be able
+to crash ktune with, over every command's options, job files, declarations,
+journals (--replay and --resume), wisdom files, diff and report inputs and
+every checked environment variable.
+
+Each case runs ktune under a time limit in a folder of its own. A case
+fails when ktune is killed by a signal, exits 124/128+ (a hang or a crash),
+prints a sanitizer report (AddressSanitizer, LeakSanitizer, UBSan), or
+exits 0 on an input that is nonsense by construction ("nonzero" cases; the
+random byte mutations are "any": they may happen to stay valid).
+
+usage: bad_inputs.py KTUNE SOURCE_DIR [--seed N] [--jobs N]
+"""
+import concurrent.futures
+import copy
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+
+TIME_LIMIT_S = 30
+SANITIZER = ("AddressSanitizer", "LeakSanitizer", "runtime error:",
+             "UndefinedBehaviorSanitizer")
+
+GARBAGE = ["", "abc", "-1", "2^64", "1e999", "nan", "((", "0x", "--",
+           "\x1b[2J\x1b]0;x\x07", "1..", "'", "x" * 5000, "\\"]
+# Values that are nonsense for every key of a job file (numbers, lists,
+# names alike); "" and a bare '\\' are left to the "any" cases.
+JOB_NONSENSE = ["abc", "-1x", "2^640", "1e999", "nan", "((", "0x",
+                "\x1b[2J", "1..", "'", "x" * 5000]
+EXPR_NONSENSE = ["(", "1 +", "bx by", "1 / 0", "2^70 * 2^70", "nosuch",
+                 "\x1b]0;x\x07", "ceil_div(1)", "max()"]
+NUM_NONSENSE = [-1, -1e308, 1e308, 5e-324, "x", None, [], {}, True, 2 ** 40]
+
+
+class Case:
+    def __init__(self, name, argv, expect="nonzero", files=None, env=None):
+        self.name, self.argv, self.expect = name, argv, expect
+        self.files, self.env = files or {}, env or {}
+
+
+def dump_lines(recs):
+    return "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in recs)
+
+
+def set_path(obj, path, value):
+    for key in path[:-1]:
+        obj = obj[key]
+    obj[path[-1]] = value
+
+
+def byte_mutations(rng, text, n):
+    """n random damages of text: flipped, cut, doubled or inserted bytes."""
+    data = text.encode() if isinstance(text, str) else text
+    out = []
+    for _ in range(n):
+        b = bytearray(data)
+        how = rng.randrange(5)
+        at = rng.randrange(max(len(b), 1))
+        if how == 0:
+            for _ in range(rng.randint(1, 8)):
+                i = rng.randrange(len(b))
+                b[i] = rng.randrange(256)
+        elif how == 1:
+            b = b[:at]
+        elif how == 2:
+            b[at:at] = b[at:at + rng.randint(1, 400)]
+        elif how == 3:
+            b[at:at] = bytes(rng.choice([b"\x00", b"\xff\xfe", b"{", b"\n",
+                                         b"[", b"\"", b"=", b"\x1b[2J"]))
+        else:
+            lines = bytes(b).split(b"\n")
+            rng.shuffle(lines)
+            b = bytearray(b"\n".join(lines))
+        out.append(bytes(b))
+    return out
+
+
+def job_cases(src, rng):
+    text = open(os.path.join(src, "configs/vector_add.ini")).read()
+    lines = text.split("\n")
+    cases = []
+    for i, line in enumerate(lines):
+        if "=" not in line or line.startswith(";") or "journal" in line:
+            continue
+        key = line.split("=")[0].strip()
+        for g in JOB_NONSENSE:
+            mutated = lines[:]
+            mutated[i] = key + " = " + g
+            cases.append(Case("job %s=%r" % (key, g[:20]),
+                              ["tune", "job.ini", "--check"],
+                              files={"job.ini": "\n".join(mutated)}))
+    structural = ["[job]]\n", "[nosuch]\nx = 1\n", "x = 1\n" + text,
+                  text + "\n[job]\nn = 1\n", text + "\nn = 3\n",
+                  text.replace("[space]", "[space"), text + "\nx = \\",
+                  text.replace("operator = vector_add:add",
+                               "operator = \"vector_add:add"),
+                  "[job]\noperator = nosuch:op\n", "\x00\x01\x02",
+                  "[job]\n" + "n = 1, " * 20000 + "\n",
+                  "".join("[s%d]\n" % i for i in range(20000))]
+    for k, t in enumerate(structural):
+        cases.append(Case("job structural %d" % k,
+                          ["tune", "job.ini", "--check"],
+                          files={"job.ini": t}))
+    for k, b in enumerate(byte_mutations(rng, text, 80)):
+        cases.append(Case("job bytes %d" % k, ["tune", "job.ini", "--check"],
+                          expect="any", files={"job.ini": b}))
+    return cases
+
+
+def declaration_cases(src, rng):
+    d = os.path.join(src, "examples/declared_transpose")
+    ini = open(os.path.join(d, "transpose.ini")).read()
+    cu = open(os.path.join(d, "transpose.cu")).read()
+    lines = ini.split("\n")
+    keys = ("block", "grid", "require", "buffer.x", "param.bx", "sizes",
+            "args", "kernel")
+    cases = []
+    for i, line in enumerate(lines):
+        key = line.split("=")[0].strip()
+        if key not in keys:
+            continue
+        for g in EXPR_NONSENSE:
+            mutated = lines[:]
+            if key == "buffer.x":
+                mutated[i] = "buffer.x = input f32[%s]" % g
+            else:
+                mutated[i] = key + " = " + g
+            cases.append(Case("decl %s=%r" % (key, g[:20]),
+                              ["tune", "t.ini", "--check"],
+                              files={"t.ini": "\n".join(mutated),
+                                     "transpose.cu": cu}))
+    extra = [("source = .", "source = transpose.cu"),
+             ("source = nosuch.cu", "source = transpose.cu"),
+             ("name = vector_add", "name = transpose"),
+             ("name = a/b", "name = transpose"),
+             ("check_arch = compute_9999\nname = transpose",
+              "name = transpose"),
+             ("options = -o /tmp/x\nname = transpose", "name = transpose"),
+             ("[variant.naive]\n[variant.naive]", "[variant.naive]"),
+             ("block = 0, by", "block = bx, by"),
+             ("block = 0 - 32, by", "block = bx, by")]
+    for k, (new, old) in enumerate(extra):
+        # Two headers of one section read as one: not nonsense.
+        expect = "any" if new.startswith("[variant") else "nonzero"
+        cases.append(Case("decl extra %d" % k, ["tune", "t.ini", "--check"],
+                          expect,
+                          files={"t.ini": ini.replace(old, new, 1),
+                                 "transpose.cu": cu}))
+    for k, b in enumerate(byte_mutations(rng, ini, 40)):
+        cases.append(Case("decl bytes %d" % k, ["list", "--plugin", "t.ini"],
+                          expect="any",
+                          files={"t.ini": b, "transpose.cu": cu}))
+    return cases
+
+
+def journal_cases(src, rng):
+    rec = os.path.join(src, "tests/data/vector_add-synthetic-n1048576.jsonl")
+    recs = [json.loads(l) for l in open(rec)]
+    first_eval = next(i for i, r in enumerate(recs) if r.get("kind") == "eval")
+    eval_paths = [("env",), ("elapsed_s",), ("call",), ("slot",), ("of",),
+                  ("shape", "grid", 0), ("shape", "block", 0),
+                  ("timing", "samples_us", 0), ("timing", "kernel", "median"),
+                  ("point", "params", "block"), ("point", "variant"),
+                  ("status",), ("point",)]
+    header_paths = [("kind",), ("format",), ("seed",), ("sizes", "n"),
+                    ("operator",), ("environment", "device", "sm_count"),
+                    ("environment", "device", "limits",
+                     "max_threads_per_block"),
+                    ("environment", "calibration", "copy_gbs")]
+    job = "[job]\noperator = vector_add:add\nn = 2^20\n" \
+          "[strategy]\nname = exhaustive\n"
+    cases = []
+
+    def add(name, mutated, expect="nonzero"):
+        text = dump_lines(mutated)
+        cases.append(Case("journal --replay " + name,
+                          ["tune", "job.ini", "--replay", "j.jsonl",
+                           "--quiet"], expect,
+                          files={"job.ini": job, "j.jsonl": text}))
+        cases.append(Case("journal --resume " + name,
+                          ["tune", "job.ini", "--replay", rec, "--journal",
+                           "j.jsonl", "--resume", "--quiet"], expect,
+                          files={"job.ini": job, "j.jsonl": text}))
+
+    for path in eval_paths:
+        for v in NUM_NONSENSE:
+            if path == ("point", "variant") and v is None:
+                continue
+            # A clock just after the start; a discarded sample (null).
+            if (path == ("elapsed_s",) and v == 5e-324) or \
+                    (path[-1] == 0 and path[1] == "samples_us" and v is None):
+                continue
+            m = copy.deepcopy(recs)
+            if path[-1] == "block" and path[0] == "point" and v in (True,):
+                continue
+            set_path(m[first_eval], path, v)
+            if path in (("slot",), ("of",)) and v in (True,):
+                continue
+            add("eval %s=%r" % (".".join(map(str, path)), v), m)
+    for path in header_paths:
+        for v in ("x", -5, None, 1e308, [], 0):
+            m = copy.deepcopy(recs)
+            try:
+                set_path(m[0], path, v)
+            except (KeyError, IndexError, TypeError):
+                continue
+            if path == ("seed",) and v == 0:
+                continue
+            add("header %s=%r" % (".".join(map(str, path)), v), m)
+    m = copy.deepcopy(recs)
+    m.append(copy.deepcopy(recs[0]))
+    add("second header", m)
+    m = copy.deepcopy(recs)
+    m.append(copy.deepcopy(recs[first_eval]))
+    add("repeated record", m)
+    text = dump_lines(recs)
+    for k, b in enumerate(byte_mutations(rng, text, 60)):
+        cases.append(Case("journal bytes %d" % k,
+                          ["tune", "job.ini", "--replay", "j.jsonl",
+                           "--quiet"], "any",
+                          files={"job.ini": job, "j.jsonl": b}))
+    return cases
+
+
+def wisdom_cases(src, rng):
+    folder = os.path.join(src, "tests/fuzz/corpus_wisdom")
+    name = sorted(os.listdir(folder))[0]
+    text = open(os.path.join(folder, name), "rb").read().decode()
+    lines = [json.loads(l) for l in text.splitlines() if l.strip()]
+    cases = []
+    paths = [(0, "ktune_wisdom"), (0, "entries"), (1, "operator"),
+             (1, "device"), (1, "sizes"), (1, "variant"), (1, "params"),
+             (1, "time_us"), (1, "ci_us")]
+    for line, key in paths:
+        for v in ("x", -1, None, [9, 1], {}, 1e308, "\x1b]0;t\x07"):
+            m = copy.deepcopy(lines)
+            m[line][key] = v
+            if key == "device" and v == "\x1b]0;t\x07":
+                continue
+            for cmd in ("show", "check"):
+                # Any text names a device; show prints entries it cannot
+                # check against a plugin; a slow time is still a time.
+                free = (key == "device" and isinstance(v, str)) or \
+                    (cmd == "show" and key in ("operator", "variant",
+                                               "params")) or \
+                    (key == "time_us" and v == 1e308)
+                cases.append(Case("wisdom %s %s=%r" % (cmd, key, v),
+                                  ["wisdom", cmd, "w.jsonl"],
+                                  "any" if free else "nonzero",
+                                  files={"w.jsonl": dump_lines(m)}))
+    cases.append(Case("wisdom select two sizes",
+                      ["wisdom", "select", "w.jsonl", "vector_add:add",
+                       "NVIDIA H200", "1", "2"],
+                      files={"w.jsonl": text}))
+    for k, b in enumerate(byte_mutations(rng, text, 60)):
+        cases.append(Case("wisdom bytes %d" % k, ["wisdom", "check",
+                                                  "w.jsonl"], "any",
+                          files={"w.jsonl": b}))
+    return cases
+
+
+def results_cases(src, rng):
+    a = os.path.join(src, "tests/data/diff/a.tune.json")
+    doc = json.load(open(a))
+    cases = []
+    paths = [("kind",), ("format",), ("best", "median_us"),
+             ("best", "ci_lo_us"), ("best", "variant"), ("best",),
+             ("sizes",), ("operator",), ("device",)]
+    for path in paths:
+        for v in ("x", -1, None, 99, [], 1e308):
+            m = copy.deepcopy(doc)
+            set_path(m, path, v)
+            body = json.dumps(m)
+            # "best" repeats an entry of "top"; sizes, device and the
+            # operator's name are labels: only their absence is refused.
+            free = path[0] in ("best", "sizes", "device") or \
+                (path == ("operator",) and isinstance(v, str))
+            cases.append(Case("diff %s=%r" % (".".join(path), v),
+                              ["diff", a, "b.json"],
+                              "any" if free else "nonzero",
+                              files={"b.json": body}))
+            cases.append(Case("report %s=%r" % (".".join(path), v),
+                              ["report", "b.json", "-o", "r.html",
+                               "--no-plugins"], "any" if free else "nonzero",
+                              files={"b.json": body}))
+    m = copy.deepcopy(doc)
+    m["best"]["ci_lo_us"], m["best"]["ci_hi_us"] = 900, 100
+    cases.append(Case("diff upside-down interval", ["diff", a, "b.json"],
+                      files={"b.json": json.dumps(m)}))
+    text = open(a).read()
+    for k, b in enumerate(byte_mutations(rng, text, 40)):
+        cases.append(Case("diff bytes %d" % k, ["diff", a, "b.json"], "any",
+                          files={"b.json": b}))
+        cases.append(Case("report bytes %d" % k,
+                          ["report", "b.json", "-o", "r.html"], "any",
+                          files={"b.json": b}))
+    return cases
+
+
+def command_cases(src):
+    job = os.path.join(src, "configs/vector_add.ini")
+    commands = {
+        "tune": [job, "--check"], "bench": ["vector_add:add"],
+        "profile": ["vector_add:add"], "compare": ["vector_add:add"],
+        "list": [], "info": [], "report": ["x.json"],
+        "diff": ["a", "b"], "wisdom": ["show", "w"], "timeline": ["true"],
+        "sanitize": ["true"], "new-plugin": ["x"], "worker": [],
+    }
+    bad = [["--no-such-option"], ["--seed", "abc"], ["--device", "-5"],
+           ["--size", "n=abc"], ["--set", "zzz"], ["--json"],
+           ["\x1b[2J"], ["--fd", str(2 ** 40)], ["--timeout", "nan"]]
+    cases = []
+    for cmd, base in commands.items():
+        for extra in bad:
+            if cmd in ("list", "info") and extra == ["--json"]:
+                continue  # a flag there (docs/cli.md)
+            # Before the operands: after them, timeline's belong to the
+            # program it runs.
+            cases.append(Case("cli %s %s" % (cmd, " ".join(extra)[:20]),
+                              [cmd] + extra + base))
+    for cmd in ("nosuch", "--nosuch", ""):
+        cases.append(Case("cli top %r" % cmd, [cmd]))
+    return cases
+
+
+ENV = {
+    "KTUNE_PLUGIN_TIMEOUT": ["abc", "-1", "nan", "18446744073709551616",
+                             "0", "inf"],
+    "KTUNE_NVRTC_THREADS": ["-1", "1000000", "x"],
+    "KTUNE_PLUGIN_CACHE": ["/dev/full", "2"],
+    "KTUNE_CACHE_DIR": ["/etc/passwd", "/dev/null"],
+    "KTUNE_NVRTC_CACHE": ["0", "nope"],
+    "KTUNE_NVRTC_PREFETCH": ["2", "yes"],
+    "KTUNE_PROFILE_FLUSH": ["fast"],
+    "KTUNE_ROUND_SYNC": ["2"],
+    "KTUNE_WORKER_TIMES": ["0"],
+    "KTUNE_CUPTI_RANGE": ["kernels"],
+    "KTUNE_TIMELINE_DRIVER": ["2"],
+    "KTUNE_TIMELINE_FLUSH_MS": ["0", "x"],
+    "KTUNE_TRACER": ["/no/such.so", "/"],
+    "KTUNE_PLUGIN_PATH": ["/dev/zero"],
+}
+
+
+def env_cases(src):
+    cases = []
+    job = os.path.join(src, "configs/vector_add.ini")
+    for var, values in ENV.items():
+        for v in values:
+            for argv in (["list"], ["tune", job, "--check"]):
+                # A bad KTUNE_PLUGIN_PATH entry is a 'not loaded' line.
+                expect = "any" if var == "KTUNE_PLUGIN_PATH" else "nonzero"
+                cases.append(Case("env %s=%s %s" % (var, v, argv[0]), argv,
+                                  expect, env={var: v}))
+    return cases
+
+
+def run(ktune, case, base_env):
+    folder = tempfile.mkdtemp(prefix="kt_bad_")
+    try:
+        for name, body in case.files.items():
+            mode = "wb" if isinstance(body, bytes) else "w"
+            with open(os.path.join(folder, name), mode) as f:
+                f.write(body)
+        env = dict(base_env)
+        env.update(case.env)
+        try:
+            p = subprocess.run([ktune] + case.argv, cwd=folder, env=env,
+                               stdin=subprocess.DEVNULL,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               timeout=TIME_LIMIT_S)
+        except subprocess.TimeoutExpired:
+            return "hang (over %d s)" % TIME_LIMIT_S
+        err = p.stderr.decode(errors="replace")
+        if p.returncode < 0 or p.returncode >= 124:
+            return "crash (exit %d): %s" % (p.returncode, err[-400:])
+        if any(s in err for s in SANITIZER):
+            return "sanitizer report: %s" % err[-1200:]
+        if case.expect == "nonzero" and p.returncode == 0:
+            return "exit 0 on nonsense"
+        return None
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def main():
+    ktune, src = os.path.abspath(sys.argv[1]), sys.argv[2]
+    seed, jobs = 30, os.cpu_count() or 2
+    args = sys.argv[3:]
+    for i in range(0, len(args), 2):
+        if args[i] == "--seed":
+            seed = int(args[i + 1])
+        elif args[i] == "--jobs":
+            jobs = int(args[i + 1])
+    rng = random.Random(seed)
+    cases = (job_cases(src, rng) + declaration_cases(src, rng) +
+             journal_cases(src, rng) + wisdom_cases(src, rng) +
+             results_cases(src, rng) + command_cases(src) + env_cases(src))
+    base_env = dict(os.environ)
+    base_env.setdefault("KTUNE_CACHE_DIR", tempfile.mkdtemp(prefix="kt_c_"))
+    failures = 0
+    with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+        results = pool.map(lambda c: (c, run(ktune, c, base_env)), cases)
+        for case, why in results:
+            if why:
+                failures += 1
+                print("FAIL: %s: ktune %r: %s" % (case.name,
+                                                 case.argv[:6], why))
+    print("%d cases (%d must fail, %d may pass), %d failures" %
+          (len(cases), sum(c.expect == "nonzero" for c in cases),
+           sum(c.expect == "any" for c in cases), failures))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
