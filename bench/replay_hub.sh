@@ -12,7 +12,7 @@
 # sum of the recorded compile, verification and benchmark times), and the
 # CPU seconds of loading alone (--check) and of the exhaustive replay.
 #
-#   KTUNE_HUB_DIR=/work/hub bench/replay_hub.sh [build/ktune]
+#   KTUNE_HUB_DIR=$HOME/src/benchmark_hub bench/replay_hub.sh [build/ktune]
 #
 # Exit 0 when every file loads and gives its optimum, 1 otherwise, 77 when
 # KTUNE_HUB_DIR is not set or holds no such folders.

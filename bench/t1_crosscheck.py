@@ -16,7 +16,7 @@ Prints one line per file and exits 1 on any difference. The files are
 third-party: this is a tool, not a CI test (docs/declared.md, "Importing
 a T1 space"). Usage:
 
-  KTUNE_HUB_DIR=/work/hub KTUNE_BAT_DIR=/work/bat bench/t1_crosscheck.py [--build build] [FILE.json...]
+  KTUNE_HUB_DIR=$HOME/src/benchmark_hub KTUNE_BAT_DIR=$HOME/src/BAT bench/t1_crosscheck.py [--build build] [FILE.json...]
 """
 import argparse
 import glob

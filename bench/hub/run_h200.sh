@@ -22,7 +22,7 @@
 # reason, when too little is left; a missing piece (a declaration that
 # fails --check, Kernel Tuner, the hub checkout) is reported and skipped.
 #
-#   OUT=/path KTUNE_HUB_DIR=/work/hub KTUNE_BAT_DIR=/work/bat \
+#   OUT=/path KTUNE_HUB_DIR=$HOME/src/benchmark_hub KTUNE_BAT_DIR=$HOME/src/BAT \
 #       bash bench/hub/run_h200.sh [--build build] [--deadline 570] \
 #       [--resume PREVIOUS_OUT] [--steps check,record,...] [--dry-run] ...
 #

@@ -133,7 +133,7 @@ class Page(unittest.TestCase):
             "kt_strategy:gemm": {"skipped": "no time left: needs 80 s, 12 s left", "done": False},
             "missing:dedispersion": {"skipped": "no declaration of dedispersion under examples/hub"},
         }
-        state = {"commit": "abc123def456", "kt_version": "1.5.0", "hub": "/work/hub", "bat": None,
+        state = {"commit": "abc123def456", "kt_version": "1.5.0", "hub": "/src/benchmark_hub", "bat": None,
                  "steps": steps, "sessions": [{"start": "2026-12-02T10:00:00Z", "end": "2026-12-02T10:09:00Z",
                                                "wall_s": 540, "argv": ["--deadline", "570"], "dry_run": False}],
                  "declarations": [{"name": "convolution", "hub": "convolution"},
