@@ -1459,8 +1459,7 @@ static kt_status check_one(reader *rd, const kt_nvrtc_request *req,
         if (strstr(rd->err->msg, "NVRTC_ERROR_INVALID_OPTION"))
             rc = blame_option(rd);
         else /* No usable NVRTC here: the GPU run will say so per point. */
-            kt_msg("warning: %s: not checked: %s\n", rd->d->path,
-                   rd->err->msg);
+            kt_msg("warning: %s: not checked: %s\n", rd->d->path, rd->err->msg);
     } else if (!out.compiled) {
         kt_nvrtc_first_error(out.log, first, sizeof first);
         rc = bad(rd, section, key, "'%s' does not compile (%s, defaults): %s",

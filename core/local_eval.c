@@ -447,13 +447,12 @@ static json_t *compile_record(local_eval *le)
 static json_t *local_environment(kt_evaluator *ev)
 {
     local_eval *le = self(ev);
-    return json_pack("{s:o,s:o,s:{s:f,s:f,s:f},s:o,s:{s:b,s:s,s:s}}",
-                     "device", kt_env_device(&le->gpu), "plugin",
-                     kt_env_plugin(le->spec.plugin), "start", "device_s",
-                     le->device_s, "meter_s", le->meter_s, "problem_s",
-                     le->problem_s, "compile", compile_record(le), "energy",
-                     "available", le->nvml_ok, "library", kt_nvml_library(),
-                     "note", le->nvml_note);
+    return json_pack(
+        "{s:o,s:o,s:{s:f,s:f,s:f},s:o,s:{s:b,s:s,s:s}}", "device",
+        kt_env_device(&le->gpu), "plugin", kt_env_plugin(le->spec.plugin),
+        "start", "device_s", le->device_s, "meter_s", le->meter_s, "problem_s",
+        le->problem_s, "compile", compile_record(le), "energy", "available",
+        le->nvml_ok, "library", kt_nvml_library(), "note", le->nvml_note);
 }
 
 /* NVML for the energy window, when it answers here; the note otherwise
