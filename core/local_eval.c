@@ -447,12 +447,16 @@ static json_t *compile_record(local_eval *le)
 static json_t *local_environment(kt_evaluator *ev)
 {
     local_eval *le = self(ev);
+    /* The power limit and clocks in force when the evaluator opened (0
+     * where NVML refused the read): what the energy figures ran under. */
     return json_pack(
-        "{s:o,s:o,s:{s:f,s:f,s:f},s:o,s:{s:b,s:s,s:s}}", "device",
+        "{s:o,s:o,s:{s:f,s:f,s:f},s:o,s:{s:b,s:s,s:s,s:f,s:f,s:f}}", "device",
         kt_env_device(&le->gpu), "plugin", kt_env_plugin(le->spec.plugin),
         "start", "device_s", le->device_s, "meter_s", le->meter_s, "problem_s",
         le->problem_s, "compile", compile_record(le), "energy", "available",
-        le->nvml_ok, "library", kt_nvml_library(), "note", le->nvml_note);
+        le->nvml_ok, "library", kt_nvml_library(), "note", le->nvml_note,
+        "power_limit_w", le->nvml_limit_w, "sm_clock_mhz", le->nvml_sm_mhz,
+        "mem_clock_mhz", le->nvml_mem_mhz);
 }
 
 /* NVML for the energy window, when it answers here; the note otherwise
