@@ -474,6 +474,7 @@ static kt_status read_args(reader *rd)
     for (size_t i = 0; i < n; ++i) {
         kt_decl_arg *a = &d->args[i];
         char *space;
+        d->num_args = i + 1; /* freed with the declaration from now on */
         if (copy_checked(rd, "operator", "args", a->text, sizeof a->text,
                          items[i]))
             return rd->err->status;

@@ -178,6 +178,8 @@ static kt_status syntax_error(const char *path, kt_err *err)
 /* iniparser (4.1) reads lines of at most 1022 characters, continued lines
  * joined; a longer one used to read as "cannot read ''". */
 #define INI_MAX_LINE 1000
+/* Sections a job file may have (a job or a declaration has a few). */
+#define INI_MAX_SECTIONS 1024
 #define UTF8_BOM "\xEF\xBB\xBF"
 
 /* Refuses a line iniparser would misread silently: a section header with
@@ -218,13 +220,22 @@ static kt_status check_line_shape(const char *path, size_t line, const char *s,
     return KT_S_OK;
 }
 
+/* 1 when the n bytes at s are a section header's line ("[name]"). */
+static int opens_section(const char *s, size_t n)
+{
+    size_t k = 0;
+    while (k < n && (s[k] == ' ' || s[k] == '\t'))
+        ++k;
+    return k < n && s[k] == '[';
+}
+
 /* Refuses what iniparser would cut or misread, naming where: a NUL byte, a
  * line (continued lines joined) longer than INI_MAX_LINE, a last line that
  * continues into nothing, check_line_shape's lines. */
 static kt_status check_ini_text(const char *path, const char *text, size_t len,
                                 kt_err *err)
 {
-    size_t joined = 0, line = 0, first = 0;
+    size_t joined = 0, line = 0, first = 0, sections = 0;
 
     for (size_t at = 0; at < len;) {
         const char *nl = memchr(text + at, '\n', len - at);
@@ -239,6 +250,14 @@ static kt_status check_ini_text(const char *path, const char *text, size_t len,
             first = line;
         if (joined == 0 && check_line_shape(path, line, text + at, n, err))
             return err ? err->status : KT_S_INPUT;
+        /* iniparser inserts keys in time linear in what it holds: refuse a
+         * file of thousands of sections before it is read, not after. */
+        if (joined == 0 && opens_section(text + at, n) &&
+            ++sections > INI_MAX_SECTIONS)
+            return kt_err_set(err, KT_S_INPUT,
+                              "%s:%zu: more than %d sections; a job or a "
+                              "declaration has a few",
+                              path, line, INI_MAX_SECTIONS);
         joined += n;
         if (joined > INI_MAX_LINE)
             return kt_err_set(err, KT_S_INPUT,
