@@ -27,12 +27,17 @@ static kt_status add(kt_iniloc *loc, const char *section, const char *key,
 {
     kt_iniloc_entry *grown, *e;
 
-    grown = realloc(loc->entries, (loc->count + 1) * sizeof *grown);
-    if (!grown)
-        return kt_err_set(err, KT_S_NOMEM, "out of memory reading %s",
-                          loc->path);
-    loc->entries = grown;
-    e = &grown[loc->count++];
+    /* Doubling: a file of many lines is read in linear time. */
+    if (loc->count == loc->cap) {
+        size_t cap = loc->cap ? 2 * loc->cap : 64;
+        grown = realloc(loc->entries, cap * sizeof *grown);
+        if (!grown)
+            return kt_err_set(err, KT_S_NOMEM, "out of memory reading %s",
+                              loc->path);
+        loc->entries = grown;
+        loc->cap = cap;
+    }
+    e = &loc->entries[loc->count++];
     snprintf(e->section, sizeof e->section, "%s", section);
     lower_copy(e->key, sizeof e->key, key, key_len);
     e->line = line;

@@ -25,7 +25,7 @@ typedef struct kt_iniloc_entry {
 typedef struct kt_iniloc {
     char *path; /* owned copy, as the user wrote it */
     kt_iniloc_entry *entries;
-    size_t count;
+    size_t count, cap; /* entries in use, and room for */
 } kt_iniloc;
 
 /* Reads path and records every section header and key line. A key before the
