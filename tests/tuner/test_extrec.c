@@ -19,10 +19,10 @@
 
 #define KT_DIR TT_DATA_DIR "/kt/"
 #define TRANSPOSE_CACHE KT_DIR "transpose-h200-rows8192-cols8192.cache.json"
-#define TRANSPOSE_T4 KT_DIR "transpose-h200-rows8192-cols8192_T4.json.gz"
+#define TRANSPOSE_T4 KT_DIR "transpose-h200-rows8192-cols8192.t4.json.gz"
 #define VADD_CACHE KT_DIR "vector_add-h200-n1048576.cache.json.gz"
-#define VADD_T4 KT_DIR "vector_add-h200-n1048576_T4.json"
-#define KT150_T4 KT_DIR "transpose-h200-rows8192-cols8192.kt150_T4.json"
+#define VADD_T4 KT_DIR "vector_add-h200-n1048576.t4.json"
+#define KT150_T4 KT_DIR "transpose-h200-rows8192-cols8192.kt150.t4.json"
 
 static kt_extrec *load(const char *path)
 {

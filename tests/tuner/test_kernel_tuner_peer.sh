@@ -49,7 +49,7 @@ expect_exit 0 "$KTUNE" tune --replay kt_T4.json --set strategy.name=exhaustive \
 expect_exit 0 "$KTUNE" tune --replay ours.json --set strategy.name=exhaustive \
     --quiet --json ours.json.out
 python3 - "$kt_sim_ms" "$kt_best_ms" \
-    "$DATA/kt/transpose-h200-rows8192-cols8192.kt150_T4.json" <<'PY' || fail "ktune and Kernel Tuner disagree"
+    "$DATA/kt/transpose-h200-rows8192-cols8192.kt150.t4.json" <<'PY' || fail "ktune and Kernel Tuner disagree"
 import json, sys
 sim_ms, best_ms, committed = float(sys.argv[1]), float(sys.argv[2]), sys.argv[3]
 kt = json.load(open("kt.json"))

@@ -36,7 +36,7 @@ for pair in "transpose-h200-rows8192-cols8192 .jsonl.gz" \
     "vector_add-h200-n1048576 .jsonl"; do
     set -- $pair
     want=$(journal_optimum "$DATA/$1$2")
-    for rec in "$KT/$1.cache.json"* "$KT/$1_T4.json"*; do
+    for rec in "$KT/$1.cache.json"* "$KT/$1.t4.json"*; do
         expect_exit 0 "$KTUNE" tune --replay "$rec" \
             --set strategy.name=exhaustive --json ex.json --t4 ex_T4.json
         expect_text "This run replays another tool's recording"
@@ -93,7 +93,7 @@ assert abs(elapsed - sum(charged)) < 1.0, (elapsed, sum(charged))
 PY
 
 # The default strategy, the space narrowed with --set, --check.
-expect_exit 0 "$KTUNE" tune --replay "$KT/vector_add-h200-n1048576_T4.json" \
+expect_exit 0 "$KTUNE" tune --replay "$KT/vector_add-h200-n1048576.t4.json" \
     --set space.ktune_variant=coalesced,vec4 --json c.json
 python3 - <<'PY' || fail "--set space.ktune_variant did not narrow the space"
 import json
@@ -105,23 +105,23 @@ expect_text "ktune_variant {coalesced, strided, grid_stride, vec4}"
 
 # Refused, exit 2, saying why.
 expect_exit 2 "$KTUNE" tune "$KT_SOURCE_DIR/configs/vector_add.ini" \
-    --replay "$KT/vector_add-h200-n1048576_T4.json"
+    --replay "$KT/vector_add-h200-n1048576.t4.json"
 expect_text "is another tool's recording; it replays without a job"
 expect_exit 2 "$KTUNE" tune --replay "$DATA/vector_add-h200-n1048576.jsonl"
 expect_text "is not another tool's recording"
-expect_exit 2 "$KTUNE" tune --replay "$KT/vector_add-h200-n1048576_T4.json" \
+expect_exit 2 "$KTUNE" tune --replay "$KT/vector_add-h200-n1048576.t4.json" \
     --journal j.jsonl
 expect_text "writes no journal"
-expect_exit 2 "$KTUNE" tune --replay "$KT/vector_add-h200-n1048576_T4.json" \
+expect_exit 2 "$KTUNE" tune --replay "$KT/vector_add-h200-n1048576.t4.json" \
     --workers 2
 expect_text "one simulated worker"
-expect_exit 2 "$KTUNE" tune --replay "$KT/vector_add-h200-n1048576_T4.json" \
+expect_exit 2 "$KTUNE" tune --replay "$KT/vector_add-h200-n1048576.t4.json" \
     --wisdom w.jsonl
 expect_text "wisdom is for a plugin's operators"
-expect_exit 2 "$KTUNE" tune --replay "$KT/vector_add-h200-n1048576_T4.json" \
+expect_exit 2 "$KTUNE" tune --replay "$KT/vector_add-h200-n1048576.t4.json" \
     --set job.operator=vector_add:add
 expect_text "tunes its own operator"
-expect_exit 2 "$KTUNE" tune --replay "$KT/vector_add-h200-n1048576_T4.json" \
+expect_exit 2 "$KTUNE" tune --replay "$KT/vector_add-h200-n1048576.t4.json" \
     --set space.block=48
 expect_text "block"
 printf '{"tune_params_keys": ["x"], "tune_params": {"x": [1]}, "cache": {"1": {"compile_time": 1, "verification_time": 0, "benchmark_time": 1}}}\n' > bad.json
