@@ -17,7 +17,7 @@ static double edge_gap(const kt_energy_change *c)
     return c->t_s - c->t_before_s;
 }
 
-/* Median of the n - 1 gaps between successive change times t[0..n). */
+/* Median of the n - 1 gaps between successive change times c[0..n). */
 static double median_gap(const kt_energy_change *c, size_t n)
 {
     double *gaps = malloc((n ? n : 1) * sizeof *gaps), med;
@@ -35,6 +35,32 @@ static double median_gap(const kt_energy_change *c, size_t n)
     return med;
 }
 
+/* The largest distance of a gap between successive changes c[0..n) from
+ * the nearest whole number (at least one) of step periods: how far the
+ * counter's update instants wander. */
+static double jitter_of(const kt_energy_change *c, size_t n, double step_s)
+{
+    double worst = 0;
+
+    if (!(step_s > 0))
+        return 0;
+    for (size_t i = 1; i < n; ++i) {
+        double gap = c[i].t_s - c[i - 1].t_s;
+        double k = fmax(1, round(gap / step_s));
+        worst = fmax(worst, fabs(gap - k * step_s));
+    }
+    return worst;
+}
+
+static kt_status too_few_changes(size_t n, kt_err *err)
+{
+    return kt_err_set(err, KT_S_UNSUPPORTED,
+                      "the energy counter changed %zu time%s in the window; "
+                      "a window needs %d changes (a lead-in step and two "
+                      "edges)",
+                      n ? n - 1 : 0, n == 2 ? "" : "s", KT_ENERGY_MIN_CHANGES);
+}
+
 kt_status kt_energy_span_of(const kt_energy_change *c, size_t n,
                             double min_window_s, kt_energy_span *out,
                             kt_err *err)
@@ -44,21 +70,20 @@ kt_status kt_energy_span_of(const kt_energy_change *c, size_t n,
 
     memset(out, 0, sizeof *out);
     if (n < 1 + KT_ENERGY_MIN_CHANGES)
-        return kt_err_set(err, KT_S_UNSUPPORTED,
-                          "the energy counter changed %zu time%s in the "
-                          "window; a window needs %d changes",
-                          n ? n - 1 : 0, n == 2 ? "" : "s",
-                          KT_ENERGY_MIN_CHANGES);
-    first = &c[1];
+        return too_few_changes(n, err);
+    first = &c[1 + KT_ENERGY_LEAD_IN];
     last = &c[n - 1];
     dt = last->t_s - first->t_s;
     out->t0_s = first->t_s;
     out->t1_s = last->t_s;
-    out->changes = n - 1;
+    out->changes = (size_t)(last - first) + 1;
     out->mj = kt_energy_delta_mj(first->mj, last->mj);
-    out->step_s = median_gap(first, n - 1);
+    /* The full steps: every gap from the first change on (the one before
+     * it started at the kernel's start, not at an update). */
+    out->step_s = median_gap(&c[1], n - 1);
+    out->jitter_s = jitter_of(&c[1], n - 1, out->step_s);
     out->step_mj = UINT64_MAX;
-    for (size_t i = 1; i < n; ++i) {
+    for (size_t i = 2; i < n; ++i) {
         uint64_t d = kt_energy_delta_mj(c[i - 1].mj, c[i].mj);
         if (d > 0 && d < out->step_mj)
             out->step_mj = d;
@@ -80,10 +105,22 @@ kt_status kt_energy_span_of(const kt_energy_change *c, size_t n,
     return KT_S_OK;
 }
 
+/* A window's relative bound: its edges' timing over its span (the edges
+ * are counter updates, so its energy is whole steps, exact to the two
+ * readings' unit). */
+double kt_energy_resolution(const kt_energy_span *s)
+{
+    double dt = s->t1_s - s->t0_s;
+
+    if (!(dt > 0) || s->mj == 0)
+        return 0;
+    return (s->edge_s + s->jitter_s) / dt + 2.0 / (double)s->mj;
+}
+
 kt_status kt_energy_add_round(kt_energy *e, const kt_energy_span *span,
                               double launch_s, uint64_t launches, kt_err *err)
 {
-    double dt = span->t1_s - span->t0_s, res;
+    double dt = span->t1_s - span->t0_s, res = kt_energy_resolution(span);
 
     if (e->rounds >= KT_ENERGY_MAX_ROUNDS)
         return kt_err_set(err, KT_S_INPUT,
@@ -107,7 +144,8 @@ kt_status kt_energy_add_round(kt_energy *e, const kt_energy_span *span,
      * so the mean of their medians is as good. */
     e->step_s = (e->step_s * (double)e->rounds + span->step_s) /
                 (double)(e->rounds + 1);
-    res = 2 * span->edge_s / dt + (double)span->step_mj / (double)span->mj;
+    if (span->jitter_s > e->jitter_s)
+        e->jitter_s = span->jitter_s;
     if (res > e->resolution)
         e->resolution = res;
     ++e->rounds;

@@ -6,16 +6,19 @@
  *
  * The counter (NVML's total energy, millijoules since the driver loaded)
  * does not advance continuously: it changes in steps, every step period,
- * by the energy of that period. A window that starts and ends where the
- * counter changed, with the kernel running back to back throughout, holds
- * the kernel's energy exactly up to where those changes are seen: each
- * edge is known to within the poll gap (the time from the read before the
- * change to the read that saw it) plus the counter's own step. So a window
- * is the span between the first change seen after the kernel started and
- * the first change seen once the window is long enough; the power over it
- * is its energy over its time, and the energy per launch is that power
- * times the GPU time per launch in the window (docs/measurement.md,
- * "Energy").
+ * by the energy of that period (the H200's: every ~100 ms, ~50 J at
+ * 500 W). A window that starts and ends where the counter changed, with
+ * the kernel running back to back throughout, holds whole steps: its
+ * energy is exact to the counter's unit, and what is uncertain is only
+ * where in time its two edges lie: each within its poll gap (from the read
+ * before the change to the read that saw it), plus how much the counter's
+ * own update instants wander from step to step (the jitter of the step
+ * periods). A window's edges are aligned on changes: it starts at the
+ * second change seen after the kernel started (the step ending at the
+ * first may hold energy from before the kernel ran) and ends at the first
+ * change seen once it is long enough; the power over it is its energy over
+ * its time, and the energy per launch is that power times the GPU time per
+ * launch in the window (docs/measurement.md, "Energy").
  */
 #ifndef KT_ENERGY_H
 #define KT_ENERGY_H
@@ -30,8 +33,9 @@
 #define KT_ENERGY_PROTOCOL                                                     \
     "NVML total-energy counter (nvmlDeviceGetTotalEnergyConsumption) "         \
     "polled while the point runs back to back, apart from the timing "         \
-    "samples; per round and point one window from the first counter change "   \
-    "seen to the first change once window_s passed; energy per launch = "      \
+    "samples; per round and point one window from the second counter change "  \
+    "seen after the point started to the first change once window_s passed "   \
+    "(edges on counter updates); energy per launch = "                         \
     "window energy / window time x GPU time per launch; power x time "         \
     "(nvmlDeviceGetPowerUsage) beside it as a cross-check"
 
@@ -41,8 +45,19 @@
 /* A window's power above this is no kernel's: the counter was reset (the
  * driver reloaded) between the two reads. */
 #define KT_ENERGY_MAX_PLAUSIBLE_W 5000.0
-/* Changes a window needs at least: its two edges. */
-#define KT_ENERGY_MIN_CHANGES 2
+/* Changes seen after the kernel started that open no window: the step
+ * that ends at the first holds energy from before the kernel ran. */
+#define KT_ENERGY_LEAD_IN 1
+/* Changes a window needs at least: the lead-in and its two edges. */
+#define KT_ENERGY_MIN_CHANGES (KT_ENERGY_LEAD_IN + 2)
+/* The default window (kt_protocol.energy_window_s) and the one tune's
+ * searching calls use (the closing re-measurement takes the default).
+ * Measured on the H200 (counter step 100 ms): 0.2 s windows (2-3 steps)
+ * scattered by +-2% per round and two bench runs a minute apart differed
+ * by 2.1%, where a 3 s loop agreed with the meter within 1%; a 1 s window
+ * holds 10 steps (docs/results/2026-12-01-h200-energy.md). */
+#define KT_ENERGY_WINDOW_S 1.0
+#define KT_ENERGY_SEARCH_WINDOW_S 0.25
 
 /* One change of the counter as the host saw it: the value, the time of
  * the read that first showed it and of the read just before (which still
@@ -62,6 +77,10 @@ typedef struct kt_energy_span {
     double step_s;     /* median time between successive changes */
     uint64_t step_mj;  /* smallest increment seen */
     double edge_s;     /* the larger of the two edges' poll gaps */
+    /* How far the counter's update instants wander: the largest distance
+     * of a step period from the nearest multiple of the median period (a
+     * skipped update is no wander), over the full steps seen. */
+    double jitter_s;
 } kt_energy_span;
 
 /* The energy between two counter values: b - a modulo 2^64, so a counter
@@ -69,14 +88,19 @@ typedef struct kt_energy_span {
 uint64_t kt_energy_delta_mj(uint64_t a, uint64_t b);
 
 /* The span of changes c[0..n) (c[0] the first reading, the later ones
- * changes, in time order), starting at the first change after c[0] and
- * ending at the last. KT_S_UNSUPPORTED, saying why, when the window is too
- * short to say anything: fewer than KT_ENERGY_MIN_CHANGES changes after
- * the first reading, a span shorter than min_window_s, or an implied power
- * above KT_ENERGY_MAX_PLAUSIBLE_W (a reset counter). */
+ * changes, in time order), starting at change KT_ENERGY_LEAD_IN + 1 after
+ * c[0] (c[KT_ENERGY_LEAD_IN + 1]) and ending at the last. KT_S_UNSUPPORTED,
+ * saying why, when the window is too short to say anything: fewer than
+ * KT_ENERGY_MIN_CHANGES changes after the first reading, a span shorter
+ * than min_window_s, or an implied power above KT_ENERGY_MAX_PLAUSIBLE_W
+ * (a reset counter). */
 kt_status kt_energy_span_of(const kt_energy_change *c, size_t n,
                             double min_window_s, kt_energy_span *out,
                             kt_err *err);
+
+/* A window's relative bound on its power: (edge_s + jitter_s) over its
+ * span plus 2 mJ over its energy; 0 for an empty span. */
+double kt_energy_resolution(const kt_energy_span *s);
 
 /* What the device did during the windows, from the samples the meter took
  * beside the counter (nvmlDeviceGetPowerUsage, clocks, temperature). */
@@ -106,9 +130,12 @@ typedef struct kt_energy {
     double launch_us;  /* GPU time per launch over the windows */
     double step_s;     /* counter step period: mean of the rounds' medians */
     double step_mj;    /* counter increment: smallest seen */
-    /* Relative bound on a window's energy from its edges: the larger poll
-     * gap of each edge twice over the span, plus one step's energy over
-     * the window's; the largest over rounds. */
+    double jitter_s;   /* the counter's update wander: largest of rounds */
+    /* Relative bound on a window's power from its edges: (the larger edge
+     * poll gap + the counter's jitter) over the span, plus 2 mJ (the two
+     * readings' unit) over its energy; the largest over rounds. No step
+     * term: the edges are counter updates, so the window holds whole
+     * steps. */
     double resolution;
     /* sampled_power_w / power_w - 1: power x time beside the counter. */
     double crosscheck;

@@ -30,12 +30,12 @@ json_t *kt_energy_to_json(const kt_energy *e)
         "launches", (json_int_t)e->launches, "launch_us", fin(e->launch_us));
     json_object_update_new(
         j,
-        json_pack("{s:f,s:f,s:f,s:f,s:f,s:I,s:f,s:f,s:f,s:f,s:f}",
+        json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:I,s:f,s:f,s:f,s:f,s:f}",
                   "counter_step_s", fin(e->step_s), "counter_step_mj",
-                  fin(e->step_mj), "resolution", fin(e->resolution),
-                  "sampled_power_w", fin(e->dev.sampled_power_w), "crosscheck",
-                  fin(e->crosscheck), "power_samples",
-                  (json_int_t)e->dev.power_samples, "sm_mhz",
+                  fin(e->step_mj), "counter_jitter_s", fin(e->jitter_s),
+                  "resolution", fin(e->resolution), "sampled_power_w",
+                  fin(e->dev.sampled_power_w), "crosscheck", fin(e->crosscheck),
+                  "power_samples", (json_int_t)e->dev.power_samples, "sm_mhz",
                   fin(e->dev.sm_mhz), "sm_mhz_min", fin(e->dev.sm_mhz_min),
                   "mem_mhz", fin(e->dev.mem_mhz), "temp_c", fin(e->dev.temp_c),
                   "power_limit_w", fin(e->dev.power_limit_w)));
@@ -86,8 +86,9 @@ kt_status kt_energy_from_json(const json_t *j, kt_energy *e, kt_err *err)
             &e->window_s, "window_mj", &mj, "launches", &launches, "launch_us",
             &e->launch_us, "counter_step_s", &e->step_s, "counter_step_mj",
             &e->step_mj, "resolution", &e->resolution) ||
-        json_unpack_ex((json_t *)j, &jerr, 0, "{s?F,s?I,s?F,s?F,s?F,s?F,s?F}",
-                       "sampled_power_w", &e->dev.sampled_power_w,
+        json_unpack_ex((json_t *)j, &jerr, 0,
+                       "{s?F,s?F,s?I,s?F,s?F,s?F,s?F,s?F}", "counter_jitter_s",
+                       &e->jitter_s, "sampled_power_w", &e->dev.sampled_power_w,
                        "power_samples", &psamples, "sm_mhz", &e->dev.sm_mhz,
                        "sm_mhz_min", &e->dev.sm_mhz_min, "mem_mhz",
                        &e->dev.mem_mhz, "temp_c", &e->dev.temp_c,

@@ -112,7 +112,8 @@ static kt_status poll(window *w, dev_acc *a, double window_s,
                 return rc;
             last = mj;
             if (w->nc >= 1 + KT_ENERGY_MIN_CHANGES &&
-                w->c[w->nc - 1].t_s - w->c[1].t_s >= window_s)
+                w->c[w->nc - 1].t_s - w->c[1 + KT_ENERGY_LEAD_IN].t_s >=
+                    window_s)
                 return KT_S_OK;
         }
         t_prev = t;

@@ -43,9 +43,11 @@ void kt_energy_print(FILE *out, const kt_energy *e, const kt_work *work)
     }
     fprintf(out,
             "energy window        %.3f s, %llu launches back to back at "
-            "%.3f us; counter step %.1f ms / %.0f mJ; resolution %.2f%%\n",
+            "%.3f us; counter step %.1f ms / %.0f mJ (jitter %.2f ms); "
+            "resolution %.2f%%\n",
             e->window_s, (unsigned long long)e->launches, e->launch_us,
-            1e3 * e->step_s, e->step_mj, 100 * e->resolution);
+            1e3 * e->step_s, e->step_mj, 1e3 * e->jitter_s,
+            100 * e->resolution);
     fprintf(out,
             "during the window    SM %.0f MHz (min %.0f), memory %.0f MHz, "
             "up to %.0f C\n",

@@ -27,7 +27,7 @@ void kt_protocol_defaults(kt_protocol *p)
     p->race_pairs = 0;
     p->energy = 0;
     p->energy_rounds = 3;
-    p->energy_window_s = 0.2;
+    p->energy_window_s = KT_ENERGY_WINDOW_S;
 }
 
 kt_status kt_noise_parse(const char *text, const char *what, double *out,

@@ -457,6 +457,10 @@ static const kt_protocol *call_protocol(kt_tune *t, const char *purpose)
     p->race_bar_us =
         by_time && !final && p->race > 0 && t->best_us > 0 ? t->best_us : 0;
     p->energy |= final || kt_objective_needs_energy(t->cfg->objective);
+    /* Searching calls compare paired rounds, where a short window does;
+     * the answer's own figures take the full one (core/energy.h). */
+    if (!final && p->energy_window_s > KT_ENERGY_SEARCH_WINDOW_S)
+        p->energy_window_s = KT_ENERGY_SEARCH_WINDOW_S;
     p->race_pairs = strcmp(purpose, "compare") == 0;
     return p;
 }

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 /* The energy meter's arithmetic on made-up counter readings: stairs,
- * a counter that wraps past 2^64, windows too short to say anything, a
- * counter reset in the window, rounds and their statistics, the JSON form
- * read back. */
+ * windows aligned on the counter's updates (a lead-in step left out), a
+ * counter that wraps past 2^64, windows too short to say anything, a
+ * counter reset in the window, the resolution from the edges' timing and
+ * the counter's jitter (no step term), rounds and their statistics, the
+ * JSON form read back. */
 #include "tests/kt_test.h"
 
 #include <math.h>
@@ -41,15 +43,18 @@ power_over_a_window_of_steps_is_the_step_energy_over_its_time(void **state)
     (void)state;
 
     assert_int_equal(kt_energy_span_of(c, n, 0.1, &s, &err), KT_S_OK);
-    /* From the first change (t = 10 ms) to the last (t = 200 ms): 19
-     * steps of 3000 mJ over 190 ms is 300 W. */
-    assert_float_equal(s.t0_s, 0.010, 1e-4);
+    /* From the second change (t = 20 ms: the lead-in step to 10 ms left
+     * out) to the last (t = 200 ms): 18 steps of 3000 mJ over 180 ms is
+     * 300 W. */
+    assert_float_equal(s.t0_s, 0.020, 1e-4);
     assert_float_equal(s.t1_s, 0.200, 1e-4);
-    assert_int_equal(s.mj, 19 * 3000);
+    assert_int_equal(s.mj, 18 * 3000);
+    assert_int_equal(s.changes, 19);
     assert_float_equal(s.power_w, 300, 0.5);
     assert_float_equal(s.step_s, 0.010, 1e-4);
     assert_int_equal(s.step_mj, 3000);
     assert_true(s.edge_s <= 0.0001 + 1e-9);
+    assert_true(s.jitter_s <= 0.0001 + 1e-9);
 }
 
 static void a_counter_that_wraps_past_its_top_reads_right(void **state)
@@ -62,25 +67,28 @@ static void a_counter_that_wraps_past_its_top_reads_right(void **state)
     (void)state;
 
     assert_int_equal(kt_energy_delta_mj(UINT64_MAX - 1, 3), 5);
-    assert_true(c[n - 1].mj < c[1].mj); /* it did wrap */
+    assert_true(c[n - 1].mj < c[2].mj); /* it did wrap */
     assert_int_equal(kt_energy_span_of(c, n, 0.05, &s, &err), KT_S_OK);
-    assert_int_equal(s.mj, 9 * 1000);
+    assert_int_equal(s.mj, 8 * 1000);
     assert_float_equal(s.power_w, 100, 0.5);
 }
 
 static void a_window_with_too_few_changes_says_so(void **state)
 {
     kt_energy_change c[512];
-    /* A 100 ms counter seen for 150 ms: one change only. */
-    size_t n = stairs(300, 0.100, 0.001, 0.150, 0, c, 512);
+    /* A 100 ms counter seen for 250 ms: two changes, a lead-in and one
+     * edge. */
+    size_t n = stairs(300, 0.100, 0.001, 0.250, 0, c, 512);
     kt_energy_span s;
     kt_err err;
     (void)state;
 
-    assert_int_equal(n, 2);
+    assert_int_equal(n, 3);
     assert_int_equal(kt_energy_span_of(c, n, 0.01, &s, &err), KT_S_UNSUPPORTED);
+    assert_contains(err.msg, "changed 2 times in the window");
+    assert_contains(err.msg, "needs 3 changes");
+    assert_int_equal(kt_energy_span_of(c, 2, 0.01, &s, &err), KT_S_UNSUPPORTED);
     assert_contains(err.msg, "changed 1 time in the window");
-    assert_contains(err.msg, "needs 2 changes");
 }
 
 static void a_window_shorter_than_asked_says_so(void **state)
@@ -91,25 +99,25 @@ static void a_window_shorter_than_asked_says_so(void **state)
     kt_err err;
     (void)state;
 
-    /* Changes at 10..40 ms: a 30 ms span, 100 ms asked for. */
+    /* Changes at 10..40 ms, the window from 20 ms: a 20 ms span, 100 ms
+     * asked for. */
     assert_int_equal(kt_energy_span_of(c, n, 0.1, &s, &err), KT_S_UNSUPPORTED);
-    assert_contains(err.msg, "spans 30.000 ms");
+    assert_contains(err.msg, "spans 20.000 ms");
     assert_contains(err.msg, "100.000 ms it needs");
 }
 
 static void a_counter_reset_in_the_window_is_not_taken_for_energy(void **state)
 {
     kt_energy_change c[] = {
-        {0.000, 0.000, 5000000},
-        {0.010, 0.009, 5003000},
-        {0.020, 0.019, 1000},
-        {0.030, 0.029, 4000},
+        {0.000, 0.000, 5000000}, {0.010, 0.009, 5003000},
+        {0.020, 0.019, 5006000}, {0.030, 0.029, 1000},
+        {0.040, 0.039, 4000},
     };
     kt_energy_span s;
     kt_err err;
     (void)state;
 
-    assert_int_equal(kt_energy_span_of(c, 4, 0.01, &s, &err), KT_S_UNSUPPORTED);
+    assert_int_equal(kt_energy_span_of(c, 5, 0.01, &s, &err), KT_S_UNSUPPORTED);
     assert_contains(err.msg, "reset");
 }
 
@@ -125,9 +133,84 @@ static void poll_gaps_at_the_edges_bound_the_resolution(void **state)
     memset(&e, 0, sizeof e);
     assert_int_equal(kt_energy_span_of(c, n, 0.2, &s, &err), KT_S_OK);
     assert_float_equal(s.edge_s, 0.002, 1e-6);
+    assert_true(s.jitter_s < 1e-6);
     assert_int_equal(kt_energy_add_round(&e, &s, 1e-4, 4800, &err), KT_S_OK);
-    /* 2 * 2 ms over 480 ms, plus one 4000 mJ step over 96000 mJ. */
-    assert_float_equal(e.resolution, 2 * 0.002 / 0.48 + 4000.0 / 96000.0, 1e-6);
+    /* 2 ms over the 460 ms from 40 ms to 500 ms, plus 2 mJ over the
+     * 92000 mJ of 23 steps: no term for the 4000 mJ step, as both edges
+     * are counter updates. */
+    assert_int_equal(s.mj, 23 * 4000);
+    assert_float_equal(e.resolution, 0.002 / 0.46 + 2.0 / 92000.0, 1e-9);
+    assert_float_equal(kt_energy_resolution(&s), e.resolution, 1e-12);
+}
+
+/* A 100 ms counter like the H200's, seen by a fast poll, whose updates
+ * wander by up to 3 ms: the wander is the counter's jitter and enters the
+ * resolution; with 3 windows of 0.2 s the bound stays far below the 53%
+ * a step term gave (one 50 J step over a window of two or three). */
+static void the_counters_jitter_enters_the_resolution(void **state)
+{
+    const double wander[] = {0, 0.002, -0.001, 0.003, 0, -0.002, 0.001};
+    kt_energy_change c[8];
+    kt_energy_span s;
+    kt_err err;
+    size_t n = 0;
+    (void)state;
+
+    c[n++] = (kt_energy_change){0.010, 0.010, 1000000};
+    for (size_t k = 0; k < 7; ++k) {
+        double t = 0.050 + 0.100 * (double)k + wander[k];
+        c[n++] = (kt_energy_change){t, t - 0.0002, 1000000 + 50000 * (k + 1)};
+    }
+    assert_int_equal(kt_energy_span_of(c, n, 0.2, &s, &err), KT_S_OK);
+    /* Window from the update at 152 ms to the one at 651 ms. */
+    assert_float_equal(s.t0_s, 0.152, 1e-9);
+    assert_float_equal(s.t1_s, 0.651, 1e-9);
+    assert_int_equal(s.mj, 5 * 50000);
+    assert_float_equal(s.step_s, 0.100, 0.0025);
+    /* The gaps 102, 97, 104, 97, 98, 103 ms about their median 100 ms. */
+    assert_float_equal(s.jitter_s, 0.004, 1e-6);
+    assert_float_equal(kt_energy_resolution(&s),
+                       (0.0002 + 0.004) / 0.499 + 2.0 / 250000, 1e-9);
+    assert_true(kt_energy_resolution(&s) < 0.05);
+}
+
+/* A update the counter skipped (a 200 ms gap in a 100 ms counter) merges
+ * two steps, loses no energy and is no jitter. */
+static void a_skipped_update_is_no_jitter(void **state)
+{
+    kt_energy_change c[] = {
+        {0.00, 0.00, 0},      {0.05, 0.05, 10000},  {0.15, 0.15, 60000},
+        {0.25, 0.25, 110000}, {0.45, 0.45, 210000}, {0.55, 0.55, 260000},
+    };
+    kt_energy_span s;
+    kt_err err;
+    (void)state;
+
+    assert_int_equal(kt_energy_span_of(c, 6, 0.2, &s, &err), KT_S_OK);
+    assert_float_equal(s.step_s, 0.100, 1e-9);
+    assert_true(s.jitter_s < 1e-9);
+    assert_float_equal(s.power_w, 500, 1e-6);
+}
+
+/* Power that the kernel's start leaves low in the first step (the idle
+ * device before it ran): the window starts at the second update, so only
+ * the kernel's steady power is in it. */
+static void the_step_the_kernel_started_in_is_left_out(void **state)
+{
+    kt_energy_change c[] = {
+        {0.000, 0.000, 0},       {0.060, 0.0599, 4000},
+        {0.160, 0.1599, 54000},  {0.260, 0.2599, 104000},
+        {0.360, 0.3599, 154000},
+    };
+    kt_energy_span s;
+    kt_err err;
+    (void)state;
+
+    assert_int_equal(kt_energy_span_of(c, 5, 0.1, &s, &err), KT_S_OK);
+    assert_float_equal(s.t0_s, 0.160, 1e-12);
+    assert_int_equal(s.mj, 100000);
+    assert_float_equal(s.power_w, 500, 1e-6);
+    assert_int_equal(s.step_mj, 50000);
 }
 
 static void rounds_give_energy_per_launch_with_an_interval(void **state)
@@ -226,6 +309,9 @@ int main(void)
         cmocka_unit_test(a_window_shorter_than_asked_says_so),
         cmocka_unit_test(a_counter_reset_in_the_window_is_not_taken_for_energy),
         cmocka_unit_test(poll_gaps_at_the_edges_bound_the_resolution),
+        cmocka_unit_test(the_counters_jitter_enters_the_resolution),
+        cmocka_unit_test(a_skipped_update_is_no_jitter),
+        cmocka_unit_test(the_step_the_kernel_started_in_is_left_out),
         cmocka_unit_test(rounds_give_energy_per_launch_with_an_interval),
         cmocka_unit_test(more_rounds_than_the_record_holds_are_refused),
         cmocka_unit_test(the_json_form_reads_back_the_same),
