@@ -109,5 +109,8 @@ void kt_summary_energy_markdown(FILE *out, const kt_tune_facts *f,
         fprintf(out, "%.3f |\n", r->finals[i].stats.median);
     }
     fputc('\n', out);
-    print_tradeoff(out, f, r, "");
+    if (r->tradeoff.have) {
+        print_tradeoff(out, f, r, "");
+        fputc('\n', out); /* the next heading's blank line */
+    }
 }

@@ -36,12 +36,19 @@ for line in open(sys.argv[1]):
 PY
 for o in energy time; do
     expect_exit 0 "$KTUNE" tune "$job" --replay synth.jsonl --set strategy.name=exhaustive \
-        --set "strategy.objective=$o" --json "$o.json" --csv "$o.csv" --t4 "$o-t4.json"
+        --set "strategy.objective=$o" --json "$o.json" --csv "$o.csv" --t4 "$o-t4.json" \
+        --markdown "$o.md"
     expect_text "energy of the finalists (objective: $o)"
     expect_text "mJ/launch"
     expect_text "of the 700 W limit"
 done
 expect_text "the energy-best finalist"
+# The Markdown summary says it too: whether the energy-best differs from
+# the time-best, and by how much in energy and in time, each with its
+# paired interval.
+grep -q "^### Energy (objective: time)" time.md &&
+    grep -Eq "^the energy-best finalist .* differs from the time-best .*: energy -[0-9.]+% \[-[0-9.]+%, [-+][0-9.]+%\], time \+[0-9.]+% \[[-+][0-9.]+%, \+[0-9.]+%\] \(energy-best vs time-best, paired, 95% CI\)" time.md ||
+    { echo "FAIL: the Markdown summary's energy tradeoff"; sed -n '/### Energy/,$p' time.md; failures=$((failures + 1)); }
 python3 - "$KT_SOURCE_DIR/docs/schemas/tune.schema.json" <<'PY' ||
 import csv, json, sys
 import jsonschema
