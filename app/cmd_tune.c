@@ -390,6 +390,7 @@ static kt_status open_evaluator(const tune_args *a, kt_job *job,
     spec.log_level = KT_LOG_WARN;
     spec.verify_host = job->verify_host;
     spec.compile_threads = job->compile_threads;
+    spec.nvml = job->protocol.nvml; /* checked at open (core/nvml_set.h) */
     /* CUPTI only when [metrics] asks for counters. */
     spec.counters =
         kt_profiling_wants_counters(prof) ? kt_metrics_cupti_source() : NULL;
@@ -915,6 +916,28 @@ static int start_mpi(tune_args *a, tune_run *t, int *done)
 #endif
 }
 
+/* --check of a job that sets device settings (nvml_gr_clock, ...): the
+ * evaluator opens, which sets and restores them at once, so a refusal is
+ * found here, exit 2, naming the NVML call. Nothing opens otherwise. */
+static int check_device_settings(const tune_args *a, kt_job *job)
+{
+    kt_evaluator *ev = NULL;
+    char what[128];
+    kt_err err;
+
+    if (!kt_nvml_setting_any(&job->protocol.nvml) || a->o.replay || a->ext)
+        return KT_EXIT_OK;
+    kt_nvml_setting_text(&job->protocol.nvml, what, sizeof what);
+    kt_err_clear(&err);
+    if (resolve_devices(job, &err) ||
+        open_evaluator(a, job, &job->metrics, &ev, &err))
+        return kt_cli_fail(&err);
+    ev->ops->close(ev);
+    printf("device settings %s: set and restored on device %d\n", what,
+           job->device);
+    return KT_EXIT_OK;
+}
+
 /* The evaluator, the counters check, the problem, the environment record
  * and the journal of the current size. */
 static kt_status open_run(const tune_args *a, tune_run *t, kt_err *err)
@@ -1409,7 +1432,8 @@ int kt_cmd_tune(int argc, char **argv)
     }
     if (a.check) {
         print_check(&t->job);
-        rc = a.o.replay ? print_recorded_device_check(&a, &t->job) : KT_EXIT_OK;
+        rc = a.o.replay ? print_recorded_device_check(&a, &t->job)
+                        : check_device_settings(&a, &t->job);
         goto done;
     }
     if (a.resume && t->job.journal_mode == KT_JOB_JOURNAL_NONE) {

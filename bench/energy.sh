@@ -1,45 +1,84 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Energy on the H200 (docs/energy.md; issue 31's Done-when lines), read
-# only: nothing here sets a clock or a power limit.
-#  1. ktune bench vector_add:add and gemv:ax, twice each, a minute apart:
+# only: nothing here sets a clock or a power limit, and the GPU's settings
+# are read before and after (nvidia-smi) and must not have changed.
+#  1. ktune bench vector_add:add and gemv:ax, twice each, the second run of
+#     each a minute after its first (the minute filled by 2 and 3):
 #     energy per launch and power, and how far the two runs differ;
-#  2. bench/energy_check (NVML's counter read around a 10 s loop of the
-#     same kernel, apart from ktune's meter) on the same two kernels: how
-#     far ktune's figure is from it;
-#  3. ktune tune configs/gemv_ax.ini with objective = energy and with the
+#  2. bench/energy_check (NVML's counter read around a loop of the same
+#     kernel, apart from ktune's meter) on the same two kernels: how far
+#     ktune's figure is from it;
+#  3. ktune tune of the diagnosis corpus's FMA kernel (compute-bound,
+#     bench/energy_fma.ini) with objective = energy;
+#  4. ktune tune configs/gemv_ax.ini with objective = energy and with the
 #     default (time): whether the energy-best differs from the time-best,
-#     by how much in both measures, with the paired intervals.
-# About 4 minutes (the minute's wait included).
+#     by how much in both measures, with the paired intervals;
+#  5. the GPU energy test (ctest gpu_energy_read_side).
+# About 3 minutes once built.
 #
 #   OUT=/path/to/out bash bench/energy.sh [BUILD_DIR]
 #
-# Writes OUT/*.json, OUT/*.log and OUT/energy.md (the table, printed last).
+# Writes OUT/*.json, OUT/*.md, OUT/*.log and OUT/energy.md (the table,
+# printed last).
 set -u
 build=${1:-build}
 out=${OUT:?set OUT to the folder for the results}
 ktune=$build/ktune
 mkdir -p "$out"
-ops=(vector_add:add gemv:ax)
-for run in 1 2; do
-    for op in "${ops[@]}"; do
-        name=${op%%:*}
-        "$ktune" bench "$op" --json "$out/bench-$name-$run.json" \
-            >"$out/bench-$name-$run.log" 2>&1 || echo "bench $op run $run: exit $?"
-    done
-    [ "$run" = 1 ] && sleep 60
+t0=$(date +%s)
+stamp() { echo "[$(($(date +%s) - t0)) s] $*"; }
+settings() {
+    command -v nvidia-smi >/dev/null || { echo "no nvidia-smi"; return; }
+    nvidia-smi -i 0 --format=csv,noheader \
+        --query-gpu=power.limit,clocks.applications.graphics,clocks.applications.memory
+}
+settings >"$out/settings-before.txt"
+nvidia-smi -q -d CLOCK,POWER >"$out/nvidia-smi-before.txt" 2>&1 || true
+
+bench() { # OP RUN
+    local name=${1%%:*}
+    stamp "bench $1 run $2"
+    timeout 90 "$ktune" bench "$1" --no-calibration --json "$out/bench-$name-$2.json" \
+        >"$out/bench-$name-$2.log" 2>&1 || echo "bench $1 run $2: exit $?"
+}
+at() { # wait until SECONDS after t0
+    local now=$(($(date +%s) - t0))
+    [ "$now" -lt "$1" ] && sleep $(($1 - now))
+}
+
+bench vector_add:add 1
+va1=$(($(date +%s) - t0))
+bench gemv:ax 1
+gv1=$(($(date +%s) - t0))
+for op in vector_add:add gemv:ax; do
+    stamp "energy_check $op"
+    timeout 60 "$build/bench/energy_check" "$build/plugins" "$op" 8 \
+        >"$out/check-${op%%:*}.log" 2>&1 || echo "energy_check $op: exit $?"
 done
-for op in "${ops[@]}"; do
-    name=${op%%:*}
-    "$build/bench/energy_check" "$build/plugins" "$op" 10 \
-        >"$out/check-$name.log" 2>&1 || echo "energy_check $op: exit $?"
-done
-"$ktune" tune configs/gemv_ax.ini --journal none --set strategy.objective=energy \
+stamp "tune diag_corpus:fma objective=energy"
+timeout 120 "$ktune" tune bench/energy_fma.ini --plugin "$build/tests/fixtures/diag_corpus.so" \
+    --set strategy.objective=energy --json "$out/tune-fma-energy.json" \
+    --markdown "$out/tune-fma-energy.md" >"$out/tune-fma-energy.log" 2>&1 ||
+    echo "tune fma objective=energy: exit $?"
+at $((va1 + 60))
+bench vector_add:add 2
+at $((gv1 + 60))
+bench gemv:ax 2
+stamp "tune gemv_ax objective=energy"
+timeout 120 "$ktune" tune configs/gemv_ax.ini --journal none --set strategy.objective=energy \
     --json "$out/tune-gemv-energy.json" --markdown "$out/tune-gemv-energy.md" \
-    >"$out/tune-gemv-energy.log" 2>&1 || echo "tune objective=energy: exit $?"
-"$ktune" tune configs/gemv_ax.ini --journal none \
-    --json "$out/tune-gemv-time.json" >"$out/tune-gemv-time.log" 2>&1 ||
-    echo "tune objective=time: exit $?"
+    >"$out/tune-gemv-energy.log" 2>&1 || echo "tune gemv objective=energy: exit $?"
+stamp "tune gemv_ax objective=time"
+timeout 90 "$ktune" tune configs/gemv_ax.ini --journal none \
+    --json "$out/tune-gemv-time.json" --markdown "$out/tune-gemv-time.md" \
+    >"$out/tune-gemv-time.log" 2>&1 || echo "tune gemv objective=time: exit $?"
+stamp "ctest gpu_energy_read_side"
+timeout 120 ctest --test-dir "$build" -R 'gpu_energy' -V \
+    >"$out/ctest-gpu-energy.log" 2>&1 || echo "ctest gpu_energy: exit $?"
+settings >"$out/settings-after.txt"
+stamp "done"
+
 python3 - "$out" <<'PY' | tee "$out/energy.md"
 import json, os, re, sys
 out = sys.argv[1]
@@ -48,44 +87,55 @@ def load(p):
         return json.load(open(os.path.join(out, p)))
     except (OSError, ValueError):
         return None
+def text(p):
+    try:
+        return open(os.path.join(out, p)).read()
+    except OSError:
+        return ""
 def energy(doc):
     return ((doc or {}).get("result") or {}).get("energy") or {}
-print("| operator | run 1 mJ/launch [95% CI] | run 2 mJ/launch | runs differ | "
-      "power W (of limit) | window s / step ms | cross-check | energy_check mJ | "
-      "vs energy_check |")
-print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+print("| operator | run 1 mJ/launch [95% CI] | run 2 mJ/launch [95% CI] | runs differ | "
+      "power W (of limit) | window s / step ms / jitter ms | resolution | cross-check | "
+      "energy_check mJ | vs energy_check |")
+print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
 for name in ("vector_add", "gemv"):
     e1 = energy(load("bench-%s-1.json" % name))
     e2 = energy(load("bench-%s-2.json" % name))
-    chk = None
-    try:
-        m = re.search(r"([0-9.e+-]+) mJ per launch",
-                      open(os.path.join(out, "check-%s.log" % name)).read())
-        chk = float(m.group(1)) if m else None
-    except OSError:
-        pass
+    m = re.search(r"([0-9.e+-]+) mJ per launch", text("check-%s.log" % name))
+    chk = float(m.group(1)) if m else None
     if not e1.get("measured") or not e2.get("measured"):
-        print("| %s | not measured: %s | | | | | | | |"
+        print("| %s | not measured: %s | | | | | | | | |"
               % (name, e1.get("note") or e2.get("note") or "no result"))
         continue
+    ci = lambda e: "%.5g [%.5g, %.5g]" % (1e3 * e["joules_per_launch"], 1e3 * e["ci_lo_j"], 1e3 * e["ci_hi_j"])
     j1, j2 = 1e3 * e1["joules_per_launch"], 1e3 * e2["joules_per_launch"]
     lim = e1.get("power_limit_w") or 0
-    print("| %s | %.5g [%.5g, %.5g] | %.5g | %+.2f%% | %.1f (%s) | %.2f / %.1f | %+.1f%% | %s | %s |" % (
-        name, j1, 1e3 * e1["ci_lo_j"], 1e3 * e1["ci_hi_j"], j2, 100 * (j2 / j1 - 1),
+    print("| %s | %s | %s | %+.2f%% | %.1f (%s) | %.2f / %.1f / %.2f | %.2f%% / %.2f%% | %+.1f%% | %s | %s |" % (
+        name, ci(e1), ci(e2), 100 * (j2 / j1 - 1),
         e1["power_w"], "%.0f%%" % (100 * e1["power_w"] / lim) if lim else "-",
-        e1["window_s"], 1e3 * e1["counter_step_s"], 100 * e1["crosscheck"],
+        e1["window_s"], 1e3 * e1["counter_step_s"], 1e3 * e1.get("counter_jitter_s", 0),
+        100 * e1["resolution"], 100 * e2["resolution"], 100 * e1["crosscheck"],
         "%.5g" % chk if chk else "-",
-        "%+.2f%%" % (100 * (j1 / chk - 1)) if chk else "-"))
-for tag in ("energy", "time"):
-    t = load("tune-gemv-%s.json" % tag) or {}
+        "%+.2f%% / %+.2f%%" % (100 * (j1 / chk - 1), 100 * (j2 / chk - 1)) if chk else "-"))
+for tag in ("gemv-energy", "gemv-time", "fma-energy"):
+    t = load("tune-%s.json" % tag) or {}
     tr = (t.get("energy") or {}).get("tradeoff")
     best = (t.get("best") or {}).get("config", "?")
     if not tr:
-        print("\ntune gemv_ax (objective %s): best %s; no energy tradeoff recorded" % (tag, best))
+        print("\ntune %s: best %s; no energy tradeoff recorded (see tune-%s.log)" % (tag, best, tag))
         continue
     f = lambda r: "%+.2f%% [%+.2f%%, %+.2f%%]" % tuple(100 * (r[k] - 1) for k in ("ratio", "lo", "hi"))
-    print("\ntune gemv_ax (objective %s): best %s; time-best %s, energy-best %s%s" % (
+    print("\ntune %s: best %s; time-best %s, energy-best %s%s" % (
         tag, best, tr["time_best"]["config"], tr["energy_best"]["config"],
         " (the same)" if tr["same"] else
         "; energy-best vs time-best: energy %s, time %s" % (f(tr["energy_ratio"]), f(tr["time_ratio"]))))
+m = re.search(r"\d+% tests passed[^\n]*", text("ctest-gpu-energy.log"))
+print("\nctest gpu_energy: %s" % (m.group(0) if m else "no result (see ctest-gpu-energy.log)"))
+for line in text("ctest-gpu-energy.log").splitlines():
+    m = re.search(r"(energy [0-9.e+-]+ mJ/launch.*|ktune [0-9.e+-]+ mJ, energy_check.*)", line)
+    if m:
+        print("  " + m.group(1))
+b, a = text("settings-before.txt").strip(), text("settings-after.txt").strip()
+print("\nGPU settings before: %s\nGPU settings after:  %s\n%s" % (
+    b, a, "unchanged" if a == b else "CHANGED"))
 PY

@@ -115,7 +115,35 @@ json_t *kt_env_protocol(const kt_protocol *p)
                                       (json_int_t)p->energy_rounds, "window_s",
                                       p->energy_window_s, "protocol",
                                       KT_ENERGY_PROTOCOL));
+    if (kt_nvml_setting_any(&p->nvml))
+        json_object_set_new(j, "nvml", kt_env_nvml_setting(&p->nvml));
     return j;
+}
+
+json_t *kt_env_nvml_setting(const kt_nvml_setting *s)
+{
+    return json_pack("{s:i,s:i,s:i}", "gr_clock_mhz", (int)s->gr_mhz,
+                     "mem_clock_mhz", (int)s->mem_mhz, "power_limit_w",
+                     (int)s->limit_w);
+}
+
+kt_status kt_env_nvml_setting_from(const json_t *j, kt_nvml_setting *s,
+                                   kt_err *err)
+{
+    int gr = 0, mem = 0, limit = 0;
+    json_error_t jerr;
+
+    memset(s, 0, sizeof *s);
+    if (!j)
+        return KT_S_OK;
+    if (json_unpack_ex((json_t *)j, &jerr, 0, "{s:i,s:i,s:i}", "gr_clock_mhz",
+                       &gr, "mem_clock_mhz", &mem, "power_limit_w", &limit) ||
+        gr < 0 || mem < 0 || limit < 0)
+        return kt_err_set(err, KT_S_INPUT, "nvml settings: %s",
+                          gr < 0 || mem < 0 || limit < 0 ? "a negative value"
+                                                         : jerr.text);
+    *s = (kt_nvml_setting){(unsigned)gr, (unsigned)mem, (unsigned)limit};
+    return KT_S_OK;
 }
 
 /* The energy protocol of a record; absent: off (records made before). */
@@ -163,7 +191,9 @@ kt_status kt_protocol_from_json(const json_t *j, kt_protocol *p, kt_err *err)
     p->race = json_number_value(json_object_get(j, "race"));
     p->race_bar_us = json_number_value(json_object_get(j, "race_bar_us"));
     p->race_pairs = json_is_true(json_object_get(j, "race_pairs"));
-    if ((rc = energy_from_json(json_object_get(j, "energy"), p, err)))
+    if ((rc = energy_from_json(json_object_get(j, "energy"), p, err)) ||
+        (rc = kt_env_nvml_setting_from(json_object_get(j, "nvml"), &p->nvml,
+                                       err)))
         return rc;
     return kt_protocol_validate(p, err);
 }

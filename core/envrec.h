@@ -31,6 +31,12 @@ json_t *kt_env_plugin(const kt_loaded_plugin *plugin);
 /* Every field of the protocol, plus the timing scope in words. */
 json_t *kt_env_protocol(const kt_protocol *p);
 
+/* Device settings (core/nvml_set.h) as {gr_clock_mhz, mem_clock_mhz,
+ * power_limit_w}, 0 for "left as it is", and back (NULL: none). */
+json_t *kt_env_nvml_setting(const kt_nvml_setting *s);
+kt_status kt_env_nvml_setting_from(const json_t *j, kt_nvml_setting *s,
+                                   kt_err *err);
+
 /* Reads back the fields of kt_env_protocol(); the descriptive strings are
  * ignored. */
 kt_status kt_protocol_from_json(const json_t *j, kt_protocol *p, kt_err *err);

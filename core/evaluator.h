@@ -291,6 +291,11 @@ typedef struct kt_eval_spec {
     /* Threads of the run-time compile pool (core/compile_pool.h); 0: one
      * per online CPU of the machine that evaluates. */
     int compile_threads;
+    /* The job's device settings (nvml_gr_clock, ...; all 0: none). At
+     * open they are set and restored at once, so a device that refuses is
+     * found before anything is measured (KT_S_INPUT naming the call); each
+     * call's protocol.nvml sets them around its measurement. */
+    kt_nvml_setting nvml;
 } kt_eval_spec;
 
 /* Opens the in-process evaluator: selects the device, sets up the problem

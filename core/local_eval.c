@@ -54,6 +54,8 @@ typedef struct local_eval {
     /* In force when the evaluator opened (0: not read): the device's
      * settings, reported, never changed. */
     double nvml_limit_w, nvml_sm_mhz, nvml_mem_mhz;
+    /* What undoes the settings a job asked for (core/nvml_set.h). */
+    char restore_path[4096];
 } local_eval;
 
 typedef struct launch_ctx {
@@ -337,6 +339,44 @@ done:
     return rc;
 }
 
+/* The job's device settings, after verifying and before measuring; 1 in
+ * *set when anything was set (to be restored whatever happens next). */
+static kt_status settings_on(local_eval *le, const kt_protocol *p, int *set,
+                             kt_err *err)
+{
+    char what[128];
+
+    *set = 0;
+    if (!kt_nvml_setting_any(&p->nvml))
+        return KT_S_OK;
+    kt_nvml_setting_text(&p->nvml, what, sizeof what);
+    if (!le->nvml_ok)
+        return kt_err_set(err, KT_S_INPUT,
+                          "the job sets %s, and NVML does not answer here: %s",
+                          what, le->nvml_note);
+    *set = 1;
+    return kt_nvml_set(&le->nvml, &p->nvml, le->restore_path, err);
+}
+
+/* Puts the settings back when set; rc is the call's status so far, kept
+ * when it is an error (a failed restore is then reported on stderr). */
+static kt_status settings_off(local_eval *le, int set, kt_status rc,
+                              kt_err *err)
+{
+    kt_err rerr;
+    kt_status back;
+
+    kt_err_clear(&rerr);
+    if (!set ||
+        (back = kt_nvml_restore(&le->nvml, le->restore_path, &rerr)) == 0)
+        return rc;
+    if (rc) {
+        kt_msg("warning: %s\n", rerr.msg);
+        return rc;
+    }
+    return kt_err_set(err, back, "%s", rerr.msg);
+}
+
 static kt_status local_evaluate(kt_evaluator *ev, const kt_point *pts, size_t n,
                                 const kt_protocol *p, kt_eval_result *out,
                                 kt_err *err)
@@ -347,6 +387,7 @@ static kt_status local_evaluate(kt_evaluator *ev, const kt_point *pts, size_t n,
     kt_timing *timings = calloc(n ? n : 1, sizeof *timings);
     size_t *slot = calloc(n ? n : 1, sizeof *slot);
     size_t m = 0;
+    int set = 0;
     kt_status rc = KT_S_OK;
 
     memset(out, 0, n * sizeof *out);
@@ -389,7 +430,7 @@ static kt_status local_evaluate(kt_evaluator *ev, const kt_point *pts, size_t n,
         targets[m].ctx = &ctxs[m];
         slot[m++] = i;
     }
-    if (m == 0)
+    if (m == 0 || (rc = settings_on(le, p, &set, err)))
         goto done;
     rc = kt_meter_measure(&le->meter, targets, m, p, timings, err);
     add_costs(&le->meter.costs, &out[0].phases);
@@ -412,6 +453,7 @@ static kt_status local_evaluate(kt_evaluator *ev, const kt_point *pts, size_t n,
     if (p->energy)
         rc = measure_energy(le, targets, timings, slot, m, p, out, err);
 done:
+    rc = settings_off(le, set, rc, err);
     if (n)
         out[0].compile_busy_s = busy_since_last(le);
     free(targets);
@@ -482,6 +524,28 @@ static void open_nvml(local_eval *le)
         le->nvml_mem_mhz = 0;
 }
 
+/* The device settings at open: what a killed earlier run left changed is
+ * put back first; a job that sets some has them set and restored at once,
+ * so a refusal stops it before anything is measured. Reads only, and
+ * changes nothing, when neither applies (the default). */
+static kt_status open_settings(local_eval *le, kt_err *err)
+{
+    char what[128];
+
+    kt_nvml_restore_path(le->spec.device, le->restore_path,
+                         sizeof le->restore_path);
+    kt_nvml_recover(le->restore_path, "an earlier ktune run (killed)");
+    if (!kt_nvml_setting_any(&le->spec.nvml))
+        return KT_S_OK;
+    kt_nvml_setting_text(&le->spec.nvml, what, sizeof what);
+    if (!le->nvml_ok)
+        return kt_err_set(err, KT_S_INPUT,
+                          "the job sets %s, and NVML does not answer here: %s",
+                          what, le->nvml_note);
+    return kt_nvml_check_settable(&le->nvml, &le->spec.nvml, le->restore_path,
+                                  err);
+}
+
 static const kt_work *local_work(kt_evaluator *ev)
 {
     return &self(ev)->inst.work;
@@ -492,6 +556,9 @@ static void local_close(kt_evaluator *ev)
     local_eval *le = self(ev);
     if (!le)
         return;
+    /* Nothing is left set after a call; a file here is a call's that
+     * could not restore (it said so). */
+    kt_nvml_recover(le->restore_path, "a measurement");
     kt_verifier_close(&le->verifier, le->lost);
     if (!le->lost)
         kt_instance_teardown(&le->inst);
@@ -764,6 +831,8 @@ kt_status kt_local_open(const kt_eval_spec *spec, kt_evaluator **out,
     kt_verifier_init(&le->verifier, &le->gpu, spec->seed, spec->log_level,
                      spec->verify_host);
     open_nvml(le);
+    if ((rc = open_settings(le, err)))
+        goto fail;
     le->device_s = kt_clock_seconds() - t0;
     if ((rc = open_pool(le, err)))
         goto fail;

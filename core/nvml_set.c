@@ -3,8 +3,12 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "core/fileio.h"
+#include "core/msg.h"
 
 /* What a restore file records. */
 typedef struct saved {
@@ -98,6 +102,21 @@ static kt_status missing(const char *call, kt_err *err)
                       call);
 }
 
+/* Said once per process, before the first change: what to do if ktune
+ * dies before it puts the settings back. */
+static void announce(const kt_nvml *n, const char *path)
+{
+    static int said;
+
+    if (said++)
+        return;
+    kt_msg("note: changing the clocks or power limit of GPU %s for the job; "
+           "they are put back after each measurement. If ktune is killed, "
+           "its next run puts them back, or reset them by hand with the "
+           "commands in %s\n",
+           n->pci, path);
+}
+
 /* The restore file, before the first change: the limit in force now. */
 static kt_status save_original(const kt_nvml *n, const kt_nvml_setting *s,
                                const char *path, kt_err *err)
@@ -108,8 +127,10 @@ static kt_status save_original(const kt_nvml *n, const kt_nvml_setting *s,
 
     if ((rc = read_saved(path, &sv, &exists, err)))
         return rc;
-    if (!exists)
+    if (!exists) {
         snprintf(sv.pci, sizeof sv.pci, "%s", n->pci);
+        announce(n, path);
+    }
     sv.gr |= s->gr_mhz != 0;
     sv.mem |= s->mem_mhz != 0;
     if (s->limit_w && !sv.limit_mw) {
@@ -123,35 +144,71 @@ static kt_status save_original(const kt_nvml *n, const kt_nvml_setting *s,
     return write_saved(path, &sv, err);
 }
 
+/* After call `which` (0 SM clock, 1 memory clock, 2 limit) was refused,
+ * and so changed nothing: the restore file forgets it, unless an earlier
+ * set had changed it (before, from the file as it was); a file that holds
+ * nothing to undo is removed. */
+static void forget(const char *path, const saved *before, int existed,
+                   int which)
+{
+    saved sv;
+    int exists;
+    kt_err err;
+
+    if (read_saved(path, &sv, &exists, &err) || !exists)
+        return;
+    if (which == 0 && !before->gr)
+        sv.gr = 0;
+    if (which == 1 && !before->mem)
+        sv.mem = 0;
+    if (which == 2 && !before->limit_mw)
+        sv.limit_mw = 0;
+    if (!existed && !sv.gr && !sv.mem && !sv.limit_mw)
+        unlink(path);
+    else
+        write_saved(path, &sv, &err);
+}
+
+static kt_status missing_setter(const kt_nvml_api *a, const kt_nvml_setting *s,
+                                kt_err *err)
+{
+    return missing(s->gr_mhz && !a->lock_gr ? "nvmlDeviceSetGpuLockedClocks"
+                   : s->mem_mhz && !a->lock_mem
+                       ? "nvmlDeviceSetMemoryLockedClocks"
+                       : "nvmlDeviceSetPowerManagementLimit",
+                   err);
+}
+
 kt_status kt_nvml_set(const kt_nvml *n, const kt_nvml_setting *s,
                       const char *restore_path, kt_err *err)
 {
     const kt_nvml_api *a = n->api;
-    kt_nvml_return r;
+    saved before;
+    int existed, which = -1;
+    kt_nvml_return r = KT_NVML_SUCCESS;
     kt_status rc;
 
     if ((s->gr_mhz && !a->lock_gr) || (s->mem_mhz && !a->lock_mem) ||
         (s->limit_w && !a->set_limit))
-        return missing(s->gr_mhz && !a->lock_gr ? "nvmlDeviceSetGpuLockedClocks"
-                       : s->mem_mhz && !a->lock_mem
-                           ? "nvmlDeviceSetMemoryLockedClocks"
-                           : "nvmlDeviceSetPowerManagementLimit",
-                       err);
-    if ((rc = save_original(n, s, restore_path, err)))
+        return missing_setter(a, s, err);
+    if ((rc = read_saved(restore_path, &before, &existed, err)) ||
+        (rc = save_original(n, s, restore_path, err)))
         return rc;
-    if (s->gr_mhz &&
-        (r = a->lock_gr(n->dev, s->gr_mhz, s->gr_mhz)) != KT_NVML_SUCCESS)
-        return refused(n, "nvmlDeviceSetGpuLockedClocks", s->gr_mhz, s->gr_mhz,
-                       1, r, err);
-    if (s->mem_mhz &&
-        (r = a->lock_mem(n->dev, s->mem_mhz, s->mem_mhz)) != KT_NVML_SUCCESS)
-        return refused(n, "nvmlDeviceSetMemoryLockedClocks", s->mem_mhz,
-                       s->mem_mhz, 1, r, err);
-    if (s->limit_w &&
-        (r = a->set_limit(n->dev, s->limit_w * 1000u)) != KT_NVML_SUCCESS)
-        return refused(n, "nvmlDeviceSetPowerManagementLimit",
-                       s->limit_w * 1000u, 0, 0, r, err);
-    return KT_S_OK;
+    if (s->gr_mhz && (r = a->lock_gr(n->dev, s->gr_mhz, s->gr_mhz)))
+        which = 0;
+    else if (s->mem_mhz && (r = a->lock_mem(n->dev, s->mem_mhz, s->mem_mhz)))
+        which = 1;
+    else if (s->limit_w && (r = a->set_limit(n->dev, s->limit_w * 1000u)))
+        which = 2;
+    if (which < 0)
+        return KT_S_OK;
+    forget(restore_path, &before, existed, which);
+    return which == 0   ? refused(n, "nvmlDeviceSetGpuLockedClocks", s->gr_mhz,
+                                  s->gr_mhz, 1, r, err)
+           : which == 1 ? refused(n, "nvmlDeviceSetMemoryLockedClocks",
+                                  s->mem_mhz, s->mem_mhz, 1, r, err)
+                        : refused(n, "nvmlDeviceSetPowerManagementLimit",
+                                  s->limit_w * 1000u, 0, 0, r, err);
 }
 
 /* Undoes sv on n's device. */
@@ -213,4 +270,59 @@ kt_status kt_nvml_check_settable(const kt_nvml *n, const kt_nvml_setting *s,
     if (back)
         return kt_err_set(err, back, "%s", rerr.msg);
     return KT_S_OK;
+}
+
+int kt_nvml_setting_any(const kt_nvml_setting *s)
+{
+    return s->gr_mhz || s->mem_mhz || s->limit_w;
+}
+
+void kt_nvml_setting_text(const kt_nvml_setting *s, char *out, size_t size)
+{
+    const char *names[] = {"nvml_gr_clock", "nvml_mem_clock", "nvml_pwr_limit"};
+    unsigned values[] = {s->gr_mhz, s->mem_mhz, s->limit_w};
+    size_t used = 0;
+
+    out[0] = '\0';
+    for (size_t i = 0; i < 3 && used < size; ++i) {
+        int w;
+        if (!values[i])
+            continue;
+        w = snprintf(out + used, size - used, "%s%s=%u", used ? " " : "",
+                     names[i], values[i]);
+        used += w > 0 ? (size_t)w : 0;
+    }
+}
+
+void kt_nvml_restore_path(int device, char *out, size_t size)
+{
+    const char *env = getenv("KTUNE_NVML_RESTORE");
+    char name[64];
+
+    if (env && *env) {
+        snprintf(out, size, "%s", env);
+        return;
+    }
+    snprintf(name, sizeof name, "nvml-restore.dev%d", device);
+    kt_cache_path(name, out, size);
+    kt_make_parent_dirs(out);
+}
+
+int kt_nvml_recover(const char *restore_path, const char *who)
+{
+    kt_err err;
+
+    if (access(restore_path, F_OK) != 0)
+        return 0;
+    kt_err_clear(&err);
+    if (kt_nvml_restore(NULL, restore_path, &err) == KT_S_OK)
+        kt_msg("note: %s left the GPU's clocks or power limit changed; "
+               "restored them from %s\n",
+               who, restore_path);
+    else
+        kt_msg("warning: %s left the GPU's clocks or power limit "
+               "changed, and they could not be restored: %s. Reset them by "
+               "hand with the commands in %s, then remove it\n",
+               who, err.msg, restore_path);
+    return 1;
 }

@@ -16,6 +16,8 @@
 #ifndef KT_NVML_SET_H
 #define KT_NVML_SET_H
 
+#include <stddef.h>
+
 #include "core/error.h"
 #include "core/nvml.h"
 
@@ -25,6 +27,24 @@ typedef struct kt_nvml_setting {
     unsigned mem_mhz; /* nvml_mem_clock: memory clock locked at this */
     unsigned limit_w; /* nvml_pwr_limit: power limit, watts */
 } kt_nvml_setting;
+
+/* 1 when s sets anything. */
+int kt_nvml_setting_any(const kt_nvml_setting *s);
+
+/* "nvml_gr_clock=1410 nvml_pwr_limit=450" (the job's names), "" for none. */
+void kt_nvml_setting_text(const kt_nvml_setting *s, char *out, size_t size);
+
+/* The restore file for CUDA device `device`: KTUNE_NVML_RESTORE when set,
+ * else nvml-restore.dev<N> in ktune's cache folder (core/fileio.h), its
+ * folder made. One per device, so that whoever comes next finds it. */
+void kt_nvml_restore_path(int device, char *out, size_t size);
+
+/* After a process that may have changed the settings ended without
+ * putting them back (a worker killed, a run killed before this one):
+ * restores from restore_path when it exists, saying on stderr what it did,
+ * or, where it cannot, why and how to reset by hand (the file's commands).
+ * who names that process ("the worker"). Returns 1 when a file was found. */
+int kt_nvml_recover(const char *restore_path, const char *who);
 
 /* Sets s on n's device, writing restore_path first when it does not exist
  * yet (a later set keeps the original values it holds). A refused call is

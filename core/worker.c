@@ -17,6 +17,7 @@
 #include "core/compile_pool.h"
 #include "core/envrec.h"
 #include "core/msg.h"
+#include "core/nvml_set.h"
 #include "core/proc.h"
 #include "core/result_json.h"
 #include "core/wire.h"
@@ -104,6 +105,17 @@ static void await_retired(void)
     pthread_mutex_unlock(&retiring.lock);
 }
 
+/* A worker that died (or was killed) while the job's device settings were
+ * in force cannot put them back: the parent does, from its restore file
+ * (core/nvml_set.h). Nothing without a file: the default never sets. */
+static void recover_settings(const worker_eval *we)
+{
+    char path[4096];
+
+    kt_nvml_restore_path(we->spec.device, path, sizeof path);
+    kt_nvml_recover(path, "the worker that ended");
+}
+
 /* Ends the worker: politely when it is healthy (its exit then finishes in
  * the background, retire), with SIGKILL otherwise. Writes how a killed
  * worker ended into how (may be NULL). */
@@ -125,6 +137,7 @@ static void stop_worker(worker_eval *we, int force, char *how, size_t how_size)
         reap_blocking(we->pid, &status);
         if (how)
             kt_describe_exit(status, how, how_size);
+        recover_settings(we);
     } else
         retire(we->pid);
     we->pid = -1;
@@ -152,6 +165,7 @@ static void reap_dead_worker(worker_eval *we, char *how, size_t how_size)
     }
     kt_describe_exit(status, how, how_size);
     we->pid = -1;
+    recover_settings(we);
 }
 
 static kt_status spawn(worker_eval *we, kt_err *err)
@@ -236,6 +250,8 @@ static json_t *open_message(const worker_eval *we)
         json_object_set_new(msg, "verify", json_string("host"));
     json_object_set_new(msg, "compile_threads",
                         json_integer(s->compile_threads));
+    if (kt_nvml_setting_any(&s->nvml))
+        json_object_set_new(msg, "nvml", kt_env_nvml_setting(&s->nvml));
     return msg;
 }
 
@@ -414,6 +430,19 @@ static kt_status worker_died(worker_eval *we, const kt_point *pts,
     return KT_S_OK;
 }
 
+/* The worker refused a call as a whole (a device setting refused): its
+ * own status, so that bad input stays exit 2. Takes reply. */
+static kt_status refused_call(json_t *reply, kt_err *err)
+{
+    int st = (int)json_integer_value(json_object_get(reply, "status"));
+    const char *why = json_string_value(json_object_get(reply, "message"));
+    kt_status rc = kt_err_set(err, st > 0 && st <= KT_S_CRASHED ? st : KT_S_IO,
+                              "%s", why ? why : "the worker refused the call");
+
+    json_decref(reply);
+    return rc;
+}
+
 /* Sends points idx[0..n) to the worker and fills their results; handles
  * the worker's death and time limit. Returns non-OK only when no worker
  * can serve at all. */
@@ -475,6 +504,8 @@ static kt_status attempt(worker_eval *we, const kt_point *pts,
         free(rest);
         return rc;
     }
+    if (type && strcmp(type, "error") == 0)
+        return refused_call(reply, err);
     if (!type || strcmp(type, "results") != 0) {
         rc = kt_err_set(
             err, KT_S_IO, "worker answered '%s' to 'evaluate': %s",

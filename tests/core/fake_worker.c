@@ -17,7 +17,14 @@
  *               a marker KEY.compiling.PID left in $KTUNE_CACHE_DIR/nvrtc,
  *               then SIGSEGV; a worker that finds a dead one's marker
  *               removes it and answers the point invalid instead
- *               (core/compile_pool.h) */
+ *               (core/compile_pool.h)
+ *   "sigkill-measuring" dies of SIGKILL while the protocol's device
+ *               settings are set (nothing of its own can restore them)
+ * Device settings (protocol.nvml, open's nvml) go through the simulated
+ * NVML that KTUNE_NVML_LIBRARY names, as the local evaluator does
+ * (core/nvml_set.h): checked at open, set before a call's "measurement"
+ * and restored after it; the SM clock seen while measuring is each
+ * result's median_clock_mhz. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,11 +34,15 @@
 
 #include "core/envrec.h"
 #include "core/loader.h"
+#include "core/nvml_set.h"
 #include "core/result_json.h"
 #include "core/wire.h"
 #include "tests/support/fake_device.h"
 
 static const kt_operator *op;
+static int device; /* open's */
+
+#define FAKE_PCI "0000:19:00.0"
 
 /* "slow-exit": one line "WHAT T" to $KT_FAKE_LOG. */
 static void log_event(const char *what)
@@ -114,10 +125,59 @@ static int die_compiling(void)
     return 0;
 }
 
+static void send_error(int fd, const kt_err *e)
+{
+    json_t *msg = kt_wire_message("error");
+    json_object_set_new(msg, "status", json_integer(e->status));
+    json_object_set_new(msg, "message", json_string(e->msg));
+    kt_wire_send(fd, msg, NULL);
+    json_decref(msg);
+}
+
+/* The settings a call asks for, set as the local evaluator sets them:
+ * 0 and nothing set when none; -1 after an error reply. */
+static int settings_on(int fd, const json_t *req, kt_nvml *n, char *path,
+                       size_t size)
+{
+    kt_protocol p;
+    kt_err err;
+
+    kt_err_clear(&err);
+    kt_nvml_restore_path(device, path, size);
+    if (kt_protocol_from_json(json_object_get(req, "protocol"), &p, &err) ||
+        (kt_nvml_setting_any(&p.nvml) &&
+         (kt_nvml_open(FAKE_PCI, n, &err) ||
+          kt_nvml_set(n, &p.nvml, path, &err)))) {
+        kt_err rerr;
+        /* What was set before the refusal goes back, as the local
+         * evaluator puts it back. */
+        if (kt_nvml_setting_any(&p.nvml))
+            kt_nvml_restore(n, path, &rerr);
+        send_error(fd, &err);
+        return -1;
+    }
+    if (kt_nvml_setting_any(&p.nvml) && getenv("KT_FAKE_MODE") &&
+        strcmp(getenv("KT_FAKE_MODE"), "sigkill-measuring") == 0)
+        raise(SIGKILL);
+    return kt_nvml_setting_any(&p.nvml);
+}
+
 static void evaluate(int fd, const json_t *req)
 {
     json_t *points = json_object_get(req, "points"), *results = json_array();
     json_t *msg;
+    char path[4096];
+    kt_nvml n;
+    kt_err err;
+    int set = settings_on(fd, req, &n, path, sizeof path);
+    double sm = 0;
+
+    if (set < 0) {
+        json_decref(results);
+        return;
+    }
+    if (set && kt_nvml_clock_mhz(&n, KT_NVML_CLOCK_SM, &sm, &err))
+        sm = -1;
     for (size_t i = 0; i < json_array_size(points); ++i) {
         kt_point pt;
         kt_eval_result r;
@@ -142,6 +202,7 @@ static void evaluate(int fd, const json_t *req)
             }
         }
         fake_result(&pt, &r);
+        r.timing.median_clock_mhz = sm;
         if (getenv("KT_FAKE_MODE") &&
             strcmp(getenv("KT_FAKE_MODE"), "die-compiling") == 0 &&
             pt.values[0] == 256 && die_compiling()) {
@@ -152,11 +213,39 @@ static void evaluate(int fd, const json_t *req)
         }
         json_array_append_new(results, kt_eval_result_to_json(op, &pt, &r, 1));
     }
+    if (set && kt_nvml_restore(&n, path, &err)) {
+        json_decref(results);
+        send_error(fd, &err);
+        return;
+    }
     msg = kt_wire_message("results");
     json_object_set_new(msg, "results", results);
     json_object_set_new(msg, "lost", json_false());
     kt_wire_send(fd, msg, NULL);
     json_decref(msg);
+}
+
+/* open's settings checked as the local evaluator checks them: set and
+ * restored at once; 0 when they can be (or there are none). */
+static int settings_check(int fd, const json_t *req)
+{
+    kt_nvml_setting s;
+    char path[4096];
+    kt_nvml n;
+    kt_err err;
+
+    kt_err_clear(&err);
+    device = (int)json_integer_value(json_object_get(req, "device"));
+    kt_nvml_restore_path(device, path, sizeof path);
+    kt_nvml_recover(path, "an earlier ktune run (killed)");
+    if (kt_env_nvml_setting_from(json_object_get(req, "nvml"), &s, &err) ||
+        (kt_nvml_setting_any(&s) &&
+         (kt_nvml_open(FAKE_PCI, &n, &err) ||
+          kt_nvml_check_settable(&n, &s, path, &err)))) {
+        send_error(fd, &err);
+        return -1;
+    }
+    return 0;
 }
 
 /* Answers a profile request with one value per metric (1, 2, ...), or
@@ -237,7 +326,7 @@ int main(int argc, char **argv)
                                     json_string("no CUDA device found"));
                 kt_wire_send(fd, e, NULL);
                 json_decref(e);
-            } else {
+            } else if (settings_check(fd, req) == 0) {
                 reply_opened(fd);
             }
         } else if (type && strcmp(type, "profile") == 0) {
