@@ -164,6 +164,9 @@ static void print_report(const kt_operator *op, const char *plugin,
            t->num_rounds, t->stop_reason ? t->stop_reason : "?", t->gpu_time_s,
            100.0 * t->kernel.noise, 100.0 * p->target_noise);
     kt_energy_print(stdout, &r->energy, work);
+    if (have_calib)
+        kt_energy_print_best(stdout, &r->energy, work, calib->copy_j_per_byte,
+                             calib->fma_j_per_flop);
 }
 
 static int write_json(const char *path, const bench_args *a,

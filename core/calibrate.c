@@ -10,6 +10,7 @@
 
 #include "core/clock.h"
 #include "core/cuda_check.h"
+#include "core/energy_meter.h"
 #include "core/fileio.h"
 #include "core/kernels.h"
 #include "core/msg.h"
@@ -236,6 +237,12 @@ json_t *kt_calib_to_json(const kt_calibration *c)
     if (j && c->fp64_gflops > 0)
         json_object_set_new(j, "compute_fp64_gflops",
                             json_real(c->fp64_gflops));
+    if (j && c->copy_j_per_byte > 0)
+        json_object_set_new(j, "copy_pj_per_byte",
+                            json_real(1e12 * c->copy_j_per_byte));
+    if (j && c->fma_j_per_flop > 0)
+        json_object_set_new(j, "compute_pj_per_flop",
+                            json_real(1e12 * c->fma_j_per_flop));
     return j;
 }
 
@@ -264,6 +271,13 @@ kt_status kt_calib_from_json(const json_t *j, kt_calibration *out, kt_err *err)
     if (json_is_number(json_object_get(j, "compute_fp64_gflops")))
         out->fp64_gflops =
             json_number_value(json_object_get(j, "compute_fp64_gflops"));
+    if (json_number_value(json_object_get(j, "copy_pj_per_byte")) > 0)
+        out->copy_j_per_byte =
+            1e-12 * json_number_value(json_object_get(j, "copy_pj_per_byte"));
+    if (json_number_value(json_object_get(j, "compute_pj_per_flop")) > 0)
+        out->fma_j_per_flop =
+            1e-12 *
+            json_number_value(json_object_get(j, "compute_pj_per_flop"));
     snprintf(out->uuid, sizeof out->uuid, "%s", uuid);
     snprintf(out->gpu_name, sizeof out->gpu_name, "%s", gpu);
     snprintf(out->date, sizeof out->date, "%s", date);
@@ -277,6 +291,19 @@ kt_status kt_calib_from_json(const json_t *j, kt_calibration *out, kt_err *err)
         out->sweep_count = i + 1;
     }
     return KT_S_OK;
+}
+
+/* Writes the cache file; one that cannot be written is a warning. */
+static void store(const kt_calibration *c, const char *path)
+{
+    json_t *j = kt_calib_to_json(c);
+
+    kt_make_parent_dirs(path);
+    if (!j || json_dump_file(j, path, JSON_INDENT(2)) != 0)
+        kt_msg("warning: could not write the calibration cache "
+               "%s: %s\n",
+               path, strerror(errno));
+    json_decref(j);
 }
 
 kt_status kt_calib_get(kt_meter *meter, int refresh, kt_calibration *out,
@@ -302,12 +329,53 @@ kt_status kt_calib_get(kt_meter *meter, int refresh, kt_calibration *out,
     }
     if ((rc = kt_calib_run(meter, out, err)))
         return rc;
-    kt_make_parent_dirs(path);
-    j = kt_calib_to_json(out);
-    if (!j || json_dump_file(j, path, JSON_INDENT(2)) != 0)
-        kt_msg("warning: could not write the calibration cache "
-               "%s: %s\n",
-               path, strerror(errno));
-    json_decref(j);
+    store(out, path);
     return KT_S_OK;
+}
+
+/* The energy windows of the copy and of the FP32 FMA kernel, each sized by
+ * its median time (measured again here: the calibration may come from the
+ * cache). */
+kt_status kt_calib_energy(kt_meter *meter, const struct kt_nvml *nvml,
+                          kt_calibration *out, kt_err *err)
+{
+    int sms = meter->gpu->dev.sm_count;
+    copy_job copy = {NULL, NULL, COPY_BYTES, 1, sms, 1};
+    fma_job fma = {NULL, 0, FMA_ITERS, sms};
+    kt_target t[2] = {{launch_copy, NULL, NULL, &copy},
+                      {launch_fma, NULL, NULL, &fma}};
+    double us[2];
+    kt_energy e[2];
+    kt_protocol p;
+    char path[4096];
+    kt_status rc;
+
+    kt_protocol_defaults(&p);
+    p.min_samples = 10;
+    p.min_time_s = 0.05;
+    p.energy_window_s = KT_ENERGY_SEARCH_WINDOW_S * 2;
+    if ((rc = KT_CUDA_TRY(cudaMalloc(&copy.src, COPY_BYTES), err)) ||
+        (rc = KT_CUDA_TRY(cudaMalloc(&copy.dst, COPY_BYTES), err)) ||
+        (rc = KT_CUDA_TRY(
+             cudaMalloc(&fma.out, (size_t)sms * KT_FMA_BLOCKS_PER_SM *
+                                      KT_FMA_BLOCK * sizeof(double)),
+             err)) ||
+        (rc = time_one(meter, &t[0], &p, &us[0], err)) ||
+        (rc = time_one(meter, &t[1], &p, &us[1], err)) ||
+        (rc = kt_energy_measure(nvml, meter->stream, t, us, 2, &p, e, err)))
+        goto done;
+    if (!e[0].measured || !e[1].measured) {
+        rc = kt_err_set(err, KT_S_UNSUPPORTED, "%s",
+                        e[0].measured ? e[1].note : e[0].note);
+        goto done;
+    }
+    out->copy_j_per_byte = e[0].joules.median / (2.0 * (double)COPY_BYTES);
+    out->fma_j_per_flop = e[1].joules.median / kt_fma_flops(sms, FMA_ITERS);
+    kt_calib_cache_path(meter->gpu->uuid, path, sizeof path);
+    store(out, path);
+done:
+    cudaFree(copy.src);
+    cudaFree(copy.dst);
+    cudaFree(fma.out);
+    return rc;
 }

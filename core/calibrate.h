@@ -43,6 +43,13 @@ typedef struct kt_calibration {
     double l2_bytes;
     double fp32_gflops; /* measured FMA throughput, an FMA = 2 flops; 0 */
     double fp64_gflops; /* unknown (JSON: compute_gflops, _fp64_gflops) */
+    /* The device's measured best energy per unit of work, where NVML
+     * answered (kt_calib_energy; 0: not measured): the 1 GiB
+     * device-to-device copy's joules per byte moved (read + written), and
+     * the FP32 FMA kernel's joules per flop (JSON: copy_pj_per_byte,
+     * compute_pj_per_flop, in picojoules). */
+    double copy_j_per_byte;
+    double fma_j_per_flop;
 } kt_calibration;
 
 /* Measures everything on the meter's device (a few seconds). */
@@ -58,6 +65,15 @@ void kt_calib_cache_path(const char *uuid, char *out, size_t out_size);
  * warning, not an error. */
 kt_status kt_calib_get(kt_meter *meter, int refresh, kt_calibration *out,
                        int *from_cache, kt_err *err);
+
+/* Measures the copy's and the FP32 FMA kernel's energy per byte and per
+ * flop into out (core/energy_meter.h, energy windows of the copy and the
+ * FMA kernel back to back), and stores out in the device's cache file.
+ * KT_S_UNSUPPORTED saying why when a window said nothing; a failed launch
+ * is its CUDA status. Called by an evaluator that has NVML. */
+struct kt_nvml;
+kt_status kt_calib_energy(kt_meter *meter, const struct kt_nvml *nvml,
+                          kt_calibration *out, kt_err *err);
 
 json_t *kt_calib_to_json(const kt_calibration *c);
 kt_status kt_calib_from_json(const json_t *j, kt_calibration *out, kt_err *err);

@@ -56,6 +56,39 @@ void kt_energy_print(FILE *out, const kt_energy *e, const kt_work *work)
         fprintf(out, "energy note          %s\n", e->note);
 }
 
+void kt_energy_best_text(const kt_energy *e, const kt_work *work,
+                         double best_per_byte, double best_per_flop, char *out,
+                         size_t size)
+{
+    double per_b = kt_energy_per(e, bytes_of(work));
+    double per_f = kt_energy_per(e, work ? work->flops : 0);
+    int n = 0;
+
+    out[0] = '\0';
+    if (per_b > 0 && best_per_byte > 0)
+        n = snprintf(out, size, "%.3gx the copy's %.3g pJ/byte",
+                     per_b / best_per_byte, 1e12 * best_per_byte);
+    if (per_f > 0 && best_per_flop > 0 && n >= 0 && (size_t)n < size)
+        snprintf(out + n, size - (size_t)n,
+                 "%s%.3gx the FMA kernel's %.3g "
+                 "pJ/flop",
+                 n ? ", " : "", per_f / best_per_flop, 1e12 * best_per_flop);
+}
+
+void kt_energy_print_best(FILE *out, const kt_energy *e, const kt_work *work,
+                          double best_per_byte, double best_per_flop)
+{
+    char text[256];
+
+    kt_energy_best_text(e, work, best_per_byte, best_per_flop, text,
+                        sizeof text);
+    if (text[0])
+        fprintf(out,
+                "against the best      %s (the device's measured "
+                "best)\n",
+                text);
+}
+
 void kt_energy_markdown(FILE *out, const kt_energy *e, const kt_work *work)
 {
     double per_b = kt_energy_per(e, bytes_of(work));

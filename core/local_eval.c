@@ -471,8 +471,26 @@ static const kt_device *local_device(kt_evaluator *ev)
 static kt_status local_calibration(kt_evaluator *ev, int refresh,
                                    kt_calibration *out, kt_err *err)
 {
+    local_eval *le = self(ev);
     int from_cache;
-    return kt_calib_get(&self(ev)->meter, refresh, out, &from_cache, err);
+    kt_err eerr;
+    kt_status rc = kt_calib_get(&le->meter, refresh, out, &from_cache, err);
+
+    /* The device's best energy per byte and per flop, once per cache
+     * file, where NVML answers; without it the ceilings stand alone. */
+    if (rc || !le->nvml_ok || kt_nvml_setting_any(&le->spec.nvml) ||
+        (out->copy_j_per_byte > 0 && out->fma_j_per_flop > 0))
+        return rc;
+    kt_err_clear(&eerr);
+    if ((rc = kt_calib_energy(&le->meter, &le->nvml, out, &eerr)) == KT_S_EXEC)
+        le->lost = 1;
+    if (rc == KT_S_EXEC || rc == KT_S_NOMEM)
+        return kt_err_set(err, rc, "%s", eerr.msg);
+    if (rc)
+        kt_msg("note: the device's energy per byte and per flop were not "
+               "measured: %s\n",
+               eerr.msg);
+    return KT_S_OK;
 }
 
 /* The compile settings: the pool's threads and the cache folder ("" off). */

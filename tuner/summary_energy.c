@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "core/energy_text.h"
+
 /* Energy per byte and per flop of work w, as "1.2 pJ/B, 0.3 pJ/flop". */
 static void per_work(const kt_energy *e, const kt_work *w, char *out,
                      size_t size)
@@ -16,6 +18,30 @@ static void per_work(const kt_energy *e, const kt_work *w, char *out,
         n = snprintf(out, size, ", %.3g pJ/byte", 1e12 * b);
     if (fl > 0 && n >= 0 && (size_t)n < size)
         snprintf(out + n, size - (size_t)n, ", %.3g pJ/flop", 1e12 * fl);
+}
+
+/* The device's measured best energy per byte and per flop, from the
+ * environment record's calibration (0: not measured). */
+static void device_best(const kt_tune_facts *f, double *per_b, double *per_f)
+{
+    json_t *c =
+        f->environment ? json_object_get(f->environment, "calibration") : NULL;
+
+    *per_b = 1e-12 * json_number_value(json_object_get(c, "copy_pj_per_byte"));
+    *per_f =
+        1e-12 * json_number_value(json_object_get(c, "compute_pj_per_flop"));
+}
+
+/* "; 3.1x the copy's 8.2 pJ/byte" after a finalist's figures. */
+static void best_text(const kt_tune_facts *f, const kt_energy *e, char *out,
+                      size_t size)
+{
+    double b, fl;
+    char text[256];
+
+    device_best(f, &b, &fl);
+    kt_energy_best_text(e, f->work, b, fl, text, sizeof text);
+    snprintf(out, size, "%s%s", text[0] ? "; " : "", text);
 }
 
 static void limit_text(const kt_energy *e, char *out, size_t size)
@@ -53,7 +79,7 @@ static void print_tradeoff(FILE *out, const kt_tune_facts *f,
 void kt_summary_energy(FILE *out, const kt_tune_facts *f,
                        const kt_tune_result *r)
 {
-    char cfg[512], lim[96], per[96];
+    char cfg[512], lim[96], per[96], best[300];
 
     if (!r->has_best)
         return;
@@ -74,9 +100,11 @@ void kt_summary_energy(FILE *out, const kt_tune_facts *f,
         }
         limit_text(e, lim, sizeof lim);
         per_work(e, f->work, per, sizeof per);
-        fprintf(out, "  %.6g mJ/launch [%.6g, %.6g], %.1f W%s%s, %.3f us  %s\n",
+        best_text(f, e, best, sizeof best);
+        fprintf(out,
+                "  %.6g mJ/launch [%.6g, %.6g], %.1f W%s%s%s, %.3f us  %s\n",
                 1e3 * e->joules.median, 1e3 * e->joules.ci_lo,
-                1e3 * e->joules.ci_hi, e->power_w, lim, per,
+                1e3 * e->joules.ci_hi, e->power_w, lim, per, best,
                 r->finals[i].stats.median, cfg);
     }
     print_tradeoff(out, f, r, "  ");

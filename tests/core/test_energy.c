@@ -10,8 +10,10 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "core/calibrate.h"
 #include "core/energy.h"
 #include "core/energy_json.h"
+#include "core/energy_text.h"
 
 /* A counter that steps every `step` seconds by watts * step joules,
  * polled every `poll` seconds from t = 0 to `until`, starting at `start`:
@@ -299,6 +301,43 @@ static void the_json_form_reads_back_the_same(void **state)
     json_decref(j);
 }
 
+/* The device's measured best energy per byte and per flop (the
+ * calibration's copy and FMA kernel) survive the calibration record, and a
+ * point's energy per work is stated against them. */
+static void energy_per_work_is_stated_against_the_devices_best(void **state)
+{
+    kt_calibration c, back;
+    kt_energy e;
+    kt_work w = {sizeof w, 0, 3e9, 1e9, 1e9};
+    char text[256];
+    json_t *j;
+    kt_err err;
+    (void)state;
+
+    memset(&c, 0, sizeof c);
+    snprintf(c.uuid, sizeof c.uuid, "GPU-0");
+    c.copy_j_per_byte = 8e-12;
+    c.fma_j_per_flop = 0.5e-12;
+    j = kt_calib_to_json(&c);
+    assert_int_equal(kt_calib_from_json(j, &back, &err), KT_S_OK);
+    assert_float_equal(
+        json_number_value(json_object_get(j, "copy_pj_per_byte")), 8, 1e-9);
+    json_decref(j);
+    assert_float_equal(back.copy_j_per_byte, 8e-12, 1e-21);
+    assert_float_equal(back.fma_j_per_flop, 0.5e-12, 1e-21);
+    /* 0.1 J per launch over 4e9 bytes is 25 pJ/byte, 3.125x the copy's 8;
+     * over 1e9 flops 100 pJ/flop, 200x the FMA kernel's 0.5. */
+    memset(&e, 0, sizeof e);
+    e.measured = 1;
+    e.joules.median = 0.1;
+    kt_energy_best_text(&e, &w, back.copy_j_per_byte, back.fma_j_per_flop, text,
+                        sizeof text);
+    assert_string_equal(text, "3.12x the copy's 8 pJ/byte, 200x the FMA "
+                              "kernel's 0.5 pJ/flop");
+    kt_energy_best_text(&e, &w, 0, 0, text, sizeof text);
+    assert_string_equal(text, "");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -315,6 +354,7 @@ int main(void)
         cmocka_unit_test(rounds_give_energy_per_launch_with_an_interval),
         cmocka_unit_test(more_rounds_than_the_record_holds_are_refused),
         cmocka_unit_test(the_json_form_reads_back_the_same),
+        cmocka_unit_test(energy_per_work_is_stated_against_the_devices_best),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

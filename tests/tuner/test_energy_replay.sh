@@ -6,7 +6,8 @@
 # objective = energy and = time. The energy run's answer is the cheapest
 # in energy the search found, the time run's the fastest; the summary
 # lists the finalists' energy and says how the energy-best differs from
-# the time-best in both measures; --json validates against the schema and
+# the time-best in both measures, and each finalist's energy per byte
+# against the device's measured best; --json validates against the schema and
 # carries the tradeoff, --csv and --t4 the energy columns; the report
 # draws the time-energy chart with its Pareto front.
 . "$KT_SOURCE_DIR/tests/cli/lib.sh"
@@ -19,6 +20,9 @@ for line in open(sys.argv[1]):
     r = json.loads(line)
     if r.get("kind") == "ktune.journal":
         r["environment"]["energy"] = {"available": True, "library": "synthetic", "note": ""}
+        # The device's measured best (the calibration's copy and FMA kernel).
+        r["environment"]["calibration"]["copy_pj_per_byte"] = 2.0
+        r["environment"]["calibration"]["compute_pj_per_flop"] = 0.5
     elif r.get("kind") == "eval" and r.get("status") == "ok":
         us = r["timing"]["kernel"]["median"]
         w = 500 - 200 * r["point"]["params"]["block"] / 1024
@@ -41,6 +45,8 @@ for o in energy time; do
     expect_text "energy of the finalists (objective: $o)"
     expect_text "mJ/launch"
     expect_text "of the 700 W limit"
+    # Each finalist's energy per byte against the device's best.
+    expect_text "x the copy's 2 pJ/byte"
 done
 expect_text "the energy-best finalist"
 # The Markdown summary says it too: whether the energy-best differs from
