@@ -16,6 +16,11 @@ expect_text "grid 4x1x1, block 256x1x1"
 expect_text "4 parameters, 32 bytes; 3 allocations, 12000 bytes"
 expect_text "6 block shapes"
 expect_exit 0 "$KTUNE" capture --check caps/vecadd/capture.json
+# The manifest the capturer writes (mirrored by make_capture.py) follows
+# the published schema.
+expect_exit 0 python3 -c 'import json, jsonschema, sys
+jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))' \
+    caps/vecadd/capture.json "$KT_SOURCE_DIR/docs/schemas/capture.schema.json"
 
 check_damage() { # DAMAGE TEXT
     rm -rf "$1-damaged"
@@ -49,6 +54,11 @@ printf '[geometry]\nblock_x = 64\nblocks = 3\n' >caps/vecadd/geometry.ini
 expect_exit 2 "$KTUNE" capture --check caps/vecadd
 expect_text "geometry.ini:3: [geometry] blocks: unknown key"
 rm caps/vecadd/geometry.ini
+
+# The schema refuses what the reader refuses.
+expect_exit 1 python3 -c 'import json, jsonschema, sys
+jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))' \
+    traversal-damaged/capture.json "$KT_SOURCE_DIR/docs/schemas/capture.schema.json"
 
 # A capture as a plugin and as a job: the whole tuner reads it.
 expect_exit 0 "$KTUNE" list --plugin caps/vecadd/capture.json
