@@ -280,14 +280,21 @@ static int c_setup(const kt_cap_op *op, const kt_host *h, void **state)
 static int c_reset(void *state)
 {
     cap_state *s = state;
+    cudaError_t e;
     for (size_t k = 0; k < s->op->cap.num_allocs; ++k) {
-        cudaError_t e = cudaMemcpy(s->work[k], s->pristine[k],
-                                   (size_t)s->op->cap.allocs[k].bytes,
-                                   cudaMemcpyDeviceToDevice);
+        e = cudaMemcpy(s->work[k], s->pristine[k],
+                       (size_t)s->op->cap.allocs[k].bytes,
+                       cudaMemcpyDeviceToDevice);
         if (e != cudaSuccess)
             return fail_cuda(s->host, "cudaMemcpy(restore an allocation)", e);
     }
-    return KT_OK;
+    /* A device-to-device cudaMemcpy may return before it is done, and the
+     * host's stream need not wait for the legacy one. */
+    e = cudaDeviceSynchronize();
+    return e == cudaSuccess
+               ? KT_OK
+               : fail_cuda(s->host, "cudaDeviceSynchronize(after restoring)",
+                           e);
 }
 
 static int c_launch(void *state, const kt_config *cfg, const kt_shape *sh,
