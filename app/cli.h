@@ -37,6 +37,13 @@ int kt_cmd_new_plugin(int argc, char **argv);
 int kt_cmd_timeline(int argc, char **argv);
 int kt_cmd_wisdom(int argc, char **argv);
 int kt_cmd_diff(int argc, char **argv);
+int kt_cmd_capture(int argc, char **argv);
+
+/* Registers captures as a kind of plugin file (core/loader.h) and, for a
+ * command that takes an operator or a job, rewrites a capture folder among
+ * the operands (app/capture_cli.c): *argv may then point to a new array
+ * that lives until exit. 0, or -1 after a message. */
+int kt_capture_cli_prepare(const char *cmd, int *argc, char ***argv);
 
 /* The folder of built-in plugins: next to the executable (build tree:
  * build/plugins), else <prefix>/lib/ktune/plugins for an installed ktune. */

@@ -31,6 +31,7 @@ static const command commands[] = {
     {"profile", kt_cmd_profile, "time, counters and a bottleneck diagnosis"},
     {"report", kt_cmd_report, "an HTML report of tuning or compare results"},
     {"timeline", kt_cmd_timeline, "a CUDA program's kernels, copies, gaps"},
+    {"capture", kt_cmd_capture, "save a program's kernel launches to tune"},
     {"sanitize", kt_cmd_sanitize, "every variant under compute-sanitizer"},
     {"new-plugin", kt_cmd_new_plugin, "scaffold an out-of-tree plugin project"},
     {"wisdom", kt_cmd_wisdom, "list, check and query a wisdom file"},
@@ -89,6 +90,9 @@ static int run_command(const command *c, int argc, char **argv)
         if (strcmp(argv[i], "-h") == 0)
             argv[i] = (char *)"--help";
     }
+    /* A capture folder where an operator or job goes (app/capture_cli.c). */
+    if (kt_capture_cli_prepare(c->name, &argc, &argv) != 0)
+        return KT_EXIT_USAGE;
     return c->run(argc, argv);
 }
 

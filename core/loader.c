@@ -421,6 +421,8 @@ static void unload(kt_loaded_plugin *lp)
     if (lp->handle)
         dlclose(lp->handle);
     kt_declared_free(lp->declared);
+    if (lp->kind)
+        lp->kind->release(lp->kind_owner);
     free(lp->path);
     free(lp);
 }
@@ -479,11 +481,46 @@ static int has_so_suffix(const char *name)
     return n > 3 && strcmp(name + n - 3, ".so") == 0;
 }
 
-/* A declared operator (an INI file with [operator], core/declared.h) runs
- * no foreign code: it is loaded here, never probed. */
+static const kt_loader_kind *g_kinds[4];
+
+kt_status kt_loader_add_kind(const kt_loader_kind *kind, kt_err *err)
+{
+    for (size_t i = 0; i < sizeof g_kinds / sizeof g_kinds[0]; ++i)
+        if (!g_kinds[i] || g_kinds[i] == kind) {
+            g_kinds[i] = kind;
+            return KT_S_OK;
+        }
+    return kt_err_set(err, KT_S_UNSUPPORTED,
+                      "%s: no room for another kind "
+                      "of plugin file",
+                      kind->name);
+}
+
+const kt_loader_kind *kt_loader_kind_of(const char *path)
+{
+    for (size_t i = 0; i < sizeof g_kinds / sizeof g_kinds[0]; ++i)
+        if (g_kinds[i] && g_kinds[i]->claims(path))
+            return g_kinds[i];
+    return NULL;
+}
+
+/* A declared operator (an INI file with [operator], core/declared.h), or a
+ * file of a registered kind, runs no foreign code: it is loaded here,
+ * never probed. */
 static int is_declaration(const char *path)
 {
-    return !has_so_suffix(path) && kt_declared_is_declaration(path);
+    return !has_so_suffix(path) &&
+           (kt_declared_is_declaration(path) || kt_loader_kind_of(path));
+}
+
+static kt_status load_kind(loading *ld, const kt_loader_kind *kind)
+{
+    const kt_plugin *desc = NULL;
+    kt_status rc = kind->load(ld->file, &ld->lp->kind_owner, &desc, ld->err);
+    if (rc)
+        return rc;
+    ld->lp->kind = kind;
+    return normalise_plugin(ld, desc);
 }
 
 static kt_status load_declared(loading *ld)
@@ -582,7 +619,9 @@ static kt_status add_plugin(kt_registry *reg, const char *path,
         rc = kt_err_set(err, KT_S_NOMEM, "%s: out of memory", path);
         goto done;
     }
-    if (declared)
+    if (declared && kt_loader_kind_of(path))
+        rc = load_kind(&ld, kt_loader_kind_of(path));
+    else if (declared)
         rc = load_declared(&ld);
     else
         rc = v && reg->isolated

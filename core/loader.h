@@ -35,6 +35,10 @@ typedef struct kt_loaded_plugin {
      * plugin loaded). handle is NULL. */
     int isolated;
     struct kt_oracle *oracle; /* owned */
+    /* Loaded by a kind registered with kt_loader_add_kind (a capture, say):
+     * handle is NULL and kind->release frees kind_owner. */
+    const struct kt_loader_kind *kind;
+    void *kind_owner;
 } kt_loaded_plugin;
 
 typedef struct kt_registry {
@@ -63,6 +67,26 @@ typedef struct kt_registry {
  * in parallel, remembering verdicts (core/probe.h), then maps the good ones
  * into this process. Set `isolated` before loading to map none. */
 void kt_registry_init(kt_registry *reg);
+
+/* Another kind of plugin file, read by a layer above core (capture/): a
+ * file it claims is loaded in this process like a declaration (never
+ * probed: it runs no foreign code), through load, which hands back a
+ * descriptor that stays valid until release(owner). The kind must outlive
+ * every registry. */
+typedef struct kt_loader_kind {
+    const char *name;
+    int (*claims)(const char *path);
+    kt_status (*load)(const char *path, void **owner, const kt_plugin **desc,
+                      kt_err *err);
+    void (*release)(void *owner);
+} kt_loader_kind;
+
+/* Adds a kind for every registry of the process (at most 4). KT_S_OK, or
+ * KT_S_UNSUPPORTED when the table is full. */
+kt_status kt_loader_add_kind(const kt_loader_kind *kind, kt_err *err);
+
+/* The registered kind that claims path, or NULL. */
+const kt_loader_kind *kt_loader_kind_of(const char *path);
 
 /* Unloads every plugin and frees the registry's memory. */
 void kt_registry_free(kt_registry *reg);

@@ -228,6 +228,8 @@ const char *kt_select_strerror(int code)
     case KT_SELECT_EVERSION: return "unsupported wisdom format";
     case KT_SELECT_ENOMEM: return "out of memory";
     case KT_SELECT_ELIMIT: return "beyond a limit of the reader";
+    case -7: return "run-time compilation unavailable (no NVRTC)";
+    case -8: return "the kernel does not compile";
     default: return "unknown code";
     }
 }

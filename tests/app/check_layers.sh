@@ -18,14 +18,17 @@
 #   plugins/ examples/  only <ktune/plugin.h> (plugins never link ktune)
 #   bench/          anything, like app/: benchmarks sit on top
 #   select/         select/ (and <ktune/select.h>): libktune-select stands alone
-# and only metrics/cupti/ and timeline/trace/ include CUPTI headers
+#   capture/        core/ capture/ (and <ktune/plugin.h>)
+#   capture/trace/  nothing of ktune (it is loaded into other programs)
+# and only metrics/cupti/, timeline/trace/ and capture/trace/ include CUPTI
+# headers
 # (<cupti*.h>; nvperf's <nvperf*.h> and <generated_*> only metrics/cupti/).
 root=${1:?usage: check_layers.sh ROOT}
 cd "$root" || exit 2
 
 # One awk pass over every include line of the checked folders.
 grep -rnE '^[[:space:]]*#[[:space:]]*include' core metrics tuner compare \
-    report timeline plugins examples select \
+    report timeline plugins examples select capture \
     --include='*.c' --include='*.h' --include='*.cu' --include='*.cuh' \
     --include='*.cpp' 2>/dev/null | awk '
 BEGIN {
@@ -40,6 +43,8 @@ BEGIN {
     allow["plugins"] = "ktune/"
     allow["examples"] = "ktune/"
     allow["select"] = "select/ ktune/"
+    allow["capture"] = "core/ capture/ ktune/"
+    allow["capture/trace"] = "(nothing-of-ktune)"
     bad = 0
 }
 function complain(msg) { print msg; bad++ }
@@ -52,11 +57,12 @@ function complain(msg) { print msg; bad++ }
     layer = file; sub(/\/.*/, "", layer)
     if (file ~ /^metrics\/cupti\//) layer = "metrics/cupti"
     if (file ~ /^timeline\/trace\//) layer = "timeline/trace"
+    if (file ~ /^capture\/trace\//) layer = "capture/trace"
     target = text
     sub(/^[ \t]*#[ \t]*include[ \t]*[<"]/, "", target)
     sub(/[>"].*/, "", target)
     where = file ":" line ": "
-    if (target ~ /^cupti/ && layer == "timeline/trace") next
+    if (target ~ /^cupti/ && (layer == "timeline/trace" || layer == "capture/trace")) next
     if (target ~ /^(cupti|nvperf|generated_)/) {
         if (layer != "metrics/cupti")
             complain(where "includes <" target ">: only metrics/cupti/ may use CUPTI or nvperf (and timeline/trace/ CUPTI)")

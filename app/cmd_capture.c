@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: Apache-2.0
+/* ktune capture: an unmodified CUDA program's kernel launches saved as
+ * captures that ktune re-runs, verifies and tunes (docs/capture.md). The
+ * program runs with libktune_capture.so injected; ktune then reads what it
+ * wrote, checks every capture with the reader the tuner uses, and writes
+ * each capture's tune.ini. */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "app/cli.h"
+#include "app/options.h"
+#include "capture/format.h"
+#include "capture/operator.h"
+#include "capture/rules.h"
+#include "core/msg.h"
+#include "core/parse.h"
+#include "timeline/launch.h"
+
+static const char help[] =
+    "usage: ktune capture [options] [--] PROGRAM [ARGS...]\n"
+    "       ktune capture --check CAPTURE\n\n"
+    "Runs PROGRAM unchanged with ktune's capture library injected\n"
+    "(CUDA_INJECTION64_PATH) and saves the selected kernel launches, each\n"
+    "in a folder of its own under --out: the kernel's module image, grid,\n"
+    "block, shared memory, argument bytes, and every device allocation an\n"
+    "argument points into, before the launch and after it (the reference\n"
+    "output). 'ktune tune CAPTURE' then re-runs the kernel over launch\n"
+    "geometries and verifies each against the captured output\n"
+    "(docs/capture.md).\n\n"
+    "  --kernel REGEX   launches of kernels whose mangled or demangled name\n"
+    "                   matches (POSIX extended; default: every kernel)\n"
+    "  --launch N       the Nth launch of each matching kernel (default 1),\n"
+    "                   or 'all'\n"
+    "  --out DIR        a new or empty folder for the captures (default\n"
+    "                   ktune-captures); nothing is written outside it\n"
+    "  --limit BYTES    refuse a launch whose argument allocations hold\n"
+    "                   more (default 2^32; the files hold twice that)\n"
+    "  --max N          at most N captures (default 64)\n"
+    "  --check CAPTURE  read and check a capture, print what it holds\n\n"
+    "Not captured, each said by name: CUDA graphs and stream capture,\n"
+    "cooperative and cluster launches, arguments through 'extra', managed\n"
+    "or host memory, launches beyond --limit.\n\n"
+    "Exit status: PROGRAM's own (128 + N when signal N ended it); 2 for a\n"
+    "bad option, a program that cannot be run or a damaged capture; 1 when\n"
+    "ktune fails.\n";
+
+typedef struct cap_args {
+    kt_cli_options o;
+    const char *kernel, *launch, *out, *check;
+    int64_t limit, max;
+} cap_args;
+
+static kt_status own_option(void *ctx, int opt, char *arg, kt_err *err)
+{
+    cap_args *a = ctx;
+    kt_status st;
+    switch (opt) {
+    case 'k': a->kernel = arg; return KT_S_OK;
+    case 'n':
+        if (strcmp(arg, "all") != 0) {
+            int64_t v;
+            if ((st = kt_parse_i64(arg, "--launch", &v, err)))
+                return st;
+            if (v < 1)
+                return kt_err_set(err, KT_S_INPUT,
+                                  "--launch %s: expected 1 or more, or all",
+                                  arg);
+        }
+        a->launch = arg;
+        return KT_S_OK;
+    case 'o': a->out = arg; return KT_S_OK;
+    case 'l':
+        if ((st = kt_parse_i64(arg, "--limit", &a->limit, err)))
+            return st;
+        return a->limit < 1 ? kt_err_set(err, KT_S_INPUT,
+                                         "--limit %s: expected 1 or more "
+                                         "bytes",
+                                         arg)
+                            : KT_S_OK;
+    case 'm':
+        if ((st = kt_parse_i64(arg, "--max", &a->max, err)))
+            return st;
+        return a->max < 1 ? kt_err_set(err, KT_S_INPUT,
+                                       "--max %s: expected 1 or more", arg)
+                          : KT_S_OK;
+    default: a->check = arg; return KT_S_OK; /* 'c' */
+    }
+}
+
+static int parse_args(int argc, char **argv, cap_args *a, kt_err *err)
+{
+    static const struct option own[] = {
+        {"kernel", required_argument, NULL, 'k'},
+        {"launch", required_argument, NULL, 'n'},
+        {"out", required_argument, NULL, 'o'},
+        {"limit", required_argument, NULL, 'l'},
+        {"max", required_argument, NULL, 'm'},
+        {"check", required_argument, NULL, 'c'},
+        {NULL, 0, NULL, 0}};
+    const kt_cli_command cmd = {.name = "capture",
+                                .help = help,
+                                .own = own,
+                                .short_opts = "+",
+                                .apply = own_option,
+                                .ctx = a};
+    int rc = kt_cli_parse(argc, argv, &cmd, &a->o, err);
+    if (rc)
+        return rc;
+    if (a->check && a->o.num_operands > 0)
+        kt_err_set(err, KT_S_INPUT,
+                   "capture: --check reads a capture; it takes no PROGRAM");
+    else if (!a->check && a->o.num_operands == 0)
+        kt_err_set(err, KT_S_INPUT,
+                   "capture: PROGRAM is missing; see 'ktune capture --help'");
+    else
+        return KT_EXIT_OK;
+    return KT_EXIT_USAGE;
+}
+
+/* ---- --check ----------------------------------------------------------- */
+
+static void print_capture(FILE *out, const kt_capture *c, const kt_cap_rules *r)
+{
+    size_t points = r->counts[0] * r->counts[1] * r->counts[2];
+    fprintf(out, "capture %s\n  kernel   %s\n", c->dir, c->demangled);
+    if (strcmp(c->demangled, c->mangled) != 0)
+        fprintf(out, "  symbol   %s\n", c->mangled);
+    fprintf(out,
+            "  launch   %llu of the program's; grid %ux%ux%u, block "
+            "%ux%ux%u, %u bytes of dynamic shared memory\n",
+            (unsigned long long)c->launch_index, c->grid[0], c->grid[1],
+            c->grid[2], c->block[0], c->block[1], c->block[2], c->dynamic_smem);
+    fprintf(out, "  module   %s, %llu bytes%s%s%s\n", c->module_kind,
+            (unsigned long long)c->module_bytes, c->device[0] ? " (from " : "",
+            c->device, c->device[0] ? ")" : "");
+    fprintf(out,
+            "  args     %zu parameters, %llu bytes; %zu allocations, %llu "
+            "bytes\n",
+            c->num_params, (unsigned long long)c->args_bytes, c->num_allocs,
+            (unsigned long long)(kt_capture_data_bytes(c) / 2));
+    fprintf(out, "  geometry %s: %zu block shapes\n",
+            r->custom ? r->file : "the default rule (threads kept)", points);
+}
+
+static int run_check(const cap_args *a)
+{
+    kt_capture c;
+    kt_cap_rules r = {0};
+    kt_err err;
+    int rc = KT_EXIT_OK;
+    if (kt_capture_read(a->check, &c, &err) || kt_cap_rules_load(&c, &r, &err))
+        rc = kt_cli_fail(&err);
+    else
+        print_capture(stdout, &c, &r);
+    kt_cap_rules_free(&r);
+    kt_capture_free(&c);
+    return rc;
+}
+
+/* ---- a run ------------------------------------------------------------- */
+
+static kt_status find_capturer(char *out, size_t size, kt_err *err)
+{
+    const char *env = getenv("KTUNE_CAPTURER");
+    char dir[PATH_MAX];
+    if (env && *env) {
+        snprintf(out, size, "%s", env);
+    } else {
+        kt_cli_builtin_dir(dir, sizeof dir);
+        snprintf(out, size, "%s/../libktune_capture.so", dir);
+    }
+    if (access(out, R_OK) != 0)
+        return kt_err_set(err, KT_S_IO,
+                          "the capture library %s is missing (%s): rebuild "
+                          "ktune, or name it with KTUNE_CAPTURER",
+                          out, strerror(errno));
+    if (out[0] != '/' && realpath(out, dir))
+        snprintf(out, size, "%s", dir);
+    return KT_S_OK;
+}
+
+static int dir_is_empty(const char *path)
+{
+    DIR *d = opendir(path);
+    struct dirent *e;
+    int empty = 1;
+    if (!d)
+        return 0;
+    while (empty && (e = readdir(d)))
+        empty = strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0;
+    closedir(d);
+    return empty;
+}
+
+static kt_status make_out_dir(const char *dir, char *abs, kt_err *err)
+{
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+        return kt_err_set(err, KT_S_INPUT, "--out %s: %s", dir,
+                          strerror(errno));
+    if (!kt_cap_is_dir(dir))
+        return kt_err_set(err, KT_S_INPUT, "--out %s: not a folder", dir);
+    if (!dir_is_empty(dir))
+        return kt_err_set(err, KT_S_INPUT,
+                          "--out %s: not empty; captures go into a new or "
+                          "empty folder, so that what is there is this "
+                          "run's",
+                          dir);
+    if (!realpath(dir, abs))
+        return kt_err_set(err, KT_S_INPUT, "--out %s: %s", dir,
+                          strerror(errno));
+    return KT_S_OK;
+}
+
+static void set_env(const cap_args *a, const char *dir)
+{
+    char n[32];
+    setenv("KTUNE_CAPTURE_DIR", dir, 1);
+    if (a->kernel)
+        setenv("KTUNE_CAPTURE_KERNEL", a->kernel, 1);
+    else
+        unsetenv("KTUNE_CAPTURE_KERNEL");
+    setenv("KTUNE_CAPTURE_LAUNCH", a->launch ? a->launch : "1", 1);
+    snprintf(n, sizeof n, "%lld", (long long)a->limit);
+    setenv("KTUNE_CAPTURE_LIMIT", n, 1);
+    snprintf(n, sizeof n, "%lld", (long long)a->max);
+    setenv("KTUNE_CAPTURE_MAX", n, 1);
+}
+
+/* tune.ini: the job `ktune tune CAPTURE` runs. */
+static kt_status write_job(const kt_capture *c, kt_err *err)
+{
+    char path[4200], name[160];
+    FILE *f;
+    kt_cap_plugin_name(c->dir, name, sizeof name);
+    snprintf(path, sizeof path, "%s/tune.ini", c->dir);
+    if (!(f = fopen(path, "wx")))
+        return kt_err_set(err, KT_S_IO, "%s: %s", path, strerror(errno));
+    fprintf(f,
+            "; Written by ktune capture: `ktune tune %s` re-runs the "
+            "captured\n; launch over the block shapes of its geometry rules "
+            "(docs/capture.md)\n; and verifies each against the captured "
+            "output.\n\n[job]\noperator = %s:launch\n\n[strategy]\nname = "
+            "exhaustive\n",
+            c->dir, name);
+    if (fclose(f) != 0)
+        return kt_err_set(err, KT_S_IO, "%s: cannot be written", path);
+    return KT_S_OK;
+}
+
+static void report_capture(const char *folder, int *captured)
+{
+    kt_capture c;
+    kt_cap_rules r = {0};
+    kt_err err;
+    if (kt_capture_read(folder, &c, &err) || kt_cap_rules_load(&c, &r, &err) ||
+        write_job(&c, &err)) {
+        kt_msg("%s: written but not readable: %s\n", folder, err.msg);
+    } else {
+        print_capture(stderr, &c, &r);
+        fprintf(stderr, "  tune it  ktune tune %s\n", folder);
+        ++*captured;
+    }
+    kt_cap_rules_free(&r);
+    kt_capture_free(&c);
+}
+
+/* One line of a capture log. */
+static void report_line(char *line, int *captured, int *refused)
+{
+    char *f[4] = {NULL, NULL, NULL, NULL};
+    int n = 0;
+    line[strcspn(line, "\n")] = '\0';
+    for (char *p = line, *save = NULL; n < 4; p = NULL) {
+        char *tok = strtok_r(p, "\t", &save);
+        if (!tok)
+            break;
+        f[n++] = tok;
+    }
+    if (n >= 2 && strcmp(f[0], "C") == 0) {
+        report_capture(f[1], captured);
+    } else if (n >= 4 && strcmp(f[0], "R") == 0) {
+        kt_msg("not captured: %s, launch %s: %s\n", f[1], f[2], f[3]);
+        ++*refused;
+    } else if (n >= 2 && strcmp(f[0], "E") == 0) {
+        kt_msg("capture failed: %s%s%s%s%s\n", f[1], f[2] ? " " : "",
+               f[2] ? f[2] : "", f[3] ? " " : "", f[3] ? f[3] : "");
+        ++*refused;
+    }
+}
+
+static int report(const char *dir, const cap_args *a)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int logs = 0, captured = 0, refused = 0;
+    char path[4200], line[8192];
+    if (!d)
+        return 0;
+    while ((e = readdir(d))) {
+        FILE *f;
+        if (strncmp(e->d_name, "capture-", 8) != 0)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (!(f = fopen(path, "r")))
+            continue;
+        ++logs;
+        while (fgets(line, sizeof line, f))
+            report_line(line, &captured, &refused);
+        fclose(f);
+    }
+    closedir(d);
+    if (!logs)
+        kt_msg("%s made no CUDA call that reached the driver: nothing to "
+               "capture\n",
+               a->o.operands[0]);
+    else if (!captured && !refused)
+        kt_msg("no launch matched%s%s (launch %s): nothing captured\n",
+               a->kernel ? " --kernel " : "", a->kernel ? a->kernel : "",
+               a->launch ? a->launch : "1");
+    return captured;
+}
+
+static int run_program(const cap_args *a)
+{
+    char program[PATH_MAX], lib[PATH_MAX], dir[PATH_MAX], *saved;
+    kt_tl_run run;
+    kt_err err;
+
+    if (kt_tl_find_program(a->o.operands[0], program, sizeof program, &err) ||
+        find_capturer(lib, sizeof lib, &err) ||
+        make_out_dir(a->out ? a->out : "ktune-captures", dir, &err))
+        return kt_cli_fail(&err);
+    set_env(a, dir);
+    saved = a->o.operands[0];
+    a->o.operands[0] = program;
+    /* kt_tl_launch sets CUDA_INJECTION64_PATH; its record folder variable
+     * is the timeline's and unused here. */
+    if (kt_tl_launch(a->o.operands, lib, dir, &run, &err)) {
+        a->o.operands[0] = saved;
+        return kt_cli_fail(&err);
+    }
+    a->o.operands[0] = saved;
+    if (run.signal)
+        kt_msg("%s was ended by signal %d (%s)%s\n", saved, run.signal,
+               strsignal(run.signal), run.core_dumped ? ", core dumped" : "");
+    report(dir, a);
+    return kt_tl_run_status(&run);
+}
+
+int kt_cmd_capture(int argc, char **argv)
+{
+    cap_args a = {.limit = (int64_t)1 << 32, .max = 64};
+    kt_err err;
+    int rc = parse_args(argc, argv, &a, &err);
+    if (rc) {
+        kt_cli_options_free(&a.o);
+        return rc < 0 ? KT_EXIT_OK : kt_cli_fail(&err);
+    }
+    rc = a.check ? run_check(&a) : run_program(&a);
+    kt_cli_options_free(&a.o);
+    return rc;
+}
