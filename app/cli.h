@@ -11,6 +11,7 @@
 #define KT_CLI_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include <jansson.h>
 
@@ -118,5 +119,10 @@ int kt_cli_bad_option(const char *cmd, char **argv, const struct option *table);
 
 int kt_cli_usage_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* Writes len bytes of text to `to` with control characters other than
+ * newline and tab shown escaped (\x1b, not ESC): text read from a file
+ * must not retitle or clear the terminal. */
+void kt_cli_put_escaped(FILE *to, const char *text, size_t len);
 
 #endif

@@ -386,6 +386,18 @@ int kt_cli_fail(const kt_err *err)
     return kt_status_exit_code(err->status);
 }
 
+void kt_cli_put_escaped(FILE *to, const char *text, size_t len)
+{
+    const unsigned char *c = (const unsigned char *)text;
+
+    for (size_t i = 0; i < len; ++i) {
+        if ((c[i] < 0x20 && c[i] != '\n' && c[i] != '\t') || c[i] == 0x7f)
+            fprintf(to, "\\x%02x", c[i]);
+        else
+            fputc(c[i], to);
+    }
+}
+
 int kt_cli_bad_option(const char *cmd, char **argv, const struct option *table)
 {
     kt_err err;
