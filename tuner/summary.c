@@ -337,8 +337,10 @@ static void print_invalid(FILE *out, const kt_tune_facts *f,
                 f->replay_note ? "not in the recording: outside its space"
                                : "constraint or device limit");
     if (failed)
-        fprintf(out, "\n%zu point(s) where the plugin's check() or shape() "
-                "failed on the host, never run\n", failed);
+        fprintf(out,
+                "\n%zu point(s) where the plugin's check() or shape() "
+                "failed on the host, never run\n",
+                failed);
     for (int s = KT_EVAL_INVALID; s <= KT_EVAL_TIMEOUT; ++s) {
         if (!by_status[s])
             continue;
