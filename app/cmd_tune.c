@@ -1110,8 +1110,10 @@ static void hint_on_stop(const tune_args *a, const kt_job *job)
     sigaction(SIGTERM, &sa, NULL);
 }
 
-/* Where this session's time went, after its evaluations in the journal. */
-static void journal_run(tune_run *t)
+/* Where this session's time went, after its evaluations in the journal.
+ * quiet: the run failed and says why itself (a journal that cannot be
+ * written then fails here too: one message, not two). */
+static void journal_run(tune_run *t, int quiet)
 {
     json_t *run;
     kt_err jerr;
@@ -1122,7 +1124,7 @@ static void journal_run(tune_run *t)
                     "evaluations", (json_int_t)t->result.evaluations,
                     "measured", (json_int_t)t->result.measured, "stop_reason",
                     t->result.stop_reason ? t->result.stop_reason : "");
-    if (kt_journal_record(t->cfg.journal, "run", run, &jerr))
+    if (kt_journal_record(t->cfg.journal, "run", run, &jerr) && !quiet)
         kt_msg("warning: %s\n", jerr.msg);
 }
 
@@ -1180,7 +1182,7 @@ static int tune(const tune_args *a, tune_run *t, kt_sweep_row *row, int *fatal)
     t->result.calibration_s = t->calib_s;
     t->result.exec_s = t->exec_s;
     t->result.close_s = release_device(t->ev);
-    journal_run(t);
+    journal_run(t, st != KT_S_OK);
     if (st) {
         kt_msg("%s\n", err.msg);
         /* A sweep resumes every size's journal from the base name. */

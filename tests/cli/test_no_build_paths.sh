@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # Shipped files carry no path of the machine they were made on (issue 30
-# item 20): no tracked file names an absolute build tree's ktune or plugin
-# (/.../build/ktune, /.../build/plugins/x.so), and what ktune writes names
-# its binary by name ("ktune tune ...", the version beside it) and a
-# built-in plugin by name and version.
+# item 20): no tracked file names the ktune binary or a plugin of a build
+# tree by its absolute path (a folder build* under some root folder), and
+# what ktune writes names its binary by name ("ktune tune ...", the version
+# beside it) and a built-in plugin by name and version.
 . "$KT_SOURCE_DIR/tests/cli/lib.sh"
 
 # An absolute path (after a space, quote, '=', '(', ',', ':', '`' or '>',
@@ -15,7 +15,7 @@ if files=$(git -C "$KT_SOURCE_DIR" ls-files 2>/dev/null) && [ -n "$files" ]; the
     if [ -n "$hits" ]; then
         echo "FAIL: tracked files name an absolute build path:"
         (cd "$KT_SOURCE_DIR" && printf '%s\n' "$hits" |
-            xargs -d '\n' grep -InoE "$pattern" | head -20 | sed 's/^/    /')
+            xargs -d '\n' grep -HInoE "$pattern" | head -20 | sed 's/^/    /')
         failures=$((failures + 1))
     fi
 else
