@@ -11,6 +11,7 @@
 #define KT_CLI_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include <jansson.h>
 
@@ -125,5 +126,21 @@ int kt_cli_bad_option(const char *cmd, char **argv, const struct option *table);
 
 int kt_cli_usage_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* list and info: `--json` alone writes to stdout, `--json FILE` (or `-`)
+ * to FILE, like every other command's --json. Takes the one operand left
+ * after getopt as FILE when json is set; any other operand is a usage
+ * error (KT_EXIT_USAGE, message printed). *path is NULL or the operand. */
+int kt_cli_json_operand(const char *cmd, int argc, char **argv, int json,
+                        const char **path);
+
+/* j to path ("-" or NULL: stdout), replaced whole; KT_EXIT_OK, or
+ * KT_EXIT_FAILURE after a message naming path and the cause. */
+int kt_cli_write_json(const char *cmd, const json_t *j, const char *path);
+
+/* Writes len bytes of text to `to` with control characters other than
+ * newline and tab shown escaped (\x1b, not ESC): text read from a file
+ * must not retitle or clear the terminal. */
+void kt_cli_put_escaped(FILE *to, const char *text, size_t len);
 
 #endif

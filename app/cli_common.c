@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <dirent.h>
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -14,6 +15,7 @@
 #include "core/declared.h"
 #include "core/envrec.h"
 #include "core/msg.h"
+#include "core/outfile.h"
 #include "core/parse.h"
 #include "core/worker.h"
 
@@ -363,13 +365,38 @@ int kt_cli_eval_failed(const kt_eval_result *r)
     return r->status == KT_EVAL_INVALID ? KT_EXIT_USAGE : KT_EXIT_FAILURE;
 }
 
+/* A built-in plugin is named by name and version alone: its path is the
+ * build or install tree's, which a recording that ships must not carry. A
+ * plugin the user named by file (--plugin, KTUNE_PLUGIN_PATH) keeps it. */
+static void drop_builtin_path(json_t *env)
+{
+    json_t *plugin = json_object_get(env, "plugin");
+    const char *path = json_string_value(json_object_get(plugin, "path"));
+    char dir[PATH_MAX];
+    size_t n;
+
+    kt_cli_builtin_dir(dir, sizeof dir);
+    n = strlen(dir);
+    if (path && n && strncmp(path, dir, n) == 0 && path[n] == '/' &&
+        !strchr(path + n + 1, '/'))
+        json_object_del(plugin, "path");
+}
+
 void kt_cli_env_host(json_t *env)
 {
     int argc;
-    char **argv;
+    char **argv, *first;
+    const char *slash;
 
     kt_cli_invocation(&argc, &argv);
+    /* The program by its name, not the folder it was built in. */
+    first = argc > 0 ? argv[0] : NULL;
+    if (first && (slash = strrchr(first, '/')))
+        argv[0] = (char *)(slash + 1);
     json_object_set_new(env, "host", kt_env_host(argc, argv));
+    if (first)
+        argv[0] = first;
+    drop_builtin_path(env);
 }
 
 int kt_cli_fail(const kt_err *err)
@@ -384,6 +411,43 @@ int kt_cli_fail(const kt_err *err)
         msg += n + 2;
     kt_msg("%s\n", msg);
     return kt_status_exit_code(err->status);
+}
+
+int kt_cli_json_operand(const char *cmd, int argc, char **argv, int json,
+                        const char **path)
+{
+    *path = NULL;
+    if (json && optind == argc - 1)
+        *path = argv[optind++];
+    if (optind < argc)
+        return kt_cli_usage_error(cmd, "unexpected argument '%s'",
+                                  argv[optind]);
+    return KT_EXIT_OK;
+}
+
+int kt_cli_write_json(const char *cmd, const json_t *j, const char *path)
+{
+    if (!path)
+        path = "-";
+    if (!j || kt_out_json(j, path) != 0) {
+        fprintf(stderr, "ktune %s: --json %s: cannot write: %s\n", cmd,
+                strcmp(path, "-") ? path : "(stdout)",
+                j ? strerror(errno) : "out of memory");
+        return KT_EXIT_FAILURE;
+    }
+    return KT_EXIT_OK;
+}
+
+void kt_cli_put_escaped(FILE *to, const char *text, size_t len)
+{
+    const unsigned char *c = (const unsigned char *)text;
+
+    for (size_t i = 0; i < len; ++i) {
+        if ((c[i] < 0x20 && c[i] != '\n' && c[i] != '\t') || c[i] == 0x7f)
+            fprintf(to, "\\x%02x", c[i]);
+        else
+            fputc(c[i], to);
+    }
 }
 
 int kt_cli_bad_option(const char *cmd, char **argv, const struct option *table)

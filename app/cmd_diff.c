@@ -3,6 +3,7 @@
  * exit status for CI (compare/diff.h). Needs no GPU and no plugin. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "app/cli.h"
@@ -102,6 +103,25 @@ static int write_outputs(const diff_args *a, const kt_diff *d)
     return bad ? KT_EXIT_FAILURE : KT_EXIT_OK;
 }
 
+/* render's text, with control characters from either file (names, labels,
+ * environment fields) shown escaped on the terminal. */
+static void put_escaped(FILE *to, void (*render)(FILE *, const kt_diff *),
+                        const kt_diff *d)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+
+    if (!mem) {
+        fprintf(stderr, "ktune diff: cannot print: %s\n", strerror(errno));
+        return;
+    }
+    render(mem, d);
+    if (fclose(mem) == 0)
+        kt_cli_put_escaped(to, text, len);
+    free(text);
+}
+
 int kt_cmd_diff(int argc, char **argv)
 {
     diff_args a;
@@ -127,8 +147,8 @@ int kt_cmd_diff(int argc, char **argv)
         rc = err.status == KT_S_NOMEM ? rc : KT_EXIT_USAGE;
         goto done;
     }
-    kt_diff_warn_env(stderr, &d);
-    kt_diff_print(stdout, &d);
+    put_escaped(stderr, kt_diff_warn_env, &d);
+    put_escaped(stdout, kt_diff_print, &d);
     rc = write_outputs(&a, &d);
     if (!rc && d.count[KT_DIFF_REGRESSION])
         rc = KT_EXIT_FAILURE;

@@ -9,7 +9,7 @@
 #include "core/parse.h"
 
 static const char help[] =
-    "usage: ktune info [--device N] [--recalibrate] [--json]\n\n"
+    "usage: ktune info [--device N] [--recalibrate] [--json [FILE]]\n\n"
     "Prints the device record (name, compute capability, SMs, L2, memory\n"
     "clock and bus width, theoretical peak, driver and runtime) and the\n"
     "calibration: the device-to-device copy ceiling, the launch floor and\n"
@@ -18,7 +18,8 @@ static const char help[] =
     "docs/measurement.md).\n\n"
     "  --device N      CUDA device ordinal (default 0)\n"
     "  --recalibrate   measure again even when a cached calibration exists\n"
-    "  --json          machine-readable output on stdout\n";
+    "  --json [FILE]   machine-readable output to FILE (default and '-':\n"
+    "                  stdout)\n";
 
 static void print_text(const json_t *dev, const kt_calibration *c,
                        int from_cache)
@@ -71,7 +72,8 @@ int kt_cmd_info(int argc, char **argv)
         {"json", no_argument, NULL, 'j'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
-    int json = 0, refresh = 0, opt, from_cache = 0;
+    int json = 0, refresh = 0, opt, from_cache = 0, rc;
+    const char *json_path = NULL;
     int64_t device = 0;
     kt_calibration calib;
     json_t *dev = NULL;
@@ -90,9 +92,8 @@ int kt_cmd_info(int argc, char **argv)
         default: return kt_cli_bad_option("info", argv, options);
         }
     }
-    if (optind < argc)
-        return kt_cli_usage_error("info", "unexpected argument '%s'",
-                                  argv[optind]);
+    if ((rc = kt_cli_json_operand("info", argc, argv, json, &json_path)))
+        return rc;
     if (kt_devinfo_collect((int)device, refresh, &dev, &calib, &from_cache,
                            &err))
         return kt_cli_fail(&err);
@@ -101,12 +102,12 @@ int kt_cmd_info(int argc, char **argv)
             json_pack("{s:s,s:i,s:o,s:o,s:b}", "kind", "ktune.info", "format",
                       1, "device", dev, "calibration", kt_calib_to_json(&calib),
                       "calibration_cached", from_cache);
-        json_dumpf(root, stdout, JSON_INDENT(2));
-        fputc('\n', stdout);
+        rc = kt_cli_write_json("info", root, json_path);
         json_decref(root);
     } else {
         print_text(dev, &calib, from_cache);
         json_decref(dev);
+        rc = KT_EXIT_OK;
     }
-    return KT_EXIT_OK;
+    return rc;
 }

@@ -10,11 +10,12 @@
 #include "core/param.h"
 
 static const char help[] =
-    "usage: ktune list [--json] [--plugin FILE]...\n\n"
+    "usage: ktune list [--json [FILE]] [--plugin FILE]...\n\n"
     "Lists every loaded plugin with its operators, problem sizes, variants\n"
     "and tunable parameters (declared values and defaults). Plugins that\n"
     "failed to load are named with the reason. Needs no GPU.\n\n"
-    "  --json         machine-readable output on stdout\n"
+    "  --json [FILE]  machine-readable output to FILE (default and '-':\n"
+    "                 stdout)\n"
     "  --plugin FILE  load FILE too (repeatable)\n";
 
 static const char *kind_name(uint32_t kind)
@@ -75,9 +76,10 @@ static json_t *operator_json(const kt_operator *op)
                      "variants", variants);
 }
 
-static int print_json(const kt_registry *reg)
+static int print_json(const kt_registry *reg, const char *path)
 {
     json_t *plugins = json_array(), *failures = json_array(), *root;
+    int rc;
 
     for (size_t i = 0; i < reg->count; ++i) {
         const kt_plugin *d = &reg->plugins[i]->desc;
@@ -98,10 +100,9 @@ static int print_json(const kt_registry *reg)
         json_array_append_new(failures, json_string(reg->failures[i]));
     root = json_pack("{s:s,s:i,s:o,s:o}", "kind", "ktune.list", "format", 1,
                      "plugins", plugins, "failures", failures);
-    json_dumpf(root, stdout, JSON_INDENT(2));
-    fputc('\n', stdout);
+    rc = kt_cli_write_json("list", root, path);
     json_decref(root);
-    return KT_EXIT_OK;
+    return rc;
 }
 
 static void print_text(const kt_registry *reg)
@@ -199,6 +200,7 @@ int kt_cmd_list(int argc, char **argv)
         {NULL, 0, NULL, 0}};
     kt_cli_list files = {0};
     int json = 0, opt, rc = KT_EXIT_OK;
+    const char *json_path = NULL;
     kt_registry reg;
     kt_err err;
 
@@ -218,18 +220,16 @@ int kt_cmd_list(int argc, char **argv)
         default: rc = kt_cli_bad_option("list", argv, options); goto done;
         }
     }
-    if (optind < argc) {
-        rc = kt_cli_usage_error("list", "unexpected argument '%s'",
-                                argv[optind]);
+    if ((rc = kt_cli_json_operand("list", argc, argv, json, &json_path)))
         goto done;
-    }
     kt_cli_load_plugins(&reg, files.items, files.count, 1);
     if (named_not_loaded(&reg, &files))
         rc = KT_EXIT_FAILURE;
     fflush(stderr);
-    if (json)
-        print_json(&reg);
-    else
+    if (json) {
+        int wrote = print_json(&reg, json_path);
+        rc = wrote ? wrote : rc;
+    } else
         print_text(&reg);
 done:
     kt_registry_free(&reg);

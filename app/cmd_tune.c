@@ -32,6 +32,7 @@
 #include "tuner/ktcache.h"
 #include "tuner/replay.h"
 #include "tuner/replay_ext.h"
+#include "tuner/strategy.h"
 #include "tuner/summary.h"
 #include "tuner/sweep.h"
 #include "tuner/tune.h"
@@ -94,11 +95,31 @@ static const char help[] =
     "m, n = 1024x1024, 4096x4096) is a sweep: one search per size, each\n"
     "with its own journal (NAME.n1048576.jsonl), then a table per size.\n"
     "--resume continues every size's journal.\n\n"
-    "Strategies ([strategy] name): one_at_a_time (default), exhaustive,\n"
-    "random, annealing, genetic. A [metrics] section adds counters\n"
-    "(CUPTI, on launches of their own) for every point or the best few to\n"
-    "the journal and the summary. Exit 0 with an answer, 1 when nothing\n"
-    "valid was found or the run failed, 2 for a bad job or option.\n";
+    "A [metrics] section adds counters (CUPTI, on launches of their own)\n"
+    "for every point or the best few to the journal and the summary. Exit\n"
+    "0 with an answer, 1 when nothing valid was found or the run failed, 2\n"
+    "for a bad job or option.\n";
+
+/* The strategies from the registry (tuner/strategies/list.h), so the help
+ * never lists fewer than exist; the first is the default. */
+static void print_strategies(FILE *out)
+{
+    size_t col = 0;
+
+    fputs("\nStrategies ([strategy] name):", out);
+    col = 29;
+    for (size_t i = 0; i < kt_strategy_count(); ++i) {
+        const char *name = kt_strategy_at(i)->name;
+        size_t len = strlen(name) + (i ? 0 : 10) + 2;
+        if (col + len > 72) {
+            fputs("\n ", out);
+            col = 1;
+        }
+        fprintf(out, " %s%s%s", name, i ? "" : " (default)",
+                i + 1 < kt_strategy_count() ? "," : ".\n");
+        col += len;
+    }
+}
 
 typedef struct tune_args {
     kt_cli_options o; /* o.sets: --set S.K=VALUE overrides of the job */
@@ -231,7 +252,8 @@ static int parse_args(int argc, char **argv, tune_args *a, kt_err *err)
                                           KT_OPT_IN_PROCESS,
                                 .own = own,
                                 .apply = own_option,
-                                .ctx = a};
+                                .ctx = a,
+                                .help_more = print_strategies};
     int rc;
 
     if ((rc = kt_cli_parse(argc, argv, &cmd, &a->o, err)))
@@ -1111,8 +1133,10 @@ static void hint_on_stop(const tune_args *a, const kt_job *job)
     sigaction(SIGTERM, &sa, NULL);
 }
 
-/* Where this session's time went, after its evaluations in the journal. */
-static void journal_run(tune_run *t)
+/* Where this session's time went, after its evaluations in the journal.
+ * quiet: the run failed and says why itself (a journal that cannot be
+ * written then fails here too: one message, not two). */
+static void journal_run(tune_run *t, int quiet)
 {
     json_t *run;
     kt_err jerr;
@@ -1123,7 +1147,7 @@ static void journal_run(tune_run *t)
                     "evaluations", (json_int_t)t->result.evaluations,
                     "measured", (json_int_t)t->result.measured, "stop_reason",
                     t->result.stop_reason ? t->result.stop_reason : "");
-    if (kt_journal_record(t->cfg.journal, "run", run, &jerr))
+    if (kt_journal_record(t->cfg.journal, "run", run, &jerr) && !quiet)
         kt_msg("warning: %s\n", jerr.msg);
 }
 
@@ -1181,7 +1205,7 @@ static int tune(const tune_args *a, tune_run *t, kt_sweep_row *row, int *fatal)
     t->result.calibration_s = t->calib_s;
     t->result.exec_s = t->exec_s;
     t->result.close_s = release_device(t->ev);
-    journal_run(t);
+    journal_run(t, st != KT_S_OK);
     if (st) {
         kt_msg("%s\n", err.msg);
         /* A sweep resumes every size's journal from the base name. */

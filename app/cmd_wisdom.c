@@ -64,12 +64,7 @@ static void out(const char *fmt, ...)
     }
     vsnprintf(text, (size_t)n + 1, fmt, again);
     va_end(again);
-    for (const unsigned char *c = (const unsigned char *)text; *c; ++c) {
-        if ((*c < 0x20 && *c != '\n' && *c != '\t') || *c == 0x7f)
-            printf("\\x%02x", *c);
-        else
-            putchar(*c);
-    }
+    kt_cli_put_escaped(stdout, text, (size_t)n);
     free(text);
 }
 

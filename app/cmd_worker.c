@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /* ktune worker: serves one evaluation session over a socket; started by
  * ktune itself (core/worker.h), not by users. */
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -38,5 +40,10 @@ int kt_cmd_worker(int argc, char **argv)
     }
     if (fd < 0 || optind < argc)
         return kt_cli_usage_error("worker", "--fd N is required");
+    /* A worker only serves the socket its parent handed it: an --fd that
+     * names no open descriptor is a usage error, said, not a silent 1. */
+    if (fd > INT_MAX || fcntl((int)fd, F_GETFD) < 0)
+        return kt_cli_usage_error("worker", "--fd %lld: not an open descriptor",
+                                  (long long)fd);
     return kt_worker_serve((int)fd, kt_metrics_cupti_source());
 }

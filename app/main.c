@@ -107,6 +107,20 @@ static int finish_stdout(int rc)
     return rc;
 }
 
+/* ktune help COMMAND: that command's --help. */
+static int help_on(const char *name)
+{
+    char *args[] = {(char *)name, (char *)"--help", NULL};
+
+    opterr = 0;
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; ++i)
+        if (strcmp(name, commands[i].name) == 0)
+            return finish_stdout(run_command(&commands[i], 2, args));
+    kt_msg("help: unknown command '%s'\n", name);
+    usage(stderr);
+    return KT_EXIT_USAGE;
+}
+
 int main(int argc, char **argv)
 {
     kt_cli_set_invocation(argc, argv);
@@ -114,6 +128,8 @@ int main(int argc, char **argv)
         usage(stderr);
         return KT_EXIT_USAGE;
     }
+    if (strcmp(argv[1], "help") == 0 && argc > 2)
+        return help_on(argv[2]);
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
         strcmp(argv[1], "help") == 0) {
         usage(stdout);

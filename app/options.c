@@ -288,6 +288,8 @@ int kt_cli_parse(int argc, char **argv, const kt_cli_command *cmd,
                                      table, NULL)) != -1) {
         if (opt == OPT_HELP) {
             fputs(cmd->help, stdout);
+            if (cmd->help_more)
+                cmd->help_more(stdout);
             rc = -1;
         } else if (opt == '?' || opt == ':') {
             kt_cli_option_error(cmd->name, argv, table, cmd->short_opts, err);

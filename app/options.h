@@ -13,6 +13,7 @@
 #include <getopt.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "core/error.h"
 #include "core/protocol.h"
@@ -90,6 +91,8 @@ typedef struct kt_cli_command {
     const char *short_opts;   /* getopt's short options, or NULL */
     kt_cli_own_fn apply;      /* the own options; NULL when there are none */
     void *ctx;                /* handed to apply */
+    void (*help_more)(FILE *out); /* printed after help (a registry's list);
+                                   * NULL when there is none */
 } kt_cli_command;
 
 /* Parses argv (argv[0]: the command's name) into o. Returns 0 to go on,

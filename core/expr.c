@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/expr_num.h"
 
@@ -337,11 +338,28 @@ static kt_status parse_call(parser *ps, const char *name, size_t len)
     return emit(ps, code, sub, (int64_t)argc, argc);
 }
 
+/* A name declared in another case: INI keys (param.TILE) are read in lower
+ * case, so the user's TILE is the declared tile. Appended to what. */
+static void case_hint(const parser *ps, const char *start, size_t len,
+                      char *what, size_t size)
+{
+    size_t used = strlen(what);
+
+    for (size_t i = 0; i < ps->num_names; ++i)
+        if (strlen(ps->names[i]) == len &&
+            strncasecmp(ps->names[i], start, len) == 0) {
+            snprintf(what + used, size - used,
+                     "; did you mean '%s'? (names are read in lower case)",
+                     ps->names[i]);
+            return;
+        }
+}
+
 static kt_status parse_name(parser *ps)
 {
     const char *start = ps->p;
     size_t len;
-    char what[200], buf[160];
+    char what[512], buf[160];
 
     while (is_ident(*ps->p))
         ++ps->p;
@@ -367,6 +385,7 @@ static kt_status parse_name(parser *ps)
                          word_at(start, "true") || word_at(start, "false"))
                  ? "; write 1 or 0 here"
                  : "");
+    case_hint(ps, start, len, what, sizeof what);
     return fail(ps, what);
 }
 

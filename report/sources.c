@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <zlib.h>
+
 #include "core/fileio.h"
 
 double kt_src_num(const json_t *obj, const char *key)
@@ -410,10 +412,59 @@ static kt_status check_document(const json_t *doc, const char *path,
     return KT_S_OK;
 }
 
-/* Reads a journal: the header first, then every record. */
-static kt_status read_journal(kt_sources *s, const char *path, kt_err *err)
+/* The whole file, decompressed when it is gzip (zlib passes a plain file
+ * through unchanged), as tune --replay reads it; NUL-terminated, owned by
+ * the caller. At most KT_FILE_MAX_BYTES. */
+static kt_status read_whole(const char *path, char **text, size_t *len,
+                            kt_err *err)
 {
-    FILE *f = fopen(path, "r");
+    gzFile f = gzopen(path, "rb");
+    size_t cap = 0, used = 0;
+    char *buf = NULL, *grown;
+    int got = 0, zerr;
+    kt_status rc = KT_S_OK;
+
+    if (!f)
+        return kt_err_set(err, KT_S_IO, "%s: cannot read: %s", path,
+                          strerror(errno));
+    do {
+        if (used + 65536 + 1 > cap) {
+            cap = cap ? 2 * cap : 1 << 16;
+            if (!(grown = realloc(buf, cap))) {
+                rc = kt_err_set(err, KT_S_NOMEM, "%s: out of memory", path);
+                goto done;
+            }
+            buf = grown;
+        }
+        got = gzread(f, buf + used, 65536);
+        used += got > 0 ? (size_t)got : 0;
+        if (used > KT_FILE_MAX_BYTES) {
+            rc = kt_err_set(err, KT_S_INPUT,
+                            "%s: more than %zu bytes; refusing to read it",
+                            path, KT_FILE_MAX_BYTES);
+            goto done;
+        }
+    } while (got > 0);
+    if (got < 0)
+        rc = kt_err_set(err, KT_S_INPUT, "%s: read error: %s", path,
+                        gzerror(f, &zerr));
+done:
+    gzclose(f);
+    if (rc) {
+        free(buf);
+        return rc;
+    }
+    buf[used] = '\0';
+    *text = buf;
+    *len = used;
+    return KT_S_OK;
+}
+
+/* Reads a journal from its text: the header first, then every record. */
+static kt_status read_journal(kt_sources *s, const char *path, char *text,
+                              size_t text_len, kt_err *err)
+{
+    FILE *f = fmemopen(text, text_len, "r");
     char *line = NULL;
     size_t cap = 0, line_no = 0;
     ssize_t len;
@@ -528,6 +579,8 @@ kt_status kt_sources_load(kt_sources *s, const char *path, kt_err *err)
     json_error_t jerr;
     json_t *first, *doc;
     const char *kind;
+    char *text = NULL;
+    size_t len = 0;
     kt_status rc = KT_S_OK;
 
     memset(s, 0, sizeof *s);
@@ -537,24 +590,22 @@ kt_status kt_sources_load(kt_sources *s, const char *path, kt_err *err)
         return rc;
     /* The first value alone tells a journal (one record per line) from a
      * single document. */
-    first = json_load_file(path, JSON_DISABLE_EOF_CHECK, &jerr);
+    if ((rc = read_whole(path, &text, &len, err)))
+        return rc;
+    first = json_loadb(text, len, JSON_DISABLE_EOF_CHECK, &jerr);
     if (!first) {
-        FILE *f = fopen(path, "r");
-        if (!f)
-            return kt_err_set(err, KT_S_IO, "%s: cannot read: %s", path,
-                              strerror(errno));
-        fclose(f);
-        return kt_err_set(err, KT_S_INPUT, "%s:%d: not JSON: %s", path,
-                          jerr.line, jerr.text);
+        rc = kt_err_set(err, KT_S_INPUT, "%s:%d: not JSON: %s", path, jerr.line,
+                        jerr.text);
+        goto done;
     }
     kind = kt_src_text(first, "kind", "");
     if (strcmp(kind, "ktune.journal") == 0) {
         json_decref(first);
-        rc = read_journal(s, path, err);
+        rc = read_journal(s, path, text, len, err);
         goto done;
     }
     json_decref(first);
-    doc = json_load_file(path, 0, &jerr);
+    doc = json_loadb(text, len, 0, &jerr);
     if (!doc) {
         rc = kt_err_set(err, KT_S_INPUT, "%s:%d: not one JSON document: %s",
                         path, jerr.line, jerr.text);
@@ -587,6 +638,7 @@ kt_status kt_sources_load(kt_sources *s, const char *path, kt_err *err)
         json_decref(doc);
     }
 done:
+    free(text);
     if (rc)
         kt_sources_free(s);
     return rc;

@@ -68,10 +68,12 @@ static kt_status read_text(const char *path, size_t limit, char **text,
         }
     } while (got > 0 && (!limit || used < limit));
     if (got < 0) {
-        const char *why = gzerror(f, &zerr);
+        /* gzerror's text lives in f: copied before gzclose frees it. */
+        rc = kt_err_set(err, KT_S_INPUT, "%s: read error: %s", path,
+                        gzerror(f, &zerr));
         free(buf);
         gzclose(f);
-        return kt_err_set(err, KT_S_INPUT, "%s: read error: %s", path, why);
+        return rc;
     }
     gzclose(f);
     if (!buf && !(buf = malloc(1)))

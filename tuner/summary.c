@@ -322,17 +322,25 @@ static void print_counters(FILE *out, const kt_tune_facts *f,
 static void print_invalid(FILE *out, const kt_tune_facts *f,
                           const kt_tune_result *r)
 {
-    size_t by_status[KT_EVAL_TIMEOUT + 1] = {0}, shown = 0;
+    size_t by_status[KT_EVAL_TIMEOUT + 1] = {0}, shown = 0, failed = 0;
     char cfg[512];
 
-    for (size_t i = 0; i < r->num_entries; ++i)
-        if (!r->entries[i].host_checked && r->entries[i].status != KT_EVAL_OK)
-            ++by_status[r->entries[i].status];
-    if (r->host_invalid)
+    for (size_t i = 0; i < r->num_entries; ++i) {
+        const kt_tune_entry *e = &r->entries[i];
+        if (!e->host_checked && e->status != KT_EVAL_OK)
+            ++by_status[e->status];
+        failed += e->host_checked && e->status == KT_EVAL_ERROR;
+    }
+    if (r->host_invalid > failed)
         fprintf(out, "\n%zu point(s) refused on the host (%s), never run\n",
-                r->host_invalid,
+                r->host_invalid - failed,
                 f->replay_note ? "not in the recording: outside its space"
                                : "constraint or device limit");
+    if (failed)
+        fprintf(out,
+                "\n%zu point(s) where the plugin's check() or shape() "
+                "failed on the host, never run\n",
+                failed);
     for (int s = KT_EVAL_INVALID; s <= KT_EVAL_TIMEOUT; ++s) {
         if (!by_status[s])
             continue;

@@ -388,6 +388,11 @@ static int host_refused(kt_tune *t, const kt_point *pt, uint64_t index,
     memset(&r, 0, sizeof r);
     r.status = st == KT_S_INVALID ? KT_EVAL_INVALID : KT_EVAL_ERROR;
     snprintf(r.reason, sizeof r.reason, "%s", why.msg);
+    /* A check() or shape() that faulted or hung is the plugin's failure,
+     * not a constraint: the run's note names the first one. */
+    if (st != KT_S_INVALID && !t->res->note[0])
+        snprintf(t->res->note, sizeof t->res->note,
+                 "the plugin failed on the host: %s", why.msg);
     if ((*rc = add_entry(t, pt, index, &r, 1, 0, err)))
         return 1;
     if (t->cfg->journal && !kt_u64map_get(&t->checked, index, NULL))

@@ -172,24 +172,49 @@ kt_status kt_wisdom_open(const char *path, kt_select_wisdom **out, kt_err *err)
 
 /* ------------------------------------------------------------ merging */
 
-/* An exclusive lock on path.lock, held until the descriptor is closed. */
-static kt_status lock_file(const char *path, int *fd, kt_err *err)
+/* 1 when fd is still the file named lock: a writer that ended unlinked
+ * it after we opened it, and a lock on an unlinked file excludes nobody. */
+static int lock_is_current(int fd, const char *lock)
 {
-    char lock[4096 + 8];
+    struct stat held, named;
+    return fstat(fd, &held) == 0 && stat(lock, &named) == 0 &&
+           held.st_dev == named.st_dev && held.st_ino == named.st_ino;
+}
 
-    snprintf(lock, sizeof lock, "%s.lock", path);
-    *fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (*fd < 0)
-        return kt_err_set(err, KT_S_IO, "%s: cannot create the lock: %s", lock,
-                          strerror(errno));
-    while (flock(*fd, LOCK_EX) != 0)
-        if (errno != EINTR) {
-            close(*fd);
-            *fd = -1;
-            return kt_err_set(err, KT_S_IO, "%s: cannot lock: %s", lock,
-                              strerror(errno));
-        }
-    return KT_S_OK;
+/* An exclusive lock on path.lock, held until unlock_file. The lock file
+ * lives only while a writer holds it; one left by a killed writer holds
+ * no flock (the kernel drops it with the process), so it is taken over
+ * and removed like any other. */
+static kt_status lock_file(const char *path, char *lock, size_t size, int *fd,
+                           kt_err *err)
+{
+    snprintf(lock, size, "%s.lock", path);
+    for (;;) {
+        *fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        if (*fd < 0)
+            return kt_err_set(err, KT_S_IO, "%s: cannot create the lock: %s",
+                              lock, strerror(errno));
+        while (flock(*fd, LOCK_EX) != 0)
+            if (errno != EINTR) {
+                close(*fd);
+                *fd = -1;
+                return kt_err_set(err, KT_S_IO, "%s: cannot lock: %s", lock,
+                                  strerror(errno));
+            }
+        if (lock_is_current(*fd, lock))
+            return KT_S_OK;
+        close(*fd);
+    }
+}
+
+/* Removed while still held, so no waiter locks a file nobody else sees
+ * (a waiter that opened it finds it unlinked and opens a new one). */
+static void unlock_file(const char *lock, int fd)
+{
+    if (fd < 0)
+        return;
+    unlink(lock);
+    close(fd);
 }
 
 /* The file's entries, when it exists; only a regular file. */
@@ -308,13 +333,14 @@ kt_status kt_wisdom_merge(const char *path, const kt_wisdom_answer *answers,
 {
     line_list l = {NULL, 0, 0};
     size_t add = 0, rep = 0;
+    char lock[4096 + 8];
     int fd = -1;
     kt_status rc;
 
     if (strlen(path) > 4000)
         return kt_err_set(err, KT_S_INPUT, "--wisdom: a path of %zu bytes",
                           strlen(path));
-    if ((rc = lock_file(path, &fd, err)) ||
+    if ((rc = lock_file(path, lock, sizeof lock, &fd, err)) ||
         (rc = read_existing(path, &l, err)) ||
         (rc = merge_answers(&l, answers, n, &add, &rep, err)))
         goto done;
@@ -322,8 +348,7 @@ kt_status kt_wisdom_merge(const char *path, const kt_wisdom_answer *answers,
     rc = write_file(path, &l, err);
 done:
     list_free(&l);
-    if (fd >= 0)
-        close(fd);
+    unlock_file(lock, fd);
     if (added)
         *added = add;
     if (replaced)

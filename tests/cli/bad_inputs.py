@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
 """Bad-input generator: more than a thousand inputs no user should be able
 to crash ktune with, over every command's options, job files, declarations,
-journals (--replay and --resume), wisdom files, diff and report inputs and
-every checked environment variable.
+journals (--replay and --resume, plain and gzip), wisdom files, diff and
+report inputs (plain and gzip), help and worker, and every documented
+environment variable.
 
 Each case runs ktune under a time limit in a folder of its own. A case
 fails when ktune is killed by a signal, exits 124/128+ (a hang or a crash),
@@ -347,16 +348,81 @@ ENV = {
 }
 
 
+# Documented variables whose garbage is no error by design: a missing NVML
+# library is a note (docs/energy.md), KTUNE_TIMELINE_DIR and KTUNE_COMMAND
+# are set by ktune for the processes it starts. They must not crash it.
+ENV_FREE = {
+    "KTUNE_NVML_LIBRARY": ["/no/such.so", "/", "/dev/zero", "x" * 5000],
+    "KTUNE_TIMELINE_DIR": ["/etc/passwd", "/dev/null", ""],
+    "KTUNE_COMMAND": ["\x1b[2J\x1b]0;x\x07", "x" * 5000, ""],
+}
+# Folders a declaration names with ${VAR}: garbage there leaves its source
+# unreadable, which --check must refuse.
+ENV_SOURCES = {
+    "KTUNE_HUB_DIR": ("examples/hub/gemm.ini", ["/etc/passwd", "/nonexistent",
+                                                 "", "\x1b[2J", "x" * 5000]),
+    "KTUNE_BAT_DIR": ("examples/hub/triad.ini", ["/etc/passwd", "/dev/null",
+                                                 "", "../../.."]),
+}
+
+
 def env_cases(src):
     cases = []
     job = os.path.join(src, "configs/vector_add.ini")
-    for var, values in ENV.items():
+    for table, expect in ((ENV, "nonzero"), (ENV_FREE, "any")):
+        for var, values in table.items():
+            for v in values:
+                for argv in (["list"], ["tune", job, "--check"]):
+                    # A bad KTUNE_PLUGIN_PATH entry is a 'not loaded' line.
+                    e = "any" if var == "KTUNE_PLUGIN_PATH" else expect
+                    cases.append(Case("env %s=%s %s" % (var, v[:20], argv[0]),
+                                      argv, e, env={var: v}))
+    for var, (decl, values) in ENV_SOURCES.items():
         for v in values:
-            for argv in (["list"], ["tune", job, "--check"]):
-                # A bad KTUNE_PLUGIN_PATH entry is a 'not loaded' line.
-                expect = "any" if var == "KTUNE_PLUGIN_PATH" else "nonzero"
-                cases.append(Case("env %s=%s %s" % (var, v, argv[0]), argv,
-                                  expect, env={var: v}))
+            cases.append(Case("env %s=%s %s" % (var, v[:20], decl),
+                              ["tune", os.path.join(src, decl), "--check"],
+                              env={var: v}))
+    return cases
+
+
+def gzip_cases(src, rng):
+    """Compressed inputs, which tune --replay and report both read: damaged
+    gzip streams of a journal and of a summary."""
+    import gzip
+    rec = os.path.join(src, "tests/data/vector_add-h200-n1048576.jsonl")
+    summary = os.path.join(src, "tests/report/data/"
+                           "vector_add-h200-main.summary.json")
+    job = "[job]\noperator = vector_add:add\nn = 2^20\n" \
+          "[strategy]\nname = exhaustive\n"
+    cases = []
+    for name, path in (("journal", rec), ("summary", summary)):
+        packed = gzip.compress(open(path, "rb").read(), mtime=0)
+        for k, b in enumerate(byte_mutations(rng, packed, 15)):
+            cases.append(Case("gz %s report %d" % (name, k),
+                              ["report", "x.gz", "-o", "r.html",
+                               "--no-journal"], "any", files={"x.gz": b}))
+            if name == "journal":
+                cases.append(Case("gz journal replay %d" % k,
+                                  ["tune", "job.ini", "--replay", "x.gz",
+                                   "--quiet", "--journal", "none"], "any",
+                                  files={"x.gz": b, "job.ini": job}))
+        # A journal cut short reads as a run killed mid-line (its last
+        # line left out, as for a plain one); a summary cut short is none.
+        cases.append(Case("gz %s cut in half" % name,
+                          ["report", "x.gz", "-o", "r.html", "--no-journal"],
+                          "any" if name == "journal" else "nonzero",
+                          files={"x.gz": packed[:len(packed) // 2]}))
+    return cases
+
+
+def help_cases():
+    """help and worker: words no user should type, and ones they may."""
+    cases = [Case("help %s" % c, ["help", c], "any")
+             for c in ("tune", "list", "wisdom", "worker", "diff")]
+    cases += [Case("help %r" % c, ["help", c]) for c in ("nosuch", "",
+                                                         "\x1b[2J", "--x")]
+    cases += [Case("worker --fd %s" % fd, ["worker", "--fd", fd])
+              for fd in ("0x", "-1", str(2 ** 31), str(2 ** 40), "987", "")]
     return cases
 
 
@@ -400,7 +466,8 @@ def main():
     rng = random.Random(seed)
     cases = (job_cases(src, rng) + declaration_cases(src, rng) +
              journal_cases(src, rng) + wisdom_cases(src, rng) +
-             results_cases(src, rng) + command_cases(src) + env_cases(src))
+             results_cases(src, rng) + command_cases(src) + env_cases(src) +
+             gzip_cases(src, rng) + help_cases())
     base_env = dict(os.environ)
     base_env.setdefault("KTUNE_CACHE_DIR", tempfile.mkdtemp(prefix="kt_c_"))
     failures = 0

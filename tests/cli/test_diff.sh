@@ -91,5 +91,20 @@ expect_exit 2 "$KTUNE" diff "$D/a.tune.json"
 expect_text "expected two results files A B, found 1"
 expect_exit 2 "$KTUNE" diff "$D/a.tune.json" "$D/b-tie.tune.json" --threshold 2
 expect_text "--threshold: 2, expected a fraction"
-rm -f diff.json diff.md err.txt torn.json list.json neg.json other.json moved.json
+# a format this ktune does not read, an interval upside down (issue 30 item 8)
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["format"]=99; json.dump(d,open("f99.json","w"))' "$D/a.tune.json"
+expect_exit 2 "$KTUNE" diff "$D/a.tune.json" f99.json
+expect_text "f99.json: format: expected 1, the format this ktune reads"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["top"][0]["ci_lo_us"]=900; d["top"][0]["ci_hi_us"]=100; json.dump(d,open("ci.json","w"))' "$D/a.tune.json"
+expect_exit 2 "$KTUNE" diff "$D/a.tune.json" ci.json
+expect_text "top[0]: the interval [ci_lo_us 900, ci_hi_us 100] does not hold the median"
+# control characters from a file (ESC]0;...BEL retitles a terminal, ESC[2J
+# clears it) are printed escaped, in the table and in the warning alike
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); e="A\x1b]0;owned\x07B\x1b[2J"; d["device"]=e; d["environment"]["device"]["name"]=e; json.dump(d,open("esc.json","w"))' "$D/a.tune.json"
+expect_exit 0 "$KTUNE" diff "$D/a.tune.json" esc.json
+if grep -q $'\x1b' <<<"$out"; then
+    echo "FAIL: diff printed a raw ESC"; failures=$((failures + 1))
+fi
+expect_text 'A\x1b]0;owned\x07B\x1b[2J'
+rm -f diff.json diff.md err.txt torn.json list.json neg.json other.json moved.json esc.json f99.json ci.json
 finish

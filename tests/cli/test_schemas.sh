@@ -5,7 +5,9 @@
 # name device, operator and sizes. Each schema is
 # itself a valid 2020-12 schema (bench, profile and info need a GPU for
 # output; their schemas are checked as schemas here). The T4 results and
-# metadata files of a replayed tune validate against t4-*.schema.json.
+# metadata files of a replayed tune validate against t4-*.schema.json, and
+# so does every T4 file shipped in docs/; profile.schema.json describes
+# every property (its output needs a GPU).
 . "$(dirname "$0")/lib.sh"
 
 python3 -c 'import jsonschema' 2>/dev/null || {
@@ -47,6 +49,24 @@ times = {"compilation", "compilation_time", "validation", "benchmark", "framewor
 assert all(times <= set(x["times"]) for x in t4), "T4 times incomplete"
 for kind in ("ktune.bench", "ktune.profile", "ktune.info"):
     assert kind in schemas, kind
+# profile needs a GPU for output, so its schema says what each part is:
+# every property, down through kernel, counters and diagnosis, described.
+def undescribed(node, where):
+    for key, sub in node.get("properties", {}).items():
+        if "description" not in sub:
+            yield where + key
+        yield from undescribed(sub, where + key + ".")
+missing = list(undescribed(schemas["ktune.profile"], ""))
+assert not missing, "profile.schema.json leaves undescribed: %s" % missing
+for part in ("kernel", "counters", "diagnosis"):
+    assert schemas["ktune.profile"]["properties"][part].get("properties"), part
+# T4 files ktune wrote and ships (docs/) validate against ktune's own
+# T4 schema (tests/data/kt holds Kernel Tuner's, read by --replay).
+src = os.path.dirname(os.path.dirname(sys.argv[1]))
+shipped = glob.glob(os.path.join(src, "docs", "**", "*.t4.json"), recursive=True)
+shipped.append("t4-results.json")
+for f in shipped:
+    V(schemas["t4-results"]).validate(json.load(open(f)))
 PY
 # CSV rows carry device, operator and sizes, so runs concatenate.
 out=$("$KTUNE" tune "$KT_SOURCE_DIR/configs/vector_add.ini" --replay "$rec" \

@@ -36,4 +36,31 @@ expect_text "--cache: expected cold, hot or cold-dirty"
 expect_exit 2 "$KTUNE" bench vector_add:add --min-samples 50 --max-samples 5
 expect_text "samples: min 50, max 5"
 expect_exit 2 "$KTUNE" bench vector_add:add extra
+# Help (issue 30 item 16): `ktune help CMD` is CMD's help; tune --help
+# lists every strategy of the registry (tuner/strategies/list.h).
+expect_exit 0 "$KTUNE" help tune
+expect_text "usage: ktune tune CONFIG"
+expect_exit 2 "$KTUNE" help nosuch
+expect_text "help: unknown command 'nosuch'"
+expect_exit 0 "$KTUNE" tune --help
+strategies=$(sed -n 's/^KT_STRATEGY(\(.*\))$/\1/p' "$KT_SOURCE_DIR/tuner/strategies/list.h")
+[ -n "$strategies" ] || { echo "FAIL: no strategy in list.h"; failures=$((failures + 1)); }
+for s in $strategies; do
+    grep -qE "(^| )$s( \(default\))?[,.]" <<<"$out" ||
+        { echo "FAIL: tune --help does not list strategy $s"; failures=$((failures + 1)); }
+done
+# list --json takes FILE or '-' as every other --json does; alone it is stdout.
+rm -f l.json
+expect_exit 0 "$KTUNE" list --json l.json
+python3 -c 'import json; assert json.load(open("l.json"))["kind"] == "ktune.list"' ||
+    { echo "FAIL: list --json FILE wrote no list"; failures=$((failures + 1)); }
+expect_exit 0 "$KTUNE" list --json -
+expect_text '"kind": "ktune.list"'
+expect_exit 0 "$KTUNE" list --json
+expect_text '"kind": "ktune.list"'
+expect_exit 2 "$KTUNE" list --json a b
+expect_text "unexpected argument 'a'"
+expect_exit 2 "$KTUNE" info --json a b
+expect_text "unexpected argument 'a'"
+rm -f l.json
 finish

@@ -80,4 +80,18 @@ refused no_source "^source" "[operator] source:" "cannot read"
 mutate unknown_section 's/^\[variant.naive\]/[varient.naive]/'
 refused unknown_section "varient" "[varient.naive]:" "unknown section"
 
+# Keys are read in lower case: param.TILE declares tile, and an expression
+# that writes TILE is told so (issue 30 item 13).
+mutate upper_name 's/^param.tile = /param.TILE = /; s/<tile,/<TILE,/'
+refused upper_name "transpose_tiled<TILE" "[variant.tiled] kernel:" \
+    "'TILE' is not declared (not a size or parameter); did you mean 'tile'? (names are read in lower case)"
+# default.NAME gives a declared parameter another default than its first
+# value; one that is not among the values is refused.
+mutate other_default 's/^param.pad = 0, 1/param.pad = 0, 1\ndefault.tile = 32/'
+expect_exit 0 "$KTUNE" list --plugin other_default.ini
+expect_text "tile           {16, 32, 64}, default 32"
+mutate bad_default 's/^param.pad = 0, 1/param.pad = 0, 1\ndefault.tile = 33/'
+refused bad_default "default.tile" "[variant.tiled] default.tile:" \
+    "parameter 'tile': 33 is not one of {16, 32, 64}"
+
 finish

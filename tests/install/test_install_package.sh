@@ -34,6 +34,7 @@ expect_file "$P/include/ktune/plugin.h"
 expect_file "$P/share/ktune/configs/vector_add.ini"
 expect_file "$P/share/ktune/examples/stencil/stencil.cu"
 expect_file "$P/share/doc/ktune/tutorial.md"
+expect_file "$P/share/doc/ktune/LICENSE"
 expect_file "$config"
 expect_file "$pcfile"
 libdir=$(dirname "$(dirname "$(dirname "$config")")")

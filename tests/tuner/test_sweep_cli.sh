@@ -45,6 +45,11 @@ expect_text "=== size 3 of 3 ==="
 expect_text "sweep: vector_add:add on NVIDIA H200, 3 size(s), one search each"
 expect_text "vs dflt"
 expect_text "wisdom w.jsonl: 3 answer(s) added, 0 replaced"
+# the lock file lives only while the run merges (issue 30 item 19)
+[ ! -e w.jsonl.lock ] || {
+    echo "FAIL: w.jsonl.lock left beside the wisdom file"
+    failures=$((failures + 1))
+}
 # Each size's files carry its size (the recording's).
 for n in 1048576 16777216 268435456; do
     head -n 1 "sweep.n$n.jsonl" 2>/dev/null | grep -q "\"sizes\":{\"n\":$n}" &&

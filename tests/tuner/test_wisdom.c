@@ -5,11 +5,16 @@
  * older one does not; entries are checked against the loaded plugin
  * (plugin version, variant, parameters, sizes); a damaged file, a folder
  * and a symbolic link are refused and left as they were; merges from
- * several processes at once lose nothing (the lock). */
+ * several processes at once lose nothing (the lock), and the lock file
+ * is gone when the writers end; a stale one from a killed writer does not
+ * block the next merge, and one that is held makes it wait. */
 #include "tests/tuner/tuner_test.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/version.h"
@@ -309,6 +314,60 @@ static void concurrent_merges_lose_nothing(void **state)
     w = read_back("many.jsonl");
     assert_int_equal(kt_select_count(w), PROCS * EACH);
     kt_select_close(w);
+    assert_int_equal(access("many.jsonl.lock", F_OK), -1);
+}
+
+/* A writer killed while merging leaves FILE.lock behind, locked by nobody. */
+static void a_stale_lock_file_blocks_nothing(void **state)
+{
+    int64_t n[] = {64};
+    kt_wisdom_answer a = answer("NVIDIA H200", n, 64, 1.0);
+    kt_err err;
+    int fd;
+    (void)state;
+    unlink("stale.jsonl");
+    fd = open("stale.jsonl.lock", O_RDWR | O_CREAT, 0644);
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(kt_wisdom_merge("stale.jsonl", &a, 1, NULL, NULL, &err),
+                     KT_S_OK);
+    assert_int_equal(access("stale.jsonl.lock", F_OK), -1);
+}
+
+/* A lock held by another process: the merge waits for it, then lands. */
+static void a_held_lock_makes_the_merge_wait(void **state)
+{
+    int64_t n[] = {64};
+    kt_wisdom_answer a = answer("NVIDIA H200", n, 64, 1.0);
+    int ready[2], status;
+    char c;
+    struct timespec t0, t1;
+    kt_err err;
+    pid_t pid;
+    (void)state;
+    unlink("held.jsonl");
+    assert_int_equal(pipe(ready), 0);
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int fd = open("held.jsonl.lock", O_RDWR | O_CREAT, 0644);
+        if (fd < 0 || flock(fd, LOCK_EX) != 0 || write(ready[1], "x", 1) != 1)
+            _exit(1);
+        usleep(300 * 1000);
+        _exit(0); /* the kernel drops the lock; the file stays */
+    }
+    close(ready[1]);
+    assert_int_equal(read(ready[0], &c, 1), 1);
+    close(ready[0]);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    assert_int_equal(kt_wisdom_merge("held.jsonl", &a, 1, NULL, NULL, &err),
+                     KT_S_OK);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    assert_true((t1.tv_sec - t0.tv_sec) * 1000 +
+                    (t1.tv_nsec - t0.tv_nsec) / 1000000 >=
+                200);
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_int_equal(access("held.jsonl.lock", F_OK), -1);
 }
 
 int main(void)
@@ -320,6 +379,8 @@ int main(void)
         cmocka_unit_test(entries_are_checked_against_the_plugin),
         cmocka_unit_test(damaged_and_irregular_files_are_left_alone),
         cmocka_unit_test(concurrent_merges_lose_nothing),
+        cmocka_unit_test(a_stale_lock_file_blocks_nothing),
+        cmocka_unit_test(a_held_lock_makes_the_merge_wait),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
