@@ -96,7 +96,8 @@ static const char help[] =
     "--resume continues every size's journal.\n\n"
     "Strategies ([strategy] name): auto (default: tpe on one variant\n"
     "without a reference, else one_at_a_time), one_at_a_time, tpe,\n"
-    "exhaustive, random, annealing, genetic, coordinate. A [metrics] section adds counters\n"
+    "exhaustive, random, annealing, genetic, coordinate. A [metrics] section "
+    "adds counters\n"
     "(CUPTI, on launches of their own) for every point or the best few to\n"
     "the journal and the summary. Exit 0 with an answer, 1 when nothing\n"
     "valid was found or the run failed, 2 for a bad job or option.\n";

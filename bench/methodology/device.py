@@ -40,7 +40,11 @@ KTUNE_ALL = ["auto", "one_at_a_time", "random", "annealing", "genetic",
 
 
 def tasks(a, bud):
-    files = run.files_all()
+    files = [f for f in run.files_all()
+             if not a.gpus or f[1] in a.gpus.split(",")]
+    kt_first = a.kt_strategies.split(",") if a.kt_strategies else KT_FIRST
+    ktune_all = a.ktune_strategies.split(",") if a.ktune_strategies else \
+        KTUNE_ALL[1:]
     main, slow = [], []
     ch = a.chunk
     # ktune's default at the budget and at 10% of the space first.
@@ -48,17 +52,17 @@ def tasks(a, bud):
         for f in files:
             for s0 in range(1, a.repeats + 1, ch):
                 main.append(("ktune", f, tag, s0, min(ch, a.repeats - s0 + 1)))
-    for s in KT_FIRST:
+    for s in kt_first:
         for f in files:
             for s0 in range(1, a.repeats + 1, 25):
                 main.append(("kt", f, s, s0, min(25, a.repeats - s0 + 1)))
-    for s in KTUNE_ALL[1:]:
+    for s in ktune_all:
         for f in files:
             for s0 in range(1, a.repeats + 1, ch):
                 main.append(("ktune", f, s, s0, min(ch, a.repeats - s0 + 1)))
     for f in files:
         main.append(("ktune", f, "exhaustive", 1, 1))
-    for s0 in range(1, a.repeats + 1, 2):
+    for s0 in range(1, a.repeats + 1 if a.bayes else 1, 2):
         for f in sorted(files, key=lambda f: bud[f"{f[0]}/{f[1]}"]["limit"]):
             slow.append(("kt", f, "bayes_opt", s0, 2))
     return main, slow
@@ -123,6 +127,11 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("--jobs", type=int, default=16)
     ap.add_argument("--slow-jobs", type=int, default=3)
+    ap.add_argument("--gpus", default=None, help="e.g. A6000,W6600")
+    ap.add_argument("--kt-strategies", default=None)
+    ap.add_argument("--ktune-strategies", default=None,
+                    help="besides auto (always first)")
+    ap.add_argument("--no-bayes", dest="bayes", action="store_false")
     ap.add_argument("--repeats", type=int, default=50)
     ap.add_argument("--chunk", type=int, default=10)
     ap.add_argument("--launch-until", type=float, default=330)

@@ -55,8 +55,10 @@ TIME_KEYS = ["compilation", "runtimes", "framework", "search_algorithm",
 def slim(results):
     """A T4 results list as columns: per evaluation its time summed over
     TIME_KEYS (the file's unit), the objective `time` (None when invalid)
-    and the invalidity, to 6 significant digits: all the package's scoring
-    reads (runner.write_results sums the keys), a tenth of the size."""
+    and the invalidity (the time to 6 significant digits, the objective
+    exact: the package checks each value is one of the file's): all the
+    package's scoring reads (runner.write_results sums the keys), a tenth
+    of the size."""
     t, v, inv = [], [], []
     for r in results:
         tot = 0.0
@@ -67,7 +69,7 @@ def slim(results):
         m = [m["value"] for m in r["measurements"] if m["name"] == "time"]
         val = m[0] if m and isinstance(m[0], (int, float)) else None
         t.append(float(f"{tot:.6g}"))
-        v.append(None if val is None else float(f"{val:.6g}"))
+        v.append(val)
         inv.append(r.get("invalidity", "correct"))
     return {"t": t, "v": v, "i": inv}
 
@@ -203,6 +205,32 @@ def load_runs(path, limit):
     return d, reps
 
 
+def import_runs(src, runs):
+    """Merges device.py's chunks (SRC/runs/TOOL/APP-GPU-STRATEGY.sK.json.gz)
+    into run.py's task files, repeats in seed order; a task file already
+    here is kept."""
+    import re
+    groups = {}
+    for p in sorted(Path(src).glob("runs/*/*.s*.json.gz")):
+        m = re.match(r"(.*)\.s(\d+)\.json\.gz$", p.name)
+        groups.setdefault((p.parent.name, m.group(1)), []).append(p)
+    for (tool, stem), parts in groups.items():
+        out = runs / tool / f"{stem}.json.gz"
+        if out.exists():
+            continue
+        os.makedirs(out.parent, exist_ok=True)
+        head, reps = None, []
+        for p in parts:
+            d = json.load(gzip.open(p, "rt"))
+            head = head or d
+            reps += d["repeats"]
+        head["repeats"] = sorted(reps, key=lambda r: r["seed"])
+        with gzip.open(str(out) + ".part", "wt") as f:
+            json.dump(head, f)
+        os.replace(str(out) + ".part", out)
+        print(f"imported {tool} {stem}: {len(reps)} repeats")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default="build")
@@ -216,6 +244,8 @@ def main():
     ap.add_argument("--stage", default="all",
                     choices=["all", "kt", "ktune", "score"])
     ap.add_argument("--out", default=None)
+    ap.add_argument("--import-runs", default=None,
+                    help="device.py's --work folder: its chunks first")
     a = ap.parse_args()
     if not a.hub:
         sys.exit("run.py: set KTUNE_HUB_DIR (a benchmark_hub checkout) or "
@@ -224,6 +254,8 @@ def main():
     work = Path(a.work).resolve()
     hubcopy = prepare(a.hub, work)
     runs = work / "runs"
+    if a.import_runs:
+        import_runs(a.import_runs, runs)
     files = files_all()
     if a.files:
         want = set(a.files.split(","))

@@ -153,7 +153,7 @@ static void set_overrides_and_adds_keys(void **state)
                           "[strategy]\nname = exhaustive\n",
                           sets, 5, &job, &err),
                      KT_S_OK);
-    assert_string_equal(job.strategy->name, "auto");
+    assert_string_equal(job.strategy->name, "one_at_a_time");
     assert_int_equal(job.space.num_slots, 1);
     assert_int_equal(job.space.size, 6);
     assert_int_equal(job.sizes[0], 1000);
