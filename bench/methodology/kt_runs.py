@@ -37,6 +37,8 @@ import warnings
 from ast import literal_eval
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
 # Settings that make a time-only budget mean what it says (issue 29): these
 # strategies otherwise stop at their own default max_fevals of 100, and
 # random_sample at fraction 0.1 of the space.
@@ -142,6 +144,8 @@ def main():
     ap.add_argument("--seed0", type=int, default=1)
     ap.add_argument("--time-limit", type=float, required=True)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--slim", action="store_true",
+                    help="results as run.slim's columns")
     a = ap.parse_args()
     if not a.hub:
         sys.exit("kt_runs.py: set --hub or KTUNE_HUB_DIR")
@@ -157,7 +161,13 @@ def main():
         for r in range(a.repeats):
             seed = a.seed0 + r
             results, wall = one_run(inp, cache, a.strategy, options, seed)
-            reps.append({"seed": seed, "results": results, "wall_s": wall})
+            if a.slim:
+                from run import slim
+                reps.append({"seed": seed, "slim": slim(results),
+                             "wall_s": wall})
+            else:
+                reps.append({"seed": seed, "results": results,
+                             "wall_s": wall})
     out = {"tool": "kernel_tuner", "app": a.app, "gpu": a.gpu,
            "strategy": a.strategy, "options": options,
            "time_limit": a.time_limit, "repeats": reps}

@@ -23,6 +23,25 @@ def label(tool, s):
     return f"ktune:{s}" if tool == "ktune" else f"kt:{s}"
 
 
+def snap(reps, st):
+    """Objective values rounded on the way (chunks slimmed to 6 significant
+    digits) back to the file's own value nearest them: the package checks
+    every value is one of the file's. Exact values are unchanged."""
+    dist = np.unique(st.objective_performances_total_sorted)
+    dist = dist[np.isfinite(dist)]
+    for r in reps:
+        for e in r:
+            for m in e["measurements"]:
+                v = m["value"]
+                if m["name"] != "time" or not isinstance(v, float) or \
+                        not np.isfinite(v):
+                    continue
+                i = int(np.searchsorted(dist, v))
+                c = [j for j in (i - 1, i) if 0 <= j < len(dist)]
+                m["value"] = float(min((dist[j] for j in c),
+                                       key=lambda x: abs(x - v)))
+
+
 def score_all(files, bud, runs, kts, kns, hubcopy, log=print):
     """{file: {label: {"P", "frac_end", "curve", "repeats", "seeds"}}};
     a task file missing (not run, or failed) is left out and listed."""
@@ -39,6 +58,7 @@ def score_all(files, bud, runs, kts, kns, hubcopy, log=print):
                     missing.append(f"{tool} {app} {g} {s}")
                     continue
                 d, reps = runmod.load_runs(p, bud[(app, g)]["limit"])
+                snap(reps, st)
                 group[label(tool, s)] = reps
                 meta[label(tool, s)] = [r["seed"] for r in d["repeats"]]
         t = time.time()
@@ -117,6 +137,35 @@ def frac_table(per, keys, names):
     return rows
 
 
+def at_tenth(files, runs, hubcopy, strategy="auto@10pct"):
+    """ktune's default stopped at 10% of the space's points (device.py's
+    auto@10pct runs): per file the median over seeds of its best time over
+    the optimum, the worst, and the seeds; files without the runs are left
+    out."""
+    out = {}
+    for app, g in files:
+        p = runs / "ktune" / f"{app}-{g}-{strategy}.json.gz"
+        if not p.exists():
+            continue
+        import run as runmod
+        d, reps = runmod.load_runs(p, None)
+        st = score.stats(hubcopy / "cachefiles" / app / f"{g}_T4.json", app,
+                         g)
+        opt = st.total_performance_absolute_optimum()
+        ratios, evals = [], []
+        for r in reps:
+            vals = [m["value"] for e in r for m in e["measurements"]
+                    if m["name"] == "time" and isinstance(m["value"], float)
+                    and np.isfinite(m["value"]) and m["value"] > 0]
+            ratios.append(min(vals) / opt if vals else float("inf"))
+            evals.append(len(r))
+        out[f"{app}/{g}"] = {"median": float(np.median(ratios)),
+                             "worst": float(max(ratios)),
+                             "seeds": len(ratios),
+                             "evaluations": max(evals)}
+    return out
+
+
 def write(a, files, bud, runs, kts, kns, prefix):
     hubcopy = Path(a.work).resolve() / "hub"
     per, missing = score_all(files, bud, runs, kts, kns, hubcopy)
@@ -157,6 +206,19 @@ def write(a, files, bud, runs, kts, kns, prefix):
         svg(f"{prefix}-{tag}.svg", f"Aggregate P over time, {tag} set",
             curves)
         md += ["", f"![{tag}]({Path(prefix).name}-{tag}.svg)"]
+    tenth = at_tenth(files, runs, hubcopy)
+    if tenth:
+        md += ["", "## ktune's default (auto) at 10% of the space", "",
+               "Best time found within the first ceil(size / 10) "
+               "evaluations (`--set strategy.max_evals=N --set "
+               "strategy.max_seconds=0`), over the file's optimum:", "",
+               "| file | evaluations | seeds | median | worst | median "
+               "within 2% |", "|---|---:|---:|---:|---:|:---:|"]
+        for k, v in tenth.items():
+            md.append(f"| {k} | {v['evaluations']} | {v['seeds']} | "
+                      f"{v['median']:.4f} | {v['worst']:.4f} | "
+                      f"{'yes' if v['median'] <= 1.02 else 'NO'} |")
+        out["at_tenth"] = tenth
     reps = {n: sorted({len(per[k][n]["seeds"]) for k in per if n in per[k]})
             for n in names}
     md += ["", "Repeats per strategy and file (seeds 1..N): " + ", ".join(

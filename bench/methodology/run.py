@@ -46,6 +46,47 @@ KTUNE = ["tpe", "one_at_a_time", "coordinate", "random", "annealing",
 KTUNE_DETERMINISTIC = {"exhaustive"}
 
 
+# The time keys the package sums (score.TIME_KEYS; kept here so that the
+# device machine's side needs no numpy import to slim its runs).
+TIME_KEYS = ["compilation", "runtimes", "framework", "search_algorithm",
+             "validation"]
+
+
+def slim(results):
+    """A T4 results list as columns: per evaluation its time summed over
+    TIME_KEYS (the file's unit), the objective `time` (None when invalid)
+    and the invalidity (the time to 6 significant digits, the objective
+    exact: the package checks each value is one of the file's): all the
+    package's scoring reads (runner.write_results sums the keys), a tenth
+    of the size."""
+    t, v, inv = [], [], []
+    for r in results:
+        tot = 0.0
+        for k in TIME_KEYS:
+            x = r["times"].get(k)
+            x = sum(x) if isinstance(x, list) else x
+            tot += x if isinstance(x, (int, float)) and x >= 0 else 0.0
+        m = [m["value"] for m in r["measurements"] if m["name"] == "time"]
+        val = m[0] if m and isinstance(m[0], (int, float)) else None
+        t.append(float(f"{tot:.6g}"))
+        v.append(val)
+        inv.append(r.get("invalidity", "correct"))
+    return {"t": t, "v": v, "i": inv}
+
+
+def unslim(d):
+    """slim's columns back as a T4 results list (the summed time under
+    `compilation`, the other keys 0)."""
+    out = []
+    for t, v, inv in zip(d["t"], d["v"], d["i"]):
+        times = {k: 0.0 for k in TIME_KEYS}
+        times["compilation"] = t
+        out.append({"times": times, "invalidity": inv,
+                    "measurements": [{"name": "time", "value": v,
+                                      "unit": ""}]})
+    return out
+
+
 def files_all():
     return [(a, g) for a in APPS for g in TUNING + EVALUATION]
 
@@ -156,10 +197,38 @@ def load_runs(path, limit):
     d = json.load(gzip.open(path, "rt"))
     reps = []
     for r in d["repeats"]:
+        if "slim" in r:
+            r["results"] = unslim(r["slim"])
         res = score.to_seconds(r["results"], r.get("timeunit",
                                                    "milliseconds"))
         reps.append(res)
     return d, reps
+
+
+def import_runs(src, runs):
+    """Merges device.py's chunks (SRC/runs/TOOL/APP-GPU-STRATEGY.sK.json.gz)
+    into run.py's task files, repeats in seed order; a task file already
+    here is kept."""
+    import re
+    groups = {}
+    for p in sorted(Path(src).glob("runs/*/*.s*.json.gz")):
+        m = re.match(r"(.*)\.s(\d+)\.json\.gz$", p.name)
+        groups.setdefault((p.parent.name, m.group(1)), []).append(p)
+    for (tool, stem), parts in groups.items():
+        out = runs / tool / f"{stem}.json.gz"
+        if out.exists():
+            continue
+        os.makedirs(out.parent, exist_ok=True)
+        head, reps = None, []
+        for p in parts:
+            d = json.load(gzip.open(p, "rt"))
+            head = head or d
+            reps += d["repeats"]
+        head["repeats"] = sorted(reps, key=lambda r: r["seed"])
+        with gzip.open(str(out) + ".part", "wt") as f:
+            json.dump(head, f)
+        os.replace(str(out) + ".part", out)
+        print(f"imported {tool} {stem}: {len(reps)} repeats")
 
 
 def main():
@@ -175,6 +244,8 @@ def main():
     ap.add_argument("--stage", default="all",
                     choices=["all", "kt", "ktune", "score"])
     ap.add_argument("--out", default=None)
+    ap.add_argument("--import-runs", default=None,
+                    help="device.py's --work folder: its chunks first")
     a = ap.parse_args()
     if not a.hub:
         sys.exit("run.py: set KTUNE_HUB_DIR (a benchmark_hub checkout) or "
@@ -183,6 +254,8 @@ def main():
     work = Path(a.work).resolve()
     hubcopy = prepare(a.hub, work)
     runs = work / "runs"
+    if a.import_runs:
+        import_runs(a.import_runs, runs)
     files = files_all()
     if a.files:
         want = set(a.files.split(","))

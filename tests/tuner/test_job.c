@@ -130,7 +130,7 @@ static void defaults_fill_what_the_job_leaves_out(void **state)
     assert_int_equal(job.sizes[0], job.op->sizes[0].default_value);
     assert_int_equal(job.space.num_slots, job.op->num_variants);
     assert_int_equal(job.space.size, 6 + 6 + 36 + 24);
-    assert_string_equal(job.strategy->name, "one_at_a_time");
+    assert_string_equal(job.strategy->name, "auto");
     assert_int_equal(job.max_evals, 0);
     assert_int_equal(job.finalists, 3);
     assert_int_equal(job.protocol.cache, KT_CACHE_COLD);

@@ -74,7 +74,7 @@ PY
 
 while read -r name rest; do
     case "$name" in '' | '#'*) continue ;; esac
-    median=0.02 worst=0.05 budget=0.10 seeds=5 strategy=one_at_a_time
+    median=0.02 worst=0.05 budget=0.10 seeds=5 strategy=auto
     for kv in $rest; do
         case "$kv" in
         median=* | worst=* | budget=* | seeds=* | strategy=*) eval "${kv%%=*}=\${kv#*=}" ;;

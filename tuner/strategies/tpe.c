@@ -248,6 +248,56 @@ static int pick(kt_tpe *m, int use_model, uint64_t *index)
     return found;
 }
 
+/* 1 when index (of the candidates) is neither visited nor refused. */
+static int open_candidate(kt_tpe *m, uint64_t i)
+{
+    kt_point pt;
+    kt_tune_obs obs;
+
+    if (i < m->lo || i >= m->hi)
+        return 0;
+    if (m->state)
+        return !m->state[i - m->lo];
+    kt_space_point(m->space, i, &pt);
+    return !kt_tune_known(m->t, &pt, &obs) &&
+           kt_space_feasible(m->space, &pt, NULL) == KT_S_OK;
+}
+
+/* The best-scored open neighbour of the fastest observation (one
+ * parameter one value up or down): 1 and *index, 0 when none. */
+static int pick_local(kt_tpe *m, uint64_t *index)
+{
+    size_t b = m->n;
+    double best = -INFINITY;
+    int found = 0;
+
+    for (size_t i = 0; i < m->n; ++i)
+        if (isfinite(m->us[i]) && (b == m->n || m->us[i] < m->us[b]))
+            b = i;
+    if (b == m->n)
+        return 0;
+    size_t s = slot_at(m->space, m->idx[b]);
+    const kt_space_variant *sv = &m->space->slots[s];
+    uint64_t rest = m->idx[b] - sv->offset, stride = 1;
+    for (uint32_t p = sv->num_params; p-- > 0;) {
+        uint64_t at = rest % sv->count[p];
+        for (int dir = -1; dir <= 1; dir += 2) {
+            uint64_t i;
+            if ((dir < 0 && at == 0) || (dir > 0 && at + 1 >= sv->count[p]))
+                continue;
+            i = dir < 0 ? m->idx[b] - stride : m->idx[b] + stride;
+            if (open_candidate(m, i) && score(m, i) > best) {
+                best = score(m, i);
+                *index = i;
+                found = 1;
+            }
+        }
+        rest /= sv->count[p];
+        stride *= sv->count[p];
+    }
+    return found;
+}
+
 int kt_tpe_next(kt_tpe *m, kt_point *pt, kt_status *rc, kt_err *err)
 {
     int use_model = m->valid >= m->init && m->valid >= 2;
@@ -258,7 +308,9 @@ int kt_tpe_next(kt_tpe *m, kt_point *pt, kt_status *rc, kt_err *err)
     for (;;) {
         uint64_t index;
         kt_tune_obs obs;
-        if (!pick(m, use_model, &index))
+        int local =
+            use_model && m->local_every && ++m->proposals % m->local_every == 0;
+        if (!(local && pick_local(m, &index)) && !pick(m, use_model, &index))
             return 0;
         kt_space_point(m->space, index, pt);
         if (m->state)
@@ -277,7 +329,7 @@ int kt_tpe_next(kt_tpe *m, kt_point *pt, kt_status *rc, kt_err *err)
 /* ----------------------------------------------------------------------- */
 /* The strategy.                                                            */
 
-enum { OPT_GAMMA, OPT_PRIOR, OPT_INIT };
+enum { OPT_GAMMA, OPT_PRIOR, OPT_INIT, OPT_LOCAL };
 
 static const kt_strategy_option options[] = {
     {"gamma", "share of the points that ran counted as good", 0.15, 0.01, 0.5,
@@ -286,6 +338,10 @@ static const kt_strategy_option options[] = {
      100, 0},
     {"init", "random feasible points before the model is used", 10, 1, 10000,
      1},
+    {"local",
+     "every this many proposals one is the best-scored unvisited neighbour "
+     "of the fastest point (one parameter moved one value; 0: never)",
+     0, 0, 1000, 1},
 };
 
 #define MAX_BATCH 64
@@ -332,6 +388,7 @@ static kt_status run(kt_tune *t, const double *opt, kt_err *err)
     if ((rc = kt_tpe_init(&m, t, 0, space->size, opt[OPT_GAMMA], opt[OPT_PRIOR],
                           (size_t)opt[OPT_INIT], err)))
         return rc;
+    m.local_every = (size_t)opt[OPT_LOCAL];
     /* The default configuration first, where every search starts. */
     kt_space_start(space, &start);
     if (!(rc = kt_tune_measure(t, &start, &obs, err)))

@@ -32,6 +32,13 @@ typedef struct kt_tpe {
     double gamma;    /* share of the valid points that are good */
     double prior;    /* pseudo-count of every value among good and bad */
     size_t init;     /* random proposals before the model is used */
+    /* Every local_every-th proposal once the model is used (0: none) is
+     * the best-scored unvisited feasible neighbour of the fastest point so
+     * far (one parameter moved one value), when it has one: the model
+     * scores each parameter on its own, and a neighbourhood step finds
+     * what only a combination of values gives. Set after kt_tpe_init. */
+    size_t local_every;
+    size_t proposals; /* model proposals made so far */
     /* Observations, in order: index and median (INFINITY: did not run). */
     uint64_t *idx;
     double *us;
