@@ -339,6 +339,20 @@ done:
     return rc;
 }
 
+/* v's compile costs into r, in the first result of its point only: a point
+ * measured again compiled nothing, and sums over calls must hold. */
+static void report_compile(verdict *v, kt_eval_result *r)
+{
+    if (v->reported)
+        return;
+    r->compile_s = v->compile.seconds;
+    r->compiled = (uint32_t)v->compile.compiled;
+    r->compile_cache_hits = (uint32_t)v->compile.cache_hits;
+    r->compile_cpu_s = v->compile.cpu_seconds;
+    r->compile_wait_s = v->compile_wait_s;
+    v->reported = 1;
+}
+
 static kt_status local_evaluate(kt_evaluator *ev, const kt_point *pts, size_t n,
                                 const kt_protocol *p, kt_eval_result *out,
                                 kt_err *err)
@@ -374,14 +388,7 @@ static kt_status local_evaluate(kt_evaluator *ev, const kt_point *pts, size_t n,
         }
         out[i].status = v->status;
         out[i].shape = v->shape;
-        if (!v->reported) {
-            out[i].compile_s = v->compile.seconds;
-            out[i].compiled = (uint32_t)v->compile.compiled;
-            out[i].compile_cache_hits = (uint32_t)v->compile.cache_hits;
-            out[i].compile_cpu_s = v->compile.cpu_seconds;
-            out[i].compile_wait_s = v->compile_wait_s;
-            v->reported = 1;
-        }
+        report_compile(v, &out[i]);
         point_work(le, &pts[i], &out[i]);
         snprintf(out[i].reason, sizeof out[i].reason, "%s", v->reason);
         if (v->status != KT_EVAL_OK)

@@ -7,16 +7,17 @@
  * run, not only for their first window (random stopped hinting after its
  * first 64 draws: the hub convolution then compiled one kernel at a time
  * on the H200), and the tuner counts each point's compile wait once. */
-#include "tests/kt_test.h"
+#include "tuner/tune.h" /* before tuner_test.h: tt_config_defaults */
 
+#include "tests/tuner/tuner_test.h"
+
+#include <math.h>
 #include <stdlib.h>
 
 #include "core/loader.h"
 #include "tests/support/compile_eval.h"
 #include "tests/support/fake_device.h"
-#include "tests/tuner/tuner_test.h"
 #include "tuner/space.h"
-#include "tuner/tune.h"
 
 /* A compile: 30 ms asleep, so 8 threads overlap on any machine. */
 #define COMPILE_S 0.03
