@@ -492,6 +492,9 @@ kt_status kt_cpool_compile(kt_cpool *p, const kt_nvrtc_request *req,
     }
     pthread_mutex_lock(&p->lock);
     j = find_job(p, key);
+    ++p->stats.taken;
+    p->stats.unhinted += !j;
+    p->stats.took_queued += j && j->state == JOB_QUEUED;
     if (j && j->state == JOB_DONE)
         ++p->stats.ahead;
     else if (j && j->state == JOB_RUNNING)

@@ -66,6 +66,10 @@ typedef struct kt_cpool_stats {
     size_t compiled;     /* compilations run (on threads or takers) */
     size_t ahead;        /* of which finished before anyone took them */
     size_t joined;       /* takes and hints that joined a known kernel */
+    size_t taken;        /* takes of a kernel not loaded yet */
+    size_t took_queued;  /* of which found it hinted, not started: compiled
+                            on the taker's thread */
+    size_t unhinted;     /* of which nobody had hinted: the hints missed */
     size_t dropped;      /* hinted kernels nobody took, never compiled */
     size_t died;         /* kernels a marker says killed a compiler */
     size_t peak_running; /* most compilations at once */

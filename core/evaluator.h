@@ -56,7 +56,9 @@ typedef struct kt_eval_result {
     kt_eval_phases phases;
     /* Run-time compilation this point's verification caused (compile-time
      * parameters, kt_host.compile): NVRTC wall time, kernels compiled,
-     * kernels read from the disk cache. Zero for precompiled kernels. */
+     * kernels read from the disk cache. Zero for precompiled kernels, and
+     * in every later result of the same point (these and compile_cpu_s,
+     * compile_wait_s come once per verification, so sums over calls hold). */
     double compile_s;
     uint32_t compiled;
     uint32_t compile_cache_hits;

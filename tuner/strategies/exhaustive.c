@@ -12,28 +12,53 @@
 #include "tuner/strategy.h"
 #include "tuner/tune.h"
 
-/* Hints the points from index *to up to i + KT_TUNE_HINT_AHEAD, once
- * half the window is used. */
-static void hint_ahead(kt_tune *t, uint64_t i, uint64_t *to, kt_point *ahead)
+/* The points hinted and not reached yet (indices, in order) and the
+ * index the scan for more goes on from. Counted in points the host does
+ * not refuse, not in indices: where require cuts most of a stretch of
+ * the space, a window of indices held a few points, the sweep passed
+ * them at once and the next kernels compiled one at a time. */
+typedef struct hints {
+    uint64_t queue[KT_TUNE_HINT_AHEAD];
+    size_t head, count;
+    uint64_t to;
+} hints;
+
+/* Indices scanned for runnable points per hint, at most. */
+#define KT_EXHAUSTIVE_SCAN (64 * KT_TUNE_HINT_AHEAD)
+
+/* Once fewer than half a window of hinted points lies ahead of i, hints
+ * the next points the host does not refuse, up to a window, soonest
+ * first. */
+static void hint_ahead(kt_tune *t, uint64_t i, hints *h, kt_point *ahead)
 {
     const kt_space *space = kt_tune_space(t);
-    uint64_t end = i + KT_TUNE_HINT_AHEAD;
-    size_t k = 0;
+    uint64_t end;
 
-    if (*to < i)
-        *to = i;
-    if (*to >= i + KT_TUNE_HINT_AHEAD / 2)
+    while (h->count && h->queue[h->head] < i)
+        h->head = (h->head + 1) % KT_TUNE_HINT_AHEAD, --h->count;
+    if (h->to < i)
+        h->to = i;
+    if (h->count >= KT_TUNE_HINT_AHEAD / 2 || h->to >= space->size)
         return;
-    end = end < space->size ? end : space->size;
-    for (; *to < end; ++*to)
-        kt_space_point(space, *to, &ahead[k++]);
-    kt_tune_hint(t, ahead, k);
+    end = h->to + KT_EXHAUSTIVE_SCAN < space->size ? h->to + KT_EXHAUSTIVE_SCAN
+                                                   : space->size;
+    for (; h->to < end && h->count < KT_TUNE_HINT_AHEAD; ++h->to) {
+        kt_point pt;
+        kt_err why;
+        kt_space_point(space, h->to, &pt);
+        if (kt_space_feasible(space, &pt, &why) == KT_S_OK)
+            h->queue[(h->head + h->count++) % KT_TUNE_HINT_AHEAD] = h->to;
+    }
+    for (size_t k = 0; k < h->count; ++k)
+        kt_space_point(space, h->queue[(h->head + k) % KT_TUNE_HINT_AHEAD],
+                       &ahead[k]);
+    kt_tune_hint(t, ahead, h->count);
 }
 
 static kt_status run(kt_tune *t, const double *opt, kt_err *err)
 {
     kt_point ahead[KT_TUNE_HINT_AHEAD];
-    uint64_t hinted = 0;
+    hints *h = calloc(1, sizeof *h);
     const kt_space *space = kt_tune_space(t);
     /* Several points per worker: the pool hands them out as workers come
      * free, so one slow point does not leave the others idle. */
@@ -43,7 +68,7 @@ static kt_status run(kt_tune *t, const double *opt, kt_err *err)
     kt_status rc = KT_S_OK;
 
     (void)opt;
-    if (!pts || !obs)
+    if (!pts || !obs || !h)
         rc = kt_err_set(err, KT_S_NOMEM, "out of memory");
     /* A batch at a time: the next points the host does not
      * refuse, so every worker gets one. */
@@ -55,10 +80,11 @@ static kt_status run(kt_tune *t, const double *opt, kt_err *err)
             if (!kt_tune_known(t, &pts[k], &known))
                 ++k;
         }
-        hint_ahead(t, i, &hinted, ahead);
+        hint_ahead(t, i, h, ahead);
         if (k)
             rc = kt_tune_measure_batch(t, pts, k, obs, err);
     }
+    free(h);
     free(pts);
     free(obs);
     return rc;

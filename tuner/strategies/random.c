@@ -27,13 +27,16 @@ typedef struct draws {
     uint64_t drawn;                    /* positions of the shuffle drawn */
     uint64_t ring[KT_TUNE_HINT_AHEAD]; /* drawn, not used yet */
     size_t head, count;
+    /* Draws not hinted yet, over calls: counted per call, a refill of one
+     * draw never reached the threshold and nothing after the first
+     * window was hinted (the hub convolution compiled one at a time). */
+    size_t unhinted;
 } draws;
 
 static kt_status draw_ahead(kt_tune *t, draws *d, kt_err *err)
 {
     const kt_space *space = kt_tune_space(t);
     kt_point ahead[KT_TUNE_HINT_AHEAD];
-    size_t fresh = 0;
     kt_status rc = KT_S_OK;
 
     while (!rc && d->count < KT_TUNE_HINT_AHEAD && d->drawn < space->size) {
@@ -42,11 +45,13 @@ static kt_status draw_ahead(kt_tune *t, draws *d, kt_err *err)
         uint64_t pick = at(&d->swapped, j);
         rc = kt_u64map_put(&d->swapped, j, at(&d->swapped, i), err);
         d->ring[(d->head + d->count++) % KT_TUNE_HINT_AHEAD] = pick;
-        ++fresh;
+        ++d->unhinted;
     }
     /* Hinted once half the window is new: the whole window, soonest
      * first. */
-    if (!rc && fresh >= KT_TUNE_HINT_AHEAD / 2) {
+    if (!rc && (d->unhinted >= KT_TUNE_HINT_AHEAD / 2 ||
+                (d->unhinted && d->drawn == space->size))) {
+        d->unhinted = 0;
         for (size_t k = 0; k < d->count; ++k)
             kt_space_point(space, d->ring[(d->head + k) % KT_TUNE_HINT_AHEAD],
                            &ahead[k]);

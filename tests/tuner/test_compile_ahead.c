@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: Apache-2.0
+/* The compile-ahead path without a GPU (tests/support/compile_eval.h): a
+ * declared operator whose compile-time parameters cut two thirds of the
+ * space (tests/declared/t1/scale.ini, 6,280 of 19,800 points), a real
+ * compile pool whose compile sleeps, and the tuner's strategies hinting
+ * it. Strategies that know their order keep the pool ahead for the whole
+ * run, not only for their first window (random stopped hinting after its
+ * first 64 draws: the hub convolution then compiled one kernel at a time
+ * on the H200), and the tuner counts each point's compile wait once. */
+#include "tuner/tune.h" /* before tuner_test.h: tt_config_defaults */
+
+#include "tests/tuner/tuner_test.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "core/loader.h"
+#include "tests/support/compile_eval.h"
+#include "tests/support/fake_device.h"
+#include "tuner/space.h"
+
+/* A compile: 30 ms asleep, so 8 threads overlap on any machine. */
+#define COMPILE_S 0.03
+
+static kt_registry reg;
+static const kt_operator *op;
+static kt_space space;
+static int64_t sizes[KT_MAX_SIZES] = {65536};
+
+static int load(void **state)
+{
+    const kt_loaded_plugin *lp;
+    kt_device dev = kt_test_h200();
+    kt_err err;
+    (void)state;
+    setenv("KTUNE_CACHE_DIR", "/tmp/ktune-test-compile-ahead-cache", 1);
+    setenv("KT_T1_TEST_DIR", KT_SOURCE_DIR "/tests/core/t1", 1);
+    kt_registry_init(&reg);
+    if (kt_registry_load_file(
+            &reg, KT_SOURCE_DIR "/tests/declared/t1/scale.ini", &err) ||
+        kt_registry_resolve(&reg, "t1scale", &lp, &op, &err) ||
+        kt_space_init(&space, op, &err))
+        fail_msg("%s", err.msg);
+    kt_space_bind(&space, sizes, 1, &dev);
+    return 0;
+}
+
+static int unload(void **state)
+{
+    (void)state;
+    kt_space_free(&space);
+    kt_registry_free(&reg);
+    return 0;
+}
+
+static kt_status sleep_compile(void *ctx, const kt_nvrtc_request *req,
+                               kt_nvrtc_output *out, kt_err *err)
+{
+    (void)ctx;
+    (void)req;
+    (void)err;
+    memset(out, 0, sizeof *out);
+    kt_ce_sleep(COMPILE_S);
+    out->compiled = 1;
+    out->seconds = COMPILE_S;
+    return KT_S_OK;
+}
+
+static kt_compile_eval *open_eval(void)
+{
+    kt_cpool_options opt = {8, "", sleep_compile, NULL};
+    kt_device dev = kt_test_h200();
+    kt_compile_eval *c = kt_compile_eval_open(op, sizes, &dev, &opt, 0.0005);
+    assert_non_null(c);
+    return c;
+}
+
+static void tune(kt_compile_eval *c, const char *strategy, size_t evals,
+                 kt_tune_result *r)
+{
+    kt_tune_config cfg;
+    kt_err err;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.op = op;
+    cfg.space = &space;
+    cfg.ev = &c->base;
+    tt_config_defaults(&cfg, kt_strategy_find(strategy));
+    cfg.finalists = 1;
+    cfg.max_evals = evals;
+    if (kt_tune_run(&cfg, r, &err))
+        fail_msg("%s: %s", strategy, err.msg);
+}
+
+/* 200 evaluations, three windows of hints and more: all but the first
+ * few takes find their kernel compiled or compiling, several compile at
+ * once, and the "GPU" waits far less than one compile per point. */
+static void random_and_exhaustive_keep_the_pool_ahead_all_run(void **state)
+{
+    const char *names[] = {"random", "exhaustive"};
+    (void)state;
+    for (size_t k = 0; k < 2; ++k) {
+        kt_compile_eval *c = open_eval();
+        kt_tune_result r;
+        kt_cpool_stats st;
+        tune(c, names[k], 200, &r);
+        kt_cpool_stats_get(c->pool, &st);
+        assert_int_equal(r.evaluations, 200);
+        assert_true(c->takes >= 200);
+        assert_int_equal(st.taken, c->takes);
+        if (st.unhinted > 2) /* the first point's, at most */
+            fail_msg("%s: %zu of %zu takes found their kernel unhinted",
+                     names[k], st.unhinted, c->takes);
+        assert_true(st.peak_running >= 4);
+        /* One at a time: 200 * 30 ms = 6 s of waits; ahead on 8 threads,
+         * about an eighth of it. */
+        if (c->gpu_wait_s > 0.5 * COMPILE_S * (double)c->takes)
+            fail_msg("%s: the GPU waited %.2f s for %zu compiles", names[k],
+                     c->gpu_wait_s, c->takes);
+        kt_tune_result_free(&r);
+        c->base.ops->close(&c->base);
+    }
+}
+
+/* An evaluator that repeats a point's compile wait whenever the point is
+ * measured again (the local evaluator did, before it reported costs once)
+ * does not inflate the run's waits: the tuner counts each point once, so
+ * the idle fraction stays the true one, at most 1. */
+static void compile_waits_are_counted_once_per_point(void **state)
+{
+    kt_compile_eval *c = open_eval();
+    kt_tune_result r;
+    (void)state;
+    c->repeat_costs = 1;
+    tune(c, "one_at_a_time", 60, &r);
+    assert_true(r.calls > r.evaluations); /* points measured again */
+    assert_true(c->gpu_wait_s > 0);
+    assert_true(fabs(r.compile_wait_s - c->gpu_wait_s) < 1e-9);
+    assert_true(kt_tune_compile_idle(&r) <= 1.0);
+    kt_tune_result_free(&r);
+    c->base.ops->close(&c->base);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(random_and_exhaustive_keep_the_pool_ahead_all_run),
+        cmocka_unit_test(compile_waits_are_counted_once_per_point),
+    };
+    return cmocka_run_group_tests(tests, load, unload);
+}
