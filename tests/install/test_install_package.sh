@@ -31,6 +31,7 @@ config=$(find "$P" -name ktuneConfig.cmake)
 pcfile=$(find "$P" -name ktune.pc)
 expect_file "$P/bin/ktune"
 expect_file "$P/include/ktune/plugin.h"
+expect_file "$P/include/ktune/plugin_util.h"
 expect_file "$P/share/ktune/configs/vector_add.ini"
 expect_file "$P/share/ktune/examples/stencil/stencil.cu"
 expect_file "$P/share/doc/ktune/tutorial.md"
