@@ -32,6 +32,7 @@
 #include "tuner/ktcache.h"
 #include "tuner/replay.h"
 #include "tuner/replay_ext.h"
+#include "tuner/strategy.h"
 #include "tuner/summary.h"
 #include "tuner/sweep.h"
 #include "tuner/tune.h"
@@ -93,12 +94,48 @@ static const char help[] =
     "A size written as a list or range in [job] (n = 2^20..2^28 step x4;\n"
     "m, n = 1024x1024, 4096x4096) is a sweep: one search per size, each\n"
     "with its own journal (NAME.n1048576.jsonl), then a table per size.\n"
-    "--resume continues every size's journal.\n\n"
-    "Strategies ([strategy] name): one_at_a_time (default), exhaustive,\n"
-    "random, annealing, genetic. A [metrics] section adds counters\n"
-    "(CUPTI, on launches of their own) for every point or the best few to\n"
-    "the journal and the summary. Exit 0 with an answer, 1 when nothing\n"
-    "valid was found or the run failed, 2 for a bad job or option.\n";
+    "--resume continues every size's journal.\n\n";
+/* Then the strategies, from the registry (help_text), then this. */
+static const char help_tail[] =
+    "A [metrics] section adds counters (CUPTI, on launches of their own)\n"
+    "for every point or the best few to the journal and the summary. Exit 0\n"
+    "with an answer, 1 when nothing valid was found or the run failed, 2\n"
+    "for a bad job or option.\n";
+
+/* help, the registered strategies (tuner/strategy.h; the first is the
+ * default) wrapped at 72 columns, and help_tail. Caller frees; NULL when
+ * out of memory. */
+static char *help_text(void)
+{
+    const char lead[] = "Strategies ([strategy] name): ";
+    size_t size = sizeof help + sizeof lead + sizeof help_tail + 16;
+    size_t col = sizeof lead - 1, len;
+    char *out;
+
+    for (size_t i = 0; i < kt_strategy_count(); ++i)
+        size += strlen(kt_strategy_at(i)->name) + sizeof " (default),\n";
+    if (!(out = malloc(size)))
+        return NULL;
+    len = (size_t)snprintf(out, size, "%s%s", help, lead);
+    for (size_t i = 0; i < kt_strategy_count(); ++i) {
+        const char *name = kt_strategy_at(i)->name;
+        const char *after = i == 0 ? " (default)" : "";
+        const char *sep = i + 1 < kt_strategy_count() ? "," : ".";
+        size_t w = strlen(name) + strlen(after) + strlen(sep);
+        if (i > 0 && col + 1 + w > 72) {
+            out[len++] = '\n';
+            col = 0;
+        } else if (i > 0) {
+            out[len++] = ' ';
+            ++col;
+        }
+        len +=
+            (size_t)snprintf(out + len, size - len, "%s%s%s", name, after, sep);
+        col += w;
+    }
+    snprintf(out + len, size - len, "\n%s", help_tail);
+    return out;
+}
 
 typedef struct tune_args {
     kt_cli_options o; /* o.sets: --set S.K=VALUE overrides of the job */
@@ -224,8 +261,9 @@ static int parse_args(int argc, char **argv, tune_args *a, kt_err *err)
         {"time-scale", required_argument, NULL, 'T'},
         {"mpi", no_argument, NULL, 'P'},
         {NULL, 0, NULL, 0}};
+    char *help_all = help_text();
     const kt_cli_command cmd = {.name = "tune",
-                                .help = help,
+                                .help = help_all ? help_all : help,
                                 .shared = KT_OPT_SET | KT_OPT_PLUGIN |
                                           KT_OPT_JSON | KT_OPT_CSV |
                                           KT_OPT_IN_PROCESS,
@@ -234,7 +272,9 @@ static int parse_args(int argc, char **argv, tune_args *a, kt_err *err)
                                 .ctx = a};
     int rc;
 
-    if ((rc = kt_cli_parse(argc, argv, &cmd, &a->o, err)))
+    rc = kt_cli_parse(argc, argv, &cmd, &a->o, err);
+    free(help_all);
+    if (rc)
         return rc;
     /* Another tool's recording needs no job: it is the job. */
     if (!(a->o.num_operands == 0 && a->o.replay) &&

@@ -37,3 +37,19 @@ expect_exit 2 "$KTUNE" bench vector_add:add --min-samples 50 --max-samples 5
 expect_text "samples: min 50, max 5"
 expect_exit 2 "$KTUNE" bench vector_add:add extra
 finish
+
+# tune --help lists the strategies of the registry (tuner/strategies/
+# list.h), every one of them, the first as the default: the list is not
+# written by hand.
+expect_exit 0 "$KTUNE" tune --help
+first=1
+for name in $(sed -n 's/^KT_STRATEGY(\([a-z_0-9]*\))$/\1/p' \
+                  "$KT_SOURCE_DIR/tuner/strategies/list.h"); do
+    if [ $first = 1 ]; then
+        expect_text "Strategies ([strategy] name): $name (default)"
+        first=0
+    elif ! grep -qE "(^| )$name[,.]" <<<"$out"; then
+        echo "FAIL: strategy $name missing from tune --help"
+        failures=$((failures + 1))
+    fi
+done
