@@ -39,6 +39,10 @@ expect_file "$config"
 expect_file "$pcfile"
 libdir=$(dirname "$(dirname "$(dirname "$config")")")
 expect_file "$libdir/ktune/plugins/vector_add.so"
+# Built with MPI: the --mpi module is installed where the binary loads it.
+if [ -e "$KT_BUILD_DIR/ktune_mpi.so" ]; then
+    expect_file "$libdir/ktune/ktune_mpi.so"
+fi
 expect_file "$(dirname "$config")/ktune_add_plugin.cmake"
 expect_file "$P/share/ktune/recordings/vector_add-h200-n268435456.jsonl"
 expect_file "$P/share/ktune/schemas/tune.schema.json"
