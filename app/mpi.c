@@ -47,7 +47,7 @@ static void pause_ms(long ms)
         ;
 }
 
-kt_status kt_mpi_init(int *rank, int *size, int *local_rank, kt_err *err)
+static kt_status module_init(int *rank, int *size, int *local_rank, kt_err *err)
 {
     int provided = 0;
     MPI_Comm local;
@@ -73,7 +73,7 @@ kt_status kt_mpi_init(int *rank, int *size, int *local_rank, kt_err *err)
     return KT_S_OK;
 }
 
-void kt_mpi_finish(int abandoned, int exit_code)
+static void module_finish(int abandoned, int exit_code)
 {
     if (abandoned) {
         /* The abort signals this process too: no "stopped" hint then. */
@@ -310,10 +310,10 @@ static kt_status read_opened(remote_eval *re, const json_t *reply, kt_err *err)
     return KT_S_OK;
 }
 
-kt_status kt_mpi_remote_open(int rank, const kt_operator *op,
-                             double open_timeout_s, double eval_timeout_s,
-                             kt_evaluator **out, json_t **environment,
-                             kt_err *err)
+static kt_status module_remote_open(int rank, const kt_operator *op,
+                                    double open_timeout_s,
+                                    double eval_timeout_s, kt_evaluator **out,
+                                    json_t **environment, kt_err *err)
 {
     remote_eval *re = calloc(1, sizeof *re);
     json_t *reply = NULL;
@@ -403,8 +403,8 @@ static json_t *answer(kt_evaluator *ev, const kt_operator *op,
     return reply;
 }
 
-int kt_mpi_serve(kt_evaluator *ev, const kt_operator *op, json_t *env,
-                 const char *why)
+static int module_serve(kt_evaluator *ev, const kt_operator *op, json_t *env,
+                        const char *why)
 {
     json_t *msg = opened_message(ev, env, why);
     kt_err err;
@@ -432,4 +432,17 @@ int kt_mpi_serve(kt_evaluator *ev, const kt_operator *op, json_t *env,
         json_decref(reply);
     }
     return ev ? code : 1;
+}
+
+/* The module's one exported symbol (ktune dlopens ktune_mpi.so for --mpi
+ * only, app/mpi_load.c): the four entry points as a table, so that no
+ * name of this file can interpose on one of the binary's. */
+static const kt_mpi_api module_api = {.init = module_init,
+                                      .finish = module_finish,
+                                      .remote_open = module_remote_open,
+                                      .serve = module_serve};
+
+__attribute__((visibility("default"))) const kt_mpi_api *ktune_mpi_module(void)
+{
+    return &module_api;
 }

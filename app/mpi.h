@@ -19,7 +19,12 @@
  * with MPI_Abort after writing its results, since MPI cannot finalise
  * with a rank that is not answering.
  *
- * Built only when CMake finds MPI (KT_WITH_MPI, KT_HAVE_MPI).
+ * The MPI side (app/mpi.c) is a module of its own, ktune_mpi.so, built
+ * only when CMake finds MPI (KT_WITH_MPI, KT_HAVE_MPI) and the only file
+ * that links libmpi: ktune loads it with dlopen when --mpi is given
+ * (app/mpi_load.c), so the binary needs no MPI at run time otherwise.
+ * The functions below are ktune's side: kt_mpi_init loads the module and
+ * the others forward to it.
  */
 #ifndef KT_CLI_MPI_H
 #define KT_CLI_MPI_H
@@ -30,11 +35,30 @@
 #include "core/evaluator.h"
 #include "core/loader.h"
 
-/* Initialises MPI (threads: rank 0's pool calls it from several). */
+/* The module's entry points (ktune_mpi_module() returns them). */
+typedef struct kt_mpi_api {
+    kt_status (*init)(int *rank, int *size, int *local_rank, kt_err *err);
+    void (*finish)(int abandoned, int exit_code);
+    kt_status (*remote_open)(int rank, const kt_operator *op,
+                             double open_timeout_s, double eval_timeout_s,
+                             kt_evaluator **out, json_t **environment,
+                             kt_err *err);
+    int (*serve)(kt_evaluator *ev, const kt_operator *op, json_t *env,
+                 const char *why);
+} kt_mpi_api;
+#define KT_MPI_MODULE_ENTRY "ktune_mpi_module"
+typedef const kt_mpi_api *(*kt_mpi_module_fn)(void);
+
+/* Loads ktune_mpi.so (next to the binary in a build tree, else
+ * KT_MPI_MODULE_FROM_BINDIR from it) and initialises MPI (threads: rank
+ * 0's pool calls it from several). KT_S_UNSUPPORTED naming the file and
+ * dlerror() when the module or its libmpi cannot be loaded. The module
+ * stays loaded until exit; the functions below need it. */
 kt_status kt_mpi_init(int *rank, int *size, int *local_rank, kt_err *err);
 
-/* Finalises MPI; with `abandoned` set (a rank was retired), aborts the job
- * with exit_code instead. */
+/* Finalises MPI (nothing when kt_mpi_init did not load the module); with
+ * `abandoned` set (a rank was retired), aborts the job with exit_code instead.
+ */
 void kt_mpi_finish(int abandoned, int exit_code);
 
 /* Rank 0: the evaluator that forwards to rank `rank`, once that rank has

@@ -2,6 +2,7 @@
 #include "core/energy_meter.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

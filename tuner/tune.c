@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "tuner/tune.h"
+#include "tuner/tune_impl.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -7,70 +7,12 @@
 #include <string.h>
 
 #include "core/msg.h"
-#include "core/u64map.h"
-#include "tuner/pool.h"
-#include "tuner/progress.h"
 
 /* Spaces up to this size get their feasible points counted up front, so
  * the run knows when it has seen them all. */
 #define FEASIBLE_COUNT_LIMIT (UINT64_C(1) << 20)
 
-/* A call of the resumed journal: entries [first, first + n). */
-typedef struct resume_call {
-    size_t first, n;
-    int used;
-} resume_call;
-
-/* A comparison already made in this run. */
-typedef struct memo {
-    uint64_t incumbent, candidate;
-    kt_tune_cmp cmp;
-} memo;
-
-struct kt_tune {
-    const kt_tune_config *cfg;
-    kt_tune_result *res;
-    kt_rng rng;
-    kt_u64map by_index; /* space index -> position in res->entries */
-    size_t entry_cap, trace_cap, step_cap;
-    double t0;           /* monotonic seconds at the clock's last reset */
-    double clock_offset; /* the run's clock at t0 */
-    size_t idle;
-    const char *stop_reason;
-    int failed;
-    kt_err fatal;
-    resume_call *calls;
-    size_t num_calls, call_cursor;
-    kt_u64map recorded_failures; /* space index -> log entry */
-    kt_u64map checked;           /* space index -> 1: journaled as check */
-    memo *memos;
-    size_t num_memos, memo_cap;
-    int has_incumbent;
-    kt_point incumbent;
-    double best_us;
-    size_t best_entry;
-    kt_progress progress;
-    char phase[64];    /* shown by the progress display */
-    char current[256]; /* the configuration being measured, for the display */
-    /* Profiling: the effective spec, the raw counters asked for (none once
-     * they proved unavailable here), whether the one line was written. */
-    kt_profiling_spec prof;
-    int profiling;
-    const char *raw[KT_METRICS_RAW_MAX];
-    size_t num_raw;
-    int counters_off;
-    int noted;
-    kt_protocol call_protocol; /* of the call in flight (call_protocol()) */
-    kt_pool *pool;             /* cfg->workers at work; NULL: cfg->ev alone */
-    /* Where the last evaluate() call's time went, for its entries
-     * (kt_tune_entry.call_s, strategy_s): when it ended, its wall time per
-     * point, and the time since the call before it, given to the first
-     * entry recorded from it. A batch on several workers counts as one
-     * call: its wall time over its points. */
-    double call_end, call_s, call_gap_s;
-};
-
-static double monotonic(void)
+double kt_tune_monotonic(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -80,18 +22,18 @@ static double monotonic(void)
 /* The run's clock: seconds of tuning, continued across resumed sessions,
  * and the evaluator's simulated seconds (a replay of another tool's
  * recording: core/evaluator.h). */
-static double run_clock(const kt_tune *t)
+double kt_tune_run_clock(const kt_tune *t)
 {
     kt_evaluator *ev = t->cfg->ev;
     double simulated =
         ev && ev->ops->simulated_s ? ev->ops->simulated_s(ev) : 0;
-    return t->clock_offset + (monotonic() - t->t0) + simulated;
+    return t->clock_offset + (kt_tune_monotonic() - t->t0) + simulated;
 }
 
 static void set_clock(kt_tune *t, double value)
 {
     t->clock_offset = value;
-    t->t0 = monotonic();
+    t->t0 = kt_tune_monotonic();
 }
 
 const kt_space *kt_tune_space(const kt_tune *t)
@@ -151,7 +93,7 @@ int kt_tune_stop(kt_tune *t)
         t->stop_reason = "the evaluator failed";
     else if (cfg->max_evals && t->res->evaluations >= cfg->max_evals)
         t->stop_reason = "max_evals reached";
-    else if (cfg->max_seconds > 0 && run_clock(t) >= cfg->max_seconds)
+    else if (cfg->max_seconds > 0 && kt_tune_run_clock(t) >= cfg->max_seconds)
         t->stop_reason = "max_seconds reached";
     else if (t->res->feasible_known && known_points(t) >= t->res->feasible)
         t->stop_reason = "every feasible point evaluated";
@@ -203,7 +145,7 @@ static void update_progress(kt_tune *t)
     const kt_tune_config *cfg = t->cfg;
     kt_tune_result *r = t->res;
     kt_progress_state s = {.phase = t->phase, .current = t->current};
-    double now = run_clock(t);
+    double now = kt_tune_run_clock(t);
     char best[256] = "";
 
     if (!t->progress.out)
@@ -233,8 +175,8 @@ static void update_progress(kt_tune *t)
 }
 
 /* The phase and configuration the display names while a call runs. */
-static void progress_call(kt_tune *t, const char *purpose, const kt_point *pts,
-                          size_t n)
+void kt_tune_progress_call(kt_tune *t, const char *purpose, const kt_point *pts,
+                           size_t n)
 {
     if (!t->progress.out)
         return;
@@ -272,7 +214,7 @@ static kt_status add_entry(kt_tune *t, const kt_point *pt, uint64_t index,
     snprintf(e->reason, sizeof e->reason, "%s", r->reason);
     e->host_checked = host;
     e->from_journal = from_journal;
-    e->elapsed_s = run_clock(t);
+    e->elapsed_s = kt_tune_run_clock(t);
     e->when = time(NULL);
     e->compile_s = r->compile_s;
     e->compiled = r->compiled;
@@ -322,7 +264,7 @@ static kt_status add_entry(kt_tune *t, const kt_point *pt, uint64_t index,
     return KT_S_OK;
 }
 
-static kt_tune_entry *find_entry(const kt_tune *t, uint64_t index)
+kt_tune_entry *kt_tune_find_entry(const kt_tune *t, uint64_t index)
 {
     uint64_t pos;
     return kt_u64map_get(&t->by_index, index, &pos) ? &t->res->entries[pos]
@@ -331,8 +273,8 @@ static kt_tune_entry *find_entry(const kt_tune *t, uint64_t index)
 
 /* A point's cost under the run's objective (tuner/objective.h): the
  * median in us for time; +inf where the objective lacks a figure. */
-static double cost_of(const kt_tune *t, const kt_timing *timing,
-                      const kt_energy *energy)
+double kt_tune_cost_of(const kt_tune *t, const kt_timing *timing,
+                       const kt_energy *energy)
 {
     const kt_evaluator *ev = t->cfg->ev;
     kt_objective_side s = {
@@ -342,14 +284,14 @@ static double cost_of(const kt_tune *t, const kt_timing *timing,
     return isnan(c) ? INFINITY : c;
 }
 
-static double entry_cost(const kt_tune *t, const kt_tune_entry *e)
+double kt_tune_entry_cost(const kt_tune *t, const kt_tune_entry *e)
 {
-    return cost_of(t, &e->timing, &e->energy);
+    return kt_tune_cost_of(t, &e->timing, &e->energy);
 }
 
 /* cost(b) / cost(a), paired, under the run's objective. */
-static void paired(const kt_tune *t, const kt_eval_result *a,
-                   const kt_eval_result *b, kt_ratio *out)
+void kt_tune_paired(const kt_tune *t, const kt_eval_result *a,
+                    const kt_eval_result *b, kt_ratio *out)
 {
     kt_evaluator *ev = t->cfg->ev;
     const kt_work *w = ev && ev->ops->work ? ev->ops->work(ev) : NULL;
@@ -362,7 +304,7 @@ static void observe(const kt_tune *t, const kt_tune_entry *e, kt_tune_obs *out)
 {
     out->known = 1;
     out->status = e->status;
-    out->median_us = e->status == KT_EVAL_OK ? entry_cost(t, e) : 0;
+    out->median_us = e->status == KT_EVAL_OK ? kt_tune_entry_cost(t, e) : 0;
 }
 
 static kt_status locate(const kt_tune *t, const kt_point *pt, uint64_t *index,
@@ -438,7 +380,7 @@ static resume_call *find_call(kt_tune *t, const kt_point *pts, size_t n)
     return NULL;
 }
 
-static kt_status fail(kt_tune *t, kt_status rc, const kt_err *err)
+kt_status kt_tune_fail(kt_tune *t, kt_status rc, const kt_err *err)
 {
     t->failed = 1;
     t->fatal = *err;
@@ -512,7 +454,7 @@ static int worker_env(const kt_tune *t, size_t w)
 static void call_timing(kt_tune *t, double start, size_t n)
 {
     t->call_gap_s = start - t->call_end;
-    t->call_end = monotonic();
+    t->call_end = kt_tune_monotonic();
     t->call_s = n ? (t->call_end - start) / (double)n : 0;
     t->res->evaluator_s += t->call_end - start;
 }
@@ -545,13 +487,13 @@ static kt_status journal_call(kt_tune *t, const char *purpose,
         int own = j->env;
         j->env = worker_env(t, w);
         for (size_t i = 0; i < n && !jrc; ++i)
-            jrc = kt_journal_eval(j, cfg->op, call, i, n, purpose, run_clock(t),
-                                  &pts[i], &out[i], err);
+            jrc = kt_journal_eval(j, cfg->op, call, i, n, purpose,
+                                  kt_tune_run_clock(t), &pts[i], &out[i], err);
         j->env = own;
         if (jrc) {
             for (size_t i = 0; i < n; ++i)
                 kt_eval_result_free(&out[i]);
-            return fail(t, jrc, err);
+            return kt_tune_fail(t, jrc, err);
         }
     }
     return KT_S_OK;
@@ -571,10 +513,10 @@ static kt_status run_call(kt_tune *t, const char *purpose, const kt_point *pts,
 
     memset(out, 0, n * sizeof *out);
     *answered = c != NULL;
-    progress_call(t, purpose, pts, n);
+    kt_tune_progress_call(t, purpose, pts, n);
     if (c)
         return answer_from_log(t, c, n, out, err);
-    start = monotonic();
+    start = kt_tune_monotonic();
     rc = cfg->ev->ops->evaluate(cfg->ev, pts, n, call_protocol(t, purpose), out,
                                 err);
     call_timing(t, start, n);
@@ -589,10 +531,10 @@ static kt_status run_call(kt_tune *t, const char *purpose, const kt_point *pts,
             if (!decided || !j)
                 continue;
             if (kt_journal_eval(j, cfg->op, j->next_call++, 0, 1, purpose,
-                                run_clock(t), &pts[i], &out[i], &jerr))
+                                kt_tune_run_clock(t), &pts[i], &out[i], &jerr))
                 break;
         }
-        return fail(t, rc, err);
+        return kt_tune_fail(t, rc, err);
     }
     return journal_call(t, purpose, pts, n, out, 0, err);
 }
@@ -602,9 +544,9 @@ static kt_status run_call(kt_tune *t, const char *purpose, const kt_point *pts,
  * once by the workers, then all journaled in the order given — so the
  * journal, the record and every decision are the same whichever worker
  * finished first. Without workers, one call after the other. */
-static kt_status run_calls(kt_tune *t, const char *purpose, const kt_point *pts,
-                           size_t per, size_t count, kt_eval_result *out,
-                           int *answered, kt_err *err)
+kt_status kt_tune_run_calls(kt_tune *t, const char *purpose,
+                            const kt_point *pts, size_t per, size_t count,
+                            kt_eval_result *out, int *answered, kt_err *err)
 {
     kt_pool_call *calls;
     size_t m = 0;
@@ -620,7 +562,7 @@ static kt_status run_calls(kt_tune *t, const char *purpose, const kt_point *pts,
     if (!(calls = calloc(count, sizeof *calls)))
         return kt_err_set(err, KT_S_NOMEM, "out of memory");
     memset(out, 0, count * per * sizeof *out);
-    progress_call(t, purpose, pts, count * per);
+    kt_tune_progress_call(t, purpose, pts, count * per);
     for (size_t i = 0; i < count && !rc; ++i) {
         resume_call *c = find_call(t, &pts[i * per], per);
         answered[i] = c != NULL;
@@ -635,13 +577,13 @@ static kt_status run_calls(kt_tune *t, const char *purpose, const kt_point *pts,
         calls[m].prefer = (int)m;
         ++m;
     }
-    start = monotonic();
+    start = kt_tune_monotonic();
     if (!rc && m)
         rc = kt_pool_run(t->pool, calls, m, err);
     if (m)
         call_timing(t, start, m * per);
     if (rc)
-        rc = fail(t, rc, err);
+        rc = kt_tune_fail(t, rc, err);
     for (size_t k = 0; k < m && !rc; ++k) {
         count_call(t, calls[k].out, per);
         rc = journal_call(t, purpose, calls[k].pts, per, calls[k].out,
@@ -652,219 +594,6 @@ static kt_status run_calls(kt_tune *t, const char *purpose, const kt_point *pts,
             kt_eval_result_free(&out[i]);
     free(calls);
     return rc;
-}
-
-/* ----------------------------------------------------------- profiling */
-
-/* One line, once per run, when counters cannot be had (or some of them:
- * partial); the run goes on. */
-static void note_unavailable(kt_tune *t, const kt_tune_entry *e,
-                             const char *why, int partial)
-{
-    char cfg[256];
-    if (t->noted || !t->num_raw)
-        return;
-    t->noted = 1;
-    kt_point_format(t->cfg->op, &e->point, cfg, sizeof cfg);
-    snprintf(t->res->counters_note, sizeof t->res->counters_note, "%s (%s)",
-             why, cfg);
-    if (t->cfg->notes)
-        kt_fmsg(t->cfg->notes,
-                "%s hardware counters for %s: %s; continuing without "
-                "them\n",
-                partial ? "missing" : "no", cfg, why);
-}
-
-/* Profiles entry `at` (verified and timed) once: from the resumed journal
- * when it holds every counter asked for, else through the evaluator, and
- * journals what it got. Only running out of memory, an unknown counter
- * name or an unwritable journal stop the run. */
-static kt_status profile_entry(kt_tune *t, size_t at, kt_err *err)
-{
-    const kt_tune_config *cfg = t->cfg;
-    kt_tune_entry *e = &t->res->entries[at];
-    const kt_journal_profile *jp = NULL;
-    kt_profile_request req;
-    kt_profile_result res;
-    kt_profiling_point *p;
-    json_t *rec;
-    kt_err perr;
-    double start;
-    kt_status rc = KT_S_OK;
-
-    if (e->profile || e->status != KT_EVAL_OK || e->host_checked ||
-        !t->profiling)
-        return KT_S_OK;
-    if (!(p = calloc(1, sizeof *p)))
-        return kt_err_set(err, KT_S_NOMEM, "out of memory");
-    memset(&res, 0, sizeof res);
-    memset(&req, 0, sizeof req);
-    req.metrics = t->raw;
-    req.num_metrics = t->counters_off ? 0 : t->num_raw;
-    if (cfg->resume)
-        jp = kt_journal_find_profile(cfg->resume, &e->point);
-    if (jp && kt_profiling_covers(jp->record, req.metrics, req.num_metrics)) {
-        rc = kt_profiling_result(jp->record, req.metrics, req.num_metrics, &res,
-                                 err);
-        if (rc) {
-            free(p);
-            return kt_err_prefix(
-                err, "%s: ", cfg->journal ? cfg->journal->path : "journal");
-        }
-        ++t->res->profiled_from_journal;
-    } else if (!cfg->ev->ops->profile) {
-        res.status = KT_EVAL_OK;
-        res.counters = KT_S_UNSUPPORTED;
-        snprintf(res.note, sizeof res.note, "the %s evaluator cannot profile",
-                 cfg->ev->ops->kind);
-        jp = NULL;
-    } else {
-        jp = NULL;
-        kt_err_clear(&perr);
-        start = monotonic();
-        progress_call(t, "profile", &e->point, 1);
-        rc = cfg->ev->ops->profile(cfg->ev, &e->point, &req, &res, &perr);
-        t->res->profile_s += monotonic() - start;
-        if (rc == KT_S_NOMEM || rc == KT_S_INPUT) {
-            free(p);
-            kt_profile_result_free(&res);
-            *err = perr;
-            return fail(t, rc, &perr);
-        }
-        if (rc) {
-            /* The point ran and was timed; its profile failing costs the
-             * profile, not the point. A lost context stops the run at the
-             * next evaluation. */
-            kt_profile_result_free(&res);
-            memset(&res, 0, sizeof res);
-            res.status = KT_EVAL_OK;
-            res.counters = rc;
-            snprintf(res.note, sizeof res.note, "profiling failed: %s",
-                     perr.msg);
-            rc = KT_S_OK;
-        }
-        if (!rc && res.status != KT_EVAL_OK) {
-            /* It ran when timed; profiling it crashed, timed out or failed
-             * to verify (a worker restarts). The profile is lost, not the
-             * point, and counters stay on for the others. */
-            char why[sizeof res.note];
-            snprintf(why, sizeof why, "profiling: %s: %s",
-                     kt_eval_status_name(res.status), res.reason);
-            free(res.values);
-            res.values = NULL;
-            res.num_values = 0;
-            res.counters =
-                res.status == KT_EVAL_CRASH || res.status == KT_EVAL_TIMEOUT
-                    ? KT_S_CRASHED
-                    : KT_S_PLUGIN;
-            snprintf(res.note, sizeof res.note, "%s", why);
-        }
-        t->res->profile_passes += res.stats.passes;
-    }
-    kt_profiling_from_result(&t->prof.set, req.num_metrics, &res, p);
-    p->from_journal = jp != NULL;
-    e->profile = p;
-    ++t->res->profiled;
-    if (req.num_metrics && p->counters != KT_S_OK) {
-        note_unavailable(t, e, p->note, 0);
-        /* A machine without counters stays without them; a recording may
-         * hold them for other points. */
-        if (p->counters == KT_S_UNSUPPORTED &&
-            strcmp(cfg->ev->ops->kind, "replay") != 0)
-            t->counters_off = 1;
-    } else if (req.num_metrics && p->note[0]) {
-        note_unavailable(t, e, p->note, 1);
-    }
-    if (!jp && cfg->journal) {
-        rec = kt_profiling_record(cfg->op, &e->point, &t->prof.set,
-                                  req.num_metrics, &cfg->space->device, &res);
-        rc = rec ? kt_journal_profile_record(cfg->journal, rec, run_clock(t),
-                                             err)
-                 : kt_err_set(err, KT_S_NOMEM, "out of memory");
-        json_decref(rec);
-        if (rc)
-            rc = fail(t, rc, err);
-    }
-    kt_profile_result_free(&res);
-    return rc;
-}
-
-/* A point just evaluated: profiled now when [metrics] asks for every
- * point. */
-static kt_status profile_new(kt_tune *t, size_t at, kt_err *err)
-{
-    if (t->prof.points != KT_PROFILING_EVERY)
-        return KT_S_OK;
-    return profile_entry(t, at, err);
-}
-
-/* The profile of pt, which must have been evaluated (*out NULL when it
- * did not run or is unknown). */
-static kt_status profile_point(kt_tune *t, const kt_point *pt,
-                               const kt_profiling_point **out, kt_err *err)
-{
-    uint64_t index, pos;
-    kt_status rc;
-
-    *out = NULL;
-    if (!kt_space_index(t->cfg->space, pt, &index) ||
-        !kt_u64map_get(&t->by_index, index, &pos))
-        return KT_S_OK;
-    if ((rc = profile_entry(t, (size_t)pos, err)))
-        return rc;
-    *out = t->res->entries[pos].profile;
-    return KT_S_OK;
-}
-
-/* [metrics] points = top: the best few by their own medians, and the
- * answer, after the closing round. */
-static kt_status profile_top(kt_tune *t, kt_err *err)
-{
-    kt_tune_result *res = t->res;
-    const kt_tune_entry **ranked;
-    size_t n;
-    kt_status rc = KT_S_OK;
-
-    if (t->prof.points != KT_PROFILING_TOP)
-        return KT_S_OK;
-    ranked = kt_tune_ranked(res, &n);
-    if (!ranked)
-        return kt_err_set(err, KT_S_NOMEM, "out of memory");
-    for (size_t i = 0; i < n && i < t->prof.top && !rc; ++i)
-        rc = profile_entry(t, (size_t)(ranked[i] - res->entries), err);
-    free(ranked);
-    if (!rc && res->has_best) {
-        const kt_profiling_point *p;
-        rc = profile_point(t, &res->finals[0].point, &p, err);
-    }
-    return rc;
-}
-
-/* The spec in force (cfg's, none without one); names asked for. */
-static kt_status prepare_profiling(kt_tune *t, kt_err *err)
-{
-    const kt_tune_config *cfg = t->cfg;
-
-    if (cfg->profiling)
-        t->prof = *cfg->profiling;
-    else
-        memset(&t->prof, 0, sizeof t->prof);
-    t->profiling = t->prof.points != KT_PROFILING_OFF;
-    if (!t->profiling)
-        return KT_S_OK;
-    t->num_raw =
-        t->prof.counters ? kt_metric_set_raw_names(&t->prof.set, t->raw) : 0;
-    if (cfg->counters_unavailable && t->num_raw) {
-        t->counters_off = 1;
-        t->noted = 1;
-        snprintf(t->res->counters_note, sizeof t->res->counters_note, "%s",
-                 cfg->counters_unavailable);
-    }
-    t->res->profiling = malloc(sizeof *t->res->profiling);
-    if (!t->res->profiling)
-        return kt_err_set(err, KT_S_NOMEM, "out of memory");
-    *t->res->profiling = t->prof;
-    return KT_S_OK;
 }
 
 /* A failure the resumed journal recorded for pt (a point that faulted must
@@ -892,7 +621,7 @@ void kt_tune_hint(kt_tune *t, const kt_point *pts, size_t n)
         uint64_t index;
         kt_err why;
         if (kt_space_index(cfg->space, &pts[i], &index) &&
-            !find_entry(t, index) && !recorded_failure(t, index) &&
+            !kt_tune_find_entry(t, index) && !recorded_failure(t, index) &&
             kt_space_feasible(cfg->space, &pts[i], &why) == KT_S_OK)
             keep[m++] = pts[i];
     }
@@ -947,7 +676,7 @@ static kt_status measure_plan(kt_tune *t, const kt_point *pts, size_t n,
         uint64_t index;
         if ((rc = locate(t, &pts[i], &index, err)))
             break;
-        if (find_entry(t, index) || among(idx, *m, index)) {
+        if (kt_tune_find_entry(t, index) || among(idx, *m, index)) {
             ++t->idle;
             continue;
         }
@@ -986,11 +715,11 @@ kt_status kt_tune_measure_batch(kt_tune *t, const kt_point *pts, size_t n,
     if (!rc && m > 1)
         kt_tune_hint(t, send, m); /* one call each: their kernels at once */
     if (!rc && m)
-        rc = run_calls(t, "measure", send, 1, m, r, answered, err);
+        rc = kt_tune_run_calls(t, "measure", send, 1, m, r, answered, err);
     for (size_t k = 0; k < m && !rc; ++k) {
         rc = add_entry(t, &send[k], idx[k], &r[k], 0, answered[k], err);
         if (!rc)
-            rc = profile_new(t, t->res->num_entries - 1, err);
+            rc = kt_tune_profile_new(t, t->res->num_entries - 1, err);
     }
     for (size_t k = 0; r && k < m; ++k)
         kt_eval_result_free(&r[k]);
@@ -998,7 +727,7 @@ kt_status kt_tune_measure_batch(kt_tune *t, const kt_point *pts, size_t n,
         uint64_t index;
         const kt_tune_entry *e;
         if (kt_space_index(t->cfg->space, &pts[i], &index) &&
-            (e = find_entry(t, index)))
+            (e = kt_tune_find_entry(t, index)))
             observe(t, e, &out[i]);
     }
     free(send);
@@ -1023,7 +752,7 @@ int kt_tune_known(kt_tune *t, const kt_point *pt, kt_tune_obs *out)
     memset(out, 0, sizeof *out);
     if (!kt_space_index(t->cfg->space, pt, &index))
         return 0;
-    if ((e = find_entry(t, index))) {
+    if ((e = kt_tune_find_entry(t, index))) {
         observe(t, e, out);
         return 1;
     }
@@ -1070,7 +799,7 @@ static kt_status compare_plan_one(kt_tune *t, const kt_point *incumbent,
 
     if ((rc = locate(t, cand, &ib, err)))
         return rc;
-    e = find_entry(t, ib);
+    e = kt_tune_find_entry(t, ib);
     if (e && e->status != KT_EVAL_OK) {
         ++t->idle;
         out->known = 1;
@@ -1116,7 +845,7 @@ static kt_status compare_settle(kt_tune *t, uint64_t ia, uint64_t ib,
     kt_status rc = KT_S_OK;
 
     if (!had && !(rc = add_entry(t, cand, ib, &r[1], 0, answered, err)))
-        rc = profile_new(t, t->res->num_entries - 1, err);
+        rc = kt_tune_profile_new(t, t->res->num_entries - 1, err);
     t->idle = 0;
     out->known = 1;
     out->status = r[1].status;
@@ -1126,7 +855,7 @@ static kt_status compare_settle(kt_tune *t, uint64_t ia, uint64_t ib,
              * the candidate. No verdict. */
             out->status = KT_EVAL_ERROR;
         } else {
-            paired(t, &r[0], &r[1], &out->ratio);
+            kt_tune_paired(t, &r[0], &r[1], &out->ratio);
             out->verdict = kt_stats_verdict(&out->ratio, t->cfg->min_gain);
         }
     }
@@ -1164,7 +893,8 @@ kt_status kt_tune_compare_batch(kt_tune *t, const kt_point *incumbent,
         rc =
             compare_plan_one(t, incumbent, ia, &cands[i], i, &pl, &out[i], err);
     if (!rc && pl.m)
-        rc = run_calls(t, "compare", pl.pairs, 2, pl.m, r, answered, err);
+        rc = kt_tune_run_calls(t, "compare", pl.pairs, 2, pl.m, r, answered,
+                               err);
     for (size_t k = 0; k < pl.m && !rc; ++k)
         rc = compare_settle(t, ia, pl.ib[k], &pl.pairs[2 * k + 1], pl.had[k],
                             &r[2 * k], answered[k], &out[pl.which[k]], err);
@@ -1270,233 +1000,6 @@ kt_status kt_tune_path_jump(kt_tune *t, const kt_point *from,
     return add_step(t, from, to, label, ratio, &s, err);
 }
 
-/* ----------------------------------------------------------- the end */
-
-static const kt_tune_entry *sorted_ok(const kt_tune *t, size_t rank,
-                                      size_t *count)
-{
-    /* Selection by rank over the valid entries: finalists are few. */
-    const kt_tune_result *r = t->res;
-    const kt_tune_entry *chosen = NULL;
-    double floor_us = -1;
-    size_t floor_order = 0, n = 0;
-
-    for (size_t i = 0; i < r->num_entries; ++i)
-        n += r->entries[i].status == KT_EVAL_OK && !r->entries[i].host_checked;
-    *count = n;
-    for (size_t k = 0; k <= rank && k < n; ++k) {
-        chosen = NULL;
-        for (size_t i = 0; i < r->num_entries; ++i) {
-            const kt_tune_entry *e = &r->entries[i];
-            double m;
-            if (e->status != KT_EVAL_OK || e->host_checked)
-                continue;
-            m = entry_cost(t, e);
-            /* Strictly after the previous pick in (median, order). */
-            if (floor_us >= 0 &&
-                (m < floor_us || (m == floor_us && e->order <= floor_order)))
-                continue;
-            if (!chosen || m < entry_cost(t, chosen) ||
-                (m == entry_cost(t, chosen) && e->order < chosen->order))
-                chosen = e;
-        }
-        if (!chosen)
-            break;
-        floor_us = entry_cost(t, chosen);
-        floor_order = chosen->order;
-    }
-    return rank < n ? chosen : NULL;
-}
-
-static int compare_finals(const void *a, const void *b)
-{
-    const kt_tune_final *x = a, *y = b;
-    return (x->cost > y->cost) - (x->cost < y->cost);
-}
-
-/* Appends to pts the fastest measured point of each reference variant
- * that is not among them yet. */
-static void add_references(const kt_tune *t, kt_point *pts, size_t *n)
-{
-    const kt_tune_result *r = t->res;
-
-    for (size_t slot = 0; slot < t->cfg->space->num_slots; ++slot) {
-        const kt_tune_entry *best = NULL;
-        int present = 0;
-        if (!kt_tune_slot_is_reference(t, slot))
-            continue;
-        for (size_t i = 0; i < r->num_entries; ++i) {
-            const kt_tune_entry *e = &r->entries[i];
-            if (e->status != KT_EVAL_OK || e->host_checked ||
-                e->point.variant != t->cfg->space->slots[slot].variant)
-                continue;
-            if (!best || e->timing.kernel.median < best->timing.kernel.median)
-                best = e;
-        }
-        for (size_t k = 0; best && k < *n; ++k)
-            present |= kt_point_equal(&pts[k], &best->point);
-        if (best && !present)
-            pts[(*n)++] = best->point;
-    }
-}
-
-/* The time-best and energy-best finalists of the closing call r[idx[0..m))
- * (of points pts) and their paired differences in both measures. */
-static void tradeoff(const kt_tune *t, const kt_point *pts,
-                     const kt_eval_result *r, const size_t *idx, size_t m,
-                     kt_tune_tradeoff *out)
-{
-    kt_tune *mt = (kt_tune *)t;
-    const kt_work *w = mt->cfg->ev && mt->cfg->ev->ops->work
-                           ? mt->cfg->ev->ops->work(mt->cfg->ev)
-                           : NULL;
-    size_t tb = 0, eb = 0;
-
-    memset(out, 0, sizeof *out);
-    for (size_t a = 0; a < m; ++a) {
-        const kt_eval_result *x = &r[idx[a]];
-        if (!x->energy.measured)
-            return;
-        if (x->timing.kernel.median < r[idx[tb]].timing.kernel.median)
-            tb = a;
-        if (x->energy.joules.median < r[idx[eb]].energy.joules.median)
-            eb = a;
-    }
-    {
-        kt_objective_side st = {&r[idx[tb]].timing, &r[idx[tb]].energy, w},
-                          se = {&r[idx[eb]].timing, &r[idx[eb]].energy, w};
-        kt_objective_ratio(KT_OBJ_TIME, &st, &se, &out->time);
-        kt_objective_ratio(KT_OBJ_ENERGY, &st, &se, &out->energy);
-    }
-    out->have = m > 0;
-    out->time_best = pts[idx[tb]];
-    out->energy_best = pts[idx[eb]];
-}
-
-static kt_status finish(kt_tune *t, kt_err *err)
-{
-    const kt_tune_config *cfg = t->cfg;
-    kt_tune_result *res = t->res;
-    size_t valid, want = cfg->finalists ? cfg->finalists : 1, n = 0, top;
-    kt_point *pts = NULL;
-    kt_eval_result *r = NULL;
-    int answered;
-    kt_status rc = KT_S_OK;
-
-    sorted_ok(t, 0, &valid);
-    if (valid == 0)
-        return KT_S_OK;
-    if (want > valid)
-        want = valid;
-    /* Room for the measured references: each joins the closing round, so
-     * the answer's speed-up against it has a paired interval. */
-    want += cfg->space->num_slots;
-    pts = calloc(want, sizeof *pts);
-    r = calloc(want, sizeof *r);
-    res->finals = calloc(want, sizeof *res->finals);
-    if (!pts || !r || !res->finals) {
-        rc = kt_err_set(err, KT_S_NOMEM, "out of memory");
-        goto done;
-    }
-    for (size_t k = 0; k < want - cfg->space->num_slots; ++k)
-        pts[n++] = sorted_ok(t, k, &valid)->point;
-    top = n;
-    if (t->has_incumbent) {
-        uint64_t index;
-        const kt_tune_entry *e =
-            kt_space_index(cfg->space, &t->incumbent, &index)
-                ? find_entry(t, index)
-                : NULL;
-        int present = 0;
-        for (size_t k = 0; k < n; ++k)
-            present |= kt_point_equal(&pts[k], &t->incumbent);
-        if (e && e->status == KT_EVAL_OK && !present)
-            pts[top - 1] = t->incumbent;
-    }
-    add_references(t, pts, &n);
-    if (n == 1) {
-        uint64_t index;
-        kt_space_index(cfg->space, &pts[0], &index);
-        res->finals[0].point = pts[0];
-        res->finals[0].stats = find_entry(t, index)->timing.kernel;
-        res->finals[0].energy = find_entry(t, index)->energy;
-        res->finals[0].cost = entry_cost(t, find_entry(t, index));
-        res->finals[0].vs_winner.ratio = 1;
-        res->num_finals = 1;
-        res->has_best = 1;
-        goto done;
-    }
-    if ((rc = run_calls(t, "final", pts, n, 1, r, &answered, err)))
-        goto done;
-    res->final_measured = 1;
-    {
-        size_t m = 0, winner = 0, fewest = (size_t)-1;
-        size_t idx[64];
-        /* The winner is the finalist the fewest others beat in paired
-         * comparisons; the lower median breaks a tie. */
-        for (size_t k = 0; k < n && m < 64; ++k)
-            if (r[k].status == KT_EVAL_OK)
-                idx[m++] = k;
-        if (m == 0) {
-            snprintf(res->note, sizeof res->note,
-                     "the closing re-measurement failed for every finalist "
-                     "(%s); no answer",
-                     r[0].reason);
-            goto done;
-        }
-        for (size_t a = 0; a < m; ++a) {
-            size_t beaten = 0;
-            for (size_t b = 0; b < m; ++b) {
-                kt_ratio q;
-                if (a == b)
-                    continue;
-                paired(t, &r[idx[a]], &r[idx[b]], &q);
-                beaten += kt_stats_verdict(&q, cfg->min_gain) < 0;
-            }
-            if (beaten < fewest ||
-                (beaten == fewest &&
-                 cost_of(t, &r[idx[a]].timing, &r[idx[a]].energy) <
-                     cost_of(t, &r[idx[winner]].timing,
-                             &r[idx[winner]].energy))) {
-                fewest = beaten;
-                winner = a;
-            }
-        }
-        for (size_t a = 0; a < m; ++a) {
-            kt_tune_final *f = &res->finals[res->num_finals++];
-            f->point = pts[idx[a]];
-            f->stats = r[idx[a]].timing.kernel;
-            f->energy = r[idx[a]].energy;
-            f->cost = cost_of(t, &r[idx[a]].timing, &r[idx[a]].energy);
-            if (a == winner) {
-                f->vs_winner.ratio = f->vs_winner.lo = f->vs_winner.hi = 1;
-                f->vs_winner.n = r[idx[a]].timing.num_rounds;
-                f->tied = 0;
-            } else {
-                paired(t, &r[idx[winner]], &r[idx[a]], &f->vs_winner);
-                f->tied = kt_stats_verdict(&f->vs_winner, cfg->min_gain) <= 0;
-            }
-        }
-        tradeoff(t, pts, r, idx, m, &res->tradeoff);
-        /* Winner first, the others by median. */
-        if (winner != 0) {
-            kt_tune_final w = res->finals[winner];
-            memmove(&res->finals[1], &res->finals[0],
-                    winner * sizeof res->finals[0]);
-            res->finals[0] = w;
-        }
-        qsort(&res->finals[1], res->num_finals - 1, sizeof res->finals[0],
-              compare_finals);
-        res->has_best = 1;
-    }
-done:
-    for (size_t k = 0; r && k < want; ++k)
-        kt_eval_result_free(&r[k]);
-    free(r);
-    free(pts);
-    return rc;
-}
-
 static kt_status prepare_resume(kt_tune *t, kt_err *err)
 {
     const kt_journal_log *log = t->cfg->resume;
@@ -1565,7 +1068,7 @@ kt_status kt_tune_run(const kt_tune_config *cfg, kt_tune_result *out,
     kt_status rc;
     uint64_t feasible;
     kt_err ferr;
-    double started = monotonic();
+    double started = kt_tune_monotonic();
     /* The journal's header was written before: not this run's time. */
     double journal_before = cfg->journal ? cfg->journal->written_s : 0;
 
@@ -1585,7 +1088,8 @@ kt_status kt_tune_run(const kt_tune_config *cfg, kt_tune_result *out,
         out->feasible_known = 1;
     }
     kt_progress_init(&t.progress, stderr, cfg->progress);
-    if ((rc = prepare_profiling(&t, err)) || (rc = prepare_resume(&t, err)) ||
+    if ((rc = kt_tune_prepare_profiling(&t, err)) ||
+        (rc = prepare_resume(&t, err)) ||
         (cfg->num_workers > 1 &&
          (rc = kt_pool_open(cfg->workers, cfg->num_workers, &t.pool, err))))
         goto done;
@@ -1593,17 +1097,17 @@ kt_status kt_tune_run(const kt_tune_config *cfg, kt_tune_result *out,
     if (!rc && t.failed)
         rc = kt_err_set(err, t.fatal.status, "%s", t.fatal.msg);
     if (!rc)
-        rc = finish(&t, err);
+        rc = kt_tune_finish(&t, err);
     if (!rc)
-        rc = profile_top(&t, err);
+        rc = kt_tune_profile_top(&t, err);
 done:
     out->stop_reason = t.stop_reason           ? t.stop_reason
                        : out->finish_reason[0] ? out->finish_reason
                                                : "the strategy finished";
     if (rc && !t.stop_reason)
         out->stop_reason = "the run failed";
-    out->elapsed_s = run_clock(&t);
-    out->wall_s = monotonic() - started;
+    out->elapsed_s = kt_tune_run_clock(&t);
+    out->wall_s = kt_tune_monotonic() - started;
     if (cfg->journal)
         out->journal_s = cfg->journal->written_s - journal_before;
     kt_progress_end(&t.progress);

@@ -10,12 +10,15 @@
 //             variant does: effective bandwidth is derived from them
 //   setup()   inputs from host->random_f32 (seeded, never zeros), device
 //             memory from host->alloc_device, the reference in double
-//   launch()  enqueue on the given stream and return: no allocation, no
+//   shape()   grid, block and shared memory of a configuration, pure: the
+//             one place the geometry is derived
+//   launch()  (launch_shaped) enqueue on the given stream with the shape
+//             ktune computed from shape(), and return: no allocation, no
 //             copy, no synchronisation (it runs inside the timed interval);
 //             ktune checks the launch and the execution itself
 //   verify()  every element against the reference (host->check_f32), with
 //             a tolerance derived from the arithmetic
-#include <ktune/plugin.h>
+#include <ktune/plugin_util.h>
 
 namespace
 {
@@ -72,8 +75,8 @@ struct state {
 //
 // Grid and block of a configuration, computed without the GPU: ktune checks
 // them against the device's limits before anything runs. one_per_thread's
-// is plugin.h's kt_shape_per_element (sizes[0] threads, blocks of the first
-// parameter).
+// is plugin_util.h's kt_shape_per_element (sizes[0] threads, blocks of the
+// first parameter).
 
 int shape_grid_stride(const kt_problem *p, const kt_config *c, kt_shape *out)
 {
@@ -91,23 +94,23 @@ int check_grid_stride(const kt_problem *p, const kt_config *c, char *why,
 }
 
 // --------------------------------------------------------------- launches
+//
+// ktune hands each launch the shape it computed with the variant's shape()
+// for this problem and configuration, so the geometry is written once.
 
-int launch_one_per_thread(void *st, const kt_config *c, void *stream)
+int launch_one_per_thread(void *st, const kt_config *, const kt_shape *shape,
+                          void *stream)
 {
     const state *s = (const state *)st;
-    return kt_launch_cover(s->n, c->values[P_BLOCK], stream, mul_one_per_thread,
-                           s->x, s->y, s->z, s->n);
+    return kt_launch(*shape, stream, mul_one_per_thread, s->x, s->y, s->z,
+                     s->n);
 }
 
-// The launch takes its geometry from shape(), so the two cannot disagree.
-int launch_grid_stride(void *st, const kt_config *c, void *stream)
+int launch_grid_stride(void *st, const kt_config *, const kt_shape *shape,
+                       void *stream)
 {
     const state *s = (const state *)st;
-    kt_shape shape = {};
-    kt_problem p = {.device = s->host->device};
-    if (shape_grid_stride(&p, c, &shape) != KT_OK)
-        return KT_INVALID;
-    return kt_launch(shape, stream, mul_grid_stride, s->x, s->y, s->z, s->n);
+    return kt_launch(*shape, stream, mul_grid_stride, s->x, s->y, s->z, s->n);
 }
 
 // -------------------------------------------------------------- lifecycle
@@ -185,27 +188,25 @@ int verify(void *st, const kt_config *, const kt_variant *)
 // ------------------------------------------------------------ descriptors
 
 const kt_size_desc sizes[] = {
-    KTUNE_SIZE("n", "number of elements", 1 << 24, 1, (int64_t)1 << 32),
+    KT_SIZE("n", "number of elements", 1 << 24, 1, (int64_t)1 << 32),
 };
 
 const kt_variant variants[] = {
-    KTUNE_VARIANT("one_per_thread", "one element per thread",
-                  one_per_thread_params,
-                  kt_shape_per_element<mul_one_per_thread>, nullptr,
-                  launch_one_per_thread),
-    KTUNE_VARIANT("grid_stride",
-                  "blocks_per_sm x SMs blocks loop over the array",
-                  grid_stride_params, shape_grid_stride, check_grid_stride,
-                  launch_grid_stride),
+    KT_VARIANT("one_per_thread", "one element per thread",
+               one_per_thread_params, kt_shape_per_element<mul_one_per_thread>,
+               nullptr, launch_one_per_thread),
+    KT_VARIANT("grid_stride", "blocks_per_sm x SMs blocks loop over the array",
+               grid_stride_params, shape_grid_stride, check_grid_stride,
+               launch_grid_stride),
 };
 
 const kt_operator operators[] = {
-    KTUNE_OPERATOR("mul",
-                   "z = x * y element by element, float32, inputs in [-1, 1)",
-                   0, sizes, variants, work, setup, nullptr, verify, teardown),
+    KT_OPERATOR("mul",
+                "z = x * y element by element, float32, inputs in [-1, 1)", 0,
+                sizes, variants, work, setup, nullptr, verify, teardown),
 };
 
-const kt_plugin plugin = KTUNE_PLUGIN(
+const kt_plugin plugin = KT_PLUGIN(
     "@NAME@", "0.1.0",
     "@NAME@: z = x * y, one element per thread or grid-stride", operators);
 

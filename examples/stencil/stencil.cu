@@ -13,7 +13,7 @@
 // Both do the same work (work() counts each input read once and each output
 // written once), so their effective bandwidths compare directly.
 #include <cuda_runtime.h>
-#include <ktune/plugin.h>
+#include <ktune/plugin_util.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -142,24 +142,20 @@ int shape_tiled(const kt_problem *p, const kt_config *c, kt_shape *out)
 
 // --------------------------------------------------------------- launches
 
-int launch_direct(void *st, const kt_config *c, void *stream)
+// The host hands each launch the shape it computed with the variant's
+// shape(): grid, block and shared memory are derived there alone.
+int launch_direct(void *st, const kt_config *, const kt_shape *sh, void *stream)
 {
     const state *s = (const state *)st;
-    const unsigned block = (unsigned)c->values[P_BLOCK];
-    const unsigned grid = (unsigned)kt_div_up(s->n, block);
-    stencil_direct<<<grid, block, 0, (cudaStream_t)stream>>>(s->x, s->y, s->n);
-    return KT_OK; // ktune checks the launch and the execution itself
+    // ktune checks the launch and the execution itself.
+    return kt_launch(*sh, stream, stencil_direct, s->x, s->y, s->n);
 }
 
-int launch_tiled(void *st, const kt_config *c, void *stream)
+int launch_tiled(void *st, const kt_config *c, const kt_shape *sh, void *stream)
 {
     const state *s = (const state *)st;
-    const unsigned block = (unsigned)c->values[P_BLOCK];
-    const unsigned items = (unsigned)c->values[P_ITEMS];
-    const unsigned grid = (unsigned)kt_div_up(s->n, (uint64_t)block * items);
-    stencil_tiled<<<grid, block, tiled_smem_bytes(block, items),
-                    (cudaStream_t)stream>>>(s->x, s->y, s->n, items);
-    return KT_OK;
+    return kt_launch(*sh, stream, stencil_tiled, s->x, s->y, s->n,
+                     (unsigned)c->values[P_ITEMS]);
 }
 
 // -------------------------------------------------------------- lifecycle
@@ -239,31 +235,31 @@ int verify(void *st, const kt_config *, const kt_variant *)
 // ------------------------------------------------------------ descriptors
 
 const kt_size_desc sizes[] = {
-    KTUNE_SIZE("n", "number of elements", 1 << 24, 1, (int64_t)1 << 32),
+    KT_SIZE("n", "number of elements", 1 << 24, 1, (int64_t)1 << 32),
 };
 
 const kt_variant variants[] = {
-    KTUNE_VARIANT("direct",
-                  "one output per thread, nine global loads, reuse left to "
-                  "the caches",
-                  direct_params, shape_direct, nullptr, launch_direct),
-    KTUNE_VARIANT("tiled",
-                  "inputs and halo staged in shared memory, `items` outputs "
-                  "per thread",
-                  tiled_params, shape_tiled, nullptr, launch_tiled),
+    KT_VARIANT("direct",
+               "one output per thread, nine global loads, reuse left to "
+               "the caches",
+               direct_params, shape_direct, nullptr, launch_direct),
+    KT_VARIANT("tiled",
+               "inputs and halo staged in shared memory, `items` outputs "
+               "per thread",
+               tiled_params, shape_tiled, nullptr, launch_tiled),
 };
 
 const kt_operator operators[] = {
-    KTUNE_OPERATOR("blur9",
-                   "y = 9-point weighted average of x, clamped ends, float32",
-                   0, sizes, variants, work, setup, nullptr, verify, teardown),
+    KT_OPERATOR("blur9",
+                "y = 9-point weighted average of x, clamped ends, float32", 0,
+                sizes, variants, work, setup, nullptr, verify, teardown),
 };
 
 const kt_plugin plugin =
-    KTUNE_PLUGIN("stencil", "1.0.0",
-                 "1-D 9-point stencil: global loads against a shared-memory "
-                 "tile (an out-of-tree example)",
-                 operators);
+    KT_PLUGIN("stencil", "1.0.0",
+              "1-D 9-point stencil: global loads against a shared-memory "
+              "tile (an out-of-tree example)",
+              operators);
 
 } // namespace
 

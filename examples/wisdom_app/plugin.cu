@@ -5,7 +5,7 @@
 // application's default configuration, so ktune's "vs default" is the
 // application's own speed-up.
 #include <cuda_runtime.h>
-#include <ktune/plugin.h>
+#include <ktune/plugin_util.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -107,7 +107,12 @@ int vadd_check(const kt_problem *p, const kt_config *c, char *why, size_t size)
     return kt_check_resident(p, value(c, 0, 256), value(c, 1, 4), why, size);
 }
 
-template <int VARIANT> int vadd_launch(void *st, const kt_config *c, void *s)
+// The launch tuned is the application's own (wa::vadd_launch, the one it
+// calls with the wisdom it reads), so the plugin hands it the configuration
+// and not the shape: the geometry comes from wa::vadd_grid_size in both,
+// the application's single definition of it.
+template <int VARIANT>
+int vadd_launch(void *st, const kt_config *c, const kt_shape *, void *s)
 {
     state *x = (state *)st;
     return fail_launch(
@@ -181,7 +186,10 @@ int gemv_check(const kt_problem *p, const kt_config *c, char *why, size_t size)
     return KT_OK;
 }
 
-template <int VARIANT> int gemv_launch(void *st, const kt_config *c, void *s)
+// As vadd_launch: the application's launch, its geometry from
+// wa::gemv_grid_size.
+template <int VARIANT>
+int gemv_launch(void *st, const kt_config *c, const kt_shape *, void *s)
 {
     state *x = (state *)st;
     return fail_launch(x,
@@ -246,48 +254,48 @@ done:
 // ------------------------------------------------------------ descriptors
 
 const kt_size_desc vadd_sizes[] = {
-    KTUNE_SIZE("n", "number of elements", 1 << 22, 1, (int64_t)1 << 30),
+    KT_SIZE("n", "number of elements", 1 << 22, 1, (int64_t)1 << 30),
 };
 const kt_size_desc gemv_sizes[] = {
-    KTUNE_SIZE("m", "rows of A", 4096, 1, 1 << 20),
-    KTUNE_SIZE("n", "columns of A", 4096, 1, 1 << 20),
+    KT_SIZE("m", "rows of A", 4096, 1, 1 << 20),
+    KT_SIZE("n", "columns of A", 4096, 1, 1 << 20),
 };
 
 // Index 0 of each is the application's default.
 const kt_variant vadd_variants[] = {
-    KTUNE_VARIANT("one_per_thread", "one element per thread", block_only,
-                  vadd_shape<wa::VADD_ONE_PER_THREAD>, nullptr,
-                  vadd_launch<wa::VADD_ONE_PER_THREAD>),
-    KTUNE_VARIANT("grid_stride", "blocks_per_sm x SMs blocks loop", grid_params,
-                  vadd_shape<wa::VADD_GRID_STRIDE>, vadd_check,
-                  vadd_launch<wa::VADD_GRID_STRIDE>),
-    KTUNE_VARIANT("vec4", "grid-stride float4 loads, scalar tail", grid_params,
-                  vadd_shape<wa::VADD_VEC4>, vadd_check,
-                  vadd_launch<wa::VADD_VEC4>),
+    KT_VARIANT("one_per_thread", "one element per thread", block_only,
+               vadd_shape<wa::VADD_ONE_PER_THREAD>, nullptr,
+               vadd_launch<wa::VADD_ONE_PER_THREAD>),
+    KT_VARIANT("grid_stride", "blocks_per_sm x SMs blocks loop", grid_params,
+               vadd_shape<wa::VADD_GRID_STRIDE>, vadd_check,
+               vadd_launch<wa::VADD_GRID_STRIDE>),
+    KT_VARIANT("vec4", "grid-stride float4 loads, scalar tail", grid_params,
+               vadd_shape<wa::VADD_VEC4>, vadd_check,
+               vadd_launch<wa::VADD_VEC4>),
 };
 const kt_variant gemv_variants[] = {
-    KTUNE_VARIANT("warp_row", "a warp per row, shuffle reduction", row_params,
-                  gemv_shape<wa::GEMV_WARP_ROW>, gemv_check,
-                  gemv_launch<wa::GEMV_WARP_ROW>),
-    KTUNE_VARIANT("thread_row", "a thread per row (uncoalesced)", block_only,
-                  gemv_shape<wa::GEMV_THREAD_ROW>, nullptr,
-                  gemv_launch<wa::GEMV_THREAD_ROW>),
-    KTUNE_VARIANT("block_row", "a block per row, shared reduction", row_params,
-                  gemv_shape<wa::GEMV_BLOCK_ROW>, gemv_check,
-                  gemv_launch<wa::GEMV_BLOCK_ROW>),
+    KT_VARIANT("warp_row", "a warp per row, shuffle reduction", row_params,
+               gemv_shape<wa::GEMV_WARP_ROW>, gemv_check,
+               gemv_launch<wa::GEMV_WARP_ROW>),
+    KT_VARIANT("thread_row", "a thread per row (uncoalesced)", block_only,
+               gemv_shape<wa::GEMV_THREAD_ROW>, nullptr,
+               gemv_launch<wa::GEMV_THREAD_ROW>),
+    KT_VARIANT("block_row", "a block per row, shared reduction", row_params,
+               gemv_shape<wa::GEMV_BLOCK_ROW>, gemv_check,
+               gemv_launch<wa::GEMV_BLOCK_ROW>),
 };
 
 const kt_operator operators[] = {
-    KTUNE_OPERATOR("vadd", "c = a + b, float32", 0, vadd_sizes, vadd_variants,
-                   vadd_work, vadd_setup, nullptr, verify, teardown),
-    KTUNE_OPERATOR("gemv", "y = A x, A row-major float32", 0, gemv_sizes,
-                   gemv_variants, gemv_work, gemv_setup, nullptr, verify,
-                   teardown),
+    KT_OPERATOR("vadd", "c = a + b, float32", 0, vadd_sizes, vadd_variants,
+                vadd_work, vadd_setup, nullptr, verify, teardown),
+    KT_OPERATOR("gemv", "y = A x, A row-major float32", 0, gemv_sizes,
+                gemv_variants, gemv_work, gemv_setup, nullptr, verify,
+                teardown),
 };
 
 const kt_plugin plugin =
-    KTUNE_PLUGIN("wisdom_app", "1.0.0",
-                 "the example application's kernels, for tuning", operators);
+    KT_PLUGIN("wisdom_app", "1.0.0",
+              "the example application's kernels, for tuning", operators);
 
 } // namespace
 

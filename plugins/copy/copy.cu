@@ -4,7 +4,7 @@
 // one element per thread, a grid-stride loop, float4 loads and stores, and
 // cudaMemcpyAsync itself as the reference.
 #include <cuda_runtime.h>
-#include <ktune/plugin.h>
+#include <ktune/plugin_util.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,7 +85,6 @@ const kt_param_desc vec4_params[] = {
 struct state {
     const kt_host *host;
     size_t n;
-    int sm_count;
     float *a, *b;     // device
     float *ha;        // host input, for reset() and the reference
     double *want;     // reference, host (the host path)
@@ -160,37 +159,29 @@ int check_grid_stride(const kt_problem *p, const kt_config *c, char *why,
 
 // --------------------------------------------------------------- launches
 
-int launch_one_per_thread(void *st, const kt_config *c, void *stream)
+// The geometry is the shape's (the host computed it with shape()).
+int launch_one_per_thread(void *st, const kt_config *, const kt_shape *sh,
+                          void *stream)
 {
     state *s = (state *)st;
-    unsigned block = (unsigned)c->values[P_BLOCK];
-    size_t grid = (s->n + block - 1) / block;
-    copy_one_per_thread<<<(unsigned)grid, block, 0, (cudaStream_t)stream>>>(
-        s->a, s->b, s->n);
-    return KT_OK;
+    return kt_launch(*sh, stream, copy_one_per_thread, s->a, s->b, s->n);
 }
 
-int launch_grid_stride(void *st, const kt_config *c, void *stream)
+int launch_grid_stride(void *st, const kt_config *, const kt_shape *sh,
+                       void *stream)
 {
     state *s = (state *)st;
-    unsigned grid = (unsigned)(c->values[P_SECOND] * s->sm_count);
-    copy_grid_stride<<<grid, (unsigned)c->values[P_BLOCK], 0,
-                       (cudaStream_t)stream>>>(s->a, s->b, s->n);
-    return KT_OK;
+    return kt_launch(*sh, stream, copy_grid_stride, s->a, s->b, s->n);
 }
 
-int launch_vec4(void *st, const kt_config *c, void *stream)
+int launch_vec4(void *st, const kt_config *c, const kt_shape *sh, void *stream)
 {
     state *s = (state *)st;
-    uint64_t grid = vec4_grid(s->n, c);
-    vec4_kernel(c->values[P_SECOND])<<<(unsigned)(grid ? grid : 1),
-                                       (unsigned)c->values[P_BLOCK], 0,
-                                       (cudaStream_t)stream>>>(s->a, s->b,
-                                                               s->n);
-    return KT_OK;
+    return kt_launch(*sh, stream, vec4_kernel(c->values[P_SECOND]), s->a, s->b,
+                     s->n);
 }
 
-int launch_memcpy(void *st, const kt_config *, void *stream)
+int launch_memcpy(void *st, const kt_config *, const kt_shape *, void *stream)
 {
     state *s = (state *)st;
     cudaError_t e =
@@ -287,7 +278,6 @@ int setup(const kt_host *host, const kt_problem *p, void **out)
         return host->error(host, "out of host memory");
     s->host = host;
     s->n = n;
-    s->sm_count = host->device->sm_count;
     if (host->alloc_device(host, bytes, KT_MEM_INPUT, "a", (void **)&s->a) ||
         host->alloc_device(host, bytes, KT_MEM_OUTPUT, "b", (void **)&s->b))
         return KT_FAIL;
@@ -314,30 +304,29 @@ int verify(void *st, const kt_config *, const kt_variant *)
 }
 
 const kt_size_desc sizes[] = {
-    KTUNE_SIZE("n", "number of elements", 1 << 28, 1, (int64_t)1 << 33),
+    KT_SIZE("n", "number of elements", 1 << 28, 1, (int64_t)1 << 33),
 };
 
 const kt_variant variants[] = {
-    KTUNE_VARIANT("vec4",
-                  "float4 loads then stores, `items` per thread, scalar tail",
-                  vec4_params, shape_vec4, nullptr, launch_vec4),
-    KTUNE_VARIANT("one_per_thread", "one element per thread", block_only,
-                  shape_one_per_thread, nullptr, launch_one_per_thread),
-    KTUNE_VARIANT("grid_stride",
-                  "blocks_per_sm x SMs blocks loop over the array",
-                  grid_stride_params, shape_grid_stride, check_grid_stride,
-                  launch_grid_stride),
-    KTUNE_VARIANT_REFERENCE("memcpy",
-                            "cudaMemcpyAsync device to device, the reference",
-                            shape_memcpy, nullptr, launch_memcpy),
+    KT_VARIANT("vec4",
+               "float4 loads then stores, `items` per thread, scalar tail",
+               vec4_params, shape_vec4, nullptr, launch_vec4),
+    KT_VARIANT("one_per_thread", "one element per thread", block_only,
+               shape_one_per_thread, nullptr, launch_one_per_thread),
+    KT_VARIANT("grid_stride", "blocks_per_sm x SMs blocks loop over the array",
+               grid_stride_params, shape_grid_stride, check_grid_stride,
+               launch_grid_stride),
+    KT_VARIANT_REFERENCE("memcpy",
+                         "cudaMemcpyAsync device to device, the reference",
+                         shape_memcpy, nullptr, launch_memcpy),
 };
 
 const kt_operator operators[] = {
-    KTUNE_OPERATOR("copy", "b = a, n float32 values, device to device", 0,
-                   sizes, variants, work, setup, reset, verify, teardown),
+    KT_OPERATOR("copy", "b = a, n float32 values, device to device", 0, sizes,
+                variants, work, setup, reset, verify, teardown),
 };
 
-const kt_plugin plugin = KTUNE_PLUGIN(
+const kt_plugin plugin = KT_PLUGIN(
     "copy", "1.0.0", "b = a device to device: kernels against cudaMemcpyAsync",
     operators);
 

@@ -13,7 +13,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <dlfcn.h>
-#include <ktune/plugin.h>
+#include <ktune/plugin_util.h>
 
 #include <math.h>
 #include <mutex>
@@ -668,8 +668,9 @@ struct state {
 
 // ---------------------------------------------------------------- shapes
 //
-// One geometry function per variant, used by shape() on the problem's sizes
-// and by launch() on the state's, so the two cannot disagree.
+// One geometry function per variant, called by its shape() on the
+// problem's sizes. The launches get the result from the host
+// (launch_shaped): the geometry is derived once, here.
 
 // A 1-D block of `block` threads over a gx x gy grid.
 int set_shape(kt_shape *out, uint64_t gx, uint64_t gy, uint64_t block,
@@ -938,13 +939,6 @@ int check_atx_vec4(const kt_problem *, const kt_config *c, char *why,
 
 // --------------------------------------------------------------- launches
 
-int refused(const state *s, const char *variant)
-{
-    s->host->error(s->host, "%s: no launch shape for m = %d, n = %d", variant,
-                   s->m, s->n);
-    return KT_INVALID;
-}
-
 // Zeroes y inside the launch sequence (timed) for the atomic variants.
 int zero_y(const state *s, cudaStream_t stream)
 {
@@ -954,131 +948,95 @@ int zero_y(const state *s, cudaStream_t stream)
                                              cudaGetErrorString(e));
 }
 
-dim3 grid_of(const kt_shape &g)
-{
-    return dim3(g.grid[0], g.grid[1], 1);
-}
-
-int launch_ax_thread_row(void *st, const kt_config *c, void *stream)
-{
-    state *s = (state *)st;
-    kt_shape g;
-    if (geom_ax_thread_row(s->m, s->n, c, &g) != KT_OK)
-        return refused(s, "thread_row");
-    ax_thread_row<<<grid_of(g), g.block[0], 0, (cudaStream_t)stream>>>(
-        s->a, s->x, s->y, s->m, s->n);
-    return KT_OK;
-}
-
-int launch_ax_warp_row(void *st, const kt_config *c, void *stream)
-{
-    state *s = (state *)st;
-    kt_shape g;
-    if (geom_ax_warp_row(s->m, s->n, c, &g) != KT_OK)
-        return refused(s, "warp_row");
-    typedef void (*fn)(const float *, const float *, float *, int, int);
-    ((fn)g.kernel)<<<grid_of(g), g.block[0], 0, (cudaStream_t)stream>>>(
-        s->a, s->x, s->y, s->m, s->n);
-    return KT_OK;
-}
-
-int launch_ax_block_rows(void *st, const kt_config *c, void *stream)
-{
-    state *s = (state *)st;
-    kt_shape g;
-    if (geom_ax_block_rows(s->m, s->n, c, &g) != KT_OK)
-        return refused(s, "block_rows");
-    ax_block_rows<<<grid_of(g), g.block[0], 0, (cudaStream_t)stream>>>(
-        s->a, s->x, s->y, s->m, s->n, (int)cfg(c, BR_ROWS));
-    return KT_OK;
-}
-
-int launch_ax_vec4(void *st, const kt_config *c, void *stream)
-{
-    state *s = (state *)st;
-    cudaStream_t cs = (cudaStream_t)stream;
-    kt_shape g;
-    int split = (int)cfg(c, AV_SPLIT);
-    if (geom_ax_vec4(s->m, s->n, c, &g) != KT_OK)
-        return refused(s, "vec4");
-    if (split > 1 && zero_y(s, cs) != KT_OK)
-        return KT_FAIL;
-    ((ax_vec4_fn)g.kernel)<<<grid_of(g), g.block[0], 0, cs>>>(
-        s->a, s->x, s->y, s->m, s->n, (int)cfg(c, AV_TPR), split);
-    return KT_OK;
-}
-
-int launch_atx_thread_col(void *st, const kt_config *c, void *stream)
-{
-    state *s = (state *)st;
-    kt_shape g;
-    if (geom_atx_thread_col(s->m, s->n, c, &g) != KT_OK)
-        return refused(s, "thread_col");
-    atx_thread_col<<<grid_of(g), g.block[0], 0, (cudaStream_t)stream>>>(
-        s->a, s->x, s->y, s->m, s->n);
-    return KT_OK;
-}
-
-int launch_atx_warp_col(void *st, const kt_config *c, void *stream)
-{
-    state *s = (state *)st;
-    kt_shape g;
-    if (geom_atx_warp_col(s->m, s->n, c, &g) != KT_OK)
-        return refused(s, "warp_col");
-    atx_warp_col<<<grid_of(g), g.block[0], 0, (cudaStream_t)stream>>>(
-        s->a, s->x, s->y, s->m, s->n);
-    return KT_OK;
-}
-
+// The kernels that shape() picks among instances, by their signature.
+typedef void (*rows_fn)(const float *, const float *, float *, int, int);
 typedef void (*col_split_fn)(const float *, const float *, float *, int, int);
 
-int launch_col_split_atomic(void *st, const kt_config *c, void *stream)
+int launch_ax_thread_row(void *st, const kt_config *, const kt_shape *sh,
+                         void *stream)
+{
+    state *s = (state *)st;
+    return kt_launch(*sh, stream, ax_thread_row, s->a, s->x, s->y, s->m, s->n);
+}
+
+int launch_ax_warp_row(void *st, const kt_config *, const kt_shape *sh,
+                       void *stream)
+{
+    state *s = (state *)st;
+    return kt_launch(*sh, stream, (rows_fn)sh->kernel, s->a, s->x, s->y, s->m,
+                     s->n);
+}
+
+int launch_ax_block_rows(void *st, const kt_config *c, const kt_shape *sh,
+                         void *stream)
+{
+    state *s = (state *)st;
+    return kt_launch(*sh, stream, ax_block_rows, s->a, s->x, s->y, s->m, s->n,
+                     (int)cfg(c, BR_ROWS));
+}
+
+int launch_ax_vec4(void *st, const kt_config *c, const kt_shape *sh,
+                   void *stream)
+{
+    state *s = (state *)st;
+    int split = (int)cfg(c, AV_SPLIT);
+    if (split > 1 && zero_y(s, (cudaStream_t)stream) != KT_OK)
+        return KT_FAIL;
+    return kt_launch(*sh, stream, (ax_vec4_fn)sh->kernel, s->a, s->x, s->y,
+                     s->m, s->n, (int)cfg(c, AV_TPR), split);
+}
+
+int launch_atx_thread_col(void *st, const kt_config *, const kt_shape *sh,
+                          void *stream)
+{
+    state *s = (state *)st;
+    return kt_launch(*sh, stream, atx_thread_col, s->a, s->x, s->y, s->m, s->n);
+}
+
+int launch_atx_warp_col(void *st, const kt_config *, const kt_shape *sh,
+                        void *stream)
+{
+    state *s = (state *)st;
+    return kt_launch(*sh, stream, atx_warp_col, s->a, s->x, s->y, s->m, s->n);
+}
+
+int launch_col_split_atomic(void *st, const kt_config *, const kt_shape *sh,
+                            void *stream)
+{
+    state *s = (state *)st;
+    if (sh->grid[1] > 1 && zero_y(s, (cudaStream_t)stream) != KT_OK)
+        return KT_FAIL;
+    return kt_launch(*sh, stream, (col_split_fn)sh->kernel, s->a, s->x, s->y,
+                     s->m, s->n);
+}
+
+// The second pass sums the grid[1] chunks' partials of each column.
+int launch_col_split_2pass(void *st, const kt_config *, const kt_shape *sh,
+                           void *stream)
 {
     state *s = (state *)st;
     cudaStream_t cs = (cudaStream_t)stream;
-    kt_shape g;
-    if (geom_col_split_atomic(s->m, s->n, c, &g) != KT_OK)
-        return refused(s, "col_split_atomic");
-    if (g.grid[1] > 1 && zero_y(s, cs) != KT_OK)
-        return KT_FAIL;
-    ((col_split_fn)g.kernel)<<<grid_of(g), g.block[0], 0, cs>>>(
-        s->a, s->x, s->y, s->m, s->n);
+    kt_launch(*sh, stream, (col_split_fn)sh->kernel, s->a, s->x, s->partials,
+              s->m, s->n);
+    atx_sum_partials<<<sh->grid[0], sh->block[0], 0, cs>>>(
+        s->partials, s->y, s->n, (int)sh->grid[1]);
     return KT_OK;
 }
 
-int launch_col_split_2pass(void *st, const kt_config *c, void *stream)
+int launch_atx_vec4(void *st, const kt_config *c, const kt_shape *sh,
+                    void *stream)
 {
     state *s = (state *)st;
-    cudaStream_t cs = (cudaStream_t)stream;
-    kt_shape g;
-    if (geom_col_split_2pass(s->m, s->n, c, &g) != KT_OK)
-        return refused(s, "col_split_2pass");
-    ((col_split_fn)g.kernel)<<<grid_of(g), g.block[0], 0, cs>>>(
-        s->a, s->x, s->partials, s->m, s->n);
-    atx_sum_partials<<<g.grid[0], g.block[0], 0, cs>>>(s->partials, s->y, s->n,
-                                                       (int)g.grid[1]);
-    return KT_OK;
-}
-
-int launch_atx_vec4(void *st, const kt_config *c, void *stream)
-{
-    state *s = (state *)st;
-    cudaStream_t cs = (cudaStream_t)stream;
-    kt_shape g;
-    if (geom_atx_vec4(s->m, s->n, c, &g) != KT_OK)
-        return refused(s, "vec4");
-    if (g.grid[1] > 1 && zero_y(s, cs) != KT_OK)
+    if (sh->grid[1] > 1 && zero_y(s, (cudaStream_t)stream) != KT_OK)
         return KT_FAIL;
-    ((atx_vec4_fn)
-         g.kernel)<<<grid_of(g), g.block[0], g.dynamic_smem_bytes, cs>>>(
-        s->a, s->x, s->y, s->m, s->n, (int)cfg(c, TV_COLS));
-    return KT_OK;
+    return kt_launch(*sh, stream, (atx_vec4_fn)sh->kernel, s->a, s->x, s->y,
+                     s->m, s->n, (int)cfg(c, TV_COLS));
 }
 
 // Row-major A (m x n) is, to column-major cuBLAS, the n x m matrix Aᵀ with
 // leading dimension n. So y = A·x is cuBLAS's transposed product of that
 // matrix, and y = Aᵀ·x its plain product.
-int launch_cublas(void *st, const kt_config *, void *stream)
+int launch_cublas(void *st, const kt_config *, const kt_shape *, void *stream)
 {
     state *s = (state *)st;
     const float one = 1.0f, zero = 0.0f;
@@ -1448,30 +1406,27 @@ int verify(void *st, const kt_config *, const kt_variant *)
 }
 
 const kt_size_desc sizes[] = {
-    KTUNE_SIZE("m", "rows of A", 16384, 1, (int64_t)1 << 30),
+    KT_SIZE("m", "rows of A", 16384, 1, (int64_t)1 << 30),
     /* Not square by default: rows and columns must not be confusable. */
-    KTUNE_SIZE("n", "columns of A (row-major)", 12288, 1, (int64_t)1 << 30),
+    KT_SIZE("n", "columns of A (row-major)", 12288, 1, (int64_t)1 << 30),
 };
 
 const kt_variant ax_variants[] = {
-    KTUNE_VARIANT(
-        "vec4",
-        "float4 loads, threads_per_row threads x rows_per_thread rows, "
-        "scalar prologue/tail for unaligned rows, optional column split",
-        ax_vec4_params, shape_ax_vec4, check_ax_vec4, launch_ax_vec4),
-    KTUNE_VARIANT("thread_row", "one thread per row (uncoalesced baseline)",
-                  thread_params, shape_ax_thread_row, nullptr,
-                  launch_ax_thread_row),
-    KTUNE_VARIANT("warp_row", "one warp per row, shuffle reduction",
-                  warp_row_params, shape_ax_warp_row, nullptr,
-                  launch_ax_warp_row),
-    KTUNE_VARIANT(
-        "block_rows",
-        "rows_per_block rows per block, block / rows_per_block threads "
-        "per row, scalar loads",
-        block_rows_params, shape_ax_block_rows, check_block_rows,
-        launch_ax_block_rows),
-    KTUNE_VARIANT_REFERENCE(
+    KT_VARIANT("vec4",
+               "float4 loads, threads_per_row threads x rows_per_thread rows, "
+               "scalar prologue/tail for unaligned rows, optional column split",
+               ax_vec4_params, shape_ax_vec4, check_ax_vec4, launch_ax_vec4),
+    KT_VARIANT("thread_row", "one thread per row (uncoalesced baseline)",
+               thread_params, shape_ax_thread_row, nullptr,
+               launch_ax_thread_row),
+    KT_VARIANT("warp_row", "one warp per row, shuffle reduction",
+               warp_row_params, shape_ax_warp_row, nullptr, launch_ax_warp_row),
+    KT_VARIANT("block_rows",
+               "rows_per_block rows per block, block / rows_per_block threads "
+               "per row, scalar loads",
+               block_rows_params, shape_ax_block_rows, check_block_rows,
+               launch_ax_block_rows),
+    KT_VARIANT_REFERENCE(
         "cublas",
         "cublasSgemv (CUBLAS_OP_T on the column-major view), the "
         "reference",
@@ -1479,28 +1434,27 @@ const kt_variant ax_variants[] = {
 };
 
 const kt_variant atx_variants[] = {
-    KTUNE_VARIANT(
-        "vec4",
-        "float4 columns per thread, col_threads x (block / col_threads) "
-        "block, row split with float4 atomics",
-        atx_vec4_params, shape_atx_vec4, check_atx_vec4, launch_atx_vec4),
-    KTUNE_VARIANT(
+    KT_VARIANT("vec4",
+               "float4 columns per thread, col_threads x (block / col_threads) "
+               "block, row split with float4 atomics",
+               atx_vec4_params, shape_atx_vec4, check_atx_vec4,
+               launch_atx_vec4),
+    KT_VARIANT(
         "thread_col", "one thread per column (coalesced, n threads only)",
         thread_params, shape_atx_thread_col, nullptr, launch_atx_thread_col),
-    KTUNE_VARIANT(
-        "warp_col", "one warp per column, shuffle reduction (uncoalesced)",
-        thread_params, shape_atx_warp_col, nullptr, launch_atx_warp_col),
-    KTUNE_VARIANT("col_split_atomic",
-                  "one column per thread, rows split over grid.y, atomicAdd",
-                  col_split_params, shape_col_split_atomic, nullptr,
-                  launch_col_split_atomic),
-    KTUNE_VARIANT(
-        "col_split_2pass",
-        "one column per thread, rows split over grid.y, partials added "
-        "by a second kernel",
-        col_split_2pass_params, shape_col_split_2pass, nullptr,
-        launch_col_split_2pass),
-    KTUNE_VARIANT_REFERENCE(
+    KT_VARIANT("warp_col",
+               "one warp per column, shuffle reduction (uncoalesced)",
+               thread_params, shape_atx_warp_col, nullptr, launch_atx_warp_col),
+    KT_VARIANT("col_split_atomic",
+               "one column per thread, rows split over grid.y, atomicAdd",
+               col_split_params, shape_col_split_atomic, nullptr,
+               launch_col_split_atomic),
+    KT_VARIANT("col_split_2pass",
+               "one column per thread, rows split over grid.y, partials added "
+               "by a second kernel",
+               col_split_2pass_params, shape_col_split_2pass, nullptr,
+               launch_col_split_2pass),
+    KT_VARIANT_REFERENCE(
         "cublas",
         "cublasSgemv (CUBLAS_OP_N on the column-major view), the "
         "reference",
@@ -1508,19 +1462,19 @@ const kt_variant atx_variants[] = {
 };
 
 const kt_operator operators[] = {
-    KTUNE_OPERATOR("ax",
-                   "y = A x, A row-major m x n, float32, inputs uniform in "
-                   "[-1, 1)",
-                   0, sizes, ax_variants, work_ax, setup_ax, nullptr, verify,
-                   teardown),
-    KTUNE_OPERATOR("atx",
-                   "y = A^T x, A row-major m x n, float32, inputs uniform in "
-                   "[-1, 1)",
-                   0, sizes, atx_variants, work_atx, setup_atx, nullptr, verify,
-                   teardown),
+    KT_OPERATOR("ax",
+                "y = A x, A row-major m x n, float32, inputs uniform in "
+                "[-1, 1)",
+                0, sizes, ax_variants, work_ax, setup_ax, nullptr, verify,
+                teardown),
+    KT_OPERATOR("atx",
+                "y = A^T x, A row-major m x n, float32, inputs uniform in "
+                "[-1, 1)",
+                0, sizes, atx_variants, work_atx, setup_atx, nullptr, verify,
+                teardown),
 };
 
-const kt_plugin plugin = KTUNE_PLUGIN(
+const kt_plugin plugin = KT_PLUGIN(
     "gemv", "1.0.0",
     "y = A x and y = A^T x: naive to float4 variants, and cuBLAS", operators);
 

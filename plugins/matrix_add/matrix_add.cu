@@ -5,7 +5,7 @@
 // floats of one row, coalesced) or to rows (`x_rows`: a warp's 32 loads are
 // n floats apart, one sector each). Same grid arithmetic, same work.
 #include <cuda_runtime.h>
-#include <ktune/plugin.h>
+#include <ktune/plugin_util.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,32 +110,17 @@ int check_block(const kt_problem *, const kt_config *c, char *why,
 
 // --------------------------------------------------------------- launches
 
-typedef void (*add_fn)(const float *, const float *, float *, int, int);
-
-int launch_2d(state *s, const kt_config *c, void *stream, uint64_t along_x,
-              uint64_t along_y, add_fn kernel)
-{
-    kt_shape g;
-    if (shape_2d(along_x, along_y, c, &g, (const void *)kernel) != KT_OK) {
-        s->host->error(s->host, "no launch shape for m = %d, n = %d", s->m,
-                       s->n);
-        return KT_INVALID;
-    }
-    kernel<<<dim3(g.grid[0], g.grid[1]), dim3(g.block[0], g.block[1]), 0,
-             (cudaStream_t)stream>>>(s->a, s->b, s->c, s->m, s->n);
-    return KT_OK;
-}
-
-int launch_x_cols(void *st, const kt_config *c, void *stream)
+// The geometry is the shape's (the host computed it with shape()).
+int launch_x_cols(void *st, const kt_config *, const kt_shape *sh, void *stream)
 {
     state *s = (state *)st;
-    return launch_2d(s, c, stream, (uint64_t)s->n, (uint64_t)s->m, add_x_cols);
+    return kt_launch(*sh, stream, add_x_cols, s->a, s->b, s->c, s->m, s->n);
 }
 
-int launch_x_rows(void *st, const kt_config *c, void *stream)
+int launch_x_rows(void *st, const kt_config *, const kt_shape *sh, void *stream)
 {
     state *s = (state *)st;
-    return launch_2d(s, c, stream, (uint64_t)s->m, (uint64_t)s->n, add_x_rows);
+    return kt_launch(*sh, stream, add_x_rows, s->a, s->b, s->c, s->m, s->n);
 }
 
 // -------------------------------------------------------------- lifecycle
@@ -269,28 +254,28 @@ int verify(void *st, const kt_config *, const kt_variant *)
 }
 
 const kt_size_desc sizes[] = {
-    KTUNE_SIZE("m", "rows", 8192, 1, (int64_t)1 << 30),
+    KT_SIZE("m", "rows", 8192, 1, (int64_t)1 << 30),
     /* Not square by default: rows and columns must not be confusable. */
-    KTUNE_SIZE("n", "columns (row-major)", 6144, 1, (int64_t)1 << 30),
+    KT_SIZE("n", "columns (row-major)", 6144, 1, (int64_t)1 << 30),
 };
 
 const kt_variant variants[] = {
-    KTUNE_VARIANT("x_cols",
-                  "threadIdx.x -> column (coalesced), threadIdx.y -> row",
-                  block_params, shape_x_cols, check_block, launch_x_cols),
-    KTUNE_VARIANT("x_rows",
-                  "threadIdx.x -> row (uncoalesced), threadIdx.y -> column",
-                  block_params, shape_x_rows, check_block, launch_x_rows),
+    KT_VARIANT("x_cols",
+               "threadIdx.x -> column (coalesced), threadIdx.y -> row",
+               block_params, shape_x_cols, check_block, launch_x_cols),
+    KT_VARIANT("x_rows",
+               "threadIdx.x -> row (uncoalesced), threadIdx.y -> column",
+               block_params, shape_x_rows, check_block, launch_x_rows),
 };
 
 const kt_operator operators[] = {
-    KTUNE_OPERATOR("add",
-                   "C = A + B, row-major m x n, float32, inputs uniform in "
-                   "[-1, 1)",
-                   0, sizes, variants, work, setup, reset, verify, teardown),
+    KT_OPERATOR("add",
+                "C = A + B, row-major m x n, float32, inputs uniform in "
+                "[-1, 1)",
+                0, sizes, variants, work, setup, reset, verify, teardown),
 };
 
-const kt_plugin plugin = KTUNE_PLUGIN(
+const kt_plugin plugin = KT_PLUGIN(
     "matrix_add", "1.0.0",
     "C = A + B with a 2D block: x mapped to columns or to rows", operators);
 

@@ -16,7 +16,7 @@
 // against a sum in double with a tolerance from n and Σ|x| (tolerance()).
 #include <cub/device/device_reduce.cuh>
 #include <cuda_runtime.h>
-#include <ktune/plugin.h>
+#include <ktune/plugin_util.h>
 
 #include <limits.h>
 #include <math.h>
@@ -481,30 +481,33 @@ int check_vec4(const kt_problem *p, const kt_config *c, char *why,
 // --------------------------------------------------------------- launches
 
 // Pass after pass until one block is left; that one writes the result.
-int launch_tiles(void *st, const kt_config *c, void *stream, progression which)
+// The first pass is the shape the host computed with shape(); each later
+// pass reduces the previous pass's block sums with the same block.
+int launch_tiles(void *st, const kt_config *c, const kt_shape *sh, void *stream,
+                 progression which)
 {
     state *s = (state *)st;
-    cudaStream_t cs = (cudaStream_t)stream;
-    tile_kernel k = tile_kernel_of(which, c);
-    unsigned block = (unsigned)c->values[P_BLOCK];
-    size_t tile = (size_t)block * k.per_thread, smem = k.smem ? block * 4 : 0;
+    const tile_kernel k = tile_kernel_of(which, c);
+    const size_t tile = (size_t)sh->block[0] * k.per_thread;
+    kt_shape pass = *sh;
     const float *src = s->x;
     size_t count = s->n;
-    for (int pass = 0;; ++pass) {
-        size_t grid = (count + tile - 1) / tile;
-        float *dst = grid == 1 ? s->out : s->buf[pass & 1];
-        k.fn<<<(unsigned)grid, block, smem, cs>>>(src, dst, count);
-        if (grid == 1)
+    for (int i = 0;; ++i) {
+        float *dst = pass.grid[0] == 1 ? s->out : s->buf[i & 1];
+        kt_launch(pass, stream, k.fn, src, dst, count);
+        if (pass.grid[0] == 1)
             return KT_OK;
         src = dst;
-        count = grid;
+        count = pass.grid[0];
+        pass.grid[0] = (uint32_t)kt_div_up(count, tile);
     }
 }
 
 #define TILE_LAUNCH(name, which)                                               \
-    int launch_##name(void *st, const kt_config *c, void *stream)              \
+    int launch_##name(void *st, const kt_config *c, const kt_shape *sh,        \
+                      void *stream)                                            \
     {                                                                          \
-        return launch_tiles(st, c, stream, which);                             \
+        return launch_tiles(st, c, sh, stream, which);                         \
     }
 TILE_LAUNCH(interleaved_divergent, INTERLEAVED_DIVERGENT)
 TILE_LAUNCH(interleaved, INTERLEAVED)
@@ -514,25 +517,25 @@ TILE_LAUNCH(unroll_warp, UNROLL_WARP)
 TILE_LAUNCH(shuffle, SHUFFLE)
 #undef TILE_LAUNCH
 
-template <int MODE> int launch_vec4(void *st, const kt_config *c, void *stream)
+template <int MODE>
+int launch_vec4(void *st, const kt_config *c, const kt_shape *sh, void *stream)
 {
     state *s = (state *)st;
     cudaStream_t cs = (cudaStream_t)stream;
-    unsigned grid = (unsigned)vec4_grid(s->n, c, s->device->sm_count);
     if (MODE == ATOMIC) {
         cudaError_t e = cudaMemsetAsync(s->out, 0, sizeof(float), cs);
         if (e != cudaSuccess)
             return s->host->error(s->host, "zeroing the sum: %s",
                                   cudaGetErrorString(e));
     }
-    vec4_kernel<MODE>(c)<<<grid, (unsigned)c->values[P_BLOCK], 0, cs>>>(
-        s->x, s->n, s->buf[0], s->out, s->counter);
+    kt_launch(*sh, stream, vec4_kernel<MODE>(c), (const float *)s->x, s->n,
+              s->buf[0], s->out, s->counter);
     if (MODE == TWO_PASS)
-        r_finish<<<1, FINISH_BLOCK, 0, cs>>>(s->buf[0], grid, s->out);
+        r_finish<<<1, FINISH_BLOCK, 0, cs>>>(s->buf[0], sh->grid[0], s->out);
     return KT_OK;
 }
 
-int launch_cub(void *st, const kt_config *, void *stream)
+int launch_cub(void *st, const kt_config *, const kt_shape *, void *stream)
 {
     state *s = (state *)st;
     size_t bytes = s->cub_bytes;
@@ -723,59 +726,55 @@ int verify(void *st, const kt_config *, const kt_variant *)
 }
 
 const kt_size_desc sizes[] = {
-    KTUNE_SIZE("n", "number of elements", 1 << 28, 1, (int64_t)1 << 33),
+    KT_SIZE("n", "number of elements", 1 << 28, 1, (int64_t)1 << 33),
 };
 
 const kt_variant variants[] = {
-    KTUNE_VARIANT(
-        "last_block",
-        "grid-stride float4, block sums finished by the last block (one "
-        "kernel)",
-        vec4_params, shape_vec4<LAST_BLOCK>, check_vec4,
-        launch_vec4<LAST_BLOCK>),
-    KTUNE_VARIANT(
-        "interleaved_divergent",
-        "1: interleaved addressing, divergent branch (tid % 2s), passes",
-        block_only, shape_interleaved_divergent, nullptr,
-        launch_interleaved_divergent),
-    KTUNE_VARIANT(
+    KT_VARIANT("last_block",
+               "grid-stride float4, block sums finished by the last block (one "
+               "kernel)",
+               vec4_params, shape_vec4<LAST_BLOCK>, check_vec4,
+               launch_vec4<LAST_BLOCK>),
+    KT_VARIANT("interleaved_divergent",
+               "1: interleaved addressing, divergent branch (tid % 2s), passes",
+               block_only, shape_interleaved_divergent, nullptr,
+               launch_interleaved_divergent),
+    KT_VARIANT(
         "interleaved",
         "2: interleaved addressing, strided index (bank conflicts), passes",
         block_only, shape_interleaved, nullptr, launch_interleaved),
-    KTUNE_VARIANT("sequential", "3: sequential addressing, passes", block_only,
-                  shape_sequential, nullptr, launch_sequential),
-    KTUNE_VARIANT("first_add",
-                  "4: first add during load (2 per thread), passes", block_only,
-                  shape_first_add, nullptr, launch_first_add),
-    KTUNE_VARIANT(
-        "unroll_warp",
-        "5: first add, last warp without block barriers (__syncwarp), "
-        "passes",
-        block_only, shape_unroll_warp, nullptr, launch_unroll_warp),
-    KTUNE_VARIANT("shuffle", "6: `items` per thread, warp shuffles, passes",
-                  shuffle_params, shape_shuffle, nullptr, launch_shuffle),
-    KTUNE_VARIANT(
+    KT_VARIANT("sequential", "3: sequential addressing, passes", block_only,
+               shape_sequential, nullptr, launch_sequential),
+    KT_VARIANT("first_add", "4: first add during load (2 per thread), passes",
+               block_only, shape_first_add, nullptr, launch_first_add),
+    KT_VARIANT("unroll_warp",
+               "5: first add, last warp without block barriers (__syncwarp), "
+               "passes",
+               block_only, shape_unroll_warp, nullptr, launch_unroll_warp),
+    KT_VARIANT("shuffle", "6: `items` per thread, warp shuffles, passes",
+               shuffle_params, shape_shuffle, nullptr, launch_shuffle),
+    KT_VARIANT(
         "two_pass", "grid-stride float4, block sums added by a second kernel",
         vec4_params, shape_vec4<TWO_PASS>, check_vec4, launch_vec4<TWO_PASS>),
-    KTUNE_VARIANT(
-        "atomic",
-        "grid-stride float4, block sums atomicAdd into a zeroed result "
-        "(one pass)",
-        vec4_params, shape_vec4<ATOMIC>, check_vec4, launch_vec4<ATOMIC>),
-    KTUNE_VARIANT_REFERENCE("cub", "cub::DeviceReduce::Sum, the reference",
-                            library_shape, nullptr, launch_cub),
+    KT_VARIANT("atomic",
+               "grid-stride float4, block sums atomicAdd into a zeroed result "
+               "(one pass)",
+               vec4_params, shape_vec4<ATOMIC>, check_vec4,
+               launch_vec4<ATOMIC>),
+    KT_VARIANT_REFERENCE("cub", "cub::DeviceReduce::Sum, the reference",
+                         library_shape, nullptr, launch_cub),
 };
 
 const kt_operator operators[] = {
-    KTUNE_OPERATOR("sum", "sum of n float32 values, inputs uniform in [0, 1)",
-                   0, sizes, variants, work, setup, nullptr, verify, teardown),
+    KT_OPERATOR("sum", "sum of n float32 values, inputs uniform in [0, 1)", 0,
+                sizes, variants, work, setup, nullptr, verify, teardown),
 };
 
 const kt_plugin plugin =
-    KTUNE_PLUGIN("reduce", "1.0.0",
-                 "sum of n floats: Harris's progression, grid-stride float4 "
-                 "kernels, and CUB",
-                 operators);
+    KT_PLUGIN("reduce", "1.0.0",
+              "sum of n floats: Harris's progression, grid-stride float4 "
+              "kernels, and CUB",
+              operators);
 
 } // namespace
 

@@ -11,7 +11,7 @@
 // is restored by a device-to-device copy; nothing passes through host
 // memory. Otherwise (--verify host) they are made on the host as before.
 #include <cuda_runtime.h>
-#include <ktune/plugin.h>
+#include <ktune/plugin_util.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -135,32 +135,26 @@ int check_grid_stride(const kt_problem *p, const kt_config *c, char *why,
 
 // --------------------------------------------------------------- launches
 
-int launch_one_per_thread(void *st, const kt_config *c, void *stream)
+// The geometry is the shape's (the host computed it with shape()).
+int launch_one_per_thread(void *st, const kt_config *, const kt_shape *sh,
+                          void *stream)
 {
     state *s = (state *)st;
-    unsigned block = (unsigned)c->values[P_BLOCK];
-    size_t grid = (s->n + block - 1) / block;
-    saxpy_one_per_thread<<<(unsigned)grid, block, 0, (cudaStream_t)stream>>>(
-        ALPHA, s->x, s->y, s->n);
-    return KT_OK;
+    return kt_launch(*sh, stream, saxpy_one_per_thread, ALPHA, s->x, s->y,
+                     s->n);
 }
 
-int launch_grid_stride(void *st, const kt_config *c, void *stream)
+int launch_grid_stride(void *st, const kt_config *, const kt_shape *sh,
+                       void *stream)
 {
     state *s = (state *)st;
-    saxpy_grid_stride<<<(unsigned)grid_stride_grid(c, s->sm_count),
-                        (unsigned)c->values[P_BLOCK], 0,
-                        (cudaStream_t)stream>>>(ALPHA, s->x, s->y, s->n);
-    return KT_OK;
+    return kt_launch(*sh, stream, saxpy_grid_stride, ALPHA, s->x, s->y, s->n);
 }
 
-int launch_vec4(void *st, const kt_config *c, void *stream)
+int launch_vec4(void *st, const kt_config *, const kt_shape *sh, void *stream)
 {
     state *s = (state *)st;
-    saxpy_vec4<<<(unsigned)grid_stride_grid(c, s->sm_count),
-                 (unsigned)c->values[P_BLOCK], 0, (cudaStream_t)stream>>>(
-        ALPHA, s->x, s->y, s->n);
-    return KT_OK;
+    return kt_launch(*sh, stream, saxpy_vec4, ALPHA, s->x, s->y, s->n);
 }
 
 // -------------------------------------------------------------- lifecycle
@@ -312,29 +306,27 @@ int verify(void *st, const kt_config *, const kt_variant *)
 }
 
 const kt_size_desc sizes[] = {
-    KTUNE_SIZE("n", "number of elements", 1 << 24, 1, (int64_t)1 << 33),
+    KT_SIZE("n", "number of elements", 1 << 24, 1, (int64_t)1 << 33),
 };
 
 const kt_variant variants[] = {
-    KTUNE_VARIANT("grid_stride",
-                  "blocks_per_sm x SMs blocks loop over the array",
-                  grid_stride_params, shape_grid_stride, check_grid_stride,
-                  launch_grid_stride),
-    KTUNE_VARIANT("one_per_thread", "one element per thread", block_only,
-                  shape_one_per_thread, nullptr, launch_one_per_thread),
-    KTUNE_VARIANT("vec4", "grid-stride loop over float4s, scalar tail",
-                  grid_stride_params, shape_vec4, check_grid_stride,
-                  launch_vec4),
+    KT_VARIANT("grid_stride", "blocks_per_sm x SMs blocks loop over the array",
+               grid_stride_params, shape_grid_stride, check_grid_stride,
+               launch_grid_stride),
+    KT_VARIANT("one_per_thread", "one element per thread", block_only,
+               shape_one_per_thread, nullptr, launch_one_per_thread),
+    KT_VARIANT("vec4", "grid-stride loop over float4s, scalar tail",
+               grid_stride_params, shape_vec4, check_grid_stride, launch_vec4),
 };
 
 const kt_operator operators[] = {
-    KTUNE_OPERATOR("saxpy",
-                   "y = 1.5 x + y in place, float32, inputs uniform in [-1, 1)",
-                   KT_OP_MODIFIES_INPUTS, sizes, variants, work, setup, reset,
-                   verify, teardown),
+    KT_OPERATOR("saxpy",
+                "y = 1.5 x + y in place, float32, inputs uniform in [-1, 1)",
+                KT_OP_MODIFIES_INPUTS, sizes, variants, work, setup, reset,
+                verify, teardown),
 };
 
-const kt_plugin plugin = KTUNE_PLUGIN(
+const kt_plugin plugin = KT_PLUGIN(
     "saxpy", "1.0.0", "y = a x + y: grid-stride loop, one per thread, float4",
     operators);
 

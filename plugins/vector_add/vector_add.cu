@@ -4,7 +4,7 @@
 // `strided` launch the same grid and block and differ only in which element
 // a thread touches.
 #include <cuda_runtime.h>
-#include <ktune/plugin.h>
+#include <ktune/plugin_util.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -168,77 +168,52 @@ int check_grid_stride(const kt_problem *p, const kt_config *cfg, char *why,
 }
 
 // --------------------------------------------------------------- launches
+//
+// Each launch takes its grid and block from the shape the host computed
+// with the variant's shape(): the geometry is derived there alone.
 
-// coalesced and strided launch the same grid and block; only the kernel
-// differs.
-typedef void (*one_per_thread_kernel)(const float *, const float *, float *,
-                                      size_t);
-
-int launch_one_per_thread(one_per_thread_kernel kernel, void *st,
-                          const kt_config *cfg, void *stream)
+int launch_coalesced(void *st, const kt_config *, const kt_shape *sh,
+                     void *stream)
 {
     state *s = (state *)st;
-    uint64_t block = (uint64_t)cfg->values[P_BLOCK];
-    uint64_t grid = kt_div_up(s->n, block);
-    kernel<<<(unsigned)grid, (unsigned)block, 0, (cudaStream_t)stream>>>(
-        s->a, s->b, s->c, s->n);
-    return KT_OK;
+    return kt_launch(*sh, stream, add_coalesced, s->a, s->b, s->c, s->n);
 }
 
-int launch_coalesced(void *st, const kt_config *cfg, void *stream)
-{
-    return launch_one_per_thread(add_coalesced, st, cfg, stream);
-}
-
-int launch_strided(void *st, const kt_config *cfg, void *stream)
-{
-    return launch_one_per_thread(add_strided, st, cfg, stream);
-}
-
-int launch_grid_stride(void *st, const kt_config *cfg, void *stream)
+int launch_strided(void *st, const kt_config *, const kt_shape *sh,
+                   void *stream)
 {
     state *s = (state *)st;
-    unsigned grid =
-        (unsigned)(cfg->values[P_BLOCKS_PER_SM] * s->host->device->sm_count);
-    add_grid_stride<<<grid, (unsigned)cfg->values[P_BLOCK], 0,
-                      (cudaStream_t)stream>>>(s->a, s->b, s->c, s->n);
-    return KT_OK;
+    return kt_launch(*sh, stream, add_strided, s->a, s->b, s->c, s->n);
 }
 
-int launch_vec4(void *st, const kt_config *cfg, void *stream)
+int launch_grid_stride(void *st, const kt_config *, const kt_shape *sh,
+                       void *stream)
 {
     state *s = (state *)st;
-    unsigned block = (unsigned)cfg->values[P_BLOCK];
-    size_t n4 = s->n / 4, done = n4 * 4;
-    unsigned tail = (unsigned)(s->n - done);
-    size_t tile = (size_t)block * (size_t)cfg->values[P_ITEMS];
-    size_t grid = (n4 + tile - 1) / tile;
-    if (grid * block < tail)
-        grid = (tail + block - 1) / block;
-    if (grid == 0)
-        grid = 1;
-    const float4 *a = (const float4 *)s->a, *b = (const float4 *)s->b;
-    float4 *c = (float4 *)s->c;
-    cudaStream_t cs = (cudaStream_t)stream;
+    return kt_launch(*sh, stream, add_grid_stride, s->a, s->b, s->c, s->n);
+}
+
+template <int ITEMS>
+int launch_vec4_items(const state *s, const kt_shape &sh, void *stream)
+{
+    const size_t n4 = s->n / 4, done = n4 * 4;
+    const unsigned tail = (unsigned)(s->n - done);
+    return kt_launch(sh, stream, add_vec4<ITEMS>, (const float4 *)s->a,
+                     (const float4 *)s->b, (float4 *)s->c, n4,
+                     (const float *)s->a + done, (const float *)s->b + done,
+                     s->c + done, tail);
+}
+
+int launch_vec4(void *st, const kt_config *cfg, const kt_shape *sh,
+                void *stream)
+{
+    const state *s = (const state *)st;
     switch (cfg->values[P_ITEMS]) {
-    case 1:
-        add_vec4<1><<<(unsigned)grid, block, 0, cs>>>(
-            a, b, c, n4, s->a + done, s->b + done, s->c + done, tail);
-        break;
-    case 2:
-        add_vec4<2><<<(unsigned)grid, block, 0, cs>>>(
-            a, b, c, n4, s->a + done, s->b + done, s->c + done, tail);
-        break;
-    case 4:
-        add_vec4<4><<<(unsigned)grid, block, 0, cs>>>(
-            a, b, c, n4, s->a + done, s->b + done, s->c + done, tail);
-        break;
-    default:
-        add_vec4<8><<<(unsigned)grid, block, 0, cs>>>(
-            a, b, c, n4, s->a + done, s->b + done, s->c + done, tail);
-        break;
+    case 1: return launch_vec4_items<1>(s, *sh, stream);
+    case 2: return launch_vec4_items<2>(s, *sh, stream);
+    case 4: return launch_vec4_items<4>(s, *sh, stream);
+    default: return launch_vec4_items<8>(s, *sh, stream);
     }
-    return KT_OK;
 }
 
 // -------------------------------------------------------------- lifecycle
@@ -371,34 +346,32 @@ int verify(void *st, const kt_config *, const kt_variant *)
 }
 
 const kt_size_desc sizes[] = {
-    KTUNE_SIZE("n", "number of elements", 1 << 24, 1, (int64_t)1 << 33),
+    KT_SIZE("n", "number of elements", 1 << 24, 1, (int64_t)1 << 33),
 };
 
 const kt_variant variants[] = {
-    KTUNE_VARIANT("coalesced",
-                  "one element per thread, i = block * dim + thread",
-                  block_only, shape_one_per_thread, nullptr, launch_coalesced),
-    KTUNE_VARIANT(
+    KT_VARIANT("coalesced", "one element per thread, i = block * dim + thread",
+               block_only, shape_one_per_thread, nullptr, launch_coalesced),
+    KT_VARIANT(
         "strided",
         "same grid and block, i = thread * gridDim + block (uncoalesced)",
         block_only, shape_strided, nullptr, launch_strided),
-    KTUNE_VARIANT("grid_stride",
-                  "blocks_per_sm x SMs blocks loop over the array",
-                  grid_stride_params, shape_grid_stride, check_grid_stride,
-                  launch_grid_stride),
-    KTUNE_VARIANT("vec4",
-                  "float4 loads and stores, `items` per thread, scalar tail",
-                  vec4_params, shape_vec4, nullptr, launch_vec4),
+    KT_VARIANT("grid_stride", "blocks_per_sm x SMs blocks loop over the array",
+               grid_stride_params, shape_grid_stride, check_grid_stride,
+               launch_grid_stride),
+    KT_VARIANT("vec4",
+               "float4 loads and stores, `items` per thread, scalar tail",
+               vec4_params, shape_vec4, nullptr, launch_vec4),
 };
 
 const kt_operator operators[] = {
-    KTUNE_OPERATOR("add", "c = a + b, float32, inputs uniform in [-1, 1)", 0,
-                   sizes, variants, work, setup, reset, verify, teardown),
+    KT_OPERATOR("add", "c = a + b, float32, inputs uniform in [-1, 1)", 0,
+                sizes, variants, work, setup, reset, verify, teardown),
 };
 
 const kt_plugin plugin =
-    KTUNE_PLUGIN("vector_add", "1.0.0",
-                 "c = a + b in four thread-to-data mappings", operators);
+    KT_PLUGIN("vector_add", "1.0.0",
+              "c = a + b in four thread-to-data mappings", operators);
 
 } // namespace
 

@@ -64,3 +64,19 @@ expect_exit 2 "$KTUNE" info --json a b
 expect_text "unexpected argument 'a'"
 rm -f l.json
 finish
+
+# tune --help lists the strategies of the registry (tuner/strategies/
+# list.h), every one of them, the first as the default: the list is not
+# written by hand.
+expect_exit 0 "$KTUNE" tune --help
+first=1
+for name in $(sed -n 's/^KT_STRATEGY(\([a-z_0-9]*\))$/\1/p' \
+                  "$KT_SOURCE_DIR/tuner/strategies/list.h"); do
+    if [ $first = 1 ]; then
+        expect_text "Strategies ([strategy] name): $name (default)"
+        first=0
+    elif ! grep -qE "(^| )$name[,.]" <<<"$out"; then
+        echo "FAIL: strategy $name missing from tune --help"
+        failures=$((failures + 1))
+    fi
+done

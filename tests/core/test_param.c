@@ -3,6 +3,8 @@
  * descriptors, and parsing values as users type them. */
 #include "tests/kt_test.h"
 
+#include <ktune/plugin_util.h>
+
 #include "core/param.h"
 
 static const int64_t list_values[] = {1, 3, 9};

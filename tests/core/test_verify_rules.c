@@ -3,6 +3,7 @@
  * launch, and the element comparison (tolerance, NaN, every element). */
 #include "tests/kt_test.h"
 
+#include <ktune/plugin_util.h>
 #include <math.h>
 
 #include "core/check.h"

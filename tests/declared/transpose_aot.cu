@@ -5,7 +5,7 @@
 // `tiled_nvrtc` compiles the same kernels at run time through
 // kt_host.compile, as a compiled plugin with compile-time parameters does.
 #include <cuda_runtime.h>
-#include <ktune/plugin.h>
+#include <ktune/plugin_util.h>
 #include <stdlib.h>
 
 #include "examples/declared_transpose/transpose.cu"

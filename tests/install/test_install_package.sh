@@ -31,6 +31,7 @@ config=$(find "$P" -name ktuneConfig.cmake)
 pcfile=$(find "$P" -name ktune.pc)
 expect_file "$P/bin/ktune"
 expect_file "$P/include/ktune/plugin.h"
+expect_file "$P/include/ktune/plugin_util.h"
 expect_file "$P/share/ktune/configs/vector_add.ini"
 expect_file "$P/share/ktune/examples/stencil/stencil.cu"
 expect_file "$P/share/doc/ktune/tutorial.md"
@@ -39,6 +40,10 @@ expect_file "$config"
 expect_file "$pcfile"
 libdir=$(dirname "$(dirname "$(dirname "$config")")")
 expect_file "$libdir/ktune/plugins/vector_add.so"
+# Built with MPI: the --mpi module is installed where the binary loads it.
+if [ -e "$KT_BUILD_DIR/ktune_mpi.so" ]; then
+    expect_file "$libdir/ktune/ktune_mpi.so"
+fi
 expect_file "$(dirname "$config")/ktune_add_plugin.cmake"
 expect_file "$P/share/ktune/recordings/vector_add-h200-n268435456.jsonl"
 expect_file "$P/share/ktune/schemas/tune.schema.json"

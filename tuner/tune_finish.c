@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: Apache-2.0
+/* The end of a tuning session: tuner/tune_impl.h. */
+#include "tuner/tune_impl.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/msg.h"
+
+/* ----------------------------------------------------------- the end */
+
+static const kt_tune_entry *sorted_ok(const kt_tune *t, size_t rank,
+                                      size_t *count)
+{
+    /* Selection by rank over the valid entries: finalists are few. */
+    const kt_tune_result *r = t->res;
+    const kt_tune_entry *chosen = NULL;
+    double floor_us = -1;
+    size_t floor_order = 0, n = 0;
+
+    for (size_t i = 0; i < r->num_entries; ++i)
+        n += r->entries[i].status == KT_EVAL_OK && !r->entries[i].host_checked;
+    *count = n;
+    for (size_t k = 0; k <= rank && k < n; ++k) {
+        chosen = NULL;
+        for (size_t i = 0; i < r->num_entries; ++i) {
+            const kt_tune_entry *e = &r->entries[i];
+            double m;
+            if (e->status != KT_EVAL_OK || e->host_checked)
+                continue;
+            m = kt_tune_entry_cost(t, e);
+            /* Strictly after the previous pick in (median, order). */
+            if (floor_us >= 0 &&
+                (m < floor_us || (m == floor_us && e->order <= floor_order)))
+                continue;
+            if (!chosen || m < kt_tune_entry_cost(t, chosen) ||
+                (m == kt_tune_entry_cost(t, chosen) &&
+                 e->order < chosen->order))
+                chosen = e;
+        }
+        if (!chosen)
+            break;
+        floor_us = kt_tune_entry_cost(t, chosen);
+        floor_order = chosen->order;
+    }
+    return rank < n ? chosen : NULL;
+}
+
+static int compare_finals(const void *a, const void *b)
+{
+    const kt_tune_final *x = a, *y = b;
+    return (x->cost > y->cost) - (x->cost < y->cost);
+}
+
+/* Appends to pts the fastest measured point of each reference variant
+ * that is not among them yet. */
+static void add_references(const kt_tune *t, kt_point *pts, size_t *n)
+{
+    const kt_tune_result *r = t->res;
+
+    for (size_t slot = 0; slot < t->cfg->space->num_slots; ++slot) {
+        const kt_tune_entry *best = NULL;
+        int present = 0;
+        if (!kt_tune_slot_is_reference(t, slot))
+            continue;
+        for (size_t i = 0; i < r->num_entries; ++i) {
+            const kt_tune_entry *e = &r->entries[i];
+            if (e->status != KT_EVAL_OK || e->host_checked ||
+                e->point.variant != t->cfg->space->slots[slot].variant)
+                continue;
+            if (!best || e->timing.kernel.median < best->timing.kernel.median)
+                best = e;
+        }
+        for (size_t k = 0; best && k < *n; ++k)
+            present |= kt_point_equal(&pts[k], &best->point);
+        if (best && !present)
+            pts[(*n)++] = best->point;
+    }
+}
+
+/* The time-best and energy-best finalists of the closing call r[idx[0..m))
+ * (of points pts) and their paired differences in both measures. */
+static void tradeoff(const kt_tune *t, const kt_point *pts,
+                     const kt_eval_result *r, const size_t *idx, size_t m,
+                     kt_tune_tradeoff *out)
+{
+    kt_tune *mt = (kt_tune *)t;
+    const kt_work *w = mt->cfg->ev && mt->cfg->ev->ops->work
+                           ? mt->cfg->ev->ops->work(mt->cfg->ev)
+                           : NULL;
+    size_t tb = 0, eb = 0;
+
+    memset(out, 0, sizeof *out);
+    for (size_t a = 0; a < m; ++a) {
+        const kt_eval_result *x = &r[idx[a]];
+        if (!x->energy.measured)
+            return;
+        if (x->timing.kernel.median < r[idx[tb]].timing.kernel.median)
+            tb = a;
+        if (x->energy.joules.median < r[idx[eb]].energy.joules.median)
+            eb = a;
+    }
+    {
+        kt_objective_side st = {&r[idx[tb]].timing, &r[idx[tb]].energy, w},
+                          se = {&r[idx[eb]].timing, &r[idx[eb]].energy, w};
+        kt_objective_ratio(KT_OBJ_TIME, &st, &se, &out->time);
+        kt_objective_ratio(KT_OBJ_ENERGY, &st, &se, &out->energy);
+    }
+    out->have = m > 0;
+    out->time_best = pts[idx[tb]];
+    out->energy_best = pts[idx[eb]];
+}
+
+kt_status kt_tune_finish(kt_tune *t, kt_err *err)
+{
+    const kt_tune_config *cfg = t->cfg;
+    kt_tune_result *res = t->res;
+    size_t valid, want = cfg->finalists ? cfg->finalists : 1, n = 0, top;
+    kt_point *pts = NULL;
+    kt_eval_result *r = NULL;
+    int answered;
+    kt_status rc = KT_S_OK;
+
+    sorted_ok(t, 0, &valid);
+    if (valid == 0)
+        return KT_S_OK;
+    want = want < valid ? want : valid;
+    /* Room for the measured references: each joins the closing round, so
+     * the answer's speed-up against it has a paired interval. */
+    want += cfg->space->num_slots;
+    pts = calloc(want, sizeof *pts);
+    r = calloc(want, sizeof *r);
+    res->finals = calloc(want, sizeof *res->finals);
+    if (!pts || !r || !res->finals) {
+        rc = kt_err_set(err, KT_S_NOMEM, "out of memory");
+        goto done;
+    }
+    for (size_t k = 0; k < want - cfg->space->num_slots; ++k)
+        pts[n++] = sorted_ok(t, k, &valid)->point;
+    top = n;
+    if (t->has_incumbent) {
+        uint64_t index;
+        const kt_tune_entry *e =
+            kt_space_index(cfg->space, &t->incumbent, &index)
+                ? kt_tune_find_entry(t, index)
+                : NULL;
+        int present = 0;
+        for (size_t k = 0; k < n; ++k)
+            present |= kt_point_equal(&pts[k], &t->incumbent);
+        if (e && e->status == KT_EVAL_OK && !present)
+            pts[top - 1] = t->incumbent;
+    }
+    add_references(t, pts, &n);
+    if (n == 1) {
+        uint64_t index;
+        kt_space_index(cfg->space, &pts[0], &index);
+        res->finals[0].point = pts[0];
+        res->finals[0].stats = kt_tune_find_entry(t, index)->timing.kernel;
+        res->finals[0].energy = kt_tune_find_entry(t, index)->energy;
+        res->finals[0].cost =
+            kt_tune_entry_cost(t, kt_tune_find_entry(t, index));
+        res->finals[0].vs_winner.ratio = 1;
+        res->num_finals = 1;
+        res->has_best = 1;
+        goto done;
+    }
+    if ((rc = kt_tune_run_calls(t, "final", pts, n, 1, r, &answered, err)))
+        goto done;
+    res->final_measured = 1;
+    {
+        size_t m = 0, winner = 0, fewest = (size_t)-1;
+        size_t idx[64];
+        /* The winner is the finalist the fewest others beat in paired
+         * comparisons; the lower median breaks a tie. */
+        for (size_t k = 0; k < n && m < 64; ++k)
+            if (r[k].status == KT_EVAL_OK)
+                idx[m++] = k;
+        if (m == 0) {
+            snprintf(res->note, sizeof res->note,
+                     "the closing re-measurement failed for every finalist "
+                     "(%s); no answer",
+                     r[0].reason);
+            goto done;
+        }
+        for (size_t a = 0; a < m; ++a) {
+            size_t beaten = 0;
+            for (size_t b = 0; b < m; ++b) {
+                kt_ratio q;
+                if (a == b)
+                    continue;
+                kt_tune_paired(t, &r[idx[a]], &r[idx[b]], &q);
+                beaten += kt_stats_verdict(&q, cfg->min_gain) < 0;
+            }
+            if (beaten < fewest ||
+                (beaten == fewest &&
+                 kt_tune_cost_of(t, &r[idx[a]].timing, &r[idx[a]].energy) <
+                     kt_tune_cost_of(t, &r[idx[winner]].timing,
+                                     &r[idx[winner]].energy))) {
+                fewest = beaten;
+                winner = a;
+            }
+        }
+        for (size_t a = 0; a < m; ++a) {
+            kt_tune_final *f = &res->finals[res->num_finals++];
+            f->point = pts[idx[a]];
+            f->stats = r[idx[a]].timing.kernel;
+            f->energy = r[idx[a]].energy;
+            f->cost = kt_tune_cost_of(t, &r[idx[a]].timing, &r[idx[a]].energy);
+            if (a == winner) {
+                f->vs_winner.ratio = f->vs_winner.lo = f->vs_winner.hi = 1;
+                f->vs_winner.n = r[idx[a]].timing.num_rounds;
+                f->tied = 0;
+            } else {
+                kt_tune_paired(t, &r[idx[winner]], &r[idx[a]], &f->vs_winner);
+                f->tied = kt_stats_verdict(&f->vs_winner, cfg->min_gain) <= 0;
+            }
+        }
+        tradeoff(t, pts, r, idx, m, &res->tradeoff);
+        /* Winner first, the others by median. */
+        if (winner != 0) {
+            kt_tune_final w = res->finals[winner];
+            memmove(&res->finals[1], &res->finals[0],
+                    winner * sizeof res->finals[0]);
+            res->finals[0] = w;
+        }
+        qsort(&res->finals[1], res->num_finals - 1, sizeof res->finals[0],
+              compare_finals);
+        res->has_best = 1;
+    }
+done:
+    for (size_t k = 0; r && k < want; ++k)
+        kt_eval_result_free(&r[k]);
+    free(r);
+    free(pts);
+    return rc;
+}

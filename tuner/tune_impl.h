@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * The tuning session's inside, shared by the files it is split into by
+ * concept (not installed, not for strategies, which see tuner/tune.h):
+ *   tuner/tune.c          the session: clock, entries, evaluations,
+ *                         measuring and comparing, the run
+ *   tuner/tune_profile.c  counters on the points measured ([metrics])
+ *   tuner/tune_finish.c   the end: finalists re-measured together, the
+ *                         answer, the trade-off front
+ * Ownership is kt_tune's (tuner/tune.h): nothing here allocates beyond it.
+ */
+#ifndef KT_TUNE_IMPL_H
+#define KT_TUNE_IMPL_H
+
+#include "core/u64map.h"
+#include "tuner/pool.h"
+#include "tuner/progress.h"
+#include "tuner/tune.h"
+
+/* A call of the resumed journal: entries [first, first + n). */
+typedef struct resume_call {
+    size_t first, n;
+    int used;
+} resume_call;
+
+/* A comparison already made in this run. */
+typedef struct memo {
+    uint64_t incumbent, candidate;
+    kt_tune_cmp cmp;
+} memo;
+
+struct kt_tune {
+    const kt_tune_config *cfg;
+    kt_tune_result *res;
+    kt_rng rng;
+    kt_u64map by_index; /* space index -> position in res->entries */
+    size_t entry_cap, trace_cap, step_cap;
+    double t0;           /* monotonic seconds at the clock's last reset */
+    double clock_offset; /* the run's clock at t0 */
+    size_t idle;
+    const char *stop_reason;
+    int failed;
+    kt_err fatal;
+    resume_call *calls;
+    size_t num_calls, call_cursor;
+    kt_u64map recorded_failures; /* space index -> log entry */
+    kt_u64map checked;           /* space index -> 1: journaled as check */
+    memo *memos;
+    size_t num_memos, memo_cap;
+    int has_incumbent;
+    kt_point incumbent;
+    double best_us;
+    size_t best_entry;
+    kt_progress progress;
+    char phase[64];    /* shown by the progress display */
+    char current[256]; /* the configuration being measured, for the display */
+    /* Profiling: the effective spec, the raw counters asked for (none once
+     * they proved unavailable here), whether the one line was written. */
+    kt_profiling_spec prof;
+    int profiling;
+    const char *raw[KT_METRICS_RAW_MAX];
+    size_t num_raw;
+    int counters_off;
+    int noted;
+    kt_protocol call_protocol; /* of the call in flight (call_protocol()) */
+    kt_pool *pool;             /* cfg->workers at work; NULL: cfg->ev alone */
+    /* Where the last evaluate() call's time went, for its entries
+     * (kt_tune_entry.call_s, strategy_s): when it ended, its wall time per
+     * point, and the time since the call before it, given to the first
+     * entry recorded from it. A batch on several workers counts as one
+     * call: its wall time over its points. */
+    double call_end, call_s, call_gap_s;
+};
+
+/* tune.c: the clock (monotonic seconds; the run's, continued across
+ * resumed sessions), a fatal failure recorded (returns rc), the progress
+ * line of a call, entries by space index, costs under the objective, the
+ * paired ratio of two results, and evaluations through the evaluator or
+ * the pool (count calls of `per` points each). */
+kt_status kt_tune_fail(kt_tune *t, kt_status rc, const kt_err *err);
+double kt_tune_monotonic(void);
+void kt_tune_progress_call(kt_tune *t, const char *purpose, const kt_point *pts,
+                           size_t n);
+double kt_tune_run_clock(const kt_tune *t);
+double kt_tune_cost_of(const kt_tune *t, const kt_timing *timing,
+                       const kt_energy *energy);
+double kt_tune_entry_cost(const kt_tune *t, const kt_tune_entry *e);
+kt_tune_entry *kt_tune_find_entry(const kt_tune *t, uint64_t index);
+void kt_tune_paired(const kt_tune *t, const kt_eval_result *a,
+                    const kt_eval_result *b, kt_ratio *out);
+kt_status kt_tune_run_calls(kt_tune *t, const char *purpose,
+                            const kt_point *pts, size_t per, size_t count,
+                            kt_eval_result *out, int *answered, kt_err *err);
+
+/* tune_profile.c: the effective [metrics] spec checked against the
+ * evaluator (prepare), counters on the point just entered at `at` (new:
+ * when [metrics] asks for every point), and on the best few at the end. */
+kt_status kt_tune_prepare_profiling(kt_tune *t, kt_err *err);
+kt_status kt_tune_profile_new(kt_tune *t, size_t at, kt_err *err);
+kt_status kt_tune_profile_top(kt_tune *t, kt_err *err);
+
+/* tune_finish.c: the finalists re-measured together, the answer and its
+ * ties, and the trade-off front, into t->res. */
+kt_status kt_tune_finish(kt_tune *t, kt_err *err);
+
+#endif
