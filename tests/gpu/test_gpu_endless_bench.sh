@@ -2,11 +2,9 @@
 # On a GPU: a kernel that never ends, given to bench, costs no more than the
 # per-point limit the command states (docs/isolation.md: --timeout S on top
 # of --max-time, here 5 + 1 = 6 s), not the 60 s default: the worker is
-# killed, the point is "timeout", exit 1. The cost is measured against the
-# same bench of the variant that ends (process start, worker, context,
-# plugin set-up are the same for both), with 2 s for the worker's kill and
-# the context's release. Also with the limit in a job ([measure] timeout)
-# for tune, where the endless point is one timeout and the run goes on.
+# killed, the point is "timeout", exit 1. The whole command costs at most
+# that plus 2 s (process start, the worker's kill, the context's release). Also with the limit in a job ([measure] timeout) for
+# tune, where the endless point is one timeout and the run goes on.
 . "$KT_SOURCE_DIR/tests/cli/lib.sh"
 
 "$KT_HAS_GPU" || {
@@ -24,24 +22,24 @@ flags="--plugin $FAULTS --size n=100000 --min-time 0 --max-time $MAX_TIME --time
 
 ms() { date +%s%3N; }
 
-# Warm the compile cache and the driver so the baseline is the steady cost.
+# Warm the compile cache and the driver so the endless bench pays no first
+# compile. Its whole cost, process start to exit, is held to the limit plus
+# the slack: the ending variant is no baseline, since it runs the whole
+# protocol (calibration, --max-time of sampling) that the endless one is
+# killed before.
 "$KTUNE" bench gpu_faults:twice --variant correct $flags >/dev/null 2>&1
-t0=$(ms)
-expect_exit 0 "$KTUNE" bench gpu_faults:twice --variant correct $flags
-base=$(($(ms) - t0))
 t0=$(ms)
 expect_exit 1 "$KTUNE" bench gpu_faults:twice --variant endless $flags
 cost=$(($(ms) - t0))
 expect_text "timeout"
-extra=$((cost - base))
-echo "bench: the ending variant $base ms, the endless one $cost ms: $extra ms more (limit ${LIMIT} s + ${SLACK} s)"
-[ "$extra" -le $(((LIMIT + SLACK) * 1000)) ] || {
-    echo "FAIL: the endless kernel cost $extra ms beyond the ending one, more than the stated ${LIMIT} s"
+echo "bench: the endless variant cost $cost ms in all (limit ${LIMIT} s + ${SLACK} s)"
+[ "$cost" -le $(((LIMIT + SLACK) * 1000)) ] || {
+    echo "FAIL: the endless kernel cost $cost ms, more than the stated ${LIMIT} s + ${SLACK} s"
     failures=$((failures + 1))
 }
 # ... and it was stopped by the limit, not by luck: at least the timeout.
-[ "$extra" -ge $((TIMEOUT * 1000 - 500)) ] || {
-    echo "FAIL: the endless kernel ended after only $extra ms (a timeout of $TIMEOUT s was stated)"
+[ "$cost" -ge $((TIMEOUT * 1000 - 500)) ] || {
+    echo "FAIL: the endless kernel ended after only $cost ms (a timeout of $TIMEOUT s was stated)"
     failures=$((failures + 1))
 }
 
