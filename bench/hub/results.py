@@ -19,6 +19,15 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hub  # noqa: E402
 
 
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def portable(cmd):
+    """A command as printed in a shipped table: paths inside the checkout are
+    relative to it, so the table names no folder of the machine it ran on."""
+    return cmd.replace(REPO + "/", "")
+
+
 def f(v, fmt="%.2f", none="–"):
     if v is None:
         return none
@@ -151,7 +160,7 @@ class Page:
             s = self.steps[name]
             if s.get("cmd"):
                 lines.append(f"- `{name}` (exit {s.get('rc')}, {f(s.get('wall_s'), '%.1f')} s): "
-                             f"`{s['cmd']}`")
+                             f"`{portable(s['cmd'])}`")
         return lines
 
     def skipped(self):
