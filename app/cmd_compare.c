@@ -55,6 +55,8 @@ static const char help[] =
     "  --no-counters        no hardware counters (no CUPTI)\n"
     "  --profile-launches N launches of each variant per replay pass (1-15,\n"
     "                       default 3): each counter the median over them\n"
+    "  --access-bytes N     bytes each thread loads per access, for the ideal\n"
+    "                       sectors per request (default: inferred)\n"
     "  --seed N             input seed (default: the results file's, else 1)\n"
     "  --device N           CUDA device ordinal (default 0)\n"
     "  --no-boundaries      verify at the requested size only\n"
@@ -73,6 +75,7 @@ typedef struct compare_args {
     const char *spec;
     const char *variants, *reference;
     kt_cli_list froms, configs;
+    int access_bytes;
 } compare_args;
 
 static kt_status own_option(void *ctx, int opt, char *arg, kt_err *err)
@@ -89,6 +92,7 @@ static kt_status own_option(void *ctx, int opt, char *arg, kt_err *err)
         return KT_S_OK;
     case 'f': return kt_cli_list_push(&a->froms, arg, err);
     case 'c': return kt_cli_list_push(&a->configs, arg, err);
+    case 'a': return kt_cli_access_bytes(arg, &a->access_bytes, err);
     default: a->reference = arg; return KT_S_OK; /* 'r' */
     }
 }
@@ -100,6 +104,7 @@ static int parse_args(int argc, char **argv, compare_args *a, kt_err *err)
         {"from", required_argument, NULL, 'f'},
         {"config", required_argument, NULL, 'c'},
         {"reference", required_argument, NULL, 'r'},
+        {"access-bytes", required_argument, NULL, 'a'},
         {NULL, 0, NULL, 0}};
     const kt_cli_command cmd = {.name = "compare",
                                 .help = help,
@@ -529,6 +534,7 @@ int kt_cmd_compare(int argc, char **argv)
     c.plugin_name = plugin->desc.name;
     c.op = op;
     c.protocol = a.o.protocol;
+    c.access_bytes = a.access_bytes;
     c.protocol.energy = 1; /* where NVML answers; a replay's is recorded */
     c.reference = reference;
     c.files = files;

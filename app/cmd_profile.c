@@ -17,6 +17,7 @@
 #include "core/parse.h"
 #include "core/result_json.h"
 #include "metrics/cupti/counters.h"
+#include "metrics/diag_facts.h"
 #include "metrics/diagnose.h"
 #include "metrics/occupancy.h"
 #include "metrics/record.h"
@@ -61,7 +62,7 @@ typedef struct profile_args {
     kt_cli_options o; /* o.counters: 0 after --no-counters */
     const char *spec;
     const char *metrics;
-    int64_t access_bytes;
+    int access_bytes;
     int defaults, list;
 } profile_args;
 
@@ -90,18 +91,12 @@ typedef struct report {
 static kt_status own_option(void *ctx, int opt, char *arg, kt_err *err)
 {
     profile_args *a = ctx;
-    kt_status rc;
 
     switch (opt) {
     case 'm': a->metrics = arg; break;
     case 'D': a->defaults = 0; break;
     case 'L': a->list = 1; break;
-    default: /* 'a' */
-        if ((rc = kt_parse_i64(arg, "--access-bytes", &a->access_bytes, err)))
-            return rc;
-        if (a->access_bytes < 1 || a->access_bytes > 256)
-            return kt_err_set(err, KT_S_INPUT,
-                              "--access-bytes: expected 1..256, found %s", arg);
+    default: /* 'a' */ return kt_cli_access_bytes(arg, &a->access_bytes, err);
     }
     return KT_S_OK;
 }
@@ -498,7 +493,8 @@ static void gather(const profile_args *a, profile_run *run, kt_evaluator *ev,
                    const kt_loaded_plugin *plugin, report *r)
 {
     double by_id[KT_M_COUNT];
-    kt_diag_input din;
+    kt_diag_facts facts;
+    kt_diag_point pt;
     kt_err oerr;
 
     memset(r, 0, sizeof *r);
@@ -514,27 +510,24 @@ static void gather(const profile_args *a, profile_run *run, kt_evaluator *ev,
     r->protocol = &a->o.protocol;
     r->have_calib = run->have_calib;
     r->counters_note = run->prof.values ? NULL : run->note;
-    r->have_occ = kt_occupancy_of_kernel(r->dev, &run->prof.kernel, &r->occ,
-                                         &oerr) == KT_S_OK;
+    kt_diag_facts_init(&facts, r->dev, ev->ops->work(ev));
+    if (run->have_calib)
+        kt_diag_facts_ceilings(&facts, run->calib.copy_gbs,
+                               run->calib.peak_bw_gbs, run->calib.fp32_gflops,
+                               sm_clock_mhz(ev));
+    else
+        kt_diag_facts_ceilings(&facts, 0, 0, 0, sm_clock_mhz(ev));
+    facts.access_bytes = a->access_bytes;
+    r->gflops_measured = facts.gflops_measured;
+    r->peak_gflops = facts.peak_gflops;
+    kt_metric_set_values(run->set, run->prof.values, NULL, by_id);
+    pt.median_us = run->timed.timing.kernel.median;
+    pt.kernel = &run->prof.kernel;
+    pt.by_id = run->prof.values ? by_id : NULL;
+    kt_err_clear(&oerr);
+    r->have_occ = kt_diagnose_point(&facts, &pt, &r->diag, &r->occ, &oerr);
     if (!r->have_occ)
         snprintf(r->occ_note, sizeof r->occ_note, "%s", oerr.msg);
-    r->gflops_measured = run->have_calib && run->calib.fp32_gflops > 0;
-    r->peak_gflops = r->gflops_measured
-                         ? run->calib.fp32_gflops
-                         : kt_peak_gflops_fp32(r->dev, sm_clock_mhz(ev));
-    kt_metric_set_values(run->set, run->prof.values, NULL, by_id);
-    memset(&din, 0, sizeof din);
-    din.work = *ev->ops->work(ev);
-    din.time_us = run->timed.timing.kernel.median;
-    din.copy_gbs = run->have_calib ? run->calib.copy_gbs : 0;
-    din.peak_bw_gbs = run->have_calib ? run->calib.peak_bw_gbs : 0;
-    din.peak_gflops = r->peak_gflops;
-    din.m = run->prof.values ? by_id : NULL;
-    din.theoretical_occupancy = r->have_occ ? r->occ.theoretical : -1;
-    din.access_bytes = (int)a->access_bytes;
-    din.warp_size = r->dev->warp_size;
-    din.gflops_measured = r->gflops_measured;
-    kt_diagnose(&din, &r->diag);
 }
 
 /* Times the point unprofiled under the normal protocol, then reads its

@@ -1022,16 +1022,14 @@ static void configure(const tune_args *a, tune_run *t)
     cfg->progress = !a->quiet;
     cfg->profiling = &job->metrics;
     cfg->counters_unavailable = t->unavailable;
-    cfg->copy_gbs = t->have_calib ? t->calib.copy_gbs : 0;
-    cfg->peak_bw_gbs = t->have_calib ? t->calib.peak_bw_gbs : 0;
-    cfg->gflops_measured = t->have_calib && t->calib.fp32_gflops > 0;
-    cfg->peak_gflops =
-        cfg->gflops_measured
-            ? t->calib.fp32_gflops
-            : kt_peak_gflops_fp32(
-                  t->ev->ops->device(t->ev),
-                  json_number_value(json_object_get(
-                      json_object_get(t->env, "device"), "sm_clock_mhz")));
+    kt_diag_facts_init(&cfg->diag, t->ev->ops->device(t->ev), NULL);
+    kt_diag_facts_ceilings(
+        &cfg->diag, t->have_calib ? t->calib.copy_gbs : 0,
+        t->have_calib ? t->calib.peak_bw_gbs : 0,
+        t->have_calib ? t->calib.fp32_gflops : 0,
+        json_number_value(json_object_get(json_object_get(t->env, "device"),
+                                          "sm_clock_mhz")));
+    cfg->diag.access_bytes = job->metrics.access_bytes;
     cfg->notes = stderr;
 }
 

@@ -27,6 +27,19 @@ kt_status kt_cli_list_push(kt_cli_list *list, char *item, kt_err *err)
     return KT_S_OK;
 }
 
+kt_status kt_cli_access_bytes(const char *arg, int *out, kt_err *err)
+{
+    int64_t v;
+    kt_status rc = kt_parse_i64(arg, "--access-bytes", &v, err);
+    if (rc)
+        return rc;
+    if (v < 1 || v > 256)
+        return kt_err_set(err, KT_S_INPUT,
+                          "--access-bytes: expected 1..256, found %s", arg);
+    *out = (int)v;
+    return KT_S_OK;
+}
+
 void kt_cli_list_free(kt_cli_list *list)
 {
     free(list->items);

@@ -29,6 +29,10 @@ typedef struct kt_cli_list {
 kt_status kt_cli_list_push(kt_cli_list *list, char *item, kt_err *err);
 void kt_cli_list_free(kt_cli_list *list);
 
+/* --access-bytes N (profile, compare): 1..256 into *out, else KT_S_INPUT
+ * naming the option and what was found. */
+kt_status kt_cli_access_bytes(const char *arg, int *out, kt_err *err);
+
 /* An output option's value (what: "--json"): checked as a file to write
  * (core/fileio.h), or "-": stdout is then kept for that document alone
  * and everything else the command prints goes to stderr

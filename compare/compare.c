@@ -258,13 +258,6 @@ static kt_status profile_rows(kt_compare *c, kt_evaluator *ev, kt_err *err)
                      r->prof.reason);
             continue;
         }
-        {
-            kt_err oerr;
-            r->have_occ =
-                r->prof.kernel.available &&
-                kt_occupancy_of_kernel(ev->ops->device(ev), &r->prof.kernel,
-                                       &r->occ, &oerr) == KT_S_OK;
-        }
         if (!num_raw) {
             snprintf(r->counters_note, sizeof r->counters_note, "%s",
                      c->counters_note);
@@ -282,24 +275,20 @@ static kt_status profile_rows(kt_compare *c, kt_evaluator *ev, kt_err *err)
     return KT_S_OK;
 }
 
-static void diagnose_rows(kt_compare *c, const kt_device *dev)
+static void diagnose_rows(kt_compare *c)
 {
     for (size_t i = 0; i < c->num_rows; ++i) {
         kt_compare_row *r = &c->rows[i];
-        kt_diag_input din;
+        kt_diag_point pt;
         if (r->result.status != KT_EVAL_OK)
             continue;
-        memset(&din, 0, sizeof din);
-        din.work = c->work;
-        din.time_us = r->result.timing.kernel.median;
-        din.copy_gbs = c->have_calib ? c->calib.copy_gbs : 0;
-        din.peak_bw_gbs = c->have_calib ? c->calib.peak_bw_gbs : 0;
-        din.peak_gflops = c->peak_gflops;
-        din.gflops_measured = c->gflops_measured;
-        din.m = r->counters == KT_S_OK ? r->metrics : NULL;
-        din.theoretical_occupancy = r->have_occ ? r->occ.theoretical : -1;
-        din.warp_size = dev->warp_size;
-        kt_diagnose(&din, &r->diag);
+        pt.median_us = r->result.timing.kernel.median;
+        pt.kernel = r->profiled && r->prof.status == KT_EVAL_OK
+                        ? &r->prof.kernel
+                        : NULL;
+        pt.by_id = r->counters == KT_S_OK ? r->metrics : NULL;
+        r->have_occ =
+            kt_diagnose_point(&c->facts, &pt, &r->diag, &r->occ, NULL);
         r->have_diag = 1;
     }
 }
@@ -330,17 +319,18 @@ kt_status kt_compare_run(kt_compare *c, kt_evaluator *ev, kt_err *err)
                             kt_calib_to_json(&c->calib));
     /* The measured FMA ceiling when calibration has one: the roofline and
      * the compute-bound verdict then stand on what this device does. */
-    c->gflops_measured = c->have_calib && c->calib.fp32_gflops > 0;
-    c->peak_gflops =
-        c->gflops_measured
-            ? c->calib.fp32_gflops
-            : kt_peak_gflops_fp32(dev, sm_clock_mhz(c->environment));
+    kt_diag_facts_init(&c->facts, dev, &c->work);
+    kt_diag_facts_ceilings(&c->facts, c->have_calib ? c->calib.copy_gbs : 0,
+                           c->have_calib ? c->calib.peak_bw_gbs : 0,
+                           c->have_calib ? c->calib.fp32_gflops : 0,
+                           sm_clock_mhz(c->environment));
+    c->facts.access_bytes = c->access_bytes;
     if ((rc = check_rows(c, dev, err)) || (rc = measure(c, ev, err)))
         return rc;
     derive_rows(c);
     if ((rc = profile_rows(c, ev, err)))
         return rc;
-    diagnose_rows(c, dev);
+    diagnose_rows(c);
     return KT_S_OK;
 }
 

@@ -29,6 +29,7 @@
 #include "core/derive.h"
 #include "core/evaluator.h"
 #include "core/stats.h"
+#include "metrics/diag_facts.h"
 #include "metrics/diagnose.h"
 #include "metrics/occupancy.h"
 #include "metrics/resolve.h"
@@ -74,6 +75,7 @@ typedef struct kt_compare {
     int counters;         /* collect counters where the evaluator can */
     int profile_launches; /* per replay pass (kt_profile_request); 0: 3 */
     kt_metric_set set;    /* what to collect (the default set) */
+    int access_bytes;     /* --access-bytes: the diagnosis override; 0 none */
     char command[4096];   /* the command line as typed, for the record */
 
     /* Filled by kt_compare_run(). */
@@ -82,9 +84,9 @@ typedef struct kt_compare {
     kt_work work;
     int have_calib;
     kt_calibration calib;
-    double peak_gflops;       /* FP32: measured FMA ceiling, else theoretical;
-                               * 0 unknown */
-    int gflops_measured;      /* peak_gflops is the calibration's */
+    /* What every row's diagnosis stands on (metrics/diag_facts.h): the
+     * ceilings, and access_bytes as the caller set it. */
+    kt_diag_facts facts;
     json_t *environment;      /* owned: device, plugin, protocol, calibration */
     size_t rounds;            /* interleaved rounds of the measurement */
     double wall_s;            /* of the evaluate() call */

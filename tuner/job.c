@@ -30,7 +30,8 @@ static const char *const measure_keys[] = {
     "verify",   "race",        "compile_threads"};
 static const char *const output_keys[] = {"journal", "json", "csv", "t4",
                                           "top"};
-static const char *const metrics_keys[] = {"counters", "points", "top"};
+static const char *const metrics_keys[] = {"counters", "points", "top",
+                                           "access_bytes"};
 
 /* One --set override, for messages that name it. */
 typedef struct override {
@@ -917,6 +918,12 @@ static kt_status read_metrics(loader *ld)
         if ((rc = get_i64(ld, "metrics", "top", 1, 10000, &v)))
             return rc;
         m->top = (size_t)v;
+    }
+    /* As profile's --access-bytes: the diagnoses' coalescing ideal. */
+    if (value_of(ld, "metrics", "access_bytes")) {
+        if ((rc = get_i64(ld, "metrics", "access_bytes", 1, 256, &v)))
+            return rc;
+        m->access_bytes = (int)v;
     }
     return read_counters(ld,
                          value_of(ld, "metrics", "counters")

@@ -319,30 +319,13 @@ void kt_profiling_from_result(const kt_metric_set *set, size_t requested,
         out->by_id[id] = static_value((kt_metric_id)id, &r->kernel, NULL);
 }
 
-int kt_profiling_diagnose(const kt_profiling_facts *f, double median_us,
+int kt_profiling_diagnose(const kt_diag_facts *f, double median_us,
                           const kt_profiling_point *p, kt_diagnosis *out,
                           kt_occupancy *occ)
 {
-    kt_diag_input din;
-    kt_occupancy o;
-    int have_occ;
-
-    memset(&o, 0, sizeof o);
-    have_occ = p && f->dev && p->kernel.available &&
-               kt_occupancy_of_kernel(f->dev, &p->kernel, &o, NULL) == KT_S_OK;
-    memset(&din, 0, sizeof din);
-    if (f->work)
-        din.work = *f->work;
-    din.time_us = median_us;
-    din.copy_gbs = f->copy_gbs;
-    din.peak_bw_gbs = f->peak_bw_gbs;
-    din.peak_gflops = f->peak_gflops;
-    din.gflops_measured = f->gflops_measured;
-    din.m = p && p->counters == KT_S_OK ? p->by_id : NULL;
-    din.theoretical_occupancy = have_occ ? o.theoretical : -1;
-    din.warp_size = f->dev ? f->dev->warp_size : 32;
-    kt_diagnose(&din, out);
-    if (occ)
-        *occ = o;
-    return have_occ;
+    kt_diag_point pt;
+    pt.median_us = median_us;
+    pt.kernel = p && p->kernel.available ? &p->kernel : NULL;
+    pt.by_id = p && p->counters == KT_S_OK ? p->by_id : NULL;
+    return kt_diagnose_point(f, &pt, out, occ, NULL);
 }

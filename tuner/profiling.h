@@ -21,6 +21,7 @@
 #include "core/evaluator.h"
 #include "core/point.h"
 #include "metrics/catalog.h"
+#include "metrics/diag_facts.h"
 #include "metrics/diagnose.h"
 #include "metrics/occupancy.h"
 #include "metrics/resolve.h"
@@ -38,6 +39,7 @@ typedef struct kt_profiling_spec {
     size_t top;        /* KT_PROFILING_TOP: how many */
     int counters;      /* 0: kernel facts only (counters = none) */
     kt_metric_set set; /* items shown, and the raw counters requested */
+    int access_bytes;  /* the diagnoses' per-thread access width; 0: counted */
 } kt_profiling_spec;
 
 /* One point's profile as a run keeps it. */
@@ -51,16 +53,6 @@ typedef struct kt_profiling_point {
     kt_counter_stats cost;
     int from_journal; /* read back from the resumed journal */
 } kt_profiling_point;
-
-/* What a diagnosis needs besides the point: the device and its ceilings. */
-typedef struct kt_profiling_facts {
-    const kt_device *dev;
-    const kt_work *work; /* may be NULL */
-    double copy_gbs;     /* measured copy ceiling; 0 unknown */
-    double peak_bw_gbs;  /* theoretical DRAM peak; 0 unknown */
-    double peak_gflops;  /* compute ceiling; 0 unknown */
-    int gflops_measured; /* peak_gflops was measured (calibration) */
-} kt_profiling_facts;
 
 const char *kt_profiling_points_name(kt_profiling_points p);
 
@@ -109,11 +101,11 @@ void kt_profiling_from_result(const kt_metric_set *set, size_t requested,
                               const kt_profile_result *r,
                               kt_profiling_point *out);
 
-/* The diagnosis of a point from its unprofiled median and its profile
- * (NULL: none): metrics/diagnose.h with the facts' ceilings. occ (may be
- * NULL) receives the theoretical occupancy when the kernel facts give it;
- * returns 1 then. */
-int kt_profiling_diagnose(const kt_profiling_facts *f, double median_us,
+/* The diagnosis of a point from its unprofiled median and its profile p
+ * (NULL: no counters, no kernel facts), on the run's facts f
+ * (metrics/diag_facts.h); occ as there. Returns 1 when the occupancy was
+ * computed. */
+int kt_profiling_diagnose(const kt_diag_facts *f, double median_us,
                           const kt_profiling_point *p, kt_diagnosis *out,
                           kt_occupancy *occ);
 

@@ -30,13 +30,14 @@ const kt_tune_entry *kt_summary_entry(const kt_tune_result *r,
 int kt_summary_diagnose(const kt_tune_facts *f, const kt_tune_entry *e,
                         kt_diagnosis *out, kt_occupancy *occ)
 {
-    kt_profiling_facts pf;
+    kt_diag_facts pf;
+    kt_diag_facts_init(&pf, &f->space->device, f->work);
+    if (f->cfg)
+        pf = f->cfg->diag;
     pf.dev = &f->space->device;
     pf.work = f->work;
     pf.copy_gbs = f->copy_gbs;
     pf.peak_bw_gbs = f->peak_gbs;
-    pf.peak_gflops = f->cfg ? f->cfg->peak_gflops : 0;
-    pf.gflops_measured = f->cfg ? f->cfg->gflops_measured : 0;
     return kt_profiling_diagnose(&pf, e->timing.kernel.median, e->profile, out,
                                  occ);
 }

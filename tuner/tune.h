@@ -77,9 +77,9 @@ typedef struct kt_tune_config {
     /* Non-NULL: counters cannot be had here (kt_profiling_check said why;
      * the caller wrote the line); only kernel facts are asked for. */
     const char *counters_unavailable;
-    /* The device's ceilings, for diagnoses (0: unknown). */
-    double copy_gbs, peak_bw_gbs, peak_gflops;
-    int gflops_measured; /* peak_gflops is the calibration's FMA ceiling */
+    /* The device's ceilings and the access-width override, for diagnoses
+     * (kt_diag_facts_ceilings; dev and work are the summary's). */
+    kt_diag_facts diag;
     /* Where one-line notes go (counters unavailable, ...); NULL: nowhere
      * (the result keeps them). */
     FILE *notes;

@@ -27,6 +27,8 @@ expect_exit 2 "$KTUNE" compare vector_add:add gemv:ax
 expect_text "one PLUGIN:OPERATOR expected"
 expect_exit 2 "$KTUNE" compare vector_add:add --bogus
 expect_text "ktune compare: unknown option '--bogus'"
+expect_exit 2 "$KTUNE" compare vector_add:add --access-bytes 0
+expect_text "--access-bytes: expected 1..256, found 0"
 
 # --- names: one line with close matches ---------------------------------------
 expect_exit 2 "$KTUNE" compare vector_add:ad

@@ -52,8 +52,8 @@ static void run(fixture *x, const char *spec, const char *recording,
     assert_int_equal(x->ev->ops->calibration(x->ev, 0, &x->calib, &err),
                      KT_S_OK);
     x->cfg.profiling = next_profiling;
-    x->cfg.copy_gbs = x->calib.copy_gbs;
-    x->cfg.peak_bw_gbs = x->calib.peak_bw_gbs;
+    kt_diag_facts_ceilings(&x->cfg.diag, x->calib.copy_gbs,
+                           x->calib.peak_bw_gbs, 0, 0);
     if (kt_tune_run(&x->cfg, &x->r, &err))
         fail_msg("%s", err.msg);
     x->f.spec = spec;

@@ -490,6 +490,15 @@ static void metrics_sections_are_read_as_written(void **state)
     assert_int_equal(job.metrics.set.num_raw, 2);
     assert_string_equal(job.metrics.set.raw[1], "smsp__inst_executed.sum");
     assert_contains(job.metrics_where, "named.ini:4: [metrics] counters");
+    assert_int_equal(job.metrics.access_bytes, 0);
+    kt_job_free(&job);
+    /* The diagnoses' access width, as profile's --access-bytes. */
+    assert_int_equal(load("access_ok.ini",
+                          "[job]\noperator = vector_add:add\n[metrics]\n"
+                          "access_bytes = 16\n",
+                          NULL, 0, &job, &err),
+                     KT_S_OK);
+    assert_int_equal(job.metrics.access_bytes, 16);
     kt_job_free(&job);
     assert_int_equal(load("plus.ini",
                           "[job]\noperator = vector_add:add\n[metrics]\n"
@@ -544,6 +553,11 @@ static void metrics_mistakes(void **state)
     expect_error("top_range.ini",
                  "[job]\noperator = vector_add:add\n[metrics]\ntop = 0\n", NULL,
                  0, "top_range.ini:4: [metrics] top:", "out of range");
+    expect_error("access.ini",
+                 "[job]\noperator = vector_add:add\n[metrics]\n"
+                 "access_bytes = 0\n",
+                 NULL, 0,
+                 "access.ini:4: [metrics] access_bytes:", "out of range");
     expect_error("none_and.ini",
                  "[job]\noperator = vector_add:add\n[metrics]\n"
                  "counters = none, l2_hit_rate\n",

@@ -58,8 +58,8 @@ static void open_session(session *s, const char *recording, const char *spec,
     s->cfg.seed = 1;
     s->cfg.finalists = 3;
     s->cfg.min_gain = 0.005;
-    s->cfg.copy_gbs = s->calib.copy_gbs;
-    s->cfg.peak_bw_gbs = s->calib.peak_bw_gbs;
+    kt_diag_facts_ceilings(&s->cfg.diag, s->calib.copy_gbs,
+                           s->calib.peak_bw_gbs, 0, 0);
     kt_protocol_defaults(&s->cfg.protocol);
 }
 
