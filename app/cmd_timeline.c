@@ -302,6 +302,31 @@ done:
     return rc;
 }
 
+/* The program under tracer (NULL: untraced), its environment naming the
+ * tracer, the record folder and --no-driver's choice. */
+static kt_status launch_traced(const tl_args *a, const char *tracer,
+                               const char *dir, kt_tl_run *run, kt_err *err)
+{
+    char *vars[4] = {NULL, NULL, NULL, NULL};
+    size_t n = 0;
+    kt_status s = KT_S_OK;
+
+    if (tracer) {
+        vars[n++] = kt_tl_var("CUDA_INJECTION64_PATH", tracer);
+        vars[n++] = kt_tl_var("KTUNE_TIMELINE_DIR", dir);
+    }
+    if (a->no_driver)
+        vars[n++] = kt_tl_var("KTUNE_TIMELINE_DRIVER", "0");
+    for (size_t i = 0; i < n && !s; ++i)
+        if (!vars[i])
+            s = kt_err_set(err, KT_S_NOMEM, "out of memory");
+    if (!s)
+        s = kt_tl_launch_env(a->program, (const char *const *)vars, run, err);
+    for (size_t i = 0; i < n; ++i)
+        free(vars[i]);
+    return s;
+}
+
 /* Runs PROGRAM (found the way a shell finds it) with tracer (NULL:
  * untraced) and says how it ended. */
 static kt_status launch(const tl_args *a, const char *tracer, const char *dir,
@@ -312,7 +337,7 @@ static kt_status launch(const tl_args *a, const char *tracer, const char *dir,
     if (s)
         return s;
     a->program[0] = program;
-    s = kt_tl_launch(a->program, tracer, dir, run, err);
+    s = launch_traced(a, tracer, dir, run, err);
     a->program[0] = saved;
     if (!s && run->signal)
         fprintf(stderr, "ktune timeline: %s was ended by signal %d (%s)%s%s\n",
@@ -373,8 +398,6 @@ static int run_traced(const tl_args *a, FILE *out)
                 "(Nsight Systems or Compute, compute-sanitizer) injects into "
                 "CUDA programs; it sees nothing of this run\n",
                 injected);
-    if (a->no_driver)
-        setenv("KTUNE_TIMELINE_DRIVER", "0", 1);
     if (launch(a, tracer, dir, &run, &err)) {
         rc = kt_cli_fail(&err);
         goto done;

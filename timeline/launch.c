@@ -64,21 +64,60 @@ kt_status kt_tl_find_program(const char *program, char *out, size_t out_size,
                       program, program);
 }
 
-/* In the child: the environment, then exec; errno goes back through the
- * close-on-exec pipe when exec fails. */
-static void child(char *const *argv, const char *tracer, const char *dir,
-                  int report)
+/* The name part of "NAME=VALUE" (or of "NAME" alone) is len bytes. */
+static size_t name_length(const char *entry)
+{
+    const char *eq = strchr(entry, '=');
+    return eq ? (size_t)(eq - entry) : strlen(entry);
+}
+
+static int same_name(const char *a, const char *b)
+{
+    size_t n = name_length(a);
+    return n == name_length(b) && strncmp(a, b, n) == 0;
+}
+
+/* The child's environment, built before fork (malloc after fork in a
+ * process with threads may deadlock, and setenv would change ktune's own):
+ * environ without the names vars holds, then each of vars that has a
+ * '=' ("NAME" alone removes NAME). The strings are borrowed; the array is
+ * the caller's to free. */
+static kt_status child_environment(const char *const *vars, char ***out,
+                                   kt_err *err)
+{
+    extern char **environ;
+    size_t n = 0, k = 0, nv = 0;
+    char **envp;
+
+    while (environ && environ[n])
+        ++n;
+    while (vars && vars[nv])
+        ++nv;
+    envp = calloc(n + nv + 1, sizeof *envp);
+    if (!envp)
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    for (size_t i = 0; i < n; ++i) {
+        int replaced = 0;
+        for (size_t j = 0; j < nv && !replaced; ++j)
+            replaced = same_name(environ[i], vars[j]);
+        if (!replaced)
+            envp[k++] = environ[i];
+    }
+    for (size_t j = 0; j < nv; ++j)
+        if (strchr(vars[j], '='))
+            envp[k++] = (char *)vars[j];
+    *out = envp;
+    return KT_S_OK;
+}
+
+/* In the child: exec; errno goes back through the close-on-exec pipe
+ * when exec fails. */
+static void child(char *const *argv, char *const *envp, int report)
 {
     int e;
     signal(SIGINT, SIG_DFL);
     signal(SIGQUIT, SIG_DFL);
-    if (tracer && (setenv("CUDA_INJECTION64_PATH", tracer, 1) != 0 ||
-                   setenv("KTUNE_TIMELINE_DIR", dir, 1) != 0)) {
-        e = errno;
-        (void)!write(report, &e, sizeof e);
-        _exit(127);
-    }
-    execv(argv[0], argv);
+    execve(argv[0], argv, envp);
     e = errno;
     (void)!write(report, &e, sizeof e);
     _exit(127);
@@ -100,18 +139,23 @@ static kt_status wait_for(pid_t pid, kt_tl_run *run, kt_err *err)
     return KT_S_OK;
 }
 
-kt_status kt_tl_launch(char *const *argv, const char *tracer, const char *dir,
-                       kt_tl_run *run, kt_err *err)
+kt_status kt_tl_launch_env(char *const *argv, const char *const *vars,
+                           kt_tl_run *run, kt_err *err)
 {
     struct sigaction ign = {.sa_handler = SIG_IGN}, old_int, old_quit;
     int fds[2], exec_errno = 0;
+    char **envp = NULL;
     ssize_t got;
     pid_t pid;
     kt_status s;
 
     memset(run, 0, sizeof *run);
-    if (pipe(fds) != 0)
+    if ((s = child_environment(vars, &envp, err)))
+        return s;
+    if (pipe(fds) != 0) {
+        free(envp);
         return kt_err_set(err, KT_S_IO, "pipe: %s", strerror(errno));
+    }
     fcntl(fds[0], F_SETFD, FD_CLOEXEC);
     fcntl(fds[1], F_SETFD, FD_CLOEXEC);
     fflush(NULL);
@@ -120,7 +164,7 @@ kt_status kt_tl_launch(char *const *argv, const char *tracer, const char *dir,
     run->start_mono = mono_ns();
     pid = fork();
     if (pid == 0)
-        child(argv, tracer, dir, fds[1]);
+        child(argv, envp, fds[1]);
     close(fds[1]);
     if (pid < 0) {
         s = kt_err_set(err, KT_S_IO, "fork: %s", strerror(errno));
@@ -137,6 +181,37 @@ done:
     close(fds[0]);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGQUIT, &old_quit, NULL);
+    free(envp);
+    return s;
+}
+
+char *kt_tl_var(const char *name, const char *value)
+{
+    size_t n = strlen(name), v = strlen(value);
+    char *entry = malloc(n + v + 2);
+    if (entry) {
+        memcpy(entry, name, n);
+        entry[n] = '=';
+        memcpy(entry + n + 1, value, v + 1);
+    }
+    return entry;
+}
+
+kt_status kt_tl_launch(char *const *argv, const char *tracer, const char *dir,
+                       kt_tl_run *run, kt_err *err)
+{
+    char *vars[3] = {NULL, NULL, NULL};
+    kt_status s;
+
+    if (tracer && (!(vars[0] = kt_tl_var("CUDA_INJECTION64_PATH", tracer)) ||
+                   !(vars[1] = kt_tl_var("KTUNE_TIMELINE_DIR", dir)))) {
+        s = kt_err_set(err, KT_S_NOMEM, "out of memory");
+        goto done;
+    }
+    s = kt_tl_launch_env(argv, (const char *const *)vars, run, err);
+done:
+    free(vars[0]);
+    free(vars[1]);
     return s;
 }
 
