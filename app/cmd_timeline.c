@@ -12,6 +12,7 @@
 
 #include "app/cli.h"
 #include "app/options.h"
+#include "core/childenv.h"
 #include "core/msg.h"
 #include "core/outfile.h"
 #include "core/parse.h"
@@ -312,11 +313,11 @@ static kt_status launch_traced(const tl_args *a, const char *tracer,
     kt_status s = KT_S_OK;
 
     if (tracer) {
-        vars[n++] = kt_tl_var("CUDA_INJECTION64_PATH", tracer);
-        vars[n++] = kt_tl_var("KTUNE_TIMELINE_DIR", dir);
+        vars[n++] = kt_childenv_entry("CUDA_INJECTION64_PATH", tracer);
+        vars[n++] = kt_childenv_entry("KTUNE_TIMELINE_DIR", dir);
     }
     if (a->no_driver)
-        vars[n++] = kt_tl_var("KTUNE_TIMELINE_DRIVER", "0");
+        vars[n++] = kt_childenv_entry("KTUNE_TIMELINE_DRIVER", "0");
     for (size_t i = 0; i < n && !s; ++i)
         if (!vars[i])
             s = kt_err_set(err, KT_S_NOMEM, "out of memory");

@@ -7,20 +7,23 @@
 #include <string.h>
 
 #include "app/cli.h"
+#include "core/msg.h"
 #include "core/parse.h"
 #include "core/worker.h"
 #include "metrics/cupti/counters.h"
 
 static const char help[] =
-    "usage: ktune worker --fd N\n\n"
+    "usage: ktune worker --fd N [--command NAME]\n\n"
     "Internal: serves evaluation requests on descriptor N (a socket ktune\n"
     "opened before starting this process). ktune starts workers itself so a\n"
-    "crashing or hanging kernel cannot take a tuning run down.\n";
+    "crashing or hanging kernel cannot take a tuning run down. --command\n"
+    "names the parent's command, which the worker's messages then name.\n";
 
 int kt_cmd_worker(int argc, char **argv)
 {
     static const struct option options[] = {
         {"fd", required_argument, NULL, 'f'},
+        {"command", required_argument, NULL, 'c'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     int64_t fd = -1;
@@ -34,6 +37,7 @@ int kt_cmd_worker(int argc, char **argv)
             if (kt_parse_i64(optarg, "--fd", &fd, &err))
                 return kt_cli_fail(&err);
             break;
+        case 'c': kt_msg_set_command(optarg); break;
         case 'h': fputs(help, stdout); return KT_EXIT_OK;
         default: return kt_cli_bad_option("worker", argv, options);
         }

@@ -23,8 +23,8 @@ typedef struct variable {
 } variable;
 
 /* Every variable ktune reads whose value means something (KTUNE_PLUGIN_PATH
- * names its bad entries itself; KTUNE_COMMAND and KTUNE_TIMELINE_DIR are
- * set by ktune for the processes it starts). */
+ * names its bad entries itself; KTUNE_TIMELINE_DIR is set by ktune for
+ * the programs it traces). */
 static const variable variables[] = {
     {"KTUNE_PLUGIN_TIMEOUT", V_SECONDS, 0, 86400, NULL},
     {"KTUNE_PLUGIN_CACHE", V_WORDS, 0, 0, "0|1"},

@@ -73,13 +73,8 @@ static int env_refused(void)
 static int run_command(const command *c, int argc, char **argv)
 {
     /* Messages say which command printed them; a worker says its
-     * parent's, which the parent leaves in the environment it inherits. */
-    if (strcmp(c->name, "worker") == 0) {
-        kt_msg_set_command(getenv("KTUNE_COMMAND"));
-    } else {
-        kt_msg_set_command(c->name);
-        setenv("KTUNE_COMMAND", c->name, 1);
-    }
+     * parent's, which the parent names in its argv (--command). */
+    kt_msg_set_command(strcmp(c->name, "worker") == 0 ? NULL : c->name);
     if (env_refused())
         return KT_EXIT_USAGE;
     for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; ++i) {

@@ -3,8 +3,8 @@
  * kt_msg: the one prefix of ktune's messages on stderr, "ktune CMD: "
  * (docs/cli.md), for every layer that prints a note or warning itself.
  * main() names the running command once; a worker process takes its
- * parent's command from KTUNE_COMMAND (set by main for the commands it
- * starts), so a warning from a plugin measured in a worker reads like the
+ * parent's command from its --command argument (core/worker.c passes
+ * it), so a warning from a plugin measured in a worker reads like the
  * command the user typed.
  */
 #ifndef KT_MSG_H

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/childenv.h"
 #include "core/compile_pool.h"
 #include "core/envrec.h"
 #include "core/msg.h"
@@ -168,20 +169,56 @@ static void reap_dead_worker(worker_eval *we, char *how, size_t how_size)
     recover_settings(we);
 }
 
+/* The worker's argv and environment, built before fork: it names the
+ * command the user typed (its messages read like that command's) and
+ * holds CUDA_DEVICE_MAX_CONNECTIONS unless the user set it (the driver
+ * reads it when it makes the context). */
+typedef struct worker_exec {
+    char *argv[7];
+    char *changes[2];
+    char **envp;
+} worker_exec;
+
+static kt_status worker_exec_build(worker_exec *x, const char *exe, kt_err *err)
+{
+    const char *cmd = kt_msg_command();
+    size_t n = 0;
+
+    memset(x, 0, sizeof *x);
+    x->argv[n++] = (char *)exe;
+    x->argv[n++] = "worker";
+    x->argv[n++] = "--fd";
+    x->argv[n++] = "3";
+    if (cmd && *cmd) {
+        x->argv[n++] = "--command";
+        x->argv[n++] = (char *)cmd;
+    }
+    if (!getenv("CUDA_DEVICE_MAX_CONNECTIONS"))
+        x->changes[0] = "CUDA_DEVICE_MAX_CONNECTIONS=" KT_WORKER_CONNECTIONS;
+    return kt_childenv_build((const char *const *)x->changes, &x->envp, err);
+}
+
 static kt_status spawn(worker_eval *we, kt_err *err)
 {
+    worker_exec x;
     int sv[2];
     pid_t pid;
+    kt_status s;
 
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+    if ((s = worker_exec_build(&x, we->exe, err)))
+        return s;
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+        free(x.envp);
         return kt_err_set(err, KT_S_IO, "socketpair for a worker: %s",
                           strerror(errno));
+    }
     await_retired();
     fflush(NULL);
     pid = fork();
     if (pid < 0) {
         close(sv[0]);
         close(sv[1]);
+        free(x.envp);
         return kt_err_set(err, KT_S_IO, "fork for a worker: %s",
                           strerror(errno));
     }
@@ -193,10 +230,11 @@ static kt_status spawn(worker_eval *we, kt_err *err)
             _exit(126);
         /* Stray printf from plugins lands on stderr, never in the
          * protocol: the protocol has its own descriptor. */
-        execl(we->exe, we->exe, "worker", "--fd", "3", (char *)NULL);
+        execve(we->exe, x.argv, x.envp);
         kt_msg("cannot start worker %s: %s\n", we->exe, strerror(errno));
         _exit(127);
     }
+    free(x.envp);
     close(sv[1]);
     we->pid = pid;
     we->fd = sv[0];

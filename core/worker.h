@@ -59,4 +59,13 @@ kt_status kt_worker_open(const kt_eval_spec *spec, const kt_worker_options *opt,
  * `ktune worker`. */
 int kt_worker_serve(int fd, const kt_counter_source *counters);
 
+/* Hardware work queues of a worker's CUDA context (its parent puts
+ * CUDA_DEVICE_MAX_CONNECTIONS in its environment unless the user set
+ * one): the worker enqueues every timed launch in one stream, so two are
+ * enough, and a context with two is made in about half the time of one
+ * with the default eight (0.06 s against 0.125 s on the H200,
+ * docs/isolation.md). A plugin that runs work on more than two streams at
+ * once should set it. */
+#define KT_WORKER_CONNECTIONS "2"
+
 #endif

@@ -270,22 +270,12 @@ static void handle_calibration(session *s, int fd, const json_t *req)
     json_decref(reply);
 }
 
-/* Hardware work queues of the worker's CUDA context, unless the user set
- * CUDA_DEVICE_MAX_CONNECTIONS: the worker enqueues every timed launch in
- * one stream, so two are enough, and a context with two is made in about
- * half the time of one with the default eight (0.06 s against 0.125 s on
- * the H200, docs/isolation.md). A plugin that runs work on more than two
- * streams at once should set it. */
-#define WORKER_CONNECTIONS "2"
-
 int kt_worker_serve(int fd, const kt_counter_source *counters)
 {
     session s;
     json_t *hello;
     int code = 0;
 
-    /* Before any CUDA call: the driver reads it when it makes the context. */
-    setenv("CUDA_DEVICE_MAX_CONNECTIONS", WORKER_CONNECTIONS, 0);
     hello = kt_wire_message("hello");
     memset(&s, 0, sizeof s);
     kt_registry_init(&s.reg);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "timeline/launch.h"
 
+#include "core/childenv.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -64,52 +66,6 @@ kt_status kt_tl_find_program(const char *program, char *out, size_t out_size,
                       program, program);
 }
 
-/* The name part of "NAME=VALUE" (or of "NAME" alone) is len bytes. */
-static size_t name_length(const char *entry)
-{
-    const char *eq = strchr(entry, '=');
-    return eq ? (size_t)(eq - entry) : strlen(entry);
-}
-
-static int same_name(const char *a, const char *b)
-{
-    size_t n = name_length(a);
-    return n == name_length(b) && strncmp(a, b, n) == 0;
-}
-
-/* The child's environment, built before fork (malloc after fork in a
- * process with threads may deadlock, and setenv would change ktune's own):
- * environ without the names vars holds, then each of vars that has a
- * '=' ("NAME" alone removes NAME). The strings are borrowed; the array is
- * the caller's to free. */
-static kt_status child_environment(const char *const *vars, char ***out,
-                                   kt_err *err)
-{
-    extern char **environ;
-    size_t n = 0, k = 0, nv = 0;
-    char **envp;
-
-    while (environ && environ[n])
-        ++n;
-    while (vars && vars[nv])
-        ++nv;
-    envp = calloc(n + nv + 1, sizeof *envp);
-    if (!envp)
-        return kt_err_set(err, KT_S_NOMEM, "out of memory");
-    for (size_t i = 0; i < n; ++i) {
-        int replaced = 0;
-        for (size_t j = 0; j < nv && !replaced; ++j)
-            replaced = same_name(environ[i], vars[j]);
-        if (!replaced)
-            envp[k++] = environ[i];
-    }
-    for (size_t j = 0; j < nv; ++j)
-        if (strchr(vars[j], '='))
-            envp[k++] = (char *)vars[j];
-    *out = envp;
-    return KT_S_OK;
-}
-
 /* In the child: exec; errno goes back through the close-on-exec pipe
  * when exec fails. */
 static void child(char *const *argv, char *const *envp, int report)
@@ -150,7 +106,7 @@ kt_status kt_tl_launch_env(char *const *argv, const char *const *vars,
     kt_status s;
 
     memset(run, 0, sizeof *run);
-    if ((s = child_environment(vars, &envp, err)))
+    if ((s = kt_childenv_build(vars, &envp, err)))
         return s;
     if (pipe(fds) != 0) {
         free(envp);
@@ -185,26 +141,15 @@ done:
     return s;
 }
 
-char *kt_tl_var(const char *name, const char *value)
-{
-    size_t n = strlen(name), v = strlen(value);
-    char *entry = malloc(n + v + 2);
-    if (entry) {
-        memcpy(entry, name, n);
-        entry[n] = '=';
-        memcpy(entry + n + 1, value, v + 1);
-    }
-    return entry;
-}
-
 kt_status kt_tl_launch(char *const *argv, const char *tracer, const char *dir,
                        kt_tl_run *run, kt_err *err)
 {
     char *vars[3] = {NULL, NULL, NULL};
     kt_status s;
 
-    if (tracer && (!(vars[0] = kt_tl_var("CUDA_INJECTION64_PATH", tracer)) ||
-                   !(vars[1] = kt_tl_var("KTUNE_TIMELINE_DIR", dir)))) {
+    if (tracer &&
+        (!(vars[0] = kt_childenv_entry("CUDA_INJECTION64_PATH", tracer)) ||
+         !(vars[1] = kt_childenv_entry("KTUNE_TIMELINE_DIR", dir)))) {
         s = kt_err_set(err, KT_S_NOMEM, "out of memory");
         goto done;
     }

@@ -43,9 +43,6 @@ kt_status kt_tl_launch(char *const *argv, const char *tracer, const char *dir,
 kt_status kt_tl_launch_env(char *const *argv, const char *const *vars,
                            kt_tl_run *run, kt_err *err);
 
-/* "NAME=VALUE", malloc'd (NULL when out of memory), for vars. */
-char *kt_tl_var(const char *name, const char *value);
-
 /* The status a shell would report: the exit code, or 128 + signal. */
 int kt_tl_run_status(const kt_tl_run *run);
 

@@ -349,12 +349,11 @@ ENV = {
 
 
 # Documented variables whose garbage is no error by design: a missing NVML
-# library is a note (docs/energy.md), KTUNE_TIMELINE_DIR and KTUNE_COMMAND
-# are set by ktune for the processes it starts. They must not crash it.
+# library is a note (docs/energy.md), KTUNE_TIMELINE_DIR is set by ktune
+# for the programs it traces. They must not crash it.
 ENV_FREE = {
     "KTUNE_NVML_LIBRARY": ["/no/such.so", "/", "/dev/zero", "x" * 5000],
     "KTUNE_TIMELINE_DIR": ["/etc/passwd", "/dev/null", ""],
-    "KTUNE_COMMAND": ["\x1b[2J\x1b]0;x\x07", "x" * 5000, ""],
 }
 # Folders a declaration names with ${VAR}: garbage there leaves its source
 # unreadable, which --check must refuse.

@@ -20,6 +20,9 @@
  *               (core/compile_pool.h)
  *   "sigkill-measuring" dies of SIGKILL while the protocol's device
  *               settings are set (nothing of its own can restore them)
+ *   "show-start" writes its arguments after the program's name, one per
+ *               line, and then "CUDA_DEVICE_MAX_CONNECTIONS=V" to
+ *               $KT_FAKE_LOG (what ktune gave the worker to start with)
  * Device settings (protocol.nvml, open's nvml) go through the simulated
  * NVML that KTUNE_NVML_LIBRARY names, as the local evaluator does
  * (core/nvml_set.h): checked at open, set before a call's "measurement"
@@ -288,6 +291,20 @@ static void profile(int fd, const json_t *req)
     json_decref(msg);
 }
 
+static void show_start(int argc, char **argv)
+{
+    const char *path = getenv("KT_FAKE_LOG");
+    const char *conn = getenv("CUDA_DEVICE_MAX_CONNECTIONS");
+    FILE *f;
+
+    if (!path || !(f = fopen(path, "w")))
+        return;
+    for (int i = 1; i < argc; ++i)
+        fprintf(f, "%s\n", argv[i]);
+    fprintf(f, "CUDA_DEVICE_MAX_CONNECTIONS=%s\n", conn ? conn : "(unset)");
+    fclose(f);
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = getenv("KT_FAKE_MODE");
@@ -296,8 +313,8 @@ int main(int argc, char **argv)
     json_t *hello;
     int fd = 3;
 
-    (void)argc;
-    (void)argv;
+    if (mode && strcmp(mode, "show-start") == 0)
+        show_start(argc, argv);
     kt_registry_init(&reg);
     if (kt_registry_load_file(&reg, KT_TEST_PLUGIN_DIR "/good_plugin.so",
                               NULL) ||

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/msg.h"
 #include "core/worker.h"
 
 static kt_registry reg;
@@ -253,6 +254,49 @@ static void a_missing_executable_is_named(void **state)
 /* The worker's exit (a CUDA context's teardown) is not waited for when the
  * evaluator lets go of the device, but a worker started after it waits
  * until it has exited: two never hold one GPU at once. */
+/* ktune's own environment is never changed to start a worker: the worker
+ * is told the command in its arguments and gets its hardware queues in
+ * its environment, unless the user chose them. */
+static void a_worker_is_started_with_its_command_and_queues(void **state)
+{
+    const char *log = "show_start.log";
+    char text[512];
+    kt_err err;
+    kt_evaluator *ev;
+    size_t n;
+    FILE *f;
+    (void)state;
+
+    remove(log);
+    setenv("KT_FAKE_MODE", "show-start", 1);
+    setenv("KT_FAKE_LOG", log, 1);
+    unsetenv("CUDA_DEVICE_MAX_CONNECTIONS");
+    kt_msg_set_command("tune");
+    ev = open_fake(KT_S_OK, &err);
+    ev->ops->close(ev);
+    assert_null(getenv("CUDA_DEVICE_MAX_CONNECTIONS"));
+    assert_non_null(f = fopen(log, "r"));
+    n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = 0;
+    assert_string_equal(
+        text, "worker\n--fd\n3\n--command\ntune\n"
+              "CUDA_DEVICE_MAX_CONNECTIONS=" KT_WORKER_CONNECTIONS "\n");
+    /* The user's own choice is kept. */
+    setenv("CUDA_DEVICE_MAX_CONNECTIONS", "8", 1);
+    ev = open_fake(KT_S_OK, &err);
+    ev->ops->close(ev);
+    unsetenv("CUDA_DEVICE_MAX_CONNECTIONS");
+    unsetenv("KT_FAKE_MODE");
+    unsetenv("KT_FAKE_LOG");
+    kt_msg_set_command(NULL);
+    assert_non_null(f = fopen(log, "r"));
+    n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = 0;
+    assert_non_null(strstr(text, "CUDA_DEVICE_MAX_CONNECTIONS=8\n"));
+}
+
 static void
 a_closing_worker_exits_in_the_background_before_the_next(void **state)
 {
@@ -308,6 +352,7 @@ int main(void)
             a_closing_worker_exits_in_the_background_before_the_next),
         cmocka_unit_test(open_failures_are_reported_with_their_status),
         cmocka_unit_test(a_missing_executable_is_named),
+        cmocka_unit_test(a_worker_is_started_with_its_command_and_queues),
     };
     return cmocka_run_group_tests(tests, load, unload);
 }
