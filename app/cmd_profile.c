@@ -552,6 +552,7 @@ static int time_and_count(profile_args *a, profile_run *run, kt_evaluator *ev)
     req.metrics = a->o.counters ? run->raw : NULL;
     req.num_metrics = a->o.counters ? run->num_raw : 0;
     req.launches = a->o.profile_launches;
+    req.sweep_flush = a->o.protocol.profile_flush_sweep;
     if (ev->ops->profile(ev, &run->pt, &req, &run->prof, &err))
         return kt_cli_fail(&err);
     if (a->o.counters && run->prof.counters != KT_S_OK) {

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "app/cli.h"
+#include "app/envcheck.h"
 #include "app/workers.h"
 #ifdef KT_HAVE_MPI
 #include "app/mpi.h"
@@ -1442,6 +1443,7 @@ int kt_cmd_tune(int argc, char **argv)
         goto done;
     }
     have_job = 1;
+    kt_env_protocol_choices(&t->job.protocol);
     if (apply_output_options(&a, &t->job, &err)) {
         rc = kt_cli_fail(&err);
         goto done;

@@ -126,3 +126,13 @@ kt_status kt_env_check(kt_err *err)
     }
     return KT_S_OK;
 }
+
+void kt_env_protocol_choices(kt_protocol *p)
+{
+    const char *sync = getenv("KTUNE_ROUND_SYNC");
+    const char *flush = getenv("KTUNE_PROFILE_FLUSH");
+    if (sync && *sync)
+        p->round_sync = strcmp(sync, "1") == 0;
+    if (flush && *flush)
+        p->profile_flush_sweep = strcmp(flush, "sweep") == 0;
+}

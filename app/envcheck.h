@@ -10,10 +10,16 @@
 #define KT_ENVCHECK_H
 
 #include "core/error.h"
+#include "core/protocol.h"
 
 /* KT_S_OK when every KTUNE_* variable that is set (and not empty) holds a
  * value it can take; KT_S_INPUT naming the first that does not, what it
  * takes and what it holds. */
 kt_status kt_env_check(kt_err *err);
+
+/* The measurement choices made through the environment (KTUNE_ROUND_SYNC,
+ * KTUNE_PROFILE_FLUSH; checked by kt_env_check) put into p, the protocol
+ * the library measures by and the results record. */
+void kt_env_protocol_choices(kt_protocol *p);
 
 #endif

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "app/cli.h"
+#include "app/envcheck.h"
 #include "core/fileio.h"
 #include "core/outfile.h"
 #include "core/parse.h"
@@ -293,6 +294,7 @@ int kt_cli_parse(int argc, char **argv, const kt_cli_command *cmd,
     o->counters = 1;
     o->profile_launches = 0; /* KT_PROFILE_DEFAULT_LAUNCHES */
     kt_protocol_defaults(&o->protocol);
+    kt_env_protocol_choices(&o->protocol);
     if (!(table = option_table(cmd, err)))
         return KT_EXIT_USAGE;
     optind = 1;

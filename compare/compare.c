@@ -231,6 +231,7 @@ static kt_status profile_rows(kt_compare *c, kt_evaluator *ev, kt_err *err)
     req.metrics = num_raw ? raw : NULL;
     req.num_metrics = num_raw;
     req.launches = c->profile_launches;
+    req.sweep_flush = c->protocol.profile_flush_sweep;
     for (size_t i = 0; i < c->num_rows; ++i) {
         kt_compare_row *r = &c->rows[i];
         kt_err perr;

@@ -117,6 +117,10 @@ json_t *kt_env_protocol(const kt_protocol *p)
                                       KT_ENERGY_PROTOCOL));
     if (kt_nvml_setting_any(&p->nvml))
         json_object_set_new(j, "nvml", kt_env_nvml_setting(&p->nvml));
+    if (p->round_sync)
+        json_object_set_new(j, "round_sync", json_true());
+    if (p->profile_flush_sweep)
+        json_object_set_new(j, "profile_flush", json_string("sweep"));
     return j;
 }
 
@@ -191,6 +195,11 @@ kt_status kt_protocol_from_json(const json_t *j, kt_protocol *p, kt_err *err)
     p->race = json_number_value(json_object_get(j, "race"));
     p->race_bar_us = json_number_value(json_object_get(j, "race_bar_us"));
     p->race_pairs = json_is_true(json_object_get(j, "race_pairs"));
+    p->round_sync = json_is_true(json_object_get(j, "round_sync"));
+    p->profile_flush_sweep =
+        json_is_string(json_object_get(j, "profile_flush")) &&
+        strcmp(json_string_value(json_object_get(j, "profile_flush")),
+               "sweep") == 0;
     if ((rc = energy_from_json(json_object_get(j, "energy"), p, err)) ||
         (rc = kt_env_nvml_setting_from(json_object_get(j, "nvml"), &p->nvml,
                                        err)))

@@ -182,6 +182,9 @@ typedef struct kt_profile_request {
      * operator that modifies its inputs is profiled with one (its restore
      * would run inside the pass). */
     int launches;
+    /* The flush after the profiler's start sweeps the L2 instead of
+     * cleaning it (kt_protocol.profile_flush_sweep, which callers copy). */
+    int sweep_flush;
 } kt_profile_request;
 
 #define KT_PROFILE_MAX_LAUNCHES 15

@@ -622,18 +622,12 @@ static kt_status profile_prepare(void *ctx, kt_err *err)
                           "synchronising before a profiled launch", err);
 }
 
-/* The flush after the profiler's start (kt_counter_target.flush), by
- * KTUNE_PROFILE_FLUSH: "clean" (the default), the write of the flush
- * buffer and the discard of its lines (two kernels), leaving the L2 empty
- * as Nsight Compute's cache control does; "sweep", a read of twice the
- * L2 (one kernel), which leaves it full of clean lines of the flush buffer
- * and, with the L2's hashed sets, a few lines of earlier work. */
-static int profile_flush_clean(void)
-{
-    const char *mode = getenv("KTUNE_PROFILE_FLUSH");
-    return !mode || strcmp(mode, "sweep") != 0;
-}
-
+/* The flush after the profiler's start (kt_counter_target.flush): clean
+ * (the default), the write of the flush buffer and the discard of its
+ * lines (two kernels), leaving the L2 empty as Nsight Compute's cache
+ * control does; or, with req->sweep_flush, a read of twice the L2 (one
+ * kernel), which leaves it full of clean lines of the flush buffer and,
+ * with the L2's hashed sets, a few lines of earlier work. */
 /* What profile_flush launches (kt_counter_target.flush_kernels). */
 static int profile_flush_kernels(const launch_ctx *c)
 {
@@ -738,7 +732,7 @@ static kt_status local_profile(kt_evaluator *ev, const kt_point *pt,
 {
     local_eval *le = self(ev);
     const kt_counter_source *src = le->spec.counters;
-    launch_ctx ctx = {le, pt, profile_flush_clean()};
+    launch_ctx ctx = {le, pt, !req->sweep_flush};
     kt_counter_target target = {le->gpu.ordinal,
                                 profile_prepare,
                                 profile_flush,

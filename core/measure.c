@@ -568,15 +568,15 @@ static kt_status take_round(const kt_meter *meter, const kt_protocol *p,
 /* Whether rounds may overlap. Not when a target restores its inputs
  * before each sample: the restore (an upload outside the timed stream)
  * would then run beside the round still in flight and disturb its
- * samples. KTUNE_ROUND_SYNC=1: never, the earlier behaviour, for
+ * samples. protocol.round_sync: never, the earlier behaviour, for
  * measuring what the overlap gains. */
-static int rounds_overlap(const kt_target *targets, size_t n)
+static int rounds_overlap(const kt_target *targets, size_t n,
+                          const kt_protocol *p)
 {
-    const char *v = getenv("KTUNE_ROUND_SYNC");
     for (size_t i = 0; i < n; ++i)
         if (targets[i].reset)
             return 0;
-    return !(v && strcmp(v, "1") == 0);
+    return !p->round_sync;
 }
 
 /* Rounds until every target has stopped. While the host reads one round,
@@ -594,7 +594,7 @@ static kt_status sample_rounds(kt_meter *meter, const kt_target *targets,
     round_slot cur = {lists, n, 0, 0},
                next = {lists ? lists + n : NULL, 0, 0, 1};
     round_slot swap;
-    int overlap = rounds_overlap(targets, n), queued = 0, stale = !overlap;
+    int overlap = rounds_overlap(targets, n, p), queued = 0, stale = !overlap;
     kt_status rc = KT_S_OK;
 
     if (!interval || !lists) {

@@ -22,6 +22,8 @@ void kt_protocol_defaults(kt_protocol *p)
     p->end_to_end = 0;
     p->probe_ns = 20000;
     p->throttle_ratio = 0.75;
+    p->round_sync = 0;
+    p->profile_flush_sweep = 0;
     p->race = 0;
     p->race_bar_us = 0;
     p->race_pairs = 0;

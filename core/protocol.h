@@ -58,6 +58,16 @@ typedef struct kt_protocol {
      * nothing is set): the evaluator sets them after verifying and before
      * measuring, and restores them after (core/nvml_set.h). */
     kt_nvml_setting nvml;
+    /* 1: a round of samples is never queued while the one before is read
+     * (the behaviour before overlapping rounds, to measure what the
+     * overlap gains; KTUNE_ROUND_SYNC=1). 0: rounds overlap where no
+     * target restores its inputs. */
+    int round_sync;
+    /* The flush after the profiler's start: 0 "clean" (write the flush
+     * buffer and discard its lines, leaving the L2 empty as Nsight
+     * Compute's cache control does), 1 "sweep" (read twice the L2: full
+     * of clean lines of the flush buffer; KTUNE_PROFILE_FLUSH=sweep). */
+    int profile_flush_sweep;
 } kt_protocol;
 
 /* The defaults of `ktune bench`: nvbench's stopping rule (at least 10

@@ -621,6 +621,8 @@ static kt_status worker_profile(kt_evaluator *ev, const kt_point *pt,
     json_object_set_new(msg, "check_only", json_boolean(req->check_only));
     if (req->launches > 0)
         json_object_set_new(msg, "launches", json_integer(req->launches));
+    if (req->sweep_flush)
+        json_object_set_new(msg, "sweep_flush", json_true());
     kt_err_clear(&werr);
     rc = kt_wire_send(we->fd, msg, &werr);
     json_decref(msg);

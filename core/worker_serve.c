@@ -207,6 +207,7 @@ static int handle_profile(session *s, int fd, const json_t *req)
                             i);
     pr.check_only = json_is_true(json_object_get(req, "check_only"));
     pr.launches = (int)json_integer_value(json_object_get(req, "launches"));
+    pr.sweep_flush = json_is_true(json_object_get(req, "sweep_flush"));
     if (!rc)
         rc = s->ev->ops->profile(s->ev, &pt, &pr, &out, &err);
     if (rc == KT_S_EXEC) {

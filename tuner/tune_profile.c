@@ -56,6 +56,7 @@ static kt_status profile_entry(kt_tune *t, size_t at, kt_err *err)
     memset(&req, 0, sizeof req);
     req.metrics = t->raw;
     req.num_metrics = t->counters_off ? 0 : t->num_raw;
+    req.sweep_flush = cfg->protocol.profile_flush_sweep;
     if (cfg->resume)
         jp = kt_journal_find_profile(cfg->resume, &e->point);
     if (jp && kt_profiling_covers(jp->record, req.metrics, req.num_metrics)) {

@@ -50,6 +50,35 @@ for cmd in "tune --check $KT_SOURCE_DIR/configs/vector_add.ini" "info" \
     expect_text "KTUNE_PLUGIN_TIMEOUT=abc"
 done
 
+# A variable that changes what is measured is in the result's protocol
+# record (the --json summary and the journal's header), and absent without.
+rec=$KT_SOURCE_DIR/tests/data/vector_add-h200-n1048576.jsonl
+protocol_has() {
+    python3 - "$1" "$2" "$3" <<'PY' || { echo "FAIL: $1 lacks $2=$3"; failures=$((failures + 1)); }
+import json, sys
+path, key, want = sys.argv[1:]
+doc = json.loads(open(path).readline()) if path.endswith(".jsonl") else json.load(open(path))
+got = doc["environment"]["protocol"].get(key)
+want = {"absent": None, "true": True}.get(want, want)
+assert got == want, (path, key, got)
+PY
+}
+rm -f s.json j.jsonl
+expect_exit 0 env KTUNE_ROUND_SYNC=1 KTUNE_PROFILE_FLUSH=sweep "$K" tune \
+    "$KT_SOURCE_DIR/configs/vector_add.ini" --replay "$rec" --quiet \
+    --json s.json --journal j.jsonl
+for f in s.json j.jsonl; do
+    protocol_has $f round_sync true
+    protocol_has $f profile_flush sweep
+done
+rm -f s.json j.jsonl
+expect_exit 0 "$K" tune "$KT_SOURCE_DIR/configs/vector_add.ini" --replay "$rec" \
+    --quiet --json s.json --journal j.jsonl
+for f in s.json j.jsonl; do
+    protocol_has $f round_sync absent
+    protocol_has $f profile_flush absent
+done
+
 # Every variable the checker knows is in docs/cli.md's table.
 for var in $(grep -o '{"KTUNE_[A-Z_]*"' "$KT_SOURCE_DIR/app/envcheck.c" | tr -d '{"'); do
     grep -q "\`$var\`" "$KT_SOURCE_DIR/docs/cli.md" ||

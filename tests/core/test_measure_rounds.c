@@ -237,6 +237,7 @@ static int with_reset; /* the targets restore their inputs */
 static void measure(const kt_protocol *p, size_t n, int overlap, outcome *o)
 {
     static const double base[4] = {700, 760, 705, 900};
+    kt_protocol sync = *p;
     kt_gpu gpu;
     kt_meter meter;
     kt_err err;
@@ -248,22 +249,18 @@ static void measure(const kt_protocol *p, size_t n, int overlap, outcome *o)
     gpu.dev.sm_count = 132;
     gpu.sm_clock_khz = 1980000;
     probes = records_since = most_between = 0;
-    if (overlap)
-        unsetenv("KTUNE_ROUND_SYNC");
-    else
-        setenv("KTUNE_ROUND_SYNC", "1", 1);
+    sync.round_sync = !overlap;
     assert_int_equal(kt_meter_open(&meter, &gpu, &err), KT_S_OK);
     for (size_t i = 0; i < n; ++i) {
         k[i] = (sim_kernel){i, 0, base[i]};
         targets[i] =
             (kt_target){sim_launch, with_reset ? sim_reset : NULL, NULL, &k[i]};
     }
-    assert_int_equal(kt_meter_measure(&meter, targets, n, p, o->t, &err),
+    assert_int_equal(kt_meter_measure(&meter, targets, n, &sync, o->t, &err),
                      KT_S_OK);
     o->probes = probes;
     o->most_between = most_between;
     kt_meter_close(&meter);
-    unsetenv("KTUNE_ROUND_SYNC");
 }
 
 static void assert_same(const outcome *a, const outcome *b, size_t n)

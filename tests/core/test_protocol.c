@@ -3,6 +3,9 @@
  * out-of-range fields are named. */
 #include "tests/kt_test.h"
 
+#include <jansson.h>
+
+#include "core/envrec.h"
 #include "core/protocol.h"
 
 static void defaults_follow_the_methodology(void **state)
@@ -40,11 +43,38 @@ static void bad_fields_are_named(void **state)
     assert_contains(err.msg, "time:");
 }
 
+/* A choice that changes what is measured is in the protocol record of the
+ * result and travels to a worker with it; the defaults add nothing, so
+ * records made before read the same. */
+static void measurement_choices_are_recorded_and_read_back(void **state)
+{
+    kt_protocol p, back;
+    json_t *j;
+    kt_err err;
+    (void)state;
+    kt_protocol_defaults(&p);
+    j = kt_env_protocol(&p);
+    assert_null(json_object_get(j, "round_sync"));
+    assert_null(json_object_get(j, "profile_flush"));
+    json_decref(j);
+    p.round_sync = 1;
+    p.profile_flush_sweep = 1;
+    j = kt_env_protocol(&p);
+    assert_true(json_is_true(json_object_get(j, "round_sync")));
+    assert_string_equal(json_string_value(json_object_get(j, "profile_flush")),
+                        "sweep");
+    assert_int_equal(kt_protocol_from_json(j, &back, &err), KT_S_OK);
+    assert_int_equal(back.round_sync, 1);
+    assert_int_equal(back.profile_flush_sweep, 1);
+    json_decref(j);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(defaults_follow_the_methodology),
         cmocka_unit_test(bad_fields_are_named),
+        cmocka_unit_test(measurement_choices_are_recorded_and_read_back),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
