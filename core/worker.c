@@ -587,12 +587,31 @@ static kt_status worker_evaluate(kt_evaluator *ev, const kt_point *pts,
     return rc;
 }
 
+/* The "profile" request for pt (NULL: a name check) as req asks. */
+static json_t *profile_message(const worker_eval *we, const kt_point *pt,
+                               const kt_profile_request *req)
+{
+    json_t *msg = kt_wire_message("profile"), *names = json_array();
+
+    for (size_t i = 0; i < req->num_metrics; ++i)
+        json_array_append_new(names, json_string(req->metrics[i]));
+    if (pt)
+        json_object_set_new(msg, "point", kt_point_to_json(we->spec.op, pt));
+    json_object_set_new(msg, "metrics", names);
+    json_object_set_new(msg, "check_only", json_boolean(req->check_only));
+    if (req->launches > 0)
+        json_object_set_new(msg, "launches", json_integer(req->launches));
+    if (req->sweep_flush)
+        json_object_set_new(msg, "sweep_flush", json_true());
+    return msg;
+}
+
 static kt_status worker_profile(kt_evaluator *ev, const kt_point *pt,
                                 const kt_profile_request *req,
                                 kt_profile_result *out, kt_err *err)
 {
     worker_eval *we = self(ev);
-    json_t *msg, *reply = NULL, *names = json_array();
+    json_t *msg, *reply = NULL;
     /* A name check (check_only) needs no point. */
     casualty *c = pt ? find_casualty(we, pt) : NULL;
     double limit_s = 2 * we->opt.eval_timeout_s + 60.0;
@@ -608,21 +627,9 @@ static kt_status worker_profile(kt_evaluator *ev, const kt_point *pt,
         snprintf(out->reason, sizeof out->reason, "%s", c->reason);
         return KT_S_OK;
     }
-    if ((rc = ensure_worker(we, err))) {
-        json_decref(names);
+    if ((rc = ensure_worker(we, err)))
         return rc;
-    }
-    for (size_t i = 0; i < req->num_metrics; ++i)
-        json_array_append_new(names, json_string(req->metrics[i]));
-    msg = kt_wire_message("profile");
-    if (pt)
-        json_object_set_new(msg, "point", kt_point_to_json(we->spec.op, pt));
-    json_object_set_new(msg, "metrics", names);
-    json_object_set_new(msg, "check_only", json_boolean(req->check_only));
-    if (req->launches > 0)
-        json_object_set_new(msg, "launches", json_integer(req->launches));
-    if (req->sweep_flush)
-        json_object_set_new(msg, "sweep_flush", json_true());
+    msg = profile_message(we, pt, req);
     kt_err_clear(&werr);
     rc = kt_wire_send(we->fd, msg, &werr);
     json_decref(msg);

@@ -39,7 +39,7 @@ static kt_status profile_entry(kt_tune *t, size_t at, kt_err *err)
     const kt_tune_config *cfg = t->cfg;
     kt_tune_entry *e = &t->res->entries[at];
     const kt_journal_profile *jp = NULL;
-    kt_profile_request req;
+    kt_profile_request req = {.sweep_flush = cfg->protocol.profile_flush_sweep};
     kt_profile_result res;
     kt_profiling_point *p;
     json_t *rec;
@@ -53,10 +53,8 @@ static kt_status profile_entry(kt_tune *t, size_t at, kt_err *err)
     if (!(p = calloc(1, sizeof *p)))
         return kt_err_set(err, KT_S_NOMEM, "out of memory");
     memset(&res, 0, sizeof res);
-    memset(&req, 0, sizeof req);
     req.metrics = t->raw;
     req.num_metrics = t->counters_off ? 0 : t->num_raw;
-    req.sweep_flush = cfg->protocol.profile_flush_sweep;
     if (cfg->resume)
         jp = kt_journal_find_profile(cfg->resume, &e->point);
     if (jp && kt_profiling_covers(jp->record, req.metrics, req.num_metrics)) {
