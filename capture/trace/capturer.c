@@ -104,6 +104,7 @@ static struct {
     kernel_count *counts;
     size_t num_counts;
     CUpti_SubscriberHandle sub;
+    pid_t pid;
 } cp = {.lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP};
 
 static __thread int in_callback;
@@ -194,7 +195,8 @@ static kernel_count *count_of(const char *name, const char *via)
 static void write_totals(void)
 {
     char n[32];
-    if (pthread_mutex_trylock(&cp.lock) != 0)
+    /* A child forked without exec has our log but not our launches. */
+    if (getpid() != cp.pid || pthread_mutex_trylock(&cp.lock) != 0)
         return;
     for (size_t i = 0; i < cp.num_counts; ++i) {
         snprintf(n, sizeof n, "%" PRIu64, cp.counts[i].launches);
@@ -771,16 +773,18 @@ static void on_launch_cb(CUpti_CallbackDomain dom, CUpti_CallbackId cbid,
             say("%s inside a runtime launch: counted there", via);
         return;
     }
-    if (li.runtime && !enter)
+    /* At 0, an exit whose entry came before CUPTI was on. */
+    if (li.runtime && !enter && rt_depth > 0)
         --rt_depth;
     pushed = with_context(cd);
     if (li.graph && enter)
         refuse("(graph)", 0,
                "kernels launched through a CUDA graph (cudaGraphLaunch, "
                "cuGraphLaunch) are not captured");
-    else if (!li.graph && enter)
-        li.symbol = cd->symbolName, on_enter(&li, via);
-    else if (!li.graph && pend.active)
+    else if (!li.graph && enter) {
+        li.symbol = cd->symbolName;
+        on_enter(&li, via);
+    } else if (!li.graph && pend.active)
         on_exit_launch(*(const int *)cd->functionReturnValue);
     if (pushed)
         cuCtxPopCurrent(&popped);
@@ -900,6 +904,7 @@ int InitializeInjection(void)
         return 1;
     initialised = 1;
     snprintf(cp.dir, sizeof cp.dir, "%s", dir);
+    cp.pid = getpid();
     if (read_settings() != 0)
         return 1;
     r = cuptiSubscribe(&cp.sub, on_callback, NULL);
