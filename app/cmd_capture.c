@@ -418,24 +418,26 @@ static void no_log(const cap_args *a, const char *lib)
         dlclose(h);
 }
 
-static void no_match(const cap_args *a, const cap_report *r)
+/* Nothing captured: what matched nothing, and what the program launched. */
+static void no_capture(const cap_args *a, const cap_report *r)
 {
     int hit = 0;
-    kt_msg("no launch matched%s%s (launch %s): nothing captured\n",
-           a->kernel ? " --kernel " : "", a->kernel ? a->kernel : "",
-           a->launch ? a->launch : "1");
     for (size_t i = 0; i < r->num_seen; ++i)
         hit |= r->seen[i].name_hit;
+    if (!hit)
+        kt_msg("no launch matched%s%s (launch %s): nothing captured\n",
+               a->kernel ? " --kernel " : "", a->kernel ? a->kernel : "",
+               a->launch ? a->launch : "1");
     if (r->num_seen)
         list_seen(r, a->verbose ? (size_t)-1 : 20);
-    if (hit)
-        kt_msg("a kernel whose name matches was launched fewer times than "
-               "--launch %s asks\n",
-               a->launch ? a->launch : "1");
-    if (!r->num_seen)
+    else
         kt_msg("the capture library ran but saw no kernel launch: no runtime "
                "(<<< >>>, cudaLaunchKernel) and no driver (cuLaunchKernel) "
                "launch callback came (--verbose says more)\n");
+    if (hit && !r->refused)
+        kt_msg("a kernel whose name matches was launched fewer times than "
+               "--launch %s asks\n",
+               a->launch ? a->launch : "1");
 }
 
 static void free_report(cap_report *r)
@@ -464,8 +466,8 @@ static int report(const char *dir, const char *lib, const cap_args *a)
     closedir(d);
     if (!r.logs)
         no_log(a, lib);
-    else if (!r.captured && !r.refused)
-        no_match(a, &r);
+    else if (!r.captured)
+        no_capture(a, &r);
     else if (a->verbose)
         list_seen(&r, (size_t)-1);
     free_report(&r);
