@@ -579,12 +579,35 @@ static const char *resolve(launch_info *li, const char *name, module_image **m)
     return NULL;
 }
 
+/* Whether the callback's parameters read as a launch: a runtime launch's
+ * handle names the kernel CUPTI names, and its geometry is one the
+ * driver would take. Guards the structure of __cudaLaunchKernel's
+ * parameters, which CUPTI's headers do not publish (launches.c). */
+static const char *sane(const launch_info *li, const kernel_count *k)
+{
+    uint64_t threads = (uint64_t)li->block[0] * li->block[1] * li->block[2];
+    if (li->runtime && li->symbol && *li->symbol &&
+        strcmp(li->symbol, k->name) != 0 &&
+        strcmp(li->symbol, k->names.demangled) != 0)
+        return "the launch's kernel handle names another kernel than CUPTI "
+               "does: its parameters are not read as CUPTI wrote them";
+    if (!li->grid[0] || !li->grid[1] || !li->grid[2] || threads == 0 ||
+        threads > 1024)
+        return "the launch's grid or block reads as no valid launch: its "
+               "parameters are not read as CUPTI wrote them";
+    return NULL;
+}
+
 /* The checks that need no copy; a refusal's reason, or NULL. */
-static const char *precheck(launch_info *li, const char *name, module_image **m)
+static const char *precheck(launch_info *li, const kernel_count *k,
+                            module_image **m)
 {
     CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_NONE;
+    const char *name = k->name, *why;
     if (li->refused)
         return li->refused;
+    if ((why = sane(li, k)))
+        return why;
     if (!li->params && li->extra)
         return "arguments passed through 'extra' "
                "(CU_LAUNCH_PARAM_BUFFER_POINTER): not captured";
@@ -670,7 +693,7 @@ static void on_enter(launch_info *li, const char *via)
     if (!take(li, k, via))
         return;
     memset(&pend, 0, sizeof pend);
-    if ((why = precheck(li, k->name, &m)))
+    if ((why = precheck(li, k, &m)))
         goto refused;
     /* What the launch reads is what the program left there. */
     if (cuCtxSynchronize() != CUDA_SUCCESS) {

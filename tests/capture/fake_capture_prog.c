@@ -15,7 +15,8 @@
  *      callback is not kept; a driver launch callback inside it (the
  *      runtime's own driver call, were CUPTI to report it) is not counted;
  *   4. saxpy through the driver's cuLaunchKernel (CuPy's RawKernel);
- *   5. a kernel --kernel does not match, then a graph launch.
+ *   5. a kernel --kernel does not match, then a graph launch;
+ *   6. scale_add with CUPTI naming another kernel (parameters misread).
  * Each "kernel" changes its output between the enter and exit callbacks.
  * tests/capture/test_fake_capture.sh checks what ktune makes of it.
  */
@@ -363,6 +364,9 @@ int main(void)
     api(CUPTI_CB_DOMAIN_RUNTIME_API,
         CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, CUPTI_API_ENTER, &g,
         NULL);
+    /* CUPTI names another kernel than the handle does: refused */
+    runtime_launch(CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000, 1,
+                   scale_args, fn_names[2], scale_add);
     printf("fake program done\n");
     return 0;
 }

@@ -33,6 +33,8 @@ expect_text "5 parameters, 32 bytes; 3 allocations, 12288 bytes"
 expect_text "kernel   bump(float*, int)"
 expect_text "kernel   saxpy"
 expect_text "not captured: (graph), launch 0: kernels launched through a CUDA graph"
+# a launch whose handle and CUPTI disagree on the kernel is refused
+expect_text "not captured: _Z9scale_addPKfS0_Pfif, launch 3: the launch's kernel handle names another kernel than CUPTI does"
 n=$(find caps -name capture.json | wc -l)
 [ "$n" = 4 ] || { echo "FAIL: $n captures, expected 4"; failures=$((failures + 1)); }
 for c in caps/*/; do
@@ -44,15 +46,16 @@ cmp -s "$c1/alloc-0.before" "$c1/alloc-0.after" ||
     { echo "FAIL: scale_add's input a changed"; failures=$((failures + 1)); }
 cmp -s "$c1/alloc-2.before" "$c1/alloc-2.after" &&
     { echo "FAIL: scale_add's output c did not change"; failures=$((failures + 1)); }
-# the totals at exit: scale_add twice (the inner driver call not counted)
-expect_exit 0 grep -c "$(printf 'N\t_Z9scale_addPKfS0_Pfif\t2\t1')" caps/capture-*.log
+# the totals at exit: scale_add three times (the inner driver call of the
+# second not counted)
+expect_exit 0 grep -c "$(printf 'N\t_Z9scale_addPKfS0_Pfif\t3\t1')" caps/capture-*.log
 expect_exit 0 grep -c "$(printf 'N\t_Z5otherv\t1\t0')" caps/capture-*.log
 
 # nothing matched: what was launched is listed
 rm -rf caps
 expect_exit 0 "$KTUNE" capture --kernel '^nothing$' --out caps -- "$P"
 expect_text "no launch matched --kernel ^nothing\$ (launch 1): nothing captured"
-expect_text "the program launched 4 kernel(s), 5 launch(es) in all"
+expect_text "the program launched 4 kernel(s), 6 launch(es) in all"
 expect_text "_Z4bumpPfi (bump(float*, int)): 1 launch(es), through runtime __cudaLaunchKernel_v13000 (505)"
 rm -rf caps
 finish
