@@ -108,8 +108,8 @@ static struct {
 } cp = {.lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP};
 
 static __thread int in_callback;
-static __thread int own_loading; /* our own cuModuleLoadData is running */
-static __thread int rt_depth;    /* inside a runtime launch call */
+static __thread int own_loading;  /* our own cuModuleLoadData is running */
+static __thread int launch_depth; /* launch calls entered, not left */
 static __thread pending pend;
 
 /* ---- small helpers --------------------------------------------------- */
@@ -789,16 +789,16 @@ static void on_launch_cb(CUpti_CallbackDomain dom, CUpti_CallbackId cbid,
     if (!kt_cap_launch_of(dom, cbid, cd->functionParams, &li))
         return;
     describe_cb(dom, cbid, via, sizeof via);
-    /* The driver calls of a runtime launch are the same launch (CUPTI
-     * does not report them today; if it ever does, they count once). */
-    if (!li.runtime && rt_depth > 0) {
-        if (enter)
-            say("%s inside a runtime launch: counted there", via);
+    /* A launch callback inside another one is the same launch (the
+     * runtime's own driver call, were CUPTI to report it): counted once,
+     * by the outer one. An exit whose entry came before CUPTI was on
+     * finds the depth at 0. */
+    if (enter && launch_depth++ > 0) {
+        say("%s inside another launch call: counted there", via);
         return;
     }
-    /* At 0, an exit whose entry came before CUPTI was on. */
-    if (li.runtime && !enter && rt_depth > 0)
-        --rt_depth;
+    if (!enter && (launch_depth == 0 || --launch_depth > 0))
+        return;
     pushed = with_context(cd);
     if (li.graph && enter)
         refuse("(graph)", 0,
@@ -811,8 +811,6 @@ static void on_launch_cb(CUpti_CallbackDomain dom, CUpti_CallbackId cbid,
         on_exit_launch(*(const int *)cd->functionReturnValue);
     if (pushed)
         cuCtxPopCurrent(&popped);
-    if (li.runtime && enter)
-        ++rt_depth;
 }
 
 static void on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData *rd)

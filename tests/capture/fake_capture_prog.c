@@ -364,6 +364,9 @@ int main(void)
     api(CUPTI_CB_DOMAIN_RUNTIME_API,
         CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, CUPTI_API_ENTER, &g,
         NULL);
+    api(CUPTI_CB_DOMAIN_RUNTIME_API,
+        CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, CUPTI_API_EXIT, &g,
+        NULL);
     /* CUPTI names another kernel than the handle does: refused */
     runtime_launch(CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000, 1,
                    scale_args, fn_names[2], scale_add);

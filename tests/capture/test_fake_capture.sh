@@ -19,7 +19,7 @@ expect_text "runtime __cudaLaunchKernel_v13000 (505): _Z9scale_addPKfS0_Pfif = s
 expect_text "function handle from cuKernelGetFunction; module image 1"
 expect_text "function handle from cuKernelGetFunction; module image 2"
 expect_text "function handle from its module image, loaded again"
-expect_text "driver cuLaunchKernel (307) inside a runtime launch: counted there"
+expect_text "driver cuLaunchKernel (307) inside another launch call: counted there"
 expect_text "function handle from the driver call; module image 3"
 expect_text "_Z5otherv = other(), grid 4x1x1"
 expect_text "--kernel '^scale_add\$|^bump\$|^saxpy\$' matches none of its names"
