@@ -20,6 +20,7 @@
 #include "capture/format.h"
 #include "capture/operator.h"
 #include "capture/rules.h"
+#include "core/childenv.h"
 #include "core/msg.h"
 #include "core/parse.h"
 #include "timeline/demangle.h"
@@ -229,23 +230,40 @@ static kt_status make_out_dir(const char *dir, char *abs, kt_err *err)
     return KT_S_OK;
 }
 
-static void set_env(const cap_args *a, const char *dir)
+/* "NAME=VALUE", or "NAME" (removed from the program's environment) when
+ * value is NULL; malloc'd. */
+static char *change(const char *name, const char *value)
 {
-    char n[32];
-    setenv("KTUNE_CAPTURE_DIR", dir, 1);
-    if (a->kernel)
-        setenv("KTUNE_CAPTURE_KERNEL", a->kernel, 1);
-    else
-        unsetenv("KTUNE_CAPTURE_KERNEL");
-    setenv("KTUNE_CAPTURE_LAUNCH", a->launch ? a->launch : "1", 1);
-    snprintf(n, sizeof n, "%lld", (long long)a->limit);
-    setenv("KTUNE_CAPTURE_LIMIT", n, 1);
-    snprintf(n, sizeof n, "%lld", (long long)a->max);
-    setenv("KTUNE_CAPTURE_MAX", n, 1);
-    if (a->verbose)
-        setenv("KTUNE_CAPTURE_VERBOSE", "1", 1);
-    else
-        unsetenv("KTUNE_CAPTURE_VERBOSE");
+    return value ? kt_childenv_entry(name, value) : strdup(name);
+}
+
+/* Runs the program with the capture library injected and its settings in
+ * the program's environment (ktune's own is never changed). */
+static kt_status launch_captured(const cap_args *a, const char *lib,
+                                 const char *dir, kt_tl_run *run, kt_err *err)
+{
+    char limit[32], max[32], *vars[8] = {NULL};
+    size_t n = 0;
+    kt_status s = KT_S_OK;
+
+    snprintf(limit, sizeof limit, "%lld", (long long)a->limit);
+    snprintf(max, sizeof max, "%lld", (long long)a->max);
+    vars[n++] = change("CUDA_INJECTION64_PATH", lib);
+    vars[n++] = change("KTUNE_CAPTURE_DIR", dir);
+    vars[n++] = change("KTUNE_CAPTURE_KERNEL", a->kernel);
+    vars[n++] = change("KTUNE_CAPTURE_LAUNCH", a->launch ? a->launch : "1");
+    vars[n++] = change("KTUNE_CAPTURE_LIMIT", limit);
+    vars[n++] = change("KTUNE_CAPTURE_MAX", max);
+    vars[n++] = change("KTUNE_CAPTURE_VERBOSE", a->verbose ? "1" : NULL);
+    for (size_t i = 0; i < n && !s; ++i)
+        if (!vars[i])
+            s = kt_err_set(err, KT_S_NOMEM, "out of memory");
+    if (!s)
+        s = kt_tl_launch_env(a->o.operands, (const char *const *)vars, run,
+                             err);
+    for (size_t i = 0; i < n; ++i)
+        free(vars[i]);
+    return s;
 }
 
 /* tune.ini: the job `ktune tune CAPTURE` runs. */
@@ -484,12 +502,9 @@ static int run_program(const cap_args *a)
         find_capturer(lib, sizeof lib, &err) ||
         make_out_dir(a->out ? a->out : "ktune-captures", dir, &err))
         return kt_cli_fail(&err);
-    set_env(a, dir);
     saved = a->o.operands[0];
     a->o.operands[0] = program;
-    /* kt_tl_launch sets CUDA_INJECTION64_PATH; its record folder variable
-     * is the timeline's and unused here. */
-    if (kt_tl_launch(a->o.operands, lib, dir, &run, &err)) {
+    if (launch_captured(a, lib, dir, &run, &err)) {
         a->o.operands[0] = saved;
         return kt_cli_fail(&err);
     }
