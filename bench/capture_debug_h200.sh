@@ -59,7 +59,7 @@ row() {
 }
 
 # one CASE SECONDS KTUNE-CAPTURE-ARGS... -- PROGRAM...: capture under
-# --verbose, then check and bench the first capture.
+# --verbose, then check and bench the first capture (BENCH=0: not).
 one() {
     local name=$1 limit=$2 rc bench=- cap
     shift 2
@@ -74,7 +74,7 @@ one() {
     grep -vE 'ktune capture \[[0-9]+\]: (runtime|driver) ' "$OUT/$name.log" | tail -n 12
     grep -m3 -E 'ktune capture \[[0-9]+\]: (runtime|driver) ' "$OUT/$name.log"
     cap=$(dirname "$(find "$W/$name" -name capture.json 2>/dev/null | sort | head -1)")
-    if [ -n "$cap" ] && [ -f "$cap/capture.json" ]; then
+    if [ "${BENCH:-1}" = 1 ] && [ -n "$cap" ] && [ -f "$cap/capture.json" ]; then
         cp "$cap/capture.json" "$OUT/$name.capture.json"
         "$K" capture --check "$cap" >"$OUT/$name.check.log" 2>&1
         timeout 40 "$K" bench "$cap" --cache hot --max-time 3 \
@@ -87,8 +87,8 @@ one() {
 }
 
 one prog 40 --kernel '^scale_add$' -- "$PROG" add
-one prog-all 40 -- "$PROG" add
-CUDA_MODULE_LOADING=EAGER one prog-eager 40 --kernel scale_add -- "$PROG" add
+BENCH=0 one prog-all 40 -- "$PROG" add
+BENCH=0 CUDA_MODULE_LOADING=EAGER one prog-eager 40 --kernel scale_add -- "$PROG" add
 one graph 30 -- "$PROG" graph
 one managed 30 --kernel scale_add -- "$PROG" managed
 if [ ! -x "$S/transpose/transpose" ] && [ -f "$S/transpose/transpose.cu" ]; then
