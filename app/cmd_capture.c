@@ -5,7 +5,9 @@
  * wrote, checks every capture with the reader the tuner uses, and writes
  * each capture's tune.ini. */
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,8 +20,10 @@
 #include "capture/format.h"
 #include "capture/operator.h"
 #include "capture/rules.h"
+#include "core/childenv.h"
 #include "core/msg.h"
 #include "core/parse.h"
+#include "timeline/demangle.h"
 #include "timeline/launch.h"
 
 static const char help[] =
@@ -33,8 +37,10 @@ static const char help[] =
     "output). 'ktune tune CAPTURE' then re-runs the kernel over launch\n"
     "geometries and verifies each against the captured output\n"
     "(docs/capture.md).\n\n"
-    "  --kernel REGEX   launches of kernels whose mangled or demangled name\n"
-    "                   matches (POSIX extended; default: every kernel)\n"
+    "  --kernel REGEX   launches of kernels whose mangled, demangled or base\n"
+    "                   name matches (POSIX extended; the base name is the\n"
+    "                   demangled one without return type and parameters,\n"
+    "                   so '^scale_add$' works; default: every kernel)\n"
     "  --launch N       the Nth launch of each matching kernel (default 1),\n"
     "                   or 'all'\n"
     "  --out DIR        a new or empty folder for the captures (default\n"
@@ -42,6 +48,10 @@ static const char help[] =
     "  --limit BYTES    refuse a launch whose argument allocations hold\n"
     "                   more (default 2^32; the files hold twice that)\n"
     "  --max N          at most N captures (default 64)\n"
+    "  --verbose        the capture library says on stderr, for every launch\n"
+    "                   callback, the kernel's names, its geometry and why\n"
+    "                   it was or was not taken; ktune lists every kernel\n"
+    "                   the program launched\n"
     "  --check CAPTURE  read and check a capture, print what it holds\n\n"
     "Not captured, each said by name: CUDA graphs and stream capture,\n"
     "cooperative and cluster launches, arguments through 'extra', managed\n"
@@ -54,6 +64,7 @@ typedef struct cap_args {
     kt_cli_options o;
     const char *kernel, *launch, *out, *check;
     int64_t limit, max;
+    int verbose;
 } cap_args;
 
 static kt_status own_option(void *ctx, int opt, char *arg, kt_err *err)
@@ -75,6 +86,7 @@ static kt_status own_option(void *ctx, int opt, char *arg, kt_err *err)
         a->launch = arg;
         return KT_S_OK;
     case 'o': a->out = arg; return KT_S_OK;
+    case 'v': a->verbose = 1; return KT_S_OK;
     case 'l':
         if ((st = kt_parse_i64(arg, "--limit", &a->limit, err)))
             return st;
@@ -102,6 +114,7 @@ static int parse_args(int argc, char **argv, cap_args *a, kt_err *err)
         {"limit", required_argument, NULL, 'l'},
         {"max", required_argument, NULL, 'm'},
         {"check", required_argument, NULL, 'c'},
+        {"verbose", no_argument, NULL, 'v'},
         {NULL, 0, NULL, 0}};
     const kt_cli_command cmd = {.name = "capture",
                                 .help = help,
@@ -217,19 +230,40 @@ static kt_status make_out_dir(const char *dir, char *abs, kt_err *err)
     return KT_S_OK;
 }
 
-static void set_env(const cap_args *a, const char *dir)
+/* "NAME=VALUE", or "NAME" (removed from the program's environment) when
+ * value is NULL; malloc'd. */
+static char *change(const char *name, const char *value)
 {
-    char n[32];
-    setenv("KTUNE_CAPTURE_DIR", dir, 1);
-    if (a->kernel)
-        setenv("KTUNE_CAPTURE_KERNEL", a->kernel, 1);
-    else
-        unsetenv("KTUNE_CAPTURE_KERNEL");
-    setenv("KTUNE_CAPTURE_LAUNCH", a->launch ? a->launch : "1", 1);
-    snprintf(n, sizeof n, "%lld", (long long)a->limit);
-    setenv("KTUNE_CAPTURE_LIMIT", n, 1);
-    snprintf(n, sizeof n, "%lld", (long long)a->max);
-    setenv("KTUNE_CAPTURE_MAX", n, 1);
+    return value ? kt_childenv_entry(name, value) : strdup(name);
+}
+
+/* Runs the program with the capture library injected and its settings in
+ * the program's environment (ktune's own is never changed). */
+static kt_status launch_captured(const cap_args *a, const char *lib,
+                                 const char *dir, kt_tl_run *run, kt_err *err)
+{
+    char limit[32], max[32], *vars[8] = {NULL};
+    size_t n = 0;
+    kt_status s = KT_S_OK;
+
+    snprintf(limit, sizeof limit, "%lld", (long long)a->limit);
+    snprintf(max, sizeof max, "%lld", (long long)a->max);
+    vars[n++] = change("CUDA_INJECTION64_PATH", lib);
+    vars[n++] = change("KTUNE_CAPTURE_DIR", dir);
+    vars[n++] = change("KTUNE_CAPTURE_KERNEL", a->kernel);
+    vars[n++] = change("KTUNE_CAPTURE_LAUNCH", a->launch ? a->launch : "1");
+    vars[n++] = change("KTUNE_CAPTURE_LIMIT", limit);
+    vars[n++] = change("KTUNE_CAPTURE_MAX", max);
+    vars[n++] = change("KTUNE_CAPTURE_VERBOSE", a->verbose ? "1" : NULL);
+    for (size_t i = 0; i < n && !s; ++i)
+        if (!vars[i])
+            s = kt_err_set(err, KT_S_NOMEM, "out of memory");
+    if (!s)
+        s = kt_tl_launch_env(a->o.operands, (const char *const *)vars, run,
+                             err);
+    for (size_t i = 0; i < n; ++i)
+        free(vars[i]);
+    return s;
 }
 
 /* tune.ini: the job `ktune tune CAPTURE` runs. */
@@ -270,8 +304,52 @@ static void report_capture(const char *folder, int *captured)
     kt_capture_free(&c);
 }
 
+/* What the capture logs of one run say (capture/trace/capturer.c). */
+typedef struct seen_kernel {
+    char *name, *via;
+    uint64_t launches; /* from its N line; 0: none came (counted 1+) */
+    int name_hit;
+} seen_kernel;
+
+typedef struct cap_report {
+    int logs, captured, refused;
+    seen_kernel *seen;
+    size_t num_seen;
+} cap_report;
+
+static seen_kernel *seen_of(cap_report *r, const char *name)
+{
+    seen_kernel *grown;
+    for (size_t i = 0; i < r->num_seen; ++i)
+        if (strcmp(r->seen[i].name, name) == 0)
+            return &r->seen[i];
+    grown = realloc(r->seen, (r->num_seen + 1) * sizeof *grown);
+    if (!grown)
+        return NULL;
+    r->seen = grown;
+    memset(&grown[r->num_seen], 0, sizeof *grown);
+    if (!(grown[r->num_seen].name = strdup(name)))
+        return NULL;
+    return &grown[r->num_seen++];
+}
+
+/* K NAME VIA: a kernel's first launch; N NAME COUNT HIT: at exit. Several
+ * processes' logs add up. */
+static void note_kernel(cap_report *r, char **f, int n)
+{
+    seen_kernel *k = seen_of(r, f[1]);
+    if (!k)
+        return;
+    if (strcmp(f[0], "K") == 0 && n >= 3 && !k->via)
+        k->via = strdup(f[2]);
+    if (strcmp(f[0], "N") == 0 && n >= 4) {
+        k->launches += strtoull(f[2], NULL, 10);
+        k->name_hit |= strcmp(f[3], "1") == 0;
+    }
+}
+
 /* One line of a capture log. */
-static void report_line(char *line, int *captured, int *refused)
+static void report_line(char *line, cap_report *r)
 {
     char *f[4] = {NULL, NULL, NULL, NULL};
     int n = 0;
@@ -283,47 +361,135 @@ static void report_line(char *line, int *captured, int *refused)
         f[n++] = tok;
     }
     if (n >= 2 && strcmp(f[0], "C") == 0) {
-        report_capture(f[1], captured);
+        report_capture(f[1], &r->captured);
     } else if (n >= 4 && strcmp(f[0], "R") == 0) {
         kt_msg("not captured: %s, launch %s: %s\n", f[1], f[2], f[3]);
-        ++*refused;
+        ++r->refused;
     } else if (n >= 2 && strcmp(f[0], "E") == 0) {
         kt_msg("capture failed: %s%s%s%s%s\n", f[1], f[2] ? " " : "",
                f[2] ? f[2] : "", f[3] ? " " : "", f[3] ? f[3] : "");
-        ++*refused;
+        ++r->refused;
+    } else if (n >= 2 && (strcmp(f[0], "K") == 0 || strcmp(f[0], "N") == 0)) {
+        note_kernel(r, f, n);
     }
 }
 
-static int report(const char *dir, const cap_args *a)
+static void read_log(const char *path, cap_report *r)
 {
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    int logs = 0, captured = 0, refused = 0;
-    char path[4200], line[8192];
-    if (!d)
-        return 0;
-    while ((e = readdir(d))) {
-        FILE *f;
-        if (strncmp(e->d_name, "capture-", 8) != 0)
-            continue;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        if (!(f = fopen(path, "r")))
-            continue;
-        ++logs;
-        while (fgets(line, sizeof line, f))
-            report_line(line, &captured, &refused);
-        fclose(f);
+    FILE *f = fopen(path, "r");
+    char *line = NULL;
+    size_t cap = 0;
+    if (!f)
+        return;
+    ++r->logs;
+    while (getline(&line, &cap, f) > 0)
+        report_line(line, r);
+    free(line);
+    fclose(f);
+}
+
+/* The kernels the program launched, at most `most` of them. */
+static void list_seen(const cap_report *r, size_t most)
+{
+    uint64_t total = 0;
+    int unknown = 0; /* a process that ended before its totals */
+    for (size_t i = 0; i < r->num_seen; ++i) {
+        total += r->seen[i].launches ? r->seen[i].launches : 1;
+        unknown |= r->seen[i].launches == 0;
     }
-    closedir(d);
-    if (!logs)
-        kt_msg("%s made no CUDA call that reached the driver: nothing to "
-               "capture\n",
-               a->o.operands[0]);
-    else if (!captured && !refused)
+    kt_msg("the program launched %zu kernel(s), %" PRIu64 "%s launch(es) in "
+           "all:\n",
+           r->num_seen, total, unknown ? " or more" : "");
+    for (size_t i = 0; i < r->num_seen && i < most; ++i) {
+        const seen_kernel *k = &r->seen[i];
+        char *dm = kt_tl_demangle(k->name);
+        char count[48];
+        if (k->launches)
+            snprintf(count, sizeof count, "%" PRIu64, k->launches);
+        else
+            snprintf(count, sizeof count, "1 or more");
+        fprintf(stderr, "  %s%s%s%s: %s launch(es), through %s%s\n", k->name,
+                dm ? " (" : "", dm ? dm : "", dm ? ")" : "", count,
+                k->via ? k->via : "?",
+                k->name_hit ? "; its name matches --kernel" : "");
+        free(dm);
+    }
+    if (r->num_seen > most)
+        fprintf(stderr, "  ... and %zu more (--verbose lists them all)\n",
+                r->num_seen - most);
+}
+
+/* No log at all: no CUDA call reached the driver, or the driver could not
+ * load the capture library (it says nothing when it cannot). */
+static void no_log(const cap_args *a, const char *lib)
+{
+    void *h = dlopen(lib, RTLD_LAZY | RTLD_LOCAL);
+    kt_msg("%s made no CUDA call that reached the driver: nothing to "
+           "capture\n",
+           a->o.operands[0]);
+    if (!h)
+        kt_msg("(the capture library cannot be loaded here either: %s; the "
+               "driver loads it the same way, through "
+               "CUDA_INJECTION64_PATH)\n",
+               dlerror());
+    else
+        dlclose(h);
+}
+
+/* Nothing captured: what matched nothing, and what the program launched. */
+static void no_capture(const cap_args *a, const cap_report *r)
+{
+    int hit = 0;
+    for (size_t i = 0; i < r->num_seen; ++i)
+        hit |= r->seen[i].name_hit;
+    if (!hit)
         kt_msg("no launch matched%s%s (launch %s): nothing captured\n",
                a->kernel ? " --kernel " : "", a->kernel ? a->kernel : "",
                a->launch ? a->launch : "1");
-    return captured;
+    if (r->num_seen)
+        list_seen(r, a->verbose ? (size_t)-1 : 20);
+    else
+        kt_msg("the capture library ran but saw no kernel launch: no runtime "
+               "(<<< >>>, cudaLaunchKernel) and no driver (cuLaunchKernel) "
+               "launch callback came (--verbose says more)\n");
+    if (hit && !r->refused)
+        kt_msg("a kernel whose name matches was launched fewer times than "
+               "--launch %s asks\n",
+               a->launch ? a->launch : "1");
+}
+
+static void free_report(cap_report *r)
+{
+    for (size_t i = 0; i < r->num_seen; ++i) {
+        free(r->seen[i].name);
+        free(r->seen[i].via);
+    }
+    free(r->seen);
+}
+
+static int report(const char *dir, const char *lib, const cap_args *a)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    cap_report r = {0};
+    char path[4200];
+    if (!d)
+        return 0;
+    while ((e = readdir(d))) {
+        if (strncmp(e->d_name, "capture-", 8) != 0)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        read_log(path, &r);
+    }
+    closedir(d);
+    if (!r.logs)
+        no_log(a, lib);
+    else if (!r.captured)
+        no_capture(a, &r);
+    else if (a->verbose)
+        list_seen(&r, (size_t)-1);
+    free_report(&r);
+    return r.captured;
 }
 
 static int run_program(const cap_args *a)
@@ -336,12 +502,9 @@ static int run_program(const cap_args *a)
         find_capturer(lib, sizeof lib, &err) ||
         make_out_dir(a->out ? a->out : "ktune-captures", dir, &err))
         return kt_cli_fail(&err);
-    set_env(a, dir);
     saved = a->o.operands[0];
     a->o.operands[0] = program;
-    /* kt_tl_launch sets CUDA_INJECTION64_PATH; its record folder variable
-     * is the timeline's and unused here. */
-    if (kt_tl_launch(a->o.operands, lib, dir, &run, &err)) {
+    if (launch_captured(a, lib, dir, &run, &err)) {
         a->o.operands[0] = saved;
         return kt_cli_fail(&err);
     }
@@ -349,7 +512,7 @@ static int run_program(const cap_args *a)
     if (run.signal)
         kt_msg("%s was ended by signal %d (%s)%s\n", saved, run.signal,
                strsignal(run.signal), run.core_dumped ? ", core dumped" : "");
-    report(dir, a);
+    report(dir, lib, a);
     return kt_tl_run_status(&run);
 }
 

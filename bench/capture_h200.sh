@@ -4,8 +4,9 @@
 # 5 minutes after the build). Run from the repository root after
 #   source .devlibs/setup.sh; kt_build ON || exit 3
 # with .samples/ carried (NVIDIA cuda-samples' transpose with its Common/
-# helpers, and CuPy's examples/gemm: fetched, git-ignored, see
-# docs/capture.md). Everything it writes goes under $OUT (default
+# helpers, and CuPy's examples/gemm: fetched, git-ignored, made by
+# bench/capture_samples.sh). bench/capture_debug_h200.sh is the shorter
+# run that says why each launch is or is not captured. Everything it writes goes under $OUT (default
 # /tmp/capture-h200). For each program nobody here wrote (the transpose
 # sample, CuPy's sgemm RawKernel example) and for our CuPy saxpy:
 #   ktune timeline   the program's own launches (CUPTI durations)
@@ -49,10 +50,11 @@ one() {
     run "$label-timeline" 60 "$K" timeline --top 5 --json "$W/$label-tl.json" -- "$@"
     run "$label-capture" 90 "$K" capture --kernel "$kernel" --out "$W/$label-caps" -- "$@"
     local cap
-    cap=$(ls -d "$W/$label-caps"/001-* 2>/dev/null | head -1)
+    cap=$(find "$W/$label-caps" -name capture.json 2>/dev/null | sort | head -1)
     [ -n "$cap" ] || { echo "RESULT $label: nothing captured"; return; }
-    run "$label-bench" 60 "$K" bench "$cap" --cache warm --json "$W/$label-bench.json"
-    run "$label-tune" 100 "$K" tune "$cap" --set measure.cache=warm \
+    cap=$(dirname "$cap")
+    run "$label-bench" 60 "$K" bench "$cap" --cache hot --json "$W/$label-bench.json"
+    run "$label-tune" 100 "$K" tune "$cap" --set measure.cache=hot \
         --set strategy.max_seconds=45 --json "$W/$label-tune.json"
     $REPORT --label "$label" --timeline "$W/$label-tl.json" --kernel "$kernel" \
         --bench "$W/$label-bench.json" --tune "$W/$label-tune.json" |
@@ -60,11 +62,16 @@ one() {
     du -sh "$cap" | sed 's/^/capture size /'
 }
 
-# 1. NVIDIA cuda-samples transpose, built from its own source.
-nvcc -O3 -arch=sm_90 -I"$S/transpose/Common" "$S/transpose/transpose.cu" \
-    -o "$W/transpose" >"$W/nvcc.log" 2>&1 || { cat "$W/nvcc.log"; }
-[ -x "$W/transpose" ] &&
-    one transpose 'transposeCoalesced' "$W/transpose" -dimX=8192 -dimY=8192
+# 1. NVIDIA cuda-samples transpose, built from its own source
+#    (bench/capture_samples.sh builds it ahead; else here).
+T=$S/transpose/transpose
+if [ ! -x "$T" ]; then
+    T=$W/transpose
+    nvcc -O3 -arch=sm_90 -I"$S/transpose/Common" "$S/transpose/transpose.cu" \
+        -o "$T" >"$W/nvcc.log" 2>&1 || cat "$W/nvcc.log"
+fi
+[ -x "$T" ] &&
+    one transpose 'transposeCoalesced' "$T" -dimX=8192 -dimY=8192
 
 # 2. CuPy's examples/gemm (a RawKernel from sgemm.cu), as published.
 python3 -c 'import cupy; print("cupy", cupy.__version__)'
@@ -80,7 +87,7 @@ big=$(ls -d "$W/big"/001-* 2>/dev/null | head -1)
 if [ -n "$big" ]; then
     run big-check 30 "$K" capture --check "$big" &&
         echo "RESULT 1 GiB capture: $(grep -o '[0-9]* allocations, [0-9]* bytes' "$W/big-check.log"), on disk $(du -sh "$big" | cut -f1)"
-    run big-bench 90 "$K" bench "$big" --cache warm &&
+    run big-bench 90 "$K" bench "$big" --cache hot &&
         echo "RESULT 1 GiB capture re-run and verified: $(grep -m1 -i 'verified' "$W/big-bench.log")"
 else
     echo "RESULT 1 GiB capture: FAILED (see big-capture above)"

@@ -3,30 +3,39 @@
  * libktune_capture.so: what `ktune capture` injects into a CUDA program
  * through CUDA_INJECTION64_PATH (as the timeline's tracer is). CUPTI's
  * resource callbacks hand it every module image the driver loads; its
- * driver-API callbacks see every kernel launch. For a launch selected by
- * KTUNE_CAPTURE_KERNEL (an extended regular expression over the mangled
- * and the demangled name) and KTUNE_CAPTURE_LAUNCH (the Nth such launch,
- * or "all"), it waits for the device to be idle, reads the parameters'
- * offsets and sizes from the driver (cuFuncGetParamInfo), finds the device
- * allocation each 8-byte argument points into (cuMemGetAddressRange), and
- * writes the capture (capture/format.h) into a new folder under
- * KTUNE_CAPTURE_DIR: module, argument bytes, every allocation before the
- * launch; after the launch (the callback's exit) the allocations again,
- * then the manifest last, so a folder without capture.json is a capture
- * that did not finish.
+ * runtime- and driver-API callbacks see every kernel launch (launches.h:
+ * CUPTI reports a call only in the layer it was made in, so the runtime's
+ * <<< >>> and cudaLaunchKernel are seen in the runtime domain, CuPy's
+ * cuLaunchKernel in the driver's). For a launch selected by
+ * KTUNE_CAPTURE_KERNEL (an extended regular expression over the mangled,
+ * the demangled and the base name, match.h) and KTUNE_CAPTURE_LAUNCH (the
+ * Nth such launch, or "all"), it waits for the device to be idle, reads
+ * the parameters' offsets and sizes from the driver (cuFuncGetParamInfo),
+ * finds the device allocation each 8-byte argument points into
+ * (cuMemGetAddressRange), and writes the capture (capture/format.h) into a
+ * new folder under KTUNE_CAPTURE_DIR: module, argument bytes, every
+ * allocation before the launch; after the launch (the callback's exit)
+ * the allocations again, then the manifest last, so a folder without
+ * capture.json is a capture that did not finish.
  *
  * Launches it cannot capture are reported, never half-written: graphs,
  * stream capture, cooperative and cluster launches, arguments passed
  * through `extra`, managed or host memory, and allocations beyond
  * KTUNE_CAPTURE_LIMIT bytes. Each outcome is one line of
  * KTUNE_CAPTURE_DIR/capture-PID.log, which ktune reads:
- *   C <TAB> folder <TAB> mangled name     a capture was written
+ *   C <TAB> folder                                  a capture was written
  *   R <TAB> mangled name <TAB> launch <TAB> why     a launch was refused
  *   E <TAB> what failed
+ *   K <TAB> mangled name <TAB> callback             a kernel's first launch
+ *   N <TAB> mangled name <TAB> launches <TAB> name matched (0/1)   at exit
+ * so that a run that matched nothing says what it saw.
  *
- * It writes nothing outside that folder, prints nothing on the program's
- * streams, and leaves signals and the exit status alone. Links CUPTI and
- * the driver only: nothing of ktune (docs/hacking.md, Layers).
+ * It writes nothing outside that folder and leaves signals and the exit
+ * status alone. It prints nothing on the program's streams unless
+ * KTUNE_CAPTURE_VERBOSE=1 (ktune capture --verbose): then every launch
+ * callback, with its kernel's names, its geometry and why it was or was
+ * not taken, is a line on stderr. Links CUPTI and the driver only:
+ * nothing of ktune (docs/hacking.md, Layers).
  */
 #include <cuda.h>
 #include <cupti.h>
@@ -36,12 +45,16 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <regex.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "launches.h"
+#include "match.h"
 
 #define KT_CAPT_MAX_PARAMS 4096
 #define KT_CAPT_MAX_ALLOCS 256
@@ -52,12 +65,15 @@ __attribute__((visibility("default"))) int InitializeInjection(void);
 typedef struct module_image {
     uint32_t id;
     size_t size;
-    char *bytes; /* a copy: CUPTI's is valid during the callback only */
+    char *bytes;  /* a copy: CUPTI's is valid during the callback only */
+    CUmodule own; /* our own load of it, for a function handle by name */
 } module_image;
 
 typedef struct kernel_count {
     char *name;
+    kt_cap_names names; /* made once, at its first launch */
     uint64_t launches;
+    int name_hit;
 } kernel_count;
 
 typedef struct alloc_rec {
@@ -79,7 +95,8 @@ static struct {
     char dir[4096];
     FILE *log;
     regex_t re;
-    int have_re;
+    int have_re, verbose;
+    const char *re_text, *launch_text;
     uint64_t want_launch; /* 0: all */
     uint64_t limit, max_captures, captures;
     module_image *mods;
@@ -87,9 +104,12 @@ static struct {
     kernel_count *counts;
     size_t num_counts;
     CUpti_SubscriberHandle sub;
+    pid_t pid;
 } cp = {.lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP};
 
 static __thread int in_callback;
+static __thread int own_loading;  /* our own cuModuleLoadData is running */
+static __thread int launch_depth; /* launch calls entered, not left */
 static __thread pending pend;
 
 /* ---- small helpers --------------------------------------------------- */
@@ -108,35 +128,25 @@ static void log_line(const char *kind, const char *a, const char *b,
     fflush(cp.log);
 }
 
+/* --verbose: one line on stderr. */
+__attribute__((format(printf, 1, 2))) static void say(const char *fmt, ...)
+{
+    va_list ap;
+    if (!cp.verbose)
+        return;
+    fprintf(stderr, "ktune capture [%ld]: ", (long)getpid());
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
 static void refuse(const char *name, uint64_t launch, const char *why)
 {
     char n[32];
     snprintf(n, sizeof n, "%" PRIu64, launch);
     log_line("R", name, n, why);
-}
-
-/* timeline/demangle.c's lookup again: this library links nothing of ktune. */
-static char *demangle(const char *name)
-{
-    typedef char *(*fn_t)(const char *, char *, size_t *, int *);
-    static fn_t fn;
-    static int looked;
-    int status = -1;
-    char *out;
-    if (!looked) {
-        void *lib = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
-        looked = 1;
-        if (lib)
-            *(void **)&fn = dlsym(lib, "__cxa_demangle");
-    }
-    if (!fn || name[0] != '_' || name[1] != 'Z')
-        return NULL;
-    out = fn(name, NULL, NULL, &status);
-    if (status != 0) {
-        free(out);
-        return NULL;
-    }
-    return out;
+    say("  not captured: %s", why);
 }
 
 /* A JSON string: quotes, backslashes and control bytes escaped. */
@@ -155,37 +165,46 @@ static void put_json(FILE *f, const char *s)
     fputc('"', f);
 }
 
-/* The launch number of name (1 for its first launch). */
-static uint64_t count_launch(const char *name)
+/* name's count, made at its first launch (logged with the callback that
+ * launched it); NULL when out of memory. */
+static kernel_count *count_of(const char *name, const char *via)
 {
     kernel_count *grown;
     for (size_t i = 0; i < cp.num_counts; ++i)
         if (strcmp(cp.counts[i].name, name) == 0)
-            return ++cp.counts[i].launches;
+            return &cp.counts[i];
     grown = realloc(cp.counts, (cp.num_counts + 1) * sizeof *grown);
     if (!grown)
-        return 0;
+        return NULL;
     cp.counts = grown;
+    memset(&grown[cp.num_counts], 0, sizeof grown[cp.num_counts]);
     if (!(grown[cp.num_counts].name = strdup(name)))
-        return 0;
-    grown[cp.num_counts].launches = 1;
-    return cp.num_counts++, 1;
+        return NULL;
+    if (kt_cap_names_make(grown[cp.num_counts].name,
+                          &grown[cp.num_counts].names)) {
+        free(grown[cp.num_counts].name);
+        return NULL;
+    }
+    log_line("K", name, via, NULL);
+    return &cp.counts[cp.num_counts++];
 }
 
-static int selected(const char *name, uint64_t launch)
+/* At exit: every kernel's launches, so that ktune can say what a run that
+ * matched nothing launched. Skipped when another thread holds the lock
+ * (the program exits from inside a launch). */
+static void write_totals(void)
 {
-    char *dm;
-    int hit = 1;
-    if (cp.have_re) {
-        hit = regexec(&cp.re, name, 0, NULL, 0) == 0;
-        if (!hit && (dm = demangle(name))) {
-            hit = regexec(&cp.re, dm, 0, NULL, 0) == 0;
-            free(dm);
-        }
+    char n[32];
+    /* A child forked without exec has our log but not our launches. */
+    if (getpid() != cp.pid || pthread_mutex_trylock(&cp.lock) != 0)
+        return;
+    for (size_t i = 0; i < cp.num_counts; ++i) {
+        snprintf(n, sizeof n, "%" PRIu64, cp.counts[i].launches);
+        log_line("N", cp.counts[i].name, n, cp.counts[i].name_hit ? "1" : "0");
     }
-    if (!hit)
-        return 0;
-    return cp.want_launch == 0 || cp.want_launch == launch;
+    say("the program ends: %zu kernel(s) launched, %" PRIu64 " captured",
+        cp.num_counts, cp.captures);
+    pthread_mutex_unlock(&cp.lock);
 }
 
 /* ---- modules ---------------------------------------------------------- */
@@ -193,12 +212,13 @@ static int selected(const char *name, uint64_t launch)
 static void keep_module(const CUpti_ModuleResourceData *m)
 {
     module_image *grown;
-    if (!m->pCubin || m->cubinSize == 0)
+    if (own_loading || !m->pCubin || m->cubinSize == 0)
         return;
     grown = realloc(cp.mods, (cp.num_mods + 1) * sizeof *grown);
     if (!grown)
         return;
     cp.mods = grown;
+    memset(&grown[cp.num_mods], 0, sizeof grown[cp.num_mods]);
     grown[cp.num_mods].bytes = malloc(m->cubinSize);
     if (!grown[cp.num_mods].bytes)
         return;
@@ -206,8 +226,11 @@ static void keep_module(const CUpti_ModuleResourceData *m)
     grown[cp.num_mods].size = m->cubinSize;
     grown[cp.num_mods].id = m->moduleId;
     cp.num_mods++;
+    say("module %u loaded (%zu bytes)", m->moduleId, m->cubinSize);
 }
 
+/* Our own load of a module stays until the process ends: unloading it
+ * inside the program's unload callback is not safe. */
 static void drop_module(const CUpti_ModuleResourceData *m)
 {
     for (size_t i = 0; i < cp.num_mods; ++i)
@@ -219,7 +242,7 @@ static void drop_module(const CUpti_ModuleResourceData *m)
 }
 
 /* The newest loaded image whose bytes hold the kernel's symbol. */
-static const module_image *module_of(const char *name)
+static module_image *module_of(const char *name)
 {
     size_t n = strlen(name);
     for (size_t i = cp.num_mods; i-- > 0;)
@@ -315,13 +338,7 @@ static int make_folder(const char *name, char *out, size_t size)
 
 /* ---- one launch ------------------------------------------------------- */
 
-typedef struct launch_info {
-    CUfunction f;
-    unsigned grid[3], block[3], smem;
-    CUstream stream;
-    void **params, **extra;
-    const char *refused; /* set when the launch kind cannot be captured */
-} launch_info;
+typedef kt_cap_launch launch_info;
 
 typedef struct param_rec {
     size_t offset, size;
@@ -380,6 +397,11 @@ static int read_params(const launch_info *li, param_rec *ps, size_t *n,
                    "(cuFuncGetParamInfo needs CUDA 12.4 or later)";
             return -1;
         }
+        if (!li->params) {
+            *why = "the launch passes no argument array, though the kernel "
+                   "has parameters";
+            return -1;
+        }
         ps[i] = (param_rec){off, size, -1, 0};
         if (size == 8) {
             CUdeviceptr p;
@@ -426,22 +448,20 @@ static void device_json(FILE *f)
 }
 
 /* The manifest's text, kept until the launch's exit writes it. */
-static char *manifest(const char *name, const module_image *m,
-                      const launch_info *li, uint64_t launch,
-                      const param_rec *ps, size_t n, size_t args_bytes)
+static char *manifest(const kernel_count *k, const module_image *m,
+                      const launch_info *li, const param_rec *ps, size_t n,
+                      size_t args_bytes)
 {
-    char *text = NULL, *dm = demangle(name);
+    char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
-    if (!f) {
-        free(dm);
+    if (!f)
         return NULL;
-    }
     fprintf(f, "{\n \"format\": \"ktune-capture\",\n \"version\": 1,\n");
     fprintf(f, " \"kernel\": {\"mangled\": ");
-    put_json(f, name);
+    put_json(f, k->name);
     fprintf(f, ", \"demangled\": ");
-    put_json(f, dm ? dm : name);
+    put_json(f, k->names.demangled);
     fprintf(f,
             "},\n \"module\": {\"file\": \"module.bin\", \"kind\": \"%s\", "
             "\"bytes\": %zu},\n",
@@ -451,7 +471,7 @@ static char *manifest(const char *name, const module_image *m,
             " \"launch\": {\"index\": %" PRIu64 ", \"grid\": [%u, %u, %u], "
             "\"block\": [%u, %u, %u], \"dynamic_smem\": %u, \"stream\": "
             "\"0x%" PRIxPTR "\"},\n",
-            launch, li->grid[0], li->grid[1], li->grid[2], li->block[0],
+            k->launches, li->grid[0], li->grid[1], li->grid[2], li->block[0],
             li->block[1], li->block[2], li->smem, (uintptr_t)li->stream);
     fprintf(f,
             " \"args_file\": \"args.bin\",\n \"args_bytes\": %zu,\n"
@@ -466,35 +486,136 @@ static char *manifest(const char *name, const module_image *m,
         fputc('}', f);
     }
     fprintf(f, "\n ],\n \"allocations\": [");
-    for (size_t k = 0; k < pend.num_allocs; ++k)
+    for (size_t a = 0; a < pend.num_allocs; ++a)
         fprintf(f,
                 "%s\n  {\"base\": \"0x%llx\", \"bytes\": %zu, \"before\": "
                 "\"alloc-%zu.before\", \"after\": \"alloc-%zu.after\"}",
-                k ? "," : "", (unsigned long long)pend.allocs[k].base,
-                pend.allocs[k].bytes, k, k);
+                a ? "," : "", (unsigned long long)pend.allocs[a].base,
+                pend.allocs[a].bytes, a, a);
     fprintf(f, "\n ]\n}\n");
-    free(dm);
     return fclose(f) == 0 ? text : (free(text), NULL);
 }
 
+/* ---- the launch's function handle ------------------------------------ */
+
+typedef cudaError_t (*getfunc_fn)(cudaFunction_t *, const void *);
+
+/* The runtime's cudaGetFuncBySymbol when the program uses the shared
+ * runtime; a static one is out of reach (its symbols are not exported). */
+static getfunc_fn runtime_getfunc(void)
+{
+    static const char *const libs[] = {"libcudart.so.13", "libcudart.so.12",
+                                       "libcudart.so"};
+    static getfunc_fn fn;
+    static int looked;
+    if (looked)
+        return fn;
+    looked = 1;
+    *(void **)&fn = dlsym(RTLD_DEFAULT, "cudaGetFuncBySymbol");
+    for (size_t i = 0; !fn && i < sizeof libs / sizeof libs[0]; ++i) {
+        void *h = dlopen(libs[i], RTLD_LAZY | RTLD_NOLOAD);
+        if (h)
+            *(void **)&fn = dlsym(h, "cudaGetFuncBySymbol");
+    }
+    return fn;
+}
+
+/* name's function in our own load of m: a handle for the parameter info
+ * when the program's own is out of reach. */
+static CUfunction by_name(module_image *m, const char *name)
+{
+    CUfunction f = NULL;
+    if (!m->own) {
+        CUresult r;
+        own_loading = 1;
+        r = cuModuleLoadData(&m->own, m->bytes);
+        own_loading = 0;
+        if (r != CUDA_SUCCESS) {
+            m->own = NULL;
+            return NULL;
+        }
+    }
+    return cuModuleGetFunction(&f, m->own, name) == CUDA_SUCCESS ? f : NULL;
+}
+
+/* The program's own handle of a runtime launch's function: from the
+ * kernel handle, or the host stub through the runtime. May load the
+ * module (lazy loading): its resource callback comes in nested, and is
+ * kept. Says how, or NULL. */
+static const char *own_handle(launch_info *li)
+{
+    getfunc_fn fn;
+    if (li->f)
+        return "the driver call";
+    if (li->kernel && cuKernelGetFunction(&li->f, li->kernel) == CUDA_SUCCESS)
+        return "cuKernelGetFunction";
+    li->f = NULL;
+    if (li->stub && (fn = runtime_getfunc()) &&
+        fn((cudaFunction_t *)&li->f, li->stub) == cudaSuccess)
+        return "the runtime's cudaGetFuncBySymbol";
+    li->f = NULL;
+    return NULL;
+}
+
+/* The launch's CUfunction and its module image; a refusal's reason, or
+ * NULL. */
+static const char *resolve(launch_info *li, const char *name, module_image **m)
+{
+    const char *how = li->how;
+    *m = module_of(name);
+    if (!li->f && *m) {
+        how = "its module image, loaded again";
+        li->f = by_name(*m, name);
+    }
+    if (!*m)
+        return "no loaded module image holds the kernel (CUPTI reported "
+               "none; under lazy loading a module the runtime has not "
+               "loaded yet: try --launch 2 or CUDA_MODULE_LOADING=EAGER)";
+    if (!li->f)
+        return "the kernel's function handle is out of reach (not from the "
+               "runtime, not in its module image)";
+    say("  function handle from %s; module image %u, %zu bytes", how, (*m)->id,
+        (*m)->size);
+    return NULL;
+}
+
+/* Whether the callback's parameters read as a launch: a runtime launch's
+ * handle names the kernel CUPTI names, and its geometry is one the
+ * driver would take. Guards the structure of __cudaLaunchKernel's
+ * parameters, which CUPTI's headers do not publish (launches.c). */
+static const char *sane(const launch_info *li, const kernel_count *k)
+{
+    uint64_t threads = (uint64_t)li->block[0] * li->block[1] * li->block[2];
+    if (li->runtime && li->symbol && *li->symbol &&
+        strcmp(li->symbol, k->name) != 0 &&
+        strcmp(li->symbol, k->names.demangled) != 0)
+        return "the launch's kernel handle names another kernel than CUPTI "
+               "does: its parameters are not read as CUPTI wrote them";
+    if (!li->grid[0] || !li->grid[1] || !li->grid[2] || threads == 0 ||
+        threads > 1024)
+        return "the launch's grid or block reads as no valid launch: its "
+               "parameters are not read as CUPTI wrote them";
+    return NULL;
+}
+
 /* The checks that need no copy; a refusal's reason, or NULL. */
-static const char *precheck(const launch_info *li, const char *name,
-                            const module_image **m)
+static const char *precheck(launch_info *li, const kernel_count *k,
+                            module_image **m)
 {
     CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_NONE;
+    const char *name = k->name, *why;
     if (li->refused)
         return li->refused;
-    if (!li->params)
+    if ((why = sane(li, k)))
+        return why;
+    if (!li->params && li->extra)
         return "arguments passed through 'extra' "
                "(CU_LAUNCH_PARAM_BUFFER_POINTER): not captured";
     if (cuStreamIsCapturing(li->stream, &cs) == CUDA_SUCCESS &&
         cs != CU_STREAM_CAPTURE_STATUS_NONE)
         return "launched into a stream that is being captured into a CUDA "
                "graph: graphs are not captured";
-    if (!(*m = module_of(name)))
-        return "no loaded module image holds the kernel (CUPTI reported "
-               "none)";
-    return NULL;
+    return resolve(li, name, m);
 }
 
 static int write_inputs(const module_image *m, const void *args, size_t n)
@@ -526,22 +647,53 @@ static const char *limit_check(void)
     return why;
 }
 
-static void on_enter(const launch_info *li)
+/* Whether this launch of k is taken; says why with --verbose. */
+static int take(const launch_info *li, kernel_count *k, const char *via)
+{
+    kt_cap_want w = {cp.have_re ? &cp.re : NULL, cp.re_text, cp.want_launch,
+                     cp.max_captures, cp.captures};
+    char why[1024];
+    int hit,
+        yes = kt_cap_decide(&w, &k->names, k->launches, &hit, why, sizeof why);
+    k->name_hit |= hit;
+    say("%s: %s%s%s, grid %ux%ux%u, block %ux%ux%u, %u bytes of dynamic "
+        "shared memory: %s",
+        via, k->name, strcmp(k->names.demangled, k->name) ? " = " : "",
+        strcmp(k->names.demangled, k->name) ? k->names.demangled : "",
+        li->grid[0], li->grid[1], li->grid[2], li->block[0], li->block[1],
+        li->block[2], li->smem, why);
+    return yes;
+}
+
+/* The launch's kernel name: the driver's for the program's handle (the
+ * mangled name the module holds), else CUPTI's. */
+static const char *name_of(launch_info *li)
+{
+    const char *name = NULL;
+    if ((li->how = own_handle(li)) &&
+        cuFuncGetName(&name, li->f) == CUDA_SUCCESS && name)
+        return name;
+    if (li->symbol && *li->symbol)
+        return li->symbol;
+    return "(a kernel without a name)";
+}
+
+static void on_enter(launch_info *li, const char *via)
 {
     static param_rec ps[KT_CAPT_MAX_PARAMS];
-    const char *name = NULL, *why = NULL;
-    const module_image *m = NULL;
+    const char *name = name_of(li), *why = NULL;
+    module_image *m = NULL;
     size_t n = 0, args_bytes = 0;
-    uint64_t launch;
+    kernel_count *k;
     void *args = NULL;
 
-    if (cuFuncGetName(&name, li->f) != CUDA_SUCCESS || !name)
+    if (!(k = count_of(name, via)))
         return;
-    launch = count_launch(name);
-    if (!selected(name, launch) || cp.captures >= cp.max_captures)
+    ++k->launches;
+    if (!take(li, k, via))
         return;
     memset(&pend, 0, sizeof pend);
-    if ((why = precheck(li, name, &m)))
+    if ((why = precheck(li, k, &m)))
         goto refused;
     /* What the launch reads is what the program left there. */
     if (cuCtxSynchronize() != CUDA_SUCCESS) {
@@ -553,25 +705,28 @@ static void on_enter(const launch_info *li)
     if (make_folder(name, pend.folder, sizeof pend.folder) ||
         !(args = gather_args(li, ps, n, args_bytes)) ||
         write_inputs(m, args, args_bytes) ||
-        !(pend.manifest = manifest(name, m, li, launch, ps, n, args_bytes))) {
+        !(pend.manifest = manifest(k, m, li, ps, n, args_bytes))) {
         log_line("E", "cannot write the capture of", name,
                  pend.folder[0] ? pend.folder : cp.dir);
+        say("  cannot write the capture into %s",
+            pend.folder[0] ? pend.folder : cp.dir);
         free(args);
         return;
     }
     free(args);
     pend.active = 1;
     ++cp.captures;
+    say("  capturing into %s", pend.folder);
     return;
 refused:
-    refuse(name, launch, why);
+    refuse(name, k->launches, why);
 }
 
-static void on_exit_launch(CUresult launched)
+static void on_exit_launch(int launched)
 {
     char name[64], tmp[4200], final[4200];
     FILE *f;
-    int ok = launched == CUDA_SUCCESS && cuCtxSynchronize() == CUDA_SUCCESS;
+    int ok = launched == 0 && cuCtxSynchronize() == CUDA_SUCCESS;
 
     for (size_t k = 0; ok && k < pend.num_allocs; ++k) {
         snprintf(name, sizeof name, "alloc-%zu.after", k);
@@ -589,10 +744,11 @@ static void on_exit_launch(CUresult launched)
         log_line("C", pend.folder, "", NULL);
     else
         log_line("E",
-                 launched == CUDA_SUCCESS ? "the launch failed or its output "
-                                            "could not be written"
-                                          : "the launch itself failed",
+                 launched == 0 ? "the launch failed or its output could "
+                                 "not be written"
+                               : "the launch itself failed",
                  pend.folder, NULL);
+    say("  %s: %s", pend.folder, ok ? "captured" : "NOT captured");
     free(pend.manifest);
     pend.manifest = NULL;
     pend.active = 0;
@@ -600,99 +756,88 @@ static void on_exit_launch(CUresult launched)
 
 /* ---- callbacks -------------------------------------------------------- */
 
-static void from_ex(const cuLaunchKernelEx_params *p, launch_info *li)
+/* "runtime __cudaLaunchKernel_v13000 (505)" */
+static void describe_cb(CUpti_CallbackDomain dom, CUpti_CallbackId cbid,
+                        char *out, size_t size)
 {
-    const CUlaunchConfig *c = p->config;
-    li->f = p->f;
-    li->params = p->kernelParams;
-    li->extra = p->extra;
-    li->grid[0] = c->gridDimX, li->grid[1] = c->gridDimY;
-    li->grid[2] = c->gridDimZ;
-    li->block[0] = c->blockDimX, li->block[1] = c->blockDimY;
-    li->block[2] = c->blockDimZ;
-    li->smem = c->sharedMemBytes;
-    li->stream = c->hStream;
-    for (unsigned i = 0; i < c->numAttrs; ++i) {
-        const CUlaunchAttribute *a = &c->attrs[i];
-        if (a->id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE && a->value.cooperative)
-            li->refused = "a cooperative launch: not captured (its grid "
-                          "cannot be reshaped)";
-        else if (a->id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION &&
-                 a->value.clusterDim.x * a->value.clusterDim.y *
-                         a->value.clusterDim.z >
-                     1)
-            li->refused = "a thread-block-cluster launch: not captured";
-    }
+    const char *name = NULL;
+    if (cuptiGetCallbackName(dom, cbid, &name) != CUPTI_SUCCESS || !name)
+        name = "?";
+    snprintf(out, size, "%s %s (%u)",
+             dom == CUPTI_CB_DOMAIN_RUNTIME_API ? "runtime" : "driver", name,
+             (unsigned)cbid);
 }
 
-static int launch_of(CUpti_CallbackId cbid, const void *params, launch_info *li)
+/* A runtime callback's thread may have no current context at its entry
+ * (the runtime sets it inside the call): CUPTI's is pushed for our own
+ * calls. 1 when pushed. */
+static int with_context(const CUpti_CallbackData *cd)
 {
-    memset(li, 0, sizeof *li);
-    if (cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel ||
-        cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz) {
-        const cuLaunchKernel_params *p = params;
-        *li = (launch_info){p->f,
-                            {p->gridDimX, p->gridDimY, p->gridDimZ},
-                            {p->blockDimX, p->blockDimY, p->blockDimZ},
-                            p->sharedMemBytes,
-                            p->hStream,
-                            p->kernelParams,
-                            p->extra,
-                            NULL};
-        return 1;
-    }
-    if (cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx ||
-        cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz) {
-        from_ex(params, li);
-        return 1;
-    }
-    if (cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel ||
-        cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz) {
-        const cuLaunchCooperativeKernel_params *p = params;
-        li->f = p->f;
-        li->refused = "a cooperative launch: not captured (its grid cannot "
-                      "be reshaped)";
-        return 1;
-    }
-    return 0;
+    CUcontext cur = NULL;
+    return cuCtxGetCurrent(&cur) == CUDA_SUCCESS && !cur && cd->context &&
+           cuCtxPushCurrent(cd->context) == CUDA_SUCCESS;
 }
 
-static void on_driver(CUpti_CallbackId cbid, const CUpti_CallbackData *cd)
+static void on_launch_cb(CUpti_CallbackDomain dom, CUpti_CallbackId cbid,
+                         const CUpti_CallbackData *cd)
 {
     launch_info li;
-    if (cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch ||
-        cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz) {
-        if (cd->callbackSite == CUPTI_API_ENTER)
-            refuse("(graph)", 0,
-                   "kernels launched through a CUDA graph (cuGraphLaunch) "
-                   "are not captured");
+    char via[160];
+    int enter = cd->callbackSite == CUPTI_API_ENTER, pushed;
+    CUcontext popped;
+
+    if (!kt_cap_launch_of(dom, cbid, cd->functionParams, &li))
+        return;
+    describe_cb(dom, cbid, via, sizeof via);
+    /* A launch callback inside another one is the same launch (the
+     * runtime's own driver call, were CUPTI to report it): counted once,
+     * by the outer one. An exit whose entry came before CUPTI was on
+     * finds the depth at 0. */
+    if (enter && launch_depth++ > 0) {
+        say("%s inside another launch call: counted there", via);
         return;
     }
-    if (!launch_of(cbid, cd->functionParams, &li))
+    if (!enter && (launch_depth == 0 || --launch_depth > 0))
         return;
-    if (cd->callbackSite == CUPTI_API_ENTER)
-        on_enter(&li);
-    else if (pend.active)
-        on_exit_launch(*(const CUresult *)cd->functionReturnValue);
+    pushed = with_context(cd);
+    if (li.graph && enter)
+        refuse("(graph)", 0,
+               "kernels launched through a CUDA graph (cudaGraphLaunch, "
+               "cuGraphLaunch) are not captured");
+    else if (!li.graph && enter) {
+        li.symbol = cd->symbolName;
+        on_enter(&li, via);
+    } else if (!li.graph && pend.active)
+        on_exit_launch(*(const int *)cd->functionReturnValue);
+    if (pushed)
+        cuCtxPopCurrent(&popped);
+}
+
+static void on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData *rd)
+{
+    if (cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED)
+        keep_module(rd->resourceDescriptor);
+    else if (cbid == CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING)
+        drop_module(rd->resourceDescriptor);
 }
 
 static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
                                  CUpti_CallbackId cbid, const void *data)
 {
     (void)userdata;
+    /* A module load comes in nested too: resolving a launch's function
+     * may make the driver load it (lazy loading). */
+    if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
+        pthread_mutex_lock(&cp.lock);
+        on_resource(cbid, data);
+        pthread_mutex_unlock(&cp.lock);
+        return;
+    }
     if (in_callback)
         return;
     in_callback = 1;
     pthread_mutex_lock(&cp.lock);
-    if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
-        const CUpti_ResourceData *rd = data;
-        if (cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED)
-            keep_module(rd->resourceDescriptor);
-        else if (cbid == CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING)
-            drop_module(rd->resourceDescriptor);
-    } else if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
-        on_driver(cbid, data);
-    }
+    on_launch_cb(domain, cbid, data);
     pthread_mutex_unlock(&cp.lock);
     in_callback = 0;
 }
@@ -705,10 +850,13 @@ static int read_settings(void)
     const char *launch = getenv("KTUNE_CAPTURE_LAUNCH");
     const char *limit = getenv("KTUNE_CAPTURE_LIMIT");
     const char *max = getenv("KTUNE_CAPTURE_MAX");
+    const char *verbose = getenv("KTUNE_CAPTURE_VERBOSE");
     char path[4200];
     int fd;
 
+    cp.verbose = verbose && strcmp(verbose, "1") == 0;
     cp.want_launch = 1;
+    cp.launch_text = launch && *launch ? launch : "1";
     if (launch && strcmp(launch, "all") == 0)
         cp.want_launch = 0;
     else if (launch && *launch)
@@ -729,33 +877,47 @@ static int read_settings(void)
             return -1;
         }
         cp.have_re = 1;
+        cp.re_text = re;
     }
     return 0;
 }
 
+/* One callback on; a failure is logged and the others stay on. */
 static int enable(CUpti_CallbackDomain dom, CUpti_CallbackId id)
 {
     CUptiResult r = cuptiEnableCallback(1, cp.sub, dom, id);
     const char *s = NULL;
+    char via[160];
     if (r == CUPTI_SUCCESS)
         return 0;
     cuptiGetResultString(r, &s);
-    log_line("E", "cuptiEnableCallback", s ? s : "failed", NULL);
+    describe_cb(dom, id, via, sizeof via);
+    log_line("E", "cuptiEnableCallback", via, s ? s : "failed");
+    say("cuptiEnableCallback(%s): %s", via, s ? s : "failed");
     return -1;
+}
+
+static void enable_all(void)
+{
+    int on = 0;
+    uint32_t version = 0;
+    if (enable(CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_LOADED) ||
+        enable(CUPTI_CB_DOMAIN_RESOURCE,
+               CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING))
+        say("module images will be missing: launches cannot be captured");
+    for (size_t i = 0; i < kt_cap_num_callbacks; ++i)
+        on += enable(kt_cap_callbacks[i].domain, kt_cap_callbacks[i].id) == 0;
+    cuptiGetVersion(&version);
+    say("injected (CUPTI API version %u): %d of %zu runtime and driver launch "
+        "callbacks on; --kernel %s, --launch %s, --limit %" PRIu64
+        ", --max %" PRIu64,
+        version, on, kt_cap_num_callbacks, cp.re_text ? cp.re_text : "(any)",
+        cp.launch_text, cp.limit, cp.max_captures);
 }
 
 int InitializeInjection(void)
 {
     static int initialised;
-    static const CUpti_CallbackId launches[] = {
-        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
-        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
-        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
-        CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
-        CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz};
     const char *dir = getenv("KTUNE_CAPTURE_DIR");
     CUptiResult r;
 
@@ -763,6 +925,7 @@ int InitializeInjection(void)
         return 1;
     initialised = 1;
     snprintf(cp.dir, sizeof cp.dir, "%s", dir);
+    cp.pid = getpid();
     if (read_settings() != 0)
         return 1;
     r = cuptiSubscribe(&cp.sub, on_callback, NULL);
@@ -770,14 +933,10 @@ int InitializeInjection(void)
         const char *s = NULL;
         cuptiGetResultString(r, &s);
         log_line("E", "cuptiSubscribe", s ? s : "failed", NULL);
+        say("cuptiSubscribe: %s", s ? s : "failed");
         return 1;
     }
-    if (enable(CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_LOADED) ||
-        enable(CUPTI_CB_DOMAIN_RESOURCE,
-               CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING))
-        return 1;
-    for (size_t i = 0; i < sizeof launches / sizeof launches[0]; ++i)
-        if (enable(CUPTI_CB_DOMAIN_DRIVER_API, launches[i]))
-            return 1;
+    enable_all();
+    atexit(write_totals);
     return 1;
 }

@@ -91,6 +91,57 @@ mkdir -p full && touch full/x
 expect_exit 2 "$KTUNE" capture --out full -- true
 expect_text "not empty"
 
+# A run that matches nothing is never silent: it says what the program
+# launched (the capture library's K and N lines, written here by a stand-in
+# for a CUDA program into the folder ktune gives it), with demangled names,
+# the callback each kernel came through, and whether its name matched.
+fake_log() { # LINES...: a program that writes them as its capture log
+    printf '%s\n' "$@" >fake.lines
+    echo "cat $PWD/fake.lines >\"\$KTUNE_CAPTURE_DIR/capture-\$\$.log\""
+}
+rm -rf seen
+expect_exit 0 "$KTUNE" capture --kernel '^nothing$' --out seen -- sh -c "$(fake_log \
+    "$(printf 'K\t_Z9scale_addPKfS0_Pfif\truntime __cudaLaunchKernel_v13000 (505)')" \
+    "$(printf 'K\tsaxpy\tdriver cuLaunchKernel (307)')" \
+    "$(printf 'N\t_Z9scale_addPKfS0_Pfif\t2\t0')" \
+    "$(printf 'N\tsaxpy\t10\t0')")"
+expect_text 'no launch matched --kernel ^nothing$ (launch 1): nothing captured'
+expect_text "the program launched 2 kernel(s), 12 launch(es) in all"
+expect_text "_Z9scale_addPKfS0_Pfif (scale_add(float const*, float const*, float*, int, float)): 2 launch(es), through runtime __cudaLaunchKernel_v13000 (505)"
+expect_text "saxpy: 10 launch(es), through driver cuLaunchKernel (307)"
+# the name matched, the launch number did not come
+rm -rf seen
+expect_exit 0 "$KTUNE" capture --kernel saxpy --launch 5 --out seen -- sh -c "$(fake_log \
+    "$(printf 'K\tsaxpy\tdriver cuLaunchKernel (307)')" \
+    "$(printf 'N\tsaxpy\t2\t1')")"
+expect_text "saxpy: 2 launch(es), through driver cuLaunchKernel (307); its name matches --kernel"
+expect_text "was launched fewer times than --launch 5 asks"
+# a process that ended before its totals: its launches are a lower bound
+rm -rf seen
+expect_exit 0 "$KTUNE" capture --out seen -- sh -c "$(fake_log \
+    "$(printf 'K\t_Z4bumpPfi\truntime cudaLaunchKernel_v7000 (211)')")"
+expect_text "the program launched 1 kernel(s), 1 or more launch(es) in all"
+expect_text "_Z4bumpPfi (bump(float*, int)): 1 or more launch(es)"
+# the library ran (its log is there) but no launch callback came
+rm -rf seen
+expect_exit 0 "$KTUNE" capture --out seen -- sh -c "$(fake_log)"
+expect_text "saw no kernel launch"
+# --verbose reaches the capture library, and lists what was launched
+rm -rf seen
+expect_exit 0 "$KTUNE" capture --verbose --out seen -- sh -c 'echo "verbose=$KTUNE_CAPTURE_VERBOSE"'
+expect_text "verbose=1"
+rm -rf seen
+expect_exit 0 "$KTUNE" capture --out seen -- sh -c 'echo "verbose=${KTUNE_CAPTURE_VERBOSE:-unset}"'
+expect_text "verbose=unset"
+# A capture library the driver cannot load is named, with the loader's
+# reason (the driver itself says nothing).
+rm -rf seen
+echo "not a library" >not-a-library.so
+KTUNE_CAPTURER=$PWD/not-a-library.so expect_exit 0 "$KTUNE" capture --out seen -- true
+expect_text "made no CUDA call"
+expect_text "the capture library cannot be loaded here either"
+rm -rf seen fake.lines not-a-library.so
+
 # No CUDA: said so; the program's status is its own, a crash its own.
 expect_exit 0 "$KTUNE" capture --out out -- true
 expect_text "made no CUDA call"
