@@ -531,6 +531,19 @@ static void print_pinned(const kt_operator *op)
         printf("\n");
 }
 
+/* --check: the device settings the space lists, ktune's dimensions. */
+static void print_settings_check(const kt_space *space)
+{
+    char what[2048];
+
+    if (!kt_nvml_choices_any(&space->nvml))
+        return;
+    kt_nvml_choices_text(&space->nvml, what, sizeof what);
+    printf("  device settings (ktune's dimensions, in every variant, "
+           "%llu combination(s)): %s\n",
+           (unsigned long long)space->settings, what);
+}
+
 /* --check's space: the Cartesian size, and for a declared operator the
  * points its require (and a space file's Conditions) allow, per variant
  * where it has one; no device is needed. */
@@ -566,6 +579,7 @@ static void print_space_check(const kt_job *job)
             printf("; %llu after require", (unsigned long long)allowed[s]);
         printf("\n");
     }
+    print_settings_check(&job->space);
     free(allowed);
 }
 
