@@ -580,7 +580,8 @@ static kt_status open_settings(local_eval *le, kt_err *err)
 
     kt_nvml_restore_path(le->spec.device, le->restore_path,
                          sizeof le->restore_path);
-    kt_nvml_keeper_init(&le->keeper, &le->nvml, le->restore_path);
+    kt_nvml_keeper_init(&le->keeper, &le->nvml, &le->spec.nvml,
+                        le->restore_path);
     kt_nvml_recover(le->restore_path, "an earlier ktune run (killed)");
     if (!kt_nvml_choices_any(&le->spec.nvml))
         return KT_S_OK;

@@ -457,6 +457,21 @@ kt_status kt_nvml_check_choices(const kt_nvml *n, const kt_nvml_choices *c,
     return KT_S_OK;
 }
 
+int kt_nvml_choices_allow(const kt_nvml_choices *c, const kt_nvml_setting *s)
+{
+    kt_nvml_setting copy = *s;
+
+    for (size_t w = 0; w < 3; ++w) {
+        unsigned v = *kt_nvml_field(&copy, w);
+        int found = v == 0;
+        for (uint32_t i = 0; i < c->count[w] && !found; ++i)
+            found = c->values[w][i] == v;
+        if (!found)
+            return 0;
+    }
+    return 1;
+}
+
 void kt_nvml_choices_text(const kt_nvml_choices *c, char *out, size_t size)
 {
     size_t used = 0;
@@ -475,10 +490,12 @@ void kt_nvml_choices_text(const kt_nvml_choices *c, char *out, size_t size)
 /* ------------------------------------------ the setting of each point */
 
 void kt_nvml_keeper_init(kt_nvml_keeper *k, const kt_nvml *n,
+                         const kt_nvml_choices *listed,
                          const char *restore_path)
 {
     memset(k, 0, sizeof *k);
     k->n = n;
+    k->listed = *listed;
     snprintf(k->restore_path, sizeof k->restore_path, "%s", restore_path);
 }
 
@@ -504,7 +521,16 @@ kt_status kt_nvml_apply(kt_nvml_keeper *k, const kt_nvml_setting *want,
     kt_nvml_setting to = *want, from = k->in_force;
     int changed = 0;
     kt_status rc = KT_S_OK;
+    char what[128];
 
+    if (!kt_nvml_choices_allow(&k->listed, want)) {
+        kt_nvml_setting_text(want, what, sizeof what);
+        return kt_err_set(err, KT_S_INPUT,
+                          "a point asks for %s, which is not among the device "
+                          "settings the job lists (only those are checked "
+                          "and set)",
+                          what);
+    }
     for (size_t w = 0; w < 3 && !rc; ++w) {
         unsigned v = *kt_nvml_field(&to, w), was = *kt_nvml_field(&from, w);
         kt_nvml_setting one = {0, 0, 0};

@@ -83,6 +83,10 @@ kt_status kt_nvml_check_settable(const kt_nvml *n, const kt_nvml_setting *s,
 kt_status kt_nvml_check_choices(const kt_nvml *n, const kt_nvml_choices *c,
                                 const char *restore_path, kt_err *err);
 
+/* 1 when every setting s asks for (each non-zero field) is one c lists:
+ * nothing is set that the job's check did not check. */
+int kt_nvml_choices_allow(const kt_nvml_choices *c, const kt_nvml_setting *s);
+
 /* "nvml_gr_clock=1410,1755 nvml_pwr_limit=450", "" for none. */
 void kt_nvml_choices_text(const kt_nvml_choices *c, char *out, size_t size);
 
@@ -91,6 +95,7 @@ void kt_nvml_choices_text(const kt_nvml_choices *c, char *out, size_t size);
  * the device's own back. n must outlive the keeper. */
 typedef struct kt_nvml_keeper {
     const kt_nvml *n;
+    kt_nvml_choices listed; /* what the job lists: only these are set */
     char restore_path[4096];
     kt_nvml_setting in_force;
     unsigned changes; /* NVML set or reset calls made, all told */
@@ -100,13 +105,15 @@ typedef struct kt_nvml_keeper {
 #define KT_NVML_SETTLE_US 50000
 
 void kt_nvml_keeper_init(kt_nvml_keeper *k, const kt_nvml *n,
+                         const kt_nvml_choices *listed,
                          const char *restore_path);
 
 /* Puts want in force, calling NVML only for a setting that differs from
  * the one in force: a value is set (kt_nvml_set), a 0 where one is in
- * force puts the device's own back; then waits KT_NVML_SETTLE_US. A
- * refusal is kt_nvml_set's error; what went through stays in force (and
- * in the restore file). */
+ * force puts the device's own back; then waits KT_NVML_SETTLE_US. A value
+ * the keeper's list lacks is KT_S_INPUT naming it, nothing called (only
+ * what the job's check checked is set). A refusal is kt_nvml_set's error;
+ * what went through stays in force (and in the restore file). */
 kt_status kt_nvml_apply(kt_nvml_keeper *k, const kt_nvml_setting *want,
                         kt_err *err);
 

@@ -258,7 +258,7 @@ static void evaluate(int fd, const json_t *req)
  * listed value); 0 when they can be (or there are none). */
 static int settings_check(int fd, const json_t *req)
 {
-    kt_nvml_choices c;
+    kt_nvml_choices listed;
     char path[4096];
     kt_err err;
 
@@ -266,14 +266,14 @@ static int settings_check(int fd, const json_t *req)
     device = (int)json_integer_value(json_object_get(req, "device"));
     kt_nvml_restore_path(device, path, sizeof path);
     kt_nvml_recover(path, "an earlier ktune run (killed)");
-    kt_nvml_keeper_init(&keeper, &nvml, path);
-    if (kt_env_nvml_choices_from(json_object_get(req, "nvml"), &c, &err) ||
-        (kt_nvml_choices_any(&c) &&
+    if (kt_env_nvml_choices_from(json_object_get(req, "nvml"), &listed, &err) ||
+        (kt_nvml_choices_any(&listed) &&
          ((nvml_open = !kt_nvml_open(FAKE_PCI, &nvml, &err)) == 0 ||
-          kt_nvml_check_choices(&nvml, &c, path, &err)))) {
+          kt_nvml_check_choices(&nvml, &listed, path, &err)))) {
         send_error(fd, &err);
         return -1;
     }
+    kt_nvml_keeper_init(&keeper, &nvml, &listed, path);
     return 0;
 }
 

@@ -327,25 +327,31 @@ static void an_unsupported_value_is_named_with_the_supported_ones(void **st)
     assert_device_as_it_was();
 }
 
-static void a_refusal_in_a_call_is_bad_input_before_any_sample(void **st)
+/* Only what the job lists, and so was checked at open, is ever set: a
+ * point that asks for another setting (a journal of another job given to
+ * compare) is bad input before any sample, and nothing is called. */
+static void a_setting_the_job_does_not_list_is_never_set(void **st)
 {
+    const unsigned lim[] = {500};
+    kt_nvml_choices c = choices(NULL, 0, NULL, 0, lim, 1);
     kt_protocol p = quick();
     kt_point pt = plain_at(256, (kt_nvml_setting){0, 0, 450});
     kt_eval_result r;
+    char log[2048];
     kt_err err;
     kt_evaluator *ev;
     (void)st;
 
-    /* The worker reads its cues when it starts; nothing listed at open,
-     * so nothing was checked. */
-    setenv("KT_FAKE_NVML_REFUSE", "nvmlDeviceSetPowerManagementLimit", 1);
-    ev = open_fake(NULL, KT_S_OK, &err);
+    ev = open_fake(&c, KT_S_OK, &err);
+    calls(log, sizeof log);
     assert_int_equal(ev->ops->evaluate(ev, &pt, 1, &p, &r, &err), KT_S_INPUT);
-    assert_contains(err.msg, "nvmlDeviceSetPowerManagementLimit(450000) on GPU "
-                             "0000:19:00.0 was refused: Insufficient "
-                             "Permissions (NVML error 4)");
+    assert_string_equal(err.msg, "a point asks for nvml_pwr_limit=450, which "
+                                 "is not among the device settings the job "
+                                 "lists (only those are checked and set)");
     assert_int_equal(r.timing.num_rounds, 0);
     kt_eval_result_free(&r);
+    calls(log, sizeof log);
+    assert_string_equal(log, "");
     ev->ops->close(ev);
     assert_device_as_it_was();
 }
@@ -480,8 +486,8 @@ int main(void)
             one_refused_value_of_a_list_is_named_before_any_measurement, fresh),
         cmocka_unit_test_setup(
             an_unsupported_value_is_named_with_the_supported_ones, fresh),
-        cmocka_unit_test_setup(
-            a_refusal_in_a_call_is_bad_input_before_any_sample, fresh),
+        cmocka_unit_test_setup(a_setting_the_job_does_not_list_is_never_set,
+                               fresh),
         cmocka_unit_test_setup(
             a_worker_killed_between_two_settings_has_its_parent_restore, fresh),
         cmocka_unit_test_setup(what_a_killed_run_left_the_next_run_restores,
