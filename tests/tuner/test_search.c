@@ -190,6 +190,9 @@ typedef struct outcome {
     kt_point optimum;
 } outcome;
 
+/* The strategy tune() runs. */
+static const char *strategy_name = "one_at_a_time";
+
 static void tune(const char *path, const model *m, size_t max_evals, outcome *o)
 {
     kt_evaluator *ev;
@@ -221,7 +224,7 @@ static void tune(const char *path, const model *m, size_t max_evals, outcome *o)
     cfg.op = atx;
     cfg.space = &o->space;
     cfg.ev = ev;
-    cfg.strategy = kt_strategy_find("one_at_a_time");
+    cfg.strategy = kt_strategy_find(strategy_name);
     for (size_t i = 0; i < cfg.strategy->num_options; ++i)
         cfg.options[i] = cfg.strategy->options[i].default_value;
     cfg.seed = 1;
@@ -317,6 +320,30 @@ static void a_listed_clock_is_searched_from_a_recording_of_it(void **state)
     done(&o);
 }
 
+/* Every strategy searches the listed clock: each run ends normally and
+ * measures points under more than one of its values. */
+static void every_strategy_searches_a_listed_clock(void **state)
+{
+    model m = {
+        .vec4_us = 238, .split_us = 262, .cublas_us = 400, .gr_best = 1755};
+    (void)state;
+    for (size_t k = 0; k < kt_strategy_count(); ++k) {
+        unsigned seen = 0;
+        outcome o;
+        strategy_name = kt_strategy_at(k)->name;
+        tune("clocks-any.jsonl", &m, 40, &o);
+        for (size_t i = 0; i < o.r.num_entries; ++i) {
+            unsigned gr = o.r.entries[i].point.nvml.gr_mhz;
+            assert_true(gr == 1410 || gr == 1755 || gr == 1980);
+            seen |= gr == 1410 ? 1u : gr == 1755 ? 2u : 4u;
+        }
+        if (seen == 1 || seen == 2 || seen == 4)
+            fail_msg("%s measured under one clock only", strategy_name);
+        done(&o);
+    }
+    strategy_name = "one_at_a_time";
+}
+
 /* block and col_threads two steps below their best together: one step of
  * either alone costs more than it saves. */
 static void a_ridge_no_single_change_crosses_is_crossed(void **state)
@@ -359,6 +386,7 @@ int main(void)
         cmocka_unit_test(the_reference_is_the_answer_when_it_truly_wins),
         cmocka_unit_test(a_ridge_no_single_change_crosses_is_crossed),
         cmocka_unit_test(a_listed_clock_is_searched_from_a_recording_of_it),
+        cmocka_unit_test(every_strategy_searches_a_listed_clock),
         cmocka_unit_test(a_run_stops_on_its_budget_or_says_it_converged),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
