@@ -362,12 +362,13 @@ static kt_status setting_on(local_eval *le, const kt_nvml_setting *want,
 }
 
 /* Measures the m verified targets, one group of device settings after
- * the other (kt_nvml_group); a group's timings and energy as one call's. */
+ * the other (kt_nvml_group); a group's timings and energy as one call's.
+ * *refused = 1 when a group's setting could not be put in force. */
 static kt_status measure_groups(local_eval *le, const kt_point *pts,
                                 kt_target *targets, kt_timing *timings,
                                 size_t *slot, const size_t *ends, size_t groups,
                                 const kt_protocol *p, kt_eval_result *out,
-                                kt_err *err)
+                                int *refused, kt_err *err)
 {
     kt_protocol q = *p;
     kt_status rc = KT_S_OK;
@@ -377,8 +378,10 @@ static kt_status measure_groups(local_eval *le, const kt_point *pts,
         q.race = 0, q.race_pairs = 0;
     for (size_t g = 0, at = 0; g < groups && !rc; at = ends[g++]) {
         size_t len = ends[g] - at;
-        if ((rc = setting_on(le, &pts[slot[at]].nvml, err)))
+        if ((rc = setting_on(le, &pts[slot[at]].nvml, err))) {
+            *refused = 1;
             break;
+        }
         rc = kt_meter_measure(&le->meter, targets + at, len, &q, timings + at,
                               err);
         add_costs(&le->meter.costs, &out[0].phases);
@@ -418,6 +421,7 @@ static kt_status local_evaluate(kt_evaluator *ev, const kt_point *pts, size_t n,
     size_t *slot = calloc(n ? n : 1, sizeof *slot);
     size_t *ends = calloc(n ? n : 1, sizeof *ends);
     size_t m = 0, groups;
+    int refused = 0;
     kt_status rc = KT_S_OK;
 
     memset(out, 0, n * sizeof *out);
@@ -463,11 +467,11 @@ static kt_status local_evaluate(kt_evaluator *ev, const kt_point *pts, size_t n,
     if (m == 0)
         goto done;
     rc = measure_groups(le, pts, targets, timings, slot, ends, groups, p, out,
-                        err);
+                        &refused, err);
     if (rc == KT_S_EXEC)
         le->lost = 1;
-    if (rc == KT_S_INPUT)
-        goto done; /* a refused setting: the job's error, before samples */
+    if (refused)
+        goto done; /* NVML refused a setting: the job's error */
     if (rc) {
         /* A launch that verified cannot be refused later; any failure here
          * concerns the whole measurement. */
