@@ -254,21 +254,32 @@ static void a_setting_left_out_is_the_devices_own_put_back(void **st)
     assert_device_as_it_was();
 }
 
+/* Opening with c is refused at once, bad input, naming the setting and
+ * its value (what), then the call and its arguments (call). */
+static void expect_refused_at_open(const kt_nvml_choices *c, const char *what,
+                                   const char *call)
+{
+    char want[512];
+    kt_err err;
+
+    assert_null(open_fake(c, KT_S_INPUT, &err));
+    snprintf(want, sizeof want,
+             "%s: %s on GPU 0000:19:00.0 was refused: Insufficient "
+             "Permissions (NVML error 4); the device does not let this user "
+             "change it",
+             what, call);
+    assert_string_equal(err.msg, want);
+}
+
 static void a_refused_setting_stops_the_job_at_open_naming_the_call(void **st)
 {
     const unsigned mem[] = {2619};
     kt_nvml_choices c = choices(NULL, 0, mem, 1, NULL, 0);
-    kt_err err;
     (void)st;
 
     setenv("KT_FAKE_NVML_REFUSE", "nvmlDeviceSetMemoryLockedClocks", 1);
-    assert_null(open_fake(&c, KT_S_INPUT, &err));
-    assert_string_equal(err.msg,
-                        "nvml_mem_clock = 2619: "
-                        "nvmlDeviceSetMemoryLockedClocks(2619, 2619) on GPU "
-                        "0000:19:00.0 was refused: Insufficient Permissions "
-                        "(NVML error 4); the device does not let this user "
-                        "change it");
+    expect_refused_at_open(&c, "nvml_mem_clock = 2619",
+                           "nvmlDeviceSetMemoryLockedClocks(2619, 2619)");
     assert_device_as_it_was();
 }
 
@@ -278,17 +289,11 @@ one_refused_value_of_a_list_is_named_before_any_measurement(void **st)
     const unsigned gr[] = {1410, 1755, 1980};
     kt_nvml_choices c = choices(gr, 3, NULL, 0, NULL, 0);
     char log[2048];
-    kt_err err;
     (void)st;
 
     setenv("KT_FAKE_NVML_REFUSE_VALUE", "1755", 1);
-    assert_null(open_fake(&c, KT_S_INPUT, &err));
-    assert_string_equal(err.msg,
-                        "nvml_gr_clock = 1755: "
-                        "nvmlDeviceSetGpuLockedClocks(1755, 1755) on GPU "
-                        "0000:19:00.0 was refused: Insufficient Permissions "
-                        "(NVML error 4); the device does not let this user "
-                        "change it");
+    expect_refused_at_open(&c, "nvml_gr_clock = 1755",
+                           "nvmlDeviceSetGpuLockedClocks(1755, 1755)");
     /* 1410 was tried and put back; 1980 never tried. */
     calls(log, sizeof log);
     assert_string_equal(log, "SetGpuLockedClocks 1410; ResetGpuLockedClocks 0; "
