@@ -365,15 +365,15 @@ static void
 a_worker_killed_between_two_settings_has_its_parent_restore(void **st)
 {
     const unsigned gr[] = {1200, 1410}, mem[] = {2619};
-    kt_nvml_choices c = choices(gr, 2, mem, 1, NULL, 0);
-    kt_protocol p = quick();
     kt_point pts[2] = {plain_at(256, (kt_nvml_setting){1200, 2619, 0}),
                        plain_at(1024, (kt_nvml_setting){1410, 2619, 0})};
+    kt_nvml_choices c = choices(gr, 2, mem, 1, NULL, 0);
+    kt_protocol p = quick();
     kt_eval_result r[2];
-    unsigned v[5];
-    char log[2048];
-    kt_err err;
     kt_evaluator *ev;
+    kt_err err;
+    char log[2048];
+    unsigned v[5];
     (void)st;
 
     setenv("KT_FAKE_MODE", "sigkill-between", 1);
