@@ -110,7 +110,7 @@ static kt_status open_evaluator(const tune_args *a, kt_job *job,
     spec.log_level = KT_LOG_WARN;
     spec.verify_host = job->verify_host;
     spec.compile_threads = job->compile_threads;
-    spec.nvml = job->protocol.nvml; /* checked at open (core/nvml_set.h) */
+    spec.nvml = job->space.nvml; /* checked at open (core/nvml_set.h) */
     /* CUPTI only when [metrics] asks for counters. */
     spec.counters =
         kt_profiling_wants_counters(prof) ? kt_metrics_cupti_source() : NULL;
@@ -396,25 +396,27 @@ int kt_tune_app_start_mpi(tune_args *a, tune_run *t, int *done)
 #endif
 }
 
-/* --check of a job that sets device settings (nvml_gr_clock, ...): the
- * evaluator opens, which sets and restores them at once, so a refusal is
- * found here, exit 2, naming the NVML call. Nothing opens otherwise. */
+/* --check of a job that lists device settings (nvml_gr_clock, ...): the
+ * evaluator opens, which checks every listed value (supported, then set
+ * and restored at once), so a refusal is found here, exit 2, naming the
+ * value and the NVML call. Nothing opens otherwise. */
 int kt_tune_app_check_device_settings(const tune_args *a, kt_job *job)
 {
     kt_evaluator *ev = NULL;
-    char what[128];
+    char what[2048];
     kt_err err;
 
-    if (!kt_nvml_setting_any(&job->protocol.nvml) || a->o.replay || a->ext)
+    if (!kt_nvml_choices_any(&job->space.nvml) || a->o.replay || a->ext)
         return KT_EXIT_OK;
-    kt_nvml_setting_text(&job->protocol.nvml, what, sizeof what);
+    kt_nvml_choices_text(&job->space.nvml, what, sizeof what);
     kt_err_clear(&err);
     if (resolve_devices(job, &err) ||
         open_evaluator(a, job, &job->metrics, &ev, &err))
         return kt_cli_fail(&err);
     ev->ops->close(ev);
-    printf("device settings %s: set and restored on device %d\n", what,
-           job->device);
+    printf("device settings %s: each value supported, set and restored on "
+           "device %d\n",
+           what, job->device);
     return KT_EXIT_OK;
 }
 

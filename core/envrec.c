@@ -115,8 +115,6 @@ json_t *kt_env_protocol(const kt_protocol *p)
                                       (json_int_t)p->energy_rounds, "window_s",
                                       p->energy_window_s, "protocol",
                                       KT_ENERGY_PROTOCOL));
-    if (kt_nvml_setting_any(&p->nvml))
-        json_object_set_new(j, "nvml", kt_env_nvml_setting(&p->nvml));
     if (p->round_sync)
         json_object_set_new(j, "round_sync", json_true());
     if (p->profile_flush_sweep)
@@ -147,6 +145,46 @@ kt_status kt_env_nvml_setting_from(const json_t *j, kt_nvml_setting *s,
                           gr < 0 || mem < 0 || limit < 0 ? "a negative value"
                                                          : jerr.text);
     *s = (kt_nvml_setting){(unsigned)gr, (unsigned)mem, (unsigned)limit};
+    return KT_S_OK;
+}
+
+json_t *kt_env_nvml_choices(const kt_nvml_choices *c)
+{
+    json_t *j = json_object();
+
+    for (size_t w = 0; w < 3; ++w) {
+        json_t *values;
+        if (!c->count[w])
+            continue;
+        values = json_array();
+        for (uint32_t i = 0; i < c->count[w]; ++i)
+            json_array_append_new(values, json_integer(c->values[w][i]));
+        json_object_set_new(j, kt_nvml_key(w), values);
+    }
+    return j;
+}
+
+kt_status kt_env_nvml_choices_from(const json_t *j, kt_nvml_choices *c,
+                                   kt_err *err)
+{
+    memset(c, 0, sizeof *c);
+    for (size_t w = 0; j && w < 3; ++w) {
+        const json_t *values = json_object_get(j, kt_nvml_key(w));
+        size_t n = json_array_size(values);
+        if (n > KT_NVML_MAX_VALUES)
+            return kt_err_set(err, KT_S_INPUT,
+                              "nvml: %s: %zu values, at most %d",
+                              kt_nvml_key(w), n, KT_NVML_MAX_VALUES);
+        for (size_t i = 0; i < n; ++i) {
+            json_int_t v = json_integer_value(json_array_get(values, i));
+            if (v < 1 || v > 100000)
+                return kt_err_set(err, KT_S_INPUT,
+                                  "nvml: %s: value %zu is not 1 to 100000",
+                                  kt_nvml_key(w), i);
+            c->values[w][i] = (unsigned)v;
+        }
+        c->count[w] = (uint32_t)n;
+    }
     return KT_S_OK;
 }
 
@@ -200,9 +238,9 @@ kt_status kt_protocol_from_json(const json_t *j, kt_protocol *p, kt_err *err)
         json_is_string(json_object_get(j, "profile_flush")) &&
         strcmp(json_string_value(json_object_get(j, "profile_flush")),
                "sweep") == 0;
-    if ((rc = energy_from_json(json_object_get(j, "energy"), p, err)) ||
-        (rc = kt_env_nvml_setting_from(json_object_get(j, "nvml"), &p->nvml,
-                                       err)))
+    /* A record's "nvml" (one setting per run, before each point carried
+     * its own) is left out: the points say what was in force. */
+    if ((rc = energy_from_json(json_object_get(j, "energy"), p, err)))
         return rc;
     return kt_protocol_validate(p, err);
 }

@@ -37,6 +37,13 @@ json_t *kt_env_nvml_setting(const kt_nvml_setting *s);
 kt_status kt_env_nvml_setting_from(const json_t *j, kt_nvml_setting *s,
                                    kt_err *err);
 
+/* The settings a job lists (core/nvml_set.h) as {"nvml_gr_clock": [1410,
+ * 1755], ...} (the job's names, only those listed), and back (NULL:
+ * none). */
+json_t *kt_env_nvml_choices(const kt_nvml_choices *c);
+kt_status kt_env_nvml_choices_from(const json_t *j, kt_nvml_choices *c,
+                                   kt_err *err);
+
 /* Reads back the fields of kt_env_protocol(); the descriptive strings are
  * ignored. */
 kt_status kt_protocol_from_json(const json_t *j, kt_protocol *p, kt_err *err);

@@ -296,11 +296,15 @@ typedef struct kt_eval_spec {
     /* Threads of the run-time compile pool (core/compile_pool.h); 0: one
      * per online CPU of the machine that evaluates. */
     int compile_threads;
-    /* The job's device settings (nvml_gr_clock, ...; all 0: none). At
-     * open they are set and restored at once, so a device that refuses is
-     * found before anything is measured (KT_S_INPUT naming the call); each
-     * call's protocol.nvml sets them around its measurement. */
-    kt_nvml_setting nvml;
+    /* The device settings the job lists (nvml_gr_clock, ...; none: the
+     * default, nothing is ever set). At open every value is checked
+     * (kt_nvml_check_choices: supported, then set and restored at once),
+     * so a device that refuses is found before anything is measured
+     * (KT_S_INPUT naming the value and the call). Each point's own
+     * setting (kt_point.nvml) is put in force before it is measured, only
+     * when it differs from the one in force; the device's own come back at
+     * close. */
+    kt_nvml_choices nvml;
 } kt_eval_spec;
 
 /* Opens the in-process evaluator: selects the device, sets up the problem

@@ -56,8 +56,10 @@ typedef struct local_eval {
     /* In force when the evaluator opened (0: not read): the device's
      * settings, reported, never changed. */
     double nvml_limit_w, nvml_sm_mhz, nvml_mem_mhz;
-    /* What undoes the settings a job asked for (core/nvml_set.h). */
+    /* What undoes the settings a job asked for, and the one in force
+     * (core/nvml_set.h). */
     char restore_path[4096];
+    kt_nvml_keeper keeper;
 } local_eval;
 
 typedef struct launch_ctx {
@@ -341,42 +343,57 @@ done:
     return rc;
 }
 
-/* The job's device settings, after verifying and before measuring; 1 in
- * *set when anything was set (to be restored whatever happens next). */
-static kt_status settings_on(local_eval *le, const kt_protocol *p, int *set,
-                             kt_err *err)
+/* The device setting a group of points is measured under, in force
+ * before its first sample (nothing is called when it is in force
+ * already). */
+static kt_status setting_on(local_eval *le, const kt_nvml_setting *want,
+                            kt_err *err)
 {
     char what[128];
 
-    *set = 0;
-    if (!kt_nvml_setting_any(&p->nvml))
+    if (kt_nvml_setting_equal(want, &le->keeper.in_force))
         return KT_S_OK;
-    kt_nvml_setting_text(&p->nvml, what, sizeof what);
+    kt_nvml_setting_text(want, what, sizeof what);
     if (!le->nvml_ok)
         return kt_err_set(err, KT_S_INPUT,
                           "the job sets %s, and NVML does not answer here: %s",
                           what, le->nvml_note);
-    *set = 1;
-    return kt_nvml_set(&le->nvml, &p->nvml, le->restore_path, err);
+    return kt_nvml_apply(&le->keeper, want, err);
 }
 
-/* Puts the settings back when set; rc is the call's status so far, kept
- * when it is an error (a failed restore is then reported on stderr). */
-static kt_status settings_off(local_eval *le, int set, kt_status rc,
-                              kt_err *err)
+/* Measures the m verified targets, one group of device settings after
+ * the other (kt_nvml_group); a group's timings and energy as one call's.
+ * *refused = 1 when a group's setting could not be put in force. */
+static kt_status measure_groups(local_eval *le, const kt_point *pts,
+                                kt_target *targets, kt_timing *timings,
+                                size_t *slot, const size_t *ends, size_t groups,
+                                const kt_protocol *p, kt_eval_result *out,
+                                int *refused, kt_err *err)
 {
-    kt_err rerr;
-    kt_status back;
+    kt_protocol q = *p;
+    kt_status rc = KT_S_OK;
 
-    kt_err_clear(&rerr);
-    if (!set ||
-        (back = kt_nvml_restore(&le->nvml, le->restore_path, &rerr)) == 0)
-        return rc;
-    if (rc) {
-        kt_msg("warning: %s\n", rerr.msg);
-        return rc;
+    /* Points under different settings cannot share a round: no race. */
+    if (groups > 1)
+        q.race = 0, q.race_pairs = 0;
+    for (size_t g = 0, at = 0; g < groups && !rc; at = ends[g++]) {
+        size_t len = ends[g] - at;
+        if ((rc = setting_on(le, &pts[slot[at]].nvml, err))) {
+            *refused = 1;
+            break;
+        }
+        rc = kt_meter_measure(&le->meter, targets + at, len, &q, timings + at,
+                              err);
+        add_costs(&le->meter.costs, &out[0].phases);
+        if (rc)
+            break;
+        for (size_t k = at; k < ends[g]; ++k)
+            out[slot[k]].timing = timings[k];
+        if (q.energy)
+            rc = measure_energy(le, targets + at, timings + at, slot + at, len,
+                                &q, out, err);
     }
-    return kt_err_set(err, back, "%s", rerr.msg);
+    return rc;
 }
 
 /* v's compile costs into r, in the first result of its point only: a point
@@ -402,12 +419,13 @@ static kt_status local_evaluate(kt_evaluator *ev, const kt_point *pts, size_t n,
     launch_ctx *ctxs = calloc(n ? n : 1, sizeof *ctxs);
     kt_timing *timings = calloc(n ? n : 1, sizeof *timings);
     size_t *slot = calloc(n ? n : 1, sizeof *slot);
-    size_t m = 0;
-    int set = 0;
+    size_t *ends = calloc(n ? n : 1, sizeof *ends);
+    size_t m = 0, groups;
+    int refused = 0;
     kt_status rc = KT_S_OK;
 
     memset(out, 0, n * sizeof *out);
-    if (!targets || !ctxs || !timings || !slot) {
+    if (!targets || !ctxs || !timings || !slot || !ends) {
         rc = kt_err_set(err, KT_S_NOMEM, "out of memory");
         goto done;
     }
@@ -432,22 +450,28 @@ static kt_status local_evaluate(kt_evaluator *ev, const kt_point *pts, size_t n,
         report_compile(v, &out[i]);
         point_work(le, &pts[i], &out[i]);
         snprintf(out[i].reason, sizeof out[i].reason, "%s", v->reason);
-        if (v->status != KT_EVAL_OK)
-            continue;
-        ctxs[m] = (launch_ctx){le, &pts[i]};
-        targets[m].launch = ctx_launch;
-        targets[m].reset =
-            (le->spec.op->flags & KT_OP_MODIFIES_INPUTS) ? ctx_reset : NULL;
-        targets[m].transfer = ctx_transfer;
-        targets[m].ctx = &ctxs[m];
-        slot[m++] = i;
+        if (v->status == KT_EVAL_OK)
+            slot[m++] = i;
     }
-    if (m == 0 || (rc = settings_on(le, p, &set, err)))
+    /* Verified under whatever is in force; measured under each point's
+     * own setting, one group after the other. */
+    groups = kt_nvml_group(pts, slot, m, &le->keeper.in_force, ends);
+    for (size_t k = 0; k < m; ++k) {
+        ctxs[k] = (launch_ctx){le, &pts[slot[k]]};
+        targets[k].launch = ctx_launch;
+        targets[k].reset =
+            (le->spec.op->flags & KT_OP_MODIFIES_INPUTS) ? ctx_reset : NULL;
+        targets[k].transfer = ctx_transfer;
+        targets[k].ctx = &ctxs[k];
+    }
+    if (m == 0)
         goto done;
-    rc = kt_meter_measure(&le->meter, targets, m, p, timings, err);
-    add_costs(&le->meter.costs, &out[0].phases);
+    rc = measure_groups(le, pts, targets, timings, slot, ends, groups, p, out,
+                        &refused, err);
     if (rc == KT_S_EXEC)
         le->lost = 1;
+    if (refused)
+        goto done; /* NVML refused a setting: the job's error */
     if (rc) {
         /* A launch that verified cannot be refused later; any failure here
          * concerns the whole measurement. */
@@ -460,18 +484,14 @@ static kt_status local_evaluate(kt_evaluator *ev, const kt_point *pts, size_t n,
             rc = KT_S_OK;
         goto done;
     }
-    for (size_t k = 0; k < m; ++k)
-        out[slot[k]].timing = timings[k];
-    if (p->energy)
-        rc = measure_energy(le, targets, timings, slot, m, p, out, err);
 done:
-    rc = settings_off(le, set, rc, err);
     if (n)
         out[0].compile_busy_s = busy_since_last(le);
     free(targets);
     free(ctxs);
     free(timings);
     free(slot);
+    free(ends);
     return rc;
 }
 
@@ -490,7 +510,7 @@ static kt_status local_calibration(kt_evaluator *ev, int refresh,
 
     /* The device's best energy per byte and per flop, once per cache
      * file, where NVML answers; without it the ceilings stand alone. */
-    if (rc || !le->nvml_ok || kt_nvml_setting_any(&le->spec.nvml) ||
+    if (rc || !le->nvml_ok || kt_nvml_choices_any(&le->spec.nvml) ||
         (out->copy_j_per_byte > 0 && out->fma_j_per_flop > 0))
         return rc;
     kt_err_clear(&eerr);
@@ -560,20 +580,22 @@ static void open_nvml(local_eval *le)
  * changes nothing, when neither applies (the default). */
 static kt_status open_settings(local_eval *le, kt_err *err)
 {
-    char what[128];
+    char what[2048];
 
     kt_nvml_restore_path(le->spec.device, le->restore_path,
                          sizeof le->restore_path);
+    kt_nvml_keeper_init(&le->keeper, &le->nvml, &le->spec.nvml,
+                        le->restore_path);
     kt_nvml_recover(le->restore_path, "an earlier ktune run (killed)");
-    if (!kt_nvml_setting_any(&le->spec.nvml))
+    if (!kt_nvml_choices_any(&le->spec.nvml))
         return KT_S_OK;
-    kt_nvml_setting_text(&le->spec.nvml, what, sizeof what);
+    kt_nvml_choices_text(&le->spec.nvml, what, sizeof what);
     if (!le->nvml_ok)
         return kt_err_set(err, KT_S_INPUT,
                           "the job sets %s, and NVML does not answer here: %s",
                           what, le->nvml_note);
-    return kt_nvml_check_settable(&le->nvml, &le->spec.nvml, le->restore_path,
-                                  err);
+    return kt_nvml_check_choices(&le->nvml, &le->spec.nvml, le->restore_path,
+                                 err);
 }
 
 static const kt_work *local_work(kt_evaluator *ev)
@@ -584,10 +606,15 @@ static const kt_work *local_work(kt_evaluator *ev)
 static void local_close(kt_evaluator *ev)
 {
     local_eval *le = self(ev);
+    kt_err rerr;
+
     if (!le)
         return;
-    /* Nothing is left set after a call; a file here is a call's that
-     * could not restore (it said so). */
+    /* The device's own settings back after the last point; a file left
+     * after that is one that could not be restored (said so here). */
+    kt_err_clear(&rerr);
+    if (kt_nvml_keeper_end(&le->keeper, &rerr))
+        kt_msg("warning: %s\n", rerr.msg);
     kt_nvml_recover(le->restore_path, "a measurement");
     kt_verifier_close(&le->verifier, le->lost);
     if (!le->lost)

@@ -58,6 +58,8 @@ static void load_library(void)
         {"nvmlDeviceResetGpuLockedClocks", (void **)&api.reset_gr, 0},
         {"nvmlDeviceSetMemoryLockedClocks", (void **)&api.lock_mem, 0},
         {"nvmlDeviceResetMemoryLockedClocks", (void **)&api.reset_mem, 0},
+        {"nvmlDeviceGetSupportedMemoryClocks", (void **)&api.supported_mem, 0},
+        {"nvmlDeviceGetSupportedGraphicsClocks", (void **)&api.supported_gr, 0},
     };
     void *lib = dlopen(kt_nvml_library(), RTLD_NOW | RTLD_LOCAL);
     kt_nvml_return rc;

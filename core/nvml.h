@@ -52,6 +52,11 @@ typedef struct kt_nvml_api {
     kt_nvml_return (*reset_gr)(kt_nvml_handle);
     kt_nvml_return (*lock_mem)(kt_nvml_handle, unsigned int, unsigned int);
     kt_nvml_return (*reset_mem)(kt_nvml_handle);
+    /* What the device supports (the job's check of every listed clock). */
+    kt_nvml_return (*supported_mem)(kt_nvml_handle, unsigned int *,
+                                    unsigned int *);
+    kt_nvml_return (*supported_gr)(kt_nvml_handle, unsigned int, unsigned int *,
+                                   unsigned int *);
 } kt_nvml_api;
 
 /* One device of the loaded library. */

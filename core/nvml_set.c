@@ -111,7 +111,7 @@ static void announce(const kt_nvml *n, const char *path)
     if (said++)
         return;
     kt_msg("note: changing the clocks or power limit of GPU %s for the job; "
-           "they are put back after each measurement. If ktune is killed, "
+           "they are put back at the end. If ktune is killed, "
            "its next run puts them back, or reset them by hand with the "
            "commands in %s\n",
            n->pci, path);
@@ -272,26 +272,26 @@ kt_status kt_nvml_check_settable(const kt_nvml *n, const kt_nvml_setting *s,
     return KT_S_OK;
 }
 
-int kt_nvml_setting_any(const kt_nvml_setting *s)
+const char *kt_nvml_key(size_t w)
 {
-    return s->gr_mhz || s->mem_mhz || s->limit_w;
+    return w == 0   ? "nvml_gr_clock"
+           : w == 1 ? "nvml_mem_clock"
+                    : "nvml_pwr_limit";
 }
 
-void kt_nvml_setting_text(const kt_nvml_setting *s, char *out, size_t size)
+const char *kt_nvml_unit(size_t w)
 {
-    const char *names[] = {"nvml_gr_clock", "nvml_mem_clock", "nvml_pwr_limit"};
-    unsigned values[] = {s->gr_mhz, s->mem_mhz, s->limit_w};
-    size_t used = 0;
+    return w == 2 ? "W" : "MHz";
+}
 
-    out[0] = '\0';
-    for (size_t i = 0; i < 3 && used < size; ++i) {
-        int w;
-        if (!values[i])
-            continue;
-        w = snprintf(out + used, size - used, "%s%s=%u", used ? " " : "",
-                     names[i], values[i]);
-        used += w > 0 ? (size_t)w : 0;
-    }
+unsigned *kt_nvml_field(kt_nvml_setting *s, size_t w)
+{
+    return w == 0 ? &s->gr_mhz : w == 1 ? &s->mem_mhz : &s->limit_w;
+}
+
+int kt_nvml_choices_any(const kt_nvml_choices *c)
+{
+    return c->count[0] || c->count[1] || c->count[2];
 }
 
 void kt_nvml_restore_path(int device, char *out, size_t size)
@@ -325,4 +325,267 @@ int kt_nvml_recover(const char *restore_path, const char *who)
                "hand with the commands in %s, then remove it\n",
                who, err.msg, restore_path);
     return 1;
+}
+
+/* --------------------------------------------- the job's listed values */
+
+/* The clocks the device supports for memory clock mem (graphics) or its
+ * memory clocks (mem 0), into *list (malloc'd, *n long). */
+static kt_status supported(const kt_nvml *n, int graphics, unsigned mem,
+                           unsigned **list, unsigned *count, kt_err *err)
+{
+    const kt_nvml_api *a = n->api;
+    const char *call = graphics ? "nvmlDeviceGetSupportedGraphicsClocks"
+                                : "nvmlDeviceGetSupportedMemoryClocks";
+    unsigned cap = 512;
+    kt_nvml_return r;
+
+    *list = malloc(cap * sizeof **list);
+    if (!*list)
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    *count = cap;
+    r = graphics ? a->supported_gr(n->dev, mem, count, *list)
+                 : a->supported_mem(n->dev, count, *list);
+    if (r == KT_NVML_SUCCESS && *count <= cap)
+        return KT_S_OK;
+    free(*list);
+    *list = NULL;
+    return kt_err_set(err, KT_S_INPUT,
+                      "%s on GPU %s failed: %s (NVML error %d), so the "
+                      "listed clocks cannot be checked",
+                      call, n->pci, kt_nvml_error(n, r), r);
+}
+
+static int listed(const unsigned *list, unsigned count, unsigned v)
+{
+    for (unsigned i = 0; i < count; ++i)
+        if (list[i] == v)
+            return 1;
+    return 0;
+}
+
+/* Each value of setting w is one the device supports. */
+static kt_status check_clocks(const kt_nvml *n, const kt_nvml_choices *c,
+                              size_t w, unsigned mem, kt_err *err)
+{
+    unsigned *list = NULL, count = 0;
+    kt_status rc;
+
+    if ((w == 0 && !n->api->supported_gr) || (w == 1 && !n->api->supported_mem))
+        return KT_S_OK; /* the set and restore below still checks */
+    if ((rc = supported(n, w == 0, mem, &list, &count, err)))
+        return rc;
+    for (uint32_t i = 0; i < c->count[w] && !rc; ++i)
+        if (!listed(list, count, c->values[w][i]))
+            rc = kt_err_set(
+                err, KT_S_INPUT,
+                "%s = %u: GPU %s does not support it: %s%.0u%s gives %u "
+                "clocks (%u to %u MHz), not this one",
+                kt_nvml_key(w), c->values[w][i], n->pci,
+                w == 0 ? "nvmlDeviceGetSupportedGraphicsClocks at memory "
+                         "clock "
+                       : "nvmlDeviceGetSupportedMemoryClocks",
+                w == 0 ? mem : 0, w == 0 ? " MHz" : "", count,
+                count ? list[count - 1] : 0, count ? list[0] : 0);
+    free(list);
+    return rc;
+}
+
+/* The graphics clocks against the memory clocks they will run with: each
+ * listed one, else the device's highest. */
+static kt_status check_graphics(const kt_nvml *n, const kt_nvml_choices *c,
+                                kt_err *err)
+{
+    unsigned *mems = NULL, count = 0;
+    kt_status rc = KT_S_OK;
+
+    if (!c->count[0] || !n->api->supported_gr)
+        return KT_S_OK;
+    for (uint32_t i = 0; i < c->count[1] && !rc; ++i)
+        rc = check_clocks(n, c, 0, c->values[1][i], err);
+    if (c->count[1] || rc || !n->api->supported_mem)
+        return rc;
+    if ((rc = supported(n, 0, 0, &mems, &count, err)))
+        return rc;
+    rc = count ? check_clocks(n, c, 0, mems[0], err) : KT_S_OK;
+    free(mems);
+    return rc;
+}
+
+/* Each listed power limit within what the device allows. */
+static kt_status check_limits(const kt_nvml *n, const kt_nvml_choices *c,
+                              kt_err *err)
+{
+    unsigned lo = 0, hi = 0;
+    kt_nvml_return r;
+
+    if (!c->count[2] || !n->api->limit_range)
+        return KT_S_OK;
+    if ((r = n->api->limit_range(n->dev, &lo, &hi)) != KT_NVML_SUCCESS)
+        return kt_err_set(err, KT_S_INPUT,
+                          "nvmlDeviceGetPowerManagementLimitConstraints on "
+                          "GPU %s failed: %s (NVML error %d), so the listed "
+                          "power limits cannot be checked",
+                          n->pci, kt_nvml_error(n, r), r);
+    for (uint32_t i = 0; i < c->count[2]; ++i)
+        if (1000u * c->values[2][i] < lo || 1000u * c->values[2][i] > hi)
+            return kt_err_set(
+                err, KT_S_INPUT,
+                "nvml_pwr_limit = %u: GPU %s does not allow "
+                "it: nvmlDeviceGetPowerManagementLimitConstraints "
+                "gives %u to %u W",
+                c->values[2][i], n->pci, lo / 1000, hi / 1000);
+    return KT_S_OK;
+}
+
+kt_status kt_nvml_check_choices(const kt_nvml *n, const kt_nvml_choices *c,
+                                const char *restore_path, kt_err *err)
+{
+    kt_status rc;
+
+    if ((rc = check_clocks(n, c, 1, 0, err)) ||
+        (rc = check_graphics(n, c, err)) || (rc = check_limits(n, c, err)))
+        return rc;
+    for (size_t w = 0; w < 3; ++w)
+        for (uint32_t i = 0; i < c->count[w]; ++i) {
+            kt_nvml_setting one = {0, 0, 0};
+            *kt_nvml_field(&one, w) = c->values[w][i];
+            if ((rc = kt_nvml_check_settable(n, &one, restore_path, err)))
+                return kt_err_prefix(err, "%s = %u: ", kt_nvml_key(w),
+                                     c->values[w][i]);
+        }
+    return KT_S_OK;
+}
+
+int kt_nvml_choices_allow(const kt_nvml_choices *c, const kt_nvml_setting *s)
+{
+    kt_nvml_setting copy = *s;
+
+    for (size_t w = 0; w < 3; ++w) {
+        unsigned v = *kt_nvml_field(&copy, w);
+        int found = v == 0;
+        for (uint32_t i = 0; i < c->count[w] && !found; ++i)
+            found = c->values[w][i] == v;
+        if (!found)
+            return 0;
+    }
+    return 1;
+}
+
+void kt_nvml_choices_text(const kt_nvml_choices *c, char *out, size_t size)
+{
+    size_t used = 0;
+
+    out[0] = '\0';
+    for (size_t w = 0; w < 3; ++w)
+        for (uint32_t i = 0; i < c->count[w] && used < size; ++i) {
+            int k =
+                i ? snprintf(out + used, size - used, ",%u", c->values[w][i])
+                  : snprintf(out + used, size - used, "%s%s=%u",
+                             used ? " " : "", kt_nvml_key(w), c->values[w][i]);
+            used += k > 0 ? (size_t)k : 0;
+        }
+}
+
+/* ------------------------------------------ the setting of each point */
+
+void kt_nvml_keeper_init(kt_nvml_keeper *k, const kt_nvml *n,
+                         const kt_nvml_choices *listed,
+                         const char *restore_path)
+{
+    memset(k, 0, sizeof *k);
+    k->n = n;
+    k->listed = *listed;
+    snprintf(k->restore_path, sizeof k->restore_path, "%s", restore_path);
+}
+
+/* Setting w back to the device's own (the restore file's original). */
+static kt_status reset_one(kt_nvml_keeper *k, size_t w, kt_err *err)
+{
+    saved sv, one;
+    int exists;
+    kt_status rc;
+
+    if ((rc = read_saved(k->restore_path, &sv, &exists, err)))
+        return rc;
+    memset(&one, 0, sizeof one);
+    one.gr = w == 0 && exists && sv.gr;
+    one.mem = w == 1 && exists && sv.mem;
+    one.limit_mw = w == 2 && exists ? sv.limit_mw : 0;
+    return undo(k->n, &one, err);
+}
+
+kt_status kt_nvml_apply(kt_nvml_keeper *k, const kt_nvml_setting *want,
+                        kt_err *err)
+{
+    kt_nvml_setting to = *want, from = k->in_force;
+    int changed = 0;
+    kt_status rc = KT_S_OK;
+    char what[128];
+
+    if (!kt_nvml_choices_allow(&k->listed, want)) {
+        kt_nvml_setting_text(want, what, sizeof what);
+        return kt_err_set(err, KT_S_INPUT,
+                          "a point asks for %s, which is not among the device "
+                          "settings the job lists (only those are checked "
+                          "and set)",
+                          what);
+    }
+    for (size_t w = 0; w < 3 && !rc; ++w) {
+        unsigned v = *kt_nvml_field(&to, w), was = *kt_nvml_field(&from, w);
+        kt_nvml_setting one = {0, 0, 0};
+        if (v == was)
+            continue;
+        *kt_nvml_field(&one, w) = v;
+        rc = v ? kt_nvml_set(k->n, &one, k->restore_path, err)
+               : reset_one(k, w, err);
+        /* A refused call changed nothing; one that went through is in
+         * force whatever comes next. */
+        if (!rc)
+            *kt_nvml_field(&k->in_force, w) = v;
+        changed |= !rc;
+        k->changes += !rc;
+    }
+    /* A locked clock or a new limit takes effect at the driver's next
+     * power-management step: let it pass before anything is timed. */
+    if (changed)
+        usleep(KT_NVML_SETTLE_US);
+    return rc;
+}
+
+kt_status kt_nvml_keeper_end(kt_nvml_keeper *k, kt_err *err)
+{
+    kt_status rc = KT_S_OK;
+
+    if (k->n && k->n->api && access(k->restore_path, F_OK) == 0)
+        rc = kt_nvml_restore(k->n, k->restore_path, err);
+    if (!rc)
+        k->in_force = (kt_nvml_setting){0, 0, 0};
+    return rc;
+}
+
+size_t kt_nvml_group(const kt_point *pts, size_t *idx, size_t n,
+                     const kt_nvml_setting *in_force, size_t *ends)
+{
+    size_t done = 0, groups = 0;
+
+    while (done < n) {
+        /* What is in force first (nothing to change), then the next
+         * point's setting, in the order the points came. */
+        kt_nvml_setting s = pts[idx[done]].nvml;
+        for (size_t i = done; i < n; ++i)
+            if (kt_nvml_setting_equal(&pts[idx[i]].nvml, in_force)) {
+                s = *in_force;
+                break;
+            }
+        for (size_t i = done; i < n; ++i)
+            if (kt_nvml_setting_equal(&pts[idx[i]].nvml, &s)) {
+                size_t keep = idx[i];
+                memmove(idx + done + 1, idx + done, (i - done) * sizeof *idx);
+                idx[done++] = keep;
+            }
+        ends[groups++] = done;
+        in_force = &pts[idx[done - 1]].nvml;
+    }
+    return groups;
 }

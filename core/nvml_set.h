@@ -17,22 +17,30 @@
 #define KT_NVML_SET_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/error.h"
 #include "core/nvml.h"
+#include "core/point.h" /* kt_nvml_setting */
 
-/* What to set; 0 leaves a setting as it is. */
-typedef struct kt_nvml_setting {
-    unsigned gr_mhz;  /* nvml_gr_clock: SM clock locked at this */
-    unsigned mem_mhz; /* nvml_mem_clock: memory clock locked at this */
-    unsigned limit_w; /* nvml_pwr_limit: power limit, watts */
-} kt_nvml_setting;
+/* The device settings a job lists, each a dimension of its space
+ * (tuner/space.h) that the search varies like a parameter: count[w] values
+ * of setting w (0 the SM clock, 1 the memory clock, 2 the power limit; 0
+ * values: not set), in the job's order. */
+#define KT_NVML_MAX_VALUES 64
+typedef struct kt_nvml_choices {
+    uint32_t count[3];
+    unsigned values[3][KT_NVML_MAX_VALUES];
+} kt_nvml_choices;
 
-/* 1 when s sets anything. */
-int kt_nvml_setting_any(const kt_nvml_setting *s);
+/* The job's name of setting w ("nvml_gr_clock", "nvml_mem_clock",
+ * "nvml_pwr_limit"), its unit ("MHz", "W") and its field in s. */
+const char *kt_nvml_key(size_t w);
+const char *kt_nvml_unit(size_t w);
+unsigned *kt_nvml_field(kt_nvml_setting *s, size_t w);
 
-/* "nvml_gr_clock=1410 nvml_pwr_limit=450" (the job's names), "" for none. */
-void kt_nvml_setting_text(const kt_nvml_setting *s, char *out, size_t size);
+/* 1 when c lists any value. */
+int kt_nvml_choices_any(const kt_nvml_choices *c);
 
 /* The restore file for CUDA device `device`: KTUNE_NVML_RESTORE when set,
  * else nvml-restore.dev<N> in ktune's cache folder (core/fileio.h), its
@@ -64,5 +72,60 @@ kt_status kt_nvml_restore(const kt_nvml *n, const char *restore_path,
  * as kt_nvml_set says). */
 kt_status kt_nvml_check_settable(const kt_nvml *n, const kt_nvml_setting *s,
                                  const char *restore_path, kt_err *err);
+
+/* The job's check of every listed value, before anything is measured: a
+ * clock must be one the device supports (nvmlDeviceGetSupportedMemoryClocks,
+ * nvmlDeviceGetSupportedGraphicsClocks at each listed memory clock, or the
+ * highest, where the library has them), a power limit within
+ * nvmlDeviceGetPowerManagementLimitConstraints; then each value is set and
+ * restored at once (kt_nvml_check_settable). KT_S_INPUT names the setting,
+ * the value, the call and why. */
+kt_status kt_nvml_check_choices(const kt_nvml *n, const kt_nvml_choices *c,
+                                const char *restore_path, kt_err *err);
+
+/* 1 when every setting s asks for (each non-zero field) is one c lists:
+ * nothing is set that the job's check did not check. */
+int kt_nvml_choices_allow(const kt_nvml_choices *c, const kt_nvml_setting *s);
+
+/* "nvml_gr_clock=1410,1755 nvml_pwr_limit=450", "" for none. */
+void kt_nvml_choices_text(const kt_nvml_choices *c, char *out, size_t size);
+
+/* What one process has put in force on its device: all 0 (the device's
+ * own settings) until kt_nvml_apply changes them; kt_nvml_keeper_end puts
+ * the device's own back. n must outlive the keeper. */
+typedef struct kt_nvml_keeper {
+    const kt_nvml *n;
+    kt_nvml_choices listed; /* what the job lists: only these are set */
+    char restore_path[4096];
+    kt_nvml_setting in_force;
+    unsigned changes; /* NVML set or reset calls made, all told */
+} kt_nvml_keeper;
+
+/* How long a change is let settle before anything is timed. */
+#define KT_NVML_SETTLE_US 50000
+
+void kt_nvml_keeper_init(kt_nvml_keeper *k, const kt_nvml *n,
+                         const kt_nvml_choices *listed,
+                         const char *restore_path);
+
+/* Puts want in force, calling NVML only for a setting that differs from
+ * the one in force: a value is set (kt_nvml_set), a 0 where one is in
+ * force puts the device's own back; then waits KT_NVML_SETTLE_US. A value
+ * the keeper's list lacks is KT_S_INPUT naming it, nothing called (only
+ * what the job's check checked is set). A refusal is kt_nvml_set's error;
+ * what went through stays in force (and in the restore file). */
+kt_status kt_nvml_apply(kt_nvml_keeper *k, const kt_nvml_setting *want,
+                        kt_err *err);
+
+/* The device's own settings back (the restore file's, which is removed);
+ * nothing when nothing was changed. */
+kt_status kt_nvml_keeper_end(kt_nvml_keeper *k, kt_err *err);
+
+/* Orders idx[0..n) (indices into pts) so that the points under one device
+ * setting are consecutive: those under *in_force first (no change), then
+ * each group next to the one before it, in the order the points came.
+ * Writes each group's end into ends[] (n long); returns the groups. */
+size_t kt_nvml_group(const kt_point *pts, size_t *idx, size_t n,
+                     const kt_nvml_setting *in_force, size_t *ends);
 
 #endif

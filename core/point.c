@@ -29,9 +29,38 @@ const kt_config *kt_point_bind(const kt_operator *op, const kt_point *pt,
     return &bc->config;
 }
 
+int kt_nvml_setting_any(const kt_nvml_setting *s)
+{
+    return s->gr_mhz || s->mem_mhz || s->limit_w;
+}
+
+void kt_nvml_setting_text(const kt_nvml_setting *s, char *out, size_t size)
+{
+    const char *names[] = {"nvml_gr_clock", "nvml_mem_clock", "nvml_pwr_limit"};
+    unsigned values[] = {s->gr_mhz, s->mem_mhz, s->limit_w};
+    size_t used = 0;
+
+    out[0] = '\0';
+    for (size_t i = 0; i < 3 && used < size; ++i) {
+        int w;
+        if (!values[i])
+            continue;
+        w = snprintf(out + used, size - used, "%s%s=%u", used ? " " : "",
+                     names[i], values[i]);
+        used += w > 0 ? (size_t)w : 0;
+    }
+}
+
+int kt_nvml_setting_equal(const kt_nvml_setting *a, const kt_nvml_setting *b)
+{
+    return a->gr_mhz == b->gr_mhz && a->mem_mhz == b->mem_mhz &&
+           a->limit_w == b->limit_w;
+}
+
 int kt_point_equal(const kt_point *a, const kt_point *b)
 {
-    if (a->variant != b->variant || a->count != b->count)
+    if (a->variant != b->variant || a->count != b->count ||
+        !kt_nvml_setting_equal(&a->nvml, &b->nvml))
         return 0;
     for (uint32_t i = 0; i < a->count; ++i)
         if (a->values[i] != b->values[i])
@@ -72,6 +101,10 @@ void kt_point_format(const kt_operator *op, const kt_point *pt, char *out,
         kt_param_format(&v->params[i], pt->values[i], value, sizeof value);
         used += (size_t)snprintf(out + used, out_size - used, " %s=%s",
                                  v->params[i].name, value);
+    }
+    if (used + 1 < out_size && kt_nvml_setting_any(&pt->nvml)) {
+        out[used++] = ' ';
+        kt_nvml_setting_text(&pt->nvml, out + used, out_size - used);
     }
 }
 

@@ -30,7 +30,6 @@ void kt_protocol_defaults(kt_protocol *p)
     p->energy = 0;
     p->energy_rounds = 3;
     p->energy_window_s = KT_ENERGY_WINDOW_S;
-    p->nvml = (kt_nvml_setting){0, 0, 0}; /* nothing set */
 }
 
 kt_status kt_noise_parse(const char *text, const char *what, double *out,

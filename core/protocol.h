@@ -53,11 +53,6 @@ typedef struct kt_protocol {
     int energy;
     size_t energy_rounds;
     double energy_window_s;
-    /* Device settings in force while the call's points are measured (the
-     * job's nvml_gr_clock, nvml_mem_clock, nvml_pwr_limit; all 0: none,
-     * nothing is set): the evaluator sets them after verifying and before
-     * measuring, and restores them after (core/nvml_set.h). */
-    kt_nvml_setting nvml;
     /* 1: a round of samples is never queued while the one before is read
      * (the behaviour before overlapping rounds, to measure what the
      * overlap gains; KTUNE_ROUND_SYNC=1). 0: rounds overlap where no

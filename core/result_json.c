@@ -2,6 +2,7 @@
 #include "core/result_json.h"
 
 #include "core/energy_json.h"
+#include "core/envrec.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -20,7 +21,12 @@ json_t *kt_point_to_json(const kt_operator *op, const kt_point *pt)
                                 ? json_string(pd->labels[pt->values[i]])
                                 : json_integer(pt->values[i]));
     }
-    return json_pack("{s:s,s:o}", "variant", v->id, "params", params);
+    json_t *j = json_pack("{s:s,s:o}", "variant", v->id, "params", params);
+    /* ktune's dimensions, apart from the plugin's parameters; written only
+     * when set, so points without read as before. */
+    if (j && kt_nvml_setting_any(&pt->nvml))
+        json_object_set_new(j, "nvml", kt_env_nvml_setting(&pt->nvml));
+    return j;
 }
 
 kt_status kt_point_from_json(const kt_operator *op, const json_t *j,
@@ -60,6 +66,9 @@ kt_status kt_point_from_json(const kt_operator *op, const json_t *j,
                           "point: variant '%s' has %u "
                           "parameters, the record gives %zu",
                           variant, pt->count, json_object_size(params));
+    if ((rc = kt_env_nvml_setting_from(json_object_get(j, "nvml"), &pt->nvml,
+                                       err)))
+        return kt_err_prefix(err, "point: ");
     return KT_S_OK;
 }
 

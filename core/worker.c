@@ -118,7 +118,8 @@ static void recover_settings(const worker_eval *we)
 }
 
 /* Ends the worker: politely when it is healthy (its exit then finishes in
- * the background, retire), with SIGKILL otherwise. Writes how a killed
+ * the background, retire, unless the job lists device settings), with
+ * SIGKILL otherwise. Writes how a killed
  * worker ended into how (may be NULL). */
 static void stop_worker(worker_eval *we, int force, char *how, size_t how_size)
 {
@@ -138,6 +139,12 @@ static void stop_worker(worker_eval *we, int force, char *how, size_t how_size)
         reap_blocking(we->pid, &status);
         if (how)
             kt_describe_exit(status, how, how_size);
+        recover_settings(we);
+    } else if (kt_nvml_choices_any(&we->spec.nvml)) {
+        /* It puts the device's own settings back as it closes: wait for
+         * that, so that nothing is left set once close returns (and the
+         * parent's exit cannot kill it half-way). */
+        reap_blocking(we->pid, &status);
         recover_settings(we);
     } else
         retire(we->pid);
@@ -288,8 +295,8 @@ static json_t *open_message(const worker_eval *we)
         json_object_set_new(msg, "verify", json_string("host"));
     json_object_set_new(msg, "compile_threads",
                         json_integer(s->compile_threads));
-    if (kt_nvml_setting_any(&s->nvml))
-        json_object_set_new(msg, "nvml", kt_env_nvml_setting(&s->nvml));
+    if (kt_nvml_choices_any(&s->nvml))
+        json_object_set_new(msg, "nvml", kt_env_nvml_choices(&s->nvml));
     return msg;
 }
 

@@ -80,7 +80,7 @@ static kt_status handle_open(session *s, const json_t *req, json_t **reply,
     spec.counters = counters ? s->counters : NULL;
     spec.verify_host = strcmp(verify, "host") == 0;
     spec.compile_threads = threads;
-    if ((rc = kt_env_nvml_setting_from(json_object_get(req, "nvml"), &spec.nvml,
+    if ((rc = kt_env_nvml_choices_from(json_object_get(req, "nvml"), &spec.nvml,
                                        err)) ||
         (rc = kt_local_open(&spec, &s->ev, err)))
         return rc;

@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 /* Time against energy: every configuration a tuning run measured with
  * energy (the summary's energy.points: the closing re-measurement's
- * finalists, and with an objective other than time every evaluation), by
- * median time and joules per launch, with the Pareto front (no other
- * configuration both faster and cheaper) drawn and marked, and the
- * answer's energy, power against the limit and energy per byte or flop in
- * the caption. */
+ * finalists, and with an objective other than time every evaluation; else
+ * a journal's evaluations that carry energy), by median time and joules
+ * per launch, with the Pareto front (no other configuration both faster
+ * and cheaper) drawn and marked, and the answer's energy, power against
+ * the limit and energy per byte or flop in the caption; then a table of
+ * each configuration's joules per launch, average power against the
+ * limit, and energy per byte and per flop against the device's measured
+ * best (the calibration's copy_pj_per_byte and compute_pj_per_flop,
+ * docs/energy.md). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +76,33 @@ static int load_points(const json_t *pts, epoints *p)
     }
     kt_fig_pareto(p->t, p->e, p->n, p->front);
     return 0;
+}
+
+/* The record's energy when it was measured, else NULL. */
+static const json_t *measured_energy(const json_t *rec)
+{
+    const json_t *e = json_object_get(rec, "energy");
+    return json_is_true(json_object_get(e, "measured")) ? e : NULL;
+}
+
+/* energy.points built from the sources' configurations measured with
+ * energy (a journal's evaluations); an empty array when none. */
+static json_t *journal_points(const kt_sources *s)
+{
+    json_t *pts = json_array();
+
+    for (size_t i = 0; i < s->num_points; ++i) {
+        const kt_src_point *p = &s->points[i];
+        const json_t *e = measured_energy(p->record);
+        if (!p->ok || !e)
+            continue;
+        json_array_append_new(
+            pts, json_pack("{s:s,s:f,s:f}", "config", p->config, "median_us",
+                           p->median, "joules",
+                           json_number_value(
+                               json_object_get(e, "joules_per_launch"))));
+    }
+    return pts;
 }
 
 static void free_points(epoints *p)
@@ -191,8 +222,105 @@ static void caption(kt_fig_ctx *c, const epoints *p, size_t on_front)
     fputs(".", c->out);
 }
 
+/* "12.3 pJ/B (1.8x the best)" of joules j over work w against the
+ * device's best (pJ per unit; NaN unknown), "–" without work. */
+static void per_work_cell(FILE *out, double j, double w, double best_pj,
+                          const char *unit)
+{
+    char a[32], b[32];
+
+    fputs("<td>", out);
+    if (!(w > 0) || !(j > 0)) {
+        fputs("–</td>", out);
+        return;
+    }
+    kt_html_sig(1e12 * j / w, 3, a, sizeof a);
+    kt_html_escf(out, "%s %s", a, unit);
+    if (best_pj > 0) {
+        kt_html_sig(1e12 * j / w / best_pj, 3, b, sizeof b);
+        kt_html_escf(out, " (%sx the best)", b);
+    }
+    fputs("</td>", out);
+}
+
+/* One row: configuration, time, joules per launch with its interval,
+ * power against the limit, energy per byte and per flop. */
+static void energy_row(kt_fig_ctx *c, const char *cfg, double us,
+                       const json_t *e)
+{
+    const kt_work *w = &c->src->work;
+    double j = kt_src_num(e, "joules_per_launch"),
+           lo = kt_src_num(e, "ci_lo_j"), hi = kt_src_num(e, "ci_hi_j"),
+           pw = kt_src_num(e, "power_w"), lim = kt_src_num(e, "power_limit_w");
+    double bytes = c->src->have_work ? w->bytes_read + w->bytes_written : 0;
+    char a[32], b[32], d[32];
+
+    fputs("<tr><td>", c->out);
+    kt_esc_write(c->out, cfg);
+    kt_html_sig(us, 4, a, sizeof a);
+    fputs("</td><td>", c->out);
+    kt_esc_write(c->out, a);
+    fputs("</td><td>", c->out);
+    kt_html_sig(1e3 * j, 4, a, sizeof a);
+    kt_html_sig(1e3 * lo, 4, b, sizeof b);
+    kt_html_sig(1e3 * hi, 4, d, sizeof d);
+    kt_esc_write(c->out, a);
+    if (lo > 0 && hi > 0)
+        kt_html_escf(c->out, " [%s, %s]", b, d);
+    kt_html_sig(pw, 4, a, sizeof a);
+    kt_html_sig(100 * pw / lim, 3, b, sizeof b);
+    fputs("</td><td>", c->out);
+    kt_html_escf(c->out, "%s W", a);
+    if (pw > 0 && lim > 0)
+        kt_html_escf(c->out, " (%s%% of %.0f W)", b, lim);
+    fputs("</td>", c->out);
+    per_work_cell(c->out, j, bytes, kt_src_num(c->calib, "copy_pj_per_byte"),
+                  "pJ/B");
+    per_work_cell(c->out, j, c->src->have_work ? w->flops : 0,
+                  kt_src_num(c->calib, "compute_pj_per_flop"), "pJ/flop");
+    fputs("</tr>\n", c->out);
+}
+
+/* Every configuration measured with energy: the journal's, else the
+ * summary's finalists. */
+static void energy_table(kt_fig_ctx *c)
+{
+    const json_t *fin = json_object_get(c->src->summary, "finalists"), *f;
+    size_t rows = 0, i;
+
+    fputs("<table class=\"data\"><thead><tr><th>configuration</th>"
+          "<th>median (us)</th><th>energy per launch (mJ, 95% CI)</th>"
+          "<th>average power (of the limit)</th>"
+          "<th>energy per byte (against the device's best)</th>"
+          "<th>energy per flop (against the device's best)</th>"
+          "</tr></thead><tbody>\n",
+          c->out);
+    for (i = 0; i < c->src->num_points; ++i) {
+        const kt_src_point *p = &c->src->points[i];
+        const json_t *e = measured_energy(p->record);
+        if (p->ok && e && ++rows)
+            energy_row(c, p->config, p->median, e);
+    }
+    json_array_foreach ((json_t *)fin, i, f) {
+        if (rows || !measured_energy(f))
+            continue;
+        energy_row(c, kt_src_text(f, "config", "?"), kt_src_num(f, "median_us"),
+                   measured_energy(f));
+    }
+    fputs("</tbody></table>\n<p>", c->out);
+    kt_html_escf(
+        c->out,
+        "The device's best: %s (the calibration's 1 GiB device-to-device copy "
+        "and FP32 FMA kernel, each with an energy window; docs/energy.md).",
+        kt_src_num(c->calib, "copy_pj_per_byte") > 0
+            ? "the copy's pJ per byte and the FMA kernel's pJ per flop"
+            : "not measured (no calibration with energy in these results)");
+    fputs("</p>\n", c->out);
+}
+
 void kt_fig_energy(kt_fig_ctx *c)
 {
+    json_t *own = journal_points(c->src);
     const json_t *pts =
         json_object_get(json_object_get(c->src->summary, "energy"), "points");
     kt_style front = {.color = "#8B0000", .width = 1.5, .dash = "5 3"};
@@ -203,8 +331,12 @@ void kt_fig_energy(kt_fig_ctx *c)
     epoints p;
     kt_plot plot;
 
-    if (!c->src->summary)
+    if (!json_array_size(pts))
+        pts = own; /* no summary, or one without: the journal's */
+    if (!c->src->summary && !json_array_size(pts)) {
+        json_decref(own);
         return;
+    }
     fputs("<section id=\"energy\">\n<h2>Time and energy</h2>\n", c->out);
     if (load_points(pts, &p) || p.n == 0) {
         missing(c, "No configuration of this run was measured with energy: "
@@ -239,7 +371,9 @@ void kt_fig_energy(kt_fig_ctx *c)
     fputs("<figcaption>", c->out);
     caption(c, &p, on_front);
     fputs("</figcaption>\n</figure>\n", c->out);
+    energy_table(c);
 done:
     free_points(&p);
+    json_decref(own);
     fputs("</section>\n", c->out);
 }

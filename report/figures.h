@@ -58,7 +58,9 @@ void kt_fig_roofline(kt_fig_ctx *c);
 void kt_fig_calibration(kt_fig_ctx *c);
 void kt_fig_compare(kt_fig_ctx *c);
 /* Time against energy of a tuning run's configurations (the summary's
- * energy.points), the Pareto front marked; nothing without a summary. */
+ * energy.points, else a journal's evaluations with energy), the Pareto
+ * front marked, and a table of each configuration's energy against the
+ * device's best; nothing without a summary or energy records. */
 void kt_fig_energy(kt_fig_ctx *c);
 
 /* front[i] = 1 when no other point is at most as slow and as costly in

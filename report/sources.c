@@ -107,9 +107,12 @@ const json_t *kt_sources_sizes(const kt_sources *s)
 /* ---------------------------------------------------------------- points */
 
 /* "variant k=v k=v" in the params' recorded order. */
-static void config_text(const char *variant, const json_t *params, char *out,
-                        size_t size)
+static void config_text(const char *variant, const json_t *params,
+                        const json_t *nvml, char *out, size_t size)
 {
+    static const char *const keys[][2] = {{"gr_clock_mhz", "nvml_gr_clock"},
+                                          {"mem_clock_mhz", "nvml_mem_clock"},
+                                          {"power_limit_w", "nvml_pwr_limit"}};
     const char *k;
     const json_t *v;
     size_t len;
@@ -123,6 +126,14 @@ static void config_text(const char *variant, const json_t *params, char *out,
             snprintf(out + len, size - len, " %s=%s", k, json_string_value(v));
         else if (json_is_number(v))
             snprintf(out + len, size - len, " %s=%g", k, json_number_value(v));
+    }
+    /* ktune's device setting, as `ktune tune` prints it. */
+    for (size_t w = 0; w < 3; ++w) {
+        json_int_t x = json_integer_value(json_object_get(nvml, keys[w][0]));
+        len = strlen(out);
+        if (x > 0)
+            snprintf(out + len, size - len, " %s=%lld", keys[w][1],
+                     (long long)x);
     }
 }
 
@@ -150,6 +161,7 @@ static int point_from(const json_t *rec, const char *source, kt_src_point *p)
         pt = rec; /* summary entries carry variant and params inline */
     p->variant = kt_src_text(pt, "variant", NULL);
     p->params = json_object_get(pt, "params");
+    p->nvml = json_object_get(pt, "nvml");
     if (!p->variant || !json_is_object(p->params))
         return 0;
     p->record = rec;
@@ -187,7 +199,8 @@ static int point_from(const json_t *rec, const char *source, kt_src_point *p)
         snprintf(p->config, sizeof p->config, "%s",
                  json_string_value(json_object_get(rec, "config")));
     else
-        config_text(p->variant, p->params, p->config, sizeof p->config);
+        config_text(p->variant, p->params, p->nvml, p->config,
+                    sizeof p->config);
     return 1;
 }
 
@@ -196,11 +209,15 @@ static int point_from(const json_t *rec, const char *source, kt_src_point *p)
 static int point_key(const kt_src_point *p, char *key, size_t size)
 {
     char *params = json_dumps(p->params, JSON_COMPACT | JSON_SORT_KEYS);
-    if (!params)
-        return -1;
-    snprintf(key, size, "%s|%s", p->variant, params);
+    char *nvml =
+        p->nvml ? json_dumps(p->nvml, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+    int rc = params && (nvml || !p->nvml) ? 0 : -1;
+    /* Under another device setting it is another configuration. */
+    if (!rc)
+        snprintf(key, size, "%s|%s|%s", p->variant, params, nvml ? nvml : "");
     free(params);
-    return 0;
+    free(nvml);
+    return rc;
 }
 
 /* A journal's profile record: the counters of a point evaluated before

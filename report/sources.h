@@ -33,11 +33,14 @@
 typedef struct kt_src_point {
     const char *variant;  /* borrowed */
     const json_t *params; /* object: name -> integer or label; borrowed */
-    char config[256];     /* "vec4 block=256 items=1" */
-    const char *status;   /* "ok", "invalid", "mismatch", ...; borrowed */
-    const char *reason;   /* borrowed; "" when none */
-    const char *source;   /* "measure", "compare", "final", "check", "top" */
-    int ok;               /* status "ok" with a median */
+    /* The device setting it was measured under ({gr_clock_mhz,
+     * mem_clock_mhz, power_limit_w}, docs/energy.md); NULL: none. */
+    const json_t *nvml;
+    char config[256];   /* "vec4 block=256 items=1 nvml_gr_clock=1410" */
+    const char *status; /* "ok", "invalid", "mismatch", ...; borrowed */
+    const char *reason; /* borrowed; "" when none */
+    const char *source; /* "measure", "compare", "final", "check", "top" */
+    int ok;             /* status "ok" with a median */
     double median, q1, q3, ci_lo, ci_hi, min, noise; /* us; NaN unknown */
     long samples;                                    /* -1 unknown */
     const json_t *record; /* the record it was read from; borrowed */

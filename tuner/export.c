@@ -415,6 +415,20 @@ static void csv_energy(FILE *out, const kt_energy *e)
         fputs(",\n", out);
 }
 
+/* A column per device setting the space lists (nvml_gr_clock, ...): its
+ * name in the header (pt NULL), else pt's value. */
+static void csv_nvml(FILE *out, const kt_space *space, const kt_point *pt)
+{
+    for (size_t w = 0; w < 3; ++w) {
+        char cell[32];
+        kt_nvml_setting s = pt ? pt->nvml : (kt_nvml_setting){0, 0, 0};
+        if (!space->nvml.count[w])
+            continue;
+        snprintf(cell, sizeof cell, "%u", *kt_nvml_field(&s, w));
+        kt_csv_field(out, pt ? cell : kt_nvml_key(w), 0);
+    }
+}
+
 kt_status kt_export_csv(const char *path, const kt_tune_facts *f,
                         const kt_tune_result *r, kt_err *err)
 {
@@ -441,6 +455,7 @@ kt_status kt_export_csv(const char *path, const kt_tune_facts *f,
     fputs("evaluation,variant,", out);
     for (size_t k = 0; k < num_names; ++k)
         kt_csv_field(out, names[k], 0);
+    csv_nvml(out, f->space, NULL);
     fputs("status,reason,median_us,min_us,mean_us,ci_lo_us,ci_hi_us,noise,"
           "samples,bandwidth_gbs,energy_mj,power_w\n",
           out);
@@ -463,6 +478,7 @@ kt_status kt_export_csv(const char *path, const kt_tune_facts *f,
                                 sizeof cell);
             kt_csv_field(out, cell, 0);
         }
+        csv_nvml(out, f->space, &e->point);
         kt_csv_field(out, kt_eval_status_name(e->status), 0);
         kt_csv_field(out, e->reason, 0);
         if (e->status == KT_EVAL_OK) {

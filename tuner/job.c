@@ -497,39 +497,40 @@ static kt_status read_job(loader *ld, const kt_registry *reg)
 
 /* ------------------------------------------------------------ [space] */
 
-/* Kernel Tuner's names for the device settings (docs/energy.md): where
- * in the setting each goes, and its range. */
-static unsigned *nvml_slot(kt_job *job, const char *key, int64_t *hi)
+/* Kernel Tuner's names for the device settings (docs/energy.md): which
+ * setting (kt_nvml_key), and its range; -1 for another key. */
+static long nvml_which(const char *key, int64_t *hi)
 {
-    kt_nvml_setting *s = &job->protocol.nvml;
-
-    *hi = strcasecmp(key, "nvml_pwr_limit") == 0 ? 10000 : 100000;
-    return strcasecmp(key, "nvml_gr_clock") == 0    ? &s->gr_mhz
-           : strcasecmp(key, "nvml_mem_clock") == 0 ? &s->mem_mhz
-           : strcasecmp(key, "nvml_pwr_limit") == 0 ? &s->limit_w
-                                                    : NULL;
+    for (size_t w = 0; w < 3; ++w)
+        if (strcasecmp(key, kt_nvml_key(w)) == 0) {
+            *hi = w == 2 ? 10000 : 100000;
+            return (long)w;
+        }
+    return -1;
 }
 
-/* A device setting of the space: one value per run (the worker sets it
- * around every measurement and restores it after). */
-static kt_status read_nvml_key(loader *ld, const char *key, unsigned *slot,
+/* A device setting of the space: one value or several, a dimension the
+ * search varies like a parameter (the evaluator sets each point's before
+ * measuring it, and restores the device's own at the end). */
+static kt_status read_nvml_key(loader *ld, const char *key, size_t w,
                                int64_t hi, char *const *items, size_t count)
 {
-    int64_t v;
+    unsigned values[KT_NVML_MAX_VALUES];
 
-    if (count != 1)
-        return bad(ld, "space", key,
-                   "%zu values; a run measures under one device setting (the "
-                   "search does not vary it yet): run the job once per value, "
-                   "e.g. --set space.%s=%s",
-                   count, key, count ? items[0] : "VALUE");
-    if (kt_parse_i64(items[0], key, &v, ld->err))
+    if (count > KT_NVML_MAX_VALUES)
+        return bad(ld, "space", key, "%zu values, at most %d", count,
+                   KT_NVML_MAX_VALUES);
+    for (size_t i = 0; i < count; ++i) {
+        int64_t v;
+        if (kt_parse_i64(items[i], key, &v, ld->err))
+            return bad_from(ld, "space", key);
+        if (v < 1 || v > hi)
+            return bad(ld, "space", key, "%s, expected 1 to %lld (%s)",
+                       items[i], (long long)hi, kt_nvml_unit(w));
+        values[i] = (unsigned)v;
+    }
+    if (kt_space_set_nvml(&ld->job->space, w, values, count, ld->err))
         return bad_from(ld, "space", key);
-    if (v < 1 || v > hi)
-        return bad(ld, "space", key, "%s, expected 1 to %lld (%s)", items[0],
-                   (long long)hi,
-                   strcasecmp(key, "nvml_pwr_limit") == 0 ? "watts" : "MHz");
-    *slot = (unsigned)v;
     return KT_S_OK;
 }
 
@@ -573,15 +574,15 @@ static kt_status read_space(loader *ld)
     for (size_t i = 0; i < n && !rc; ++i) {
         const char *value = value_of(ld, "space", keys[i]);
         char name[64];
-        unsigned *slot;
+        long w;
         int64_t hi;
         if (strcasecmp(keys[i], "variant") == 0)
             continue;
-        if ((slot = nvml_slot(job, keys[i], &hi))) {
+        if ((w = nvml_which(keys[i], &hi)) >= 0) {
             if (kt_parse_list(value, &items, &count, ld->err))
                 rc = bad_from(ld, "space", keys[i]);
             else
-                rc = read_nvml_key(ld, keys[i], slot, hi, items, count);
+                rc = read_nvml_key(ld, keys[i], (size_t)w, hi, items, count);
             free(items);
             items = NULL;
             continue;

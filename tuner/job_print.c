@@ -20,6 +20,20 @@ static void print_pinned(FILE *out, const kt_operator *op)
         fputc('\n', out);
 }
 
+/* --check: the device settings the space lists, ktune's dimensions. */
+static void print_settings_check(FILE *out, const kt_space *space)
+{
+    char what[2048];
+
+    if (!kt_nvml_choices_any(&space->nvml))
+        return;
+    kt_nvml_choices_text(&space->nvml, what, sizeof what);
+    fprintf(out,
+            "  device settings (ktune's dimensions, in every variant, "
+            "%llu combination(s)): %s\n",
+            (unsigned long long)space->settings, what);
+}
+
 /* --check's space: the Cartesian size, and for a declared operator the
  * points its require (and a space file's Conditions) allow, per variant
  * where it has one; no device is needed. */
@@ -57,6 +71,7 @@ static void print_space_check(FILE *out, const kt_job *job)
                     (unsigned long long)allowed[s]);
         fputc('\n', out);
     }
+    print_settings_check(out, &job->space);
     free(allowed);
 }
 

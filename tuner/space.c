@@ -19,14 +19,24 @@ static void free_slot(kt_space_variant *slot)
     memset(slot, 0, sizeof *slot);
 }
 
+/* The combinations of the device settings the space lists. */
+static uint64_t settings_of(const kt_space *space)
+{
+    uint64_t n = 1;
+    for (size_t w = 0; w < 3; ++w)
+        n *= space->nvml.count[w] ? space->nvml.count[w] : 1;
+    return n;
+}
+
 /* Recomputes sizes and offsets after the slots changed. */
 static kt_status recount(kt_space *space, kt_err *err)
 {
     uint64_t total = 0;
 
+    space->settings = settings_of(space);
     for (size_t s = 0; s < space->num_slots; ++s) {
         kt_space_variant *slot = &space->slots[s];
-        uint64_t size = 1;
+        uint64_t size = space->settings;
         for (uint32_t i = 0; i < slot->num_params; ++i) {
             if (size > KT_SPACE_MAX_POINTS / slot->count[i])
                 goto too_big;
@@ -293,6 +303,73 @@ static size_t slot_at(const kt_space *space, uint64_t index)
     return s;
 }
 
+/* Combination `combo` of the listed settings into s, the last fastest. */
+static void nvml_decode(const kt_space *space, uint64_t combo,
+                        kt_nvml_setting *s)
+{
+    memset(s, 0, sizeof *s);
+    for (size_t w = 3; w-- > 0;) {
+        uint32_t c = space->nvml.count[w];
+        if (!c)
+            continue;
+        *kt_nvml_field(s, w) = space->nvml.values[w][combo % c];
+        combo /= c;
+    }
+}
+
+static long nvml_pos(const kt_space *space, size_t w, unsigned v)
+{
+    for (uint32_t k = 0; k < space->nvml.count[w]; ++k)
+        if (space->nvml.values[w][k] == v)
+            return (long)k;
+    return -1;
+}
+
+/* s's combination; 0 when s sets what the space does not list. */
+static int nvml_encode(const kt_space *space, const kt_nvml_setting *s,
+                       uint64_t *combo)
+{
+    kt_nvml_setting copy = *s;
+    uint64_t r = 0;
+
+    for (size_t w = 0; w < 3; ++w) {
+        uint32_t c = space->nvml.count[w];
+        long k = nvml_pos(space, w, *kt_nvml_field(&copy, w));
+        if (!c && *kt_nvml_field(&copy, w))
+            return 0;
+        if (!c)
+            continue;
+        if (k < 0)
+            return 0;
+        r = r * c + (uint64_t)k;
+    }
+    *combo = r;
+    return 1;
+}
+
+kt_status kt_space_set_nvml(kt_space *space, size_t w, const unsigned *values,
+                            size_t count, kt_err *err)
+{
+    kt_nvml_choices was = space->nvml;
+
+    if (count == 0 || count > KT_NVML_MAX_VALUES)
+        return kt_err_set(err, KT_S_INPUT, "%zu values, expected 1 to %d",
+                          count, KT_NVML_MAX_VALUES);
+    for (size_t i = 0; i < count; ++i)
+        for (size_t k = 0; k < i; ++k)
+            if (values[k] == values[i])
+                return kt_err_set(err, KT_S_INPUT, "%u is listed twice",
+                                  values[i]);
+    space->nvml.count[w] = (uint32_t)count;
+    memcpy(space->nvml.values[w], values, count * sizeof *values);
+    if (recount(space, err)) {
+        space->nvml = was;
+        recount(space, NULL);
+        return KT_S_INPUT;
+    }
+    return KT_S_OK;
+}
+
 void kt_space_point(const kt_space *space, uint64_t index, kt_point *pt)
 {
     const kt_space_variant *slot = &space->slots[slot_at(space, index)];
@@ -301,6 +378,8 @@ void kt_space_point(const kt_space *space, uint64_t index, kt_point *pt)
     memset(pt, 0, sizeof *pt);
     pt->variant = slot->variant;
     pt->count = slot->num_params;
+    nvml_decode(space, rest % space->settings, &pt->nvml);
+    rest /= space->settings;
     for (uint32_t i = slot->num_params; i-- > 0;) {
         pt->values[i] = slot->values[i][rest % slot->count[i]];
         rest /= slot->count[i];
@@ -328,9 +407,9 @@ int kt_space_index(const kt_space *space, const kt_point *pt, uint64_t *index)
 {
     long s = kt_space_slot_of(space, pt->variant);
     const kt_space_variant *slot;
-    uint64_t rest = 0;
+    uint64_t rest = 0, combo;
 
-    if (s < 0)
+    if (s < 0 || !nvml_encode(space, &pt->nvml, &combo))
         return 0;
     slot = &space->slots[s];
     if (pt->count != slot->num_params)
@@ -341,7 +420,7 @@ int kt_space_index(const kt_space *space, const kt_point *pt, uint64_t *index)
             return 0;
         rest = rest * slot->count[i] + (uint64_t)k;
     }
-    *index = slot->offset + rest;
+    *index = slot->offset + rest * space->settings + combo;
     return 1;
 }
 
@@ -375,6 +454,7 @@ void kt_space_slot_start(const kt_space *space, size_t slot, kt_point *pt)
     pt->count = sv->num_params;
     for (uint32_t i = 0; i < sv->num_params; ++i)
         pt->values[i] = start_value(space, sv, i);
+    nvml_decode(space, 0, &pt->nvml); /* each setting's first value */
 }
 
 void kt_space_start(const kt_space *space, kt_point *pt)
@@ -398,6 +478,7 @@ void kt_space_switch(const kt_space *space, const kt_point *pt, size_t slot,
             value_pos(to, i, pt->values[j]) >= 0)
             result.values[i] = pt->values[j];
     }
+    result.nvml = pt->nvml; /* the device setting is no variant's */
     *out = result;
 }
 
@@ -406,36 +487,58 @@ static int has_variant_dim(const kt_space *space)
     return space->num_slots > 1;
 }
 
+/* The device setting of dimension dim (already past `variant`) when it is
+ * one, else -1 (a parameter). */
+static long setting_dim(const kt_space *space, const kt_point *pt, size_t dim)
+{
+    if (dim < pt->count)
+        return -1;
+    dim -= pt->count;
+    for (size_t w = 0; w < 3; ++w)
+        if (space->nvml.count[w] && dim-- == 0)
+            return (long)w;
+    return -1;
+}
+
 size_t kt_space_dims(const kt_space *space, const kt_point *pt)
 {
-    return (size_t)has_variant_dim(space) + pt->count;
+    size_t n = (size_t)has_variant_dim(space) + pt->count;
+    for (size_t w = 0; w < 3; ++w)
+        n += space->nvml.count[w] != 0;
+    return n;
 }
 
 const char *kt_space_dim_name(const kt_space *space, const kt_point *pt,
                               size_t dim)
 {
+    long w;
     if (has_variant_dim(space)) {
         if (dim == 0)
             return "variant";
         --dim;
     }
+    if ((w = setting_dim(space, pt, dim)) >= 0)
+        return kt_nvml_key((size_t)w);
     return space->op->variants[pt->variant].params[dim].name;
 }
 
 size_t kt_space_dim_count(const kt_space *space, const kt_point *pt, size_t dim)
 {
-    long s = kt_space_slot_of(space, pt->variant);
+    long s = kt_space_slot_of(space, pt->variant), w;
     if (has_variant_dim(space)) {
         if (dim == 0)
             return space->num_slots;
         --dim;
     }
+    if ((w = setting_dim(space, pt, dim)) >= 0)
+        return space->nvml.count[w];
     return s < 0 ? 0 : space->slots[s].count[dim];
 }
 
 size_t kt_space_dim_pos(const kt_space *space, const kt_point *pt, size_t dim)
 {
-    long s = kt_space_slot_of(space, pt->variant), k;
+    long s = kt_space_slot_of(space, pt->variant), k, w;
+    kt_nvml_setting copy = pt->nvml;
     if (s < 0)
         return 0;
     if (has_variant_dim(space)) {
@@ -443,14 +546,17 @@ size_t kt_space_dim_pos(const kt_space *space, const kt_point *pt, size_t dim)
             return (size_t)s;
         --dim;
     }
-    k = value_pos(&space->slots[s], (uint32_t)dim, pt->values[dim]);
+    if ((w = setting_dim(space, pt, dim)) >= 0)
+        k = nvml_pos(space, (size_t)w, *kt_nvml_field(&copy, (size_t)w));
+    else
+        k = value_pos(&space->slots[s], (uint32_t)dim, pt->values[dim]);
     return k < 0 ? 0 : (size_t)k;
 }
 
 void kt_space_dim_set(const kt_space *space, const kt_point *pt, size_t dim,
                       size_t k, kt_point *out)
 {
-    long s = kt_space_slot_of(space, pt->variant);
+    long s = kt_space_slot_of(space, pt->variant), w;
     if (has_variant_dim(space)) {
         if (dim == 0) {
             kt_space_switch(space, pt, k, out);
@@ -459,7 +565,9 @@ void kt_space_dim_set(const kt_space *space, const kt_point *pt, size_t dim,
         --dim;
     }
     *out = *pt;
-    if (s >= 0)
+    if ((w = setting_dim(space, pt, dim)) >= 0)
+        *kt_nvml_field(&out->nvml, (size_t)w) = space->nvml.values[w][k];
+    else if (s >= 0)
         out->values[dim] = space->slots[s].values[dim][k];
 }
 
@@ -467,6 +575,8 @@ void kt_space_dim_text(const kt_space *space, const kt_point *pt, size_t dim,
                        char *out, size_t out_size)
 {
     const kt_variant *v = &space->op->variants[pt->variant];
+    kt_nvml_setting copy = pt->nvml;
+    long w;
     if (has_variant_dim(space)) {
         if (dim == 0) {
             snprintf(out, out_size, "%s", v->id);
@@ -474,7 +584,27 @@ void kt_space_dim_text(const kt_space *space, const kt_point *pt, size_t dim,
         }
         --dim;
     }
-    kt_param_format(&v->params[dim], pt->values[dim], out, out_size);
+    if ((w = setting_dim(space, pt, dim)) >= 0)
+        snprintf(out, out_size, "%u", *kt_nvml_field(&copy, (size_t)w));
+    else
+        kt_param_format(&v->params[dim], pt->values[dim], out, out_size);
+}
+
+/* The listed settings as {"nvml_gr_clock": [1410, 1755], ...}. */
+static json_t *nvml_to_json(const kt_space *space)
+{
+    json_t *j = json_object();
+    for (size_t w = 0; w < 3; ++w) {
+        json_t *values = json_array();
+        for (uint32_t k = 0; k < space->nvml.count[w]; ++k)
+            json_array_append_new(values,
+                                  json_integer(space->nvml.values[w][k]));
+        if (space->nvml.count[w])
+            json_object_set_new(j, kt_nvml_key(w), values);
+        else
+            json_decref(values);
+    }
+    return j;
 }
 
 json_t *kt_space_to_json(const kt_space *space)
@@ -500,8 +630,11 @@ json_t *kt_space_to_json(const kt_space *space)
             variants, json_pack("{s:s,s:I,s:o}", "id", v->id, "points",
                                 (json_int_t)slot->size, "params", params));
     }
-    return json_pack("{s:I,s:o}", "size", (json_int_t)space->size, "variants",
-                     variants);
+    json_t *j = json_pack("{s:I,s:o}", "size", (json_int_t)space->size,
+                          "variants", variants);
+    if (j && kt_nvml_choices_any(&space->nvml))
+        json_object_set_new(j, "nvml", nvml_to_json(space));
+    return j;
 }
 
 /* A declared variant's points that its require allows, each checked
@@ -574,6 +707,7 @@ kt_status kt_space_count_required(const kt_space *space, const int64_t *sizes,
         uint64_t n;
         if ((rc = count_declared_slot(space, d, s, sizes, NULL, &n, err)))
             return rc;
+        n *= space->settings; /* a setting changes no requirement */
         if (per_slot)
             per_slot[s] = n;
         *count += n;
@@ -592,7 +726,7 @@ static kt_status count_declared(const kt_space *space, const kt_declared *d,
         uint64_t n;
         if ((rc = count_declared_slot(space, d, s, space->sizes, &dc, &n, err)))
             return rc;
-        *count += n;
+        *count += n * space->settings;
     }
     return KT_S_OK;
 }

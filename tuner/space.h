@@ -10,9 +10,13 @@
  *
  * Points are numbered 0..size-1: variants in declaration order, then the
  * parameters of each variant as mixed-radix digits, the last parameter
- * varying fastest. Values of a parameter keep the plugin's declared order.
- * Whether a point can run is decided without a GPU (kt_point_feasible)
- * against the device the evaluator reports, bound with kt_space_bind().
+ * varying fastest, then the device settings the job lists (nvml_gr_clock,
+ * nvml_mem_clock, nvml_pwr_limit: ktune's dimensions, set on the point's
+ * nvml, never a plugin parameter), fastest of all: a slot's size and
+ * offset count its settings too. Values of a parameter keep the plugin's
+ * declared order. Whether a point can run is decided without a GPU
+ * (kt_point_feasible) against the device the evaluator reports, bound with
+ * kt_space_bind().
  */
 #ifndef KT_SPACE_H
 #define KT_SPACE_H
@@ -22,6 +26,7 @@
 #include <stdint.h>
 
 #include "core/error.h"
+#include "core/nvml_set.h"
 #include "core/point.h"
 
 /* Spaces larger than this are refused: no strategy could say anything
@@ -33,8 +38,8 @@ typedef struct kt_space_variant {
     uint32_t num_params;
     uint32_t count[KT_MAX_PARAMS];  /* allowed values of each parameter */
     int64_t *values[KT_MAX_PARAMS]; /* owned; in the declared order */
-    uint64_t size;                  /* product of count[] */
-    uint64_t offset;                /* index of this variant's first point */
+    uint64_t size;   /* product of count[], times the space's settings */
+    uint64_t offset; /* index of this variant's first point */
 } kt_space_variant;
 
 typedef struct kt_space {
@@ -42,6 +47,10 @@ typedef struct kt_space {
     kt_space_variant *slots;
     size_t num_slots;
     uint64_t size;
+    /* ktune's dimensions: the device settings the job lists, and how many
+     * combinations of them there are (1 with none). */
+    kt_nvml_choices nvml;
+    uint64_t settings;
     int bound; /* kt_space_bind() was called */
     int64_t sizes[KT_MAX_SIZES];
     kt_device device;
@@ -65,6 +74,12 @@ kt_status kt_space_keep_variants(kt_space *space, const uint32_t *variants,
  * one value. KT_S_INPUT says what is allowed. */
 kt_status kt_space_narrow(kt_space *space, const char *name, char *const *items,
                           size_t count, kt_err *err);
+
+/* Makes device setting w (kt_nvml_key) a dimension of the space with the
+ * listed values (no repeats; at most KT_NVML_MAX_VALUES). KT_S_INPUT says
+ * what is wrong. */
+kt_status kt_space_set_nvml(kt_space *space, size_t w, const unsigned *values,
+                            size_t count, kt_err *err);
 
 /* Sets the problem feasibility is decided for. dev is copied. */
 void kt_space_bind(kt_space *space, const int64_t *sizes, uint64_t seed,
@@ -106,7 +121,8 @@ void kt_space_switch(const kt_space *space, const kt_point *pt, size_t slot,
                      kt_point *out);
 
 /* Dimensions of the neighbourhood of pt: dimension 0 is `variant` when the
- * space has more than one, then pt's parameters in declared order. */
+ * space has more than one, then pt's parameters in declared order, then
+ * the device settings the job lists (nvml_gr_clock, ...). */
 size_t kt_space_dims(const kt_space *space, const kt_point *pt);
 const char *kt_space_dim_name(const kt_space *space, const kt_point *pt,
                               size_t dim);

@@ -56,6 +56,13 @@ static json_t *configuration_json(const kt_tune_facts *f, const kt_point *pt)
                                 ? json_string(pd->labels[pt->values[p]])
                                 : json_integer(pt->values[p]));
     }
+    /* The device setting under Kernel Tuner's own parameter names. */
+    for (size_t w = 0; w < 3; ++w) {
+        kt_nvml_setting s = pt->nvml;
+        if (f->space && f->space->nvml.count[w])
+            json_object_set_new(conf, kt_nvml_key(w),
+                                json_integer(*kt_nvml_field(&s, w)));
+    }
     return conf;
 }
 

@@ -14,6 +14,12 @@
  *                          written on every call, so that what a killed
  *                          process set is still there for the next one
  *   KT_FAKE_NVML_INIT_FAILS  nvmlInit_v2 fails ("Driver Not Loaded")
+ *   KT_FAKE_NVML_REFUSE_VALUE  a set call with this value (MHz, or W for
+ *                          the limit) answered "Insufficient Permissions"
+ *   KT_FAKE_NVML_LOG       a file every set and reset call is appended to,
+ *                          one line "FUNCTION ARG" in the order made
+ * The supported clocks are an H200's: memory 3201, 2619, 1593 MHz;
+ * graphics 1980 down to 210 MHz in steps of 15 at each.
  */
 #include <math.h>
 #include <stdio.h>
@@ -42,6 +48,24 @@ static int refused(const char *fn)
 {
     const char *r = getenv("KT_FAKE_NVML_REFUSE");
     return r && strstr(r, fn) != NULL;
+}
+
+/* One line for a set or reset call, to $KT_FAKE_NVML_LOG. */
+static void log_call(const char *fn, unsigned arg)
+{
+    const char *path = getenv("KT_FAKE_NVML_LOG");
+    FILE *f = path ? fopen(path, "a") : NULL;
+
+    if (!f)
+        return;
+    fprintf(f, "%s %u\n", fn, arg);
+    fclose(f);
+}
+
+static int refused_value(unsigned v)
+{
+    const char *r = getenv("KT_FAKE_NVML_REFUSE_VALUE");
+    return r && r[0] && strtoul(r, NULL, 10) == v;
 }
 
 static void load(fake_state *s)
@@ -188,7 +212,9 @@ int nvmlDeviceSetPowerManagementLimit(void *dev, unsigned mw)
 {
     fake_state s;
     (void)dev;
-    if (refused("nvmlDeviceSetPowerManagementLimit"))
+    log_call("nvmlDeviceSetPowerManagementLimit", mw);
+    if (refused("nvmlDeviceSetPowerManagementLimit") ||
+        refused_value(mw / 1000))
         return NO_PERMISSION;
     if (mw < 200000 || mw > DEFAULT_LIMIT_MW)
         return 2; /* Invalid Argument */
@@ -201,7 +227,8 @@ int nvmlDeviceSetGpuLockedClocks(void *dev, unsigned lo, unsigned hi)
 {
     fake_state s;
     (void)dev;
-    if (refused("nvmlDeviceSetGpuLockedClocks"))
+    log_call("nvmlDeviceSetGpuLockedClocks", hi);
+    if (refused("nvmlDeviceSetGpuLockedClocks") || refused_value(hi))
         return NO_PERMISSION;
     load(&s);
     s.gr_lo = lo;
@@ -213,6 +240,7 @@ int nvmlDeviceResetGpuLockedClocks(void *dev)
 {
     fake_state s;
     (void)dev;
+    log_call("nvmlDeviceResetGpuLockedClocks", 0);
     if (refused("nvmlDeviceResetGpuLockedClocks"))
         return NO_PERMISSION;
     load(&s);
@@ -224,7 +252,8 @@ int nvmlDeviceSetMemoryLockedClocks(void *dev, unsigned lo, unsigned hi)
 {
     fake_state s;
     (void)dev;
-    if (refused("nvmlDeviceSetMemoryLockedClocks"))
+    log_call("nvmlDeviceSetMemoryLockedClocks", hi);
+    if (refused("nvmlDeviceSetMemoryLockedClocks") || refused_value(hi))
         return NO_PERMISSION;
     load(&s);
     s.mem_lo = lo;
@@ -236,9 +265,46 @@ int nvmlDeviceResetMemoryLockedClocks(void *dev)
 {
     fake_state s;
     (void)dev;
+    log_call("nvmlDeviceResetMemoryLockedClocks", 0);
     if (refused("nvmlDeviceResetMemoryLockedClocks"))
         return NO_PERMISSION;
     load(&s);
     s.mem_lo = s.mem_hi = 0;
     return save(&s);
+}
+
+/* NVML's convention: *count in is the room, out the clocks (descending);
+ * too little room is "Insufficient Size" (7). */
+static int clocks(unsigned *count, unsigned *mhz, const unsigned *list,
+                  unsigned n)
+{
+    unsigned room = *count;
+    *count = n;
+    if (room < n)
+        return 7;
+    memcpy(mhz, list, n * sizeof *list);
+    return OK;
+}
+
+int nvmlDeviceGetSupportedMemoryClocks(void *dev, unsigned *count,
+                                       unsigned *mhz)
+{
+    static const unsigned mem[] = {3201, 2619, 1593};
+    (void)dev;
+    if (refused("nvmlDeviceGetSupportedMemoryClocks"))
+        return NOT_SUPPORTED;
+    return clocks(count, mhz, mem, 3);
+}
+
+int nvmlDeviceGetSupportedGraphicsClocks(void *dev, unsigned mem,
+                                         unsigned *count, unsigned *mhz)
+{
+    unsigned gr[128], n = 0;
+    (void)dev;
+    if (refused("nvmlDeviceGetSupportedGraphicsClocks") ||
+        (mem != 3201 && mem != 2619 && mem != 1593))
+        return NOT_SUPPORTED;
+    for (unsigned f = 1980; f >= 210; f -= 15)
+        gr[n++] = f;
+    return clocks(count, mhz, gr, n);
 }

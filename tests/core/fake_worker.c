@@ -18,16 +18,20 @@
  *               then SIGSEGV; a worker that finds a dead one's marker
  *               removes it and answers the point invalid instead
  *               (core/compile_pool.h)
- *   "sigkill-measuring" dies of SIGKILL while the protocol's device
- *               settings are set (nothing of its own can restore them)
+ *   "sigkill-measuring" dies of SIGKILL once a point's device setting is
+ *               in force (nothing of its own can restore it)
+ *   "sigkill-between" dies of SIGKILL after a call's first group of
+ *               points, once the next group's different setting is set
  *   "show-start" writes its arguments after the program's name, one per
  *               line, and then "CUDA_DEVICE_MAX_CONNECTIONS=V" to
  *               $KT_FAKE_LOG (what ktune gave the worker to start with)
- * Device settings (protocol.nvml, open's nvml) go through the simulated
- * NVML that KTUNE_NVML_LIBRARY names, as the local evaluator does
- * (core/nvml_set.h): checked at open, set before a call's "measurement"
- * and restored after it; the SM clock seen while measuring is each
- * result's median_clock_mhz. */
+ * Device settings (open's nvml lists, each point's nvml) go through the
+ * simulated NVML that KTUNE_NVML_LIBRARY names, as the local evaluator
+ * does (core/nvml_set.h): every listed value checked at open, each
+ * point's setting put in force before its "measurement" only when it
+ * differs from the one in force (points grouped by setting), the device's
+ * own back at close; the SM clock seen while measuring is each result's
+ * median_clock_mhz. At most 64 points a call. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,90 +141,115 @@ static void send_error(int fd, const kt_err *e)
     json_decref(msg);
 }
 
-/* The settings a call asks for, set as the local evaluator sets them:
- * 0 and nothing set when none; -1 after an error reply. */
-static int settings_on(int fd, const json_t *req, kt_nvml *n, char *path,
-                       size_t size)
+/* The device settings of the job (open's nvml) and the one in force, as
+ * the local evaluator keeps them (core/nvml_set.h). */
+static kt_nvml nvml;
+static kt_nvml_keeper keeper;
+static int nvml_open;
+
+static int cue(const char *mode)
 {
-    kt_protocol p;
+    return getenv("KT_FAKE_MODE") && strcmp(getenv("KT_FAKE_MODE"), mode) == 0;
+}
+
+/* A cued point's misbehaviour; returns only for a point answered
+ * normally. */
+static void misbehave(int fd, const kt_point *pt, size_t i)
+{
+    json_t *msg;
+
+    if (strcmp(op->variants[pt->variant].id, "plain") != 0)
+        return;
+    if (pt->values[0] == 64) {
+        /* Die of the signal even under a sanitizer's handler. */
+        signal(SIGSEGV, SIG_DFL);
+        raise(SIGSEGV);
+    }
+    if (pt->values[0] == 128)
+        for (;;)
+            pause();
+    if (pt->values[0] == 512) {
+        msg = kt_wire_message("lost");
+        json_object_set_new(msg, "index", json_integer((json_int_t)i));
+        json_object_set_new(msg, "message",
+                            json_string("an illegal memory access was "
+                                        "encountered"));
+        kt_wire_send(fd, msg, NULL);
+        _exit(3);
+    }
+}
+
+/* One point's "measurement" under what is in force: the SM clock read
+ * now is its median_clock_mhz. */
+static json_t *measure_one(const kt_point *pt)
+{
+    kt_eval_result r;
+    kt_err err;
+    double sm = 0;
+
+    if (nvml_open && kt_nvml_clock_mhz(&nvml, KT_NVML_CLOCK_SM, &sm, &err))
+        sm = -1;
+    fake_result(pt, &r);
+    r.timing.median_clock_mhz = sm;
+    if (cue("die-compiling") && pt->values[0] == 256 && die_compiling()) {
+        r.timing.num_rounds = 0; /* its samples are static */
+        r.status = KT_EVAL_INVALID;
+        snprintf(r.reason, sizeof r.reason,
+                 "does not compile: the compiler died on this kernel");
+    }
+    return kt_eval_result_to_json(op, pt, &r, 1);
+}
+
+/* Puts a group's setting in force; 0, or -1 after an error reply. Cued
+ * "sigkill-measuring" dies once any setting is in force, "sigkill-between"
+ * once a second one is (between two points of different settings). */
+static int setting_on(int fd, const kt_nvml_setting *want, size_t group)
+{
     kt_err err;
 
     kt_err_clear(&err);
-    kt_nvml_restore_path(device, path, size);
-    if (kt_protocol_from_json(json_object_get(req, "protocol"), &p, &err) ||
-        (kt_nvml_setting_any(&p.nvml) &&
-         (kt_nvml_open(FAKE_PCI, n, &err) ||
-          kt_nvml_set(n, &p.nvml, path, &err)))) {
-        kt_err rerr;
-        /* What was set before the refusal goes back, as the local
-         * evaluator puts it back. */
-        if (kt_nvml_setting_any(&p.nvml))
-            kt_nvml_restore(n, path, &rerr);
+    /* NVML opens with the worker, as the local evaluator's energy meter
+     * opens it, whether or not open listed any setting. */
+    if (!kt_nvml_setting_equal(want, &keeper.in_force) &&
+        ((!nvml_open && !(nvml_open = !kt_nvml_open(FAKE_PCI, &nvml, &err))) ||
+         kt_nvml_apply(&keeper, want, &err))) {
         send_error(fd, &err);
         return -1;
     }
-    if (kt_nvml_setting_any(&p.nvml) && getenv("KT_FAKE_MODE") &&
-        strcmp(getenv("KT_FAKE_MODE"), "sigkill-measuring") == 0)
+    if ((cue("sigkill-measuring") && kt_nvml_setting_any(want)) ||
+        (cue("sigkill-between") && group > 0))
         raise(SIGKILL);
-    return kt_nvml_setting_any(&p.nvml);
+    return 0;
 }
 
 static void evaluate(int fd, const json_t *req)
 {
-    json_t *points = json_object_get(req, "points"), *results = json_array();
-    json_t *msg;
-    char path[4096];
-    kt_nvml n;
-    kt_err err;
-    int set = settings_on(fd, req, &n, path, sizeof path);
-    double sm = 0;
+    json_t *points = json_object_get(req, "points"), *msg, *results;
+    size_t n = json_array_size(points), groups;
+    kt_point pts[64];
+    size_t idx[64], ends[64];
+    json_t *out[64] = {0};
 
-    if (set < 0) {
-        json_decref(results);
-        return;
+    for (size_t i = 0; i < n && i < 64; ++i) {
+        kt_point_from_json(op, json_array_get(points, i), &pts[i], NULL);
+        idx[i] = i;
     }
-    if (set && kt_nvml_clock_mhz(&n, KT_NVML_CLOCK_SM, &sm, &err))
-        sm = -1;
-    for (size_t i = 0; i < json_array_size(points); ++i) {
-        kt_point pt;
-        kt_eval_result r;
-        kt_point_from_json(op, json_array_get(points, i), &pt, NULL);
-        if (strcmp(op->variants[pt.variant].id, "plain") == 0) {
-            if (pt.values[0] == 64) {
-                /* Die of the signal even under a sanitizer's handler. */
-                signal(SIGSEGV, SIG_DFL);
-                raise(SIGSEGV);
-            }
-            if (pt.values[0] == 128)
-                for (;;)
-                    pause();
-            if (pt.values[0] == 512) {
-                msg = kt_wire_message("lost");
-                json_object_set_new(msg, "index", json_integer((json_int_t)i));
-                json_object_set_new(msg, "message",
-                                    json_string("an illegal memory access was "
-                                                "encountered"));
-                kt_wire_send(fd, msg, NULL);
-                _exit(3);
-            }
+    n = n < 64 ? n : 64;
+    groups = kt_nvml_group(pts, idx, n, &keeper.in_force, ends);
+    for (size_t g = 0, at = 0; g < groups; at = ends[g++]) {
+        if (setting_on(fd, &pts[idx[at]].nvml, g) < 0) {
+            for (size_t i = 0; i < n; ++i)
+                json_decref(out[i]);
+            return;
         }
-        fake_result(&pt, &r);
-        r.timing.median_clock_mhz = sm;
-        if (getenv("KT_FAKE_MODE") &&
-            strcmp(getenv("KT_FAKE_MODE"), "die-compiling") == 0 &&
-            pt.values[0] == 256 && die_compiling()) {
-            r.timing.num_rounds = 0; /* its samples are static */
-            r.status = KT_EVAL_INVALID;
-            snprintf(r.reason, sizeof r.reason,
-                     "does not compile: the compiler died on this kernel");
+        for (size_t k = at; k < ends[g]; ++k) {
+            misbehave(fd, &pts[idx[k]], idx[k]);
+            out[idx[k]] = measure_one(&pts[idx[k]]);
         }
-        json_array_append_new(results, kt_eval_result_to_json(op, &pt, &r, 1));
     }
-    if (set && kt_nvml_restore(&n, path, &err)) {
-        json_decref(results);
-        send_error(fd, &err);
-        return;
-    }
+    results = json_array();
+    for (size_t i = 0; i < n; ++i)
+        json_array_append_new(results, out[i]);
     msg = kt_wire_message("results");
     json_object_set_new(msg, "results", results);
     json_object_set_new(msg, "lost", json_false());
@@ -228,26 +257,26 @@ static void evaluate(int fd, const json_t *req)
     json_decref(msg);
 }
 
-/* open's settings checked as the local evaluator checks them: set and
- * restored at once; 0 when they can be (or there are none). */
+/* open's settings checked as the local evaluator checks them (every
+ * listed value); 0 when they can be (or there are none). */
 static int settings_check(int fd, const json_t *req)
 {
-    kt_nvml_setting s;
+    kt_nvml_choices listed;
     char path[4096];
-    kt_nvml n;
     kt_err err;
 
     kt_err_clear(&err);
     device = (int)json_integer_value(json_object_get(req, "device"));
     kt_nvml_restore_path(device, path, sizeof path);
     kt_nvml_recover(path, "an earlier ktune run (killed)");
-    if (kt_env_nvml_setting_from(json_object_get(req, "nvml"), &s, &err) ||
-        (kt_nvml_setting_any(&s) &&
-         (kt_nvml_open(FAKE_PCI, &n, &err) ||
-          kt_nvml_check_settable(&n, &s, path, &err)))) {
+    if (kt_env_nvml_choices_from(json_object_get(req, "nvml"), &listed, &err) ||
+        (kt_nvml_choices_any(&listed) &&
+         ((nvml_open = !kt_nvml_open(FAKE_PCI, &nvml, &err)) == 0 ||
+          kt_nvml_check_choices(&nvml, &listed, path, &err)))) {
         send_error(fd, &err);
         return -1;
     }
+    kt_nvml_keeper_init(&keeper, &nvml, &listed, path);
     return 0;
 }
 
@@ -330,8 +359,10 @@ int main(int argc, char **argv)
     for (;;) {
         json_t *req = NULL;
         const char *type;
-        if (kt_wire_recv(fd, -1, &req, NULL))
+        if (kt_wire_recv(fd, -1, &req, NULL)) {
+            kt_nvml_keeper_end(&keeper, NULL); /* the parent went away */
             break;
+        }
         type = kt_wire_type(req, NULL);
         if (type && strcmp(type, "open") == 0) {
             if (mode && strcmp(mode, "die-on-open") == 0)
@@ -352,6 +383,7 @@ int main(int argc, char **argv)
             evaluate(fd, req);
         } else if (type && strcmp(type, "close") == 0) {
             json_decref(req);
+            kt_nvml_keeper_end(&keeper, NULL);
             if (mode && strcmp(mode, "slow-exit") == 0) {
                 usleep(300000);
                 log_event("exit");

@@ -2,7 +2,11 @@
 /* The report's time-energy chart: the Pareto front of made-up points, and
  * the chart drawn from a real H200 summary given an energy object (the
  * front's points marked, the answer's energy and power in the caption),
- * or a line saying why when the summary has no energy. */
+ * or a line saying why when the summary has no energy; and from a journal
+ * with energy records (tools/gen_energy_fixture.py), each configuration's
+ * joules per launch, power against the limit and energy per byte and per
+ * flop against the device's best, every configuration under its device
+ * setting. */
 #include "tests/kt_test.h"
 
 #include <stdio.h>
@@ -14,6 +18,8 @@
 
 #define MAIN_SUMMARY                                                           \
     KT_SOURCE_DIR "/tests/report/data/vector_add-h200-main.summary.json"
+#define ENERGY_JOURNAL                                                         \
+    KT_SOURCE_DIR "/tests/report/data/vector_add-energy-synthetic.jsonl"
 
 static size_t count(const char *hay, const char *needle)
 {
@@ -99,12 +105,48 @@ the_chart_marks_the_front_and_states_the_answers_energy(void **state)
     kt_sources_free(&s);
 }
 
+/* The fixture's coalesced block=32: 24.23 us at 1410 MHz, 300 W, so
+ * 7.268 mJ; vector_add at n = 2^20 moves 12 MiB and does 2^20 flops. */
+static void
+a_journal_with_energy_shows_each_configurations_energy_against_the_best(
+    void **state)
+{
+    kt_sources s;
+    kt_work w = {
+        .bytes_read = 8 << 20, .bytes_written = 4 << 20, .flops = 1 << 20};
+    char *html;
+    kt_err err;
+    (void)state;
+
+    memset(&s, 0, sizeof s);
+    assert_int_equal(kt_sources_load(&s, ENERGY_JOURNAL, &err), KT_S_OK);
+    kt_sources_set_work(&s, &w, "plugin vector_add");
+    html = render(&s);
+    assert_contains(html, "<section id=\"energy\">");
+    assert_contains(html, "Time against energy, the Pareto front marked");
+    assert_contains(html, "8 configurations measured with energy");
+    /* Each point under its own setting, a row each. */
+    assert_contains(html, "<tr><td>coalesced block=32 nvml_gr_clock=1410</td>"
+                          "<td>24.23</td><td>7.268 [7.196, 7.341]</td>"
+                          "<td>300.0 W (42.9% of 700 W)</td>"
+                          "<td>578 pJ/B (72.2x the best)</td>"
+                          "<td>6,932 pJ/flop (4,621x the best)</td></tr>");
+    assert_contains(html, "<td>coalesced block=32 nvml_gr_clock=1980</td>");
+    /* Four rows under 1410 in the energy table, and in the top table. */
+    assert_int_equal(count(html, " nvml_gr_clock=1410</td>"), 8);
+    assert_contains(html, "The device&#39;s best: the copy&#39;s pJ per byte");
+    free(html);
+    kt_sources_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(the_front_keeps_what_nothing_beats_in_both),
         cmocka_unit_test(
             the_chart_marks_the_front_and_states_the_answers_energy),
+        cmocka_unit_test(
+            a_journal_with_energy_shows_each_configurations_energy_against_the_best),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -261,40 +261,48 @@ static void space_mistakes(void **state)
                  "none of the listed values is allowed in variant 'plain'");
 }
 
-/* Kernel Tuner's device-setting names in [space]: one value each, into the
- * protocol (the worker sets them around each measurement), the space left
- * as it was; more values, or a value out of range, name the key. */
-static void device_settings_are_read_into_the_protocol(void **state)
+/* Kernel Tuner's device-setting names in [space]: one value or a list
+ * each, dimensions of the space (ktune's, on each point's nvml; the
+ * plugin's parameters unchanged); a repeated value, or one out of range,
+ * names the key. */
+static void device_settings_are_dimensions_of_the_space(void **state)
 {
     kt_job job;
+    kt_point pt;
     kt_err err;
     (void)state;
 
     assert_int_equal(load("settings.ini",
                           "[job]\noperator = vector_add:add\n[space]\n"
-                          "nvml_gr_clock = 1410\nnvml_pwr_limit = 450\n"
-                          "block = 256\n",
+                          "nvml_gr_clock = 1410, 1755, 1980\n"
+                          "nvml_pwr_limit = 450\nblock = 256\n",
                           NULL, 0, &job, &err),
                      KT_S_OK);
-    assert_int_equal(job.protocol.nvml.gr_mhz, 1410);
-    assert_int_equal(job.protocol.nvml.mem_mhz, 0);
-    assert_int_equal(job.protocol.nvml.limit_w, 450);
+    assert_int_equal(job.space.nvml.count[0], 3);
+    assert_int_equal(job.space.nvml.values[0][2], 1980);
+    assert_int_equal(job.space.nvml.count[1], 0);
+    assert_int_equal(job.space.nvml.values[2][0], 450);
+    assert_int_equal(job.space.settings, 3);
+    kt_space_start(&job.space, &pt);
+    assert_int_equal(pt.nvml.gr_mhz, 1410); /* the first listed */
+    assert_int_equal(pt.nvml.limit_w, 450);
     kt_job_free(&job);
     assert_int_equal(load("none.ini", "[job]\noperator = vector_add:add\n",
                           NULL, 0, &job, &err),
                      KT_S_OK);
-    assert_false(kt_nvml_setting_any(&job.protocol.nvml));
+    assert_false(kt_nvml_choices_any(&job.space.nvml));
+    assert_int_equal(job.space.settings, 1);
     kt_job_free(&job);
-    expect_error("two.ini",
+    expect_error("twice.ini",
                  "[job]\noperator = vector_add:add\n[space]\n"
-                 "nvml_mem_clock = 2619, 1593\n",
-                 NULL, 0, "two.ini:4: [space] nvml_mem_clock: 2 values",
-                 "run the job once per value");
+                 "nvml_mem_clock = 2619, 2619\n",
+                 NULL, 0, "twice.ini:4: [space] nvml_mem_clock:",
+                 "2619 is listed twice");
     expect_error("range.ini",
                  "[job]\noperator = vector_add:add\n[space]\n"
                  "nvml_pwr_limit = 0\n",
                  NULL, 0, "range.ini:4: [space] nvml_pwr_limit: 0",
-                 "expected 1 to 10000 (watts)");
+                 "expected 1 to 10000 (W)");
 }
 
 static void strategy_mistakes(void **state)
@@ -746,7 +754,7 @@ int main(void)
         cmocka_unit_test(jobs_that_are_not_files_are_refused),
         cmocka_unit_test(metrics_sections_are_read_as_written),
         cmocka_unit_test(metrics_mistakes),
-        cmocka_unit_test(device_settings_are_read_into_the_protocol),
+        cmocka_unit_test(device_settings_are_dimensions_of_the_space),
     };
     return cmocka_run_group_tests(tests, tt_setup, tt_teardown);
 }

@@ -28,6 +28,10 @@ static const kt_operator *atx;
 typedef struct model {
     double vec4_us, split_us, cublas_us;
     int ridge;
+    /* Non-zero: the space lists nvml_gr_clock = 1410, 1755, 1980 (ktune's
+     * dimension) and a point's time grows by 10% per 100 MHz away from
+     * this clock. */
+    unsigned gr_best;
 } model;
 
 /* Position of pt's value of parameter `name` among the narrowed values,
@@ -46,8 +50,18 @@ static double off(const kt_space *space, const kt_point *pt, const char *name,
     return (double)(at - want);
 }
 
+static double params_us(const model *m, const kt_space *space,
+                        const kt_point *pt);
+
 static double model_us(const model *m, const kt_space *space,
                        const kt_point *pt)
+{
+    double away = fabs((double)pt->nvml.gr_mhz - (double)m->gr_best) / 100;
+    return params_us(m, space, pt) * (m->gr_best ? 1 + 0.1 * away : 1);
+}
+
+static double params_us(const model *m, const kt_space *space,
+                        const kt_point *pt)
 {
     const char *id = atx->variants[pt->variant].id;
     if (strcmp(id, "cublas") == 0)
@@ -176,6 +190,9 @@ typedef struct outcome {
     kt_point optimum;
 } outcome;
 
+/* The strategy tune() runs. */
+static const char *strategy_name = "one_at_a_time";
+
 static void tune(const char *path, const model *m, size_t max_evals, outcome *o)
 {
     kt_evaluator *ev;
@@ -186,6 +203,10 @@ static void tune(const char *path, const model *m, size_t max_evals, outcome *o)
 
     memset(o, 0, sizeof *o);
     narrowed(&o->space, m->ridge);
+    if (m->gr_best) {
+        const unsigned gr[] = {1410, 1755, 1980};
+        assert_int_equal(kt_space_set_nvml(&o->space, 0, gr, 3, &err), KT_S_OK);
+    }
     record(path, m, &o->space);
     assert_int_equal(kt_replay_open(path, gemv, atx, NULL, &ev, &err), KT_S_OK);
     kt_space_bind(&o->space, kt_replay_sizes(ev), 1, ev->ops->device(ev));
@@ -203,7 +224,7 @@ static void tune(const char *path, const model *m, size_t max_evals, outcome *o)
     cfg.op = atx;
     cfg.space = &o->space;
     cfg.ev = ev;
-    cfg.strategy = kt_strategy_find("one_at_a_time");
+    cfg.strategy = kt_strategy_find(strategy_name);
     for (size_t i = 0; i < cfg.strategy->num_options; ++i)
         cfg.options[i] = cfg.strategy->options[i].default_value;
     cfg.seed = 1;
@@ -273,6 +294,56 @@ static void the_reference_is_the_answer_when_it_truly_wins(void **state)
     done(&o);
 }
 
+/* The SM clock listed in the job is a dimension the default strategy
+ * searches like a parameter, from its first value (1410) to the one the
+ * recording says is best (1755), in a replay of a journal that recorded
+ * each point's setting; the summary names it with the answer. */
+static void a_listed_clock_is_searched_from_a_recording_of_it(void **state)
+{
+    model m = {
+        .vec4_us = 238, .split_us = 262, .cublas_us = 400, .gr_best = 1755};
+    size_t under[3] = {0, 0, 0};
+    outcome o;
+    (void)state;
+    tune("clocks.jsonl", &m, 0, &o);
+    assert_true(kt_point_equal(&o.r.finals[0].point, &o.optimum));
+    assert_int_equal(o.optimum.nvml.gr_mhz, 1755);
+    for (size_t i = 0; i < o.r.num_entries; ++i) {
+        unsigned gr = o.r.entries[i].point.nvml.gr_mhz;
+        under[gr == 1410 ? 0 : gr == 1755 ? 1 : 2]++;
+    }
+    /* Points were measured under each of the three. */
+    assert_true(under[0] > 0 && under[1] > 0 && under[2] > 0);
+    assert_contains(o.summary, "best  vec4 block=512 col_threads=16 unroll=8 "
+                               "split=64 cache=default schedule=occupancy "
+                               "nvml_gr_clock=1755\n");
+    done(&o);
+}
+
+/* Every strategy searches the listed clock: each run ends normally and
+ * measures points under more than one of its values. */
+static void every_strategy_searches_a_listed_clock(void **state)
+{
+    model m = {
+        .vec4_us = 238, .split_us = 262, .cublas_us = 400, .gr_best = 1755};
+    (void)state;
+    for (size_t k = 0; k < kt_strategy_count(); ++k) {
+        unsigned seen = 0;
+        outcome o;
+        strategy_name = kt_strategy_at(k)->name;
+        tune("clocks-any.jsonl", &m, 40, &o);
+        for (size_t i = 0; i < o.r.num_entries; ++i) {
+            unsigned gr = o.r.entries[i].point.nvml.gr_mhz;
+            assert_true(gr == 1410 || gr == 1755 || gr == 1980);
+            seen |= gr == 1410 ? 1u : gr == 1755 ? 2u : 4u;
+        }
+        if (seen == 1 || seen == 2 || seen == 4)
+            fail_msg("%s measured under one clock only", strategy_name);
+        done(&o);
+    }
+    strategy_name = "one_at_a_time";
+}
+
 /* block and col_threads two steps below their best together: one step of
  * either alone costs more than it saves. */
 static void a_ridge_no_single_change_crosses_is_crossed(void **state)
@@ -314,6 +385,8 @@ int main(void)
             a_reference_fastest_at_the_defaults_does_not_end_the_search),
         cmocka_unit_test(the_reference_is_the_answer_when_it_truly_wins),
         cmocka_unit_test(a_ridge_no_single_change_crosses_is_crossed),
+        cmocka_unit_test(a_listed_clock_is_searched_from_a_recording_of_it),
+        cmocka_unit_test(every_strategy_searches_a_listed_clock),
         cmocka_unit_test(a_run_stops_on_its_budget_or_says_it_converged),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -150,7 +150,8 @@ static void count(const kt_tpe *m, size_t i, int good, double *g, double *b,
 {
     size_t s = slot_at(m->space, m->idx[i]);
     const kt_space_variant *sv = &m->space->slots[s];
-    uint64_t rest = m->idx[i] - sv->offset;
+    /* The device-setting digit (fastest, tuner/space.h) is not modelled. */
+    uint64_t rest = (m->idx[i] - sv->offset) / m->space->settings;
     double *c = good ? g : b;
 
     (good ? gs : bs)[s] += 1;
@@ -200,7 +201,7 @@ static double score(const kt_tpe *m, uint64_t index)
 {
     size_t s = slot_at(m->space, index);
     const kt_space_variant *sv = &m->space->slots[s];
-    uint64_t rest = index - sv->offset;
+    uint64_t rest = (index - sv->offset) / m->space->settings;
     size_t end = m->base[s + 1];
     double sum = m->lr_slot[s];
 
@@ -278,7 +279,8 @@ static int pick_local(kt_tpe *m, uint64_t *index)
         return 0;
     size_t s = slot_at(m->space, m->idx[b]);
     const kt_space_variant *sv = &m->space->slots[s];
-    uint64_t rest = m->idx[b] - sv->offset, stride = 1;
+    uint64_t rest = (m->idx[b] - sv->offset) / m->space->settings,
+             stride = m->space->settings;
     for (uint32_t p = sv->num_params; p-- > 0;) {
         uint64_t at = rest % sv->count[p];
         for (int dir = -1; dir <= 1; dir += 2) {
