@@ -232,6 +232,22 @@ static json_t *workers_json(const kt_tune_result *r)
     return list;
 }
 
+/* How the compile pool kept ahead of the GPU (docs/declared.md). */
+static json_t *compile_json(const kt_tune_result *r)
+{
+    return json_pack(
+        "{s:I,s:I,s:I,s:I,s:f,s:I,s:f,s:f,s:f,s:f}", "taken",
+        (json_int_t)r->compile_taken, "ahead",
+        (json_int_t)(r->compile_taken - r->compile_took_queued -
+                     r->compile_unhinted),
+        "took_queued", (json_int_t)r->compile_took_queued, "unhinted",
+        (json_int_t)r->compile_unhinted, "parallel",
+        kt_tune_compile_parallel(r), "peak_running",
+        (json_int_t)r->compile_peak, "work_s", r->compile_work_s, "busy_s",
+        r->compile_busy_s, "gpu_wait_s", r->compile_wait_s,
+        "gpu_idle_fraction", kt_tune_compile_idle(r));
+}
+
 json_t *kt_export_summary(const kt_tune_facts *f, const kt_tune_result *r,
                           int top)
 {
@@ -270,6 +286,8 @@ json_t *kt_export_summary(const kt_tune_facts *f, const kt_tune_result *r,
                       r->compile_threads, "wall_s", r->compile_busy_s, "cpu_s",
                       r->compile_cpu_s, "gpu_wait_s", r->compile_wait_s,
                       "gpu_idle_fraction", kt_tune_compile_idle(r)));
+    if (r->compiled || r->compile_taken)
+        json_object_set_new(root, "compile", compile_json(r));
     json_object_set_new(
         root, "overhead",
         json_pack(

@@ -458,6 +458,16 @@ void kt_summary_print(FILE *out, const kt_tune_facts *f,
                 "compiles (%.1f%% of the run)\n",
                 r->compile_threads, r->compile_busy_s, r->compile_cpu_s,
                 r->compile_wait_s, 100.0 * kt_tune_compile_idle(r));
+    if (r->compiled || r->compile_taken)
+        fprintf(out,
+                "compile: %zu kernel(s) taken by verification, %zu compiled "
+                "or compiling ahead (hinted), %zu hinted but not started "
+                "(compiled while the GPU waited), %zu never hinted; %.1f "
+                "compile(s) at once while compiling (peak %zu)\n",
+                r->compile_taken,
+                r->compile_taken - r->compile_took_queued - r->compile_unhinted,
+                r->compile_took_queued, r->compile_unhinted,
+                kt_tune_compile_parallel(r), r->compile_peak);
     print_workers(out, r);
     if (f->journal)
         fprintf(out, "journal %s\n", f->journal);
