@@ -227,11 +227,11 @@ kt_status kt_timing_from_json(const json_t *j, kt_timing *t, kt_err *err)
  * counts that are not zero, so results without a pool read as before). */
 static json_t *compilation_json(const kt_eval_result *r)
 {
-    json_t *c = json_pack("{s:f,s:i,s:i,s:f,s:f,s:f}", "seconds", r->compile_s,
-                          "compiled", (int)r->compiled, "cache_hits",
-                          (int)r->compile_cache_hits, "cpu_s", r->compile_cpu_s,
-                          "wait_s", r->compile_wait_s, "busy_s",
-                          r->compile_busy_s);
+    json_t *c =
+        json_pack("{s:f,s:i,s:i,s:f,s:f,s:f}", "seconds", r->compile_s,
+                  "compiled", (int)r->compiled, "cache_hits",
+                  (int)r->compile_cache_hits, "cpu_s", r->compile_cpu_s,
+                  "wait_s", r->compile_wait_s, "busy_s", r->compile_busy_s);
     const struct {
         const char *key;
         uint32_t n;

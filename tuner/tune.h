@@ -209,7 +209,8 @@ typedef struct kt_tune_result {
      * peak the largest any call reported): takes of a kernel not loaded
      * yet, of which hinted but not started (compiled on the measuring
      * thread) and never hinted; the compiles' summed wall time, over
-     * compile_busy_s the compiles running at once (kt_tune_compile_parallel). */
+     * compile_busy_s the compiles running at once (kt_tune_compile_parallel).
+     */
     size_t compile_taken, compile_took_queued, compile_unhinted;
     size_t compile_peak;
     double compile_work_s;
