@@ -620,8 +620,10 @@ void kt_tune_hint(kt_tune *t, const kt_point *pts, size_t n)
     kt_point *keep, *share;
     uint64_t *kept;
 
-    /* Answering from a resumed journal compiles nothing. */
-    if (t->failed || !n || (t->num_calls && t->call_cursor < t->num_calls))
+    /* Answering from a resumed journal compiles nothing, nor does an
+     * evaluator that takes no hints (a replay). */
+    if (t->failed || !n || (t->num_calls && t->call_cursor < t->num_calls) ||
+        !(t->pool ? cfg->workers[0] : cfg->ev)->ops->prefetch)
         return;
     keep = malloc(2 * n * sizeof *keep);
     kept = malloc(n * sizeof *kept);

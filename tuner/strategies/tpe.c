@@ -354,7 +354,8 @@ static const kt_strategy_option options[] = {
 
 /* The random proposals still to come before the model is used, drawn
  * ahead on a copy of the visited marks with the generator rewound after
- * (the same draws are made again): into out, at most max. */
+ * (the same draws are made again): into out, at most max; an enumerated
+ * range only. */
 static size_t coming_random(kt_tpe *m, kt_point *out, size_t max)
 {
     kt_rng saved = *kt_tune_rng(m->t);
@@ -362,15 +363,15 @@ static size_t coming_random(kt_tpe *m, kt_point *out, size_t max)
     size_t n = 0, left = m->init > m->valid ? m->init - m->valid : 0;
     uint64_t index;
 
-    if (real && !(copy = malloc((size_t)(m->hi - m->lo))))
+    /* A drawn range asks the session (kt_tune_known records a point the
+     * host refuses): a hint must record nothing, so none there. */
+    if (!real || !(copy = malloc((size_t)(m->hi - m->lo))))
         return 0;
-    if (copy)
-        memcpy(copy, real, (size_t)(m->hi - m->lo));
+    memcpy(copy, real, (size_t)(m->hi - m->lo));
     m->state = copy;
     for (; n < left && n < max && pick(m, 0, &index); ++n) {
         kt_space_point(m->space, index, &out[n]);
-        if (copy)
-            copy[index - m->lo] = 1;
+        copy[index - m->lo] = 1;
     }
     m->state = real;
     *kt_tune_rng(m->t) = saved;

@@ -161,6 +161,20 @@ static size_t gather(kt_walk *w, const kt_point *inc, double inc_us, size_t d,
     return n;
 }
 
+/* As gather, for hints: every value, asking the session nothing (a
+ * point refused on the host would be recorded by kt_tune_known; a hint
+ * records nothing, and kt_tune_hint drops what is known or refused). */
+static size_t every(kt_walk *w, const kt_point *inc, size_t d, long k, int dir,
+                    size_t take, kt_point *cands, size_t n, size_t width)
+{
+    long count = (long)kt_space_dim_count(w->space, inc, d);
+    for (size_t got = 0;
+         k >= 0 && k < count && n < width && (!take || got < take);
+         k += dir, ++got)
+        kt_space_dim_set(w->space, inc, d, (size_t)k, &cands[n++]);
+    return n;
+}
+
 /* Points hinted at once, at most: every single change of a point on the
  * hub's spaces (convolution: 56). */
 #define HINT_MAX 256
@@ -169,7 +183,8 @@ static size_t gather(kt_walk *w, const kt_point *inc, double inc_us, size_t d,
  * its order: dimension dim from position `from` in direction dir (and
  * down from inc, after up), then each later parameter's values outwards,
  * up first; with `wrap`, then the earlier parameters' (the next pass).
- * Each direction gets `take` new values at most (0: all). */
+ * Each direction gets `take` new values at most (0: all); inc_us < 0:
+ * every value, new or not, for a hint (every). */
 static size_t line_order(kt_walk *w, const kt_point *inc, double inc_us,
                          size_t dim, long from, int dir, size_t take, int wrap,
                          kt_point *cands, size_t n, size_t width)
@@ -181,10 +196,15 @@ static size_t line_order(kt_walk *w, const kt_point *inc, double inc_us,
         size_t d = i < dims ? i : i - dims + first;
         long pos = (long)kt_space_dim_pos(w->space, inc, d);
         int up = d != dim || dir > 0;
-        n = gather(w, inc, inc_us, d, d == dim ? from : pos + 1, up ? 1 : -1,
-                   take, cands, n, width);
+        n = inc_us >= 0 ? gather(w, inc, inc_us, d, d == dim ? from : pos + 1,
+                                 up ? 1 : -1, take, cands, n, width)
+                        : every(w, inc, d, d == dim ? from : pos + 1,
+                                up ? 1 : -1, take, cands, n, width);
         if (up)
-            n = gather(w, inc, inc_us, d, pos - 1, -1, take, cands, n, width);
+            n = inc_us >= 0
+                    ? gather(w, inc, inc_us, d, pos - 1, -1, take, cands, n,
+                             width)
+                    : every(w, inc, d, pos - 1, -1, take, cands, n, width);
     }
     return n;
 }
@@ -195,8 +215,8 @@ static size_t line_order(kt_walk *w, const kt_point *inc, double inc_us,
  * neighbourhood of the next pass. Their kernels compile at once, on every
  * compile thread, while the walk measures them one at a time; a hint
  * decides nothing, so the walk's order and answer are what they were. */
-static void hint_around(kt_walk *w, const kt_point *pt, double us, size_t dim,
-                        long from, int dir)
+static void hint_around(kt_walk *w, const kt_point *pt, size_t dim, long from,
+                        int dir)
 {
     kt_point *cands = malloc(HINT_MAX * sizeof *cands);
     size_t n = 0;
@@ -204,9 +224,9 @@ static void hint_around(kt_walk *w, const kt_point *pt, double us, size_t dim,
     if (!cands)
         return;
     if (w->patience)
-        n = line_order(w, pt, us, dim, from, dir, w->patience, 0, cands, n,
+        n = line_order(w, pt, -1, dim, from, dir, w->patience, 0, cands, n,
                        HINT_MAX);
-    n = line_order(w, pt, us, dim, from, dir, 0, 1, cands, n, HINT_MAX);
+    n = line_order(w, pt, -1, dim, from, dir, 0, 1, cands, n, HINT_MAX);
     kt_tune_hint(w->t, cands, n);
     free(cands);
 }
@@ -226,7 +246,7 @@ static kt_status look_ahead(kt_walk *w, const kt_point *inc, double inc_us,
     size_t width = kt_tune_width(w->t), n;
     kt_point cands[64];
 
-    hint_around(w, inc, inc_us, dim, from, dir);
+    hint_around(w, inc, dim, from, dir);
     if (width < 2)
         return KT_S_OK;
     width = width < 64 ? width : 64;
