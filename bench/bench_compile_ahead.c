@@ -8,14 +8,19 @@
  * what it prints is how far the search's hints keep the compile threads
  * ahead of the GPU:
  *
- *   strategy evals wall_s evals_per_s takes ahead joined hinted dropped
- *   peak_running compiled gpu_wait_s gpu_idle compile_cpu_s
+ *   strategy evals wall_s evals_per_s takes ahead joined took_queued
+ *   unhinted hinted dropped compiled parallel peak_running gpu_wait_s
+ *   gpu_idle compile_cpu_s
  *
- * ahead: takes whose kernel was compiled before they asked; joined: takes
- * (and repeated hints) that found it compiling; gpu_idle: the time the
- * takes waited over the wall time.
+ * one row per strategy of --strategy S1,S2,... (each with a pool of its
+ * own). ahead: takes whose kernel was compiled before they asked; joined:
+ * takes that found it compiling; took_queued: hinted but not started, so
+ * compiled on the measuring thread; unhinted: never hinted; parallel:
+ * compiles running at once while any ran (the tuner's
+ * kt_tune_compile_parallel); gpu_idle: the time the takes waited over
+ * the wall time.
  *
- *   bench_compile_ahead DECLARATION [--strategy S] [--evals N]
+ *   bench_compile_ahead DECLARATION [--strategy S[,S...]] [--evals N]
  *       [--seconds S] [--threads T] [--compile-ms MS] [--measure-ms MS]
  *
  * --compile-ms 0 (the default) compiles with NVRTC (run it with
@@ -85,7 +90,7 @@ static int parse(int argc, char **argv, args *a)
     }
     if (bad || optind + 1 != argc) {
         fprintf(stderr,
-                "usage: bench_compile_ahead DECLARATION [--strategy S] "
+                "usage: bench_compile_ahead DECLARATION [--strategy S[,S...]] "
                 "[--evals N] [--seconds S] [--threads T] [--compile-ms MS] "
                 "[--measure-ms MS]\n");
         return 2;
@@ -94,25 +99,30 @@ static int parse(int argc, char **argv, args *a)
     return 0;
 }
 
-static void print(const args *a, const kt_tune_result *r,
+static void header(void)
+{
+    printf("strategy evals wall_s evals_per_s takes ahead joined took_queued "
+           "unhinted hinted dropped compiled parallel peak_running "
+           "gpu_wait_s gpu_idle compile_cpu_s\n");
+}
+
+/* One row: the pool's own counts, then the tuner's view of them. */
+static void print(const char *strategy, const kt_tune_result *r,
                   const kt_compile_eval *c)
 {
     kt_cpool_stats st;
     kt_cpool_stats_get(c->pool, &st);
-    printf("strategy evals wall_s evals_per_s takes ahead joined hinted "
-           "dropped peak_running compiled gpu_wait_s gpu_idle "
-           "compile_cpu_s\n");
-    printf("%s %zu %.2f %.2f %zu %zu %zu %zu %zu %zu %zu %.2f %.3f %.2f\n",
-           a->strategy, r->evaluations, r->wall_s,
+    printf("%s %zu %.2f %.2f %zu %zu %zu %zu %zu %zu %zu %zu %.2f %zu %.2f "
+           "%.3f %.2f\n",
+           strategy, r->evaluations, r->wall_s,
            r->wall_s > 0 ? (double)r->evaluations / r->wall_s : 0, c->takes,
-           st.ahead, st.joined, st.hinted, st.dropped, st.peak_running,
-           st.compiled, c->gpu_wait_s,
+           st.ahead, st.joined, st.took_queued, st.unhinted, st.hinted,
+           st.dropped, st.compiled, kt_tune_compile_parallel(r),
+           st.peak_running, c->gpu_wait_s,
            r->wall_s > 0 ? c->gpu_wait_s / r->wall_s : 0, st.cpu_s);
-    printf("tuner: compile_wait_s %.2f compile_busy_s %.2f idle %.3f\n",
-           r->compile_wait_s, r->compile_busy_s, kt_tune_compile_idle(r));
 }
 
-static int run(const args *a, kt_job *job)
+static int run(const args *a, const char *strategy, kt_job *job)
 {
     double compile_s = a->compile_ms * 1e-3;
     kt_cpool_options opt = {(int)a->threads, "",
@@ -125,9 +135,10 @@ static int run(const args *a, kt_job *job)
     kt_tune_result r;
     kt_err err;
 
-    if (!c || !kt_strategy_find(a->strategy)) {
-        fprintf(stderr, "bench_compile_ahead: %s\n",
-                c ? "unknown strategy" : "cannot open the pool");
+    if (!c || !kt_strategy_find(strategy)) {
+        fprintf(stderr, "bench_compile_ahead: %s%s\n",
+                c ? "unknown strategy " : "cannot open the pool",
+                c ? strategy : "");
         kt_ce_close(c ? &c->base : NULL);
         return 2;
     }
@@ -136,7 +147,7 @@ static int run(const args *a, kt_job *job)
     cfg.op = job->op;
     cfg.space = &job->space;
     cfg.ev = &c->base;
-    cfg.strategy = kt_strategy_find(a->strategy);
+    cfg.strategy = kt_strategy_find(strategy);
     for (size_t i = 0; i < cfg.strategy->num_options; ++i)
         cfg.options[i] = cfg.strategy->options[i].default_value;
     cfg.seed = 1;
@@ -150,10 +161,25 @@ static int run(const args *a, kt_job *job)
         c->base.ops->close(&c->base);
         return 1;
     }
-    print(a, &r, c);
+    print(strategy, &r, c);
+    fflush(stdout);
     kt_tune_result_free(&r);
     c->base.ops->close(&c->base);
     return 0;
+}
+
+/* Each strategy of the comma-separated list in turn, one row each. */
+static int run_all(const args *a, kt_job *job)
+{
+    char *list = strdup(a->strategy), *save = NULL;
+    int rc = list ? 0 : 1;
+
+    header();
+    for (char *s = list ? strtok_r(list, ",", &save) : NULL; s && !rc;
+         s = strtok_r(NULL, ",", &save))
+        rc = run(a, s, job);
+    free(list);
+    return rc;
 }
 
 int main(int argc, char **argv)
@@ -174,7 +200,7 @@ int main(int argc, char **argv)
         kt_registry_free(&reg);
         return err.status == KT_S_INPUT ? 2 : 1;
     }
-    rc = run(&a, &job);
+    rc = run_all(&a, &job);
     kt_job_free(&job);
     kt_registry_free(&reg);
     return rc;

@@ -420,7 +420,6 @@ size_t kt_cpool_hint(kt_cpool *p, const kt_nvrtc_request *reqs, size_t n)
         if (kt_nvrtc_key(&reqs[i], key, NULL) || kt_nvrtc_find_loaded(key))
             continue;
         if ((j = find_job(p, key))) {
-            ++p->stats.joined;
             if (j->state == JOB_QUEUED)
                 j->gen = gen, j->pos = i; /* wanted sooner now */
             continue;

@@ -65,7 +65,8 @@ typedef struct kt_cpool_stats {
     size_t hinted;       /* distinct kernels hinted */
     size_t compiled;     /* compilations run (on threads or takers) */
     size_t ahead;        /* of which finished before anyone took them */
-    size_t joined;       /* takes and hints that joined a known kernel */
+    size_t joined;       /* takes that found their kernel compiling (and
+                            waited for the thread on it) */
     size_t taken;        /* takes of a kernel not loaded yet */
     size_t took_queued;  /* of which found it hinted, not started: compiled
                             on the taker's thread */

@@ -76,6 +76,17 @@ typedef struct kt_eval_result {
      * since the previous call (compile_busy_s), so the sum over a run is
      * the pool's compile wall time. */
     double compile_cpu_s, compile_wait_s, compile_busy_s;
+    /* How the pool served it (core/compile_pool.h's stats). Per point, once
+     * like compile_wait_s: takes of a kernel not loaded yet
+     * (compile_taken), of which hinted but not started, so compiled on the
+     * measuring thread (compile_took_queued), and never hinted
+     * (compile_unhinted). Per call, in its first result, like
+     * compile_busy_s: the compiles' wall time summed since the previous
+     * call (compile_work_s; over compile_busy_s, the compiles running at
+     * once) and the most that ever ran at once (compile_peak). */
+    uint32_t compile_taken, compile_took_queued, compile_unhinted;
+    uint32_t compile_peak;
+    double compile_work_s;
     /* When the protocol asked for energy (kt_protocol.energy) and the
      * point is OK: its energy window (core/energy_meter.h); measured = 0
      * with a note where NVML is absent or the window said nothing. */

@@ -26,6 +26,7 @@ typedef struct verdict {
     kt_shape shape;
     kt_nvrtc_stats compile; /* what verifying it compiled */
     double compile_wait_s;  /* of which waited for, with nothing to measure */
+    uint32_t taken, took_queued, unhinted; /* its takes from the pool */
     int reported; /* its compile costs went out (once: a point measured
                      again compiled nothing) */
 } verdict;
@@ -43,12 +44,10 @@ typedef struct local_eval {
     /* Where opening went: CUDA's start and the context (device_s), the
      * meter (meter_s), the problem's set-up (problem_s). */
     double device_s, meter_s, problem_s;
-    /* Run-time compiles (core/compile_pool.h): the pool, the points hinted
-     * to it so far (each hinted once), its busy time at the last call. */
+    /* Run-time compiles (core/compile_pool.h): the pool and its busy time
+     * at the last call. */
     kt_cpool *pool;
-    kt_point *hinted;
-    size_t num_hinted;
-    double busy_reported;
+    double busy_reported, work_reported;
     /* NVML for the energy window; nvml_note says why not when absent. */
     kt_nvml nvml;
     int nvml_ok;
@@ -169,53 +168,41 @@ static verdict *find_verdict(local_eval *le, const kt_point *pt)
     return NULL;
 }
 
-/* The pool's compile wall time since the last call reported it. */
-static double busy_since_last(local_eval *le)
+/* The pool's wall time with a compile running and its compiles' summed
+ * wall time since the last call reported them, and its peak, into r. */
+static void pool_since_last(local_eval *le, kt_eval_result *r)
 {
     kt_cpool_stats st;
-    double d;
     kt_cpool_stats_get(le->pool, &st);
-    d = st.busy_s - le->busy_reported;
+    r->compile_busy_s = st.busy_s - le->busy_reported;
+    r->compile_work_s = st.compile_s - le->work_reported;
+    r->compile_peak = (uint32_t)st.peak_running;
     le->busy_reported = st.busy_s;
-    return d;
+    le->work_reported = st.compile_s;
 }
 
-static int was_hinted(const local_eval *le, const kt_point *pt)
-{
-    for (size_t i = 0; i < le->num_hinted; ++i)
-        if (kt_point_equal(&le->hinted[i], pt))
-            return 1;
-    return 0;
-}
-
-/* Hands the pool the kernels of pts (in order) that no verdict or earlier
- * hint covers: declared operators only (kt_declared_compile_request), at
- * the requested sizes. */
+/* Hands the pool the kernels of pts (in order) that no verdict covers:
+ * declared operators only (kt_declared_compile_request), at the requested
+ * sizes. A point hinted before goes again, so the pool moves its kernel
+ * forward when it is still queued (the newest hint is the soonest need). */
 static void hint_points(local_eval *le, const kt_point *pts, size_t n)
 {
     kt_nvrtc_request *reqs = calloc(n ? n : 1, sizeof *reqs);
     kt_decl_request *bs = calloc(n ? n : 1, sizeof *bs);
-    kt_point *grown =
-        realloc(le->hinted, (le->num_hinted + n + 1) * sizeof *grown);
     size_t m = 0;
     char arch[32];
 
-    if (grown)
-        le->hinted = grown;
     kt_nvrtc_arch(le->gpu.dev.cc_major, le->gpu.dev.cc_minor, arch,
                   sizeof arch);
-    for (size_t i = 0; reqs && bs && grown && i < n; ++i) {
-        if (find_verdict(le, &pts[i]) || was_hinted(le, &pts[i]) ||
+    for (size_t i = 0; reqs && bs && i < n; ++i) {
+        if (find_verdict(le, &pts[i]) ||
             pts[i].variant >= le->spec.op->num_variants)
             continue;
-        /* Only points with a kernel to compile are remembered: a plugin's
-         * operator costs nothing here. */
-        if (kt_declared_compile_request(le->spec.op, pts[i].variant,
-                                        le->spec.sizes, pts[i].values, arch,
-                                        &bs[m], &reqs[m])) {
-            le->hinted[le->num_hinted++] = pts[i];
-            ++m;
-        }
+        /* Only points with a kernel to compile: a plugin's operator costs
+         * nothing here. */
+        m += kt_declared_compile_request(le->spec.op, pts[i].variant,
+                                         le->spec.sizes, pts[i].values, arch,
+                                         &bs[m], &reqs[m]);
     }
     kt_cpool_hint(le->pool, reqs, m); /* copies what it queues */
     for (size_t i = 0; bs && i < m; ++i)
@@ -269,6 +256,9 @@ static kt_status verify_cached(local_eval *le, const kt_point *pt,
     v->compile.cpu_seconds = after.cpu_seconds - before.cpu_seconds;
     kt_cpool_stats_get(le->pool, &pool1);
     v->compile_wait_s = pool1.wait_s - pool0.wait_s;
+    v->taken = (uint32_t)(pool1.taken - pool0.taken);
+    v->took_queued = (uint32_t)(pool1.took_queued - pool0.took_queued);
+    v->unhinted = (uint32_t)(pool1.unhinted - pool0.unhinted);
     v->status = kt_eval_status_from(rc);
     snprintf(v->reason, sizeof v->reason, "%s", rc ? verr.msg : "");
     *out = v;
@@ -407,6 +397,9 @@ static void report_compile(verdict *v, kt_eval_result *r)
     r->compile_cache_hits = (uint32_t)v->compile.cache_hits;
     r->compile_cpu_s = v->compile.cpu_seconds;
     r->compile_wait_s = v->compile_wait_s;
+    r->compile_taken = v->taken;
+    r->compile_took_queued = v->took_queued;
+    r->compile_unhinted = v->unhinted;
     v->reported = 1;
 }
 
@@ -486,7 +479,7 @@ static kt_status local_evaluate(kt_evaluator *ev, const kt_point *pts, size_t n,
     }
 done:
     if (n)
-        out[0].compile_busy_s = busy_since_last(le);
+        pool_since_last(le, &out[0]);
     free(targets);
     free(ctxs);
     free(timings);
@@ -621,7 +614,6 @@ static void local_close(kt_evaluator *ev)
         kt_instance_teardown(&le->inst);
     kt_meter_close(&le->meter);
     kt_cpool_close(le->pool); /* drops compilations nobody will take */
-    free(le->hinted);
     free(le->verdicts);
     free(le);
 }

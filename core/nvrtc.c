@@ -41,29 +41,37 @@ kt_status kt_nvrtc_version(int *major, int *minor, kt_err *err)
     return nvrtc_check(nvrtcVersion(major, minor), "nvrtcVersion", err);
 }
 
+/* The identity: NVRTC's version, the architecture, the kernel, the
+ * options, every header the source includes with its content's hash
+ * (core/nvrtc_headers.c; none: no line, so a source without includes
+ * keeps the key it had), then the source. */
 static kt_status make_identity(const kt_nvrtc_request *req, identity *id,
                                kt_err *err)
 {
     int major = 0, minor = 0;
     size_t size;
-    char *p;
+    char *p, *headers = NULL;
     kt_status rc;
 
-    if ((rc = kt_nvrtc_version(&major, &minor, err)))
+    if ((rc = kt_nvrtc_version(&major, &minor, err)) ||
+        (rc = kt_nvrtc_headers(req, &headers, err)))
         return rc;
-    size =
-        128 + strlen(req->arch) + strlen(req->name_expr) + strlen(req->source);
+    size = 128 + strlen(req->arch) + strlen(req->name_expr) +
+           strlen(req->source) + (headers ? strlen(headers) : 0);
     for (size_t i = 0; i < req->num_options; ++i)
         size += strlen(req->options[i]) + 8;
-    if (!(p = malloc(size)))
+    if (!(p = malloc(size))) {
+        free(headers);
         return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    }
     id->text = p;
     p += sprintf(p, "ktune-nvrtc 1\nnvrtc %d.%d\narch %s\nname %s\n", major,
                  minor, req->arch, req->name_expr);
     for (size_t i = 0; i < req->num_options; ++i)
         p += sprintf(p, "opt %s\n", req->options[i]);
-    p += sprintf(p, "source\n%s", req->source);
+    p += sprintf(p, "%ssource\n%s", headers ? headers : "", req->source);
     id->size = (size_t)(p - id->text);
+    free(headers);
     return KT_S_OK;
 }
 

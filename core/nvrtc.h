@@ -8,10 +8,12 @@
  * arguments and all) in a source with options (-D macros, the
  * architecture). Compiling needs no GPU (NVRTC runs on the CPU); loading
  * does. The disk cache is keyed by a hash of everything that decides the
- * binary: source, options, name expression, architecture and the NVRTC
- * version; an entry also holds that identity in full, so a hash collision
- * is a miss, never the wrong kernel. Failed compilations are cached too
- * (with their log), so a cached run compiles nothing at all.
+ * binary: source, options, name expression, architecture, the NVRTC
+ * version and the content of every header the source includes (found as
+ * NVRTC's preprocessor finds them: the source's folder, then -I); an entry also
+ * holds that identity in full, so a hash collision is a miss, never the wrong
+ * kernel. Failed compilations are cached too (with their log), so a cached run
+ * compiles nothing at all.
  *
  * Cache folder: $KTUNE_CACHE_DIR/nvrtc, else $XDG_CACHE_HOME/ktune/nvrtc,
  * else ~/.cache/ktune/nvrtc (the calibration cache's parent).
@@ -60,8 +62,17 @@ kt_status kt_nvrtc_compile(const kt_nvrtc_request *req, kt_nvrtc_output *out,
 
 void kt_nvrtc_output_free(kt_nvrtc_output *out);
 
-/* The cache key of req (32 hex digits + NUL into key). */
+/* The cache key of req (32 hex digits + NUL into key): a hash of its
+ * identity, which names every header the source includes, with the hash
+ * of its content, so a changed header is a new key. */
 kt_status kt_nvrtc_key(const kt_nvrtc_request *req, char key[33], kt_err *err);
+
+/* The headers req's compile reads, as NVRTC's preprocessor finds them
+ * (core/nvrtc_headers.c): one line "header PATH HASH" each, in the order
+ * met, into *text (malloc'ed; NULL when there are none). KT_S_NOMEM is
+ * the only failure: a header that cannot be read is no header. */
+kt_status kt_nvrtc_headers(const kt_nvrtc_request *req, char **text,
+                           kt_err *err);
 
 /* NVRTC's version, e.g. 13 and 0. */
 kt_status kt_nvrtc_version(int *major, int *minor, kt_err *err);

@@ -232,6 +232,30 @@ kt_status kt_timing_from_json(const json_t *j, kt_timing *t, kt_err *err)
     return KT_S_OK;
 }
 
+/* A result's compile costs and how the pool served it (only the pool's
+ * counts that are not zero, so results without a pool read as before). */
+static json_t *compilation_json(const kt_eval_result *r)
+{
+    json_t *c =
+        json_pack("{s:f,s:i,s:i,s:f,s:f,s:f}", "seconds", r->compile_s,
+                  "compiled", (int)r->compiled, "cache_hits",
+                  (int)r->compile_cache_hits, "cpu_s", r->compile_cpu_s,
+                  "wait_s", r->compile_wait_s, "busy_s", r->compile_busy_s);
+    const struct {
+        const char *key;
+        uint32_t n;
+    } counts[] = {{"taken", r->compile_taken},
+                  {"took_queued", r->compile_took_queued},
+                  {"unhinted", r->compile_unhinted},
+                  {"peak", r->compile_peak}};
+    for (size_t i = 0; c && i < sizeof counts / sizeof counts[0]; ++i)
+        if (counts[i].n)
+            json_object_set_new(c, counts[i].key, json_integer(counts[i].n));
+    if (c && r->compile_work_s > 0)
+        json_object_set_new(c, "work_s", json_real(r->compile_work_s));
+    return c;
+}
+
 json_t *kt_eval_result_to_json(const kt_operator *op, const kt_point *pt,
                                const kt_eval_result *r, int with_samples)
 {
@@ -248,14 +272,8 @@ json_t *kt_eval_result_to_json(const kt_operator *op, const kt_point *pt,
     if (kt_eval_phases_any(&r->phases))
         json_object_set_new(j, "phases", kt_eval_phases_to_json(&r->phases));
     if (r->compiled || r->compile_cache_hits || r->compile_wait_s > 0 ||
-        r->compile_busy_s > 0)
-        json_object_set_new(
-            j, "compilation",
-            json_pack("{s:f,s:i,s:i,s:f,s:f,s:f}", "seconds", r->compile_s,
-                      "compiled", (int)r->compiled, "cache_hits",
-                      (int)r->compile_cache_hits, "cpu_s", r->compile_cpu_s,
-                      "wait_s", r->compile_wait_s, "busy_s",
-                      r->compile_busy_s));
+        r->compile_busy_s > 0 || r->compile_taken || r->compile_work_s > 0)
+        json_object_set_new(j, "compilation", compilation_json(r));
     if (r->has_work)
         json_object_set_new(j, "work",
                             json_pack("{s:f,s:f,s:f}", "bytes_read",
@@ -296,6 +314,28 @@ kt_status kt_eval_phases_from_json(const json_t *j, kt_eval_phases *p,
     return KT_S_OK;
 }
 
+static uint32_t count_of(int n)
+{
+    return (uint32_t)(n > 0 ? n : 0);
+}
+
+static void compilation_from_json(const json_t *c, kt_eval_result *r)
+{
+    int compiled = 0, hits = 0, taken = 0, queued = 0, unhinted = 0, peak = 0;
+    json_unpack((json_t *)c, "{s?F,s?i,s?i,s?F,s?F,s?F,s?i,s?i,s?i,s?i,s?F}",
+                "seconds", &r->compile_s, "compiled", &compiled, "cache_hits",
+                &hits, "cpu_s", &r->compile_cpu_s, "wait_s", &r->compile_wait_s,
+                "busy_s", &r->compile_busy_s, "taken", &taken, "took_queued",
+                &queued, "unhinted", &unhinted, "peak", &peak, "work_s",
+                &r->compile_work_s);
+    r->compiled = count_of(compiled);
+    r->compile_cache_hits = count_of(hits);
+    r->compile_taken = count_of(taken);
+    r->compile_took_queued = count_of(queued);
+    r->compile_unhinted = count_of(unhinted);
+    r->compile_peak = count_of(peak);
+}
+
 kt_status kt_eval_result_from_json(const kt_operator *op, const json_t *j,
                                    kt_point *pt, kt_eval_result *r, kt_err *err)
 {
@@ -328,15 +368,8 @@ kt_status kt_eval_result_from_json(const kt_operator *op, const json_t *j,
         (rc = kt_energy_from_json(json_object_get(j, "energy"), &r->energy,
                                   err)))
         return rc;
-    if ((timing = json_object_get(j, "compilation"))) {
-        int compiled = 0, hits = 0;
-        json_unpack(timing, "{s?F,s?i,s?i,s?F,s?F,s?F}", "seconds",
-                    &r->compile_s, "compiled", &compiled, "cache_hits", &hits,
-                    "cpu_s", &r->compile_cpu_s, "wait_s", &r->compile_wait_s,
-                    "busy_s", &r->compile_busy_s);
-        r->compiled = (uint32_t)(compiled > 0 ? compiled : 0);
-        r->compile_cache_hits = (uint32_t)(hits > 0 ? hits : 0);
-    }
+    if ((timing = json_object_get(j, "compilation")))
+        compilation_from_json(timing, r);
     if ((timing = json_object_get(j, "work"))) {
         r->work.struct_size = sizeof r->work;
         r->has_work =

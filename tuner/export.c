@@ -232,6 +232,40 @@ static json_t *workers_json(const kt_tune_result *r)
     return list;
 }
 
+/* How the compile pool kept ahead of the GPU (docs/declared.md). */
+static json_t *compile_json(const kt_tune_result *r)
+{
+    return json_pack("{s:I,s:I,s:I,s:I,s:f,s:I,s:f,s:f,s:f,s:f}", "taken",
+                     (json_int_t)r->compile_taken, "ahead",
+                     (json_int_t)(r->compile_taken - r->compile_took_queued -
+                                  r->compile_unhinted),
+                     "took_queued", (json_int_t)r->compile_took_queued,
+                     "unhinted", (json_int_t)r->compile_unhinted, "parallel",
+                     kt_tune_compile_parallel(r), "peak_running",
+                     (json_int_t)r->compile_peak, "work_s", r->compile_work_s,
+                     "busy_s", r->compile_busy_s, "gpu_wait_s",
+                     r->compile_wait_s, "gpu_idle_fraction",
+                     kt_tune_compile_idle(r));
+}
+
+/* Run-time compilation, when a kernel compiled: NVRTC's side
+ * ("compilation") and the pool's hints ("compile"). */
+static void add_compilation(json_t *root, const kt_tune_result *r)
+{
+    if (r->compiled || r->compile_cache_hits || r->compile_failed)
+        json_object_set_new(
+            root, "compilation",
+            json_pack("{s:f,s:I,s:I,s:I,s:i,s:f,s:f,s:f,s:f}", "seconds",
+                      r->compile_s, "compiled", (json_int_t)r->compiled,
+                      "cache_hits", (json_int_t)r->compile_cache_hits, "failed",
+                      (json_int_t)r->compile_failed, "threads",
+                      r->compile_threads, "wall_s", r->compile_busy_s, "cpu_s",
+                      r->compile_cpu_s, "gpu_wait_s", r->compile_wait_s,
+                      "gpu_idle_fraction", kt_tune_compile_idle(r)));
+    if (r->compiled || r->compile_taken)
+        json_object_set_new(root, "compile", compile_json(r));
+}
+
 json_t *kt_export_summary(const kt_tune_facts *f, const kt_tune_result *r,
                           int top)
 {
@@ -260,16 +294,7 @@ json_t *kt_export_summary(const kt_tune_facts *f, const kt_tune_result *r,
         json_object_set(root, "environment", f->environment);
     if (f->journal)
         json_object_set_new(root, "journal", json_string(f->journal));
-    if (r->compiled || r->compile_cache_hits || r->compile_failed)
-        json_object_set_new(
-            root, "compilation",
-            json_pack("{s:f,s:I,s:I,s:I,s:i,s:f,s:f,s:f,s:f}", "seconds",
-                      r->compile_s, "compiled", (json_int_t)r->compiled,
-                      "cache_hits", (json_int_t)r->compile_cache_hits, "failed",
-                      (json_int_t)r->compile_failed, "threads",
-                      r->compile_threads, "wall_s", r->compile_busy_s, "cpu_s",
-                      r->compile_cpu_s, "gpu_wait_s", r->compile_wait_s,
-                      "gpu_idle_fraction", kt_tune_compile_idle(r)));
+    add_compilation(root, r);
     json_object_set_new(
         root, "overhead",
         json_pack(

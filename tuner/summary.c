@@ -408,6 +408,36 @@ static void print_workers(FILE *out, const kt_tune_result *r)
     fprintf(out, "\n");
 }
 
+/* Run-time compilation, when a kernel compiled (docs/declared.md): NVRTC's
+ * count, the pool's time, and how far its hints kept it ahead. */
+static void print_compile(FILE *out, const kt_tune_result *r)
+{
+    if (r->compiled || r->compile_cache_hits || r->compile_failed)
+        fprintf(out,
+                "compiled %zu kernel(s) with NVRTC (%.2f s of compile time, "
+                "outside the measured regions), %zu read from the cache, %zu "
+                "did not compile\n",
+                r->compiled, r->compile_s, r->compile_cache_hits,
+                r->compile_failed);
+    if (r->compiled || r->compile_busy_s > 0)
+        fprintf(out,
+                "compile pool: %d thread(s), %.2f s wall with a compile "
+                "running, %.2f s of compile CPU; the GPU waited %.2f s on "
+                "compiles (%.1f%% of the run)\n",
+                r->compile_threads, r->compile_busy_s, r->compile_cpu_s,
+                r->compile_wait_s, 100.0 * kt_tune_compile_idle(r));
+    if (r->compiled || r->compile_taken)
+        fprintf(out,
+                "compile: %zu kernel(s) taken by verification, %zu compiled "
+                "or compiling ahead (hinted), %zu hinted but not started "
+                "(compiled while the GPU waited), %zu never hinted; %.1f "
+                "compile(s) at once while compiling (peak %zu)\n",
+                r->compile_taken,
+                r->compile_taken - r->compile_took_queued - r->compile_unhinted,
+                r->compile_took_queued, r->compile_unhinted,
+                kt_tune_compile_parallel(r), r->compile_peak);
+}
+
 void kt_summary_print(FILE *out, const kt_tune_facts *f,
                       const kt_tune_result *r, int top)
 {
@@ -445,20 +475,7 @@ void kt_summary_print(FILE *out, const kt_tune_facts *f,
     if (r->from_journal)
         fprintf(out, ", %zu from the journal", r->from_journal);
     fprintf(out, "\n");
-    if (r->compiled || r->compile_cache_hits || r->compile_failed)
-        fprintf(out,
-                "compiled %zu kernel(s) with NVRTC (%.2f s of compile time, "
-                "outside the measured regions), %zu read from the cache, %zu "
-                "did not compile\n",
-                r->compiled, r->compile_s, r->compile_cache_hits,
-                r->compile_failed);
-    if (r->compiled || r->compile_busy_s > 0)
-        fprintf(out,
-                "compile pool: %d thread(s), %.2f s wall with a compile "
-                "running, %.2f s of compile CPU; the GPU waited %.2f s on "
-                "compiles (%.1f%% of the run)\n",
-                r->compile_threads, r->compile_busy_s, r->compile_cpu_s,
-                r->compile_wait_s, 100.0 * kt_tune_compile_idle(r));
+    print_compile(out, r);
     print_workers(out, r);
     if (f->journal)
         fprintf(out, "journal %s\n", f->journal);

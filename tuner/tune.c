@@ -234,6 +234,9 @@ static kt_status add_entry(kt_tune *t, const kt_point *pt, uint64_t index,
     res->compile_s += r->compile_s;
     res->compile_cpu_s += r->compile_cpu_s;
     res->compile_wait_s += r->compile_wait_s;
+    res->compile_taken += r->compile_taken;
+    res->compile_took_queued += r->compile_took_queued;
+    res->compile_unhinted += r->compile_unhinted;
     res->compiled += r->compiled;
     res->compile_cache_hits += r->compile_cache_hits;
     res->compile_failed += kt_eval_is_compile_failure(r->status, r->reason);
@@ -466,6 +469,9 @@ static void count_call(kt_tune *t, const kt_eval_result *out, size_t n)
     for (size_t i = 0; i < n; ++i) {
         add_phases(&t->res->phases, &out[i].phases);
         t->res->compile_busy_s += out[i].compile_busy_s;
+        t->res->compile_work_s += out[i].compile_work_s;
+        if (out[i].compile_peak > t->res->compile_peak)
+            t->res->compile_peak = out[i].compile_peak;
     }
 }
 
@@ -612,19 +618,32 @@ void kt_tune_hint(kt_tune *t, const kt_point *pts, size_t n)
     const kt_tune_config *cfg = t->cfg;
     size_t workers = t->pool ? cfg->num_workers : 1, m = 0;
     kt_point *keep, *share;
+    uint64_t *kept;
 
-    /* Answering from a resumed journal compiles nothing. */
-    if (t->failed || !n || (t->num_calls && t->call_cursor < t->num_calls))
+    /* Answering from a resumed journal compiles nothing, nor does an
+     * evaluator that takes no hints (a replay). */
+    if (t->failed || !n || (t->num_calls && t->call_cursor < t->num_calls) ||
+        !(t->pool ? cfg->workers[0] : cfg->ev)->ops->prefetch)
         return;
     keep = malloc(2 * n * sizeof *keep);
-    for (size_t i = 0; keep && i < n; ++i) {
+    kept = malloc(n * sizeof *kept);
+    for (size_t i = 0; keep && kept && i < n; ++i) {
         uint64_t index;
         kt_err why;
-        if (kt_space_index(cfg->space, &pts[i], &index) &&
-            !kt_tune_find_entry(t, index) && !recorded_failure(t, index) &&
-            kt_space_feasible(cfg->space, &pts[i], &why) == KT_S_OK)
+        int twice = 0;
+        if (!kt_space_index(cfg->space, &pts[i], &index))
+            continue;
+        /* A point given twice keeps its first (soonest) place. */
+        for (size_t k = 0; k < m && !twice; ++k)
+            twice = kept[k] == index;
+        if (!twice && !kt_tune_find_entry(t, index) &&
+            !recorded_failure(t, index) &&
+            kt_space_feasible(cfg->space, &pts[i], &why) == KT_S_OK) {
+            kept[m] = index;
             keep[m++] = pts[i];
+        }
     }
+    free(kept);
     /* With several workers the hints are dealt out in turn; the shared disk
      * cache hands each kernel to whichever worker measures it. */
     share = keep ? keep + n : NULL;
@@ -1172,4 +1191,9 @@ const kt_tune_entry **kt_tune_ranked(const kt_tune_result *r, size_t *count)
     qsort(list, n, sizeof *list, by_median);
     *count = n;
     return list;
+}
+
+double kt_tune_compile_parallel(const kt_tune_result *r)
+{
+    return r->compile_busy_s > 0 ? r->compile_work_s / r->compile_busy_s : 0;
 }

@@ -205,6 +205,15 @@ typedef struct kt_tune_result {
      * setting the caller passed (0: one per CPU of the evaluating host). */
     double compile_cpu_s, compile_wait_s, compile_busy_s;
     int compile_threads;
+    /* How the pool served the verifications (kt_eval_result's, summed; the
+     * peak the largest any call reported): takes of a kernel not loaded
+     * yet, of which hinted but not started (compiled on the measuring
+     * thread) and never hinted; the compiles' summed wall time, over
+     * compile_busy_s the compiles running at once (kt_tune_compile_parallel).
+     */
+    size_t compile_taken, compile_took_queued, compile_unhinted;
+    size_t compile_peak;
+    double compile_work_s;
     /* With several workers: what each did (owned; NULL with one). */
     kt_pool_stats *worker_stats;
     size_t num_workers;
@@ -226,6 +235,11 @@ void kt_tune_result_free(kt_tune_result *r);
 /* The GPU's idle fraction on compiles: the time verification waited for a
  * compile with nothing to measure over the run's wall time (0 without). */
 double kt_tune_compile_idle(const kt_tune_result *r);
+
+/* The compiles running at once, on average while any ran: the compiles'
+ * summed wall time over the pool's wall time with one running; 0 when
+ * nothing compiled on the pool. */
+double kt_tune_compile_parallel(const kt_tune_result *r);
 
 /* ----------------------------------------------------------------------- */
 /* What strategies call.                                                    */

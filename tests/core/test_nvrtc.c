@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/compile_pool.h"
@@ -99,6 +100,70 @@ static void the_key_changes_with_source_options_kernel_and_arch(void **state)
     r = base;
     r.arch = "sm_80";
     kt_nvrtc_key(&r, k, &err);
+    assert_string_not_equal(k, k0);
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void key_of(const kt_nvrtc_request *req, char key[33])
+{
+    kt_err err;
+    if (kt_nvrtc_key(req, key, &err))
+        fail_msg("%s", err.msg);
+}
+
+/* A declared kernel's headers decide its binary too: the key names every
+ * header the compile reads (quoted from the including file's folder, then
+ * -I; <> from -I; nested ones included), by content. Changing a header
+ * two includes deep gives a new key (no stale cached binary); the same
+ * content again, the same key; a header the source does not reach
+ * changes nothing. */
+static void the_key_changes_with_the_content_of_included_headers(void **state)
+{
+    char dir[] = "/tmp/ktune-test-headers-XXXXXX", opt[64], path[128];
+    char k0[33], k[33];
+    const char *opts[1];
+    const char *src = "#include \"a.h\"\n  #  include <c.h>\n"
+                      "__global__ void k(float *y) { y[0] = A + C; }\n";
+    kt_nvrtc_request req = {src, "k.cu", "k", "sm_90", opts, 1};
+    (void)state;
+
+    assert_non_null(mkdtemp(dir));
+    snprintf(opt, sizeof opt, "-I%s", dir);
+    opts[0] = opt;
+    snprintf(path, sizeof path, "%s/sub", dir);
+    assert_int_equal(mkdir(path, 0700), 0);
+    snprintf(path, sizeof path, "%s/a.h", dir);
+    write_file(path, "#include \"sub/b.h\"\n#define A B\n");
+    snprintf(path, sizeof path, "%s/sub/b.h", dir);
+    write_file(path, "#define B 1.0f\n");
+    snprintf(path, sizeof path, "%s/c.h", dir);
+    write_file(path, "#define C 2.0f\n");
+    snprintf(path, sizeof path, "%s/unused.h", dir);
+    write_file(path, "#define U 1\n");
+    key_of(&req, k0);
+    key_of(&req, k);
+    assert_string_equal(k, k0); /* unchanged headers: the same key */
+    snprintf(path, sizeof path, "%s/unused.h", dir);
+    write_file(path, "#define U 2\n");
+    key_of(&req, k);
+    assert_string_equal(k, k0);
+    snprintf(path, sizeof path, "%s/sub/b.h", dir);
+    write_file(path, "#define B 3.0f\n"); /* two includes deep */
+    key_of(&req, k);
+    assert_string_not_equal(k, k0);
+    write_file(path, "#define B 1.0f\n"); /* the content, not the time */
+    key_of(&req, k);
+    assert_string_equal(k, k0);
+    snprintf(path, sizeof path, "%s/c.h", dir);
+    write_file(path, "#define C 4.0f\n"); /* <> through -I */
+    key_of(&req, k);
     assert_string_not_equal(k, k0);
 }
 
@@ -228,6 +293,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(compiles_for_sm90_without_a_gpu_then_reads_the_cache),
         cmocka_unit_test(the_key_changes_with_source_options_kernel_and_arch),
+        cmocka_unit_test(the_key_changes_with_the_content_of_included_headers),
         cmocka_unit_test(the_key_is_fnv1a_of_the_identity_under_two_bases),
         cmocka_unit_test(a_compile_error_keeps_the_log_and_is_cached_too),
         cmocka_unit_test(an_unknown_kernel_does_not_compile),

@@ -4,7 +4,7 @@
  * local evaluator's use of the compile pool (core/local_eval.c) without a
  * GPU. A declared operator's points are hinted to a real kt_cpool exactly
  * as the local evaluator hints them (kt_declared_compile_request at the
- * session's sizes, each point once), and each point's first evaluation
+ * session's sizes, again on every hint), and each point's first evaluation
  * takes its kernel from the pool as its verification would, waiting when
  * the kernel is not compiled yet; then it "measures" for measure_s and
  * answers a made-up time (a fixed function of the point). The pool's
@@ -40,13 +40,13 @@ typedef struct kt_compile_eval {
     char arch[32];
     kt_cpool *pool;
     double measure_s; /* "GPU" time per evaluated point */
-    /* Points verified (each once), and points hinted (each once). */
-    kt_point *verified, *hinted;
-    size_t num_verified, num_hinted, cap_verified, cap_hinted;
+    /* Points verified (each once). */
+    kt_point *verified;
+    size_t num_verified, cap_verified;
     size_t calls, takes, hint_calls;
     double gpu_wait_s; /* time takes waited for a compile */
     double measured_s; /* time spent "measuring" */
-    double busy_reported;
+    double busy_reported, work_reported;
     /* As the local evaluator did before it reported costs once: every
      * result of a point repeats its verification's wait and CPU time. */
     int repeat_costs;
@@ -91,8 +91,8 @@ static void kt_ce_sleep(double s)
         ;
 }
 
-/* As local_eval's hint_points: the points no verification or earlier hint
- * covers, in order. */
+/* As local_eval's hint_points: the points no verification covers, in
+ * order; a point hinted again moves forward in the pool's queue. */
 static void kt_ce_prefetch(kt_evaluator *ev, const kt_point *pts, size_t n)
 {
     kt_compile_eval *c = (kt_compile_eval *)ev;
@@ -103,14 +103,11 @@ static void kt_ce_prefetch(kt_evaluator *ev, const kt_point *pts, size_t n)
 
     ++c->hint_calls;
     for (size_t i = 0; reqs && bs && i < n; ++i) {
-        if (kt_ce_known(c->verified, c->num_verified, &pts[i]) ||
-            kt_ce_known(c->hinted, c->num_hinted, &pts[i]))
+        if (kt_ce_known(c->verified, c->num_verified, &pts[i]))
             continue;
-        if (kt_declared_compile_request(c->op, pts[i].variant, c->sizes,
-                                        pts[i].values, c->arch, &bs[m],
-                                        &reqs[m]) &&
-            kt_ce_add(&c->hinted, &c->num_hinted, &c->cap_hinted, &pts[i]) == 0)
-            ++m;
+        m += kt_declared_compile_request(c->op, pts[i].variant, c->sizes,
+                                         pts[i].values, c->arch, &bs[m],
+                                         &reqs[m]);
     }
     kt_cpool_hint(c->pool, reqs, m);
     for (size_t i = 0; bs && i < m; ++i)
@@ -151,6 +148,7 @@ static kt_status kt_ce_verify(kt_compile_eval *c, const kt_point *pt,
     kt_decl_request b;
     kt_nvrtc_request req;
     kt_nvrtc_output o;
+    kt_cpool_stats before, after;
     double wait = 0;
     kt_status rc = KT_S_OK;
 
@@ -166,7 +164,13 @@ static kt_status kt_ce_verify(kt_compile_eval *c, const kt_point *pt,
                                      c->arch, &b, &req))
         return KT_S_OK;
     ++c->takes;
+    kt_cpool_stats_get(c->pool, &before);
     rc = kt_cpool_compile(c->pool, &req, &o, &wait, err);
+    kt_cpool_stats_get(c->pool, &after);
+    out->compile_taken = (uint32_t)(after.taken - before.taken);
+    out->compile_took_queued =
+        (uint32_t)(after.took_queued - before.took_queued);
+    out->compile_unhinted = (uint32_t)(after.unhinted - before.unhinted);
     free(b.src);
     if (rc)
         return rc;
@@ -208,9 +212,13 @@ static kt_status kt_ce_evaluate(kt_evaluator *ev, const kt_point *pts, size_t n,
         }
     }
     kt_cpool_stats_get(c->pool, &st);
-    if (n) /* since the last call, as local_eval's busy_since_last */
+    if (n) { /* since the last call, as local_eval's pool_since_last */
         out[0].compile_busy_s = st.busy_s - c->busy_reported;
+        out[0].compile_work_s = st.compile_s - c->work_reported;
+        out[0].compile_peak = (uint32_t)st.peak_running;
+    }
     c->busy_reported = st.busy_s;
+    c->work_reported = st.compile_s;
     return rc;
 }
 
@@ -247,7 +255,6 @@ static void kt_ce_close(kt_evaluator *ev)
     kt_cpool_close(c->pool);
     free(c->verified);
     free(c->waits);
-    free(c->hinted);
     free(c);
 }
 

@@ -293,6 +293,75 @@ static void the_table_names_the_answer_path_and_failures(void **state)
     done(&x);
 }
 
+/* When kernels compiled at run time, the summary's "compile:" line and
+ * the JSON's "compile" object say how the pool kept ahead (takes, of
+ * them hinted in time, hinted but not started, never hinted; compiles at
+ * once and the peak; the GPU's wait), with exactly the fields
+ * docs/schemas/tune.schema.json requires, of its types; a run that
+ * compiled nothing has neither. */
+static void the_summary_and_json_give_the_compile_pool_s_stats(void **state)
+{
+    fixture x;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out;
+    json_t *j, *c, *schema, *props, *req, *v;
+    json_error_t jerr;
+    size_t i;
+    const char *key;
+    (void)state;
+
+    run(&x, "vector_add:add",
+        TT_DATA_DIR "/vector_add-synthetic-n16777216.jsonl", "coordinate");
+    j = kt_export_summary(&x.f, &x.r, 3);
+    assert_null(json_object_get(j, "compile"));
+    json_decref(j);
+    x.r.compiled = 130;
+    x.r.compile_taken = 120;
+    x.r.compile_took_queued = 5;
+    x.r.compile_unhinted = 1;
+    x.r.compile_work_s = 60;
+    x.r.compile_busy_s = 10;
+    x.r.compile_peak = 16;
+    x.r.compile_wait_s = 2;
+    out = open_memstream(&text, &len);
+    kt_summary_print(out, &x.f, &x.r, 3);
+    fclose(out);
+    assert_contains(text, "compile: 120 kernel(s) taken by verification, 114 "
+                          "compiled or compiling ahead (hinted), 5 hinted but "
+                          "not started (compiled while the GPU waited), 1 "
+                          "never hinted; 6.0 compile(s) at once while "
+                          "compiling (peak 16)\n");
+    free(text);
+    j = kt_export_summary(&x.f, &x.r, 3);
+    c = json_object_get(j, "compile");
+    assert_int_equal(json_integer_value(json_object_get(c, "ahead")), 114);
+    assert_true(fabs(json_real_value(json_object_get(c, "parallel")) - 6) <
+                1e-9);
+    schema = json_load_file(KT_SOURCE_DIR "/docs/schemas/tune.schema.json", 0,
+                            &jerr);
+    assert_non_null(schema);
+    props = json_object_get(
+        json_object_get(json_object_get(schema, "properties"), "compile"),
+        "properties");
+    req = json_object_get(
+        json_object_get(json_object_get(schema, "properties"), "compile"),
+        "required");
+    assert_int_equal(json_array_size(req), json_object_size(c));
+    json_array_foreach (req, i, v)
+        assert_non_null(json_object_get(c, json_string_value(v)));
+    json_object_foreach (c, key, v) {
+        const char *type = json_string_value(
+            json_object_get(json_object_get(props, key), "type"));
+        assert_non_null(type);
+        assert_true(strcmp(type, "integer") == 0 ? json_is_integer(v)
+                                                 : json_is_number(v));
+    }
+    json_decref(schema);
+    json_decref(j);
+    done(&x);
+}
+
 /* A point whose parameters change its work (kt_variant.work) is reported
  * with its own rate, not the operator's. */
 static void the_answer_is_reported_with_its_own_work(void **state)
@@ -505,6 +574,7 @@ int main(void)
         cmocka_unit_test(t4_metadata_sits_next_to_the_results),
         cmocka_unit_test(t4_metadata_names_the_machine_and_device),
         cmocka_unit_test(the_table_names_the_answer_path_and_failures),
+        cmocka_unit_test(the_summary_and_json_give_the_compile_pool_s_stats),
         cmocka_unit_test(the_answer_is_reported_with_its_own_work),
         cmocka_unit_test(the_summary_shows_counters_and_the_diagnosis),
     };

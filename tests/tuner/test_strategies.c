@@ -547,13 +547,16 @@ static size_t hinted_before(const kt_counting_eval *c, const kt_point *pt,
  * evaluated, never a point already evaluated, and change nothing: the run
  * with a hinted evaluator visits exactly what the plain replay visits.
  * Exhaustive and random know their order: every point they evaluate
- * after the first was hinted first. */
+ * after the first was hinted first; every other strategy hints what it
+ * may try next (docs/declared.md lists what), and all but two of the
+ * points it evaluates were hinted first (here 21 of 22 to 39 of 40). */
 static void hints_come_ahead_of_the_points_and_change_nothing(void **state)
 {
-    const char *names[] = {"exhaustive", "random", "one_at_a_time",
-                           "coordinate"};
+    const char *names[] = {"exhaustive", "random",    "one_at_a_time",
+                           "coordinate", "annealing", "genetic",
+                           "tpe"};
     (void)state;
-    for (size_t k = 0; k < 4; ++k) {
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; ++k) {
         const kt_strategy *s = kt_strategy_find(names[k]);
         kt_counting_eval *c =
             kt_counting_open(recs[0].path, recs[0].plugin, recs[0].op);
@@ -581,7 +584,7 @@ static void hints_come_ahead_of_the_points_and_change_nothing(void **state)
                 again = kt_point_equal(&c->seen[j], &c->seen[i]);
             ahead += !again && hinted_before(c, &c->seen[i], c->seen_at[i]);
         }
-        if (k < 2 && ahead + 1 < a.evaluations)
+        if (ahead + (k < 2 ? 1 : 2) < a.evaluations)
             fail_msg("%s: %zu of %zu evaluated points hinted ahead", names[k],
                      ahead, a.evaluations);
         assert_true(ahead > 0);

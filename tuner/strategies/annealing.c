@@ -66,6 +66,35 @@ static int neighbour(kt_tune *t, const kt_point *cur, double jump,
     }
 }
 
+/* Points hinted at once, at most. */
+#define HINT_MAX 256
+
+/* The neighbours the next proposals are drawn from, hinted (kt_tune_hint)
+ * when the walk moves, so their kernels compile at once: the steps to
+ * the next and previous value of every dimension first (1 - jump of the
+ * proposals), then every other value (the jumps). Which one the generator
+ * draws is not known ahead; the draws themselves are not disturbed. */
+static void hint_neighbours(kt_tune *t, const kt_point *cur)
+{
+    const kt_space *space = kt_tune_space(t);
+    size_t dims = kt_space_dims(space, cur), n = 0;
+    kt_point *pts = malloc(HINT_MAX * sizeof *pts);
+
+    for (int pass = 0; pts && pass < 2; ++pass)
+        for (size_t d = 0; d < dims; ++d) {
+            size_t count = kt_space_dim_count(space, cur, d);
+            size_t pos = kt_space_dim_pos(space, cur, d);
+            for (size_t k = 0; k < count && n < HINT_MAX; ++k) {
+                int step = k + 1 == pos || k == pos + 1;
+                if (k != pos && step == !pass)
+                    kt_space_dim_set(space, cur, d, k, &pts[n++]);
+            }
+        }
+    if (pts)
+        kt_tune_hint(t, pts, n);
+    free(pts);
+}
+
 /* The start: the default configuration, else random points until one runs.
  */
 static kt_status start(kt_tune *t, kt_point *cur, double *cur_us, int *found,
@@ -147,7 +176,7 @@ done:
 static kt_status run(kt_tune *t, const double *opt, kt_err *err)
 {
     double t0 = opt[OPT_TEMPERATURE], temp = t0, cur_us = 0, best_us;
-    kt_point cur, best;
+    kt_point cur, best, hinted;
     size_t stale = 0;
     int found;
     kt_status rc;
@@ -156,9 +185,15 @@ static kt_status run(kt_tune *t, const double *opt, kt_err *err)
         return rc;
     best = cur;
     best_us = cur_us;
+    hinted = cur;
+    hint_neighbours(t, &cur);
     while (!kt_tune_stop(t)) {
         kt_point next;
         kt_tune_obs obs;
+        if (!kt_point_equal(&cur, &hinted)) {
+            hinted = cur;
+            hint_neighbours(t, &cur);
+        }
         if (!neighbour(t, &cur, opt[OPT_JUMP], &next))
             break;
         stale = kt_tune_known(t, &next, &obs) ? stale + 1 : 0;

@@ -17,6 +17,7 @@
  * benchmarks over many starts).
  */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "tuner/strategy.h"
 #include "tuner/tune.h"
@@ -102,18 +103,28 @@ static void candidate(kt_tune *t, const kt_point *inc, size_t dim, size_t k,
         kt_space_slot_start(space, k, cand);
 }
 
-/* The candidates of one dimension, in the order tried: hinted, so their
- * kernels compile while the first ones are compared (kt_tune_hint). */
-static void hint_dim(kt_tune *t, const kt_point *inc, size_t dim)
+/* Points hinted at once, at most. */
+#define HINT_MAX 256
+
+/* The candidates the walk tries from inc until it moves, in the order
+ * tried: the rest of dimension dim from value k on, the later dimensions,
+ * then the earlier ones (the next pass); hinted, so their kernels compile
+ * while the first ones are compared (kt_tune_hint). */
+static void hint_from(kt_tune *t, const kt_point *inc, size_t dim, size_t k)
 {
     const kt_space *space = kt_tune_space(t);
-    kt_point ahead[KT_TUNE_HINT_AHEAD];
-    size_t n = 0, count = kt_space_dim_count(space, inc, dim);
+    size_t dims = kt_space_dims(space, inc), n = 0;
+    kt_point *ahead = malloc(HINT_MAX * sizeof *ahead);
 
-    for (size_t k = 0; k < count && n < KT_TUNE_HINT_AHEAD; ++k)
-        if (k != kt_space_dim_pos(space, inc, dim))
-            candidate(t, inc, dim, k, &ahead[n++]);
-    kt_tune_hint(t, ahead, n);
+    for (size_t i = 0; ahead && i < dims && n < HINT_MAX; ++i, k = 0) {
+        size_t d = (dim + i) % dims, count = kt_space_dim_count(space, inc, d);
+        for (; k < count && n < HINT_MAX; ++k)
+            if (k != kt_space_dim_pos(space, inc, d))
+                candidate(t, inc, d, k, &ahead[n++]);
+    }
+    if (ahead)
+        kt_tune_hint(t, ahead, n);
+    free(ahead);
 }
 
 static kt_status run(kt_tune *t, const double *opt, kt_err *err)
@@ -132,7 +143,7 @@ static kt_status run(kt_tune *t, const double *opt, kt_err *err)
         /* Dimensions are re-read after each adoption: a new variant brings
          * its own parameters. */
         for (size_t dim = 0; dim < kt_space_dims(space, &inc); ++dim) {
-            hint_dim(t, &inc, dim);
+            hint_from(t, &inc, dim, 0);
             for (size_t k = 0; k < kt_space_dim_count(space, &inc, dim); ++k) {
                 kt_point cand;
                 kt_tune_cmp cmp;
@@ -155,6 +166,7 @@ static kt_status run(kt_tune *t, const double *opt, kt_err *err)
                 inc = cand;
                 kt_tune_set_incumbent(t, &inc);
                 changed = 1;
+                hint_from(t, &inc, dim, k + 1);
             }
         }
         if (!changed)

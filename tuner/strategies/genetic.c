@@ -107,6 +107,54 @@ static void breed(kt_tune *t, const individual *x, const individual *y,
     }
 }
 
+/* The rest of a generation, hinted (kt_tune_hint) before its first child
+ * is measured, so the kernels of all of them compile at once: the `count`
+ * children it breeds from pop[0..n) when every one runs, bred ahead and
+ * the generator rewound, so the same draws are made again. */
+static void hint_children(kt_tune *t, const individual *pop, size_t n,
+                          size_t count, double mutation)
+{
+    kt_rng saved = *kt_tune_rng(t);
+    kt_point kids[MAX_POPULATION];
+
+    for (size_t k = 0; k < count && k < MAX_POPULATION; ++k)
+        breed(t, tournament(t, pop, n), tournament(t, pop, n), mutation,
+              &kids[k]);
+    *kt_tune_rng(t) = saved;
+    kt_tune_hint(t, kids, count < MAX_POPULATION ? count : MAX_POPULATION);
+}
+
+/* A random point of the first generation into pts[k], none of pop[0..n)
+ * nor pts[0..k); 0 for a duplicate. */
+static int draw_random(kt_tune *t, const individual *pop, size_t n,
+                       kt_point *pts, size_t k)
+{
+    const kt_space *space = kt_tune_space(t);
+    int dup = 0;
+    kt_space_point(space, kt_rng_below(kt_tune_rng(t), space->size), &pts[k]);
+    for (size_t i = 0; i < n; ++i)
+        dup |= kt_point_equal(&pts[k], &pop[i].point);
+    for (size_t i = 0; i < k; ++i)
+        dup |= kt_point_equal(&pts[k], &pts[i]);
+    return !dup;
+}
+
+/* The first generation's random points still to come (want - n when
+ * they all run, within the tries left), drawn ahead and the generator
+ * rewound, hinted as hint_children does. */
+static void hint_randoms(kt_tune *t, const individual *pop, size_t n,
+                         size_t want, size_t tries)
+{
+    kt_rng saved = *kt_tune_rng(t);
+    kt_point pts[MAX_POPULATION];
+    size_t k = 0;
+
+    for (; k < want - n && tries < 20 * want; ++tries)
+        k += draw_random(t, pop, n, pts, k);
+    *kt_tune_rng(t) = saved;
+    kt_tune_hint(t, pts, k);
+}
+
 static int compare_us(const void *a, const void *b)
 {
     const individual *x = a, *y = b;
@@ -134,16 +182,9 @@ static kt_status run(kt_tune *t, const double *opt, kt_err *err)
     for (tries = 0; !rc && n < want && tries < 20 * want && !kt_tune_stop(t);) {
         kt_point pts[MAX_POPULATION];
         size_t k = 0;
-        for (; k < batch_of(t) && k < want - n && tries < 20 * want; ++tries) {
-            int dup = 0;
-            kt_space_point(space, kt_rng_below(kt_tune_rng(t), space->size),
-                           &pts[k]);
-            for (size_t i = 0; i < n; ++i)
-                dup |= kt_point_equal(&pts[k], &pop[i].point);
-            for (size_t i = 0; i < k; ++i)
-                dup |= kt_point_equal(&pts[k], &pts[i]);
-            k += !dup;
-        }
+        hint_randoms(t, pop, n, want, tries);
+        for (; k < batch_of(t) && k < want - n && tries < 20 * want; ++tries)
+            k += draw_random(t, pop, n, pts, k);
         if (k)
             rc = fill(t, pts, k, pop, &n, want, err);
     }
@@ -158,6 +199,7 @@ static kt_status run(kt_tune *t, const double *opt, kt_err *err)
         for (tries = 0; m < want && tries < 20 * want && !kt_tune_stop(t);) {
             kt_point kids[MAX_POPULATION];
             size_t k = 0;
+            hint_children(t, pop, n, want - m, opt[OPT_MUTATION]);
             for (; k < batch_of(t) && k < want - m && tries < 20 * want;
                  ++tries)
                 breed(t, tournament(t, pop, n), tournament(t, pop, n),

@@ -161,37 +161,97 @@ static size_t gather(kt_walk *w, const kt_point *inc, double inc_us, size_t d,
     return n;
 }
 
+/* As gather, for hints: every value, asking the session nothing (a
+ * point refused on the host would be recorded by kt_tune_known; a hint
+ * records nothing, and kt_tune_hint drops what is known or refused). */
+static size_t every(kt_walk *w, const kt_point *inc, size_t d, long k, int dir,
+                    size_t take, kt_point *cands, size_t n, size_t width)
+{
+    long count = (long)kt_space_dim_count(w->space, inc, d);
+    for (size_t got = 0;
+         k >= 0 && k < count && n < width && (!take || got < take);
+         k += dir, ++got)
+        kt_space_dim_set(w->space, inc, d, (size_t)k, &cands[n++]);
+    return n;
+}
+
+/* Points hinted at once, at most: every single change of a point on the
+ * hub's spaces (convolution: 56). */
+#define HINT_MAX 256
+
+/* Appends to cands the single changes of inc the walk tries from here, in
+ * its order: dimension dim from position `from` in direction dir (and
+ * down from inc, after up), then each later parameter's values outwards,
+ * up first; with `wrap`, then the earlier parameters' (the next pass).
+ * Each direction gets `take` new values at most (0: all); inc_us < 0:
+ * every value, new or not, for a hint (every). */
+static size_t line_order(kt_walk *w, const kt_point *inc, double inc_us,
+                         size_t dim, long from, int dir, size_t take, int wrap,
+                         kt_point *cands, size_t n, size_t width)
+{
+    size_t dims = kt_space_dims(w->space, inc), first = first_param_dim(w);
+    size_t end = wrap ? dims + dim - first : dims;
+
+    for (size_t i = dim; i < end && n < width; ++i) {
+        size_t d = i < dims ? i : i - dims + first;
+        long pos = (long)kt_space_dim_pos(w->space, inc, d);
+        int up = d != dim || dir > 0;
+        n = inc_us >= 0 ? gather(w, inc, inc_us, d, d == dim ? from : pos + 1,
+                                 up ? 1 : -1, take, cands, n, width)
+                        : every(w, inc, d, d == dim ? from : pos + 1,
+                                up ? 1 : -1, take, cands, n, width);
+        if (up)
+            n = inc_us >= 0
+                    ? gather(w, inc, inc_us, d, pos - 1, -1, take, cands, n,
+                             width)
+                    : every(w, inc, d, pos - 1, -1, take, cands, n, width);
+    }
+    return n;
+}
+
+/* Every single change of *pt the walk may try before its incumbent moves
+ * hinted (kt_tune_hint), soonest first: the next `patience` values of
+ * each direction ahead of the rest of the lines, then the whole
+ * neighbourhood of the next pass. Their kernels compile at once, on every
+ * compile thread, while the walk measures them one at a time; a hint
+ * decides nothing, so the walk's order and answer are what they were. */
+static void hint_around(kt_walk *w, const kt_point *pt, size_t dim, long from,
+                        int dir)
+{
+    kt_point *cands = malloc(HINT_MAX * sizeof *cands);
+    size_t n = 0;
+
+    if (!cands)
+        return;
+    if (w->patience)
+        n = line_order(w, pt, -1, dim, from, dir, w->patience, 0, cands, n,
+                       HINT_MAX);
+    n = line_order(w, pt, -1, dim, from, dir, 0, 1, cands, n, HINT_MAX);
+    kt_tune_hint(w->t, cands, n);
+    free(cands);
+}
+
 /* With several workers, what the walk tries next if the incumbent holds —
  * the rest of this direction, the way down, then the next parameters'
  * lines, each direction up to `patience` new values — measured at once,
  * one per worker, and those faster on their own compared with the
  * incumbent at once (tuner/tune.h, kt_tune_lookahead). The search below
  * then answers from the record; a guess that an adopted change makes moot
- * costs evaluations, not time. On one worker the same candidates are
- * only hinted (kt_tune_hint): compiled ahead, never measured ahead. */
+ * costs evaluations, not time. On any number of workers the incumbent's
+ * whole neighbourhood is hinted first (hint_around): compiled ahead,
+ * never measured ahead. */
 static kt_status look_ahead(kt_walk *w, const kt_point *inc, double inc_us,
                             size_t dim, long from, int dir, kt_err *err)
 {
-    size_t width = kt_tune_width(w->t), n = 0;
-    int one = width < 2;
+    size_t width = kt_tune_width(w->t), n;
     kt_point cands[64];
 
-    /* On one worker nothing is measured ahead, but the same candidates
-     * are hinted: their kernels compile while this one is measured. */
-    width = one ? 16 : width < 64 ? width : 64;
-    for (size_t d = dim; d < kt_space_dims(w->space, inc) && n < width; ++d) {
-        long pos = (long)kt_space_dim_pos(w->space, inc, d);
-        int up = d != dim || dir > 0;
-        n = gather(w, inc, inc_us, d, d == dim ? from : pos + 1, up ? 1 : -1,
-                   w->patience, cands, n, width);
-        if (up)
-            n = gather(w, inc, inc_us, d, pos - 1, -1, w->patience, cands, n,
-                       width);
-    }
-    if (one) {
-        kt_tune_hint(w->t, cands, n);
+    hint_around(w, inc, dim, from, dir);
+    if (width < 2)
         return KT_S_OK;
-    }
+    width = width < 64 ? width : 64;
+    n = line_order(w, inc, inc_us, dim, from, dir, w->patience, 0, cands, 0,
+                   width);
     return kt_tune_lookahead(w->t, inc, inc_us, cands, n, err);
 }
 
@@ -264,10 +324,9 @@ static kt_status descend(kt_walk *w, kt_point *inc, double *inc_us, int path,
 
 /* A random point of slot s that passes the host's checks; 0 when DRAWS
  * draws found none. */
-static int random_point(kt_walk *w, size_t s, kt_point *pt)
+static int random_point_of(kt_walk *w, kt_rng *rng, size_t s, kt_point *pt)
 {
     const kt_space_variant *sv = &w->space->slots[s];
-    kt_rng *rng = kt_tune_rng(w->t);
 
     for (int d = 0; d < DRAWS; ++d) {
         kt_space_point(w->space, sv->offset + kt_rng_below(rng, sv->size), pt);
@@ -275,6 +334,28 @@ static int random_point(kt_walk *w, size_t s, kt_point *pt)
             return 1;
     }
     return 0;
+}
+
+static int random_point(kt_walk *w, size_t s, kt_point *pt)
+{
+    return random_point_of(w, kt_tune_rng(w->t), s, pt);
+}
+
+/* A random point of slot s drawn with rng into pts[k] that the session
+ * has not seen and pts[0..k) does not hold; 0 when DRAWS draws found
+ * none. */
+static int fresh_point(kt_walk *w, kt_rng *rng, size_t s, kt_point *pts,
+                       size_t k)
+{
+    kt_tune_obs seen;
+    int fresh = 0;
+    for (int d = 0; d < DRAWS && !fresh; ++d) {
+        fresh = random_point_of(w, rng, s, &pts[k]) &&
+                !kt_tune_known(w->t, &pts[k], &seen);
+        for (size_t j = 0; fresh && j < k; ++j)
+            fresh = !kt_point_equal(&pts[j], &pts[k]);
+    }
+    return fresh;
 }
 
 /* Measures a first point of slot s: its start (or a random one), then
@@ -333,17 +414,9 @@ static kt_status sample_slot(kt_walk *w, size_t s, kt_err *err)
         kt_point pts[64];
         kt_tune_obs obs[64];
         width = width < 64 ? width : 64;
-        for (; k < width && i + k < n; ++k) {
-            int fresh = 0;
-            for (int d = 0; d < DRAWS && !fresh; ++d) {
-                fresh = random_point(w, s, &pts[k]) &&
-                        !kt_tune_known(w->t, &pts[k], &obs[0]);
-                for (size_t j = 0; fresh && j < k; ++j)
-                    fresh = !kt_point_equal(&pts[j], &pts[k]);
-            }
-            if (!fresh)
+        for (; k < width && i + k < n; ++k)
+            if (!fresh_point(w, kt_tune_rng(w->t), s, pts, k))
                 break;
-        }
         if (!k || (rc = kt_tune_measure_batch(w->t, pts, k, obs, err)))
             break;
         for (size_t j = 0; j < k; ++j)
@@ -362,16 +435,18 @@ static kt_status sample_slot(kt_walk *w, size_t s, kt_err *err)
     return rc;
 }
 
-/* With several workers: every variant's start point measured at once
- * (survey_slot then answers from the record). */
+/* Every variant's start point: with several workers measured at once
+ * (survey_slot then answers from the record); on one hinted, the default
+ * configuration's first, so their kernels compile while the first is
+ * measured. */
 static kt_status survey_ahead(kt_walk *w, kt_err *err)
 {
     size_t n = w->space->num_slots, width = kt_tune_width(w->t);
-    kt_point *starts;
+    kt_point *starts, first;
     kt_tune_obs *obs;
     kt_status rc = KT_S_OK;
 
-    if (width < 2 || w->random_start || n < 2)
+    if (w->random_start || !n)
         return KT_S_OK;
     starts = calloc(n, sizeof *starts);
     obs = calloc(n, sizeof *obs);
@@ -379,11 +454,45 @@ static kt_status survey_ahead(kt_walk *w, kt_err *err)
         rc = kt_err_set(err, KT_S_NOMEM, "out of memory");
     for (size_t s = 0; !rc && s < n; ++s)
         kt_space_slot_start(w->space, s, &starts[s]);
-    if (!rc)
+    if (!rc && (width < 2 || n < 2)) {
+        long f;
+        kt_space_start(w->space, &first);
+        f = kt_space_slot_of(w->space, first.variant);
+        if (f > 0) { /* survey order: the default's slot, then the rest */
+            memmove(&starts[1], &starts[0], (size_t)f * sizeof *starts);
+            kt_space_slot_start(w->space, (size_t)f, &starts[0]);
+        }
+        kt_tune_hint(w->t, starts, n);
+    } else if (!rc) {
         rc = kt_tune_measure_batch(w->t, starts, n, obs, err);
+    }
     free(starts);
     free(obs);
     return rc;
+}
+
+/* The random points sample_slot will draw in each walked slot, drawn
+ * ahead on a copy of the session's generator (the same draws, since only
+ * the strategy draws) and hinted in sampling order. */
+static void hint_samples(kt_walk *w)
+{
+    kt_rng sim = *kt_tune_rng(w->t);
+    kt_point *pts = malloc(HINT_MAX * sizeof *pts);
+    size_t n = 0;
+
+    for (size_t s = 0; pts && s < w->space->num_slots; ++s) {
+        size_t want = samples_for(w, s), at = n;
+        if (!w->slots[s].alive || w->slots[s].reference)
+            continue;
+        for (size_t i = 0; i < want && n < HINT_MAX; ++i)
+            if (fresh_point(w, &sim, s, &pts[at], n - at))
+                ++n;
+            else
+                break;
+    }
+    if (pts)
+        kt_tune_hint(w->t, pts, n);
+    free(pts);
 }
 
 /* The default configuration's slot first, so the run starts where the
@@ -404,6 +513,7 @@ static kt_status survey(kt_walk *w, kt_err *err)
     for (size_t s = 0; s < w->space->num_slots && !w->stopped; ++s)
         if ((long)s != first && (rc = survey_slot(w, s, err)))
             return rc;
+    hint_samples(w);
     for (size_t s = 0; s < w->space->num_slots && !w->stopped; ++s)
         if (w->slots[s].alive && !w->slots[s].reference &&
             (rc = sample_slot(w, s, err)))
@@ -532,25 +642,43 @@ static int pair_candidate(const kt_walk *w, const kt_space_variant *sv,
            kt_space_feasible(w->space, cand, NULL) == KT_S_OK;
 }
 
-/* With several workers: the pair scan's next candidates from (i, j, d) on,
- * one per worker, measured at once (as look_ahead does for a line). */
-static kt_status pairs_ahead(kt_walk *w, size_t s, size_t i, size_t j, int d,
-                             kt_err *err)
+/* The pair scan's next candidates from (i, j, d) on around slot s's best,
+ * in scan order, up to width of them. */
+static size_t pair_order(const kt_walk *w, size_t s, size_t i, size_t j, int d,
+                         kt_point *cands, size_t width)
 {
     const kt_space_variant *sv = &w->space->slots[s];
-    const kt_walk_slot *x = &w->slots[s];
-    size_t width = kt_tune_width(w->t), n = 0;
-    int one = width < 2;
-    kt_point cands[64];
+    size_t n = 0;
 
-    /* On one worker nothing is measured ahead, but the same candidates
-     * are hinted: their kernels compile while this one is measured. */
-    width = one ? 16 : width < 64 ? width : 64;
     for (; i < sv->num_params && n < width; ++i, j = i + 1)
         for (; j < sv->num_params && n < width; ++j, d = 0)
             for (; d < 4 && n < width; ++d)
-                n += pair_candidate(w, sv, &x->best, i, j, d, &cands[n]);
-    return kt_tune_lookahead(w->t, &x->best, x->best_us, cands, n, err);
+                n += pair_candidate(w, sv, &w->slots[s].best, i, j, d,
+                                    &cands[n]);
+    return n;
+}
+
+/* The pair scan's next candidates from (i, j, d) on: all of them hinted
+ * (compiled ahead on every compile thread), and with several workers one
+ * per worker measured at once (as look_ahead does for a line). */
+static kt_status pairs_ahead(kt_walk *w, size_t s, size_t i, size_t j, int d,
+                             kt_err *err)
+{
+    const kt_walk_slot *x = &w->slots[s];
+    size_t width = kt_tune_width(w->t), n;
+    kt_point *cands = malloc(HINT_MAX * sizeof *cands);
+    kt_status rc = KT_S_OK;
+
+    if (!cands)
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    n = pair_order(w, s, i, j, d, cands, HINT_MAX);
+    kt_tune_hint(w->t, cands, n);
+    /* As before hints: 16 when one worker of a pool is left. */
+    width = width < 2 ? 16 : width < 64 ? width : 64;
+    rc = kt_tune_lookahead(w->t, &x->best, x->best_us, cands,
+                           n < width ? n : width, err);
+    free(cands);
+    return rc;
 }
 
 /* One scan of the pairs around slot s's best: both parameters moved one
