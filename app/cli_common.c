@@ -12,12 +12,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/declared.h"
 #include "core/envrec.h"
 #include "core/msg.h"
 #include "core/outfile.h"
 #include "core/parse.h"
-#include "core/worker.h"
+#include "engine/declared.h"
+#include "isolation/worker.h"
 
 #ifndef KT_INSTALL_PLUGIN_DIR
 #define KT_INSTALL_PLUGIN_DIR ""

@@ -11,13 +11,13 @@
 #include "core/energy_text.h"
 #include "core/envrec.h"
 #include "core/evaluator.h"
-#include "core/instance.h"
 #include "core/msg.h"
 #include "core/outfile.h"
 #include "core/parse.h"
 #include "core/result_json.h"
 #include "core/result_md.h"
-#include "core/verify.h"
+#include "engine/instance.h"
+#include "engine/verify.h"
 
 static const char help[] =
     "usage: ktune bench PLUGIN:OPERATOR [--variant V] [--set NAME=VALUE]...\n"

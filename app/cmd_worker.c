@@ -8,7 +8,7 @@
 
 #include "app/cli.h"
 #include "core/parse.h"
-#include "core/worker.h"
+#include "isolation/worker.h"
 #include "metrics/cupti/counters.h"
 
 static const char help[] =

@@ -14,13 +14,13 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#include "core/calibrate.h"
 #include "core/energy.h"
 #include "core/error.h"
 #include "core/loader.h"
-#include "core/measure.h"
 #include "core/point.h"
 #include "core/protocol.h"
+#include "engine/calibrate.h"
+#include "engine/measure.h"
 
 typedef enum kt_eval_status {
     KT_EVAL_OK = 0,

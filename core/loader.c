@@ -16,13 +16,13 @@
 #include <unistd.h>
 
 #include "core/clock.h"
-#include "core/declared.h"
 #include "core/desc_json.h"
 #include "core/fileio.h"
-#include "core/oracle.h"
 #include "core/param.h"
-#include "core/probe.h"
 #include "core/suggest.h"
+#include "engine/declared.h"
+#include "isolation/oracle.h"
+#include "isolation/probe.h"
 
 /* Sizes of the ABI 1.0 structs: a plugin's struct may be larger (a newer
  * minor version) but never smaller than the version that introduced it. */

@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/declared.h"
 #include "core/feasible.h"
 #include "core/loader.h"
 #include "core/prune.h"
 #include "core/suggest.h"
+#include "engine/declared.h"
 
 static void free_slot(kt_space_variant *slot)
 {

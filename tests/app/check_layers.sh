@@ -27,16 +27,18 @@ root=${1:?usage: check_layers.sh ROOT}
 cd "$root" || exit 2
 
 # One awk pass over every include line of the checked folders.
-grep -rnE '^[[:space:]]*#[[:space:]]*include' core metrics tuner compare \
-    report timeline plugins examples select capture \
+grep -rnE '^[[:space:]]*#[[:space:]]*include' core engine isolation metrics \
+    tuner compare report timeline plugins examples select capture \
     --include='*.c' --include='*.h' --include='*.cu' --include='*.cuh' \
     --include='*.cpp' 2>/dev/null | awk '
 BEGIN {
-    allow["core"] = "core/ ktune/"
-    allow["metrics/cupti"] = "core/ metrics/ ktune/"
+    allow["core"] = "core/ engine/ isolation/ ktune/"
+    allow["engine"] = "core/ engine/ ktune/"
+    allow["isolation"] = "core/ engine/ isolation/ ktune/"
+    allow["metrics/cupti"] = "core/ engine/ metrics/ ktune/"
     allow["metrics"] = "core/ metrics/ ktune/"
-    allow["tuner"] = "core/ metrics/ tuner/ ktune/"
-    allow["compare"] = "core/ metrics/ tuner/ compare/ ktune/"
+    allow["tuner"] = "core/ engine/ metrics/ tuner/ ktune/"
+    allow["compare"] = "core/ engine/ metrics/ tuner/ compare/ ktune/"
     allow["report"] = "core/ metrics/ report/ ktune/"
     allow["timeline"] = "core/ timeline/ ktune/"
     allow["timeline/trace"] = "(nothing-of-ktune)"

@@ -11,7 +11,7 @@ expect_text "includes follow the dependency rule"
 
 # A copy of the library folders, to plant violations in.
 rm -rf planted && mkdir planted
-for d in core metrics tuner compare report timeline plugins examples bench; do
+for d in core engine isolation metrics tuner compare report timeline plugins examples bench; do
     cp -r "$KT_SOURCE_DIR/$d" planted/
 done
 plant() { # plant FILE LINE: appends LINE to planted/FILE, keeps the original
@@ -40,7 +40,7 @@ unplant compare/compare.c
 plant tuner/tune.c '#include "app/cli.h"'
 expect_exit 1 bash "$check" planted
 expect_text "tuner/tune.c:"
-expect_text "tuner/ may include only core/ metrics/ tuner/ ktune/"
+expect_text "tuner/ may include only core/ engine/ metrics/ tuner/ ktune/"
 unplant tuner/tune.c
 
 plant core/stats.c '#include "tuner/job.h"'

@@ -53,7 +53,7 @@ expect_text "ktune: unknown command 'no-such-command'"
 # the static_assert texts of core/declared.c are compiler diagnostics).
 bare=$(cd "$KT_SOURCE_DIR" && grep -rn --include='*.c' --include='*.cu' \
     -e 'stderr, *"ktune: ' -e '^ *"ktune: ' \
-    app core tuner metrics compare report timeline select | grep -v '^core/msg\.c:')
+    app core engine isolation tuner metrics compare report timeline select | grep -v '^core/msg\.c:')
 if [ -n "$bare" ]; then
     echo "FAIL: messages printed without the command's prefix (use kt_msg):"
     echo "$bare" | sed 's/^/    /'

@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "core/declared.h"
 #include "core/feasible.h"
 #include "core/loader.h"
 #include "core/point.h"
+#include "engine/declared.h"
 #include "tests/support/fake_device.h"
 
 static kt_registry reg;

@@ -16,7 +16,7 @@
 
 #include "core/envrec.h"
 #include "core/nvml_set.h"
-#include "core/worker.h"
+#include "isolation/worker.h"
 
 static kt_registry reg;
 static const kt_operator *op;

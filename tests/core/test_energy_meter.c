@@ -19,8 +19,8 @@
 
 #include <cmocka.h>
 
-#include "core/energy_meter.h"
 #include "core/nvml.h"
+#include "engine/energy_meter.h"
 
 /* ------------------------------------------------- the simulated device */
 

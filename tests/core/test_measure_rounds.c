@@ -15,8 +15,8 @@
 
 #include <cmocka.h>
 
-#include "core/kernels.h"
-#include "core/measure.h"
+#include "engine/kernels.h"
+#include "engine/measure.h"
 
 /* ------------------------------------------------- the simulated device */
 

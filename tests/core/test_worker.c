@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/worker.h"
+#include "isolation/worker.h"
 
 static kt_registry reg;
 static const kt_operator *op;

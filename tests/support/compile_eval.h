@@ -26,10 +26,10 @@
 #include <time.h>
 
 #include "core/clock.h"
-#include "core/compile_pool.h"
-#include "core/declared.h"
 #include "core/evaluator.h"
 #include "core/stats.h"
+#include "engine/compile_pool.h"
+#include "engine/declared.h"
 
 typedef struct kt_compile_eval {
     kt_evaluator base;
