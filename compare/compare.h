@@ -25,10 +25,10 @@
 #include <stddef.h>
 
 #include "compare/compare_results.h"
+#include "core/calibration.h"
 #include "core/derive.h"
 #include "core/evaluator.h"
 #include "core/stats.h"
-#include "engine/calibrate.h"
 #include "metrics/diagnose.h"
 #include "metrics/occupancy.h"
 #include "metrics/resolve.h"

@@ -13,7 +13,7 @@
 #include "core/outfile.h"
 #include "core/param.h"
 #include "core/result_json.h"
-#include "engine/instance.h"
+#include "core/sizes.h"
 #include "metrics/record.h"
 
 /* ------------------------------------------------------------ helpers */

@@ -10,9 +10,9 @@
 #include <jansson.h>
 
 #include "core/error.h"
+#include "core/gpu_info.h"
 #include "core/loader.h"
 #include "core/protocol.h"
-#include "engine/gpu.h"
 
 /* GPU name, UUID, compute capability, SMs, L2, clocks, bus width,
  * theoretical peak, driver and runtime versions, and the limits plugins see

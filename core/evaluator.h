@@ -14,13 +14,17 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "core/calibration.h"
 #include "core/energy.h"
 #include "core/error.h"
 #include "core/loader.h"
 #include "core/point.h"
 #include "core/protocol.h"
-#include "engine/calibrate.h"
-#include "engine/measure.h"
+#include "core/timing.h"
+
+/* Opens the error text of a kernel that did not compile (kt_host.compile),
+ * by which a point's reason is recognised as T4's invalidity "compile". */
+#define KT_COMPILE_FAILED "does not compile: "
 
 typedef enum kt_eval_status {
     KT_EVAL_OK = 0,
@@ -306,10 +310,6 @@ kt_status kt_local_open(const kt_eval_spec *spec, kt_evaluator **out,
                         kt_err *err);
 
 void kt_eval_result_free(kt_eval_result *r);
-
-/* A deep copy of from into to (the samples too; to's own are not freed).
- * KT_S_OK or KT_S_NOMEM. */
-kt_status kt_timing_copy(const kt_timing *from, kt_timing *to, kt_err *err);
 
 const char *kt_eval_status_name(kt_eval_status s);
 

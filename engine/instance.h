@@ -12,6 +12,7 @@
 
 #include "core/error.h"
 #include "core/point.h"
+#include "core/sizes.h"
 #include "engine/gpu.h"
 #include "engine/services.h"
 
@@ -53,9 +54,5 @@ kt_status kt_instance_launch(kt_instance *in, const kt_point *pt,
  * kernel faulted), KT_S_PLUGIN or KT_S_CUDA. */
 kt_status kt_instance_run_verified(kt_instance *in, const kt_point *pt,
                                    cudaStream_t stream, kt_err *err);
-
-/* "n=1048576" or "m=4096 n=65536". */
-void kt_format_sizes(const kt_operator *op, const int64_t *sizes, char *out,
-                     size_t out_size);
 
 #endif

@@ -9,6 +9,7 @@
 #include "core/envrec.h"
 #include "core/feasible.h"
 #include "core/msg.h"
+#include "engine/calibrate.h"
 #include "engine/compile_pool.h"
 #include "engine/cuda_check.h"
 #include "engine/declared.h"
@@ -69,56 +70,6 @@ typedef struct launch_ctx {
 static local_eval *self(kt_evaluator *ev)
 {
     return (local_eval *)ev;
-}
-
-const char *kt_eval_status_name(kt_eval_status s)
-{
-    switch (s) {
-    case KT_EVAL_OK: return "ok";
-    case KT_EVAL_INVALID: return "invalid";
-    case KT_EVAL_MISMATCH: return "mismatch";
-    case KT_EVAL_ERROR: return "error";
-    case KT_EVAL_EXEC: return "execution-error";
-    case KT_EVAL_CRASH: return "crashed";
-    case KT_EVAL_TIMEOUT: return "timeout";
-    }
-    return "unknown";
-}
-
-int kt_eval_is_compile_failure(kt_eval_status status, const char *reason)
-{
-    return status == KT_EVAL_INVALID && reason &&
-           strstr(reason, KT_COMPILE_FAILED) != NULL;
-}
-
-kt_eval_status kt_eval_status_from(kt_status s)
-{
-    switch (s) {
-    case KT_S_OK: return KT_EVAL_OK;
-    case KT_S_INVALID: return KT_EVAL_INVALID;
-    case KT_S_MISMATCH: return KT_EVAL_MISMATCH;
-    case KT_S_EXEC: return KT_EVAL_EXEC;
-    default: return KT_EVAL_ERROR;
-    }
-}
-
-kt_status kt_timing_copy(const kt_timing *from, kt_timing *to, kt_err *err)
-{
-    *to = *from;
-    to->samples_us = NULL;
-    if (from->samples_us && from->num_rounds) {
-        to->samples_us = malloc(from->num_rounds * sizeof *to->samples_us);
-        if (!to->samples_us)
-            return kt_err_set(err, KT_S_NOMEM, "out of memory");
-        memcpy(to->samples_us, from->samples_us,
-               from->num_rounds * sizeof *to->samples_us);
-    }
-    return KT_S_OK;
-}
-
-void kt_eval_result_free(kt_eval_result *r)
-{
-    kt_timing_free(&r->timing);
 }
 
 static kt_status ctx_launch(void *ctx, cudaStream_t stream, kt_err *err)
@@ -597,13 +548,6 @@ static void local_close(kt_evaluator *ev)
     free(le->hinted);
     free(le->verdicts);
     free(le);
-}
-
-void kt_profile_result_free(kt_profile_result *r)
-{
-    free(r->values);
-    r->values = NULL;
-    r->num_values = 0;
 }
 
 /* A profiled pass: the same state before every launch (inputs restored

@@ -769,10 +769,3 @@ done:
             kt_timing_free(&out[i]);
     return rc;
 }
-
-void kt_timing_free(kt_timing *timing)
-{
-    free(timing->samples_us);
-    timing->samples_us = NULL;
-    timing->num_rounds = 0;
-}

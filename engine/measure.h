@@ -22,6 +22,7 @@
 #include "core/error.h"
 #include "core/protocol.h"
 #include "core/stats.h"
+#include "core/timing.h"
 #include "engine/gpu.h"
 
 /* Something to time. launch enqueues on the stream and returns. */
@@ -35,21 +36,6 @@ typedef struct kt_target {
     kt_status (*transfer)(void *ctx, int to_device, kt_err *err);
     void *ctx;
 } kt_target;
-
-typedef struct kt_timing {
-    kt_stats kernel;    /* event intervals in us, kept samples only */
-    double *samples_us; /* one per round; NaN where discarded. Owned */
-    size_t num_rounds;
-    size_t discarded;     /* samples dropped for a throttled clock */
-    double min_clock_mhz; /* lowest probed SM clock over kept samples */
-    double median_clock_mhz;
-    double batch_us; /* batch mean per launch; 0 when off */
-    int batch_k;
-    kt_stats end_to_end;     /* us; n == 0 when off */
-    const char *stop_reason; /* static text */
-    double gpu_time_s;       /* sum of kept samples */
-    double wall_time_s;      /* of the whole measurement */
-} kt_timing;
 
 /* What the last kt_meter_measure spent outside the kernels: wall time of
  * its warm-up and of its sampling rounds, and how many L2 flushes and
@@ -116,8 +102,6 @@ kt_status kt_meter_flush_l2_clean(kt_meter *meter, kt_err *err);
 kt_status kt_meter_measure(kt_meter *meter, const kt_target *targets, size_t n,
                            const kt_protocol *protocol, kt_timing *out,
                            kt_err *err);
-
-void kt_timing_free(kt_timing *timing);
 
 /* Racing, exposed for tests. A point is looked at when it has n =
  * min_samples kept samples, and again at 4 and 8 times that; at a look the

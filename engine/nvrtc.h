@@ -24,10 +24,7 @@
 #include <stdint.h>
 
 #include "core/error.h"
-
-/* Opens the error text of a kernel that did not compile (kt_host.compile),
- * by which a point's reason is recognised as T4's invalidity "compile". */
-#define KT_COMPILE_FAILED "does not compile: "
+#include "core/evaluator.h" /* KT_COMPILE_FAILED */
 
 typedef struct kt_nvrtc_request {
     const char *source;         /* CUDA C++ text */

@@ -27,7 +27,7 @@
 #include "core/energy.h"
 #include "core/error.h"
 #include "core/stats.h"
-#include "engine/measure.h"
+#include "core/timing.h"
 
 typedef enum kt_objective {
     KT_OBJ_TIME = 0,
