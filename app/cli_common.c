@@ -285,7 +285,7 @@ static kt_status host_constraint(const kt_loaded_plugin *plugin,
     kt_bound_config bc;
     char why[512] = "";
 
-    if (!plugin->declared || !v->check)
+    if (!kt_declared_of_plugin(plugin) || !v->check)
         return KT_S_OK;
     if (v->check(&problem, kt_point_bind(op, pt, &bc), why, sizeof why) ==
         KT_OK)

@@ -332,6 +332,11 @@ int kt_declared_compile_request(const kt_operator *op, size_t vi,
  * declared here (a compiled plugin, or an isolated copy). */
 const kt_declared *kt_declared_of(const kt_operator *op);
 
+/* The declaration a registry loaded as lp (engine/declared_kind.c), or
+ * NULL when lp is not a declaration. */
+struct kt_loaded_plugin;
+const kt_declared *kt_declared_of_plugin(const struct kt_loaded_plugin *lp);
+
 /* The conjuncts of variant v's require (*parts[0..*n)): the parts of an
  * import, or the require alone (n 0 when there is none). Pointers into
  * v. */

@@ -366,10 +366,3 @@ done:
     free(keys);
     free(cs);
 }
-
-void kt_probe_verdict_free(kt_probe_verdict *v)
-{
-    json_decref(v->desc);
-    free(v->message);
-    memset(v, 0, sizeof *v);
-}

@@ -12,23 +12,15 @@
 #ifndef KT_PROBE_H
 #define KT_PROBE_H
 
-#include <jansson.h>
 #include <stddef.h>
 
-typedef struct kt_probe_verdict {
-    int ok;
-    json_t *desc;  /* ok: the validated descriptor (owned reference) */
-    char *message; /* !ok: "file: why", one line (owned) */
-    int cached;    /* the verdict came from the cache */
-} kt_probe_verdict;
+#include "core/loader.h" /* kt_probe_verdict */
 
 /* Probes paths[0..n) in parallel within timeout_ms (all together), filling
  * out[0..n). Verdicts are read from and written to the cache unless the
  * environment sets KTUNE_PLUGIN_CACHE=0. */
 void kt_probe_plugins(const char *const *paths, size_t n, int timeout_ms,
                       kt_probe_verdict *out);
-
-void kt_probe_verdict_free(kt_probe_verdict *v);
 
 /* The handshake a probe child writes before its descriptor. */
 #define KT_PROBE_HELLO "KTPROBE1 ok\n"
