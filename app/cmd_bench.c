@@ -78,7 +78,7 @@ static int parse_args(int argc, char **argv, bench_args *a, kt_err *err)
         return rc;
     if (kt_cli_operator_operand("bench", &a->o, &a->spec, err))
         return KT_EXIT_USAGE;
-    a->o.protocol.energy = 1; /* where NVML answers (core/energy_meter.h) */
+    a->o.protocol.energy = 1; /* where NVML answers (engine/energy_meter.h) */
     if (kt_protocol_validate(&a->o.protocol, err))
         return KT_EXIT_USAGE;
     return KT_EXIT_OK;

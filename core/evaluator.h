@@ -72,7 +72,7 @@ typedef struct kt_eval_result {
      * point come from it. */
     kt_work work;
     int has_work;
-    /* The compile pool's side (core/compile_pool.h). Per point: CPU time
+    /* The compile pool's side (engine/compile_pool.h). Per point: CPU time
      * of the compiles handed to its verification (compile_cpu_s) and the
      * time its verification waited for them with nothing to measure
      * (compile_wait_s: the GPU idle). Per call, in the call's first result
@@ -81,7 +81,7 @@ typedef struct kt_eval_result {
      * the pool's compile wall time. */
     double compile_cpu_s, compile_wait_s, compile_busy_s;
     /* When the protocol asked for energy (kt_protocol.energy) and the
-     * point is OK: its energy window (core/energy_meter.h); measured = 0
+     * point is OK: its energy window (engine/energy_meter.h); measured = 0
      * with a note where NVML is absent or the window said nothing. */
     kt_energy energy;
 } kt_eval_result;
@@ -294,7 +294,7 @@ typedef struct kt_eval_spec {
     /* 1: plugins verify on the host (no device comparison in their
      * services), as before the device services; 0: on the device. */
     int verify_host;
-    /* Threads of the run-time compile pool (core/compile_pool.h); 0: one
+    /* Threads of the run-time compile pool (engine/compile_pool.h); 0: one
      * per online CPU of the machine that evaluates. */
     int compile_threads;
     /* The job's device settings (nvml_gr_clock, ...; all 0: none). At

@@ -26,7 +26,7 @@ typedef struct kt_gpu {
     int compute_mode;
     size_t free_bytes_at_open;
     /* Where run-time compiles of this device's kernels go (the local
-     * evaluator's pool, core/compile_pool.h); NULL: compiled by the
+     * evaluator's pool, engine/compile_pool.h); NULL: compiled by the
      * caller. Not owned; set after kt_gpu_open. */
     struct kt_cpool *compile_pool;
 } kt_gpu;

@@ -54,7 +54,7 @@ typedef struct kt_registry {
     int probe_timeout_ms;
     /* With probing: never map a plugin into this process at all. The
      * registry holds the descriptors the probe children validated, and
-     * the pure callbacks run in a child (core/oracle.h); everything else
+     * the pure callbacks run in a child (isolation/oracle.h); everything else
      * runs in worker processes. For commands, whose process must survive
      * any plugin. */
     int isolated;
@@ -64,8 +64,8 @@ typedef struct kt_registry {
 
 /* An empty registry that probes plugins (KT_PROBE_TIMEOUT_MS, or
  * KTUNE_PLUGIN_TIMEOUT seconds from the environment), all of a search path
- * in parallel, remembering verdicts (core/probe.h), then maps the good ones
- * into this process. Set `isolated` before loading to map none. */
+ * in parallel, remembering verdicts (isolation/probe.h), then maps the good
+ * ones into this process. Set `isolated` before loading to map none. */
 void kt_registry_init(kt_registry *reg);
 
 /* What a probe of a shared object found (the isolating kind's probe). */
@@ -127,7 +127,7 @@ const kt_loader_kind *kt_loader_kind_of(const char *path);
 void kt_registry_free(kt_registry *reg);
 
 /* Loads one plugin file: a shared object (*.so), or a declaration (an INI
- * file with an [operator] section, core/declared.h). On failure nothing is
+ * file with an [operator] section, engine/declared.h). On failure nothing is
  * added and err says why, starting with the file name (KT_S_INPUT for a
  * declaration's mistakes). */
 kt_status kt_registry_load_file(kt_registry *reg, const char *path,

@@ -32,7 +32,7 @@ kt_status kt_calib_get(kt_meter *meter, int refresh, kt_calibration *out,
                        int *from_cache, kt_err *err);
 
 /* Measures the copy's and the FP32 FMA kernel's energy per byte and per
- * flop into out (core/energy_meter.h, energy windows of the copy and the
+ * flop into out (engine/energy_meter.h, energy windows of the copy and the
  * FMA kernel back to back), and stores out in the device's cache file.
  * KT_S_UNSUPPORTED saying why when a window said nothing; a failed launch
  * is its CUDA status. Called by an evaluator that has NVML. */

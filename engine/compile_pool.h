@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * kt_cpool: run-time compilation (core/nvrtc.h) on every host core, ahead
+ * kt_cpool: run-time compilation (engine/nvrtc.h) on every host core, ahead
  * of the measurement that needs it.
  *
  * The search proposes, the pool works ahead: the evaluator hands it the
@@ -16,7 +16,7 @@
  * waited for.
  *
  * Isolation: the pool lives in the process that owns the GPU (a worker
- * process under `ktune tune`, core/worker.h), next to NVRTC's status quo.
+ * process under `ktune tune`, isolation/worker.h), next to NVRTC's status quo.
  * A compiler that crashes or hangs takes that process down (the worker is
  * replaced, the point in flight is recorded as crashed or timed out); so
  * that the kernel does not take every later worker down too, each compile

@@ -828,7 +828,7 @@ static kt_status read_defines(reader *rd, kt_decl_variant *v)
     return KT_S_OK;
 }
 
-/* The hooks of space = PATH and default.NAME (core/declared_t1.c), with
+/* The hooks of space = PATH and default.NAME (engine/declared_t1.c), with
  * file:line added to their messages. */
 static kt_status t1_said(reader *rd, const kt_decl_variant *v, const char *key,
                          kt_status rc)

@@ -5,7 +5,7 @@
  * arguments, and per variant the kernel (template arguments from
  * parameters), block, grid and shared memory as expressions, and which
  * variant is the reference. ktune builds a plugin descriptor from that,
- * whose callbacks (core/declared_run.c) compile each compile-time
+ * whose callbacks (engine/declared_run.c) compile each compile-time
  * assignment with NVRTC, allocate and fill the buffers, compute the
  * reference once per problem and verify against it. Everything that works
  * for a compiled plugin (boundary sizes, workers, tuning, profile, compare,
@@ -50,7 +50,7 @@ typedef enum kt_decl_type {
     KT_DECL_F16
 } kt_decl_type;
 
-/* How an input (or in-out) buffer is filled (core/declared_fill.c). */
+/* How an input (or in-out) buffer is filled (engine/declared_fill.c). */
 typedef enum kt_decl_fill_kind {
     KT_FILL_DEFAULT = 0, /* uniform [-1, 1) floats, integers [-100, 100) */
     KT_FILL_UNIFORM,     /* uniform(a, b): [a, b) */
@@ -225,7 +225,7 @@ kt_status kt_declared_gen_request(const kt_declared *d, size_t b,
                                   kt_err *err);
 void kt_decl_gen_free(kt_decl_gen *g);
 
-/* ---- core/declared_path.c: files named by a declaration ------------ */
+/* ---- engine/declared_path.c: files named by a declaration ------------ */
 
 /* Copies in to out[size] with each ${VAR} replaced by its value; an unset
  * or empty variable is KT_S_INPUT naming it. */
@@ -251,7 +251,7 @@ kt_status kt_decl_add_option(kt_declared *d, const char *opt, int is_path,
 /* Adds the folder of file (absolute) to the include path, once. */
 kt_status kt_decl_add_include(kt_declared *d, const char *file, kt_err *err);
 
-/* ---- core/declared_fill.c: what inputs hold ------------------------- */
+/* ---- engine/declared_fill.c: what inputs hold ------------------------- */
 
 /* Parses FILL of `buffer.x = input f32[n] FILL` for a buffer of type t; a
  * .npy path resolves against dir and its dtype is checked now. */
@@ -308,7 +308,7 @@ kt_status kt_declared_request(const kt_declared *d, size_t v,
  * the caller (free). */
 char *kt_declared_source(const kt_declared *d, const char *name_expr);
 
-/* ---- core/declared_run.c: the callbacks ---------------------------- */
+/* ---- engine/declared_run.c: the callbacks ---------------------------- */
 
 /* Binds d's descriptor (d->plugin) to a free slot of callbacks. */
 kt_status kt_declared_bind(kt_declared *d, kt_err *err);
@@ -320,7 +320,7 @@ void kt_declared_unbind(kt_declared *d);
  * parameters, in order) and sizes for arch, when op is a declared operator
  * bound in this process: 1 with *out pointing into *b (free b->src after
  * use). 0 when op is not declared or the request cannot be made (the
- * launch will say why). For the compile pool (core/compile_pool.h): what
+ * launch will say why). For the compile pool (engine/compile_pool.h): what
  * a point will compile, before its verification asks. */
 int kt_declared_compile_request(const kt_operator *op, size_t vi,
                                 const int64_t *sizes, const int64_t *values,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * The callbacks of declared operators (core/declared.h). The plugin ABI's
+ * The callbacks of declared operators (engine/declared.h). The plugin ABI's
  * callbacks carry no pointer back to their descriptor (work() and shape()
  * get only the problem and configuration), so each declaration is bound to
  * one of KT_DECL_MAX_OPERATORS slots of generated functions that know

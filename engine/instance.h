@@ -3,7 +3,7 @@
  * kt_instance: one problem instance of an operator on the GPU — the
  * plugin's state after setup(), with the host services that own its device
  * memory. The requested size gets one instance for a whole session, and so
- * does each boundary size verification uses (core/verify.h keeps them).
+ * does each boundary size verification uses (engine/verify.h keeps them).
  */
 #ifndef KT_INSTANCE_H
 #define KT_INSTANCE_H

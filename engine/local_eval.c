@@ -44,7 +44,7 @@ typedef struct local_eval {
     /* Where opening went: CUDA's start and the context (device_s), the
      * meter (meter_s), the problem's set-up (problem_s). */
     double device_s, meter_s, problem_s;
-    /* Run-time compiles (core/compile_pool.h): the pool, the points hinted
+    /* Run-time compiles (engine/compile_pool.h): the pool, the points hinted
      * to it so far (each hinted once), its busy time at the last call. */
     kt_cpool *pool;
     kt_point *hinted;
@@ -256,7 +256,7 @@ static void point_work(local_eval *le, const kt_point *pt, kt_eval_result *r)
 }
 
 /* The energy windows of the call's verified points, after their timing
- * (core/energy_meter.h); where NVML is absent each result says so. */
+ * (engine/energy_meter.h); where NVML is absent each result says so. */
 static kt_status measure_energy(local_eval *le, const kt_target *targets,
                                 const kt_timing *timings, const size_t *slot,
                                 size_t m, const kt_protocol *p,

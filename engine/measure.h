@@ -4,7 +4,7 @@
  *
  * One sample is, in stream order:
  *   [reset inputs] [L2 flush, cold mode] clock probe | start | launch | stop
- * The clock probe (core/kernels.h) records the SM clock just before the
+ * The clock probe (engine/kernels.h) records the SM clock just before the
  * sample and keeps the GPU busy while the host enqueues the launch, so the
  * interval between the events is the kernel, not the host's submission gap.
  * In cold mode the flush and the probe are one launch: the probe times the
@@ -120,7 +120,7 @@ const char *kt_meter_race_stop(const kt_protocol *p, const double *kept,
 /* Pipelining, exposed for tests: whether the results of a target's round
  * `rounds` (counting from 1) could stop it, given num_kept kept samples
  * before that round, its own rule last looked at in round last_check and
- * no stop reason yet: a race look (core/measure.h above), a look of its
+ * no stop reason yet: a race look (engine/measure.h above), a look of its
  * own rule with min_samples reached, or max_samples. When no target's
  * round may stop it, the next round is enqueued before this one is read
  * (only the wall-time cap cannot be foreseen: a round enqueued after it

@@ -6,7 +6,7 @@
  * report). A callback that faults or hangs ends the child, not the caller:
  * the call fails with a message saying how, and the next call starts a new
  * child (up to KT_ORACLE_MAX_CRASHES times). An answer the callbacks gave
- * is remembered (core/oracle_memo.h, at most KT_ORACLE_MEMO_BYTES per
+ * is remembered (isolation/oracle_memo.h, at most KT_ORACLE_MEMO_BYTES per
  * oracle): the same question asked again never reaches the child; a crash
  * or a timeout is never remembered.
  */
@@ -45,7 +45,7 @@ kt_oracle *kt_oracle_new(const char *path, int timeout_ms);
 void kt_oracle_free(kt_oracle *o);
 
 /* What an oracle was asked, and how much of it was answered from memory
- * (core/oracle_memo.h): the callbacks are pure, so a question asked before
+ * (isolation/oracle_memo.h): the callbacks are pure, so a question asked before
  * is not sent to the child again. */
 typedef struct kt_oracle_stats {
     uint64_t asked;       /* every kt_oracle_ask */

@@ -7,7 +7,7 @@
  * same points again and again (counting a space's feasible points, finding
  * the recorded optimum, then walking the space).
  *
- * A key is the question's bytes as the oracle sends them (core/oracle.c),
+ * A key is the question's bytes as the oracle sends them (isolation/oracle.c),
  * compared in full: the hash only says where to look, and covers only the
  * key's first `hashed` bytes (the oracle puts what varies between its
  * questions there, and the device, the same for all of them, after). Memory is

@@ -393,7 +393,7 @@ static kt_status attempt_each(worker_eval *we, const kt_point *pts,
 
 /* The worker died or hung with points idx[0..n) in flight. Several: each
  * again alone. One: a casualty, unless the worker was compiling when it
- * went (its compile markers are left, core/compile_pool.h): the kernel
+ * went (its compile markers are left, engine/compile_pool.h): the kernel
  * that killed it may be another point's, compiled ahead, so the point is
  * tried once more in a fresh worker, which answers the marked kernels as
  * not compiling instead of compiling them again. */

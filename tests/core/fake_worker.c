@@ -17,7 +17,7 @@
  *               a marker KEY.compiling.PID left in $KTUNE_CACHE_DIR/nvrtc,
  *               then SIGSEGV; a worker that finds a dead one's marker
  *               removes it and answers the point invalid instead
- *               (core/compile_pool.h)
+ *               (engine/compile_pool.h)
  *   "sigkill-measuring" dies of SIGKILL while the protocol's device
  *               settings are set (nothing of its own can restore them)
  * Device settings (protocol.nvml, open's nvml) go through the simulated
