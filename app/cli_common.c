@@ -12,12 +12,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/declared.h"
 #include "core/envrec.h"
 #include "core/msg.h"
 #include "core/outfile.h"
 #include "core/parse.h"
-#include "core/worker.h"
+#include "engine/declared.h"
+#include "isolation/worker.h"
 
 #ifndef KT_INSTALL_PLUGIN_DIR
 #define KT_INSTALL_PLUGIN_DIR ""
@@ -285,7 +285,7 @@ static kt_status host_constraint(const kt_loaded_plugin *plugin,
     kt_bound_config bc;
     char why[512] = "";
 
-    if (!plugin->declared || !v->check)
+    if (!kt_declared_of_plugin(plugin) || !v->check)
         return KT_S_OK;
     if (v->check(&problem, kt_point_bind(op, pt, &bc), why, sizeof why) ==
         KT_OK)

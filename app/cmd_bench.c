@@ -11,13 +11,13 @@
 #include "core/energy_text.h"
 #include "core/envrec.h"
 #include "core/evaluator.h"
-#include "core/instance.h"
 #include "core/msg.h"
 #include "core/outfile.h"
 #include "core/parse.h"
 #include "core/result_json.h"
 #include "core/result_md.h"
-#include "core/verify.h"
+#include "engine/instance.h"
+#include "engine/verify.h"
 
 static const char help[] =
     "usage: ktune bench PLUGIN:OPERATOR [--variant V] [--set NAME=VALUE]...\n"
@@ -78,7 +78,7 @@ static int parse_args(int argc, char **argv, bench_args *a, kt_err *err)
         return rc;
     if (kt_cli_operator_operand("bench", &a->o, &a->spec, err))
         return KT_EXIT_USAGE;
-    a->o.protocol.energy = 1; /* where NVML answers (core/energy_meter.h) */
+    a->o.protocol.energy = 1; /* where NVML answers (engine/energy_meter.h) */
     if (kt_protocol_validate(&a->o.protocol, err))
         return KT_EXIT_USAGE;
     return KT_EXIT_OK;

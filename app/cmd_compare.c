@@ -13,10 +13,10 @@
 #include "compare/compare_results.h"
 #include "core/envrec.h"
 #include "core/evaluator.h"
-#include "core/instance.h"
 #include "core/msg.h"
 #include "core/parse.h"
-#include "core/worker.h"
+#include "engine/instance.h"
+#include "isolation/worker.h"
 #include "metrics/cupti/counters.h"
 #include "tuner/replay.h"
 

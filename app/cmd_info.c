@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "app/cli.h"
-#include "core/devinfo.h"
 #include "core/parse.h"
+#include "engine/devinfo.h"
 
 static const char help[] =
     "usage: ktune info [--device N] [--recalibrate] [--json [FILE]]\n\n"

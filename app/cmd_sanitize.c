@@ -15,7 +15,7 @@
 #include "core/clock.h"
 #include "core/param.h"
 #include "core/parse.h"
-#include "core/proc.h"
+#include "isolation/proc.h"
 
 static const char help[] =
     "usage: ktune sanitize PLUGIN:OPERATOR [--tools memcheck,racecheck]\n"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /* ktune worker: serves one evaluation session over a socket; started by
- * ktune itself (core/worker.h), not by users. */
+ * ktune itself (isolation/worker.h), not by users. */
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -9,7 +9,7 @@
 #include "app/cli.h"
 #include "core/msg.h"
 #include "core/parse.h"
-#include "core/worker.h"
+#include "isolation/worker.h"
 #include "metrics/cupti/counters.h"
 
 static const char help[] =

@@ -7,7 +7,7 @@
  * journal, and sees every other rank as a worker of its pool
  * (tuner/pool.h), one evaluate() call at a time.
  *
- * Messages are the worker protocol's JSON (core/worker.h), one MPI message
+ * Messages are the worker protocol's JSON (isolation/worker.h), one MPI message
  * each (MPI carries them between hosts; there is no protocol of ktune's
  * own on the network):
  *   rank r -> 0   opened {device, environment, work} | error {message}

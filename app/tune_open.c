@@ -14,10 +14,10 @@
 #endif
 #include "core/clock.h"
 #include "core/envrec.h"
-#include "core/instance.h"
 #include "core/msg.h"
 #include "core/outfile.h"
-#include "core/worker.h"
+#include "core/sizes.h"
+#include "isolation/worker.h"
 #include "metrics/cupti/counters.h"
 #include "tuner/replay.h"
 #include "tuner/replay_ext.h"

@@ -7,7 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/gpu.h"
+#include "engine/gpu.h"
 
 kt_status kt_cli_workers_init(kt_cli_workers *w, kt_evaluator *primary,
                               size_t n, kt_err *err)

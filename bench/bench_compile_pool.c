@@ -20,10 +20,10 @@
 #include <string.h>
 
 #include "core/clock.h"
-#include "core/compile_pool.h"
-#include "core/declared.h"
 #include "core/loader.h"
 #include "core/parse.h"
+#include "engine/compile_pool.h"
+#include "engine/declared.h"
 #include "tuner/job.h"
 
 typedef struct kernels {

@@ -13,9 +13,9 @@
 #include <time.h>
 
 #include "core/evaluator.h"
-#include "core/gpu.h"
 #include "core/stats.h"
-#include "core/worker.h"
+#include "engine/gpu.h"
+#include "isolation/worker.h"
 
 static double now(void)
 {

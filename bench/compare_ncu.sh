@@ -68,7 +68,7 @@ diag_corpus:chase diag_corpus:reread diag_corpus:transpose diag_corpus:stream}"
 # REPEAT= for none).
 REPEAT=${REPEAT-gemv:ax vector_add:add saxpy:saxpy reduce:sum}
 # ktune's own kernels, by name (the fallback's filter).
-CORE_KERNELS=$(grep -ho '__global__ void [A-Za-z_0-9]*' core/*.cu 2>/dev/null |
+CORE_KERNELS=$(grep -ho '__global__ void [A-Za-z_0-9]*' engine/*.cu 2>/dev/null |
     awk '{print $3}' | sort -u | paste -sd,)
 # The same as a mangled-name filter: core's kernels are file-static at
 # global scope (_Z<len>name...), a plugin's sit in its anonymous namespace

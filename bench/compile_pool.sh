@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
-# The compile pool (core/compile_pool.h): NVRTC compiles/s of a declared
+# The compile pool (engine/compile_pool.h): NVRTC compiles/s of a declared
 # kernel at 1..N threads (no GPU needed), and, on a GPU, a tune's wall
 # time and the GPU's idle fraction while it waits on compiles, with the
 # pool on every core and on one thread, each from a fresh NVRTC cache.

@@ -18,10 +18,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/gpu.h"
-#include "core/instance.h"
 #include "core/loader.h"
 #include "core/point.h"
+#include "engine/gpu.h"
+#include "engine/instance.h"
 
 typedef int (*nvml_void)(void);
 typedef int (*nvml_by_pci)(const char *, void **);

@@ -4,7 +4,7 @@
 
 For each recording (a ktune journal with raw samples, .jsonl or .jsonl.gz)
 the points are replayed in their recorded order under the racing rule of
-core/measure.h: at MIN, 4 MIN and 8 MIN kept samples a point stops when the
+engine/measure.h: at MIN, 4 MIN and 8 MIN kept samples a point stops when the
 r-th fastest of them (r = 1 at the first look, then the rank bounding the
 median from below with risk 2^-MIN / 2) is slower than the best median so
 far times (1 + RACE). The recorded samples were taken under the full

@@ -10,7 +10,7 @@
 
 #include "core/envrec.h"
 #include "core/feasible.h"
-#include "core/instance.h"
+#include "core/sizes.h"
 
 kt_status kt_compare_init(kt_compare *c, size_t num_rows, kt_err *err)
 {

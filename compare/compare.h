@@ -25,7 +25,7 @@
 #include <stddef.h>
 
 #include "compare/compare_results.h"
-#include "core/calibrate.h"
+#include "core/calibration.h"
 #include "core/derive.h"
 #include "core/evaluator.h"
 #include "core/stats.h"

@@ -9,11 +9,11 @@
 #include "core/csv.h"
 #include "core/energy_text.h"
 #include "core/envrec.h"
-#include "core/instance.h"
 #include "core/loader.h"
 #include "core/outfile.h"
 #include "core/param.h"
 #include "core/result_json.h"
+#include "core/sizes.h"
 #include "metrics/record.h"
 
 /* ------------------------------------------------------------ helpers */

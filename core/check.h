@@ -10,7 +10,7 @@
  * the products and sums rounded one by one on both, so the two decide
  * every element alike.
  *
- * The device comparison (kt_launch_check_f32, core/kernels.h) counts every
+ * The device comparison (kt_launch_check_f32, engine/kernels.h) counts every
  * failure exactly and leaves only a kt_check_record: the count, the lowest
  * failing index, the largest error, and up to KT_CHECK_SLOTS failures with
  * their index, value and reference.

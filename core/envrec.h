@@ -10,7 +10,7 @@
 #include <jansson.h>
 
 #include "core/error.h"
-#include "core/gpu.h"
+#include "core/gpu_info.h"
 #include "core/loader.h"
 #include "core/protocol.h"
 

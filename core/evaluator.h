@@ -14,13 +14,17 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#include "core/calibrate.h"
+#include "core/calibration.h"
 #include "core/energy.h"
 #include "core/error.h"
 #include "core/loader.h"
-#include "core/measure.h"
 #include "core/point.h"
 #include "core/protocol.h"
+#include "core/timing.h"
+
+/* Opens the error text of a kernel that did not compile (kt_host.compile),
+ * by which a point's reason is recognised as T4's invalidity "compile". */
+#define KT_COMPILE_FAILED "does not compile: "
 
 typedef enum kt_eval_status {
     KT_EVAL_OK = 0,
@@ -68,7 +72,7 @@ typedef struct kt_eval_result {
      * point come from it. */
     kt_work work;
     int has_work;
-    /* The compile pool's side (core/compile_pool.h). Per point: CPU time
+    /* The compile pool's side (engine/compile_pool.h). Per point: CPU time
      * of the compiles handed to its verification (compile_cpu_s) and the
      * time its verification waited for them with nothing to measure
      * (compile_wait_s: the GPU idle). Per call, in the call's first result
@@ -88,7 +92,7 @@ typedef struct kt_eval_result {
     uint32_t compile_peak;
     double compile_work_s;
     /* When the protocol asked for energy (kt_protocol.energy) and the
-     * point is OK: its energy window (core/energy_meter.h); measured = 0
+     * point is OK: its energy window (engine/energy_meter.h); measured = 0
      * with a note where NVML is absent or the window said nothing. */
     kt_energy energy;
 } kt_eval_result;
@@ -304,7 +308,7 @@ typedef struct kt_eval_spec {
     /* 1: plugins verify on the host (no device comparison in their
      * services), as before the device services; 0: on the device. */
     int verify_host;
-    /* Threads of the run-time compile pool (core/compile_pool.h); 0: one
+    /* Threads of the run-time compile pool (engine/compile_pool.h); 0: one
      * per online CPU of the machine that evaluates. */
     int compile_threads;
     /* The device settings the job lists (nvml_gr_clock, ...; none: the
@@ -324,10 +328,6 @@ kt_status kt_local_open(const kt_eval_spec *spec, kt_evaluator **out,
                         kt_err *err);
 
 void kt_eval_result_free(kt_eval_result *r);
-
-/* A deep copy of from into to (the samples too; to's own are not freed).
- * KT_S_OK or KT_S_NOMEM. */
-kt_status kt_timing_copy(const kt_timing *from, kt_timing *to, kt_err *err);
 
 const char *kt_eval_status_name(kt_eval_status s);
 

@@ -16,12 +16,9 @@
 #include <unistd.h>
 
 #include "core/clock.h"
-#include "core/declared.h"
 #include "core/desc_json.h"
 #include "core/fileio.h"
-#include "core/oracle.h"
 #include "core/param.h"
-#include "core/probe.h"
 #include "core/suggest.h"
 
 /* Sizes of the ABI 1.0 structs: a plugin's struct may be larger (a newer
@@ -391,10 +388,16 @@ static kt_status normalise_plugin(loading *ld, const kt_plugin *raw)
     return KT_S_OK;
 }
 
-/* Plugins whose code lives in other processes, so a callback on one of
- * their operators finds its oracle (kt_call_*). */
+/* Plugins whose callbacks a kind answers (their code lives in other
+ * processes), so a callback on one of their operators finds its plugin
+ * (kt_call_*, owner_of). */
 static kt_loaded_plugin **isolated;
 static size_t num_isolated;
+
+static int answered_elsewhere(const kt_loaded_plugin *lp)
+{
+    return lp->kind && lp->kind->work;
+}
 
 static void forget_isolated(const kt_loaded_plugin *lp)
 {
@@ -414,13 +417,11 @@ static void unload(kt_loaded_plugin *lp)
     if (!lp)
         return;
     forget_isolated(lp);
-    kt_oracle_free(lp->oracle);
     for (size_t i = 0; i < lp->num_owned; ++i)
         free(lp->owned[i]);
     free(lp->owned);
     if (lp->handle)
         dlclose(lp->handle);
-    kt_declared_free(lp->declared);
     if (lp->kind)
         lp->kind->release(lp->kind_owner);
     free(lp->path);
@@ -481,7 +482,14 @@ static int has_so_suffix(const char *name)
     return n > 3 && strcmp(name + n - 3, ".so") == 0;
 }
 
-static const kt_loader_kind *g_kinds[4];
+void kt_probe_verdict_free(kt_probe_verdict *v)
+{
+    json_decref(v->desc);
+    free(v->message);
+    memset(v, 0, sizeof *v);
+}
+
+static const kt_loader_kind *g_kinds[8];
 
 kt_status kt_loader_add_kind(const kt_loader_kind *kind, kt_err *err)
 {
@@ -499,18 +507,37 @@ kt_status kt_loader_add_kind(const kt_loader_kind *kind, kt_err *err)
 const kt_loader_kind *kt_loader_kind_of(const char *path)
 {
     for (size_t i = 0; i < sizeof g_kinds / sizeof g_kinds[0]; ++i)
-        if (g_kinds[i] && g_kinds[i]->claims(path))
+        if (g_kinds[i] && g_kinds[i]->claims && g_kinds[i]->claims(path))
             return g_kinds[i];
     return NULL;
 }
 
-/* A declared operator (an INI file with [operator], core/declared.h), or a
- * file of a registered kind, runs no foreign code: it is loaded here,
- * never probed. */
+/* The isolating kind (isolation/), NULL where none is linked: then
+ * nothing is probed and plugins are mapped here. */
+static const kt_loader_kind *isolating(void)
+{
+    for (size_t i = 0; i < sizeof g_kinds / sizeof g_kinds[0]; ++i)
+        if (g_kinds[i] && g_kinds[i]->probe && g_kinds[i]->adopt)
+            return g_kinds[i];
+    return NULL;
+}
+
+int kt_call_require(const kt_operator *op, uint32_t variant,
+                    kt_expr *const **parts, size_t *n)
+{
+    for (size_t i = 0; i < sizeof g_kinds / sizeof g_kinds[0]; ++i)
+        if (g_kinds[i] && g_kinds[i]->require &&
+            g_kinds[i]->require(op, variant, parts, n))
+            return 1;
+    return 0;
+}
+
+/* A file of a registered kind (a declared operator, an INI file with
+ * [operator], engine/declared.h; a capture) runs no foreign code: it is
+ * loaded here, never probed. */
 static int is_declaration(const char *path)
 {
-    return !has_so_suffix(path) &&
-           (kt_declared_is_declaration(path) || kt_loader_kind_of(path));
+    return !has_so_suffix(path) && kt_loader_kind_of(path);
 }
 
 static kt_status load_kind(loading *ld, const kt_loader_kind *kind)
@@ -523,15 +550,6 @@ static kt_status load_kind(loading *ld, const kt_loader_kind *kind)
     return normalise_plugin(ld, desc);
 }
 
-static kt_status load_declared(loading *ld)
-{
-    kt_status rc;
-    if ((rc = kt_declared_load(ld->file, &ld->lp->declared, ld->err)) ||
-        (rc = kt_declared_bind(ld->lp->declared, ld->err)))
-        return rc;
-    return normalise_plugin(ld, &ld->lp->declared->plugin);
-}
-
 static void *own_block(void *ctx, size_t bytes)
 {
     return own(ctx, bytes);
@@ -541,6 +559,7 @@ static void *own_block(void *ctx, size_t bytes)
  * validated again like a plugin's own (the child is the plugin's). */
 static kt_status adopt_probed(loading *ld, const json_t *desc, int timeout_ms)
 {
+    const kt_loader_kind *kind = isolating();
     const kt_plugin *raw;
     kt_status rc;
 
@@ -548,10 +567,9 @@ static kt_status adopt_probed(loading *ld, const json_t *desc, int timeout_ms)
         return kt_err_prefix(ld->err, "%s: ", ld->file);
     if ((rc = normalise_plugin(ld, raw)))
         return rc;
-    ld->lp->isolated = 1;
-    ld->lp->oracle = kt_oracle_new(ld->file, timeout_ms);
-    if (!ld->lp->oracle)
-        return kt_err_set(ld->err, KT_S_NOMEM, "%s: out of memory", ld->file);
+    if ((rc = kind->adopt(ld->file, timeout_ms, &ld->lp->kind_owner, ld->err)))
+        return rc;
+    ld->lp->kind = kind;
     return KT_S_OK;
 }
 
@@ -619,10 +637,8 @@ static kt_status add_plugin(kt_registry *reg, const char *path,
         rc = kt_err_set(err, KT_S_NOMEM, "%s: out of memory", path);
         goto done;
     }
-    if (declared && kt_loader_kind_of(path))
+    if (declared)
         rc = load_kind(&ld, kt_loader_kind_of(path));
-    else if (declared)
-        rc = load_declared(&ld);
     else
         rc = v && reg->isolated
                  ? adopt_probed(&ld, v->desc, reg->probe_timeout_ms)
@@ -639,7 +655,7 @@ static kt_status add_plugin(kt_registry *reg, const char *path,
         goto done;
     }
     grown = realloc(reg->plugins, (reg->count + 1) * sizeof *grown);
-    if (!grown || (ld.lp->isolated &&
+    if (!grown || (answered_elsewhere(ld.lp) &&
                    !(isolated = realloc(isolated, (num_isolated + 1) *
                                                       sizeof *isolated)))) {
         if (grown)
@@ -649,7 +665,7 @@ static kt_status add_plugin(kt_registry *reg, const char *path,
     }
     reg->plugins = grown;
     reg->plugins[reg->count++] = ld.lp;
-    if (ld.lp->isolated)
+    if (answered_elsewhere(ld.lp))
         isolated[num_isolated++] = ld.lp;
     ld.lp = NULL;
 done:
@@ -691,16 +707,16 @@ static void drop_irregular(kt_registry *reg, char **paths, size_t *n)
  * reg->failures. */
 static void load_paths(kt_registry *reg, char **paths, size_t n)
 {
+    const kt_loader_kind *iso = isolating();
     kt_probe_verdict *v = NULL;
 
-    if (reg->probe_timeout_ms > 0 && n > 0) {
+    if (reg->probe_timeout_ms > 0 && iso && n > 0) {
         v = calloc(n, sizeof *v);
         if (!v) {
             add_failure(reg, "out of memory probing plugins");
             return;
         }
-        kt_probe_plugins((const char *const *)paths, n, reg->probe_timeout_ms,
-                         v);
+        iso->probe((const char *const *)paths, n, reg->probe_timeout_ms, v);
     }
     for (size_t i = 0; i < n; ++i) {
         kt_err err;
@@ -719,9 +735,9 @@ kt_status kt_registry_load_file(kt_registry *reg, const char *path, kt_err *err)
 
     if ((rc = refuse_irregular(path, err)))
         return rc;
-    if (reg->probe_timeout_ms <= 0 || is_declaration(path))
+    if (reg->probe_timeout_ms <= 0 || !isolating() || is_declaration(path))
         return add_plugin(reg, path, NULL, err);
-    kt_probe_plugins(&path, 1, reg->probe_timeout_ms, &v);
+    isolating()->probe(&path, 1, reg->probe_timeout_ms, &v);
     rc = add_plugin(reg, path, &v, err);
     kt_probe_verdict_free(&v);
     return rc;
@@ -860,7 +876,9 @@ void kt_registry_load_default(kt_registry *reg, const char *builtin_dir,
     free_paths(&l);
 }
 
-/* The isolated plugin whose descriptor holds op, or NULL. */
+/* The plugin answered elsewhere whose descriptor holds op, or NULL. (A
+ * pointer-range look-up in the process-wide list: kt_call_* are given the
+ * operator alone.) */
 static kt_loaded_plugin *owner_of(const kt_operator *op, uint32_t *index)
 {
     for (size_t i = 0; i < num_isolated; ++i) {
@@ -878,8 +896,6 @@ kt_status kt_call_work(const kt_operator *op, const kt_problem *problem,
 {
     uint32_t index = 0;
     kt_loaded_plugin *lp = owner_of(op, &index);
-    kt_oracle_answer a;
-    kt_status st;
 
     memset(out, 0, sizeof *out);
     out->struct_size = sizeof *out;
@@ -887,12 +903,9 @@ kt_status kt_call_work(const kt_operator *op, const kt_problem *problem,
         *rc = op->work(problem, out);
         return KT_S_OK;
     }
-    if ((st = kt_oracle_ask(lp->oracle, KT_ORACLE_WORK, index, 0, problem, NULL,
-                            &a, err)))
+    if (lp->kind->work(lp->kind_owner, index, problem, out, rc, err))
         return kt_err_prefix(err, "operator '%s': ", op->id);
-    *out = a.work;
     out->struct_size = sizeof *out;
-    *rc = a.rc;
     return KT_S_OK;
 }
 
@@ -904,7 +917,6 @@ kt_status kt_call_shape(const kt_operator *op, uint32_t variant,
     const kt_variant *v = &op->variants[variant];
     uint32_t index = 0;
     kt_loaded_plugin *lp = owner_of(op, &index);
-    kt_oracle_answer a;
 
     *check_rc = KT_OK;
     *shape_rc = KT_OK;
@@ -921,15 +933,9 @@ kt_status kt_call_shape(const kt_operator *op, uint32_t variant,
         *shape_rc = v->shape(problem, cfg, shape);
         return KT_S_OK;
     }
-    if (kt_oracle_ask(lp->oracle, KT_ORACLE_SHAPE, index, variant, problem, cfg,
-                      &a, err))
+    if (lp->kind->shape(lp->kind_owner, index, variant, problem, cfg, check_rc,
+                        why, why_size, shape_rc, shape, err))
         return kt_err_prefix(err, "variant '%s': ", v->id);
-    *check_rc = a.check_rc;
-    snprintf(why, why_size, "%s", a.why);
-    if (a.check_rc == KT_OK) {
-        *shape_rc = a.rc;
-        *shape = a.shape;
-    }
     return KT_S_OK;
 }
 
@@ -939,8 +945,8 @@ void kt_call_shape_prefetch(const kt_operator *op, const kt_problem *problem,
     uint32_t index = 0;
     kt_loaded_plugin *lp = owner_of(op, &index);
 
-    if (lp)
-        kt_oracle_prefetch(lp->oracle, KT_ORACLE_SHAPE, index, problem, pts, n);
+    if (lp && lp->kind->prefetch)
+        lp->kind->prefetch(lp->kind_owner, index, problem, pts, n);
 }
 
 kt_status kt_registry_resolve(const kt_registry *reg, const char *spec,

@@ -15,11 +15,15 @@
 #ifndef KT_LOADER_H
 #define KT_LOADER_H
 
+#include <jansson.h>
 #include <stddef.h>
 
 #include "core/error.h"
+#include "core/expr.h"
 #include "core/point.h"
 #include "ktune/plugin.h"
+
+struct kt_loader_kind;
 
 typedef struct kt_loaded_plugin {
     char *path;     /* owned */
@@ -27,16 +31,12 @@ typedef struct kt_loaded_plugin {
     kt_plugin desc; /* normalised; desc.operators points into owned memory */
     void **owned;   /* allocations behind the normalised arrays */
     size_t num_owned;
-    /* A declared operator (core/declared.h) instead of a shared object:
-     * handle is NULL and this owns the declaration. */
-    struct kt_declared *declared;
-    /* Loaded only in child processes: the callbacks in desc are stubs, and
-     * kt_call_work/kt_call_shape ask the oracle (a child that has the
-     * plugin loaded). handle is NULL. */
-    int isolated;
-    struct kt_oracle *oracle; /* owned */
-    /* Loaded by a kind registered with kt_loader_add_kind (a capture, say):
-     * handle is NULL and kind->release frees kind_owner. */
+    /* The backend table: NULL for a shared object mapped into this process
+     * (handle). Else the kind that loaded it (kt_loader_add_kind: a
+     * declaration, a capture, or the isolating kind's probed plugin, whose
+     * code runs only in child processes and whose callbacks in desc are
+     * stubs: kt_call_work/kt_call_shape ask kind->work/shape). handle is
+     * NULL and kind->release frees kind_owner. */
     const struct kt_loader_kind *kind;
     void *kind_owner;
 } kt_loaded_plugin;
@@ -54,7 +54,7 @@ typedef struct kt_registry {
     int probe_timeout_ms;
     /* With probing: never map a plugin into this process at all. The
      * registry holds the descriptors the probe children validated, and
-     * the pure callbacks run in a child (core/oracle.h); everything else
+     * the pure callbacks run in a child (isolation/oracle.h); everything else
      * runs in worker processes. For commands, whose process must survive
      * any plugin. */
     int isolated;
@@ -64,14 +64,35 @@ typedef struct kt_registry {
 
 /* An empty registry that probes plugins (KT_PROBE_TIMEOUT_MS, or
  * KTUNE_PLUGIN_TIMEOUT seconds from the environment), all of a search path
- * in parallel, remembering verdicts (core/probe.h), then maps the good ones
- * into this process. Set `isolated` before loading to map none. */
+ * in parallel, remembering verdicts (isolation/probe.h), then maps the good
+ * ones into this process. Set `isolated` before loading to map none. */
 void kt_registry_init(kt_registry *reg);
 
-/* Another kind of plugin file, read by a layer above core (capture/): a
- * file it claims is loaded in this process like a declaration (never
- * probed: it runs no foreign code), through load, which hands back a
- * descriptor that stays valid until release(owner). The kind must outlive
+/* What a probe of a shared object found (the isolating kind's probe). */
+typedef struct kt_probe_verdict {
+    int ok;
+    json_t *desc;  /* ok: the validated descriptor (owned reference) */
+    char *message; /* !ok: "file: why", one line (owned) */
+    int cached;    /* the verdict came from the cache */
+} kt_probe_verdict;
+
+void kt_probe_verdict_free(kt_probe_verdict *v);
+
+/* A kind of plugin, registered with kt_loader_add_kind by the layer that
+ * knows it: the loader names none. Two sorts:
+ *  - a file kind (declarations, engine/declared.h; captures, capture/):
+ *    a file it claims is loaded in this process (never probed: it runs no
+ *    foreign code) through load, which hands back a descriptor that stays
+ *    valid until release(owner); load frees what it made when it fails;
+ *  - the isolating kind (isolation/, one per process): claims nothing;
+ *    shared objects are probed in child processes (probe, all of a search
+ *    path at once), and a registry that maps none (kt_registry.isolated)
+ *    adopts each probed descriptor, its code left in a child (adopt makes
+ *    the owner, release frees it).
+ * The optional hooks answer for the plugins a kind loaded: work and shape
+ * in place of the descriptor's callbacks (NULL: those run here), and
+ * require, a declared variant's constraints as expressions (1 when op is
+ * the kind's and *parts, *n are set; 0 when not). The kind must outlive
  * every registry. */
 typedef struct kt_loader_kind {
     const char *name;
@@ -79,9 +100,23 @@ typedef struct kt_loader_kind {
     kt_status (*load)(const char *path, void **owner, const kt_plugin **desc,
                       kt_err *err);
     void (*release)(void *owner);
+    void (*probe)(const char *const *paths, size_t n, int timeout_ms,
+                  kt_probe_verdict *out);
+    kt_status (*adopt)(const char *path, int timeout_ms, void **owner,
+                       kt_err *err);
+    kt_status (*work)(void *owner, uint32_t op, const kt_problem *problem,
+                      kt_work *out, int *rc, kt_err *err);
+    kt_status (*shape)(void *owner, uint32_t op, uint32_t variant,
+                       const kt_problem *problem, const kt_config *cfg,
+                       int *check_rc, char *why, size_t why_size, int *shape_rc,
+                       kt_shape *shape, kt_err *err);
+    void (*prefetch)(void *owner, uint32_t op, const kt_problem *problem,
+                     const kt_point *pts, size_t n);
+    int (*require)(const kt_operator *op, uint32_t variant,
+                   kt_expr *const **parts, size_t *n);
 } kt_loader_kind;
 
-/* Adds a kind for every registry of the process (at most 4). KT_S_OK, or
+/* Adds a kind for every registry of the process (at most 8). KT_S_OK, or
  * KT_S_UNSUPPORTED when the table is full. */
 kt_status kt_loader_add_kind(const kt_loader_kind *kind, kt_err *err);
 
@@ -92,7 +127,7 @@ const kt_loader_kind *kt_loader_kind_of(const char *path);
 void kt_registry_free(kt_registry *reg);
 
 /* Loads one plugin file: a shared object (*.so), or a declaration (an INI
- * file with an [operator] section, core/declared.h). On failure nothing is
+ * file with an [operator] section, engine/declared.h). On failure nothing is
  * added and err says why, starting with the file name (KT_S_INPUT for a
  * declaration's mistakes). */
 kt_status kt_registry_load_file(kt_registry *reg, const char *path,
@@ -144,6 +179,13 @@ kt_status kt_call_shape(const kt_operator *op, uint32_t variant,
  * kt_call_shape asks it). */
 void kt_call_shape_prefetch(const kt_operator *op, const kt_problem *problem,
                             const kt_point *pts, size_t n);
+
+/* The constraints of variant of op as expressions, where the kind that
+ * loaded op knows them (a declaration's require): 1 with *parts[0..*n),
+ * which live as long as the plugin; 0 when op's constraints are its
+ * plugin's code. */
+int kt_call_require(const kt_operator *op, uint32_t variant,
+                    kt_expr *const **parts, size_t *n);
 
 /* Index of the parameter called name in variant, or -1. */
 long kt_variant_find_param(const kt_variant *variant, const char *name);

@@ -38,7 +38,7 @@ typedef struct kt_protocol {
      * times that), a lower bound of its median is slower than
      * race_bar_us * (1 + race): it cannot be the best, and a target whose
      * true median is within that margin of the bar stops so with
-     * probability at most 2 * 2^-min_samples (core/measure.h). 0: off. */
+     * probability at most 2 * 2^-min_samples (engine/measure.h). 0: off. */
     double race;
     /* Per call, set by the caller: the fastest median known before the
      * call (0: none, no racing). */
@@ -47,7 +47,7 @@ typedef struct kt_protocol {
      * target 0 (a comparison); once every other target stopped, target 0
      * stops too, its later samples having no partner. */
     int race_pairs;
-    /* Energy (core/energy_meter.h): 1 measures each verified point's
+    /* Energy (engine/energy_meter.h): 1 measures each verified point's
      * energy after its timing, in energy_rounds interleaved windows of at
      * least energy_window_s each, where NVML answers. 0: off. */
     int energy;

@@ -3,7 +3,7 @@
 
 #include "core/derive.h"
 #include "core/energy_text.h"
-#include "core/instance.h"
+#include "core/sizes.h"
 
 /* A cell's text; '|' would end the cell early. */
 static void cell(FILE *out, const char *text)

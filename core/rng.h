@@ -26,7 +26,7 @@ void kt_rng_fill_f32_at(uint64_t seed, uint64_t stream, float *dst,
 
 /* The key of a stream: element i is then
  * mix(key + i * 0x9e3779b97f4a7c15) >> 40, scaled (core/rng.c), which the
- * device fill (core/kernels.h) computes alike. */
+ * device fill (engine/kernels.h) computes alike. */
 uint64_t kt_rng_stream_key(uint64_t seed, uint64_t stream);
 
 /* A small sequential generator for strategies (random search, annealing). */

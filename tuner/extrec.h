@@ -20,7 +20,7 @@
  * values), the operator and the plugin descriptor that present it. Its
  * operator's check() has no context argument (the plugin ABI), so an open
  * recording takes one of KT_EXTREC_SLOTS slots, like declared operators
- * (core/declared_run.c): at most that many are open at once. Files are
+ * (engine/declared_run.c): at most that many are open at once. Files are
  * read by tuner/ktcache.h (kt_ktcache_load).
  */
 #ifndef KT_EXTREC_H

@@ -78,7 +78,7 @@ typedef struct kt_job {
     double eval_timeout_s;
     int verify_host; /* [measure] verify = host: plugins verify on the host */
     /* [measure] compile_threads: threads compiling run-time kernels on the
-     * evaluating host (core/compile_pool.h); 0: one per CPU there. */
+     * evaluating host (engine/compile_pool.h); 0: one per CPU there. */
     int compile_threads;
     /* [output]; empty: not written */
     kt_job_journal journal_mode;

@@ -3,7 +3,7 @@
 
 #include <stdlib.h>
 
-#include "core/instance.h"
+#include "core/sizes.h"
 
 /* Sizes the operator fixes (min = max, e.g. a declaration's `pinned`). */
 static void print_pinned(FILE *out, const kt_operator *op)

@@ -26,8 +26,8 @@
 
 #include "core/energy.h"
 #include "core/error.h"
-#include "core/measure.h"
 #include "core/stats.h"
+#include "core/timing.h"
 
 typedef enum kt_objective {
     KT_OBJ_TIME = 0,

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/declared.h"
 #include "core/feasible.h"
 #include "core/loader.h"
 #include "core/prune.h"
@@ -663,8 +662,24 @@ static kt_status check_allowed(void *ctx, const int64_t *values, kt_err *err)
     return kt_space_feasible(dc->space, &pt, err);
 }
 
-static kt_status count_declared_slot(const kt_space *space,
-                                     const kt_declared *d, size_t s,
+static kt_status not_declared(const kt_operator *op, kt_err *err)
+{
+    return kt_err_set(err, KT_S_UNSUPPORTED,
+                      "operator '%s' is not declared: its constraints "
+                      "are its plugin's code",
+                      op->id);
+}
+
+/* Whether op's constraints are expressions the space can count with (a
+ * declared operator's require, kt_call_require). */
+static int is_declared(const kt_operator *op)
+{
+    kt_expr *const *parts;
+    size_t n;
+    return kt_call_require(op, 0, &parts, &n);
+}
+
+static kt_status count_declared_slot(const kt_space *space, size_t s,
                                      const int64_t *sizes,
                                      declared_count *check, uint64_t *n,
                                      kt_err *err)
@@ -675,12 +690,13 @@ static kt_status count_declared_slot(const kt_space *space,
 
     for (uint32_t i = 0; i < slot->num_params; ++i)
         dims[i] = (kt_prune_dim){slot->values[i], slot->count[i]};
-    kt_declared_require_parts(&d->variants[slot->variant], &spec.constraints,
-                              &spec.num_constraints);
+    if (!kt_call_require(space->op, slot->variant, &spec.constraints,
+                         &spec.num_constraints))
+        return not_declared(space->op, err);
     spec.dims = dims;
     spec.num_dims = slot->num_params;
     spec.fixed = sizes;
-    spec.num_fixed = d->num_sizes;
+    spec.num_fixed = space->op->num_sizes;
     if (check) {
         check->variant = slot->variant;
         check->num_params = slot->num_params;
@@ -694,18 +710,14 @@ kt_status kt_space_count_required(const kt_space *space, const int64_t *sizes,
                                   uint64_t *per_slot, uint64_t *count,
                                   kt_err *err)
 {
-    const kt_declared *d = kt_declared_of(space->op);
     kt_status rc;
 
     *count = 0;
-    if (!d)
-        return kt_err_set(err, KT_S_UNSUPPORTED,
-                          "operator '%s' is not declared: its constraints "
-                          "are its plugin's code",
-                          space->op->id);
+    if (!is_declared(space->op))
+        return not_declared(space->op, err);
     for (size_t s = 0; s < space->num_slots; ++s) {
         uint64_t n;
-        if ((rc = count_declared_slot(space, d, s, sizes, NULL, &n, err)))
+        if ((rc = count_declared_slot(space, s, sizes, NULL, &n, err)))
             return rc;
         n *= space->settings; /* a setting changes no requirement */
         if (per_slot)
@@ -715,8 +727,8 @@ kt_status kt_space_count_required(const kt_space *space, const int64_t *sizes,
     return KT_S_OK;
 }
 
-static kt_status count_declared(const kt_space *space, const kt_declared *d,
-                                uint64_t limit, uint64_t *count, kt_err *err)
+static kt_status count_declared(const kt_space *space, uint64_t limit,
+                                uint64_t *count, kt_err *err)
 {
     declared_count dc = {space, 0, 0, 0, limit};
     kt_status rc;
@@ -724,7 +736,7 @@ static kt_status count_declared(const kt_space *space, const kt_declared *d,
     *count = 0;
     for (size_t s = 0; s < space->num_slots; ++s) {
         uint64_t n;
-        if ((rc = count_declared_slot(space, d, s, space->sizes, &dc, &n, err)))
+        if ((rc = count_declared_slot(space, s, space->sizes, &dc, &n, err)))
             return rc;
         *count += n * space->settings;
     }
@@ -734,11 +746,10 @@ static kt_status count_declared(const kt_space *space, const kt_declared *d,
 kt_status kt_space_count_feasible(const kt_space *space, uint64_t limit,
                                   uint64_t *count, kt_err *err)
 {
-    const kt_declared *d = kt_declared_of(space->op);
     uint64_t n = 0;
 
-    if (d && space->bound)
-        return count_declared(space, d, limit, count, err);
+    if (space->bound && is_declared(space->op))
+        return count_declared(space, limit, count, err);
 
     if (space->size > limit)
         return kt_err_set(err, KT_S_UNSUPPORTED,

@@ -92,8 +92,8 @@ kt_status kt_space_feasible(const kt_space *space, const kt_point *pt,
 
 /* Asks the plugin about the points numbered first..first+count-1 (those
  * below size) at once, so that kt_space_feasible on them is answered from
- * the oracle's memory (an isolated plugin's, core/oracle.h): one round trip
- * to its process for many points. Changes no answer; nothing for a plugin
+ * the oracle's memory (an isolated plugin's, isolation/oracle.h): one round
+ * trip to its process for many points. Changes no answer; nothing for a plugin
  * mapped into this process or an unbound space. */
 void kt_space_prefetch(const kt_space *space, uint64_t first, uint64_t count);
 

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "core/derive.h"
-#include "core/instance.h"
+#include "core/sizes.h"
 
 void kt_summary_change(const kt_ratio *ratio, char *out, size_t size)
 {

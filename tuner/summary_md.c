@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "core/derive.h"
-#include "core/instance.h"
+#include "core/sizes.h"
 #include "tuner/summary.h"
 
 #include "tuner/summary_energy.h"

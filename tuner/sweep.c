@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "core/derive.h"
-#include "core/instance.h"
+#include "core/sizes.h"
 
 /* The variants compare treats as the reference to beat. */
 static const char *const references[] = {"cublas", "cub", "memcpy"};

@@ -278,7 +278,7 @@ size_t kt_tune_width(const kt_tune *t);
 /* Points the strategy will evaluate soon, soonest first (an exhaustive
  * sweep's next points, a walk's next neighbours): those not known yet and
  * not refused on the host go to the evaluator's prefetch, so their kernels
- * compile while the GPU measures others (core/compile_pool.h). Costs no
+ * compile while the GPU measures others (engine/compile_pool.h). Costs no
  * budget, records nothing and decides nothing, so a run's answers are the
  * same with or without hints; a hint that never comes true costs host CPU
  * only. A later hint goes before an earlier one. */

@@ -12,7 +12,7 @@
 
 #include <jansson.h>
 
-#include "core/calibrate.h"
+#include "core/calibration.h"
 #include "tuner/job.h"
 #include "tuner/journal.h"
 #include "tuner/summary.h"

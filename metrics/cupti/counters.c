@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/cuda_check.h"
+#include "engine/cuda_check.h"
 #include "metrics/cupti/chip.h"
 #include "metrics/cupti/cupti_status.h"
 #include "metrics/cupti/nvperf_load.h"

@@ -6,9 +6,11 @@
 # when there is any.
 #
 #   folder          may include (project headers, "dir/file.h")
-#   core/           core/ (and <ktune/plugin.h>)
+#   core/           core/ (and <ktune/plugin.h>): the pure base
+#   engine/         core/ engine/: the CUDA side
+#   isolation/      core/ engine/ isolation/: the child processes
 #   metrics/        core/ metrics/, but not metrics/cupti/
-#   metrics/cupti/  core/ metrics/ metrics/cupti/
+#   metrics/cupti/  core/ engine/ metrics/ metrics/cupti/
 #   tuner/          core/ metrics/ tuner/, not metrics/cupti/
 #   compare/        core/ metrics/ tuner/ compare/, not metrics/cupti/
 #   report/         core/ metrics/ report/, not metrics/cupti/
@@ -23,17 +25,22 @@
 # and only metrics/cupti/, timeline/trace/ and capture/trace/ include CUPTI
 # headers
 # (<cupti*.h>; nvperf's <nvperf*.h> and <generated_*> only metrics/cupti/).
+# core/, metrics/, tuner/, compare/ and report/ include no CUDA header
+# (<cuda*.h>, <nvrtc.h>, <cu*/...>), and core/ calls no fork, exec,
+# waitpid or posix_spawn: child processes are isolation/'s.
 root=${1:?usage: check_layers.sh ROOT}
 cd "$root" || exit 2
 
 # One awk pass over every include line of the checked folders.
-grep -rnE '^[[:space:]]*#[[:space:]]*include' core metrics tuner compare \
-    report timeline plugins examples select capture \
+grep -rnE '^[[:space:]]*#[[:space:]]*include' core engine isolation metrics \
+    tuner compare report timeline plugins examples select capture \
     --include='*.c' --include='*.h' --include='*.cu' --include='*.cuh' \
     --include='*.cpp' 2>/dev/null | awk '
 BEGIN {
     allow["core"] = "core/ ktune/"
-    allow["metrics/cupti"] = "core/ metrics/ ktune/"
+    allow["engine"] = "core/ engine/ ktune/"
+    allow["isolation"] = "core/ engine/ isolation/ ktune/"
+    allow["metrics/cupti"] = "core/ engine/ metrics/ ktune/"
     allow["metrics"] = "core/ metrics/ ktune/"
     allow["tuner"] = "core/ metrics/ tuner/ ktune/"
     allow["compare"] = "core/ metrics/ tuner/ compare/ ktune/"
@@ -45,6 +52,9 @@ BEGIN {
     allow["select"] = "select/ ktune/"
     allow["capture"] = "core/ capture/ ktune/"
     allow["capture/trace"] = "(nothing-of-ktune)"
+    # The floors that must build and run without the CUDA toolkit.
+    cudafree["core"] = cudafree["metrics"] = cudafree["tuner"] = 1
+    cudafree["compare"] = cudafree["report"] = 1
     bad = 0
 }
 function complain(msg) { print msg; bad++ }
@@ -68,6 +78,10 @@ function complain(msg) { print msg; bad++ }
             complain(where "includes <" target ">: only metrics/cupti/ may use CUPTI or nvperf (and timeline/trace/ CUPTI)")
         next
     }
+    if (cudafree[layer] && target ~ /^(cuda|nvrtc|cu[a-z]*\/|cub\/|thrust\/)/) {
+        complain(where "includes <" target ">: " layer "/ includes no CUDA header (only engine/ and the layers above it)")
+        next
+    }
     if (index(target, "/") == 0) next            # system or same-folder
     if (target ~ /^(sys|cub|thrust|cuda|linux)\//) next
     if (layer != "metrics/cupti" && target ~ /^metrics\/cupti\//) {
@@ -85,4 +99,16 @@ END {
         exit 1
     }
     print "includes follow the dependency rule"
-}'
+}' || bad=1
+
+# core/ starts no process: fork, exec, waitpid and posix_spawn are
+# isolation/'s (comment lines are skipped).
+calls=$(grep -rnE '\<(fork|vfork|execv|execvp|execve|execl|execlp|execle|waitpid|posix_spawnp?)[[:space:]]*\(' \
+    core --include='*.c' --include='*.h' 2>/dev/null |
+    grep -vE '^[^:]+:[0-9]+:[[:space:]]*(/?\*|//)')
+if [ -n "$calls" ]; then
+    echo "$calls" | sed 's/$/: core\/ starts no process (child processes are isolation\/)/'
+    echo "core/ calls that start or wait for processes break the dependency rule (docs/hacking.md, Layers)"
+    bad=1
+fi
+[ "${bad:-0}" -eq 0 ]

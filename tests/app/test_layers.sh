@@ -11,7 +11,7 @@ expect_text "includes follow the dependency rule"
 
 # A copy of the library folders, to plant violations in.
 rm -rf planted && mkdir planted
-for d in core metrics tuner compare report timeline plugins examples bench; do
+for d in core engine isolation metrics tuner compare report timeline plugins examples bench; do
     cp -r "$KT_SOURCE_DIR/$d" planted/
 done
 plant() { # plant FILE LINE: appends LINE to planted/FILE, keeps the original
@@ -67,6 +67,49 @@ plant plugins/empty/empty.cu '#include "core/error.h"'
 expect_exit 1 bash "$check" planted
 expect_text "plugins/empty/empty.cu:"
 unplant plugins/empty/empty.cu
+
+# The three floors of issue 27: core/ is pure (no CUDA header, no engine/
+# or isolation/, no child process), engine/ does not reach up to
+# isolation/, and tuner/, compare/ and report/ stand on core/ alone.
+plant core/stats.c '#include <cuda_runtime_api.h>'
+expect_exit 1 bash "$check" planted
+expect_text "core/stats.c:"
+expect_text "core/ includes no CUDA header"
+unplant core/stats.c
+
+plant core/loader.c '#include "isolation/oracle.h"'
+expect_exit 1 bash "$check" planted
+expect_text "core/loader.c:"
+expect_text "core/ may include only core/ ktune/"
+unplant core/loader.c
+
+plant core/loader.c 'static void planted(void) { (void)fork(); }'
+expect_exit 1 bash "$check" planted
+expect_text "core/loader.c:"
+expect_text "core/ starts no process"
+unplant core/loader.c
+
+plant engine/measure.c '#include "isolation/worker.h"'
+expect_exit 1 bash "$check" planted
+expect_text "engine/measure.c:"
+expect_text "engine/ may include only core/ engine/ ktune/"
+unplant engine/measure.c
+
+plant tuner/tune.c '#include "engine/measure.h"'
+expect_exit 1 bash "$check" planted
+expect_text "tuner/tune.c:"
+unplant tuner/tune.c
+
+plant compare/compare.c '#include "isolation/worker.h"'
+expect_exit 1 bash "$check" planted
+expect_text "compare/compare.c:"
+unplant compare/compare.c
+
+plant report/plot.c '#include <nvrtc.h>'
+expect_exit 1 bash "$check" planted
+expect_text "report/plot.c:"
+expect_text "report/ includes no CUDA header"
+unplant report/plot.c
 
 # Clean again once every plant is gone.
 expect_exit 0 bash "$check" planted

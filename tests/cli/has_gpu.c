@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /* Exit 0 when a CUDA device is usable, 1 otherwise: lets test scripts pick
  * their expectations (and GPU scripts skip with 77). */
-#include "core/gpu.h"
+#include "engine/gpu.h"
 
 int main(void)
 {

@@ -17,7 +17,7 @@
  *               a marker KEY.compiling.PID left in $KTUNE_CACHE_DIR/nvrtc,
  *               then SIGSEGV; a worker that finds a dead one's marker
  *               removes it and answers the point invalid instead
- *               (core/compile_pool.h)
+ *               (engine/compile_pool.h)
  *   "sigkill-measuring" dies of SIGKILL once a point's device setting is
  *               in force (nothing of its own can restore it)
  *   "sigkill-between" dies of SIGKILL after a call's first group of

@@ -15,9 +15,9 @@
 #include <unistd.h>
 
 #include "core/clock.h"
-#include "core/compile_pool.h"
-#include "core/declared.h"
 #include "core/loader.h"
+#include "engine/compile_pool.h"
+#include "engine/declared.h"
 
 typedef struct fake {
     pthread_mutex_t lock;

@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "core/declared.h"
 #include "core/feasible.h"
 #include "core/loader.h"
 #include "core/point.h"
+#include "engine/declared.h"
 #include "tests/support/fake_device.h"
 
 static kt_registry reg;
@@ -148,7 +148,8 @@ static void the_compiled_source_checks_the_arguments(void **s)
     (void)s;
     assert_int_equal(kt_registry_resolve(&reg, "transpose", &lp, &o, &err),
                      KT_S_OK);
-    src = kt_declared_source(lp->declared, "transpose_tiled<32, 1, 8>");
+    src = kt_declared_source(kt_declared_of_plugin(lp),
+                             "transpose_tiled<32, 1, 8>");
     assert_non_null(src);
     assert_contains(src, "template <int TILE, int PAD, int ROWS>");
     assert_contains(src, "sig<decltype(transpose_tiled<32, 1, 8>)>::count == "

@@ -20,7 +20,7 @@
 #include "core/envrec.h"
 #include "core/nvml_set.h"
 #include "core/result_json.h"
-#include "core/worker.h"
+#include "isolation/worker.h"
 
 static kt_registry reg;
 static const kt_operator *op;

@@ -10,10 +10,10 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "core/calibrate.h"
 #include "core/energy.h"
 #include "core/energy_json.h"
 #include "core/energy_text.h"
+#include "engine/calibrate.h"
 
 /* A counter that steps every `step` seconds by watts * step joules,
  * polled every `poll` seconds from t = 0 to `until`, starting at `start`:

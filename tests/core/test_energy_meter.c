@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* The energy window (core/energy_meter.c) end to end on the CPU: a
+/* The energy window (engine/energy_meter.c) end to end on the CPU: a
  * simulated CUDA runtime whose stream runs the launches on the host's real
  * clock (each takes its target's duration, back to back), and the
  * simulated NVML of fake_nvml.c (300 W in 10 ms stairs). The windows
@@ -19,8 +19,8 @@
 
 #include <cmocka.h>
 
-#include "core/energy_meter.h"
 #include "core/nvml.h"
+#include "engine/energy_meter.h"
 
 /* ------------------------------------------------- the simulated device */
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* Sampling rounds enqueued ahead (core/measure.c) against a simulated CUDA
+/* Sampling rounds enqueued ahead (engine/measure.c) against a simulated CUDA
  * runtime: every stream operation runs when it is enqueued, on a simulated
  * clock, so the kernels' durations, and with them every sample, are known.
  * Overlapping rounds must take exactly the samples and decisions of
@@ -15,8 +15,8 @@
 
 #include <cmocka.h>
 
-#include "core/kernels.h"
-#include "core/measure.h"
+#include "engine/kernels.h"
+#include "engine/measure.h"
 
 /* ------------------------------------------------- the simulated device */
 

@@ -4,7 +4,7 @@
 #include "tests/kt_test.h"
 
 #include "core/envrec.h"
-#include "core/measure.h"
+#include "engine/measure.h"
 
 static kt_protocol defaults(void)
 {

@@ -9,9 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/compile_pool.h"
 #include "core/hash.h"
-#include "core/nvrtc.h"
+#include "engine/compile_pool.h"
+#include "engine/nvrtc.h"
 
 static const char source[] =
     "template <int N> __global__ void scale(float *y, const float *x)\n"

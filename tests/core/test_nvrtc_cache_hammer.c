@@ -14,8 +14,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/nvrtc.h"
 #include "core/rng.h"
+#include "engine/nvrtc.h"
 
 #define KEYS 8
 #define WRITERS 6

@@ -12,8 +12,8 @@
 
 #include <stdio.h>
 
-#include "core/oracle.h"
-#include "core/oracle_memo.h"
+#include "isolation/oracle.h"
+#include "isolation/oracle_memo.h"
 
 static char path_buf[4096];
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /* kt_u64map: what is put is got back, a put replaces, the map grows past
  * any count, and its byte counts are what a budget (the oracle's memo,
- * core/oracle_memo.c) may plan by: the bytes after a put are the bytes
+ * isolation/oracle_memo.c) may plan by: the bytes after a put are the bytes
  * kt_u64map_bytes_after_put said before it. */
 #include "tests/kt_test.h"
 

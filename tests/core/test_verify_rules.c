@@ -7,8 +7,8 @@
 #include <math.h>
 
 #include "core/check.h"
-#include "core/services.h"
-#include "core/verify.h"
+#include "engine/services.h"
+#include "engine/verify.h"
 
 static const kt_size_desc one_size[] = {
     {KT_STRUCT_SIZE(kt_size_desc), .name = "n", .default_value = 10, .min = 1,

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "core/msg.h"
-#include "core/worker.h"
+#include "isolation/worker.h"
 
 static kt_registry reg;
 static const kt_operator *op;

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/declared.h"
 #include "core/loader.h"
+#include "engine/declared.h"
 
 /* A deterministic uniform source standing in for the host's. */
 static void fake_random(const kt_host *h, uint64_t stream, float *dst, size_t n,

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 
 #include "core/evaluator.h"
-#include "core/gpu.h"
 #include "core/loader.h"
+#include "engine/gpu.h"
 
 #define KT_SKIP 77
 

@@ -4,7 +4,7 @@
  * working sets inside the L2 copy faster than ones far beyond it. */
 #include "tests/kt_test.h"
 
-#include "core/calibrate.h"
+#include "engine/calibrate.h"
 #include "tests/gpu/gpu_util.h"
 
 static void ceilings_are_plausible(void **state)

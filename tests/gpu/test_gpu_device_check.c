@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/gpu.h"
-#include "core/services.h"
+#include "engine/gpu.h"
+#include "engine/services.h"
 
 #define SKIP 77
 

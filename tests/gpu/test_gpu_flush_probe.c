@@ -7,10 +7,10 @@
 #include <cuda_runtime_api.h>
 #include <limits.h>
 
-#include "core/cuda_check.h"
-#include "core/kernels.h"
-#include "core/measure.h"
 #include "core/stats.h"
+#include "engine/cuda_check.h"
+#include "engine/kernels.h"
+#include "engine/measure.h"
 #include "tests/gpu/gpu_util.h"
 
 #define REPS 15

@@ -5,7 +5,7 @@
  * the points before and after them are measured normally. */
 #include "tests/kt_test.h"
 
-#include "core/worker.h"
+#include "isolation/worker.h"
 #include "tests/gpu/gpu_util.h"
 
 static kt_registry reg;

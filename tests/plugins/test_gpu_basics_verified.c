@@ -7,7 +7,7 @@
  * launch it verifies. */
 #include "tests/kt_test.h"
 
-#include "core/instance.h"
+#include "engine/instance.h"
 #include "tests/gpu/gpu_util.h"
 #include "tests/plugins/plugin_test.h"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * An evaluator for CPU tests and benches of the compile-ahead path: the
- * local evaluator's use of the compile pool (core/local_eval.c) without a
+ * local evaluator's use of the compile pool (engine/local_eval.c) without a
  * GPU. A declared operator's points are hinted to a real kt_cpool exactly
  * as the local evaluator hints them (kt_declared_compile_request at the
  * session's sizes, again on every hint), and each point's first evaluation
@@ -26,10 +26,10 @@
 #include <time.h>
 
 #include "core/clock.h"
-#include "core/compile_pool.h"
-#include "core/declared.h"
 #include "core/evaluator.h"
 #include "core/stats.h"
+#include "engine/compile_pool.h"
+#include "engine/declared.h"
 
 typedef struct kt_compile_eval {
     kt_evaluator base;

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/instance.h"
+#include "engine/instance.h"
 #include "tuner/job.h"
 
 /* Loads text as `name`; the job is freed on success. */

@@ -1,0 +1,588 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "engine/compile_pool.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/clock.h"
+#include "core/fileio.h"
+#include "core/u64map.h"
+
+/* Queued kernels beyond which hints are ignored: a strategy that hints
+ * far more than it evaluates would otherwise hold their sources. */
+#define KT_CPOOL_MAX_QUEUED 8192
+
+typedef enum job_state {
+    JOB_QUEUED,
+    JOB_RUNNING,
+    JOB_DONE,
+    JOB_TAKEN, /* handed over (or dropped): known, nothing held */
+} job_state;
+
+typedef struct job {
+    char key[33];
+    kt_nvrtc_request req; /* points into text and options */
+    char *text;
+    const char **options;
+    job_state state;
+    uint64_t gen; /* the hint that queued it last: higher runs first */
+    size_t pos;   /* its place in that hint */
+    kt_status rc;
+    kt_err err;
+    kt_nvrtc_output out;
+} job;
+
+struct kt_cpool {
+    kt_cpool_compile_fn compile;
+    void *ctx;
+    char marker_dir[4096];
+    pthread_mutex_t lock;
+    pthread_cond_t work, done;
+    pthread_t *threads;
+    int num_threads, started, stop;
+    /* Threads not yet returned, and whether close left the pool to them
+     * (a compile still running): the last one out frees it. */
+    int live, orphaned;
+    job **jobs; /* pointers: a running job must not move */
+    size_t num_jobs, queued;
+    kt_u64map by_key; /* the key's first 64 bits -> index + 1 */
+    uint64_t gen;
+    char (*died)[33]; /* kernels dead processes' markers name */
+    size_t num_died;
+    size_t running;
+    double busy_since;
+    kt_cpool_stats stats;
+};
+
+static kt_status default_compile(void *ctx, const kt_nvrtc_request *req,
+                                 kt_nvrtc_output *out, kt_err *err)
+{
+    (void)ctx;
+    return kt_nvrtc_build(req, out, err);
+}
+
+int kt_cpool_threads_for(int threads)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (threads > 0)
+        return threads;
+    return cpus > 0 ? (int)cpus : 1;
+}
+
+/* ------------------------------------------------------------- markers */
+
+static void marker_path(const kt_cpool *p, const char *key, long pid, char *out,
+                        size_t size)
+{
+    snprintf(out, size, "%s/%s.compiling.%ld", p->marker_dir, key, pid);
+}
+
+/* Whether the process of a marker is gone (not this one). */
+static int marker_dead(long pid)
+{
+    return pid > 0 && pid != (long)getpid() && kill((pid_t)pid, 0) != 0 &&
+           errno == ESRCH;
+}
+
+size_t kt_cpool_markers_of(const char *dir, long pid)
+{
+    char own[4096], tail[64];
+    struct dirent *e;
+    size_t n = 0;
+    DIR *d;
+
+    if (!dir)
+        kt_nvrtc_cache_dir(own, sizeof own);
+    snprintf(tail, sizeof tail, ".compiling.%ld", pid);
+    if (!(d = opendir(dir ? dir : own)))
+        return 0;
+    while ((e = readdir(d))) {
+        const char *dot = strstr(e->d_name, ".compiling.");
+        n += dot && strcmp(dot, tail) == 0;
+    }
+    closedir(d);
+    return n;
+}
+
+/* The kernels whose markers outlived their process: they killed it. */
+static void scan_markers(kt_cpool *p)
+{
+    DIR *dir = p->marker_dir[0] ? opendir(p->marker_dir) : NULL;
+    struct dirent *e;
+
+    while (dir && (e = readdir(dir))) {
+        const char *dot = strstr(e->d_name, ".compiling.");
+        char(*grown)[33];
+        if (!dot || dot - e->d_name != 32 || !marker_dead(atol(dot + 11)))
+            continue;
+        if (!(grown = realloc(p->died, (p->num_died + 1) * sizeof *grown)))
+            break;
+        p->died = grown;
+        memcpy(grown[p->num_died], e->d_name, 32);
+        grown[p->num_died++][32] = '\0';
+    }
+    if (dir)
+        closedir(dir);
+}
+
+/* Under the lock: 1 when key killed an earlier compiler (its markers are
+ * removed: this answer is the run's, a later run tries again). */
+static int take_died(kt_cpool *p, const char *key, long *pid)
+{
+    DIR *dir;
+    struct dirent *e;
+    int found = 0;
+
+    for (size_t i = 0; i < p->num_died && !found; ++i)
+        if (strcmp(p->died[i], key) == 0) {
+            found = 1;
+            p->died[i][0] = '\0';
+        }
+    if (!found || !(dir = opendir(p->marker_dir)))
+        return found;
+    *pid = 0;
+    while ((e = readdir(dir))) {
+        char path[4200];
+        long at;
+        if (strncmp(e->d_name, key, 32) != 0 ||
+            strncmp(e->d_name + 32, ".compiling.", 11) != 0 ||
+            !marker_dead(at = atol(e->d_name + 43)))
+            continue;
+        *pid = at;
+        marker_path(p, key, at, path, sizeof path);
+        unlink(path);
+    }
+    closedir(dir);
+    return found;
+}
+
+/* The answer for a kernel that killed its compiler: it does not compile. */
+static kt_status died_output(const char *key, long pid, kt_nvrtc_output *out,
+                             kt_err *err)
+{
+    char text[200];
+    memset(out, 0, sizeof *out);
+    snprintf(text, sizeof text,
+             "error: the compiler died on this kernel in process %ld (a "
+             "crash, a hang that was killed, or out of memory); not "
+             "compiled again in this run\n",
+             pid);
+    if (!(out->log = strdup(text)))
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    memcpy(out->key, key, 33);
+    return KT_S_OK;
+}
+
+/* -------------------------------------------------------------- compile */
+
+static void busy_begin(kt_cpool *p)
+{
+    if (p->running++ == 0)
+        p->busy_since = kt_clock_seconds();
+    if (p->running > p->stats.peak_running)
+        p->stats.peak_running = p->running;
+}
+
+static void busy_end(kt_cpool *p, double wall, double cpu)
+{
+    if (--p->running == 0)
+        p->stats.busy_s += kt_clock_seconds() - p->busy_since;
+    ++p->stats.compiled;
+    p->stats.compile_s += wall;
+    p->stats.cpu_s += cpu;
+}
+
+/* Called with the lock held, returns with it held; compiles req into out
+ * without it, a marker naming the kernel while it runs. */
+static kt_status run_compile(kt_cpool *p, const kt_nvrtc_request *req,
+                             const char *key, kt_nvrtc_output *out, kt_err *err)
+{
+    char marker[4200] = "";
+    double t0, cpu0;
+    kt_status rc;
+    int fd;
+
+    busy_begin(p);
+    pthread_mutex_unlock(&p->lock);
+    if (p->marker_dir[0]) {
+        marker_path(p, key, (long)getpid(), marker, sizeof marker);
+        kt_make_parent_dirs(marker);
+        if ((fd = open(marker, O_WRONLY | O_CREAT | O_TRUNC, 0644)) >= 0)
+            close(fd);
+        else
+            marker[0] = '\0';
+    }
+    t0 = kt_clock_seconds();
+    cpu0 = kt_clock_thread_cpu_seconds();
+    rc = p->compile(p->ctx, req, out, err);
+    cpu0 = kt_clock_thread_cpu_seconds() - cpu0;
+    t0 = kt_clock_seconds() - t0;
+    if (marker[0])
+        unlink(marker);
+    memcpy(out->key, key, 33);
+    pthread_mutex_lock(&p->lock);
+    busy_end(p, t0, cpu0);
+    return rc;
+}
+
+/* Under the lock: the queued job to run next (newest hint, its first). */
+static job *next_job(kt_cpool *p)
+{
+    job *best = NULL;
+    for (size_t i = 0; i < p->num_jobs && p->queued; ++i) {
+        job *j = p->jobs[i];
+        if (j->state == JOB_QUEUED &&
+            (!best || j->gen > best->gen ||
+             (j->gen == best->gen && j->pos < best->pos)))
+            best = j;
+    }
+    return best;
+}
+
+static void release_text(job *j)
+{
+    free(j->text);
+    free(j->options);
+    j->text = NULL;
+    j->options = NULL;
+}
+
+/* Under the lock: runs job j here (a pool thread or a taker). */
+static void run_job(kt_cpool *p, job *j)
+{
+    long pid = 0;
+    j->state = JOB_RUNNING;
+    --p->queued;
+    kt_err_clear(&j->err);
+    if (take_died(p, j->key, &pid)) {
+        ++p->stats.died;
+        j->rc = died_output(j->key, pid, &j->out, &j->err);
+    } else {
+        j->rc = run_compile(p, &j->req, j->key, &j->out, &j->err);
+    }
+    j->state = JOB_DONE;
+    release_text(j);
+    pthread_cond_broadcast(&p->done);
+}
+
+static void free_pool(kt_cpool *p);
+
+static void *pool_thread(void *arg)
+{
+    kt_cpool *p = arg;
+    int last;
+    pthread_mutex_lock(&p->lock);
+    while (!p->stop) {
+        job *j = next_job(p);
+        if (!j) {
+            pthread_cond_wait(&p->work, &p->lock);
+            continue;
+        }
+        run_job(p, j);
+    }
+    last = --p->live == 0 && p->orphaned;
+    pthread_mutex_unlock(&p->lock);
+    if (last)
+        free_pool(p);
+    return NULL;
+}
+
+/* ----------------------------------------------------------------- open */
+
+kt_status kt_cpool_open(const kt_cpool_options *opt, kt_cpool **out,
+                        kt_err *err)
+{
+    kt_cpool *p = calloc(1, sizeof *p);
+
+    *out = NULL;
+    if (!p)
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    p->compile = opt && opt->compile ? opt->compile : default_compile;
+    p->ctx = opt ? opt->ctx : NULL;
+    p->num_threads = kt_cpool_threads_for(opt ? opt->threads : 0);
+    p->stats.threads = p->num_threads;
+    if (opt && opt->marker_dir)
+        snprintf(p->marker_dir, sizeof p->marker_dir, "%s", opt->marker_dir);
+    else
+        kt_nvrtc_cache_dir(p->marker_dir, sizeof p->marker_dir);
+    pthread_mutex_init(&p->lock, NULL);
+    pthread_cond_init(&p->work, NULL);
+    pthread_cond_init(&p->done, NULL);
+    kt_u64map_init(&p->by_key);
+    if (!(p->threads = calloc((size_t)p->num_threads, sizeof *p->threads))) {
+        kt_cpool_close(p);
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    }
+    scan_markers(p);
+    *out = p;
+    return KT_S_OK;
+}
+
+static uint64_t key_hash(const char *key)
+{
+    char head[17];
+    memcpy(head, key, 16);
+    head[16] = '\0';
+    return strtoull(head, NULL, 16);
+}
+
+/* Under the lock: the job of key, or NULL. */
+static job *find_job(kt_cpool *p, const char *key)
+{
+    uint64_t at;
+    if (kt_u64map_get(&p->by_key, key_hash(key), &at) && at > 0 &&
+        at <= p->num_jobs && strcmp(p->jobs[at - 1]->key, key) == 0)
+        return p->jobs[at - 1];
+    for (size_t i = 0; i < p->num_jobs; ++i) /* a 64-bit collision */
+        if (strcmp(p->jobs[i]->key, key) == 0)
+            return p->jobs[i];
+    return NULL;
+}
+
+/* A copy of r that outlives the caller's strings. */
+static int copy_request(job *j, const kt_nvrtc_request *r)
+{
+    size_t size = strlen(r->source) + strlen(r->source_name) +
+                  strlen(r->name_expr) + strlen(r->arch) + 4;
+    char *p;
+
+    for (size_t i = 0; i < r->num_options; ++i)
+        size += strlen(r->options[i]) + 1;
+    if (!(j->text = p = malloc(size)) ||
+        !(j->options = calloc(r->num_options + 1, sizeof *j->options)))
+        return -1;
+    j->req.num_options = r->num_options;
+    j->req.options = j->options;
+#define KT_COPY(field)                                                         \
+    j->req.field = strcpy(p, r->field);                                        \
+    p += strlen(p) + 1
+    KT_COPY(source);
+    KT_COPY(source_name);
+    KT_COPY(name_expr);
+    KT_COPY(arch);
+#undef KT_COPY
+    for (size_t i = 0; i < r->num_options; ++i) {
+        j->options[i] = strcpy(p, r->options[i]);
+        p += strlen(p) + 1;
+    }
+    return 0;
+}
+
+/* Under the lock: a new job for key (queued when req is given). */
+static job *add_job(kt_cpool *p, const char *key, const kt_nvrtc_request *req)
+{
+    job **grown = realloc(p->jobs, (p->num_jobs + 1) * sizeof *grown);
+    job *j = grown ? calloc(1, sizeof *j) : NULL;
+
+    if (grown)
+        p->jobs = grown;
+    if (!j || (req && copy_request(j, req)) ||
+        kt_u64map_put(&p->by_key, key_hash(key), p->num_jobs + 1, NULL)) {
+        if (j)
+            release_text(j);
+        free(j);
+        return NULL;
+    }
+    memcpy(j->key, key, 33);
+    j->state = req ? JOB_QUEUED : JOB_TAKEN;
+    p->jobs[p->num_jobs++] = j;
+    p->queued += req != NULL;
+    return j;
+}
+
+static void start_threads(kt_cpool *p)
+{
+    while (p->started < p->num_threads &&
+           pthread_create(&p->threads[p->started], NULL, pool_thread, p) == 0)
+        ++p->started, ++p->live;
+}
+
+size_t kt_cpool_hint(kt_cpool *p, const kt_nvrtc_request *reqs, size_t n)
+{
+    size_t fresh = 0;
+    uint64_t gen;
+
+    if (!p || !n)
+        return 0;
+    pthread_mutex_lock(&p->lock);
+    gen = ++p->gen;
+    for (size_t i = 0; i < n && !p->stop; ++i) {
+        char key[33];
+        job *j;
+        if (kt_nvrtc_key(&reqs[i], key, NULL) || kt_nvrtc_find_loaded(key))
+            continue;
+        if ((j = find_job(p, key))) {
+            if (j->state == JOB_QUEUED)
+                j->gen = gen, j->pos = i; /* wanted sooner now */
+            continue;
+        }
+        if (p->queued >= KT_CPOOL_MAX_QUEUED ||
+            !(j = add_job(p, key, &reqs[i])))
+            continue;
+        j->gen = gen;
+        j->pos = i;
+        ++fresh;
+        ++p->stats.hinted;
+    }
+    if (fresh) {
+        start_threads(p);
+        pthread_cond_broadcast(&p->work);
+    }
+    pthread_mutex_unlock(&p->lock);
+    return fresh;
+}
+
+/* ----------------------------------------------------------------- take */
+
+/* Under the lock: hands j's result to out (j keeps its key only). */
+static kt_status hand_over(job *j, kt_nvrtc_output *out, kt_err *err)
+{
+    kt_status rc = j->rc;
+    *out = j->out;
+    memset(&j->out, 0, sizeof j->out);
+    j->state = JOB_TAKEN;
+    if (rc)
+        kt_err_set(err, rc, "%s", j->err.msg);
+    return rc;
+}
+
+/* Under the lock: compiles req on this thread for a kernel no job holds
+ * (never hinted, or taken before and not loaded: a failure, or another
+ * process's instance). */
+static kt_status compile_here(kt_cpool *p, const kt_nvrtc_request *req,
+                              const char *key, kt_nvrtc_output *out,
+                              kt_err *err)
+{
+    long pid = 0;
+    if (!find_job(p, key))
+        add_job(p, key, NULL); /* known from now on: hints skip it */
+    if (take_died(p, key, &pid)) {
+        ++p->stats.died;
+        return died_output(key, pid, out, err);
+    }
+    return run_compile(p, req, key, out, err);
+}
+
+kt_status kt_cpool_compile(kt_cpool *p, const kt_nvrtc_request *req,
+                           kt_nvrtc_output *out, double *wait_s, kt_err *err)
+{
+    double t0 = kt_clock_seconds();
+    char key[33];
+    job *j;
+    kt_status rc;
+
+    memset(out, 0, sizeof *out);
+    if (wait_s)
+        *wait_s = 0;
+    if ((rc = kt_nvrtc_key(req, key, err)))
+        return rc;
+    if (kt_nvrtc_find_loaded(key)) {
+        out->compiled = out->cached = 1;
+        memcpy(out->key, key, sizeof key);
+        return KT_S_OK;
+    }
+    pthread_mutex_lock(&p->lock);
+    j = find_job(p, key);
+    ++p->stats.taken;
+    p->stats.unhinted += !j;
+    p->stats.took_queued += j && j->state == JOB_QUEUED;
+    if (j && j->state == JOB_DONE)
+        ++p->stats.ahead;
+    else if (j && j->state == JOB_RUNNING)
+        ++p->stats.joined; /* a thread is on it: wait, never twice */
+    if (j && j->state == JOB_QUEUED)
+        run_job(p, j); /* not started: this thread compiles it */
+    while (j && j->state == JOB_RUNNING)
+        pthread_cond_wait(&p->done, &p->lock);
+    rc = j && j->state == JOB_DONE ? hand_over(j, out, err)
+                                   : compile_here(p, req, key, out, err);
+    t0 = kt_clock_seconds() - t0;
+    p->stats.wait_s += t0;
+    pthread_mutex_unlock(&p->lock);
+    if (wait_s)
+        *wait_s = t0;
+    if (!rc)
+        kt_nvrtc_stats_count(out);
+    return rc;
+}
+
+void kt_cpool_stats_get(kt_cpool *p, kt_cpool_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!p)
+        return;
+    pthread_mutex_lock(&p->lock);
+    *out = p->stats;
+    if (p->running)
+        out->busy_s += kt_clock_seconds() - p->busy_since;
+    pthread_mutex_unlock(&p->lock);
+}
+
+static void free_pool(kt_cpool *p)
+{
+    for (size_t i = 0; i < p->num_jobs; ++i) {
+        release_text(p->jobs[i]);
+        kt_nvrtc_output_free(&p->jobs[i]->out);
+        free(p->jobs[i]);
+    }
+    free(p->jobs);
+    free(p->threads);
+    free(p->died);
+    kt_u64map_free(&p->by_key);
+    pthread_cond_destroy(&p->work);
+    pthread_cond_destroy(&p->done);
+    pthread_mutex_destroy(&p->lock);
+    free(p);
+}
+
+void kt_cpool_close(kt_cpool *p)
+{
+    pthread_t *threads;
+    int started;
+
+    if (!p)
+        return;
+    pthread_mutex_lock(&p->lock);
+    p->stop = 1;
+    for (size_t i = 0; i < p->num_jobs; ++i)
+        if (p->jobs[i]->state == JOB_QUEUED) {
+            p->jobs[i]->state = JOB_TAKEN; /* nobody will take it */
+            ++p->stats.dropped;
+        }
+    p->queued = 0;
+    pthread_cond_broadcast(&p->work);
+    if (p->running == 0 || p->live == 0) {
+        pthread_mutex_unlock(&p->lock);
+        for (int i = 0; i < p->started; ++i)
+            pthread_join(p->threads[i], NULL);
+        free_pool(p);
+        return;
+    }
+    /* A compile nobody will take is still running (a hung compiler among
+     * them, maybe): closing does not wait for it; the last thread out
+     * frees the pool, or the process's exit ends it. */
+    p->orphaned = 1;
+    /* Their markers go now: a compile stopped by the exit is no crash. */
+    for (size_t i = 0; i < p->num_jobs && p->marker_dir[0]; ++i)
+        if (p->jobs[i]->state == JOB_RUNNING) {
+            char path[4200];
+            marker_path(p, p->jobs[i]->key, (long)getpid(), path, sizeof path);
+            unlink(path);
+        }
+    started = p->started;
+    threads = malloc((size_t)started * sizeof *threads);
+    if (threads)
+        memcpy(threads, p->threads, (size_t)started * sizeof *threads);
+    pthread_mutex_unlock(&p->lock);
+    for (int i = 0; threads && i < started; ++i)
+        pthread_detach(threads[i]);
+    free(threads);
+}

@@ -1,0 +1,1666 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "engine/declared.h"
+#include "engine/declared_t1.h"
+
+#include <ctype.h>
+#include <iniparser.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/envpath.h"
+#include "core/fileio.h"
+#include "core/iniloc.h"
+#include "core/msg.h"
+#include "core/parse.h"
+#include "core/suggest.h"
+#include "engine/nvrtc.h"
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char *const operator_keys[] = {
+    "name",          "summary",
+    "source",        "sizes",
+    "args",          "bytes_read",
+    "bytes_written", "flops",
+    "rtol",          "atol",
+    "options",       "modifies_inputs",
+    "check_arch",    "generator_source"};
+static const char *const variant_keys[] = {
+    "kernel",    "block",   "grid",    "smem",    "require",
+    "reference", "defines", "summary", "follows", "space"};
+/* Sections of a tuning job, which may share the file. */
+static const char *const job_sections[] = {"job",     "space",  "strategy",
+                                           "measure", "output", "metrics"};
+/* In kt_decl_type's order. */
+static const char *const type_names[] = {
+    "f32", "f64", "i32", "i64", "u32", "u64", "i8", "u8", "i16", "u16", "f16"};
+static const char *const type_c[] = {
+    "float",          "double",        "int",
+    "long long",      "unsigned",      "unsigned long long",
+    "signed char",    "unsigned char", "short",
+    "unsigned short", "__half"};
+static const size_t type_sizes[] = {4, 8, 4, 8, 4, 8, 1, 1, 2, 2, 2};
+#define KT_DECL_TYPE_LIST "f32 f64 f16 i8 u8 i16 u16 i32 u32 i64 u64"
+
+typedef struct reader {
+    kt_declared *d;
+    dictionary *ini;
+    kt_iniloc loc;
+    kt_err *err;
+    kt_t1_space *t1; /* the variant's space file while it is read */
+} reader;
+
+size_t kt_decl_type_size(kt_decl_type t)
+{
+    return type_sizes[t];
+}
+
+const char *kt_decl_type_c(kt_decl_type t)
+{
+    return type_c[t];
+}
+
+const char *kt_decl_type_name(kt_decl_type t)
+{
+    return type_names[t];
+}
+
+static kt_status bad(const reader *rd, const char *section, const char *key,
+                     const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* KT_S_INPUT: "file:line: [section] key: message". */
+static kt_status bad(const reader *rd, const char *section, const char *key,
+                     const char *fmt, ...)
+{
+    char msg[900];
+    int line = kt_iniloc_line(&rd->loc, section, key);
+    va_list ap;
+
+    if (!line)
+        line = kt_iniloc_line(&rd->loc, section, NULL);
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (key)
+        return kt_err_set(rd->err, KT_S_INPUT, "%s:%d: [%s] %s: %s",
+                          rd->d->path, line, section, key, msg);
+    return kt_err_set(rd->err, KT_S_INPUT, "%s:%d: [%s]: %s", rd->d->path, line,
+                      section, msg);
+}
+
+/* Rewrites the message an expression or value parser left with file:line. */
+static kt_status bad_from(const reader *rd, const char *section,
+                          const char *key)
+{
+    char msg[sizeof rd->err->msg];
+    snprintf(msg, sizeof msg, "%s", rd->err->msg);
+    return bad(rd, section, key, "%s", msg);
+}
+
+/* Copies src into dst[size]; text that does not fit is refused, never
+ * cut. */
+static kt_status copy_checked(const reader *rd, const char *section,
+                              const char *key, char *dst, size_t size,
+                              const char *src)
+{
+    if (strlen(src) >= size)
+        return bad(rd, section, key, "'%.40s...' is longer than %zu characters",
+                   src, size - 1);
+    memcpy(dst, src, strlen(src) + 1);
+    return KT_S_OK;
+}
+
+static const char *value_of(const reader *rd, const char *section,
+                            const char *key)
+{
+    char full[200];
+    snprintf(full, sizeof full, "%s:%s", section, key);
+    return iniparser_getstring(rd->ini, full, NULL);
+}
+
+static int find_type(const char *word, size_t len)
+{
+    for (size_t i = 0; i < COUNT(type_names); ++i)
+        if (strlen(type_names[i]) == len &&
+            strncmp(word, type_names[i], len) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* The scalar types of [operator] args, as written in C. */
+static int find_c_type(const char *word)
+{
+    static const struct {
+        const char *name;
+        kt_decl_type t;
+    } map[] = {{"float", KT_DECL_F32},    {"double", KT_DECL_F64},
+               {"int", KT_DECL_I32},      {"long", KT_DECL_I64},
+               {"int64_t", KT_DECL_I64},  {"unsigned", KT_DECL_U32},
+               {"uint32_t", KT_DECL_U32}, {"size_t", KT_DECL_U64},
+               {"uint64_t", KT_DECL_U64}, {"int32_t", KT_DECL_I32},
+               {"short", KT_DECL_I16},    {"int16_t", KT_DECL_I16},
+               {"uint16_t", KT_DECL_U16}, {"char", KT_DECL_I8},
+               {"int8_t", KT_DECL_I8},    {"uint8_t", KT_DECL_U8}};
+    for (size_t i = 0; i < COUNT(map); ++i)
+        if (strcmp(word, map[i].name) == 0)
+            return (int)map[i].t;
+    return -1;
+}
+
+/* Splits at top-level commas (not inside parentheses or <>). Returns the
+ * count; items point into buf. */
+static size_t split_top(char *buf, char **items, size_t max)
+{
+    size_t n = 0;
+    int depth = 0;
+    char *start = buf;
+
+    for (char *p = buf;; ++p) {
+        if (*p == '(' || *p == '<')
+            ++depth;
+        else if ((*p == ')' || *p == '>') && depth > 0)
+            --depth;
+        if ((*p == ',' && depth == 0) || *p == '\0') {
+            int last = *p == '\0';
+            *p = '\0';
+            if (n < max)
+                items[n] = kt_parse_trim(start);
+            ++n;
+            if (last)
+                return n;
+            start = p + 1;
+        }
+    }
+}
+
+/* text split at top-level commas into items[0..*n) (pointing into buf);
+ * refused when missing ("expected WHAT") or past max items. */
+static kt_status split_list(const reader *rd, const char *section,
+                            const char *key, const char *text, char *buf,
+                            size_t buf_size, char **items, size_t max,
+                            const char *what, size_t *n)
+{
+    *n = 0;
+    if (!text || !*text)
+        return bad(rd, section, key, "missing; expected %s", what);
+    if (copy_checked(rd, section, key, buf, buf_size, text))
+        return rd->err->status;
+    *n = split_top(buf, items, max + 1);
+    if (*n > max)
+        return bad(rd, section, key, "%zu items, at most %zu", *n, max);
+    return KT_S_OK;
+}
+
+static kt_status parse_expr(const reader *rd, const char *section,
+                            const char *key, const char *text,
+                            const char *const *names, size_t num_names,
+                            kt_expr **out)
+{
+    if (kt_expr_parse(text, names, num_names, out, rd->err))
+        return bad_from(rd, section, key);
+    return KT_S_OK;
+}
+
+/* Reads the file at text (${VAR} expanded, relative to the declaration)
+ * into *out (owned), its name as written into name[256] and its resolved
+ * path into path[4096]. */
+static kt_status read_text(reader *rd, const char *key, const char *text,
+                           char **out, char *name, char *path)
+{
+    size_t size = 0;
+    kt_err ferr;
+
+    if (copy_checked(rd, "operator", key, name, 256, text))
+        return rd->err->status;
+    if (kt_decl_path(rd->d->dir, text, path, 4096, rd->err))
+        return bad_from(rd, "operator", key);
+    if (kt_decl_read_file(path, out, &size, &ferr))
+        return bad(rd, "operator", key, "cannot read '%s': %s", path, ferr.msg);
+    return KT_S_OK;
+}
+
+/* source (and generator_source): their folders join the include path, as
+ * a compiler run on the file itself would search them. */
+static kt_status read_source(reader *rd, const char *file)
+{
+    kt_declared *d = rd->d;
+    const char *gen = value_of(rd, "operator", "generator_source");
+    char path[4096];
+    kt_status rc;
+
+    if ((rc =
+             read_text(rd, "source", file, &d->source, d->source_name, path)) ||
+        (rc = kt_decl_add_include(d, path, rd->err)))
+        return rc;
+    if (!gen || !*gen)
+        return KT_S_OK;
+    if ((rc = read_text(rd, "generator_source", gen, &d->gen_source,
+                        d->gen_source_name, path)))
+        return rc;
+    return kt_decl_add_include(d, path, rd->err);
+}
+
+/* Strips a trailing " pinned" (or " fixed") from value in place: 1 when
+ * there was one, 0 when not, -1 for another word after the number. */
+static int pinned_word(char *value)
+{
+    char *space = strpbrk(value, " \t");
+    const char *word;
+
+    if (!space)
+        return 0;
+    *space = '\0';
+    word = kt_parse_trim(space + 1);
+    return strcmp(word, "pinned") == 0 || strcmp(word, "fixed") == 0 ? 1 : -1;
+}
+
+/* sizes = rows=4096, cols=4096 pinned: names and defaults. */
+static kt_status read_sizes(reader *rd)
+{
+    kt_declared *d = rd->d;
+    const char *text = value_of(rd, "operator", "sizes");
+    char buf[1024], *items[KT_MAX_SIZES + 1];
+    size_t n;
+
+    if (split_list(rd, "operator", "sizes", text, buf, sizeof buf, items,
+                   KT_MAX_SIZES, "sizes as NAME=DEFAULT, e.g. 'n=1048576'", &n))
+        return rd->err->status;
+    for (size_t i = 0; i < n; ++i) {
+        char *name, *value;
+        kt_size_desc *s = &d->sizes[i];
+        int pinned = 0;
+        if (kt_parse_assignment(items[i], &name, &value, rd->err) ||
+            (pinned = pinned_word(value)) < 0 ||
+            kt_parse_i64(value, name, &s->default_value, rd->err))
+            return pinned < 0 ? bad(rd, "operator", "sizes",
+                                    "'%s': expected 'NAME=DEFAULT' or "
+                                    "'NAME=VALUE pinned'",
+                                    items[i])
+                              : bad_from(rd, "operator", "sizes");
+        if (copy_checked(rd, "operator", "sizes", d->size_names[i],
+                         sizeof d->size_names[i], name))
+            return rd->err->status;
+        s->struct_size = sizeof *s;
+        s->name = d->size_names[i];
+        s->help = "declared size";
+        s->min = 1;
+        s->max = (int64_t)1 << 40;
+        if (s->default_value < 1 || s->default_value > s->max)
+            return bad(rd, "operator", "sizes", "%s = %lld, expected 1..2^40",
+                       name, (long long)s->default_value);
+        if (pinned) {
+            /* min = max: a job cannot move it, and boundary sizes keep it. */
+            s->min = s->max = s->default_value;
+            s->help = "pinned: the source compiles it in";
+            d->pinned_mask |= 1u << i;
+        }
+        d->size_name_list[i] = d->size_names[i];
+    }
+    d->num_sizes = n;
+    return KT_S_OK;
+}
+
+/* The role word opening a buffer's text: kt_mem_role or
+ * KT_DECL_ROLE_INOUT; -1 when none. */
+static int find_role(const char *p, size_t *len)
+{
+    static const struct {
+        const char *word;
+        int role;
+    } roles[] = {{"input", KT_MEM_INPUT},
+                 {"output", KT_MEM_OUTPUT},
+                 {"inout", KT_DECL_ROLE_INOUT},
+                 {"scratch", KT_MEM_SCRATCH}};
+    for (size_t i = 0; i < COUNT(roles); ++i) {
+        size_t n = strlen(roles[i].word);
+        if (strncmp(p, roles[i].word, n) == 0 && isspace((unsigned char)p[n])) {
+            *len = n;
+            return roles[i].role;
+        }
+    }
+    return -1;
+}
+
+/* buffer.x = input f32[rows * cols] [FILL] */
+static kt_status read_buffer(reader *rd, const char *key, const char *text)
+{
+    kt_declared *d = rd->d;
+    kt_decl_buffer *b;
+    char buf[512], *p, *open, *close, *fill;
+    size_t role_len = 0;
+    int role, type;
+
+    if (d->num_buffers == KT_DECL_MAX_BUFFERS)
+        return bad(rd, "operator", key, "more than %d buffers",
+                   KT_DECL_MAX_BUFFERS);
+    b = &d->buffers[d->num_buffers];
+    if (copy_checked(rd, "operator", key, b->name, sizeof b->name,
+                     key + strlen("buffer.")) ||
+        copy_checked(rd, "operator", key, buf, sizeof buf, text))
+        return rd->err->status;
+    p = kt_parse_trim(buf);
+    role = find_role(p, &role_len);
+    open = strchr(p, '[');
+    close = open ? strchr(open, ']') : NULL;
+    if (role < 0 || !open || !close)
+        return bad(rd, "operator", key,
+                   "'%s': expected ROLE TYPE[COUNT] [FILL], e.g. 'input "
+                   "f32[n]' (roles input, output, inout, scratch; types "
+                   "%s)",
+                   text, KT_DECL_TYPE_LIST);
+    p = kt_parse_trim(p + role_len);
+    type = find_type(p, (size_t)(open - p));
+    if (type < 0)
+        return bad(rd, "operator", key, "'%.*s' is not an element type (%s)",
+                   (int)(open - p), p, KT_DECL_TYPE_LIST);
+    *close = '\0';
+    fill = kt_parse_trim(close + 1);
+    b->type = (kt_decl_type)type;
+    b->role = role;
+    if (*fill && role != KT_MEM_INPUT && role != KT_DECL_ROLE_INOUT)
+        return bad(rd, "operator", key,
+                   "'%s': only input and inout buffers are filled", fill);
+    if (*fill && kt_decl_fill_parse(fill, b->type, d->dir, &b->fill, rd->err))
+        return bad_from(rd, "operator", key);
+    if (parse_expr(rd, "operator", key, open + 1, d->size_name_list,
+                   d->num_sizes, &b->count))
+        return rd->err->status;
+    ++d->num_buffers;
+    return KT_S_OK;
+}
+
+/* "NAME" or "NAME as TYPE" (the buffer's bytes as the kernel's TYPE):
+ * sets a->buffer and a->view; 0 when item names no buffer. */
+static int buffer_arg(reader *rd, kt_decl_arg *a, char *item)
+{
+    const kt_declared *d = rd->d;
+    char *as = strstr(item, " as ");
+
+    if (as) {
+        *as = '\0';
+        snprintf(a->view, sizeof a->view, "%s", kt_parse_trim(as + 4));
+    }
+    for (size_t b = 0; b < d->num_buffers; ++b)
+        if (strcmp(d->buffers[b].name, kt_parse_trim(item)) == 0)
+            a->buffer = (int)b;
+    if (as && a->buffer < 0)
+        *as = ' ';
+    return a->buffer >= 0;
+}
+
+/* A view's type: a C++ type name ("float4", "unsigned char", a typedef
+ * of the source such as "realM"), checked by NVRTC against the kernel. */
+static kt_status check_view(reader *rd, const kt_decl_arg *a)
+{
+    if (!a->view[0])
+        return KT_S_OK;
+    for (const char *p = a->view; *p; ++p)
+        if (!isalnum((unsigned char)*p) && !strchr("_: ", *p))
+            return bad(rd, "operator", "args",
+                       "'%s': '%s' is not a C++ type name", a->text, a->view);
+    return KT_S_OK;
+}
+
+/* A scalar's value: a floating-point literal (float and double only) or
+ * an integer expression of sizes. */
+static kt_status scalar_value(reader *rd, kt_decl_arg *a, char *text)
+{
+    const kt_declared *d = rd->d;
+    char *end;
+    double x = strtod(text, &end);
+
+    if (end != text && !*kt_parse_trim(end) && strpbrk(text, ".eEnN")) {
+        if (a->type != KT_DECL_F32 && a->type != KT_DECL_F64)
+            return bad(rd, "operator", "args",
+                       "'%s': %s takes an integer expression, not %s", a->text,
+                       type_c[a->type], text);
+        a->is_literal = 1;
+        a->literal = x;
+        return KT_S_OK;
+    }
+    if (a->type == KT_DECL_F32 || a->type == KT_DECL_F64) {
+        /* Floats of sizes: Python's arithmetic, / dividing truly. */
+        a->is_float_expr = 1;
+        if (kt_expr_parse_as(text, KT_EXPR_PYTHON, d->size_name_list,
+                             d->num_sizes, &a->value, rd->err))
+            return bad_from(rd, "operator", "args");
+        return KT_S_OK;
+    }
+    return parse_expr(rd, "operator", "args", text, d->size_name_list,
+                      d->num_sizes, &a->value);
+}
+
+kt_status kt_declared_scalar(const kt_declared *d, const kt_decl_arg *a,
+                             const int64_t *sizes, double *out, kt_err *err)
+{
+    kt_expr_value v;
+    int64_t x;
+    kt_status rc;
+
+    (void)d;
+    if (a->is_literal) {
+        *out = a->literal;
+        return KT_S_OK;
+    }
+    if (a->is_float_expr) {
+        if ((rc = kt_expr_eval_value(a->value, sizes, &v, err)))
+            return rc;
+        *out = v.is_float ? v.f : (double)v.i;
+        return KT_S_OK;
+    }
+    if ((rc = kt_expr_eval(a->value, sizes, &x, err)))
+        return rc;
+    *out = (double)x;
+    return KT_S_OK;
+}
+
+/* args = y, x, int rows: buffers by name (or `NAME as TYPE`), scalars as
+ * "TYPE EXPR". */
+static kt_status read_args(reader *rd)
+{
+    kt_declared *d = rd->d;
+    const char *text = value_of(rd, "operator", "args");
+    char buf[2048], *items[KT_DECL_MAX_ARGS + 1];
+    size_t n;
+
+    if (split_list(rd, "operator", "args", text, buf, sizeof buf, items,
+                   KT_DECL_MAX_ARGS,
+                   "the kernel's arguments in order, e.g. 'y, x, int n'", &n))
+        return rd->err->status;
+    for (size_t i = 0; i < n; ++i) {
+        kt_decl_arg *a = &d->args[i];
+        char *space;
+        d->num_args = i + 1; /* freed with the declaration from now on */
+        if (copy_checked(rd, "operator", "args", a->text, sizeof a->text,
+                         items[i]))
+            return rd->err->status;
+        a->buffer = -1;
+        if (buffer_arg(rd, a, items[i])) {
+            if (check_view(rd, a))
+                return rd->err->status;
+            continue;
+        }
+        if (!(space = strpbrk(items[i], " \t")))
+            return bad(rd, "operator", "args",
+                       "'%s' is not a buffer (declare it as buffer.%s = "
+                       "ROLE TYPE[COUNT]) nor a scalar 'TYPE EXPR'",
+                       items[i], items[i]);
+        *space = '\0';
+        if (find_c_type(items[i]) < 0)
+            return bad(rd, "operator", "args",
+                       "'%s': '%s' is not a scalar type (int, unsigned, "
+                       "long, size_t, float, double, short, char, ...)",
+                       a->text, items[i]);
+        a->type = (kt_decl_type)find_c_type(items[i]);
+        if (scalar_value(rd, a, kt_parse_trim(space + 1)))
+            return rd->err->status;
+    }
+    d->num_args = n;
+    return KT_S_OK;
+}
+
+static kt_status read_double(reader *rd, const char *section, const char *key,
+                             double fallback, double *out)
+{
+    const char *text = value_of(rd, section, key);
+    *out = fallback;
+    if (text && kt_parse_double(text, key, out, rd->err))
+        return bad_from(rd, section, key);
+    if (*out < 0)
+        return bad(rd, section, key, "%g is negative", *out);
+    return KT_S_OK;
+}
+
+static int read_bool(const char *text)
+{
+    return text && (strcasecmp(text, "yes") == 0 ||
+                    strcasecmp(text, "true") == 0 || strcmp(text, "1") == 0);
+}
+
+/* options: split at spaces, ${VAR} expanded; include folders (-I DIR,
+ * -IDIR, --include-path=DIR) resolved against the declaration's folder. */
+static kt_status read_options(reader *rd)
+{
+    kt_declared *d = rd->d;
+    const char *text = value_of(rd, "operator", "options");
+    char *copy, *save = NULL;
+    kt_status rc = KT_S_OK;
+    int path_next = 0;
+
+    if (!text || !*text)
+        return KT_S_OK;
+    if (!(copy = strdup(text)))
+        return kt_err_set(rd->err, KT_S_NOMEM, "out of memory");
+    for (char *tok = strtok_r(copy, " \t", &save); tok && !rc;
+         tok = strtok_r(NULL, " \t", &save)) {
+        if (strcmp(tok, "-I") == 0) {
+            path_next = 1;
+            continue;
+        }
+        rc = kt_decl_add_option(d, tok, path_next, rd->err);
+        path_next = 0;
+    }
+    free(copy);
+    if (!rc && path_next)
+        return bad(rd, "operator", "options", "'-I' without a folder");
+    return rc ? bad_from(rd, "operator", "options") : KT_S_OK;
+}
+
+static kt_status check_keys(reader *rd, const char *section,
+                            const char *const *known, size_t n,
+                            const char *prefix)
+{
+    int count = iniparser_getsecnkeys(rd->ini, section);
+    const char **keys = count > 0 ? calloc((size_t)count, sizeof *keys) : NULL;
+    kt_status rc = KT_S_OK;
+
+    if (count > 0 && !keys)
+        return kt_err_set(rd->err, KT_S_NOMEM, "out of memory");
+    if (count > 0)
+        iniparser_getseckeys(rd->ini, section, keys);
+    for (int i = 0; i < count && !rc; ++i) {
+        const char *key = strchr(keys[i], ':') + 1;
+        int known_key =
+            strncmp(key, prefix, strlen(prefix)) == 0 ||
+            (prefix[0] == 'b' && strncmp(key, "constant.", 9) == 0) ||
+            (prefix[0] == 'p' && strncmp(key, "default.", 8) == 0);
+        char hint[256];
+        for (size_t k = 0; k < n && !known_key; ++k)
+            known_key = strcmp(key, known[k]) == 0;
+        if (known_key)
+            continue;
+        kt_suggest(key, known, n, hint, sizeof hint);
+        rc = bad(rd, section, key, "unknown key%s (%ss are written %sNAME%s)",
+                 hint, prefix[0] == 'p' ? "parameter" : "buffer", prefix,
+                 prefix[0] == 'p' ? ""
+                                  : ", constant memory constant.SYMBOL = "
+                                    "BUFFER");
+    }
+    free(keys);
+    return rc;
+}
+
+/* bytes_read, bytes_written, flops: expressions of sizes, or of sizes and
+ * parameters (then read per variant, read_variant_work). */
+static kt_status read_work(reader *rd)
+{
+    kt_declared *d = rd->d;
+    static const char *const keys[] = {"bytes_read", "bytes_written", "flops"};
+    kt_expr **exprs[] = {&d->bytes_read, &d->bytes_written, &d->flops};
+    for (size_t i = 0; i < COUNT(keys); ++i) {
+        const char *text = value_of(rd, "operator", keys[i]);
+        kt_err perr;
+        if (!text || !*text)
+            continue;
+        if (copy_checked(rd, "operator", keys[i], d->work_text[i],
+                         sizeof d->work_text[i], text))
+            return rd->err->status;
+        if (kt_expr_parse(text, d->size_name_list, d->num_sizes, exprs[i],
+                          &perr) == KT_S_OK)
+            continue;
+        /* Not of sizes alone: each variant reads it with its parameters. */
+        d->work_uses_params = 1;
+    }
+    return KT_S_OK;
+}
+
+/* The work expressions with v's names; one that reads a name v lacks is
+ * the declaration's mistake. */
+static kt_status read_variant_work(reader *rd, kt_decl_variant *v)
+{
+    static const char *const keys[] = {"bytes_read", "bytes_written", "flops"};
+    const kt_declared *d = rd->d;
+    for (size_t i = 0; i < COUNT(keys); ++i) {
+        if (!d->work_text[i][0])
+            continue;
+        if (kt_expr_parse(d->work_text[i], v->names, v->num_names, &v->work[i],
+                          rd->err))
+            return bad(rd, "operator", keys[i], "with the names of [%s]: %s",
+                       v->section, rd->err->msg);
+    }
+    return KT_S_OK;
+}
+
+/* constant.SYMBOL = BUFFER */
+static kt_status read_constant(reader *rd, const char *key, const char *text)
+{
+    kt_declared *d = rd->d;
+    kt_decl_constant *c = &d->constants[d->num_constants];
+    const char *sym = key + strlen("constant.");
+
+    if (d->num_constants == KT_DECL_MAX_CONSTANTS)
+        return bad(rd, "operator", key, "more than %d constant symbols",
+                   KT_DECL_MAX_CONSTANTS);
+    if (copy_checked(rd, "operator", key, c->symbol, sizeof c->symbol, sym))
+        return rd->err->status;
+    for (const char *p = sym; *p; ++p)
+        if (!isalnum((unsigned char)*p) && *p != '_')
+            return bad(rd, "operator", key,
+                       "'%s' is not a C++ name (a __constant__ symbol at "
+                       "namespace scope)",
+                       sym);
+    c->buffer = -1;
+    for (size_t b = 0; b < d->num_buffers; ++b)
+        if (text && strcmp(d->buffers[b].name, text) == 0)
+            c->buffer = (int)b;
+    if (c->buffer < 0)
+        return bad(rd, "operator", key,
+                   "'%s' is not a buffer; expected constant.%s = BUFFER",
+                   text ? text : "", sym);
+    if (d->buffers[c->buffer].role != KT_MEM_INPUT)
+        return bad(rd, "operator", key,
+                   "buffer '%s' is not an input: constant memory is read-only",
+                   text);
+    ++d->num_constants;
+    return KT_S_OK;
+}
+
+static kt_status read_operator(reader *rd)
+{
+    kt_declared *d = rd->d;
+    const char *name = value_of(rd, "operator", "name");
+    const char *source = value_of(rd, "operator", "source");
+    const char *arch = value_of(rd, "operator", "check_arch");
+    const char *summary = value_of(rd, "operator", "summary");
+    int count = iniparser_getsecnkeys(rd->ini, "operator");
+    const char **keys;
+    kt_status rc;
+
+    if ((rc = check_keys(rd, "operator", operator_keys, COUNT(operator_keys),
+                         "buffer.")))
+        return rc;
+    if (!name || !*name)
+        return bad(rd, "operator", "name", "missing");
+    for (const char *p = name; *p; ++p)
+        if (!isalnum((unsigned char)*p) && !strchr("_-.", *p))
+            return bad(rd, "operator", "name",
+                       "'%s' has '%c'; expected letters, digits, '_', '-' "
+                       "or '.'",
+                       name, *p);
+    if (copy_checked(rd, "operator", "name", d->name, sizeof d->name, name))
+        return rd->err->status;
+    snprintf(d->summary, sizeof d->summary, "%s",
+             summary ? summary : "declared operator");
+    snprintf(d->check_arch, sizeof d->check_arch, "%s",
+             arch ? arch : "compute_80");
+    d->modifies_inputs = read_bool(value_of(rd, "operator", "modifies_inputs"));
+    if (!source || !*source)
+        return bad(rd, "operator", "source", "missing; expected a .cu file");
+    if ((rc = read_source(rd, source)) || (rc = read_sizes(rd)))
+        return rc;
+    keys = calloc((size_t)count, sizeof *keys);
+    if (!keys)
+        return kt_err_set(rd->err, KT_S_NOMEM, "out of memory");
+    iniparser_getseckeys(rd->ini, "operator", keys);
+    for (int i = 0; i < count && !rc; ++i) {
+        const char *key = strchr(keys[i], ':') + 1;
+        if (strncmp(key, "buffer.", 7) == 0)
+            rc = read_buffer(rd, key, value_of(rd, "operator", key));
+    }
+    for (int i = 0; i < count && !rc; ++i) {
+        const char *key = strchr(keys[i], ':') + 1;
+        if (strncmp(key, "constant.", 9) == 0)
+            rc = read_constant(rd, key, value_of(rd, "operator", key));
+    }
+    free(keys);
+    if (rc || (rc = read_args(rd)) || (rc = read_work(rd)) ||
+        (rc = read_double(rd, "operator", "rtol", 0.0, &d->rtol)) ||
+        (rc = read_double(rd, "operator", "atol", 0.0, &d->atol)))
+        return rc;
+    if (d->num_buffers == 0)
+        return bad(rd, "operator", NULL,
+                   "no buffers; declare at least one output as buffer.NAME "
+                   "= output TYPE[COUNT]");
+    return read_options(rd);
+}
+
+/* param.tile = 16, 32, 64: an ascending list; the first is the default. */
+static kt_status read_param(reader *rd, kt_decl_variant *v, const char *key,
+                            const char *text)
+{
+    size_t i = v->params[0].struct_size ? 0 : 0;
+    char **items = NULL;
+    size_t n = 0;
+    kt_param_desc *p;
+    kt_status rc = KT_S_OK;
+    kt_err perr;
+
+    for (i = 0; i < KT_MAX_PARAMS && v->params[i].struct_size; ++i)
+        ;
+    if (i == KT_MAX_PARAMS)
+        return bad(rd, v->section, key, "more than %d parameters",
+                   KT_MAX_PARAMS);
+    p = &v->params[i];
+    if (copy_checked(rd, v->section, key, v->param_names[i],
+                     sizeof v->param_names[i], key + strlen("param.")))
+        return rd->err->status;
+    if (kt_parse_list(text, &items, &n, rd->err))
+        return bad_from(rd, v->section, key);
+    if (!(v->values[i] = calloc(n ? n : 1, sizeof *v->values[i])))
+        rc = kt_err_set(rd->err, KT_S_NOMEM, "out of memory");
+    for (size_t k = 0; k < n && !rc; ++k)
+        if (kt_parse_i64(items[k], v->param_names[i], &v->values[i][k],
+                         rd->err))
+            rc = bad_from(rd, v->section, key);
+    free(items);
+    if (rc)
+        return rc;
+    *p = (kt_param_desc){.struct_size = sizeof *p,
+                         .kind = KT_PARAM_LIST,
+                         .name = v->param_names[i],
+                         .help = "declared parameter",
+                         .default_value = n ? v->values[i][0] : 0,
+                         .values = v->values[i],
+                         .count = (uint32_t)n};
+    if (kt_param_validate(p, &perr))
+        return bad(rd, v->section, key, "%s", perr.msg);
+    return KT_S_OK;
+}
+
+/* kernel = tiled<tile, pad>: the name, then each template argument as an
+ * expression of sizes and parameters. */
+static kt_status read_kernel(reader *rd, kt_decl_variant *v)
+{
+    const char *text = value_of(rd, v->section, "kernel");
+    char buf[512], *open, *close, *items[KT_DECL_MAX_TARGS + 1];
+    size_t n;
+
+    if (!text || !*text)
+        return bad(rd, v->section, "kernel",
+                   "missing; expected the __global__ function's name");
+    if (copy_checked(rd, v->section, "kernel", buf, sizeof buf, text))
+        return rd->err->status;
+    open = strchr(buf, '<');
+    close = strrchr(buf, '>');
+    if (open && (!close || kt_parse_trim(close + 1)[0]))
+        return bad(rd, v->section, "kernel",
+                   "'%s': expected NAME or NAME<ARG, ...>", text);
+    if (open)
+        *open = *close = '\0';
+    if (copy_checked(rd, v->section, "kernel", v->kernel, sizeof v->kernel,
+                     kt_parse_trim(buf)))
+        return rd->err->status;
+    for (const char *p = v->kernel; *p; ++p)
+        if (!isalnum((unsigned char)*p) && !strchr("_:", *p))
+            return bad(rd, v->section, "kernel", "'%s' is not a C++ name",
+                       v->kernel);
+    if (!open)
+        return KT_S_OK;
+    n = split_top(open + 1, items, COUNT(items));
+    if (n > KT_DECL_MAX_TARGS)
+        return bad(rd, v->section, "kernel", "more than %d template arguments",
+                   KT_DECL_MAX_TARGS);
+    for (size_t i = 0; i < n; ++i)
+        if (parse_expr(rd, v->section, "kernel", items[i], v->names,
+                       v->num_names, &v->targs[i]))
+            return rd->err->status;
+    v->num_targs = n;
+    return KT_S_OK;
+}
+
+static kt_status read_defines(reader *rd, kt_decl_variant *v)
+{
+    const char *text = value_of(rd, v->section, "defines");
+    char buf[8192], *items[KT_DECL_MAX_DEFINES + 1];
+    size_t n;
+
+    if (!text || !*text)
+        return KT_S_OK;
+    if (split_list(rd, v->section, "defines", text, buf, sizeof buf, items,
+                   KT_DECL_MAX_DEFINES, "macros", &n))
+        return rd->err->status;
+    for (size_t i = 0; i < n; ++i) {
+        char *name, *value;
+        if (kt_parse_assignment(items[i], &name, &value, rd->err))
+            return bad_from(rd, v->section, "defines");
+        if (copy_checked(rd, v->section, "defines", v->define_names[i],
+                         sizeof v->define_names[i], name))
+            return rd->err->status;
+        if (parse_expr(rd, v->section, "defines", value, v->names, v->num_names,
+                       &v->defines[i]))
+            return rd->err->status;
+    }
+    v->num_defines = n;
+    return KT_S_OK;
+}
+
+/* The hooks of space = PATH and default.NAME (engine/declared_t1.c), with
+ * file:line added to their messages. */
+static kt_status t1_said(reader *rd, const kt_decl_variant *v, const char *key,
+                         kt_status rc)
+{
+    if (rc == KT_S_INPUT)
+        return bad_from(rd, v->section, key);
+    return rc;
+}
+
+static kt_status t1_params(reader *rd, kt_decl_variant *v)
+{
+    const char *text = value_of(rd, v->section, "space");
+    if (!text)
+        return KT_S_OK;
+    return t1_said(rd, v, "space",
+                   kt_decl_t1_import(rd->d->path, rd->d->size_name_list,
+                                     rd->d->num_sizes, v, text, &rd->t1,
+                                     rd->err));
+}
+
+static kt_status t1_defaults(reader *rd, kt_decl_variant *v)
+{
+    const char *key = "default";
+    kt_status rc = kt_decl_defaults(v, rd->ini, &key, rd->err);
+    return t1_said(rd, v, key, rc);
+}
+
+static kt_status t1_finish(reader *rd, kt_decl_variant *v)
+{
+    kt_status rc =
+        t1_said(rd, v, "space", kt_decl_t1_conditions(v, rd->t1, rd->err));
+    kt_t1_free(rd->t1);
+    rd->t1 = NULL;
+    return rc;
+}
+
+/* block = tile, 8: up to three expressions; missing ones are 1. */
+static kt_status read_dims(reader *rd, kt_decl_variant *v, const char *key,
+                           kt_expr **out)
+{
+    const char *text = value_of(rd, v->section, key);
+    char buf[1024], *items[4];
+    size_t n;
+
+    if (split_list(rd, v->section, key, text, buf, sizeof buf, items, 3,
+                   "1 to 3 expressions (x, y, z), e.g. 'ceil_div(n, 256)'", &n))
+        return rd->err->status;
+    for (size_t i = 0; i < n; ++i)
+        if (parse_expr(rd, v->section, key, items[i], v->names, v->num_names,
+                       &out[i]))
+            return rd->err->status;
+    return KT_S_OK;
+}
+
+/* follows = tf, ...: on the reference only, parameters of its own that
+ * take the verified point's value (a parameter that changes the answer,
+ * such as a number of time steps), one reference per assignment. */
+static kt_status read_follows(reader *rd, kt_decl_variant *v)
+{
+    const char *text = value_of(rd, v->section, "follows");
+    char buf[1024], *items[KT_MAX_PARAMS + 1];
+    size_t n;
+
+    if (!text || !*text)
+        return KT_S_OK;
+    if (!v->reference)
+        return bad(rd, v->section, "follows",
+                   "only the reference variant follows parameters of the "
+                   "verified point");
+    if (split_list(rd, v->section, "follows", text, buf, sizeof buf, items,
+                   KT_MAX_PARAMS, "parameter names", &n))
+        return rd->err->status;
+    for (size_t i = 0; i < n; ++i) {
+        size_t p = 0;
+        while (p < KT_MAX_PARAMS && v->params[p].struct_size &&
+               strcmp(v->param_names[p], items[i]) != 0)
+            ++p;
+        if (p == KT_MAX_PARAMS || !v->params[p].struct_size)
+            return bad(rd, v->section, "follows",
+                       "'%s' is not a parameter of [%s] (declare it as "
+                       "param.%s)",
+                       items[i], v->section, items[i]);
+        v->follows[v->num_follows++] = (int)p;
+    }
+    return KT_S_OK;
+}
+
+static kt_status read_variant(reader *rd, const char *section)
+{
+    kt_declared *d = rd->d;
+    kt_decl_variant *v;
+    int count = iniparser_getsecnkeys(rd->ini, section);
+    const char **keys, *text;
+    kt_status rc = KT_S_OK;
+
+    if (d->num_variants == KT_DECL_MAX_VARIANTS)
+        return bad(rd, section, NULL, "more than %d variants",
+                   KT_DECL_MAX_VARIANTS);
+    v = &d->variants[d->num_variants++];
+    if (copy_checked(rd, section, NULL, v->section, sizeof v->section,
+                     section) ||
+        copy_checked(rd, section, NULL, v->id, sizeof v->id,
+                     section + strlen("variant.")))
+        return rd->err->status;
+    if ((rc = check_keys(rd, section, variant_keys, COUNT(variant_keys),
+                         "param.")))
+        return rc;
+    if (!(keys = calloc((size_t)(count > 0 ? count : 1), sizeof *keys)))
+        return kt_err_set(rd->err, KT_S_NOMEM, "out of memory");
+    iniparser_getseckeys(rd->ini, section, keys);
+    for (int i = 0; i < count && !rc; ++i) {
+        const char *key = strchr(keys[i], ':') + 1;
+        if (strncmp(key, "param.", 6) == 0)
+            rc = read_param(rd, v, key, value_of(rd, section, key));
+    }
+    free(keys);
+    if (rc || (rc = t1_params(rd, v)))
+        return rc;
+    for (size_t i = 0; i < d->num_sizes; ++i)
+        v->names[v->num_names++] = d->size_names[i];
+    for (size_t i = 0; i < KT_MAX_PARAMS && v->params[i].struct_size; ++i)
+        v->names[v->num_names++] = v->param_names[i];
+    if ((rc = t1_defaults(rd, v)) || (rc = read_kernel(rd, v)) ||
+        (rc = read_defines(rd, v)) ||
+        (rc =
+             t1_said(rd, v, "space", kt_decl_t1_defines(v, rd->t1, rd->err))) ||
+        (rc = read_dims(rd, v, "block", v->block)) ||
+        (rc = read_dims(rd, v, "grid", v->grid)))
+        return rc;
+    if ((text = value_of(rd, section, "smem")) &&
+        (rc = parse_expr(rd, section, "smem", text, v->names, v->num_names,
+                         &v->smem)))
+        return rc;
+    if ((text = value_of(rd, section, "require")) &&
+        (rc = parse_expr(rd, section, "require", text, v->names, v->num_names,
+                         &v->require)))
+        return rc;
+    if ((rc = t1_finish(rd, v)))
+        return rc;
+    v->reference = read_bool(value_of(rd, section, "reference"));
+    if ((rc = read_follows(rd, v)) || (rc = read_variant_work(rd, v)))
+        return rc;
+    for (size_t i = 0; i < v->num_targs; ++i)
+        v->compile_time_mask |= kt_expr_uses(v->targs[i]) >> d->num_sizes;
+    for (size_t i = 0; i < v->num_defines; ++i)
+        v->compile_time_mask |= kt_expr_uses(v->defines[i]) >> d->num_sizes;
+    return KT_S_OK;
+}
+
+kt_status kt_declared_eval(const kt_decl_variant *v, const kt_expr *e,
+                           const int64_t *sizes, size_t num_sizes,
+                           const int64_t *values, int64_t *out, kt_err *err)
+{
+    int64_t env[KT_MAX_SIZES + KT_MAX_PARAMS];
+    size_t np = v ? v->num_names - num_sizes : 0;
+    memcpy(env, sizes, num_sizes * sizeof *env);
+    if (np)
+        memcpy(env + num_sizes, values, np * sizeof *env);
+    return kt_expr_eval(e, env, out, err);
+}
+
+kt_status kt_declared_kernel_name(const kt_declared *d, size_t vi,
+                                  const int64_t *sizes, const int64_t *values,
+                                  char *expr, size_t expr_size,
+                                  char defs[][KT_DECL_DEFINE_LEN], kt_err *err)
+{
+    const kt_decl_variant *v = &d->variants[vi];
+    size_t used = (size_t)snprintf(expr, expr_size, "%s", v->kernel);
+    int64_t x;
+    kt_status rc;
+
+    for (size_t i = 0; i < v->num_targs; ++i) {
+        if ((rc = kt_declared_eval(v, v->targs[i], sizes, d->num_sizes, values,
+                                   &x, err)))
+            return rc;
+        if (used < expr_size)
+            used += (size_t)snprintf(expr + used, expr_size - used, "%s%lld",
+                                     i ? ", " : "<", (long long)x);
+    }
+    if (v->num_targs && used < expr_size)
+        used += (size_t)snprintf(expr + used, expr_size - used, ">");
+    if (used >= expr_size)
+        return kt_err_set(err, KT_S_INPUT, "kernel name of '%s' too long",
+                          v->id);
+    for (size_t i = 0; i < v->num_defines; ++i) {
+        if ((rc = kt_declared_eval(v, v->defines[i], sizes, d->num_sizes,
+                                   values, &x, err)))
+            return rc;
+        snprintf(defs[i], KT_DECL_DEFINE_LEN, "-D%s=%lld", v->define_names[i],
+                 (long long)x);
+    }
+    return KT_S_OK;
+}
+
+/* Static checks appended to the source: the kernel takes exactly the
+ * declared arguments, pointers to the declared element types and scalars
+ * of the declared types. Caught by NVRTC, without a GPU, and before a
+ * launch could pass bytes the kernel reads as something else. */
+static const char check_prelude[] =
+    "\n#line 1 \"ktune-declared-check\"\n"
+    "namespace ktune_check {\n"
+    "template <class A, class B> struct same { enum { value = 0 }; };\n"
+    "template <class A> struct same<A, A> { enum { value = 1 }; };\n"
+    "template <class F> struct sig { enum { count = -1 }; };\n"
+    "template <class... P> struct sig<void(P...)> {\n"
+    "    enum { count = sizeof...(P) };\n};\n"
+    "template <int I, class F> struct arg { typedef void type; };\n"
+    "template <class H, class... T> struct arg<0, void(H, T...)> {\n"
+    "    typedef H type;\n};\n"
+    "template <int I, class H, class... T> struct arg<I, void(H, T...)> {\n"
+    "    typedef typename arg<I - 1, void(T...)>::type type;\n};\n"
+    "template <class P, class E> struct ptr {\n"
+    "    enum { value = same<P, E *>::value || same<P, const E *>::value };\n"
+    "};\n"
+    "template <class P> struct ptr2 { enum { value = 0 }; };\n"
+    "template <class E> struct ptr2<E *> {\n"
+    "    enum { value = sizeof(E) == 2 };\n};\n"
+    "} // namespace ktune_check\n";
+
+static size_t append(char *out, size_t used, size_t size, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static size_t append(char *out, size_t used, size_t size, const char *fmt, ...)
+{
+    va_list ap;
+    if (used >= size)
+        return used;
+    va_start(ap, fmt);
+    used += (size_t)vsnprintf(out + used, size - used, fmt, ap);
+    va_end(ap);
+    return used;
+}
+
+/* The C spelling of argument a's declared type ("float", a view's type). */
+static const char *arg_type_c(const kt_decl_arg *a, const kt_declared *d)
+{
+    if (a->buffer >= 0 && a->view[0])
+        return a->view;
+    return type_c[a->buffer >= 0 ? d->buffers[a->buffer].type : a->type];
+}
+
+/* "ptr<T, float>::value" or "same<T, int>::value", with the 64-bit and
+ * 8-bit integer types accepted under either spelling; a view's type as
+ * written; f16 as any 2-byte pointee (__half needs cuda_fp16.h, which the
+ * source may not include). */
+static void type_test(const kt_decl_arg *a, const kt_declared *d, int i,
+                      const char *fn, char *out, size_t size)
+{
+    kt_decl_type t = a->buffer >= 0 ? d->buffers[a->buffer].type : a->type;
+    const char *tmpl = a->buffer >= 0 ? "ptr" : "same";
+    const char *alt = t == KT_DECL_I64   ? "long"
+                      : t == KT_DECL_U64 ? "unsigned long"
+                      : t == KT_DECL_I8  ? "char"
+                                         : NULL;
+    if (a->buffer >= 0 && a->view[0])
+        snprintf(out, size,
+                 "ktune_check::ptr<ktune_check::arg<%d, %s>::type, "
+                 "%s>::value",
+                 i, fn, a->view);
+    else if (a->buffer >= 0 && t == KT_DECL_F16)
+        snprintf(out, size,
+                 "ktune_check::ptr2<ktune_check::arg<%d, %s>::type>::value", i,
+                 fn);
+    else if (!alt)
+        snprintf(out, size,
+                 "ktune_check::%s<ktune_check::arg<%d, %s>::type, "
+                 "%s>::value",
+                 tmpl, i, fn, type_c[t]);
+    else
+        snprintf(out, size,
+                 "(ktune_check::%s<ktune_check::arg<%d, %s>::type, "
+                 "%s>::value || ktune_check::%s<ktune_check::arg<%d, "
+                 "%s>::type, %s>::value)",
+                 tmpl, i, fn, type_c[t], tmpl, i, fn, alt);
+}
+
+char *kt_declared_source(const kt_declared *d, const char *name_expr)
+{
+    size_t size = strlen(d->source) + sizeof check_prelude + 600 +
+                  d->num_args * (700 + 4 * strlen(name_expr));
+    char *out = malloc(size), fn[400], test[1200];
+    size_t used;
+
+    if (!out)
+        return NULL;
+    snprintf(fn, sizeof fn, "decltype(%s)", name_expr);
+    used = (size_t)snprintf(out, size, "%s%s", d->source, check_prelude);
+    used = append(out, used, size,
+                  "static_assert(ktune_check::sig<%s>::count == %zu, "
+                  "\"ktune: %s does not take %zu arguments as [operator] "
+                  "args declares\");\n",
+                  fn, d->num_args, name_expr, d->num_args);
+    for (size_t i = 0; i < d->num_args; ++i) {
+        const kt_decl_arg *a = &d->args[i];
+        type_test(a, d, (int)i, fn, test, sizeof test);
+        used = append(out, used, size,
+                      "static_assert(ktune_check::sig<%s>::count != %zu || "
+                      "%s, \"ktune: argument %zu of %s is not %s%s as "
+                      "[operator] args declares ('%s')\");\n",
+                      fn, d->num_args, test, i + 1, name_expr,
+                      a->buffer >= 0 ? "a pointer to " : "", arg_type_c(a, d),
+                      a->text);
+    }
+    return out;
+}
+
+char *kt_declared_gen_source(const kt_declared *d, size_t b)
+{
+    const char *text = d->gen_source ? d->gen_source : d->source;
+    const char *k = d->buffers[b].fill.kernel;
+    size_t size = strlen(text) + sizeof check_prelude + 1200 + 6 * strlen(k);
+    char *out = malloc(size), fn[200], test[600];
+    kt_decl_arg a = {.buffer = (int)b};
+    size_t used;
+
+    if (!out)
+        return NULL;
+    snprintf(fn, sizeof fn, "decltype(%s)", k);
+    type_test(&a, d, 0, fn, test, sizeof test);
+    used = (size_t)snprintf(out, size, "%s%s", text, check_prelude);
+    append(out, used, size,
+           "static_assert(ktune_check::sig<%s>::count == 3 && %s && "
+           "(ktune_check::same<ktune_check::arg<1, %s>::type, unsigned long "
+           "long>::value || ktune_check::same<ktune_check::arg<1, %s>::type, "
+           "unsigned long>::value) && ktune_check::same<ktune_check::arg<2, "
+           "%s>::type, unsigned long long>::value, \"ktune: generator %s "
+           "does not take (%s *out, size_t count, unsigned long long "
+           "seed)\");\n",
+           fn, test, fn, fn, fn, k, type_c[d->buffers[b].type]);
+    return out;
+}
+
+kt_status kt_declared_gen_request(const kt_declared *d, size_t b,
+                                  const int64_t *sizes, kt_decl_gen *g,
+                                  kt_err *err)
+{
+    memset(g, 0, sizeof *g);
+    g->src = kt_declared_gen_source(d, b);
+    g->opts = calloc(d->num_options + d->num_sizes + 1, sizeof *g->opts);
+    if (!g->src || !g->opts)
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    for (size_t i = 0; i < d->num_options; ++i)
+        g->opts[g->num_opts++] = d->options[i];
+    for (size_t i = 0; i < d->num_sizes; ++i) {
+        snprintf(g->defs[i], sizeof g->defs[i], "-DKTUNE_SIZE_%s=%lld",
+                 d->size_names[i], (long long)sizes[i]);
+        g->opts[g->num_opts++] = g->defs[i];
+    }
+    return KT_S_OK;
+}
+
+void kt_decl_gen_free(kt_decl_gen *g)
+{
+    free(g->src);
+    free(g->opts);
+    memset(g, 0, sizeof *g);
+}
+
+kt_status kt_declared_request(const kt_declared *d, size_t vi,
+                              const int64_t *sizes, const int64_t *values,
+                              kt_decl_request *b, kt_err *err)
+{
+    const kt_decl_variant *v = &d->variants[vi];
+    kt_status rc;
+
+    b->num_opts = 0;
+    b->src = NULL;
+    if ((rc = kt_declared_kernel_name(d, vi, sizes, values, b->name,
+                                      sizeof b->name, b->defs, err)))
+        return rc;
+    for (size_t i = 0; i < d->num_options && b->num_opts < 64; ++i)
+        b->opts[b->num_opts++] = d->options[i];
+    for (size_t i = 0; i < v->num_defines; ++i)
+        b->opts[b->num_opts++] = b->defs[i];
+    if (!(b->src = kt_declared_source(d, b->name)))
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    return KT_S_OK;
+}
+
+static kt_status eval_at(const reader *rd, const kt_decl_variant *v,
+                         const char *section, const char *key, const kt_expr *e,
+                         const int64_t *sizes, const int64_t *values)
+{
+    int64_t x;
+    if (e &&
+        kt_declared_eval(v, e, sizes, rd->d->num_sizes, values, &x, rd->err))
+        return bad(rd, section, key, "at the defaults: %s", rd->err->msg);
+    return KT_S_OK;
+}
+
+/* The default sizes and, with v, v's default parameter values. */
+static void defaults(const kt_declared *d, const kt_decl_variant *v,
+                     int64_t *sizes, int64_t *vals)
+{
+    for (size_t i = 0; i < d->num_sizes; ++i)
+        sizes[i] = d->sizes[i].default_value;
+    for (size_t i = 0; v && i < KT_MAX_PARAMS; ++i)
+        vals[i] = v->params[i].default_value;
+}
+
+/* A .npy input holds exactly the buffer's elements at the defaults. */
+static kt_status check_npy_count(reader *rd, const kt_decl_buffer *b,
+                                 const char *key, const int64_t *sizes)
+{
+    size_t have = 0;
+    long offset = 0;
+    int64_t n = 0;
+
+    if (b->fill.kind != KT_FILL_NPY ||
+        kt_declared_eval(NULL, b->count, sizes, rd->d->num_sizes, NULL, &n,
+                         rd->err))
+        return KT_S_OK;
+    if (kt_decl_npy_header(b->fill.path, b->type, &have, &offset, rd->err))
+        return bad_from(rd, "operator", key);
+    if ((int64_t)have != n)
+        return bad(rd, "operator", key,
+                   "'%s' holds %zu elements; the buffer has %lld at the "
+                   "default sizes",
+                   b->fill.path, have, (long long)n);
+    return KT_S_OK;
+}
+
+/* Every expression once, at the default sizes and each variant's default
+ * parameters: mistakes the parser cannot see (division by zero, overflow)
+ * are the declaration's, not a point's. */
+static kt_status check_defaults(reader *rd)
+{
+    const kt_declared *d = rd->d;
+    int64_t sizes[KT_MAX_SIZES];
+    kt_status rc = KT_S_OK;
+
+    defaults(d, NULL, sizes, NULL);
+    for (size_t i = 0; i < d->num_buffers && !rc; ++i) {
+        char key[80];
+        snprintf(key, sizeof key, "buffer.%s", d->buffers[i].name);
+        rc = eval_at(rd, NULL, "operator", key, d->buffers[i].count, sizes,
+                     NULL);
+        if (!rc)
+            rc = check_npy_count(rd, &d->buffers[i], key, sizes);
+    }
+    for (size_t i = 0; i < d->num_args && !rc; ++i) {
+        double f;
+        if (d->args[i].buffer < 0 &&
+            kt_declared_scalar(d, &d->args[i], sizes, &f, rd->err))
+            rc = bad(rd, "operator", "args", "at the defaults: %s",
+                     rd->err->msg);
+    }
+    if (rc ||
+        (rc = eval_at(rd, NULL, "operator", "flops", d->flops, sizes, NULL)) ||
+        (rc = eval_at(rd, NULL, "operator", "bytes_read", d->bytes_read, sizes,
+                      NULL)) ||
+        (rc = eval_at(rd, NULL, "operator", "bytes_written", d->bytes_written,
+                      sizes, NULL)))
+        return rc;
+    for (size_t vi = 0; vi < d->num_variants && !rc; ++vi) {
+        const kt_decl_variant *v = &d->variants[vi];
+        int64_t vals[KT_MAX_PARAMS];
+        defaults(d, v, sizes, vals);
+        for (int k = 0; k < 3 && !rc; ++k)
+            if (!(rc = eval_at(rd, v, v->section, "block", v->block[k], sizes,
+                               vals)))
+                rc =
+                    eval_at(rd, v, v->section, "grid", v->grid[k], sizes, vals);
+        for (size_t k = 0; k < v->num_targs && !rc; ++k)
+            rc = eval_at(rd, v, v->section, "kernel", v->targs[k], sizes, vals);
+        for (size_t k = 0; k < v->num_defines && !rc; ++k)
+            rc = eval_at(rd, v, v->section, "defines", v->defines[k], sizes,
+                         vals);
+        if (!rc &&
+            !(rc = eval_at(rd, v, v->section, "smem", v->smem, sizes, vals)))
+            rc = eval_at(rd, v, v->section, "require", v->require, sizes, vals);
+        for (int k = 0; k < 3 && !rc; ++k)
+            rc = eval_at(rd, v, "operator", "flops", v->work[k], sizes, vals);
+    }
+    return rc;
+}
+
+/* KT_S_INPUT unless e (when given) is at least lo at the defaults; what
+ * names the quantity ("a block dimension"). Evaluation errors were found
+ * by check_defaults. */
+static kt_status at_least(const reader *rd, const kt_decl_variant *v,
+                          const char *section, const char *key,
+                          const kt_expr *e, const int64_t *sizes,
+                          const int64_t *values, int64_t lo, const char *what)
+{
+    int64_t x;
+
+    if (!e || kt_declared_eval(v, e, sizes, rd->d->num_sizes, values, &x,
+                               rd->err) != KT_S_OK)
+        return KT_S_OK;
+    if (x < lo)
+        return bad(rd, section, key,
+                   "at the defaults %s is %lld; expected %lld or more (no "
+                   "kernel launches with it)",
+                   what, (long long)x, (long long)lo);
+    return KT_S_OK;
+}
+
+/* Values no launch can take, refused at the defaults: a block or grid
+ * dimension below 1, negative dynamic shared memory, a buffer of fewer
+ * than one element. */
+static kt_status check_launchable(reader *rd)
+{
+    const kt_declared *d = rd->d;
+    int64_t sizes[KT_MAX_SIZES], vals[KT_MAX_PARAMS];
+    kt_status rc = KT_S_OK;
+
+    defaults(d, NULL, sizes, NULL);
+    for (size_t i = 0; i < d->num_buffers && !rc; ++i) {
+        char key[80];
+        snprintf(key, sizeof key, "buffer.%s", d->buffers[i].name);
+        rc = at_least(rd, NULL, "operator", key, d->buffers[i].count, sizes,
+                      NULL, 1, "the element count");
+    }
+    for (size_t vi = 0; vi < d->num_variants && !rc; ++vi) {
+        const kt_decl_variant *v = &d->variants[vi];
+        defaults(d, v, sizes, vals);
+        for (int k = 0; k < 3 && !rc; ++k)
+            if (!(rc = at_least(rd, v, v->section, "block", v->block[k], sizes,
+                                vals, 1, "a block dimension")))
+                rc = at_least(rd, v, v->section, "grid", v->grid[k], sizes,
+                              vals, 1, "a grid dimension");
+        if (!rc)
+            rc = at_least(rd, v, v->section, "smem", v->smem, sizes, vals, 0,
+                          "the dynamic shared memory");
+    }
+    return rc;
+}
+
+/* NVRTC refused the options of a compile (NVRTC_ERROR_INVALID_OPTION): an
+ * empty kernel compiled with check_arch alone, then with each of options in
+ * turn, names the line and the value at fault (KT_S_INPUT). */
+static kt_status blame_option(reader *rd)
+{
+    static const char probe[] = "extern \"C\" __global__ void kt_probe() {}";
+    const kt_declared *d = rd->d;
+
+    for (size_t i = 0; i <= d->num_options; ++i) {
+        const char *one = i ? d->options[i - 1] : NULL;
+        kt_nvrtc_request req = {probe,         "options.cu",    "kt_probe",
+                                d->check_arch, i ? &one : NULL, i ? 1 : 0};
+        kt_nvrtc_output out;
+        kt_err e;
+        int refused;
+
+        memset(&out, 0, sizeof out);
+        refused = kt_nvrtc_compile(&req, &out, &e) &&
+                  strstr(e.msg, "NVRTC_ERROR_INVALID_OPTION");
+        kt_nvrtc_output_free(&out);
+        if (refused && i == 0)
+            return bad(rd, "operator", "check_arch",
+                       "NVRTC does not know '%s' (expected a virtual "
+                       "architecture such as compute_80 or compute_90)",
+                       d->check_arch);
+        if (refused)
+            return bad(rd, "operator", "options",
+                       "NVRTC refuses the option '%s'", one);
+    }
+    return bad(rd, "operator", "options",
+               "NVRTC refuses these options together: %s", rd->err->msg);
+}
+
+/* Compiles each variant's default kernel for check_arch: an unknown kernel
+ * or arguments that do not match are the declaration's mistakes, found
+ * here without a GPU (and cached, so a later load compiles nothing). */
+/* The bytes of __constant__ symbol sym in PTX text (".const .align 4 .b8
+ * d_filter[4356];"); 0 when it declares none, -1 when it does with a
+ * shape not in bytes. */
+static long long ptx_const_bytes(const char *ptx, const char *sym)
+{
+    size_t n = strlen(sym);
+    for (const char *p = ptx; p && (p = strstr(p, ".const ")); p += 7) {
+        const char *end = strchr(p, ';'), *at = p;
+        while (end && (at = strstr(at, sym)) && at < end) {
+            if (isspace((unsigned char)at[-1]) &&
+                (at[n] == '[' || at[n] == ';' || isspace((unsigned char)at[n])))
+                return at[n] == '[' && strstr(p, ".b8 ") &&
+                               strstr(p, ".b8 ") < at
+                           ? atoll(at + n + 1)
+                           : -1;
+            at += n;
+        }
+    }
+    return 0;
+}
+
+/* Each constant.SYMBOL against the PTX of a variant's default kernel: the
+ * symbol exists and holds the buffer at the default sizes. */
+static kt_status check_constants(reader *rd, const char *ptx)
+{
+    const kt_declared *d = rd->d;
+    int64_t sizes[KT_MAX_SIZES], n = 0;
+
+    defaults(d, NULL, sizes, NULL);
+    for (size_t i = 0; i < d->num_constants; ++i) {
+        const kt_decl_constant *c = &d->constants[i];
+        const kt_decl_buffer *b = &d->buffers[c->buffer];
+        long long have = ptx_const_bytes(ptx, c->symbol), need;
+        char key[80];
+        snprintf(key, sizeof key, "constant.%s", c->symbol);
+        if (have == 0)
+            return bad(rd, "operator", key,
+                       "the compiled source has no __constant__ symbol "
+                       "'%s' (declare it at namespace scope and use it)",
+                       c->symbol);
+        if (kt_declared_eval(NULL, b->count, sizes, d->num_sizes, NULL, &n,
+                             rd->err))
+            return bad_from(rd, "operator", key);
+        need = (long long)n * (long long)kt_decl_type_size(b->type);
+        if (have > 0 && need > have)
+            return bad(rd, "operator", key,
+                       "buffer '%s' has %lld bytes at the defaults; the "
+                       "symbol holds %lld",
+                       b->name, need, have);
+    }
+    return KT_S_OK;
+}
+
+/* Compiles req for check_arch: KT_S_INPUT at section/key with the first
+ * error when it does not compile; a missing NVRTC is only a warning. */
+static kt_status check_one(reader *rd, const kt_nvrtc_request *req,
+                           const char *section, const char *key)
+{
+    kt_nvrtc_output out;
+    char first[600];
+    kt_status rc = KT_S_OK;
+
+    if (kt_nvrtc_compile(req, &out, rd->err)) {
+        if (strstr(rd->err->msg, "NVRTC_ERROR_INVALID_OPTION"))
+            rc = blame_option(rd);
+        else /* No usable NVRTC here: the GPU run will say so per point. */
+            kt_msg("warning: %s: not checked: %s\n", rd->d->path, rd->err->msg);
+    } else if (!out.compiled) {
+        kt_nvrtc_first_error(out.log, first, sizeof first);
+        rc = bad(rd, section, key, "'%s' does not compile (%s, defaults): %s",
+                 req->name_expr, rd->d->check_arch, first);
+    } else if (strcmp(section, "operator") != 0 && out.image &&
+               strncmp(rd->d->check_arch, "compute_", 8) == 0) {
+        char *ptx = malloc(out.image_size + 1);
+        if (!ptx)
+            rc = kt_err_set(rd->err, KT_S_NOMEM, "out of memory");
+        else {
+            memcpy(ptx, out.image, out.image_size);
+            ptx[out.image_size] = '\0';
+            rc = check_constants(rd, ptx);
+            free(ptx);
+        }
+    }
+    kt_nvrtc_output_free(&out);
+    return rc;
+}
+
+/* Each generator kernel, checked like a variant's kernel. */
+static kt_status check_generators(reader *rd)
+{
+    const kt_declared *d = rd->d;
+    int64_t sizes[KT_MAX_SIZES];
+    kt_status rc = KT_S_OK;
+
+    defaults(d, NULL, sizes, NULL);
+    for (size_t b = 0; b < d->num_buffers && !rc; ++b) {
+        const kt_decl_buffer *buf = &d->buffers[b];
+        char key[80];
+        kt_decl_gen g;
+        kt_nvrtc_request req;
+        if (buf->fill.kind != KT_FILL_KERNEL)
+            continue;
+        if ((rc = kt_declared_gen_request(d, b, sizes, &g, rd->err))) {
+            kt_decl_gen_free(&g);
+            return rc;
+        }
+        snprintf(key, sizeof key, "buffer.%s", buf->name);
+        req = (kt_nvrtc_request){g.src,
+                                 d->gen_source ? d->gen_source_name
+                                               : d->source_name,
+                                 buf->fill.kernel,
+                                 d->check_arch,
+                                 g.opts,
+                                 g.num_opts};
+        rc = check_one(rd, &req, "operator", key);
+        kt_decl_gen_free(&g);
+    }
+    return rc;
+}
+
+static kt_status check_compiles(reader *rd)
+{
+    const kt_declared *d = rd->d;
+    int64_t sizes[KT_MAX_SIZES];
+    kt_status rc = KT_S_OK;
+
+    for (size_t vi = 0; vi < d->num_variants && !rc; ++vi) {
+        const kt_decl_variant *v = &d->variants[vi];
+        int64_t vals[KT_MAX_PARAMS];
+        kt_decl_request b;
+        kt_nvrtc_request req;
+
+        defaults(d, v, sizes, vals);
+        if ((rc = kt_declared_request(d, vi, sizes, vals, &b, rd->err))) {
+            free(b.src);
+            return rc == KT_S_NOMEM ? rc : bad_from(rd, v->section, "kernel");
+        }
+        req = (kt_nvrtc_request){b.src,         d->source_name, b.name,
+                                 d->check_arch, b.opts,         b.num_opts};
+        rc = check_one(rd, &req, v->section, "kernel");
+        free(b.src);
+    }
+    return rc;
+}
+
+static kt_status read_sections(reader *rd)
+{
+    kt_declared *d = rd->d;
+    int n = iniparser_getnsec(rd->ini);
+    kt_status rc = KT_S_OK;
+
+    for (int i = 0; i < n && !rc; ++i) {
+        const char *s = iniparser_getsecname(rd->ini, i);
+        int known = strcmp(s, "operator") == 0;
+        for (size_t k = 0; k < COUNT(job_sections) && !known; ++k)
+            known = strcmp(s, job_sections[k]) == 0;
+        if (strncmp(s, "variant.", 8) == 0)
+            rc = read_variant(rd, s);
+        else if (!known)
+            rc = bad(rd, s, NULL,
+                     "unknown section (expected [operator], "
+                     "[variant.ID] or a job's sections)");
+    }
+    if (rc)
+        return rc;
+    if (d->num_variants == 0)
+        return bad(rd, "operator", NULL,
+                   "no variants; declare one as [variant.ID]");
+    d->reference = -1;
+    for (size_t i = 0; i < d->num_variants; ++i) {
+        if (!d->variants[i].reference)
+            continue;
+        if (d->reference >= 0)
+            return bad(rd, d->variants[i].section, "reference",
+                       "a second reference (the first is [%s])",
+                       d->variants[d->reference].section);
+        d->reference = (int)i;
+    }
+    if (d->reference < 0)
+        return bad(rd, "operator", NULL,
+                   "no reference: mark one variant 'reference = yes'; its "
+                   "output is what the others are verified against");
+    return KT_S_OK;
+}
+
+int kt_declared_is_declaration(const char *path)
+{
+    kt_iniloc loc;
+    kt_err err;
+    int yes;
+    if (kt_iniloc_scan(path, &loc, &err))
+        return 0;
+    yes = kt_iniloc_line(&loc, "operator", NULL) > 0;
+    kt_iniloc_free(&loc);
+    return yes;
+}
+
+kt_status kt_declared_load(const char *path, kt_declared **out, kt_err *err)
+{
+    reader rd = {0};
+    kt_status rc;
+
+    *out = NULL;
+    rd.err = err;
+    if (!(rd.d = calloc(1, sizeof *rd.d)))
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    if (strlen(path) >= sizeof rd.d->path) {
+        free(rd.d);
+        return kt_err_set(err, KT_S_INPUT, "%.60s...: path too long", path);
+    }
+    snprintf(rd.d->path, sizeof rd.d->path, "%s", path);
+    kt_decl_dirname(path, rd.d->dir, sizeof rd.d->dir);
+    rd.d->slot = -1;
+    if ((rc = kt_ini_load(path, &rd.ini, err)) ||
+        (rc = kt_iniloc_scan(path, &rd.loc, err)))
+        goto done;
+    if ((rc = read_operator(&rd)) || (rc = read_sections(&rd)) ||
+        (rc = check_defaults(&rd)) || (rc = check_launchable(&rd)) ||
+        (rc = check_compiles(&rd)) || (rc = check_generators(&rd)))
+        goto done;
+    *out = rd.d;
+    rd.d = NULL;
+done:
+    if (rd.ini)
+        iniparser_freedict(rd.ini);
+    kt_iniloc_free(&rd.loc);
+    kt_t1_free(rd.t1);
+    kt_declared_free(rd.d);
+    return rc;
+}
+
+void kt_declared_free(kt_declared *d)
+{
+    if (!d)
+        return;
+    kt_declared_unbind(d);
+    for (size_t i = 0; i < d->num_buffers; ++i)
+        kt_expr_free(d->buffers[i].count);
+    for (size_t i = 0; i < d->num_args; ++i)
+        kt_expr_free(d->args[i].value);
+    kt_expr_free(d->bytes_read);
+    kt_expr_free(d->bytes_written);
+    kt_expr_free(d->flops);
+    free(d->gen_source);
+    for (size_t vi = 0; vi < d->num_variants; ++vi) {
+        kt_decl_variant *v = &d->variants[vi];
+        for (size_t i = 0; i < v->num_targs; ++i)
+            kt_expr_free(v->targs[i]);
+        for (size_t i = 0; i < v->num_defines; ++i)
+            kt_expr_free(v->defines[i]);
+        for (int k = 0; k < 3; ++k) {
+            kt_expr_free(v->block[k]);
+            kt_expr_free(v->grid[k]);
+        }
+        kt_expr_free(v->smem);
+        kt_expr_free(v->require);
+        for (int k = 0; k < 3; ++k)
+            kt_expr_free(v->work[k]);
+        for (size_t i = 0; i < v->num_parts; ++i)
+            kt_expr_free(v->parts[i]);
+        free(v->parts);
+        for (size_t i = 0; i < KT_MAX_PARAMS; ++i)
+            free(v->values[i]);
+    }
+    for (size_t i = 0; i < d->num_options; ++i)
+        free(d->options[i]);
+    free(d->options);
+    free(d->source);
+    free(d);
+}

@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * Declared operators: a kernel in a .cu file with no ktune code, described
+ * by INI sections (docs/declared.md) — its sizes, buffers and kernel
+ * arguments, and per variant the kernel (template arguments from
+ * parameters), block, grid and shared memory as expressions, and which
+ * variant is the reference. ktune builds a plugin descriptor from that,
+ * whose callbacks (engine/declared_run.c) compile each compile-time
+ * assignment with NVRTC, allocate and fill the buffers, compute the
+ * reference once per problem and verify against it. Everything that works
+ * for a compiled plugin (boundary sizes, workers, tuning, profile, compare,
+ * report) works for it unchanged.
+ *
+ * A file the registry loads that is not a shared object (*.so) is read as a
+ * declaration; the [job], [space], ... sections of a tuning job may sit in
+ * the same file.
+ */
+#ifndef KT_DECLARED_H
+#define KT_DECLARED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/error.h"
+#include "core/expr.h"
+#include "core/param.h"
+#include "engine/nvrtc.h"
+#include "ktune/plugin.h"
+
+#define KT_DECL_MAX_BUFFERS 16
+#define KT_DECL_MAX_ARGS 32
+#define KT_DECL_MAX_VARIANTS 16
+#define KT_DECL_MAX_TARGS 8
+#define KT_DECL_MAX_DEFINES 64
+#define KT_DECL_MAX_OPERATORS 8 /* declared operators per process */
+
+#define KT_DECL_MAX_CONSTANTS 8
+
+typedef enum kt_decl_type {
+    KT_DECL_F32 = 0,
+    KT_DECL_F64,
+    KT_DECL_I32,
+    KT_DECL_I64,
+    KT_DECL_U32,
+    KT_DECL_U64,
+    KT_DECL_I8,
+    KT_DECL_U8,
+    KT_DECL_I16,
+    KT_DECL_U16,
+    KT_DECL_F16
+} kt_decl_type;
+
+/* How an input (or in-out) buffer is filled (engine/declared_fill.c). */
+typedef enum kt_decl_fill_kind {
+    KT_FILL_DEFAULT = 0, /* uniform [-1, 1) floats, integers [-100, 100) */
+    KT_FILL_UNIFORM,     /* uniform(a, b): [a, b) */
+    KT_FILL_NORMAL,      /* normal(mu, sigma) */
+    KT_FILL_CONSTANT,    /* constant(v) */
+    KT_FILL_ARANGE,      /* arange(start, step): start + i * step */
+    KT_FILL_INTEGERS,    /* integers(lo, hi): uniform integers in [lo, hi) */
+    KT_FILL_NPY,         /* from FILE.npy */
+    KT_FILL_KERNEL       /* from KERNEL: a generator the user writes */
+} kt_decl_fill_kind;
+
+typedef struct kt_decl_fill {
+    kt_decl_fill_kind kind;
+    double a, b;      /* the distribution's two numbers */
+    char path[4096];  /* KT_FILL_NPY: resolved against the declaration */
+    char kernel[128]; /* KT_FILL_KERNEL: the generator's name */
+} kt_decl_fill;
+
+/* Roles of [operator] buffer.NAME; inout is filled like an input, verified
+ * like an output and restored before every launch that counts. */
+#define KT_DECL_ROLE_INOUT 4
+
+typedef struct kt_decl_buffer {
+    char name[64];
+    kt_decl_type type;
+    int role;       /* kt_mem_role, or KT_DECL_ROLE_INOUT */
+    kt_expr *count; /* of sizes */
+    kt_decl_fill fill;
+} kt_decl_buffer;
+
+typedef struct kt_decl_arg {
+    int buffer;        /* index into buffers, or -1 for a scalar */
+    kt_decl_type type; /* scalars */
+    kt_expr *value;    /* scalars: of sizes; NULL for a literal */
+    int is_literal;    /* scalars: `literal` holds the value */
+    int is_float_expr; /* float, double: value in Python arithmetic */
+    double literal;    /* float 0.1, double 3.05e-6 */
+    char view[64];     /* buffers: "float4" of `y as float4`, or "" */
+    char text[96];     /* as written, for messages */
+} kt_decl_arg;
+
+/* constant.SYMBOL = BUFFER: a __constant__ symbol of the module filled
+ * from the buffer after each load (Kernel Tuner's cmem_args). */
+typedef struct kt_decl_constant {
+    char symbol[64];
+    int buffer;
+} kt_decl_constant;
+
+typedef struct kt_decl_variant {
+    char id[64];
+    char section[80];                  /* "variant.tiled" */
+    char kernel[128];                  /* the name before any '<' */
+    kt_expr *targs[KT_DECL_MAX_TARGS]; /* template arguments */
+    size_t num_targs;
+    char define_names[KT_DECL_MAX_DEFINES][64];
+    kt_expr *defines[KT_DECL_MAX_DEFINES];
+    size_t num_defines;
+    /* Of sizes, then parameters (names = declared->names of the variant). */
+    kt_expr *block[3], *grid[3], *smem, *require;
+    int reference;
+    /* Reference only: parameters it takes from the verified point
+     * (`follows = tf`): indices into params, one reference per distinct
+     * assignment of them. */
+    int follows[KT_MAX_PARAMS];
+    size_t num_follows;
+    /* The operator's work expressions read with this variant's names
+     * (sizes and parameters); NULL where the operator gives none. */
+    kt_expr *work[3];           /* bytes_read, bytes_written, flops */
+    uint64_t compile_time_mask; /* bit i: params[i] is compile-time */
+    kt_param_desc params[KT_MAX_PARAMS];
+    char param_names[KT_MAX_PARAMS][64];
+    int64_t *values[KT_MAX_PARAMS];                  /* owned */
+    const char *names[KT_MAX_SIZES + KT_MAX_PARAMS]; /* sizes, params */
+    size_t num_names;
+    /* space = PATH (a T1 file, docs/declared.md): the parameters it gave
+     * (bit i: params[i]), and the conjuncts of require one by one, owned:
+     * the declared require, then the file's Conditions (Python syntax).
+     * require is then their conjunction (owned too); with no file, parts
+     * is empty and require is the declared one. */
+    uint64_t imported_mask;
+    kt_expr **parts;
+    size_t num_parts;
+} kt_decl_variant;
+
+typedef struct kt_declared {
+    char path[4096];
+    char name[64];
+    char summary[256];
+    char source_name[256];
+    char *source;     /* the .cu text; owned */
+    char *gen_source; /* generator_source's text, or NULL: source; owned */
+    char gen_source_name[256];
+    char dir[4096]; /* the declaration's folder: includes resolve here */
+    char **options; /* extra NVRTC options; owned */
+    size_t num_options;
+    char check_arch[32]; /* architecture of the GPU-free check */
+    int modifies_inputs;
+    double rtol, atol;
+    kt_size_desc sizes[KT_MAX_SIZES];
+    char size_names[KT_MAX_SIZES][64];
+    const char *size_name_list[KT_MAX_SIZES];
+    size_t num_sizes;
+    kt_decl_buffer buffers[KT_DECL_MAX_BUFFERS];
+    size_t num_buffers;
+    kt_decl_arg args[KT_DECL_MAX_ARGS];
+    size_t num_args;
+    kt_decl_constant constants[KT_DECL_MAX_CONSTANTS];
+    size_t num_constants;
+    uint32_t pinned_mask; /* bit i: sizes[i] is pinned (min = max) */
+    kt_expr *bytes_read, *bytes_written, *flops; /* may be NULL */
+    /* The work expressions as written; those that read parameters are
+     * NULL above and evaluated per variant (kt_decl_variant.work). */
+    char work_text[3][512];
+    int work_uses_params;
+    kt_decl_variant variants[KT_DECL_MAX_VARIANTS];
+    size_t num_variants;
+    int reference; /* index of the reference variant */
+    int slot;      /* index of the callbacks bound to this declaration */
+    /* The descriptor handed to the registry. */
+    kt_variant vdesc[KT_DECL_MAX_VARIANTS];
+    kt_operator op;
+    kt_plugin plugin;
+    char compiler[64];
+} kt_declared;
+
+/* Reads and checks the declaration at path (every expression parsed, the
+ * defaults evaluated, each variant's default kernel compiled with NVRTC
+ * for check_arch: no GPU needed). KT_S_INPUT names file:line, the section
+ * and key, the expression and what is wrong. Free with kt_declared_free().
+ */
+kt_status kt_declared_load(const char *path, kt_declared **out, kt_err *err);
+
+void kt_declared_free(kt_declared *d);
+
+/* Whether path holds an [operator] section (a declaration). */
+int kt_declared_is_declaration(const char *path);
+
+/* The element size of a type in bytes. */
+size_t kt_decl_type_size(kt_decl_type t);
+
+/* The C type of the kernel parameter: "float", "int", ... */
+const char *kt_decl_type_c(kt_decl_type t);
+
+/* Scalar argument a's value at sizes, as a double (float and double
+ * arguments: a literal, or an expression in Python arithmetic, so
+ * `float 0.016 / w` divides truly). */
+kt_status kt_declared_scalar(const kt_declared *d, const kt_decl_arg *a,
+                             const int64_t *sizes, double *out, kt_err *err);
+
+/* The declaration's name of a type: "f32", "u8", ... */
+const char *kt_decl_type_name(kt_decl_type t);
+
+/* The source a generator kernel of buffer b is compiled from
+ * (generator_source, else source) with a static check of its signature
+ * (T *out, size_t count, unsigned long long seed). Owned by the caller. */
+char *kt_declared_gen_source(const kt_declared *d, size_t b);
+
+/* What one generator compile of buffer b needs at sizes: its source
+ * (kt_declared_gen_source), the declaration's options and
+ * -DKTUNE_SIZE_<name>=<value> for every size, so a generator can lay out
+ * its values (a zero border, one row per channel). Free with
+ * kt_decl_gen_free(), also after a failure. */
+typedef struct kt_decl_gen {
+    char *src;
+    char defs[KT_MAX_SIZES][96];
+    const char **opts;
+    size_t num_opts;
+} kt_decl_gen;
+
+kt_status kt_declared_gen_request(const kt_declared *d, size_t b,
+                                  const int64_t *sizes, kt_decl_gen *out,
+                                  kt_err *err);
+void kt_decl_gen_free(kt_decl_gen *g);
+
+/* ---- engine/declared_path.c: files named by a declaration ------------ */
+
+/* Copies in to out[size] with each ${VAR} replaced by its value; an unset
+ * or empty variable is KT_S_INPUT naming it. */
+kt_status kt_decl_expand(const char *in, char *out, size_t size, kt_err *err);
+
+/* The folder of path ("." when it has none). */
+void kt_decl_dirname(const char *path, char *out, size_t size);
+
+/* text expanded, then resolved against dir unless absolute. */
+kt_status kt_decl_path(const char *dir, const char *text, char *out,
+                       size_t size, kt_err *err);
+
+/* Reads a regular file whole (NUL-terminated, malloc'ed, caller frees). */
+kt_status kt_decl_read_file(const char *path, char **text, size_t *len,
+                            kt_err *err);
+
+/* Appends an NVRTC option (${VAR} expanded); an include folder (-IDIR,
+ * --include-path=DIR, or DIR after a separate -I when is_path) resolved
+ * against the declaration's folder. */
+kt_status kt_decl_add_option(kt_declared *d, const char *opt, int is_path,
+                             kt_err *err);
+
+/* Adds the folder of file (absolute) to the include path, once. */
+kt_status kt_decl_add_include(kt_declared *d, const char *file, kt_err *err);
+
+/* ---- engine/declared_fill.c: what inputs hold ------------------------- */
+
+/* Parses FILL of `buffer.x = input f32[n] FILL` for a buffer of type t; a
+ * .npy path resolves against dir and its dtype is checked now. */
+kt_status kt_decl_fill_parse(const char *text, kt_decl_type t, const char *dir,
+                             kt_decl_fill *out, kt_err *err);
+
+/* Fills dst[0..n) of type t on the host from the problem's seed (through
+ * h->random_f32 with stream) or the .npy file (its element count must be
+ * n). Not for KT_FILL_KERNEL (filled on the device). */
+kt_status kt_decl_fill_host(const kt_decl_fill *f, kt_decl_type t,
+                            const kt_host *h, uint64_t stream, void *dst,
+                            size_t n, kt_err *err);
+
+/* The element count and data offset of a .npy file whose dtype must be
+ * t's (little-endian). */
+kt_status kt_decl_npy_header(const char *path, kt_decl_type t, size_t *count,
+                             long *data_offset, kt_err *err);
+
+/* Element i of a buffer of type t, as a double, and back (integers rounded
+ * down and saturated, f16 rounded to nearest even). */
+double kt_decl_load(const void *buf, kt_decl_type t, size_t i);
+void kt_decl_store(void *buf, kt_decl_type t, size_t i, double x);
+uint16_t kt_decl_f16_from(double x);
+double kt_decl_f16_to(uint16_t h);
+
+/* The name expression and -D options of variant v at values (one per
+ * parameter): "tiled<32, 1>" into expr, "-DTILE=32" strings into defs
+ * (each KT_DECL_DEFINE_LEN bytes). KT_S_INPUT on an expression error. */
+#define KT_DECL_DEFINE_LEN 96
+kt_status kt_declared_kernel_name(const kt_declared *d, size_t v,
+                                  const int64_t *sizes, const int64_t *values,
+                                  char *expr, size_t expr_size,
+                                  char defs[][KT_DECL_DEFINE_LEN], kt_err *err);
+
+/* What one compilation of variant v at values needs: the name
+ * expression, the -D options after the declaration's own, and the source
+ * with its argument checks. One builder for the GPU-free check, the
+ * compile on first launch and the background prefetch, so all three have
+ * one cache key. */
+typedef struct kt_decl_request {
+    char name[512];
+    char defs[KT_DECL_MAX_DEFINES][KT_DECL_DEFINE_LEN];
+    const char *opts[KT_DECL_MAX_DEFINES + 64]; /* into d and defs */
+    size_t num_opts;
+    char *src; /* owned: free() it, also after a failure */
+} kt_decl_request;
+
+kt_status kt_declared_request(const kt_declared *d, size_t v,
+                              const int64_t *sizes, const int64_t *values,
+                              kt_decl_request *out, kt_err *err);
+
+/* The source as compiled: the .cu text followed by static checks that the
+ * kernel named by name_expr takes exactly the declared arguments. Owned by
+ * the caller (free). */
+char *kt_declared_source(const kt_declared *d, const char *name_expr);
+
+/* ---- engine/declared_run.c: the callbacks ---------------------------- */
+
+/* Binds d's descriptor (d->plugin) to a free slot of callbacks. */
+kt_status kt_declared_bind(kt_declared *d, kt_err *err);
+
+/* Releases the slot (d stays valid). */
+void kt_declared_unbind(kt_declared *d);
+
+/* The compile request of variant vi of op at values (the variant's
+ * parameters, in order) and sizes for arch, when op is a declared operator
+ * bound in this process: 1 with *out pointing into *b (free b->src after
+ * use). 0 when op is not declared or the request cannot be made (the
+ * launch will say why). For the compile pool (engine/compile_pool.h): what
+ * a point will compile, before its verification asks. */
+int kt_declared_compile_request(const kt_operator *op, size_t vi,
+                                const int64_t *sizes, const int64_t *values,
+                                const char *arch, kt_decl_request *b,
+                                kt_nvrtc_request *out);
+
+/* The declaration behind op (its descriptor or the registry's copy of
+ * it; bound with kt_declared_bind), or NULL for an operator that is not
+ * declared here (a compiled plugin, or an isolated copy). */
+const kt_declared *kt_declared_of(const kt_operator *op);
+
+/* The declaration a registry loaded as lp (engine/declared_kind.c), or
+ * NULL when lp is not a declaration. */
+struct kt_loaded_plugin;
+const kt_declared *kt_declared_of_plugin(const struct kt_loaded_plugin *lp);
+
+/* The conjuncts of variant v's require (*parts[0..*n)): the parts of an
+ * import, or the require alone (n 0 when there is none). Pointers into
+ * v. */
+void kt_declared_require_parts(const kt_decl_variant *v, kt_expr *const **parts,
+                               size_t *n);
+
+/* Evaluates expression e of variant v with the sizes and values. */
+kt_status kt_declared_eval(const kt_decl_variant *v, const kt_expr *e,
+                           const int64_t *sizes, size_t num_sizes,
+                           const int64_t *values, int64_t *out, kt_err *err);
+
+#endif

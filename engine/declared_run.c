@@ -1,0 +1,1046 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * The callbacks of declared operators (engine/declared.h). The plugin ABI's
+ * callbacks carry no pointer back to their descriptor (work() and shape()
+ * get only the problem and configuration), so each declaration is bound to
+ * one of KT_DECL_MAX_OPERATORS slots of generated functions that know
+ * their slot and variant index.
+ */
+#include <cuda_runtime_api.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/declared.h"
+#include "engine/nvrtc.h"
+
+static kt_declared *g_slots[KT_DECL_MAX_OPERATORS];
+
+/* A compiled kernel of one configuration (its compile-time values). */
+typedef struct memo {
+    int64_t values[KT_MAX_PARAMS];
+    const void *kernel;
+    size_t smem_set; /* dynamic shared memory allowed so far */
+} memo;
+
+typedef union scalar {
+    void *p;
+    int32_t i32;
+    int64_t i64;
+    uint32_t u32;
+    uint64_t u64;
+    int8_t i8;
+    uint8_t u8;
+    int16_t i16;
+    uint16_t u16;
+    float f32;
+    double f64;
+} scalar;
+
+/* One reference answer: the outputs (and in-outs) of the reference
+ * variant at one assignment of its followed parameters. */
+typedef struct reference {
+    int64_t key[KT_MAX_PARAMS];            /* the reference's values */
+    double *want[KT_DECL_MAX_BUFFERS];     /* verified buffers */
+    double *want_dev[KT_DECL_MAX_BUFFERS]; /* the same on the device */
+} reference;
+
+typedef struct state {
+    const kt_declared *d;
+    const kt_host *host;
+    int64_t sizes[KT_MAX_SIZES];
+    uint64_t seed;
+    void *dev[KT_DECL_MAX_BUFFERS];
+    size_t count[KT_DECL_MAX_BUFFERS];
+    void *pristine[KT_DECL_MAX_BUFFERS]; /* device copies, for reset() */
+    reference *refs;
+    size_t num_refs;
+    scalar argval[KT_DECL_MAX_ARGS];
+    void *argv[KT_DECL_MAX_ARGS];
+    memo *memos[KT_DECL_MAX_VARIANTS];
+    size_t num_memos[KT_DECL_MAX_VARIANTS];
+} state;
+
+/* Which state's buffers each loaded kernel's __constant__ symbols hold
+ * now: kernels are loaded once per process, but every instance (the
+ * requested size, each boundary size) has its own inputs. */
+typedef struct const_owner {
+    const void *kernel;
+    const state *owner;
+} const_owner;
+static const_owner *g_const_owners;
+static size_t g_num_const_owners;
+
+static kt_status eval_op(const kt_declared *d, const kt_expr *e,
+                         const int64_t *sizes, int64_t *out, kt_err *err)
+{
+    return kt_declared_eval(NULL, e, sizes, d->num_sizes, NULL, out, err);
+}
+
+/* ------------------------------------------------------------ pure */
+
+/* The work expression k (bytes_read, bytes_written, flops) of variant v
+ * at the configuration's values into *out; 0 when it is given there. */
+static int variant_work(const kt_declared *d, const kt_decl_variant *v, int k,
+                        const kt_problem *p, const int64_t *values, double *out)
+{
+    int64_t x;
+    if (!v || !v->work[k] ||
+        kt_declared_eval(v, v->work[k], p->sizes, d->num_sizes, values, &x,
+                         NULL))
+        return 0;
+    *out = (double)x;
+    return 1;
+}
+
+/* The work of variant v at values (v NULL: the operator's, which for
+ * expressions of parameters is the reference's at its defaults). */
+static int work_at(const kt_declared *d, const kt_decl_variant *v,
+                   const kt_problem *p, const int64_t *values, kt_work *out)
+{
+    double rd = 0, wr = 0, fl = 0;
+    int64_t x, defaults[KT_MAX_PARAMS];
+    kt_expr *const ops[3] = {d->bytes_read, d->bytes_written, d->flops};
+    double *dst[3] = {&rd, &wr, &fl};
+
+    if (!v && d->work_uses_params) {
+        v = &d->variants[d->reference];
+        for (size_t i = 0; i < KT_MAX_PARAMS; ++i)
+            defaults[i] = v->params[i].default_value;
+        values = defaults;
+    }
+    for (size_t i = 0; i < d->num_buffers; ++i) {
+        const kt_decl_buffer *b = &d->buffers[i];
+        double bytes;
+        if (eval_op(d, b->count, p->sizes, &x, NULL))
+            return KT_FAIL;
+        bytes = (double)x * (double)kt_decl_type_size(b->type);
+        /* Each input read once and each output written once, unless said;
+         * an in-out buffer is both. */
+        if (b->role == KT_MEM_INPUT || b->role == KT_DECL_ROLE_INOUT)
+            rd += bytes;
+        if (b->role == KT_MEM_OUTPUT || b->role == KT_DECL_ROLE_INOUT)
+            wr += bytes;
+    }
+    for (int k = 0; k < 3; ++k)
+        if (!variant_work(d, v, k, p, values, dst[k]) && ops[k] &&
+            !eval_op(d, ops[k], p->sizes, &x, NULL))
+            *dst[k] = (double)x;
+    out->bytes_read = rd;
+    out->bytes_written = wr;
+    out->flops = fl;
+    return KT_OK;
+}
+
+static int d_work(const kt_declared *d, const kt_problem *p, kt_work *out)
+{
+    return work_at(d, NULL, p, NULL, out);
+}
+
+static int d_work_config(const kt_declared *d, size_t vi, const kt_problem *p,
+                         const kt_config *c, kt_work *out)
+{
+    return work_at(d, &d->variants[vi], p, c->values, out);
+}
+
+static int dim_of(const kt_decl_variant *v, kt_expr *const *e,
+                  const kt_problem *p, const kt_config *c, uint32_t *out,
+                  char *why, size_t why_size)
+{
+    kt_err err;
+    for (int k = 0; k < 3; ++k) {
+        int64_t x = 1;
+        if (e[k] && kt_declared_eval(v, e[k], p->sizes, p->num_sizes, c->values,
+                                     &x, &err)) {
+            snprintf(why, why_size, "[%s]: %s", v->section, err.msg);
+            return KT_INVALID;
+        }
+        if (x < 1 || x > UINT32_MAX) {
+            snprintf(why, why_size, "[%s]: '%s' is %lld, expected 1..2^32-1",
+                     v->section, kt_expr_text(e[k]), (long long)x);
+            return KT_INVALID;
+        }
+        out[k] = (uint32_t)x;
+    }
+    return KT_OK;
+}
+
+static int d_shape(const kt_declared *d, size_t vi, const kt_problem *p,
+                   const kt_config *c, kt_shape *out)
+{
+    const kt_decl_variant *v = &d->variants[vi];
+    char why[512];
+    int64_t smem = 0;
+    kt_err err;
+
+    if (dim_of(v, v->block, p, c, out->block, why, sizeof why) ||
+        dim_of(v, v->grid, p, c, out->grid, why, sizeof why))
+        return KT_INVALID;
+    if (v->smem && (kt_declared_eval(v, v->smem, p->sizes, p->num_sizes,
+                                     c->values, &smem, &err) ||
+                    smem < 0 || smem > UINT32_MAX))
+        return KT_INVALID;
+    out->dynamic_smem_bytes = (uint32_t)smem;
+    out->kernel = NULL; /* compiled on first launch; see d_launch */
+    return KT_OK;
+}
+
+static int d_check(const kt_declared *d, size_t vi, const kt_problem *p,
+                   const kt_config *c, char *why, size_t why_size)
+{
+    const kt_decl_variant *v = &d->variants[vi];
+    int64_t ok = 1;
+    kt_err err;
+
+    if (!v->require)
+        return KT_OK;
+    if (kt_declared_eval(v, v->require, p->sizes, p->num_sizes, c->values, &ok,
+                         &err)) {
+        snprintf(why, why_size, "[%s] require: %s", v->section, err.msg);
+        return KT_INVALID;
+    }
+    if (!ok) {
+        snprintf(why, why_size, "[%s] require: '%s' is false", v->section,
+                 kt_expr_text(v->require));
+        return KT_INVALID;
+    }
+    return KT_OK;
+}
+
+/* ---------------------------------------------------------- kernels */
+
+static int find_kernel(state *st, size_t vi, const int64_t *values, size_t smem,
+                       const void **kernel)
+{
+    const kt_declared *d = st->d;
+    const kt_decl_variant *v = &d->variants[vi];
+    const kt_host *h = st->host;
+    int64_t key[KT_MAX_PARAMS] = {0};
+    size_t nv = v->num_names - d->num_sizes;
+    memo *m = NULL, *grown;
+    kt_jit_request req;
+    kt_decl_request b;
+    kt_err err;
+    int rc;
+
+    /* Configurations that differ only in run-time values share a kernel. */
+    for (size_t i = 0; i < nv; ++i)
+        if (v->compile_time_mask >> i & 1)
+            key[i] = values[i];
+    for (size_t i = 0; i < st->num_memos[vi] && !m; ++i)
+        if (memcmp(st->memos[vi][i].values, key, sizeof key) == 0)
+            m = &st->memos[vi][i];
+    if (!m) {
+        if (!KT_HOST_HAS(h, compile) || !h->compile)
+            return h->error(h, "this ktune cannot compile kernels");
+        if (kt_declared_request(d, vi, st->sizes, values, &b, &err)) {
+            free(b.src);
+            return h->error(h, "[%s]: %s", v->section, err.msg);
+        }
+        req = (kt_jit_request){sizeof req, (uint32_t)b.num_opts,
+                               b.src,      d->source_name,
+                               b.name,     b.opts};
+        rc = h->compile(h, &req, kernel);
+        free(b.src);
+        if (rc != KT_OK)
+            return rc;
+        grown = realloc(st->memos[vi], (st->num_memos[vi] + 1) * sizeof *grown);
+        if (!grown)
+            return h->error(h, "out of memory");
+        st->memos[vi] = grown;
+        m = &grown[st->num_memos[vi]++];
+        memset(m, 0, sizeof *m);
+        memcpy(m->values, key, sizeof key);
+        m->kernel = *kernel;
+    }
+    /* Above the default 48 KiB a kernel must opt in, once. */
+    if (smem > (size_t)h->device->shared_mem_per_block && smem > m->smem_set) {
+        cudaError_t code = cudaFuncSetAttribute(
+            m->kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+        if (code != cudaSuccess) {
+            h->error(h, "cudaFuncSetAttribute(%zu bytes of shared memory): %s",
+                     smem, cudaGetErrorString(code));
+            return KT_INVALID;
+        }
+        m->smem_set = smem;
+    }
+    *kernel = m->kernel;
+    return KT_OK;
+}
+
+/* Fills the __constant__ symbols of kernel's module from st's buffers,
+ * unless they hold st's already: uploaded after the load and again only
+ * when another instance used the module in between, so timed launches of
+ * one instance copy nothing. */
+static int own_constants(state *st, const void *kernel)
+{
+    const kt_declared *d = st->d;
+    const kt_host *h = st->host;
+    const_owner *o = NULL, *grown;
+
+    for (size_t i = 0; i < g_num_const_owners && !o; ++i)
+        if (g_const_owners[i].kernel == kernel)
+            o = &g_const_owners[i];
+    if (!d->num_constants || (o && o->owner == st))
+        return KT_OK;
+    for (size_t i = 0; i < d->num_constants; ++i) {
+        const kt_decl_constant *c = &d->constants[i];
+        const kt_decl_buffer *buf = &d->buffers[c->buffer];
+        size_t have = st->count[c->buffer] * kt_decl_type_size(buf->type);
+        size_t bytes = 0;
+        void *sym = NULL;
+        kt_err err;
+        cudaError_t code;
+        if (kt_nvrtc_global(kernel, c->symbol, &sym, &bytes, &err))
+            return h->error(h, "constant.%s: %s", c->symbol, err.msg);
+        if (have > bytes)
+            return h->error(h,
+                            "constant.%s: buffer '%s' has %zu bytes; the "
+                            "symbol holds %zu",
+                            c->symbol, buf->name, have, bytes);
+        code =
+            cudaMemcpy(sym, st->dev[c->buffer], have, cudaMemcpyDeviceToDevice);
+        if (code != cudaSuccess)
+            return h->error(h, "constant.%s: cudaMemcpy: %s", c->symbol,
+                            cudaGetErrorString(code));
+    }
+    if (!o) {
+        grown =
+            realloc(g_const_owners, (g_num_const_owners + 1) * sizeof *grown);
+        if (!grown)
+            return h->error(h, "out of memory");
+        g_const_owners = grown;
+        o = &grown[g_num_const_owners++];
+        o->kernel = kernel;
+    }
+    o->owner = st;
+    return KT_OK;
+}
+
+static int enqueue(state *st, size_t vi, const int64_t *values,
+                   const kt_shape *shape, void *stream)
+{
+    const void *kernel = NULL;
+    int rc = find_kernel(st, vi, values, shape->dynamic_smem_bytes, &kernel);
+    dim3 grid = {shape->grid[0], shape->grid[1], shape->grid[2]};
+    dim3 block = {shape->block[0], shape->block[1], shape->block[2]};
+
+    if (rc != KT_OK || (rc = own_constants(st, kernel)) != KT_OK)
+        return rc;
+    /* An error here is also the runtime's last error, which the host reads
+     * and classifies (refused launch or fault). */
+    (void)cudaLaunchKernel(kernel, grid, block, st->argv,
+                           shape->dynamic_smem_bytes, (cudaStream_t)stream);
+    return KT_OK;
+}
+
+/* The kernel a verified configuration launched (no compiling here). */
+static const void *d_kernel_of(size_t vi, void *s, const kt_config *c)
+{
+    state *st = s;
+    const kt_decl_variant *v = &st->d->variants[vi];
+    int64_t key[KT_MAX_PARAMS] = {0};
+
+    for (size_t i = 0; i < c->count && i < KT_MAX_PARAMS; ++i)
+        if (v->compile_time_mask >> i & 1)
+            key[i] = c->values[i];
+    for (size_t i = 0; i < st->num_memos[vi]; ++i)
+        if (memcmp(st->memos[vi][i].values, key, sizeof key) == 0)
+            return st->memos[vi][i].kernel;
+    return NULL;
+}
+
+static int ensure_reference(state *st, const kt_config *c);
+
+static int d_launch(const kt_declared *d, size_t vi, void *s,
+                    const kt_config *c, const kt_shape *shape, void *stream)
+{
+    int rc;
+    (void)d;
+    /* A reference that follows the point is computed before the point's
+     * first launch, which is its verification (untimed). */
+    if ((rc = ensure_reference((state *)s, c)) != KT_OK)
+        return rc;
+    return enqueue((state *)s, vi, c->values, shape, stream);
+}
+
+/* ------------------------------------------------------- lifecycle */
+
+/* Whether buffer b is verified against the reference. */
+static int verified(const kt_decl_buffer *b)
+{
+    return b->role == KT_MEM_OUTPUT || b->role == KT_DECL_ROLE_INOUT;
+}
+
+/* Whether buffer b is filled before the kernels run. */
+static int filled(const kt_decl_buffer *b)
+{
+    return b->role == KT_MEM_INPUT || b->role == KT_DECL_ROLE_INOUT;
+}
+
+/* Whether input b is made by the host's device generator (f32 inputs of
+ * the default fill only). */
+static int device_rng(const state *st, size_t b)
+{
+    const kt_decl_buffer *buf = &st->d->buffers[b];
+    return buf->type == KT_DECL_F32 && buf->fill.kind == KT_FILL_DEFAULT &&
+           KT_HOST_HAS(st->host, random_f32_device);
+}
+
+/* Runs buffer b's generator kernel: gen(out, count, seed), one thread per
+ * element in blocks of 256, and waits for it. */
+static int run_generator(state *st, size_t b)
+{
+    const kt_declared *d = st->d;
+    const kt_host *h = st->host;
+    const kt_decl_buffer *buf = &d->buffers[b];
+    unsigned long long count = st->count[b], seed = st->seed;
+    void *args[3] = {&st->dev[b], &count, &seed};
+    uint64_t blocks = (count + 255) / 256;
+    const void *kernel = NULL;
+    const char *name = d->gen_source ? d->gen_source_name : d->source_name;
+    kt_jit_request req;
+    kt_decl_gen g;
+    kt_err err;
+    cudaError_t code;
+    int rc;
+
+    if (kt_declared_gen_request(d, b, st->sizes, &g, &err))
+        rc = h->error(h, "buffer.%s: %s", buf->name, err.msg);
+    else if (!KT_HOST_HAS(h, compile) || !h->compile)
+        rc = h->error(h, "this ktune cannot compile kernels");
+    else {
+        req = (kt_jit_request){sizeof req, (uint32_t)g.num_opts, g.src,
+                               name,       buf->fill.kernel,     g.opts};
+        rc = h->compile(h, &req, &kernel);
+    }
+    kt_decl_gen_free(&g);
+    if (rc != KT_OK)
+        return rc == KT_INVALID ? KT_FAIL : rc;
+    if (count == 0)
+        return KT_OK;
+    if (blocks > 0x7fffffffu)
+        return h->error(h, "buffer.%s: too many elements for a generator",
+                        buf->name);
+    code = cudaLaunchKernel(kernel, (dim3){(unsigned)blocks, 1, 1},
+                            (dim3){256, 1, 1}, args, 0, NULL);
+    if (code == cudaSuccess)
+        code = cudaDeviceSynchronize();
+    if (code != cudaSuccess)
+        return h->error(h, "buffer.%s: generator %s: %s", buf->name,
+                        buf->fill.kernel, cudaGetErrorString(code));
+    return KT_OK;
+}
+
+/* Fills input (or in-out) b as declared. */
+static int fill_buffer(state *st, size_t b, size_t bytes)
+{
+    const kt_decl_buffer *buf = &st->d->buffers[b];
+    const kt_host *h = st->host;
+    void *host;
+    kt_err err;
+    int rc;
+
+    if (device_rng(st, b))
+        /* The same values, made on the device: no host copy. */
+        return h->random_f32_device(h, b, (float *)st->dev[b], st->count[b],
+                                    -1.0f, 1.0f);
+    if (buf->fill.kind == KT_FILL_KERNEL)
+        return run_generator(st, b);
+    if (!(host = malloc(bytes + 1)))
+        return h->error(h, "out of host memory for '%s'", buf->name);
+    if (kt_decl_fill_host(&buf->fill, buf->type, h, b, host, st->count[b],
+                          &err))
+        rc = h->error(h, "buffer.%s: %s", buf->name, err.msg);
+    else
+        rc = h->upload(h, st->dev[b], host, bytes);
+    free(host);
+    return rc;
+}
+
+/* A device copy of b's filled bytes, for reset(): in-outs always, inputs
+ * when the kernels write them. */
+static int keep_pristine(state *st, size_t b, size_t bytes)
+{
+    const kt_decl_buffer *buf = &st->d->buffers[b];
+    char name[80];
+    int rc;
+
+    if (buf->role != KT_DECL_ROLE_INOUT && !st->d->modifies_inputs)
+        return KT_OK;
+    snprintf(name, sizeof name, "%s (as filled)", buf->name);
+    if ((rc = st->host->alloc_device(st->host, bytes, KT_MEM_SCRATCH, name,
+                                     &st->pristine[b])))
+        return rc;
+    if (cudaMemcpy(st->pristine[b], st->dev[b], bytes,
+                   cudaMemcpyDeviceToDevice) != cudaSuccess)
+        return st->host->error(st->host, "copying '%s' failed", buf->name);
+    return KT_OK;
+}
+
+static int alloc_buffers(state *st)
+{
+    const kt_declared *d = st->d;
+    const kt_host *h = st->host;
+    kt_err err;
+
+    for (size_t b = 0; b < d->num_buffers; ++b) {
+        const kt_decl_buffer *buf = &d->buffers[b];
+        /* In-outs are never poisoned: they hold their inputs. */
+        kt_mem_role role =
+            buf->role == KT_DECL_ROLE_INOUT ? KT_MEM_INPUT : buf->role;
+        int64_t n;
+        size_t bytes;
+        int rc;
+        if (eval_op(d, buf->count, st->sizes, &n, &err))
+            return h->error(h, "buffer.%s: %s", buf->name, err.msg);
+        if (n < 0 || __builtin_mul_overflow(
+                         (size_t)n, kt_decl_type_size(buf->type), &bytes))
+            return h->error(h, "buffer.%s: %lld elements", buf->name,
+                            (long long)n);
+        st->count[b] = (size_t)n;
+        if ((rc = h->alloc_device(h, bytes, role, buf->name, &st->dev[b])))
+            return rc;
+        if (!filled(buf)) {
+            if (cudaMemset(st->dev[b], 0, bytes) != cudaSuccess)
+                return h->error(h, "cudaMemset('%s') failed", buf->name);
+            continue;
+        }
+        if ((rc = fill_buffer(st, b, bytes)) ||
+            (rc = keep_pristine(st, b, bytes)))
+            return rc;
+    }
+    return KT_OK;
+}
+
+static int bind_args(state *st)
+{
+    const kt_declared *d = st->d;
+    kt_err err;
+
+    for (size_t i = 0; i < d->num_args; ++i) {
+        const kt_decl_arg *a = &d->args[i];
+        scalar *s = &st->argval[i];
+        int64_t x = 0;
+        double f = 0;
+        st->argv[i] = s;
+        if (a->buffer >= 0) {
+            s->p = st->dev[a->buffer];
+            continue;
+        }
+        if (a->type == KT_DECL_F32 || a->type == KT_DECL_F64 ||
+            a->type == KT_DECL_F16) {
+            if (kt_declared_scalar(d, a, st->sizes, &f, &err))
+                return st->host->error(st->host, "args '%s': %s", a->text,
+                                       err.msg);
+        } else if (eval_op(d, a->value, st->sizes, &x, &err))
+            return st->host->error(st->host, "args '%s': %s", a->text, err.msg);
+        switch (a->type) {
+        case KT_DECL_F32: s->f32 = (float)f; break;
+        case KT_DECL_F64: s->f64 = f; break;
+        case KT_DECL_I32: s->i32 = (int32_t)x; break;
+        case KT_DECL_I64: s->i64 = x; break;
+        case KT_DECL_U32: s->u32 = (uint32_t)x; break;
+        case KT_DECL_U64: s->u64 = (uint64_t)x; break;
+        case KT_DECL_I8: s->i8 = (int8_t)x; break;
+        case KT_DECL_U8: s->u8 = (uint8_t)x; break;
+        case KT_DECL_I16: s->i16 = (int16_t)x; break;
+        case KT_DECL_U16: s->u16 = (uint16_t)x; break;
+        case KT_DECL_F16: s->u16 = kt_decl_f16_from(f); break;
+        }
+    }
+    return KT_OK;
+}
+
+/* Restores the in-outs (and inputs the kernels write) from their copies. */
+static int restore(state *st)
+{
+    int copied = 0;
+    for (size_t b = 0; b < st->d->num_buffers; ++b) {
+        size_t bytes = st->count[b] * kt_decl_type_size(st->d->buffers[b].type);
+        copied |= st->pristine[b] != NULL;
+        if (st->pristine[b] &&
+            cudaMemcpy(st->dev[b], st->pristine[b], bytes,
+                       cudaMemcpyDeviceToDevice) != cudaSuccess)
+            return st->host->error(st->host, "restoring '%s' failed",
+                                   st->d->buffers[b].name);
+    }
+    /* Complete before the host's stream launches on them: a stream made
+     * non-blocking does not wait for the legacy default stream. */
+    if (copied && cudaDeviceSynchronize() != cudaSuccess)
+        return st->host->error(st->host, "restoring the inputs failed");
+    return KT_OK;
+}
+
+/* Poisons the outputs as the host does (0xFF bytes) after a reference ran
+ * in them, so a point that leaves an element unwritten cannot pass on the
+ * reference's value. */
+static int poison(state *st)
+{
+    for (size_t b = 0; b < st->d->num_buffers; ++b)
+        if (st->d->buffers[b].role == KT_MEM_OUTPUT &&
+            cudaMemset(st->dev[b], 0xFF,
+                       st->count[b] *
+                           kt_decl_type_size(st->d->buffers[b].type)) !=
+                cudaSuccess)
+            return st->host->error(st->host, "poisoning '%s' failed",
+                                   st->d->buffers[b].name);
+    return cudaDeviceSynchronize() == cudaSuccess
+               ? KT_OK
+               : st->host->error(st->host, "cudaDeviceSynchronize failed");
+}
+
+/* With the host's device compare, the reference of an f32 buffer also
+ * lives on the device, so verifying reads nothing back. */
+static int reference_on_device(state *st, reference *r, size_t b)
+{
+    const kt_host *h = st->host;
+    const kt_decl_buffer *buf = &st->d->buffers[b];
+    size_t bytes = st->count[b] * sizeof(double);
+    char name[80];
+    int rc;
+
+    if (buf->type != KT_DECL_F32 || !KT_HOST_HAS(h, check_f32_device))
+        return KT_OK;
+    snprintf(name, sizeof name, "%s (reference)", buf->name);
+    if ((rc = h->alloc_device(h, bytes, KT_MEM_SCRATCH, name,
+                              (void **)&r->want_dev[b])))
+        return rc;
+    return h->upload(h, r->want_dev[b], r->want[b], bytes);
+}
+
+/* Downloads the verified buffers into r. */
+static int keep_answer(state *st, reference *r)
+{
+    const kt_declared *d = st->d;
+    const kt_host *h = st->host;
+
+    for (size_t b = 0; b < d->num_buffers; ++b) {
+        const kt_decl_buffer *buf = &d->buffers[b];
+        size_t n = st->count[b], es = kt_decl_type_size(buf->type);
+        void *tmp;
+        int rc;
+        if (!verified(buf))
+            continue;
+        r->want[b] = malloc(n * sizeof(double) + 1);
+        tmp = malloc(n * es + 1);
+        rc = !r->want[b] || !tmp
+                 ? h->error(h, "out of host memory for '%s'", buf->name)
+                 : h->download(h, tmp, st->dev[b], n * es);
+        for (size_t i = 0; i < n && rc == KT_OK; ++i)
+            r->want[b][i] = kt_decl_load(tmp, buf->type, i);
+        free(tmp);
+        if (rc || (rc = reference_on_device(st, r, b)))
+            return rc;
+    }
+    return KT_OK;
+}
+
+/* The reference variant at vals, run once on the buffers as filled: its
+ * verified buffers become reference r's answer; the in-outs are restored
+ * and the outputs poisoned after it. */
+static int run_reference(state *st, const int64_t *vals, reference *r)
+{
+    const kt_declared *d = st->d;
+    const kt_host *h = st->host;
+    const kt_decl_variant *v = &d->variants[d->reference];
+    const char *names[KT_MAX_PARAMS];
+    kt_problem p = {sizeof p, (uint32_t)d->num_sizes, st->sizes, st->seed,
+                    h->device};
+    kt_config cfg = {sizeof cfg, (uint32_t)(v->num_names - d->num_sizes), vals,
+                     names};
+    kt_shape shape = {sizeof shape, 0, {1, 1, 1}, {1, 1, 1}, NULL};
+    cudaError_t code;
+    int rc;
+
+    for (size_t i = 0; i < KT_MAX_PARAMS; ++i)
+        names[i] = v->params[i].name;
+    memcpy(r->key, vals, sizeof r->key);
+    if (d_shape(d, (size_t)d->reference, &p, &cfg, &shape) != KT_OK)
+        return h->error(h, "reference [%s]: no launch shape at these sizes",
+                        v->section);
+    /* The host's stream (poisoning, the last point) has finished first. */
+    if (cudaDeviceSynchronize() != cudaSuccess)
+        return h->error(h, "reference [%s]: the device is in error",
+                        v->section);
+    /* A failure keeps the compiler's text: the reference must compile. */
+    if ((rc = restore(st)) != KT_OK ||
+        (rc = enqueue(st, (size_t)d->reference, vals, &shape, NULL)) != KT_OK)
+        return rc;
+    if ((code = cudaGetLastError()) != cudaSuccess ||
+        (code = cudaDeviceSynchronize()) != cudaSuccess)
+        return h->error(h, "reference [%s]: %s", v->section,
+                        cudaGetErrorString(code));
+    if ((rc = keep_answer(st, r)) != KT_OK || (rc = restore(st)) != KT_OK)
+        return rc;
+    return poison(st);
+}
+
+/* The reference's values for configuration c: its defaults, with each
+ * followed parameter at c's value of the same name (when c has one). */
+static void reference_values(const state *st, const kt_config *c, int64_t *vals)
+{
+    const kt_decl_variant *v = &st->d->variants[st->d->reference];
+    for (size_t i = 0; i < KT_MAX_PARAMS; ++i)
+        vals[i] = v->params[i].default_value;
+    for (size_t f = 0; c && f < v->num_follows; ++f) {
+        size_t p = (size_t)v->follows[f];
+        for (uint32_t i = 0; i < c->count; ++i)
+            if (c->names && strcmp(c->names[i], v->param_names[p]) == 0)
+                vals[p] = c->values[i];
+    }
+}
+
+static reference *find_reference(state *st, const int64_t *vals)
+{
+    for (size_t i = 0; i < st->num_refs; ++i)
+        if (memcmp(st->refs[i].key, vals, sizeof st->refs[i].key) == 0)
+            return &st->refs[i];
+    return NULL;
+}
+
+/* The reference configuration c is verified against, computed now when it
+ * is the first of its followed values. */
+static int ensure_reference(state *st, const kt_config *c)
+{
+    int64_t vals[KT_MAX_PARAMS];
+    reference *grown;
+
+    reference_values(st, c, vals);
+    if (find_reference(st, vals))
+        return KT_OK;
+    grown = realloc(st->refs, (st->num_refs + 1) * sizeof *grown);
+    if (!grown)
+        return st->host->error(st->host, "out of memory");
+    st->refs = grown;
+    memset(&grown[st->num_refs], 0, sizeof *grown);
+    return run_reference(st, vals, &grown[st->num_refs++]);
+}
+
+static int d_setup(const kt_declared *d, const kt_host *h, const kt_problem *p,
+                   void **out)
+{
+    state *st = calloc(1, sizeof *st);
+    int rc;
+
+    *out = st;
+    if (!st)
+        return h->error(h, "out of memory");
+    st->d = d;
+    st->host = h;
+    st->seed = p->seed;
+    memcpy(st->sizes, p->sizes, p->num_sizes * sizeof *p->sizes);
+    if ((rc = alloc_buffers(st)) || (rc = bind_args(st)))
+        return rc;
+    /* A reference that follows parameters waits for its first point. */
+    if (d->variants[d->reference].num_follows)
+        return KT_OK;
+    rc = ensure_reference(st, NULL);
+    return rc == KT_INVALID ? KT_FAIL : rc;
+}
+
+static int compare_host(state *st, const reference *r, size_t b)
+{
+    const kt_declared *d = st->d;
+    const kt_decl_buffer *buf = &d->buffers[b];
+    size_t n = st->count[b], es = kt_decl_type_size(buf->type), bad = 0,
+           first = 0;
+    void *tmp = malloc(n * es + 1);
+    double got0 = 0, want0 = 0;
+    int rc;
+
+    if (!tmp)
+        return st->host->error(st->host, "out of host memory");
+    rc = st->host->download(st->host, tmp, st->dev[b], n * es);
+    for (size_t i = 0; i < n && rc == KT_OK; ++i) {
+        double got = kt_decl_load(tmp, buf->type, i), want = r->want[b][i];
+        double e = got > want ? got - want : want - got;
+        if (!(e <= d->atol + d->rtol * (want < 0 ? -want : want)) &&
+            bad++ == 0) {
+            first = i;
+            got0 = got;
+            want0 = want;
+        }
+    }
+    free(tmp);
+    if (rc == KT_OK && bad) {
+        st->host->error(st->host,
+                        "%s: %zu of %zu elements differ from the reference "
+                        "(first at %zu: got %.9g want %.9g)",
+                        buf->name, bad, n, first, got0, want0);
+        return KT_MISMATCH;
+    }
+    return rc;
+}
+
+static int d_verify(void *s, const kt_config *c, const kt_variant *v)
+{
+    state *st = s;
+    const kt_declared *d = st->d;
+    int64_t vals[KT_MAX_PARAMS];
+    const reference *r;
+    (void)v;
+
+    reference_values(st, c, vals);
+    if (!(r = find_reference(st, vals)))
+        return st->host->error(st->host,
+                               "no reference for this configuration (it "
+                               "was not launched first)");
+    for (size_t b = 0; b < d->num_buffers; ++b) {
+        const kt_decl_buffer *buf = &d->buffers[b];
+        int rc;
+        if (!verified(buf))
+            continue;
+        rc = r->want_dev[b]
+                 ? st->host->check_f32_device(st->host, buf->name, st->dev[b],
+                                              r->want_dev[b], NULL,
+                                              st->count[b], d->rtol, d->atol)
+             : buf->type == KT_DECL_F32
+                 ? st->host->check_f32(st->host, buf->name, st->dev[b],
+                                       r->want[b], st->count[b], d->rtol,
+                                       d->atol)
+                 : compare_host(st, r, b);
+        if (rc != KT_OK)
+            return rc;
+    }
+    return KT_OK;
+}
+
+static int d_reset(void *s)
+{
+    return restore(s);
+}
+
+static void d_teardown(void *s)
+{
+    state *st = s;
+    if (!st)
+        return;
+    for (size_t i = 0; i < g_num_const_owners; ++i)
+        if (g_const_owners[i].owner == st)
+            g_const_owners[i].owner = NULL;
+    for (size_t b = 0; b < st->d->num_buffers; ++b) {
+        if (st->dev[b])
+            st->host->free_device(st->host, st->dev[b]);
+        if (st->pristine[b])
+            st->host->free_device(st->host, st->pristine[b]);
+        for (size_t r = 0; r < st->num_refs; ++r) {
+            if (st->refs[r].want_dev[b])
+                st->host->free_device(st->host, st->refs[r].want_dev[b]);
+            free(st->refs[r].want[b]);
+        }
+    }
+    free(st->refs);
+    for (size_t v = 0; v < KT_DECL_MAX_VARIANTS; ++v)
+        free(st->memos[v]);
+    free(st);
+}
+
+/* ---------------------------------------------------- trampolines */
+
+#define KT_DECL_VARIANT_FNS(o, v)                                              \
+    static int shape_##o##_##v(const kt_problem *p, const kt_config *c,        \
+                               kt_shape *out)                                  \
+    {                                                                          \
+        return d_shape(g_slots[o], v, p, c, out);                              \
+    }                                                                          \
+    static int check_##o##_##v(const kt_problem *p, const kt_config *c,        \
+                               char *why, size_t n)                            \
+    {                                                                          \
+        return d_check(g_slots[o], v, p, c, why, n);                           \
+    }                                                                          \
+    static int launch_##o##_##v(void *s, const kt_config *c,                   \
+                                const kt_shape *sh, void *stream)              \
+    {                                                                          \
+        return d_launch(g_slots[o], v, s, c, sh, stream);                      \
+    }                                                                          \
+    static const void *kernel_##o##_##v(void *s, const kt_config *c)           \
+    {                                                                          \
+        return d_kernel_of(v, s, c);                                           \
+    }                                                                          \
+    static int work_##o##_##v(const kt_problem *p, const kt_config *c,         \
+                              kt_work *out)                                    \
+    {                                                                          \
+        return d_work_config(g_slots[o], v, p, c, out);                        \
+    }
+
+/* clang-format off: its layout of this list is not stable. */
+// clang-format off
+#define KT_DECL_OP_FNS(o)                                                      \
+    static int work_##o(const kt_problem *p, kt_work *out)                     \
+    {                                                                          \
+        return d_work(g_slots[o], p, out);                                     \
+    }                                                                          \
+    static int setup_##o(const kt_host *h, const kt_problem *p, void **s)      \
+    {                                                                          \
+        return d_setup(g_slots[o], h, p, s);                                   \
+    }                                                                          \
+    KT_DECL_VARIANT_FNS(o, 0)                                              \
+    KT_DECL_VARIANT_FNS(o, 1)                                              \
+    KT_DECL_VARIANT_FNS(o, 2)                                              \
+    KT_DECL_VARIANT_FNS(o, 3)                                              \
+    KT_DECL_VARIANT_FNS(o, 4)                                              \
+    KT_DECL_VARIANT_FNS(o, 5)                                              \
+    KT_DECL_VARIANT_FNS(o, 6)                                              \
+    KT_DECL_VARIANT_FNS(o, 7)                                              \
+    KT_DECL_VARIANT_FNS(o, 8)                                              \
+    KT_DECL_VARIANT_FNS(o, 9)                                              \
+    KT_DECL_VARIANT_FNS(o, 10)                                             \
+    KT_DECL_VARIANT_FNS(o, 11)                                             \
+    KT_DECL_VARIANT_FNS(o, 12)                                             \
+    KT_DECL_VARIANT_FNS(o, 13)                                             \
+    KT_DECL_VARIANT_FNS(o, 14)                                             \
+    KT_DECL_VARIANT_FNS(o, 15)
+
+// clang-format on
+KT_DECL_OP_FNS(0)
+KT_DECL_OP_FNS(1)
+KT_DECL_OP_FNS(2)
+KT_DECL_OP_FNS(3)
+KT_DECL_OP_FNS(4)
+KT_DECL_OP_FNS(5)
+KT_DECL_OP_FNS(6)
+KT_DECL_OP_FNS(7)
+
+typedef struct variant_fns {
+    int (*shape)(const kt_problem *, const kt_config *, kt_shape *);
+    int (*check)(const kt_problem *, const kt_config *, char *, size_t);
+    int (*launch)(void *, const kt_config *, const kt_shape *, void *);
+    const void *(*kernel_of)(void *, const kt_config *);
+    int (*work)(const kt_problem *, const kt_config *, kt_work *);
+} variant_fns;
+
+typedef struct op_fns {
+    int (*work)(const kt_problem *, kt_work *);
+    int (*setup)(const kt_host *, const kt_problem *, void **);
+    variant_fns v[KT_DECL_MAX_VARIANTS];
+} op_fns;
+
+#define V(o, v)                                                                \
+    {                                                                          \
+        shape_##o##_##v, check_##o##_##v, launch_##o##_##v, kernel_##o##_##v,  \
+            work_##o##_##v                                                     \
+    }
+#define OP(o)                                                                  \
+    {                                                                          \
+        work_##o, setup_##o,                                                   \
+        {                                                                      \
+            V(o, 0), V(o, 1), V(o, 2), V(o, 3), V(o, 4), V(o, 5), V(o, 6),     \
+                V(o, 7), V(o, 8), V(o, 9), V(o, 10), V(o, 11), V(o, 12),       \
+                V(o, 13), V(o, 14), V(o, 15)                                   \
+        }                                                                      \
+    }
+
+static const op_fns g_fns[KT_DECL_MAX_OPERATORS] = {OP(0), OP(1), OP(2), OP(3),
+                                                    OP(4), OP(5), OP(6), OP(7)};
+
+/* Whether reset() has buffers to restore before each launch that counts:
+ * in-outs, or inputs the kernels write. */
+static int restores(const kt_declared *d)
+{
+    for (size_t b = 0; b < d->num_buffers; ++b)
+        if (d->buffers[b].role == KT_DECL_ROLE_INOUT)
+            return 1;
+    return d->modifies_inputs;
+}
+
+kt_status kt_declared_bind(kt_declared *d, kt_err *err)
+{
+    int o = 0;
+    int major = 0, minor = 0;
+
+    while (o < KT_DECL_MAX_OPERATORS && g_slots[o])
+        ++o;
+    if (o == KT_DECL_MAX_OPERATORS)
+        return kt_err_set(err, KT_S_INPUT,
+                          "%s: more than %d declared operators in one "
+                          "process",
+                          d->path, KT_DECL_MAX_OPERATORS);
+    g_slots[o] = d;
+    d->slot = o;
+    for (size_t i = 0; i < d->num_variants; ++i) {
+        kt_decl_variant *v = &d->variants[i];
+        kt_variant *out = &d->vdesc[i];
+        uint32_t np = (uint32_t)(v->num_names - d->num_sizes);
+        *out = (kt_variant){
+            .struct_size = sizeof *out,
+            .num_params = np,
+            .id = v->id,
+            .summary = v->reference ? "declared (reference)" : "declared",
+            .params = np ? v->params : NULL,
+            .shape = g_fns[o].v[i].shape,
+            .check = g_fns[o].v[i].check,
+            .launch_shaped = g_fns[o].v[i].launch,
+            .kernel_of = g_fns[o].v[i].kernel_of,
+            /* Only when a parameter changes the work. */
+            .work = d->work_uses_params ? g_fns[o].v[i].work : NULL};
+    }
+    d->op = (kt_operator){.struct_size = sizeof d->op,
+                          .flags = restores(d) ? KT_OP_MODIFIES_INPUTS : 0,
+                          .id = d->name,
+                          .summary = d->summary,
+                          .sizes = d->sizes,
+                          .num_sizes = (uint32_t)d->num_sizes,
+                          .num_variants = (uint32_t)d->num_variants,
+                          .variants = d->vdesc,
+                          .work = g_fns[o].work,
+                          .setup = g_fns[o].setup,
+                          .reset = restores(d) ? d_reset : NULL,
+                          .verify = d_verify,
+                          .teardown = d_teardown};
+    kt_nvrtc_version(&major, &minor, NULL);
+    snprintf(d->compiler, sizeof d->compiler, "nvrtc %d.%d", major, minor);
+    d->plugin = (kt_plugin){.magic = KT_PLUGIN_MAGIC,
+                            .struct_size = sizeof d->plugin,
+                            .abi_major = KT_ABI_MAJOR,
+                            .abi_minor = KT_ABI_MINOR,
+                            .cuda_runtime_version = CUDART_VERSION,
+                            .cuda_archs = "nvrtc",
+                            .compiler = d->compiler,
+                            .build_date = "",
+                            .name = d->name,
+                            .version = "declared",
+                            .summary = d->summary,
+                            .operators = &d->op,
+                            .num_operators = 1};
+    return KT_S_OK;
+}
+
+void kt_declared_unbind(kt_declared *d)
+{
+    if (d->slot >= 0 && d->slot < KT_DECL_MAX_OPERATORS &&
+        g_slots[d->slot] == d) {
+        g_slots[d->slot] = NULL;
+    }
+    d->slot = -1;
+}
+
+const kt_declared *kt_declared_of(const kt_operator *op)
+{
+    /* The registry holds a normalised copy of the descriptor: known by
+     * its callbacks, which are the slot's own. */
+    for (int o = 0; o < KT_DECL_MAX_OPERATORS; ++o)
+        if (g_slots[o] && op->setup && g_slots[o]->op.setup == op->setup)
+            return g_slots[o];
+    return NULL;
+}
+
+int kt_declared_compile_request(const kt_operator *op, size_t vi,
+                                const int64_t *sizes, const int64_t *values,
+                                const char *arch, kt_decl_request *b,
+                                kt_nvrtc_request *out)
+{
+    const kt_declared *d = kt_declared_of(op);
+    kt_err err;
+
+    b->src = NULL;
+    if (!d || vi >= d->num_variants ||
+        kt_declared_request(d, vi, sizes, values, b, &err)) {
+        free(b->src);
+        b->src = NULL;
+        return 0;
+    }
+    *out = (kt_nvrtc_request){b->src, d->source_name, b->name,
+                              arch,   b->opts,        b->num_opts};
+    return 1;
+}

@@ -1,0 +1,546 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "engine/nvrtc.h"
+
+#include <cuda_runtime_api.h>
+#include <nvrtc.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/clock.h"
+#include "core/fileio.h"
+#include "core/hash.h"
+#include "core/msg.h"
+#include "engine/calibrate.h"
+
+#define CACHE_MAGIC "KTNVRTC1"
+
+/* Guards the statistics. */
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Everything that decides the binary, in one text: hashed for the key and
+ * kept in the entry, so a colliding hash reads as a miss. */
+typedef struct identity {
+    char *text;
+    size_t size;
+} identity;
+
+static kt_status nvrtc_check(nvrtcResult r, const char *call, kt_err *err)
+{
+    if (r == NVRTC_SUCCESS)
+        return KT_S_OK;
+    return kt_err_set(err, KT_S_UNSUPPORTED, "%s: %s", call,
+                      nvrtcGetErrorString(r));
+}
+
+kt_status kt_nvrtc_version(int *major, int *minor, kt_err *err)
+{
+    return nvrtc_check(nvrtcVersion(major, minor), "nvrtcVersion", err);
+}
+
+/* The identity: NVRTC's version, the architecture, the kernel, the
+ * options, every header the source includes with its content's hash
+ * (engine/nvrtc_headers.c; none: no line, so a source without includes
+ * keeps the key it had), then the source. */
+static kt_status make_identity(const kt_nvrtc_request *req, identity *id,
+                               kt_err *err)
+{
+    int major = 0, minor = 0;
+    size_t size;
+    char *p, *headers = NULL;
+    kt_status rc;
+
+    if ((rc = kt_nvrtc_version(&major, &minor, err)) ||
+        (rc = kt_nvrtc_headers(req, &headers, err)))
+        return rc;
+    size = 128 + strlen(req->arch) + strlen(req->name_expr) +
+           strlen(req->source) + (headers ? strlen(headers) : 0);
+    for (size_t i = 0; i < req->num_options; ++i)
+        size += strlen(req->options[i]) + 8;
+    if (!(p = malloc(size))) {
+        free(headers);
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    }
+    id->text = p;
+    p += sprintf(p, "ktune-nvrtc 1\nnvrtc %d.%d\narch %s\nname %s\n", major,
+                 minor, req->arch, req->name_expr);
+    for (size_t i = 0; i < req->num_options; ++i)
+        p += sprintf(p, "opt %s\n", req->options[i]);
+    p += sprintf(p, "%ssource\n%s", headers ? headers : "", req->source);
+    id->size = (size_t)(p - id->text);
+    free(headers);
+    return KT_S_OK;
+}
+
+/* Two FNV-1a passes with different bases: 128 bits of file name. */
+static void hash_identity(const identity *id, char key[33])
+{
+    uint64_t h0 = kt_hash_fnv1a(KT_HASH_FNV1A_BASIS, id->text, id->size);
+    uint64_t h1 =
+        kt_hash_fnv1a(UINT64_C(0x84222325cbf29ce4), id->text, id->size);
+    snprintf(key, 33, "%016llx%016llx", (unsigned long long)h0,
+             (unsigned long long)h1);
+}
+
+kt_status kt_nvrtc_key(const kt_nvrtc_request *req, char key[33], kt_err *err)
+{
+    identity id = {0};
+    kt_status rc = make_identity(req, &id, err);
+    if (!rc)
+        hash_identity(&id, key);
+    free(id.text);
+    return rc;
+}
+
+void kt_nvrtc_arch(int major, int minor, char *out, size_t out_size)
+{
+    snprintf(out, out_size, "sm_%d%d", major, minor);
+}
+
+void kt_nvrtc_cache_dir(char *out, size_t out_size)
+{
+    const char *off = getenv("KTUNE_NVRTC_CACHE");
+    const char *dir = getenv("KTUNE_CACHE_DIR");
+    const char *xdg = getenv("XDG_CACHE_HOME");
+    const char *home = getenv("HOME");
+
+    if (off && strcmp(off, "off") == 0)
+        snprintf(out, out_size, "%s", "");
+    else if (dir && *dir)
+        snprintf(out, out_size, "%s/nvrtc", dir);
+    else if (xdg && *xdg)
+        snprintf(out, out_size, "%s/ktune/nvrtc", xdg);
+    else
+        snprintf(out, out_size, "%s/.cache/ktune/nvrtc",
+                 home && *home ? home : "/tmp");
+}
+
+/* A length and that many bytes, no longer than the file holds (limit): a
+ * damaged length is a damaged entry, never a huge allocation. */
+static int read_blob(FILE *f, long limit, char **out, size_t *size)
+{
+    uint64_t n;
+    long at;
+    if (fread(&n, sizeof n, 1, f) != 1 || (at = ftell(f)) < 0 ||
+        n > (uint64_t)(limit - at))
+        return -1;
+    if (!(*out = malloc((size_t)n + 1)))
+        return -1;
+    if (n && fread(*out, 1, (size_t)n, f) != n)
+        return -1;
+    (*out)[n] = '\0';
+    *size = (size_t)n;
+    return 0;
+}
+
+static int write_blob(FILE *f, const void *data, size_t size)
+{
+    uint64_t n = size;
+    return fwrite(&n, sizeof n, 1, f) == 1 &&
+                   (!size || fwrite(data, 1, size, f) == size)
+               ? 0
+               : -1;
+}
+
+/* 1: a valid entry for exactly this identity was read into out; 0: none
+ * (no file, or another identity under the same hash); -1: a damaged entry
+ * (cut short, wrong magic, sizes beyond the file), which is a miss too. */
+static int cache_read(const char *path, const identity *id,
+                      kt_nvrtc_output *out)
+{
+    FILE *f = fopen(path, "rb");
+    char magic[8], *stored = NULL;
+    size_t stored_size = 0, n;
+    uint32_t compiled;
+    long size = -1;
+    int ok = -1;
+
+    if (!f)
+        return 0;
+    if (fseek(f, 0, SEEK_END) == 0)
+        size = ftell(f);
+    rewind(f);
+    if (size >= 8 && fread(magic, 1, 8, f) == 8 &&
+        memcmp(magic, CACHE_MAGIC, 8) == 0 &&
+        read_blob(f, size, &stored, &stored_size) == 0) {
+        if (stored_size != id->size || memcmp(stored, id->text, id->size) != 0)
+            ok = 0; /* a whole entry of another identity */
+        else if (fread(&compiled, sizeof compiled, 1, f) == 1 &&
+                 read_blob(f, size, &out->lowered, &n) == 0 &&
+                 read_blob(f, size, &out->log, &n) == 0 &&
+                 read_blob(f, size, &out->image, &out->image_size) == 0 &&
+                 fgetc(f) == EOF) {
+            out->compiled = compiled != 0;
+            out->cached = 1;
+            ok = 1;
+        }
+    }
+    free(stored);
+    fclose(f);
+    if (ok != 1) {
+        kt_nvrtc_output_free(out);
+        memset(out, 0, sizeof *out);
+    }
+    return ok;
+}
+
+/* Written to a temporary name and renamed: readers see whole entries. */
+static void cache_write(const char *path, const identity *id,
+                        const kt_nvrtc_output *out)
+{
+    char tmp[4200];
+    uint32_t compiled = (uint32_t)out->compiled;
+    FILE *f;
+    int bad;
+
+    kt_make_parent_dirs(path);
+    /* Unique per process and thread: several may write the same entry. */
+    snprintf(tmp, sizeof tmp, "%s.%ld.%lx.tmp", path, (long)getpid(),
+             (unsigned long)pthread_self());
+    if (!(f = fopen(tmp, "wb")))
+        return;
+    bad =
+        fwrite(CACHE_MAGIC, 1, 8, f) != 8 ||
+        write_blob(f, id->text, id->size) ||
+        fwrite(&compiled, sizeof compiled, 1, f) != 1 ||
+        write_blob(f, out->lowered, out->lowered ? strlen(out->lowered) : 0) ||
+        write_blob(f, out->log, out->log ? strlen(out->log) : 0) ||
+        write_blob(f, out->image, out->image_size);
+    bad |= fclose(f) != 0;
+    if (bad || rename(tmp, path) != 0)
+        unlink(tmp);
+}
+
+static kt_status fetch_log(nvrtcProgram prog, kt_nvrtc_output *out, kt_err *err)
+{
+    size_t size = 0;
+    kt_status rc;
+
+    if ((rc = nvrtc_check(nvrtcGetProgramLogSize(prog, &size),
+                          "nvrtcGetProgramLogSize", err)))
+        return rc;
+    if (!(out->log = calloc(1, size + 1)))
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    return nvrtc_check(nvrtcGetProgramLog(prog, out->log), "nvrtcGetProgramLog",
+                       err);
+}
+
+static kt_status fetch_image(nvrtcProgram prog, const kt_nvrtc_request *req,
+                             kt_nvrtc_output *out, kt_err *err)
+{
+    int cubin = strncmp(req->arch, "sm_", 3) == 0;
+    const char *lowered = NULL;
+    kt_status rc;
+
+    if ((rc = nvrtc_check(nvrtcGetLoweredName(prog, req->name_expr, &lowered),
+                          "nvrtcGetLoweredName", err)))
+        return rc;
+    if (!(out->lowered = strdup(lowered)))
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    rc = cubin ? nvrtc_check(nvrtcGetCUBINSize(prog, &out->image_size),
+                             "nvrtcGetCUBINSize", err)
+               : nvrtc_check(nvrtcGetPTXSize(prog, &out->image_size),
+                             "nvrtcGetPTXSize", err);
+    if (rc)
+        return rc;
+    if (!(out->image = malloc(out->image_size + 1)))
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    return cubin
+               ? nvrtc_check(nvrtcGetCUBIN(prog, out->image), "nvrtcGetCUBIN",
+                             err)
+               : nvrtc_check(nvrtcGetPTX(prog, out->image), "nvrtcGetPTX", err);
+}
+
+static kt_status run_nvrtc(const kt_nvrtc_request *req, kt_nvrtc_output *out,
+                           kt_err *err)
+{
+    nvrtcProgram prog = NULL;
+    const char **opts = calloc(req->num_options + 2, sizeof *opts);
+    char arch[64];
+    double t0 = kt_clock_seconds();
+    nvrtcResult r;
+    kt_status rc;
+
+    if (!opts)
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    snprintf(arch, sizeof arch, "--gpu-architecture=%s", req->arch);
+    opts[0] = arch;
+    opts[1] = "-lineinfo"; /* source lines for the profiler; no cost */
+    for (size_t i = 0; i < req->num_options; ++i)
+        opts[i + 2] = req->options[i];
+    if ((rc = nvrtc_check(nvrtcCreateProgram(&prog, req->source,
+                                             req->source_name, 0, NULL, NULL),
+                          "nvrtcCreateProgram", err)) ||
+        (rc = nvrtc_check(nvrtcAddNameExpression(prog, req->name_expr),
+                          "nvrtcAddNameExpression", err)))
+        goto done;
+    r = nvrtcCompileProgram(prog, (int)req->num_options + 2, opts);
+    if ((rc = fetch_log(prog, out, err)))
+        goto done;
+    if (r == NVRTC_ERROR_COMPILATION)
+        out->compiled = 0;
+    else if (!(rc = nvrtc_check(r, "nvrtcCompileProgram", err)) &&
+             !(rc = fetch_image(prog, req, out, err)))
+        out->compiled = 1;
+    out->seconds = kt_clock_seconds() - t0;
+done:
+    if (prog)
+        nvrtcDestroyProgram(&prog);
+    free(opts);
+    return rc;
+}
+
+static kt_nvrtc_stats g_stats;
+
+void kt_nvrtc_stats_get(kt_nvrtc_stats *out)
+{
+    pthread_mutex_lock(&g_lock);
+    *out = g_stats;
+    pthread_mutex_unlock(&g_lock);
+}
+
+void kt_nvrtc_stats_count(const kt_nvrtc_output *out)
+{
+    pthread_mutex_lock(&g_lock);
+    g_stats.cache_hits += (size_t)out->cached;
+    g_stats.compiled += (size_t)!out->cached;
+    g_stats.failed += (size_t)!out->compiled;
+    g_stats.damaged += (size_t)out->damaged;
+    g_stats.seconds += out->seconds;
+    g_stats.cpu_seconds += out->cpu_seconds;
+    pthread_mutex_unlock(&g_lock);
+}
+
+static kt_status cache_path(const char *key, char *path, size_t size,
+                            kt_err *err)
+{
+    char dir[4096];
+    int n;
+
+    kt_nvrtc_cache_dir(dir, sizeof dir);
+    if (!dir[0]) {
+        path[0] = '\0';
+        return KT_S_OK;
+    }
+    n = snprintf(path, size, "%s/%s.bin", dir, key);
+    if (n < 0 || (size_t)n >= size)
+        return kt_err_set(err, KT_S_INPUT,
+                          "the NVRTC cache folder '%s' is too long a path "
+                          "(at most %zu bytes)",
+                          dir, size - 40);
+    return KT_S_OK;
+}
+
+/* Reads req's entry into out: 1 read, 0 a miss; a damaged entry is a miss
+ * with a note (and out->damaged set), written over by the compile. */
+static int cache_get(const char *path, const identity *id, kt_nvrtc_output *out)
+{
+    int got = path[0] ? cache_read(path, id, out) : 0;
+    if (got < 0) {
+        kt_msg("note: %s: a damaged NVRTC cache entry (cut short or "
+               "overwritten), compiling it again\n",
+               path);
+        out->damaged = 1;
+    }
+    return got > 0;
+}
+
+/* req's identity, key and cache entry path ("" when the cache is off);
+ * free id->text whatever it returns. */
+static kt_status entry_of(const kt_nvrtc_request *req, identity *id,
+                          char key[33], char *path, size_t size, kt_err *err)
+{
+    kt_status rc = make_identity(req, id, err);
+    if (rc)
+        return rc;
+    hash_identity(id, key);
+    return cache_path(key, path, size, err);
+}
+
+kt_status kt_nvrtc_build(const kt_nvrtc_request *req, kt_nvrtc_output *out,
+                         kt_err *err)
+{
+    identity id = {0};
+    char key[33], path[4200];
+    kt_status rc;
+
+    memset(out, 0, sizeof *out);
+    if ((rc = entry_of(req, &id, key, path, sizeof path, err)))
+        goto done;
+    if (!cache_get(path, &id, out)) {
+        int damaged = out->damaged;
+        double cpu0 = kt_clock_thread_cpu_seconds();
+        rc = run_nvrtc(req, out, err);
+        out->cpu_seconds = kt_clock_thread_cpu_seconds() - cpu0;
+        out->damaged = damaged;
+        if (!rc && path[0])
+            cache_write(path, &id, out);
+    }
+    memcpy(out->key, key, sizeof key);
+done:
+    free(id.text);
+    return rc;
+}
+
+kt_status kt_nvrtc_cache_load(const kt_nvrtc_request *req, kt_nvrtc_output *out,
+                              kt_err *err)
+{
+    identity id = {0};
+    char key[33], path[4200];
+    kt_status rc;
+
+    memset(out, 0, sizeof *out);
+    if (!(rc = entry_of(req, &id, key, path, sizeof path, err)))
+        cache_get(path, &id, out);
+    memcpy(out->key, key, sizeof key);
+    free(id.text);
+    return rc;
+}
+
+kt_status kt_nvrtc_cache_store(const kt_nvrtc_request *req,
+                               const kt_nvrtc_output *out, kt_err *err)
+{
+    identity id = {0};
+    char key[33], path[4200];
+    kt_status rc;
+
+    if (!(rc = entry_of(req, &id, key, path, sizeof path, err)) && path[0])
+        cache_write(path, &id, out);
+    free(id.text);
+    return rc;
+}
+
+kt_status kt_nvrtc_compile(const kt_nvrtc_request *req, kt_nvrtc_output *out,
+                           kt_err *err)
+{
+    char key[33];
+    kt_status rc;
+
+    memset(out, 0, sizeof *out);
+    if ((rc = kt_nvrtc_key(req, key, err)))
+        return rc;
+    if (kt_nvrtc_find_loaded(key)) {
+        /* Loaded already in this process: nothing to read or compile. */
+        out->compiled = 1;
+        out->cached = 1;
+        memcpy(out->key, key, sizeof key);
+        return KT_S_OK;
+    }
+    if (!(rc = kt_nvrtc_build(req, out, err)))
+        kt_nvrtc_stats_count(out);
+    return rc;
+}
+
+void kt_nvrtc_output_free(kt_nvrtc_output *out)
+{
+    free(out->image);
+    free(out->lowered);
+    free(out->log);
+    out->image = out->lowered = out->log = NULL;
+    out->image_size = 0;
+}
+
+void kt_nvrtc_first_error(const char *log, char *out, size_t out_size)
+{
+    const char *line = log ? strstr(log, "error") : NULL;
+    const char *start, *end;
+
+    if (!line) {
+        snprintf(out, out_size, "%s", log && *log ? log : "no log");
+        return;
+    }
+    start = line;
+    while (start > log && start[-1] != '\n')
+        --start;
+    end = strchr(line, '\n');
+    snprintf(out, out_size, "%.*s",
+             (int)(end ? (size_t)(end - start) : strlen(start)), start);
+}
+
+/* ---------------------------------------------------------------- load */
+
+typedef struct loaded {
+    char key[33];
+    cudaLibrary_t library;
+    cudaKernel_t kernel;
+} loaded;
+
+/* Process-wide: every instance and boundary size shares one load. */
+static loaded *g_loaded;
+static size_t g_num_loaded;
+
+const void *kt_nvrtc_find_loaded(const char *key)
+{
+    for (size_t i = 0; i < g_num_loaded; ++i)
+        if (strcmp(g_loaded[i].key, key) == 0)
+            return (const void *)g_loaded[i].kernel;
+    return NULL;
+}
+
+kt_status kt_nvrtc_load(const kt_nvrtc_output *c, const void **kernel,
+                        kt_err *err)
+{
+    loaded *grown, l;
+    cudaError_t code;
+
+    *kernel = kt_nvrtc_find_loaded(c->key);
+    if (*kernel)
+        return KT_S_OK;
+    if (!c->compiled || !c->image)
+        return kt_err_set(err, KT_S_INVALID, "nothing compiled to load");
+    memset(&l, 0, sizeof l);
+    snprintf(l.key, sizeof l.key, "%s", c->key);
+    code =
+        cudaLibraryLoadData(&l.library, c->image, NULL, NULL, 0, NULL, NULL, 0);
+    if (code != cudaSuccess)
+        return kt_err_set(err, KT_S_INVALID, "cudaLibraryLoadData: %s (%s)",
+                          cudaGetErrorString(code), cudaGetErrorName(code));
+    code = cudaLibraryGetKernel(&l.kernel, l.library, c->lowered);
+    if (code != cudaSuccess) {
+        cudaLibraryUnload(l.library);
+        return kt_err_set(err, KT_S_INVALID, "cudaLibraryGetKernel(%s): %s",
+                          c->lowered, cudaGetErrorString(code));
+    }
+    grown = realloc(g_loaded, (g_num_loaded + 1) * sizeof *grown);
+    if (!grown) {
+        cudaLibraryUnload(l.library);
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    }
+    g_loaded = grown;
+    g_loaded[g_num_loaded++] = l;
+    *kernel = (const void *)l.kernel;
+    return KT_S_OK;
+}
+
+void kt_nvrtc_unload_all(void)
+{
+    for (size_t i = 0; i < g_num_loaded; ++i)
+        cudaLibraryUnload(g_loaded[i].library);
+    free(g_loaded);
+    g_loaded = NULL;
+    g_num_loaded = 0;
+}
+
+kt_status kt_nvrtc_global(const void *kernel, const char *name, void **dptr,
+                          size_t *bytes, kt_err *err)
+{
+    cudaError_t code;
+
+    for (size_t i = 0; i < g_num_loaded; ++i) {
+        if ((const void *)g_loaded[i].kernel != kernel)
+            continue;
+        code = cudaLibraryGetGlobal(dptr, bytes, g_loaded[i].library, name);
+        if (code != cudaSuccess)
+            return kt_err_set(err, KT_S_INPUT,
+                              "the compiled source has no device symbol "
+                              "'%s' (%s): declare it at namespace scope, "
+                              "e.g. __constant__ float %s[N]",
+                              name, cudaGetErrorName(code), name);
+        return KT_S_OK;
+    }
+    return kt_err_set(err, KT_S_INVALID, "'%s': kernel not loaded by NVRTC",
+                      name);
+}

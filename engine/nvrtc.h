@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * kt_nvrtc: CUDA source compiled at run time with NVRTC, cached on disk, and
+ * loaded through the CUDA runtime's library API (cudaLibraryLoadData), so
+ * ktune still links only libcudart and libnvrtc, never libcuda.
+ *
+ * One compilation is one kernel: a name expression ("tile<32, 1>", template
+ * arguments and all) in a source with options (-D macros, the
+ * architecture). Compiling needs no GPU (NVRTC runs on the CPU); loading
+ * does. The disk cache is keyed by a hash of everything that decides the
+ * binary: source, options, name expression, architecture, the NVRTC
+ * version and the content of every header the source includes (found as
+ * NVRTC's preprocessor finds them: the source's folder, then -I); an entry also
+ * holds that identity in full, so a hash collision is a miss, never the wrong
+ * kernel. Failed compilations are cached too (with their log), so a cached run
+ * compiles nothing at all.
+ *
+ * Cache folder: $KTUNE_CACHE_DIR/nvrtc, else $XDG_CACHE_HOME/ktune/nvrtc,
+ * else ~/.cache/ktune/nvrtc (the calibration cache's parent).
+ * KTUNE_NVRTC_CACHE=off disables it.
+ */
+#ifndef KT_NVRTC_H
+#define KT_NVRTC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/error.h"
+#include "core/evaluator.h" /* KT_COMPILE_FAILED */
+
+typedef struct kt_nvrtc_request {
+    const char *source;         /* CUDA C++ text */
+    const char *source_name;    /* for the compiler's messages: "kernel.cu" */
+    const char *name_expr;      /* the kernel: "k" or "k<32, 1>" */
+    const char *arch;           /* "sm_90" (cubin) or "compute_90" (PTX) */
+    const char *const *options; /* extra options, e.g. "-DTILE=32" */
+    size_t num_options;
+} kt_nvrtc_request;
+
+typedef struct kt_nvrtc_output {
+    int compiled; /* 0: the source did not compile; see log */
+    char *image;  /* cubin (sm_) or PTX (compute_); owned */
+    size_t image_size;
+    char *lowered;      /* the kernel's mangled name; owned */
+    char *log;          /* the compiler's log, "" when silent; owned */
+    double seconds;     /* wall time compiling; 0 when read from the cache */
+    double cpu_seconds; /* CPU time of the compiling thread; 0 cached */
+    int cached;         /* 1: read from the disk cache */
+    int damaged;        /* 1: its cache entry was damaged (so compiled) */
+    char key[33];       /* the cache key, 32 hex digits */
+} kt_nvrtc_output;
+
+/* Compiles (or reads from the cache). KT_S_OK with out->compiled telling
+ * whether the source compiled; anything else is NVRTC itself failing
+ * (KT_S_UNSUPPORTED: no usable NVRTC). Free out with
+ * kt_nvrtc_output_free() either way. */
+kt_status kt_nvrtc_compile(const kt_nvrtc_request *req, kt_nvrtc_output *out,
+                           kt_err *err);
+
+void kt_nvrtc_output_free(kt_nvrtc_output *out);
+
+/* The cache key of req (32 hex digits + NUL into key): a hash of its
+ * identity, which names every header the source includes, with the hash
+ * of its content, so a changed header is a new key. */
+kt_status kt_nvrtc_key(const kt_nvrtc_request *req, char key[33], kt_err *err);
+
+/* The headers req's compile reads, as NVRTC's preprocessor finds them
+ * (engine/nvrtc_headers.c): one line "header PATH HASH" each, in the order
+ * met, into *text (malloc'ed; NULL when there are none). KT_S_NOMEM is
+ * the only failure: a header that cannot be read is no header. */
+kt_status kt_nvrtc_headers(const kt_nvrtc_request *req, char **text,
+                           kt_err *err);
+
+/* NVRTC's version, e.g. 13 and 0. */
+kt_status kt_nvrtc_version(int *major, int *minor, kt_err *err);
+
+/* The real architecture of compute capability major.minor: "sm_90". */
+void kt_nvrtc_arch(int major, int minor, char *out, size_t out_size);
+
+/* The cache folder (not created); "" when the cache is off. */
+void kt_nvrtc_cache_dir(char *out, size_t out_size);
+
+/* The first line of the log that says "error", for one-line messages. */
+void kt_nvrtc_first_error(const char *log, char *out, size_t out_size);
+
+/* What this process compiled so far: the evaluator takes the difference
+ * around each point's verification to record its compile time. */
+typedef struct kt_nvrtc_stats {
+    size_t compiled;    /* NVRTC runs (successful or not) */
+    size_t cache_hits;  /* answers from the disk cache */
+    size_t failed;      /* sources that did not compile (fresh or cached) */
+    size_t damaged;     /* damaged cache entries met (compiled again) */
+    double seconds;     /* wall time in NVRTC */
+    double cpu_seconds; /* CPU time in NVRTC */
+} kt_nvrtc_stats;
+
+void kt_nvrtc_stats_get(kt_nvrtc_stats *out);
+
+/* Adds a compilation handed to this process's caller (kt_nvrtc_compile
+ * does; the compile pool does when a kernel is taken). */
+void kt_nvrtc_stats_count(const kt_nvrtc_output *out);
+
+/* The cache, else NVRTC, then the cache written; no lookup of loaded
+ * kernels and no statistics, so it is safe on any thread at once (the
+ * compile pool's). Entries are written to a name of their own (process
+ * and thread) and renamed into place: readers in any process see a whole
+ * entry or none, and writers of one key at once leave one whole entry. A
+ * reader that meets a damaged entry (cut short, overwritten) treats it as
+ * a miss with a note on stderr and out->damaged set. */
+kt_status kt_nvrtc_build(const kt_nvrtc_request *req, kt_nvrtc_output *out,
+                         kt_err *err);
+
+/* The cache alone: load (out->cached 1 when found; a damaged entry is a
+ * miss with a note) and store (a whole entry renamed into place). For the
+ * cache's own tests and tools; KT_S_OK unless req's identity or path
+ * cannot be made. */
+kt_status kt_nvrtc_cache_load(const kt_nvrtc_request *req, kt_nvrtc_output *out,
+                              kt_err *err);
+kt_status kt_nvrtc_cache_store(const kt_nvrtc_request *req,
+                               const kt_nvrtc_output *out, kt_err *err);
+
+/* ---------------------------------------------------------------------- */
+/* Loading (needs a GPU and a current device).                             */
+
+/* A loaded kernel: a cudaKernel_t, usable wherever the runtime takes a
+ * `const void *func` (cudaLaunchKernel, cudaFuncGetAttributes, the
+ * occupancy API). Kernels stay loaded until kt_nvrtc_unload_all(); the
+ * same image (by key) is loaded once per process. */
+kt_status kt_nvrtc_load(const kt_nvrtc_output *compiled, const void **kernel,
+                        kt_err *err);
+
+/* The loaded kernel of key, or NULL: a lookup, never a load. */
+const void *kt_nvrtc_find_loaded(const char *key);
+
+/* The device address and size of the global symbol `name` (a
+ * __constant__ or __device__ variable at namespace scope) in the library
+ * kernel was loaded from: KT_S_INPUT naming it when the library has none. */
+kt_status kt_nvrtc_global(const void *kernel, const char *name, void **dptr,
+                          size_t *bytes, kt_err *err);
+
+/* Unloads every library kt_nvrtc_load() loaded. */
+void kt_nvrtc_unload_all(void);
+
+#endif
