@@ -42,13 +42,29 @@ def snap(reps, st):
                                        key=lambda x: abs(x - v)))
 
 
-def score_all(files, bud, runs, kts, kns, hubcopy, log=print):
+def unrun_reasons(done_path):
+    """{(tool, app, gpu, strategy): why} from device.py's done list: the
+    chunks listed as too long for one call or killed at its end."""
+    words = {"too-long": "estimated longer than one device call",
+             "killed": "still running at the device call's end"}
+    out = {}
+    if done_path and os.path.exists(done_path):
+        for line in open(done_path):
+            f = line.split()
+            if len(f) >= 7 and f[6] in words:
+                out[("kt" if f[0] == "kt" else "ktune", f[1], f[2], f[3])] = \
+                    words[f[6]]
+    return out
+
+
+def score_all(files, bud, runs, kts, kns, hubcopy, log=print, unrun=None):
     """{file: {label: {"P", "curve", score.fractions()'s values,
     "seeds"}}}; a task file missing (not run, or failed) is left out and
     listed; one that holds a strategy's error instead of runs (kt_runs.py
     on a strategy Kernel Tuner 1.5.0 cannot run) is listed with it."""
     import run as runmod
     per, missing = {}, []
+    unrun = unrun or {}
     for app, g in files:
         st = score.stats(hubcopy / "cachefiles" / app / f"{g}_T4.json", app,
                          g)
@@ -57,7 +73,9 @@ def score_all(files, bud, runs, kts, kns, hubcopy, log=print):
             for s in names:
                 p = runs / tool / f"{app}-{g}-{s}.json.gz"
                 if not p.exists():
-                    missing.append(f"{tool} {app} {g} {s}")
+                    why = unrun.get((tool, app, g, s))
+                    missing.append(f"{tool} {app} {g} {s}" +
+                                   (f": {why}" if why else ""))
                     continue
                 d, reps = runmod.load_runs(p, bud[(app, g)]["limit"])
                 if d.get("error"):
@@ -257,7 +275,8 @@ def set_section(per, keys, names, title, tag, prefix):
 
 def write(a, files, bud, runs, kts, kns, prefix):
     hubcopy = Path(a.work).resolve() / "hub"
-    per, missing = score_all(files, bud, runs, kts, kns, hubcopy)
+    per, missing = score_all(files, bud, runs, kts, kns, hubcopy,
+                             unrun=unrun_reasons(getattr(a, "done", None)))
     names = sorted({n for f in per.values() for n in f})
     tune = [f"{app}/{g}" for app, g in files if g in ("A100", "A4000")]
     ev = [f"{app}/{g}" for app, g in files if g not in ("A100", "A4000")]

@@ -257,6 +257,8 @@ def main():
     ap.add_argument("--out", default=None)
     ap.add_argument("--import-runs", default=None,
                     help="device.py's --work folder: its chunks first")
+    ap.add_argument("--done", default=".meth-state/done.txt",
+                    help="device.py's done list: why pairs did not run")
     a = ap.parse_args()
     if not a.hub:
         sys.exit("run.py: set KTUNE_HUB_DIR (a benchmark_hub checkout) or "

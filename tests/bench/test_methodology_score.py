@@ -8,7 +8,8 @@ average, and a run that measures the slowest points first scores below 0;
 the same runs score the same P on every call and beside any other
 strategy (the package's bootstrap is seeded per strategy), and the
 fractions of the optimum are the arithmetic their definitions state,
-checked against values worked out here from the made-up times.
+checked against values worked out here from the made-up times; the rule
+that picks the default from the tuning set's scores picks as it states.
 
 Needs the package (pip install autotuning-methodology==1.1.0): the Python
 named by KTUNE_METHODOLOGY_PYTHON runs this file when set; without the
@@ -98,7 +99,34 @@ def main():
     check_fractions(sc, worst_first, opt, med, limit, end)
     agg = score.aggregate([sc, sc], ["oracle", "random"])
     assert abs(agg["oracle"] - p["oracle"]) < 1e-9, agg
+    check_rule()
     print("ok")
+
+
+def check_rule():
+    """report.default_rule picks on the tuning set: the highest P among
+    ktune's strategies whose 10%-of-the-space median is within 2% on every
+    tuning file (exhaustive and Kernel Tuner's rows never); and the report
+    says why a pair did not run from device.py's done list."""
+    import report
+    files = ["a/A100", "b/A100"]
+    agg = {"ktune:annealing": 0.9, "ktune:auto": 0.7, "kt:diff_evo": 0.95,
+           "ktune:exhaustive": 0.99, "ktune:random": 0.1}
+    ok = {"median": 1.0}
+    miss = {"median": 1.05}
+    tenth = {("a/A100", "annealing"): ok, ("b/A100", "annealing"): miss,
+             ("a/A100", "auto"): ok, ("b/A100", "auto"): ok}
+    assert report.default_rule(agg, tenth, files)[0] == "ktune:auto"
+    tenth[("b/A100", "annealing")] = ok
+    assert report.default_rule(agg, tenth, files)[0] == "ktune:annealing"
+    assert report.default_rule(agg, {}, files)[0] == "ktune:annealing"
+    with tempfile.TemporaryDirectory() as tmp:
+        done = Path(tmp) / "done.txt"
+        done.write_text("kt d W6600 skopt 1 1 too-long\n"
+                        "kt c A100 pso 1 25 3.4\n")
+        why = report.unrun_reasons(done)
+    assert why == {("kt", "d", "W6600", "skopt"):
+                   "estimated longer than one device call"}, why
 
 
 def best_by(order, t_end):
