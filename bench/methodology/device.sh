@@ -16,7 +16,9 @@
 #
 #   run(kind=nvidia-h200, timeout_s=600,
 #       carry=[.kt-wheels, .meth-wheels, .hub, .meth-state, .devlibs]):
-#       bash bench/methodology/device.sh [LAUNCH_UNTIL KILL_AT [SPEED]]
+#       bash bench/methodology/device.sh [LAUNCH_UNTIL KILL_AT SPEED [ARGS]]
+#   (ARGS: more device.py options, e.g. --gpus A100,A4000 for the tuning
+#   set first)
 #   then here: python3 bench/methodology/device.py --collect FILES_AT
 #       (chunks into .meth-runs/, done lines into .meth-state/done.txt)
 set -u
@@ -24,6 +26,7 @@ root="$(cd "$(dirname "$0")/../.." && pwd)"
 launch=${1:-420}
 kill_at=${2:-500}
 speed=${3:-1.0}
+shift $(($# < 3 ? $# : 3))
 out="${OUT:-/tmp/meth-out}"
 w=/tmp/meth
 rm -rf "$w/runs" "$w/done-new.txt" "$w/device.log"
@@ -69,12 +72,12 @@ mkdir -p /tmp/kb
 python3 bench/methodology/device.py --hub "$w/hub" --budgets .hub/budgets.json \
     --ktune /tmp/kb/ktune --work "$w" --jobs "$(nproc)" \
     --done .meth-state/done.txt --speed "$speed" \
-    --launch-until "$launch" --kill-at "$kill_at"
+    --launch-until "$launch" --kill-at "$kill_at" "$@"
 tail -3 "$w/build.log"
 touch "$w/done-new.txt"
 echo "chunks written: $(wc -l <"$w/done-new.txt")"
 grep -v " ok " "$w/device.log" | head -30
-python3 bench/methodology/device.py --plan --jobs "$(nproc)" \
+python3 bench/methodology/device.py --plan --jobs "$(nproc)" "$@" \
     --done <(cat .meth-state/done.txt "$w/done-new.txt" 2>/dev/null) | tail -1
 cp "$w/device.log" "$w/build.log" "$w/done-new.txt" "$out/"
 mkdir -p "$w/runs"

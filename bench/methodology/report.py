@@ -82,6 +82,14 @@ def score_all(files, bud, runs, kts, kns, hubcopy, log=print, unrun=None):
                     missing.append(f"{tool} {app} {g} {s}: {d['error']}")
                     continue
                 snap(reps, st)
+                empty = sum(1 for r in reps if not r)
+                if empty:
+                    missing.append(f"{tool} {app} {g} {s}: {empty} of "
+                                   f"{len(reps)} repeats evaluated nothing "
+                                   "within the limit (left out of its curve; "
+                                   "0 in its fraction over the budget)")
+                if empty == len(reps):
+                    continue
                 group[label(tool, s)] = reps
                 meta[label(tool, s)] = [r["seed"] for r in d["repeats"]]
         t = time.time()
@@ -139,13 +147,21 @@ def commit():
 
 
 def table(per, keys, names):
+    """The P table of a set: strategies scored on every file of it first,
+    by aggregate P; then those scored on some of them, their cells "-"
+    where they did not run and no aggregate (it would not be comparable)."""
     rows = ["| strategy | " + " | ".join(k.replace("_milo", "")
                                          for k in keys) + " | mean P |",
             "|---|" + "---:|" * (len(keys) + 1)]
     agg = score.aggregate([per[k] for k in keys], names)
-    for n in sorted(agg, key=lambda n: -agg[n]):
-        cells = [f"{per[k][n]['P']:.3f}" for k in keys]
-        rows.append(f"| {n} | " + " | ".join(cells) + f" | **{agg[n]:.3f}** |")
+    part = sorted(n for n in names if n not in agg and
+                  any(n in per[k] for k in keys))
+    for n in sorted(agg, key=lambda n: -agg[n]) + part:
+        cells = [f"{per[k][n]['P']:.3f}" if n in per[k] else "-"
+                 for k in keys]
+        total = f"**{agg[n]:.3f}**" if n in agg else \
+            f"({sum(n in per[k] for k in keys)} of {len(keys)} files)"
+        rows.append(f"| {n} | " + " | ".join(cells) + f" | {total} |")
     return rows, agg
 
 
@@ -154,9 +170,10 @@ def frac_table(per, keys, names, field):
                                          for k in keys) + " |",
             "|---|" + "---:|" * len(keys)]
     for n in names:
-        if all(n in per[k] for k in keys):
+        if any(n in per[k] for k in keys):
             rows.append(f"| {n} | " + " | ".join(
-                f"{per[k][n][field]:.3f}" for k in keys) + " |")
+                f"{per[k][n][field]:.3f}" if n in per[k] else "-"
+                for k in keys) + " |")
     return rows
 
 
@@ -262,7 +279,8 @@ def set_section(per, keys, names, title, tag, prefix):
     """One set's P table, fraction tables and curves; (lines, aggregate)."""
     rows, agg = table(per, keys, names)
     md = ["", f"## {title}: performance score P", ""] + rows
-    order = sorted(agg, key=lambda n: -agg[n])
+    order = sorted(agg, key=lambda n: -agg[n]) + sorted(
+        n for n in names if n not in agg and any(n in per[k] for k in keys))
     for field, what in FRACTIONS:
         md += ["", f"{what}, {tag} set:", ""] + \
             frac_table(per, keys, order, field)

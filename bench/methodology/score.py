@@ -162,7 +162,7 @@ def fractions(st, raw, repeats, limit):
     mapped back to a value, not a mean or median of the repeats' times)."""
     opt = st.total_performance_absolute_optimum()
     med = st.total_performance_median()
-    bests = np.array([best_within(r, limit) for r in repeats])
+    bests = np.array([best_within(r, limit) for r in repeats])  # inf: none
     return {"frac_budget": float(np.median(opt / bests)),
             "normalized_end": float((med - raw[-1]) / (med - opt)),
             "opt_over_curve_end": float(opt / raw[-1])}
@@ -180,7 +180,11 @@ def score_file(st, runs, workdir=None, limit=None):
     try:
         out = {}
         for n in runs:
-            p, raw = strategy_curve(st, n, curve(st, n, runs[n], wd))
+            # A repeat that evaluated nothing within the limit (Kernel
+            # Tuner's start-up can take a small budget) has no curve: the
+            # package cannot take it; it counts in the fractions (0).
+            some = [r for r in runs[n] if r]
+            p, raw = strategy_curve(st, n, curve(st, n, some, wd))
             out[n] = {"curve": p, "P": float(np.mean(p))}
             out[n].update(fractions(st, raw, runs[n], lim))
         return out
