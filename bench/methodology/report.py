@@ -327,7 +327,7 @@ def write(a, files, bud, runs, kts, kns, prefix):
     md += ["", "Repeats per strategy and file (seeds 1..N): " + ", ".join(
         f"{n} {'/'.join(map(str, r))}" for n, r in reps.items()) + "."]
     if missing:
-        md += ["", "Not run (left out of the tables):", ""] + \
+        md += ["", "Not run, or not every repeat scored:", ""] + \
             [f"- {m}" for m in missing]
     for k, v in per.items():
         out["files"][k] = {n: {f: x[f] for f in ("P", "frac_budget",
