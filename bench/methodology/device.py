@@ -70,9 +70,9 @@ COST = {
     "simulated_annealing": (5.0, 1), "greedy_ils": (4.0, 1),
     "greedy_mls": (4.0, 1), "ordered_greedy_mls": (4.0, 1),
     "mls": (4.0, 1), "dual_annealing": (8.0, 1), "basinhopping": (15.0, 1),
-    "minimize": (10.0, 1), "nsga2": (300.0, 1), "nsga3": (300.0, 1),
+    "minimize": (10.0, 1), "nsga2": (450.0, 1), "nsga3": (450.0, 1),
     "adaptive_tabu_greywolf": (15.0, 1), "pyatf_strategies": (0.1, 1),
-    "hybrid_vndx": (200.0, 2), "skopt": (1e6, 1), "bayes_opt": (40.0, 1),
+    "hybrid_vndx": (200.0, 2), "skopt": (1e6, 1), "bayes_opt": (300.0, 3),
     "ktune": (3.0, 1), "ktune@10pct": (2.0, 1), "ktune:exhaustive": (3.0, 1)}
 WALL_SHARE = {"skopt": 0.5}
 COST_FILE = "dedispersion_milo/W6600"
