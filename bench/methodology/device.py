@@ -77,21 +77,23 @@ COST = {
 WALL_SHARE = {"skopt": 0.5}
 COST_FILE = "dedispersion_milo/W6600"
 START_S = {"kt": 4.0, "ktune": 0.0}
-# Evaluations one repeat makes within each file's budget (the time limit
-# over the median evaluation's recorded time) and the time limits
-# (seconds; run.budgets of the files).
-EVALS = {"convolution_milo/A100": 1155, "convolution_milo/A4000": 355,
-         "convolution_milo/A6000": 427, "convolution_milo/MI250X": 56,
-         "convolution_milo/W6600": 9, "convolution_milo/W7800": 44,
-         "dedispersion_milo/A100": 874, "dedispersion_milo/A4000": 292,
-         "dedispersion_milo/A6000": 437, "dedispersion_milo/MI250X": 408,
-         "dedispersion_milo/W6600": 3060, "dedispersion_milo/W7800": 1224}
-LIMITS = {"convolution_milo/A100": 2777, "convolution_milo/A4000": 860,
-          "convolution_milo/A6000": 1220, "convolution_milo/MI250X": 92,
-          "convolution_milo/W6600": 24, "convolution_milo/W7800": 59,
-          "dedispersion_milo/A100": 2780, "dedispersion_milo/A4000": 1833,
-          "dedispersion_milo/A6000": 1680, "dedispersion_milo/MI250X": 1895,
-          "dedispersion_milo/W6600": 19882, "dedispersion_milo/W7800": 4092}
+# Per file: the evaluations one repeat makes within its budget (the time
+# limit over the median evaluation's recorded time) and the time limit
+# (seconds; run.budgets).
+FILES = {"convolution_milo/A100": (1155, 2777),
+         "convolution_milo/A4000": (355, 860),
+         "convolution_milo/A6000": (427, 1220),
+         "convolution_milo/MI250X": (56, 92),
+         "convolution_milo/W6600": (9, 24),
+         "convolution_milo/W7800": (44, 59),
+         "dedispersion_milo/A100": (874, 2780),
+         "dedispersion_milo/A4000": (292, 1833),
+         "dedispersion_milo/A6000": (437, 1680),
+         "dedispersion_milo/MI250X": (408, 1895),
+         "dedispersion_milo/W6600": (3060, 19882),
+         "dedispersion_milo/W7800": (1224, 4092)}
+EVALS = {k: v[0] for k, v in FILES.items()}
+LIMITS = {k: v[1] for k, v in FILES.items()}
 
 
 def per_repeat(tool, f, s):
