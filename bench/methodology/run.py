@@ -41,7 +41,8 @@ sys.path.insert(0, str(HERE))
 APPS = ["convolution_milo", "dedispersion_milo"]
 TUNING = ["A100", "A4000"]
 EVALUATION = ["A6000", "MI250X", "W6600", "W7800"]
-KTUNE = ["tpe", "one_at_a_time", "coordinate", "random", "annealing",
+# device.py's KTUNE_ALL and exhaustive (auto runs tpe on these spaces).
+KTUNE = ["auto", "one_at_a_time", "coordinate", "random", "annealing",
          "genetic", "exhaustive"]
 KTUNE_DETERMINISTIC = {"exhaustive"}
 
@@ -55,10 +56,10 @@ TIME_KEYS = ["compilation", "runtimes", "framework", "search_algorithm",
 def slim(results):
     """A T4 results list as columns: per evaluation its time summed over
     TIME_KEYS (the file's unit), the objective `time` (None when invalid)
-    and the invalidity (the time to 6 significant digits, the objective
-    exact: the package checks each value is one of the file's): all the
-    package's scoring reads (runner.write_results sums the keys), a tenth
-    of the size."""
+    and the invalidity (the time to 6 significant digits, the objective to
+    9, which report.snap maps back to the file's own value: the package
+    checks each value is one of the file's): all the package's scoring
+    reads (runner.write_results sums the keys), a fourteenth of the size."""
     t, v, inv = [], [], []
     for r in results:
         tot = 0.0
@@ -69,7 +70,7 @@ def slim(results):
         m = [m["value"] for m in r["measurements"] if m["name"] == "time"]
         val = m[0] if m and isinstance(m[0], (int, float)) else None
         t.append(float(f"{tot:.6g}"))
-        v.append(val)
+        v.append(None if val is None else float(f"{val:.9g}"))
         inv.append(r.get("invalidity", "correct"))
     return {"t": t, "v": v, "i": inv}
 
@@ -85,6 +86,11 @@ def unslim(d):
                     "measurements": [{"name": "time", "value": v,
                                       "unit": ""}]})
     return out
+
+
+def strategy_list(arg, default):
+    """--kt-strategies / --ktune-strategies: a,b; none; unset: DEFAULT."""
+    return default if not arg else [] if arg == "none" else arg.split(",")
 
 
 def files_all():
@@ -208,7 +214,7 @@ def load_runs(path, limit):
 def import_runs(src, runs):
     """Merges device.py's chunks (SRC/runs/TOOL/APP-GPU-STRATEGY.sK.json.gz)
     into run.py's task files, repeats in seed order; a task file already
-    here is kept."""
+    merged from the same chunks is kept, one from fewer is merged again."""
     import re
     groups = {}
     for p in sorted(Path(src).glob("runs/*/*.s*.json.gz")):
@@ -216,15 +222,20 @@ def import_runs(src, runs):
         groups.setdefault((p.parent.name, m.group(1)), []).append(p)
     for (tool, stem), parts in groups.items():
         out = runs / tool / f"{stem}.json.gz"
-        if out.exists():
+        names = sorted(p.name for p in parts)
+        if out.exists() and json.load(gzip.open(out, "rt")).get(
+                "chunks") == names:
             continue
         os.makedirs(out.parent, exist_ok=True)
         head, reps = None, []
         for p in parts:
             d = json.load(gzip.open(p, "rt"))
             head = head or d
+            if d.get("error"):
+                head = d
             reps += d["repeats"]
         head["repeats"] = sorted(reps, key=lambda r: r["seed"])
+        head["chunks"] = names
         with gzip.open(str(out) + ".part", "wt") as f:
             json.dump(head, f)
         os.replace(str(out) + ".part", out)
@@ -246,6 +257,8 @@ def main():
     ap.add_argument("--out", default=None)
     ap.add_argument("--import-runs", default=None,
                     help="device.py's --work folder: its chunks first")
+    ap.add_argument("--done", default=".meth-state/done.txt",
+                    help="device.py's done list: why pairs did not run")
     a = ap.parse_args()
     if not a.hub:
         sys.exit("run.py: set KTUNE_HUB_DIR (a benchmark_hub checkout) or "
@@ -261,9 +274,8 @@ def main():
         want = set(a.files.split(","))
         files = [f for f in files if f"{f[0]}/{f[1]}" in want]
     bud = budgets(hubcopy, files)
-    kts = a.kt_strategies.split(",") if a.kt_strategies else \
-        kt_runs.STRATEGIES
-    kns = a.ktune_strategies.split(",") if a.ktune_strategies else KTUNE
+    kts = strategy_list(a.kt_strategies, kt_runs.STRATEGIES)
+    kns = strategy_list(a.ktune_strategies, KTUNE)
     log = open(work / "tasks.log", "a")
     tasks = []
     if a.stage in ("all", "kt"):

@@ -8,10 +8,14 @@
  *    recordings, or a declaration of one kernel): tpe, the model-guided
  *    search. On the hub's tuning set (A100, A4000; convolution and
  *    dedispersion) it found the optimum within 10% of the space in every
- *    seed tried and within the methodology's budget in the median; on the
- *    evaluation set its performance score (0.59) is above every Kernel
- *    Tuner 1.5.0 strategy measured (0.32 at best) though below ktune's
- *    annealing (0.77), seen there and so not used to choose
+ *    seed tried and within the methodology's budget in the median; its
+ *    aggregate performance score there, 0.726, is the highest of ktune's
+ *    strategies (annealing 0.568, one_at_a_time 0.360; 20 repeats,
+ *    docs/results/2026-12-02-methodology-tuning-ktune.md): the committed
+ *    rule's choice (bench/methodology/report.py, default_rule). On the
+ *    evaluation set its score (0.59) is above every Kernel Tuner 1.5.0
+ *    strategy measured (0.32 at best) though below ktune's annealing
+ *    (0.77), seen there and so not used to choose
  *    (docs/results/2026-12-02-methodology-evaluation.md);
  *  - several variants or a reference (ktune's own operators: gemv, reduce,
  *    vector_add, ... with cuBLAS/CUB yardsticks): one_at_a_time, which
