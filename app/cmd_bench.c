@@ -250,7 +250,10 @@ static int measure(const bench_args *a, const kt_loaded_plugin *plugin,
     kt_err_clear(&err);
     if (kt_cli_open_evaluator(&a->o, spec, &ev, &err))
         return kt_cli_fail(&err);
-    have_calib = a->calibration && kt_cli_calibration(ev, &calib, 1);
+    /* The point first: one that fails (a kernel that never ends: its
+     * --timeout) costs no calibration, which is needed only for the
+     * report of a measured point (read from the cache after its first
+     * run on a device). */
     if (ev->ops->evaluate(ev, pt, 1, &a->o.protocol, result, &err)) {
         rc = kt_cli_fail(&err);
         goto done;
@@ -259,6 +262,7 @@ static int measure(const bench_args *a, const kt_loaded_plugin *plugin,
         rc = kt_cli_eval_failed(result);
         goto done;
     }
+    have_calib = a->calibration && kt_cli_calibration(ev, &calib, 1);
     print_report(op, plugin->desc.name, pt, spec->sizes, result,
                  result->has_work ? &result->work : ev->ops->work(ev), &calib,
                  have_calib, &a->o.protocol, a->o.boundaries,
