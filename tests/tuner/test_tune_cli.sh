@@ -9,6 +9,9 @@
 # journals counters, resumes from them and shows them, unavailable counters
 # are one line, an unknown counter exits 2.
 . "$KT_SOURCE_DIR/tests/cli/lib.sh"
+# Lines whole, as wide as they are: fitting them to the terminal's width is
+# cli_tables_fit_the_terminal's (tests/cli/test_terminal_width.sh).
+export COLUMNS=100000
 
 DATA=$KT_SOURCE_DIR/tests/data
 REC=$DATA/vector_add-synthetic-n16777216.jsonl
@@ -193,7 +196,7 @@ expect_text "metrics every, 21 metric(s), 19 raw counter(s)"
 expect_exit 0 "$KTUNE" tune metrics.ini --replay "$CREC" --journal m.jsonl \
     --json m.json
 expect_text "point(s) profiled (every), from launches of their own"
-expect_text "ld s/req st s/req    occ %   theo %  DRAM %  class"
+expect_text "ld s/req  st s/req  occ %  theo %  DRAM %  class"
 expect_text "  best vec4 "
 expect_text "coalescing: loads: 16.00 sectors/request, 512 B asked for per request need 16.00"
 expect_exit 0 "$KTUNE" tune metrics.ini --replay "$CREC" --journal m.jsonl \
