@@ -7,9 +7,6 @@
 # operators, no shared configuration or a bad option exit 2. --json and
 # --markdown ('-': stdout only) are checked against their schema and shape.
 . "$(dirname "$0")/lib.sh"
-# Lines whole, as wide as they are: fitting them to the terminal's width is
-# cli_tables_fit_the_terminal's (tests/cli/test_terminal_width.sh).
-export COLUMNS=100000
 
 D="$KT_SOURCE_DIR/tests/data/diff"
 S="$KT_SOURCE_DIR/docs/schemas"

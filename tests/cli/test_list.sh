@@ -3,9 +3,6 @@
 # variants, their parameters and defaults; --json is valid JSON; a broken
 # plugin on the path is named and the others still load.
 . "$(dirname "$0")/lib.sh"
-# Lines whole, as wide as they are: fitting them to the terminal's width is
-# cli_tables_fit_the_terminal's (tests/cli/test_terminal_width.sh).
-export COLUMNS=100000
 
 expect_exit 0 "$KTUNE" list
 expect_text "operator vector_add:add"

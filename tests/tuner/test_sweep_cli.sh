@@ -9,9 +9,6 @@
 # wisdom` shows, checks (stale versions and parameters) and
 # selects; damaged and non-regular files are refused, never overwritten.
 . "$KT_SOURCE_DIR/tests/cli/lib.sh"
-# Lines whole, as wide as they are: fitting them to the terminal's width is
-# cli_tables_fit_the_terminal's (tests/cli/test_terminal_width.sh).
-export COLUMNS=100000
 
 DATA=$KT_SOURCE_DIR/tests/data
 R1=$DATA/vector_add-h200-n1048576.jsonl

@@ -9,9 +9,6 @@
 # journals counters, resumes from them and shows them, unavailable counters
 # are one line, an unknown counter exits 2.
 . "$KT_SOURCE_DIR/tests/cli/lib.sh"
-# Lines whole, as wide as they are: fitting them to the terminal's width is
-# cli_tables_fit_the_terminal's (tests/cli/test_terminal_width.sh).
-export COLUMNS=100000
 
 DATA=$KT_SOURCE_DIR/tests/data
 REC=$DATA/vector_add-synthetic-n16777216.jsonl
