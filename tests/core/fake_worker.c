@@ -435,5 +435,9 @@ int main(int argc, char **argv)
         json_decref(req);
     }
     kt_registry_free(&reg);
+    /* A traced process cannot be traced again: the leak check that a
+     * sanitizer build runs at exit would fail to stop its threads. */
+    if (mode && strcmp(mode, "slow-death") == 0)
+        _exit(0);
     return 0;
 }
