@@ -127,10 +127,13 @@ int kt_cli_bad_option(const char *cmd, char **argv, const struct option *table);
 int kt_cli_usage_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* list and info: `--json` alone writes to stdout, `--json FILE` (or `-`)
- * to FILE, like every other command's --json. Takes the one operand left
- * after getopt as FILE when json is set; any other operand is a usage
- * error (KT_EXIT_USAGE, message printed). *path is NULL or the operand. */
+/* list and info: `--json` alone writes to stdout, `--json FILE`,
+ * `--json=FILE` (or `-`) to FILE, like every other command's --json (they
+ * take no other operand, so the flag form is unambiguous). *path is
+ * --json=FILE's FILE or NULL; without it the one operand left after getopt
+ * is FILE when json is set. Any other operand is a usage error, and so is
+ * a FILE that cannot be written (KT_EXIT_USAGE or the check's exit code,
+ * message printed). */
 int kt_cli_json_operand(const char *cmd, int argc, char **argv, int json,
                         const char **path);
 
@@ -142,5 +145,10 @@ int kt_cli_write_json(const char *cmd, const json_t *j, const char *path);
  * newline and tab shown escaped (\x1b, not ESC): text read from a file
  * must not retitle or clear the terminal. */
 void kt_cli_put_escaped(FILE *to, const char *text, size_t len);
+
+/* render(out, ctx)'s text on stdout, its lines fitted to the terminal's
+ * width (core/term.h: wrapped at spaces, nothing cut). */
+void kt_cli_fit_stdout(void (*render)(FILE *out, const void *ctx),
+                       const void *ctx);
 
 #endif

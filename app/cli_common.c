@@ -16,6 +16,7 @@
 #include "core/msg.h"
 #include "core/outfile.h"
 #include "core/parse.h"
+#include "core/term.h"
 #include "engine/declared.h"
 #include "isolation/worker.h"
 
@@ -416,12 +417,16 @@ int kt_cli_fail(const kt_err *err)
 int kt_cli_json_operand(const char *cmd, int argc, char **argv, int json,
                         const char **path)
 {
-    *path = NULL;
-    if (json && optind == argc - 1)
+    kt_err err;
+
+    if (json && !*path && optind == argc - 1)
         *path = argv[optind++];
     if (optind < argc)
         return kt_cli_usage_error(cmd, "unexpected argument '%s'",
                                   argv[optind]);
+    kt_err_clear(&err);
+    if (*path && kt_cli_output(*path, "--json", &err))
+        return kt_cli_fail(&err);
     return KT_EXIT_OK;
 }
 
@@ -466,4 +471,23 @@ int kt_cli_usage_error(const char *cmd, const char *fmt, ...)
     va_end(ap);
     fprintf(stderr, "; see 'ktune %s --help'\n", cmd);
     return KT_EXIT_USAGE;
+}
+
+void kt_cli_fit_stdout(void (*render)(FILE *out, const void *ctx),
+                       const void *ctx)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+
+    if (!mem) {
+        render(stdout, ctx);
+        return;
+    }
+    render(mem, ctx);
+    if (fclose(mem) == 0)
+        kt_term_wrap(stdout, text, len, kt_term_width(stdout));
+    else
+        render(stdout, ctx);
+    free(text);
 }

@@ -16,6 +16,7 @@
 #include "core/parse.h"
 #include "core/result_json.h"
 #include "core/result_md.h"
+#include "core/term.h"
 #include "engine/instance.h"
 #include "engine/verify.h"
 
@@ -84,34 +85,71 @@ static int parse_args(int argc, char **argv, bench_args *a, kt_err *err)
     return KT_EXIT_OK;
 }
 
-static void print_stats_row(const char *label, const kt_stats *s)
+/* The columns of the timing table, left out from the highest rank when the
+ * terminal is narrow (core/term.h): the median, its interval and n stay. */
+static const kt_term_col stats_cols[] = {
+    {"time (us)", 0, 0}, {"median", 1, 0},  {"min", 1, 5},
+    {"mean", 1, 7},      {"stddev", 1, 6},  {"q1", 1, 4},
+    {"q3", 1, 4},        {"IQR/med", 1, 3}, {"95% CI of median", 1, 1},
+    {"n", 1, 0}};
+
+static void add_stats_row(kt_term_table *t, const char *label,
+                          const kt_stats *s)
 {
-    printf("%-28s %10.3f %10.3f %10.3f %9.3f %10.3f %10.3f %7.2f%% "
-           "[%.3f, %.3f] %6zu\n",
-           label, s->median, s->min, s->mean, s->stddev, s->q1, s->q3,
-           100.0 * s->rel_spread, s->ci_lo, s->ci_hi, s->n);
+    char v[9][48];
+    const char *row[] = {label, v[0], v[1], v[2], v[3],
+                         v[4],  v[5], v[6], v[7], v[8]};
+
+    snprintf(v[0], sizeof v[0], "%.3f", s->median);
+    snprintf(v[1], sizeof v[1], "%.3f", s->min);
+    snprintf(v[2], sizeof v[2], "%.3f", s->mean);
+    snprintf(v[3], sizeof v[3], "%.3f", s->stddev);
+    snprintf(v[4], sizeof v[4], "%.3f", s->q1);
+    snprintf(v[5], sizeof v[5], "%.3f", s->q3);
+    snprintf(v[6], sizeof v[6], "%.2f%%", 100.0 * s->rel_spread);
+    snprintf(v[7], sizeof v[7], "[%.3f, %.3f]", s->ci_lo, s->ci_hi);
+    snprintf(v[8], sizeof v[8], "%zu", s->n);
+    kt_term_table_add(t, row);
 }
 
-static void print_report(const kt_operator *op, const char *plugin,
-                         const kt_point *pt, const int64_t *sizes,
-                         const kt_eval_result *r, const kt_work *work,
-                         const kt_calibration *calib, int have_calib,
-                         const kt_protocol *p, int boundaries,
+static void print_stats(FILE *out, const kt_timing *t, const kt_protocol *p,
+                        int width)
+{
+    kt_term_table table;
+    char label[64];
+
+    kt_term_table_init(&table, stats_cols,
+                       sizeof stats_cols / sizeof stats_cols[0]);
+    snprintf(label, sizeof label, "kernel, per-sample, %s",
+             kt_cache_mode_name(p->cache));
+    add_stats_row(&table, label, &t->kernel);
+    if (t->end_to_end.n)
+        add_stats_row(&table, "end to end (host clock)", &t->end_to_end);
+    kt_term_table_print(out, &table, 0, width);
+    kt_term_table_free(&table);
+}
+
+static void print_report(FILE *out, int width, const kt_operator *op,
+                         const char *plugin, const kt_point *pt,
+                         const int64_t *sizes, const kt_eval_result *r,
+                         const kt_work *work, const kt_calibration *calib,
+                         int have_calib, const kt_protocol *p, int boundaries,
                          const char *gpu_name)
 {
-    char shown[512], sz[160], label[64];
+    char shown[512], sz[160];
     const kt_timing *t = &r->timing;
     kt_derived d;
 
     kt_point_format(op, pt, shown, sizeof shown);
     kt_format_sizes(op, sizes, sz, sizeof sz);
-    printf("%s:%s  %s  %s  on %s\n", plugin, op->id, shown, sz, gpu_name);
-    printf("launch      grid (%u, %u, %u)  block (%u, %u, %u)  dynamic smem "
-           "%u B\n",
-           r->shape.grid[0], r->shape.grid[1], r->shape.grid[2],
-           r->shape.block[0], r->shape.block[1], r->shape.block[2],
-           r->shape.dynamic_smem_bytes);
-    printf("verified    ");
+    fprintf(out, "%s:%s  %s  %s  on %s\n", plugin, op->id, shown, sz, gpu_name);
+    fprintf(out,
+            "launch      grid (%u, %u, %u)  block (%u, %u, %u)  dynamic smem "
+            "%u B\n",
+            r->shape.grid[0], r->shape.grid[1], r->shape.grid[2],
+            r->shape.block[0], r->shape.block[1], r->shape.block[2],
+            r->shape.dynamic_smem_bytes);
+    fprintf(out, "verified    ");
     if (boundaries) {
         kt_boundary list[KT_MAX_BOUNDARIES];
         size_t n = kt_boundary_sizes(op, sizes,
@@ -120,53 +158,78 @@ static void print_report(const kt_operator *op, const char *plugin,
                                      list, KT_MAX_BOUNDARIES);
         for (size_t i = 0; i < n; ++i) {
             kt_format_sizes(op, list[i].sizes, sz, sizeof sz);
-            printf("%s, ", sz);
+            fprintf(out, "%s, ", sz);
         }
         kt_format_sizes(op, sizes, sz, sizeof sz);
     }
-    printf("%s: outputs poisoned, every element compared\n", sz);
+    fprintf(out, "%s: outputs poisoned, every element compared\n", sz);
     if (r->compiled || r->compile_cache_hits)
-        printf("compiled    %u kernel(s) with NVRTC in %.3f s, %u read from "
-               "the cache\n",
-               r->compiled, r->compile_s, r->compile_cache_hits);
-    printf("\n%-28s %10s %10s %10s %9s %10s %10s %8s %s %6s\n", "time (us)",
-           "median", "min", "mean", "stddev", "q1", "q3", "IQR/med",
-           "95% CI of median", "n");
-    snprintf(label, sizeof label, "kernel, per-sample, %s",
-             kt_cache_mode_name(p->cache));
-    print_stats_row(label, &t->kernel);
-    if (t->end_to_end.n)
-        print_stats_row("end to end (host clock)", &t->end_to_end);
+        fprintf(out,
+                "compiled    %u kernel(s) with NVRTC in %.3f s, %u read from "
+                "the cache\n",
+                r->compiled, r->compile_s, r->compile_cache_hits);
+    fprintf(out, "\n");
+    print_stats(out, t, p, width);
     if (t->batch_k)
-        printf("%-28s %10.3f  (batch mean of %d back-to-back launches, hot; "
-               "not comparable with medians)\n",
-               "batch mean", t->batch_us, t->batch_k);
+        fprintf(out,
+                "%-28s %10.3f  (batch mean of %d back-to-back launches, hot; "
+                "not comparable with medians)\n",
+                "batch mean", t->batch_us, t->batch_k);
     kt_derive(work, t->kernel.median, have_calib ? calib->copy_gbs : 0,
               have_calib ? calib->peak_bw_gbs : 0, &d);
-    printf("\neffective bandwidth  %.1f GB/s (GB = 1e9 B; %.0f B read + %.0f B "
-           "written by the algorithm)\n",
-           d.bandwidth_gbs, work->bytes_read, work->bytes_written);
+    fprintf(
+        out,
+        "\neffective bandwidth  %.1f GB/s (GB = 1e9 B; %.0f B read + %.0f B "
+        "written by the algorithm)\n",
+        d.bandwidth_gbs, work->bytes_read, work->bytes_written);
     if (have_calib)
-        printf("                     %.1f%% of the measured copy ceiling "
-               "%.0f GB/s, %.1f%% of the theoretical %.0f GB/s\n",
-               d.pct_of_copy, calib->copy_gbs, d.pct_of_peak,
-               calib->peak_bw_gbs);
+        fprintf(out,
+                "                     %.1f%% of the measured copy ceiling "
+                "%.0f GB/s, %.1f%% of the theoretical %.0f GB/s\n",
+                d.pct_of_copy, calib->copy_gbs, d.pct_of_peak,
+                calib->peak_bw_gbs);
     if (work->flops > 0)
-        printf("compute              %.1f GFLOP/s, %.3f flop/byte\n", d.gflops,
-               d.intensity);
+        fprintf(out, "compute              %.1f GFLOP/s, %.3f flop/byte\n",
+                d.gflops, d.intensity);
     if (p->probe_ns)
-        printf("SM clock             median %.0f MHz, min %.0f MHz; %zu "
-               "sample(s) discarded below %.0f%% of rated\n",
-               t->median_clock_mhz, t->min_clock_mhz, t->discarded,
-               100.0 * p->throttle_ratio);
-    printf("sampling             %zu rounds, stopped on %s after %.3f s of "
-           "GPU time; noise %.3f%% (target %.3f%%)\n",
-           t->num_rounds, t->stop_reason ? t->stop_reason : "?", t->gpu_time_s,
-           100.0 * t->kernel.noise, 100.0 * p->target_noise);
-    kt_energy_print(stdout, &r->energy, work);
+        fprintf(out,
+                "SM clock             median %.0f MHz, min %.0f MHz; %zu "
+                "sample(s) discarded below %.0f%% of rated\n",
+                t->median_clock_mhz, t->min_clock_mhz, t->discarded,
+                100.0 * p->throttle_ratio);
+    fprintf(out,
+            "sampling             %zu rounds, stopped on %s after %.3f s of "
+            "GPU time; noise %.3f%% (target %.3f%%)\n",
+            t->num_rounds, t->stop_reason ? t->stop_reason : "?", t->gpu_time_s,
+            100.0 * t->kernel.noise, 100.0 * p->target_noise);
+    kt_energy_print(out, &r->energy, work);
     if (have_calib)
-        kt_energy_print_best(stdout, &r->energy, work, calib->copy_j_per_byte,
+        kt_energy_print_best(out, &r->energy, work, calib->copy_j_per_byte,
                              calib->fma_j_per_flop);
+}
+
+/* The report on stdout, fitted to its width (core/term.h). */
+static void report(const kt_operator *op, const char *plugin,
+                   const kt_point *pt, const int64_t *sizes,
+                   const kt_eval_result *r, const kt_work *work,
+                   const kt_calibration *calib, int have_calib,
+                   const kt_protocol *p, int boundaries, const char *gpu_name)
+{
+    int width = kt_term_width(stdout);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+
+    if (mem) {
+        print_report(mem, width, op, plugin, pt, sizes, r, work, calib,
+                     have_calib, p, boundaries, gpu_name);
+        if (fclose(mem) == 0)
+            kt_term_wrap(stdout, text, len, width);
+    } else {
+        print_report(stdout, width, op, plugin, pt, sizes, r, work, calib,
+                     have_calib, p, boundaries, gpu_name);
+    }
+    free(text);
 }
 
 static int write_json(const char *path, const bench_args *a,
@@ -250,7 +313,10 @@ static int measure(const bench_args *a, const kt_loaded_plugin *plugin,
     kt_err_clear(&err);
     if (kt_cli_open_evaluator(&a->o, spec, &ev, &err))
         return kt_cli_fail(&err);
-    have_calib = a->calibration && kt_cli_calibration(ev, &calib, 1);
+    /* The point first: one that fails (a kernel that never ends: its
+     * --timeout) costs no calibration, which is needed only for the
+     * report of a measured point (read from the cache after its first
+     * run on a device). */
     if (ev->ops->evaluate(ev, pt, 1, &a->o.protocol, result, &err)) {
         rc = kt_cli_fail(&err);
         goto done;
@@ -259,10 +325,11 @@ static int measure(const bench_args *a, const kt_loaded_plugin *plugin,
         rc = kt_cli_eval_failed(result);
         goto done;
     }
-    print_report(op, plugin->desc.name, pt, spec->sizes, result,
-                 result->has_work ? &result->work : ev->ops->work(ev), &calib,
-                 have_calib, &a->o.protocol, a->o.boundaries,
-                 ev->ops->device(ev)->name);
+    have_calib = a->calibration && kt_cli_calibration(ev, &calib, 1);
+    report(op, plugin->desc.name, pt, spec->sizes, result,
+           result->has_work ? &result->work : ev->ops->work(ev), &calib,
+           have_calib, &a->o.protocol, a->o.boundaries,
+           ev->ops->device(ev)->name);
     rc = a->o.json ? write_json(a->o.json, a, op, pt, spec->sizes, result, ev,
                                 &calib, have_calib)
                    : KT_EXIT_OK;

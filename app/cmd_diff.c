@@ -10,6 +10,7 @@
 #include "compare/diff.h"
 #include "core/outfile.h"
 #include "core/protocol.h"
+#include "core/term.h"
 
 static const char help[] =
     "usage: ktune diff A B [--threshold T] [--json FILE] [--markdown FILE]\n\n"
@@ -103,6 +104,26 @@ static int write_outputs(const diff_args *a, const kt_diff *d)
     return bad ? KT_EXIT_FAILURE : KT_EXIT_OK;
 }
 
+/* text escaped (kt_cli_put_escaped), its lines wrapped to width (0: as
+ * they are). */
+static void put_fitted(FILE *to, const char *text, size_t len, int width)
+{
+    char *escaped = NULL;
+    size_t n = 0;
+    FILE *mem = width > 0 ? open_memstream(&escaped, &n) : NULL;
+
+    if (!mem) {
+        kt_cli_put_escaped(to, text, len);
+        return;
+    }
+    kt_cli_put_escaped(mem, text, len);
+    if (fclose(mem) == 0)
+        kt_term_wrap(to, escaped, n, width);
+    else
+        kt_cli_put_escaped(to, text, len);
+    free(escaped);
+}
+
 /* render's text, with control characters from either file (names, labels,
  * environment fields) shown escaped on the terminal. */
 static void put_escaped(FILE *to, void (*render)(FILE *, const kt_diff *),
@@ -118,7 +139,7 @@ static void put_escaped(FILE *to, void (*render)(FILE *, const kt_diff *),
     }
     render(mem, d);
     if (fclose(mem) == 0)
-        kt_cli_put_escaped(to, text, len);
+        put_fitted(to, text, len, d->width);
     free(text);
 }
 
@@ -148,6 +169,7 @@ int kt_cmd_diff(int argc, char **argv)
         goto done;
     }
     put_escaped(stderr, kt_diff_warn_env, &d);
+    d.width = kt_term_width(stdout);
     put_escaped(stdout, kt_diff_print, &d);
     rc = write_outputs(&a, &d);
     if (!rc && d.count[KT_DIFF_REGRESSION])

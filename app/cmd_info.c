@@ -69,7 +69,7 @@ int kt_cmd_info(int argc, char **argv)
     static const struct option options[] = {
         {"device", required_argument, NULL, 'd'},
         {"recalibrate", no_argument, NULL, 'r'},
-        {"json", no_argument, NULL, 'j'},
+        {"json", optional_argument, NULL, 'j'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     int json = 0, refresh = 0, opt, from_cache = 0, rc;
@@ -87,7 +87,10 @@ int kt_cmd_info(int argc, char **argv)
                 return kt_cli_fail(&err);
             break;
         case 'r': refresh = 1; break;
-        case 'j': json = 1; break;
+        case 'j':
+            json = 1;
+            json_path = optarg;
+            break;
         case 'h': fputs(help, stdout); return KT_EXIT_OK;
         default: return kt_cli_bad_option("info", argv, options);
         }

@@ -105,45 +105,47 @@ static int print_json(const kt_registry *reg, const char *path)
     return rc;
 }
 
-static void print_text(const kt_registry *reg)
+static void print_text(FILE *out, const void *ctx)
 {
+    const kt_registry *reg = ctx;
+
     if (reg->count == 0)
-        printf("no plugins loaded\n");
+        fprintf(out, "no plugins loaded\n");
     for (size_t i = 0; i < reg->count; ++i) {
         const kt_plugin *d = &reg->plugins[i]->desc;
-        printf("%s %s — %s\n  file %s (CUDA %d.%d, sm %s)\n", d->name,
-               d->version ? d->version : "", d->summary ? d->summary : "",
-               reg->plugins[i]->path, d->cuda_runtime_version / 1000,
-               d->cuda_runtime_version % 1000 / 10,
-               d->cuda_archs ? d->cuda_archs : "?");
+        fprintf(out, "%s %s — %s\n  file %s (CUDA %d.%d, sm %s)\n", d->name,
+                d->version ? d->version : "", d->summary ? d->summary : "",
+                reg->plugins[i]->path, d->cuda_runtime_version / 1000,
+                d->cuda_runtime_version % 1000 / 10,
+                d->cuda_archs ? d->cuda_archs : "?");
         for (uint32_t k = 0; k < d->num_operators; ++k) {
             const kt_operator *op = &d->operators[k];
-            printf("  operator %s:%s — %s\n    sizes:", d->name, op->id,
-                   op->summary ? op->summary : "");
+            fprintf(out, "  operator %s:%s — %s\n    sizes:", d->name, op->id,
+                    op->summary ? op->summary : "");
             for (uint32_t s = 0; s < op->num_sizes; ++s)
-                printf(" %s (default %lld, %lld..%lld)", op->sizes[s].name,
-                       (long long)op->sizes[s].default_value,
-                       (long long)op->sizes[s].min,
-                       (long long)op->sizes[s].max);
-            printf("\n");
+                fprintf(
+                    out, " %s (default %lld, %lld..%lld)", op->sizes[s].name,
+                    (long long)op->sizes[s].default_value,
+                    (long long)op->sizes[s].min, (long long)op->sizes[s].max);
+            fprintf(out, "\n");
             for (uint32_t v = 0; v < op->num_variants; ++v) {
                 const kt_variant *var = &op->variants[v];
-                printf("    variant %-14s %s\n", var->id,
-                       var->summary ? var->summary : "");
+                fprintf(out, "    variant %-14s %s\n", var->id,
+                        var->summary ? var->summary : "");
                 for (uint32_t p = 0; p < var->num_params; ++p) {
                     char set[256], dflt[64];
                     kt_param_describe(&var->params[p], set, sizeof set);
                     kt_param_format(&var->params[p],
                                     var->params[p].default_value, dflt,
                                     sizeof dflt);
-                    printf("      %-14s %s, default %s\n", var->params[p].name,
-                           set, dflt);
+                    fprintf(out, "      %-14s %s, default %s\n",
+                            var->params[p].name, set, dflt);
                 }
             }
         }
     }
     for (size_t i = 0; i < reg->num_failures; ++i)
-        printf("not loaded: %s\n", reg->failures[i]);
+        fprintf(out, "not loaded: %s\n", reg->failures[i]);
 }
 
 /* The registry's failure line for the file named path (or real, its full
@@ -194,7 +196,7 @@ static int named_not_loaded(const kt_registry *reg, const kt_cli_list *files)
 int kt_cmd_list(int argc, char **argv)
 {
     static const struct option options[] = {
-        {"json", no_argument, NULL, 'j'},
+        {"json", optional_argument, NULL, 'j'},
         {"plugin", required_argument, NULL, 'p'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
@@ -209,7 +211,10 @@ int kt_cmd_list(int argc, char **argv)
     optind = 1;
     while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
         switch (opt) {
-        case 'j': json = 1; break;
+        case 'j':
+            json = 1;
+            json_path = optarg;
+            break;
         case 'p':
             if (kt_cli_list_push(&files, optarg, &err)) {
                 rc = kt_cli_fail(&err);
@@ -230,7 +235,7 @@ int kt_cmd_list(int argc, char **argv)
         int wrote = print_json(&reg, json_path);
         rc = wrote ? wrote : rc;
     } else
-        print_text(&reg);
+        kt_cli_fit_stdout(print_text, &reg);
 done:
     kt_registry_free(&reg);
     kt_cli_list_free(&files);

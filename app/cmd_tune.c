@@ -24,6 +24,7 @@
 #include "core/msg.h"
 #include "core/outfile.h"
 #include "core/parse.h"
+#include "core/term.h"
 #include "engine/instance.h"
 #include "isolation/worker.h"
 #include "metrics/cupti/counters.h"
@@ -352,6 +353,7 @@ static int report_run(const tune_args *a, tune_run *t, kt_sweep_row *row)
                    : kt_replay_optimum(t->ev, &job->space, &facts.optimum,
                                        &facts.optimum_stats, NULL) == KT_S_OK;
     }
+    facts.width = kt_term_width(stdout);
     if (!a->quiet)
         kt_summary_print(stdout, &facts, &t->result, job->top);
     if (a->markdown)
@@ -507,7 +509,7 @@ static int run_sweep(tune_args *a, tune_run *t, sweep_out *s)
     if (t->num_sizes > 1 && s->num_rows && !a->quiet)
         kt_sweep_print(stdout, t->job.spec, t->job.op,
                        s->num_answers ? s->devices[0] : NULL, s->rows,
-                       s->num_rows);
+                       s->num_rows, kt_term_width(stdout));
     if (a->wisdom && s->num_answers && !s->failed)
         fprintf(a->quiet ? stderr : stdout,
                 "\nwisdom %s: %zu answer(s) added, %zu replaced\n", a->wisdom,

@@ -11,6 +11,7 @@
 
 #include "app/cli.h"
 #include "core/parse.h"
+#include "core/term.h"
 #include "tuner/wisdom.h"
 
 static const char help[] =
@@ -48,6 +49,10 @@ static void format_entry(const kt_select_entry *e, char *sizes, size_t ss,
  * terminal. Newlines and tabs pass. */
 static void out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Where out() writes: stdout, or the text a verb fits to the terminal
+ * (fitted). */
+static FILE *sink;
+
 static void out(const char *fmt, ...)
 {
     va_list ap, again;
@@ -64,34 +69,109 @@ static void out(const char *fmt, ...)
     }
     vsnprintf(text, (size_t)n + 1, fmt, again);
     va_end(again);
-    kt_cli_put_escaped(stdout, text, (size_t)n);
+    kt_cli_put_escaped(sink ? sink : stdout, text, (size_t)n);
     free(text);
 }
 
-static int show(const kt_select_wisdom *w, const char *path)
+/* s with its control characters shown escaped, as out() shows them
+ * (malloc'd; NULL when out of memory). */
+static char *escaped(const char *s)
 {
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+
+    if (!mem)
+        return NULL;
+    kt_cli_put_escaped(mem, s, strlen(s));
+    if (fclose(mem) != 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+/* One entry's row: operator, device, cc, sizes, time, plugin, date,
+ * configuration, each escaped. */
+/* An entry's sizes (256 bytes), configuration (512), time (80) and
+ * compute capability (16) as shown. */
+static void entry_cells(const kt_select_entry *e, char *sizes, char *cfg,
+                        char *tm, char *cc)
+{
+    format_entry(e, sizes, 256, cfg, 512);
+    snprintf(cc, 16, "%d.%d", e->cc_major, e->cc_minor);
+    if (isnan(e->time_us))
+        snprintf(tm, 80, "-");
+    else if (isnan(e->ci_lo_us))
+        snprintf(tm, 80, "%.3f", e->time_us);
+    else
+        snprintf(tm, 80, "%.3f [%.3f, %.3f]", e->time_us, e->ci_lo_us,
+                 e->ci_hi_us);
+}
+
+static void add_entry(kt_term_table *t, const kt_select_entry *e)
+{
+    char sizes[256], cfg[512], tm[80], cc[16];
+    const char *raw[8] = {e->op, e->device,         cc,      sizes,
+                          tm,    e->plugin_version, e->date, cfg};
+    char *cell[8];
+
+    entry_cells(e, sizes, cfg, tm, cc);
+    for (size_t c = 0; c < 8; ++c)
+        cell[c] = escaped(raw[c] ? raw[c] : "");
+    kt_term_table_add(t, (const char *const *)cell);
+    for (size_t c = 0; c < 8; ++c)
+        free(cell[c]);
+}
+
+/* The wide form, a line per entry in fixed columns, when every line fits
+ * width: 1, else 0 and nothing printed. */
+static int show_wide(const kt_select_wisdom *w, int width)
+{
+    static const char row[] = "  %-18s %-20s %-5s %-22s %-34s %-26s %-8s %s\n";
     size_t n = kt_select_count(w);
-    out("%s: %zu entr%s (wisdom format %d)\n", path, n, n == 1 ? "y" : "ies",
-        KT_SELECT_FORMAT);
-    if (n)
-        out("  %-18s %-20s %-5s %-22s %-34s %-26s %-8s %s\n", "operator",
-            "device", "cc", "sizes", "configuration", "time us [95% CI]",
-            "plugin", "date");
+
     for (size_t i = 0; i < n; ++i) {
         const kt_select_entry *e = kt_select_entry_at(w, i);
-        char sizes[256], cfg[512], t[80], cc[16];
-        format_entry(e, sizes, sizeof sizes, cfg, sizeof cfg);
-        snprintf(cc, sizeof cc, "%d.%d", e->cc_major, e->cc_minor);
-        if (isnan(e->time_us))
-            snprintf(t, sizeof t, "-");
-        else if (isnan(e->ci_lo_us))
-            snprintf(t, sizeof t, "%.3f", e->time_us);
-        else
-            snprintf(t, sizeof t, "%.3f [%.3f, %.3f]", e->time_us, e->ci_lo_us,
-                     e->ci_hi_us);
-        out("  %-18s %-20s %-5s %-22s %-34s %-26s %-8s %s\n", e->op, e->device,
-            cc, sizes, cfg, t, e->plugin_version, e->date);
+        char sizes[256], cfg[512], tm[80], cc[16];
+        entry_cells(e, sizes, cfg, tm, cc);
+        if (snprintf(NULL, 0, row, e->op, e->device, cc, sizes, cfg, tm,
+                     e->plugin_version, e->date) > width + 1)
+            return 0;
     }
+    out(row, "operator", "device", "cc", "sizes", "configuration",
+        "time us [95% CI]", "plugin", "date");
+    for (size_t i = 0; i < n; ++i) {
+        const kt_select_entry *e = kt_select_entry_at(w, i);
+        char sizes[256], cfg[512], tm[80], cc[16];
+        entry_cells(e, sizes, cfg, tm, cc);
+        out(row, e->op, e->device, cc, sizes, cfg, tm, e->plugin_version,
+            e->date);
+    }
+    return 1;
+}
+
+static int show(const kt_select_wisdom *w, const char *path, int width)
+{
+    /* Left out first when narrow: the date, the plugin's version, cc. */
+    static const kt_term_col cols[] = {
+        {"operator", 0, 0}, {"device", 0, 0},           {"cc", 0, 1},
+        {"sizes", 0, 0},    {"time us [95% CI]", 0, 0}, {"plugin", 0, 2},
+        {"date", 0, 3},     {"configuration", 0, 0}};
+    size_t n = kt_select_count(w);
+    kt_term_table t;
+
+    out("%s: %zu entr%s (wisdom format %d)\n", path, n, n == 1 ? "y" : "ies",
+        KT_SELECT_FORMAT);
+    if (!n)
+        return KT_EXIT_OK;
+    if (show_wide(w, width))
+        return KT_EXIT_OK;
+    kt_term_table_init(&t, cols, sizeof cols / sizeof cols[0]);
+    for (size_t i = 0; i < n; ++i)
+        add_entry(&t, kt_select_entry_at(w, i));
+    kt_term_table_print(sink ? sink : stdout, &t, 2, width);
+    kt_term_table_free(&t);
     return KT_EXIT_OK;
 }
 
@@ -178,6 +258,28 @@ static int select_one(const kt_select_wisdom *w, int argc, char **argv)
     return KT_EXIT_OK;
 }
 
+/* The verb, its text fitted to the terminal's width (core/term.h). */
+static int fitted(const kt_select_wisdom *w, const char *path, const char *what,
+                  int argc, char **argv, char **plugins, size_t num_plugins)
+{
+    int width = kt_term_width(stdout), rc;
+    char *text = NULL;
+    size_t len = 0;
+
+    sink = open_memstream(&text, &len);
+    if (strcmp(what, "show") == 0)
+        rc = show(w, path, width);
+    else if (strcmp(what, "check") == 0)
+        rc = check(w, path, plugins, num_plugins);
+    else
+        rc = select_one(w, argc - 3, argv + 3);
+    if (sink && fclose(sink) == 0)
+        kt_term_wrap(stdout, text, len, width);
+    sink = NULL;
+    free(text);
+    return rc;
+}
+
 int kt_cmd_wisdom(int argc, char **argv)
 {
     kt_select_wisdom *w = NULL;
@@ -223,12 +325,7 @@ int kt_cmd_wisdom(int argc, char **argv)
         free(plugins);
         return kt_cli_fail(&err);
     }
-    if (strcmp(what, "show") == 0)
-        rc = show(w, path);
-    else if (strcmp(what, "check") == 0)
-        rc = check(w, path, plugins, num_plugins);
-    else
-        rc = select_one(w, argc - 3, argv + 3);
+    rc = fitted(w, path, what, argc, argv, plugins, num_plugins);
     kt_select_close(w);
     free(plugins);
     return rc;

@@ -131,7 +131,9 @@ kt_status kt_cli_operator_operand(const char *cmd, const kt_cli_options *o,
 #define KT_CLI_ISOLATION_HELP                                                  \
     "Plugin code runs in a worker process (docs/isolation.md):\n"              \
     "  --timeout S        seconds for setting the problem up, and per point\n" \
-    "                     on top of --max-time (default 300 and 60)\n"         \
+    "                     on top of --max-time (default 300 and 60): a\n"      \
+    "                     point's limit counts from when it is sent to the\n"  \
+    "                     worker and includes killing it\n"                    \
     "  --in-process       run the plugin in this process (no isolation)\n\n"
 
 #define KT_CLI_PROTOCOL_HELP                                                   \

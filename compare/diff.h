@@ -76,6 +76,9 @@ typedef struct kt_diff {
     kt_diff_env *env; /* differing fields */
     size_t num_env;
     size_t count[KT_DIFF_ONLY_B + 1]; /* rows per verdict */
+    /* The columns kt_diff_print fits (core/term.h: the configuration last
+     * and wrapped, lines wrapped); 0: the wide form, configuration first. */
+    int width;
 } kt_diff;
 
 /* Reads path. KT_S_INPUT naming the file when it is not JSON, not one of

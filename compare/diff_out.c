@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "compare/diff.h"
+#include "core/term.h"
 #include "tuner/summary.h"
 
 static void file_line(FILE *out, const char *label, const kt_diff_file *f)
@@ -59,6 +60,12 @@ void kt_diff_print(FILE *out, const kt_diff *d)
 {
     char ma[32], mb[32], change[96];
     size_t w = 13;
+    /* Fitted to a width: the configuration last, where it can wrap. */
+    static const kt_term_col cols[] = {
+        {"A median us", 1, 0}, {"B median us", 1, 0}, {"change", 0, 0},
+        {"verdict", 0, 0},     {"basis", 0, 1},       {"configuration", 0, 0}};
+    kt_term_table t;
+    int wide;
 
     file_line(out, "A", &d->a);
     file_line(out, "B", &d->b);
@@ -71,18 +78,35 @@ void kt_diff_print(FILE *out, const kt_diff *d)
         size_t n = strlen(r->a ? r->a->key : r->b->key);
         w = n > w ? n : w;
     }
-    fprintf(out, "  %-*s %12s %12s  %-26s %s\n", (int)w, "configuration",
-            "A median us", "B median us", "change", "verdict");
+    /* The wide form, the configuration first, where it fits: a row is 2 +
+     * w + 55 columns and a verdict ("improvement (from the medians' CIs)"
+     * at most, 35). */
+    wide = d->width <= 0 || w + 2 + 55 + 35 <= (size_t)d->width;
+    if (wide) {
+        fprintf(out, "  %-*s %12s %12s  %-26s %s\n", (int)w, "configuration",
+                "A median us", "B median us", "change", "verdict");
+    } else {
+        kt_term_table_init(&t, cols, sizeof cols / sizeof cols[0]);
+    }
     for (size_t i = 0; i < d->num_rows; ++i) {
         const kt_diff_row *r = &d->rows[i];
+        const char *key = r->a ? r->a->key : r->b->key;
+        const char *verdict = kt_diff_verdict_name(r->verdict);
+        const char *basis =
+            r->a && r->b && !r->from_samples ? "(from the medians' CIs)" : "";
+        const char *row[] = {ma, mb, change, verdict, basis, key};
         median_text(r->a, ma, sizeof ma);
         median_text(r->b, mb, sizeof mb);
         change_text(r, change, sizeof change);
-        fprintf(out, "  %-*s %12s %12s  %-26s %s%s\n", (int)w,
-                r->a ? r->a->key : r->b->key, ma, mb, change,
-                kt_diff_verdict_name(r->verdict),
-                r->a && r->b && !r->from_samples ? " (from the medians' CIs)"
-                                                 : "");
+        if (!wide)
+            kt_term_table_add(&t, row);
+        else
+            fprintf(out, "  %-*s %12s %12s  %-26s %s%s%s\n", (int)w, key, ma,
+                    mb, change, verdict, basis[0] ? " " : "", basis);
+    }
+    if (!wide) {
+        kt_term_table_print(out, &t, 2, d->width);
+        kt_term_table_free(&t);
     }
     fputc('\n', out);
     totals(out, d, "");

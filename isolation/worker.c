@@ -4,6 +4,7 @@
 #include "isolation/worker.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "core/childenv.h"
+#include "core/clock.h"
 #include "core/envrec.h"
 #include "core/msg.h"
 #include "core/nvml_set.h"
@@ -26,6 +28,12 @@
 #define HELLO_TIMEOUT_MS 10000
 #define DEFAULT_OPEN_TIMEOUT_S 300.0
 #define DEFAULT_EVAL_TIMEOUT_S 60.0
+/* How long a killed worker is waited for before ktune goes on without it.
+ * The driver tears down a context whose kernel is still running before the
+ * process can be reaped, which took seconds on the H200; the point's limit
+ * includes this grace (point_wait_ms), and a worker still exiting after it
+ * is reaped later (retire). */
+#define KILL_GRACE_S 0.25
 
 /* A point that crashed or timed out: never sent to a worker again. */
 typedef struct casualty {
@@ -48,7 +56,9 @@ typedef struct worker_eval {
     casualty *casualties;
     size_t num_casualties;
     unsigned restarts;
-    int retrying; /* a point tried again after its worker died compiling */
+    double grace_s; /* a killed worker's: KILL_GRACE_S, less for a short
+                     * limit (point_wait_ms) */
+    int retrying;   /* a point tried again after its worker died compiling */
 } worker_eval;
 
 static worker_eval *self(kt_evaluator *ev)
@@ -77,6 +87,20 @@ static void reap_blocking(pid_t pid, int *status)
         ;
 }
 
+/* Reaps the retiring workers that have exited (lock held). */
+static void sweep_retired(void)
+{
+    int status = 0;
+    size_t kept = 0;
+
+    for (size_t i = 0; i < retiring.n; ++i) {
+        pid_t r = waitpid(retiring.pid[i], &status, WNOHANG);
+        if (r == 0 || (r < 0 && errno == EINTR))
+            retiring.pid[kept++] = retiring.pid[i];
+    }
+    retiring.n = kept;
+}
+
 /* Lets pid finish exiting in the background; a full registry waits. */
 static void retire(pid_t pid)
 {
@@ -85,6 +109,7 @@ static void retire(pid_t pid)
     if (waitpid(pid, &status, WNOHANG) == pid)
         return;
     pthread_mutex_lock(&retiring.lock);
+    sweep_retired();
     if (retiring.n < MAX_RETIRING) {
         retiring.pid[retiring.n++] = pid;
         kept = 1;
@@ -104,6 +129,34 @@ static void await_retired(void)
         reap_blocking(retiring.pid[i], &status);
     retiring.n = 0;
     pthread_mutex_unlock(&retiring.lock);
+}
+
+/* Waits at most grace_s for pid to be reaped: 1 (and *status) when it
+ * was, 0 when it is still exiting. */
+static int reap_within(pid_t pid, double grace_s, int *status)
+{
+    double end = kt_clock_seconds() + grace_s;
+
+    for (;;) {
+        pid_t r = waitpid(pid, status, WNOHANG);
+        if (r == pid || (r < 0 && errno != EINTR))
+            return 1;
+        if (kt_clock_seconds() >= end)
+            return 0;
+        usleep(2000);
+    }
+}
+
+/* SIGKILL, then the grace: a worker not reaped within it is retired, to
+ * be reaped later (before the next worker starts, so two never hold one
+ * GPU). 1 with *status when it was reaped. */
+static int kill_worker(pid_t pid, double grace_s, int *status)
+{
+    kill(pid, SIGKILL);
+    if (reap_within(pid, grace_s, status))
+        return 1;
+    retire(pid);
+    return 0;
 }
 
 /* A worker that died (or was killed) while the job's device settings were
@@ -135,10 +188,10 @@ static void stop_worker(worker_eval *we, int force, char *how, size_t how_size)
     close(we->fd);
     we->fd = -1;
     if (force) {
-        kill(we->pid, SIGKILL);
-        reap_blocking(we->pid, &status);
-        if (how)
+        if (kill_worker(we->pid, we->grace_s, &status) && how)
             kt_describe_exit(status, how, how_size);
+        else if (how)
+            snprintf(how, how_size, "was killed (still exiting)");
         recover_settings(we);
     } else if (kt_nvml_choices_any(&we->spec.nvml)) {
         /* It puts the device's own settings back as it closes: wait for
@@ -167,11 +220,11 @@ static void reap_dead_worker(worker_eval *we, char *how, size_t how_size)
             break;
         usleep(10000);
     }
-    if (r != we->pid) {
-        kill(we->pid, SIGKILL);
-        waitpid(we->pid, &status, 0);
-    }
-    kt_describe_exit(status, how, how_size);
+    if (r != we->pid && !kill_worker(we->pid, we->grace_s, &status))
+        snprintf(how, how_size,
+                 "closed its connection and did not exit: killed");
+    else
+        kt_describe_exit(status, how, how_size);
     we->pid = -1;
     recover_settings(we);
 }
@@ -422,6 +475,20 @@ static kt_status attempt(worker_eval *we, const kt_point *pts,
                          const size_t *idx, size_t n, const kt_protocol *p,
                          kt_eval_result *out, kt_err *err);
 
+/* How long the parent waits for the answer to points sent with this
+ * limit: the limit less the grace a killed worker is given (a quarter of
+ * the limit at most), so that a point that never ends costs the parent no
+ * more than its limit, counted from when it was sent; the worker's start
+ * and the problem's set-up come before and have their own limit. */
+static int point_wait_ms(worker_eval *we, double limit_s)
+{
+    double ms;
+
+    we->grace_s = KILL_GRACE_S < limit_s / 4 ? KILL_GRACE_S : limit_s / 4;
+    ms = (limit_s - we->grace_s) * 1e3;
+    return ms < (double)INT_MAX ? (int)ms : INT_MAX;
+}
+
 /* After a crash or timeout with several points in flight, nobody knows
  * which one did it: try each alone in a fresh worker. */
 static kt_status attempt_each(worker_eval *we, const kt_point *pts,
@@ -466,7 +533,10 @@ static kt_status worker_died(worker_eval *we, const kt_point *pts,
     }
     if (timed_out)
         snprintf(reason, sizeof reason,
-                 "no result within %.0f s: the worker was killed", limit_s);
+                 "no result within its limit of %g s (timeout %g s + "
+                 "max_time %g s, from when it was sent): the worker was "
+                 "killed",
+                 limit_s, we->opt.eval_timeout_s, p->max_time_s);
     else
         snprintf(reason, sizeof reason, "the worker %s", how);
     record_casualty(we, &pts[idx[0]],
@@ -514,7 +584,7 @@ static kt_status attempt(worker_eval *we, const kt_point *pts,
     kt_err_clear(&werr);
     rc = kt_wire_send(we->fd, msg, &werr);
     if (!rc)
-        rc = kt_wire_recv(we->fd, (int)(limit_s * 1e3), &reply, &werr);
+        rc = kt_wire_recv(we->fd, point_wait_ms(we, limit_s), &reply, &werr);
     json_decref(msg);
     if (rc == KT_S_TIMEOUT || rc == KT_S_CRASHED)
         return worker_died(we, pts, idx, n, p, out, rc == KT_S_TIMEOUT, limit_s,
@@ -641,7 +711,7 @@ static kt_status worker_profile(kt_evaluator *ev, const kt_point *pt,
     rc = kt_wire_send(we->fd, msg, &werr);
     json_decref(msg);
     if (!rc)
-        rc = kt_wire_recv(we->fd, (int)(limit_s * 1e3), &reply, &werr);
+        rc = kt_wire_recv(we->fd, point_wait_ms(we, limit_s), &reply, &werr);
     if (rc == KT_S_TIMEOUT || rc == KT_S_CRASHED) {
         char reason[1024];
         if (rc == KT_S_TIMEOUT) {
@@ -796,6 +866,7 @@ kt_status kt_worker_open(const kt_eval_spec *spec, const kt_worker_options *opt,
     we->spec = *spec;
     we->pid = -1;
     we->fd = -1;
+    we->grace_s = KILL_GRACE_S;
     if (opt)
         we->opt = *opt;
     if (we->opt.open_timeout_s <= 0)

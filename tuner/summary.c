@@ -9,6 +9,7 @@
 
 #include "core/derive.h"
 #include "core/sizes.h"
+#include "core/term.h"
 
 void kt_summary_change(const kt_ratio *ratio, char *out, size_t size)
 {
@@ -224,6 +225,12 @@ static void print_top(FILE *out, const kt_tune_facts *f,
     size_t n;
     const kt_tune_entry **list = kt_tune_ranked(r, &n);
     char cfg[512], bw[96];
+    /* Left out first when the width cannot hold them: the bandwidth, the
+     * interval, the noise (the median and the configuration stay). */
+    static const kt_term_col cols[] = {
+        {"rank", 1, 0},  {"median us", 1, 0}, {"95% CI", 1, 2},
+        {"noise", 1, 1}, {"bandwidth", 0, 3}, {"configuration", 0, 0}};
+    kt_term_table t;
 
     if (!list || !n) {
         free(list);
@@ -231,17 +238,21 @@ static void print_top(FILE *out, const kt_tune_facts *f,
     }
     fprintf(out, "\ntop %zu of %zu measured (each from its own measurement)\n",
             n < (size_t)top ? n : (size_t)top, n);
-    fprintf(out, "  %4s %12s %25s %7s  %-28s %s\n", "rank", "median us",
-            "95% CI", "noise", "bandwidth", "configuration");
+    kt_term_table_init(&t, cols, sizeof cols / sizeof cols[0]);
     for (size_t i = 0; i < n && i < (size_t)top; ++i) {
         const kt_stats *s = &list[i]->timing.kernel;
-        char ci[64];
+        char rank[24], median[32], ci[64], noise[32];
+        const char *row[] = {rank, median, ci, noise, bw, cfg};
         kt_point_format(f->op, &list[i]->point, cfg, sizeof cfg);
         bandwidth_text(f, list[i], s->median, bw, sizeof bw);
+        snprintf(rank, sizeof rank, "%zu", i + 1);
+        snprintf(median, sizeof median, "%.3f", s->median);
         snprintf(ci, sizeof ci, "[%.3f, %.3f]", s->ci_lo, s->ci_hi);
-        fprintf(out, "  %4zu %12.3f %25s %6.2f%%  %-28s %s\n", i + 1, s->median,
-                ci, 100.0 * s->noise, bw, cfg);
+        snprintf(noise, sizeof noise, "%.2f%%", 100.0 * s->noise);
+        kt_term_table_add(&t, row);
     }
+    kt_term_table_print(out, &t, 2, f->width);
+    kt_term_table_free(&t);
     free(list);
 }
 
@@ -264,6 +275,11 @@ static void print_counters(FILE *out, const kt_tune_facts *f,
     const kt_tune_entry *best;
     size_t n, shown = 0;
     char cfg[512];
+    static const kt_term_col cols[] = {
+        {"rank", 1, 0},  {"ld s/req", 1, 2},     {"st s/req", 1, 2},
+        {"occ %", 1, 4}, {"theo %", 1, 5},       {"DRAM %", 1, 3},
+        {"class", 0, 1}, {"configuration", 0, 0}};
+    kt_term_table t;
 
     if (!spec || !r->profiled)
         return;
@@ -276,18 +292,18 @@ static void print_counters(FILE *out, const kt_tune_facts *f,
             r->profiled, kt_profiling_points_name(spec->points));
     if (r->counters_note[0])
         fprintf(out, "  no hardware counters: %s\n", r->counters_note);
+    kt_term_table_init(&t, cols, sizeof cols / sizeof cols[0]);
     for (size_t i = 0; i < n && (int)i < top; ++i) {
         const kt_tune_entry *e = list[i];
         kt_diagnosis d;
         kt_occupancy occ;
-        char ld[16], st[16], ach[16], theo[16], dram[16], cls[64];
+        char rank[24], ld[16], st[16], ach[16], theo[16], dram[16], cls[64];
+        const char *row[] = {rank, ld, st, ach, theo, dram, cls, cfg};
         int have_occ;
         if (!e->profile)
             continue;
-        if (!shown++)
-            fprintf(out, "  %4s %8s %8s %8s %8s %7s  %-24s %s\n", "rank",
-                    "ld s/req", "st s/req", "occ %", "theo %", "DRAM %",
-                    "class", "configuration");
+        ++shown;
+        snprintf(rank, sizeof rank, "%zu", i + 1);
         have_occ = kt_summary_diagnose(f, e, &d, &occ);
         cell(e->profile->by_id[KT_M_LD_SECTORS_PER_REQUEST], 2, ld, sizeof ld);
         cell(e->profile->by_id[KT_M_ST_SECTORS_PER_REQUEST], 2, st, sizeof st);
@@ -297,9 +313,11 @@ static void print_counters(FILE *out, const kt_tune_facts *f,
         snprintf(cls, sizeof cls, "%s%s%s%s", kt_bound_name(d.bound),
                  d.unit ? " (" : "", d.unit ? d.unit : "", d.unit ? ")" : "");
         kt_point_format(f->op, &e->point, cfg, sizeof cfg);
-        fprintf(out, "  %4zu %8s %8s %8s %8s %7s  %-24s %s\n", i + 1, ld, st,
-                ach, theo, dram, cls, cfg);
+        kt_term_table_add(&t, row);
     }
+    if (shown)
+        kt_term_table_print(out, &t, 2, f->width);
+    kt_term_table_free(&t);
     free(list);
     if (!shown)
         fprintf(out, "  none of the top %d was profiled\n", top);
@@ -438,8 +456,8 @@ static void print_compile(FILE *out, const kt_tune_result *r)
                 kt_tune_compile_parallel(r), r->compile_peak);
 }
 
-void kt_summary_print(FILE *out, const kt_tune_facts *f,
-                      const kt_tune_result *r, int top)
+static void print_summary(FILE *out, const kt_tune_facts *f,
+                          const kt_tune_result *r, int top)
 {
     char sizes[256], budget[128] = "";
 
@@ -505,4 +523,23 @@ void kt_summary_print(FILE *out, const kt_tune_facts *f,
     print_invalid(out, f, r);
     if (!f->replay)
         print_time(out, r);
+}
+
+void kt_summary_print(FILE *out, const kt_tune_facts *f,
+                      const kt_tune_result *r, int top)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = f->width > 0 ? open_memstream(&text, &len) : NULL;
+
+    if (!mem) {
+        print_summary(out, f, r, top);
+        return;
+    }
+    print_summary(mem, f, r, top);
+    if (fclose(mem) == 0)
+        kt_term_wrap(out, text, len, f->width);
+    else
+        print_summary(out, f, r, top);
+    free(text);
 }

@@ -35,6 +35,9 @@ typedef struct kt_tune_facts {
     /* A replay of another tool's recording: what that means, one
      * paragraph (tuner/replay_ext.h); NULL otherwise. */
     const char *replay_note;
+    /* The columns the printed summary fits (core/term.h: lines wrapped,
+     * table columns of low priority left out and named); 0: no limit. */
+    int width;
 } kt_tune_facts;
 
 /* Prints the summary; top: rows of the top table. */

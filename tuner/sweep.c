@@ -2,10 +2,12 @@
 #include "tuner/sweep.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/derive.h"
 #include "core/sizes.h"
+#include "core/term.h"
 
 /* The variants compare treats as the reference to beat. */
 static const char *const references[] = {"cublas", "cub", "memcpy"};
@@ -91,56 +93,65 @@ static void number(double v, char *out, size_t size)
         snprintf(out, size, "%.1f", v);
 }
 
-/* The width of the configuration column: its longest entry. */
-static int config_width(const kt_operator *op, const kt_sweep_row *rows,
-                        size_t n)
+/* What the last columns mean, wrapped to width. */
+static void print_key(FILE *out, const char *ref, int width)
 {
-    int w = 18;
-    for (size_t i = 0; i < n; ++i) {
-        char cfg[512];
-        if (!rows[i].has_best)
-            continue;
-        kt_point_format(op, &rows[i].best, cfg, sizeof cfg);
-        w = (int)strlen(cfg) > w ? (int)strlen(cfg) : w;
-    }
-    return w;
+    char line[512];
+    int n = snprintf(line, sizeof line,
+                     "  vs dflt: the default configuration's time over the "
+                     "answer's (each from its own measurement); %s: the same "
+                     "for the %s variant; -: not measured\n",
+                     ref ? ref : "vs ref", ref ? ref : "reference");
+
+    if (n > 0)
+        kt_term_wrap(out, line,
+                     (size_t)n < sizeof line ? (size_t)n : sizeof line - 1,
+                     width);
 }
 
 void kt_sweep_print(FILE *out, const char *spec, const kt_operator *op,
-                    const char *device, const kt_sweep_row *rows, size_t n)
+                    const char *device, const kt_sweep_row *rows, size_t n,
+                    int width)
 {
     const char *ref = "";
-    int w = config_width(op, rows, n);
+    kt_term_col cols[] = {{"size", 0, 0},   {"median us", 1, 0},
+                          {"95% CI", 1, 2}, {"GB/s", 1, 4},
+                          {"% copy", 1, 3}, {"vs dflt", 1, 1},
+                          {"vs ref", 1, 1}, {"best configuration", 0, 0}};
+    kt_term_table t;
+
     for (size_t i = 0; i < n && !*ref; ++i)
         ref = rows[i].reference;
+    if (*ref)
+        cols[6].head = ref;
     fprintf(out, "\nsweep: %s on %s, %zu size(s), one search each\n", spec,
             device ? device : "?", n);
-    fprintf(out, "  %-22s %-*s %11s %21s %8s %7s %8s %8s\n", "size", w,
-            "best configuration", "median us", "95% CI", "GB/s", "% copy",
-            "vs dflt", *ref ? ref : "vs ref");
+    kt_term_table_init(&t, cols, sizeof cols / sizeof cols[0]);
     for (size_t i = 0; i < n; ++i) {
         const kt_sweep_row *r = &rows[i];
-        char sizes[128], cfg[512], ci[64], bw[32], pct[32], d[32], x[32];
+        char sizes[128], cfg[640], med[32], ci[64], bw[32], pct[32], d[32],
+            x[32];
+        const char *row[] = {sizes, med, ci, bw, pct, d, x, cfg};
         kt_format_sizes(op, r->sizes, sizes, sizeof sizes);
         if (!r->has_best) {
-            fprintf(out, "  %-22s no valid configuration (%zu evaluated)\n",
-                    sizes, r->evaluations);
+            const char *none[] = {sizes, "-", "-", "-", "-", "-", "-", cfg};
+            snprintf(cfg, sizeof cfg, "no valid configuration (%zu evaluated)",
+                     r->evaluations);
+            kt_term_table_add(&t, none);
             continue;
         }
         kt_point_format(op, &r->best, cfg, sizeof cfg);
+        snprintf(med, sizeof med, "%.3f", r->stats.median);
         snprintf(ci, sizeof ci, "[%.3f, %.3f]", r->stats.ci_lo, r->stats.ci_hi);
         number(r->bandwidth_gbs, bw, sizeof bw);
         number(r->pct_copy, pct, sizeof pct);
         speedup(r->default_us, r, d, sizeof d);
         speedup(r->reference_us, r, x, sizeof x);
-        fprintf(out, "  %-22s %-*s %11.3f %21s %8s %7s %8s %8s\n", sizes, w,
-                cfg, r->stats.median, ci, bw, pct, d, x);
+        kt_term_table_add(&t, row);
     }
-    fprintf(out,
-            "  vs dflt: the default configuration's time over the answer's "
-            "(each from its own measurement); %s: the same for the %s "
-            "variant; -: not measured\n",
-            *ref ? ref : "vs ref", *ref ? ref : "reference");
+    kt_term_table_print(out, &t, 2, width);
+    kt_term_table_free(&t);
+    print_key(out, *ref ? ref : NULL, width);
 }
 
 void kt_sweep_tag(const kt_operator *op, const int64_t *sizes, char *out,

@@ -32,9 +32,11 @@ typedef struct kt_sweep_row {
 void kt_sweep_row_fill(const kt_tune_facts *f, const kt_tune_result *r,
                        kt_sweep_row *row);
 
-/* The table of a sweep (rows[0..n)), after the per-size summaries. */
+/* The table of a sweep (rows[0..n)), after the per-size summaries, fitted
+ * to width columns (core/term.h; <= 0: no limit). */
 void kt_sweep_print(FILE *out, const char *spec, const kt_operator *op,
-                    const char *device, const kt_sweep_row *rows, size_t n);
+                    const char *device, const kt_sweep_row *rows, size_t n,
+                    int width);
 
 /* "n1048576" or "m1024-n4096": a size as file names carry it. */
 void kt_sweep_tag(const kt_operator *op, const int64_t *sizes, char *out,

@@ -58,25 +58,37 @@ expect_exit 0 "$KTUNE" list --json -
 expect_text '"kind": "ktune.list"'
 expect_exit 0 "$KTUNE" list --json
 expect_text '"kind": "ktune.list"'
+rm -f l.json
+expect_exit 0 "$KTUNE" list --json=l.json
+python3 -c 'import json; assert json.load(open("l.json"))["kind"] == "ktune.list"' ||
+    { echo "FAIL: list --json=FILE wrote no list"; failures=$((failures + 1)); }
+expect_exit 2 "$KTUNE" list --json=
+expect_text "--json: expected a file name"
+expect_exit 2 "$KTUNE" info --json /nonexistent/folder/i.json
+expect_text "does not exist"
 expect_exit 2 "$KTUNE" list --json a b
 expect_text "unexpected argument 'a'"
 expect_exit 2 "$KTUNE" info --json a b
 expect_text "unexpected argument 'a'"
 rm -f l.json
-finish
-
-# tune --help lists the strategies of the registry (tuner/strategies/
-# list.h), every one of them, the first as the default: the list is not
-# written by hand.
+# The first strategy of the registry is the default, in tune --help and in
+# docs/configs.md, whose [strategy] name row lists every one of them.
 expect_exit 0 "$KTUNE" tune --help
 first=1
-for name in $(sed -n 's/^KT_STRATEGY(\([a-z_0-9]*\))$/\1/p' \
-                  "$KT_SOURCE_DIR/tuner/strategies/list.h"); do
+row=$(grep '^| `name` |' "$KT_SOURCE_DIR/docs/configs.md")
+for name in $strategies; do
+    grep -qF "\`$name\`" <<<"$row" ||
+        { echo "FAIL: docs/configs.md's [strategy] name row lacks $name"; failures=$((failures + 1)); }
     if [ $first = 1 ]; then
         expect_text "Strategies ([strategy] name): $name (default)"
+        grep -qE "\| \`$name\` \|\$" <<<"$row" ||
+            { echo "FAIL: docs/configs.md does not give $name as the default"; failures=$((failures + 1)); }
         first=0
-    elif ! grep -qE "(^| )$name[,.]" <<<"$out"; then
-        echo "FAIL: strategy $name missing from tune --help"
-        failures=$((failures + 1))
     fi
 done
+# wisdom's verbs take --help after the verb (exit 0, their usage).
+for verb in show check select; do
+    expect_exit 0 "$KTUNE" wisdom $verb --help
+    expect_text "usage: ktune wisdom"
+done
+finish

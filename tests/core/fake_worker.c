@@ -25,6 +25,14 @@
  *   "show-start" writes its arguments after the program's name, one per
  *               line, and then "CUDA_DEVICE_MAX_CONNECTIONS=V" to
  *               $KT_FAKE_LOG (what ktune gave the worker to start with)
+ *   "slow-death" ignores SIGTERM, and its death reaches the parent
+ *               KT_FAKE_DEATH_S seconds (default 2) after it happens, as a
+ *               worker's whose CUDA context, a kernel still running, the
+ *               driver takes seconds to tear down: a child traces it
+ *               (ptrace), and a traced process that dies is reaped by its
+ *               parent only after its tracer lets it go. Appends "traced"
+ *               or "untraced" (ptrace refused here) and "dead T" to
+ *               $KT_FAKE_LOG
  * Device settings (open's nvml lists, each point's nvml) go through the
  * simulated NVML that KTUNE_NVML_LIBRARY names, as the local evaluator
  * does (core/nvml_set.h): every listed value checked at open, each
@@ -36,6 +44,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -63,6 +74,67 @@ static void log_event(const char *what)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     fprintf(f, "%s %.6f\n", what, (double)ts.tv_sec + 1e-9 * ts.tv_nsec);
     fclose(f);
+}
+
+/* "slow-death", the tracer's side: seizes pid when told to (go), says
+ * whether it could (ack), lets every signal through, and holds pid's death
+ * for the delay before letting it go. */
+static void hold_death(pid_t pid, int go, int ack)
+{
+    const char *env = getenv("KT_FAKE_DEATH_S");
+    double delay = env ? atof(env) : 2.0;
+    siginfo_t si;
+    int ok, st;
+    char c;
+
+    if (read(go, &c, 1) != 1)
+        return;
+    ok = ptrace(PTRACE_SEIZE, pid, NULL, NULL) == 0;
+    if (write(ack, ok ? "y" : "n", 1) != 1 || !ok)
+        return;
+    for (;;) {
+        memset(&si, 0, sizeof si);
+        if (waitid(P_PID, (id_t)pid, &si,
+                   WEXITED | WSTOPPED | WNOWAIT | __WALL))
+            return;
+        if (si.si_code == CLD_EXITED || si.si_code == CLD_KILLED ||
+            si.si_code == CLD_DUMPED) {
+            log_event("dead");
+            usleep((useconds_t)(delay * 1e6));
+            return; /* the tracer's exit lets the dead one go */
+        }
+        if (waitpid(pid, &st, __WALL) != pid)
+            return;
+        ptrace(PTRACE_CONT, pid, NULL,
+               (void *)(long)(WIFSTOPPED(st) ? WSTOPSIG(st) : 0));
+    }
+}
+
+/* "slow-death": a child of this process becomes its tracer. */
+static void die_slowly(void)
+{
+    int go[2], ack[2];
+    pid_t me = getpid(), tracer;
+    char c = 'n';
+
+    signal(SIGTERM, SIG_IGN);
+    if (pipe(go) || pipe(ack))
+        return;
+    tracer = fork();
+    if (tracer == 0) {
+        close(go[1]);
+        close(ack[0]);
+        hold_death(me, go[0], ack[1]);
+        _exit(0);
+    }
+    prctl(PR_SET_PTRACER, (unsigned long)tracer); /* Yama: this tracer */
+    close(go[0]);
+    close(ack[1]);
+    if (tracer < 0 || write(go[1], "g", 1) != 1 || read(ack[0], &c, 1) != 1)
+        c = 'n';
+    log_event(c == 'y' ? "traced" : "untraced");
+    close(go[1]);
+    close(ack[0]);
 }
 
 static json_t *fake_device(void)
@@ -351,6 +423,8 @@ int main(int argc, char **argv)
         return 9;
     if (mode && strcmp(mode, "slow-exit") == 0)
         log_event("start");
+    if (mode && strcmp(mode, "slow-death") == 0)
+        die_slowly();
     hello = kt_wire_message("hello");
     if (mode && strcmp(mode, "old") == 0)
         json_object_set_new(hello, "v", json_integer(99));
@@ -393,5 +467,9 @@ int main(int argc, char **argv)
         json_decref(req);
     }
     kt_registry_free(&reg);
+    /* A traced process cannot be traced again: the leak check that a
+     * sanitizer build runs at exit would fail to stop its threads. */
+    if (mode && strcmp(mode, "slow-death") == 0)
+        _exit(0);
     return 0;
 }

@@ -339,6 +339,68 @@ a_closing_worker_exits_in_the_background_before_the_next(void **state)
     assert_true(start2 >= exit1);
 }
 
+/* The "stated timeout" of a point is its whole cost to the parent: from
+ * when the point is sent until evaluate() returns with it "timeout", even
+ * when the worker ignores SIGTERM and its death takes seconds to reach the
+ * parent (the driver tearing down a context whose kernel still runs). The
+ * next worker still waits for it: two never hold one GPU at once. */
+static void
+a_hang_costs_its_stated_limit_though_the_worker_dies_slowly(void **state)
+{
+    const char *log = "slow_death.log";
+    kt_err err;
+    kt_evaluator *ev;
+    kt_point hang = plain(128), fine = plain(256);
+    kt_protocol p = quick(); /* max_time 0.5 s; timeout 1 s: limit 1.5 s */
+    kt_eval_result r;
+    double t0, cost, next_s, when = 0;
+    char what[16], line[64];
+    int traced = 0;
+    FILE *f;
+    (void)state;
+
+    remove(log);
+    setenv("KT_FAKE_MODE", "slow-death", 1);
+    setenv("KT_FAKE_DEATH_S", "2", 1);
+    setenv("KT_FAKE_LOG", log, 1);
+    ev = open_fake(KT_S_OK, &err);
+    assert_non_null(f = fopen(log, "r"));
+    while (fgets(line, sizeof line, f))
+        traced |= strncmp(line, "traced", 6) == 0;
+    fclose(f);
+    if (!traced) {
+        ev->ops->close(ev);
+        unsetenv("KT_FAKE_MODE");
+        skip(); /* ptrace refused here: no slow death to simulate */
+    }
+    t0 = now();
+    assert_int_equal(ev->ops->evaluate(ev, &hang, 1, &p, &r, &err), KT_S_OK);
+    cost = now() - t0;
+    printf("the hung point cost %.3f s (stated limit 1.5 s)\n", cost);
+    assert_true(cost >= 1.2);
+    assert_true(cost <= 1.5 + 0.1);
+    assert_int_equal(r.status, KT_EVAL_TIMEOUT);
+    assert_contains(r.reason, "no result within its limit of 1.5 s");
+    /* The next point's worker starts after the killed one is gone. */
+    t0 = now();
+    assert_int_equal(ev->ops->evaluate(ev, &fine, 1, &p, &r, &err), KT_S_OK);
+    next_s = now() - t0;
+    assert_int_equal(r.status, KT_EVAL_OK);
+    kt_eval_result_free(&r);
+    ev->ops->close(ev);
+    unsetenv("KT_FAKE_MODE");
+    unsetenv("KT_FAKE_DEATH_S");
+    unsetenv("KT_FAKE_LOG");
+    assert_non_null(f = fopen(log, "r"));
+    while (fscanf(f, "%15s", what) == 1)
+        if (strcmp(what, "dead") == 0 && fscanf(f, "%lf", &when) == 1)
+            break;
+    fclose(f);
+    assert_true(when > 0);
+    assert_true(next_s >= 2.0 - (1.5 - 1.2) - 0.1);
+    remove(log);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -346,6 +408,8 @@ int main(void)
         cmocka_unit_test(a_crash_costs_one_point_and_is_named),
         cmocka_unit_test(a_death_while_compiling_is_retried_once),
         cmocka_unit_test(a_hang_is_killed_and_its_neighbour_still_measured),
+        cmocka_unit_test(
+            a_hang_costs_its_stated_limit_though_the_worker_dies_slowly),
         cmocka_unit_test(a_lost_context_marks_the_faulting_point),
         cmocka_unit_test(profiles_travel_through_the_worker),
         cmocka_unit_test(

@@ -414,9 +414,9 @@ static void the_summary_shows_counters_and_the_diagnosis(void **state)
     kt_summary_print(out, &x.f, &x.r, 5);
     fclose(out);
     assert_contains(text, "point(s) profiled (every)");
-    assert_contains(text, "ld s/req st s/req    occ %   theo %  DRAM %  class");
+    assert_contains(text, "ld s/req  st s/req  occ %  theo %  DRAM %  class");
     /* The answer is float4: 16 sectors per request, ideal for 16 bytes. */
-    assert_contains(text, "   16.00    16.00 ");
+    assert_contains(text, "   16.00     16.00 ");
     assert_contains(text, "  best vec4 ");
     assert_contains(text, "memory-bound (DRAM)");
     assert_contains(text,

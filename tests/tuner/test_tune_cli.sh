@@ -193,7 +193,7 @@ expect_text "metrics every, 21 metric(s), 19 raw counter(s)"
 expect_exit 0 "$KTUNE" tune metrics.ini --replay "$CREC" --journal m.jsonl \
     --json m.json
 expect_text "point(s) profiled (every), from launches of their own"
-expect_text "ld s/req st s/req    occ %   theo %  DRAM %  class"
+expect_text "ld s/req  st s/req  occ %  theo %  DRAM %  class"
 expect_text "  best vec4 "
 expect_text "coalescing: loads: 16.00 sectors/request, 512 B asked for per request need 16.00"
 expect_exit 0 "$KTUNE" tune metrics.ini --replay "$CREC" --journal m.jsonl \
