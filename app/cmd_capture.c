@@ -242,7 +242,7 @@ static char *change(const char *name, const char *value)
 static kt_status launch_captured(const cap_args *a, const char *lib,
                                  const char *dir, kt_tl_run *run, kt_err *err)
 {
-    char limit[32], max[32], *vars[8] = {NULL};
+    char limit[32], max[32], *vars[9] = {NULL};
     size_t n = 0;
     kt_status s = KT_S_OK;
 
@@ -255,6 +255,13 @@ static kt_status launch_captured(const cap_args *a, const char *lib,
     vars[n++] = change("KTUNE_CAPTURE_LIMIT", limit);
     vars[n++] = change("KTUNE_CAPTURE_MAX", max);
     vars[n++] = change("KTUNE_CAPTURE_VERBOSE", a->verbose ? "1" : NULL);
+    /* A module loaded lazily is loaded at its first launch, after the
+     * launch's callback asked for its image: seen on the H200, the first
+     * launch of a <<< >>> kernel then has none. Eager loading has every
+     * module's image there before the first launch; the user's own
+     * choice is kept. */
+    if (!getenv("CUDA_MODULE_LOADING"))
+        vars[n++] = change("CUDA_MODULE_LOADING", "EAGER");
     for (size_t i = 0; i < n && !s; ++i)
         if (!vars[i])
             s = kt_err_set(err, KT_S_NOMEM, "out of memory");

@@ -133,6 +133,14 @@ expect_text "verbose=1"
 rm -rf seen
 expect_exit 0 "$KTUNE" capture --out seen -- sh -c 'echo "verbose=${KTUNE_CAPTURE_VERBOSE:-unset}"'
 expect_text "verbose=unset"
+# The program's modules load eagerly, so the first launch has its image;
+# a user's own CUDA_MODULE_LOADING is kept.
+rm -rf seen
+expect_exit 0 "$KTUNE" capture --out seen -- sh -c 'echo "loading=$CUDA_MODULE_LOADING"'
+expect_text "loading=EAGER"
+rm -rf seen
+CUDA_MODULE_LOADING=LAZY expect_exit 0 "$KTUNE" capture --out seen -- sh -c 'echo "loading=$CUDA_MODULE_LOADING"'
+expect_text "loading=LAZY"
 # A capture library the driver cannot load is named, with the loader's
 # reason (the driver itself says nothing).
 rm -rf seen
