@@ -230,46 +230,36 @@ static kt_status make_out_dir(const char *dir, char *abs, kt_err *err)
     return KT_S_OK;
 }
 
-/* "NAME=VALUE", or "NAME" (removed from the program's environment) when
- * value is NULL; malloc'd. */
-static char *change(const char *name, const char *value)
-{
-    return value ? kt_childenv_entry(name, value) : strdup(name);
-}
-
 /* Runs the program with the capture library injected and its settings in
  * the program's environment (ktune's own is never changed). */
 static kt_status launch_captured(const cap_args *a, const char *lib,
                                  const char *dir, kt_tl_run *run, kt_err *err)
 {
-    char limit[32], max[32], *vars[9] = {NULL};
-    size_t n = 0;
-    kt_status s = KT_S_OK;
+    char limit[32], max[32];
+    kt_childenv_changes vars = {.n = 0};
+    kt_status s;
 
     snprintf(limit, sizeof limit, "%lld", (long long)a->limit);
     snprintf(max, sizeof max, "%lld", (long long)a->max);
-    vars[n++] = change("CUDA_INJECTION64_PATH", lib);
-    vars[n++] = change("KTUNE_CAPTURE_DIR", dir);
-    vars[n++] = change("KTUNE_CAPTURE_KERNEL", a->kernel);
-    vars[n++] = change("KTUNE_CAPTURE_LAUNCH", a->launch ? a->launch : "1");
-    vars[n++] = change("KTUNE_CAPTURE_LIMIT", limit);
-    vars[n++] = change("KTUNE_CAPTURE_MAX", max);
-    vars[n++] = change("KTUNE_CAPTURE_VERBOSE", a->verbose ? "1" : NULL);
+    kt_childenv_change(&vars, "CUDA_INJECTION64_PATH", lib);
+    kt_childenv_change(&vars, "KTUNE_CAPTURE_DIR", dir);
+    kt_childenv_change(&vars, "KTUNE_CAPTURE_KERNEL", a->kernel);
+    kt_childenv_change(&vars, "KTUNE_CAPTURE_LAUNCH",
+                       a->launch ? a->launch : "1");
+    kt_childenv_change(&vars, "KTUNE_CAPTURE_LIMIT", limit);
+    kt_childenv_change(&vars, "KTUNE_CAPTURE_MAX", max);
+    kt_childenv_change(&vars, "KTUNE_CAPTURE_VERBOSE", a->verbose ? "1" : NULL);
     /* A module loaded lazily is loaded at its first launch, after the
      * launch's callback asked for its image: seen on the H200, the first
      * launch of a <<< >>> kernel then has none. Eager loading has every
      * module's image there before the first launch; the user's own
      * choice is kept. */
     if (!getenv("CUDA_MODULE_LOADING"))
-        vars[n++] = change("CUDA_MODULE_LOADING", "EAGER");
-    for (size_t i = 0; i < n && !s; ++i)
-        if (!vars[i])
-            s = kt_err_set(err, KT_S_NOMEM, "out of memory");
-    if (!s)
-        s = kt_tl_launch_env(a->o.operands, (const char *const *)vars, run,
-                             err);
-    for (size_t i = 0; i < n; ++i)
-        free(vars[i]);
+        kt_childenv_change(&vars, "CUDA_MODULE_LOADING", "EAGER");
+    if (!(s = kt_childenv_changes_check(&vars, err)))
+        s = kt_tl_launch_env(a->o.operands, kt_childenv_changes_list(&vars),
+                             run, err);
+    kt_childenv_changes_free(&vars);
     return s;
 }
 

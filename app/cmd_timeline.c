@@ -308,23 +308,19 @@ done:
 static kt_status launch_traced(const tl_args *a, const char *tracer,
                                const char *dir, kt_tl_run *run, kt_err *err)
 {
-    char *vars[4] = {NULL, NULL, NULL, NULL};
-    size_t n = 0;
-    kt_status s = KT_S_OK;
+    kt_childenv_changes vars = {.n = 0};
+    kt_status s;
 
     if (tracer) {
-        vars[n++] = kt_childenv_entry("CUDA_INJECTION64_PATH", tracer);
-        vars[n++] = kt_childenv_entry("KTUNE_TIMELINE_DIR", dir);
+        kt_childenv_change(&vars, "CUDA_INJECTION64_PATH", tracer);
+        kt_childenv_change(&vars, "KTUNE_TIMELINE_DIR", dir);
     }
     if (a->no_driver)
-        vars[n++] = kt_childenv_entry("KTUNE_TIMELINE_DRIVER", "0");
-    for (size_t i = 0; i < n && !s; ++i)
-        if (!vars[i])
-            s = kt_err_set(err, KT_S_NOMEM, "out of memory");
-    if (!s)
-        s = kt_tl_launch_env(a->program, (const char *const *)vars, run, err);
-    for (size_t i = 0; i < n; ++i)
-        free(vars[i]);
+        kt_childenv_change(&vars, "KTUNE_TIMELINE_DRIVER", "0");
+    if (!(s = kt_childenv_changes_check(&vars, err)))
+        s = kt_tl_launch_env(a->program, kt_childenv_changes_list(&vars), run,
+                             err);
+    kt_childenv_changes_free(&vars);
     return s;
 }
 

@@ -44,14 +44,54 @@ kt_status kt_childenv_build(const char *const *vars, char ***out, kt_err *err)
     return KT_S_OK;
 }
 
-char *kt_childenv_entry(const char *name, const char *value)
+/* "NAME=VALUE", or "NAME" when value is NULL; malloc'd (NULL: none). */
+static char *entry_of(const char *name, const char *value)
 {
-    size_t n = strlen(name), v = strlen(value);
+    size_t n = strlen(name), v = value ? strlen(value) : 0;
     char *entry = malloc(n + v + 2);
     if (entry) {
         memcpy(entry, name, n);
-        entry[n] = '=';
-        memcpy(entry + n + 1, value, v + 1);
+        entry[n] = '\0';
+        if (value) {
+            entry[n] = '=';
+            memcpy(entry + n + 1, value, v + 1);
+        }
     }
     return entry;
+}
+
+void kt_childenv_change(kt_childenv_changes *c, const char *name,
+                        const char *value)
+{
+    char *entry;
+
+    if (c->n == KT_CHILDENV_MAX_CHANGES || !(entry = entry_of(name, value))) {
+        c->failed = 1;
+        return;
+    }
+    c->items[c->n++] = entry;
+    c->items[c->n] = NULL;
+}
+
+kt_status kt_childenv_changes_check(const kt_childenv_changes *c, kt_err *err)
+{
+    if (c->failed)
+        return kt_err_set(err, KT_S_NOMEM,
+                          "the program's environment could not be made "
+                          "(out of memory, or more than %u changes)",
+                          KT_CHILDENV_MAX_CHANGES);
+    return KT_S_OK;
+}
+
+const char *const *kt_childenv_changes_list(const kt_childenv_changes *c)
+{
+    return (const char *const *)c->items;
+}
+
+void kt_childenv_changes_free(kt_childenv_changes *c)
+{
+    for (size_t i = 0; i < c->n; ++i)
+        free(c->items[i]);
+    c->n = 0;
+    c->items[0] = NULL;
 }

@@ -9,6 +9,8 @@
 #ifndef KT_CORE_CHILDENV_H
 #define KT_CORE_CHILDENV_H
 
+#include <stddef.h>
+
 #include "core/error.h"
 
 /* environ without the names changes holds, then each entry of changes
@@ -19,7 +21,26 @@
 kt_status kt_childenv_build(const char *const *changes, char ***out,
                             kt_err *err);
 
-/* "NAME=VALUE", malloc'd (NULL when out of memory), for changes. */
-char *kt_childenv_entry(const char *name, const char *value);
+/* The changes for kt_childenv_build, gathered one by one: entries are
+ * malloc'd and owned by the list; a failed allocation or one change too
+ * many is kept and said once by kt_childenv_changes_check. */
+#define KT_CHILDENV_MAX_CHANGES 16u
+typedef struct kt_childenv_changes {
+    char *items[KT_CHILDENV_MAX_CHANGES + 1]; /* NULL-terminated */
+    size_t n;
+    int failed; /* an entry was not added */
+} kt_childenv_changes;
+
+/* Sets NAME to value in the child's environment; value NULL removes NAME. */
+void kt_childenv_change(kt_childenv_changes *c, const char *name,
+                        const char *value);
+
+/* KT_S_NOMEM when a change was lost, else KT_S_OK. */
+kt_status kt_childenv_changes_check(const kt_childenv_changes *c, kt_err *err);
+
+/* c->items as kt_childenv_build takes them. */
+const char *const *kt_childenv_changes_list(const kt_childenv_changes *c);
+
+void kt_childenv_changes_free(kt_childenv_changes *c);
 
 #endif

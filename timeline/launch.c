@@ -141,25 +141,6 @@ done:
     return s;
 }
 
-kt_status kt_tl_launch(char *const *argv, const char *tracer, const char *dir,
-                       kt_tl_run *run, kt_err *err)
-{
-    char *vars[3] = {NULL, NULL, NULL};
-    kt_status s;
-
-    if (tracer &&
-        (!(vars[0] = kt_childenv_entry("CUDA_INJECTION64_PATH", tracer)) ||
-         !(vars[1] = kt_childenv_entry("KTUNE_TIMELINE_DIR", dir)))) {
-        s = kt_err_set(err, KT_S_NOMEM, "out of memory");
-        goto done;
-    }
-    s = kt_tl_launch_env(argv, (const char *const *)vars, run, err);
-done:
-    free(vars[0]);
-    free(vars[1]);
-    return s;
-}
-
 int kt_tl_run_status(const kt_tl_run *run)
 {
     return run->signal ? 128 + run->signal : run->exit_code;

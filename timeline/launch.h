@@ -28,18 +28,14 @@ typedef struct kt_tl_run {
 kt_status kt_tl_find_program(const char *program, char *out, size_t out_size,
                              kt_err *err);
 
-/* Runs argv[0] (found by kt_tl_find_program) with argv, in an environment
- * that adds tracer as CUDA_INJECTION64_PATH and dir as KTUNE_TIMELINE_DIR
- * (tracer NULL: neither, an untraced run), and waits for it. ktune ignores
- * SIGINT and SIGQUIT meanwhile, so that Ctrl-C ends the program and the
- * timeline of what it did is still shown. KT_S_INPUT when the program
- * cannot be started, KT_S_IO when it cannot be waited for. */
-kt_status kt_tl_launch(char *const *argv, const char *tracer, const char *dir,
-                       kt_tl_run *run, kt_err *err);
-
-/* The same with the program's environment given as changes to ktune's:
- * vars is a NULL-terminated list of "NAME=VALUE" (set) and "NAME" (removed)
- * entries, borrowed. ktune's own environment is never changed. */
+/* Runs argv[0] (found by kt_tl_find_program) with argv, in ktune's
+ * environment changed by vars (a NULL-terminated list of "NAME=VALUE",
+ * set, and "NAME", removed; borrowed; core/childenv.h): the tracer in
+ * CUDA_INJECTION64_PATH, its settings beside it. ktune's own environment
+ * is never changed. Waits for it; ktune ignores SIGINT and SIGQUIT
+ * meanwhile, so that Ctrl-C ends the program and the timeline of what it
+ * did is still shown. KT_S_INPUT when the program cannot be started,
+ * KT_S_IO when it cannot be waited for. */
 kt_status kt_tl_launch_env(char *const *argv, const char *const *vars,
                            kt_tl_run *run, kt_err *err);
 
