@@ -314,14 +314,13 @@ static kt_status apply_output_options(const tune_args *a, kt_job *job,
 }
 
 /* What the run opened, for the search and its report (tuner/tune_job.h). */
-static kt_tune_setup setup_of(const tune_args *a, const tune_run *t)
+static kt_tune_setup setup_of(const tune_args *a, tune_run *t)
 {
     kt_tune_setup s = {.ev = t->ev,
                        .workers = t->workers.evs,
                        .num_workers = t->workers.n,
                        .worker_envs = t->workers.envs,
-                       .journal = t->journal.fd >= 0 ? (kt_journal *)&t->journal
-                                                     : NULL,
+                       .journal = t->journal.fd >= 0 ? &t->journal : NULL,
                        .resume = t->have_log ? &t->log : NULL,
                        .calib = t->have_calib ? &t->calib : NULL,
                        .environment = t->env,

@@ -19,7 +19,7 @@ void kt_tune_config_from_job(const kt_job *job, const kt_tune_setup *s,
     cfg->op = job->op;
     cfg->space = &job->space;
     cfg->ev = s->ev;
-    cfg->workers = (kt_evaluator **)s->workers;
+    cfg->workers = s->workers;
     cfg->num_workers = s->num_workers;
     cfg->worker_envs = s->worker_envs;
     cfg->strategy = job->strategy;

@@ -22,8 +22,8 @@
 
 /* What a run of a job brings besides the job. Everything is borrowed. */
 typedef struct kt_tune_setup {
-    kt_evaluator *ev;             /* the run's own evaluator */
-    kt_evaluator *const *workers; /* workers[0] = ev; num_workers of them */
+    kt_evaluator *ev;       /* the run's own evaluator */
+    kt_evaluator **workers; /* workers[0] = ev; num_workers of them */
     size_t num_workers;
     const int *worker_envs;           /* the journal's record of each worker */
     kt_journal *journal;              /* NULL: none */
