@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/suggest.h"
+#include "tuner/tune.h"
 
 #define KT_STRATEGY(name) extern const kt_strategy kt_strategy_##name;
 #include "tuner/strategies/list.h"
@@ -54,4 +55,16 @@ kt_status kt_strategy_unknown(const char *name, kt_err *err)
         names[i] = registry[i]->name;
     kt_suggest(name, names, kt_strategy_count(), hint, sizeof hint);
     return kt_err_set(err, KT_S_INPUT, "unknown strategy '%s'%s", name, hint);
+}
+
+void kt_tune_hint_ring(kt_tune *t, const uint64_t *ring, size_t head,
+                       size_t count)
+{
+    kt_point ahead[KT_TUNE_HINT_AHEAD];
+
+    for (size_t k = 0; k < count && k < KT_TUNE_HINT_AHEAD; ++k)
+        kt_space_point(kt_tune_space(t), ring[(head + k) % KT_TUNE_HINT_AHEAD],
+                       &ahead[k]);
+    kt_tune_hint(t, ahead,
+                 count < KT_TUNE_HINT_AHEAD ? count : KT_TUNE_HINT_AHEAD);
 }

@@ -288,6 +288,11 @@ void kt_tune_hint(kt_tune *t, const kt_point *pts, size_t n);
  * enough to keep every compile thread busy. */
 #define KT_TUNE_HINT_AHEAD 64
 
+/* kt_tune_hint of the count space indices a ring of KT_TUNE_HINT_AHEAD
+ * holds from head on (a strategy's window of draws or sweep positions). */
+void kt_tune_hint_ring(kt_tune *t, const uint64_t *ring, size_t head,
+                       size_t count);
+
 /* kt_tune_measure for pts[0..n) at once: the new points are evaluated
  * concurrently, one call each, then recorded and journaled in the order
  * given, so the run does not depend on which worker finished first.

@@ -29,7 +29,7 @@ typedef struct hints {
 /* Once fewer than half a window of hinted points lies ahead of i, hints
  * the next points the host does not refuse, up to a window, soonest
  * first. */
-static void hint_ahead(kt_tune *t, uint64_t i, hints *h, kt_point *ahead)
+static void hint_ahead(kt_tune *t, uint64_t i, hints *h)
 {
     const kt_space *space = kt_tune_space(t);
     uint64_t end;
@@ -49,15 +49,11 @@ static void hint_ahead(kt_tune *t, uint64_t i, hints *h, kt_point *ahead)
         if (kt_space_feasible(space, &pt, &why) == KT_S_OK)
             h->queue[(h->head + h->count++) % KT_TUNE_HINT_AHEAD] = h->to;
     }
-    for (size_t k = 0; k < h->count; ++k)
-        kt_space_point(space, h->queue[(h->head + k) % KT_TUNE_HINT_AHEAD],
-                       &ahead[k]);
-    kt_tune_hint(t, ahead, h->count);
+    kt_tune_hint_ring(t, h->queue, h->head, h->count);
 }
 
 static kt_status run(kt_tune *t, const double *opt, kt_err *err)
 {
-    kt_point ahead[KT_TUNE_HINT_AHEAD];
     hints *h = calloc(1, sizeof *h);
     const kt_space *space = kt_tune_space(t);
     /* Several points per worker: the pool hands them out as workers come
@@ -80,7 +76,7 @@ static kt_status run(kt_tune *t, const double *opt, kt_err *err)
             if (!kt_tune_known(t, &pts[k], &known))
                 ++k;
         }
-        hint_ahead(t, i, h, ahead);
+        hint_ahead(t, i, h);
         if (k)
             rc = kt_tune_measure_batch(t, pts, k, obs, err);
     }

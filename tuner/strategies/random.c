@@ -36,7 +36,6 @@ typedef struct draws {
 static kt_status draw_ahead(kt_tune *t, draws *d, kt_err *err)
 {
     const kt_space *space = kt_tune_space(t);
-    kt_point ahead[KT_TUNE_HINT_AHEAD];
     kt_status rc = KT_S_OK;
 
     while (!rc && d->count < KT_TUNE_HINT_AHEAD && d->drawn < space->size) {
@@ -52,10 +51,7 @@ static kt_status draw_ahead(kt_tune *t, draws *d, kt_err *err)
     if (!rc && (d->unhinted >= KT_TUNE_HINT_AHEAD / 2 ||
                 (d->unhinted && d->drawn == space->size))) {
         d->unhinted = 0;
-        for (size_t k = 0; k < d->count; ++k)
-            kt_space_point(space, d->ring[(d->head + k) % KT_TUNE_HINT_AHEAD],
-                           &ahead[k]);
-        kt_tune_hint(t, ahead, d->count);
+        kt_tune_hint_ring(t, d->ring, d->head, d->count);
     }
     return rc;
 }
