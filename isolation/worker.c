@@ -59,6 +59,8 @@ typedef struct worker_eval {
     double grace_s; /* a killed worker's: KILL_GRACE_S, less for a short
                      * limit (point_wait_ms) */
     int retrying;   /* a point tried again after its worker died compiling */
+    double sent_s;  /* when the points in flight were sent (kt_clock_seconds):
+                     * a killed point's cost is counted from here */
 } worker_eval;
 
 static worker_eval *self(kt_evaluator *ev)
@@ -535,8 +537,9 @@ static kt_status worker_died(worker_eval *we, const kt_point *pts,
         snprintf(reason, sizeof reason,
                  "no result within its limit of %g s (timeout %g s + "
                  "max_time %g s, from when it was sent): the worker was "
-                 "killed",
-                 limit_s, we->opt.eval_timeout_s, p->max_time_s);
+                 "killed, the point cost %.2f s",
+                 limit_s, we->opt.eval_timeout_s, p->max_time_s,
+                 kt_clock_seconds() - we->sent_s);
     else
         snprintf(reason, sizeof reason, "the worker %s", how);
     record_casualty(we, &pts[idx[0]],
@@ -582,6 +585,7 @@ static kt_status attempt(worker_eval *we, const kt_point *pts,
     json_object_set_new(msg, "points", points);
     json_object_set_new(msg, "protocol", kt_env_protocol(p));
     kt_err_clear(&werr);
+    we->sent_s = kt_clock_seconds();
     rc = kt_wire_send(we->fd, msg, &werr);
     if (!rc)
         rc = kt_wire_recv(we->fd, point_wait_ms(we, limit_s), &reply, &werr);
@@ -708,6 +712,7 @@ static kt_status worker_profile(kt_evaluator *ev, const kt_point *pt,
         return rc;
     msg = profile_message(we, pt, req);
     kt_err_clear(&werr);
+    we->sent_s = kt_clock_seconds();
     rc = kt_wire_send(we->fd, msg, &werr);
     json_decref(msg);
     if (!rc)

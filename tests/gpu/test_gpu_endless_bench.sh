@@ -54,6 +54,15 @@ else
         failures=$((failures + 1))
     }
 fi
+# The point's own cost, from when it was sent until its worker was reaped,
+# as ktune states it, is within the limit (the process and worker start,
+# the context and the set-up come before the point).
+point=$(sed -n 's/.*the point cost \([0-9.]*\) s.*/\1/p' endless.log | head -1)
+echo "bench: ktune states the endless point cost ${point:-?} s of its ${stated:-?} s limit"
+if [ -z "$point" ] || ! python3 -c "import sys; sys.exit(not $point <= ${stated:-0})"; then
+    echo "FAIL: the endless point's stated cost ${point:-?} s is not within its limit ${stated:-?} s"
+    failures=$((failures + 1))
+fi
 # ... and it was stopped by the limit, not by luck.
 [ "$cost" -ge $((LIMIT * 1000 - 500)) ] || {
     echo "FAIL: the endless kernel ended after only $cost ms (a limit of $LIMIT s was stated)"
