@@ -499,25 +499,60 @@ static char *manifest(const kernel_count *k, const module_image *m,
 /* ---- the launch's function handle ------------------------------------ */
 
 typedef cudaError_t (*getfunc_fn)(cudaFunction_t *, const void *);
+typedef cudaError_t (*lasterror_fn)(void);
 
-/* The runtime's cudaGetFuncBySymbol when the program uses the shared
- * runtime; a static one is out of reach (its symbols are not exported). */
-static getfunc_fn runtime_getfunc(void)
+/* The program's shared runtime, when it uses one (a static one is out of
+ * reach: its symbols are not exported): cudaGetFuncBySymbol and the two
+ * calls that read its per-thread last error. */
+typedef struct runtime_calls {
+    getfunc_fn getfunc;
+    lasterror_fn peek, get;
+} runtime_calls;
+
+static void *runtime_sym(void *h, const char *name)
 {
-    static const char *const libs[] = {"libcudart.so.13", "libcudart.so.12",
-                                       "libcudart.so"};
-    static getfunc_fn fn;
+    return h ? dlsym(h, name) : dlsym(RTLD_DEFAULT, name);
+}
+
+static const runtime_calls *runtime_of_program(void)
+{
+    static const char *const libs[] = {NULL, "libcudart.so.13",
+                                       "libcudart.so.12", "libcudart.so"};
+    static runtime_calls rt;
     static int looked;
     if (looked)
-        return fn;
+        return rt.getfunc && rt.peek && rt.get ? &rt : NULL;
     looked = 1;
-    *(void **)&fn = dlsym(RTLD_DEFAULT, "cudaGetFuncBySymbol");
-    for (size_t i = 0; !fn && i < sizeof libs / sizeof libs[0]; ++i) {
-        void *h = dlopen(libs[i], RTLD_LAZY | RTLD_NOLOAD);
-        if (h)
-            *(void **)&fn = dlsym(h, "cudaGetFuncBySymbol");
+    for (size_t i = 0; !rt.getfunc && i < sizeof libs / sizeof libs[0]; ++i) {
+        void *h = libs[i] ? dlopen(libs[i], RTLD_LAZY | RTLD_NOLOAD) : NULL;
+        if (libs[i] && !h)
+            continue;
+        *(void **)&rt.getfunc = runtime_sym(h, "cudaGetFuncBySymbol");
+        *(void **)&rt.peek = runtime_sym(h, "cudaPeekAtLastError");
+        *(void **)&rt.get = runtime_sym(h, "cudaGetLastError");
     }
-    return fn;
+    return rt.getfunc && rt.peek && rt.get ? &rt : NULL;
+}
+
+/* The host stub's function through the program's runtime, leaving the
+ * program's last error as it was: a runtime call that fails sets the
+ * calling thread's last error, which the program would read as its own
+ * (cudaGetLastError after a launch). So it is made only while no error
+ * is pending, and its own failure is taken back. */
+static int runtime_handle(launch_info *li)
+{
+    const runtime_calls *rt = runtime_of_program();
+    cudaError_t e;
+    if (!li->stub || !rt || rt->peek() != cudaSuccess)
+        return 0;
+    e = rt->getfunc((cudaFunction_t *)&li->f, li->stub);
+    if (e != cudaSuccess) {
+        rt->get();
+        li->f = NULL;
+        return 0;
+    }
+    li->how = "the runtime's cudaGetFuncBySymbol";
+    return 1;
 }
 
 /* name's function in our own load of m: a handle for the parameter info
@@ -538,21 +573,15 @@ static CUfunction by_name(module_image *m, const char *name)
     return cuModuleGetFunction(&f, m->own, name) == CUDA_SUCCESS ? f : NULL;
 }
 
-/* The program's own handle of a runtime launch's function: from the
- * kernel handle, or the host stub through the runtime. May load the
- * module (lazy loading): its resource callback comes in nested, and is
- * kept. Says how, or NULL. */
+/* The program's own handle of the launch's function through the driver
+ * alone: the driver call's, or the runtime launch's kernel handle. Says
+ * how, or NULL. */
 static const char *own_handle(launch_info *li)
 {
-    getfunc_fn fn;
     if (li->f)
         return "the driver call";
     if (li->kernel && cuKernelGetFunction(&li->f, li->kernel) == CUDA_SUCCESS)
         return "cuKernelGetFunction";
-    li->f = NULL;
-    if (li->stub && (fn = runtime_getfunc()) &&
-        fn((cudaFunction_t *)&li->f, li->stub) == cudaSuccess)
-        return "the runtime's cudaGetFuncBySymbol";
     li->f = NULL;
     return NULL;
 }
@@ -566,6 +595,12 @@ static const char *resolve(launch_info *li, const char *name, module_image **m)
     if (!li->f && *m) {
         how = "its module image, loaded again";
         li->f = by_name(*m, name);
+    }
+    /* Last, the runtime: under lazy loading it loads the module, whose
+     * resource callback comes in nested and is kept. */
+    if ((!li->f || !*m) && runtime_handle(li)) {
+        how = li->how;
+        *m = module_of(name);
     }
     if (!*m)
         return "no loaded module image holds the kernel (CUPTI reported "
@@ -675,6 +710,9 @@ static const char *name_of(launch_info *li)
         return name;
     if (li->symbol && *li->symbol)
         return li->symbol;
+    if (runtime_handle(li) && cuFuncGetName(&name, li->f) == CUDA_SUCCESS &&
+        name)
+        return name;
     return "(a kernel without a name)";
 }
 

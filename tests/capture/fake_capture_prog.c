@@ -16,7 +16,9 @@
  *      runtime's own driver call, were CUPTI to report it) is not counted;
  *   4. saxpy through the driver's cuLaunchKernel (CuPy's RawKernel);
  *   5. a kernel --kernel does not match, then a graph launch;
- *   6. scale_add with CUPTI naming another kernel (parameters misread).
+ *   6. scale_add with CUPTI naming another kernel (parameters misread);
+ *   7. a host stub the program's runtime refuses (a stand-in shared
+ *      runtime, exported): the program's last error is left as it was.
  * Each "kernel" changes its output between the enter and exit callbacks.
  * tests/capture/test_fake_capture.sh checks what ktune makes of it.
  */
@@ -265,6 +267,33 @@ CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d)
 
 static int status;
 
+/* ---- stand-in shared runtime -------------------------------------------- */
+/* The program's per-thread last error, and a cudaGetFuncBySymbol that
+ * refuses every stub (as the H200's runtime did inside the launch
+ * callback): the library must leave the program's last error as it was. */
+static cudaError_t last_error;
+static int getfunc_calls;
+
+cudaError_t cudaGetFuncBySymbol(cudaFunction_t *f, const void *stub)
+{
+    (void)f;
+    (void)stub;
+    ++getfunc_calls;
+    return last_error = cudaErrorInvalidDeviceFunction;
+}
+
+cudaError_t cudaPeekAtLastError(void)
+{
+    return last_error;
+}
+
+cudaError_t cudaGetLastError(void)
+{
+    cudaError_t e = last_error;
+    last_error = cudaSuccess;
+    return e;
+}
+
 static void api(CUpti_CallbackDomain d, CUpti_CallbackId id,
                 CUpti_ApiCallbackSite site, const void *params,
                 const char *symbol)
@@ -370,6 +399,18 @@ int main(void)
     /* CUPTI names another kernel than the handle does: refused */
     runtime_launch(CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000, 1,
                    scale_args, fn_names[2], scale_add);
+    /* 7. a host stub CUPTI names no kernel for, the runtime refusing it:
+     * asked once, its failure taken back; with the program's own error
+     * pending, not asked at all, the error kept */
+    runtime_launch(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 0x5252,
+                   scale_args, NULL, scale_add);
+    printf("runtime asked %d time(s); the program's last error after: %d\n",
+           getfunc_calls, (int)last_error);
+    last_error = cudaErrorMemoryAllocation;
+    runtime_launch(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 0x5252,
+                   scale_args, NULL, scale_add);
+    printf("with an error pending: runtime asked %d time(s); last error: %d\n",
+           getfunc_calls, (int)last_error);
     printf("fake program done\n");
     return 0;
 }

@@ -27,6 +27,11 @@ if grep -q "module 99 loaded" <<<"$out"; then
     echo "FAIL: the library kept its own module load"
     failures=$((failures + 1))
 fi
+# the library's runtime call leaves the program's last error as it was
+# (a failed cudaGetFuncBySymbol is taken back; none is made while the
+# program's own error is pending)
+expect_text "runtime asked 1 time(s); the program's last error after: 0"
+expect_text "with an error pending: runtime asked 1 time(s); last error: 2"
 # ktune's report of each capture
 expect_text "launch   2 of the program's; grid 4x1x1, block 256x1x1"
 expect_text "5 parameters, 32 bytes; 3 allocations, 12288 bytes"
@@ -55,7 +60,7 @@ expect_exit 0 grep -c "$(printf 'N\t_Z5otherv\t1\t0')" caps/capture-*.log
 rm -rf caps
 expect_exit 0 "$KTUNE" capture --kernel '^nothing$' --out caps -- "$P"
 expect_text "no launch matched --kernel ^nothing\$ (launch 1): nothing captured"
-expect_text "the program launched 4 kernel(s), 6 launch(es) in all"
+expect_text "the program launched 5 kernel(s), 8 launch(es) in all"
 expect_text "_Z4bumpPfi (bump(float*, int)): 1 launch(es), through runtime __cudaLaunchKernel_v13000 (505)"
 rm -rf caps
 finish
