@@ -318,7 +318,9 @@ def do_default(run, name, decl, budget_s):
     for p in (j, s):
         if os.path.exists(p):
             os.remove(p)
-    argv = [run.a.ktune, "tune", decl, "--set", f"strategy.name={run.a.ktune_strategy}",
+    # ktune's default strategy is what the job (or ktune) names unless one is given.
+    pick = ["--set", f"strategy.name={run.a.ktune_strategy}"] if run.a.ktune_strategy else []
+    argv = [run.a.ktune, "tune", decl, *pick,
             "--set", f"strategy.max_seconds={budget_s:.0f}", "--journal", j, "--json", s]
     rec, _ = run.cmd(f"default:{name}", argv, budget_s + 120, env=ktune_env(run))
     facts = hub.summary_facts(hub.load_json(s))
@@ -620,7 +622,8 @@ def main(argv=None):
     ap.add_argument("--sweep-s", type=float, default=300)
     ap.add_argument("--first-sample-s", type=float, default=30)
     ap.add_argument("--default-s", type=float, default=60)
-    ap.add_argument("--ktune-strategy", default="one_at_a_time")
+    ap.add_argument("--ktune-strategy", default="",
+                    help="ktune's strategy for the default runs (default: the job's, else ktune's default)")
     ap.add_argument("--kt-strategy", default="genetic_algorithm")
     ap.add_argument("--kt-points", type=int, default=100)
     ap.add_argument("--kt-points-s", type=float, default=150)
