@@ -532,6 +532,7 @@ int kt_cmd_compare(int argc, char **argv)
     have_compare = 1;
     c.spec = a.spec;
     c.plugin_name = plugin->desc.name;
+    c.plugin = plugin;
     c.op = op;
     c.protocol = a.o.protocol;
     c.access_bytes = a.access_bytes;

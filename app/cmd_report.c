@@ -158,7 +158,7 @@ static void work_from_plugin(kt_sources *s, const report_args *a)
     if (kt_env_device_from_json(json_object_get(env, "device"), &dev, name,
                                 sizeof name, NULL) == KT_S_OK)
         prob.device = &dev;
-    if (kt_call_work(op, &prob, &w, &wrc, &err) || wrc != KT_OK) {
+    if (kt_call_work(plugin, op, &prob, &w, &wrc, &err) || wrc != KT_OK) {
         kt_sources_note(s, "the plugin %s could not compute the work of %s",
                         plugin->desc.name, spec);
         goto done;

@@ -421,7 +421,7 @@ static kt_status open_all(const args *a, kt_registry *reg, kt_space *space,
                  json_object_get(json_object_get(head, "plugin"), "name")),
              json_string_value(json_object_get(head, "operator")));
     if ((rc = kt_registry_resolve(reg, spec, &plugin, op, err)) ||
-        (rc = kt_space_init(space, *op, err)) ||
+        (rc = kt_space_init(space, plugin, *op, err)) ||
         (rc = narrow_to_recording(head, *op, space, err)) ||
         (rc = narrow(a, *op, space, err)) ||
         (rc = kt_replay_open(a->recording, plugin, *op, NULL, replay, err)))

@@ -85,7 +85,7 @@ static kt_status check_rows(kt_compare *c, const kt_device *dev, kt_err *err)
         kt_status rc;
 
         kt_err_clear(&why);
-        rc = kt_point_feasible(c->op, &problem, &r->pick.point,
+        rc = kt_point_feasible(c->plugin, c->op, &problem, &r->pick.point,
                                &r->result.shape, &why);
         if (rc == KT_S_OK)
             continue;

@@ -28,6 +28,7 @@
 #include "core/calibration.h"
 #include "core/derive.h"
 #include "core/evaluator.h"
+#include "core/loader.h"
 #include "core/stats.h"
 #include "metrics/diag_facts.h"
 #include "metrics/diagnose.h"
@@ -63,6 +64,7 @@ typedef struct kt_compare {
     /* Set by the caller before kt_compare_run(). */
     const char *spec; /* "plugin:operator" */
     const char *plugin_name;
+    const kt_loaded_plugin *plugin; /* op's, for its callbacks; may be NULL */
     const kt_operator *op;
     int64_t sizes[KT_MAX_SIZES];
     uint64_t seed;

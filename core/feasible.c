@@ -49,7 +49,8 @@ kt_status kt_shape_within_limits(const kt_shape *shape, const kt_device *dev,
     return KT_S_OK;
 }
 
-kt_status kt_point_feasible(const kt_operator *op, const kt_problem *problem,
+kt_status kt_point_feasible(const kt_loaded_plugin *plugin,
+                            const kt_operator *op, const kt_problem *problem,
                             const kt_point *pt, kt_shape *shape, kt_err *err)
 {
     const kt_variant *v = &op->variants[pt->variant];
@@ -64,8 +65,8 @@ kt_status kt_point_feasible(const kt_operator *op, const kt_problem *problem,
     local.struct_size = sizeof local;
     /* Through the loader: an isolated plugin answers from another process,
      * so a shape() that faults costs this point, not the caller. */
-    if ((st = kt_call_shape(op, pt->variant, problem, cfg, &check_rc, why,
-                            sizeof why, &rc, &local, err)))
+    if ((st = kt_call_shape(plugin, op, pt->variant, problem, cfg, &check_rc,
+                            why, sizeof why, &rc, &local, err)))
         return st;
     if (check_rc == KT_INVALID)
         return kt_err_set(err, KT_S_INVALID, "constraint: %s",

@@ -8,13 +8,16 @@
 #define KT_FEASIBLE_H
 
 #include "core/error.h"
+#include "core/loader.h"
 #include "core/point.h"
 #include "ktune/plugin.h"
 
 /* KT_S_OK and the shape in *shape (may be NULL), or KT_S_INVALID with the
  * reason ("block 2048 threads > device limit 1024"), or KT_S_PLUGIN when a
- * callback failed outright. */
-kt_status kt_point_feasible(const kt_operator *op, const kt_problem *problem,
+ * callback failed outright. plugin is op's (kt_call_shape asks it), NULL
+ * for an operator whose code runs here and that no registry loaded. */
+kt_status kt_point_feasible(const kt_loaded_plugin *plugin,
+                            const kt_operator *op, const kt_problem *problem,
                             const kt_point *pt, kt_shape *shape, kt_err *err);
 
 /* The device-limit part alone, for a given shape. */

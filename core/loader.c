@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/loader.h"
 
+#include <assert.h>
 #include <ctype.h>
 #include <dirent.h>
 #include <dlfcn.h>
@@ -388,35 +389,17 @@ static kt_status normalise_plugin(loading *ld, const kt_plugin *raw)
     return KT_S_OK;
 }
 
-/* Plugins whose callbacks a kind answers (their code lives in other
- * processes), so a callback on one of their operators finds its plugin
- * (kt_call_*, owner_of). */
-static kt_loaded_plugin **isolated;
-static size_t num_isolated;
-
+/* Whether a kind answers lp's callbacks (its code lives in other
+ * processes), so kt_call_* ask lp->kind instead of the descriptor. */
 static int answered_elsewhere(const kt_loaded_plugin *lp)
 {
-    return lp->kind && lp->kind->work;
-}
-
-static void forget_isolated(const kt_loaded_plugin *lp)
-{
-    for (size_t i = 0; i < num_isolated; ++i)
-        if (isolated[i] == lp) {
-            isolated[i] = isolated[--num_isolated];
-            break;
-        }
-    if (num_isolated == 0) {
-        free(isolated);
-        isolated = NULL;
-    }
+    return lp && lp->kind && lp->kind->work;
 }
 
 static void unload(kt_loaded_plugin *lp)
 {
     if (!lp)
         return;
-    forget_isolated(lp);
     for (size_t i = 0; i < lp->num_owned; ++i)
         free(lp->owned[i]);
     free(lp->owned);
@@ -520,16 +503,6 @@ static const kt_loader_kind *isolating(void)
         if (g_kinds[i] && g_kinds[i]->probe && g_kinds[i]->adopt)
             return g_kinds[i];
     return NULL;
-}
-
-int kt_call_require(const kt_operator *op, uint32_t variant,
-                    kt_expr *const **parts, size_t *n)
-{
-    for (size_t i = 0; i < sizeof g_kinds / sizeof g_kinds[0]; ++i)
-        if (g_kinds[i] && g_kinds[i]->require &&
-            g_kinds[i]->require(op, variant, parts, n))
-            return 1;
-    return 0;
 }
 
 /* A file of a registered kind (a declared operator, an INI file with
@@ -655,18 +628,12 @@ static kt_status add_plugin(kt_registry *reg, const char *path,
         goto done;
     }
     grown = realloc(reg->plugins, (reg->count + 1) * sizeof *grown);
-    if (!grown || (answered_elsewhere(ld.lp) &&
-                   !(isolated = realloc(isolated, (num_isolated + 1) *
-                                                      sizeof *isolated)))) {
-        if (grown)
-            reg->plugins = grown;
+    if (!grown) {
         rc = kt_err_set(err, KT_S_NOMEM, "%s: out of memory", path);
         goto done;
     }
     reg->plugins = grown;
     reg->plugins[reg->count++] = ld.lp;
-    if (answered_elsewhere(ld.lp))
-        isolated[num_isolated++] = ld.lp;
     ld.lp = NULL;
 done:
     unload(ld.lp);
@@ -876,53 +843,54 @@ void kt_registry_load_default(kt_registry *reg, const char *builtin_dir,
     free_paths(&l);
 }
 
-/* The plugin answered elsewhere whose descriptor holds op, or NULL. (A
- * pointer-range look-up in the process-wide list: kt_call_* are given the
- * operator alone.) */
-static kt_loaded_plugin *owner_of(const kt_operator *op, uint32_t *index)
+/* Index of op in plugin's descriptor: op is one of plugin's operators
+ * (its caller holds the two together, kt_registry_resolve). */
+static uint32_t index_of(const kt_loaded_plugin *plugin, const kt_operator *op)
 {
-    for (size_t i = 0; i < num_isolated; ++i) {
-        const kt_plugin *d = &isolated[i]->desc;
-        if (op >= d->operators && op < d->operators + d->num_operators) {
-            *index = (uint32_t)(op - d->operators);
-            return isolated[i];
-        }
-    }
-    return NULL;
+    assert(op >= plugin->desc.operators &&
+           op < plugin->desc.operators + plugin->desc.num_operators);
+    return (uint32_t)(op - plugin->desc.operators);
 }
 
-kt_status kt_call_work(const kt_operator *op, const kt_problem *problem,
-                       kt_work *out, int *rc, kt_err *err)
+int kt_call_require(const kt_loaded_plugin *plugin, const kt_operator *op,
+                    uint32_t variant, kt_expr *const **parts, size_t *n)
 {
-    uint32_t index = 0;
-    kt_loaded_plugin *lp = owner_of(op, &index);
+    if (!plugin || !plugin->kind || !plugin->kind->require)
+        return 0;
+    return plugin->kind->require(plugin->kind_owner, index_of(plugin, op),
+                                 variant, parts, n);
+}
 
+kt_status kt_call_work(const kt_loaded_plugin *plugin, const kt_operator *op,
+                       const kt_problem *problem, kt_work *out, int *rc,
+                       kt_err *err)
+{
     memset(out, 0, sizeof *out);
     out->struct_size = sizeof *out;
-    if (!lp) {
+    if (!answered_elsewhere(plugin)) {
         *rc = op->work(problem, out);
         return KT_S_OK;
     }
-    if (lp->kind->work(lp->kind_owner, index, problem, out, rc, err))
+    if (plugin->kind->work(plugin->kind_owner, index_of(plugin, op), problem,
+                           out, rc, err))
         return kt_err_prefix(err, "operator '%s': ", op->id);
     out->struct_size = sizeof *out;
     return KT_S_OK;
 }
 
-kt_status kt_call_shape(const kt_operator *op, uint32_t variant,
-                        const kt_problem *problem, const kt_config *cfg,
-                        int *check_rc, char *why, size_t why_size,
-                        int *shape_rc, kt_shape *shape, kt_err *err)
+kt_status kt_call_shape(const kt_loaded_plugin *plugin, const kt_operator *op,
+                        uint32_t variant, const kt_problem *problem,
+                        const kt_config *cfg, int *check_rc, char *why,
+                        size_t why_size, int *shape_rc, kt_shape *shape,
+                        kt_err *err)
 {
     const kt_variant *v = &op->variants[variant];
-    uint32_t index = 0;
-    kt_loaded_plugin *lp = owner_of(op, &index);
 
     *check_rc = KT_OK;
     *shape_rc = KT_OK;
     if (why_size)
         why[0] = '\0';
-    if (!lp) {
+    if (!answered_elsewhere(plugin)) {
         if (v->check) {
             *check_rc = v->check(problem, cfg, why, why_size);
             if (why_size)
@@ -933,20 +901,20 @@ kt_status kt_call_shape(const kt_operator *op, uint32_t variant,
         *shape_rc = v->shape(problem, cfg, shape);
         return KT_S_OK;
     }
-    if (lp->kind->shape(lp->kind_owner, index, variant, problem, cfg, check_rc,
-                        why, why_size, shape_rc, shape, err))
+    if (plugin->kind->shape(plugin->kind_owner, index_of(plugin, op), variant,
+                            problem, cfg, check_rc, why, why_size, shape_rc,
+                            shape, err))
         return kt_err_prefix(err, "variant '%s': ", v->id);
     return KT_S_OK;
 }
 
-void kt_call_shape_prefetch(const kt_operator *op, const kt_problem *problem,
+void kt_call_shape_prefetch(const kt_loaded_plugin *plugin,
+                            const kt_operator *op, const kt_problem *problem,
                             const kt_point *pts, size_t n)
 {
-    uint32_t index = 0;
-    kt_loaded_plugin *lp = owner_of(op, &index);
-
-    if (lp && lp->kind->prefetch)
-        lp->kind->prefetch(lp->kind_owner, index, problem, pts, n);
+    if (answered_elsewhere(plugin) && plugin->kind->prefetch)
+        plugin->kind->prefetch(plugin->kind_owner, index_of(plugin, op),
+                               problem, pts, n);
 }
 
 kt_status kt_registry_resolve(const kt_registry *reg, const char *spec,

@@ -36,7 +36,9 @@ typedef struct kt_loaded_plugin {
      * declaration, a capture, or the isolating kind's probed plugin, whose
      * code runs only in child processes and whose callbacks in desc are
      * stubs: kt_call_work/kt_call_shape ask kind->work/shape). handle is
-     * NULL and kind->release frees kind_owner. */
+     * NULL and kind->release frees kind_owner. No list of plugins is kept
+     * beside the registries: whoever calls holds the plugin with its
+     * operator (kt_registry_resolve) and hands both to kt_call_*. */
     const struct kt_loader_kind *kind;
     void *kind_owner;
 } kt_loaded_plugin;
@@ -89,11 +91,12 @@ void kt_probe_verdict_free(kt_probe_verdict *v);
  *    path at once), and a registry that maps none (kt_registry.isolated)
  *    adopts each probed descriptor, its code left in a child (adopt makes
  *    the owner, release frees it).
- * The optional hooks answer for the plugins a kind loaded: work and shape
- * in place of the descriptor's callbacks (NULL: those run here), and
- * require, a declared variant's constraints as expressions (1 when op is
- * the kind's and *parts, *n are set; 0 when not). The kind must outlive
- * every registry. */
+ * The optional hooks answer for the plugins a kind loaded, given the
+ * owner load or adopt made and the operator's index in the descriptor:
+ * work and shape in place of the descriptor's callbacks (NULL: those run
+ * here), and require, a declared variant's constraints as expressions (1
+ * when *parts, *n are set; 0 when the kind knows none). The kind must
+ * outlive every registry. */
 typedef struct kt_loader_kind {
     const char *name;
     int (*claims)(const char *path);
@@ -112,7 +115,7 @@ typedef struct kt_loader_kind {
                        kt_shape *shape, kt_err *err);
     void (*prefetch)(void *owner, uint32_t op, const kt_problem *problem,
                      const kt_point *pts, size_t n);
-    int (*require)(const kt_operator *op, uint32_t variant,
+    int (*require)(void *owner, uint32_t op, uint32_t variant,
                    kt_expr *const **parts, size_t *n);
 } kt_loader_kind;
 
@@ -161,15 +164,20 @@ kt_status kt_operator_find_size(const kt_operator *op, const char *name,
 
 /* The pure callbacks, wherever the plugin's code lives: called here for a
  * plugin mapped into this process, through its oracle for an isolated one.
- * KT_S_OK with the callback's own return code in *rc (work) or *check_rc
- * and *shape_rc (shape runs only when check, if any, said KT_OK; why gets
- * check's reason); KT_S_PLUGIN when the callback crashed or hung. */
-kt_status kt_call_work(const kt_operator *op, const kt_problem *problem,
-                       kt_work *out, int *rc, kt_err *err);
-kt_status kt_call_shape(const kt_operator *op, uint32_t variant,
-                        const kt_problem *problem, const kt_config *cfg,
-                        int *check_rc, char *why, size_t why_size,
-                        int *shape_rc, kt_shape *shape, kt_err *err);
+ * plugin is the one that loaded op (op is one of plugin->desc.operators),
+ * or NULL for an operator this process made itself (a test's), whose
+ * callbacks are called here. KT_S_OK with the callback's own return code
+ * in *rc (work) or *check_rc and *shape_rc (shape runs only when check, if
+ * any, said KT_OK; why gets check's reason); KT_S_PLUGIN when the callback
+ * crashed or hung. */
+kt_status kt_call_work(const kt_loaded_plugin *plugin, const kt_operator *op,
+                       const kt_problem *problem, kt_work *out, int *rc,
+                       kt_err *err);
+kt_status kt_call_shape(const kt_loaded_plugin *plugin, const kt_operator *op,
+                        uint32_t variant, const kt_problem *problem,
+                        const kt_config *cfg, int *check_rc, char *why,
+                        size_t why_size, int *shape_rc, kt_shape *shape,
+                        kt_err *err);
 
 /* For an isolated plugin: asks its oracle about check()/shape() of the
  * points pts[0..n) at once (kt_oracle_prefetch), so that the kt_call_shape
@@ -177,15 +185,16 @@ kt_status kt_call_shape(const kt_operator *op, uint32_t variant,
  * plugin mapped into this process, whose calls cost nothing; nothing to
  * report (a question that fails here fails with its message when
  * kt_call_shape asks it). */
-void kt_call_shape_prefetch(const kt_operator *op, const kt_problem *problem,
+void kt_call_shape_prefetch(const kt_loaded_plugin *plugin,
+                            const kt_operator *op, const kt_problem *problem,
                             const kt_point *pts, size_t n);
 
 /* The constraints of variant of op as expressions, where the kind that
- * loaded op knows them (a declaration's require): 1 with *parts[0..*n),
- * which live as long as the plugin; 0 when op's constraints are its
- * plugin's code. */
-int kt_call_require(const kt_operator *op, uint32_t variant,
-                    kt_expr *const **parts, size_t *n);
+ * loaded op's plugin knows them (a declaration's require): 1 with
+ * *parts[0..*n), which live as long as the plugin; 0 when op's
+ * constraints are its plugin's code (or plugin is NULL). */
+int kt_call_require(const kt_loaded_plugin *plugin, const kt_operator *op,
+                    uint32_t variant, kt_expr *const **parts, size_t *n);
 
 /* Index of the parameter called name in variant, or -1. */
 long kt_variant_find_param(const kt_variant *variant, const char *name);

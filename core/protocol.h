@@ -38,7 +38,7 @@ typedef struct kt_protocol {
      * times that), a lower bound of its median is slower than
      * race_bar_us * (1 + race): it cannot be the best, and a target whose
      * true median is within that margin of the bar stops so with
-     * probability at most 2 * 2^-min_samples (engine/measure.h). 0: off. */
+     * probability at most 2 * 2^-min_samples (core/stop_rule.h). 0: off. */
     double race;
     /* Per call, set by the caller: the fastest median known before the
      * call (0: none, no racing). */

@@ -39,12 +39,13 @@ static void release(void *owner)
     kt_declared_free(owner);
 }
 
-static int require(const kt_operator *op, uint32_t variant,
+static int require(void *owner, uint32_t op, uint32_t variant,
                    kt_expr *const **parts, size_t *n)
 {
-    const kt_declared *d = kt_declared_of(op);
+    const kt_declared *d = owner;
 
-    if (!d || variant >= d->num_variants)
+    /* A declaration has one operator (index 0). */
+    if (!d || op != 0 || variant >= d->num_variants)
         return 0;
     kt_declared_require_parts(&d->variants[variant], parts, n);
     return 1;

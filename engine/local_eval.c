@@ -192,8 +192,8 @@ static kt_status verify_cached(local_eval *le, const kt_point *pt,
     kt_nvrtc_stats_get(&before);
     kt_cpool_stats_get(le->pool, &pool0);
     if ((rc = kt_point_validate(le->spec.op, pt, &verr)) == KT_S_OK &&
-        (rc = kt_point_feasible(le->spec.op, &le->inst.problem, pt, &v->shape,
-                                &verr)) == KT_S_OK)
+        (rc = kt_point_feasible(le->spec.plugin, le->spec.op, &le->inst.problem,
+                                pt, &v->shape, &verr)) == KT_S_OK)
         rc = kt_verify_point(&le->verifier, &le->inst, pt, le->meter.stream,
                              le->spec.check_boundaries, &verr);
     if (ph) {

@@ -6,19 +6,14 @@
 #include <string.h>
 
 #include "core/clock.h"
+#include "core/stop_rule.h"
 #include "engine/cuda_check.h"
 #include "engine/kernels.h"
 
-/* Racing looks at no more kept samples than this (core/protocol.h). */
-#define RACE_LOOK_MAX 1024
 /* Batch mode runs this many batches and keeps the median batch mean. */
 #define BATCH_REPS 3
 /* End-to-end samples are long (copies): a fixed, small count. */
 #define E2E_SAMPLES 10
-/* The noise has stopped improving when the last checkpoints agree this
- * closely (relative range). */
-#define STABLE_CHECKPOINTS 4
-#define STABLE_RANGE 0.05
 
 kt_status kt_meter_open(kt_meter *meter, const kt_gpu *gpu, kt_err *err)
 {
@@ -146,50 +141,19 @@ static kt_status launch_checked(const kt_target *t, cudaStream_t stream,
     return kt_cuda_status(code, "launch", err);
 }
 
-const char *kt_meter_stop_reason(const kt_protocol *p, const kt_stats *s,
-                                 double gpu_time_s, double wall_s,
-                                 size_t rounds, const double *noise_history,
-                                 size_t history_len)
-{
-    int enough = s->n >= p->min_samples && gpu_time_s >= p->min_time_s;
-
-    if (enough && s->noise <= p->target_noise)
-        return "noise target";
-    if (enough && history_len >= STABLE_CHECKPOINTS) {
-        const double *h = noise_history + history_len - STABLE_CHECKPOINTS;
-        double lo = h[0], hi = h[0], mean = 0;
-        for (int i = 0; i < STABLE_CHECKPOINTS; ++i) {
-            lo = h[i] < lo ? h[i] : lo;
-            hi = h[i] > hi ? h[i] : hi;
-            mean += h[i] / STABLE_CHECKPOINTS;
-        }
-        if (mean > 0 && (hi - lo) / mean <= STABLE_RANGE)
-            return "noise stable";
-    }
-    if (rounds >= p->max_samples)
-        return "max samples";
-    if (wall_s >= p->max_time_s)
-        return "time cap";
-    return NULL;
-}
-
+/* One target's sampling: its stopping rule (which keeps its kept
+ * samples and says why it may stop) and what the loop adds. */
 typedef struct sampling {
-    double *kept; /* kept samples, for statistics */
-    size_t num_kept;
-    double *clocks;  /* probed MHz of kept samples */
-    double *history; /* noise at checkpoints */
-    size_t history_len;
-    size_t last_check;
-    const char *reason; /* why it may stop; NULL: not yet */
-    int stopped;        /* no longer sampled */
+    kt_stop_rule rule;
+    double *clocks; /* probed MHz of kept samples */
+    int stopped;    /* no longer sampled */
 } sampling;
 
 static void sampling_free(sampling *s, size_t n)
 {
     for (size_t i = 0; s && i < n; ++i) {
-        free(s[i].kept);
+        kt_stop_rule_free(&s[i].rule);
         free(s[i].clocks);
-        free(s[i].history);
     }
     free(s);
 }
@@ -207,7 +171,7 @@ static kt_status grow(double **array, size_t need, kt_err *err)
  * sampling order), its number, and which half of the meter's events and
  * probe slots it uses. Two rounds can be in flight at once: the next is
  * enqueued while the host waits for this one, when this one's results
- * cannot stop anything (kt_meter_round_may_stop). */
+ * cannot stop anything (kt_stop_rule_may_stop). */
 typedef struct round_slot {
     size_t *active;
     size_t n, index;
@@ -384,67 +348,6 @@ static kt_status measure_end_to_end(kt_meter *meter, const kt_target *t,
     return KT_S_OK;
 }
 
-/* The protocol's own rule for target i after `rounds` of its rounds:
- * statistics cost a sort, so they are checked at geometrically spaced
- * rounds, about sixteen times per doubling. */
-static kt_status own_rule(const kt_protocol *p, sampling *s, const kt_timing *t,
-                          size_t rounds, double wall_s, kt_err *err)
-{
-    size_t gap = rounds / 16 ? rounds / 16 : 1;
-    kt_stats stats = {0};
-    kt_status rc;
-
-    if (s->reason)
-        return KT_S_OK;
-    if (rounds - s->last_check >= gap) {
-        s->last_check = rounds;
-        kt_stats_compute(s->kept, s->num_kept, &stats);
-        if (s->num_kept >= p->min_samples) {
-            if ((rc = grow(&s->history, s->history_len + 1, err)))
-                return rc;
-            s->history[s->history_len++] = stats.noise;
-        }
-        s->reason = kt_meter_stop_reason(p, &stats, t->gpu_time_s, wall_s,
-                                         rounds, s->history, s->history_len);
-    } else if (rounds >= p->max_samples || wall_s >= p->max_time_s) {
-        s->reason = rounds >= p->max_samples ? "max samples" : "time cap";
-    }
-    return KT_S_OK;
-}
-
-size_t kt_meter_race_rank(size_t min_samples, size_t n)
-{
-    double alpha, cdf = 0;
-    if (min_samples == 0 || n > RACE_LOOK_MAX)
-        return 0;
-    if (n == min_samples)
-        return 1;
-    if (n != 4 * min_samples && n != 8 * min_samples)
-        return 0;
-    /* The largest r with P(Binomial(n, 1/2) <= r - 1) <= alpha. */
-    alpha = ldexp(1.0, -(int)(min_samples < 60 ? min_samples : 60)) / 2;
-    for (size_t i = 0; i <= n; ++i) {
-        cdf += exp(lgamma((double)n + 1) - lgamma((double)i + 1) -
-                   lgamma((double)(n - i) + 1) - (double)n * log(2.0));
-        if (cdf > alpha)
-            return i;
-    }
-    return n;
-}
-
-const char *kt_meter_race_stop(const kt_protocol *p, const double *kept,
-                               size_t n)
-{
-    size_t r = kt_meter_race_rank(p->min_samples, n);
-    double bar = p->race_bar_us * (1.0 + p->race), sorted[RACE_LOOK_MAX];
-
-    if (p->race <= 0 || p->race_bar_us <= 0 || r == 0)
-        return NULL;
-    memcpy(sorted, kept, n * sizeof *sorted);
-    kt_stats_sort(sorted, n);
-    return sorted[r - 1] > bar ? "race: slower than the best" : NULL;
-}
-
 /* Decides which targets go on. A target that lost the race stops at once.
  * In a comparison (race_pairs) a target that met its rule stops too, and
  * target 0 once every other has stopped; otherwise every target is sampled
@@ -456,17 +359,17 @@ static size_t next_active(const kt_protocol *p, sampling *st, size_t n,
     size_t m = 0, waiting = 0, others = 0;
 
     for (size_t i = 0; i < n; ++i) {
-        waiting += !st[i].reason;
-        if (!st[i].stopped && st[i].reason &&
-            (p->race_pairs || strncmp(st[i].reason, "race", 4) == 0))
+        const char *reason = kt_stop_rule_reason(&st[i].rule);
+        waiting += !reason;
+        if (!st[i].stopped && reason &&
+            (p->race_pairs || strncmp(reason, "race", 4) == 0))
             st[i].stopped = 1;
         others += i > 0 && !st[i].stopped;
     }
     if (p->race_pairs && n > 1 && !others && !st[0].stopped &&
-        st[0].num_kept >= p->min_samples) {
+        st[0].rule.num_kept >= p->min_samples) {
         st[0].stopped = 1;
-        if (!st[0].reason)
-            st[0].reason = "pairs done";
+        kt_stop_rule_stop(&st[0].rule, "pairs done");
     }
     if (!waiting && !p->race_pairs)
         return 0;
@@ -474,21 +377,6 @@ static size_t next_active(const kt_protocol *p, sampling *st, size_t n,
         if (!st[i].stopped)
             active[m++] = i;
     return m;
-}
-
-int kt_meter_round_may_stop(const kt_protocol *p, size_t num_kept,
-                            size_t last_check, size_t rounds)
-{
-    size_t gap = rounds / 16 ? rounds / 16 : 1;
-
-    if (rounds >= p->max_samples)
-        return 1;
-    if (p->race > 0 && p->race_bar_us > 0 &&
-        kt_meter_race_rank(p->min_samples, num_kept + 1) != 0)
-        return 1;
-    /* own_rule looks at its statistics every gap rounds; below min_samples
-     * only the caps can stop a target. */
-    return rounds - last_check >= gap && num_kept + 1 >= p->min_samples;
 }
 
 /* Whether round r's results could change which targets go on: then the
@@ -502,9 +390,8 @@ static int round_decides(const kt_protocol *p, const sampling *st, size_t n,
         return 1; /* the incumbent alone: it stops at min_samples */
     for (size_t k = 0; k < r->n; ++k) {
         const sampling *s = &st[r->active[k]];
-        if (!s->reason && !s->stopped &&
-            kt_meter_round_may_stop(p, s->num_kept, s->last_check,
-                                    r->index + 1))
+        /* The rule has taken rounds 0 .. r->index - 1: its next is r. */
+        if (!s->stopped && kt_stop_rule_may_stop(&s->rule))
             return 1;
     }
     return 0;
@@ -521,10 +408,8 @@ static kt_status grow_rounds(kt_timing *out, sampling *st, size_t n,
     *cap = *cap ? 2 * *cap : 64;
     for (size_t i = 0; i < n && !rc; ++i)
         if ((rc = grow(&out[i].samples_us, *cap, err)) ||
-            (rc = grow(&st[i].kept, *cap, err)))
+            (rc = grow(&st[i].clocks, *cap, err)))
             break;
-    for (size_t i = 0; i < n && !rc; ++i)
-        rc = grow(&st[i].clocks, *cap, err);
     return rc;
 }
 
@@ -550,17 +435,13 @@ static kt_status take_round(const kt_meter *meter, const kt_protocol *p,
          * sample of round r is its r-th, and pairs stay aligned. */
         out[i].samples_us[r->index] = throttled ? NAN : interval[k];
         out[i].num_rounds = r->index + 1;
-        if (throttled) {
+        if (throttled)
             ++out[i].discarded;
-        } else {
-            s->kept[s->num_kept] = interval[k];
-            s->clocks[s->num_kept++] = clock[k];
-            out[i].gpu_time_s += interval[k] * 1e-6;
-        }
-        if (!s->reason && !throttled)
-            s->reason = kt_meter_race_stop(p, s->kept, s->num_kept);
-        rc = own_rule(p, s, &out[i], r->index + 1, kt_clock_seconds() - t_start,
-                      err);
+        else
+            s->clocks[s->rule.num_kept] = clock[k];
+        rc = kt_stop_rule_add(&s->rule, out[i].samples_us[r->index],
+                              kt_clock_seconds() - t_start, err);
+        out[i].gpu_time_s = s->rule.gpu_time_s;
     }
     return rc;
 }
@@ -727,6 +608,8 @@ kt_status kt_meter_measure(kt_meter *meter, const kt_target *targets, size_t n,
         rc = kt_err_set(err, KT_S_NOMEM, "out of memory for samples");
         goto done;
     }
+    for (size_t i = 0; i < n; ++i)
+        kt_stop_rule_init(&st[i].rule, p);
     if ((rc = kt_protocol_validate(p, err)) ||
         /* Two rounds in flight: two halves of events and probe slots,
          * and one end event per half. */
@@ -744,11 +627,11 @@ kt_status kt_meter_measure(kt_meter *meter, const kt_target *targets, size_t n,
         goto done;
     for (size_t i = 0; i < n; ++i) {
         kt_stats clocks;
-        kt_stats_compute(st[i].kept, st[i].num_kept, &out[i].kernel);
-        kt_stats_compute(st[i].clocks, st[i].num_kept, &clocks);
+        kt_stats_compute(st[i].rule.kept, st[i].rule.num_kept, &out[i].kernel);
+        kt_stats_compute(st[i].clocks, st[i].rule.num_kept, &clocks);
         out[i].min_clock_mhz = clocks.min;
         out[i].median_clock_mhz = clocks.median;
-        out[i].stop_reason = st[i].reason;
+        out[i].stop_reason = kt_stop_rule_reason(&st[i].rule);
         if (p->batch > 0) {
             out[i].batch_k = p->batch;
             if ((rc = measure_batch(meter, &targets[i], p->batch, p,

@@ -96,45 +96,12 @@ kt_status kt_meter_flush_l2_clean(kt_meter *meter, kt_err *err);
 #define KT_METER_FLUSH_L2_CLEAN_KERNELS 2
 
 /* Warms up, then samples the n targets in interleaved rounds until each
- * meets the protocol's stopping rule, then (when asked) the batch and
+ * meets the protocol's stopping rule (one kt_stop_rule per target,
+ * core/stop_rule.h), then (when asked) the batch and
  * end-to-end scopes. out[0..n) receive the timings; free them with
  * kt_timing_free. A failed launch aborts the measurement with its status. */
 kt_status kt_meter_measure(kt_meter *meter, const kt_target *targets, size_t n,
                            const kt_protocol *protocol, kt_timing *out,
                            kt_err *err);
-
-/* Racing, exposed for tests. A point is looked at when it has n =
- * min_samples kept samples, and again at 4 and 8 times that; at a look the
- * r-th fastest sample bounds its median from below: r = 1 at the first
- * (all n samples above the median has chance 2^-n), then the largest r
- * with P(Binomial(n, 1/2) < r) <= 2^-min_samples / 2. So a point whose
- * true median is within the margin of the bar stops with probability at
- * most 2^-min_samples * 2 (0.2% with the defaults). kt_meter_race_rank
- * returns r, or 0 when n is not a look; kt_meter_race_stop the stop reason
- * (static text starting with "race") when the r-th fastest of
- * kept[0..n) is slower than race_bar_us * (1 + race), else NULL. */
-size_t kt_meter_race_rank(size_t min_samples, size_t n);
-const char *kt_meter_race_stop(const kt_protocol *p, const double *kept,
-                               size_t n);
-
-/* Pipelining, exposed for tests: whether the results of a target's round
- * `rounds` (counting from 1) could stop it, given num_kept kept samples
- * before that round, its own rule last looked at in round last_check and
- * no stop reason yet: a race look (engine/measure.h above), a look of its
- * own rule with min_samples reached, or max_samples. When no target's
- * round may stop it, the next round is enqueued before this one is read
- * (only the wall-time cap cannot be foreseen: a round enqueued after it
- * is waited for and none of its samples kept). */
-int kt_meter_round_may_stop(const kt_protocol *p, size_t num_kept,
-                            size_t last_check, size_t rounds);
-
-/* Sampling decision, exposed for tests: returns the stop reason (static
- * text) once `kept` samples whose statistics are `s` and whose sum is
- * gpu_time_s may stop under p after wall_s seconds, or NULL to continue.
- * noise_history holds the noise at earlier checkpoints (oldest first). */
-const char *kt_meter_stop_reason(const kt_protocol *p, const kt_stats *s,
-                                 double gpu_time_s, double wall_s,
-                                 size_t rounds, const double *noise_history,
-                                 size_t history_len);
 
 #endif

@@ -162,7 +162,9 @@ static kt_status verify_boundary(kt_verifier *v, const kt_operator *op,
     kt_problem problem = {sizeof problem, op->num_sizes, b->sizes, v->seed,
                           &v->gpu->dev};
 
-    if (kt_point_feasible(op, &problem, pt, NULL, NULL) == KT_S_INVALID)
+    /* No plugin: an instance's operator runs in this process (its setup
+     * did), so its callbacks are called here. */
+    if (kt_point_feasible(NULL, op, &problem, pt, NULL, NULL) == KT_S_INVALID)
         return KT_S_OK; /* cannot run at this size: nothing to verify */
     kt_format_sizes(op, b->sizes, shown, sizeof shown);
     if ((rc = boundary_instance(v, op, b->sizes, &in, err)))
@@ -202,7 +204,7 @@ kt_status kt_verify_point(kt_verifier *v, kt_instance *main, const kt_point *pt,
     char shown[160];
     kt_status rc;
 
-    if ((rc = kt_point_feasible(op, &main->problem, pt, &shape, err)))
+    if ((rc = kt_point_feasible(NULL, op, &main->problem, pt, &shape, err)))
         return rc;
     if (boundaries) {
         kt_boundary list[KT_MAX_BOUNDARIES];

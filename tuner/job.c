@@ -543,7 +543,7 @@ static kt_status read_space(loader *ld)
     size_t n, count;
     kt_status rc;
 
-    if ((rc = kt_space_init(&job->space, job->op, ld->err)))
+    if ((rc = kt_space_init(&job->space, job->plugin, job->op, ld->err)))
         return rc;
     if (variants) {
         uint32_t chosen[64];

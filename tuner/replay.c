@@ -17,6 +17,7 @@
 typedef struct replay_eval {
     kt_evaluator base;
     char *path;
+    const kt_loaded_plugin *plugin; /* op's: work() is asked through it */
     const kt_operator *op;
     kt_journal_log log;
     size_t *first;    /* entry index of each recorded point, best first */
@@ -332,7 +333,7 @@ static kt_status read_problem(replay_eval *re, const kt_operator *op,
     problem.device = &re->device;
     {
         int wrc = KT_OK;
-        if ((rc = kt_call_work(op, &problem, &re->work, &wrc, err)))
+        if ((rc = kt_call_work(re->plugin, op, &problem, &re->work, &wrc, err)))
             return kt_err_prefix(err, "%s: ", re->path);
         if (wrc != KT_OK)
             return kt_err_set(err, KT_S_PLUGIN,
@@ -356,6 +357,7 @@ kt_status kt_replay_open(const char *path, const kt_loaded_plugin *plugin,
     if (!re)
         return kt_err_set(err, KT_S_NOMEM, "out of memory");
     re->base.ops = &replay_ops;
+    re->plugin = plugin;
     re->op = op;
     re->delay_s = opt ? opt->delay_s : 0;
     re->simulate = opt ? opt->simulate : 0;

@@ -78,11 +78,13 @@ static kt_status fill_slot(kt_space_variant *slot, const kt_operator *op,
     return KT_S_OK;
 }
 
-kt_status kt_space_init(kt_space *space, const kt_operator *op, kt_err *err)
+kt_status kt_space_init(kt_space *space, const kt_loaded_plugin *plugin,
+                        const kt_operator *op, kt_err *err)
 {
     kt_status rc;
 
     memset(space, 0, sizeof *space);
+    space->plugin = plugin;
     space->op = op;
     space->slots =
         calloc(op->num_variants ? op->num_variants : 1, sizeof *space->slots);
@@ -273,7 +275,8 @@ kt_status kt_space_feasible(const kt_space *space, const kt_point *pt,
     if (!space->bound)
         return kt_err_set(err, KT_S_UNSUPPORTED,
                           "the space has no device to check points against");
-    return kt_point_feasible(space->op, &space->problem, pt, NULL, err);
+    return kt_point_feasible(space->plugin, space->op, &space->problem, pt,
+                             NULL, err);
 }
 
 /* Points handed to the oracle at a time. */
@@ -290,7 +293,8 @@ void kt_space_prefetch(const kt_space *space, uint64_t first, uint64_t count)
         size_t n = 0;
         for (; first < end && n < PREFETCH; ++first)
             kt_space_point(space, first, &pts[n++]);
-        kt_call_shape_prefetch(space->op, &space->problem, pts, n);
+        kt_call_shape_prefetch(space->plugin, space->op, &space->problem, pts,
+                               n);
     }
 }
 
@@ -672,11 +676,11 @@ static kt_status not_declared(const kt_operator *op, kt_err *err)
 
 /* Whether op's constraints are expressions the space can count with (a
  * declared operator's require, kt_call_require). */
-static int is_declared(const kt_operator *op)
+static int is_declared(const kt_space *space)
 {
     kt_expr *const *parts;
     size_t n;
-    return kt_call_require(op, 0, &parts, &n);
+    return kt_call_require(space->plugin, space->op, 0, &parts, &n);
 }
 
 static kt_status count_declared_slot(const kt_space *space, size_t s,
@@ -690,8 +694,8 @@ static kt_status count_declared_slot(const kt_space *space, size_t s,
 
     for (uint32_t i = 0; i < slot->num_params; ++i)
         dims[i] = (kt_prune_dim){slot->values[i], slot->count[i]};
-    if (!kt_call_require(space->op, slot->variant, &spec.constraints,
-                         &spec.num_constraints))
+    if (!kt_call_require(space->plugin, space->op, slot->variant,
+                         &spec.constraints, &spec.num_constraints))
         return not_declared(space->op, err);
     spec.dims = dims;
     spec.num_dims = slot->num_params;
@@ -713,7 +717,7 @@ kt_status kt_space_count_required(const kt_space *space, const int64_t *sizes,
     kt_status rc;
 
     *count = 0;
-    if (!is_declared(space->op))
+    if (!is_declared(space))
         return not_declared(space->op, err);
     for (size_t s = 0; s < space->num_slots; ++s) {
         uint64_t n;
@@ -748,7 +752,7 @@ kt_status kt_space_count_feasible(const kt_space *space, uint64_t limit,
 {
     uint64_t n = 0;
 
-    if (space->bound && is_declared(space->op))
+    if (space->bound && is_declared(space))
         return count_declared(space, limit, count, err);
 
     if (space->size > limit)

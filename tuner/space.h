@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "core/error.h"
+#include "core/loader.h"
 #include "core/nvml_set.h"
 #include "core/point.h"
 
@@ -43,7 +44,10 @@ typedef struct kt_space_variant {
 } kt_space_variant;
 
 typedef struct kt_space {
-    const kt_operator *op; /* must outlive the space */
+    /* op's plugin (kt_call_* ask it; NULL: op's code runs here, no
+     * registry loaded it) and op: both must outlive the space. */
+    const kt_loaded_plugin *plugin;
+    const kt_operator *op;
     kt_space_variant *slots;
     size_t num_slots;
     uint64_t size;
@@ -59,7 +63,8 @@ typedef struct kt_space {
 } kt_space;
 
 /* The whole declared space of op: every variant, every value. */
-kt_status kt_space_init(kt_space *space, const kt_operator *op, kt_err *err);
+kt_status kt_space_init(kt_space *space, const kt_loaded_plugin *plugin,
+                        const kt_operator *op, kt_err *err);
 
 void kt_space_free(kt_space *space);
 

@@ -142,7 +142,7 @@ static void write_journal(const char *path, const rec *recs, size_t n,
     kt_err err;
 
     unlink(path);
-    assert_int_equal(kt_space_init(&space, op, &err), KT_S_OK);
+    assert_int_equal(kt_space_init(&space, NULL, op, &err), KT_S_OK);
     kt_protocol_defaults(&protocol);
     header = kt_journal_header(
         plugin, "vector_add:add", op, sizes, 7, &space, &protocol,

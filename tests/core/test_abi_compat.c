@@ -82,7 +82,7 @@ static void old_header_plugin_runs_its_cpu_path(void **state)
     op = load_old_header_plugin(&reg, &lp);
     memset(&shape, 0, sizeof shape);
     shape.struct_size = sizeof shape;
-    assert_int_equal(kt_call_shape(op, 0, &prob, &cfg, &check_rc, why,
+    assert_int_equal(kt_call_shape(lp, op, 0, &prob, &cfg, &check_rc, why,
                                    sizeof why, &shape_rc, &shape, &err),
                      KT_S_OK);
     assert_int_equal(check_rc, KT_OK);

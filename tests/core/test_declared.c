@@ -104,7 +104,8 @@ static void the_shape_comes_from_the_expressions(void **s)
     assert_int_equal(kt_point_set(op, &pt, "tile", "32", &err), KT_S_OK);
     assert_int_equal(kt_point_set(op, &pt, "pad", "1", &err), KT_S_OK);
     assert_int_equal(kt_point_set(op, &pt, "rows_per", "8", &err), KT_S_OK);
-    assert_int_equal(kt_point_feasible(op, &p, &pt, &shape, &err), KT_S_OK);
+    assert_int_equal(kt_point_feasible(NULL, op, &p, &pt, &shape, &err),
+                     KT_S_OK);
     assert_int_equal(shape.grid[0], 94);
     assert_int_equal(shape.grid[1], 32);
     assert_int_equal(shape.grid[2], 1);
@@ -114,7 +115,7 @@ static void the_shape_comes_from_the_expressions(void **s)
     /* naive at by = 1 over 100000 rows: more than 65535 blocks in y. */
     sizes[0] = 100000;
     kt_point_default(op, 0, &pt);
-    assert_int_equal(kt_point_feasible(op, &p, &pt, &shape, &err),
+    assert_int_equal(kt_point_feasible(NULL, op, &p, &pt, &shape, &err),
                      KT_S_INVALID);
     assert_contains(err.msg, "grid");
 }
@@ -132,9 +133,11 @@ static void require_refuses_a_point_with_the_expression(void **s)
     assert_int_equal(kt_registry_resolve(&reg, "twice2", &lp, &op2, &err),
                      KT_S_OK);
     kt_point_default(op2, 0, &pt);
-    assert_int_equal(kt_point_feasible(op2, &p, &pt, NULL, &err), KT_S_OK);
+    assert_int_equal(kt_point_feasible(NULL, op2, &p, &pt, NULL, &err),
+                     KT_S_OK);
     assert_int_equal(kt_point_set(op2, &pt, "by", "64", &err), KT_S_OK);
-    assert_int_equal(kt_point_feasible(op2, &p, &pt, NULL, &err), KT_S_INVALID);
+    assert_int_equal(kt_point_feasible(NULL, op2, &p, &pt, NULL, &err),
+                     KT_S_INVALID);
     assert_contains(err.msg, "[variant.v] require: 'bx * by <= 1024 && by < "
                              "64' is false");
 }

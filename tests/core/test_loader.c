@@ -269,9 +269,9 @@ static void shape_for(const kt_loaded_plugin *lp, kt_status want_st,
     kt_err err;
 
     kt_point_default(op, 0, &pt);
-    assert_int_equal(kt_call_shape(op, 0, &prob, kt_point_bind(op, &pt, &bc),
-                                   &check_rc, why, sizeof why, &rc, &shape,
-                                   &err),
+    assert_int_equal(kt_call_shape(lp, op, 0, &prob,
+                                   kt_point_bind(op, &pt, &bc), &check_rc, why,
+                                   sizeof why, &rc, &shape, &err),
                      want_st);
     if (want_st == KT_S_OK) {
         assert_int_equal(rc, want_rc);
@@ -304,9 +304,10 @@ static void an_isolated_registry_never_maps_a_plugin(void **state)
     assert_string_equal(reg.plugins[0]->desc.summary, "test plugin");
     /* The callbacks answer from a child: the same answers as in-process. */
     shape_for(reg.plugins[0], KT_S_OK, KT_OK);
-    assert_int_equal(
-        kt_call_work(&reg.plugins[0]->desc.operators[0], &prob, &w, &rc, &err),
-        KT_S_OK);
+    assert_int_equal(kt_call_work(reg.plugins[0],
+                                  &reg.plugins[0]->desc.operators[0], &prob, &w,
+                                  &rc, &err),
+                     KT_S_OK);
     assert_int_equal(rc, KT_OK);
     assert_true(w.bytes_read == 4000.0);
     kt_registry_free(&reg);

@@ -86,18 +86,19 @@ static void feasibility_applies_constraints_and_limits(void **state)
     kt_err err;
     (void)state;
     kt_point_default(op, 0, &pt);
-    assert_int_equal(kt_point_feasible(op, &p, &pt, &shape, &err), KT_S_OK);
+    assert_int_equal(kt_point_feasible(NULL, op, &p, &pt, &shape, &err),
+                     KT_S_OK);
     assert_int_equal(shape.grid[0], (1 << 20) / 128);
     /* The variant's own constraint: block x unroll > 2048. */
     pt.values[0] = 1024;
     pt.values[1] = 4;
-    assert_int_equal(kt_point_feasible(op, &p, &pt, &shape, &err),
+    assert_int_equal(kt_point_feasible(NULL, op, &p, &pt, &shape, &err),
                      KT_S_INVALID);
     assert_contains(err.msg, "constraint: block x unroll > 2048");
     /* The core's device limit. */
     dev.max_threads_per_block = 512;
     pt.values[1] = 1;
-    assert_int_equal(kt_point_feasible(op, &p, &pt, &shape, &err),
+    assert_int_equal(kt_point_feasible(NULL, op, &p, &pt, &shape, &err),
                      KT_S_INVALID);
     assert_contains(err.msg, "block of 1024 threads > device limit 512");
 }

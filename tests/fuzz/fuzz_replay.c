@@ -43,7 +43,7 @@ static void exercise(kt_evaluator *ev)
         if (ev->ops->evaluate(ev, &pt, 1, &p, &r, &err) == KT_S_OK)
             kt_eval_result_free(&r);
     }
-    if (kt_space_init(&space, op, &err) == KT_S_OK) {
+    if (kt_space_init(&space, NULL, op, &err) == KT_S_OK) {
         kt_space_bind(&space, kt_replay_sizes(ev), kt_replay_seed(ev),
                       ev->ops->device(ev));
         kt_replay_optimum(ev, &space, &best, &stats, &err);

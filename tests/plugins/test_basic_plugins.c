@@ -165,7 +165,7 @@ static void check_point(const kt_point *pt, void *ctx)
     kt_shape s;
     kt_err err;
     char shown[256];
-    kt_status rc = kt_point_feasible(w->op, &w->problem, pt, &s, &err);
+    kt_status rc = kt_point_feasible(NULL, w->op, &w->problem, pt, &s, &err);
     kt_point_format(w->op, pt, shown, sizeof shown);
     if (rc == KT_S_INVALID) {
         assert_true(err.msg[0] != '\0');
@@ -197,7 +197,7 @@ static void walk_op(const char *spec, int64_t a, int64_t b, size_t *feasible,
         kt_err err;
         kt_for_each_point(w.op, v, check_point, &w);
         kt_point_default(w.op, v, &def);
-        if (kt_point_feasible(w.op, &w.problem, &def, NULL, &err))
+        if (kt_point_feasible(NULL, w.op, &w.problem, &def, NULL, &err))
             fail_msg("%s %s default: %s", spec, w.op->variants[v].id, err.msg);
     }
     *feasible += w.feasible;
@@ -237,11 +237,13 @@ static void matrix_add_blocks_are_whole_warps_within_the_limit(void **state)
     kt_point_default(op, 1, &pt);
     kt_point_put(op, &pt, "block_x", 4);
     kt_point_put(op, &pt, "block_y", 4);
-    assert_int_equal(kt_point_feasible(op, &p, &pt, NULL, &err), KT_S_INVALID);
+    assert_int_equal(kt_point_feasible(NULL, op, &p, &pt, NULL, &err),
+                     KT_S_INVALID);
     assert_contains(err.msg, "16 threads, less than one warp");
     kt_point_put(op, &pt, "block_x", 64);
     kt_point_put(op, &pt, "block_y", 32);
-    assert_int_equal(kt_point_feasible(op, &p, &pt, NULL, &err), KT_S_INVALID);
+    assert_int_equal(kt_point_feasible(NULL, op, &p, &pt, NULL, &err),
+                     KT_S_INVALID);
     assert_contains(err.msg, "block of 2048 threads > device limit 1024");
 }
 

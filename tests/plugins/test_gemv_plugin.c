@@ -158,7 +158,7 @@ static void check_point(const kt_point *pt, void *ctx)
     kt_shape shape;
     kt_err err;
     char shown[256];
-    kt_status rc = kt_point_feasible(op, &w->problem, pt, &shape, &err);
+    kt_status rc = kt_point_feasible(NULL, op, &w->problem, pt, &shape, &err);
 
     kt_point_format(op, pt, shown, sizeof shown);
     if (rc == KT_S_INVALID) {
@@ -214,7 +214,8 @@ static void walk_all(const kt_operator *op, int64_t m, int64_t n,
         kt_for_each_point(op, v, check_point, &w);
         /* Every variant runs at its defaults, whatever the size. */
         kt_point_default(op, v, &def);
-        if (kt_point_feasible(op, &w.problem, &def, &shape, &err) != KT_S_OK)
+        if (kt_point_feasible(NULL, op, &w.problem, &def, &shape, &err) !=
+            KT_S_OK)
             fail_msg("%s:%s default at m=%lld n=%lld: %s", op->id,
                      op->variants[v].id, (long long)m, (long long)n, err.msg);
     }
@@ -252,7 +253,7 @@ static kt_status feasible_at(const kt_operator *op, const kt_point *pt,
     sizes[0] = m;
     sizes[1] = n;
     p = kt_problem_at(op, sizes, &dev);
-    return kt_point_feasible(op, &p, pt, shape, err);
+    return kt_point_feasible(NULL, op, &p, pt, shape, err);
 }
 
 static void constraints_name_what_is_wrong(void **state)

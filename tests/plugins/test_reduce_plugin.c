@@ -83,7 +83,7 @@ static void check_point(const kt_point *pt, void *ctx)
     kt_shape s;
     kt_err err;
     char shown[256];
-    kt_status rc = kt_point_feasible(op, &w->problem, pt, &s, &err);
+    kt_status rc = kt_point_feasible(NULL, op, &w->problem, pt, &s, &err);
     uint64_t n = (uint64_t)w->n;
 
     kt_point_format(op, pt, shown, sizeof shown);
@@ -158,7 +158,7 @@ static void every_point_has_a_shape_at_every_size(void **state)
             kt_err err;
             kt_for_each_point(op, v, check_point, &w);
             kt_point_default(op, v, &def);
-            if (kt_point_feasible(op, &w.problem, &def, NULL, &err))
+            if (kt_point_feasible(NULL, op, &w.problem, &def, NULL, &err))
                 fail_msg("%s default at n=%lld: %s", op->variants[v].id,
                          (long long)sizes[i], err.msg);
         }
@@ -182,11 +182,12 @@ static void grid_size_must_fit_on_an_sm(void **state)
     kt_point_default(op, kt_find_variant(op, "atomic"), &pt);
     kt_point_put(op, &pt, "block", 1024);
     kt_point_put(op, &pt, "blocks_per_sm", 4);
-    assert_int_equal(kt_point_feasible(op, &p, &pt, NULL, &err), KT_S_INVALID);
+    assert_int_equal(kt_point_feasible(NULL, op, &p, &pt, NULL, &err),
+                     KT_S_INVALID);
     assert_contains(err.msg, "4 blocks of 1024 threads do not fit on one SM");
     kt_point_put(op, &pt, "block", 64);
     kt_point_put(op, &pt, "blocks_per_sm", 32);
-    assert_int_equal(kt_point_feasible(op, &p, &pt, NULL, &err), KT_S_OK);
+    assert_int_equal(kt_point_feasible(NULL, op, &p, &pt, NULL, &err), KT_S_OK);
 }
 
 int main(void)

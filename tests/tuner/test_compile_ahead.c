@@ -39,7 +39,7 @@ static int load(void **state)
     if (kt_registry_load_file(
             &reg, KT_SOURCE_DIR "/tests/declared/t1/scale.ini", &err) ||
         kt_registry_resolve(&reg, "t1scale", &lp, &op, &err) ||
-        kt_space_init(&space, op, &err))
+        kt_space_init(&space, NULL, op, &err))
         fail_msg("%s", err.msg);
     kt_space_bind(&space, sizes, 1, &dev);
     return 0;

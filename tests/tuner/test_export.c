@@ -34,7 +34,7 @@ static void run(fixture *x, const char *spec, const char *recording,
     kt_err err;
     memset(x, 0, sizeof *x);
     if (kt_registry_resolve(&tt_reg, spec, &x->plugin, &x->op, &err) ||
-        kt_space_init(&x->space, x->op, &err) ||
+        kt_space_init(&x->space, NULL, x->op, &err) ||
         kt_replay_open(recording, x->plugin, x->op, NULL, &x->ev, &err))
         fail_msg("%s", err.msg);
     kt_space_bind(&x->space, kt_replay_sizes(x->ev), kt_replay_seed(x->ev),

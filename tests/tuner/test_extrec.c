@@ -167,7 +167,7 @@ static void the_recorded_points_are_the_feasible_ones(void **state)
 
     (void)state;
     assert_int_equal(kt_replay_ext_open(rec, &ev, &err), KT_S_OK);
-    assert_int_equal(kt_space_init(&space, &rec->op, &err), KT_S_OK);
+    assert_int_equal(kt_space_init(&space, NULL, &rec->op, &err), KT_S_OK);
     assert_int_equal(space.size, rec->space_size);
     kt_space_bind(&space, sizes, 0, ev->ops->device(ev));
     assert_int_equal(
@@ -194,7 +194,7 @@ static void run(kt_extrec *rec, const kt_strategy *s, double max_seconds,
     kt_err err;
 
     assert_int_equal(kt_replay_ext_open(rec, &ev, &err), KT_S_OK);
-    assert_int_equal(kt_space_init(&space, &rec->op, &err), KT_S_OK);
+    assert_int_equal(kt_space_init(&space, NULL, &rec->op, &err), KT_S_OK);
     kt_space_bind(&space, sizes, 0, ev->ops->device(ev));
     memset(&cfg, 0, sizeof cfg);
     tt_config_defaults(&cfg, s);

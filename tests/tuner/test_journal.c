@@ -62,7 +62,7 @@ static void open_session(session *s, const char *recording,
     s->op = op;
     s->plugin = plugin;
     s->ev = kt_counting_open(recording, plugin, op);
-    assert_int_equal(kt_space_init(&s->space, op, &err), KT_S_OK);
+    assert_int_equal(kt_space_init(&s->space, NULL, op, &err), KT_S_OK);
     kt_space_bind(&s->space, kt_replay_sizes(s->ev->inner),
                   kt_replay_seed(s->ev->inner),
                   s->ev->base.ops->device(&s->ev->base));

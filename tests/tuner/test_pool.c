@@ -102,7 +102,7 @@ static int setup(void **state)
     if (tt_load_plugins(&reg))
         return -1;
     if (kt_registry_resolve(&reg, "vector_add:add", &plugin, &op, &err) ||
-        kt_space_init(&space, op, &err) ||
+        kt_space_init(&space, NULL, op, &err) ||
         kt_replay_open(RECORDING, plugin, op, NULL, &replay, &err)) {
         fprintf(stderr, "%s\n", err.msg);
         return -1;

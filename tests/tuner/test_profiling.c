@@ -37,7 +37,7 @@ static void open_session(session *s, const char *recording, const char *spec,
 
     memset(s, 0, sizeof *s);
     if (kt_registry_resolve(&tt_reg, spec, &s->plugin, &s->op, &err) ||
-        kt_space_init(&s->space, s->op, &err) ||
+        kt_space_init(&s->space, NULL, s->op, &err) ||
         kt_replay_open(recording, s->plugin, s->op, NULL, &inner, &err))
         fail_msg("%s", err.msg);
     s->ev = calloc(1, sizeof *s->ev);

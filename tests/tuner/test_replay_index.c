@@ -90,7 +90,7 @@ static void check_recording(const char *name)
     json_decref(head);
     assert_int_equal(kt_registry_resolve(&tt_reg, spec, &plugin, &op, &err),
                      KT_S_OK);
-    assert_int_equal(kt_space_init(&space, op, &err), KT_S_OK);
+    assert_int_equal(kt_space_init(&space, NULL, op, &err), KT_S_OK);
     assert_int_equal(kt_replay_open(path, plugin, op, NULL, &ev, &err),
                      KT_S_OK);
     assert_int_equal(kt_journal_read(path, op, &log, &err), KT_S_OK);

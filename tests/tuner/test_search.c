@@ -112,7 +112,7 @@ static void narrowed(kt_space *space, int ridge)
     char *cache[] = {"default"}, *sched[] = {"occupancy"};
     uint32_t keep[] = {0, 3, 5};
     kt_err err;
-    assert_int_equal(kt_space_init(space, atx, &err), KT_S_OK);
+    assert_int_equal(kt_space_init(space, gemv, atx, &err), KT_S_OK);
     assert_int_equal(kt_space_keep_variants(space, keep, 3, &err), KT_S_OK);
     assert_int_equal(
         kt_space_narrow(space, "block", blocks, 5, &err) ||

@@ -35,7 +35,7 @@ static void every_index_is_one_point_and_back(void **state)
     kt_space s;
     kt_err err;
     (void)state;
-    assert_int_equal(kt_space_init(&s, va, &err), KT_S_OK);
+    assert_int_equal(kt_space_init(&s, NULL, va, &err), KT_S_OK);
     assert_int_equal(s.size, 72);
     for (uint64_t i = 0; i < s.size; ++i) {
         kt_point pt;
@@ -71,7 +71,7 @@ static void narrowing_keeps_the_declared_order(void **state)
     kt_point pt;
     uint64_t index;
     (void)state;
-    assert_int_equal(kt_space_init(&s, va, &err), KT_S_OK);
+    assert_int_equal(kt_space_init(&s, NULL, va, &err), KT_S_OK);
     assert_int_equal(kt_space_keep_variants(&s, keep, 2, &err), KT_S_OK);
     assert_int_equal(s.num_slots, 2);
     assert_int_equal(s.slots[0].variant, 0);
@@ -100,7 +100,7 @@ static void the_start_is_the_default_or_the_nearest_allowed(void **state)
     char *blocks[] = {"32", "128", "512"};
     uint32_t keep[] = {3};
     (void)state;
-    assert_int_equal(kt_space_init(&s, va, &err), KT_S_OK);
+    assert_int_equal(kt_space_init(&s, NULL, va, &err), KT_S_OK);
     kt_space_start(&s, &pt);
     kt_point_format(va, &pt, text, sizeof text);
     assert_string_equal(text, "coalesced block=256");
@@ -124,7 +124,7 @@ static void moving_along_variant_keeps_shared_parameters(void **state)
     kt_point pt, moved;
     char text[128];
     (void)state;
-    assert_int_equal(kt_space_init(&s, va, &err), KT_S_OK);
+    assert_int_equal(kt_space_init(&s, NULL, va, &err), KT_S_OK);
     kt_point_default(va, 3, &pt); /* vec4 block=256 items=1 */
     pt.values[0] = 64;
     pt.values[1] = 4;
@@ -163,7 +163,7 @@ static void feasibility_needs_no_gpu(void **state)
     uint64_t feasible = 0;
     kt_point pt;
     (void)state;
-    assert_int_equal(kt_space_init(&s, va, &err), KT_S_OK);
+    assert_int_equal(kt_space_init(&s, NULL, va, &err), KT_S_OK);
     kt_point_default(va, 2, &pt);
     assert_int_equal(kt_space_feasible(&s, &pt, &err), KT_S_UNSUPPORTED);
     kt_space_bind(&s, sizes, 1, &dev);
@@ -188,8 +188,8 @@ static void the_description_changes_with_the_space(void **state)
     char *layout[] = {"rows"};
     json_t *ja, *jb;
     (void)state;
-    assert_int_equal(kt_space_init(&a, va, &err), KT_S_OK);
-    assert_int_equal(kt_space_init(&b, va, &err), KT_S_OK);
+    assert_int_equal(kt_space_init(&a, NULL, va, &err), KT_S_OK);
+    assert_int_equal(kt_space_init(&b, NULL, va, &err), KT_S_OK);
     ja = kt_space_to_json(&a);
     jb = kt_space_to_json(&b);
     assert_true(json_equal(ja, jb));
@@ -203,7 +203,7 @@ static void the_description_changes_with_the_space(void **state)
     kt_space_free(&a);
     kt_space_free(&b);
     /* Enumerations are described by label. */
-    assert_int_equal(kt_space_init(&a, good, &err), KT_S_OK);
+    assert_int_equal(kt_space_init(&a, NULL, good, &err), KT_S_OK);
     assert_int_equal(kt_space_narrow(&a, "layout", layout, 1, &err), KT_S_OK);
     ja = kt_space_to_json(&a);
     assert_string_equal(

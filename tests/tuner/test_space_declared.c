@@ -12,11 +12,11 @@
 #include "tuner/space.h"
 
 static kt_registry reg;
+static const kt_loaded_plugin *lp;
 static const kt_operator *op;
 
 static int load(void **state)
 {
-    const kt_loaded_plugin *lp;
     kt_err err;
     (void)state;
     setenv("KTUNE_CACHE_DIR", "/tmp/ktune-test-space-declared-cache", 1);
@@ -59,7 +59,7 @@ static void required_count_needs_no_device(void **state)
     uint64_t per_slot[1] = {0}, n = 0;
     kt_err err;
     (void)state;
-    assert_int_equal(kt_space_init(&space, op, &err), KT_S_OK);
+    assert_int_equal(kt_space_init(&space, lp, op, &err), KT_S_OK);
     assert_int_equal(space.size, 19800);
     assert_int_equal(kt_space_count_required(&space, sizes, per_slot, &n, &err),
                      KT_S_OK);
@@ -76,7 +76,7 @@ static void pruned_count_equals_checking_each_point(void **state)
     uint64_t n = 0;
     kt_err err;
     (void)state;
-    assert_int_equal(kt_space_init(&space, op, &err), KT_S_OK);
+    assert_int_equal(kt_space_init(&space, lp, op, &err), KT_S_OK);
     kt_space_bind(&space, sizes, 1, &dev);
     assert_int_equal(kt_space_count_feasible(&space, 1u << 20, &n, &err), 0);
     assert_int_equal(n, one_by_one(&space));

@@ -59,7 +59,7 @@ static int open_recording(recording *r)
              json_string_value(json_object_get(head, "operator")));
     json_decref(head);
     if (kt_registry_resolve(&reg, spec, &r->plugin, &r->op, &err) ||
-        kt_space_init(&r->space, r->op, &err) ||
+        kt_space_init(&r->space, NULL, r->op, &err) ||
         kt_replay_open(r->path, r->plugin, r->op, NULL, &r->ev, &err)) {
         fprintf(stderr, "%s: %s\n", r->path, err.msg);
         return -1;
@@ -455,7 +455,7 @@ static void run_three(const char *path, const double *s64, const double *s128,
     fclose(out);
     assert_int_equal(
         kt_replay_open(path, good->plugin, good->op, NULL, &ev, &err), KT_S_OK);
-    assert_int_equal(kt_space_init(&space, good->op, &err), KT_S_OK);
+    assert_int_equal(kt_space_init(&space, NULL, good->op, &err), KT_S_OK);
     assert_int_equal(kt_space_keep_variants(&space, tiled, 1, &err), KT_S_OK);
     assert_int_equal(kt_space_narrow(&space, "block", blocks, 3, &err) ||
                          kt_space_narrow(&space, "unroll", unroll, 1, &err) ||
