@@ -23,6 +23,7 @@
 typedef enum job_state {
     JOB_QUEUED,
     JOB_RUNNING,
+    JOB_FOLLOWING, /* waits for leader's compile of the same code */
     JOB_DONE,
     JOB_TAKEN, /* handed over (or dropped): known, nothing held */
 } job_state;
@@ -33,15 +34,17 @@ typedef struct job {
     char *text;
     const char **options;
     job_state state;
-    uint64_t gen; /* the hint that queued it last: higher runs first */
-    size_t pos;   /* its place in that hint */
+    uint64_t gen;       /* the hint that queued it last: higher runs first */
+    size_t pos;         /* its place in that hint */
+    struct job *leader; /* JOB_FOLLOWING: the job compiling its code */
+    int leading;        /* compiling its code key: others may follow */
     kt_status rc;
     kt_err err;
     kt_nvrtc_output out;
 } job;
 
 struct kt_cpool {
-    kt_cpool_compile_fn compile;
+    kt_cpool_compile_fn compile, prepare;
     void *ctx;
     char marker_dir[4096];
     pthread_mutex_t lock;
@@ -62,11 +65,18 @@ struct kt_cpool {
     kt_cpool_stats stats;
 };
 
+static kt_status default_prepare(void *ctx, const kt_nvrtc_request *req,
+                                 kt_nvrtc_output *out, kt_err *err)
+{
+    (void)ctx;
+    return kt_nvrtc_prepare(req, out, err);
+}
+
 static kt_status default_compile(void *ctx, const kt_nvrtc_request *req,
                                  kt_nvrtc_output *out, kt_err *err)
 {
     (void)ctx;
-    return kt_nvrtc_build(req, out, err);
+    return kt_nvrtc_finish(req, out, err);
 }
 
 int kt_cpool_threads_for(int threads)
@@ -191,25 +201,77 @@ static void busy_begin(kt_cpool *p)
         p->stats.peak_running = p->running;
 }
 
-static void busy_end(kt_cpool *p, double wall, double cpu)
+static void busy_end(kt_cpool *p, double wall, double cpu, int compiled)
 {
     if (--p->running == 0)
         p->stats.busy_s += kt_clock_seconds() - p->busy_since;
-    ++p->stats.compiled;
+    p->stats.compiled += (size_t)compiled;
     p->stats.compile_s += wall;
     p->stats.cpu_s += cpu;
 }
 
+static void release_text(job *j)
+{
+    free(j->text);
+    free(j->options);
+    j->text = NULL;
+    j->options = NULL;
+}
+
+/* Under the lock: whether another job is compiling j's code key; j then
+ * follows it (its answer comes with the leader's), else leads it. */
+static int follow(kt_cpool *p, job *j)
+{
+    for (size_t i = 0; i < p->num_jobs; ++i) {
+        job *l = p->jobs[i];
+        if (l != j && l->state == JOB_RUNNING && l->leading &&
+            strcmp(l->out.code, j->out.code) == 0) {
+            j->state = JOB_FOLLOWING;
+            j->leader = l;
+            ++p->stats.shared;
+            return 1;
+        }
+    }
+    j->leading = 1;
+    return 0;
+}
+
+/* Without the lock: prepare (when there is one), then compile unless
+ * prepare answered or j (NULL: none) follows another job now. */
+static kt_status compile_halves(kt_cpool *p, const kt_nvrtc_request *req,
+                                job *j, kt_nvrtc_output *out, int *followed,
+                                kt_err *err)
+{
+    kt_status rc = KT_S_OK;
+
+    if (p->prepare) {
+        if ((rc = p->prepare(p->ctx, req, out, err)) || out->cached)
+            return rc;
+        if (j && out->code[0]) {
+            pthread_mutex_lock(&p->lock);
+            *followed = follow(p, j);
+            pthread_mutex_unlock(&p->lock);
+            if (*followed)
+                return KT_S_OK;
+        }
+    }
+    return p->compile(p->ctx, req, out, err);
+}
+
 /* Called with the lock held, returns with it held; compiles req into out
- * without it, a marker naming the kernel while it runs. */
+ * without it, a marker naming the kernel while it runs. j is req's job
+ * (NULL: none), which may follow another's compile (*followed 1): its
+ * answer and state are then the leader's to set. */
 static kt_status run_compile(kt_cpool *p, const kt_nvrtc_request *req,
-                             const char *key, kt_nvrtc_output *out, kt_err *err)
+                             const char *key, job *j, kt_nvrtc_output *out,
+                             int *followed, kt_err *err)
 {
     char marker[4200] = "";
     double t0, cpu0;
     kt_status rc;
     int fd;
 
+    *followed = 0;
     busy_begin(p);
     pthread_mutex_unlock(&p->lock);
     if (p->marker_dir[0]) {
@@ -222,15 +284,34 @@ static kt_status run_compile(kt_cpool *p, const kt_nvrtc_request *req,
     }
     t0 = kt_clock_seconds();
     cpu0 = kt_clock_thread_cpu_seconds();
-    rc = p->compile(p->ctx, req, out, err);
+    memcpy(out->key, key, 33); /* before a leader may copy into out */
+    rc = compile_halves(p, req, j, out, followed, err);
     cpu0 = kt_clock_thread_cpu_seconds() - cpu0;
     t0 = kt_clock_seconds() - t0;
     if (marker[0])
         unlink(marker);
-    memcpy(out->key, key, 33);
     pthread_mutex_lock(&p->lock);
-    busy_end(p, t0, cpu0);
+    memcpy(out->key, key, 33);
+    busy_end(p, t0, cpu0, !*followed);
     return rc;
+}
+
+/* Under the lock: the jobs following j get a copy of its answer. */
+static void complete_followers(kt_cpool *p, job *j)
+{
+    for (size_t i = 0; i < p->num_jobs; ++i) {
+        job *f = p->jobs[i];
+        if (f->state != JOB_FOLLOWING || f->leader != j)
+            continue;
+        f->rc = j->rc;
+        if (j->rc)
+            kt_err_set(&f->err, j->rc, "%s", j->err.msg);
+        else
+            f->rc = kt_nvrtc_output_share(&j->out, &f->out, &f->err);
+        f->state = JOB_DONE;
+        f->leader = NULL;
+        release_text(f);
+    }
 }
 
 /* Under the lock: the queued job to run next (newest hint, its first). */
@@ -247,29 +328,27 @@ static job *next_job(kt_cpool *p)
     return best;
 }
 
-static void release_text(job *j)
-{
-    free(j->text);
-    free(j->options);
-    j->text = NULL;
-    j->options = NULL;
-}
-
 /* Under the lock: runs job j here (a pool thread or a taker). */
 static void run_job(kt_cpool *p, job *j)
 {
     long pid = 0;
+    int followed = 0;
+    kt_status rc;
     j->state = JOB_RUNNING;
     --p->queued;
     kt_err_clear(&j->err);
     if (take_died(p, j->key, &pid)) {
         ++p->stats.died;
-        j->rc = died_output(j->key, pid, &j->out, &j->err);
+        rc = died_output(j->key, pid, &j->out, &j->err);
     } else {
-        j->rc = run_compile(p, &j->req, j->key, &j->out, &j->err);
+        rc = run_compile(p, &j->req, j->key, j, &j->out, &followed, &j->err);
     }
+    if (followed)
+        return; /* its leader completes it (maybe already has) */
+    j->rc = rc;
     j->state = JOB_DONE;
     release_text(j);
+    complete_followers(p, j);
     pthread_cond_broadcast(&p->done);
 }
 
@@ -306,6 +385,7 @@ kt_status kt_cpool_open(const kt_cpool_options *opt, kt_cpool **out,
     if (!p)
         return kt_err_set(err, KT_S_NOMEM, "out of memory");
     p->compile = opt && opt->compile ? opt->compile : default_compile;
+    p->prepare = opt && opt->compile ? opt->prepare : default_prepare;
     p->ctx = opt ? opt->ctx : NULL;
     p->num_threads = kt_cpool_threads_for(opt ? opt->threads : 0);
     p->stats.threads = p->num_threads;
@@ -468,7 +548,7 @@ static kt_status compile_here(kt_cpool *p, const kt_nvrtc_request *req,
         ++p->stats.died;
         return died_output(key, pid, out, err);
     }
-    return run_compile(p, req, key, out, err);
+    return run_compile(p, req, key, NULL, out, &(int){0}, err);
 }
 
 kt_status kt_cpool_compile(kt_cpool *p, const kt_nvrtc_request *req,
@@ -496,11 +576,11 @@ kt_status kt_cpool_compile(kt_cpool *p, const kt_nvrtc_request *req,
     p->stats.took_queued += j && j->state == JOB_QUEUED;
     if (j && j->state == JOB_DONE)
         ++p->stats.ahead;
-    else if (j && j->state == JOB_RUNNING)
+    else if (j && (j->state == JOB_RUNNING || j->state == JOB_FOLLOWING))
         ++p->stats.joined; /* a thread is on it: wait, never twice */
     if (j && j->state == JOB_QUEUED)
         run_job(p, j); /* not started: this thread compiles it */
-    while (j && j->state == JOB_RUNNING)
+    while (j && (j->state == JOB_RUNNING || j->state == JOB_FOLLOWING))
         pthread_cond_wait(&p->done, &p->lock);
     rc = j && j->state == JOB_DONE ? hand_over(j, out, err)
                                    : compile_here(p, req, key, out, err);

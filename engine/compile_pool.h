@@ -10,7 +10,9 @@
  * done yet. One compilation per distinct kernel (the NVRTC cache key:
  * source, options, name expression, architecture, NVRTC version), whether
  * it is queued, running or done: a second hint or a take of the same key
- * joins the first. Newer hints go first (the points the strategy needs
+ * joins the first; so does a kernel whose front end gives the code of one
+ * being compiled (kt_nvrtc_prepare: -D values the source never reads).
+ * Newer hints go first (the points the strategy needs
  * soonest); a hint repeated moves its kernel forward. Kernels nobody took
  * are dropped at close: queued ones never compile, running ones are not
  * waited for.
@@ -54,9 +56,15 @@ typedef struct kt_cpool_options {
     /* Folder of the crash markers; NULL: the NVRTC cache folder
      * (kt_nvrtc_cache_dir); "": no markers. */
     const char *marker_dir;
-    /* NULL: kt_nvrtc_build. */
+    /* NULL: kt_nvrtc_finish after prepare's kt_nvrtc_prepare. */
     kt_cpool_compile_fn compile;
     void *ctx;
+    /* Run before compile, NULL: none (with compile NULL too:
+     * kt_nvrtc_prepare). When it answers (out->cached) compile does not
+     * run; when it gives a code key (out->code) that a job compiling now
+     * has, the job follows it: its thread moves on, and the job gets a
+     * copy of that compile's answer. */
+    kt_cpool_compile_fn prepare;
 } kt_cpool_options;
 
 /* What the pool did since it opened. */
@@ -73,6 +81,8 @@ typedef struct kt_cpool_stats {
     size_t unhinted;     /* of which nobody had hinted: the hints missed */
     size_t dropped;      /* hinted kernels nobody took, never compiled */
     size_t died;         /* kernels a marker says killed a compiler */
+    size_t shared;       /* jobs that followed another's compile of the
+                            same code key (no compile of their own) */
     size_t peak_running; /* most compilations at once */
     double busy_s;       /* wall time with at least one compile running */
     double cpu_s;        /* CPU time of the compiles, summed */

@@ -15,6 +15,7 @@
 #include "core/hash.h"
 #include "core/msg.h"
 #include "engine/calibrate.h"
+#include "engine/nvrtc_code.h"
 
 #define CACHE_MAGIC "KTNVRTC1"
 
@@ -44,9 +45,11 @@ kt_status kt_nvrtc_version(int *major, int *minor, kt_err *err)
 /* The identity: NVRTC's version, the architecture, the kernel, the
  * options, every header the source includes with its content's hash
  * (engine/nvrtc_headers.c; none: no line, so a source without includes
- * keeps the key it had), then the source. */
-static kt_status make_identity(const kt_nvrtc_request *req, identity *id,
-                               kt_err *err)
+ * keeps the key it had), then the source. The code identity (ir: the
+ * front end's IR hash, engine/nvrtc_code.c) has the IR in place of the
+ * -D/-U options, and a first line of its own. */
+static kt_status make_identity(const kt_nvrtc_request *req, const char *ir,
+                               identity *id, kt_err *err)
 {
     int major = 0, minor = 0;
     size_t size;
@@ -56,7 +59,7 @@ static kt_status make_identity(const kt_nvrtc_request *req, identity *id,
     if ((rc = kt_nvrtc_version(&major, &minor, err)) ||
         (rc = kt_nvrtc_headers(req, &headers, err)))
         return rc;
-    size = 128 + strlen(req->arch) + strlen(req->name_expr) +
+    size = 160 + strlen(req->arch) + strlen(req->name_expr) +
            strlen(req->source) + (headers ? strlen(headers) : 0);
     for (size_t i = 0; i < req->num_options; ++i)
         size += strlen(req->options[i]) + 8;
@@ -65,10 +68,14 @@ static kt_status make_identity(const kt_nvrtc_request *req, identity *id,
         return kt_err_set(err, KT_S_NOMEM, "out of memory");
     }
     id->text = p;
-    p += sprintf(p, "ktune-nvrtc 1\nnvrtc %d.%d\narch %s\nname %s\n", major,
-                 minor, req->arch, req->name_expr);
+    p += sprintf(p, "%s\nnvrtc %d.%d\narch %s\nname %s\n",
+                 ir ? "ktune-nvrtc-code 1" : "ktune-nvrtc 1", major, minor,
+                 req->arch, req->name_expr);
     for (size_t i = 0; i < req->num_options; ++i)
-        p += sprintf(p, "opt %s\n", req->options[i]);
+        if (!ir || !kt_nvrtc_preprocessor_option(req->options[i]))
+            p += sprintf(p, "opt %s\n", req->options[i]);
+    if (ir)
+        p += sprintf(p, "ir %s\n", ir);
     p += sprintf(p, "%ssource\n%s", headers ? headers : "", req->source);
     id->size = (size_t)(p - id->text);
     free(headers);
@@ -88,7 +95,7 @@ static void hash_identity(const identity *id, char key[33])
 kt_status kt_nvrtc_key(const kt_nvrtc_request *req, char key[33], kt_err *err)
 {
     identity id = {0};
-    kt_status rc = make_identity(req, &id, err);
+    kt_status rc = make_identity(req, NULL, &id, err);
     if (!rc)
         hash_identity(&id, key);
     free(id.text);
@@ -306,7 +313,8 @@ void kt_nvrtc_stats_count(const kt_nvrtc_output *out)
 {
     pthread_mutex_lock(&g_lock);
     g_stats.cache_hits += (size_t)out->cached;
-    g_stats.compiled += (size_t)!out->cached;
+    g_stats.compiled += (size_t)(!out->cached && !out->shared);
+    g_stats.shared += (size_t)out->shared;
     g_stats.failed += (size_t)!out->compiled;
     g_stats.damaged += (size_t)out->damaged;
     g_stats.seconds += out->seconds;
@@ -350,39 +358,139 @@ static int cache_get(const char *path, const identity *id, kt_nvrtc_output *out)
 
 /* req's identity, key and cache entry path ("" when the cache is off);
  * free id->text whatever it returns. */
-static kt_status entry_of(const kt_nvrtc_request *req, identity *id,
-                          char key[33], char *path, size_t size, kt_err *err)
+static kt_status entry_of(const kt_nvrtc_request *req, const char *ir,
+                          identity *id, char key[33], char *path, size_t size,
+                          kt_err *err)
 {
-    kt_status rc = make_identity(req, id, err);
+    kt_status rc = make_identity(req, ir, id, err);
     if (rc)
         return rc;
     hash_identity(id, key);
     return cache_path(key, path, size, err);
 }
 
-kt_status kt_nvrtc_build(const kt_nvrtc_request *req, kt_nvrtc_output *out,
-                         kt_err *err)
+/* req's code key and the IR hash behind it into out (none when sharing is
+ * off or the front end gave no IR). */
+static kt_status code_key(const kt_nvrtc_request *req, kt_nvrtc_output *out,
+                          kt_err *err)
 {
     identity id = {0};
-    char key[33], path[4200];
+    kt_status rc;
+
+    out->code[0] = out->ir[0] = '\0';
+    if (!kt_nvrtc_share_on())
+        return KT_S_OK;
+    if ((rc = kt_nvrtc_front_end(req, out->ir, err)) || !out->ir[0])
+        return rc;
+    if (!(rc = make_identity(req, out->ir, &id, err)))
+        hash_identity(&id, out->code);
+    else
+        out->ir[0] = '\0';
+    free(id.text);
+    return rc;
+}
+
+kt_status kt_nvrtc_prepare(const kt_nvrtc_request *req, kt_nvrtc_output *out,
+                           kt_err *err)
+{
+    identity id = {0};
+    char key[33] = "", path[4200];
+    double t0 = kt_clock_seconds(), cpu0 = kt_clock_thread_cpu_seconds();
     kt_status rc;
 
     memset(out, 0, sizeof *out);
-    if ((rc = entry_of(req, &id, key, path, sizeof path, err)))
-        goto done;
-    if (!cache_get(path, &id, out)) {
-        int damaged = out->damaged;
-        double cpu0 = kt_clock_thread_cpu_seconds();
-        rc = run_nvrtc(req, out, err);
+    if (!(rc = entry_of(req, NULL, &id, key, path, sizeof path, err)) &&
+        !cache_get(path, &id, out)) {
+        rc = code_key(req, out, err);
+        out->seconds = kt_clock_seconds() - t0;
         out->cpu_seconds = kt_clock_thread_cpu_seconds() - cpu0;
-        out->damaged = damaged;
-        if (!rc && path[0])
-            cache_write(path, &id, out);
     }
     memcpy(out->key, key, sizeof key);
-done:
     free(id.text);
     return rc;
+}
+
+/* The code key's entry into out (1; shared set), else 0: out untouched. */
+static int code_get(const char *path, const identity *id, kt_nvrtc_output *out)
+{
+    kt_nvrtc_output got;
+
+    memset(&got, 0, sizeof got);
+    if (!path[0] || !cache_get(path, id, &got))
+        return 0;
+    out->compiled = got.compiled;
+    out->image = got.image;
+    out->image_size = got.image_size;
+    out->lowered = got.lowered;
+    out->log = got.log;
+    out->shared = 1;
+    return 1;
+}
+
+kt_status kt_nvrtc_finish(const kt_nvrtc_request *req, kt_nvrtc_output *out,
+                          kt_err *err)
+{
+    identity id = {0}, cid = {0};
+    char key[33], code[33], path[4200], cpath[4200] = "";
+    double seconds = out->seconds, cpu = out->cpu_seconds;
+    double t0 = kt_clock_seconds(), cpu0 = kt_clock_thread_cpu_seconds();
+    kt_status rc;
+
+    if ((rc = entry_of(req, NULL, &id, key, path, sizeof path, err)) ||
+        (out->ir[0] &&
+         (rc = entry_of(req, out->ir, &cid, code, cpath, sizeof cpath, err))))
+        goto done;
+    if (!code_get(cpath, &cid, out)) {
+        rc = run_nvrtc(req, out, err);
+        if (!rc && cpath[0])
+            cache_write(cpath, &cid, out);
+    }
+    if (!rc && path[0])
+        cache_write(path, &id, out);
+    out->seconds = seconds + (kt_clock_seconds() - t0);
+    out->cpu_seconds = cpu + (kt_clock_thread_cpu_seconds() - cpu0);
+done:
+    free(id.text);
+    free(cid.text);
+    return rc;
+}
+
+kt_status kt_nvrtc_build(const kt_nvrtc_request *req, kt_nvrtc_output *out,
+                         kt_err *err)
+{
+    kt_status rc = kt_nvrtc_prepare(req, out, err);
+    if (!rc && !out->cached)
+        rc = kt_nvrtc_finish(req, out, err);
+    return rc;
+}
+
+static char *dup_bytes(const char *from, size_t size)
+{
+    char *p = from ? malloc(size + 1) : NULL;
+    if (p) {
+        memcpy(p, from, size);
+        p[size] = '\0';
+    }
+    return p;
+}
+
+kt_status kt_nvrtc_output_share(const kt_nvrtc_output *from,
+                                kt_nvrtc_output *into, kt_err *err)
+{
+    kt_nvrtc_output_free(into);
+    into->compiled = from->compiled;
+    into->shared = 1;
+    into->image = dup_bytes(from->image, from->image_size);
+    into->lowered =
+        dup_bytes(from->lowered, from->lowered ? strlen(from->lowered) : 0);
+    into->log = dup_bytes(from->log, from->log ? strlen(from->log) : 0);
+    into->image_size = into->image ? from->image_size : 0;
+    if ((from->image && !into->image) || (from->lowered && !into->lowered) ||
+        (from->log && !into->log)) {
+        kt_nvrtc_output_free(into);
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    }
+    return KT_S_OK;
 }
 
 kt_status kt_nvrtc_cache_load(const kt_nvrtc_request *req, kt_nvrtc_output *out,
@@ -393,7 +501,7 @@ kt_status kt_nvrtc_cache_load(const kt_nvrtc_request *req, kt_nvrtc_output *out,
     kt_status rc;
 
     memset(out, 0, sizeof *out);
-    if (!(rc = entry_of(req, &id, key, path, sizeof path, err)))
+    if (!(rc = entry_of(req, NULL, &id, key, path, sizeof path, err)))
         cache_get(path, &id, out);
     memcpy(out->key, key, sizeof key);
     free(id.text);
@@ -407,7 +515,8 @@ kt_status kt_nvrtc_cache_store(const kt_nvrtc_request *req,
     char key[33], path[4200];
     kt_status rc;
 
-    if (!(rc = entry_of(req, &id, key, path, sizeof path, err)) && path[0])
+    if (!(rc = entry_of(req, NULL, &id, key, path, sizeof path, err)) &&
+        path[0])
         cache_write(path, &id, out);
     free(id.text);
     return rc;

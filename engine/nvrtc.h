@@ -47,7 +47,10 @@ typedef struct kt_nvrtc_output {
     double cpu_seconds; /* CPU time of the compiling thread; 0 cached */
     int cached;         /* 1: read from the disk cache */
     int damaged;        /* 1: its cache entry was damaged (so compiled) */
+    int shared;         /* 1: another request's compile of the same code */
     char key[33];       /* the cache key, 32 hex digits */
+    char code[33];      /* the code key (kt_nvrtc_prepare); "" none */
+    char ir[33];        /* the hash of the front end's IR behind code */
 } kt_nvrtc_output;
 
 /* Compiles (or reads from the cache). KT_S_OK with out->compiled telling
@@ -90,6 +93,8 @@ typedef struct kt_nvrtc_stats {
     size_t cache_hits;  /* answers from the disk cache */
     size_t failed;      /* sources that did not compile (fresh or cached) */
     size_t damaged;     /* damaged cache entries met (compiled again) */
+    size_t shared;      /* answers of another request's compile (the same
+                           code key): a front end, no compile */
     double seconds;     /* wall time in NVRTC */
     double cpu_seconds; /* CPU time in NVRTC */
 } kt_nvrtc_stats;
@@ -109,6 +114,26 @@ void kt_nvrtc_stats_count(const kt_nvrtc_output *out);
  * a miss with a note on stderr and out->damaged set. */
 kt_status kt_nvrtc_build(const kt_nvrtc_request *req, kt_nvrtc_output *out,
                          kt_err *err);
+
+/* kt_nvrtc_build in two halves, so that the compile pool can join requests
+ * of one code. prepare: req's own cache entry (out->cached 1), else, with
+ * sharing on (KTUNE_NVRTC_SHARE is not "off"), NVRTC's front end alone
+ * (engine/nvrtc_code.c), whose IR hashed with the options that are not
+ * -D/-U is out->code: requests of one code key are the same kernel (the
+ * optimiser and ptxas read the IR, not the macros). "" when sharing is off
+ * or the front end did not compile. finish (out from prepare, not cached):
+ * the code key's cache entry (out->shared 1), else the compile; writes
+ * the entries of both keys. The times of both halves add up in out. */
+kt_status kt_nvrtc_prepare(const kt_nvrtc_request *req, kt_nvrtc_output *out,
+                           kt_err *err);
+kt_status kt_nvrtc_finish(const kt_nvrtc_request *req, kt_nvrtc_output *out,
+                          kt_err *err);
+
+/* into gets a copy of from's answer (image, lowered name and log
+ * duplicated) for a request of the same code key, with shared set; into
+ * keeps its own key, code key and times. */
+kt_status kt_nvrtc_output_share(const kt_nvrtc_output *from,
+                                kt_nvrtc_output *into, kt_err *err);
 
 /* The cache alone: load (out->cached 1 when found; a damaged entry is a
  * miss with a note) and store (a whole entry renamed into place). For the

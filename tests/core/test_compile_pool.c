@@ -2,9 +2,9 @@
 /* The compile pool without a GPU and without NVRTC's cost: a fake compiler
  * that records what it compiled, in which order, and can be held at a
  * gate, sleep, or crash its process. Ordering (newest hint first),
- * dedup in flight, N compiles on K threads, the taker compiling what no
- * thread started, cancellation at close and crash containment through
- * the markers. */
+ * dedup in flight (by kernel and by code key), N compiles on K threads, the
+ * taker compiling what no thread started, cancellation at close and crash
+ * containment through the markers. */
 #include "tests/kt_test.h"
 
 #include <pthread.h>
@@ -322,6 +322,57 @@ static void a_declared_point_names_its_kernel_through_the_registry(void **s)
     kt_registry_free(&reg);
 }
 
+/* A prepare that gives every name starting with 's' one code key. */
+static kt_status fake_prepare(void *ctx, const kt_nvrtc_request *req,
+                              kt_nvrtc_output *out, kt_err *err)
+{
+    (void)ctx;
+    (void)err;
+    memset(out, 0, sizeof *out);
+    snprintf(out->code, sizeof out->code, "%s",
+             req->name_expr[0] == 's' ? "same" : "");
+    return KT_S_OK;
+}
+
+/* Kernels of one code key (kt_nvrtc_prepare: -D values the source does
+ * not read) compile once: while the first compiles, the others' threads
+ * move on and their jobs get copies of its answer; a kernel of no code
+ * key compiles on its own. */
+static void kernels_of_one_code_key_compile_once(void **state)
+{
+    kt_nvrtc_request r[4] = {req_of("s1"), req_of("s2"), req_of("s3"),
+                             req_of("other")};
+    kt_cpool_options opt = {4, "", fake_compile, &g_fake, fake_prepare};
+    char first[16] = "";
+    size_t shared = 0;
+    kt_cpool_stats st;
+    kt_cpool *p;
+    kt_err err;
+    (void)state;
+
+    reset_fake();
+    g_fake.sleep_ms = 300; /* the leader compiles while the others prepare */
+    assert_int_equal(kt_cpool_open(&opt, &p, &err), KT_S_OK);
+    assert_int_equal(kt_cpool_hint(p, r, 4), 4);
+    for (size_t i = 0; i < 4; ++i) {
+        kt_nvrtc_output out;
+        assert_int_equal(kt_cpool_compile(p, &r[i], &out, NULL, &err), KT_S_OK);
+        assert_true(out.compiled);
+        if (i < 3 && !first[0])
+            snprintf(first, sizeof first, "%s", out.image);
+        /* The leader's image, whichever of the three led. */
+        assert_string_equal(out.image, i < 3 ? first : "other");
+        shared += (size_t)out.shared;
+        kt_nvrtc_output_free(&out);
+    }
+    assert_int_equal(g_fake.started, 2);
+    assert_int_equal(shared, 2);
+    kt_cpool_stats_get(p, &st);
+    assert_int_equal(st.compiled, 2);
+    assert_int_equal(st.shared, 2);
+    kt_cpool_close(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -334,6 +385,7 @@ int main(void)
             a_kernel_that_killed_its_compiler_is_not_compiled_again),
         cmocka_unit_test(
             a_declared_point_names_its_kernel_through_the_registry),
+        cmocka_unit_test(kernels_of_one_code_key_compile_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -36,6 +36,13 @@ static int remove_cache(void **state)
     return system(cmd) == 0 ? 0 : 0;
 }
 
+/* b holds a's binary: the same bytes. */
+static void same_image(const kt_nvrtc_output *a, const kt_nvrtc_output *b)
+{
+    assert_int_equal(b->image_size, a->image_size);
+    assert_memory_equal(b->image, a->image, a->image_size);
+}
+
 static void compiles_for_sm90_without_a_gpu_then_reads_the_cache(void **state)
 {
     const char *opts[] = {"-DUNUSED=1"};
@@ -57,8 +64,7 @@ static void compiles_for_sm90_without_a_gpu_then_reads_the_cache(void **state)
     assert_true(b.compiled);
     assert_true(b.cached);
     assert_true(b.seconds == 0);
-    assert_int_equal(b.image_size, a.image_size);
-    assert_memory_equal(b.image, a.image, a.image_size);
+    same_image(&a, &b);
     assert_string_equal(b.key, a.key);
     kt_nvrtc_stats_get(&s1);
     assert_int_equal(s1.compiled - s0.compiled, 1);
@@ -288,6 +294,104 @@ static void pooled_kernels_count_as_compiled_once(void **state)
     kt_cpool_close(pool);
 }
 
+static const char tiled[] = "__global__ void k(float *y)\n"
+                            "{\n"
+                            "#if TILE > 2\n"
+                            "    y[threadIdx.x] = 2.0f * y[threadIdx.x];\n"
+                            "#else\n"
+                            "    y[threadIdx.x] = TILE;\n"
+                            "#endif\n"
+                            "}\n";
+
+static void prepared(const char *src, const char **opts, size_t n,
+                     kt_nvrtc_output *out)
+{
+    kt_nvrtc_request req = {src, "tiled.cu", "k", "sm_90", opts, n};
+    kt_err err;
+    if (kt_nvrtc_prepare(&req, out, &err))
+        fail_msg("%s", err.msg);
+    assert_false(out->cached);
+}
+
+/* The code key is what the front end makes of a request: -D values the
+ * source never reads (UNUSED), or that select the same code (TILE 3 and 4),
+ * give one code key under different cache keys; a value that changes the
+ * code, or an option past the front end, gives another. */
+static void requests_of_one_front_end_output_share_a_code_key(void **state)
+{
+    const char *a[] = {"-DTILE=3", "-DUNUSED=1"}, *b[] = {"-DTILE=4", "-UX"},
+               *c[] = {"-DTILE=2"}, *d[] = {"-DTILE=3", "-maxrregcount=32"};
+    kt_nvrtc_output oa, ob, oc, od;
+    (void)state;
+
+    prepared(tiled, a, 2, &oa);
+    prepared(tiled, b, 2, &ob);
+    prepared(tiled, c, 1, &oc);
+    prepared(tiled, d, 2, &od);
+    assert_int_equal(strlen(oa.code), 32);
+    assert_string_not_equal(oa.key, ob.key);
+    assert_string_equal(oa.code, ob.code);
+    assert_string_not_equal(oa.code, oc.code);
+    assert_string_not_equal(oa.code, od.code);
+    assert_true(oa.cpu_seconds > 0); /* the front end ran */
+    setenv("KTUNE_NVRTC_SHARE", "off", 1);
+    prepared(tiled, a, 2, &oa);
+    unsetenv("KTUNE_NVRTC_SHARE");
+    assert_string_equal(oa.code, "");
+}
+
+/* A second request of one code key is answered from the first's entry
+ * (shared, the same image, no compile), then from its own. */
+static void a_request_of_a_compiled_code_key_compiles_nothing(void **state)
+{
+    const char *a[] = {"-DTILE=5"}, *b[] = {"-DTILE=6"};
+    kt_nvrtc_request ra = {tiled, "tiled.cu", "k", "sm_90", a, 1};
+    kt_nvrtc_request rb = {tiled, "tiled.cu", "k", "sm_90", b, 1};
+    kt_nvrtc_output oa, ob, again;
+    kt_nvrtc_stats s0, s1;
+    kt_err err;
+    (void)state;
+
+    kt_nvrtc_stats_get(&s0);
+    assert_int_equal(kt_nvrtc_compile(&ra, &oa, &err), KT_S_OK);
+    assert_int_equal(kt_nvrtc_compile(&rb, &ob, &err), KT_S_OK);
+    assert_true(oa.compiled && ob.compiled);
+    assert_false(oa.shared);
+    assert_true(ob.shared);
+    assert_false(ob.cached);
+    same_image(&oa, &ob);
+    assert_string_equal(ob.lowered, oa.lowered);
+    kt_nvrtc_stats_get(&s1);
+    assert_int_equal(s1.compiled - s0.compiled, 1);
+    assert_int_equal(s1.shared - s0.shared, 1);
+    assert_int_equal(kt_nvrtc_build(&rb, &again, &err), KT_S_OK);
+    assert_true(again.cached); /* its own entry now */
+    kt_nvrtc_output_free(&oa);
+    kt_nvrtc_output_free(&ob);
+    kt_nvrtc_output_free(&again);
+}
+
+/* The front end runs with -dlto, which defines __CUDACC_RDC__; the real
+ * compile does not. A source that reads X only without it must not have
+ * X hidden from the code key. */
+static void the_front_end_sees_the_macros_the_compile_sees(void **state)
+{
+    const char *src = "__global__ void k(float *y)\n"
+                      "{\n"
+                      "#ifndef __CUDACC_RDC__\n"
+                      "    y[0] = X;\n"
+                      "#endif\n"
+                      "}\n";
+    const char *a[] = {"-DX=1"}, *b[] = {"-DX=2"};
+    kt_nvrtc_output oa, ob;
+    (void)state;
+
+    prepared(src, a, 1, &oa);
+    prepared(src, b, 1, &ob);
+    assert_int_equal(strlen(oa.code), 32);
+    assert_string_not_equal(oa.code, ob.code);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -299,6 +403,9 @@ int main(void)
         cmocka_unit_test(an_unknown_kernel_does_not_compile),
         cmocka_unit_test(ptx_for_a_virtual_architecture),
         cmocka_unit_test(pooled_kernels_count_as_compiled_once),
+        cmocka_unit_test(requests_of_one_front_end_output_share_a_code_key),
+        cmocka_unit_test(a_request_of_a_compiled_code_key_compiles_nothing),
+        cmocka_unit_test(the_front_end_sees_the_macros_the_compile_sees),
     };
     return cmocka_run_group_tests(tests, use_fresh_cache, remove_cache);
 }

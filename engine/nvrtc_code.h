@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * The code key's parts (engine/nvrtc_code.c): requests whose front end
+ * gives the same IR share one compile. Internal to engine/nvrtc.c and its
+ * tests.
+ */
+#ifndef KT_NVRTC_CODE_H
+#define KT_NVRTC_CODE_H
+
+#include "core/error.h"
+#include "engine/nvrtc.h"
+
+/* Whether requests share compiles by code key: yes unless
+ * KTUNE_NVRTC_SHARE=off. */
+int kt_nvrtc_share_on(void);
+
+/* 1 when opt reaches the preprocessor only (-DNAME[=V], -UNAME and their
+ * long forms): the code key leaves it out. */
+int kt_nvrtc_preprocessor_option(const char *opt);
+
+/* req's front end (-dlto, with req's options and those run_nvrtc adds):
+ * the hash of its IR into fp (32 hex digits), "" when there is none (the
+ * source does not compile, or no LTO IR). KT_S_NOMEM is the only
+ * failure. */
+kt_status kt_nvrtc_front_end(const kt_nvrtc_request *req, char fp[33],
+                             kt_err *err);
+
+#endif
