@@ -31,6 +31,7 @@ static const variable variables[] = {
     {"KTUNE_CACHE_DIR", V_FOLDER, 0, 0, NULL},
     {"KTUNE_NVRTC_CACHE", V_WORDS, 0, 0, "off|on"},
     {"KTUNE_NVRTC_SHARE", V_WORDS, 0, 0, "off|on"},
+    {"KTUNE_NVRTC_SHARE", V_WORDS, 0, 0, "off|on"},
     {"KTUNE_NVRTC_PREFETCH", V_WORDS, 0, 0, "0|1"},
     {"KTUNE_NVRTC_THREADS", V_INTEGER, 0, 8, NULL},
     {"KTUNE_PROFILE_FLUSH", V_WORDS, 0, 0, "clean|sweep"},

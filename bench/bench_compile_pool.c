@@ -257,7 +257,11 @@ static int dump(const kernels *k, const char *dir)
     char path[4200];
     FILE *index;
 
-    setenv("KTUNE_NVRTC_SHARE", "off", 1);
+    if (kt_nvrtc_share_on()) {
+        fprintf(stderr, "bench_compile_pool: --dump compiles each kernel "
+                        "alone: run it with KTUNE_NVRTC_SHARE=off\n");
+        return 2;
+    }
     mkdir(dir, 0755);
     snprintf(path, sizeof path, "%s/index.txt", dir);
     if (!(index = fopen(path, "w")))
