@@ -181,9 +181,10 @@ def ktune_chunk(a, f, tag, s0, n, limit, size, deadline):
                    f"strategy.max_evals={(size + 9) // 10}"]
         else:
             lim = ["--set", f"strategy.max_seconds={limit!r}"]
-        cmd = [a.ktune, "tune", "--replay", str(cache), "--set",
-               f"strategy.name={strat}", "--set", f"strategy.seed={seed}"] + \
-            lim + ["--t4", str(t4), "--quiet"]
+        cmd = [a.ktune, "tune", "--replay", str(cache)] + \
+            run.ktune_strategy_args(strat) + \
+            ["--set", f"strategy.seed={seed}"] + lim + \
+            ["--t4", str(t4), "--quiet"]
         r = subprocess.run(cmd, capture_output=True, text=True,
                            timeout=max(1, deadline - time.time()))
         if r.returncode != 0:

@@ -88,6 +88,17 @@ def unslim(d):
     return out
 
 
+def ktune_strategy_args(strat):
+    """ktune's --set arguments for a strategy row: NAME, or
+    NAME+KEY=VALUE+... (a strategy with options, e.g. tpe+branch=2, scored
+    as a row of its own)."""
+    name, *opts = strat.split("+")
+    out = ["--set", f"strategy.name={name}"]
+    for o in opts:
+        out += ["--set", f"strategy.{o}"]
+    return out
+
+
 def strategy_list(arg, default):
     """--kt-strategies / --ktune-strategies: a,b; none; unset: DEFAULT."""
     return default if not arg else [] if arg == "none" else arg.split(",")
@@ -176,7 +187,7 @@ def ktune_task(build, hubcopy, runs, app, g, strat, repeats, limit):
     for seed in range(1, n + 1):
         t4 = tmpdir / f"seed{seed}.json"
         cmd = [str(ktune_binary(build)), "tune", "--replay",
-               str(cache), "--set", f"strategy.name={strat}", "--set",
+               str(cache)] + ktune_strategy_args(strat) + ["--set",
                f"strategy.seed={seed}", "--set",
                f"strategy.max_seconds={limit!r}", "--t4", str(t4), "--quiet"]
         r = subprocess.run(cmd, capture_output=True, text=True)

@@ -17,7 +17,12 @@
  * A4000 convolution and dedispersion) a prototype of this search scored
  * P = 0.58-0.87 under the methodology of Willemsen et al. against 0.3 for
  * Kernel Tuner's best (docs/search-methodology.md); gamma 0.15 and 10
- * random points were the best of the settings tried there.
+ * random points were the best of the settings tried there. The branch
+ * floor (kt_tpe.branch_floor) default 1 was chosen on that tuning set too
+ * (docs/results/2026-12-02-tpe-branch-floor.md): without it every seed of
+ * convolution/W6600 stayed in its shared-memory basin at 1.196 of the
+ * optimum at 10% of the space. The hints (best_scored) still come from
+ * the whole-space fit, so branch proposals are not compiled ahead.
  */
 #include "tuner/strategies/tpe.h"
 
@@ -86,6 +91,7 @@ void kt_tpe_free(kt_tpe *m)
     free(m->lr);
     free(m->lr_slot);
     free(m->base);
+    free(m->branch_share);
     memset(m, 0, sizeof *m);
 }
 
@@ -118,14 +124,58 @@ kt_status kt_tpe_observe(kt_tpe *m, const kt_point *pt, const kt_tune_obs *obs,
     return KT_S_OK;
 }
 
+/* One branch of a two-valued parameter: the points of slot `slot` whose
+ * parameter `param` is at value position `value`; `stride` is that
+ * parameter's place value in a point's index. */
+typedef struct branch {
+    size_t slot;
+    uint32_t param, value;
+    uint64_t stride;
+} branch;
+
+/* 1 when index lies in br (NULL: every point does). */
+static int in_branch(const kt_tpe *m, const branch *br, uint64_t index)
+{
+    const kt_space_variant *sv = &m->space->slots[br ? br->slot : 0];
+
+    if (!br)
+        return 1;
+    if (slot_at(m->space, index) != br->slot)
+        return 0;
+    return (index - sv->offset) / br->stride % sv->count[br->param] ==
+           br->value;
+}
+
+/* The k-th branch of the space (slot by slot, each slot's parameters
+ * last first, value 0 before 1): 1 and *br, 0 when there are fewer. */
+static int branch_at(const kt_space *space, size_t k, branch *br)
+{
+    for (size_t s = 0; s < space->num_slots; ++s) {
+        const kt_space_variant *sv = &space->slots[s];
+        uint64_t stride = space->settings;
+        for (uint32_t p = sv->num_params; p-- > 0; stride *= sv->count[p]) {
+            if (sv->count[p] != 2)
+                continue;
+            if (k < 2) {
+                *br = (branch){s, p, (uint32_t)k, stride};
+                return 1;
+            }
+            k -= 2;
+        }
+    }
+    return 0;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
 
-/* The median below which (inclusive) an observation is good. */
-static double threshold(const kt_tpe *m, kt_status *rc, kt_err *err)
+/* The median below which (inclusive) an observation of br is good;
+ * -INFINITY when none of br ran. */
+static double threshold(const kt_tpe *m, const branch *br, kt_status *rc,
+                        kt_err *err)
 {
     double *v = malloc(m->n * sizeof *v), thr;
     size_t k = 0, want;
@@ -135,11 +185,11 @@ static double threshold(const kt_tpe *m, kt_status *rc, kt_err *err)
         return 0;
     }
     for (size_t i = 0; i < m->n; ++i)
-        if (isfinite(m->us[i]))
+        if (isfinite(m->us[i]) && in_branch(m, br, m->idx[i]))
             v[k++] = m->us[i];
     qsort(v, k, sizeof *v, cmp_double);
     want = (size_t)ceil(m->gamma * (double)k);
-    thr = v[(want ? want : 1) - 1];
+    thr = k ? v[(want ? want : 1) - 1] : -INFINITY;
     free(v);
     return thr;
 }
@@ -164,8 +214,8 @@ static void count(const kt_tpe *m, size_t i, int good, double *g, double *b,
     }
 }
 
-/* Refits the log-ratio tables on every observation. */
-static kt_status fit(kt_tpe *m, kt_err *err)
+/* Refits the log-ratio tables on the observations of br (NULL: all). */
+static kt_status fit(kt_tpe *m, const branch *br, kt_err *err)
 {
     size_t ns = m->space->num_slots;
     double *g = calloc(2 * m->table + 2 * ns + 1, sizeof *g);
@@ -175,9 +225,10 @@ static kt_status fit(kt_tpe *m, kt_err *err)
 
     if (!g)
         return kt_err_set(err, KT_S_NOMEM, "out of memory");
-    thr = threshold(m, &rc, err);
+    thr = threshold(m, br, &rc, err);
     for (size_t i = 0; !rc && i < m->n; ++i)
-        count(m, i, isfinite(m->us[i]) && m->us[i] <= thr, g, b, gs, bs);
+        if (in_branch(m, br, m->idx[i]))
+            count(m, i, isfinite(m->us[i]) && m->us[i] <= thr, g, b, gs, bs);
     for (size_t s = 0; !rc && s < ns; ++s) {
         const kt_space_variant *sv = &m->space->slots[s];
         size_t off = m->base[s];
@@ -213,10 +264,10 @@ static double score(const kt_tpe *m, uint64_t index)
     return sum;
 }
 
-/* A candidate not yet visited and feasible, drawn or scanned: 1 and
- * *index, 0 when none. With use_model, the highest score (ties by the
- * generator); without, uniformly. */
-static int pick(kt_tpe *m, int use_model, uint64_t *index)
+/* A candidate of br (NULL: any) not yet visited and feasible, drawn or
+ * scanned: 1 and *index, 0 when none. With use_model, the highest score
+ * (ties by the generator); without, uniformly. */
+static int pick(kt_tpe *m, int use_model, const branch *br, uint64_t *index)
 {
     kt_rng *rng = kt_tune_rng(m->t);
     uint64_t span = m->hi - m->lo, ties = 0;
@@ -226,7 +277,7 @@ static int pick(kt_tpe *m, int use_model, uint64_t *index)
     for (uint64_t d = 0; d < (m->state ? span : KT_TPE_DRAWS); ++d) {
         uint64_t i = m->state ? m->lo + d : m->lo + kt_rng_below(rng, span);
         double v;
-        if (m->state && m->state[d])
+        if ((m->state && m->state[d]) || !in_branch(m, br, i))
             continue;
         if (!m->state) {
             kt_point pt;
@@ -264,17 +315,28 @@ static int open_candidate(kt_tpe *m, uint64_t i)
            kt_space_feasible(m->space, &pt, NULL) == KT_S_OK;
 }
 
-/* The best-scored open neighbour of the fastest observation (one
- * parameter one value up or down): 1 and *index, 0 when none. */
-static int pick_local(kt_tpe *m, uint64_t *index)
+/* The position of the fastest observation of br (NULL: of all), m->n
+ * when none ran. */
+static size_t fastest(const kt_tpe *m, const branch *br)
 {
     size_t b = m->n;
+
+    for (size_t i = 0; i < m->n; ++i)
+        if (isfinite(m->us[i]) && in_branch(m, br, m->idx[i]) &&
+            (b == m->n || m->us[i] < m->us[b]))
+            b = i;
+    return b;
+}
+
+/* The best-scored open neighbour of the fastest observation of br (NULL:
+ * of all; one parameter one value up or down, br's own parameter kept):
+ * 1 and *index, 0 when none. */
+static int pick_local(kt_tpe *m, const branch *br, uint64_t *index)
+{
+    size_t b = fastest(m, br);
     double best = -INFINITY;
     int found = 0;
 
-    for (size_t i = 0; i < m->n; ++i)
-        if (isfinite(m->us[i]) && (b == m->n || m->us[i] < m->us[b]))
-            b = i;
     if (b == m->n)
         return 0;
     size_t s = slot_at(m->space, m->idx[b]);
@@ -285,7 +347,8 @@ static int pick_local(kt_tpe *m, uint64_t *index)
         uint64_t at = rest % sv->count[p];
         for (int dir = -1; dir <= 1; dir += 2) {
             uint64_t i;
-            if ((dir < 0 && at == 0) || (dir > 0 && at + 1 >= sv->count[p]))
+            if ((dir < 0 && at == 0) || (dir > 0 && at + 1 >= sv->count[p]) ||
+                (br && p == br->param))
                 continue;
             i = dir < 0 ? m->idx[b] - stride : m->idx[b] + stride;
             if (open_candidate(m, i) && score(m, i) > best) {
@@ -300,19 +363,118 @@ static int pick_local(kt_tpe *m, uint64_t *index)
     return found;
 }
 
+/* The share of the candidates that br's slot holds, halved: a drawn
+ * range's estimate of br's share of the feasible points. */
+static double drawn_share(const kt_tpe *m, const branch *br)
+{
+    const kt_space_variant *sv = &m->space->slots[br->slot];
+    uint64_t a = sv->offset > m->lo ? sv->offset : m->lo;
+    uint64_t b = sv->offset + sv->size < m->hi ? sv->offset + sv->size : m->hi;
+
+    return b > a ? 0.5 * (double)(b - a) / (double)(m->hi - m->lo) : 0;
+}
+
+/* Each branch's share of the candidates' feasible points, into
+ * m->branch_share, once. */
+static kt_status branch_shares(kt_tpe *m, kt_err *err)
+{
+    branch br;
+    uint64_t span = m->hi - m->lo, feasible = 0;
+
+    if (m->branch_share)
+        return KT_S_OK;
+    while (branch_at(m->space, m->num_branches, &br))
+        ++m->num_branches;
+    m->branch_share = calloc(m->num_branches + 1, sizeof *m->branch_share);
+    if (!m->branch_share)
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    for (uint64_t d = 0; m->state && d < span; ++d)
+        feasible += m->state[d] != 2;
+    for (size_t k = 0; k < m->num_branches; ++k) {
+        uint64_t in = 0;
+        branch_at(m->space, k, &br);
+        for (uint64_t d = 0; m->state && d < span; ++d)
+            in += m->state[d] != 2 && in_branch(m, &br, m->lo + d);
+        m->branch_share[k] = !m->state  ? drawn_share(m, &br)
+                             : feasible ? (double)in / (double)feasible
+                                        : 0;
+    }
+    return KT_S_OK;
+}
+
+/* The branch whose share of the observations, over its share of the
+ * feasible points, is lowest and below m->branch_floor: its position,
+ * m->num_branches when none is. */
+static size_t neglected(const kt_tpe *m)
+{
+    size_t want = m->num_branches;
+    double low = m->branch_floor;
+    branch br;
+
+    for (size_t k = 0; k < m->num_branches; ++k) {
+        size_t in = 0;
+        double r;
+        if (m->branch_share[k] <= 0)
+            continue;
+        branch_at(m->space, k, &br);
+        for (size_t i = 0; i < m->n; ++i)
+            in += (size_t)in_branch(m, &br, m->idx[i]);
+        r = (double)in / (double)m->n / m->branch_share[k];
+        if (r < low) {
+            low = r;
+            want = k;
+        }
+    }
+    return want;
+}
+
+/* A point of the most neglected branch (neglected()), by the model
+ * fitted on that branch alone: the best-scored open neighbour of the
+ * branch's fastest point (a walk from the best of each branch), else the
+ * branch's best-scored open point. 1 and *index, 0 when no branch is
+ * below the floor or it has no open point. The whole-space fit is
+ * restored after. */
+static int pick_branch(kt_tpe *m, uint64_t *index, kt_status *rc, kt_err *err)
+{
+    branch br;
+    size_t k;
+    int found;
+
+    if ((*rc = branch_shares(m, err)) || (k = neglected(m)) == m->num_branches)
+        return 0;
+    branch_at(m->space, k, &br);
+    if ((*rc = fit(m, &br, err)))
+        return 0;
+    found = pick_local(m, &br, index) || pick(m, 1, &br, index);
+    return !(*rc = fit(m, NULL, err)) && found;
+}
+
+/* The next proposal of the model (a local or a branch turn first, when
+ * one is due): 1 and *index, 0 when none (or *rc). */
+static int propose(kt_tpe *m, int use_model, uint64_t *index, kt_status *rc,
+                   kt_err *err)
+{
+    size_t turn = use_model && m->local_every ? ++m->proposals : 0;
+
+    if (turn && turn % m->local_every == 0 && pick_local(m, NULL, index))
+        return 1;
+    if (use_model && m->branch_floor > 0 && m->n &&
+        pick_branch(m, index, rc, err))
+        return 1;
+    return !*rc && pick(m, use_model, NULL, index);
+}
+
 int kt_tpe_next(kt_tpe *m, kt_point *pt, kt_status *rc, kt_err *err)
 {
     int use_model = m->valid >= m->init && m->valid >= 2;
 
     *rc = KT_S_OK;
-    if (use_model && (*rc = fit(m, err)))
+    if (use_model && (*rc = fit(m, NULL, err)))
         return 0;
     for (;;) {
         uint64_t index;
         kt_tune_obs obs;
-        int local =
-            use_model && m->local_every && ++m->proposals % m->local_every == 0;
-        if (!(local && pick_local(m, &index)) && !pick(m, use_model, &index))
+        if (!propose(m, use_model, &index, rc, err))
             return 0;
         kt_space_point(m->space, index, pt);
         if (m->state)
@@ -323,7 +485,7 @@ int kt_tpe_next(kt_tpe *m, kt_point *pt, kt_status *rc, kt_err *err)
          * refused on the host): it teaches the model, then the next. */
         if ((*rc = kt_tpe_observe(m, pt, &obs, err)))
             return 0;
-        if (use_model && (*rc = fit(m, err)))
+        if (use_model && (*rc = fit(m, NULL, err)))
             return 0;
     }
 }
@@ -331,7 +493,7 @@ int kt_tpe_next(kt_tpe *m, kt_point *pt, kt_status *rc, kt_err *err)
 /* ----------------------------------------------------------------------- */
 /* The strategy.                                                            */
 
-enum { OPT_GAMMA, OPT_PRIOR, OPT_INIT, OPT_LOCAL };
+enum { OPT_GAMMA, OPT_PRIOR, OPT_INIT, OPT_LOCAL, OPT_BRANCH };
 
 static const kt_strategy_option options[] = {
     {"gamma", "share of the points that ran counted as good", 0.15, 0.01, 0.5,
@@ -344,6 +506,12 @@ static const kt_strategy_option options[] = {
      "every this many proposals one is the best-scored unvisited neighbour "
      "of the fastest point (one parameter moved one value; 0: never)",
      0, 0, 1000, 1},
+    {"branch",
+     "floor on each branch of a two-valued parameter: while its share of "
+     "the points visited is below this fraction of its share of the "
+     "feasible points, the proposal is the branch's own, by the model "
+     "fitted on that branch alone (0: never)",
+     1, 0, 1, 0},
 };
 
 #define MAX_BATCH 64
@@ -371,7 +539,7 @@ static size_t coming_random(kt_tpe *m, kt_point *out, size_t max)
         return 0;
     memcpy(copy, real, (size_t)(m->hi - m->lo));
     m->state = copy;
-    for (; n < left && n < max && pick(m, 0, &index); ++n) {
+    for (; n < left && n < max && pick(m, 0, NULL, &index); ++n) {
         kt_space_point(m->space, index, &out[n]);
         copy[index - m->lo] = 1;
     }
@@ -472,6 +640,7 @@ static kt_status run(kt_tune *t, const double *opt, kt_err *err)
                           (size_t)opt[OPT_INIT], err)))
         return rc;
     m.local_every = (size_t)opt[OPT_LOCAL];
+    m.branch_floor = opt[OPT_BRANCH];
     /* The default configuration first, where every search starts. */
     kt_space_start(space, &start);
     if (!(rc = kt_tune_measure(t, &start, &obs, err)))

@@ -38,6 +38,21 @@ typedef struct kt_tpe {
      * scores each parameter on its own, and a neighbourhood step finds
      * what only a combination of values gives. Set after kt_tpe_init. */
     size_t local_every;
+    /* While a branch of a two-valued parameter (the points with one of
+     * its values) holds fewer than branch_floor times its share of the
+     * feasible points among the points visited, once the model is used,
+     * the proposal is that branch's own (the most neglected first): the
+     * best-scored open neighbour of the branch's fastest point, else its
+     * best-scored open point, by the model fitted on that branch alone.
+     * The whole-space model scores each parameter on its own: when one
+     * value of a switch is fast only together with values that are slow
+     * under the other, the good group teaches it away from all of them;
+     * fitted inside the branch, the model learns the branch's own fast
+     * values (a tree-structured model split on each switch). 0: off. Set
+     * after kt_tpe_init. */
+    double branch_floor;
+    double *branch_share; /* per branch, its share of the feasible points */
+    size_t num_branches;
     size_t proposals; /* model proposals made so far */
     /* Observations, in order: index and median (INFINITY: did not run). */
     uint64_t *idx;
