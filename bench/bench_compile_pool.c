@@ -52,7 +52,7 @@ static void collect(const kt_job *job, const char *arch, size_t want,
          k->b && k->req && k->key && i < job->space.size && k->n < want; ++i) {
         kt_point pt;
         kt_space_point(&job->space, i, &pt);
-        if (!kt_declared_compile_request(job->op, pt.variant, job->sizes,
+        if (!kt_declared_compile_request(job->plugin, pt.variant, job->sizes,
                                          pt.values, arch, &k->b[k->n],
                                          &k->req[k->n]))
             continue;
