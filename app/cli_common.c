@@ -283,13 +283,14 @@ static kt_status host_constraint(const kt_loaded_plugin *plugin,
 {
     const kt_variant *v = &op->variants[pt->variant];
     kt_problem problem = {sizeof problem, op->num_sizes, sizes, 0, NULL};
+    const kt_declared *d = kt_declared_of_plugin(plugin);
     kt_bound_config bc;
     char why[512] = "";
 
-    if (!kt_declared_of_plugin(plugin) || !v->check)
+    if (!d || !v->check)
         return KT_S_OK;
-    if (v->check(&problem, kt_point_bind(op, pt, &bc), why, sizeof why) ==
-        KT_OK)
+    if (kt_declared_check(d, pt->variant, &problem, kt_point_bind(op, pt, &bc),
+                          why, sizeof why) == KT_OK)
         return KT_S_OK;
     why[sizeof why - 1] = '\0';
     return kt_err_set(err, KT_S_INPUT,

@@ -129,8 +129,8 @@ static int run(const args *a, const char *strategy, kt_job *job)
                             a->compile_ms > 0 ? sleep_compile : NULL,
                             &compile_s};
     kt_device dev = kt_test_h200();
-    kt_compile_eval *c = kt_compile_eval_open(job->op, job->sizes, &dev, &opt,
-                                              a->measure_ms * 1e-3);
+    kt_compile_eval *c = kt_compile_eval_open(job->plugin, job->op, job->sizes,
+                                              &dev, &opt, a->measure_ms * 1e-3);
     kt_tune_config cfg;
     kt_tune_result r;
     kt_err err;

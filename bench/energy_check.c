@@ -136,7 +136,7 @@ int main(int argc, char **argv)
         sizes[i] = op->sizes[i].default_value;
     kt_point_default(op, 0, &pt);
     memset(&in, 0, sizeof in);
-    if (kt_instance_setup(&in, op, &gpu, sizes, 1, KT_LOG_WARN, 0, &err)) {
+    if (kt_instance_setup(&in, lp, op, &gpu, sizes, 1, KT_LOG_WARN, 0, &err)) {
         fprintf(stderr, "energy_check: %s\n", err.msg);
         return 1;
     }

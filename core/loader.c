@@ -389,9 +389,10 @@ static kt_status normalise_plugin(loading *ld, const kt_plugin *raw)
     return KT_S_OK;
 }
 
-/* Whether a kind answers lp's callbacks (its code lives in other
- * processes), so kt_call_* ask lp->kind instead of the descriptor. */
-static int answered_elsewhere(const kt_loaded_plugin *lp)
+/* Whether a kind answers lp's pure callbacks (its code lives in other
+ * processes, or its callbacks need their owner), so kt_call_* ask
+ * lp->kind instead of the descriptor. */
+static int answered_by_kind(const kt_loaded_plugin *lp)
 {
     return lp && lp->kind && lp->kind->work;
 }
@@ -867,7 +868,7 @@ kt_status kt_call_work(const kt_loaded_plugin *plugin, const kt_operator *op,
 {
     memset(out, 0, sizeof *out);
     out->struct_size = sizeof *out;
-    if (!answered_elsewhere(plugin)) {
+    if (!answered_by_kind(plugin)) {
         *rc = op->work(problem, out);
         return KT_S_OK;
     }
@@ -886,12 +887,13 @@ kt_status kt_call_shape(const kt_loaded_plugin *plugin, const kt_operator *op,
 {
     const kt_variant *v = &op->variants[variant];
 
-    *check_rc = KT_OK;
+    if (check_rc)
+        *check_rc = KT_OK;
     *shape_rc = KT_OK;
     if (why_size)
         why[0] = '\0';
-    if (!answered_elsewhere(plugin)) {
-        if (v->check) {
+    if (!answered_by_kind(plugin)) {
+        if (v->check && check_rc) {
             *check_rc = v->check(problem, cfg, why, why_size);
             if (why_size)
                 why[why_size - 1] = '\0';
@@ -908,11 +910,34 @@ kt_status kt_call_shape(const kt_loaded_plugin *plugin, const kt_operator *op,
     return KT_S_OK;
 }
 
+int kt_call_setup(const kt_loaded_plugin *plugin, const kt_operator *op,
+                  const kt_host *host, const kt_problem *problem, void **state)
+{
+    if (plugin && plugin->kind && plugin->kind->setup)
+        return plugin->kind->setup(plugin->kind_owner, index_of(plugin, op),
+                                   host, problem, state);
+    return op->setup(host, problem, state);
+}
+
+int kt_call_work_of(const kt_loaded_plugin *plugin, const kt_operator *op,
+                    uint32_t variant, const kt_problem *problem,
+                    const kt_config *cfg, kt_work *out)
+{
+    const kt_variant *v = &op->variants[variant];
+
+    if (!v->work)
+        return 0;
+    if (plugin && plugin->kind && plugin->kind->work_of)
+        return plugin->kind->work_of(plugin->kind_owner, index_of(plugin, op),
+                                     variant, problem, cfg, out) == KT_OK;
+    return v->work(problem, cfg, out) == KT_OK;
+}
+
 void kt_call_shape_prefetch(const kt_loaded_plugin *plugin,
                             const kt_operator *op, const kt_problem *problem,
                             const kt_point *pts, size_t n)
 {
-    if (answered_elsewhere(plugin) && plugin->kind->prefetch)
+    if (answered_by_kind(plugin) && plugin->kind->prefetch)
         plugin->kind->prefetch(plugin->kind_owner, index_of(plugin, op),
                                problem, pts, n);
 }

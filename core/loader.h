@@ -117,6 +117,17 @@ typedef struct kt_loader_kind {
                      const kt_point *pts, size_t n);
     int (*require)(void *owner, uint32_t op, uint32_t variant,
                    kt_expr *const **parts, size_t *n);
+    /* A file kind whose operators run in this process but whose callbacks
+     * need their owner (a declaration's: the plugin ABI's pure callbacks
+     * and setup() carry nothing that leads back to a descriptor) answers
+     * them here, with the owner load made, in place of the descriptor's:
+     * setup (kt_call_setup) and a configuration's work (kt_call_work_of);
+     * such a kind sets work and shape as well. NULL: the descriptor's. */
+    int (*setup)(void *owner, uint32_t op, const kt_host *host,
+                 const kt_problem *problem, void **state);
+    int (*work_of)(void *owner, uint32_t op, uint32_t variant,
+                   const kt_problem *problem, const kt_config *cfg,
+                   kt_work *out);
 } kt_loader_kind;
 
 /* Adds a kind for every registry of the process (at most 8). KT_S_OK, or
@@ -168,8 +179,9 @@ kt_status kt_operator_find_size(const kt_operator *op, const char *name,
  * or NULL for an operator this process made itself (a test's), whose
  * callbacks are called here. KT_S_OK with the callback's own return code
  * in *rc (work) or *check_rc and *shape_rc (shape runs only when check, if
- * any, said KT_OK; why gets check's reason); KT_S_PLUGIN when the callback
- * crashed or hung. */
+ * any, said KT_OK; why gets check's reason; check_rc NULL: shape alone,
+ * for a point checked before); KT_S_PLUGIN when the callback crashed or
+ * hung. */
 kt_status kt_call_work(const kt_loaded_plugin *plugin, const kt_operator *op,
                        const kt_problem *problem, kt_work *out, int *rc,
                        kt_err *err);
@@ -178,6 +190,20 @@ kt_status kt_call_shape(const kt_loaded_plugin *plugin, const kt_operator *op,
                         const kt_config *cfg, int *check_rc, char *why,
                         size_t why_size, int *shape_rc, kt_shape *shape,
                         kt_err *err);
+
+/* setup() of op (in this process: the plugin is mapped here or its kind
+ * runs it here), through plugin's kind when it answers setup; the
+ * callback's return code. */
+int kt_call_setup(const kt_loaded_plugin *plugin, const kt_operator *op,
+                  const kt_host *host, const kt_problem *problem, void **state);
+
+/* The work of one configuration of variant (kt_variant.work, ABI 1.2):
+ * 1 with *out set when the variant has one and it said KT_OK, 0 when the
+ * operator's work() is the configuration's. In this process, like
+ * kt_call_setup. */
+int kt_call_work_of(const kt_loaded_plugin *plugin, const kt_operator *op,
+                    uint32_t variant, const kt_problem *problem,
+                    const kt_config *cfg, kt_work *out);
 
 /* For an isolated plugin: asks its oracle about check()/shape() of the
  * points pts[0..n) at once (kt_oracle_prefetch), so that the kt_call_shape

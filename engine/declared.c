@@ -1606,7 +1606,6 @@ kt_status kt_declared_load(const char *path, kt_declared **out, kt_err *err)
     }
     snprintf(rd.d->path, sizeof rd.d->path, "%s", path);
     kt_decl_dirname(path, rd.d->dir, sizeof rd.d->dir);
-    rd.d->slot = -1;
     if ((rc = kt_ini_load(path, &rd.ini, err)) ||
         (rc = kt_iniloc_scan(path, &rd.loc, err)))
         goto done;
@@ -1629,7 +1628,6 @@ void kt_declared_free(kt_declared *d)
 {
     if (!d)
         return;
-    kt_declared_unbind(d);
     for (size_t i = 0; i < d->num_buffers; ++i)
         kt_expr_free(d->buffers[i].count);
     for (size_t i = 0; i < d->num_args; ++i)

@@ -32,7 +32,6 @@
 #define KT_DECL_MAX_VARIANTS 16
 #define KT_DECL_MAX_TARGS 8
 #define KT_DECL_MAX_DEFINES 64
-#define KT_DECL_MAX_OPERATORS 8 /* declared operators per process */
 
 #define KT_DECL_MAX_CONSTANTS 8
 
@@ -168,7 +167,6 @@ typedef struct kt_declared {
     kt_decl_variant variants[KT_DECL_MAX_VARIANTS];
     size_t num_variants;
     int reference; /* index of the reference variant */
-    int slot;      /* index of the callbacks bound to this declaration */
     /* The descriptor handed to the registry. */
     kt_variant vdesc[KT_DECL_MAX_VARIANTS];
     kt_operator op;
@@ -310,31 +308,39 @@ char *kt_declared_source(const kt_declared *d, const char *name_expr);
 
 /* ---- engine/declared_run.c: the callbacks ---------------------------- */
 
-/* Binds d's descriptor (d->plugin) to a free slot of callbacks. */
-kt_status kt_declared_bind(kt_declared *d, kt_err *err);
+/* Fills d's descriptor (d->plugin), handed to the registry. Its pure
+ * callbacks and setup() only refuse: the plugin ABI gives them nothing that
+ * leads back to d, so they are asked through the plugin (kt_call_*), whose
+ * kind (engine/declared_kind.c) calls the kt_declared_* functions below
+ * with d. The stateful callbacks find d in their state. */
+void kt_declared_describe(kt_declared *d);
 
-/* Releases the slot (d stays valid). */
-void kt_declared_unbind(kt_declared *d);
+/* The callbacks of d's operator and of its variant vi, with d. */
+int kt_declared_work(const kt_declared *d, const kt_problem *p, kt_work *out);
+int kt_declared_work_of(const kt_declared *d, size_t vi, const kt_problem *p,
+                        const kt_config *c, kt_work *out);
+int kt_declared_check(const kt_declared *d, size_t vi, const kt_problem *p,
+                      const kt_config *c, char *why, size_t why_size);
+int kt_declared_shape(const kt_declared *d, size_t vi, const kt_problem *p,
+                      const kt_config *c, kt_shape *out);
+int kt_declared_setup(const kt_declared *d, const kt_host *h,
+                      const kt_problem *p, void **state);
 
-/* The compile request of variant vi of op at values (the variant's
- * parameters, in order) and sizes for arch, when op is a declared operator
- * bound in this process: 1 with *out pointing into *b (free b->src after
- * use). 0 when op is not declared or the request cannot be made (the
- * launch will say why). For the compile pool (engine/compile_pool.h): what
- * a point will compile, before its verification asks. */
-int kt_declared_compile_request(const kt_operator *op, size_t vi,
-                                const int64_t *sizes, const int64_t *values,
-                                const char *arch, kt_decl_request *b,
-                                kt_nvrtc_request *out);
-
-/* The declaration behind op (its descriptor or the registry's copy of
- * it; bound with kt_declared_bind), or NULL for an operator that is not
- * declared here (a compiled plugin, or an isolated copy). */
-const kt_declared *kt_declared_of(const kt_operator *op);
+/* The compile request of variant vi of the declared operator plugin
+ * loaded, at values (the variant's parameters, in order) and sizes for
+ * arch: 1 with *out pointing into *b (free b->src after use). 0 when
+ * plugin is not a declaration (a compiled plugin, an isolated copy, NULL)
+ * or the request cannot be made (the launch will say why). For the
+ * compile pool (engine/compile_pool.h): what a point will compile, before
+ * its verification asks. */
+struct kt_loaded_plugin;
+int kt_declared_compile_request(const struct kt_loaded_plugin *plugin,
+                                size_t vi, const int64_t *sizes,
+                                const int64_t *values, const char *arch,
+                                kt_decl_request *b, kt_nvrtc_request *out);
 
 /* The declaration a registry loaded as lp (engine/declared_kind.c), or
  * NULL when lp is not a declaration. */
-struct kt_loaded_plugin;
 const kt_declared *kt_declared_of_plugin(const struct kt_loaded_plugin *lp);
 
 /* The conjuncts of variant v's require (*parts[0..*n)): the parts of an

@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * The callbacks of declared operators (engine/declared.h). The plugin ABI's
- * callbacks carry no pointer back to their descriptor (work() and shape()
- * get only the problem and configuration), so each declaration is bound to
- * one of KT_DECL_MAX_OPERATORS slots of generated functions that know
- * their slot and variant index.
+ * pure callbacks and setup() carry nothing that leads back to their
+ * descriptor (work() and shape() get only the problem and configuration),
+ * so a declaration answers them through its plugin: the declared kind
+ * (engine/declared_kind.c) is handed the declaration it loaded with every
+ * kt_call_* and calls the kt_declared_* functions here. The descriptor's own
+ * pure callbacks only refuse. The stateful ones find the declaration in
+ * the state setup made; each variant's launch has a function of its own
+ * that knows its variant index (a constant table, one per variant).
  */
 #include <cuda_runtime_api.h>
 #include <stdio.h>
@@ -13,8 +17,6 @@
 
 #include "engine/declared.h"
 #include "engine/nvrtc.h"
-
-static kt_declared *g_slots[KT_DECL_MAX_OPERATORS];
 
 /* A compiled kernel of one configuration (its compile-time values). */
 typedef struct memo {
@@ -132,13 +134,13 @@ static int work_at(const kt_declared *d, const kt_decl_variant *v,
     return KT_OK;
 }
 
-static int d_work(const kt_declared *d, const kt_problem *p, kt_work *out)
+int kt_declared_work(const kt_declared *d, const kt_problem *p, kt_work *out)
 {
     return work_at(d, NULL, p, NULL, out);
 }
 
-static int d_work_config(const kt_declared *d, size_t vi, const kt_problem *p,
-                         const kt_config *c, kt_work *out)
+int kt_declared_work_of(const kt_declared *d, size_t vi, const kt_problem *p,
+                        const kt_config *c, kt_work *out)
 {
     return work_at(d, &d->variants[vi], p, c->values, out);
 }
@@ -165,8 +167,8 @@ static int dim_of(const kt_decl_variant *v, kt_expr *const *e,
     return KT_OK;
 }
 
-static int d_shape(const kt_declared *d, size_t vi, const kt_problem *p,
-                   const kt_config *c, kt_shape *out)
+int kt_declared_shape(const kt_declared *d, size_t vi, const kt_problem *p,
+                      const kt_config *c, kt_shape *out)
 {
     const kt_decl_variant *v = &d->variants[vi];
     char why[512];
@@ -185,8 +187,8 @@ static int d_shape(const kt_declared *d, size_t vi, const kt_problem *p,
     return KT_OK;
 }
 
-static int d_check(const kt_declared *d, size_t vi, const kt_problem *p,
-                   const kt_config *c, char *why, size_t why_size)
+int kt_declared_check(const kt_declared *d, size_t vi, const kt_problem *p,
+                      const kt_config *c, char *why, size_t why_size)
 {
     const kt_decl_variant *v = &d->variants[vi];
     int64_t ok = 1;
@@ -352,11 +354,10 @@ static const void *d_kernel_of(size_t vi, void *s, const kt_config *c)
 
 static int ensure_reference(state *st, const kt_config *c);
 
-static int d_launch(const kt_declared *d, size_t vi, void *s,
-                    const kt_config *c, const kt_shape *shape, void *stream)
+static int d_launch(size_t vi, void *s, const kt_config *c,
+                    const kt_shape *shape, void *stream)
 {
     int rc;
-    (void)d;
     /* A reference that follows the point is computed before the point's
      * first launch, which is its verification (untimed). */
     if ((rc = ensure_reference((state *)s, c)) != KT_OK)
@@ -656,7 +657,7 @@ static int run_reference(state *st, const int64_t *vals, reference *r)
     for (size_t i = 0; i < KT_MAX_PARAMS; ++i)
         names[i] = v->params[i].name;
     memcpy(r->key, vals, sizeof r->key);
-    if (d_shape(d, (size_t)d->reference, &p, &cfg, &shape) != KT_OK)
+    if (kt_declared_shape(d, (size_t)d->reference, &p, &cfg, &shape) != KT_OK)
         return h->error(h, "reference [%s]: no launch shape at these sizes",
                         v->section);
     /* The host's stream (poisoning, the last point) has finished first. */
@@ -717,8 +718,8 @@ static int ensure_reference(state *st, const kt_config *c)
     return run_reference(st, vals, &grown[st->num_refs++]);
 }
 
-static int d_setup(const kt_declared *d, const kt_host *h, const kt_problem *p,
-                   void **out)
+int kt_declared_setup(const kt_declared *d, const kt_host *h,
+                      const kt_problem *p, void **out)
 {
     state *st = calloc(1, sizeof *st);
     int rc;
@@ -838,101 +839,89 @@ static void d_teardown(void *s)
 
 /* ---------------------------------------------------- trampolines */
 
-#define KT_DECL_VARIANT_FNS(o, v)                                              \
-    static int shape_##o##_##v(const kt_problem *p, const kt_config *c,        \
-                               kt_shape *out)                                  \
+/* The pure callbacks and setup() of a declared descriptor: asked through
+ * the plugin (kt_call_*), never directly; these refuse. */
+static int refuse_work(const kt_problem *p, kt_work *out)
+{
+    (void)p;
+    (void)out;
+    return KT_FAIL;
+}
+
+static int refuse_setup(const kt_host *h, const kt_problem *p, void **s)
+{
+    (void)p;
+    *s = NULL;
+    return h->error(h, "a declared operator is set up through its plugin "
+                       "(kt_call_setup)");
+}
+
+static int refuse_shape(const kt_problem *p, const kt_config *c, kt_shape *out)
+{
+    (void)p;
+    (void)c;
+    (void)out;
+    return KT_FAIL;
+}
+
+static int refuse_check(const kt_problem *p, const kt_config *c, char *why,
+                        size_t n)
+{
+    (void)p;
+    (void)c;
+    snprintf(why, n, "a declared variant is checked through its plugin");
+    return KT_FAIL;
+}
+
+static int refuse_work_of(const kt_problem *p, const kt_config *c, kt_work *out)
+{
+    (void)p;
+    (void)c;
+    (void)out;
+    return KT_FAIL;
+}
+
+#define KT_DECL_VARIANT_FNS(v)                                                 \
+    static int launch_##v(void *s, const kt_config *c, const kt_shape *sh,     \
+                          void *stream)                                        \
     {                                                                          \
-        return d_shape(g_slots[o], v, p, c, out);                              \
+        return d_launch(v, s, c, sh, stream);                                  \
     }                                                                          \
-    static int check_##o##_##v(const kt_problem *p, const kt_config *c,        \
-                               char *why, size_t n)                            \
-    {                                                                          \
-        return d_check(g_slots[o], v, p, c, why, n);                           \
-    }                                                                          \
-    static int launch_##o##_##v(void *s, const kt_config *c,                   \
-                                const kt_shape *sh, void *stream)              \
-    {                                                                          \
-        return d_launch(g_slots[o], v, s, c, sh, stream);                      \
-    }                                                                          \
-    static const void *kernel_##o##_##v(void *s, const kt_config *c)           \
+    static const void *kernel_##v(void *s, const kt_config *c)                 \
     {                                                                          \
         return d_kernel_of(v, s, c);                                           \
-    }                                                                          \
-    static int work_##o##_##v(const kt_problem *p, const kt_config *c,         \
-                              kt_work *out)                                    \
-    {                                                                          \
-        return d_work_config(g_slots[o], v, p, c, out);                        \
     }
 
-/* clang-format off: its layout of this list is not stable. */
-// clang-format off
-#define KT_DECL_OP_FNS(o)                                                      \
-    static int work_##o(const kt_problem *p, kt_work *out)                     \
-    {                                                                          \
-        return d_work(g_slots[o], p, out);                                     \
-    }                                                                          \
-    static int setup_##o(const kt_host *h, const kt_problem *p, void **s)      \
-    {                                                                          \
-        return d_setup(g_slots[o], h, p, s);                                   \
-    }                                                                          \
-    KT_DECL_VARIANT_FNS(o, 0)                                              \
-    KT_DECL_VARIANT_FNS(o, 1)                                              \
-    KT_DECL_VARIANT_FNS(o, 2)                                              \
-    KT_DECL_VARIANT_FNS(o, 3)                                              \
-    KT_DECL_VARIANT_FNS(o, 4)                                              \
-    KT_DECL_VARIANT_FNS(o, 5)                                              \
-    KT_DECL_VARIANT_FNS(o, 6)                                              \
-    KT_DECL_VARIANT_FNS(o, 7)                                              \
-    KT_DECL_VARIANT_FNS(o, 8)                                              \
-    KT_DECL_VARIANT_FNS(o, 9)                                              \
-    KT_DECL_VARIANT_FNS(o, 10)                                             \
-    KT_DECL_VARIANT_FNS(o, 11)                                             \
-    KT_DECL_VARIANT_FNS(o, 12)                                             \
-    KT_DECL_VARIANT_FNS(o, 13)                                             \
-    KT_DECL_VARIANT_FNS(o, 14)                                             \
-    KT_DECL_VARIANT_FNS(o, 15)
-
-// clang-format on
-KT_DECL_OP_FNS(0)
-KT_DECL_OP_FNS(1)
-KT_DECL_OP_FNS(2)
-KT_DECL_OP_FNS(3)
-KT_DECL_OP_FNS(4)
-KT_DECL_OP_FNS(5)
-KT_DECL_OP_FNS(6)
-KT_DECL_OP_FNS(7)
+KT_DECL_VARIANT_FNS(0)
+KT_DECL_VARIANT_FNS(1)
+KT_DECL_VARIANT_FNS(2)
+KT_DECL_VARIANT_FNS(3)
+KT_DECL_VARIANT_FNS(4)
+KT_DECL_VARIANT_FNS(5)
+KT_DECL_VARIANT_FNS(6)
+KT_DECL_VARIANT_FNS(7)
+KT_DECL_VARIANT_FNS(8)
+KT_DECL_VARIANT_FNS(9)
+KT_DECL_VARIANT_FNS(10)
+KT_DECL_VARIANT_FNS(11)
+KT_DECL_VARIANT_FNS(12)
+KT_DECL_VARIANT_FNS(13)
+KT_DECL_VARIANT_FNS(14)
+KT_DECL_VARIANT_FNS(15)
 
 typedef struct variant_fns {
-    int (*shape)(const kt_problem *, const kt_config *, kt_shape *);
-    int (*check)(const kt_problem *, const kt_config *, char *, size_t);
     int (*launch)(void *, const kt_config *, const kt_shape *, void *);
     const void *(*kernel_of)(void *, const kt_config *);
-    int (*work)(const kt_problem *, const kt_config *, kt_work *);
 } variant_fns;
 
-typedef struct op_fns {
-    int (*work)(const kt_problem *, kt_work *);
-    int (*setup)(const kt_host *, const kt_problem *, void **);
-    variant_fns v[KT_DECL_MAX_VARIANTS];
-} op_fns;
-
-#define V(o, v)                                                                \
+#define V(v)                                                                   \
     {                                                                          \
-        shape_##o##_##v, check_##o##_##v, launch_##o##_##v, kernel_##o##_##v,  \
-            work_##o##_##v                                                     \
-    }
-#define OP(o)                                                                  \
-    {                                                                          \
-        work_##o, setup_##o,                                                   \
-        {                                                                      \
-            V(o, 0), V(o, 1), V(o, 2), V(o, 3), V(o, 4), V(o, 5), V(o, 6),     \
-                V(o, 7), V(o, 8), V(o, 9), V(o, 10), V(o, 11), V(o, 12),       \
-                V(o, 13), V(o, 14), V(o, 15)                                   \
-        }                                                                      \
+        launch_##v, kernel_##v                                                 \
     }
 
-static const op_fns g_fns[KT_DECL_MAX_OPERATORS] = {OP(0), OP(1), OP(2), OP(3),
-                                                    OP(4), OP(5), OP(6), OP(7)};
+static const variant_fns g_fns[KT_DECL_MAX_VARIANTS] = {
+    V(0), V(1), V(2),  V(3),  V(4),  V(5),  V(6),  V(7),
+    V(8), V(9), V(10), V(11), V(12), V(13), V(14), V(15)};
 
 /* Whether reset() has buffers to restore before each launch that counts:
  * in-outs, or inputs the kernels write. */
@@ -944,20 +933,10 @@ static int restores(const kt_declared *d)
     return d->modifies_inputs;
 }
 
-kt_status kt_declared_bind(kt_declared *d, kt_err *err)
+void kt_declared_describe(kt_declared *d)
 {
-    int o = 0;
     int major = 0, minor = 0;
 
-    while (o < KT_DECL_MAX_OPERATORS && g_slots[o])
-        ++o;
-    if (o == KT_DECL_MAX_OPERATORS)
-        return kt_err_set(err, KT_S_INPUT,
-                          "%s: more than %d declared operators in one "
-                          "process",
-                          d->path, KT_DECL_MAX_OPERATORS);
-    g_slots[o] = d;
-    d->slot = o;
     for (size_t i = 0; i < d->num_variants; ++i) {
         kt_decl_variant *v = &d->variants[i];
         kt_variant *out = &d->vdesc[i];
@@ -968,12 +947,12 @@ kt_status kt_declared_bind(kt_declared *d, kt_err *err)
             .id = v->id,
             .summary = v->reference ? "declared (reference)" : "declared",
             .params = np ? v->params : NULL,
-            .shape = g_fns[o].v[i].shape,
-            .check = g_fns[o].v[i].check,
-            .launch_shaped = g_fns[o].v[i].launch,
-            .kernel_of = g_fns[o].v[i].kernel_of,
+            .shape = refuse_shape,
+            .check = refuse_check,
+            .launch_shaped = g_fns[i].launch,
+            .kernel_of = g_fns[i].kernel_of,
             /* Only when a parameter changes the work. */
-            .work = d->work_uses_params ? g_fns[o].v[i].work : NULL};
+            .work = d->work_uses_params ? refuse_work_of : NULL};
     }
     d->op = (kt_operator){.struct_size = sizeof d->op,
                           .flags = restores(d) ? KT_OP_MODIFIES_INPUTS : 0,
@@ -983,8 +962,8 @@ kt_status kt_declared_bind(kt_declared *d, kt_err *err)
                           .num_sizes = (uint32_t)d->num_sizes,
                           .num_variants = (uint32_t)d->num_variants,
                           .variants = d->vdesc,
-                          .work = g_fns[o].work,
-                          .setup = g_fns[o].setup,
+                          .work = refuse_work,
+                          .setup = refuse_setup,
                           .reset = restores(d) ? d_reset : NULL,
                           .verify = d_verify,
                           .teardown = d_teardown};
@@ -1003,34 +982,14 @@ kt_status kt_declared_bind(kt_declared *d, kt_err *err)
                             .summary = d->summary,
                             .operators = &d->op,
                             .num_operators = 1};
-    return KT_S_OK;
 }
 
-void kt_declared_unbind(kt_declared *d)
+int kt_declared_compile_request(const struct kt_loaded_plugin *plugin,
+                                size_t vi, const int64_t *sizes,
+                                const int64_t *values, const char *arch,
+                                kt_decl_request *b, kt_nvrtc_request *out)
 {
-    if (d->slot >= 0 && d->slot < KT_DECL_MAX_OPERATORS &&
-        g_slots[d->slot] == d) {
-        g_slots[d->slot] = NULL;
-    }
-    d->slot = -1;
-}
-
-const kt_declared *kt_declared_of(const kt_operator *op)
-{
-    /* The registry holds a normalised copy of the descriptor: known by
-     * its callbacks, which are the slot's own. */
-    for (int o = 0; o < KT_DECL_MAX_OPERATORS; ++o)
-        if (g_slots[o] && op->setup && g_slots[o]->op.setup == op->setup)
-            return g_slots[o];
-    return NULL;
-}
-
-int kt_declared_compile_request(const kt_operator *op, size_t vi,
-                                const int64_t *sizes, const int64_t *values,
-                                const char *arch, kt_decl_request *b,
-                                kt_nvrtc_request *out)
-{
-    const kt_declared *d = kt_declared_of(op);
+    const kt_declared *d = kt_declared_of_plugin(plugin);
     kt_err err;
 
     b->src = NULL;

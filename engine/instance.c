@@ -21,10 +21,10 @@ static kt_status check_sizes(const kt_operator *op, const int64_t *sizes,
     return KT_S_OK;
 }
 
-kt_status kt_instance_setup(kt_instance *in, const kt_operator *op,
-                            const kt_gpu *gpu, const int64_t *sizes,
-                            uint64_t seed, int log_level, int host_only,
-                            kt_err *err)
+kt_status kt_instance_setup(kt_instance *in, const kt_loaded_plugin *plugin,
+                            const kt_operator *op, const kt_gpu *gpu,
+                            const int64_t *sizes, uint64_t seed, int log_level,
+                            int host_only, kt_err *err)
 {
     size_t free_bytes = 0, total = 0;
     double need, t0;
@@ -33,6 +33,7 @@ kt_status kt_instance_setup(kt_instance *in, const kt_operator *op,
     int prc;
 
     memset(in, 0, sizeof *in);
+    in->plugin = plugin;
     in->op = op;
     memcpy(in->sizes, sizes, op->num_sizes * sizeof *sizes);
     in->problem.struct_size = sizeof in->problem;
@@ -44,7 +45,9 @@ kt_status kt_instance_setup(kt_instance *in, const kt_operator *op,
     kt_format_sizes(op, sizes, shown, sizeof shown);
     if ((rc = check_sizes(op, sizes, err)))
         return rc;
-    if (op->work(&in->problem, &in->work) != KT_OK)
+    if ((rc = kt_call_work(plugin, op, &in->problem, &in->work, &prc, err)))
+        return rc;
+    if (prc != KT_OK)
         return kt_err_set(err, KT_S_PLUGIN,
                           "operator '%s': work() failed for "
                           "%s",
@@ -61,7 +64,7 @@ kt_status kt_instance_setup(kt_instance *in, const kt_operator *op,
                           total / 1073741824.0);
     kt_services_init(&in->svc, gpu, seed, log_level, host_only);
     t0 = kt_clock_seconds();
-    prc = op->setup(&in->svc.host, &in->problem, &in->state);
+    prc = kt_call_setup(plugin, op, &in->svc.host, &in->problem, &in->state);
     in->setup_seconds = kt_clock_seconds() - t0;
     if (prc != KT_OK) {
         rc = kt_err_set(err, KT_S_PLUGIN, "operator '%s': setup(%s) failed: %s",
@@ -110,9 +113,13 @@ kt_status kt_instance_launch(kt_instance *in, const kt_point *pt,
          * it again here costs a function call, not a second geometry. */
         const kt_config *cfg = kt_point_bind(in->op, pt, &bc);
         kt_shape shape;
+        kt_status st;
         memset(&shape, 0, sizeof shape);
         shape.struct_size = sizeof shape;
-        prc = v->shape(&in->problem, cfg, &shape);
+        /* shape() alone: the point was checked before it got here. */
+        if ((st = kt_call_shape(in->plugin, in->op, pt->variant, &in->problem,
+                                cfg, NULL, NULL, 0, &prc, &shape, err)))
+            return st;
         if (prc == KT_OK)
             prc = v->launch_shaped(in->state, cfg, &shape, stream);
     } else

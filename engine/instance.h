@@ -11,12 +11,14 @@
 #include <cuda_runtime_api.h>
 
 #include "core/error.h"
+#include "core/loader.h"
 #include "core/point.h"
 #include "core/sizes.h"
 #include "engine/gpu.h"
 #include "engine/services.h"
 
 typedef struct kt_instance {
+    const kt_loaded_plugin *plugin; /* op's, or NULL (kt_call_*) */
     const kt_operator *op;
     int64_t sizes[KT_MAX_SIZES];
     kt_problem problem;
@@ -28,15 +30,17 @@ typedef struct kt_instance {
 } kt_instance;
 
 /* Checks the sizes against the operator's bounds and the device's free
- * memory (before allocating anything), then calls setup(). gpu and op must
- * outlive the instance, which must not move in memory once set up (the
+ * memory (before allocating anything), then calls setup(). op's callbacks
+ * are asked through plugin, the one that loaded it (kt_call_*; NULL for an
+ * operator this process made). gpu, plugin and op must outlive the
+ * instance, which must not move in memory once set up (the
  * plugin keeps a pointer to its services). host_only: the plugin gets no
  * device comparison and verifies on the host (kt_services_init). On
  * failure nothing stays allocated. */
-kt_status kt_instance_setup(kt_instance *in, const kt_operator *op,
-                            const kt_gpu *gpu, const int64_t *sizes,
-                            uint64_t seed, int log_level, int host_only,
-                            kt_err *err);
+kt_status kt_instance_setup(kt_instance *in, const kt_loaded_plugin *plugin,
+                            const kt_operator *op, const kt_gpu *gpu,
+                            const int64_t *sizes, uint64_t seed, int log_level,
+                            int host_only, kt_err *err);
 
 /* Calls teardown() and frees whatever the plugin left. Safe to call twice. */
 void kt_instance_teardown(kt_instance *in);

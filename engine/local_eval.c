@@ -151,7 +151,7 @@ static void hint_points(local_eval *le, const kt_point *pts, size_t n)
             continue;
         /* Only points with a kernel to compile: a plugin's operator costs
          * nothing here. */
-        m += kt_declared_compile_request(le->spec.op, pts[i].variant,
+        m += kt_declared_compile_request(le->spec.plugin, pts[i].variant,
                                          le->spec.sizes, pts[i].values, arch,
                                          &bs[m], &reqs[m]);
     }
@@ -234,14 +234,13 @@ static void add_costs(const kt_meter_costs *c, kt_eval_phases *ph)
 static void point_work(local_eval *le, const kt_point *pt, kt_eval_result *r)
 {
     const kt_operator *op = le->spec.op;
-    const kt_variant *v = &op->variants[pt->variant];
     kt_bound_config bc;
     kt_work w = {sizeof w, 0, 0, 0, 0};
 
     r->work = le->inst.work;
     r->has_work = 0;
-    if (v->work &&
-        v->work(&le->inst.problem, kt_point_bind(op, pt, &bc), &w) == KT_OK) {
+    if (kt_call_work_of(le->spec.plugin, op, pt->variant, &le->inst.problem,
+                        kt_point_bind(op, pt, &bc), &w)) {
         r->work = w;
         r->has_work = 1;
     }
@@ -828,9 +827,9 @@ kt_status kt_local_open(const kt_eval_spec *spec, kt_evaluator **out,
         goto fail;
     le->meter_s = kt_clock_seconds() - t0;
     t0 = kt_clock_seconds();
-    if ((rc = kt_instance_setup(&le->inst, spec->op, &le->gpu, spec->sizes,
-                                spec->seed, spec->log_level, spec->verify_host,
-                                err)))
+    if ((rc = kt_instance_setup(&le->inst, spec->plugin, spec->op, &le->gpu,
+                                spec->sizes, spec->seed, spec->log_level,
+                                spec->verify_host, err)))
         goto fail;
     le->problem_s = kt_clock_seconds() - t0;
     *out = &le->base;

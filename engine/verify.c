@@ -106,9 +106,10 @@ size_t kt_boundary_sizes(const kt_operator *op, const int64_t *requested,
 
 /* The set-up instance for sizes, set up now when it is not kept yet; the
  * oldest kept ones give way when the cache holds too many or too much. */
-static kt_status boundary_instance(kt_verifier *v, const kt_operator *op,
-                                   const int64_t *sizes, kt_instance **out,
-                                   kt_err *err)
+static kt_status boundary_instance(kt_verifier *v,
+                                   const kt_loaded_plugin *plugin,
+                                   const kt_operator *op, const int64_t *sizes,
+                                   kt_instance **out, kt_err *err)
 {
     kt_instance *in, **grown;
     double t0;
@@ -138,7 +139,7 @@ static kt_status boundary_instance(kt_verifier *v, const kt_operator *op,
         return kt_err_set(err, KT_S_NOMEM, "out of memory");
     }
     t0 = kt_clock_seconds();
-    rc = kt_instance_setup(in, op, v->gpu, sizes, v->seed, v->log_level,
+    rc = kt_instance_setup(in, plugin, op, v->gpu, sizes, v->seed, v->log_level,
                            v->host_only, err);
     v->setup_s += kt_clock_seconds() - t0;
     if (rc) {
@@ -152,22 +153,24 @@ static kt_status boundary_instance(kt_verifier *v, const kt_operator *op,
     return KT_S_OK;
 }
 
-static kt_status verify_boundary(kt_verifier *v, const kt_operator *op,
+static kt_status verify_boundary(kt_verifier *v, const kt_instance *main,
                                  const kt_boundary *b, const kt_point *pt,
                                  cudaStream_t stream, kt_err *err)
 {
+    const kt_operator *op = main->op;
     kt_instance *in;
     char shown[160];
     kt_status rc;
     kt_problem problem = {sizeof problem, op->num_sizes, b->sizes, v->seed,
                           &v->gpu->dev};
 
-    /* No plugin: an instance's operator runs in this process (its setup
-     * did), so its callbacks are called here. */
-    if (kt_point_feasible(NULL, op, &problem, pt, NULL, NULL) == KT_S_INVALID)
+    /* An instance's operator runs in this process (its setup did), so its
+     * callbacks are asked here, through its plugin. */
+    if (kt_point_feasible(main->plugin, op, &problem, pt, NULL, NULL) ==
+        KT_S_INVALID)
         return KT_S_OK; /* cannot run at this size: nothing to verify */
     kt_format_sizes(op, b->sizes, shown, sizeof shown);
-    if ((rc = boundary_instance(v, op, b->sizes, &in, err)))
+    if ((rc = boundary_instance(v, main->plugin, op, b->sizes, &in, err)))
         return kt_err_prefix(err, "verifying at %s (%s): ", shown, b->label);
     if ((rc = kt_instance_run_verified(in, pt, stream, err)))
         kt_err_prefix(err, "verifying at %s (%s): ", shown, b->label);
@@ -204,7 +207,8 @@ kt_status kt_verify_point(kt_verifier *v, kt_instance *main, const kt_point *pt,
     char shown[160];
     kt_status rc;
 
-    if ((rc = kt_point_feasible(NULL, op, &main->problem, pt, &shape, err)))
+    if ((rc = kt_point_feasible(main->plugin, op, &main->problem, pt, &shape,
+                                err)))
         return rc;
     if (boundaries) {
         kt_boundary list[KT_MAX_BOUNDARIES];
@@ -213,7 +217,7 @@ kt_status kt_verify_point(kt_verifier *v, kt_instance *main, const kt_point *pt,
         size_t n = kt_boundary_sizes(op, main->sizes, threads, list,
                                      KT_MAX_BOUNDARIES);
         for (size_t i = 0; i < n; ++i)
-            if ((rc = verify_boundary(v, op, &list[i], pt, stream, err)))
+            if ((rc = verify_boundary(v, main, &list[i], pt, stream, err)))
                 return rc;
     }
     kt_format_sizes(op, main->sizes, shown, sizeof shown);

@@ -48,7 +48,10 @@ static kt_status shape(void *owner, uint32_t op, uint32_t variant,
 {
     kt_oracle_answer a;
     kt_status st;
+    int checked;
 
+    if (!check_rc) /* shape alone: the oracle asks check() anyway */
+        check_rc = &checked;
     if ((st = kt_oracle_ask(owner, KT_ORACLE_SHAPE, op, variant, problem, cfg,
                             &a, err)))
         return st;

@@ -169,6 +169,7 @@ static void a_parameter_that_changes_the_work_reaches_each_point(void **s)
 {
     kt_registry reg;
     const kt_loaded_plugin *lp;
+    int rc = KT_FAIL;
     const kt_operator *op;
     const kt_variant *v;
     int64_t sizes[2] = {4096, 16}, vals[3] = {3, 2, 64};
@@ -190,13 +191,14 @@ static void a_parameter_that_changes_the_work_reaches_each_point(void **s)
     v = &op->variants[1];
     assert_string_equal(v->id, "vec");
     assert_non_null(v->work);
-    assert_int_equal(v->work(&p, &c, &w), KT_OK);
+    assert_true(kt_call_work_of(lp, op, 1, &p, &c, &w));
     assert_true(w.flops == 6.0 * 4096 * 3);
     /* x, bytes, w, r read; c read and written; y written. */
     assert_true(w.bytes_read == 4096 * 4 + 4096 + 16 * 4 + 4096 * 4 + 4096 * 4);
     assert_true(w.bytes_written == 4096 * 4 * 2);
     /* The operator's own work: the reference at its defaults (steps 1). */
-    assert_int_equal(op->work(&p, &w), KT_OK);
+    assert_int_equal(kt_call_work(lp, op, &p, &w, &rc, NULL), KT_S_OK);
+    assert_int_equal(rc, KT_OK);
     assert_true(w.flops == 6.0 * 4096);
     kt_registry_free(&reg);
 }

@@ -33,6 +33,7 @@
 
 typedef struct kt_compile_eval {
     kt_evaluator base;
+    const kt_loaded_plugin *plugin;
     const kt_operator *op;
     int64_t sizes[KT_MAX_SIZES];
     kt_device dev;
@@ -105,7 +106,7 @@ static void kt_ce_prefetch(kt_evaluator *ev, const kt_point *pts, size_t n)
     for (size_t i = 0; reqs && bs && i < n; ++i) {
         if (kt_ce_known(c->verified, c->num_verified, &pts[i]))
             continue;
-        m += kt_declared_compile_request(c->op, pts[i].variant, c->sizes,
+        m += kt_declared_compile_request(c->plugin, pts[i].variant, c->sizes,
                                          pts[i].values, c->arch, &bs[m],
                                          &reqs[m]);
     }
@@ -160,8 +161,8 @@ static kt_status kt_ce_verify(kt_compile_eval *c, const kt_point *pt,
         return kt_err_set(err, KT_S_NOMEM, "out of memory");
     c->waits = grown;
     c->waits[at] = 0;
-    if (!kt_declared_compile_request(c->op, pt->variant, c->sizes, pt->values,
-                                     c->arch, &b, &req))
+    if (!kt_declared_compile_request(c->plugin, pt->variant, c->sizes,
+                                     pt->values, c->arch, &b, &req))
         return KT_S_OK;
     ++c->takes;
     kt_cpool_stats_get(c->pool, &before);
@@ -269,14 +270,13 @@ static const kt_evaluator_ops kt_compile_eval_ops = {
     .prefetch = kt_ce_prefetch,
 };
 
-/* An evaluator of declared operator op at sizes on dev (arch sm_XY of
- * it), its pool opened with opt; NULL when it cannot open. Close with
+/* An evaluator of declared operator op (of plugin) at sizes on dev (arch sm_XY
+ * of it), its pool opened with opt; NULL when it cannot open. Close with
  * base.ops->close. */
-static inline kt_compile_eval *kt_compile_eval_open(const kt_operator *op,
-                                                    const int64_t *sizes,
-                                                    const kt_device *dev,
-                                                    const kt_cpool_options *opt,
-                                                    double measure_s)
+static inline kt_compile_eval *
+kt_compile_eval_open(const kt_loaded_plugin *plugin, const kt_operator *op,
+                     const int64_t *sizes, const kt_device *dev,
+                     const kt_cpool_options *opt, double measure_s)
 {
     kt_compile_eval *c = (kt_compile_eval *)calloc(1, sizeof *c);
     kt_err err;
@@ -284,6 +284,7 @@ static inline kt_compile_eval *kt_compile_eval_open(const kt_operator *op,
     if (!c)
         return NULL;
     c->base.ops = &kt_compile_eval_ops;
+    c->plugin = plugin;
     c->op = op;
     memcpy(c->sizes, sizes, sizeof c->sizes);
     c->dev = *dev;

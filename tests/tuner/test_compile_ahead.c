@@ -23,13 +23,13 @@
 #define COMPILE_S 0.03
 
 static kt_registry reg;
+static const kt_loaded_plugin *lp;
 static const kt_operator *op;
 static kt_space space;
 static int64_t sizes[KT_MAX_SIZES] = {65536};
 
 static int load(void **state)
 {
-    const kt_loaded_plugin *lp;
     kt_device dev = kt_test_h200();
     kt_err err;
     (void)state;
@@ -39,7 +39,7 @@ static int load(void **state)
     if (kt_registry_load_file(
             &reg, KT_SOURCE_DIR "/tests/declared/t1/scale.ini", &err) ||
         kt_registry_resolve(&reg, "t1scale", &lp, &op, &err) ||
-        kt_space_init(&space, NULL, op, &err))
+        kt_space_init(&space, lp, op, &err))
         fail_msg("%s", err.msg);
     kt_space_bind(&space, sizes, 1, &dev);
     return 0;
@@ -70,7 +70,8 @@ static kt_compile_eval *open_eval(void)
 {
     kt_cpool_options opt = {8, "", sleep_compile, NULL};
     kt_device dev = kt_test_h200();
-    kt_compile_eval *c = kt_compile_eval_open(op, sizes, &dev, &opt, 0.0005);
+    kt_compile_eval *c =
+        kt_compile_eval_open(lp, op, sizes, &dev, &opt, 0.0005);
     assert_non_null(c);
     return c;
 }

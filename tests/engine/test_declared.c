@@ -16,12 +16,12 @@
 #include "tests/support/fake_device.h"
 
 static kt_registry reg;
+static const kt_loaded_plugin *lp;
 static const kt_operator *op;
 static char extra[256];
 
 static int load(void **state)
 {
-    const kt_loaded_plugin *lp;
     FILE *f;
     kt_err err;
     (void)state;
@@ -82,8 +82,10 @@ static void work_counts_each_input_read_and_output_written_once(void **s)
     kt_device dev = kt_test_h200();
     kt_problem p = {sizeof p, 2, sizes, 1, &dev};
     kt_work w = {sizeof w, 0, 0, 0, 0};
+    int rc = KT_FAIL;
     (void)s;
-    assert_int_equal(op->work(&p, &w), KT_OK);
+    assert_int_equal(kt_call_work(lp, op, &p, &w, &rc, NULL), KT_S_OK);
+    assert_int_equal(rc, KT_OK);
     assert_true(w.bytes_read == 4.0 * 1000 * 3001);
     assert_true(w.bytes_written == 4.0 * 1000 * 3001);
     assert_true(w.flops == 0);
@@ -104,8 +106,7 @@ static void the_shape_comes_from_the_expressions(void **s)
     assert_int_equal(kt_point_set(op, &pt, "tile", "32", &err), KT_S_OK);
     assert_int_equal(kt_point_set(op, &pt, "pad", "1", &err), KT_S_OK);
     assert_int_equal(kt_point_set(op, &pt, "rows_per", "8", &err), KT_S_OK);
-    assert_int_equal(kt_point_feasible(NULL, op, &p, &pt, &shape, &err),
-                     KT_S_OK);
+    assert_int_equal(kt_point_feasible(lp, op, &p, &pt, &shape, &err), KT_S_OK);
     assert_int_equal(shape.grid[0], 94);
     assert_int_equal(shape.grid[1], 32);
     assert_int_equal(shape.grid[2], 1);
@@ -115,14 +116,14 @@ static void the_shape_comes_from_the_expressions(void **s)
     /* naive at by = 1 over 100000 rows: more than 65535 blocks in y. */
     sizes[0] = 100000;
     kt_point_default(op, 0, &pt);
-    assert_int_equal(kt_point_feasible(NULL, op, &p, &pt, &shape, &err),
+    assert_int_equal(kt_point_feasible(lp, op, &p, &pt, &shape, &err),
                      KT_S_INVALID);
     assert_contains(err.msg, "grid");
 }
 
 static void require_refuses_a_point_with_the_expression(void **s)
 {
-    const kt_loaded_plugin *lp;
+    const kt_loaded_plugin *lp2;
     const kt_operator *op2;
     int64_t sizes[] = {64, 64};
     kt_device dev = kt_test_h200();
@@ -130,13 +131,12 @@ static void require_refuses_a_point_with_the_expression(void **s)
     kt_point pt;
     kt_err err;
     (void)s;
-    assert_int_equal(kt_registry_resolve(&reg, "twice2", &lp, &op2, &err),
+    assert_int_equal(kt_registry_resolve(&reg, "twice2", &lp2, &op2, &err),
                      KT_S_OK);
     kt_point_default(op2, 0, &pt);
-    assert_int_equal(kt_point_feasible(NULL, op2, &p, &pt, NULL, &err),
-                     KT_S_OK);
+    assert_int_equal(kt_point_feasible(lp2, op2, &p, &pt, NULL, &err), KT_S_OK);
     assert_int_equal(kt_point_set(op2, &pt, "by", "64", &err), KT_S_OK);
-    assert_int_equal(kt_point_feasible(NULL, op2, &p, &pt, NULL, &err),
+    assert_int_equal(kt_point_feasible(lp2, op2, &p, &pt, NULL, &err),
                      KT_S_INVALID);
     assert_contains(err.msg, "[variant.v] require: 'bx * by <= 1024 && by < "
                              "64' is false");
@@ -144,14 +144,14 @@ static void require_refuses_a_point_with_the_expression(void **s)
 
 static void the_compiled_source_checks_the_arguments(void **s)
 {
-    const kt_loaded_plugin *lp;
+    const kt_loaded_plugin *tp;
     const kt_operator *o;
     char *src;
     kt_err err;
     (void)s;
-    assert_int_equal(kt_registry_resolve(&reg, "transpose", &lp, &o, &err),
+    assert_int_equal(kt_registry_resolve(&reg, "transpose", &tp, &o, &err),
                      KT_S_OK);
-    src = kt_declared_source(kt_declared_of_plugin(lp),
+    src = kt_declared_source(kt_declared_of_plugin(tp),
                              "transpose_tiled<32, 1, 8>");
     assert_non_null(src);
     assert_contains(src, "template <int TILE, int PAD, int ROWS>");

@@ -297,7 +297,7 @@ static void a_declared_point_names_its_kernel_through_the_registry(void **s)
     kt_decl_request b;
     kt_nvrtc_request req;
     int64_t sizes[KT_MAX_SIZES] = {1000}, values[KT_MAX_PARAMS] = {2};
-    kt_operator other;
+    kt_loaded_plugin other;
     kt_err err;
     (void)s;
 
@@ -310,15 +310,17 @@ static void a_declared_point_names_its_kernel_through_the_registry(void **s)
         kt_registry_resolve(&reg, "twice_ct:twice_ct", &lp, &op, &err),
         KT_S_OK);
     assert_true(
-        kt_declared_compile_request(op, 0, sizes, values, "sm_90", &b, &req));
+        kt_declared_compile_request(lp, 0, sizes, values, "sm_90", &b, &req));
     assert_string_equal(req.name_expr, "twice<2>");
     assert_string_equal(req.arch, "sm_90");
     assert_non_null(strstr(req.source, "ITEMS = 3 is refused"));
     free(b.src);
-    other = *op;
-    other.setup = NULL; /* not one of the declared slots' callbacks */
+    other = *lp;
+    other.kind = NULL; /* the same descriptor, not loaded as a declaration */
     assert_false(kt_declared_compile_request(&other, 0, sizes, values, "sm_90",
                                              &b, &req));
+    assert_false(
+        kt_declared_compile_request(NULL, 0, sizes, values, "sm_90", &b, &req));
     kt_registry_free(&reg);
 }
 
