@@ -17,10 +17,11 @@
  * processes, one compile at a time each (no pool), to compare threads in
  * one process with processes; CPU from the children's rusage. --option
  * OPT (repeated): an NVRTC option added to every kernel. --dump DIR:
- * compiles each kernel alone (sharing off), writes DIR/N.cubin (PTX for
- * compute_) and DIR/index.txt: "N ir=HASH cpu_s=S bytes=B options...",
- * the front end's IR hash (kernels of one hash must be identical:
- * bench/nvrtc_identical.sh checks), then exits.
+ * compiles each kernel alone (run it with KTUNE_NVRTC_CACHE=off),
+ * writes DIR/N.cubin (PTX for compute_) and DIR/index.txt:
+ * "N ir=HASH cpu_s=S bytes=B options...", the front end's IR hash
+ * (kernels of one hash must be identical: bench/nvrtc_identical.sh
+ * checks), then exits.
  *
  *   bench_compile_pool DECLARATION [--kernels K] [--from I] [--sample]
  *       [--seed S] [--threads 1,2,4,...] [--procs 1,2,...] [--arch sm_90]
@@ -257,9 +258,12 @@ static int dump(const kernels *k, const char *dir)
     char path[4200];
     FILE *index;
 
-    if (kt_nvrtc_share_on()) {
-        fprintf(stderr, "bench_compile_pool: --dump compiles each kernel "
-                        "alone: run it with KTUNE_NVRTC_SHARE=off\n");
+    /* Without the cache no compile is shared (the code key's entry lives
+     * there): each kernel compiles alone. */
+    kt_nvrtc_cache_dir(path, sizeof path);
+    if (path[0]) {
+        fprintf(stderr, "bench_compile_pool: --dump needs "
+                        "KTUNE_NVRTC_CACHE=off\n");
         return 2;
     }
     mkdir(dir, 0755);
