@@ -63,16 +63,6 @@ typedef struct state {
     size_t num_memos[KT_DECL_MAX_VARIANTS];
 } state;
 
-/* Which state's buffers each loaded kernel's __constant__ symbols hold
- * now: kernels are loaded once per process, but every instance (the
- * requested size, each boundary size) has its own inputs. */
-typedef struct const_owner {
-    const void *kernel;
-    const state *owner;
-} const_owner;
-static const_owner *g_const_owners;
-static size_t g_num_const_owners;
-
 static kt_status eval_op(const kt_declared *d, const kt_expr *e,
                          const int64_t *sizes, int64_t *out, kt_err *err)
 {
@@ -278,12 +268,8 @@ static int own_constants(state *st, const void *kernel)
 {
     const kt_declared *d = st->d;
     const kt_host *h = st->host;
-    const_owner *o = NULL, *grown;
 
-    for (size_t i = 0; i < g_num_const_owners && !o; ++i)
-        if (g_const_owners[i].kernel == kernel)
-            o = &g_const_owners[i];
-    if (!d->num_constants || (o && o->owner == st))
+    if (!d->num_constants || kt_nvrtc_constants_owner(kernel) == st)
         return KT_OK;
     for (size_t i = 0; i < d->num_constants; ++i) {
         const kt_decl_constant *c = &d->constants[i];
@@ -306,16 +292,7 @@ static int own_constants(state *st, const void *kernel)
             return h->error(h, "constant.%s: cudaMemcpy: %s", c->symbol,
                             cudaGetErrorString(code));
     }
-    if (!o) {
-        grown =
-            realloc(g_const_owners, (g_num_const_owners + 1) * sizeof *grown);
-        if (!grown)
-            return h->error(h, "out of memory");
-        g_const_owners = grown;
-        o = &grown[g_num_const_owners++];
-        o->kernel = kernel;
-    }
-    o->owner = st;
+    kt_nvrtc_set_constants_owner(kernel, st);
     return KT_OK;
 }
 
@@ -817,9 +794,7 @@ static void d_teardown(void *s)
     state *st = s;
     if (!st)
         return;
-    for (size_t i = 0; i < g_num_const_owners; ++i)
-        if (g_const_owners[i].owner == st)
-            g_const_owners[i].owner = NULL;
+    kt_nvrtc_forget_constants_owner(st);
     for (size_t b = 0; b < st->d->num_buffers; ++b) {
         if (st->dev[b])
             st->host->free_device(st->host, st->dev[b]);

@@ -575,6 +575,9 @@ typedef struct loaded {
     char key[33];
     cudaLibrary_t library;
     cudaKernel_t kernel;
+    /* Whose data the library's __constant__ symbols hold now
+     * (kt_nvrtc_constants_owner); NULL: nobody's yet. */
+    const void *constants_owner;
 } loaded;
 
 /* Process-wide: every instance and boundary size shares one load. */
@@ -633,23 +636,49 @@ void kt_nvrtc_unload_all(void)
     g_num_loaded = 0;
 }
 
+static loaded *loaded_of(const void *kernel)
+{
+    for (size_t i = 0; i < g_num_loaded; ++i)
+        if ((const void *)g_loaded[i].kernel == kernel)
+            return &g_loaded[i];
+    return NULL;
+}
+
+const void *kt_nvrtc_constants_owner(const void *kernel)
+{
+    const loaded *l = loaded_of(kernel);
+    return l ? l->constants_owner : NULL;
+}
+
+void kt_nvrtc_set_constants_owner(const void *kernel, const void *owner)
+{
+    loaded *l = loaded_of(kernel);
+    if (l)
+        l->constants_owner = owner;
+}
+
+void kt_nvrtc_forget_constants_owner(const void *owner)
+{
+    for (size_t i = 0; i < g_num_loaded; ++i)
+        if (g_loaded[i].constants_owner == owner)
+            g_loaded[i].constants_owner = NULL;
+}
+
 kt_status kt_nvrtc_global(const void *kernel, const char *name, void **dptr,
                           size_t *bytes, kt_err *err)
 {
+    const loaded *l = loaded_of(kernel);
     cudaError_t code;
 
-    for (size_t i = 0; i < g_num_loaded; ++i) {
-        if ((const void *)g_loaded[i].kernel != kernel)
-            continue;
-        code = cudaLibraryGetGlobal(dptr, bytes, g_loaded[i].library, name);
-        if (code != cudaSuccess)
-            return kt_err_set(err, KT_S_INPUT,
-                              "the compiled source has no device symbol "
-                              "'%s' (%s): declare it at namespace scope, "
-                              "e.g. __constant__ float %s[N]",
-                              name, cudaGetErrorName(code), name);
-        return KT_S_OK;
-    }
-    return kt_err_set(err, KT_S_INVALID, "'%s': kernel not loaded by NVRTC",
-                      name);
+    if (!l)
+        return kt_err_set(err, KT_S_INVALID, "'%s': kernel not loaded by NVRTC",
+                          name);
+    code = cudaLibraryGetGlobal(dptr, bytes, l->library, name);
+    if (code != cudaSuccess)
+        return kt_err_set(err, KT_S_INPUT,
+                          "the compiled source has no device symbol "
+                          "'%s' (%s): declare it at namespace scope, "
+                          "e.g. __constant__ float %s[N]",
+                          name, cudaGetErrorName(code), name);
+    return KT_S_OK;
 }

@@ -163,6 +163,18 @@ const void *kt_nvrtc_find_loaded(const char *key);
 kt_status kt_nvrtc_global(const void *kernel, const char *name, void **dptr,
                           size_t *bytes, kt_err *err);
 
+/* Which caller's data the __constant__ symbols of kernel's library hold:
+ * kernels are loaded once per process, but each instance (the requested
+ * size, every boundary size) has inputs of its own, so the one that fills
+ * the symbols records itself, and fills them again only when another did
+ * in between. owner is an opaque pointer the library never reads; NULL
+ * when nobody has filled them or kernel is not loaded here. Forget an
+ * owner before its memory is freed, so that a later one at its address is
+ * not taken for it. Call from the thread that loads kernels. */
+const void *kt_nvrtc_constants_owner(const void *kernel);
+void kt_nvrtc_set_constants_owner(const void *kernel, const void *owner);
+void kt_nvrtc_forget_constants_owner(const void *owner);
+
 /* Unloads every library kt_nvrtc_load() loaded. */
 void kt_nvrtc_unload_all(void);
 
