@@ -2,6 +2,7 @@
 #include "tuner/strategy.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/suggest.h"
@@ -60,11 +61,15 @@ kt_status kt_strategy_unknown(const char *name, kt_err *err)
 void kt_tune_hint_ring(kt_tune *t, const uint64_t *ring, size_t head,
                        size_t count)
 {
-    kt_point ahead[KT_TUNE_HINT_AHEAD];
+    size_t n = count < KT_TUNE_HINT_AHEAD ? count : KT_TUNE_HINT_AHEAD;
+    kt_point *ahead = n ? malloc(n * sizeof *ahead) : NULL;
 
-    for (size_t k = 0; k < count && k < KT_TUNE_HINT_AHEAD; ++k)
+    /* A hint decides nothing: without memory, none is given. */
+    if (!ahead)
+        return;
+    for (size_t k = 0; k < n; ++k)
         kt_space_point(kt_tune_space(t), ring[(head + k) % KT_TUNE_HINT_AHEAD],
                        &ahead[k]);
-    kt_tune_hint(t, ahead,
-                 count < KT_TUNE_HINT_AHEAD ? count : KT_TUNE_HINT_AHEAD);
+    kt_tune_hint(t, ahead, n);
+    free(ahead);
 }

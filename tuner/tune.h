@@ -285,8 +285,12 @@ size_t kt_tune_width(const kt_tune *t);
 void kt_tune_hint(kt_tune *t, const kt_point *pts, size_t n);
 
 /* How many points ahead a strategy that knows its order should hint:
- * enough to keep every compile thread busy. */
-#define KT_TUNE_HINT_AHEAD 64
+ * enough to keep every compile thread busy. Verification takes kernels
+ * in the sweep's order, so one slow compile at the head holds the window
+ * where it is: a window of 64 points (about 40 kernels of the hub
+ * convolution) left 16 threads idle behind it (11.9 of 16 busy on the
+ * H200's host), 512 gives each thread about 20 kernels to go on with. */
+#define KT_TUNE_HINT_AHEAD 512
 
 /* kt_tune_hint of the count space indices a ring of KT_TUNE_HINT_AHEAD
  * holds from head on (a strategy's window of draws or sweep positions). */
