@@ -602,60 +602,13 @@ kt_status kt_tune_run_calls(kt_tune *t, const char *purpose,
     return rc;
 }
 
-/* A failure the resumed journal recorded for pt (a point that faulted must
- * not be run again), or NULL. */
-static const kt_journal_entry *recorded_failure(const kt_tune *t,
-                                                uint64_t index)
+const kt_journal_entry *kt_tune_recorded_failure(const kt_tune *t,
+                                                 uint64_t index)
 {
     uint64_t at;
     if (!t->cfg->resume || !kt_u64map_get(&t->recorded_failures, index, &at))
         return NULL;
     return &t->cfg->resume->entries[at];
-}
-
-void kt_tune_hint(kt_tune *t, const kt_point *pts, size_t n)
-{
-    const kt_tune_config *cfg = t->cfg;
-    size_t workers = t->pool ? cfg->num_workers : 1, m = 0;
-    kt_point *keep, *share;
-    uint64_t *kept;
-
-    /* Answering from a resumed journal compiles nothing, nor does an
-     * evaluator that takes no hints (a replay). */
-    if (t->failed || !n || (t->num_calls && t->call_cursor < t->num_calls) ||
-        !(t->pool ? cfg->workers[0] : cfg->ev)->ops->prefetch)
-        return;
-    keep = malloc(2 * n * sizeof *keep);
-    kept = malloc(n * sizeof *kept);
-    for (size_t i = 0; keep && kept && i < n; ++i) {
-        uint64_t index;
-        kt_err why;
-        int twice = 0;
-        if (!kt_space_index(cfg->space, &pts[i], &index))
-            continue;
-        /* A point given twice keeps its first (soonest) place. */
-        for (size_t k = 0; k < m && !twice; ++k)
-            twice = kept[k] == index;
-        if (!twice && !kt_tune_find_entry(t, index) &&
-            !recorded_failure(t, index) &&
-            kt_space_feasible(cfg->space, &pts[i], &why) == KT_S_OK) {
-            kept[m] = index;
-            keep[m++] = pts[i];
-        }
-    }
-    free(kept);
-    /* With several workers the hints are dealt out in turn; the shared disk
-     * cache hands each kernel to whichever worker measures it. */
-    share = keep ? keep + n : NULL;
-    for (size_t w = 0; share && w < workers && m; ++w) {
-        kt_evaluator *ev = t->pool ? cfg->workers[w] : cfg->ev;
-        size_t k = 0;
-        for (size_t i = w; i < m; i += workers)
-            share[k++] = keep[i];
-        if (ev->ops->prefetch && k)
-            ev->ops->prefetch(ev, share, k);
-    }
-    free(keep);
 }
 
 size_t kt_tune_width(const kt_tune *t)
@@ -705,7 +658,7 @@ static kt_status measure_plan(kt_tune *t, const kt_point *pts, size_t n,
             rc = stopped(t, err);
             continue;
         }
-        if ((failed = recorded_failure(t, index))) {
+        if ((failed = kt_tune_recorded_failure(t, index))) {
             set_clock(t, failed->elapsed_s);
             rc = add_entry(t, &pts[i], index, &failed->result, 0, 1, err);
             continue;
@@ -838,7 +791,7 @@ static kt_status compare_plan_one(kt_tune *t, const kt_point *incumbent,
     }
     if (kt_tune_stop(t) || (!e && pl->fresh >= kt_tune_evals_left(t)))
         return stopped(t, err);
-    if (!e && (failed = recorded_failure(t, ib))) {
+    if (!e && (failed = kt_tune_recorded_failure(t, ib))) {
         set_clock(t, failed->elapsed_s);
         if ((rc = add_entry(t, cand, ib, &failed->result, 0, 1, err)))
             return rc;

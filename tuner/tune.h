@@ -284,6 +284,16 @@ size_t kt_tune_width(const kt_tune *t);
  * only. A later hint goes before an earlier one. */
 void kt_tune_hint(kt_tune *t, const kt_point *pts, size_t n);
 
+/* Whether hints reach anyone: 0 while a resumed journal answers or when
+ * the evaluator takes none (a replay), so a strategy can skip the work of
+ * making them. */
+int kt_tune_hints_wanted(const kt_tune *t);
+
+/* Whether pt has a result in this session (or a failure the resumed
+ * journal recorded), asking nothing: unlike kt_tune_known, a point the
+ * host refuses is not recorded, so a hint's look-ahead may call it. */
+int kt_tune_visited(const kt_tune *t, const kt_point *pt);
+
 /* How many points ahead a strategy that knows its order should hint:
  * enough to keep every compile thread busy. Verification takes kernels
  * in the sweep's order, so one slow compile at the head holds the window

@@ -7,6 +7,8 @@
  *   tuner/tune_profile.c  counters on the points measured ([metrics])
  *   tuner/tune_finish.c   the end: finalists re-measured together, the
  *                         answer, the trade-off front
+ *   tuner/tune_hint.c     hints: the points strategies expect to measure,
+ *                         handed to the evaluators' compile pools
  * Ownership is kt_tune's (tuner/tune.h): nothing here allocates beyond it.
  */
 #ifndef KT_TUNE_IMPL_H
@@ -86,6 +88,10 @@ double kt_tune_cost_of(const kt_tune *t, const kt_timing *timing,
                        const kt_energy *energy);
 double kt_tune_entry_cost(const kt_tune *t, const kt_tune_entry *e);
 kt_tune_entry *kt_tune_find_entry(const kt_tune *t, uint64_t index);
+/* A failure the resumed journal recorded for the point of index (a point
+ * that faulted must not be run again), or NULL. */
+const kt_journal_entry *kt_tune_recorded_failure(const kt_tune *t,
+                                                 uint64_t index);
 void kt_tune_paired(const kt_tune *t, const kt_eval_result *a,
                     const kt_eval_result *b, kt_ratio *out);
 kt_status kt_tune_run_calls(kt_tune *t, const char *purpose,

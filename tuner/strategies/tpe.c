@@ -264,6 +264,28 @@ static double score(const kt_tpe *m, uint64_t index)
     return sum;
 }
 
+/* Whether the drawn candidate i is open: not visited (nor, while
+ * looking ahead, taken by an earlier look-ahead pick) and feasible. The
+ * look-ahead asks without recording: kt_tune_known records a point the
+ * host refuses, and a hint must record nothing. */
+static int drawn_open(kt_tpe *m, uint64_t i)
+{
+    kt_point pt;
+    kt_tune_obs obs;
+
+    kt_space_point(m->space, i, &pt);
+    if (m->ahead) {
+        for (size_t k = 0; k < m->num_ahead; ++k)
+            if (m->ahead[k] == i)
+                return 0;
+        if (kt_tune_visited(m->t, &pt))
+            return 0;
+    } else if (kt_tune_known(m->t, &pt, &obs)) {
+        return 0;
+    }
+    return kt_space_feasible(m->space, &pt, NULL) == KT_S_OK;
+}
+
 /* A candidate of br (NULL: any) not yet visited and feasible, drawn or
  * scanned: 1 and *index, 0 when none. With use_model, the highest score
  * (ties by the generator); without, uniformly. */
@@ -279,14 +301,8 @@ static int pick(kt_tpe *m, int use_model, const branch *br, uint64_t *index)
         double v;
         if ((m->state && m->state[d]) || !in_branch(m, br, i))
             continue;
-        if (!m->state) {
-            kt_point pt;
-            kt_tune_obs obs;
-            kt_space_point(m->space, i, &pt);
-            if (kt_tune_known(m->t, &pt, &obs) ||
-                kt_space_feasible(m->space, &pt, NULL) != KT_S_OK)
-                continue;
-        }
+        if (!m->state && !drawn_open(m, i))
+            continue;
         v = use_model ? score(m, i) : 0;
         if (v > best) {
             best = v;
@@ -303,16 +319,11 @@ static int pick(kt_tpe *m, int use_model, const branch *br, uint64_t *index)
 /* 1 when index (of the candidates) is neither visited nor refused. */
 static int open_candidate(kt_tpe *m, uint64_t i)
 {
-    kt_point pt;
-    kt_tune_obs obs;
-
     if (i < m->lo || i >= m->hi)
         return 0;
     if (m->state)
         return !m->state[i - m->lo];
-    kt_space_point(m->space, i, &pt);
-    return !kt_tune_known(m->t, &pt, &obs) &&
-           kt_space_feasible(m->space, &pt, NULL) == KT_S_OK;
+    return drawn_open(m, i);
 }
 
 /* The position of the fastest observation of br (NULL: of all), m->n
@@ -551,6 +562,44 @@ static size_t coming_random(kt_tpe *m, kt_point *out, size_t max)
     return n;
 }
 
+/* Proposals looked ahead on a drawn range (too large to enumerate): the
+ * next proposals made now, with the batch being measured taken, each
+ * from the draws the real one will make (generator and turn counter
+ * rewound after), under the current fit. The fit moves after each
+ * result, so the first is the next proposal most often and later ones
+ * less; a proposal costs KT_TPE_DRAWS feasibility checks, so a few, not
+ * HINT_NEXT. */
+#define HINT_DRAWN 6
+
+static size_t coming_drawn(kt_tpe *m, int model, const kt_point *batch,
+                           size_t k, kt_point *out, size_t max)
+{
+    kt_rng saved = *kt_tune_rng(m->t);
+    size_t proposals = m->proposals, n = 0;
+    uint64_t *taken = malloc((k + HINT_DRAWN) * sizeof *taken), index;
+    kt_status rc = KT_S_OK;
+    kt_err err;
+
+    if (!taken)
+        return 0;
+    m->ahead = taken;
+    m->num_ahead = 0;
+    for (size_t i = 0; i < k; ++i)
+        if (kt_space_index(m->space, &batch[i], &index))
+            taken[m->num_ahead++] = index;
+    max = max < HINT_DRAWN ? max : HINT_DRAWN;
+    for (; n < max && propose(m, model, &index, &rc, &err); ++n) {
+        kt_space_point(m->space, index, &out[n]);
+        taken[m->num_ahead++] = index;
+    }
+    m->ahead = NULL;
+    m->num_ahead = 0;
+    m->proposals = proposals;
+    *kt_tune_rng(m->t) = saved;
+    free(taken);
+    return n;
+}
+
 /* The open candidates the current fit scores highest, best first (ties
  * in index order): the next fits move the ranking little, so these are
  * what the model proposes next. Into out, at most max; an enumerated
@@ -593,8 +642,13 @@ static void hint_next(kt_tpe *m, const kt_point *pts, size_t k)
     int model = m->valid >= m->init && m->valid >= 2;
 
     memcpy(ahead, pts, k * sizeof *pts);
-    n += model ? best_scored(m, &ahead[n], HINT_NEXT)
-               : coming_random(m, &ahead[n], HINT_NEXT);
+    if (!kt_tune_hints_wanted(m->t))
+        return;
+    if (!m->state)
+        n += coming_drawn(m, model, pts, k, &ahead[n], HINT_NEXT);
+    else
+        n += model ? best_scored(m, &ahead[n], HINT_NEXT)
+                   : coming_random(m, &ahead[n], HINT_NEXT);
     kt_tune_hint(m->t, ahead, n);
 }
 

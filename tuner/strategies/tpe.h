@@ -54,6 +54,10 @@ typedef struct kt_tpe {
     double *branch_share; /* per branch, its share of the feasible points */
     size_t num_branches;
     size_t proposals; /* model proposals made so far */
+    /* While looking ahead for hints (tpe.c, coming_drawn): the candidates
+     * picked so far, which later look-ahead picks skip; NULL otherwise. */
+    uint64_t *ahead;
+    size_t num_ahead;
     /* Observations, in order: index and median (INFINITY: did not run). */
     uint64_t *idx;
     double *us;
