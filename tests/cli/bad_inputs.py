@@ -332,7 +332,6 @@ def command_cases(src):
 ENV = {
     "KTUNE_PLUGIN_TIMEOUT": ["abc", "-1", "nan", "18446744073709551616",
                              "0", "inf"],
-    "KTUNE_NVRTC_THREADS": ["-1", "1000000", "x"],
     "KTUNE_PLUGIN_CACHE": ["/dev/full", "2"],
     "KTUNE_CACHE_DIR": ["/etc/passwd", "/dev/null"],
     "KTUNE_NVRTC_CACHE": ["0", "nope"],

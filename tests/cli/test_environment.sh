@@ -25,8 +25,6 @@ good() {
 
 bad KTUNE_PLUGIN_TIMEOUT abc -1 0 nan inf 18446744073709551616 1e308 "5 s"
 good KTUNE_PLUGIN_TIMEOUT 10 2.5
-bad KTUNE_NVRTC_THREADS -1 1000000 9 x 1.5
-good KTUNE_NVRTC_THREADS 0 8
 bad KTUNE_PLUGIN_CACHE /dev/full yes 2
 good KTUNE_PLUGIN_CACHE 0 1
 bad KTUNE_CACHE_DIR "$PWD/a_file" /dev/null
@@ -40,7 +38,7 @@ bad KTUNE_WORKER_TIMES 0 yes
 bad KTUNE_CUPTI_RANGE kernels
 good KTUNE_CUPTI_RANGE launch
 bad KTUNE_TIMELINE_DRIVER 2
-bad KTUNE_TIMELINE_FLUSH_MS 0 60000 -5 x
+bad KTUNE_TIMELINE_FLUSH_MS 0 60000 -5 x 1.5 1000000
 bad KTUNE_TRACER "$PWD/a_folder" /no/such/tracer.so
 # Every command, not only list.
 for cmd in "tune --check $KT_SOURCE_DIR/configs/vector_add.ini" "info" \
