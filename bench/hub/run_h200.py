@@ -241,13 +241,20 @@ def write_sidecar(run, key, decl, jpath, rec):
         "protocol": header.get("protocol"),
         "device": (env.get("device") or {}).get("name"), "device_record": env.get("device"),
         "commit": (env.get("host") or {}).get("git_commit", run.state.get("commit")),
-        "config": os.path.relpath(decl, ROOT), "command": rec.get("cmd"), "synthetic": False,
+        "config": os.path.relpath(decl, ROOT), "command": portable(run, rec.get("cmd")), "synthetic": False,
         "needs": [v for v in ("KTUNE_HUB_DIR", "KTUNE_BAT_DIR") if v in read_text(decl)],
     }
     path = os.path.join(os.path.dirname(jpath), name + ".meta.json")
     with open(path, "w") as f:
         json.dump(meta, f, indent=1)
     return path
+
+
+def portable(run, cmd):
+    """cmd with the checkout's and the run folder's absolute paths made
+    relative (the checkout) or $OUT: a sidecar in tests/data names no
+    machine's paths."""
+    return (cmd or "").replace(ROOT + os.sep, "").replace(run.out + os.sep, "$OUT" + os.sep)
 
 
 def read_text(path):
