@@ -105,6 +105,9 @@ json_t *kt_env_protocol(const kt_protocol *p)
     /* Written only when on, so records made without them read the same. */
     if (p->race > 0)
         json_object_set_new(j, "race", json_real(p->race));
+    if (p->screen_samples > 0)
+        json_object_set_new(j, "screen_samples",
+                            json_integer((json_int_t)p->screen_samples));
     if (p->race_bar_us > 0)
         json_object_set_new(j, "race_bar_us", json_real(p->race_bar_us));
     if (p->race_pairs)
@@ -232,6 +235,8 @@ kt_status kt_protocol_from_json(const json_t *j, kt_protocol *p, kt_err *err)
     p->probe_ns = (unsigned)probe;
     p->race = json_number_value(json_object_get(j, "race"));
     p->race_bar_us = json_number_value(json_object_get(j, "race_bar_us"));
+    p->screen_samples =
+        (size_t)json_integer_value(json_object_get(j, "screen_samples"));
     p->race_pairs = json_is_true(json_object_get(j, "race_pairs"));
     p->round_sync = json_is_true(json_object_get(j, "round_sync"));
     p->profile_flush_sweep =

@@ -40,6 +40,14 @@ typedef struct kt_protocol {
      * true median is within that margin of the bar stops so with
      * probability at most 2 * 2^-min_samples (core/stop_rule.h). 0: off. */
     double race;
+    /* Screening: > 0 makes the search's calls take at most this many
+     * samples before the first racing look (min_samples) and no warm-ups
+     * beyond the verification launch, so a clearly slower point costs a
+     * few launches; a point the look cannot rule out goes on to the rule
+     * above, and the closing re-measurement of the finalists takes the
+     * full protocol. Needs race > 0; at most min_samples. 0: off. The
+     * job's [measure] screen_samples. */
+    size_t screen_samples;
     /* Per call, set by the caller: the fastest median known before the
      * call (0: none, no racing). */
     double race_bar_us;

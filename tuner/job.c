@@ -25,9 +25,9 @@ static const char *const strategy_keys[] = {
     "name",      "max_evals", "max_seconds", "seed",
     "finalists", "min_gain",  "objective"};
 static const char *const measure_keys[] = {
-    "warmups",  "min_samples", "max_samples",    "min_time",
-    "max_time", "noise",       "cache",          "timeout",
-    "verify",   "race",        "compile_threads"};
+    "warmups",  "min_samples", "max_samples",     "min_time",
+    "max_time", "noise",       "cache",           "timeout",
+    "verify",   "race",        "compile_threads", "screen_samples"};
 static const char *const output_keys[] = {"journal", "json", "csv", "t4",
                                           "top"};
 static const char *const metrics_keys[] = {"counters", "points", "top",
@@ -735,6 +735,10 @@ static kt_status read_measure(loader *ld)
                          text ? text : "");
         } else if (strcasecmp(key, "race") == 0) {
             rc = get_double(ld, "measure", key, 0, 0.99, 1, &p->race);
+        } else if (strcasecmp(key, "screen_samples") == 0) {
+            int64_t samples = 0;
+            rc = get_i64(ld, "measure", key, 0, 1000000, &samples);
+            p->screen_samples = (size_t)samples;
         } else if (strcasecmp(key, "timeout") == 0) {
             rc = get_double(ld, "measure", key, 0.1, 86400, 0,
                             &ld->job->eval_timeout_s);
@@ -748,6 +752,14 @@ static kt_status read_measure(loader *ld)
         }
     }
     free(keys);
+    if (!rc && p->screen_samples > p->min_samples)
+        rc = bad(ld, "measure", "screen_samples",
+                 "%zu is more than min_samples %zu (a screen looks at a "
+                 "point before the protocol's first look, not after)",
+                 p->screen_samples, p->min_samples);
+    if (!rc && p->screen_samples > 0 && p->race <= 0)
+        rc = bad(ld, "measure", "screen_samples",
+                 "needs race > 0: only racing stops a screened point early");
     if (!rc && p->min_samples > p->max_samples)
         rc = bad(ld, "measure", "min_samples",
                  "%zu is more than max_samples %zu", p->min_samples,

@@ -77,7 +77,7 @@ static void print_space_check(FILE *out, const kt_job *job)
 
 void kt_job_print_check(FILE *out, const kt_job *job)
 {
-    char sizes[256];
+    char sizes[256], screen[48] = "";
     kt_format_sizes(job->op, job->sizes, sizes, sizeof sizes);
     fprintf(out, "%s: %s  %s, input seed %llu\n", job->path, job->spec, sizes,
             (unsigned long long)job->input_seed);
@@ -96,13 +96,16 @@ void kt_job_print_check(FILE *out, const kt_job *job)
             "finalists %zu, min_gain %g\n",
             job->strategy->name, (unsigned long long)job->seed, job->max_evals,
             job->max_seconds, job->finalists, job->min_gain);
+    if (job->protocol.screen_samples)
+        snprintf(screen, sizeof screen, ", screen_samples %zu",
+                 job->protocol.screen_samples);
     fprintf(out,
             "measure warmups %d, samples %zu..%zu, time %g..%g s, noise %g, "
-            "cache %s, race %g, verify on the %s\n",
+            "cache %s, race %g%s, verify on the %s\n",
             job->protocol.warmups, job->protocol.min_samples,
             job->protocol.max_samples, job->protocol.min_time_s,
             job->protocol.max_time_s, job->protocol.target_noise,
-            kt_cache_mode_name(job->protocol.cache), job->protocol.race,
+            kt_cache_mode_name(job->protocol.cache), job->protocol.race, screen,
             job->verify_host ? "host" : "device");
     fprintf(out, "journal %s\n", job->journal[0] ? job->journal : "none");
     if (job->metrics.points != KT_PROFILING_OFF) {

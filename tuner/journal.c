@@ -683,9 +683,9 @@ kt_status kt_journal_compatible(const json_t *recorded, const json_t *now,
         "name",       "version",  "abi",       "cuda_runtime_version",
         "cuda_archs", "compiler", "build_date"};
     static const char *const protocol_keys[] = {
-        "warmups",    "min_samples",  "max_samples",   "min_time_s",
-        "max_time_s", "target_noise", "cache",         "batch",
-        "end_to_end", "probe_ns",     "throttle_ratio"};
+        "warmups",    "min_samples",  "max_samples",    "min_time_s",
+        "max_time_s", "target_noise", "cache",          "batch",
+        "end_to_end", "probe_ns",     "throttle_ratio", "screen_samples"};
     static const char *const device_keys[] = {"name", "compute_capability",
                                               "sm_count", "global_mem_bytes"};
     const json_t *pa = json_object_get(recorded, "plugin");

@@ -402,8 +402,9 @@ static void add_phases(kt_eval_phases *sum, const kt_eval_phases *p)
 }
 
 /* The protocol of one call: the job's, with the racing bar (the fastest
- * median so far) for searching calls and paired stopping for comparisons.
- * The closing re-measurement races nothing: its medians are the answer. */
+ * median so far) for searching calls, paired stopping for comparisons and
+ * the screen ([measure] screen_samples) for searching calls. The closing
+ * re-measurement races and screens nothing: its medians are the answer. */
 static const kt_protocol *call_protocol(kt_tune *t, const char *purpose)
 {
     kt_protocol *p = &t->call_protocol;
@@ -418,6 +419,12 @@ static const kt_protocol *call_protocol(kt_tune *t, const char *purpose)
     if (!final && p->energy_window_s > KT_ENERGY_SEARCH_WINDOW_S)
         p->energy_window_s = KT_ENERGY_SEARCH_WINDOW_S;
     p->race_pairs = strcmp(purpose, "compare") == 0;
+    /* A screen: searching calls look at a point after a few samples, the
+     * verification launch its only warm-up; the answer's are full. */
+    if (!final && p->screen_samples > 0 && p->race > 0) {
+        p->min_samples = p->screen_samples;
+        p->warmups = 0;
+    }
     return p;
 }
 

@@ -29,6 +29,10 @@ typedef struct kt_counting_eval {
     size_t hinted_at[4096];
     size_t num_hinted, hint_calls;
     size_t events; /* evaluate() and prefetch() calls so far */
+    /* Per evaluate() call (the first 4096): its points and the protocol's
+     * min_samples and warm-ups, as the tuner set them for that call. */
+    size_t call_points[4096], call_min_samples[4096];
+    int call_warmups[4096];
     size_t profiles;
     size_t asked_counters; /* profile() calls that asked for counters */
     /* Every request for counters is refused, as CUPTI refuses it without
@@ -42,6 +46,11 @@ static kt_status kt_counting_evaluate(kt_evaluator *ev, const kt_point *pts,
                                       kt_eval_result *out, kt_err *err)
 {
     kt_counting_eval *c = (kt_counting_eval *)ev;
+    if (c->calls < 4096) {
+        c->call_points[c->calls] = n;
+        c->call_min_samples[c->calls] = p->min_samples;
+        c->call_warmups[c->calls] = p->warmups;
+    }
     ++c->calls;
     ++c->events;
     c->small_calls += n <= 2;

@@ -74,6 +74,7 @@ static void a_full_job_is_read_as_written(void **state)
                           "max_time = 2\n"
                           "noise = 0.02\n"
                           "cache = hot\n"
+                          "screen_samples = 4\n"
                           "[output]\n"
                           "journal = runs/j.jsonl\n"
                           "json = s.json\n"
@@ -110,6 +111,7 @@ static void a_full_job_is_read_as_written(void **state)
     assert_true(job.protocol.max_time_s == 2);
     assert_true(job.protocol.target_noise == 0.02);
     assert_int_equal(job.protocol.cache, KT_CACHE_HOT);
+    assert_int_equal(job.protocol.screen_samples, 4);
     assert_string_equal(job.journal, "runs/j.jsonl");
     assert_int_equal(job.journal_mode, KT_JOB_JOURNAL_PATH);
     assert_string_equal(job.json, "s.json");
@@ -351,6 +353,15 @@ static void measure_and_output_mistakes(void **state)
                  "50\nmax_samples = 5\n",
                  NULL, 0, "samples.ini:4: [measure] min_samples:",
                  "more than max_samples 5");
+    expect_error("screen.ini",
+                 "[job]\noperator = vector_add:add\n[measure]\n"
+                 "screen_samples = 11\n",
+                 NULL, 0, "[measure] screen_samples:",
+                 "more than min_samples 10");
+    expect_error("screen_race.ini",
+                 "[job]\noperator = vector_add:add\n[measure]\n"
+                 "screen_samples = 3\nrace = 0\n",
+                 NULL, 0, "[measure] screen_samples:", "needs race > 0");
     expect_error("noise.ini",
                  "[job]\noperator = vector_add:add\n[measure]\nnoise = 1\n",
                  NULL, 0, "noise.ini:4: [measure] noise:",

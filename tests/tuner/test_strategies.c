@@ -594,6 +594,42 @@ static void hints_come_ahead_of_the_points_and_change_nothing(void **state)
     }
 }
 
+/* A screen ([measure] screen_samples) makes the search's calls cheaper, never the
+ * answer's: every searching call takes screen_samples before its first
+ * racing look and no warm-ups, and the closing re-measurement of the
+ * finalists (the last call) the job's full protocol. */
+static void a_screen_shortens_the_search_not_the_answer(void **state)
+{
+    const char *names[] = {"one_at_a_time", "tpe", "random"};
+    (void)state;
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; ++k) {
+        kt_counting_eval *c =
+            kt_counting_open(recs[0].path, recs[0].plugin, recs[0].op);
+        kt_tune_config cfg;
+        kt_tune_result r;
+        size_t last;
+        config(&recs[0], kt_strategy_find(names[k]), 1, &c->base, &cfg);
+        cfg.max_evals = 30;
+        cfg.protocol.race = 0.005;
+        cfg.protocol.screen_samples = 3;
+        run(&cfg, &r);
+        assert_true(c->calls > 2 && c->calls < 4096);
+        last = c->calls - 1;
+        assert_true(c->call_points[last] <= cfg.finalists);
+        assert_int_equal(c->call_min_samples[last], cfg.protocol.min_samples);
+        assert_int_equal(c->call_warmups[last], cfg.protocol.warmups);
+        for (size_t i = 0; i < last; ++i) {
+            if (c->call_min_samples[i] != 3 || c->call_warmups[i] != 0)
+                fail_msg("%s: call %zu of %zu took min_samples %zu, warm-ups "
+                         "%d",
+                         names[k], i, c->calls, c->call_min_samples[i],
+                         c->call_warmups[i]);
+        }
+        kt_tune_result_free(&r);
+        c->base.ops->close(&c->base);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -609,6 +645,7 @@ int main(void)
         cmocka_unit_test(one_at_a_time_adopts_only_gains_beyond_the_noise),
         cmocka_unit_test(the_closing_round_names_ties),
         cmocka_unit_test(hints_come_ahead_of_the_points_and_change_nothing),
+        cmocka_unit_test(a_screen_shortens_the_search_not_the_answer),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
