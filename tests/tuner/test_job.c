@@ -356,8 +356,8 @@ static void measure_and_output_mistakes(void **state)
     expect_error("screen.ini",
                  "[job]\noperator = vector_add:add\n[measure]\n"
                  "screen_samples = 11\n",
-                 NULL, 0, "[measure] screen_samples:",
-                 "more than min_samples 10");
+                 NULL, 0,
+                 "[measure] screen_samples:", "more than min_samples 10");
     expect_error("screen_race.ini",
                  "[job]\noperator = vector_add:add\n[measure]\n"
                  "screen_samples = 3\nrace = 0\n",

@@ -594,8 +594,8 @@ static void hints_come_ahead_of_the_points_and_change_nothing(void **state)
     }
 }
 
-/* A screen ([measure] screen_samples) makes the search's calls cheaper, never the
- * answer's: every searching call takes screen_samples before its first
+/* A screen ([measure] screen_samples) makes the search's calls cheaper, never
+ * the answer's: every searching call takes screen_samples before its first
  * racing look and no warm-ups, and the closing re-measurement of the
  * finalists (the last call) the job's full protocol. */
 static void a_screen_shortens_the_search_not_the_answer(void **state)
