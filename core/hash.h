@@ -23,4 +23,12 @@ uint64_t kt_hash_fnv1a(uint64_t h, const void *data, size_t size);
  * NULL (nothing: h). */
 uint64_t kt_hash_fnv1a_str(uint64_t h, const char *s);
 
+/* The second base of kt_hash_hex128. */
+#define KT_HASH_FNV1A_SECOND_BASIS UINT64_C(0x84222325cbf29ce4)
+
+/* size bytes of data hashed from both bases, as 32 hex digits (the first
+ * hash, then the second): the NVRTC cache's keys, header hashes and IR
+ * hashes. */
+void kt_hash_hex128(const void *data, size_t size, char out[33]);
+
 #endif

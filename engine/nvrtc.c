@@ -85,11 +85,7 @@ static kt_status make_identity(const kt_nvrtc_request *req, const char *ir,
 /* Two FNV-1a passes with different bases: 128 bits of file name. */
 static void hash_identity(const identity *id, char key[33])
 {
-    uint64_t h0 = kt_hash_fnv1a(KT_HASH_FNV1A_BASIS, id->text, id->size);
-    uint64_t h1 =
-        kt_hash_fnv1a(UINT64_C(0x84222325cbf29ce4), id->text, id->size);
-    snprintf(key, 33, "%016llx%016llx", (unsigned long long)h0,
-             (unsigned long long)h1);
+    kt_hash_hex128(id->text, id->size, key);
 }
 
 kt_status kt_nvrtc_key(const kt_nvrtc_request *req, char key[33], kt_err *err)

@@ -16,7 +16,6 @@
  * real compile's sees. The IR is hashed with the request's other
  * options, never the -D/-U ones, into a second key of the same cache.
  */
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,14 +40,6 @@ int kt_nvrtc_preprocessor_option(const char *opt)
            strncmp(opt, "--undefine-macro=", 17) == 0;
 }
 
-static void hash_hex(const char *data, size_t size, char out[33])
-{
-    snprintf(out, 33, "%016llx%016llx",
-             (unsigned long long)kt_hash_fnv1a(KT_HASH_FNV1A_BASIS, data, size),
-             (unsigned long long)kt_hash_fnv1a(UINT64_C(0x84222325cbf29ce4),
-                                               data, size));
-}
-
 /* The IR of prog into fp; "" when NVRTC gives none. */
 static void ir_hash(nvrtcProgram prog, char fp[33])
 {
@@ -60,7 +51,7 @@ static void ir_hash(nvrtcProgram prog, char fp[33])
         !(ir = malloc(size)))
         return;
     if (nvrtcGetLTOIR(prog, ir) == NVRTC_SUCCESS)
-        hash_hex(ir, size, fp);
+        kt_hash_hex128(ir, size, fp);
     free(ir);
 }
 

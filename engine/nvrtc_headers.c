@@ -41,6 +41,7 @@ static kt_status append(scan *s, const char *path, const char *data,
                         size_t size)
 {
     size_t need = strlen(path) + 48;
+    char hex[33];
     if (s->len + need > s->cap) {
         size_t cap = 2 * (s->len + need);
         char *grown = realloc(s->text, cap);
@@ -49,11 +50,9 @@ static kt_status append(scan *s, const char *path, const char *data,
         s->text = grown;
         s->cap = cap;
     }
-    s->len += (size_t)snprintf(
-        s->text + s->len, s->cap - s->len, "header %s %016llx%016llx\n", path,
-        (unsigned long long)kt_hash_fnv1a(KT_HASH_FNV1A_BASIS, data, size),
-        (unsigned long long)kt_hash_fnv1a(UINT64_C(0x84222325cbf29ce4), data,
-                                          size));
+    kt_hash_hex128(data, size, hex);
+    s->len += (size_t)snprintf(s->text + s->len, s->cap - s->len,
+                               "header %s %s\n", path, hex);
     return KT_S_OK;
 }
 

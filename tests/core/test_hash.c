@@ -32,6 +32,15 @@ static void the_nvrtc_second_base_gives_its_pinned_values(void **state)
                 UINT64_C(0x1af21521be519bf9));
 }
 
+static void the_128_bit_hex_is_both_hashes_in_order(void **state)
+{
+    char hex[33];
+    (void)state;
+    assert_true(KT_HASH_FNV1A_SECOND_BASIS == SECOND_BASE);
+    kt_hash_hex128("foobar", 6, hex);
+    assert_string_equal(hex, "85944171f73967e81af21521be519bf9");
+}
+
 static void a_hash_continues_over_pieces(void **state)
 {
     uint64_t h = kt_hash_fnv1a(KT_HASH_FNV1A_BASIS, "foo", 3);
@@ -49,6 +58,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(the_published_fnv1a_vectors_are_reproduced),
         cmocka_unit_test(the_nvrtc_second_base_gives_its_pinned_values),
+        cmocka_unit_test(the_128_bit_hex_is_both_hashes_in_order),
         cmocka_unit_test(a_hash_continues_over_pieces),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
