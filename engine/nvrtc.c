@@ -261,26 +261,22 @@ static kt_status run_nvrtc(const kt_nvrtc_request *req, kt_nvrtc_output *out,
                            kt_err *err)
 {
     nvrtcProgram prog = NULL;
-    const char **opts = calloc(req->num_options + 2, sizeof *opts);
     char arch[64];
+    int n;
+    const char **opts = kt_nvrtc_options(req, 0, arch, &n);
     double t0 = kt_clock_seconds();
     nvrtcResult r;
     kt_status rc;
 
     if (!opts)
         return kt_err_set(err, KT_S_NOMEM, "out of memory");
-    snprintf(arch, sizeof arch, "--gpu-architecture=%s", req->arch);
-    opts[0] = arch;
-    opts[1] = "-lineinfo"; /* source lines for the profiler; no cost */
-    for (size_t i = 0; i < req->num_options; ++i)
-        opts[i + 2] = req->options[i];
     if ((rc = nvrtc_check(nvrtcCreateProgram(&prog, req->source,
                                              req->source_name, 0, NULL, NULL),
                           "nvrtcCreateProgram", err)) ||
         (rc = nvrtc_check(nvrtcAddNameExpression(prog, req->name_expr),
                           "nvrtcAddNameExpression", err)))
         goto done;
-    r = nvrtcCompileProgram(prog, (int)req->num_options + 2, opts);
+    r = nvrtcCompileProgram(prog, n, opts);
     if ((rc = fetch_log(prog, out, err)))
         goto done;
     if (r == NVRTC_ERROR_COMPILATION)

@@ -55,23 +55,33 @@ static void ir_hash(nvrtcProgram prog, char fp[33])
     free(ir);
 }
 
+const char **kt_nvrtc_options(const kt_nvrtc_request *req, size_t extra,
+                              char arch[64], int *n)
+{
+    const char **opts = calloc(req->num_options + 2 + extra, sizeof *opts);
+
+    *n = 0;
+    if (!opts)
+        return NULL;
+    snprintf(arch, 64, "--gpu-architecture=%s", req->arch);
+    opts[(*n)++] = arch;
+    opts[(*n)++] = "-lineinfo"; /* source lines for the profiler; no cost */
+    for (size_t i = 0; i < req->num_options; ++i)
+        opts[(*n)++] = req->options[i];
+    return opts;
+}
+
 kt_status kt_nvrtc_front_end(const kt_nvrtc_request *req, char fp[33],
                              kt_err *err)
 {
     nvrtcProgram prog = NULL;
-    const char **opts = calloc(req->num_options + 4, sizeof *opts);
     char arch[64];
-    int n = 0;
+    int n;
+    const char **opts = kt_nvrtc_options(req, 2, arch, &n);
 
     fp[0] = '\0';
     if (!opts)
         return kt_err_set(err, KT_S_NOMEM, "out of memory");
-    snprintf(arch, sizeof arch, "--gpu-architecture=%s", req->arch);
-    /* As run_nvrtc (engine/nvrtc.c) passes them, then the front end's. */
-    opts[n++] = arch;
-    opts[n++] = "-lineinfo";
-    for (size_t i = 0; i < req->num_options; ++i)
-        opts[n++] = req->options[i];
     opts[n++] = "-dlto";
     opts[n++] = "-U__CUDACC_RDC__";
     /* A source that does not compile, or an NVRTC without LTO IR: no

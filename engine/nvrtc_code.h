@@ -18,6 +18,14 @@ int kt_nvrtc_share_on(void);
  * long forms): the code key leaves it out. */
 int kt_nvrtc_preprocessor_option(const char *opt);
 
+/* The options NVRTC gets for req: the architecture, -lineinfo, req's own,
+ * then `extra` free slots; *n their count (without the slots). One list
+ * for the compile and its front end, so that the code key is made of
+ * what the compile sees. arch is the caller's buffer (64 bytes) for the
+ * architecture option. Free the array; NULL when out of memory. */
+const char **kt_nvrtc_options(const kt_nvrtc_request *req, size_t extra,
+                              char arch[64], int *n);
+
 /* req's front end (-dlto, with req's options and those run_nvrtc adds):
  * the hash of its IR into fp (32 hex digits), "" when there is none (the
  * source does not compile, or no LTO IR). KT_S_NOMEM is the only
