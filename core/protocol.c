@@ -27,6 +27,7 @@ void kt_protocol_defaults(kt_protocol *p)
     p->race = 0;
     p->race_bar_us = 0;
     p->race_pairs = 0;
+    p->screen_samples = 0;
     p->energy = 0;
     p->energy_rounds = 3;
     p->energy_window_s = KT_ENERGY_WINDOW_S;
@@ -122,6 +123,12 @@ kt_status kt_protocol_validate(const kt_protocol *p, kt_err *err)
                           "race: %g (bar %g us), expected a margin in [0, 1), "
                           "e.g. 0.005, and a bar >= 0",
                           p->race, p->race_bar_us);
+    if (p->screen_samples > p->min_samples ||
+        (p->screen_samples > 0 && !(p->race > 0)))
+        return kt_err_set(err, KT_S_INPUT,
+                          "screen: %zu samples (min_samples %zu, race %g), "
+                          "expected 0 or at most min_samples, with race > 0",
+                          p->screen_samples, p->min_samples, p->race);
     if (!(p->throttle_ratio >= 0) || p->throttle_ratio > 1)
         return kt_err_set(err, KT_S_INPUT,
                           "throttle ratio: %g, expected 0 to "

@@ -41,8 +41,9 @@ typedef struct kt_protocol {
      * probability at most 2 * 2^-min_samples (core/stop_rule.h). 0: off. */
     double race;
     /* Screening: > 0 makes the search's calls take at most this many
-     * samples before the first racing look (min_samples) and no warm-ups
-     * beyond the verification launch, so a clearly slower point costs a
+     * samples before the first racing look (min_samples) and at most one
+     * warm-up (a point measured again, as in a paired comparison, has no
+     * verification launch before it), so a clearly slower point costs a
      * few launches; a point the look cannot rule out goes on to the rule
      * above, and the closing re-measurement of the finalists takes the
      * full protocol. Needs race > 0; at most min_samples. 0: off. The

@@ -419,11 +419,11 @@ static const kt_protocol *call_protocol(kt_tune *t, const char *purpose)
     if (!final && p->energy_window_s > KT_ENERGY_SEARCH_WINDOW_S)
         p->energy_window_s = KT_ENERGY_SEARCH_WINDOW_S;
     p->race_pairs = strcmp(purpose, "compare") == 0;
-    /* A screen: searching calls look at a point after a few samples, the
-     * verification launch its only warm-up; the answer's are full. */
-    if (!final && p->screen_samples > 0 && p->race > 0) {
+    /* A screen: searching calls look at a point after a few samples and
+     * one warm-up; the answer's are full. */
+    if (!final && p->screen_samples > 0) {
         p->min_samples = p->screen_samples;
-        p->warmups = 0;
+        p->warmups = p->warmups < 1 ? p->warmups : 1;
     }
     return p;
 }

@@ -41,6 +41,16 @@ static void bad_fields_are_named(void **state)
     p.max_time_s = 0;
     assert_int_equal(kt_protocol_validate(&p, &err), KT_S_INPUT);
     assert_contains(err.msg, "time:");
+    kt_protocol_defaults(&p);
+    p.race = 0.005;
+    p.screen_samples = p.min_samples + 1; /* a screen looks first */
+    assert_int_equal(kt_protocol_validate(&p, &err), KT_S_INPUT);
+    assert_contains(err.msg, "screen:");
+    p.screen_samples = 3;
+    assert_int_equal(kt_protocol_validate(&p, &err), KT_S_OK);
+    p.race = 0; /* nothing would stop a screened point */
+    assert_int_equal(kt_protocol_validate(&p, &err), KT_S_INPUT);
+    assert_contains(err.msg, "race > 0");
 }
 
 /* A choice that changes what is measured is in the protocol record of the
