@@ -21,8 +21,9 @@
  * floor (kt_tpe.branch_floor) default 1 was chosen on that tuning set too
  * (docs/results/2026-12-02-tpe-branch-floor.md): without it every seed of
  * convolution/W6600 stayed in its shared-memory basin at 1.196 of the
- * optimum at 10% of the space. The hints (best_scored) still come from
- * the whole-space fit, so branch proposals are not compiled ahead.
+ * optimum at 10% of the space. On an enumerated range the hints
+ * (best_scored) come from the whole-space fit, so branch proposals are not
+ * compiled ahead there; on a drawn range (coming_drawn) they are.
  */
 #include "tuner/strategies/tpe.h"
 
@@ -527,12 +528,11 @@ static const kt_strategy_option options[] = {
 
 #define MAX_BATCH 64
 
-/* Proposals hinted ahead of the one measured: on the hub convolution
- * with a sleeping 1 s compiler (bench_compile_ahead, 100 evaluations),
- * 16 ran fastest on 16 threads (26 s; 32: 30 s, 8: 32 s) and as fast as
- * any on 8. */
-/* Candidates hinted: tpe's next proposals change with every result, so
- * hints beyond the next few are compiles nobody takes. */
+/* Proposals hinted ahead of the one measured on an enumerated range: on
+ * the hub convolution with a sleeping 1 s compiler (bench_compile_ahead,
+ * 100 evaluations), 16 ran fastest on 16 threads (26 s; 32: 30 s, 8:
+ * 32 s) and as fast as any on 8. More are compiles nobody takes: the
+ * proposals change with every result. */
 #define HINT_NEXT 16
 
 /* The random proposals still to come before the model is used, drawn
@@ -641,9 +641,9 @@ static void hint_next(kt_tpe *m, const kt_point *pts, size_t k)
     size_t n = k;
     int model = m->valid >= m->init && m->valid >= 2;
 
-    memcpy(ahead, pts, k * sizeof *pts);
     if (!kt_tune_hints_wanted(m->t))
         return;
+    memcpy(ahead, pts, k * sizeof *pts);
     if (!m->state)
         n += coming_drawn(m, model, pts, k, &ahead[n], HINT_NEXT);
     else
