@@ -50,8 +50,9 @@
 #include "tuner/job.h"
 
 #define MAX_EXTRA 16
-/* Options one kernel's request can have (kt_decl_request.opts). */
-#define MAX_OPTS (KT_DECL_MAX_DEFINES + 64)
+/* Options one kernel's request can have: as many as kt_decl_request
+ * holds, so a request's options always fit. */
+#define MAX_OPTS (sizeof(((kt_decl_request *)0)->opts) / sizeof(const char *))
 
 typedef struct kernels {
     kt_decl_request *b;
@@ -94,7 +95,7 @@ static int add_kernel(const kt_job *job, const bench_args *a, uint64_t i,
         !kt_declared_compile_request(job->plugin, pt.variant, job->sizes,
                                      pt.values, a->arch, &k->b[n], r))
         return 0;
-    m = r->num_options < MAX_OPTS ? r->num_options : MAX_OPTS;
+    m = r->num_options;
     memcpy(o, r->options, m * sizeof *o);
     memcpy(o + m, a->extra, a->num_extra * sizeof *o);
     r->options = o;
