@@ -366,6 +366,29 @@ def t1_space(hub_dir, key):
     return out
 
 
+def split_sample(src, meta, out):
+    """A merged recording's sample part (merge_journals' base) written
+    plainly to out, ready to resume: every line up to the record that
+    completes its sidecar's recorded_sample distinct points (the live
+    default's records were appended after them). Without that count, the
+    whole file. Returns the eval records kept."""
+    want = meta.get("recorded_sample")
+    seen, kept = set(), 0
+    with open_text(src) as f, open(out, "w") as g:
+        for line in f:
+            if want is not None and len(seen) >= want:
+                break
+            try:
+                r = json.loads(line)
+            except ValueError:
+                continue  # a torn line
+            if r.get("kind") == "eval":
+                seen.add(point_key(r.get("point") or {}))
+                kept += 1
+            g.write(line if line.endswith("\n") else line + "\n")
+    return kept
+
+
 def merge_journals(base, extras, out):
     """A recording for replay: the journal `base` (its header, records and
     calls as they are) followed by the eval records of the `extras` (the

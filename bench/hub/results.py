@@ -125,6 +125,11 @@ class Page:
             row["kt_sweep_extrapolated_s"] = row["feasible"] / row["kt_evals_per_s"]
         else:
             row["kt_sweep_extrapolated_s"] = None
+        scr = self.step(f"screen:{key}")
+        row["screen_samples"], row["screen_points"] = scr.get("screen_samples"), scr.get("same_points")
+        row["screen_s"], row["screen_evals_per_s"] = scr.get("same_points_s"), scr.get("evals_per_s")
+        row["screen_ratio"] = ratio(scr.get("evals_per_s"), row["kt_evals_per_s"])
+        row["screen_best"] = ((scr.get("facts") or {}).get("best") or {}).get("median_us")
         row["ktune_same_points_s"] = ktp.get("ktune_same_points_s")
         row["kt_points_asked"] = ktp.get("points_asked")
         return row
@@ -195,6 +200,12 @@ class Page:
                              f"{f(r['kt_evals_per_s_wall'], '%.3f')}/s by the wall time of tune_kernel); ktune reached the same points after "
                              f"{f(r['ktune_same_points_s'], '%.1f')} s; Kernel Tuner's whole space extrapolated: "
                              f"{f(r['kt_sweep_extrapolated_s'] and r['kt_sweep_extrapolated_s'] / 3600, '%.2f')} h")
+            if r["screen_points"] is not None:
+                lines.append(f"- ktune on those points with the screen (screen_samples "
+                             f"{r['screen_samples']}, the finalists in full): {r['screen_points']} of them in "
+                             f"{f(r['screen_s'], '%.1f')} s, {f(r['screen_evals_per_s'])}/s, "
+                             f"**{f(r['screen_ratio'], '%.1f×')}** Kernel Tuner's rate; its answer "
+                             f"{f(r['screen_best'], '%.2f')} µs")
             lines.append(f"- default strategy: {f(r['default_evals'], '%d')} evaluations in "
                          f"{f(r['default_wall'], '%.1f')} s, best {f(r['default_best_us'], '%.2f')} µs, "
                          f"{f(r['default_vs_recorded'], '%.4f')}× the recorded best "
@@ -250,6 +261,13 @@ class Page:
                 f"{f(r['ktune_evals_per_s'])} | {f(r['kt_evals_per_s'], '%.3f')} | {f(r['ratio'], '%.1f×')} | "
                 f"{f(r['compile_share'])} | {f(r['gpu_idle'])} | {f(r['default_vs_recorded'], '%.4f')} | "
                 f"{f(r['n_ktune_raw'])} | {f(r['n_kernel_tuner_raw'])} | {f(r['n_kt_over_ktune'], '%.3f')} |")
+        scr = [r for r in rows if r["screen_points"] is not None]
+        if scr:
+            lines += ["", "| kernel | same points | ktune screened s | evals/s ktune | evals/s KT | ratio |",
+                      "|---|---|---|---|---|---|"]
+            lines += [f"| {r['key']} | {r['screen_points']} | {f(r['screen_s'], '%.1f')} | "
+                      f"{f(r['screen_evals_per_s'])} | {f(r['kt_evals_per_s'], '%.3f')} | "
+                      f"{f(r['screen_ratio'], '%.1f×')} |" for r in scr]
         lines += ["", "ratio: ktune's evaluations per second over Kernel Tuner's on the same points (Kernel "
                   "Tuner's from its own per-configuration times, its most favourable figure); "
                   "default vs recorded: the default strategy's answer over the recording's best (ktune's "

@@ -7,7 +7,8 @@ Kernel Tuner's wheels first); see its header for what is measured.
 Steps, in priority order; each is time-bounded by what is left of
 --deadline and skipped (reported, not done) when too little is left, so
 `--resume DIR` in a later call runs what is missing and continues the
-recordings' journals:
+recordings' journals (--seed-from tests/data starts them from the
+recordings committed there, on the GPU they were made on):
 
   check:K         ktune tune DECL --check, from a folder of its own
   record:convolution  the whole space: random strategy seed 1 (a uniform
@@ -18,6 +19,10 @@ recordings' journals:
   kt_strategy:K   Kernel Tuner's --kt-strategy, time_limit --default-s
   record:gemm, record:dedispersion  a first part of their samples
   kt_points:gemm, kt_points:dedispersion  Kernel Tuner on those points
+  screen:K        ktune on the same first points under a screening
+                  measurement ([measure] screen_samples=--screen-samples:
+                  the search's calls stop after that many samples, the
+                  finalists take the full protocol), beside kt_points:K
   neutral         every winner re-timed by the neutral harness
   profile:K       ktune profile on each tool's winner
   default:B       the other declarations (BAT's): check, default, profile
@@ -179,11 +184,11 @@ def do_record(run, key, decl, budget_s):
     the space), at most `sample_points` points, max_seconds continued
     across sessions (ktune's clock continues in a resumed journal)."""
     k = hub.KERNELS[key]
-    jpath = os.path.join(run.out, "rec", f"{key}-h200.jsonl")
+    jpath = os.path.join(run.out, "rec", f"{key}-{run.state['gpu_tag']}.jsonl")
     resume = os.path.exists(jpath) and os.path.getsize(jpath) > 0
     before = journal_elapsed(jpath) if resume else 0.0
     n = len(run.state.get("sessions", []))
-    summ = os.path.join(run.out, "rec", f"{key}-h200.session{n}.json")
+    summ = os.path.join(run.out, "rec", f"{key}-{run.state['gpu_tag']}.session{n}.json")
     target = 0 if k["record"] == "whole" else k["sample_points"]
     argv = [run.a.ktune, "tune", decl, "--quiet",
             "--set", "strategy.name=random", "--set", "strategy.seed=1",
@@ -199,6 +204,8 @@ def do_record(run, key, decl, budget_s):
                facts=hub.summary_facts(hub.load_json(summ)))
     old = run.state["steps"].get(f"record:{key}") or {}
     rec["total_wall_s"] = (old.get("total_wall_s") or 0) + rec["wall_s"]
+    if old.get("seeded_from"):
+        rec["seeded_from"] = old["seeded_from"]
     if os.path.exists(jpath):
         _, evals, _ = hub.read_journal(jpath)
         pts = hub.unique_points(evals)
@@ -291,7 +298,7 @@ def recordings_for_tests(run):
             continue
         live = os.path.join(run.out, "default", f"{key}.jsonl")
         extras = [live] if os.path.exists(live) else []
-        out = os.path.join(folder, f"{key}-h200.jsonl.gz")
+        out = os.path.join(folder, f"{key}-{run.state['gpu_tag']}.jsonl.gz")
         n_base, n_extra, n_points = hub.merge_journals(jpath, extras, out)
         merged = dict(rec, points=n_points)
         meta = write_sidecar(run, key, os.path.join(ROOT, decl), out, merged)
@@ -412,6 +419,48 @@ def do_kt_points(run, key, n, cap):
     return rec
 
 
+def do_screen(run, key, decl, n):
+    """ktune on the points Kernel Tuner's kt_points:KEY was given (the
+    recording's first n: random strategy seed 1 visits them in the same
+    order) with the screening measurement, the finalists in full: the
+    per-evaluation figure beside Kernel Tuner's own."""
+    kt = run.state["steps"].get(f"kt_points:{key}") or {}
+    pfile = os.path.join(run.out, kt.get("points_file") or "-")
+    if not os.path.exists(pfile):
+        return {"skipped": f"no kt_points:{key} points to measure the same way", "done": False}
+    want = {hub.point_key(p) for p in hub.load_json(pfile) or []}
+    j = os.path.join(run.out, "screen", f"{key}.jsonl")
+    s = os.path.join(run.out, "screen", f"{key}.json")
+    os.makedirs(os.path.dirname(j), exist_ok=True)
+    for p in (j, s):
+        if os.path.exists(p):
+            os.remove(p)
+    argv = [run.a.ktune, "tune", decl, "--quiet",
+            "--set", "strategy.name=random", "--set", "strategy.seed=1",
+            "--set", f"strategy.max_evals={n}",
+            "--set", f"measure.screen_samples={run.a.screen_samples}",
+            "--journal", j, "--json", s]
+    rec, _ = run.cmd(f"screen:{key}", argv, 300, env=ktune_env(run))
+    facts = hub.summary_facts(hub.load_json(s))
+    rec.update(json=run.rel(s), journal=run.rel(j), facts=facts,
+               screen_samples=run.a.screen_samples)
+    if os.path.exists(j):
+        _, evals, _ = hub.read_journal(j)
+        pts = hub.unique_points(evals)
+        same = [p for p in pts if hub.point_key(p["point"]) in want]
+        el = [p["elapsed_s"] for p in same if p.get("elapsed_s") is not None]
+        rec["same_points"], rec["points_asked"] = len(same), len(want)
+        rec["same_points_s"] = max(el) if el else None
+        if rec["same_points_s"]:
+            rec["evals_per_s"] = len(same) / rec["same_points_s"]
+    own = kt.get("evals_per_s_own") or kt.get("evals_per_s")
+    rec["ratio"] = rec["evals_per_s"] / own if rec.get("evals_per_s") and own else None
+    rec["summary"] = (f"exit {rec['rc']}, {rec.get('same_points', 0)} of {len(want)} points in "
+                      f"{rec.get('same_points_s') or 0:.1f} s"
+                      + (f", {rec['ratio']:.1f}x Kernel Tuner's rate" if rec.get("ratio") else ""))
+    return rec
+
+
 # -------------------------------------------------------------- neutral
 
 def winners(run):
@@ -445,7 +494,7 @@ def do_neutral(run):
         argv.append("--dry-run" if run.a.dry_scale < 0.05 else "--compile-only")
     rec, _ = run.cmd("neutral", argv, max(60, run.left() - 10))
     rec["json"] = run.rel(out)
-    rec["entries"] = len(entries)
+    rec["entries"], rec["winners"] = len(entries), entries
     rec["summary"] = f"exit {rec['rc']}, {len(entries)} configurations"
     return rec
 
@@ -500,6 +549,8 @@ class Steps:
         if self.kt and key in self.good:
             run.step(f"kt_points:{key}", 30, lambda: do_kt_points(
                 run, key, self.a.kt_points, min(run.budget(nominal), run.left() - self.a.reserve)))
+        if self.kt and key in self.good:
+            run.step(f"screen:{key}", 20, lambda: do_screen(run, key, self.good[key], self.a.kt_points))
 
     def default(self, name, path):
         run, b = self.run, self.run.budget(self.a.default_s)
@@ -527,6 +578,9 @@ class Steps:
         """The harness, the profiles, then the samples with the time left."""
         run = self.run
         if self.a.hub:
+            old = run.state["steps"].get("neutral") or {}
+            if old.get("done") and old.get("winners") != winners(run):
+                old["done"] = False  # new answers since: all are re-timed together
             run.step("neutral", 30, lambda: do_neutral(run))
         profile_winners(run, self.good)
         rest = [k for k in ("dedispersion", "gemm", "hotspot") if k in self.good]
@@ -636,6 +690,12 @@ def main(argv=None):
     ap.add_argument("--kt-points-s", type=float, default=150)
     ap.add_argument("--kt-other-s", type=float, default=45)
     ap.add_argument("--samples", type=int, default=50)
+    ap.add_argument("--screen-samples", type=int, default=3,
+                    help="screen:K's [measure] screen_samples (default 3)")
+    ap.add_argument("--gpu-tag", default="", help="the recordings' GPU tag (default: from nvidia-smi)")
+    ap.add_argument("--seed-from", metavar="DIR", default="",
+                    help="start recordings missing from the state from DIR's KEY-TAG.jsonl.gz "
+                    "(tests/data), their sample part, where TAG is this GPU's")
     ap.add_argument("--no-kt", action="store_true")
     ap.add_argument("--kt-device", type=int, default=None,
                     help="a second GPU: Kernel Tuner runs there while ktune runs on GPU 0 (halves the wall time)")
@@ -653,6 +713,9 @@ def main(argv=None):
     restore_recordings(a.out)
     run = Run(a)
     run.state.update(commit=git_commit(), hub=a.hub, bat=a.bat, build=a.build)
+    run.state.setdefault("gpu_tag", a.gpu_tag or gpu_tag(a.dry_run))
+    if a.seed_from:
+        seed_recordings(run, a.seed_from)
     run.log(f"ktune {a.ktune}; hub {a.hub}; BAT {a.bat}; out {run.out}; deadline {a.deadline:.0f} s")
     if not os.access(a.ktune, os.X_OK):
         run.state["ktune_missing"] = f"no ktune binary at {a.ktune}"
@@ -675,6 +738,49 @@ def main(argv=None):
         argv += ["-o", a.results]
     subprocess.run(argv)
     return 0
+
+
+def gpu_tag(dry_run):
+    """The recordings' file tag: h200 or h100 from nvidia-smi's name (a
+    recording is one GPU's; tests/data keeps them apart by name), else
+    gpu; h200 in a dry run, whose files are made-up."""
+    if dry_run:
+        return "h200"
+    try:
+        name = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
+                              capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        name = ""
+    for tag in ("H200", "H100", "A100", "B200"):
+        if tag in name.upper():
+            return tag.lower()
+    return "gpu"
+
+
+def seed_recordings(run, folder):
+    """Each recording the state lacks, from FOLDER/KEY-TAG.jsonl.gz: the
+    part its sidecar calls the sample (the merged live-default records at
+    its end left out, so that the journal resumes as the same uniform
+    permutation), as rec/KEY-TAG.jsonl with its record:KEY state."""
+    tag = run.state["gpu_tag"]
+    for key in hub.ORDER:
+        name = f"record:{key}"
+        src = os.path.join(folder, f"{key}-{tag}.jsonl.gz")
+        meta = hub.load_json(os.path.join(folder, f"{key}-{tag}.meta.json")) or {}
+        if run.state["steps"].get(name) or not os.path.exists(src):
+            continue
+        jpath = os.path.join(run.out, "rec", f"{key}-{tag}.jsonl")
+        kept = hub.split_sample(src, meta, jpath)
+        _, evals, _ = hub.read_journal(jpath)
+        pts = hub.unique_points(evals)
+        best = hub.best_of(key, pts)
+        run.state["steps"][name] = {
+            "journal": run.rel(jpath), "points": len(pts), "seeded_from": src, "done": False,
+            "total_wall_s": meta.get("wall_s") or journal_elapsed(jpath), "records": kept,
+            "best": best and {"params": best["point"].get("params"),
+                              "variant": best["point"].get("variant"), "median_us": best["median_us"]}}
+        run.log(f"{name}: seeded from {src}: {len(pts)} points ({kept} records)")
+    run.save()
 
 
 def git_commit():

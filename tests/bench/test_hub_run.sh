@@ -18,7 +18,7 @@ fail() {
 
 RUN=$KT_SOURCE_DIR/bench/hub/run_h200.py
 FAKE=$KT_SOURCE_DIR/tests/bench/fake_ktune.py
-rm -rf decls o1 o2 o3 calls.log calls3.log && mkdir decls
+rm -rf decls o1 o2 o3 o4 calls.log calls3.log calls4.log && mkdir decls
 cat >decls/convolution.ini <<'INI'
 ; fake feasible = 4362
 [operator]
@@ -35,7 +35,7 @@ cat >decls/bat_nbody.ini <<'INI'
 source = ${KTUNE_BAT_DIR}/batbench/benchmarks/nbody/nbody.cu
 INI
 export FAKE_KTUNE_LOG=$PWD/calls.log
-common=(--ktune "$FAKE" --decl-dir decls --no-kt --sweep-s 2 --default-s 1 --reserve 0)
+common=(--ktune "$FAKE" --decl-dir decls --no-kt --sweep-s 2 --default-s 1 --reserve 0 --gpu-tag h200)
 expect_exit 0 env -u KTUNE_HUB_DIR python3 "$RUN" "${common[@]}" --out o1 --deadline 200
 expect_text "gemm: its declaration failed --check; its GPU steps are skipped"
 expect_text "Kernel Tuner: Kernel Tuner switched off (--no-kt)"
@@ -44,6 +44,11 @@ expect_exit 0 env -u KTUNE_HUB_DIR python3 "$RUN" "${common[@]}" --out o2 --resu
 # skipped, with the reason, and left for the next call.
 FAKE_KTUNE_LOG=$PWD/calls3.log expect_exit 0 env -u KTUNE_HUB_DIR python3 "$RUN" "${common[@]}" \
     --out o3 --deadline 10
+# A fresh folder seeded from the recordings for tests/data: the sample part
+# alone (not the live default's records merged after it) resumes.
+FAKE_KTUNE_LOG=$PWD/calls4.log expect_exit 0 env -u KTUNE_HUB_DIR python3 "$RUN" "${common[@]}" \
+    --out o4 --deadline 200 \
+    --seed-from o2/rec/tests-data --steps check,record
 python3 - <<'PY' || fail "the plan's record says something else"
 import json
 s1 = json.load(open("o1/state.json"))["steps"]
@@ -72,6 +77,13 @@ m = json.load(open("o2/rec/tests-data/convolution-h200.meta.json"))
 assert m["recording"] == "convolution-h200.jsonl.gz" and m["recorded"] == 40, m
 assert "the 12 records of the live default run" in m["order"] and m["needs"] == ["KTUNE_HUB_DIR"], m
 assert m["config"].endswith("decls/convolution.ini") and not m["synthetic"], m
+s4 = json.load(open("o4/state.json"))
+r4 = s4["steps"]["record:convolution"]
+assert r4["seeded_from"].endswith("convolution-h200.jsonl.gz") and r4["resumed"], r4
+assert r4["points"] == 60 and r4["sessions"] == 2 and "--resume" in r4["cmd"], r4
+assert s4["sessions"][0]["ran"] == ["check:convolution", "check:gemm", "check:bat_nbody", "record:convolution"]
+seeded = [json.loads(x) for x in open("o4/rec/convolution-h200.jsonl") if '"eval"' in x]
+assert len({json.dumps(e["point"], sort_keys=True) for e in seeded}) == 60, len(seeded)
 s3 = json.load(open("o3/state.json"))["steps"]
 assert "no time left" in s3["default:convolution"]["skipped"], s3["default:convolution"]
 assert not s3["default:convolution"]["done"]
