@@ -161,12 +161,15 @@ def main(argv=None):
     ap.add_argument("--run-timeout", type=float, default=120)
     ap.add_argument("--compile-only", action="store_true")
     ap.add_argument("--dry-run", action="store_true")
+    ap.add_argument("--keep", metavar="DIR",
+                    help="build into DIR and leave the executables there (ncu_winners.py profiles them)")
     a = ap.parse_args(argv)
     if not a.hub:
         ap.error("--hub or KTUNE_HUB_DIR is required")
     with open(a.inp) as f:
         entries = json.load(f)
-    work = tempfile.mkdtemp(prefix="hub-neutral-")
+    work = a.keep or tempfile.mkdtemp(prefix="hub-neutral-")
+    os.makedirs(work, exist_ok=True)
     ok = []
     for i, e in enumerate(entries):
         e["index"] = i
@@ -210,7 +213,8 @@ def main(argv=None):
            "flush_mib": a.flush_mib, "entries": entries}
     with open(a.out, "w") as f:
         json.dump(doc, f, indent=1)
-    shutil.rmtree(work, ignore_errors=True)
+    if not a.keep:
+        shutil.rmtree(work, ignore_errors=True)
     return 0
 
 

@@ -232,6 +232,9 @@ class Page:
             if name.startswith("profile:"):
                 s = self.steps[name]
                 lines.append(f"- `{name}` (exit {s.get('rc')}): {'; '.join(s.get('diagnosis') or []) or '–'}")
+        ncu = self.step("ncu")
+        for ln in ncu.get("lines") or []:
+            lines.append(f"- Nsight Compute (`--clock-control none`, SpeedOfLight) on ktune's winner: {ln}")
         return (["## ktune profile of the winners", ""] + lines + [""]) if lines else []
 
     def others(self):

@@ -25,6 +25,8 @@ recordings committed there, on the GPU they were made on):
                   finalists take the full protocol), beside kt_points:K
   neutral         every winner re-timed by the neutral harness
   profile:K       ktune profile on each tool's winner
+  ncu             Nsight Compute's speed of light on ktune's gemm and
+                  convolution winners as the neutral step built them
   default:B       the other declarations (BAT's): check, default, profile
   record:K        the samples (>= 5,000 points each) with the time left
 
@@ -488,14 +490,33 @@ def do_neutral(run):
     with open(wfile, "w") as f:
         json.dump(entries, f, indent=1)
     out = os.path.join(run.out, "neutral.json")
+    run.neutral_builds = tempfile.mkdtemp(prefix="hub-neutral-")  # this machine's, for do_ncu
     argv = [sys.executable, os.path.join(HERE, "neutral.py"), "--hub", run.a.hub,
-            "--in", wfile, "--out", out, "--samples", str(run.a.samples)]
+            "--in", wfile, "--out", out, "--samples", str(run.a.samples),
+            "--keep", run.neutral_builds]
     if run.a.dry_run:
         argv.append("--dry-run" if run.a.dry_scale < 0.05 else "--compile-only")
     rec, _ = run.cmd("neutral", argv, max(60, run.left() - 10))
     rec["json"] = run.rel(out)
     rec["entries"], rec["winners"] = len(entries), entries
     rec["summary"] = f"exit {rec['rc']}, {len(entries)} configurations"
+    return rec
+
+
+def do_ncu(run, kernels):
+    """Nsight Compute's speed of light on ktune's winners as the neutral
+    step of this call built them: the check of ktune profile's diagnosis."""
+    if not getattr(run, "neutral_builds", None):
+        return {"skipped": "the neutral step did not run in this call (its builds are this machine's)",
+                "done": False}
+    if not shutil.which("ncu") or run.a.dry_run:
+        return {"skipped": "no ncu on this machine" if not run.a.dry_run else "dry run", "done": False}
+    out = os.path.join(run.out, "ncu.json")
+    argv = [sys.executable, os.path.join(HERE, "ncu_winners.py"), os.path.join(run.out, "neutral.json"),
+            "--kernels", ",".join(kernels), "--out", out]
+    rec, text = run.cmd("ncu", argv, 240)
+    rec.update(json=run.rel(out), lines=text.strip().splitlines()[-len(kernels):])
+    rec["summary"] = f"exit {rec['rc']}: " + "; ".join(rec["lines"])
     return rec
 
 
@@ -511,7 +532,9 @@ def prepare(run, decls):
         rec = run.step(f"check:{name}", 5, lambda p=path, n=name: do_check(run, n, p))
         checks_ok[name] = bool(rec and rec.get("ok"))
     for key in hub.ORDER:
-        if key not in hubs:
+        if key in hubs:
+            run.state["steps"].pop(f"missing:{key}", None)  # an earlier call's
+        elif not run.a.kernels:  # --kernels leaves the others out on purpose
             run.state["steps"][f"missing:{key}"] = {
                 "skipped": f"no declaration of {key} under examples/hub", "done": False}
     good = {k: p for k, p in hubs.items() if checks_ok.get(k)}
@@ -583,6 +606,10 @@ class Steps:
                 old["done"] = False  # new answers since: all are re-timed together
             run.step("neutral", 30, lambda: do_neutral(run))
         profile_winners(run, self.good)
+        compute = [k for k in ("gemm", "convolution")
+                   if ((run.state["steps"].get(f"default:{k}") or {}).get("facts") or {}).get("best")]
+        if compute and self.a.hub:
+            run.step("ncu", 30, lambda: do_ncu(run, compute))
         rest = [k for k in ("dedispersion", "gemm", "hotspot") if k in self.good]
         for i, key in enumerate(rest):
             share = (run.left() - self.a.reserve) / max(1, len(rest) - i)
@@ -713,7 +740,11 @@ def main(argv=None):
     restore_recordings(a.out)
     run = Run(a)
     run.state.update(commit=git_commit(), hub=a.hub, bat=a.bat, build=a.build)
-    run.state.setdefault("gpu_tag", a.gpu_tag or gpu_tag(a.dry_run))
+    tag = a.gpu_tag or gpu_tag(a.dry_run)
+    if run.state.setdefault("gpu_tag", tag) != tag:
+        print(f"run_h200.py: {a.out} holds a run on a {run.state['gpu_tag']} GPU, this one is a {tag}: "
+              "one folder is one GPU's (start a fresh --out)", file=sys.stderr)
+        return 2
     if a.seed_from:
         seed_recordings(run, a.seed_from)
     run.log(f"ktune {a.ktune}; hub {a.hub}; BAT {a.bat}; out {run.out}; deadline {a.deadline:.0f} s")
