@@ -722,6 +722,13 @@ kt_status kt_tune_measure(kt_tune *t, const kt_point *pt, kt_tune_obs *out,
     return kt_tune_measure_batch(t, pt, 1, out, err);
 }
 
+int kt_tune_seen(const kt_tune *t, const kt_point *pt)
+{
+    uint64_t index;
+    return kt_space_index(t->cfg->space, pt, &index) &&
+           kt_tune_find_entry(t, index) != NULL;
+}
+
 int kt_tune_known(kt_tune *t, const kt_point *pt, kt_tune_obs *out)
 {
     kt_tune_entry *e;

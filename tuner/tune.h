@@ -318,6 +318,15 @@ kt_status kt_tune_measure_batch(kt_tune *t, const kt_point *pts, size_t n,
  * pt was visited or is refused on the host, else 0. */
 int kt_tune_known(kt_tune *t, const kt_point *pt, kt_tune_obs *out);
 
+/* Whether pt has an entry in this session (measured, failed, or refused
+ * when proposed), asking nothing and recording nothing: the test a
+ * strategy applies to candidates it only scores. A drawn candidate the
+ * host would refuse is then checked by kt_space_feasible alone, not made
+ * an entry: tpe draws thousands per proposal, and on a space mostly
+ * infeasible (the hub gemm's: 82%) recording each filled the journal and
+ * the summary with 220,000 points no one proposed. */
+int kt_tune_seen(const kt_tune *t, const kt_point *pt);
+
 /* The outcome of a paired comparison. */
 typedef struct kt_tune_cmp {
     int known;             /* 0: not measured (the budget stopped it) */

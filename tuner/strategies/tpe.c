@@ -266,13 +266,12 @@ static double score(const kt_tpe *m, uint64_t index)
 }
 
 /* Whether the drawn candidate i is open: not visited (nor, while
- * looking ahead, taken by an earlier look-ahead pick) and feasible. The
- * look-ahead asks without recording: kt_tune_known records a point the
- * host refuses, and a hint must record nothing. */
+ * looking ahead, taken by an earlier look-ahead pick) and feasible. A
+ * candidate is only scored, so nothing is recorded for it (kt_tune_seen,
+ * not kt_tune_known): a proposal draws KT_TPE_DRAWS of them. */
 static int drawn_open(kt_tpe *m, uint64_t i)
 {
     kt_point pt;
-    kt_tune_obs obs;
 
     kt_space_point(m->space, i, &pt);
     if (m->ahead) {
@@ -281,7 +280,7 @@ static int drawn_open(kt_tpe *m, uint64_t i)
                 return 0;
         if (kt_tune_visited(m->t, &pt))
             return 0;
-    } else if (kt_tune_known(m->t, &pt, &obs)) {
+    } else if (kt_tune_seen(m->t, &pt)) {
         return 0;
     }
     return kt_space_feasible(m->space, &pt, NULL) == KT_S_OK;
@@ -546,8 +545,8 @@ static size_t coming_random(kt_tpe *m, kt_point *out, size_t max)
     size_t n = 0, left = m->init > m->valid ? m->init - m->valid : 0;
     uint64_t index;
 
-    /* A drawn range asks the session (kt_tune_known records a point the
-     * host refuses): a hint must record nothing, so none there. */
+    /* A drawn range has no state to copy: coming_drawn looks ahead
+     * there. */
     if (!real || !(copy = malloc((size_t)(m->hi - m->lo))))
         return 0;
     memcpy(copy, real, (size_t)(m->hi - m->lo));
