@@ -25,8 +25,8 @@ recordings committed there, on the GPU they were made on):
                   finalists take the full protocol), beside kt_points:K
   neutral         every winner re-timed by the neutral harness
   profile:K       ktune profile on each tool's winner
-  ncu             Nsight Compute's speed of light on ktune's gemm and
-                  convolution winners as the neutral step built them
+  ncu             Nsight Compute's speed of light on ktune's winners as
+                  the neutral step of the same call built them
   default:B       the other declarations (BAT's): check, default, profile
   record:K        the samples (>= 5,000 points each) with the time left
 
@@ -505,7 +505,8 @@ def do_neutral(run):
 
 def do_ncu(run, kernels):
     """Nsight Compute's speed of light on ktune's winners as the neutral
-    step of this call built them: the check of ktune profile's diagnosis."""
+    step of this call built them: the check of ktune profile's diagnosis
+    (compute- or memory-bound) on each."""
     if not getattr(run, "neutral_builds", None):
         return {"skipped": "the neutral step did not run in this call (its builds are this machine's)",
                 "done": False}
@@ -606,7 +607,7 @@ class Steps:
                 old["done"] = False  # new answers since: all are re-timed together
             run.step("neutral", 30, lambda: do_neutral(run))
         profile_winners(run, self.good)
-        compute = [k for k in ("gemm", "convolution")
+        compute = [k for k in hub.ORDER
                    if ((run.state["steps"].get(f"default:{k}") or {}).get("facts") or {}).get("best")]
         if compute and self.a.hub:
             run.step("ncu", 30, lambda: do_ncu(run, compute))
