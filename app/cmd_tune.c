@@ -349,8 +349,9 @@ static int report_run(const tune_args *a, tune_run *t, kt_sweep_row *row)
         facts.has_optimum =
             a->ext ? kt_replay_ext_optimum(t->ev, &facts.optimum,
                                            &facts.optimum_stats)
-                   : kt_replay_optimum(t->ev, &job->space, &facts.optimum,
-                                       &facts.optimum_stats, NULL) == KT_S_OK;
+                   : kt_replay_optimum_by(t->ev, &job->space, job->objective,
+                                          &facts.optimum, &facts.optimum_stats,
+                                          &facts.optimum_cost, NULL) == KT_S_OK;
     }
     facts.width = kt_term_width(stdout);
     if (!a->quiet)

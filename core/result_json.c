@@ -336,6 +336,18 @@ static void compilation_from_json(const json_t *c, kt_eval_result *r)
     r->compile_peak = count_of(peak);
 }
 
+void kt_eval_work_from_json(const json_t *rec, kt_eval_result *r)
+{
+    const json_t *w = json_object_get(rec, "work");
+    if (!w)
+        return;
+    r->work.struct_size = sizeof r->work;
+    r->has_work =
+        json_unpack((json_t *)w, "{s:F,s:F,s:F}", "bytes_read",
+                    &r->work.bytes_read, "bytes_written",
+                    &r->work.bytes_written, "flops", &r->work.flops) == 0;
+}
+
 kt_status kt_eval_result_from_json(const kt_operator *op, const json_t *j,
                                    kt_point *pt, kt_eval_result *r, kt_err *err)
 {
@@ -370,13 +382,7 @@ kt_status kt_eval_result_from_json(const kt_operator *op, const json_t *j,
         return rc;
     if ((timing = json_object_get(j, "compilation")))
         compilation_from_json(timing, r);
-    if ((timing = json_object_get(j, "work"))) {
-        r->work.struct_size = sizeof r->work;
-        r->has_work =
-            json_unpack(timing, "{s:F,s:F,s:F}", "bytes_read",
-                        &r->work.bytes_read, "bytes_written",
-                        &r->work.bytes_written, "flops", &r->work.flops) == 0;
-    }
+    kt_eval_work_from_json(j, r);
     timing = json_object_get(j, "timing");
     if (r->status == KT_EVAL_OK) {
         if (!timing)

@@ -36,6 +36,11 @@ kt_status kt_eval_result_from_json(const kt_operator *op, const json_t *j,
                                    kt_point *pt, kt_eval_result *r,
                                    kt_err *err);
 
+/* A result's own work ("work": {bytes_read, bytes_written, flops}, written
+ * when has_work): sets r->work and has_work from rec's "work" when it has
+ * one, leaves them as they are otherwise (results of a problem's work). */
+void kt_eval_work_from_json(const json_t *rec, kt_eval_result *r);
+
 /* The phases object of a result ({setup_s, verify_s, warmup_s, sampling_s,
  * flush_s, probe_s}); written only when one is non-zero, and read as all
  * zero when absent (results recorded before phases were). */

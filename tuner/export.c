@@ -379,8 +379,7 @@ json_t *kt_export_summary(const kt_tune_facts *f, const kt_tune_result *r,
                                 stats_point(f, &f->optimum, &f->optimum_stats));
             if (r->has_best)
                 json_object_set_new(rep, "best_vs_optimum",
-                                    json_real(r->finals[0].stats.median /
-                                              f->optimum_stats.median));
+                                    json_real(kt_summary_vs_optimum(f, r)));
         }
         json_object_set_new(
             rep, "fraction_evaluated",

@@ -149,6 +149,7 @@ static kt_status parse_eval(const json_t *rec, const kt_operator *op,
         (rc = kt_energy_from_json(json_object_get(rec, "energy"),
                                   &e->result.energy, err)))
         return rc;
+    kt_eval_work_from_json(rec, &e->result); /* a point's own, if it had one */
     if (shape_from_json(json_object_get(rec, "shape"), &e->result.shape))
         return kt_err_set(err, KT_S_INPUT,
                           "evaluation record: 'shape' needs grid, block "

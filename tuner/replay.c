@@ -2,6 +2,7 @@
 #include "tuner/replay.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,6 +127,8 @@ static kt_status replay_evaluate(kt_evaluator *ev, const kt_point *pts,
         if (r->status == KT_EVAL_OK)
             rc = kt_timing_copy(&r->timing, &out[i].timing, err);
         out[i].energy = r->energy; /* as recorded; none before energy was */
+        out[i].work = r->work;     /* a point's own, where it had one */
+        out[i].has_work = r->has_work;
     }
     if (rc)
         for (size_t i = 0; i < n; ++i)
@@ -427,6 +430,25 @@ const kt_eval_result *kt_replay_lookup(const kt_evaluator *ev,
 kt_status kt_replay_optimum(const kt_evaluator *ev, const kt_space *space,
                             kt_point *pt, kt_stats *stats, kt_err *err)
 {
+    double cost;
+    return kt_replay_optimum_by(ev, space, KT_OBJ_TIME, pt, stats, &cost, err);
+}
+
+/* r's cost under o, with its own work where it has one; +inf when o lacks
+ * a figure. */
+static double recorded_cost(const replay_eval *re, kt_objective o,
+                            const kt_eval_result *r)
+{
+    kt_objective_side s = {&r->timing, &r->energy,
+                           r->has_work ? &r->work : &re->work};
+    double c = kt_objective_cost(o, &s);
+    return isnan(c) ? INFINITY : c;
+}
+
+kt_status kt_replay_optimum_by(const kt_evaluator *ev, const kt_space *space,
+                               kt_objective o, kt_point *pt, kt_stats *stats,
+                               double *cost, kt_err *err)
+{
     const replay_eval *re = self(ev);
     int found = 0;
 
@@ -437,14 +459,17 @@ kt_status kt_replay_optimum(const kt_evaluator *ev, const kt_space *space,
     for (uint64_t i = 0; i < space->size; ++i) {
         kt_point p;
         const kt_eval_result *r;
+        double c;
         kt_space_point(space, i, &p);
         r = lookup(re, &p);
         if (!r || r->status != KT_EVAL_OK ||
             kt_space_feasible(space, &p, NULL) != KT_S_OK)
             continue;
-        if (!found || r->timing.kernel.median < stats->median) {
+        c = recorded_cost(re, o, r);
+        if (!found || c < *cost) {
             *pt = p;
             *stats = r->timing.kernel;
+            *cost = c;
             found = 1;
         }
     }

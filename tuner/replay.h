@@ -19,6 +19,7 @@
 
 #include "core/evaluator.h"
 #include "core/loader.h"
+#include "tuner/objective.h"
 #include "tuner/space.h"
 
 typedef struct kt_replay_options {
@@ -59,5 +60,11 @@ double kt_replay_duration(const kt_evaluator *ev, const kt_point *pt);
  * is too large to walk, KT_S_INPUT when no point of it is recorded valid. */
 kt_status kt_replay_optimum(const kt_evaluator *ev, const kt_space *space,
                             kt_point *pt, kt_stats *stats, kt_err *err);
+/* The same under objective o (tuner/objective.h): the recorded point of the
+ * lowest cost, each with its own work where it recorded one; *cost
+ * receives that cost. */
+kt_status kt_replay_optimum_by(const kt_evaluator *ev, const kt_space *space,
+                               kt_objective o, kt_point *pt, kt_stats *stats,
+                               double *cost, kt_err *err);
 
 #endif

@@ -511,10 +511,9 @@ static void print_summary(FILE *out, const kt_tune_facts *f,
         fprintf(out, "  recorded optimum %s, %.3f us", cfg,
                 f->optimum_stats.median);
         if (r->has_best)
-            fprintf(
-                out, " (the answer's recorded time is %+.1f%% off it)",
-                100.0 *
-                    (r->finals[0].stats.median / f->optimum_stats.median - 1));
+            fprintf(out, " (the answer's recorded %s is %+.1f%% off it)",
+                    f->optimum_cost > 0 ? "cost" : "time",
+                    100.0 * (kt_summary_vs_optimum(f, r) - 1));
         fprintf(out, "\n");
     }
     print_path(out, f, r);
@@ -542,4 +541,13 @@ void kt_summary_print(FILE *out, const kt_tune_facts *f,
     else
         print_summary(out, f, r, top);
     free(text);
+}
+
+double kt_summary_vs_optimum(const kt_tune_facts *f, const kt_tune_result *r)
+{
+    double c = r->finals[0].cost;
+    if (f->optimum_cost > 0 && isfinite(f->optimum_cost) && c > 0 &&
+        isfinite(c))
+        return c / f->optimum_cost;
+    return r->finals[0].stats.median / f->optimum_stats.median;
 }

@@ -32,6 +32,7 @@ typedef struct kt_tune_facts {
     int has_optimum;    /* the recording's fastest valid point of the space */
     kt_point optimum;
     kt_stats optimum_stats;
+    double optimum_cost; /* under the run's objective; 0: not known */
     /* A replay of another tool's recording: what that means, one
      * paragraph (tuner/replay_ext.h); NULL otherwise. */
     const char *replay_note;
@@ -79,5 +80,10 @@ const kt_tune_entry *kt_summary_entry(const kt_tune_result *r,
  * and the return says whether the kernel facts gave it. */
 int kt_summary_diagnose(const kt_tune_facts *f, const kt_tune_entry *e,
                         kt_diagnosis *out, kt_occupancy *occ);
+
+/* The answer's closing cost over the recorded optimum's (f->has_optimum,
+ * r->has_best): under the run's objective where both costs are known, else
+ * the ratio of their medians. */
+double kt_summary_vs_optimum(const kt_tune_facts *f, const kt_tune_result *r);
 
 #endif

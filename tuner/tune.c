@@ -244,6 +244,7 @@ static kt_status add_entry(kt_tune *t, const kt_point *pt, uint64_t index,
         (rc = kt_timing_copy(&r->timing, &e->timing, err)))
         return rc;
     e->energy = r->energy;
+    e->cost = r->status == KT_EVAL_OK ? kt_tune_entry_cost(t, e) : INFINITY;
     ++res->num_entries;
     if (host) {
         ++res->host_invalid;
@@ -253,7 +254,8 @@ static kt_status add_entry(kt_tune *t, const kt_point *pt, uint64_t index,
     res->from_journal += from_journal != 0;
     if (r->status == KT_EVAL_OK) {
         ++res->measured;
-        if (t->best_us <= 0 || e->timing.kernel.median < t->best_us) {
+        /* The best by the objective; its time is what progress shows. */
+        if (t->best_us <= 0 || e->cost < res->entries[t->best_entry].cost) {
             t->best_us = e->timing.kernel.median;
             t->best_entry = res->num_entries - 1;
         }
@@ -274,32 +276,47 @@ kt_tune_entry *kt_tune_find_entry(const kt_tune *t, uint64_t index)
                                                     : NULL;
 }
 
-/* A point's cost under the run's objective (tuner/objective.h): the
- * median in us for time; +inf where the objective lacks a figure. */
-double kt_tune_cost_of(const kt_tune *t, const kt_timing *timing,
-                       const kt_energy *energy)
+/* The work a point's cost divides by: its own where a parameter changes
+ * it (hotspot's temporal tiling factor), else the problem's. */
+static const kt_work *work_of(const kt_tune *t, const kt_work *own, int has)
 {
-    const kt_evaluator *ev = t->cfg->ev;
-    kt_objective_side s = {
-        timing, energy,
-        ev && ev->ops->work ? ev->ops->work((kt_evaluator *)ev) : NULL};
+    kt_evaluator *ev = t->cfg->ev;
+    if (has)
+        return own;
+    return ev && ev->ops->work ? ev->ops->work(ev) : NULL;
+}
+
+/* A cost under the run's objective (tuner/objective.h): the median in us
+ * for time; +inf where the objective lacks a figure. */
+static double cost_of(const kt_tune *t, const kt_timing *timing,
+                      const kt_energy *energy, const kt_work *work)
+{
+    kt_objective_side s = {timing, energy, work};
     double c = kt_objective_cost(t->cfg->objective, &s);
     return isnan(c) ? INFINITY : c;
 }
 
-double kt_tune_entry_cost(const kt_tune *t, const kt_tune_entry *e)
+double kt_tune_result_cost(const kt_tune *t, const kt_eval_result *r)
 {
-    return kt_tune_cost_of(t, &e->timing, &e->energy);
+    return cost_of(t, &r->timing, &r->energy,
+                   work_of(t, &r->work, r->has_work));
 }
 
-/* cost(b) / cost(a), paired, under the run's objective. */
+double kt_tune_entry_cost(const kt_tune *t, const kt_tune_entry *e)
+{
+    return cost_of(t, &e->timing, &e->energy,
+                   work_of(t, &e->work, e->has_work));
+}
+
+/* cost(b) / cost(a), paired, under the run's objective; each side with
+ * its own work, so a point that computes more per launch is credited. */
 void kt_tune_paired(const kt_tune *t, const kt_eval_result *a,
                     const kt_eval_result *b, kt_ratio *out)
 {
-    kt_evaluator *ev = t->cfg->ev;
-    const kt_work *w = ev && ev->ops->work ? ev->ops->work(ev) : NULL;
-    kt_objective_side sa = {&a->timing, &a->energy, w},
-                      sb = {&b->timing, &b->energy, w};
+    kt_objective_side sa = {&a->timing, &a->energy,
+                            work_of(t, &a->work, a->has_work)},
+                      sb = {&b->timing, &b->energy,
+                            work_of(t, &b->work, b->has_work)};
     kt_objective_ratio(t->cfg->objective, &sa, &sb, out);
 }
 
@@ -444,6 +461,8 @@ static kt_status answer_from_log(kt_tune *t, resume_call *c, size_t n,
         out[i].compiled = e[i].result.compiled;
         out[i].compile_cache_hits = e[i].result.compile_cache_hits;
         out[i].energy = e[i].result.energy;
+        out[i].work = e[i].result.work; /* a point's own, where it had one */
+        out[i].has_work = e[i].result.has_work;
         if (e[i].result.status == KT_EVAL_OK &&
             (rc = kt_timing_copy(&e[i].result.timing, &out[i].timing, err)))
             return rc;
@@ -1133,11 +1152,11 @@ void kt_tune_result_free(kt_tune_result *r)
     memset(r, 0, sizeof *r);
 }
 
-static int by_median(const void *a, const void *b)
+static int by_cost(const void *a, const void *b)
 {
     const kt_tune_entry *x = *(const kt_tune_entry *const *)a;
     const kt_tune_entry *y = *(const kt_tune_entry *const *)b;
-    double mx = x->timing.kernel.median, my = y->timing.kernel.median;
+    double mx = x->cost, my = y->cost;
     if (mx != my)
         return (mx > my) - (mx < my);
     return (x->order > y->order) - (x->order < y->order);
@@ -1155,7 +1174,7 @@ const kt_tune_entry **kt_tune_ranked(const kt_tune_result *r, size_t *count)
     for (size_t i = 0; i < r->num_entries; ++i)
         if (r->entries[i].status == KT_EVAL_OK && !r->entries[i].host_checked)
             list[n++] = &r->entries[i];
-    qsort(list, n, sizeof *list, by_median);
+    qsort(list, n, sizeof *list, by_cost);
     *count = n;
     return list;
 }

@@ -120,6 +120,10 @@ typedef struct kt_tune_entry {
      * changes it); has_work 0: the operator's. */
     kt_work work;
     int has_work;
+    /* Status OK: its cost under the run's objective (kt_objective_cost
+     * with its own work; the median in us for time), what the best and
+     * the ranking go by; +inf otherwise. */
+    double cost;
 } kt_tune_entry;
 
 /* One adopted change of the one-at-a-time path. */
@@ -390,8 +394,9 @@ size_t kt_tune_evaluations(const kt_tune *t);
 /* 1 when slot's variant is a reference (KT_VARIANT_REFERENCE). */
 int kt_tune_slot_is_reference(const kt_tune *t, size_t slot);
 
-/* Entries with a valid timing, fastest first (by their own measurement);
- * *count receives how many. Caller frees the array (not the entries). */
+/* Entries with a valid timing, best first (by their cost under the run's
+ * objective: the fastest for time); *count receives how many. Caller frees the
+ * array (not the entries). */
 const kt_tune_entry **kt_tune_ranked(const kt_tune_result *r, size_t *count);
 
 #endif

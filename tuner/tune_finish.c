@@ -195,9 +195,8 @@ kt_status kt_tune_finish(kt_tune *t, kt_err *err)
             }
             if (beaten < fewest ||
                 (beaten == fewest &&
-                 kt_tune_cost_of(t, &r[idx[a]].timing, &r[idx[a]].energy) <
-                     kt_tune_cost_of(t, &r[idx[winner]].timing,
-                                     &r[idx[winner]].energy))) {
+                 kt_tune_result_cost(t, &r[idx[a]]) <
+                     kt_tune_result_cost(t, &r[idx[winner]]))) {
                 fewest = beaten;
                 winner = a;
             }
@@ -207,7 +206,7 @@ kt_status kt_tune_finish(kt_tune *t, kt_err *err)
             f->point = pts[idx[a]];
             f->stats = r[idx[a]].timing.kernel;
             f->energy = r[idx[a]].energy;
-            f->cost = kt_tune_cost_of(t, &r[idx[a]].timing, &r[idx[a]].energy);
+            f->cost = kt_tune_result_cost(t, &r[idx[a]]);
             if (a == winner) {
                 f->vs_winner.ratio = f->vs_winner.lo = f->vs_winner.hi = 1;
                 f->vs_winner.n = r[idx[a]].timing.num_rounds;
