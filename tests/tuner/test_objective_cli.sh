@@ -70,6 +70,7 @@ python3 -c 'import json; r=json.load(open("own.json"))["replay"]; assert abs(r["
 
 # A run stopped after 20 points and resumed keeps each point's own work:
 # the answers read back from its journal are costed as they were measured.
+rm -f own.jsonl
 expect_exit 0 "$KTUNE" tune "$job" --replay own_work.jsonl --quiet --journal own.jsonl \
     --set strategy.name=exhaustive --set strategy.objective=gflops --set strategy.max_evals=20
 expect_exit 0 "$KTUNE" tune "$job" --replay own_work.jsonl --quiet --journal own.jsonl \
