@@ -15,7 +15,9 @@
  * compile of the same code, engine/nvrtc_code.c; KTUNE_NVRTC_SHARE=off
  * compiles each.) --procs 1,2,...: the same kernels in that many child
  * processes, one compile at a time each (no pool), to compare threads in
- * one process with processes; CPU from the children's rusage. --option
+ * one process with processes; CPU from the children's rusage. --helpers
+ * 1,2,...: the pool with its NVRTC in that many helper processes
+ * (engine/nvrtc_procs.h; ktune-nvrtc beside the build's ktune). --option
  * OPT (repeated): an NVRTC option added to every kernel. --dump DIR:
  * compiles each kernel alone (run it with KTUNE_NVRTC_CACHE=off),
  * writes DIR/N.cubin (PTX for compute_) and DIR/index.txt:
@@ -24,7 +26,8 @@
  * checks), then exits.
  *
  *   bench_compile_pool DECLARATION [--kernels K] [--from I] [--sample]
- *       [--seed S] [--threads 1,2,4,...] [--procs 1,2,...] [--arch sm_90]
+ *       [--seed S] [--threads 1,2,4,...] [--procs 1,2,...]
+ *       [--helpers 1,2,...] [--arch sm_90]
  *       [--option OPT]... [--dump DIR]
  *
  * Run it with KTUNE_NVRTC_CACHE=off (bench/compile_pool.sh does), or every
@@ -64,7 +67,7 @@ typedef struct kernels {
 
 typedef struct bench_args {
     const char *arch, *dump;
-    char *threads, *procs;
+    char *threads, *procs, *helpers;
     int64_t want, seed, from;
     int sample;
     const char *extra[MAX_EXTRA];
@@ -133,17 +136,47 @@ static void collect(const kt_job *job, const bench_args *a, kernels *k)
 
 /* One thread count: wall seconds, CPU seconds, failures, compiles run,
  * kernels shared. */
-static int run(const kernels *k, int threads, double *wall, double *cpu,
-               size_t *failed, size_t *compiled, size_t *shared)
+/* The helper for --helpers rows: where the pool looks, else beside the
+ * bench's folder (the build's root). */
+static int helper_path(char *out, size_t size)
 {
-    kt_cpool_options opt = {threads, "", NULL, NULL, NULL};
+    char self[4096];
+    ssize_t n;
+    if (kt_nvrtc_procs_helper(out, size))
+        return 0;
+    n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0)
+        return -1;
+    self[n] = '\0';
+    if (strrchr(self, '/'))
+        *strrchr(self, '/') = '\0';
+    return snprintf(out, size, "%s/../ktune-nvrtc", self) < (int)size &&
+                   access(out, X_OK) == 0
+               ? 0
+               : -1;
+}
+
+/* One thread count: wall seconds, CPU seconds, failures, compiles run,
+ * kernels shared; helpers: the pool's NVRTC in that many helper
+ * processes. */
+static int run(const kernels *k, int threads, int helpers, double *wall,
+               double *cpu, size_t *failed, size_t *compiled, size_t *shared)
+{
+    kt_cpool_options opt = {threads, "", NULL, NULL, NULL, NULL};
     kt_cpool_stats st;
     kt_cpool *pool;
     kt_err err;
+    char path[4096];
     double t0;
 
     *failed = 0;
+    if (helpers && (helper_path(path, sizeof path) ||
+                    kt_nvrtc_procs_open(threads, path, &opt.procs, &err))) {
+        fprintf(stderr, "bench_compile_pool: no NVRTC helper (ktune-nvrtc)\n");
+        return -1;
+    }
     if (kt_cpool_open(&opt, &pool, &err)) {
+        kt_nvrtc_procs_close(opt.procs);
         fprintf(stderr, "bench_compile_pool: %s\n", err.msg);
         return -1;
     }
@@ -229,8 +262,11 @@ static int count_of(const char *tok, const char *what, int *out)
 }
 
 /* One line per count of list: threads of a pool, or (procs) processes. */
+/* procs: 0 threads, 1 child processes, 2 threads on helper processes. */
 static int run_all(const kernels *k, char *list, int procs)
 {
+    static const char *const label[] = {"", "procs=", "helpers="};
+    static const char *const option[] = {"--threads", "--procs", "--helpers"};
     double base = 0;
     char *save = NULL;
     for (char *tok = strtok_r(list, ",", &save); tok;
@@ -238,16 +274,16 @@ static int run_all(const kernels *k, char *list, int procs)
         double wall, cpu;
         size_t failed, compiled = k->n, shared = 0;
         int t;
-        if (count_of(tok, procs ? "--procs" : "--threads", &t))
+        if (count_of(tok, option[procs], &t))
             return 2;
-        if (procs ? run_procs(k, t, &wall, &cpu, &failed)
-                  : run(k, t, &wall, &cpu, &failed, &compiled, &shared))
+        if (procs == 1 ? run_procs(k, t, &wall, &cpu, &failed)
+                       : run(k, t, procs == 2, &wall, &cpu, &failed, &compiled,
+                             &shared))
             return 1;
         base = base > 0 ? base : wall;
-        printf("%s%d %zu %.3f %.2f %.3f %zu %.2f %zu %zu %.3f\n",
-               procs ? "procs=" : "", t, k->n, wall, (double)k->n / wall, cpu,
-               failed, base / wall, compiled, shared,
-               compiled ? cpu / (double)compiled : 0.0);
+        printf("%s%d %zu %.3f %.2f %.3f %zu %.2f %zu %zu %.3f\n", label[procs],
+               t, k->n, wall, (double)k->n / wall, cpu, failed, base / wall,
+               compiled, shared, compiled ? cpu / (double)compiled : 0.0);
         fflush(stdout);
     }
     return 0;
@@ -309,6 +345,8 @@ static int measure(const kernels *k, const bench_args *a)
         rc = run_all(k, a->threads, 0);
     if (!rc && a->procs)
         rc = run_all(k, a->procs, 1);
+    if (!rc && a->helpers)
+        rc = run_all(k, a->helpers, 2);
     return rc;
 }
 
@@ -318,6 +356,7 @@ static int parse_args(int argc, char **argv, bench_args *a)
         {"kernels", required_argument, NULL, 'k'},
         {"threads", required_argument, NULL, 't'},
         {"procs", required_argument, NULL, 'p'},
+        {"helpers", required_argument, NULL, 'H'},
         {"arch", required_argument, NULL, 'a'},
         {"sample", no_argument, NULL, 's'},
         {"seed", required_argument, NULL, 'S'},
@@ -345,6 +384,7 @@ static int parse_args(int argc, char **argv, bench_args *a)
             break;
         case 't': a->threads = optarg; break;
         case 'p': a->procs = optarg; break;
+        case 'H': a->helpers = optarg; break;
         case 'a': a->arch = optarg; break;
         case 'd': a->dump = optarg; break;
         case 's': a->sample = 1; break;
@@ -371,14 +411,13 @@ int main(int argc, char **argv)
     int rc = 1;
 
     if (parse_args(argc, argv, &a)) {
-        fprintf(
-            stderr,
-            "usage: bench_compile_pool DECLARATION [--kernels K] "
-            "[--from I] [--sample] [--seed S] [--threads 1,2,...] "
-            "[--procs 1,2,...] [--arch A] [--option OPT]... [--dump DIR]\n");
+        fprintf(stderr, "usage: bench_compile_pool DECLARATION [--kernels K] "
+                        "[--from I] [--sample] [--seed S] [--threads 1,2,...] "
+                        "[--procs 1,2,...] [--helpers 1,2,...] [--arch A] "
+                        "[--option OPT]... [--dump DIR]\n");
         return 2;
     }
-    if (!a.threads && !a.procs)
+    if (!a.threads && !a.procs && !a.helpers)
         a.threads = default_threads;
     kt_registry_init(&reg);
     memset(&job, 0, sizeof job);

@@ -46,6 +46,8 @@ typedef struct job {
 struct kt_cpool {
     kt_cpool_compile_fn compile, prepare;
     void *ctx;
+    kt_nvrtc_procs *procs;  /* owned; NULL: NVRTC in the pool's threads */
+    kt_nvrtc_runner runner; /* procs' */
     char marker_dir[4096];
     pthread_mutex_t lock;
     pthread_cond_t work, done;
@@ -65,18 +67,17 @@ struct kt_cpool {
     kt_cpool_stats stats;
 };
 
+/* ctx: the runner NVRTC runs through, NULL: this thread. */
 static kt_status default_prepare(void *ctx, const kt_nvrtc_request *req,
                                  kt_nvrtc_output *out, kt_err *err)
 {
-    (void)ctx;
-    return kt_nvrtc_prepare(req, out, err);
+    return kt_nvrtc_prepare_via(req, ctx, out, err);
 }
 
 static kt_status default_compile(void *ctx, const kt_nvrtc_request *req,
                                  kt_nvrtc_output *out, kt_err *err)
 {
-    (void)ctx;
-    return kt_nvrtc_finish(req, out, err);
+    return kt_nvrtc_finish_via(req, ctx, out, err);
 }
 
 int kt_cpool_threads_for(int threads)
@@ -287,6 +288,8 @@ static kt_status run_compile(kt_cpool *p, const kt_nvrtc_request *req,
     memcpy(out->key, key, 33); /* before a leader may copy into out */
     rc = compile_halves(p, req, j, out, followed, err);
     cpu0 = kt_clock_thread_cpu_seconds() - cpu0;
+    if (p->procs) /* the helpers' CPU, not this thread's */
+        cpu0 = out->cpu_seconds;
     t0 = kt_clock_seconds() - t0;
     if (marker[0])
         unlink(marker);
@@ -402,6 +405,11 @@ kt_status kt_cpool_open(const kt_cpool_options *opt, kt_cpool **out,
         return kt_err_set(err, KT_S_NOMEM, "out of memory");
     }
     scan_markers(p);
+    if (opt && opt->procs && !opt->compile) {
+        p->procs = opt->procs;
+        p->runner = kt_nvrtc_procs_runner(p->procs);
+        p->ctx = &p->runner;
+    }
     *out = p;
     return KT_S_OK;
 }
@@ -616,6 +624,7 @@ static void free_pool(kt_cpool *p)
     free(p->jobs);
     free(p->threads);
     free(p->died);
+    kt_nvrtc_procs_close(p->procs);
     kt_u64map_free(&p->by_key);
     pthread_cond_destroy(&p->work);
     pthread_cond_destroy(&p->done);
@@ -650,6 +659,7 @@ void kt_cpool_close(kt_cpool *p)
      * them, maybe): closing does not wait for it; the last thread out
      * frees the pool, or the process's exit ends it. */
     p->orphaned = 1;
+    kt_nvrtc_procs_cancel(p->procs); /* a helper's compile ends at once */
     /* Their markers go now: a compile stopped by the exit is no crash. */
     for (size_t i = 0; i < p->num_jobs && p->marker_dir[0]; ++i)
         if (p->jobs[i]->state == JOB_RUNNING) {

@@ -17,6 +17,11 @@
  * are dropped at close: queued ones never compile, running ones are not
  * waited for.
  *
+ * Processes: with kt_cpool_options.procs the threads only schedule and
+ * wait; NVRTC runs in helper processes (engine/nvrtc_procs.h), since its
+ * compiles in threads of one process do not scale, and a compiler that
+ * crashes there costs its kernel alone (KT_S_CRASHED naming the signal).
+ *
  * Isolation: the pool lives in the process that owns the GPU (a worker
  * process under `ktune tune`, isolation/worker.h), next to NVRTC's status quo.
  * A compiler that crashes or hangs takes that process down (the worker is
@@ -40,6 +45,7 @@
 
 #include "core/error.h"
 #include "engine/nvrtc.h"
+#include "engine/nvrtc_procs.h"
 
 typedef struct kt_cpool kt_cpool;
 
@@ -65,6 +71,10 @@ typedef struct kt_cpool_options {
      * has, the job follows it: its thread moves on, and the job gets a
      * copy of that compile's answer. */
     kt_cpool_compile_fn prepare;
+    /* With compile NULL: NVRTC runs in these helper processes
+     * (engine/nvrtc_procs.h), the pool's threads only waiting on them;
+     * NULL: in the threads. The pool owns it from a successful open. */
+    kt_nvrtc_procs *procs;
 } kt_cpool_options;
 
 /* What the pool did since it opened. */

@@ -784,8 +784,18 @@ static const kt_evaluator_ops local_ops = {
  * every instance's services find it through the device (kt_gpu). */
 static kt_status open_pool(local_eval *le, kt_err *err)
 {
-    kt_cpool_options opt = {le->spec.compile_threads, NULL, NULL, NULL};
-    kt_status rc = kt_cpool_open(&opt, &le->pool, err);
+    kt_cpool_options opt = {
+        le->spec.compile_threads, NULL, NULL, NULL, NULL, NULL};
+    char helper[4096];
+    kt_status rc = KT_S_OK;
+
+    /* NVRTC in helper processes where the helper is installed: in threads
+     * of this one it does not scale (engine/nvrtc_procs.h). */
+    if (kt_nvrtc_procs_helper(helper, sizeof helper))
+        rc = kt_nvrtc_procs_open(kt_cpool_threads_for(opt.threads), helper,
+                                 &opt.procs, err);
+    if (!rc && (rc = kt_cpool_open(&opt, &le->pool, err)))
+        kt_nvrtc_procs_close(opt.procs);
     le->gpu.compile_pool = le->pool;
     return rc;
 }

@@ -257,14 +257,14 @@ static kt_status fetch_image(nvrtcProgram prog, const kt_nvrtc_request *req,
                : nvrtc_check(nvrtcGetPTX(prog, out->image), "nvrtcGetPTX", err);
 }
 
-static kt_status run_nvrtc(const kt_nvrtc_request *req, kt_nvrtc_output *out,
-                           kt_err *err)
+kt_status kt_nvrtc_run_here(const kt_nvrtc_request *req, kt_nvrtc_output *out,
+                            kt_err *err)
 {
     nvrtcProgram prog = NULL;
     char arch[64];
     int n;
     const char **opts = kt_nvrtc_options(req, 0, arch, &n);
-    double t0 = kt_clock_seconds();
+    double t0 = kt_clock_seconds(), cpu0 = kt_clock_thread_cpu_seconds();
     nvrtcResult r;
     kt_status rc;
 
@@ -285,6 +285,7 @@ static kt_status run_nvrtc(const kt_nvrtc_request *req, kt_nvrtc_output *out,
              !(rc = fetch_image(prog, req, out, err)))
         out->compiled = 1;
     out->seconds = kt_clock_seconds() - t0;
+    out->cpu_seconds = kt_clock_thread_cpu_seconds() - cpu0;
 done:
     if (prog)
         nvrtcDestroyProgram(&prog);
@@ -363,7 +364,8 @@ static kt_status entry_of(const kt_nvrtc_request *req, const char *ir,
 
 /* req's code key and the IR hash behind it into out (none when sharing is
  * off or the front end gave no IR). */
-static kt_status code_key(const kt_nvrtc_request *req, kt_nvrtc_output *out,
+static kt_status code_key(const kt_nvrtc_request *req,
+                          const kt_nvrtc_runner *run, kt_nvrtc_output *out,
                           kt_err *err)
 {
     identity id = {0};
@@ -372,7 +374,10 @@ static kt_status code_key(const kt_nvrtc_request *req, kt_nvrtc_output *out,
     out->code[0] = out->ir[0] = '\0';
     if (!kt_nvrtc_share_on())
         return KT_S_OK;
-    if ((rc = kt_nvrtc_front_end(req, out->ir, err)) || !out->ir[0])
+    if ((rc = run ? run->front_end(run->ctx, req, out->ir, &out->cpu_seconds,
+                                   err)
+                  : kt_nvrtc_front_end(req, out->ir, err)) ||
+        !out->ir[0])
         return rc;
     if (!(rc = make_identity(req, out->ir, &id, err)))
         hash_identity(&id, out->code);
@@ -385,6 +390,13 @@ static kt_status code_key(const kt_nvrtc_request *req, kt_nvrtc_output *out,
 kt_status kt_nvrtc_prepare(const kt_nvrtc_request *req, kt_nvrtc_output *out,
                            kt_err *err)
 {
+    return kt_nvrtc_prepare_via(req, NULL, out, err);
+}
+
+kt_status kt_nvrtc_prepare_via(const kt_nvrtc_request *req,
+                               const kt_nvrtc_runner *run, kt_nvrtc_output *out,
+                               kt_err *err)
+{
     identity id = {0};
     char key[33] = "", path[4200];
     double t0 = kt_clock_seconds(), cpu0 = kt_clock_thread_cpu_seconds();
@@ -393,9 +405,9 @@ kt_status kt_nvrtc_prepare(const kt_nvrtc_request *req, kt_nvrtc_output *out,
     memset(out, 0, sizeof *out);
     if (!(rc = entry_of(req, NULL, &id, key, path, sizeof path, err)) &&
         !cache_get(path, &id, out)) {
-        rc = code_key(req, out, err);
+        rc = code_key(req, run, out, err); /* a helper's CPU in out */
         out->seconds = kt_clock_seconds() - t0;
-        out->cpu_seconds = kt_clock_thread_cpu_seconds() - cpu0;
+        out->cpu_seconds += kt_clock_thread_cpu_seconds() - cpu0;
     }
     memcpy(out->key, key, sizeof key);
     free(id.text);
@@ -422,6 +434,13 @@ static int code_get(const char *path, const identity *id, kt_nvrtc_output *out)
 kt_status kt_nvrtc_finish(const kt_nvrtc_request *req, kt_nvrtc_output *out,
                           kt_err *err)
 {
+    return kt_nvrtc_finish_via(req, NULL, out, err);
+}
+
+kt_status kt_nvrtc_finish_via(const kt_nvrtc_request *req,
+                              const kt_nvrtc_runner *run, kt_nvrtc_output *out,
+                              kt_err *err)
+{
     identity id = {0}, cid = {0};
     char key[33], code[33], path[4200], cpath[4200] = "";
     double seconds = out->seconds, cpu = out->cpu_seconds;
@@ -433,7 +452,11 @@ kt_status kt_nvrtc_finish(const kt_nvrtc_request *req, kt_nvrtc_output *out,
          (rc = entry_of(req, out->ir, &cid, code, cpath, sizeof cpath, err))))
         goto done;
     if (!code_get(cpath, &cid, out)) {
-        rc = run_nvrtc(req, out, err);
+        rc = run ? run->compile(run->ctx, req, out, err)
+                 : kt_nvrtc_run_here(req, out, err);
+        /* Another process's CPU (a helper's) is not this thread's. */
+        if (run)
+            cpu += out->cpu_seconds;
         if (!rc && cpath[0])
             cache_write(cpath, &cid, out);
     }

@@ -129,6 +129,35 @@ kt_status kt_nvrtc_prepare(const kt_nvrtc_request *req, kt_nvrtc_output *out,
 kt_status kt_nvrtc_finish(const kt_nvrtc_request *req, kt_nvrtc_output *out,
                           kt_err *err);
 
+/* Where NVRTC itself runs for prepare and finish: this process (NULL), or
+ * elsewhere (engine/nvrtc_procs.h: helper processes, since NVRTC's
+ * compiles in threads of one process do not scale: on the H200's 16-core
+ * host, 16 threads kept 4.4 cores busy, 16 processes 11.3). The cache and
+ * the keys stay in the caller. Both must be thread-safe.
+ *   compile: kt_nvrtc_run_here's answer (compiled, image, lowered, log,
+ *            seconds, cpu_seconds: the CPU time of whoever compiled);
+ *   front_end: kt_nvrtc_front_end's IR hash into fp, its CPU time into
+ *            *cpu_s. */
+typedef struct kt_nvrtc_runner {
+    kt_status (*compile)(void *ctx, const kt_nvrtc_request *req,
+                         kt_nvrtc_output *out, kt_err *err);
+    kt_status (*front_end)(void *ctx, const kt_nvrtc_request *req, char fp[33],
+                           double *cpu_s, kt_err *err);
+    void *ctx;
+} kt_nvrtc_runner;
+
+kt_status kt_nvrtc_prepare_via(const kt_nvrtc_request *req,
+                               const kt_nvrtc_runner *run, kt_nvrtc_output *out,
+                               kt_err *err);
+kt_status kt_nvrtc_finish_via(const kt_nvrtc_request *req,
+                              const kt_nvrtc_runner *run, kt_nvrtc_output *out,
+                              kt_err *err);
+
+/* NVRTC on req in this thread, no cache: what a runner's compile does
+ * elsewhere (the helper process runs it). */
+kt_status kt_nvrtc_run_here(const kt_nvrtc_request *req, kt_nvrtc_output *out,
+                            kt_err *err);
+
 /* into gets a copy of from's answer (image, lowered name and log
  * duplicated) for a request of the same code key, with shared set; into
  * keeps its own key, code key and times. */

@@ -26,7 +26,7 @@ int kt_nvrtc_preprocessor_option(const char *opt);
 const char **kt_nvrtc_options(const kt_nvrtc_request *req, size_t extra,
                               char arch[64], int *n);
 
-/* req's front end (-dlto, with req's options and those run_nvrtc adds):
+/* req's front end (-dlto, with req's options and those kt_nvrtc_run_here adds):
  * the hash of its IR into fp (32 hex digits), "" when there is none (the
  * source does not compile, or no LTO IR). KT_S_NOMEM is the only
  * failure. */

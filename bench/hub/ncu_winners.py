@@ -34,16 +34,30 @@ def profile(ncu, exe, name):
            "--kernel-name", f"regex:{name}", "--launch-skip", "1", "--launch-count", "1",
            exe, "--samples", "1", "--warmups", "1"]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    rows = [r for r in csv.reader(io.StringIO(p.stdout)) if len(r) > 10]
-    if p.returncode or len(rows) < 2:
-        return {"command": " ".join(cmd), "error": (p.stderr or p.stdout)[-800:]}
-    head = rows[0]
-    got = {}
-    for r in rows[1:]:
+    got = metrics_of(p.stdout)
+    if p.returncode or not got:
+        # The harness's own output shares stdout with ncu's CSV: keep both
+        # ends, so that a miss can be read.
+        return {"command": " ".join(cmd), "error": f"exit {p.returncode}; no SpeedOfLight rows",
+                "stdout_head": p.stdout[:1500], "stdout_tail": p.stdout[-1500:],
+                "stderr_tail": p.stderr[-800:]}
+    return {"command": " ".join(cmd), "metrics": got}
+
+
+def metrics_of(text):
+    """METRICS from ncu's --csv rows in text: the header is the row naming
+    "Metric Name" and "Metric Value" (the profiled program's own output,
+    which may hold commas, comes before it on the same stream)."""
+    head, got = None, {}
+    for r in csv.reader(io.StringIO(text)):
+        if head is None:
+            if "Metric Name" in r and "Metric Value" in r:
+                head = r
+            continue
         rec = dict(zip(head, r))
         if rec.get("Metric Name") in METRICS:
             got[rec["Metric Name"]] = {"value": rec.get("Metric Value"), "unit": rec.get("Metric Unit")}
-    return {"command": " ".join(cmd), "metrics": got}
+    return got
 
 
 def main(argv=None):

@@ -12,29 +12,11 @@
 #include "core/hash.h"
 #include "engine/compile_pool.h"
 #include "engine/nvrtc.h"
+#include "tests/support/fresh_cache.h"
 
 static const char source[] =
     "template <int N> __global__ void scale(float *y, const float *x)\n"
     "{ y[threadIdx.x] = N * x[threadIdx.x]; }\n";
-
-static char cache[256];
-
-static int use_fresh_cache(void **state)
-{
-    (void)state;
-    snprintf(cache, sizeof cache, "/tmp/ktune-test-nvrtc-%ld", (long)getpid());
-    setenv("KTUNE_CACHE_DIR", cache, 1);
-    unsetenv("KTUNE_NVRTC_CACHE");
-    return 0;
-}
-
-static int remove_cache(void **state)
-{
-    char cmd[300];
-    (void)state;
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", cache);
-    return system(cmd) == 0 ? 0 : 0;
-}
 
 /* b holds a's binary: the same bytes. */
 static void same_image(const kt_nvrtc_output *a, const kt_nvrtc_output *b)
@@ -407,5 +389,6 @@ int main(void)
         cmocka_unit_test(a_request_of_a_compiled_code_key_compiles_nothing),
         cmocka_unit_test(the_front_end_sees_the_macros_the_compile_sees),
     };
-    return cmocka_run_group_tests(tests, use_fresh_cache, remove_cache);
+    return cmocka_run_group_tests(tests, kt_test_use_fresh_cache,
+                                  kt_test_remove_cache);
 }
