@@ -40,6 +40,7 @@ typedef struct local_eval {
     kt_instance inst;
     kt_verifier verifier; /* boundary problems, set up once */
     int lost;             /* a kernel faulted: the context is unusable */
+    char helper[4096];    /* the NVRTC helper the pool runs; "": threads */
     verdict *verdicts;
     size_t num_verdicts;
     /* Where opening went: CUDA's start and the context (device_s), the
@@ -468,15 +469,17 @@ static kt_status local_calibration(kt_evaluator *ev, int refresh,
     return KT_S_OK;
 }
 
-/* The compile settings: the pool's threads and the cache folder ("" off). */
+/* The compile settings: the pool's threads, the cache folder ("" off) and
+ * the NVRTC helper its compiles run in ("": the threads themselves). */
 static json_t *compile_record(local_eval *le)
 {
     kt_cpool_stats st;
     char dir[4096];
     kt_cpool_stats_get(le->pool, &st);
     kt_nvrtc_cache_dir(dir, sizeof dir);
-    return json_pack("{s:i,s:i,s:s}", "threads", st.threads, "requested",
-                     le->spec.compile_threads, "cache", dir);
+    return json_pack("{s:i,s:i,s:s,s:s}", "threads", st.threads, "requested",
+                     le->spec.compile_threads, "cache", dir, "helper",
+                     le->helper);
 }
 
 static json_t *local_environment(kt_evaluator *ev)
@@ -786,14 +789,15 @@ static kt_status open_pool(local_eval *le, kt_err *err)
 {
     kt_cpool_options opt = {
         le->spec.compile_threads, NULL, NULL, NULL, NULL, NULL};
-    char helper[4096];
     kt_status rc = KT_S_OK;
 
     /* NVRTC in helper processes where the helper is installed: in threads
      * of this one it does not scale (engine/nvrtc_procs.h). */
-    if (kt_nvrtc_procs_helper(helper, sizeof helper))
-        rc = kt_nvrtc_procs_open(kt_cpool_threads_for(opt.threads), helper,
+    if (kt_nvrtc_procs_helper(le->helper, sizeof le->helper))
+        rc = kt_nvrtc_procs_open(kt_cpool_threads_for(opt.threads), le->helper,
                                  &opt.procs, err);
+    else
+        le->helper[0] = '\0';
     if (!rc && (rc = kt_cpool_open(&opt, &le->pool, err)))
         kt_nvrtc_procs_close(opt.procs);
     le->gpu.compile_pool = le->pool;
