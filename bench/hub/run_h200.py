@@ -227,7 +227,7 @@ def do_record(run, key, decl, budget_s):
     return rec
 
 
-def write_sidecar(run, key, decl, jpath, rec):
+def write_sidecar(run, key, decl, jpath, rec, sample=None):
     """The recording's sidecar in tests/data's format (tools/
     record_ground_truth.sh): what tests/tuner/test_search_list.sh and the
     replay tests read, next to the journal: rec/KEY-h200.meta.json."""
@@ -237,6 +237,7 @@ def write_sidecar(run, key, decl, jpath, rec):
     feasible = facts.get("feasible") or hub.KERNELS[key]["feasible"]
     sizes = header.get("sizes") or {}
     name = os.path.basename(jpath).split(".jsonl")[0]
+    sample = rec.get("points") if sample is None else sample
     meta = {
         "kind": "ktune.recording", "recording": name + ".jsonl.gz",
         "spec": header.get("plugin_spec"), "sizes": sizes, "space": header.get("space"),
@@ -244,8 +245,8 @@ def write_sidecar(run, key, decl, jpath, rec):
         "verified_and_timed": sum(1 for e in evals if e.get("status") == "ok"),
         "complete": bool(rec.get("points") and rec["points"] >= feasible),
         "order": ("random strategy, seed 1: a uniform random permutation of the space's points, "
-                  "without repeats; " + ("every feasible point" if rec.get("points", 0) >= feasible
-                                         else f"the first {rec.get('points')} points of it")),
+                  "without repeats; " + ("every feasible point" if (sample or 0) >= feasible
+                                         else f"the first {sample} points of it")),
         "stop_reason": facts.get("stop_reason"), "wall_s": rec.get("total_wall_s"),
         "protocol": header.get("protocol"),
         "device": (env.get("device") or {}).get("name"), "device_record": env.get("device"),
@@ -253,6 +254,10 @@ def write_sidecar(run, key, decl, jpath, rec):
         "config": os.path.relpath(decl, ROOT), "command": portable(run, rec.get("cmd")), "synthetic": False,
         "needs": [v for v in ("KTUNE_HUB_DIR", "KTUNE_BAT_DIR") if v in read_text(decl)],
     }
+    if not rec.get("cmd") and rec.get("seed_meta"):
+        # Seeded from a committed recording and not extended here: its
+        # sample was made by the seed's command, on the seed's commit.
+        meta.update(rec["seed_meta"])
     path = os.path.join(os.path.dirname(jpath), name + ".meta.json")
     with open(path, "w") as f:
         json.dump(meta, f, indent=1)
@@ -303,7 +308,7 @@ def recordings_for_tests(run):
         out = os.path.join(folder, f"{key}-{run.state['gpu_tag']}.jsonl.gz")
         n_base, n_extra, n_points = hub.merge_journals(jpath, extras, out)
         merged = dict(rec, points=n_points)
-        meta = write_sidecar(run, key, os.path.join(ROOT, decl), out, merged)
+        meta = write_sidecar(run, key, os.path.join(ROOT, decl), out, merged, sample=rec.get("points"))
         doc = hub.load_json(meta)
         doc["order"] += (f"; then the {n_extra} records of the live default run "
                          f"(default/{key}.jsonl), which visited {n_points - rec.get('points', 0)} "
@@ -809,6 +814,7 @@ def seed_recordings(run, folder):
         run.state["steps"][name] = {
             "journal": run.rel(jpath), "points": len(pts), "seeded_from": src, "done": False,
             "total_wall_s": meta.get("wall_s") or journal_elapsed(jpath), "records": kept,
+            "seed_meta": {k: meta[k] for k in ("command", "commit", "commit_note") if k in meta},
             "best": best and {"params": best["point"].get("params"),
                               "variant": best["point"].get("variant"), "median_us": best["median_us"]}}
         run.log(f"{name}: seeded from {src}: {len(pts)} points ({kept} records)")

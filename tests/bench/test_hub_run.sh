@@ -49,6 +49,10 @@ FAKE_KTUNE_LOG=$PWD/calls3.log expect_exit 0 env -u KTUNE_HUB_DIR python3 "$RUN"
 FAKE_KTUNE_LOG=$PWD/calls4.log expect_exit 0 env -u KTUNE_HUB_DIR python3 "$RUN" "${common[@]}" \
     --out o4 --deadline 200 \
     --seed-from o2/rec/tests-data --steps check,record
+# Seeded and not extended: its sidecar keeps the seed's command and says
+# how many points the sample holds, not the merged count.
+FAKE_KTUNE_LOG=$PWD/calls5.log expect_exit 0 env -u KTUNE_HUB_DIR python3 "$RUN" "${common[@]}" \
+    --out o5 --deadline 200 --seed-from o2/rec/tests-data --steps check
 python3 - <<'PY' || fail "the plan's record says something else"
 import json
 s1 = json.load(open("o1/state.json"))["steps"]
@@ -84,6 +88,11 @@ assert r4["points"] == 60 and r4["sessions"] == 2 and "--resume" in r4["cmd"], r
 assert s4["sessions"][0]["ran"] == ["check:convolution", "check:gemm", "check:bat_nbody", "record:convolution"]
 seeded = [json.loads(x) for x in open("o4/rec/convolution-h200.jsonl") if '"eval"' in x]
 assert len({json.dumps(e["point"], sort_keys=True) for e in seeded}) == 60, len(seeded)
+seed = json.load(open("o2/rec/tests-data/convolution-h200.meta.json"))
+m5 = json.load(open("o5/rec/tests-data/convolution-h200.meta.json"))
+assert m5["command"] and m5["command"] == seed["command"], (m5["command"], seed["command"])
+assert m5["commit"] == seed["commit"], m5
+assert "the first 40 points of it" in m5["order"] and m5["recorded_sample"] == 40, m5
 s3 = json.load(open("o3/state.json"))["steps"]
 assert "no time left" in s3["default:convolution"]["skipped"], s3["default:convolution"]
 assert not s3["default:convolution"]["done"]
