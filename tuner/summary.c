@@ -511,8 +511,12 @@ static void print_summary(FILE *out, const kt_tune_facts *f,
         fprintf(out, "  recorded optimum %s, %.3f us", cfg,
                 f->optimum_stats.median);
         if (r->has_best)
-            fprintf(out, " (the answer's recorded %s is %+.1f%% off it)",
-                    f->optimum_cost > 0 ? "cost" : "time",
+            /* Under a throughput objective, its cost: time per unit of
+             * work, so + is worse there too. */
+            fprintf(out, " (the answer's recorded %s%s is %+.1f%% off it)",
+                    f->cfg && f->cfg->objective != KT_OBJ_TIME ? "cost by "
+                                                               : "",
+                    kt_objective_name(f->cfg ? f->cfg->objective : KT_OBJ_TIME),
                     100.0 * (kt_summary_vs_optimum(f, r) - 1));
         fprintf(out, "\n");
     }

@@ -193,6 +193,26 @@ void kt_tune_progress_call(kt_tune *t, const char *purpose, const kt_point *pts,
     update_progress(t);
 }
 
+/* The work a point's cost divides by: its own where a parameter changes
+ * it (hotspot's temporal tiling factor), else the problem's. */
+static const kt_work *work_of(const kt_tune *t, const kt_work *own, int has)
+{
+    kt_evaluator *ev = t->cfg->ev;
+    if (has)
+        return own;
+    return ev && ev->ops->work ? ev->ops->work(ev) : NULL;
+}
+
+/* A cost under the run's objective (tuner/objective.h): the median in us
+ * for time; +inf where the objective lacks a figure. */
+static double cost_of(const kt_tune *t, const kt_timing *timing,
+                      const kt_energy *energy, const kt_work *work)
+{
+    kt_objective_side s = {timing, energy, work};
+    double c = kt_objective_cost(t->cfg->objective, &s);
+    return isnan(c) ? INFINITY : c;
+}
+
 /* Records a visited point. r's timing is copied. */
 static kt_status add_entry(kt_tune *t, const kt_point *pt, uint64_t index,
                            const kt_eval_result *r, int host, int from_journal,
@@ -244,7 +264,10 @@ static kt_status add_entry(kt_tune *t, const kt_point *pt, uint64_t index,
         (rc = kt_timing_copy(&r->timing, &e->timing, err)))
         return rc;
     e->energy = r->energy;
-    e->cost = r->status == KT_EVAL_OK ? kt_tune_entry_cost(t, e) : INFINITY;
+    e->cost = r->status == KT_EVAL_OK
+                  ? cost_of(t, &e->timing, &e->energy,
+                            work_of(t, &e->work, e->has_work))
+                  : INFINITY;
     ++res->num_entries;
     if (host) {
         ++res->host_invalid;
@@ -276,36 +299,10 @@ kt_tune_entry *kt_tune_find_entry(const kt_tune *t, uint64_t index)
                                                     : NULL;
 }
 
-/* The work a point's cost divides by: its own where a parameter changes
- * it (hotspot's temporal tiling factor), else the problem's. */
-static const kt_work *work_of(const kt_tune *t, const kt_work *own, int has)
-{
-    kt_evaluator *ev = t->cfg->ev;
-    if (has)
-        return own;
-    return ev && ev->ops->work ? ev->ops->work(ev) : NULL;
-}
-
-/* A cost under the run's objective (tuner/objective.h): the median in us
- * for time; +inf where the objective lacks a figure. */
-static double cost_of(const kt_tune *t, const kt_timing *timing,
-                      const kt_energy *energy, const kt_work *work)
-{
-    kt_objective_side s = {timing, energy, work};
-    double c = kt_objective_cost(t->cfg->objective, &s);
-    return isnan(c) ? INFINITY : c;
-}
-
 double kt_tune_result_cost(const kt_tune *t, const kt_eval_result *r)
 {
     return cost_of(t, &r->timing, &r->energy,
                    work_of(t, &r->work, r->has_work));
-}
-
-double kt_tune_entry_cost(const kt_tune *t, const kt_tune_entry *e)
-{
-    return cost_of(t, &e->timing, &e->energy,
-                   work_of(t, &e->work, e->has_work));
 }
 
 /* cost(b) / cost(a), paired, under the run's objective; each side with
@@ -320,11 +317,11 @@ void kt_tune_paired(const kt_tune *t, const kt_eval_result *a,
     kt_objective_ratio(t->cfg->objective, &sa, &sb, out);
 }
 
-static void observe(const kt_tune *t, const kt_tune_entry *e, kt_tune_obs *out)
+static void observe(const kt_tune_entry *e, kt_tune_obs *out)
 {
     out->known = 1;
     out->status = e->status;
-    out->median_us = e->status == KT_EVAL_OK ? kt_tune_entry_cost(t, e) : 0;
+    out->median_us = e->status == KT_EVAL_OK ? e->cost : 0;
 }
 
 static kt_status locate(const kt_tune *t, const kt_point *pt, uint64_t *index,
@@ -726,7 +723,7 @@ kt_status kt_tune_measure_batch(kt_tune *t, const kt_point *pts, size_t n,
         const kt_tune_entry *e;
         if (kt_space_index(t->cfg->space, &pts[i], &index) &&
             (e = kt_tune_find_entry(t, index)))
-            observe(t, e, &out[i]);
+            observe(e, &out[i]);
     }
     free(send);
     free(idx);
@@ -758,7 +755,7 @@ int kt_tune_known(kt_tune *t, const kt_point *pt, kt_tune_obs *out)
     if (!kt_space_index(t->cfg->space, pt, &index))
         return 0;
     if ((e = kt_tune_find_entry(t, index))) {
-        observe(t, e, out);
+        observe(e, out);
         return 1;
     }
     if (host_refused(t, pt, index, &rc, &t->fatal)) {
@@ -766,7 +763,7 @@ int kt_tune_known(kt_tune *t, const kt_point *pt, kt_tune_obs *out)
             t->failed = 1;
             return 0;
         }
-        observe(t, &t->res->entries[t->res->num_entries - 1], out);
+        observe(&t->res->entries[t->res->num_entries - 1], out);
         return 1;
     }
     return 0;

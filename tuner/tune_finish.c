@@ -11,43 +11,6 @@
 
 /* ----------------------------------------------------------- the end */
 
-static const kt_tune_entry *sorted_ok(const kt_tune *t, size_t rank,
-                                      size_t *count)
-{
-    /* Selection by rank over the valid entries: finalists are few. */
-    const kt_tune_result *r = t->res;
-    const kt_tune_entry *chosen = NULL;
-    double floor_us = -1;
-    size_t floor_order = 0, n = 0;
-
-    for (size_t i = 0; i < r->num_entries; ++i)
-        n += r->entries[i].status == KT_EVAL_OK && !r->entries[i].host_checked;
-    *count = n;
-    for (size_t k = 0; k <= rank && k < n; ++k) {
-        chosen = NULL;
-        for (size_t i = 0; i < r->num_entries; ++i) {
-            const kt_tune_entry *e = &r->entries[i];
-            double m;
-            if (e->status != KT_EVAL_OK || e->host_checked)
-                continue;
-            m = kt_tune_entry_cost(t, e);
-            /* Strictly after the previous pick in (median, order). */
-            if (floor_us >= 0 &&
-                (m < floor_us || (m == floor_us && e->order <= floor_order)))
-                continue;
-            if (!chosen || m < kt_tune_entry_cost(t, chosen) ||
-                (m == kt_tune_entry_cost(t, chosen) &&
-                 e->order < chosen->order))
-                chosen = e;
-        }
-        if (!chosen)
-            break;
-        floor_us = kt_tune_entry_cost(t, chosen);
-        floor_order = chosen->order;
-    }
-    return rank < n ? chosen : NULL;
-}
-
 static int compare_finals(const void *a, const void *b)
 {
     const kt_tune_final *x = a, *y = b;
@@ -120,12 +83,17 @@ kt_status kt_tune_finish(kt_tune *t, kt_err *err)
     size_t valid, want = cfg->finalists ? cfg->finalists : 1, n = 0, top;
     kt_point *pts = NULL;
     kt_eval_result *r = NULL;
+    /* Best first under the objective, ties by evaluation order. */
+    const kt_tune_entry **ranked = kt_tune_ranked(res, &valid);
     int answered;
     kt_status rc = KT_S_OK;
 
-    sorted_ok(t, 0, &valid);
-    if (valid == 0)
+    if (!ranked)
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    if (valid == 0) {
+        free(ranked);
         return KT_S_OK;
+    }
     want = want < valid ? want : valid;
     /* Room for the measured references: each joins the closing round, so
      * the answer's speed-up against it has a paired interval. */
@@ -138,7 +106,7 @@ kt_status kt_tune_finish(kt_tune *t, kt_err *err)
         goto done;
     }
     for (size_t k = 0; k < want - cfg->space->num_slots; ++k)
-        pts[n++] = sorted_ok(t, k, &valid)->point;
+        pts[n++] = ranked[k]->point;
     top = n;
     if (t->has_incumbent) {
         uint64_t index;
@@ -159,8 +127,7 @@ kt_status kt_tune_finish(kt_tune *t, kt_err *err)
         res->finals[0].point = pts[0];
         res->finals[0].stats = kt_tune_find_entry(t, index)->timing.kernel;
         res->finals[0].energy = kt_tune_find_entry(t, index)->energy;
-        res->finals[0].cost =
-            kt_tune_entry_cost(t, kt_tune_find_entry(t, index));
+        res->finals[0].cost = kt_tune_find_entry(t, index)->cost;
         res->finals[0].vs_winner.ratio = 1;
         res->num_finals = 1;
         res->has_best = 1;
@@ -233,5 +200,6 @@ done:
         kt_eval_result_free(&r[k]);
     free(r);
     free(pts);
+    free(ranked);
     return rc;
 }

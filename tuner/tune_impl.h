@@ -85,7 +85,6 @@ void kt_tune_progress_call(kt_tune *t, const char *purpose, const kt_point *pts,
                            size_t n);
 double kt_tune_run_clock(const kt_tune *t);
 double kt_tune_result_cost(const kt_tune *t, const kt_eval_result *r);
-double kt_tune_entry_cost(const kt_tune *t, const kt_tune_entry *e);
 kt_tune_entry *kt_tune_find_entry(const kt_tune *t, uint64_t index);
 /* A failure the resumed journal recorded for the point of index (a point
  * that faulted must not be run again), or NULL. */

@@ -66,9 +66,12 @@ static kt_status draw_ahead(kt_tune *t, draws *d, kt_err *err)
 static int worth_measuring(kt_tune *t, const kt_point *pt)
 {
     kt_tune_obs known;
-    if (kt_tune_seen(t, pt) ||
-        kt_space_feasible(kt_tune_space(t), pt, NULL) == KT_S_INVALID)
+    kt_status st;
+    if (kt_tune_seen(t, pt))
         return 0;
+    st = kt_space_feasible(kt_tune_space(t), pt, NULL);
+    if (st == KT_S_OK || st == KT_S_INVALID)
+        return st == KT_S_OK;
     return !kt_tune_known(t, pt, &known);
 }
 
