@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/envrec.h"
+#include "core/fileio.h"
 #include "core/msg.h"
 #include "core/outfile.h"
 #include "core/parse.h"
@@ -57,17 +58,10 @@ void kt_cli_invocation(int *argc, char ***argv)
 void kt_cli_builtin_dir(char *out, size_t out_size)
 {
     char exe[PATH_MAX], candidate[PATH_MAX + 64];
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    char *slash;
 
     snprintf(out, out_size, "%s", KT_INSTALL_PLUGIN_DIR);
-    if (len <= 0)
+    if (!kt_exe_dir(exe, sizeof exe))
         return;
-    exe[len] = '\0';
-    slash = strrchr(exe, '/');
-    if (!slash)
-        return;
-    *slash = '\0';
     /* Build tree first, then an installed layout relative to bin/, so a
      * relocated install works without KTUNE_PLUGIN_PATH. */
     snprintf(candidate, sizeof candidate, "%s/plugins", exe);
@@ -83,21 +77,6 @@ void kt_cli_builtin_dir(char *out, size_t out_size)
         snprintf(out, out_size, "%s", real ? real : candidate);
         free(real);
     }
-}
-
-/* The folder of the running binary into dir; 0 when unknown. */
-static int exe_dir(char *dir, size_t size)
-{
-    ssize_t len = readlink("/proc/self/exe", dir, size - 1);
-    char *slash;
-    if (len <= 0)
-        return 0;
-    dir[len] = '\0';
-    slash = strrchr(dir, '/');
-    if (!slash)
-        return 0;
-    *slash = '\0';
-    return 1;
 }
 
 /* The recording of plugin `name` in folder dir: the one whose name holds
@@ -141,7 +120,7 @@ int kt_cli_recording(const char *name, const char *prefer, char *out,
     char *real;
     int found;
 
-    if (!exe_dir(exe, sizeof exe))
+    if (!kt_exe_dir(exe, sizeof exe))
         return 0;
     /* Build tree first (the build copies them next to the binary), then
      * the installed layout relative to bin/. */

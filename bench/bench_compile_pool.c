@@ -43,6 +43,7 @@
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "core/fileio.h"
 #include "core/loader.h"
 #include "core/parse.h"
 #include "core/rng.h"
@@ -134,23 +135,15 @@ static void collect(const kt_job *job, const bench_args *a, kernels *k)
     }
 }
 
-/* One thread count: wall seconds, CPU seconds, failures, compiles run,
- * kernels shared. */
-/* The helper for --helpers rows: where the pool looks, else beside the
- * bench's folder (the build's root). */
+/* The helper for --helpers rows: where the pool looks, else in the build's
+ * root above the bench's folder. */
 static int helper_path(char *out, size_t size)
 {
     char self[4096];
-    ssize_t n;
     if (kt_nvrtc_procs_helper(out, size))
         return 0;
-    n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0)
-        return -1;
-    self[n] = '\0';
-    if (strrchr(self, '/'))
-        *strrchr(self, '/') = '\0';
-    return snprintf(out, size, "%s/../ktune-nvrtc", self) < (int)size &&
+    return kt_exe_dir(self, sizeof self) &&
+                   snprintf(out, size, "%s/../ktune-nvrtc", self) < (int)size &&
                    access(out, X_OK) == 0
                ? 0
                : -1;

@@ -238,3 +238,16 @@ int kt_make_parent_dirs(const char *path)
     free(copy);
     return rc;
 }
+
+int kt_exe_dir(char *dir, size_t size)
+{
+    ssize_t len = size > 1 ? readlink("/proc/self/exe", dir, size - 1) : -1;
+    char *slash;
+    if (len <= 0 || (size_t)len >= size - 1)
+        return 0;
+    dir[len] = '\0';
+    if (!(slash = strrchr(dir, '/')))
+        return 0;
+    *slash = '\0';
+    return 1;
+}

@@ -50,4 +50,9 @@ void kt_cache_path(const char *name, char *out, size_t out_size);
 /* Creates every missing folder of path's parent (mode 0755); 0 on success. */
 int kt_make_parent_dirs(const char *path);
 
+/* The folder of the running executable (/proc/self/exe) into dir: 1, or 0
+ * when it is unknown or does not fit. Where ktune finds what it installs
+ * beside itself (plugins, recordings, its NVRTC helper). */
+int kt_exe_dir(char *dir, size_t size);
+
 #endif

@@ -405,10 +405,11 @@ kt_status kt_cpool_open(const kt_cpool_options *opt, kt_cpool **out,
         return kt_err_set(err, KT_S_NOMEM, "out of memory");
     }
     scan_markers(p);
-    if (opt && opt->procs && !opt->compile) {
+    if (opt && opt->procs) { /* owned, whether or not the compile uses it */
         p->procs = opt->procs;
         p->runner = kt_nvrtc_procs_runner(p->procs);
-        p->ctx = &p->runner;
+        if (!opt->compile)
+            p->ctx = &p->runner;
     }
     *out = p;
     return KT_S_OK;

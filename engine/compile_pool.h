@@ -73,7 +73,8 @@ typedef struct kt_cpool_options {
     kt_cpool_compile_fn prepare;
     /* With compile NULL: NVRTC runs in these helper processes
      * (engine/nvrtc_procs.h), the pool's threads only waiting on them;
-     * NULL: in the threads. The pool owns it from a successful open. */
+     * NULL: in the threads. The pool owns it from a successful open (with
+     * a compile of its own too, which then leaves it unused). */
     kt_nvrtc_procs *procs;
 } kt_cpool_options;
 

@@ -129,11 +129,9 @@ kt_status kt_nvrtc_prepare(const kt_nvrtc_request *req, kt_nvrtc_output *out,
 kt_status kt_nvrtc_finish(const kt_nvrtc_request *req, kt_nvrtc_output *out,
                           kt_err *err);
 
-/* Where NVRTC itself runs for prepare and finish: this process (NULL), or
- * elsewhere (engine/nvrtc_procs.h: helper processes, since NVRTC's
- * compiles in threads of one process do not scale: on the H200's 16-core
- * host, 16 threads kept 4.4 cores busy, 16 processes 11.3). The cache and
- * the keys stay in the caller. Both must be thread-safe.
+/* Where NVRTC itself runs for prepare and finish: this thread (NULL), or
+ * elsewhere (engine/nvrtc_procs.h: helper processes, and why). The cache
+ * and the keys stay in the caller. Both must be thread-safe.
  *   compile: kt_nvrtc_run_here's answer (compiled, image, lowered, log,
  *            seconds, cpu_seconds: the CPU time of whoever compiled);
  *   front_end: kt_nvrtc_front_end's IR hash into fp, its CPU time into

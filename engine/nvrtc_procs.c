@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "core/fileio.h"
 #include "engine/nvrtc_code.h"
 
 extern char **environ;
@@ -180,21 +181,17 @@ struct kt_nvrtc_procs {
 int kt_nvrtc_procs_helper(char *out, size_t size)
 {
     const char *env = getenv("KTUNE_NVRTC_HELPER");
-    const char *tails[] = {"/ktune-nvrtc", "/../libexec/ktune/ktune-nvrtc"};
+    /* Beside the binary (the build folder), else as installed. */
+    const char *tails[] = {"ktune-nvrtc", KT_HELPER_FROM_BINDIR};
     char self[PATH_MAX];
-    ssize_t n;
 
     if (env && env[0])
         return strcmp(env, "off") != 0 &&
                snprintf(out, size, "%s", env) < (int)size;
-    n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0)
+    if (!kt_exe_dir(self, sizeof self))
         return 0;
-    self[n] = '\0';
-    if (strrchr(self, '/'))
-        *strrchr(self, '/') = '\0';
     for (size_t i = 0; i < sizeof tails / sizeof *tails; ++i)
-        if (snprintf(out, size, "%s%s", self, tails[i]) < (int)size &&
+        if (snprintf(out, size, "%s/%s", self, tails[i]) < (int)size &&
             access(out, X_OK) == 0)
             return 1;
     return 0;

@@ -18,8 +18,8 @@
  * never raise SIGPIPE.
  *
  * The helper: $KTUNE_NVRTC_HELPER when set ("off": none), else
- * ktune-nvrtc beside the running executable, else in its
- * ../libexec/ktune folder (installed).
+ * ktune-nvrtc beside the running executable (the build folder), else
+ * where the install puts it relative to the binary (libexec/ktune).
  */
 #ifndef KT_NVRTC_PROCS_H
 #define KT_NVRTC_PROCS_H

@@ -30,6 +30,8 @@ P=$work/moved
 config=$(find "$P" -name ktuneConfig.cmake)
 pcfile=$(find "$P" -name ktune.pc)
 expect_file "$P/bin/ktune"
+# The NVRTC helper where ktune looks for it from its binary (relocated).
+expect_file "$P/bin/../libexec/ktune/ktune-nvrtc"
 expect_file "$P/include/ktune/plugin.h"
 expect_file "$P/include/ktune/plugin_util.h"
 expect_file "$P/share/ktune/configs/vector_add.ini"
