@@ -250,30 +250,53 @@ static void tpe_on_a_drawn_space_hints_its_next_proposals(void **state)
     kt_registry_free(&wreg);
 }
 
-/* tpe scores KT_TPE_DRAWS drawn candidates a proposal. On a space mostly
- * infeasible (tests/tuner/sparse.ini: 7 points in 8; the hub gemm's T1
- * conditions refuse 82%) it recorded every refused candidate as a point
- * refused on the host: 220,058 of them in the journal and the summary of
- * a 60 s run on the hub gemm, 338 evaluated (148 MB of journal). A
- * candidate is only scored: nothing of it is recorded, and the walk
- * proposes feasible points only. */
-static void tpe_records_nothing_of_the_candidates_it_only_scores(void **state)
+/* A run of strategy for evals points on tests/tuner/sparse.ini (7 points
+ * in 8 refused by its constraint), compiles sleeping on 2 threads: the
+ * result into r, the space kept for the checks. Close with
+ * sparse_close. */
+typedef struct sparse_run {
+    kt_registry reg;
+    kt_space space;
+    kt_compile_eval *c;
+} sparse_run;
+
+static void sparse_open(sparse_run *s, const char *strategy, size_t evals,
+                        kt_tune_result *r)
 {
     kt_device dev = kt_test_h200();
     kt_cpool_options opt = {2, "", sleep_compile, NULL};
     int64_t n[KT_MAX_SIZES] = {1048576};
     const kt_loaded_plugin *sp_plugin;
     const kt_operator *sp_op;
-    kt_compile_eval *c;
+
+    open_declared("sparse.ini", "sparse", &dev, &s->reg, &sp_plugin, &sp_op,
+                  &s->space);
+    s->c = kt_compile_eval_open(sp_plugin, sp_op, n, &dev, &opt, 0.0);
+    assert_non_null(s->c);
+    tune_on(s->c, sp_op, &s->space, strategy, evals, r);
+}
+
+static void sparse_close(sparse_run *s, kt_tune_result *r)
+{
+    kt_tune_result_free(r);
+    s->c->base.ops->close(&s->c->base);
+    kt_space_free(&s->space);
+    kt_registry_free(&s->reg);
+}
+
+/* tpe scores KT_TPE_DRAWS drawn candidates a proposal. On a space mostly
+ * infeasible (sparse.ini; the hub gemm's T1 conditions refuse 82%) it
+ * recorded every refused candidate as a point refused on the host:
+ * 220,058 of them in the journal and the summary of a 60 s run on the hub
+ * gemm, 338 evaluated (148 MB of journal). A candidate is only scored:
+ * nothing of it is recorded, and the walk proposes feasible points only. */
+static void tpe_records_nothing_of_the_candidates_it_only_scores(void **state)
+{
+    sparse_run s;
     kt_tune_result r;
-    kt_registry sreg;
-    kt_space sp;
     (void)state;
 
-    open_declared("sparse.ini", "sparse", &dev, &sreg, &sp_plugin, &sp_op, &sp);
-    c = kt_compile_eval_open(sp_plugin, sp_op, n, &dev, &opt, 0.0);
-    assert_non_null(c);
-    tune_on(c, sp_op, &sp, "tpe", 40, &r);
+    sparse_open(&s, "tpe", 40, &r);
     assert_int_equal(r.evaluations, 40);
     /* The run's first point (every parameter's first value) is proposed
      * and refused; every other entry is a measured point. */
@@ -282,47 +305,31 @@ static void tpe_records_nothing_of_the_candidates_it_only_scores(void **state)
     assert_true(r.entries[0].host_checked);
     for (size_t e = 1; e < r.num_entries; ++e)
         assert_int_equal(r.entries[e].status, KT_EVAL_OK);
-    kt_tune_result_free(&r);
-    c->base.ops->close(&c->base);
-    kt_space_free(&sp);
-    kt_registry_free(&sreg);
+    sparse_close(&s, &r);
 }
 
 /* random draws a permutation of the Cartesian space; on one the
  * constraints mostly refuse (the hub hotspot's: 1.9% feasible) it recorded
  * every refused draw as a point refused on the host, 56 MB of journal and
  * summary beside a 701-point recording. A refused draw is passed over:
- * every entry is a measured point, and the draws measured are the same. */
+ * every entry is a measured, feasible point. */
 static void
 random_records_nothing_of_the_draws_the_constraints_refuse(void **state)
 {
-    kt_device dev = kt_test_h200();
-    kt_cpool_options opt = {2, "", sleep_compile, NULL};
-    int64_t n[KT_MAX_SIZES] = {1048576};
-    const kt_loaded_plugin *sp_plugin;
-    const kt_operator *sp_op;
-    kt_compile_eval *c;
+    sparse_run s;
     kt_tune_result r;
-    kt_registry sreg;
-    kt_space sp;
     (void)state;
 
-    open_declared("sparse.ini", "sparse", &dev, &sreg, &sp_plugin, &sp_op, &sp);
-    c = kt_compile_eval_open(sp_plugin, sp_op, n, &dev, &opt, 0.0);
-    assert_non_null(c);
-    tune_on(c, sp_op, &sp, "random", 40, &r);
+    sparse_open(&s, "random", 40, &r);
     assert_int_equal(r.evaluations, 40);
     assert_int_equal(r.host_invalid, 0);
     assert_int_equal(r.num_entries, 40);
     for (size_t e = 0; e < r.num_entries; ++e) {
         assert_int_equal(r.entries[e].status, KT_EVAL_OK);
-        assert_int_equal(kt_space_feasible(&sp, &r.entries[e].point, NULL),
+        assert_int_equal(kt_space_feasible(&s.space, &r.entries[e].point, NULL),
                          KT_S_OK);
     }
-    kt_tune_result_free(&r);
-    c->base.ops->close(&c->base);
-    kt_space_free(&sp);
-    kt_registry_free(&sreg);
+    sparse_close(&s, &r);
 }
 
 /* An evaluator that repeats a point's compile wait whenever the point is
