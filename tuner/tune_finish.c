@@ -76,11 +76,30 @@ static void tradeoff(const kt_tune *t, const kt_point *pts,
     out->energy_best = pts[idx[eb]];
 }
 
+/* The walk's incumbent, measured and not among the n best pts, takes the
+ * last of their places in the closing round. */
+static void keep_incumbent(const kt_tune *t, kt_point *pts, size_t n)
+{
+    uint64_t index;
+    const kt_tune_entry *e;
+    int present = 0;
+
+    if (!t->has_incumbent)
+        return;
+    e = kt_space_index(t->cfg->space, &t->incumbent, &index)
+            ? kt_tune_find_entry(t, index)
+            : NULL;
+    for (size_t k = 0; k < n; ++k)
+        present |= kt_point_equal(&pts[k], &t->incumbent);
+    if (e && e->status == KT_EVAL_OK && !present)
+        pts[n - 1] = t->incumbent;
+}
+
 kt_status kt_tune_finish(kt_tune *t, kt_err *err)
 {
     const kt_tune_config *cfg = t->cfg;
     kt_tune_result *res = t->res;
-    size_t valid, want = cfg->finalists ? cfg->finalists : 1, n = 0, top;
+    size_t valid, want = cfg->finalists ? cfg->finalists : 1, n = 0;
     kt_point *pts = NULL;
     kt_eval_result *r = NULL;
     /* Best first under the objective, ties by evaluation order. */
@@ -88,11 +107,9 @@ kt_status kt_tune_finish(kt_tune *t, kt_err *err)
     int answered;
     kt_status rc = KT_S_OK;
 
-    if (!ranked)
-        return kt_err_set(err, KT_S_NOMEM, "out of memory");
-    if (valid == 0) {
-        free(ranked);
-        return KT_S_OK;
+    if (!ranked || valid == 0) {
+        rc = ranked ? KT_S_OK : kt_err_set(err, KT_S_NOMEM, "out of memory");
+        goto done;
     }
     want = want < valid ? want : valid;
     /* Room for the measured references: each joins the closing round, so
@@ -107,19 +124,7 @@ kt_status kt_tune_finish(kt_tune *t, kt_err *err)
     }
     for (size_t k = 0; k < want - cfg->space->num_slots; ++k)
         pts[n++] = ranked[k]->point;
-    top = n;
-    if (t->has_incumbent) {
-        uint64_t index;
-        const kt_tune_entry *e =
-            kt_space_index(cfg->space, &t->incumbent, &index)
-                ? kt_tune_find_entry(t, index)
-                : NULL;
-        int present = 0;
-        for (size_t k = 0; k < n; ++k)
-            present |= kt_point_equal(&pts[k], &t->incumbent);
-        if (e && e->status == KT_EVAL_OK && !present)
-            pts[top - 1] = t->incumbent;
-    }
+    keep_incumbent(t, pts, n);
     add_references(t, pts, &n);
     if (n == 1) {
         uint64_t index;

@@ -18,7 +18,7 @@ fail() {
 
 RUN=$KT_SOURCE_DIR/bench/hub/run_h200.py
 FAKE=$KT_SOURCE_DIR/tests/bench/fake_ktune.py
-rm -rf decls o1 o2 o3 o4 calls.log calls3.log calls4.log && mkdir decls
+rm -rf decls o1 o2 o3 o4 o5 calls.log calls3.log calls4.log calls5.log && mkdir decls
 cat >decls/convolution.ini <<'INI'
 ; fake feasible = 4362
 [operator]
