@@ -17,6 +17,7 @@
 #include "engine/gpu.h"
 #include "engine/instance.h"
 #include "engine/nvrtc.h"
+#include "engine/nvrtc_code.h"
 #include "engine/verify.h"
 
 /* A point's verification outcome, kept for the evaluator's lifetime. */
@@ -469,17 +470,19 @@ static kt_status local_calibration(kt_evaluator *ev, int refresh,
     return KT_S_OK;
 }
 
-/* The compile settings: the pool's threads, the cache folder ("" off) and
- * the NVRTC helper its compiles run in ("": the threads themselves). */
+/* The compile settings: the pool's threads, the cache folder ("" off),
+ * the NVRTC helper its compiles run in ("": the threads themselves) and
+ * whether NVRTC's own cache was switched off (engine/nvrtc_code.h). */
 static json_t *compile_record(local_eval *le)
 {
     kt_cpool_stats st;
     char dir[4096];
     kt_cpool_stats_get(le->pool, &st);
     kt_nvrtc_cache_dir(dir, sizeof dir);
-    return json_pack("{s:i,s:i,s:s,s:s}", "threads", st.threads, "requested",
-                     le->spec.compile_threads, "cache", dir, "helper",
-                     le->helper);
+    return json_pack("{s:i,s:i,s:s,s:s,s:b}", "threads", st.threads,
+                     "requested", le->spec.compile_threads, "cache", dir,
+                     "helper", le->helper, "nvrtc_cache_off",
+                     kt_nvrtc_no_cache_option() != NULL);
 }
 
 static json_t *local_environment(kt_evaluator *ev)

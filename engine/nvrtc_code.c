@@ -16,6 +16,7 @@
  * real compile's sees. The IR is hashed with the request's other
  * options, never the -D/-U ones, into a second key of the same cache.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,10 +56,43 @@ static void ir_hash(nvrtcProgram prog, char fp[33])
     free(ir);
 }
 
+/* NVRTC 12.9 and later keep a cache of their own in the driver's compute
+ * cache (~/.nv/ComputeCache), shared by every process of the user and
+ * invisible to the caller: a hit there comes back as a compile of a few
+ * milliseconds. ktune's own cache (engine/nvrtc.c) is the one it counts,
+ * keys and can switch off; with NVRTC's underneath, "cache off" and a
+ * fresh cache folder still reuse an earlier run's kernels and the compile
+ * times reported are not compile times. So every compile asks NVRTC for
+ * none, where its NVRTC knows the option (probed once: an older one
+ * refuses it as an invalid option). */
+static const char *g_no_cache;
+static pthread_once_t g_no_cache_once = PTHREAD_ONCE_INIT;
+
+static void probe_no_cache(void)
+{
+    static const char src[] = "extern \"C\" __global__ void k(void) {}\n";
+    const char *opts[] = {"-no-cache"};
+    nvrtcProgram prog = NULL;
+
+    if (nvrtcCreateProgram(&prog, src, "probe.cu", 0, NULL, NULL) !=
+        NVRTC_SUCCESS)
+        return;
+    if (nvrtcCompileProgram(prog, 1, opts) == NVRTC_SUCCESS)
+        g_no_cache = opts[0];
+    nvrtcDestroyProgram(&prog);
+}
+
+const char *kt_nvrtc_no_cache_option(void)
+{
+    pthread_once(&g_no_cache_once, probe_no_cache);
+    return g_no_cache;
+}
+
 const char **kt_nvrtc_options(const kt_nvrtc_request *req, size_t extra,
                               char arch[64], int *n)
 {
-    const char **opts = calloc(req->num_options + 2 + extra, sizeof *opts);
+    const char *no_cache = kt_nvrtc_no_cache_option();
+    const char **opts = calloc(req->num_options + 3 + extra, sizeof *opts);
 
     *n = 0;
     if (!opts)
@@ -66,6 +100,8 @@ const char **kt_nvrtc_options(const kt_nvrtc_request *req, size_t extra,
     snprintf(arch, 64, "--gpu-architecture=%s", req->arch);
     opts[(*n)++] = arch;
     opts[(*n)++] = "-lineinfo"; /* source lines for the profiler; no cost */
+    if (no_cache)
+        opts[(*n)++] = no_cache;
     for (size_t i = 0; i < req->num_options; ++i)
         opts[(*n)++] = req->options[i];
     return opts;

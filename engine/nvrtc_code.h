@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * The code key's parts (engine/nvrtc_code.c): requests whose front end
- * gives the same IR share one compile. Internal to engine/nvrtc.c and its
- * tests.
+ * gives the same IR share one compile; the options every compile gets.
+ * Internal to the engine and its tests.
  */
 #ifndef KT_NVRTC_CODE_H
 #define KT_NVRTC_CODE_H
@@ -18,7 +18,13 @@ int kt_nvrtc_share_on(void);
  * long forms): the code key leaves it out. */
 int kt_nvrtc_preprocessor_option(const char *opt);
 
-/* The options NVRTC gets for req: the architecture, -lineinfo, req's own,
+/* "-no-cache" where this NVRTC has a cache of its own to switch off (12.9
+ * and later; probed once per process), else NULL. Every compile and front
+ * end passes it: ktune's cache is the only one (engine/nvrtc.c). */
+const char *kt_nvrtc_no_cache_option(void);
+
+/* The options NVRTC gets for req: the architecture, -lineinfo, -no-cache
+ * (kt_nvrtc_no_cache_option), req's own,
  * then `extra` free slots; *n their count (without the slots). One list
  * for the compile and its front end, so that the code key is made of
  * what the compile sees. arch is the caller's buffer (64 bytes) for the

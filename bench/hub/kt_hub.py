@@ -155,6 +155,42 @@ def force_backend(name):
     return name
 
 
+def uuid_bytes(v):
+    """A device UUID as the 16 bytes Kernel Tuner's cupy backend hands to
+    uuid.UUID(bytes=...): newer CuPy releases give it as text (hex, maybe
+    with a GPU- prefix and dashes) or with trailing NULs; the value is only
+    written to Kernel Tuner's environment record."""
+    if isinstance(v, (bytes, bytearray)) and len(v) == 16:
+        return bytes(v)
+    text = v.decode("latin-1") if isinstance(v, (bytes, bytearray)) else str(v)
+    hexed = text.strip("\0").replace("GPU-", "").replace("-", "")
+    try:
+        raw = bytes.fromhex(hexed)
+    except ValueError:
+        raw = text.encode("latin-1", "replace")
+    return (raw + bytes(16))[:16]
+
+
+def patch_cupy_uuid():
+    """Kernel Tuner 1.5.0 assumes CuPy's device properties hold the UUID as
+    16 bytes; with CuPy 14 they need not (ValueError 'bytes is not a
+    16-char string' before any kernel runs). Normalised here, nothing else."""
+    try:
+        import cupy
+    except ImportError:
+        return
+    rt = cupy.cuda.runtime
+    orig = rt.getDeviceProperties
+
+    def props(device):
+        d = orig(device)
+        if "uuid" in d:
+            d = dict(d, uuid=uuid_bytes(d["uuid"]))
+        return d
+
+    rt.getDeviceProperties = props
+
+
 def call_tune(mod, key, a, strategy, options):
     if hub.KERNELS[key]["call"] == "inputs":
         return mod.tune([4096, 4096, 4096], device_name="H200",
@@ -222,6 +258,8 @@ def run(a, log):
 
     kernel_tuner.tune_kernel = intercepted
     doc["backend"] = force_backend(a.backend)
+    if not a.simulate:
+        patch_cupy_uuid()
     if points is not None:
         strategy = "random_sample"
         options = {"max_fevals": len(points), "fraction": 1.0}

@@ -102,6 +102,7 @@ class Page:
         row["ktune_evals_from"] = "recording" if rf.get("evals_per_s") else (
             "default run" if df.get("evals_per_s") else None)
         row["ratio"] = ratio(row["ktune_evals_per_s"], row["kt_evals_per_s"])
+        row["record_screen"] = rec.get("screen_samples")
         rb = rec.get("best") or {}
         rbest = hub.score(key, rb.get("params") or {}, rb.get("median_us"))
         db = df.get("best") or {}
@@ -152,6 +153,12 @@ class Page:
         for s in sessions:
             lines.append(f"  - {s.get('start')}–{s.get('end', '?')} ({f(s.get('wall_s'), '%.0f')} s): "
                          f"`run_h200.sh {' '.join(s.get('argv') or [])}`")
+        if st.get("nvrtc_driver_cache"):
+            lines.append(f"- NVRTC's own cache (the driver's compute cache): {st['nvrtc_driver_cache']}; "
+                         "every timed run also has a fresh ktune cache folder and a fresh Kernel Tuner cache")
+        else:
+            lines.append("- NVRTC's own cache (the driver's compute cache) was not switched off in this run: "
+                         "a kernel compiled by an earlier step may have been reused by a later one")
         if st.get("parallel"):
             lines.append(f"- the two tools ran at the same time on two GPUs of one host: {st['parallel']}")
         for k in ("ktune_missing", "kt_missing"):
@@ -186,7 +193,10 @@ class Page:
             lines.append(f"- `--check`: {f(r['check'], '%d')} points ({r['check_is'] or '–'}); the T1 file's "
                          f"feasible count {r['feasible']:,}")
             lines.append(f"- recording: {f(r['points'], '%d')} of {r['feasible']:,} points "
-                         f"({'complete' if r['complete'] else 'a uniform random part'}) in "
+                         f"({'complete' if r['complete'] else 'a uniform random part'}"
+                         + (f"; screen_samples {r['record_screen']}, the finalist in full"
+                            if r.get("record_screen") else "; every point in the full protocol")
+                         + ") in "
                          f"{f(r['wall_s'], '%.0f')} s; compile share {f(r['compile_share'], '%.2f')}; GPU idle "
                          f"fraction {f(r['gpu_idle'], '%.2f')}" + (f" ({r['gpu_idle_from']})" if r['gpu_idle_from'] else "")
                          + f" (last call: compiling {f(r['compile_wall_s'], '%.1f')} s wall, "

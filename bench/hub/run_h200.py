@@ -66,6 +66,12 @@ class Run:
         self.state["sessions"].append(self.session)
         self.lock = threading.RLock()  # --kt-device: two threads
         self.env = dict(os.environ)
+        # NVRTC (12.9+) caches compiles in the driver's compute cache,
+        # shared by every process: Kernel Tuner's (CuPy's NVRTC) and any
+        # ktune older than its -no-cache would reuse an earlier step's
+        # kernels and report a compile of milliseconds. Off for both tools.
+        self.env["CUDA_CACHE_DISABLE"] = "1"
+        self.state["nvrtc_driver_cache"] = "off (CUDA_CACHE_DISABLE=1 for every step)"
         if a.hub:
             self.env["KTUNE_HUB_DIR"] = a.hub
         if a.bat:
@@ -192,19 +198,24 @@ def do_record(run, key, decl, budget_s):
     n = len(run.state.get("sessions", []))
     summ = os.path.join(run.out, "rec", f"{key}-{run.state['gpu_tag']}.session{n}.json")
     target = 0 if k["record"] == "whole" else k["sample_points"]
+    old = run.state["steps"].get(f"record:{key}") or {}
+    # A journal resumes only under its own protocol: the screen it was
+    # started with (none for a seeded one), not this call's option.
+    screen = (old.get("screen_samples") or 0) if resume else run.a.record_screen
     argv = [run.a.ktune, "tune", decl, "--quiet",
             "--set", "strategy.name=random", "--set", "strategy.seed=1",
             "--set", f"strategy.max_evals={target}",
             "--set", f"strategy.max_seconds={before + budget_s:.0f}",
             "--set", "strategy.finalists=1",
             "--journal", jpath, "--json", summ]
+    if screen:
+        argv += ["--set", f"measure.screen_samples={screen}"]
     if resume:
         argv.append("--resume")
     rec, _ = run.cmd(f"record:{key}.s{n}", argv, budget_s + 90, env=ktune_env(run))
     rec.update(journal=run.rel(jpath), json=run.rel(summ), resumed=resume,
-               budget_s=budget_s, target=target or k["feasible"],
+               budget_s=budget_s, target=target or k["feasible"], screen_samples=screen,
                facts=hub.summary_facts(hub.load_json(summ)))
-    old = run.state["steps"].get(f"record:{key}") or {}
     rec["total_wall_s"] = (old.get("total_wall_s") or 0) + rec["wall_s"]
     if old.get("seeded_from"):
         rec["seeded_from"] = old["seeded_from"]
@@ -725,6 +736,10 @@ def main(argv=None):
     ap.add_argument("--samples", type=int, default=50)
     ap.add_argument("--screen-samples", type=int, default=3,
                     help="screen:K's [measure] screen_samples (default 3)")
+    ap.add_argument("--record-screen", type=int, default=0, metavar="N",
+                    help="recordings started in this call screen each point after N samples "
+                    "([measure] screen_samples; the closing finalist in full); a resumed one "
+                    "keeps its own protocol (default 0: the full protocol for every point)")
     ap.add_argument("--gpu-tag", default="", help="the recordings' GPU tag (default: from nvidia-smi)")
     ap.add_argument("--seed-from", metavar="DIR", default="",
                     help="start recordings missing from the state from DIR's KEY-TAG.jsonl.gz "

@@ -12,6 +12,7 @@
 #include "core/hash.h"
 #include "engine/compile_pool.h"
 #include "engine/nvrtc.h"
+#include "engine/nvrtc_code.h"
 #include "tests/support/fresh_cache.h"
 
 static const char source[] =
@@ -374,6 +375,32 @@ static void the_front_end_sees_the_macros_the_compile_sees(void **state)
     assert_string_not_equal(oa.code, ob.code);
 }
 
+/* NVRTC 12.9 and later cache compiles in the driver's compute cache
+ * behind the caller's back; every compile switches that off, so that a
+ * compile with ktune's cache off or fresh is a compile. */
+static void every_compile_switches_nvrtcs_own_cache_off(void **state)
+{
+    kt_nvrtc_request req = {
+        "__global__ void k(void) {}\n", "k.cu", "k", "sm_90", NULL, 0};
+    int major = 0, minor = 0, n = 0, found = 0;
+    char arch[64];
+    const char **opts;
+    (void)state;
+
+    assert_int_equal(kt_nvrtc_version(&major, &minor, NULL), KT_S_OK);
+    if (major * 10 + minor < 129) {
+        assert_null(kt_nvrtc_no_cache_option());
+        return;
+    }
+    assert_string_equal(kt_nvrtc_no_cache_option(), "-no-cache");
+    opts = kt_nvrtc_options(&req, 0, arch, &n);
+    assert_non_null(opts);
+    for (int i = 0; i < n; ++i)
+        found += strcmp(opts[i], "-no-cache") == 0;
+    assert_int_equal(found, 1);
+    free(opts);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -388,6 +415,7 @@ int main(void)
         cmocka_unit_test(requests_of_one_front_end_output_share_a_code_key),
         cmocka_unit_test(a_request_of_a_compiled_code_key_compiles_nothing),
         cmocka_unit_test(the_front_end_sees_the_macros_the_compile_sees),
+        cmocka_unit_test(every_compile_switches_nvrtcs_own_cache_off),
     };
     return cmocka_run_group_tests(tests, kt_test_use_fresh_cache,
                                   kt_test_remove_cache);
