@@ -110,6 +110,11 @@ json_t *kt_env_protocol(const kt_protocol *p)
                             json_integer((json_int_t)p->screen_samples));
     if (p->race_bar_us > 0)
         json_object_set_new(j, "race_bar_us", json_real(p->race_bar_us));
+    if (p->race_bar_us_per_work > 0)
+        json_object_set_new(
+            j, "race_bar_per_work",
+            json_pack("{s:f,s:s}", "us", p->race_bar_us_per_work, "per",
+                      p->race_bar_work == KT_BAR_FLOPS ? "flop" : "byte"));
     if (p->race_pairs)
         json_object_set_new(j, "race_pairs", json_true());
     if (p->energy)
@@ -209,6 +214,17 @@ static kt_status energy_from_json(const json_t *j, kt_protocol *p, kt_err *err)
     return KT_S_OK;
 }
 
+/* race_bar_per_work {us, per}, written where it is on. */
+static void read_work_bar(const json_t *b, kt_protocol *p)
+{
+    const char *per = json_string_value(json_object_get(b, "per"));
+
+    p->race_bar_us_per_work = json_number_value(json_object_get(b, "us"));
+    p->race_bar_work = !per                       ? KT_BAR_NONE
+                       : strcmp(per, "flop") == 0 ? KT_BAR_FLOPS
+                                                  : KT_BAR_BYTES;
+}
+
 kt_status kt_protocol_from_json(const json_t *j, kt_protocol *p, kt_err *err)
 {
     kt_status rc;
@@ -235,6 +251,7 @@ kt_status kt_protocol_from_json(const json_t *j, kt_protocol *p, kt_err *err)
     p->probe_ns = (unsigned)probe;
     p->race = json_number_value(json_object_get(j, "race"));
     p->race_bar_us = json_number_value(json_object_get(j, "race_bar_us"));
+    read_work_bar(json_object_get(j, "race_bar_per_work"), p);
     p->screen_samples =
         (size_t)json_integer_value(json_object_get(j, "screen_samples"));
     p->race_pairs = json_is_true(json_object_get(j, "race_pairs"));

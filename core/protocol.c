@@ -26,6 +26,8 @@ void kt_protocol_defaults(kt_protocol *p)
     p->profile_flush_sweep = 0;
     p->race = 0;
     p->race_bar_us = 0;
+    p->race_bar_us_per_work = 0;
+    p->race_bar_work = KT_BAR_NONE;
     p->race_pairs = 0;
     p->screen_samples = 0;
     p->energy = 0;
@@ -118,7 +120,8 @@ kt_status kt_protocol_validate(const kt_protocol *p, kt_err *err)
                           "probe: %u ns, expected 0 (off) "
                           "to 1000000",
                           p->probe_ns);
-    if (!(p->race >= 0) || p->race >= 1 || !(p->race_bar_us >= 0))
+    if (!(p->race >= 0) || p->race >= 1 || !(p->race_bar_us >= 0) ||
+        !(p->race_bar_us_per_work >= 0))
         return kt_err_set(err, KT_S_INPUT,
                           "race: %g (bar %g us), expected a margin in [0, 1), "
                           "e.g. 0.005, and a bar >= 0",
@@ -161,4 +164,13 @@ kt_status kt_cache_mode_parse(const char *name, kt_cache_mode *mode,
     return kt_err_set(err, KT_S_INPUT,
                       "cache: expected cold, hot or cold-dirty, found '%s'",
                       name);
+}
+
+double kt_protocol_bar_of_work(const kt_protocol *p, double flops, double bytes)
+{
+    double w = p->race_bar_work == KT_BAR_FLOPS   ? flops
+               : p->race_bar_work == KT_BAR_BYTES ? bytes
+                                                  : 0;
+    return p->race_bar_us_per_work > 0 && w > 0 ? p->race_bar_us_per_work * w
+                                                : 0;
 }

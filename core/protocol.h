@@ -52,6 +52,15 @@ typedef struct kt_protocol {
     /* Per call, set by the caller: the fastest median known before the
      * call (0: none, no racing). */
     double race_bar_us;
+    /* Per call, for an objective that divides a point's time by its own
+     * work (GFLOP/s, GB/s), where one bar in time would race out a point
+     * that does more work in more time: the best cost known before the
+     * call, in us per unit of that work (race_bar_work: KT_BAR_FLOPS or
+     * KT_BAR_BYTES, read plus written). The evaluator, which knows each
+     * point's work, makes the call's race_bar_us of it
+     * (kt_protocol_bar_of_work). 0: none. */
+    double race_bar_us_per_work;
+    int race_bar_work;
     /* Per call: the targets are measured for their paired ratios with
      * target 0 (a comparison); once every other target stopped, target 0
      * stops too, its later samples having no partner. */
@@ -98,5 +107,14 @@ const char *kt_cache_mode_name(kt_cache_mode mode);
 /* The mode a name means; KT_S_INPUT naming the three otherwise. */
 kt_status kt_cache_mode_parse(const char *name, kt_cache_mode *mode,
                               kt_err *err);
+
+/* What race_bar_us_per_work is per. */
+enum { KT_BAR_NONE = 0, KT_BAR_FLOPS = 1, KT_BAR_BYTES = 2 };
+
+/* The time bar (us) race_bar_us_per_work gives a target of this work:
+ * the best cost times the work; 0 (no racing) when p has no such bar or
+ * the work is unknown. */
+double kt_protocol_bar_of_work(const kt_protocol *p, double flops,
+                               double bytes);
 
 #endif

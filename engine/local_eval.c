@@ -303,6 +303,25 @@ static kt_status setting_on(local_eval *le, const kt_nvml_setting *want,
     return kt_nvml_apply(&le->keeper, want, err);
 }
 
+/* The call's time bar where the caller gave one per unit of work: the
+ * largest its verified points' works give, so that no point is raced out
+ * by another's bar; none when one of them has no such work. */
+static double bar_of_work(const kt_protocol *p, const kt_eval_result *out,
+                          const size_t *slot, size_t m)
+{
+    double bar = 0;
+
+    for (size_t k = 0; k < m; ++k) {
+        const kt_work *w = &out[slot[k]].work;
+        double b = kt_protocol_bar_of_work(p, w->flops,
+                                           w->bytes_read + w->bytes_written);
+        if (!(b > 0))
+            return 0;
+        bar = b > bar ? b : bar;
+    }
+    return bar;
+}
+
 /* Measures the m verified targets, one group of device settings after
  * the other (kt_nvml_group); a group's timings and energy as one call's.
  * *refused = 1 when a group's setting could not be put in force. */
@@ -315,6 +334,8 @@ static kt_status measure_groups(local_eval *le, const kt_point *pts,
     kt_protocol q = *p;
     kt_status rc = KT_S_OK;
 
+    if (q.race_bar_us_per_work > 0 && groups > 0)
+        q.race_bar_us = bar_of_work(p, out, slot, ends[groups - 1]);
     /* Points under different settings cannot share a round: no race. */
     if (groups > 1)
         q.race = 0, q.race_pairs = 0;

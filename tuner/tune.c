@@ -415,6 +415,22 @@ static void add_phases(kt_eval_phases *sum, const kt_eval_phases *p)
     sum->probe_s += p->probe_s;
 }
 
+/* Under GFLOP/s or GB/s the bar is the best cost per flop or byte, which
+ * the evaluator makes each call's time bar by its points' work. */
+static void work_bar(const kt_tune *t, int racing, kt_protocol *p)
+{
+    kt_objective o = t->cfg->objective;
+    double cost = racing ? t->res->entries[t->best_entry].cost : 0;
+
+    p->race_bar_us_per_work = 0;
+    p->race_bar_work = KT_BAR_NONE;
+    if (!(cost > 0) || !isfinite(cost) ||
+        (o != KT_OBJ_GFLOPS && o != KT_OBJ_GBS))
+        return;
+    p->race_bar_us_per_work = 1e6 * cost;
+    p->race_bar_work = o == KT_OBJ_GFLOPS ? KT_BAR_FLOPS : KT_BAR_BYTES;
+}
+
 /* The protocol of one call: the job's, with the racing bar (the fastest
  * median so far) for searching calls, paired stopping for comparisons and
  * the screen ([measure] screen_samples) for searching calls. The closing
@@ -424,9 +440,11 @@ static const kt_protocol *call_protocol(kt_tune *t, const char *purpose)
     kt_protocol *p = &t->call_protocol;
     int final = strcmp(purpose, "final") == 0;
     int by_time = t->cfg->objective == KT_OBJ_TIME;
+    int racing;
     *p = t->cfg->protocol;
-    p->race_bar_us =
-        by_time && !final && p->race > 0 && t->best_us > 0 ? t->best_us : 0;
+    racing = !final && p->race > 0 && t->best_us > 0;
+    p->race_bar_us = by_time && racing ? t->best_us : 0;
+    work_bar(t, racing, p);
     p->energy |= final || kt_objective_needs_energy(t->cfg->objective);
     /* Searching calls compare paired rounds, where a short window does;
      * the answer's own figures take the full one (core/energy.h). */

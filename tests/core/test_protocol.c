@@ -4,6 +4,7 @@
 #include "tests/kt_test.h"
 
 #include <jansson.h>
+#include <math.h>
 
 #include "core/envrec.h"
 #include "core/protocol.h"
@@ -79,12 +80,44 @@ static void measurement_choices_are_recorded_and_read_back(void **state)
     json_decref(j);
 }
 
+/* A bar per unit of work becomes each point's time bar by its own work,
+ * travels to a worker with the call's protocol, and gives no bar where
+ * the work is unknown or the bar is off. */
+static void a_bar_per_unit_of_work_scales_with_the_points_work(void **state)
+{
+    kt_protocol p, back;
+    json_t *j;
+    kt_err err;
+    (void)state;
+    kt_protocol_defaults(&p);
+    assert_true(kt_protocol_bar_of_work(&p, 1e9, 1e9) == 0);
+    p.race_bar_us_per_work = 2e-7; /* 5,000 GFLOP/s */
+    p.race_bar_work = KT_BAR_FLOPS;
+    assert_true(fabs(kt_protocol_bar_of_work(&p, 1e9, 4e6) - 200.0) < 1e-9);
+    assert_true(fabs(kt_protocol_bar_of_work(&p, 2e9, 4e6) - 400.0) < 1e-9);
+    assert_true(kt_protocol_bar_of_work(&p, 0, 4e6) == 0);
+    j = kt_env_protocol(&p);
+    assert_int_equal(kt_protocol_from_json(j, &back, &err), KT_S_OK);
+    assert_true(back.race_bar_us_per_work == p.race_bar_us_per_work);
+    assert_int_equal(back.race_bar_work, KT_BAR_FLOPS);
+    json_decref(j);
+    p.race_bar_work = KT_BAR_BYTES;
+    assert_true(fabs(kt_protocol_bar_of_work(&p, 1e9, 4e6) - 0.8) < 1e-12);
+    j = kt_env_protocol(&p);
+    assert_int_equal(kt_protocol_from_json(j, &back, &err), KT_S_OK);
+    assert_int_equal(back.race_bar_work, KT_BAR_BYTES);
+    json_decref(j);
+    p.race_bar_us_per_work = -1;
+    assert_int_not_equal(kt_protocol_validate(&p, &err), KT_S_OK);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(defaults_follow_the_methodology),
         cmocka_unit_test(bad_fields_are_named),
         cmocka_unit_test(measurement_choices_are_recorded_and_read_back),
+        cmocka_unit_test(a_bar_per_unit_of_work_scales_with_the_points_work),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -33,6 +33,10 @@ typedef struct kt_counting_eval {
      * min_samples and warm-ups, as the tuner set them for that call. */
     size_t call_points[4096], call_min_samples[4096];
     int call_warmups[4096];
+    /* ... and its racing bars: in time, and per unit of work with what
+     * the work is (core/protocol.h). */
+    double call_bar_us[4096], call_bar_per_work[4096];
+    int call_bar_work[4096];
     size_t profiles;
     size_t asked_counters; /* profile() calls that asked for counters */
     /* Every request for counters is refused, as CUPTI refuses it without
@@ -50,6 +54,9 @@ static kt_status kt_counting_evaluate(kt_evaluator *ev, const kt_point *pts,
         c->call_points[c->calls] = n;
         c->call_min_samples[c->calls] = p->min_samples;
         c->call_warmups[c->calls] = p->warmups;
+        c->call_bar_us[c->calls] = p->race_bar_us;
+        c->call_bar_per_work[c->calls] = p->race_bar_us_per_work;
+        c->call_bar_work[c->calls] = p->race_bar_work;
     }
     ++c->calls;
     ++c->events;

@@ -630,6 +630,69 @@ static void a_screen_shortens_the_search_not_the_answer(void **state)
     }
 }
 
+/* Each per-flop bar is a cost some point reached (at least the run's
+ * best, in us per flop), and bars only fall as the best improves. */
+static void bars_are_best_costs_so_far(const kt_counting_eval *c, size_t n,
+                                       const kt_tune_result *r)
+{
+    double best = INFINITY, prev = INFINITY;
+    for (size_t e = 0; e < r->num_entries; ++e)
+        if (r->entries[e].status == KT_EVAL_OK && r->entries[e].cost < best)
+            best = r->entries[e].cost;
+    assert_true(isfinite(best) && best > 0);
+    for (size_t i = 0; i < n; ++i) {
+        double bar = c->call_bar_per_work[i];
+        if (bar == 0)
+            continue;
+        if (bar < 1e6 * best * (1 - 1e-9) || bar > prev * (1 + 1e-12))
+            fail_msg("call %zu: bar %g us/flop (best cost %g, previous bar %g)",
+                     i, bar, 1e6 * best, prev);
+        prev = bar;
+    }
+}
+
+/* Under GFLOP/s a point that does more work in more time may be the
+ * better one, so a searching call's bar is the best cost per flop so far
+ * (the evaluator multiplies it by each point's own work), never a time;
+ * under time it is the best median. The closing round races neither. */
+static void under_gflops_the_race_bar_is_per_flop_not_a_time(void **state)
+{
+    kt_objective objs[] = {KT_OBJ_GFLOPS, KT_OBJ_TIME};
+    (void)state;
+    for (size_t k = 0; k < 2; ++k) {
+        kt_counting_eval *c =
+            kt_counting_open(recs[0].path, recs[0].plugin, recs[0].op);
+        kt_tune_config cfg;
+        kt_tune_result r;
+        size_t raced = 0, last;
+        config(&recs[0], kt_strategy_find("random"), 1, &c->base, &cfg);
+        cfg.max_evals = 30;
+        cfg.objective = objs[k];
+        cfg.protocol.race = 0.005;
+        run(&cfg, &r);
+        last = c->calls - 1;
+        assert_true(c->calls > 2 && c->calls < 4096);
+        for (size_t i = 0; i < last; ++i) {
+            int per_work = c->call_bar_per_work[i] > 0;
+            raced += per_work || c->call_bar_us[i] > 0;
+            if (objs[k] == KT_OBJ_GFLOPS &&
+                (c->call_bar_us[i] > 0 ||
+                 (per_work && c->call_bar_work[i] != KT_BAR_FLOPS)))
+                fail_msg("gflops: call %zu raced by a time bar %g us", i,
+                         c->call_bar_us[i]);
+            if (objs[k] == KT_OBJ_TIME && per_work)
+                fail_msg("time: call %zu has a bar per unit of work", i);
+        }
+        assert_true(raced + 2 >= last); /* all but the first searching ones */
+        assert_true(c->call_bar_us[last] == 0 &&
+                    c->call_bar_per_work[last] == 0);
+        if (objs[k] == KT_OBJ_GFLOPS)
+            bars_are_best_costs_so_far(c, last, &r);
+        kt_tune_result_free(&r);
+        c->base.ops->close(&c->base);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -646,6 +709,7 @@ int main(void)
         cmocka_unit_test(the_closing_round_names_ties),
         cmocka_unit_test(hints_come_ahead_of_the_points_and_change_nothing),
         cmocka_unit_test(a_screen_shortens_the_search_not_the_answer),
+        cmocka_unit_test(under_gflops_the_race_bar_is_per_flop_not_a_time),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
