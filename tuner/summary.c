@@ -219,38 +219,73 @@ static void print_path(FILE *out, const kt_tune_facts *f,
     }
 }
 
+/* Whether the top list shows GFLOP/s: under a GFLOP/s objective, or where
+ * a parameter changes the work (the time alone does not rank the rows). */
+static int top_shows_gflops(const kt_tune_facts *f,
+                            const kt_tune_entry *const *list, size_t n)
+{
+    kt_objective o = f->cfg ? f->cfg->objective : KT_OBJ_TIME;
+    int own = 0;
+    for (size_t i = 0; i < n; ++i)
+        own |= list[i]->has_work && list[i]->work.flops > 0;
+    return own || ((o == KT_OBJ_GFLOPS || o == KT_OBJ_GFLOPS_W) && f->work &&
+                   f->work->flops > 0);
+}
+
+/* One row of the top list: rank i + 1, median, GFLOP/s when shown, CI,
+ * noise, bandwidth, configuration. */
+static void add_top_row(kt_term_table *t, const kt_tune_facts *f,
+                        const kt_tune_entry *e, size_t i, int gflops)
+{
+    const kt_stats *s = &e->timing.kernel;
+    const kt_work *w = work_of(f, e);
+    char rank[24], median[32], rate[32] = "-", ci[64], noise[32], bw[96],
+                               cfg[512];
+    const char *with[] = {rank, median, rate, ci, noise, bw, cfg};
+    const char *without[] = {rank, median, ci, noise, bw, cfg};
+
+    kt_point_format(f->op, &e->point, cfg, sizeof cfg);
+    bandwidth_text(f, e, s->median, bw, sizeof bw);
+    snprintf(rank, sizeof rank, "%zu", i + 1);
+    snprintf(median, sizeof median, "%.3f", s->median);
+    if (w && w->flops > 0 && s->median > 0)
+        snprintf(rate, sizeof rate, "%.1f", 1e-3 * w->flops / s->median);
+    snprintf(ci, sizeof ci, "[%.3f, %.3f]", s->ci_lo, s->ci_hi);
+    snprintf(noise, sizeof noise, "%.2f%%", 100.0 * s->noise);
+    kt_term_table_add(t, gflops ? with : without);
+}
+
 static void print_top(FILE *out, const kt_tune_facts *f,
                       const kt_tune_result *r, int top)
 {
     size_t n;
     const kt_tune_entry **list = kt_tune_ranked(r, &n);
-    char cfg[512], bw[96];
     /* Left out first when the width cannot hold them: the bandwidth, the
-     * interval, the noise (the median and the configuration stay). */
+     * interval, the noise (the median, the GFLOP/s where shown and the
+     * configuration stay). */
     static const kt_term_col cols[] = {
         {"rank", 1, 0},  {"median us", 1, 0}, {"95% CI", 1, 2},
         {"noise", 1, 1}, {"bandwidth", 0, 3}, {"configuration", 0, 0}};
+    static const kt_term_col rate_cols[] = {
+        {"rank", 1, 0},         {"median us", 1, 0}, {"GFLOP/s", 1, 0},
+        {"95% CI", 1, 2},       {"noise", 1, 1},     {"bandwidth", 0, 3},
+        {"configuration", 0, 0}};
     kt_term_table t;
+    int gflops;
 
     if (!list || !n) {
         free(list);
         return;
     }
+    gflops = top_shows_gflops(f, list, n < (size_t)top ? n : (size_t)top);
     fprintf(out, "\ntop %zu of %zu measured (each from its own measurement)\n",
             n < (size_t)top ? n : (size_t)top, n);
-    kt_term_table_init(&t, cols, sizeof cols / sizeof cols[0]);
-    for (size_t i = 0; i < n && i < (size_t)top; ++i) {
-        const kt_stats *s = &list[i]->timing.kernel;
-        char rank[24], median[32], ci[64], noise[32];
-        const char *row[] = {rank, median, ci, noise, bw, cfg};
-        kt_point_format(f->op, &list[i]->point, cfg, sizeof cfg);
-        bandwidth_text(f, list[i], s->median, bw, sizeof bw);
-        snprintf(rank, sizeof rank, "%zu", i + 1);
-        snprintf(median, sizeof median, "%.3f", s->median);
-        snprintf(ci, sizeof ci, "[%.3f, %.3f]", s->ci_lo, s->ci_hi);
-        snprintf(noise, sizeof noise, "%.2f%%", 100.0 * s->noise);
-        kt_term_table_add(&t, row);
-    }
+    if (gflops)
+        kt_term_table_init(&t, rate_cols, sizeof rate_cols / sizeof *rate_cols);
+    else
+        kt_term_table_init(&t, cols, sizeof cols / sizeof cols[0]);
+    for (size_t i = 0; i < n && i < (size_t)top; ++i)
+        add_top_row(&t, f, list[i], i, gflops);
     kt_term_table_print(out, &t, 2, f->width);
     kt_term_table_free(&t);
     free(list);

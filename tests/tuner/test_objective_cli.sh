@@ -68,6 +68,18 @@ got=$(python3 -c 'import json; d=json.load(open("own.json")); b = d["best"]; pri
 python3 -c 'import json; r=json.load(open("own.json"))["replay"]; assert abs(r["best_vs_optimum"] - 1) < 1e-9, r' ||
     { echo "FAIL: the recorded optimum by gflops is not the answer"; failures=$((failures + 1)); }
 
+# The summary's top list ranks by GFLOP/s and says so: a GFLOP/s column,
+# falling down the list (the medians rise: the work grows faster).
+"$KTUNE" tune "$job" --replay own_work.jsonl --set strategy.name=exhaustive \
+    --set strategy.objective=gflops > own.txt 2> /dev/null
+python3 - own.txt <<'PY' || { echo "FAIL: the top list under gflops shows no falling GFLOP/s"; failures=$((failures + 1)); }
+import re, sys
+lines = open(sys.argv[1]).read().split("\ntop ", 1)[1].splitlines()
+assert "GFLOP/s" in lines[1], lines[1]
+rates = [float(m.group(1)) for m in (re.match(r"\s+\d+\s+[\d.]+\s+([\d.]+)\s", l) for l in lines[2:]) if m]
+assert len(rates) >= 5 and rates == sorted(rates, reverse=True), rates
+PY
+
 # A run stopped after 20 points and resumed keeps each point's own work:
 # the answers read back from its journal are costed as they were measured.
 rm -f own.jsonl
