@@ -829,6 +829,8 @@ def seed_recordings(run, folder):
         run.state["steps"][name] = {
             "journal": run.rel(jpath), "points": len(pts), "seeded_from": src, "done": False,
             "total_wall_s": meta.get("wall_s") or journal_elapsed(jpath), "records": kept,
+            # a screened recording resumes only screened (the journal's protocol)
+            "screen_samples": (meta.get("protocol") or {}).get("screen_samples") or 0,
             "seed_meta": {k: meta[k] for k in ("command", "commit", "commit_note") if k in meta},
             "best": best and {"params": best["point"].get("params"),
                               "variant": best["point"].get("variant"), "median_us": best["median_us"]}}

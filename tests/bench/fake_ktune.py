@@ -73,8 +73,14 @@ def tune(decl, argv):
     if j and os.path.exists(j) and "--resume" not in argv:
         print(f"ktune tune: journal {j} exists (add --resume)", file=sys.stderr)
         return 2
-    done = []
+    done, screen = [], int(s.get("measure.screen_samples", "0"))
     if j and os.path.exists(j):
+        head = json.loads(open(j).readline())
+        had = (head.get("protocol") or {}).get("screen_samples", 0)
+        if had != screen:  # as ktune: a journal resumes under its own protocol
+            print(f"ktune tune: {j} used another measurement protocol: screen_samples is "
+                  f"{had} there, {screen} here", file=sys.stderr)
+            return 2
         done = [json.loads(x) for x in open(j) if '"eval"' in x]
     pts = space(decl)
     new = []
@@ -94,7 +100,10 @@ def tune(decl, argv):
     if j:
         with open(j, "a") as f:
             if not done:
-                f.write(json.dumps({"kind": "ktune.journal", "plugin_spec": "fake"}) + "\n")
+                head = {"kind": "ktune.journal", "plugin_spec": "fake"}
+                if screen:
+                    head["protocol"] = {"screen_samples": screen}
+                f.write(json.dumps(head) + "\n")
             for r in new:
                 f.write(json.dumps(r) + "\n")
     evs = [r["point"]["params"] for r in done + new]

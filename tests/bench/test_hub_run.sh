@@ -36,7 +36,10 @@ source = ${KTUNE_BAT_DIR}/batbench/benchmarks/nbody/nbody.cu
 INI
 export FAKE_KTUNE_LOG=$PWD/calls.log
 common=(--ktune "$FAKE" --decl-dir decls --no-kt --sweep-s 2 --default-s 1 --reserve 0 --gpu-tag h200)
-expect_exit 0 env -u KTUNE_HUB_DIR python3 "$RUN" "${common[@]}" --out o1 --deadline 200
+# The recordings screen (--record-screen); a resumed or seeded one keeps
+# its journal's screen without being told.
+expect_exit 0 env -u KTUNE_HUB_DIR python3 "$RUN" "${common[@]}" --out o1 --deadline 200 \
+    --record-screen 3
 expect_text "gemm: its declaration failed --check; its GPU steps are skipped"
 expect_text "Kernel Tuner: Kernel Tuner switched off (--no-kt)"
 expect_exit 0 env -u KTUNE_HUB_DIR python3 "$RUN" "${common[@]}" --out o2 --resume o1 --deadline 200
@@ -67,6 +70,7 @@ r = s2["record:convolution"]
 assert r["points"] == 40 and r["resumed"] and r["sessions"] == 2 and not r["done"], r
 assert abs(r["total_wall_s"] - s1["record:convolution"]["wall_s"] - r["wall_s"]) < 1e-6, r
 assert "strategy.max_seconds=4" in r["cmd"] and "--resume" in r["cmd"], r["cmd"]
+assert "measure.screen_samples=3" in s1["record:convolution"]["cmd"] and r["screen_samples"] == 3, r
 d = s2["default:convolution"]["facts"]["best"]["params"]
 p = s2["profile:convolution:ktune"]
 assert p["rc"] == 0 and p["params"] == d and "compute-bound" in p["diagnosis"][0], p
@@ -85,6 +89,7 @@ s4 = json.load(open("o4/state.json"))
 r4 = s4["steps"]["record:convolution"]
 assert r4["seeded_from"].endswith("convolution-h200.jsonl.gz") and r4["resumed"], r4
 assert r4["points"] == 60 and r4["sessions"] == 2 and "--resume" in r4["cmd"], r4
+assert "measure.screen_samples=3" in r4["cmd"], r4["cmd"]
 assert s4["sessions"][0]["ran"] == ["check:convolution", "check:gemm", "check:bat_nbody", "record:convolution"]
 seeded = [json.loads(x) for x in open("o4/rec/convolution-h200.jsonl") if '"eval"' in x]
 assert len({json.dumps(e["point"], sort_keys=True) for e in seeded}) == 60, len(seeded)
