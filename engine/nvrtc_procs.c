@@ -440,8 +440,7 @@ size_t kt_nvrtc_procs_started(kt_nvrtc_procs *p)
 
 /* ---------------------------------------------------- the helper's side */
 
-/* One request read from fd into req (its strings in *texts, owned). -1:
- * the caller closed or sent something else. */
+/* A request's strings as the helper read them (owned). */
 typedef struct request_text {
     char *source, *source_name, *name_expr, *arch;
     char **options;
@@ -460,6 +459,8 @@ static void request_text_free(request_text *t)
     memset(t, 0, sizeof *t);
 }
 
+/* One request read from fd into t. -1: the caller closed or sent
+ * something else. */
 static int read_request(int fd, uint32_t *op, request_text *t)
 {
     uint32_t magic = 0;

@@ -4,15 +4,16 @@
  * a kt_nvrtc_runner (engine/nvrtc.h) for the compile pool.
  *
  * Why: NVRTC's compiles in threads of one process do not scale. On the
- * H200 machine's 16-core host, 96 hub-gemm kernels compiled at 20.5 per
- * second on 16 threads (4.4 cores busy) and at 51.3 per second in 16
- * processes (11.3 cores busy), the same kernels, cache off.
+ * H200 machine's 16-core host, 96 hub-gemm kernels compiled at 18.6 per
+ * second on 16 threads (4.9 cores busy) and at 45.3 per second on 16
+ * helpers (12.6 cores busy), the same kernels, ktune's and NVRTC's own
+ * caches off (docs/results/2026-12-03-h200-session14-hub.md).
  *
  * Each helper serves one request at a time over a socket pair (its fd 3):
  * a compile (the image, lowered name and log) or a front end (the IR
  * hash). A caller takes an idle helper, starting one when fewer than the
  * set's size run, and waits when all are busy. A helper that dies on a
- * request (a compiler crash) answers it with KT_S_INTERNAL naming the
+ * request (a compiler crash) answers it with KT_S_CRASHED naming the
  * signal, is reaped, and the next request starts a new one; the crash
  * costs that kernel, never the caller's process. Writes to a dead helper
  * never raise SIGPIPE.
