@@ -41,6 +41,19 @@ def ratio(a, b):
     return a / b if a is not None and b not in (None, 0) else None
 
 
+def nvrtc_cache_line(sessions):
+    """Whether NVRTC's own cache (the driver's compute cache, shared across
+    processes) was off in each call: where it was on, a kernel an earlier
+    step compiled may have been reused by a later one."""
+    on = [s.get("start") or "?" for s in sessions if not s.get("cuda_cache_disable")]
+    if not on:
+        return ("- NVRTC's own cache (the driver's compute cache): off in every call "
+                "(CUDA_CACHE_DISABLE=1); every timed run also has fresh ktune and Kernel Tuner caches")
+    return ("- NVRTC's own cache (the driver's compute cache) was **on** in the calls started "
+            f"{', '.join(on)}: there a kernel compiled by an earlier step may have been reused by a "
+            "later one, and its compile times and evaluation rates are upper bounds")
+
+
 class Page:
     def __init__(self, out):
         self.out = out
@@ -153,12 +166,7 @@ class Page:
         for s in sessions:
             lines.append(f"  - {s.get('start')}–{s.get('end', '?')} ({f(s.get('wall_s'), '%.0f')} s): "
                          f"`run_h200.sh {' '.join(s.get('argv') or [])}`")
-        if st.get("nvrtc_driver_cache"):
-            lines.append(f"- NVRTC's own cache (the driver's compute cache): {st['nvrtc_driver_cache']}; "
-                         "every timed run also has a fresh ktune cache folder and a fresh Kernel Tuner cache")
-        else:
-            lines.append("- NVRTC's own cache (the driver's compute cache) was not switched off in this run: "
-                         "a kernel compiled by an earlier step may have been reused by a later one")
+        lines.append(nvrtc_cache_line(sessions))
         if st.get("parallel"):
             lines.append(f"- the two tools ran at the same time on two GPUs of one host: {st['parallel']}")
         for k in ("ktune_missing", "kt_missing"):

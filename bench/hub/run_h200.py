@@ -71,7 +71,7 @@ class Run:
         # ktune older than its -no-cache would reuse an earlier step's
         # kernels and report a compile of milliseconds. Off for both tools.
         self.env["CUDA_CACHE_DISABLE"] = "1"
-        self.state["nvrtc_driver_cache"] = "off (CUDA_CACHE_DISABLE=1 for every step)"
+        self.session["cuda_cache_disable"] = True  # per call: a resumed folder's may lack it
         if a.hub:
             self.env["KTUNE_HUB_DIR"] = a.hub
         if a.bat:

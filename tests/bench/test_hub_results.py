@@ -24,6 +24,7 @@ sys.path.insert(0, HUBDIR)
 spec = importlib.util.spec_from_file_location("hub", os.path.join(HUBDIR, "hub.py"))
 hub = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(hub)
+import results  # noqa: E402  (bench/hub/results.py, after hub)
 
 
 def summary(evals, wall, compile_s, sampling, best_params, best_us, extra=None):
@@ -205,6 +206,14 @@ class Page(unittest.TestCase):
         self.assertIn("no declaration of dedispersion under examples/hub", text)
         self.assertIn("no time left: needs 80 s, 12 s left", text)
         self.assertIn("too many resources requested for launch", text)
+
+    def test_a_call_with_nvrtcs_own_cache_on_is_named(self):
+        line = results.nvrtc_cache_line([{"start": "T1", "cuda_cache_disable": True}, {"start": "T2"}])
+        self.assertIn("**on** in the calls started T2", line)
+        self.assertNotIn("T1", line)
+        self.assertIn("off in every call", results.nvrtc_cache_line([{"start": "T1", "cuda_cache_disable": True}]))
+        text, _ = self.render()  # the made-up run's one call predates the switch
+        self.assertIn("was **on** in the calls started 2026-12-02T10:00:00Z", text)
 
     def test_a_folder_that_is_not_a_run_is_refused(self):
         with tempfile.TemporaryDirectory() as d:

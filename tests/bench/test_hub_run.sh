@@ -79,6 +79,7 @@ for k, v in d.items():
 assert s2["default:bat_nbody"]["rc"] == 0 and s2["check:bat_nbody"]["count"] == 96
 assert "switched off" in st["kt_missing"]
 # the second call retries the failed check only, then continues the recording
+assert all(s.get("cuda_cache_disable") for s in st["sessions"]), st["sessions"]
 assert len(st["sessions"]) == 2 and st["sessions"][1]["ran"] == ["check:gemm", "record:convolution"], st["sessions"]
 # the recording for tests/data: the sample and the live default run's points
 m = json.load(open("o2/rec/tests-data/convolution-h200.meta.json"))
