@@ -220,9 +220,9 @@ static void read_work_bar(const json_t *b, kt_protocol *p)
     const char *per = json_string_value(json_object_get(b, "per"));
 
     p->race_bar_us_per_work = json_number_value(json_object_get(b, "us"));
-    p->race_bar_work = !per                       ? KT_BAR_NONE
-                       : strcmp(per, "flop") == 0 ? KT_BAR_FLOPS
-                                                  : KT_BAR_BYTES;
+    p->race_bar_work = per && strcmp(per, "flop") == 0   ? KT_BAR_FLOPS
+                       : per && strcmp(per, "byte") == 0 ? KT_BAR_BYTES
+                                                         : KT_BAR_NONE;
 }
 
 kt_status kt_protocol_from_json(const json_t *j, kt_protocol *p, kt_err *err)

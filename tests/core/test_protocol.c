@@ -106,6 +106,12 @@ static void a_bar_per_unit_of_work_scales_with_the_points_work(void **state)
     j = kt_env_protocol(&p);
     assert_int_equal(kt_protocol_from_json(j, &back, &err), KT_S_OK);
     assert_int_equal(back.race_bar_work, KT_BAR_BYTES);
+    /* A unit it does not know races nothing. */
+    json_object_set_new(json_object_get(j, "race_bar_per_work"), "per",
+                        json_string("furlong"));
+    assert_int_equal(kt_protocol_from_json(j, &back, &err), KT_S_OK);
+    assert_int_equal(back.race_bar_work, KT_BAR_NONE);
+    assert_true(kt_protocol_bar_of_work(&back, 1e9, 4e6) == 0);
     json_decref(j);
     p.race_bar_us_per_work = -1;
     assert_int_not_equal(kt_protocol_validate(&p, &err), KT_S_OK);
