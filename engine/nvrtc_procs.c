@@ -29,6 +29,10 @@ extern char **environ;
 
 /* ------------------------------------------------------------- the wire */
 
+/* Binary frames, not the workers' kt_wire (core/wire.h): that carries
+ * JSON, whose strings must be UTF-8, and a request's source, NVRTC's log
+ * (which quotes source lines) and the cubin are arbitrary bytes. */
+
 /* A frame being written: grown as fields are put. */
 typedef struct frame {
     char *data;
