@@ -248,8 +248,11 @@ static void add_top_row(kt_term_table *t, const kt_tune_facts *f,
     bandwidth_text(f, e, s->median, bw, sizeof bw);
     snprintf(rank, sizeof rank, "%zu", i + 1);
     snprintf(median, sizeof median, "%.3f", s->median);
-    if (w && w->flops > 0 && s->median > 0)
-        snprintf(rate, sizeof rate, "%.1f", 1e-3 * w->flops / s->median);
+    if (w && w->flops > 0 && s->median > 0) {
+        kt_derived d;
+        kt_derive(w, s->median, 0, 0, &d);
+        snprintf(rate, sizeof rate, "%.1f", d.gflops);
+    }
     snprintf(ci, sizeof ci, "[%.3f, %.3f]", s->ci_lo, s->ci_hi);
     snprintf(noise, sizeof noise, "%.2f%%", 100.0 * s->noise);
     kt_term_table_add(t, gflops ? with : without);
