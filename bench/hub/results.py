@@ -41,6 +41,17 @@ def ratio(a, b):
     return a / b if a is not None and b not in (None, 0) else None
 
 
+def recording_calls(r):
+    """How many device calls a recording took and whether its last one
+    found the earlier part's compiles (run_h200.py record_cache)."""
+    n = r.get("record_calls") or 1
+    if n <= 1 or r.get("points") is None:
+        return ""
+    kept = ("the compiles of the earlier calls kept (same machine)" if r.get("record_cache_kept")
+            else "the last one compiled afresh")
+    return f" over {n} calls, {kept}"
+
+
 def nvrtc_cache_line(sessions):
     """Whether NVRTC's own cache (the driver's compute cache, shared across
     processes) was off in each call: where it was on, a kernel an earlier
@@ -116,6 +127,7 @@ class Page:
             "default run" if df.get("evals_per_s") else None)
         row["ratio"] = ratio(row["ktune_evals_per_s"], row["kt_evals_per_s"])
         row["record_screen"] = rec.get("screen_samples")
+        row["record_calls"], row["record_cache_kept"] = rec.get("sessions") or 1, rec.get("cache_kept")
         rb = rec.get("best") or {}
         rbest = hub.score(key, rb.get("params") or {}, rb.get("median_us"))
         db = df.get("best") or {}
@@ -205,7 +217,7 @@ class Page:
                          + (f"; screen_samples {r['record_screen']}, the finalist in full"
                             if r.get("record_screen") else "; every point in the full protocol")
                          + ") in "
-                         f"{f(r['wall_s'], '%.0f')} s; compile share {f(r['compile_share'], '%.2f')}; GPU idle "
+                         f"{f(r['wall_s'], '%.0f')} s" + recording_calls(r) + "; compile share {f(r['compile_share'], '%.2f')}; GPU idle "
                          f"fraction {f(r['gpu_idle'], '%.2f')}" + (f" ({r['gpu_idle_from']})" if r['gpu_idle_from'] else "")
                          + f" (last call: compiling {f(r['compile_wall_s'], '%.1f')} s wall, "
                          f"{f(r['compile_cpu_s'], '%.1f')} s CPU on {f(r['compile_workers'], '%d')} threads; "

@@ -187,6 +187,27 @@ def journal_elapsed(path):
     return max([e.get("elapsed_s") or 0 for e in evals] + [0.0])
 
 
+def caches_of(out):
+    """The recordings' compile caches of the run folder out."""
+    return os.path.normpath(out) + "-cache"
+
+
+def record_cache(run, key, resume):
+    """A recording's own compile cache, beside the run folder (OUT-cache/
+    KEY; not in it, which is tarred back from the device): a journal
+    resumed on the same warm machine reuses the compiles its earlier part
+    made, as one long run of it would (issue 28: one compile per code,
+    the cache shared across runs), and never anyone else's; a fresh
+    machine starts it empty, and so does a journal started afresh.
+    Returns (path, whether it held the earlier part's compiles)."""
+    path = os.path.join(caches_of(run.out), key)
+    if not resume:
+        shutil.rmtree(path, ignore_errors=True)
+    kept = os.path.isdir(path) and bool(os.listdir(path))
+    os.makedirs(path, exist_ok=True)
+    return path, kept
+
+
 def do_record(run, key, decl, budget_s):
     """A recording: random strategy seed 1 (one uniform permutation of
     the space), at most `sample_points` points, max_seconds continued
@@ -212,7 +233,10 @@ def do_record(run, key, decl, budget_s):
         argv += ["--set", f"measure.screen_samples={screen}"]
     if resume:
         argv.append("--resume")
-    rec, _ = run.cmd(f"record:{key}.s{n}", argv, budget_s + 90, env=ktune_env(run))
+    env = ktune_env(run)
+    env["KTUNE_CACHE_DIR"], kept = record_cache(run, key, resume)
+    rec, _ = run.cmd(f"record:{key}.s{n}", argv, budget_s + 90, env=env)
+    rec.update(cache_kept=kept)
     rec.update(journal=run.rel(jpath), json=run.rel(summ), resumed=resume,
                budget_s=budget_s, target=target or k["feasible"], screen_samples=screen,
                facts=hub.summary_facts(hub.load_json(summ)))
@@ -758,6 +782,8 @@ def main(argv=None):
     a.bat = os.path.abspath(a.bat) if a.bat else None
     if a.resume and os.path.abspath(a.resume) != os.path.abspath(a.out):
         shutil.copytree(a.resume, a.out, dirs_exist_ok=True)
+        if os.path.isdir(caches_of(a.resume)):
+            shutil.copytree(caches_of(a.resume), caches_of(a.out), dirs_exist_ok=True)
     restore_recordings(a.out)
     run = Run(a)
     run.state.update(commit=git_commit(), hub=a.hub, bat=a.bat, build=a.build)

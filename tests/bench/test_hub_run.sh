@@ -18,7 +18,7 @@ fail() {
 
 RUN=$KT_SOURCE_DIR/bench/hub/run_h200.py
 FAKE=$KT_SOURCE_DIR/tests/bench/fake_ktune.py
-rm -rf decls o1 o2 o3 o4 o5 calls.log calls3.log calls4.log calls5.log && mkdir decls
+rm -rf decls o1 o2 o3 o4 o5 o*-cache calls.log calls3.log calls4.log calls5.log && mkdir decls
 cat >decls/convolution.ini <<'INI'
 ; fake feasible = 4362
 [operator]
@@ -57,7 +57,7 @@ FAKE_KTUNE_LOG=$PWD/calls4.log expect_exit 0 env -u KTUNE_HUB_DIR python3 "$RUN"
 FAKE_KTUNE_LOG=$PWD/calls5.log expect_exit 0 env -u KTUNE_HUB_DIR python3 "$RUN" "${common[@]}" \
     --out o5 --deadline 200 --seed-from o2/rec/tests-data --steps check
 python3 - <<'PY' || fail "the plan's record says something else"
-import json
+import json, os
 s1 = json.load(open("o1/state.json"))["steps"]
 st = json.load(open("o2/state.json"))
 s2 = st["steps"]
@@ -71,6 +71,10 @@ assert r["points"] == 40 and r["resumed"] and r["sessions"] == 2 and not r["done
 assert abs(r["total_wall_s"] - s1["record:convolution"]["wall_s"] - r["wall_s"]) < 1e-6, r
 assert "strategy.max_seconds=4" in r["cmd"] and "--resume" in r["cmd"], r["cmd"]
 assert "measure.screen_samples=3" in s1["record:convolution"]["cmd"] and r["screen_samples"] == 3, r
+# the resumed recording found its own compiles, kept beside (not in) the
+# run folder; a journal started afresh (o1, the seeded o4) starts empty
+assert not s1["record:convolution"]["cache_kept"] and r["cache_kept"], r
+assert os.listdir("o2-cache/convolution") == ["fake-entry"], os.listdir("o2-cache/convolution")
 d = s2["default:convolution"]["facts"]["best"]["params"]
 p = s2["profile:convolution:ktune"]
 assert p["rc"] == 0 and p["params"] == d and "compute-bound" in p["diagnosis"][0], p
@@ -90,6 +94,7 @@ s4 = json.load(open("o4/state.json"))
 r4 = s4["steps"]["record:convolution"]
 assert r4["seeded_from"].endswith("convolution-h200.jsonl.gz") and r4["resumed"], r4
 assert r4["points"] == 60 and r4["sessions"] == 2 and "--resume" in r4["cmd"], r4
+assert not r4["cache_kept"], r4
 assert "measure.screen_samples=3" in r4["cmd"], r4["cmd"]
 assert s4["sessions"][0]["ran"] == ["check:convolution", "check:gemm", "check:bat_nbody", "record:convolution"]
 seeded = [json.loads(x) for x in open("o4/rec/convolution-h200.jsonl") if '"eval"' in x]
