@@ -768,6 +768,9 @@ def main(argv=None):
     ap.add_argument("--seed-from", metavar="DIR", default="",
                     help="start recordings missing from the state from DIR's KEY-TAG.jsonl.gz "
                     "(tests/data), their sample part, where TAG is this GPU's")
+    ap.add_argument("--restart", metavar="KEYS", default="",
+                    help="these recordings (hub keys, comma-separated) start afresh; the old "
+                    "journals move to superseded/ (with --seed-from, a restarted one is not seeded)")
     ap.add_argument("--no-kt", action="store_true")
     ap.add_argument("--kt-device", type=int, default=None,
                     help="a second GPU: Kernel Tuner runs there while ktune runs on GPU 0 (halves the wall time)")
@@ -792,8 +795,16 @@ def main(argv=None):
         print(f"run_h200.py: {a.out} holds a run on a {run.state['gpu_tag']} GPU, this one is a {tag}: "
               "one folder is one GPU's (start a fresh --out)", file=sys.stderr)
         return 2
+    restart = [k for k in a.restart.split(",") if k]
+    unknown = [k for k in restart if k not in hub.ORDER]
+    if unknown:
+        print(f"run_h200.py: --restart {','.join(unknown)}: not a hub recording "
+              f"(expected some of {','.join(hub.ORDER)})", file=sys.stderr)
+        return 2
+    if restart:
+        restart_recordings(run, restart)
     if a.seed_from:
-        seed_recordings(run, a.seed_from)
+        seed_recordings(run, a.seed_from, skip=restart)
     run.log(f"ktune {a.ktune}; hub {a.hub}; BAT {a.bat}; out {run.out}; deadline {a.deadline:.0f} s")
     if not os.access(a.ktune, os.X_OK):
         run.state["ktune_missing"] = f"no ktune binary at {a.ktune}"
@@ -835,7 +846,35 @@ def gpu_tag(dry_run):
     return "gpu"
 
 
-def seed_recordings(run, folder):
+def restart_recordings(run, keys):
+    """Each of keys' recordings starts afresh in this call (under this
+    call's --record-screen): its journal, sidecar and summaries move to
+    superseded/sN/ (N: this call's number) and its state to state["superseded"], where the page
+    and the next owner still find them."""
+    n = len(run.state.get("sessions", []))
+    tag = run.state["gpu_tag"]
+    for key in keys:
+        old = run.state["steps"].pop(f"record:{key}", None)
+        dest = os.path.join(run.out, "superseded", f"s{n}")
+        moved = []
+        for folder in (os.path.join(run.out, "rec"), os.path.join(run.out, "rec", "tests-data")):
+            for f in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+                if f.startswith(f"{key}-{tag}.") and os.path.isfile(os.path.join(folder, f)):
+                    os.makedirs(dest, exist_ok=True)
+                    sub = os.path.relpath(folder, os.path.join(run.out, "rec")).replace(os.sep, "-")
+                    shutil.move(os.path.join(folder, f),
+                                os.path.join(dest, f if sub == "." else f"{sub}-{f}"))
+                    moved.append(f)
+        shutil.rmtree(os.path.join(caches_of(run.out), key), ignore_errors=True)
+        if old or moved:
+            run.state.setdefault("superseded", {})[f"record:{key}.s{n}"] = dict(
+                old or {}, moved_to=run.rel(dest), files=moved)
+        run.log(f"record:{key}: restarted ({len(moved)} files to {run.rel(dest)})"
+                if old or moved else f"record:{key}: nothing to restart")
+    run.save()
+
+
+def seed_recordings(run, folder, skip=()):
     """Each recording the state lacks, from FOLDER/KEY-TAG.jsonl.gz: the
     part its sidecar calls the sample (the merged live-default records at
     its end left out, so that the journal resumes as the same uniform
@@ -845,7 +884,7 @@ def seed_recordings(run, folder):
         name = f"record:{key}"
         src = os.path.join(folder, f"{key}-{tag}.jsonl.gz")
         meta = hub.load_json(os.path.join(folder, f"{key}-{tag}.meta.json")) or {}
-        if run.state["steps"].get(name) or not os.path.exists(src):
+        if run.state["steps"].get(name) or key in skip or not os.path.exists(src):
             continue
         jpath = os.path.join(run.out, "rec", f"{key}-{tag}.jsonl")
         kept = hub.split_sample(src, meta, jpath)

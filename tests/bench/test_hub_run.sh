@@ -18,7 +18,7 @@ fail() {
 
 RUN=$KT_SOURCE_DIR/bench/hub/run_h200.py
 FAKE=$KT_SOURCE_DIR/tests/bench/fake_ktune.py
-rm -rf decls o1 o2 o3 o4 o5 o*-cache calls.log calls3.log calls4.log calls5.log && mkdir decls
+rm -rf decls o1 o2 o3 o4 o5 o6 o7 o*-cache calls*.log && mkdir decls
 cat >decls/convolution.ini <<'INI'
 ; fake feasible = 4362
 [operator]
@@ -56,6 +56,12 @@ FAKE_KTUNE_LOG=$PWD/calls4.log expect_exit 0 env -u KTUNE_HUB_DIR python3 "$RUN"
 # how many points the sample holds, not the merged count.
 FAKE_KTUNE_LOG=$PWD/calls5.log expect_exit 0 env -u KTUNE_HUB_DIR python3 "$RUN" "${common[@]}" \
     --out o5 --deadline 200 --seed-from o2/rec/tests-data --steps check
+# A recording started afresh (--restart) after it was resumed: its old
+# journal moves aside, the new one is not resumed and compiles afresh.
+FAKE_KTUNE_LOG=$PWD/calls6.log expect_exit 0 env -u KTUNE_HUB_DIR python3 "$RUN" "${common[@]}" \
+    --out o6 --resume o2 --deadline 200 --restart convolution --steps check,record
+expect_exit 2 env -u KTUNE_HUB_DIR python3 "$RUN" "${common[@]}" --out o7 --restart conv
+expect_text "--restart conv: not a hub recording (expected some of"
 python3 - <<'PY' || fail "the plan's record says something else"
 import json, os
 s1 = json.load(open("o1/state.json"))["steps"]
@@ -104,6 +110,12 @@ m5 = json.load(open("o5/rec/tests-data/convolution-h200.meta.json"))
 assert m5["command"] and m5["command"] == seed["command"], (m5["command"], seed["command"])
 assert m5["commit"] == seed["commit"], m5
 assert "the first 40 points of it" in m5["order"] and m5["recorded_sample"] == 40, m5
+s6 = json.load(open("o6/state.json"))
+r6, gone = s6["steps"]["record:convolution"], s6["superseded"]["record:convolution.s3"]
+assert r6["points"] == 20 and not r6["resumed"] and not r6["cache_kept"], r6
+assert "--resume" not in r6["cmd"] and gone["points"] == 40, (r6["cmd"], gone)
+assert os.path.exists("o6/superseded/s3/convolution-h200.jsonl"), os.listdir("o6")
+assert "convolution-h200.jsonl" in gone["files"] and gone["moved_to"] == "superseded/s3", gone
 s3 = json.load(open("o3/state.json"))["steps"]
 assert "no time left" in s3["default:convolution"]["skipped"], s3["default:convolution"]
 assert not s3["default:convolution"]["done"]
