@@ -217,7 +217,7 @@ class Page:
                          + (f"; screen_samples {r['record_screen']}, the finalist in full"
                             if r.get("record_screen") else "; every point in the full protocol")
                          + ") in "
-                         f"{f(r['wall_s'], '%.0f')} s" + recording_calls(r) + "; compile share {f(r['compile_share'], '%.2f')}; GPU idle "
+                         f"{f(r['wall_s'], '%.0f')} s" + recording_calls(r) + f"; compile share {f(r['compile_share'], '%.2f')}; GPU idle "
                          f"fraction {f(r['gpu_idle'], '%.2f')}" + (f" ({r['gpu_idle_from']})" if r['gpu_idle_from'] else "")
                          + f" (last call: compiling {f(r['compile_wall_s'], '%.1f')} s wall, "
                          f"{f(r['compile_cpu_s'], '%.1f')} s CPU on {f(r['compile_workers'], '%d')} threads; "

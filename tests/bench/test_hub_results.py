@@ -119,6 +119,7 @@ class Page(unittest.TestCase):
             "check:convolution": {"rc": 0, "count": 4362, "count_is": "after constraints", "ok": True,
                                   "cmd": "ktune tune examples/hub/convolution.ini --check", "wall_s": 0.3},
             "record:convolution": {"rc": 0, "points": 4362, "done": True, "total_wall_s": 290.0,
+                                   "sessions": 2, "cache_kept": True,
                                    "best": {"params": conv, "median_us": 1000.0},
                                    "facts": hub.summary_facts(summary(4362, 290.0, 261.0, 200.0, conv,
                                                                       1000.0, {"gpu_idle_fraction": 0.05}))},
@@ -190,6 +191,15 @@ class Page(unittest.TestCase):
         self.assertIn("NVIDIA H200", text)
         self.assertIn("ktune tune examples/hub/convolution.ini --check", text)
         self.assertIn("extrapolated: 2.42 h", text)  # 4362 points at 0.5/s
+
+    def test_the_recording_line_says_its_calls_and_whether_their_compiles_were_kept(self):
+        text, _ = self.render()
+        line = next(x for x in text.splitlines() if x.startswith("- recording: 4362 of 4,362"))
+        self.assertIn("in 290 s over 2 calls, the compiles of the earlier calls kept (same machine)", line)
+        self.assertIn("compile share 0.90; GPU idle fraction 0.05", line)  # 261 / 290
+        self.assertNotIn("{", line)
+        hot = next(x for x in text.splitlines() if x.startswith("- recording: 700 of"))
+        self.assertNotIn("calls", hot)  # one call: nothing to say
 
     def test_hotspot_is_compared_per_unit_of_work(self):
         text, _ = self.render()
