@@ -30,7 +30,7 @@ double kt_tune_run_clock(const kt_tune *t)
     return t->clock_offset + (kt_tune_monotonic() - t->t0) + simulated;
 }
 
-static void set_clock(kt_tune *t, double value)
+void kt_tune_set_clock(kt_tune *t, double value)
 {
     t->clock_offset = value;
     t->t0 = kt_tune_monotonic();
@@ -367,36 +367,6 @@ static int host_refused(kt_tune *t, const kt_point *pt, uint64_t index,
 
 /* --------------------------------------------------------- evaluations */
 
-static int same_points(const kt_journal_log *log, const resume_call *c,
-                       const kt_point *pts, size_t n)
-{
-    if (c->used || c->n != n)
-        return 0;
-    for (size_t i = 0; i < n; ++i)
-        if (!kt_point_equal(&log->entries[c->first + i].point, &pts[i]))
-            return 0;
-    return 1;
-}
-
-/* The first unused recorded call of exactly these points, or NULL; a
- * deterministic strategy asks in the recorded order, so the cursor
- * usually hits at once. */
-static resume_call *find_call(kt_tune *t, const kt_point *pts, size_t n)
-{
-    const kt_journal_log *log = t->cfg->resume;
-    if (!log)
-        return NULL;
-    if (t->call_cursor < t->num_calls &&
-        same_points(log, &t->calls[t->call_cursor], pts, n))
-        return &t->calls[t->call_cursor++];
-    for (size_t i = 0; i < t->num_calls; ++i)
-        if (same_points(log, &t->calls[i], pts, n)) {
-            t->call_cursor = i + 1;
-            return &t->calls[i];
-        }
-    return NULL;
-}
-
 kt_status kt_tune_fail(kt_tune *t, kt_status rc, const kt_err *err)
 {
     t->failed = 1;
@@ -482,7 +452,7 @@ static kt_status answer_from_log(kt_tune *t, resume_call *c, size_t n,
             (rc = kt_timing_copy(&e[i].result.timing, &out[i].timing, err)))
             return rc;
     }
-    set_clock(t, e[n - 1].elapsed_s);
+    kt_tune_set_clock(t, e[n - 1].elapsed_s);
     return KT_S_OK;
 }
 
@@ -553,7 +523,7 @@ static kt_status run_call(kt_tune *t, const char *purpose, const kt_point *pts,
                           kt_err *err)
 {
     const kt_tune_config *cfg = t->cfg;
-    resume_call *c = find_call(t, pts, n);
+    resume_call *c = kt_tune_find_call(t, pts, n);
     kt_journal *j = cfg->journal;
     double start;
     kt_status rc;
@@ -611,7 +581,7 @@ kt_status kt_tune_run_calls(kt_tune *t, const char *purpose,
     memset(out, 0, count * per * sizeof *out);
     kt_tune_progress_call(t, purpose, pts, count * per);
     for (size_t i = 0; i < count && !rc; ++i) {
-        resume_call *c = find_call(t, &pts[i * per], per);
+        resume_call *c = kt_tune_find_call(t, &pts[i * per], per);
         answered[i] = c != NULL;
         if (c) {
             rc = answer_from_log(t, c, per, &out[i * per], err);
@@ -641,15 +611,6 @@ kt_status kt_tune_run_calls(kt_tune *t, const char *purpose,
             kt_eval_result_free(&out[i]);
     free(calls);
     return rc;
-}
-
-const kt_journal_entry *kt_tune_recorded_failure(const kt_tune *t,
-                                                 uint64_t index)
-{
-    uint64_t at;
-    if (!t->cfg->resume || !kt_u64map_get(&t->recorded_failures, index, &at))
-        return NULL;
-    return &t->cfg->resume->entries[at];
 }
 
 size_t kt_tune_width(const kt_tune *t)
@@ -700,7 +661,7 @@ static kt_status measure_plan(kt_tune *t, const kt_point *pts, size_t n,
             continue;
         }
         if ((failed = kt_tune_recorded_failure(t, index))) {
-            set_clock(t, failed->elapsed_s);
+            kt_tune_set_clock(t, failed->elapsed_s);
             rc = add_entry(t, &pts[i], index, &failed->result, 0, 1, err);
             continue;
         }
@@ -840,7 +801,7 @@ static kt_status compare_plan_one(kt_tune *t, const kt_point *incumbent,
     if (kt_tune_stop(t) || (!e && pl->fresh >= kt_tune_evals_left(t)))
         return stopped(t, err);
     if (!e && (failed = kt_tune_recorded_failure(t, ib))) {
-        set_clock(t, failed->elapsed_s);
+        kt_tune_set_clock(t, failed->elapsed_s);
         if ((rc = add_entry(t, cand, ib, &failed->result, 0, 1, err)))
             return rc;
         out->known = 1;
@@ -1020,43 +981,6 @@ kt_status kt_tune_path_jump(kt_tune *t, const kt_point *from,
     return add_step(t, from, to, label, ratio, &s, err);
 }
 
-static kt_status prepare_resume(kt_tune *t, kt_err *err)
-{
-    const kt_journal_log *log = t->cfg->resume;
-    kt_status rc;
-
-    if (!log)
-        return KT_S_OK;
-    t->calls = calloc(log->count ? log->count : 1, sizeof *t->calls);
-    if (!t->calls)
-        return kt_err_set(err, KT_S_NOMEM, "out of memory");
-    for (size_t i = 0; i < log->count;) {
-        size_t n = log->entries[i].of;
-        uint64_t index;
-        t->calls[t->num_calls].first = i;
-        t->calls[t->num_calls++].n = n;
-        for (size_t k = i; k < i + n && k < log->count; ++k) {
-            const kt_journal_entry *e = &log->entries[k];
-            if (e->result.status != KT_EVAL_OK &&
-                kt_space_index(t->cfg->space, &e->point, &index) &&
-                !kt_u64map_get(&t->recorded_failures, index, NULL) &&
-                (rc = kt_u64map_put(&t->recorded_failures, index, k, err)))
-                return rc;
-        }
-        i += n;
-    }
-    for (size_t i = 0; i < log->num_checked; ++i) {
-        uint64_t index;
-        if (kt_space_index(t->cfg->space, &log->checked[i], &index) &&
-            (rc = kt_u64map_put(&t->checked, index, 1, err)))
-            return rc;
-    }
-    /* The clock goes on from where the journal stopped. */
-    if (log->count)
-        set_clock(t, log->entries[log->count - 1].elapsed_s);
-    return KT_S_OK;
-}
-
 /* What each worker did, for the summary (nothing without workers). */
 static void keep_worker_stats(kt_tune *t)
 {
@@ -1099,9 +1023,10 @@ kt_status kt_tune_run(const kt_tune_config *cfg, kt_tune_result *out,
     t.call_end = started;
     kt_u64map_init(&t.by_index);
     kt_u64map_init(&t.recorded_failures);
+    kt_u64map_init(&t.recorded);
     kt_u64map_init(&t.checked);
     kt_rng_seed(&t.rng, cfg->seed);
-    set_clock(&t, 0);
+    kt_tune_set_clock(&t, 0);
     if (kt_space_count_feasible(cfg->space, FEASIBLE_COUNT_LIMIT, &feasible,
                                 &ferr) == KT_S_OK) {
         out->feasible = feasible;
@@ -1109,7 +1034,7 @@ kt_status kt_tune_run(const kt_tune_config *cfg, kt_tune_result *out,
     }
     kt_progress_init(&t.progress, stderr, cfg->progress);
     if ((rc = kt_tune_prepare_profiling(&t, err)) ||
-        (rc = prepare_resume(&t, err)) ||
+        (rc = kt_tune_prepare_resume(&t, err)) ||
         (cfg->num_workers > 1 &&
          (rc = kt_pool_open(cfg->workers, cfg->num_workers, &t.pool, err))))
         goto done;
@@ -1136,6 +1061,7 @@ done:
     kt_pool_close(t.pool);
     kt_u64map_free(&t.by_index);
     kt_u64map_free(&t.recorded_failures);
+    kt_u64map_free(&t.recorded);
     kt_u64map_free(&t.checked);
     free(t.calls);
     free(t.memos);

@@ -288,9 +288,9 @@ size_t kt_tune_width(const kt_tune *t);
  * only. A later hint goes before an earlier one. */
 void kt_tune_hint(kt_tune *t, const kt_point *pts, size_t n);
 
-/* Whether hints reach anyone: 0 while a resumed journal answers or when
- * the evaluator takes none (a replay), so a strategy can skip the work of
- * making them. */
+/* Whether hints reach anyone: 0 when the evaluator takes none (a replay)
+ * or the session failed, so a strategy can skip the work of making them.
+ * A resumed journal's points are passed over by kt_tune_hint itself. */
 int kt_tune_hints_wanted(const kt_tune *t);
 
 /* Whether pt has a result in this session (or a failure the resumed

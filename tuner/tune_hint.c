@@ -14,10 +14,13 @@ int kt_tune_hints_wanted(const kt_tune *t)
     const kt_tune_config *cfg = t->cfg;
     const kt_evaluator *ev = t->pool ? cfg->workers[0] : cfg->ev;
 
-    /* Answering from a resumed journal compiles nothing, nor does an
-     * evaluator that takes no hints (a replay). */
-    return !t->failed && !(t->num_calls && t->call_cursor < t->num_calls) &&
-           ev->ops->prefetch;
+    /* An evaluator that takes no hints (a replay) compiles nothing. A
+     * resumed journal still wants them: kt_tune_hint passes over the
+     * points it holds, and the new ones after them compile while it
+     * answers. (Refusing every hint until the journal's last call was
+     * answered left a resumed sweep compiling one kernel at a time: a
+     * closing round's call in the log is never asked for in order.) */
+    return !t->failed && ev->ops->prefetch;
 }
 
 int kt_tune_visited(const kt_tune *t, const kt_point *pt)
@@ -48,7 +51,7 @@ void kt_tune_hint(kt_tune *t, const kt_point *pts, size_t n)
         for (size_t k = 0; k < m && !twice; ++k)
             twice = kept[k] == index;
         if (!twice && !kt_tune_find_entry(t, index) &&
-            !kt_tune_recorded_failure(t, index) &&
+            !kt_tune_recorded(t, index) &&
             kt_space_feasible(cfg->space, &pts[i], &why) == KT_S_OK) {
             kept[m] = index;
             keep[m++] = pts[i];

@@ -9,6 +9,8 @@
  *                         answer, the trade-off front
  *   tuner/tune_hint.c     hints: the points strategies expect to measure,
  *                         handed to the evaluators' compile pools
+ *   tuner/tune_resume.c   a resumed journal: its calls answered again, its
+ *                         failures not run again, its points known
  * Ownership is kt_tune's (tuner/tune.h): nothing here allocates beyond it.
  */
 #ifndef KT_TUNE_IMPL_H
@@ -46,6 +48,7 @@ struct kt_tune {
     resume_call *calls;
     size_t num_calls, call_cursor;
     kt_u64map recorded_failures; /* space index -> log entry */
+    kt_u64map recorded;          /* space index -> its first log entry */
     kt_u64map checked;           /* space index -> 1: journaled as check */
     memo *memos;
     size_t num_memos, memo_cap;
@@ -86,10 +89,19 @@ void kt_tune_progress_call(kt_tune *t, const char *purpose, const kt_point *pts,
 double kt_tune_run_clock(const kt_tune *t);
 double kt_tune_result_cost(const kt_tune *t, const kt_eval_result *r);
 kt_tune_entry *kt_tune_find_entry(const kt_tune *t, uint64_t index);
-/* A failure the resumed journal recorded for the point of index (a point
- * that faulted must not be run again), or NULL. */
+void kt_tune_set_clock(kt_tune *t, double value);
+
+/* tune_resume.c: the resumed journal's calls, failures and points (all
+ * none without one). prepare: the maps from cfg->resume, the clock set
+ * where the journal stopped. find_call: the first unused recorded call of
+ * exactly these points, or NULL. recorded_failure: a failure the journal
+ * recorded for the point of index (a point that faulted must not be run
+ * again), or NULL. recorded: whether the journal holds the point at all. */
+kt_status kt_tune_prepare_resume(kt_tune *t, kt_err *err);
+resume_call *kt_tune_find_call(kt_tune *t, const kt_point *pts, size_t n);
 const kt_journal_entry *kt_tune_recorded_failure(const kt_tune *t,
                                                  uint64_t index);
+int kt_tune_recorded(const kt_tune *t, uint64_t index);
 void kt_tune_paired(const kt_tune *t, const kt_eval_result *a,
                     const kt_eval_result *b, kt_ratio *out);
 kt_status kt_tune_run_calls(kt_tune *t, const char *purpose,
