@@ -12,6 +12,7 @@ the short table last. A missing figure is a dash, never a guess.
     python3 bench/hub/results.py OUT_DIR [-o docs/results/2026-12-02-h200-hub-kernels.md]...
 """
 import argparse
+import glob
 import os
 import sys
 
@@ -42,14 +43,38 @@ def ratio(a, b):
 
 
 def recording_calls(r):
-    """How many device calls a recording took and whether its last one
-    found the earlier part's compiles (run_h200.py record_cache)."""
+    """How many device calls a recording took, what each added and whether
+    the last one found the earlier part's compiles (run_h200.py
+    record_cache)."""
     n = r.get("record_calls") or 1
     if n <= 1 or r.get("points") is None:
         return ""
     kept = ("the compiles of the earlier calls kept (same machine)" if r.get("record_cache_kept")
             else "the last one compiled afresh")
-    return f" over {n} calls, {kept}"
+    parts = "; ".join(f"{c['points']:,} points in {c['seconds']:.0f} s ({c['rate']:.2f}/s)"
+                      for c in r.get("record_parts") or [])
+    return f" over {n} calls, {kept}" + (f" (by call: {parts})" if parts else "")
+
+
+def recording_parts(out, journal):
+    """Each call's part of a recording from its summaries beside the
+    journal (KEY-TAG.sessionN.json): the points it added and the run
+    clock it took (the clock continues across calls)."""
+    stem = os.path.join(out, (journal or "-").split(".jsonl")[0])
+    found = []
+    for path in glob.glob(glob.escape(stem) + ".session*.json"):
+        tail = path[len(stem) + len(".session"):-len(".json")]
+        doc = hub.load_json(path) or {}
+        if tail.isdigit() and doc.get("evaluations") is not None and doc.get("elapsed_s"):
+            found.append((int(tail), doc))
+    parts, clock, seen = [], 0.0, 0
+    for _, doc in sorted(found, key=lambda x: x[0]):
+        fresh = doc["evaluations"] - (doc.get("from_journal") or 0)
+        took = doc["elapsed_s"] - clock
+        if fresh > 0 and took > 0:
+            parts.append({"points": fresh, "seconds": took, "rate": fresh / took})
+        clock, seen = doc["elapsed_s"], doc["evaluations"]
+    return parts
 
 
 def nvrtc_cache_line(sessions):
@@ -120,10 +145,15 @@ class Page:
                else rf.get("compile_s"), "compile_cpu_s": rf.get("compile_cpu_s"),
                "compile_workers": rf.get("compile_workers"), "gpu_wait_s": rf.get("gpu_wait_s"),
                "measure_s": rf.get("measure_s")}
+        row["record_parts"] = recording_parts(self.out, rec.get("journal"))
         # ktune's evaluations per second: the recording's (same protocol,
         # uniform points), else the default run's
-        row["ktune_evals_per_s"] = rf.get("evals_per_s") or df.get("evals_per_s")
-        row["ktune_evals_from"] = "recording" if rf.get("evals_per_s") else (
+        # (over every call of it: the points each added over the run clock
+        # each took, as ktune's own figure counts one call's)
+        parts = row["record_parts"]
+        whole = (sum(c["points"] for c in parts) / sum(c["seconds"] for c in parts)) if parts else None
+        row["ktune_evals_per_s"] = whole or rf.get("evals_per_s") or df.get("evals_per_s")
+        row["ktune_evals_from"] = "recording" if whole or rf.get("evals_per_s") else (
             "default run" if df.get("evals_per_s") else None)
         row["ratio"] = ratio(row["ktune_evals_per_s"], row["kt_evals_per_s"])
         row["record_screen"] = rec.get("screen_samples")

@@ -119,7 +119,7 @@ class Page(unittest.TestCase):
             "check:convolution": {"rc": 0, "count": 4362, "count_is": "after constraints", "ok": True,
                                   "cmd": "ktune tune examples/hub/convolution.ini --check", "wall_s": 0.3},
             "record:convolution": {"rc": 0, "points": 4362, "done": True, "total_wall_s": 290.0,
-                                   "sessions": 2, "cache_kept": True,
+                                   "sessions": 2, "cache_kept": True, "journal": "rec/convolution-h200.jsonl",
                                    "best": {"params": conv, "median_us": 1000.0},
                                    "facts": hub.summary_facts(summary(4362, 290.0, 261.0, 200.0, conv,
                                                                       1000.0, {"gpu_idle_fraction": 0.05}))},
@@ -154,6 +154,11 @@ class Page(unittest.TestCase):
              "result": {"ok": False, "error": "cudaLaunchKernel: too many resources requested for launch"}}]}
         with open(os.path.join(d, "state.json"), "w") as f:
             json.dump(state, f)
+        # the recording's two calls: their summaries beside the journal
+        os.makedirs(os.path.join(d, "rec"))
+        for n, evals, before, clock in ((1, 3000, 0, 200.0), (2, 4362, 3000, 290.0)):
+            with open(os.path.join(d, "rec", f"convolution-h200.session{n}.json"), "w") as f:
+                json.dump({"evaluations": evals, "from_journal": before, "elapsed_s": clock}, f)
         with open(os.path.join(d, "neutral.json"), "w") as f:
             json.dump(neutral, f)
 
@@ -195,7 +200,8 @@ class Page(unittest.TestCase):
     def test_the_recording_line_says_its_calls_and_whether_their_compiles_were_kept(self):
         text, _ = self.render()
         line = next(x for x in text.splitlines() if x.startswith("- recording: 4362 of 4,362"))
-        self.assertIn("in 290 s over 2 calls, the compiles of the earlier calls kept (same machine)", line)
+        self.assertIn("in 290 s over 2 calls, the compiles of the earlier calls kept (same machine) (by call: "
+                      "3,000 points in 200 s (15.00/s); 1,362 points in 90 s (15.13/s))", line)
         self.assertIn("compile share 0.90; GPU idle fraction 0.05", line)  # 261 / 290
         self.assertNotIn("{", line)
         hot = next(x for x in text.splitlines() if x.startswith("- recording: 700 of"))
