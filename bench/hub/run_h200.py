@@ -395,7 +395,10 @@ def do_profile(run, name, decl, who, params, spec, variant):
     jpath = os.path.join(run.out, "profile", f"{name}-{who}.json")
     argv += ["--json", jpath]
     rec, text = run.cmd(f"profile:{name}:{who}", argv, 180, env=ktune_env(run))
-    diag = [ln.strip() for ln in text.splitlines() if "bound" in ln.lower()][:3]
+    # the roofline's line ("... bounds this kernel") and the counters'
+    # diagnosis, whatever it says ("no single bottleneck" as well)
+    diag = [ln.strip() for ln in text.splitlines()
+            if "bound" in ln.lower() or ln.lstrip().startswith("diagnosis")][:3]
     rec.update(json=run.rel(jpath), diagnosis=diag, params=params)
     rec["summary"] = f"exit {rec['rc']}" + (f": {diag[0]}" if diag else "")
     return rec

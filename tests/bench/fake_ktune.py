@@ -141,7 +141,11 @@ def main(argv):
         if cache and "--check" not in argv:  # a compile's entry, as ktune's cache keeps one
             open(os.path.join(cache, "fake-entry"), "w").close()
         return tune(decl, argv)
-    print("diagnosis: compute-bound (fake): 71% of the FMA peak")
+    print("intensity   512 flop/B (fake): above it, the compute side bounds this kernel")
+    if "fake no class" in open(decl).read():
+        print("diagnosis   no single bottleneck: SM 77.0% of peak (fake)")
+    else:
+        print("diagnosis: compute-bound (fake): 71% of the FMA peak")
     if opt(argv, "--json"):
         with open(opt(argv, "--json"), "w") as f:
             json.dump({"kind": "ktune.profile"}, f)
