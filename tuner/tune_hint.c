@@ -19,7 +19,8 @@ int kt_tune_hints_wanted(const kt_tune *t)
      * points it holds, and the new ones after them compile while it
      * answers. (Refusing every hint until the journal's last call was
      * answered left a resumed sweep compiling one kernel at a time: a
-     * closing round's call in the log is never asked for in order.) */
+     * journal ending on a failed point never gets there, that point being
+     * answered from its failure record, not as a call.) */
     return !t->failed && ev->ops->prefetch;
 }
 

@@ -67,13 +67,13 @@ def recording_parts(out, journal):
         doc = hub.load_json(path) or {}
         if tail.isdigit() and doc.get("evaluations") is not None and doc.get("elapsed_s"):
             found.append((int(tail), doc))
-    parts, clock, seen = [], 0.0, 0
+    parts, clock = [], 0.0
     for _, doc in sorted(found, key=lambda x: x[0]):
         fresh = doc["evaluations"] - (doc.get("from_journal") or 0)
         took = doc["elapsed_s"] - clock
         if fresh > 0 and took > 0:
             parts.append({"points": fresh, "seconds": took, "rate": fresh / took})
-        clock, seen = doc["elapsed_s"], doc["evaluations"]
+        clock = doc["elapsed_s"]
     return parts
 
 

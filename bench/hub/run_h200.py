@@ -236,8 +236,7 @@ def do_record(run, key, decl, budget_s):
     env = ktune_env(run)
     env["KTUNE_CACHE_DIR"], kept = record_cache(run, key, resume)
     rec, _ = run.cmd(f"record:{key}.s{n}", argv, budget_s + 90, env=env)
-    rec.update(cache_kept=kept)
-    rec.update(journal=run.rel(jpath), json=run.rel(summ), resumed=resume,
+    rec.update(cache_kept=kept, journal=run.rel(jpath), json=run.rel(summ), resumed=resume,
                budget_s=budget_s, target=target or k["feasible"], screen_samples=screen,
                facts=hub.summary_facts(hub.load_json(summ)))
     rec["total_wall_s"] = (old.get("total_wall_s") or 0) + rec["wall_s"]
@@ -851,14 +850,16 @@ def gpu_tag(dry_run):
 
 def restart_recordings(run, keys):
     """Each of keys' recordings starts afresh in this call (under this
-    call's --record-screen): its journal, sidecar and summaries move to
-    superseded/sN/ (N: this call's number) and its state to state["superseded"], where the page
-    and the next owner still find them."""
+    call's --record-screen; its compile cache is emptied by record_cache,
+    the journal being gone): its journal, sidecar and summaries move to
+    superseded/sN/ (N: this call's number) and its state to
+    state["superseded"], where the page and the next owner still find
+    them."""
     n = len(run.state.get("sessions", []))
     tag = run.state["gpu_tag"]
+    dest = os.path.join(run.out, "superseded", f"s{n}")
     for key in keys:
         old = run.state["steps"].pop(f"record:{key}", None)
-        dest = os.path.join(run.out, "superseded", f"s{n}")
         moved = []
         for folder in (os.path.join(run.out, "rec"), os.path.join(run.out, "rec", "tests-data")):
             for f in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
@@ -868,7 +869,6 @@ def restart_recordings(run, keys):
                     shutil.move(os.path.join(folder, f),
                                 os.path.join(dest, f if sub == "." else f"{sub}-{f}"))
                     moved.append(f)
-        shutil.rmtree(os.path.join(caches_of(run.out), key), ignore_errors=True)
         if old or moved:
             run.state.setdefault("superseded", {})[f"record:{key}.s{n}"] = dict(
                 old or {}, moved_to=run.rel(dest), files=moved)

@@ -150,14 +150,15 @@ static void random_and_exhaustive_keep_the_pool_ahead_all_run(void **state)
     }
 }
 
-/* A journaled random run of n points with c (its header as the CLI's). */
+/* A journaled random run of n points with c: a new journal at path (its
+ * header as the CLI's), or the one resume was read from, continued. */
 static void journaled_random(kt_compile_eval *c, const char *path, size_t n,
                              const kt_journal_log *resume, kt_tune_result *r)
 {
     kt_tune_config cfg;
     kt_journal j;
     kt_err err;
-    json_t *h;
+    kt_status rc;
 
     memset(&cfg, 0, sizeof cfg);
     cfg.op = op;
@@ -166,17 +167,22 @@ static void journaled_random(kt_compile_eval *c, const char *path, size_t n,
     tt_config_defaults(&cfg, kt_strategy_find("random"));
     cfg.finalists = 1;
     cfg.max_evals = n;
-    h = kt_journal_header(lp, "t1scale", op, sizes, 0, &space, &cfg.protocol,
-                          json_object(), c->base.ops->environment(&c->base));
-    if (resume ? kt_journal_continue(&j, path, resume, json_object(), &err)
-               : kt_journal_create(&j, path, h, &err))
+    if (resume) {
+        rc = kt_journal_continue(&j, path, resume, json_object(), &err);
+    } else {
+        json_t *h = kt_journal_header(lp, "t1scale", op, sizes, 0, &space,
+                                      &cfg.protocol, json_object(),
+                                      c->base.ops->environment(&c->base));
+        rc = kt_journal_create(&j, path, h, &err);
+        json_decref(h);
+    }
+    if (rc)
         fail_msg("%s: %s", path, err.msg);
     cfg.journal = &j;
     cfg.resume = resume;
     if (kt_tune_run(&cfg, r, &err))
         fail_msg("random: %s", err.msg);
     kt_journal_close(&j);
-    json_decref(h);
 }
 
 /* Cuts the journal at path after its last record of a failed point (the
@@ -193,9 +199,13 @@ static size_t cut_after_last_failure(const char *path)
         json_t *rec = json_loads(line, 0, NULL);
         const char *kind = json_string_value(json_object_get(rec, "kind"));
         const char *st = json_string_value(json_object_get(rec, "status"));
-        if (kind && strcmp(kind, "eval") == 0 && ++n && st &&
-            strcmp(st, "ok") != 0)
-            end = ftell(f), kept = n;
+        if (kind && strcmp(kind, "eval") == 0) {
+            ++n;
+            if (st && strcmp(st, "ok") != 0) {
+                end = ftell(f);
+                kept = n;
+            }
+        }
         json_decref(rec);
     }
     free(line);
