@@ -491,18 +491,21 @@ static kt_status local_calibration(kt_evaluator *ev, int refresh,
     return KT_S_OK;
 }
 
-/* The compile settings: the pool's threads, the cache folder ("" off),
- * the NVRTC helper its compiles run in ("": the threads themselves) and
- * whether NVRTC's own cache was switched off (engine/nvrtc_code.h). */
+/* The compile settings: the pool's threads, whether the operator's
+ * kernels compile at run time (a declaration's, through the pool; a
+ * compiled plugin's never do), the cache folder ("" off), the NVRTC helper
+ * its compiles run in ("": the threads themselves) and whether NVRTC's own
+ * cache was switched off (engine/nvrtc_code.h). */
 static json_t *compile_record(local_eval *le)
 {
     kt_cpool_stats st;
     char dir[4096];
     kt_cpool_stats_get(le->pool, &st);
     kt_nvrtc_cache_dir(dir, sizeof dir);
-    return json_pack("{s:i,s:i,s:s,s:s,s:b}", "threads", st.threads,
-                     "requested", le->spec.compile_threads, "cache", dir,
-                     "helper", le->helper, "nvrtc_cache_off",
+    return json_pack("{s:i,s:i,s:b,s:s,s:s,s:b}", "threads", st.threads,
+                     "requested", le->spec.compile_threads, "run_time",
+                     kt_declared_of_plugin(le->spec.plugin) != NULL, "cache",
+                     dir, "helper", le->helper, "nvrtc_cache_off",
                      kt_nvrtc_no_cache_option() != NULL);
 }
 

@@ -293,6 +293,14 @@ void kt_tune_hint(kt_tune *t, const kt_point *pts, size_t n);
  * A resumed journal's points are passed over by kt_tune_hint itself. */
 int kt_tune_hints_wanted(const kt_tune *t);
 
+/* How many kernels the evaluator compiles at once ahead of measurement:
+ * its compile pool's threads when the operator's kernels compile at run
+ * time (a declaration's, NVRTC) and hints reach it, else 0 (a compiled
+ * plugin, a replay). A strategy that commits to this many proposals ahead
+ * of the one measured keeps every compile thread busy. Asks the evaluator
+ * each call: a strategy keeps the answer. */
+size_t kt_tune_compile_ahead(const kt_tune *t);
+
 /* Whether pt has a result in this session (or a failure the resumed
  * journal recorded), asking nothing: unlike kt_tune_known, a point the
  * host refuses is not recorded, so a hint's look-ahead may call it. */

@@ -7,6 +7,7 @@
  */
 #include "tuner/tune_impl.h"
 
+#include <jansson.h>
 #include <stdlib.h>
 
 int kt_tune_hints_wanted(const kt_tune *t)
@@ -22,6 +23,24 @@ int kt_tune_hints_wanted(const kt_tune *t)
      * journal ending on a failed point never gets there, that point being
      * answered from its failure record, not as a call.) */
     return !t->failed && ev->ops->prefetch;
+}
+
+size_t kt_tune_compile_ahead(const kt_tune *t)
+{
+    const kt_tune_config *cfg = t->cfg;
+    kt_evaluator *ev = t->pool ? cfg->workers[0] : cfg->ev;
+    json_t *env, *compile;
+    size_t n = 0;
+
+    if (!kt_tune_hints_wanted(t))
+        return 0;
+    env = ev->ops->environment(ev);
+    compile = json_object_get(env, "compile");
+    if (json_is_true(json_object_get(compile, "run_time")) &&
+        json_integer_value(json_object_get(compile, "threads")) > 0)
+        n = (size_t)json_integer_value(json_object_get(compile, "threads"));
+    json_decref(env);
+    return n;
 }
 
 int kt_tune_visited(const kt_tune *t, const kt_point *pt)

@@ -233,10 +233,15 @@ static const kt_work *kt_ce_work(kt_evaluator *ev)
     return &((kt_compile_eval *)ev)->work;
 }
 
+/* The local evaluator's compile record (engine/local_eval.c): the pool's
+ * threads, and kernels that compile at run time, as a declaration's do. */
 static json_t *kt_ce_environment(kt_evaluator *ev)
 {
-    (void)ev;
-    return json_object();
+    kt_compile_eval *c = (kt_compile_eval *)ev;
+    kt_cpool_stats st;
+    kt_cpool_stats_get(c->pool, &st);
+    return json_pack("{s:{s:i,s:b}}", "compile", "threads", st.threads,
+                     "run_time", 1);
 }
 
 static kt_status kt_ce_calibration(kt_evaluator *ev, int refresh,

@@ -195,14 +195,14 @@ static double threshold(const kt_tpe *m, const branch *br, kt_status *rc,
     return thr;
 }
 
-/* Adds observation i to the counts (good or bad). */
-static void count(const kt_tpe *m, size_t i, int good, double *g, double *b,
-                  double *gs, double *bs)
+/* Adds the point at index to the counts (good or bad). */
+static void count(const kt_tpe *m, uint64_t index, int good, double *g,
+                  double *b, double *gs, double *bs)
 {
-    size_t s = slot_at(m->space, m->idx[i]);
+    size_t s = slot_at(m->space, index);
     const kt_space_variant *sv = &m->space->slots[s];
     /* The device-setting digit (fastest, tuner/space.h) is not modelled. */
-    uint64_t rest = (m->idx[i] - sv->offset) / m->space->settings;
+    uint64_t rest = (index - sv->offset) / m->space->settings;
     double *c = good ? g : b;
 
     (good ? gs : bs)[s] += 1;
@@ -229,7 +229,14 @@ static kt_status fit(kt_tpe *m, const branch *br, kt_err *err)
     thr = threshold(m, br, &rc, err);
     for (size_t i = 0; !rc && i < m->n; ++i)
         if (in_branch(m, br, m->idx[i]))
-            count(m, i, isfinite(m->us[i]) && m->us[i] <= thr, g, b, gs, bs);
+            count(m, m->idx[i], isfinite(m->us[i]) && m->us[i] <= thr, g, b,
+                  gs, bs);
+    /* Pending proposals count as bad until their results come (a
+     * pessimistic "liar"): the fit made while they are out would otherwise
+     * propose their neighbours in the same few parameters again. */
+    for (size_t i = 0; !rc && i < m->num_queued; ++i)
+        if (m->queued[i] != UINT64_MAX && in_branch(m, br, m->queued[i]))
+            count(m, m->queued[i], 0, g, b, gs, bs);
     for (size_t s = 0; !rc && s < ns; ++s) {
         const kt_space_variant *sv = &m->space->slots[s];
         size_t off = m->base[s];
@@ -265,14 +272,18 @@ static double score(const kt_tpe *m, uint64_t index)
     return sum;
 }
 
-/* Whether the drawn candidate i is open: not visited (nor, while
- * looking ahead, taken by an earlier look-ahead pick) and feasible. A
+/* Whether the drawn candidate i is open: not visited, not pending (a
+ * proposal made and not measured yet), nor, while looking ahead, taken by
+ * an earlier look-ahead pick, and feasible. A
  * candidate is only scored, so nothing is recorded for it (kt_tune_seen,
  * not kt_tune_known): a proposal draws KT_TPE_DRAWS of them. */
 static int drawn_open(kt_tpe *m, uint64_t i)
 {
     kt_point pt;
 
+    for (size_t k = 0; k < m->num_queued; ++k)
+        if (m->queued[k] == i)
+            return 0;
     kt_space_point(m->space, i, &pt);
     if (m->ahead) {
         for (size_t k = 0; k < m->num_ahead; ++k)
@@ -504,7 +515,10 @@ int kt_tpe_next(kt_tpe *m, kt_point *pt, kt_status *rc, kt_err *err)
 /* ----------------------------------------------------------------------- */
 /* The strategy.                                                            */
 
-enum { OPT_GAMMA, OPT_PRIOR, OPT_INIT, OPT_LOCAL, OPT_BRANCH };
+#define MAX_BATCH 64
+#define MAX_AHEAD 64
+
+enum { OPT_GAMMA, OPT_PRIOR, OPT_INIT, OPT_LOCAL, OPT_BRANCH, OPT_AHEAD };
 
 static const kt_strategy_option options[] = {
     {"gamma", "share of the points that ran counted as good", 0.15, 0.01, 0.5,
@@ -523,9 +537,13 @@ static const kt_strategy_option options[] = {
      "feasible points, the proposal is the branch's own, by the model "
      "fitted on that branch alone (0: never)",
      1, 0, 1, 0},
+    {"ahead",
+     "proposals committed ahead of the one measured, their kernels compiling "
+     "meanwhile, each chosen on the results in when it is made (-1: one per "
+     "compile thread when the kernels compile at run time, else 0; 0: each "
+     "proposal waits for every result before it)",
+     -1, -1, MAX_AHEAD, 1},
 };
-
-#define MAX_BATCH 64
 
 /* Proposals hinted ahead of the one measured on an enumerated range: on
  * the hub convolution with a sleeping 1 s compiler (bench_compile_ahead,
@@ -651,32 +669,109 @@ static void hint_next(kt_tpe *m, const kt_point *pts, size_t k)
     kt_tune_hint(m->t, ahead, n);
 }
 
-/* Measures up to `width` proposals at once and teaches the model; *none
- * when no candidate was left. */
-static kt_status step(kt_tpe *m, kt_point *best, double *best_us, int *none,
-                      kt_err *err)
+/* The search's proposals made and not measured yet, oldest first, and
+ * its incumbent. With depth above 0 the search commits to its next depth
+ * proposals before their results come, so their kernels compile while
+ * the ones before them are measured: each is still the model's choice
+ * given every result in when it was made. */
+typedef struct pending {
+    kt_point pts[MAX_AHEAD + MAX_BATCH];
+    uint64_t idx[MAX_AHEAD + MAX_BATCH]; /* their indices, which later
+                                            proposals skip */
+    size_t n, depth;
+    kt_point best;
+    double best_us;
+} pending;
+
+/* Proposals appended until depth plus one batch of width are pending;
+ * fewer when the model has no candidate left. */
+static kt_status fill(kt_tpe *m, pending *q, size_t width, kt_err *err)
 {
-    size_t width = kt_tune_width(m->t), k = 0;
-    kt_point pts[MAX_BATCH];
-    kt_tune_obs obs[MAX_BATCH];
     kt_status rc = KT_S_OK;
 
+    m->queued = q->idx;
+    while (q->n < q->depth + width) {
+        m->num_queued = q->n;
+        if (!kt_tpe_next(m, &q->pts[q->n], &rc, err))
+            break;
+        if (!kt_space_index(m->space, &q->pts[q->n], &q->idx[q->n]))
+            q->idx[q->n] = UINT64_MAX;
+        ++q->n;
+    }
+    m->queued = NULL;
+    m->num_queued = 0;
+    return rc;
+}
+
+/* Measures the oldest pending proposals, up to `width` at once, teaches
+ * the model and moves the incumbent; *none when no candidate was left. */
+static kt_status step(kt_tpe *m, pending *q, int *none, kt_err *err)
+{
+    size_t width = kt_tune_width(m->t), k;
+    kt_tune_obs obs[MAX_BATCH];
+    kt_status rc;
+
     width = width < MAX_BATCH ? width : MAX_BATCH;
-    while (k < width && kt_tpe_next(m, &pts[k], &rc, err))
-        ++k;
-    if (rc || (*none = k == 0))
+    if ((rc = fill(m, q, width, err)) || (*none = q->n == 0))
         return rc;
-    hint_next(m, pts, k);
-    if ((rc = kt_tune_measure_batch(m->t, pts, k, obs, err)))
+    k = q->n < width ? q->n : width;
+    if (q->depth)
+        kt_tune_hint(m->t, q->pts, q->n);
+    else
+        hint_next(m, q->pts, k);
+    if ((rc = kt_tune_measure_batch(m->t, q->pts, k, obs, err)))
         return rc;
     for (size_t i = 0; !rc && i < k; ++i) {
-        rc = kt_tpe_observe(m, &pts[i], &obs[i], err);
+        rc = kt_tpe_observe(m, &q->pts[i], &obs[i], err);
         if (obs[i].known && obs[i].status == KT_EVAL_OK &&
-            obs[i].median_us < *best_us) {
-            *best_us = obs[i].median_us;
-            *best = pts[i];
-            kt_tune_set_incumbent(m->t, best);
+            obs[i].median_us < q->best_us) {
+            q->best_us = obs[i].median_us;
+            q->best = q->pts[i];
+            kt_tune_set_incumbent(m->t, &q->best);
         }
+    }
+    q->n -= k;
+    memmove(q->pts, q->pts + k, q->n * sizeof *q->pts);
+    memmove(q->idx, q->idx + k, q->n * sizeof *q->idx);
+    return rc;
+}
+
+/* The proposals kept ahead: the option's, else (-1) one per thread of the
+ * compile pool when kernels compile at run time, none otherwise. */
+static size_t depth_of(kt_tune *t, double opt)
+{
+    size_t d = opt < 0 ? kt_tune_compile_ahead(t) : (size_t)opt;
+    return d < MAX_AHEAD ? d : MAX_AHEAD;
+}
+
+/* The default configuration, where every search starts: measured alone
+ * first without a pipeline; with one, the first pending proposal, so the
+ * first ones compile while its kernel does. */
+static kt_status start_with_default(kt_tpe *m, pending *q, kt_err *err)
+{
+    kt_point start;
+    kt_tune_obs obs;
+    uint64_t index;
+    kt_status rc;
+
+    kt_space_start(m->space, &start);
+    if (q->depth) {
+        q->pts[0] = start;
+        q->idx[0] = UINT64_MAX;
+        if (kt_space_index(m->space, &start, &index)) {
+            q->idx[0] = index;
+            if (m->state && index >= m->lo && index < m->hi)
+                m->state[index - m->lo] = 1;
+        }
+        q->n = 1;
+        return KT_S_OK;
+    }
+    if (!(rc = kt_tune_measure(m->t, &start, &obs, err)))
+        rc = kt_tpe_observe(m, &start, &obs, err);
+    if (!rc && obs.known && obs.status == KT_EVAL_OK) {
+        q->best = start;
+        q->best_us = obs.median_us;
+        kt_tune_set_incumbent(m->t, &q->best);
     }
     return rc;
 }
@@ -684,33 +779,30 @@ static kt_status step(kt_tpe *m, kt_point *best, double *best_us, int *none,
 static kt_status run(kt_tune *t, const double *opt, kt_err *err)
 {
     const kt_space *space = kt_tune_space(t);
+    pending *q = calloc(1, sizeof *q);
     kt_tpe m;
-    kt_point best, start;
-    kt_tune_obs obs;
-    double best_us = INFINITY;
     int none = 0;
     kt_status rc;
 
+    if (!q)
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
     if ((rc = kt_tpe_init(&m, t, 0, space->size, opt[OPT_GAMMA], opt[OPT_PRIOR],
-                          (size_t)opt[OPT_INIT], err)))
+                          (size_t)opt[OPT_INIT], err))) {
+        free(q);
         return rc;
+    }
     m.local_every = (size_t)opt[OPT_LOCAL];
     m.branch_floor = opt[OPT_BRANCH];
-    /* The default configuration first, where every search starts. */
-    kt_space_start(space, &start);
-    if (!(rc = kt_tune_measure(t, &start, &obs, err)))
-        rc = kt_tpe_observe(&m, &start, &obs, err);
-    if (!rc && obs.known && obs.status == KT_EVAL_OK) {
-        best = start;
-        best_us = obs.median_us;
-        kt_tune_set_incumbent(t, &best);
-    }
+    q->depth = depth_of(t, opt[OPT_AHEAD]);
+    q->best_us = INFINITY;
+    rc = start_with_default(&m, q, err);
     while (!rc && !none && !kt_tune_stop(t))
-        rc = step(&m, &best, &best_us, &none, err);
+        rc = step(&m, q, &none, err);
     if (!rc && none)
         kt_tune_finished(t, "every feasible point the model could reach "
                             "was evaluated");
     kt_tpe_free(&m);
+    free(q);
     return rc;
 }
 

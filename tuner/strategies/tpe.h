@@ -58,6 +58,10 @@ typedef struct kt_tpe {
      * picked so far, which later look-ahead picks skip; NULL otherwise. */
     uint64_t *ahead;
     size_t num_ahead;
+    /* The proposals made and not measured yet (tpe.c's pipeline), which
+     * proposals on a drawn range skip; NULL when none. */
+    const uint64_t *queued;
+    size_t num_queued;
     /* Observations, in order: index and median (INFINITY: did not run). */
     uint64_t *idx;
     double *us;
