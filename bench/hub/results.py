@@ -132,7 +132,8 @@ class Page:
         row = {"key": key, "check": chk.get("count"), "check_is": chk.get("count_is"),
                "check_rc": chk.get("rc"), "feasible": hub.KERNELS[key]["feasible"],
                "points": rec.get("points"), "wall_s": rec.get("total_wall_s") or rec.get("wall_s"),
-               "complete": rec.get("done"),
+               # done: the whole space, or a sample that reached its target
+               "complete": rec.get("done") and (rec.get("points") or 0) >= hub.KERNELS[key]["feasible"],
                # Kernel Tuner's own per-configuration times where it gives
                # them (its lower bound), else its wall time
                "kt_evals_per_s": (ktp.get("evals_per_s_own") or ktp.get("evals_per_s"))
@@ -199,14 +200,15 @@ class Page:
         if dry:
             lines += ["**DRY RUN (no GPU): Kernel Tuner ran in simulation mode on made-up times and "
                       "ktune's GPU commands failed at once; no number on this page is a measurement.**", ""]
-        lines += [f"- date: {start or '–'} (UTC); GPU: {self.device() or '–'}; commit: "
-                  f"`{st.get('commit', '–')}`; Kernel Tuner {st.get('kt_version') or '–'} "
+        lines += [f"- date: {start or '–'} (UTC); GPU: {self.device() or '–'}; commit of the last call: "
+                  f"`{st.get('commit', '–')}` (each call's tree below where recorded); Kernel Tuner {st.get('kt_version') or '–'} "
                   "(the hub's own scripts, cupy backend)",
                   f"- hub checkout: KTUNE_HUB_DIR={st.get('hub') or '–'}; BAT: KTUNE_BAT_DIR={st.get('bat') or '–'}",
                   "- produced by `bench/hub/run_h200.sh` (bench/hub/run_h200.py), page by `bench/hub/results.py`;"
                   " sessions:"]
         for s in sessions:
-            lines.append(f"  - {s.get('start')}–{s.get('end', '?')} ({f(s.get('wall_s'), '%.0f')} s): "
+            tree = f", tree `{s['commit']}`" if s.get("commit") else ""
+            lines.append(f"  - {s.get('start')}–{s.get('end', '?')} ({f(s.get('wall_s'), '%.0f')} s{tree}): "
                          f"`run_h200.sh {' '.join(s.get('argv') or [])}`")
         lines.append(nvrtc_cache_line(sessions))
         if st.get("parallel"):

@@ -62,7 +62,8 @@ class Run:
         self.state_path = os.path.join(self.out, "state.json")
         self.state = hub.load_json(self.state_path) or {"steps": {}, "sessions": []}
         self.session = {"start": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                        "argv": sys.argv[1:], "dry_run": a.dry_run, "ran": []}
+                        "argv": sys.argv[1:], "dry_run": a.dry_run, "ran": [],
+                        "commit": git_commit()}
         self.state["sessions"].append(self.session)
         self.lock = threading.RLock()  # --kt-device: two threads
         self.env = dict(os.environ)
@@ -907,6 +908,10 @@ def seed_recordings(run, folder, skip=()):
 
 
 def git_commit():
+    """The tree this call runs: KTUNE_COMMIT when set (a device machine's
+    copy of the tree may carry a stale .git), else git's HEAD."""
+    if os.environ.get("KTUNE_COMMIT"):
+        return os.environ["KTUNE_COMMIT"][:12]
     try:
         return subprocess.run(["git", "-C", ROOT, "rev-parse", "--short=12", "HEAD"], capture_output=True,
                               text=True).stdout.strip() or "unknown"

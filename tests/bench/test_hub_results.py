@@ -130,7 +130,7 @@ class Page(unittest.TestCase):
             "kt_strategy:convolution": {"ok": True, "strategy": "genetic_algorithm", "evaluations": 30,
                                         "best": {"params": conv, "time_us": 990.0}},
             "default:hotspot": {"rc": 0, "facts": hub.summary_facts(summary(80, 60.0, 30.0, 20.0, hot, 200.0))},
-            "record:hotspot": {"rc": 0, "points": 700, "done": False, "total_wall_s": 60.0,
+            "record:hotspot": {"rc": 0, "points": 700, "done": True, "total_wall_s": 60.0,
                                "best": {"params": hot_kt, "median_us": 390.0}},
             "kt_strategy:gemm": {"skipped": "no time left: needs 80 s, 12 s left", "done": False},
             "missing:dedispersion": {"skipped": "no declaration of dedispersion under examples/hub"},
@@ -196,6 +196,13 @@ class Page(unittest.TestCase):
         self.assertIn("NVIDIA H200", text)
         self.assertIn("ktune tune examples/hub/convolution.ini --check", text)
         self.assertIn("extrapolated: 2.42 h", text)  # 4362 points at 0.5/s
+
+    def test_a_sample_that_reached_its_target_is_not_called_complete(self):
+        text, _ = self.render()
+        hot = text[text.index("### hotspot"):]
+        self.assertIn("700 of 82,984 points (a uniform random part", hot)
+        conv = text[text.index("### convolution"):]
+        self.assertIn("4362 of 4,362 points (complete", conv)
 
     def test_the_recording_line_says_its_calls_and_whether_their_compiles_were_kept(self):
         text, _ = self.render()

@@ -43,7 +43,19 @@ expect_exit 0 env -u KTUNE_HUB_DIR python3 "$RUN" "${common[@]}" --out o1 --dead
     --record-screen 3
 expect_text "gemm: its declaration failed --check; its GPU steps are skipped"
 expect_text "Kernel Tuner: Kernel Tuner switched off (--no-kt)"
-expect_exit 0 env -u KTUNE_HUB_DIR python3 "$RUN" "${common[@]}" --out o2 --resume o1 --deadline 200
+# The second call names its tree (a device machine's copy may carry a
+# stale .git): the state and the page say which tree each call ran.
+expect_exit 0 env -u KTUNE_HUB_DIR KTUNE_COMMIT=feedc0ffee1234 python3 "$RUN" "${common[@]}" \
+    --out o2 --resume o1 --deadline 200
+python3 - <<'PY' || fail "the second call's tree is not recorded"
+import json
+s = json.load(open("o2/state.json"))
+assert s["commit"] == "feedc0ffee12", s["commit"]
+assert s["sessions"][-1]["commit"] == "feedc0ffee12", s["sessions"]
+assert s["sessions"][0]["commit"] != "feedc0ffee12", s["sessions"]
+PY
+python3 "$KT_SOURCE_DIR/bench/hub/results.py" o2 -o o2/page.md &&
+    grep -q "tree \`feedc0ffee12\`" o2/page.md || fail "the page does not name the second call's tree"
 # A call with too little time left: the default runs of a fresh folder are
 # skipped, with the reason, and left for the next call.
 FAKE_KTUNE_LOG=$PWD/calls3.log expect_exit 0 env -u KTUNE_HUB_DIR python3 "$RUN" "${common[@]}" \

@@ -7,11 +7,18 @@
  * The strategy: `init` random feasible points, then, one proposal at a
  * time, the unvisited feasible point the model scores highest, the model
  * refitted after every measurement; with several workers a batch of the
- * top-scored points at a time. It stops when a budget is spent or every
- * feasible point is known. Each measurement is the session's own (a
- * median over interleaved-free repetitions); the answer is confirmed, as
- * for every strategy, by the session's closing round, where the finalists
- * are re-measured together in interleaved rounds.
+ * top-scored points at a time. When kernels compile at run time it keeps
+ * `ahead` proposals pending (one per compile thread by default), made
+ * before their results come and counted bad in the fit until they do, so
+ * their kernels compile while the GPU measures: the hub convolution's
+ * 60 s default on the H200 went from 59 evaluations (GPU idle 84%, each
+ * kernel compiled once its point was chosen) to 198
+ * (docs/results/2026-12-03-h200-session16-hub.md). Per evaluation it
+ * costs a little (docs/results/2026-12-03-tpe-ahead-replay.md). It stops when a
+ * budget is spent or every feasible point is known. Each measurement is the
+ * session's own (a median over interleaved-free repetitions); the answer is
+ * confirmed, as for every strategy, by the session's closing round, where the
+ * finalists are re-measured together in interleaved rounds.
  *
  * On the brute-forced spaces of the benchmark_hub's tuning set (A100 and
  * A4000 convolution and dedispersion) a prototype of this search scored
@@ -229,8 +236,8 @@ static kt_status fit(kt_tpe *m, const branch *br, kt_err *err)
     thr = threshold(m, br, &rc, err);
     for (size_t i = 0; !rc && i < m->n; ++i)
         if (in_branch(m, br, m->idx[i]))
-            count(m, m->idx[i], isfinite(m->us[i]) && m->us[i] <= thr, g, b,
-                  gs, bs);
+            count(m, m->idx[i], isfinite(m->us[i]) && m->us[i] <= thr, g, b, gs,
+                  bs);
     /* Pending proposals count as bad until their results come (a
      * pessimistic "liar"): the fit made while they are out would otherwise
      * propose their neighbours in the same few parameters again. */
