@@ -450,26 +450,26 @@ kt_status kt_replay_optimum_by(const kt_evaluator *ev, const kt_space *space,
                                double *cost, kt_err *err)
 {
     const replay_eval *re = self(ev);
+    uint64_t at = 0;
     int found = 0;
 
-    if (space->size > (UINT64_C(1) << 22))
-        return kt_err_set(err, KT_S_UNSUPPORTED,
-                          "the space is too large to look for the recorded "
-                          "optimum");
-    for (uint64_t i = 0; i < space->size; ++i) {
-        kt_point p;
-        const kt_eval_result *r;
+    /* The recorded points, not the space's: a sample of a space of
+     * millions (the hub hotspot's Cartesian space) is walked in its own
+     * length. Ties go to the lower index, as a walk of the space would. */
+    for (size_t k = 0; k < re->num_points; ++k) {
+        const kt_journal_entry *e = &re->log.entries[re->first[k]];
+        uint64_t index;
         double c;
-        kt_space_point(space, i, &p);
-        r = lookup(re, &p);
-        if (!r || r->status != KT_EVAL_OK ||
-            kt_space_feasible(space, &p, NULL) != KT_S_OK)
+        if (e->result.status != KT_EVAL_OK ||
+            !kt_space_index(space, &e->point, &index) ||
+            kt_space_feasible(space, &e->point, NULL) != KT_S_OK)
             continue;
-        c = recorded_cost(re, o, r);
-        if (!found || c < *cost) {
-            *pt = p;
-            *stats = r->timing.kernel;
+        c = recorded_cost(re, o, &e->result);
+        if (!found || c < *cost || (c == *cost && index < at)) {
+            *pt = e->point;
+            *stats = e->result.timing.kernel;
             *cost = c;
+            at = index;
             found = 1;
         }
     }

@@ -56,8 +56,8 @@ const kt_eval_result *kt_replay_lookup(const kt_evaluator *ev,
 double kt_replay_duration(const kt_evaluator *ev, const kt_point *pt);
 
 /* The fastest recorded point of space that runs (feasible on the host and
- * recorded valid): its point and statistics. KT_S_UNSUPPORTED when the space
- * is too large to walk, KT_S_INPUT when no point of it is recorded valid. */
+ * recorded valid): its point and statistics. KT_S_INPUT when no point of it
+ * is recorded valid. Walks the recorded points, whatever the space's size. */
 kt_status kt_replay_optimum(const kt_evaluator *ev, const kt_space *space,
                             kt_point *pt, kt_stats *stats, kt_err *err);
 /* The same under objective o (tuner/objective.h): the recorded point of the
