@@ -656,16 +656,21 @@ static size_t best_scored(const kt_tpe *m, kt_point *out, size_t max)
     return n;
 }
 
-/* The batch pts[0..k) about to be measured and the proposals likely to
- * follow it, hinted (kt_tune_hint), so their kernels compile at once
- * while the batch is measured. */
+/* The points pts[0..k) coming next (the batch about to be measured, or
+ * every pending proposal) and the proposals likely to follow them,
+ * hinted (kt_tune_hint), so their kernels compile at once while the
+ * first are measured. Behind the pending proposals the likely next ones
+ * keep the pool busy when a slow compile holds the oldest: on the H200 a
+ * few convolution kernels compile for 10-16 s, and the pool had gone
+ * idle behind them. */
 static void hint_next(kt_tpe *m, const kt_point *pts, size_t k)
 {
-    kt_point ahead[MAX_BATCH + HINT_NEXT];
+    kt_point *ahead;
     size_t n = k;
     int model = m->valid >= m->init && m->valid >= 2;
 
-    if (!kt_tune_hints_wanted(m->t))
+    if (!kt_tune_hints_wanted(m->t) ||
+        !(ahead = malloc((k + HINT_NEXT) * sizeof *ahead)))
         return;
     memcpy(ahead, pts, k * sizeof *pts);
     if (!m->state)
@@ -674,6 +679,7 @@ static void hint_next(kt_tpe *m, const kt_point *pts, size_t k)
         n += model ? best_scored(m, &ahead[n], HINT_NEXT)
                    : coming_random(m, &ahead[n], HINT_NEXT);
     kt_tune_hint(m->t, ahead, n);
+    free(ahead);
 }
 
 /* The search's proposals made and not measured yet, oldest first, and
@@ -722,10 +728,7 @@ static kt_status step(kt_tpe *m, pending *q, int *none, kt_err *err)
     if ((rc = fill(m, q, width, err)) || (*none = q->n == 0))
         return rc;
     k = q->n < width ? q->n : width;
-    if (q->depth)
-        kt_tune_hint(m->t, q->pts, q->n);
-    else
-        hint_next(m, q->pts, k);
+    hint_next(m, q->pts, q->depth ? q->n : k);
     if ((rc = kt_tune_measure_batch(m->t, q->pts, k, obs, err)))
         return rc;
     for (size_t i = 0; !rc && i < k; ++i) {
