@@ -994,17 +994,6 @@ static void keep_worker_stats(kt_tune *t)
         r->worker_stats[i] = *kt_pool_worker_stats(t->pool, i);
 }
 
-/* The compile pool's threads, from the evaluator's environment record
- * (0: none recorded, a replay). */
-static int compile_threads(kt_evaluator *ev)
-{
-    json_t *env = ev->ops->environment(ev);
-    int n = (int)json_integer_value(
-        json_object_get(json_object_get(env, "compile"), "threads"));
-    json_decref(env);
-    return n;
-}
-
 kt_status kt_tune_run(const kt_tune_config *cfg, kt_tune_result *out,
                       kt_err *err)
 {
@@ -1012,6 +1001,7 @@ kt_status kt_tune_run(const kt_tune_config *cfg, kt_tune_result *out,
     kt_status rc;
     uint64_t feasible;
     kt_err ferr;
+    int run_time;
     double started = kt_tune_monotonic();
     /* The journal's header was written before: not this run's time. */
     double journal_before = cfg->journal ? cfg->journal->written_s : 0;
@@ -1057,7 +1047,7 @@ done:
         out->journal_s = cfg->journal->written_s - journal_before;
     kt_progress_end(&t.progress);
     keep_worker_stats(&t);
-    out->compile_threads = compile_threads(cfg->ev);
+    out->compile_threads = kt_tune_compile_record(cfg->ev, &run_time);
     kt_pool_close(t.pool);
     kt_u64map_free(&t.by_index);
     kt_u64map_free(&t.recorded_failures);

@@ -25,22 +25,27 @@ int kt_tune_hints_wanted(const kt_tune *t)
     return !t->failed && ev->ops->prefetch;
 }
 
+int kt_tune_compile_record(kt_evaluator *ev, int *run_time)
+{
+    json_t *env = ev->ops->environment(ev);
+    const json_t *compile = json_object_get(env, "compile");
+    json_int_t n = json_integer_value(json_object_get(compile, "threads"));
+
+    *run_time = json_is_true(json_object_get(compile, "run_time"));
+    json_decref(env);
+    return n > 0 ? (int)n : 0;
+}
+
 size_t kt_tune_compile_ahead(const kt_tune *t)
 {
     const kt_tune_config *cfg = t->cfg;
-    kt_evaluator *ev = t->pool ? cfg->workers[0] : cfg->ev;
-    json_t *env, *compile;
-    size_t n = 0;
+    int run_time, threads;
 
     if (!kt_tune_hints_wanted(t))
         return 0;
-    env = ev->ops->environment(ev);
-    compile = json_object_get(env, "compile");
-    if (json_is_true(json_object_get(compile, "run_time")) &&
-        json_integer_value(json_object_get(compile, "threads")) > 0)
-        n = (size_t)json_integer_value(json_object_get(compile, "threads"));
-    json_decref(env);
-    return n;
+    threads =
+        kt_tune_compile_record(t->pool ? cfg->workers[0] : cfg->ev, &run_time);
+    return run_time ? (size_t)threads : 0;
 }
 
 int kt_tune_visited(const kt_tune *t, const kt_point *pt)

@@ -32,35 +32,37 @@ FILES = [f"{a}/{g}" for a in ("convolution_milo", "dedispersion_milo")
          for g in ("A100", "A4000", "A6000", "MI250X", "W6600", "W7800")]
 
 
-def replay(a, target, seed, evals, ahead, tmp):
-    out = os.path.join(tmp, f"{abs(hash((target, seed, evals, ahead)))}.json")
+def replay_summary(a, target, sets, out, tmp):
+    """`ktune tune --replay target` with these --set pairs, its --json
+    summary read back (a ktune journal replays with the hub convolution's
+    declaration, a Kernel Tuner cache file alone)."""
     cmd = [os.path.join(a.build, "ktune"), "tune"]
     if target.endswith(".jsonl.gz"):
         cmd += [os.path.join(ROOT, "examples", "hub", "convolution.ini")]
-    cmd += ["--replay", target, "--set", "strategy.name=tpe",
-            "--set", f"strategy.ahead={ahead}", "--set", f"strategy.max_evals={evals}",
-            "--set", f"strategy.seed={seed}", "--set", "strategy.max_seconds=0",
-            "--json", out]
+    cmd += ["--replay", target, "--set", "strategy.max_seconds=0", "--json", out]
+    for kv in sets:
+        cmd += ["--set", kv]
     p = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)
     if p.returncode != 0 or not os.path.exists(out):
         sys.exit(f"tpe_ahead.py: {' '.join(cmd)} exited {p.returncode}: {p.stderr[-800:]}")
     with open(out) as f:
-        best = (json.load(f).get("best") or {}).get("median_us")
+        d = json.load(f)
     os.unlink(out)
-    return best
+    return d
+
+
+def replay(a, target, seed, evals, ahead, tmp):
+    out = os.path.join(tmp, f"{abs(hash((target, seed, evals, ahead)))}.json")
+    d = replay_summary(a, target, ["strategy.name=tpe", f"strategy.ahead={ahead}",
+                                   f"strategy.max_evals={evals}", f"strategy.seed={seed}"],
+                       out, tmp)
+    return (d.get("best") or {}).get("median_us")
 
 
 def space_best(a, target, tmp):
     """The file's best time and point count, from an exhaustive replay."""
-    out = os.path.join(tmp, "exhaustive.json")
-    cmd = [os.path.join(a.build, "ktune"), "tune"]
-    if target.endswith(".jsonl.gz"):
-        cmd += [os.path.join(ROOT, "examples", "hub", "convolution.ini")]
-    cmd += ["--replay", target, "--set", "strategy.name=exhaustive",
-            "--set", "strategy.max_seconds=0", "--json", out]
-    subprocess.run(cmd, capture_output=True, text=True, cwd=tmp, check=True)
-    with open(out) as f:
-        d = json.load(f)
+    d = replay_summary(a, target, ["strategy.name=exhaustive"],
+                       os.path.join(tmp, "exhaustive.json"), tmp)
     return d["best"]["median_us"], d["evaluations"]
 
 

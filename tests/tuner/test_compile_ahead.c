@@ -20,6 +20,7 @@
 #include "tests/support/fake_device.h"
 #include "tuner/journal.h"
 #include "tuner/space.h"
+#include "tuner/strategies/tpe.h"
 
 /* A compile: 30 ms asleep, so 8 threads overlap on any machine. */
 #define COMPILE_S 0.03
@@ -117,19 +118,28 @@ static kt_compile_eval *open_eval(void)
     return open_eval_with(sleep_compile);
 }
 
+/* A session of strategy (its default options) on o's space sp, measured
+ * by c, evals points, one finalist. */
+static void config_for(kt_tune_config *cfg, kt_compile_eval *c,
+                       const kt_operator *o, const kt_space *sp,
+                       const char *strategy, size_t evals)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->op = o;
+    cfg->space = sp;
+    cfg->ev = &c->base;
+    tt_config_defaults(cfg, kt_strategy_find(strategy));
+    cfg->finalists = 1;
+    cfg->max_evals = evals;
+}
+
 static void tune_on(kt_compile_eval *c, const kt_operator *o,
                     const kt_space *sp, const char *strategy, size_t evals,
                     kt_tune_result *r)
 {
     kt_tune_config cfg;
     kt_err err;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.op = o;
-    cfg.space = sp;
-    cfg.ev = &c->base;
-    tt_config_defaults(&cfg, kt_strategy_find(strategy));
-    cfg.finalists = 1;
-    cfg.max_evals = evals;
+    config_for(&cfg, c, o, sp, strategy, evals);
     if (kt_tune_run(&cfg, r, &err))
         fail_msg("%s: %s", strategy, err.msg);
 }
@@ -149,16 +159,10 @@ static void tune_tpe(kt_compile_eval *c, const kt_operator *o,
     const kt_strategy *s = kt_strategy_find("tpe");
     kt_tune_config cfg;
     kt_err err;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.op = o;
-    cfg.space = sp;
-    cfg.ev = &c->base;
-    tt_config_defaults(&cfg, s);
+    config_for(&cfg, c, o, sp, "tpe", evals);
     for (size_t i = 0; i < s->num_options; ++i)
         if (strcmp(s->options[i].name, "ahead") == 0)
             cfg.options[i] = ahead;
-    cfg.finalists = 1;
-    cfg.max_evals = evals;
     if (kt_tune_run(&cfg, r, &err))
         fail_msg("tpe: %s", err.msg);
 }
@@ -203,13 +207,7 @@ static void journaled_random(kt_compile_eval *c, const char *path, size_t n,
     kt_err err;
     kt_status rc;
 
-    memset(&cfg, 0, sizeof cfg);
-    cfg.op = op;
-    cfg.space = &space;
-    cfg.ev = &c->base;
-    tt_config_defaults(&cfg, kt_strategy_find("random"));
-    cfg.finalists = 1;
-    cfg.max_evals = n;
+    config_for(&cfg, c, op, &space, "random", n);
     if (resume) {
         rc = kt_journal_continue(&j, path, resume, json_object(), &err);
     } else {
@@ -346,6 +344,28 @@ static void one_at_a_time_compiles_its_next_batch_at_once(void **state)
     alone->base.ops->close(&alone->base);
 }
 
+/* The size the declared operators of tests/tuner/ run at. */
+static const int64_t declared_n[KT_MAX_SIZES] = {1048576};
+
+/* A declared operator of tests/tuner/ (at declared_n) and its bound space
+ * into the caller's registry and space. */
+static void open_declared(const char *file, const char *name,
+                          const kt_device *dev, kt_registry *into,
+                          const kt_loaded_plugin **p, const kt_operator **o,
+                          kt_space *sp)
+{
+    char path[512];
+    kt_err err;
+
+    snprintf(path, sizeof path, "%s/tests/tuner/%s", KT_SOURCE_DIR, file);
+    kt_registry_init(into);
+    if (kt_registry_load_file(into, path, &err) ||
+        kt_registry_resolve(into, name, p, o, &err) ||
+        kt_space_init(sp, *p, *o, &err))
+        fail_msg("%s", err.msg);
+    kt_space_bind(sp, declared_n, 1, dev);
+}
+
 /* tpe on a space too large to enumerate (tests/tuner/wide.ini, 327,680
  * points) draws its candidates, and used to hint only the point it was
  * about to measure: one compile at a time (the hub gemm on the H200,
@@ -357,31 +377,10 @@ static void one_at_a_time_compiles_its_next_batch_at_once(void **state)
  * misses more often than not; the bench on the hub gemm, with 300 ms
  * compiles and 150 ms measurements, went from 2.2 to 4.3 evaluations
  * per second). */
-/* A declared operator of tests/tuner/ (n = 1048576) and its bound space
- * into the caller's registry and space. */
-static void open_declared(const char *file, const char *name,
-                          const kt_device *dev, kt_registry *into,
-                          const kt_loaded_plugin **p, const kt_operator **o,
-                          kt_space *sp)
-{
-    int64_t n[KT_MAX_SIZES] = {1048576};
-    char path[512];
-    kt_err err;
-
-    snprintf(path, sizeof path, "%s/tests/tuner/%s", KT_SOURCE_DIR, file);
-    kt_registry_init(into);
-    if (kt_registry_load_file(into, path, &err) ||
-        kt_registry_resolve(into, name, p, o, &err) ||
-        kt_space_init(sp, *p, *o, &err))
-        fail_msg("%s", err.msg);
-    kt_space_bind(sp, n, 1, dev);
-}
-
 static void tpe_on_a_drawn_space_hints_its_next_proposals(void **state)
 {
     kt_device dev = kt_test_h200();
     kt_cpool_options opt = {8, "", sleep_compile, NULL};
-    int64_t wide_sizes[KT_MAX_SIZES] = {1048576};
     const kt_loaded_plugin *wp;
     const kt_operator *wop;
     kt_evaluator_ops quiet;
@@ -394,8 +393,8 @@ static void tpe_on_a_drawn_space_hints_its_next_proposals(void **state)
     open_declared("wide.ini", "wide", &dev, &wreg, &wp, &wop, &wspace);
     /* Measuring takes 20 ms here, so a kernel hinted one proposal ahead
      * has that long to compile. */
-    c = kt_compile_eval_open(wp, wop, wide_sizes, &dev, &opt, 0.02);
-    alone = kt_compile_eval_open(wp, wop, wide_sizes, &dev, &opt, 0.02);
+    c = kt_compile_eval_open(wp, wop, declared_n, &dev, &opt, 0.02);
+    alone = kt_compile_eval_open(wp, wop, declared_n, &dev, &opt, 0.02);
     assert_non_null(c);
     assert_non_null(alone);
     quiet = *alone->base.ops;
@@ -446,53 +445,57 @@ static size_t proposed_twice(const kt_tune_result *r)
  * 4,096 draws each, by the host's load) and the "GPU" waits a tenth to a
  * sixth of what the sequential search waits; no point is proposed
  * twice. */
+/* tpe with its pipeline and without on space sp of o (plugin p) at sizes
+ * sz, compiles sleeping on 8 threads; name says which space failed. */
+static void check_pipeline(const char *name, const kt_loaded_plugin *p,
+                           const kt_operator *o, const kt_space *sp,
+                           const int64_t *sz)
+{
+    int drawn = sp->size > KT_TPE_ENUMERATE;
+    kt_device dev = kt_test_h200();
+    kt_cpool_options opt = {8, "", sleep_compile, NULL};
+    kt_compile_eval *c = kt_compile_eval_open(p, o, sz, &dev, &opt, 0.002);
+    kt_compile_eval *seq = kt_compile_eval_open(p, o, sz, &dev, &opt, 0.002);
+    kt_tune_result r, base;
+    kt_cpool_stats st;
+
+    assert_non_null(c);
+    assert_non_null(seq);
+    tune_tpe(seq, o, sp, 0, 80, &base);
+    tune_tpe(c, o, sp, -1, 80, &r);
+    kt_cpool_stats_get(c->pool, &st);
+    assert_int_equal(r.evaluations, 80);
+    assert_int_equal(proposed_twice(&r), 0);
+    if (st.unhinted > 0 || st.took_queued > 1)
+        fail_msg("%s: %zu takes unhinted, %zu hinted but not started", name,
+                 st.unhinted, st.took_queued);
+    /* On a drawn space the proposals themselves cost (4,096 draws each),
+     * so how many compile at once depends on the host's load; what the
+     * pipeline must give there is the shorter wait. */
+    if (!drawn && kt_tune_compile_parallel(&r) < 2.5)
+        fail_msg("%s: %.2f compiles at once (peak %zu)", name,
+                 kt_tune_compile_parallel(&r), r.compile_peak);
+    if (c->gpu_wait_s > 0.35 * seq->gpu_wait_s)
+        fail_msg("%s: the GPU waited %.2f s ahead, %.2f s sequential", name,
+                 c->gpu_wait_s, seq->gpu_wait_s);
+    kt_tune_result_free(&r);
+    kt_tune_result_free(&base);
+    c->base.ops->close(&c->base);
+    seq->base.ops->close(&seq->base);
+}
+
 static void tpe_commits_one_proposal_ahead_per_compile_thread(void **state)
 {
     kt_device dev = kt_test_h200();
-    kt_cpool_options opt = {8, "", sleep_compile, NULL};
-    int64_t wide_sizes[KT_MAX_SIZES] = {1048576};
     const kt_loaded_plugin *wp;
     const kt_operator *wop;
     kt_registry wreg;
     kt_space wspace;
     (void)state;
 
+    check_pipeline("t1scale", lp, op, &space, sizes);
     open_declared("wide.ini", "wide", &dev, &wreg, &wp, &wop, &wspace);
-    for (int drawn = 0; drawn < 2; ++drawn) {
-        const kt_operator *o = drawn ? wop : op;
-        const kt_space *sp = drawn ? &wspace : &space;
-        const int64_t *sz = drawn ? wide_sizes : sizes;
-        kt_compile_eval *c, *seq;
-        kt_tune_result r, base;
-        kt_cpool_stats st;
-        c = kt_compile_eval_open(drawn ? wp : lp, o, sz, &dev, &opt, 0.002);
-        seq = kt_compile_eval_open(drawn ? wp : lp, o, sz, &dev, &opt, 0.002);
-        assert_non_null(c);
-        assert_non_null(seq);
-        tune_tpe(seq, o, sp, 0, 80, &base);
-        tune_tpe(c, o, sp, -1, 80, &r);
-        kt_cpool_stats_get(c->pool, &st);
-        assert_int_equal(r.evaluations, 80);
-        assert_int_equal(proposed_twice(&r), 0);
-        if (st.unhinted > 0 || st.took_queued > 1)
-            fail_msg("%s: %zu takes unhinted, %zu hinted but not started",
-                     drawn ? "wide" : "t1scale", st.unhinted, st.took_queued);
-        /* On the drawn space the proposals themselves cost (4,096 draws
-         * each), so how many compile at once depends on the host's load;
-         * what the pipeline must give there is the shorter wait. */
-        if (!drawn && kt_tune_compile_parallel(&r) < 2.5)
-            fail_msg("%s: %.2f compiles at once (peak %zu)",
-                     drawn ? "wide" : "t1scale", kt_tune_compile_parallel(&r),
-                     r.compile_peak);
-        if (c->gpu_wait_s > 0.35 * seq->gpu_wait_s)
-            fail_msg("%s: the GPU waited %.2f s ahead, %.2f s sequential",
-                     drawn ? "wide" : "t1scale", c->gpu_wait_s,
-                     seq->gpu_wait_s);
-        kt_tune_result_free(&r);
-        kt_tune_result_free(&base);
-        c->base.ops->close(&c->base);
-        seq->base.ops->close(&seq->base);
-    }
+    check_pipeline("wide", wp, wop, &wspace, declared_n);
     kt_space_free(&wspace);
     kt_registry_free(&wreg);
 }
@@ -548,13 +551,12 @@ static void sparse_open(sparse_run *s, const char *strategy, size_t evals,
 {
     kt_device dev = kt_test_h200();
     kt_cpool_options opt = {2, "", sleep_compile, NULL};
-    int64_t n[KT_MAX_SIZES] = {1048576};
     const kt_loaded_plugin *sp_plugin;
     const kt_operator *sp_op;
 
     open_declared("sparse.ini", "sparse", &dev, &s->reg, &sp_plugin, &sp_op,
                   &s->space);
-    s->c = kt_compile_eval_open(sp_plugin, sp_op, n, &dev, &opt, 0.0);
+    s->c = kt_compile_eval_open(sp_plugin, sp_op, declared_n, &dev, &opt, 0.0);
     assert_non_null(s->c);
     tune_on(s->c, sp_op, &s->space, strategy, evals, r);
 }
