@@ -359,6 +359,12 @@ static kt_status measure_groups(local_eval *le, const kt_point *pts,
     return rc;
 }
 
+static int same_setting(const kt_nvml_setting *a, const kt_nvml_setting *b)
+{
+    return a->gr_mhz == b->gr_mhz && a->mem_mhz == b->mem_mhz &&
+           a->limit_w == b->limit_w;
+}
+
 /* v's compile costs into r, in the first result of its point only: a point
  * measured again compiled nothing, and sums over calls must hold. */
 static void report_compile(verdict *v, kt_eval_result *r)
@@ -376,6 +382,29 @@ static void report_compile(verdict *v, kt_eval_result *r)
     v->reported = 1;
 }
 
+/* The launch targets of the verified points pts[slot[0..m)], in the
+ * groups' order. A point verified in this call (fresh, by index into pts)
+ * has had its verification launch at the measured size; where the call
+ * measures under the setting in force (one group, no change) that launch
+ * was its first warm-up. */
+static void set_targets(local_eval *le, const kt_point *pts, const size_t *slot,
+                        size_t m, const int *fresh, size_t groups,
+                        launch_ctx *ctxs, kt_target *targets)
+{
+    int unchanged = groups == 1 && m > 0 &&
+                    same_setting(&pts[slot[0]].nvml, &le->keeper.in_force);
+
+    for (size_t k = 0; k < m; ++k) {
+        ctxs[k] = (launch_ctx){le, &pts[slot[k]]};
+        targets[k].launch = ctx_launch;
+        targets[k].reset =
+            (le->spec.op->flags & KT_OP_MODIFIES_INPUTS) ? ctx_reset : NULL;
+        targets[k].transfer = ctx_transfer;
+        targets[k].ctx = &ctxs[k];
+        targets[k].warm = fresh[slot[k]] && unchanged;
+    }
+}
+
 static kt_status local_evaluate(kt_evaluator *ev, const kt_point *pts, size_t n,
                                 const kt_protocol *p, kt_eval_result *out,
                                 kt_err *err)
@@ -386,12 +415,13 @@ static kt_status local_evaluate(kt_evaluator *ev, const kt_point *pts, size_t n,
     kt_timing *timings = calloc(n ? n : 1, sizeof *timings);
     size_t *slot = calloc(n ? n : 1, sizeof *slot);
     size_t *ends = calloc(n ? n : 1, sizeof *ends);
+    int *fresh = calloc(n ? n : 1, sizeof *fresh); /* pts[i] verified now */
     size_t m = 0, groups;
     int refused = 0;
     kt_status rc = KT_S_OK;
 
     memset(out, 0, n * sizeof *out);
-    if (!targets || !ctxs || !timings || !slot || !ends) {
+    if (!targets || !ctxs || !timings || !slot || !ends || !fresh) {
         rc = kt_err_set(err, KT_S_NOMEM, "out of memory");
         goto done;
     }
@@ -405,6 +435,7 @@ static kt_status local_evaluate(kt_evaluator *ev, const kt_point *pts, size_t n,
      * takes its own. */
     hint_points(le, pts, n);
     for (size_t i = 0; i < n; ++i) {
+        size_t known = le->num_verdicts;
         verdict *v;
         if ((rc = verify_cached(le, &pts[i], &v, &out[i].phases, err))) {
             out[i].status = v ? v->status : KT_EVAL_ERROR;
@@ -416,20 +447,14 @@ static kt_status local_evaluate(kt_evaluator *ev, const kt_point *pts, size_t n,
         report_compile(v, &out[i]);
         point_work(le, &pts[i], &out[i]);
         snprintf(out[i].reason, sizeof out[i].reason, "%s", v->reason);
+        fresh[i] = le->num_verdicts > known;
         if (v->status == KT_EVAL_OK)
             slot[m++] = i;
     }
     /* Verified under whatever is in force; measured under each point's
      * own setting, one group after the other. */
     groups = kt_nvml_group(pts, slot, m, &le->keeper.in_force, ends);
-    for (size_t k = 0; k < m; ++k) {
-        ctxs[k] = (launch_ctx){le, &pts[slot[k]]};
-        targets[k].launch = ctx_launch;
-        targets[k].reset =
-            (le->spec.op->flags & KT_OP_MODIFIES_INPUTS) ? ctx_reset : NULL;
-        targets[k].transfer = ctx_transfer;
-        targets[k].ctx = &ctxs[k];
-    }
+    set_targets(le, pts, slot, m, fresh, groups, ctxs, targets);
     if (m == 0)
         goto done;
     rc = measure_groups(le, pts, targets, timings, slot, ends, groups, p, out,
@@ -458,6 +483,7 @@ done:
     free(timings);
     free(slot);
     free(ends);
+    free(fresh);
     return rc;
 }
 

@@ -276,7 +276,7 @@ static kt_status warm_up(kt_meter *meter, const kt_target *targets, size_t n,
 {
     kt_status rc;
     for (size_t i = 0; i < n; ++i) {
-        for (int w = 0; w < p->warmups; ++w) {
+        for (int w = targets[i].warm; w < p->warmups; ++w) {
             if (targets[i].reset &&
                 (rc = targets[i].reset(targets[i].ctx, err)))
                 return rc;

@@ -35,6 +35,10 @@ typedef struct kt_target {
      * synchronously. */
     kt_status (*transfer)(void *ctx, int to_device, kt_err *err);
     void *ctx;
+    /* Untimed launches of this kernel at the measured problem that ran just
+     * before (a fresh point's verification launch): they count as that
+     * many of the protocol's warm-ups. 0 for anything else. */
+    int warm;
 } kt_target;
 
 /* What the last kt_meter_measure spent outside the kernels: wall time of

@@ -363,6 +363,41 @@ static void targets_that_restore_inputs_never_overlap(void **state)
     with_reset = 0;
 }
 
+/* A target whose verification launch just ran (warm = 1) gets one warm-up
+ * less: the same samples follow, one launch earlier in its sequence. */
+static void a_verification_launch_counts_as_a_warm_up(void **state)
+{
+    kt_protocol p = protocol();
+    kt_gpu gpu;
+    kt_meter meter;
+    kt_err err;
+    kt_timing t[2];
+    sim_kernel k[2] = {{0, 0, 700}, {0, 0, 700}};
+    kt_target tg[2] = {{sim_launch, NULL, NULL, &k[0], 0},
+                       {sim_launch, NULL, NULL, &k[1], 1}};
+    (void)state;
+    throttle_every = 0;
+    p.warmups = 2;
+    p.round_sync = 1;
+    memset(&gpu, 0, sizeof gpu);
+    gpu.dev.l2_bytes = 1024;
+    gpu.dev.sm_count = 132;
+    gpu.sm_clock_khz = 1980000;
+    assert_int_equal(kt_meter_open(&meter, &gpu, &err), KT_S_OK);
+    for (int i = 0; i < 2; ++i) {
+        k[i].launches = (uint64_t)i; /* the verification's launch, for k[1] */
+        assert_int_equal(kt_meter_measure(&meter, &tg[i], 1, &p, &t[i], &err),
+                         KT_S_OK);
+        assert_int_equal(k[i].launches, 2 + t[i].num_rounds);
+    }
+    assert_int_equal(t[0].num_rounds, t[1].num_rounds);
+    for (size_t r = 0; r < t[0].num_rounds; ++r)
+        assert_true(t[0].samples_us[r] == t[1].samples_us[r]);
+    for (int i = 0; i < 2; ++i)
+        kt_timing_free(&t[i]);
+    kt_meter_close(&meter);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -370,6 +405,7 @@ int main(void)
         cmocka_unit_test(overlapped_rounds_race_and_pair_as_waited_ones),
         cmocka_unit_test(throttled_samples_keep_the_modes_equal),
         cmocka_unit_test(targets_that_restore_inputs_never_overlap),
+        cmocka_unit_test(a_verification_launch_counts_as_a_warm_up),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
