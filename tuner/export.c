@@ -232,25 +232,20 @@ static json_t *workers_json(const kt_tune_result *r)
     return list;
 }
 
-/* How the compile pool kept ahead of the GPU (docs/declared.md), and
- * the strategy's mean pipeline depth where it kept one. */
+/* How the compile pool kept ahead of the GPU (docs/declared.md). */
 static json_t *compile_json(const kt_tune_result *r)
 {
-    json_t *o =
-        json_pack("{s:I,s:I,s:I,s:I,s:f,s:I,s:f,s:f,s:f,s:f}", "taken",
-                  (json_int_t)r->compile_taken, "ahead",
-                  (json_int_t)(r->compile_taken - r->compile_took_queued -
-                               r->compile_unhinted),
-                  "took_queued", (json_int_t)r->compile_took_queued, "unhinted",
-                  (json_int_t)r->compile_unhinted, "parallel",
-                  kt_tune_compile_parallel(r), "peak_running",
-                  (json_int_t)r->compile_peak, "work_s", r->compile_work_s,
-                  "busy_s", r->compile_busy_s, "gpu_wait_s", r->compile_wait_s,
-                  "gpu_idle_fraction", kt_tune_compile_idle(r));
-    if (o && r->ahead_steps)
-        json_object_set_new(o, "proposals_ahead",
-                            json_real(r->ahead_sum / (double)r->ahead_steps));
-    return o;
+    return json_pack("{s:I,s:I,s:I,s:I,s:f,s:I,s:f,s:f,s:f,s:f}", "taken",
+                     (json_int_t)r->compile_taken, "ahead",
+                     (json_int_t)(r->compile_taken - r->compile_took_queued -
+                                  r->compile_unhinted),
+                     "took_queued", (json_int_t)r->compile_took_queued,
+                     "unhinted", (json_int_t)r->compile_unhinted, "parallel",
+                     kt_tune_compile_parallel(r), "peak_running",
+                     (json_int_t)r->compile_peak, "work_s", r->compile_work_s,
+                     "busy_s", r->compile_busy_s, "gpu_wait_s",
+                     r->compile_wait_s, "gpu_idle_fraction",
+                     kt_tune_compile_idle(r));
 }
 
 /* Run-time compilation, when a kernel compiled: NVRTC's side

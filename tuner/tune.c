@@ -52,12 +52,6 @@ void kt_tune_set_incumbent(kt_tune *t, const kt_point *pt)
     t->has_incumbent = 1;
 }
 
-void kt_tune_note_ahead(kt_tune *t, size_t depth)
-{
-    t->res->ahead_sum += (double)depth;
-    ++t->res->ahead_steps;
-}
-
 void kt_tune_finished(kt_tune *t, const char *why)
 {
     snprintf(t->res->finish_reason, sizeof t->res->finish_reason, "%s", why);

@@ -217,10 +217,6 @@ typedef struct kt_tune_result {
      */
     size_t compile_taken, compile_took_queued, compile_unhinted;
     size_t compile_peak;
-    /* A strategy's pipeline (kt_tune_note_ahead): the depths noted, summed,
-     * and the steps noted. */
-    double ahead_sum;
-    size_t ahead_steps;
     double compile_work_s;
     /* With several workers: what each did (owned; NULL with one). */
     kt_pool_stats *worker_stats;
@@ -304,19 +300,6 @@ int kt_tune_hints_wanted(const kt_tune *t);
  * of the one measured keeps every compile thread busy. Asks the evaluator
  * each call: a strategy keeps the answer. */
 size_t kt_tune_compile_ahead(const kt_tune *t);
-
-/* How many proposals ahead of the one measured hide a kernel's compile,
- * from the session's costs so far: the mean compile of a kernel over the
- * GPU's mean time per evaluation (verification, warm-ups and samples, the
- * waits on compiles left out), rounded up, plus one for the spread;
- * between 1 and most. most while nothing has compiled or been measured.
- * The hub gemm (0.31 s a compile, 0.07 s a measurement) needs 6, the hub
- * convolution (2.3 s, 0.06 s) more than 16 compile threads. */
-size_t kt_tune_compile_lead(const kt_tune *t, size_t most);
-
-/* A strategy's pipeline depth at one of its steps (proposals committed
- * ahead of the one measured), for the summary's mean. */
-void kt_tune_note_ahead(kt_tune *t, size_t depth);
 
 /* Whether pt has a result in this session (or a failure the resumed
  * journal recorded), asking nothing: unlike kt_tune_known, a point the

@@ -8,7 +8,6 @@
 #include "tuner/tune_impl.h"
 
 #include <jansson.h>
-#include <math.h>
 #include <stdlib.h>
 
 int kt_tune_hints_wanted(const kt_tune *t)
@@ -47,21 +46,6 @@ size_t kt_tune_compile_ahead(const kt_tune *t)
     threads =
         kt_tune_compile_record(t->pool ? cfg->workers[0] : cfg->ev, &run_time);
     return run_time ? (size_t)threads : 0;
-}
-
-size_t kt_tune_compile_lead(const kt_tune *t, size_t most)
-{
-    const kt_tune_result *r = t->res;
-    const kt_eval_phases *p = &r->phases;
-    size_t n = r->evaluations - r->from_journal;
-    double gpu = p->setup_s + p->verify_s + p->warmup_s + p->sampling_s -
-                 r->compile_wait_s;
-    double lead;
-
-    if (r->compiled == 0 || n == 0 || !(gpu > 0) || !(r->compile_s > 0))
-        return most;
-    lead = ceil((r->compile_s / (double)r->compiled) / (gpu / (double)n)) + 1;
-    return lead < (double)most ? (size_t)lead : most;
 }
 
 int kt_tune_visited(const kt_tune *t, const kt_point *pt)

@@ -13,8 +13,7 @@
  * What it counts: the takes that found their kernel compiled ahead, the
  * time the "GPU" waited on compiles (its idle time), and, as the local
  * evaluator reports them, each point's compile costs in its first
- * evaluation only and its phases (the wait in verify_s, measure_s in
- * sampling_s).
+ * evaluation only.
  * Include after tests/kt_test.h (or stdio/stdlib in a bench).
  */
 #ifndef KT_TEST_COMPILE_EVAL_H
@@ -210,10 +209,6 @@ static kt_status kt_ce_evaluate(kt_evaluator *ev, const kt_point *pts, size_t n,
         if (!rc && out[i].status == KT_EVAL_OK) {
             kt_ce_sleep(c->measure_s);
             c->measured_s += c->measure_s;
-            /* As the local evaluator's phases: the verification holds the
-             * wait on the compile, the samples the "GPU" time. */
-            out[i].phases.verify_s = out[i].compile_wait_s;
-            out[i].phases.sampling_s = c->measure_s;
             rc = kt_ce_timing(&pts[i], &out[i].timing, err);
         }
     }

@@ -8,8 +8,7 @@
  * time, the unvisited feasible point the model scores highest, the model
  * refitted after every measurement; with several workers a batch of the
  * top-scored points at a time. When kernels compile at run time it keeps
- * `ahead` proposals pending (by default as many as a compile spans
- * measurements, at most one per compile thread), made
+ * `ahead` proposals pending (one per compile thread by default), made
  * before their results come and counted bad in the fit until they do, so
  * their kernels compile while the GPU measures: the hub convolution's
  * 60 s default on the H200 went from 59 evaluations (GPU idle 84%, each
@@ -693,8 +692,6 @@ typedef struct pending {
     uint64_t idx[MAX_AHEAD + MAX_BATCH]; /* their indices, which later
                                             proposals skip */
     size_t n, depth;
-    size_t most; /* the deepest it goes: the option, or the pool's threads */
-    int adapt;   /* depth follows the compile's lead (ahead -1) */
     kt_point best;
     double best_us;
 } pending;
@@ -728,10 +725,6 @@ static kt_status step(kt_tpe *m, pending *q, int *none, kt_err *err)
     kt_status rc;
 
     width = width < MAX_BATCH ? width : MAX_BATCH;
-    if (q->adapt)
-        q->depth = kt_tune_compile_lead(m->t, q->most);
-    if (q->most)
-        kt_tune_note_ahead(m->t, q->depth);
     if ((rc = fill(m, q, width, err)) || (*none = q->n == 0))
         return rc;
     k = q->n < width ? q->n : width;
@@ -753,11 +746,8 @@ static kt_status step(kt_tpe *m, pending *q, int *none, kt_err *err)
     return rc;
 }
 
-/* The proposals kept ahead: the option's, else (-1) at most one per thread
- * of the compile pool when kernels compile at run time, none otherwise;
- * with -1 each step keeps as many as a compile spans measurements
- * (kt_tune_compile_lead), so a space where measuring costs more than
- * compiling (the hub gemm, dedispersion) proposes on fresher results. */
+/* The proposals kept ahead: the option's, else (-1) one per thread of the
+ * compile pool when kernels compile at run time, none otherwise. */
 static size_t depth_of(kt_tune *t, double opt)
 {
     size_t d = opt < 0 ? kt_tune_compile_ahead(t) : (size_t)opt;
@@ -813,8 +803,7 @@ static kt_status run(kt_tune *t, const double *opt, kt_err *err)
     }
     m.local_every = (size_t)opt[OPT_LOCAL];
     m.branch_floor = opt[OPT_BRANCH];
-    q->depth = q->most = depth_of(t, opt[OPT_AHEAD]);
-    q->adapt = opt[OPT_AHEAD] < 0 && q->most > 0;
+    q->depth = depth_of(t, opt[OPT_AHEAD]);
     q->best_us = INFINITY;
     rc = start_with_default(&m, q, err);
     while (!rc && !none && !kt_tune_stop(t))
