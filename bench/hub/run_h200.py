@@ -188,6 +188,17 @@ def journal_elapsed(path):
     return max([e.get("elapsed_s") or 0 for e in evals] + [0.0])
 
 
+def journal_screen(path):
+    """The screen the journal at path was started with (its header's
+    protocol), 0 for none or an unreadable header."""
+    try:
+        with open(path) as f:
+            head = json.loads(f.readline())
+    except (OSError, ValueError):
+        return 0
+    return (head.get("protocol") or {}).get("screen_samples") or 0
+
+
 def caches_of(out):
     """The recordings' compile caches of the run folder out."""
     return os.path.normpath(out) + "-cache"
@@ -221,9 +232,10 @@ def do_record(run, key, decl, budget_s):
     summ = os.path.join(run.out, "rec", f"{key}-{run.state['gpu_tag']}.session{n}.json")
     target = 0 if k["record"] == "whole" else k["sample_points"]
     old = run.state["steps"].get(f"record:{key}") or {}
-    # A journal resumes only under its own protocol: the screen it was
-    # started with (none for a seeded one), not this call's option.
-    screen = (old.get("screen_samples") or 0) if resume else run.a.record_screen
+    # A journal resumes only under its own protocol: the screen its header
+    # says it was started with (none for a seeded one), not this call's
+    # option nor the state's record, which a forced rerun has dropped.
+    screen = journal_screen(jpath) if resume else run.a.record_screen
     argv = [run.a.ktune, "tune", decl, "--quiet",
             "--set", "strategy.name=random", "--set", "strategy.seed=1",
             "--set", f"strategy.max_evals={target}",

@@ -18,7 +18,7 @@ fail() {
 
 RUN=$KT_SOURCE_DIR/bench/hub/run_h200.py
 FAKE=$KT_SOURCE_DIR/tests/bench/fake_ktune.py
-rm -rf decls o1 o2 o3 o4 o5 o6 o7 o*-cache calls*.log && mkdir decls
+rm -rf decls o1 o2 o3 o4 o5 o6 o7 o8 o*-cache calls*.log && mkdir decls
 cat >decls/convolution.ini <<'INI'
 ; fake feasible = 4362
 ; fake no class
@@ -135,6 +135,23 @@ assert "convolution-h200.jsonl" in gone["files"] and gone["moved_to"] == "supers
 s3 = json.load(open("o3/state.json"))["steps"]
 assert "no time left" in s3["default:convolution"]["skipped"], s3["default:convolution"]
 assert not s3["default:convolution"]["done"]
+PY
+# A recording whose record the state lost (dropped by hand to force the
+# step): it resumes under its journal's own screen, read from the journal.
+cp -r o2 o8
+python3 - <<'PY'
+import json
+s = json.load(open("o8/state.json"))
+del s["steps"]["record:convolution"]
+json.dump(s, open("o8/state.json", "w"))
+PY
+FAKE_KTUNE_LOG=$PWD/calls8.log expect_exit 0 env -u KTUNE_HUB_DIR python3 "$RUN" "${common[@]}" \
+    --out o8 --resume o8 --deadline 200 --steps check,record
+python3 - <<'PY' || fail "a recording without its state record did not resume under its screen"
+import json
+r = json.load(open("o8/state.json"))["steps"]["record:convolution"]
+assert r["rc"] == 0 and r["resumed"] and r["screen_samples"] == 3, r
+assert "measure.screen_samples=3" in r["cmd"] and r["points"] > 40, r
 PY
 grep -q "^tune .*/convolution.ini --check$" calls.log || fail "no --check of the declaration"
 # three, then gemm's failed check retried
