@@ -359,12 +359,6 @@ static kt_status measure_groups(local_eval *le, const kt_point *pts,
     return rc;
 }
 
-static int same_setting(const kt_nvml_setting *a, const kt_nvml_setting *b)
-{
-    return a->gr_mhz == b->gr_mhz && a->mem_mhz == b->mem_mhz &&
-           a->limit_w == b->limit_w;
-}
-
 /* v's compile costs into r, in the first result of its point only: a point
  * measured again compiled nothing, and sums over calls must hold. */
 static void report_compile(verdict *v, kt_eval_result *r)
@@ -391,8 +385,9 @@ static void set_targets(local_eval *le, const kt_point *pts, const size_t *slot,
                         size_t m, const int *fresh, size_t groups,
                         launch_ctx *ctxs, kt_target *targets)
 {
-    int unchanged = groups == 1 && m > 0 &&
-                    same_setting(&pts[slot[0]].nvml, &le->keeper.in_force);
+    int unchanged =
+        groups == 1 && m > 0 &&
+        kt_nvml_setting_equal(&pts[slot[0]].nvml, &le->keeper.in_force);
 
     for (size_t k = 0; k < m; ++k) {
         ctxs[k] = (launch_ctx){le, &pts[slot[k]]};
