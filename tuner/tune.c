@@ -1001,7 +1001,6 @@ kt_status kt_tune_run(const kt_tune_config *cfg, kt_tune_result *out,
     kt_status rc;
     uint64_t feasible;
     kt_err ferr;
-    int run_time;
     double started = kt_tune_monotonic();
     /* The journal's header was written before: not this run's time. */
     double journal_before = cfg->journal ? cfg->journal->written_s : 0;
@@ -1047,7 +1046,7 @@ done:
         out->journal_s = cfg->journal->written_s - journal_before;
     kt_progress_end(&t.progress);
     keep_worker_stats(&t);
-    out->compile_threads = kt_tune_compile_record(cfg->ev, &run_time);
+    out->compile_threads = kt_tune_compile_record(cfg->ev, NULL);
     kt_pool_close(t.pool);
     kt_u64map_free(&t.by_index);
     kt_u64map_free(&t.recorded_failures);

@@ -31,7 +31,8 @@ int kt_tune_compile_record(kt_evaluator *ev, int *run_time)
     const json_t *compile = json_object_get(env, "compile");
     json_int_t n = json_integer_value(json_object_get(compile, "threads"));
 
-    *run_time = json_is_true(json_object_get(compile, "run_time"));
+    if (run_time)
+        *run_time = json_is_true(json_object_get(compile, "run_time"));
     json_decref(env);
     return n > 0 ? (int)n : 0;
 }

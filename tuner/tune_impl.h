@@ -91,7 +91,8 @@ double kt_tune_result_cost(const kt_tune *t, const kt_eval_result *r);
 kt_tune_entry *kt_tune_find_entry(const kt_tune *t, uint64_t index);
 void kt_tune_set_clock(kt_tune *t, double value);
 /* tune_hint.c: the compile pool's threads in ev's environment record (0:
- * none recorded, a replay) and whether its kernels compile at run time. */
+ * none recorded, a replay) and, unless run_time is NULL, whether its
+ * kernels compile at run time. */
 int kt_tune_compile_record(kt_evaluator *ev, int *run_time);
 
 /* tune_resume.c: the resumed journal's calls, failures and points (all

@@ -132,8 +132,8 @@ class Page:
         row = {"key": key, "check": chk.get("count"), "check_is": chk.get("count_is"),
                "check_rc": chk.get("rc"), "feasible": hub.KERNELS[key]["feasible"],
                "points": rec.get("points"), "wall_s": rec.get("total_wall_s") or rec.get("wall_s"),
-               # done: the whole space, or a sample that reached its target
-               "complete": rec.get("done") and (rec.get("points") or 0) >= hub.KERNELS[key]["feasible"],
+               # a whole-space recording that is done; a sample is never complete
+               "complete": rec.get("done") and hub.KERNELS[key]["record"] == "whole",
                # Kernel Tuner's own per-configuration times where it gives
                # them (its lower bound), else its wall time
                "kt_evals_per_s": (ktp.get("evals_per_s_own") or ktp.get("evals_per_s"))

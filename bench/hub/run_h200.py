@@ -180,23 +180,20 @@ def do_check(run, name, decl):
     return rec
 
 
-def journal_elapsed(path):
+def journal_facts(path):
+    """A journal's clock at its end and the screen it was started with
+    (its header's protocol; 0 for none), from one read; (0.0, 0) when
+    it cannot be read."""
     try:
-        _, evals, _ = hub.read_journal(path)
+        head, evals, _ = hub.read_journal(path)
     except OSError:
-        return 0.0
-    return max([e.get("elapsed_s") or 0 for e in evals] + [0.0])
+        return 0.0, 0
+    return (max([e.get("elapsed_s") or 0 for e in evals] + [0.0]),
+            (head.get("protocol") or {}).get("screen_samples") or 0)
 
 
-def journal_screen(path):
-    """The screen the journal at path was started with (its header's
-    protocol), 0 for none or an unreadable header."""
-    try:
-        with open(path) as f:
-            head = json.loads(f.readline())
-    except (OSError, ValueError):
-        return 0
-    return (head.get("protocol") or {}).get("screen_samples") or 0
+def journal_elapsed(path):
+    return journal_facts(path)[0]
 
 
 def caches_of(out):
@@ -227,15 +224,14 @@ def do_record(run, key, decl, budget_s):
     k = hub.KERNELS[key]
     jpath = os.path.join(run.out, "rec", f"{key}-{run.state['gpu_tag']}.jsonl")
     resume = os.path.exists(jpath) and os.path.getsize(jpath) > 0
-    before = journal_elapsed(jpath) if resume else 0.0
+    # A journal resumes only under its own protocol: the screen its header
+    # says it was started with (none for a seeded one), not this call's
+    # option nor the state's record, which a forced rerun has dropped.
+    before, screen = journal_facts(jpath) if resume else (0.0, run.a.record_screen)
     n = len(run.state.get("sessions", []))
     summ = os.path.join(run.out, "rec", f"{key}-{run.state['gpu_tag']}.session{n}.json")
     target = 0 if k["record"] == "whole" else k["sample_points"]
     old = run.state["steps"].get(f"record:{key}") or {}
-    # A journal resumes only under its own protocol: the screen its header
-    # says it was started with (none for a seeded one), not this call's
-    # option nor the state's record, which a forced rerun has dropped.
-    screen = journal_screen(jpath) if resume else run.a.record_screen
     argv = [run.a.ktune, "tune", decl, "--quiet",
             "--set", "strategy.name=random", "--set", "strategy.seed=1",
             "--set", f"strategy.max_evals={target}",

@@ -433,18 +433,6 @@ static size_t proposed_twice(const kt_tune_result *r)
     return twice;
 }
 
-/* tpe's pipeline (its default with a compile pool: one proposal ahead per
- * compile thread). Without it the model's next choice is known only once
- * the last result is in, so its kernel starts compiling then: on the
- * H200 the hub convolution's default run compiled 6.5 kernels at once,
- * the GPU waited on compiles 84% of its 60 s and 59 points were
- * evaluated, where a sweep of the same space evaluates 5.8 a second.
- * Committed ahead, every measured point's kernel was hinted before the
- * one before it was measured, several compile at once (7.5 here on the
- * enumerated t1scale; 1.4-4.3 on the drawn wide, whose proposals cost
- * 4,096 draws each, by the host's load) and the "GPU" waits a tenth to a
- * sixth of what the sequential search waits; no point is proposed
- * twice. */
 /* tpe with its pipeline and without on space sp of o (plugin p) at sizes
  * sz, compiles sleeping on 8 threads; name says which space failed. */
 static void check_pipeline(const char *name, const kt_loaded_plugin *p,
@@ -484,6 +472,18 @@ static void check_pipeline(const char *name, const kt_loaded_plugin *p,
     seq->base.ops->close(&seq->base);
 }
 
+/* tpe's pipeline (its default with a compile pool: one proposal ahead per
+ * compile thread). Without it the model's next choice is known only once
+ * the last result is in, so its kernel starts compiling then: on the
+ * H200 the hub convolution's default run compiled 6.5 kernels at once,
+ * the GPU waited on compiles 84% of its 60 s and 59 points were
+ * evaluated, where a sweep of the same space evaluates 5.8 a second.
+ * Committed ahead, every measured point's kernel was hinted before the
+ * one before it was measured, several compile at once (7.5 here on the
+ * enumerated t1scale; 1.4-4.3 on the drawn wide, whose proposals cost
+ * 4,096 draws each, by the host's load) and the "GPU" waits a tenth to a
+ * sixth of what the sequential search waits; no point is proposed
+ * twice. */
 static void tpe_commits_one_proposal_ahead_per_compile_thread(void **state)
 {
     kt_device dev = kt_test_h200();
