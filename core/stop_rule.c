@@ -58,11 +58,21 @@ size_t kt_stop_race_rank(size_t min_samples, size_t n)
     return n;
 }
 
+int kt_stop_screen_look(const kt_protocol *p, size_t n)
+{
+    return n == 1 && p->screen_samples > 1 && p->min_samples > 1 &&
+           p->race > 0 && p->race_bar_us > 0;
+}
+
 const char *kt_stop_race(const kt_protocol *p, const double *kept, size_t n)
 {
     size_t r = kt_stop_race_rank(p->min_samples, n);
     double bar = p->race_bar_us * (1.0 + p->race), sorted[RACE_LOOK_MAX];
 
+    if (kt_stop_screen_look(p, n))
+        return kept[0] > KT_SCREEN_FIRST_RATIO * bar
+                   ? "race: one sample far slower than the best"
+                   : NULL;
     if (p->race <= 0 || p->race_bar_us <= 0 || r == 0)
         return NULL;
     memcpy(sorted, kept, n * sizeof *sorted);
@@ -78,7 +88,8 @@ int kt_stop_round_may_stop(const kt_protocol *p, size_t num_kept,
     if (rounds >= p->max_samples)
         return 1;
     if (p->race > 0 && p->race_bar_us > 0 &&
-        kt_stop_race_rank(p->min_samples, num_kept + 1) != 0)
+        (kt_stop_race_rank(p->min_samples, num_kept + 1) != 0 ||
+         kt_stop_screen_look(p, num_kept + 1)))
         return 1;
     /* checkpoint looks at its statistics every gap rounds; below min_samples
      * only the caps can stop a target. */

@@ -76,6 +76,21 @@ int kt_stop_rule_may_stop(const kt_stop_rule *r);
 size_t kt_stop_race_rank(size_t min_samples, size_t n);
 const char *kt_stop_race(const kt_protocol *p, const double *kept, size_t n);
 
+/* The screen's first look. A screened call (screen_samples > 1, racing
+ * with a bar) also looks at a point's first kept sample, and stops it when
+ * that sample is slower than KT_SCREEN_FIRST_RATIO times the racing bar
+ * race_bar_us * (1 + race). No order statistic bounds a median from one
+ * sample; the ratio does instead: a kept sample has passed the clock probe
+ * (a throttled one is discarded), and a kernel's sample-to-sample noise
+ * is a few percent, so a point whose median is within the margin of the
+ * bar does not show a sample half as slow again. It spares the search the
+ * screen's other samples of a point that is far off, the usual case in a
+ * wide space (a random gemm point is over 1.5 times the best seven times
+ * in ten); a point nearer the bar goes on to the look at min_samples.
+ * kt_stop_screen_look says whether n kept samples are that look. */
+#define KT_SCREEN_FIRST_RATIO 1.5
+int kt_stop_screen_look(const kt_protocol *p, size_t n);
+
 /* Pipelining: whether the results of a target's round `rounds` (counting
  * from 1) could stop it, given num_kept kept samples before that round,
  * its checkpoint last in round last_check and no stop reason yet: a race

@@ -99,6 +99,40 @@ static void racing_stops_only_clear_losers_after_min_samples(void **state)
     assert_null(kt_stop_race(&p, kept, 10));
 }
 
+/* A screened call (screen_samples > 1) looks at a point's first sample as
+ * well: one far over the bar (KT_SCREEN_FIRST_RATIO) stops it there; one
+ * nearer waits for the look at min_samples. A call that does not screen,
+ * or has no bar, never stops at one sample. */
+static void a_screened_point_far_over_the_bar_stops_at_one_sample(void **state)
+{
+    kt_protocol p;
+    double bar, far[1], near[3];
+    (void)state;
+    kt_protocol_defaults(&p);
+    p.min_samples = p.screen_samples = 3;
+    p.race = 0.005;
+    p.race_bar_us = 100.0;
+    bar = p.race_bar_us * (1.0 + p.race);
+    far[0] = KT_SCREEN_FIRST_RATIO * bar * 1.01;
+    near[0] = near[1] = near[2] = KT_SCREEN_FIRST_RATIO * bar * 0.99;
+    assert_string_equal(kt_stop_race(&p, far, 1),
+                        "race: one sample far slower than the best");
+    assert_null(kt_stop_race(&p, near, 1));
+    assert_null(kt_stop_race(&p, near, 2));
+    assert_string_equal(kt_stop_race(&p, near, 3),
+                        "race: slower than the best");
+    /* The first round is waited for, so the look can stop the next. */
+    assert_true(kt_stop_round_may_stop(&p, 0, 0, 1));
+    assert_false(kt_stop_round_may_stop(&p, 1, 1, 2));
+    /* Not screening (the full protocol), or no bar: no look at one. */
+    p.screen_samples = 0;
+    assert_null(kt_stop_race(&p, far, 1));
+    assert_false(kt_stop_round_may_stop(&p, 0, 0, 1));
+    p.screen_samples = 3;
+    p.race_bar_us = 0;
+    assert_null(kt_stop_race(&p, far, 1));
+}
+
 static void racing_looks_bound_the_median_with_small_risk(void **state)
 {
     (void)state;
@@ -350,6 +384,7 @@ int main(void)
         cmocka_unit_test(caps_stop_regardless_of_noise),
         cmocka_unit_test(racing_stops_only_clear_losers_after_min_samples),
         cmocka_unit_test(racing_looks_bound_the_median_with_small_risk),
+        cmocka_unit_test(a_screened_point_far_over_the_bar_stops_at_one_sample),
         cmocka_unit_test(racing_fields_travel_and_old_protocols_race_nothing),
         cmocka_unit_test(rule_stops_at_min_samples_when_quiet),
         cmocka_unit_test(rule_waits_for_min_time_when_quiet),
