@@ -13,11 +13,23 @@
  * is safe; one that misses a file serves stale binaries. An include whose
  * name is a macro cannot be resolved without preprocessing and is left
  * out.
+ *
+ * A key is made for every request (a hint, a compile, a cache look-up:
+ * several per point), so the headers read are kept for the process, by
+ * resolved path (the memo below): a header is read and hashed again only
+ * when its file is no longer the one read (device, inode, size or
+ * modification time changed). On the hub gemm, whose source includes six
+ * of the hub's files, reading and hashing them for every key had cost the
+ * search's thread about half a millisecond a request. A header changed in
+ * the last seconds is read every time (SETTLED_S).
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include "core/fileio.h"
 #include "core/hash.h"
@@ -37,11 +49,115 @@ typedef struct scan {
     kt_err *err;
 } scan;
 
-static kt_status append(scan *s, const char *path, const char *data,
-                        size_t size)
+/* A header as read: the path it was looked up by, the resolved one, its
+ * file's identity when read, its text and hash. */
+typedef struct memo_entry {
+    char *looked; /* as the scan joined it */
+    char *path;   /* resolved (realpath), the scan's key */
+    dev_t dev;
+    ino_t ino;
+    off_t size;
+    struct timespec mtime;
+    int settled; /* read over SETTLED_S after its last change */
+    char *data;
+    char hex[33];
+} memo_entry;
+
+/* The process's headers read so far (a registry: entries live until the
+ * process ends). The lock is held for a whole scan (kt_nvrtc_headers), so
+ * no entry is refreshed under a scan that reads its text. */
+static struct {
+    pthread_mutex_t lock;
+    memo_entry *items;
+    size_t count;
+} g_memo = {PTHREAD_MUTEX_INITIALIZER, NULL, 0};
+
+/* A file's modification time has the granularity of the kernel's coarse
+ * clock (a few ms): a header rewritten within that time at the same size
+ * keeps its time. An entry read within SETTLED_S of its file's last change
+ * is never trusted (read again each time, as git treats a racily clean
+ * file); once the file has been still that long, a change shows. */
+#define SETTLED_S 2
+
+static int settled(const struct stat *st)
+{
+    struct timespec now;
+    return clock_gettime(CLOCK_REALTIME, &now) == 0 &&
+           now.tv_sec - st->st_mtim.tv_sec > SETTLED_S;
+}
+
+static int memo_current(const memo_entry *e, const struct stat *st)
+{
+    return e->settled && e->dev == st->st_dev && e->ino == st->st_ino &&
+           e->size == st->st_size && e->mtime.tv_sec == st->st_mtim.tv_sec &&
+           e->mtime.tv_nsec == st->st_mtim.tv_nsec;
+}
+
+/* A new entry for path, its text read and hashed when the file (st) can
+ * be read; NULL with *rc KT_S_OK when it cannot (the caller's next
+ * folder), *rc KT_S_NOMEM without memory. e: the entry to refresh, or
+ * NULL for a new one. */
+static const memo_entry *memo_read(memo_entry *e, const char *path,
+                                   const struct stat *st, kt_status *rc,
+                                   kt_err *err)
+{
+    char *data = NULL, *real = NULL, *looked = NULL;
+    memo_entry *grown = NULL;
+    size_t size = 0;
+    kt_err ferr;
+
+    if (kt_file_read(path, "header", MAX_HEADER_BYTES, &data, &size, &ferr))
+        return NULL; /* not readable: the next folder */
+    real = realpath(path, NULL);
+    if (!e && (grown = realloc(g_memo.items,
+                               (g_memo.count + 1) * sizeof *grown)) != NULL)
+        g_memo.items = grown;
+    if ((!e && !grown) || !(real = real ? real : strdup(path)) ||
+        (!e && !(looked = strdup(path)))) {
+        free(data);
+        free(real);
+        *rc = kt_err_set(err, KT_S_NOMEM, "out of memory");
+        return NULL;
+    }
+    if (!e) {
+        e = &g_memo.items[g_memo.count++];
+        *e = (memo_entry){.looked = looked};
+    }
+    free(e->data);
+    free(e->path);
+    *e = (memo_entry){.looked = e->looked,
+                      .path = real,
+                      .dev = st->st_dev,
+                      .ino = st->st_ino,
+                      .size = st->st_size,
+                      .mtime = st->st_mtim,
+                      .settled = settled(st),
+                      .data = data};
+    kt_hash_hex128(data, size, e->hex);
+    return e;
+}
+
+/* The entry of the header at path (as joined) whose file is st: the memo's
+ * when the file is the one it read, else read and hashed now. NULL with
+ * *rc KT_S_OK when it cannot be read; *rc KT_S_NOMEM without memory.
+ * Under g_memo.lock. */
+static const memo_entry *memo_get(const char *path, const struct stat *st,
+                                  kt_status *rc, kt_err *err)
+{
+    memo_entry *e = NULL;
+
+    *rc = KT_S_OK;
+    for (size_t i = 0; i < g_memo.count && !e; ++i)
+        if (strcmp(g_memo.items[i].looked, path) == 0)
+            e = &g_memo.items[i];
+    if (e && memo_current(e, st))
+        return e;
+    return memo_read(e, path, st, rc, err);
+}
+
+static kt_status append(scan *s, const char *path, const char *hex)
 {
     size_t need = strlen(path) + 48;
-    char hex[33];
     if (s->len + need > s->cap) {
         size_t cap = 2 * (s->len + need);
         char *grown = realloc(s->text, cap);
@@ -50,7 +166,6 @@ static kt_status append(scan *s, const char *path, const char *data,
         s->text = grown;
         s->cap = cap;
     }
-    kt_hash_hex128(data, size, hex);
     s->len += (size_t)snprintf(s->text + s->len, s->cap - s->len,
                                "header %s %s\n", path, hex);
     return KT_S_OK;
@@ -110,40 +225,36 @@ static int was_seen(const scan *s, const char *path)
 
 static kt_status scan_text(scan *s, const char *text, const char *dir);
 
-/* Reads the header at path (when it is a file) and scans it; *found = 1
- * when it is one. */
+/* Scans the header at path (when it is a readable file), read or taken
+ * from the memo; *found = 1 when it is one. */
 static kt_status visit(scan *s, const char *path, int *found)
 {
-    char *data = NULL, *real = realpath(path, NULL), *dir = NULL, **grown;
-    const char *key = real ? real : path;
-    size_t size = 0;
-    kt_err ferr;
+    struct stat st;
+    char *dir = NULL, **grown;
+    const memo_entry *e;
     kt_status rc = KT_S_OK;
 
     *found = 0;
-    if (kt_file_read(path, "header", MAX_HEADER_BYTES, &data, &size, &ferr))
-        goto done; /* not there (or not a file): the next folder */
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return KT_S_OK; /* not there (or not a file): the next folder */
+    if (!(e = memo_get(path, &st, &rc, s->err)))
+        return rc;
     *found = 1;
-    if (was_seen(s, key) || s->num_seen >= MAX_HEADERS)
-        goto done;
+    if (was_seen(s, e->path) || s->num_seen >= MAX_HEADERS)
+        return KT_S_OK;
     grown = realloc(s->seen, (s->num_seen + 1) * sizeof *grown);
-    if (!grown || !(grown[s->num_seen] = strdup(key))) {
+    if (!grown || !(grown[s->num_seen] = strdup(e->path))) {
         s->seen = grown ? grown : s->seen;
-        rc = kt_err_set(s->err, KT_S_NOMEM, "out of memory");
-        goto done;
+        return kt_err_set(s->err, KT_S_NOMEM, "out of memory");
     }
     s->seen = grown;
     ++s->num_seen;
-    if ((rc = append(s, key, data, size)))
-        goto done;
-    if (!(dir = folder_of(key)))
-        rc = kt_err_set(s->err, KT_S_NOMEM, "out of memory");
-    else
-        rc = scan_text(s, data, dir);
-done:
+    if ((rc = append(s, e->path, e->hex)))
+        return rc;
+    if (!(dir = folder_of(e->path)))
+        return kt_err_set(s->err, KT_S_NOMEM, "out of memory");
+    rc = scan_text(s, e->data, dir);
     free(dir);
-    free(data);
-    free(real);
     return rc;
 }
 
@@ -221,8 +332,11 @@ kt_status kt_nvrtc_headers(const kt_nvrtc_request *req, char **text,
     *text = NULL;
     if (!dir)
         rc = kt_err_set(err, KT_S_NOMEM, "out of memory");
-    else if (!(rc = include_dirs(req, &s)))
+    else if (!(rc = include_dirs(req, &s))) {
+        pthread_mutex_lock(&g_memo.lock);
         rc = scan_text(&s, req->source, dir);
+        pthread_mutex_unlock(&g_memo.lock);
+    }
     for (size_t i = 0; i < s.num_seen; ++i)
         free(s.seen[i]);
     free(s.seen);

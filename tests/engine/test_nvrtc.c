@@ -4,9 +4,11 @@
  * binary. */
 #include "tests/kt_test.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/hash.h"
@@ -154,6 +156,62 @@ static void the_key_changes_with_the_content_of_included_headers(void **state)
     write_file(path, "#define C 4.0f\n"); /* <> through -I */
     key_of(&req, k);
     assert_string_not_equal(k, k0);
+}
+
+/* path's times set to t, or to `ago` seconds before now when t is NULL;
+ * the time set, into *set when given. */
+static void age_file(const char *path, long ago, const struct timespec *t,
+                     struct timespec *set)
+{
+    struct timespec ts[2];
+    if (t)
+        ts[0] = *t;
+    else {
+        assert_int_equal(clock_gettime(CLOCK_REALTIME, &ts[0]), 0);
+        ts[0].tv_sec -= ago;
+    }
+    ts[1] = ts[0];
+    assert_int_equal(utimensat(AT_FDCWD, path, ts, 0), 0);
+    if (set)
+        *set = ts[0];
+}
+
+/* The headers read are kept for the process (engine/nvrtc_headers.c): a
+ * header whose file has been still for a while is taken from the memo
+ * while its file looks the same (device, inode, size, time), which a
+ * rewrite that puts size and time back shows by its stale key; any change
+ * that moves the time gives the new content's key. One just rewritten is
+ * read every time, so a rewrite within the clock's granularity, even one
+ * that puts an old time on the file, still shows. */
+static void a_kept_header_is_read_again_once_its_file_changes(void **state)
+{
+    char dir[] = "/tmp/ktune-test-memo-XXXXXX", opt[64], path[128];
+    char k0[33], k[33];
+    const char *opts[1];
+    const char *src = "#include <h.h>\n"
+                      "__global__ void k(float *y) { y[0] = H; }\n";
+    kt_nvrtc_request req = {src, "k.cu", "k", "sm_90", opts, 1};
+    struct timespec old;
+    (void)state;
+
+    assert_non_null(mkdtemp(dir));
+    snprintf(opt, sizeof opt, "-I%s", dir);
+    opts[0] = opt;
+    snprintf(path, sizeof path, "%s/h.h", dir);
+    write_file(path, "#define H 1.0f\n");
+    age_file(path, 3600, NULL, &old);
+    key_of(&req, k0);
+    write_file(path, "#define H 5.0f\n");
+    age_file(path, 0, &old, NULL); /* looks unchanged: the memo serves */
+    key_of(&req, k);
+    assert_string_equal(k, k0);
+    write_file(path, "#define H 2.0f\n"); /* same size, a new time */
+    key_of(&req, k);
+    assert_string_not_equal(k, k0);
+    write_file(path, "#define H 1.0f\n");
+    age_file(path, 3600, NULL, NULL); /* an old time again: read all the same */
+    key_of(&req, k);
+    assert_string_equal(k, k0);
 }
 
 /* Cached binaries are found by name: the name is the two FNV-1a passes
@@ -407,6 +465,7 @@ int main(void)
         cmocka_unit_test(compiles_for_sm90_without_a_gpu_then_reads_the_cache),
         cmocka_unit_test(the_key_changes_with_source_options_kernel_and_arch),
         cmocka_unit_test(the_key_changes_with_the_content_of_included_headers),
+        cmocka_unit_test(a_kept_header_is_read_again_once_its_file_changes),
         cmocka_unit_test(the_key_is_fnv1a_of_the_identity_under_two_bases),
         cmocka_unit_test(a_compile_error_keeps_the_log_and_is_cached_too),
         cmocka_unit_test(an_unknown_kernel_does_not_compile),

@@ -74,6 +74,10 @@ kt_status kt_tpe_init(kt_tpe *m, kt_tune *t, uint64_t lo, uint64_t hi,
     m->lr = calloc(m->table ? m->table : 1, sizeof *m->lr);
     if (!m->lr)
         goto nomem;
+    /* calloc'ed: the pages a search never draws from stay untouched. */
+    if (hi - lo > KT_TPE_ENUMERATE && hi - lo <= KT_TPE_DRAWN_MAX &&
+        !(m->drawn = calloc((size_t)((hi - lo + 3) / 4), 1)))
+        goto nomem;
     if (hi - lo <= KT_TPE_ENUMERATE) {
         m->state = calloc(hi - lo ? hi - lo : 1, 1);
         if (!m->state)
@@ -100,6 +104,7 @@ void kt_tpe_free(kt_tpe *m)
     free(m->lr_slot);
     free(m->base);
     free(m->branch_share);
+    free(m->drawn);
     memset(m, 0, sizeof *m);
 }
 
@@ -279,18 +284,39 @@ static double score(const kt_tpe *m, uint64_t index)
     return sum;
 }
 
+/* What the memo knows of index i (0: nothing, or no memo). */
+static unsigned drawn_known(const kt_tpe *m, uint64_t i)
+{
+    uint64_t d = i - m->lo;
+    return m->drawn ? (m->drawn[d / 4] >> (2 * (d % 4))) & 3u : 0;
+}
+
+static void drawn_remember(kt_tpe *m, uint64_t i, int feasible)
+{
+    uint64_t d = i - m->lo;
+    if (m->drawn)
+        m->drawn[d / 4] |=
+            (uint8_t)((feasible ? KT_TPE_DRAWN_FEASIBLE : KT_TPE_DRAWN_REFUSED)
+                      << (2 * (d % 4)));
+}
+
 /* Whether the drawn candidate i is open: not visited, not pending (a
  * proposal made and not measured yet), nor, while looking ahead, taken by
- * an earlier look-ahead pick, and feasible. A
- * candidate is only scored, so nothing is recorded for it (kt_tune_seen,
- * not kt_tune_known): a proposal draws KT_TPE_DRAWS of them. */
+ * an earlier look-ahead pick, and feasible (the
+ * memo answers for a candidate drawn before). A candidate is only scored, so
+ * nothing is recorded for it (kt_tune_seen, not kt_tune_known): a proposal
+ * draws KT_TPE_DRAWS of them. */
 static int drawn_open(kt_tpe *m, uint64_t i)
 {
     kt_point pt;
+    unsigned known;
+    int feasible;
 
     for (size_t k = 0; k < m->num_queued; ++k)
         if (m->queued[k] == i)
             return 0;
+    if ((known = drawn_known(m, i)) == KT_TPE_DRAWN_REFUSED)
+        return 0;
     kt_space_point(m->space, i, &pt);
     if (m->ahead) {
         for (size_t k = 0; k < m->num_ahead; ++k)
@@ -301,7 +327,11 @@ static int drawn_open(kt_tpe *m, uint64_t i)
     } else if (kt_tune_seen(m->t, &pt)) {
         return 0;
     }
-    return kt_space_feasible(m->space, &pt, NULL) == KT_S_OK;
+    if (known == KT_TPE_DRAWN_FEASIBLE)
+        return 1;
+    feasible = kt_space_feasible(m->space, &pt, NULL) == KT_S_OK;
+    drawn_remember(m, i, feasible);
+    return feasible;
 }
 
 /* A candidate of br (NULL: any) not yet visited and feasible, drawn or
