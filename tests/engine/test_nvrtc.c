@@ -102,6 +102,14 @@ static void write_file(const char *path, const char *text)
     fclose(f);
 }
 
+/* A new folder from the template dir, and its -I option into opt. */
+static const char *temp_include_dir(char *dir, char *opt, size_t size)
+{
+    assert_non_null(mkdtemp(dir));
+    snprintf(opt, size, "-I%s", dir);
+    return opt;
+}
+
 static void key_of(const kt_nvrtc_request *req, char key[33])
 {
     kt_err err;
@@ -125,9 +133,7 @@ static void the_key_changes_with_the_content_of_included_headers(void **state)
     kt_nvrtc_request req = {src, "k.cu", "k", "sm_90", opts, 1};
     (void)state;
 
-    assert_non_null(mkdtemp(dir));
-    snprintf(opt, sizeof opt, "-I%s", dir);
-    opts[0] = opt;
+    opts[0] = temp_include_dir(dir, opt, sizeof opt);
     snprintf(path, sizeof path, "%s/sub", dir);
     assert_int_equal(mkdir(path, 0700), 0);
     snprintf(path, sizeof path, "%s/a.h", dir);
@@ -190,13 +196,11 @@ static void a_kept_header_is_read_again_once_its_file_changes(void **state)
     const char *opts[1];
     const char *src = "#include <h.h>\n"
                       "__global__ void k(float *y) { y[0] = H; }\n";
-    kt_nvrtc_request req = {src, "k.cu", "k", "sm_90", opts, 1};
     struct timespec old;
+    kt_nvrtc_request req = {src, "k.cu", "k", "sm_90", opts, 1};
     (void)state;
 
-    assert_non_null(mkdtemp(dir));
-    snprintf(opt, sizeof opt, "-I%s", dir);
-    opts[0] = opt;
+    opts[0] = temp_include_dir(dir, opt, sizeof opt);
     snprintf(path, sizeof path, "%s/h.h", dir);
     write_file(path, "#define H 1.0f\n");
     age_file(path, 3600, NULL, &old);
