@@ -58,19 +58,24 @@ typedef struct memo_entry {
     ino_t ino;
     off_t size;
     struct timespec mtime;
-    int settled; /* read over SETTLED_S after its last change */
+    int settled;   /* read over SETTLED_S after its last change */
+    unsigned scan; /* the scan that last took it (g_memo.scans) */
     char *data;
     char hex[33];
 } memo_entry;
 
 /* The process's headers read so far (a registry: entries live until the
  * process ends). The lock is held for a whole scan (kt_nvrtc_headers), so
- * no entry is refreshed under a scan that reads its text. */
+ * no other scan refreshes an entry whose text this one reads; within a
+ * scan each file is read once (an entry the scan took serves it again, a
+ * header included twice or through a cycle), so the scan does not free
+ * text it is still searching either. */
 static struct {
     pthread_mutex_t lock;
     memo_entry *items;
     size_t count;
-} g_memo = {PTHREAD_MUTEX_INITIALIZER, NULL, 0};
+    unsigned scans; /* scans begun */
+} g_memo = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0};
 
 /* A file's modification time has the granularity of the kernel's coarse
  * clock (a few ms): a header rewritten within that time at the same size
@@ -132,6 +137,7 @@ static const memo_entry *memo_read(memo_entry *e, const char *path,
                       .size = st->st_size,
                       .mtime = st->st_mtim,
                       .settled = settled(st),
+                      .scan = g_memo.scans,
                       .data = data};
     kt_hash_hex128(data, size, e->hex);
     return e;
@@ -150,8 +156,10 @@ static const memo_entry *memo_get(const char *path, const struct stat *st,
     for (size_t i = 0; i < g_memo.count && !e; ++i)
         if (strcmp(g_memo.items[i].looked, path) == 0)
             e = &g_memo.items[i];
-    if (e && memo_current(e, st))
+    if (e && (e->scan == g_memo.scans || memo_current(e, st))) {
+        e->scan = g_memo.scans;
         return e;
+    }
     return memo_read(e, path, st, rc, err);
 }
 
@@ -334,6 +342,7 @@ kt_status kt_nvrtc_headers(const kt_nvrtc_request *req, char **text,
         rc = kt_err_set(err, KT_S_NOMEM, "out of memory");
     else if (!(rc = include_dirs(req, &s))) {
         pthread_mutex_lock(&g_memo.lock);
+        ++g_memo.scans;
         rc = scan_text(&s, req->source, dir);
         pthread_mutex_unlock(&g_memo.lock);
     }

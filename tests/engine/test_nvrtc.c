@@ -218,6 +218,30 @@ static void a_kept_header_is_read_again_once_its_file_changes(void **state)
     assert_string_equal(k, k0);
 }
 
+/* Headers that include each other (guarded), just written so that the
+ * memo trusts neither: each is read once per key, and the key is stable.
+ * Reading one again while the scan still searches its text would free
+ * that text under it (AddressSanitizer's pass runs this test). */
+static void an_include_cycle_of_new_headers_is_read_once_each(void **state)
+{
+    char dir[] = "/tmp/ktune-test-cycle-XXXXXX", opt[64], path[128];
+    char k0[33], k[33];
+    const char *opts[1];
+    const char *src = "#include \"a.h\"\n"
+                      "__global__ void k(float *y) { y[0] = A + B; }\n";
+    kt_nvrtc_request req = {src, "k.cu", "k", "sm_90", opts, 1};
+    (void)state;
+
+    opts[0] = temp_include_dir(dir, opt, sizeof opt);
+    snprintf(path, sizeof path, "%s/a.h", dir);
+    write_file(path, "#pragma once\n#include \"b.h\"\n#define A 1.0f\n");
+    snprintf(path, sizeof path, "%s/b.h", dir);
+    write_file(path, "#pragma once\n#include \"a.h\"\n#define B 2.0f\n");
+    key_of(&req, k0);
+    key_of(&req, k);
+    assert_string_equal(k, k0);
+}
+
 /* Cached binaries are found by name: the name is the two FNV-1a passes
  * (bases as pinned in test_hash) over the identity text, so a cache that
  * an earlier build wrote is read again. */
@@ -470,6 +494,7 @@ int main(void)
         cmocka_unit_test(the_key_changes_with_source_options_kernel_and_arch),
         cmocka_unit_test(the_key_changes_with_the_content_of_included_headers),
         cmocka_unit_test(a_kept_header_is_read_again_once_its_file_changes),
+        cmocka_unit_test(an_include_cycle_of_new_headers_is_read_once_each),
         cmocka_unit_test(the_key_is_fnv1a_of_the_identity_under_two_bases),
         cmocka_unit_test(a_compile_error_keeps_the_log_and_is_cached_too),
         cmocka_unit_test(an_unknown_kernel_does_not_compile),
