@@ -102,12 +102,32 @@ static void write_file(const char *path, const char *text)
     fclose(f);
 }
 
-/* A new folder from the template dir, and its -I option into opt. */
-static const char *temp_include_dir(char *dir, char *opt, size_t size)
+/* A request for src (k.cu, kernel k, sm_90) whose one option is -I of a
+ * new folder, where its headers are written. */
+typedef struct header_case {
+    char dir[64], opt[80], path[160];
+    const char *opts[1];
+    kt_nvrtc_request req;
+} header_case;
+
+static void header_case_open(header_case *h, const char *src)
 {
-    assert_non_null(mkdtemp(dir));
-    snprintf(opt, size, "-I%s", dir);
-    return opt;
+    snprintf(h->dir, sizeof h->dir, "/tmp/ktune-test-headers-XXXXXX");
+    assert_non_null(mkdtemp(h->dir));
+    snprintf(h->opt, sizeof h->opt, "-I%s", h->dir);
+    h->opts[0] = h->opt;
+    h->req = (kt_nvrtc_request){src, "k.cu", "k", "sm_90", h->opts, 1};
+}
+
+/* name's path in h's folder (kept in h->path), written with text unless
+ * text is NULL. */
+static const char *header_file(header_case *h, const char *name,
+                               const char *text)
+{
+    snprintf(h->path, sizeof h->path, "%s/%s", h->dir, name);
+    if (text)
+        write_file(h->path, text);
+    return h->path;
 }
 
 static void key_of(const kt_nvrtc_request *req, char key[33])
@@ -125,42 +145,32 @@ static void key_of(const kt_nvrtc_request *req, char key[33])
  * changes nothing. */
 static void the_key_changes_with_the_content_of_included_headers(void **state)
 {
-    char dir[] = "/tmp/ktune-test-headers-XXXXXX", opt[64], path[128];
     char k0[33], k[33];
-    const char *opts[1];
-    const char *src = "#include \"a.h\"\n  #  include <c.h>\n"
-                      "__global__ void k(float *y) { y[0] = A + C; }\n";
-    kt_nvrtc_request req = {src, "k.cu", "k", "sm_90", opts, 1};
+    header_case h;
     (void)state;
 
-    opts[0] = temp_include_dir(dir, opt, sizeof opt);
-    snprintf(path, sizeof path, "%s/sub", dir);
-    assert_int_equal(mkdir(path, 0700), 0);
-    snprintf(path, sizeof path, "%s/a.h", dir);
-    write_file(path, "#include \"sub/b.h\"\n#define A B\n");
-    snprintf(path, sizeof path, "%s/sub/b.h", dir);
-    write_file(path, "#define B 1.0f\n");
-    snprintf(path, sizeof path, "%s/c.h", dir);
-    write_file(path, "#define C 2.0f\n");
-    snprintf(path, sizeof path, "%s/unused.h", dir);
-    write_file(path, "#define U 1\n");
-    key_of(&req, k0);
-    key_of(&req, k);
+    header_case_open(&h, "#include \"a.h\"\n  #  include <c.h>\n"
+                         "__global__ void k(float *y) { y[0] = A + C; }\n");
+    assert_int_equal(mkdir(header_file(&h, "sub", NULL), 0700), 0);
+    header_file(&h, "a.h", "#include \"sub/b.h\"\n#define A B\n");
+    header_file(&h, "sub/b.h", "#define B 1.0f\n");
+    header_file(&h, "c.h", "#define C 2.0f\n");
+    header_file(&h, "unused.h", "#define U 1\n");
+    key_of(&h.req, k0);
+    key_of(&h.req, k);
     assert_string_equal(k, k0); /* unchanged headers: the same key */
-    snprintf(path, sizeof path, "%s/unused.h", dir);
-    write_file(path, "#define U 2\n");
-    key_of(&req, k);
+    header_file(&h, "unused.h", "#define U 2\n");
+    key_of(&h.req, k);
     assert_string_equal(k, k0);
-    snprintf(path, sizeof path, "%s/sub/b.h", dir);
-    write_file(path, "#define B 3.0f\n"); /* two includes deep */
-    key_of(&req, k);
+    header_file(&h, "sub/b.h", "#define B 3.0f\n"); /* two includes deep */
+    key_of(&h.req, k);
     assert_string_not_equal(k, k0);
-    write_file(path, "#define B 1.0f\n"); /* the content, not the time */
-    key_of(&req, k);
+    header_file(&h, "sub/b.h",
+                "#define B 1.0f\n"); /* the content, not the time */
+    key_of(&h.req, k);
     assert_string_equal(k, k0);
-    snprintf(path, sizeof path, "%s/c.h", dir);
-    write_file(path, "#define C 4.0f\n"); /* <> through -I */
-    key_of(&req, k);
+    header_file(&h, "c.h", "#define C 4.0f\n"); /* <> through -I */
+    key_of(&h.req, k);
     assert_string_not_equal(k, k0);
 }
 
@@ -191,30 +201,27 @@ static void age_file(const char *path, long ago, const struct timespec *t,
  * that puts an old time on the file, still shows. */
 static void a_kept_header_is_read_again_once_its_file_changes(void **state)
 {
-    char dir[] = "/tmp/ktune-test-memo-XXXXXX", opt[64], path[128];
     char k0[33], k[33];
-    const char *opts[1];
-    const char *src = "#include <h.h>\n"
-                      "__global__ void k(float *y) { y[0] = H; }\n";
     struct timespec old;
-    kt_nvrtc_request req = {src, "k.cu", "k", "sm_90", opts, 1};
+    header_case h;
+    const char *path;
     (void)state;
 
-    opts[0] = temp_include_dir(dir, opt, sizeof opt);
-    snprintf(path, sizeof path, "%s/h.h", dir);
-    write_file(path, "#define H 1.0f\n");
+    header_case_open(&h, "#include <h.h>\n"
+                         "__global__ void k(float *y) { y[0] = H; }\n");
+    path = header_file(&h, "h.h", "#define H 1.0f\n");
     age_file(path, 3600, NULL, &old);
-    key_of(&req, k0);
+    key_of(&h.req, k0);
     write_file(path, "#define H 5.0f\n");
     age_file(path, 0, &old, NULL); /* looks unchanged: the memo serves */
-    key_of(&req, k);
+    key_of(&h.req, k);
     assert_string_equal(k, k0);
     write_file(path, "#define H 2.0f\n"); /* same size, a new time */
-    key_of(&req, k);
+    key_of(&h.req, k);
     assert_string_not_equal(k, k0);
     write_file(path, "#define H 1.0f\n");
     age_file(path, 3600, NULL, NULL); /* an old time again: read all the same */
-    key_of(&req, k);
+    key_of(&h.req, k);
     assert_string_equal(k, k0);
 }
 
@@ -224,21 +231,16 @@ static void a_kept_header_is_read_again_once_its_file_changes(void **state)
  * that text under it (AddressSanitizer's pass runs this test). */
 static void an_include_cycle_of_new_headers_is_read_once_each(void **state)
 {
-    char dir[] = "/tmp/ktune-test-cycle-XXXXXX", opt[64], path[128];
     char k0[33], k[33];
-    const char *opts[1];
-    const char *src = "#include \"a.h\"\n"
-                      "__global__ void k(float *y) { y[0] = A + B; }\n";
-    kt_nvrtc_request req = {src, "k.cu", "k", "sm_90", opts, 1};
+    header_case h;
     (void)state;
 
-    opts[0] = temp_include_dir(dir, opt, sizeof opt);
-    snprintf(path, sizeof path, "%s/a.h", dir);
-    write_file(path, "#pragma once\n#include \"b.h\"\n#define A 1.0f\n");
-    snprintf(path, sizeof path, "%s/b.h", dir);
-    write_file(path, "#pragma once\n#include \"a.h\"\n#define B 2.0f\n");
-    key_of(&req, k0);
-    key_of(&req, k);
+    header_case_open(&h, "#include \"a.h\"\n"
+                         "__global__ void k(float *y) { y[0] = A + B; }\n");
+    header_file(&h, "a.h", "#pragma once\n#include \"b.h\"\n#define A 1.0f\n");
+    header_file(&h, "b.h", "#pragma once\n#include \"a.h\"\n#define B 2.0f\n");
+    key_of(&h.req, k0);
+    key_of(&h.req, k);
     assert_string_equal(k, k0);
 }
 
