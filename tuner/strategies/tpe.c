@@ -302,10 +302,10 @@ static void drawn_remember(kt_tpe *m, uint64_t i, int feasible)
 
 /* Whether the drawn candidate i is open: not visited, not pending (a
  * proposal made and not measured yet), nor, while looking ahead, taken by
- * an earlier look-ahead pick, and feasible (the
- * memo answers for a candidate drawn before). A candidate is only scored, so
- * nothing is recorded for it (kt_tune_seen, not kt_tune_known): a proposal
- * draws KT_TPE_DRAWS of them. */
+ * an earlier look-ahead pick, and feasible (the memo answers for a
+ * candidate drawn before). A candidate is only scored, so nothing is
+ * recorded for it (kt_tune_seen, not kt_tune_known): a proposal draws
+ * KT_TPE_DRAWS of them. */
 static int drawn_open(kt_tpe *m, uint64_t i)
 {
     kt_point pt;
