@@ -3,6 +3,7 @@
 
 #include "core/energy_json.h"
 #include "core/envrec.h"
+#include "core/stop_rule.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -166,8 +167,9 @@ json_t *kt_timing_to_json(const kt_timing *t, int with_samples)
 static const char *intern_reason(const char *text)
 {
     static const char *const known[] = {
-        "noise target", "noise stable", "max samples",
-        "time cap",     "pairs done",   "race: slower than the best"};
+        "noise target",      "noise stable", "max samples",
+        "time cap",          "pairs done",   "race: slower than the best",
+        KT_STOP_SCREEN_FIRST};
     for (size_t i = 0; i < sizeof known / sizeof known[0]; ++i)
         if (strcmp(text, known[i]) == 0)
             return known[i];

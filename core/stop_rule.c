@@ -70,9 +70,8 @@ const char *kt_stop_race(const kt_protocol *p, const double *kept, size_t n)
     double bar = p->race_bar_us * (1.0 + p->race), sorted[RACE_LOOK_MAX];
 
     if (kt_stop_screen_look(p, n))
-        return kept[0] > KT_SCREEN_FIRST_RATIO * bar
-                   ? "race: one sample far slower than the best"
-                   : NULL;
+        return kept[0] > KT_SCREEN_FIRST_RATIO * bar ? KT_STOP_SCREEN_FIRST
+                                                     : NULL;
     if (p->race <= 0 || p->race_bar_us <= 0 || r == 0)
         return NULL;
     memcpy(sorted, kept, n * sizeof *sorted);

@@ -89,6 +89,7 @@ const char *kt_stop_race(const kt_protocol *p, const double *kept, size_t n);
  * in ten); a point nearer the bar goes on to the look at min_samples.
  * kt_stop_screen_look says whether n kept samples are that look. */
 #define KT_SCREEN_FIRST_RATIO 1.5
+#define KT_STOP_SCREEN_FIRST "race: one sample far slower than the best"
 int kt_stop_screen_look(const kt_protocol *p, size_t n);
 
 /* Pipelining: whether the results of a target's round `rounds` (counting

@@ -11,6 +11,8 @@
 #include "core/loader.h"
 #include "core/point.h"
 #include "core/result_json.h"
+#include "core/stats.h"
+#include "core/stop_rule.h"
 #include "tests/support/fake_device.h"
 
 static kt_registry reg;
@@ -163,12 +165,40 @@ static void discarded_samples_survive_the_wire(void **state)
     json_decref(j);
 }
 
+/* Every reason the stopping rule gives comes back from the wire as the
+ * same text (a replayed or resumed timing reads as the live one did). */
+static void stop_reasons_survive_the_wire(void **state)
+{
+    static const char *const reasons[] = {
+        "noise target",      "noise stable", "max samples",
+        "time cap",          "pairs done",   "race: slower than the best",
+        KT_STOP_SCREEN_FIRST};
+    double samples[] = {10.0};
+    kt_err err;
+    (void)state;
+
+    for (size_t i = 0; i < sizeof reasons / sizeof reasons[0]; ++i) {
+        kt_timing t = {0}, back = {0};
+        json_t *j;
+        kt_stats_compute(samples, 1, &t.kernel);
+        t.samples_us = samples;
+        t.num_rounds = 1;
+        t.stop_reason = reasons[i];
+        j = kt_timing_to_json(&t, 1);
+        assert_int_equal(kt_timing_from_json(j, &back, &err), KT_S_OK);
+        assert_string_equal(back.stop_reason, reasons[i]);
+        kt_timing_free(&back);
+        json_decref(j);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(defaults_set_and_format),
         cmocka_unit_test(json_round_trip_keeps_labels),
         cmocka_unit_test(discarded_samples_survive_the_wire),
+        cmocka_unit_test(stop_reasons_survive_the_wire),
         cmocka_unit_test(feasibility_applies_constraints_and_limits),
         cmocka_unit_test(shape_limits_cover_every_dimension),
     };
