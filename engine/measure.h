@@ -28,7 +28,9 @@
 /* Something to time. launch enqueues on the stream and returns. */
 typedef struct kt_target {
     kt_status (*launch)(void *ctx, cudaStream_t stream, kt_err *err);
-    /* Optional: restore inputs before each sample (outside the interval). */
+    /* Optional: restore inputs before each sample (outside the interval).
+     * Called with the meter's stream drained, so it may copy on any stream
+     * without running beside a launch. */
     kt_status (*reset)(void *ctx, kt_err *err);
     /* Optional, for the end-to-end scope: copy inputs host->device
      * (to_device = 1) or outputs device->host (to_device = 0),

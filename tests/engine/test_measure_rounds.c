@@ -22,6 +22,7 @@
 
 typedef struct sim_event {
     double t_us;
+    long seq; /* stream operations enqueued before it */
 } sim_event;
 
 static double now_us;           /* the simulated GPU clock */
@@ -29,6 +30,10 @@ static long probes;             /* clock probes enqueued: one per sample */
 static long records_since;      /* events recorded since the last wait */
 static long most_between;       /* the most of them before a wait */
 static unsigned throttle_every; /* every k-th probe reads a low clock */
+/* Stream operations enqueued, and how many of them a wait has seen done:
+ * between the two, work is in flight. */
+static long enqueued, completed;
+static long restores, restores_beside_work;
 
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned int flags)
 {
@@ -70,6 +75,7 @@ cudaError_t cudaMemsetAsync(void *p, int v, size_t n, cudaStream_t s)
     (void)s;
     memset(p, v, n);
     now_us += 1;
+    ++enqueued;
     return cudaSuccess;
 }
 cudaError_t cudaMemcpyAsync(void *d, const void *src, size_t n,
@@ -79,17 +85,20 @@ cudaError_t cudaMemcpyAsync(void *d, const void *src, size_t n,
     (void)s;
     memcpy(d, src, n);
     now_us += 2;
+    ++enqueued;
     return cudaSuccess;
 }
 cudaError_t cudaDeviceSynchronize(void)
 {
     records_since = 0;
+    completed = enqueued;
     return cudaSuccess;
 }
 cudaError_t cudaStreamSynchronize(cudaStream_t s)
 {
     (void)s;
     records_since = 0;
+    completed = enqueued;
     return cudaSuccess;
 }
 cudaError_t cudaEventCreate(cudaEvent_t *e)
@@ -106,14 +115,16 @@ cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s)
 {
     (void)s;
     ((sim_event *)e)->t_us = now_us;
+    ((sim_event *)e)->seq = enqueued;
     if (++records_since > most_between)
         most_between = records_since;
     return cudaSuccess;
 }
 cudaError_t cudaEventSynchronize(cudaEvent_t e)
 {
-    (void)e;
     records_since = 0;
+    if (((sim_event *)e)->seq > completed)
+        completed = ((sim_event *)e)->seq;
     return cudaSuccess;
 }
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b)
@@ -142,6 +153,7 @@ cudaError_t kt_launch_clock_probe(unsigned int *min_khz, int sm_count,
     (void)s;
     now_us += ns / 1e3;
     ++probes;
+    ++enqueued;
     *min_khz =
         throttle_every && probes % throttle_every == 0 ? 1000000 : 1980000;
     return cudaSuccess;
@@ -156,6 +168,7 @@ cudaError_t kt_launch_read_sweep(const void *buf, size_t bytes,
     (void)sm_count;
     (void)s;
     now_us += 30;
+    ++enqueued;
     return cudaSuccess;
 }
 
@@ -181,6 +194,7 @@ cudaError_t kt_launch_write_sweep(void *buf, size_t bytes, int sm_count,
     (void)sm_count;
     (void)s;
     now_us += 30;
+    ++enqueued;
     return cudaSuccess;
 }
 
@@ -192,6 +206,7 @@ cudaError_t kt_launch_l2_discard(void *buf, size_t bytes, int sm_count,
     (void)sm_count;
     (void)s;
     now_us += 5;
+    ++enqueued;
     return cudaSuccess;
 }
 
@@ -214,14 +229,18 @@ static kt_status sim_launch(void *ctx, cudaStream_t s, kt_err *err)
     x ^= x >> 29;
     u = (double)(x % 1000) / 1000.0;
     now_us += k->base_us * (1 + 0.1 * u * u * u);
+    ++enqueued;
     return KT_S_OK;
 }
 
-/* A restore of the inputs: an upload outside the timed stream. */
+/* A restore of the inputs: an upload outside the timed stream, which
+ * would run beside whatever of the stream is still in flight. */
 static kt_status sim_reset(void *ctx, kt_err *err)
 {
     (void)ctx;
     (void)err;
+    ++restores;
+    restores_beside_work += completed != enqueued;
     return KT_S_OK;
 }
 
@@ -363,6 +382,27 @@ static void targets_that_restore_inputs_never_overlap(void **state)
     with_reset = 0;
 }
 
+/* Every restore waits for the stream to drain: in the warm-up, in a round
+ * of several targets (the one before still running), in either mode. */
+static void a_restore_never_runs_beside_a_launch_in_flight(void **state)
+{
+    kt_protocol p = protocol();
+    outcome o;
+    (void)state;
+    throttle_every = 0;
+    with_reset = 1;
+    p.warmups = 3;
+    for (int overlap = 0; overlap < 2; ++overlap) {
+        restores = restores_beside_work = 0;
+        measure(&p, 3, overlap, &o);
+        assert_true(restores >= 3 * (3 + (long)o.t[0].num_rounds));
+        assert_int_equal(restores_beside_work, 0);
+        for (size_t i = 0; i < 3; ++i)
+            kt_timing_free(&o.t[i]);
+    }
+    with_reset = 0;
+}
+
 /* A target whose verification launch just ran (warm = 1) gets one warm-up
  * less: the same samples follow, one launch earlier in its sequence. */
 static void a_verification_launch_counts_as_a_warm_up(void **state)
@@ -405,6 +445,7 @@ int main(void)
         cmocka_unit_test(overlapped_rounds_race_and_pair_as_waited_ones),
         cmocka_unit_test(throttled_samples_keep_the_modes_equal),
         cmocka_unit_test(targets_that_restore_inputs_never_overlap),
+        cmocka_unit_test(a_restore_never_runs_beside_a_launch_in_flight),
         cmocka_unit_test(a_verification_launch_counts_as_a_warm_up),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
