@@ -43,7 +43,8 @@ kt_status kt_nvrtc_version(int *major, int *minor, kt_err *err)
 }
 
 /* The identity: NVRTC's version, the architecture, the kernel, the
- * options, every header the source includes with its content's hash
+ * options (the toolkit's include folder last, as NVRTC gets them), every
+ * header the source includes with its content's hash
  * (engine/nvrtc_headers.c; none: no line, so a source without includes
  * keeps the key it had), then the source. The code identity (ir: the
  * front end's IR hash, engine/nvrtc_code.c) has the IR in place of the
@@ -51,6 +52,7 @@ kt_status kt_nvrtc_version(int *major, int *minor, kt_err *err)
 static kt_status make_identity(const kt_nvrtc_request *req, const char *ir,
                                identity *id, kt_err *err)
 {
+    const char *toolkit = kt_nvrtc_toolkit_option();
     int major = 0, minor = 0;
     size_t size;
     char *p, *headers = NULL;
@@ -60,7 +62,8 @@ static kt_status make_identity(const kt_nvrtc_request *req, const char *ir,
         (rc = kt_nvrtc_headers(req, &headers, err)))
         return rc;
     size = 160 + strlen(req->arch) + strlen(req->name_expr) +
-           strlen(req->source) + (headers ? strlen(headers) : 0);
+           strlen(req->source) + (headers ? strlen(headers) : 0) +
+           (toolkit ? strlen(toolkit) : 0);
     for (size_t i = 0; i < req->num_options; ++i)
         size += strlen(req->options[i]) + 8;
     if (!(p = malloc(size))) {
@@ -74,6 +77,8 @@ static kt_status make_identity(const kt_nvrtc_request *req, const char *ir,
     for (size_t i = 0; i < req->num_options; ++i)
         if (!ir || !kt_nvrtc_preprocessor_option(req->options[i]))
             p += sprintf(p, "opt %s\n", req->options[i]);
+    if (toolkit)
+        p += sprintf(p, "opt %s\n", toolkit);
     if (ir)
         p += sprintf(p, "ir %s\n", ir);
     p += sprintf(p, "%ssource\n%s", headers ? headers : "", req->source);
@@ -580,8 +585,17 @@ void kt_nvrtc_first_error(const char *log, char *out, size_t out_size)
     while (start > log && start[-1] != '\n')
         --start;
     end = strchr(line, '\n');
-    snprintf(out, out_size, "%.*s",
-             (int)(end ? (size_t)(end - start) : strlen(start)), start);
+    /* The usual cause: a library header that holds host code (CUB's and
+     * Thrust's device-wide algorithms behind <cub/cub.cuh>), which NVRTC
+     * cannot compile; its block and warp headers it can. */
+    snprintf(out, out_size, "%.*s%s",
+             (int)(end ? (size_t)(end - start) : strlen(start)), start,
+             strstr(log, "not allowed in JIT mode")
+                 ? " (NVRTC compiles device code only: a header with host "
+                   "code, such as <cub/cub.cuh>, cannot be included; include "
+                   "the block or warp headers the kernel uses, e.g. "
+                   "<cub/block/block_reduce.cuh>)"
+                 : "");
 }
 
 /* ---------------------------------------------------------------- load */
@@ -677,6 +691,27 @@ void kt_nvrtc_forget_constants_owner(const void *owner)
     for (size_t i = 0; i < g_num_loaded; ++i)
         if (g_loaded[i].constants_owner == owner)
             g_loaded[i].constants_owner = NULL;
+}
+
+kt_status kt_nvrtc_sibling(const void *kernel, const char *name,
+                           const void **out, kt_err *err)
+{
+    const loaded *l = loaded_of(kernel);
+    cudaKernel_t k;
+    cudaError_t code;
+
+    *out = NULL;
+    if (!l)
+        return kt_err_set(err, KT_S_INVALID, "'%s': kernel not loaded by NVRTC",
+                          name);
+    code = cudaLibraryGetKernel(&k, l->library, name);
+    if (code != cudaSuccess) {
+        (void)cudaGetLastError(); /* a miss is an answer, not an error */
+        return kt_err_set(err, KT_S_INPUT, "the module has no kernel '%s' (%s)",
+                          name, cudaGetErrorName(code));
+    }
+    *out = (const void *)k;
+    return KT_S_OK;
 }
 
 kt_status kt_nvrtc_global(const void *kernel, const char *name, void **dptr,

@@ -83,7 +83,8 @@ void kt_nvrtc_arch(int major, int minor, char *out, size_t out_size);
 /* The cache folder (not created); "" when the cache is off. */
 void kt_nvrtc_cache_dir(char *out, size_t out_size);
 
-/* The first line of the log that says "error", for one-line messages. */
+/* The first line of the log that says "error", for one-line messages,
+ * with what to do where the log says host code was met (JIT mode). */
 void kt_nvrtc_first_error(const char *log, char *out, size_t out_size);
 
 /* What this process compiled so far: the evaluator takes the difference
@@ -189,6 +190,13 @@ const void *kt_nvrtc_find_loaded(const char *key);
  * kernel was loaded from: KT_S_INPUT naming it when the library has none. */
 kt_status kt_nvrtc_global(const void *kernel, const char *name, void **dptr,
                           size_t *bytes, kt_err *err);
+
+/* The kernel called name in the library kernel was loaded from (every
+ * __global__ function of a compiled source is in it; a template only when
+ * instantiated): name as the module knows it, plain for an extern "C"
+ * kernel. KT_S_INPUT when the library has none of that name. */
+kt_status kt_nvrtc_sibling(const void *kernel, const char *name,
+                           const void **out, kt_err *err);
 
 /* Which caller's data the __constant__ symbols of kernel's library hold:
  * kernels are loaded once per process, but each instance (the requested

@@ -16,10 +16,14 @@
  * real compile's sees. The IR is hashed with the request's other
  * options, never the -D/-U ones, into a second key of the same cache.
  */
+#define _GNU_SOURCE /* dladdr */
+#include <dlfcn.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <nvrtc.h>
 
@@ -88,11 +92,77 @@ const char *kt_nvrtc_no_cache_option(void)
     return g_no_cache;
 }
 
+/* NVRTC has the CUDA runtime's headers built in, but not the toolkit's
+ * C++ libraries (CUB, Thrust, libcu++: CCCL), which nvcc and CuPy put on
+ * the include path; a kernel written for them (`#include <cub/cub.cuh>`,
+ * BAT's expdist) would not compile here. The folder taken is the one of the
+ * toolkit whose NVRTC this process loaded, so its headers match the
+ * compiler (and change with NVRTC's version, which every key holds);
+ * without one beside it (NVRTC from a pip wheel), CUDA_HOME, CUDA_PATH,
+ * then /usr/local/cuda. A folder counts when it holds cub/cub.cuh:
+ * include/cccl since CUDA 13, include itself before. */
+static char g_toolkit_option[PATH_MAX + 32];
+static pthread_once_t g_toolkit_once = PTHREAD_ONCE_INIT;
+
+/* 1 and the option set when root/include holds CCCL. */
+static int toolkit_at(const char *root)
+{
+    static const char *const subs[] = {"/include/cccl", "/include"};
+    char dir[PATH_MAX], probe[PATH_MAX + 32];
+
+    for (size_t i = 0; root && *root && i < 2; ++i) {
+        int n = snprintf(dir, sizeof dir, "%s%s", root, subs[i]);
+        if (n < 0 || (size_t)n >= sizeof dir)
+            return 0;
+        snprintf(probe, sizeof probe, "%s/cub/cub.cuh", dir);
+        if (access(probe, R_OK) == 0) {
+            snprintf(g_toolkit_option, sizeof g_toolkit_option,
+                     "--include-path=%s", dir);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The toolkit folder above the loaded libnvrtc (lib, lib64 or
+ * targets/ARCH/lib, resolved through links), into root. */
+static int nvrtc_root(char *root, size_t size)
+{
+    Dl_info info;
+    char real[PATH_MAX], *slash;
+
+    if (!dladdr((void *)&nvrtcVersion, &info) || !info.dli_fname ||
+        !realpath(info.dli_fname, real) || !(slash = strrchr(real, '/')))
+        return 0;
+    *slash = '\0'; /* the library's folder */
+    if (!(slash = strrchr(real, '/')))
+        return 0;
+    *slash = '\0';
+    return snprintf(root, size, "%s", real) < (int)size;
+}
+
+static void probe_toolkit(void)
+{
+    char root[PATH_MAX];
+
+    if (nvrtc_root(root, sizeof root) && toolkit_at(root))
+        return;
+    if (!toolkit_at(getenv("CUDA_HOME")) && !toolkit_at(getenv("CUDA_PATH")))
+        (void)toolkit_at("/usr/local/cuda");
+}
+
+const char *kt_nvrtc_toolkit_option(void)
+{
+    pthread_once(&g_toolkit_once, probe_toolkit);
+    return g_toolkit_option[0] ? g_toolkit_option : NULL;
+}
+
 const char **kt_nvrtc_options(const kt_nvrtc_request *req, size_t extra,
                               char arch[64], int *n)
 {
     const char *no_cache = kt_nvrtc_no_cache_option();
-    const char **opts = calloc(req->num_options + 3 + extra, sizeof *opts);
+    const char *toolkit = kt_nvrtc_toolkit_option();
+    const char **opts = calloc(req->num_options + 4 + extra, sizeof *opts);
 
     *n = 0;
     if (!opts)
@@ -104,6 +174,9 @@ const char **kt_nvrtc_options(const kt_nvrtc_request *req, size_t extra,
         opts[(*n)++] = no_cache;
     for (size_t i = 0; i < req->num_options; ++i)
         opts[(*n)++] = req->options[i];
+    /* Last: a folder of the request's own (-I) is searched first. */
+    if (toolkit)
+        opts[(*n)++] = toolkit;
     return opts;
 }
 

@@ -23,8 +23,15 @@ int kt_nvrtc_preprocessor_option(const char *opt);
  * end passes it: ktune's cache is the only one (engine/nvrtc.c). */
 const char *kt_nvrtc_no_cache_option(void);
 
+/* "--include-path=DIR" of the toolkit's C++ libraries (CUB, Thrust,
+ * libcu++), the folder of the toolkit whose NVRTC is loaded where it has
+ * them, else CUDA_HOME's, CUDA_PATH's or /usr/local/cuda's; NULL when none
+ * has (engine/nvrtc_code.c says why). Probed once per process. */
+const char *kt_nvrtc_toolkit_option(void);
+
 /* The options NVRTC gets for req: the architecture, -lineinfo, -no-cache
- * (kt_nvrtc_no_cache_option), req's own,
+ * (kt_nvrtc_no_cache_option), req's own, the toolkit's include folder
+ * (kt_nvrtc_toolkit_option),
  * then `extra` free slots; *n their count (without the slots). One list
  * for the compile and its front end, so that the code key is made of
  * what the compile sees. arch is the caller's buffer (64 bytes) for the

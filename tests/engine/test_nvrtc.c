@@ -251,7 +251,8 @@ static void the_key_is_fnv1a_of_the_identity_under_two_bases(void **state)
 {
     const char *opts[] = {"-DTILE=16"};
     kt_nvrtc_request req = {source, "scale.cu", "scale<3>", "sm_90", opts, 1};
-    char key[33], want[33], text[1024];
+    const char *toolkit = kt_nvrtc_toolkit_option();
+    char key[33], want[33], text[2048];
     int major = 0, minor = 0, n;
     kt_err err;
     (void)state;
@@ -259,8 +260,9 @@ static void the_key_is_fnv1a_of_the_identity_under_two_bases(void **state)
     assert_int_equal(kt_nvrtc_version(&major, &minor, &err), KT_S_OK);
     n = snprintf(text, sizeof text,
                  "ktune-nvrtc 1\nnvrtc %d.%d\narch sm_90\nname scale<3>\n"
-                 "opt -DTILE=16\nsource\n%s",
-                 major, minor, source);
+                 "opt -DTILE=16\n%s%s%ssource\n%s",
+                 major, minor, toolkit ? "opt " : "", toolkit ? toolkit : "",
+                 toolkit ? "\n" : "", source);
     assert_true(n > 0 && (size_t)n < sizeof text);
     snprintf(
         want, sizeof want, "%016llx%016llx",
@@ -489,6 +491,78 @@ static void every_compile_switches_nvrtcs_own_cache_off(void **state)
     free(opts);
 }
 
+/* Whether this machine's CUDA toolkit ships CUB (CUDA 13: include/cccl). */
+static int toolkit_has_cub(void)
+{
+    return access("/usr/local/cuda/include/cccl/cub/cub.cuh", R_OK) == 0 ||
+           access("/usr/local/cuda/include/cub/cub.cuh", R_OK) == 0;
+}
+
+/* A kernel includes the toolkit's C++ libraries by angle brackets (CUB's
+ * block primitives, which CCCL supports under NVRTC); NVRTC alone does not
+ * find them. The toolkit's folder is the last option, after the request's
+ * own. */
+static void a_kernel_including_cubs_block_reduce_compiles(void **state)
+{
+    static const char src[] =
+        "#include <cub/block/block_reduce.cuh>\n"
+        "extern \"C\" __global__ void sum(const double *x, double *y) {\n"
+        "    typedef cub::BlockReduce<double, 128> R;\n"
+        "    __shared__ typename R::TempStorage t;\n"
+        "    double s = R(t).Sum(x[threadIdx.x]);\n"
+        "    if (threadIdx.x == 0) *y = s;\n"
+        "}\n";
+    const char *own[] = {"-DUNUSED=1"};
+    kt_nvrtc_request req = {src, "sum.cu", "sum", "sm_90", own, 1};
+    kt_nvrtc_output out = {0};
+    const char **opts;
+    char arch[64];
+    int n = 0;
+    kt_err err;
+    (void)state;
+
+    if (!toolkit_has_cub()) {
+        /* No CUB on this machine: nothing to find, and none is claimed. */
+        assert_null(kt_nvrtc_toolkit_option());
+        skip();
+    }
+    assert_non_null(kt_nvrtc_toolkit_option());
+    opts = kt_nvrtc_options(&req, 0, arch, &n);
+    assert_non_null(opts);
+    assert_string_equal(opts[n - 1], kt_nvrtc_toolkit_option());
+    assert_string_equal(opts[n - 2], "-DUNUSED=1");
+    free(opts);
+    assert_int_equal(kt_nvrtc_run_here(&req, &out, &err), KT_S_OK);
+    if (!out.compiled)
+        print_message("%s\n", out.log);
+    assert_true(out.compiled);
+    assert_true(out.image_size > 0);
+    kt_nvrtc_output_free(&out);
+}
+
+/* <cub/cub.cuh> holds host code, which NVRTC refuses ("not allowed in
+ * JIT mode", from deep inside Thrust): the one-line message says what to
+ * include instead. */
+static void including_all_of_cub_says_to_include_its_block_headers(void **state)
+{
+    static const char src[] = "#include <cub/cub.cuh>\n"
+                              "extern \"C\" __global__ void k(int *x) {}\n";
+    kt_nvrtc_request req = {src, "k.cu", "k", "sm_90", NULL, 0};
+    kt_nvrtc_output out = {0};
+    char first[600];
+    kt_err err;
+    (void)state;
+
+    if (!toolkit_has_cub())
+        skip();
+    assert_int_equal(kt_nvrtc_run_here(&req, &out, &err), KT_S_OK);
+    assert_false(out.compiled);
+    kt_nvrtc_first_error(out.log, first, sizeof first);
+    assert_non_null(strstr(first, "not allowed in JIT mode"));
+    assert_non_null(strstr(first, "<cub/block/block_reduce.cuh>"));
+    kt_nvrtc_output_free(&out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -506,6 +580,9 @@ int main(void)
         cmocka_unit_test(a_request_of_a_compiled_code_key_compiles_nothing),
         cmocka_unit_test(the_front_end_sees_the_macros_the_compile_sees),
         cmocka_unit_test(every_compile_switches_nvrtcs_own_cache_off),
+        cmocka_unit_test(a_kernel_including_cubs_block_reduce_compiles),
+        cmocka_unit_test(
+            including_all_of_cub_says_to_include_its_block_headers),
     };
     return cmocka_run_group_tests(tests, kt_test_use_fresh_cache,
                                   kt_test_remove_cache);
