@@ -29,8 +29,12 @@ static const char *const operator_keys[] = {
     "options",       "modifies_inputs",
     "check_arch",    "generator_source"};
 static const char *const variant_keys[] = {
-    "kernel",    "block",   "grid",    "smem",    "require",
-    "reference", "defines", "summary", "follows", "space"};
+    "kernel",     "block",     "grid",      "smem",      "require", "reference",
+    "defines",    "summary",   "follows",   "space",     "then",    "then.args",
+    "then.block", "then.grid", "then.smem", "then.timed"};
+/* The keys of a variant's second kernel, after "then" (kt_decl_then). */
+static const char *const then_keys[] = {"then.args", "then.block", "then.grid",
+                                        "then.smem", "then.timed"};
 /* Sections of a tuning job, which may share the file. */
 static const char *const job_sections[] = {"job",     "space",  "strategy",
                                            "measure", "output", "metrics"};
@@ -373,6 +377,15 @@ static kt_status read_buffer(reader *rd, const char *key, const char *text)
     return KT_S_OK;
 }
 
+/* Where a list of arguments is read, and the names its expressions may
+ * use: [operator] args (sizes), or a variant's then.args (sizes and
+ * parameters). */
+typedef struct arg_site {
+    const char *section, *key;
+    const char *const *names;
+    size_t num_names;
+} arg_site;
+
 /* "NAME" or "NAME as TYPE" (the buffer's bytes as the kernel's TYPE):
  * sets a->buffer and a->view; 0 when item names no buffer. */
 static int buffer_arg(reader *rd, kt_decl_arg *a, char *item)
@@ -394,28 +407,29 @@ static int buffer_arg(reader *rd, kt_decl_arg *a, char *item)
 
 /* A view's type: a C++ type name ("float4", "unsigned char", a typedef
  * of the source such as "realM"), checked by NVRTC against the kernel. */
-static kt_status check_view(reader *rd, const kt_decl_arg *a)
+static kt_status check_view(reader *rd, const arg_site *at,
+                            const kt_decl_arg *a)
 {
     if (!a->view[0])
         return KT_S_OK;
     for (const char *p = a->view; *p; ++p)
         if (!isalnum((unsigned char)*p) && !strchr("_: ", *p))
-            return bad(rd, "operator", "args",
+            return bad(rd, at->section, at->key,
                        "'%s': '%s' is not a C++ type name", a->text, a->view);
     return KT_S_OK;
 }
 
 /* A scalar's value: a floating-point literal (float and double only) or
- * an integer expression of sizes. */
-static kt_status scalar_value(reader *rd, kt_decl_arg *a, char *text)
+ * an integer expression of the site's names. */
+static kt_status scalar_value(reader *rd, const arg_site *at, kt_decl_arg *a,
+                              char *text)
 {
-    const kt_declared *d = rd->d;
     char *end;
     double x = strtod(text, &end);
 
     if (end != text && !*kt_parse_trim(end) && strpbrk(text, ".eEnN")) {
         if (a->type != KT_DECL_F32 && a->type != KT_DECL_F64)
-            return bad(rd, "operator", "args",
+            return bad(rd, at->section, at->key,
                        "'%s': %s takes an integer expression, not %s", a->text,
                        type_c[a->type], text);
         a->is_literal = 1;
@@ -425,13 +439,13 @@ static kt_status scalar_value(reader *rd, kt_decl_arg *a, char *text)
     if (a->type == KT_DECL_F32 || a->type == KT_DECL_F64) {
         /* Floats of sizes: Python's arithmetic, / dividing truly. */
         a->is_float_expr = 1;
-        if (kt_expr_parse_as(text, KT_EXPR_PYTHON, d->size_name_list,
-                             d->num_sizes, &a->value, rd->err))
-            return bad_from(rd, "operator", "args");
+        if (kt_expr_parse_as(text, KT_EXPR_PYTHON, at->names, at->num_names,
+                             &a->value, rd->err))
+            return bad_from(rd, at->section, at->key);
         return KT_S_OK;
     }
-    return parse_expr(rd, "operator", "args", text, d->size_name_list,
-                      d->num_sizes, &a->value);
+    return parse_expr(rd, at->section, at->key, text, at->names, at->num_names,
+                      &a->value);
 }
 
 kt_status kt_declared_scalar(const kt_declared *d, const kt_decl_arg *a,
@@ -459,48 +473,56 @@ kt_status kt_declared_scalar(const kt_declared *d, const kt_decl_arg *a,
 }
 
 /* args = y, x, int rows: buffers by name (or `NAME as TYPE`), scalars as
- * "TYPE EXPR". */
-static kt_status read_args(reader *rd)
+ * "TYPE EXPR", into args[0..*n). */
+static kt_status parse_args(reader *rd, const arg_site *at, const char *text,
+                            kt_decl_arg *args, size_t *n)
 {
-    kt_declared *d = rd->d;
-    const char *text = value_of(rd, "operator", "args");
     char buf[2048], *items[KT_DECL_MAX_ARGS + 1];
-    size_t n;
+    size_t count;
 
-    if (split_list(rd, "operator", "args", text, buf, sizeof buf, items,
+    if (split_list(rd, at->section, at->key, text, buf, sizeof buf, items,
                    KT_DECL_MAX_ARGS,
-                   "the kernel's arguments in order, e.g. 'y, x, int n'", &n))
+                   "the kernel's arguments in order, e.g. 'y, x, int n'",
+                   &count))
         return rd->err->status;
-    for (size_t i = 0; i < n; ++i) {
-        kt_decl_arg *a = &d->args[i];
+    for (size_t i = 0; i < count; ++i) {
+        kt_decl_arg *a = &args[i];
         char *space;
-        d->num_args = i + 1; /* freed with the declaration from now on */
-        if (copy_checked(rd, "operator", "args", a->text, sizeof a->text,
+        *n = i + 1; /* freed with the declaration from now on */
+        if (copy_checked(rd, at->section, at->key, a->text, sizeof a->text,
                          items[i]))
             return rd->err->status;
         a->buffer = -1;
         if (buffer_arg(rd, a, items[i])) {
-            if (check_view(rd, a))
+            if (check_view(rd, at, a))
                 return rd->err->status;
             continue;
         }
         if (!(space = strpbrk(items[i], " \t")))
-            return bad(rd, "operator", "args",
+            return bad(rd, at->section, at->key,
                        "'%s' is not a buffer (declare it as buffer.%s = "
                        "ROLE TYPE[COUNT]) nor a scalar 'TYPE EXPR'",
                        items[i], items[i]);
         *space = '\0';
         if (find_c_type(items[i]) < 0)
-            return bad(rd, "operator", "args",
+            return bad(rd, at->section, at->key,
                        "'%s': '%s' is not a scalar type (int, unsigned, "
                        "long, size_t, float, double, short, char, ...)",
                        a->text, items[i]);
         a->type = (kt_decl_type)find_c_type(items[i]);
-        if (scalar_value(rd, a, kt_parse_trim(space + 1)))
+        if (scalar_value(rd, at, a, kt_parse_trim(space + 1)))
             return rd->err->status;
     }
-    d->num_args = n;
+    *n = count;
     return KT_S_OK;
+}
+
+static kt_status read_args(reader *rd)
+{
+    kt_declared *d = rd->d;
+    arg_site at = {"operator", "args", d->size_name_list, d->num_sizes};
+    return parse_args(rd, &at, value_of(rd, "operator", "args"), d->args,
+                      &d->num_args);
 }
 
 static kt_status read_double(reader *rd, const char *section, const char *key,
@@ -761,45 +783,52 @@ static kt_status read_param(reader *rd, kt_decl_variant *v, const char *key,
     return KT_S_OK;
 }
 
-/* kernel = tiled<tile, pad>: the name, then each template argument as an
- * expression of sizes and parameters. */
-static kt_status read_kernel(reader *rd, kt_decl_variant *v)
+/* kernel = tiled<tile, pad>: the name into name[name_size], then each
+ * template argument as an expression of sizes and parameters (v's names)
+ * into targs[0..*num). */
+static kt_status parse_kernel(reader *rd, const kt_decl_variant *v,
+                              const char *key, const char *text, char *name,
+                              size_t name_size, kt_expr **targs, size_t *num)
 {
-    const char *text = value_of(rd, v->section, "kernel");
     char buf[512], *open, *close, *items[KT_DECL_MAX_TARGS + 1];
     size_t n;
 
     if (!text || !*text)
-        return bad(rd, v->section, "kernel",
+        return bad(rd, v->section, key,
                    "missing; expected the __global__ function's name");
-    if (copy_checked(rd, v->section, "kernel", buf, sizeof buf, text))
+    if (copy_checked(rd, v->section, key, buf, sizeof buf, text))
         return rd->err->status;
     open = strchr(buf, '<');
     close = strrchr(buf, '>');
     if (open && (!close || kt_parse_trim(close + 1)[0]))
-        return bad(rd, v->section, "kernel",
-                   "'%s': expected NAME or NAME<ARG, ...>", text);
+        return bad(rd, v->section, key, "'%s': expected NAME or NAME<ARG, ...>",
+                   text);
     if (open)
         *open = *close = '\0';
-    if (copy_checked(rd, v->section, "kernel", v->kernel, sizeof v->kernel,
-                     kt_parse_trim(buf)))
+    if (copy_checked(rd, v->section, key, name, name_size, kt_parse_trim(buf)))
         return rd->err->status;
-    for (const char *p = v->kernel; *p; ++p)
+    for (const char *p = name; *p; ++p)
         if (!isalnum((unsigned char)*p) && !strchr("_:", *p))
-            return bad(rd, v->section, "kernel", "'%s' is not a C++ name",
-                       v->kernel);
+            return bad(rd, v->section, key, "'%s' is not a C++ name", name);
     if (!open)
         return KT_S_OK;
-    n = split_top(open + 1, items, COUNT(items));
+    n = split_top(open + 1, items, KT_DECL_MAX_TARGS + 1);
     if (n > KT_DECL_MAX_TARGS)
-        return bad(rd, v->section, "kernel", "more than %d template arguments",
+        return bad(rd, v->section, key, "more than %d template arguments",
                    KT_DECL_MAX_TARGS);
-    for (size_t i = 0; i < n; ++i)
-        if (parse_expr(rd, v->section, "kernel", items[i], v->names,
-                       v->num_names, &v->targs[i]))
+    for (size_t i = 0; i < n; ++i) {
+        if (parse_expr(rd, v->section, key, items[i], v->names, v->num_names,
+                       &targs[i]))
             return rd->err->status;
-    v->num_targs = n;
+        *num = i + 1;
+    }
     return KT_S_OK;
+}
+
+static kt_status read_kernel(reader *rd, kt_decl_variant *v)
+{
+    return parse_kernel(rd, v, "kernel", value_of(rd, v->section, "kernel"),
+                        v->kernel, sizeof v->kernel, v->targs, &v->num_targs);
 }
 
 static kt_status read_defines(reader *rd, kt_decl_variant *v)
@@ -916,6 +945,57 @@ static kt_status read_follows(reader *rd, kt_decl_variant *v)
     return KT_S_OK;
 }
 
+/* then.timed = yes | no (default yes). */
+static kt_status read_then_timed(reader *rd, const kt_decl_variant *v,
+                                 int *timed)
+{
+    const char *text = value_of(rd, v->section, "then.timed");
+
+    *timed = 1;
+    if (!text)
+        return KT_S_OK;
+    if (!read_bool(text) && strcasecmp(text, "no") != 0 &&
+        strcasecmp(text, "false") != 0 && strcmp(text, "0") != 0)
+        return bad(rd, v->section, "then.timed", "'%s': expected yes or no",
+                   text);
+    *timed = read_bool(text);
+    return KT_S_OK;
+}
+
+/* then = KERNEL with then.args, then.block, then.grid (required), then.smem
+ * and then.timed: the variant's second kernel (kt_decl_then), whose
+ * expressions read the sizes and the variant's parameters. */
+static kt_status read_then(reader *rd, kt_decl_variant *v)
+{
+    const char *text = value_of(rd, v->section, "then");
+    arg_site at = {v->section, "then.args", v->names, v->num_names};
+    kt_decl_then *t;
+    kt_status rc;
+
+    if (!text) {
+        for (size_t k = 0; k < COUNT(then_keys); ++k)
+            if (value_of(rd, v->section, then_keys[k]))
+                return bad(rd, v->section, then_keys[k],
+                           "without 'then = KERNEL', the second kernel it "
+                           "belongs to");
+        return KT_S_OK;
+    }
+    if (!(t = v->then = calloc(1, sizeof *t)))
+        return kt_err_set(rd->err, KT_S_NOMEM, "out of memory");
+    if ((rc = parse_kernel(rd, v, "then", text, t->kernel, sizeof t->kernel,
+                           t->targs, &t->num_targs)) ||
+        (rc = parse_args(rd, &at, value_of(rd, v->section, "then.args"),
+                         t->args, &t->num_args)) ||
+        (rc = read_dims(rd, v, "then.block", t->block)) ||
+        (rc = read_dims(rd, v, "then.grid", t->grid)) ||
+        (rc = read_then_timed(rd, v, &t->timed)))
+        return rc;
+    if ((text = value_of(rd, v->section, "then.smem")))
+        return parse_expr(rd, v->section, "then.smem", text, v->names,
+                          v->num_names, &t->smem);
+    return KT_S_OK;
+}
+
 static kt_status read_variant(reader *rd, const char *section)
 {
     kt_declared *d = rd->d;
@@ -966,7 +1046,7 @@ static kt_status read_variant(reader *rd, const char *section)
         (rc = parse_expr(rd, section, "require", text, v->names, v->num_names,
                          &v->require)))
         return rc;
-    if ((rc = t1_finish(rd, v)))
+    if ((rc = read_then(rd, v)) || (rc = t1_finish(rd, v)))
         return rc;
     v->reference = read_bool(value_of(rd, section, "reference"));
     if ((rc = read_follows(rd, v)) || (rc = read_variant_work(rd, v)))
@@ -975,6 +1055,8 @@ static kt_status read_variant(reader *rd, const char *section)
         v->compile_time_mask |= kt_expr_uses(v->targs[i]) >> d->num_sizes;
     for (size_t i = 0; i < v->num_defines; ++i)
         v->compile_time_mask |= kt_expr_uses(v->defines[i]) >> d->num_sizes;
+    for (size_t i = 0; v->then && i < v->then->num_targs; ++i)
+        v->compile_time_mask |= kt_expr_uses(v->then->targs[i]) >> d->num_sizes;
     return KT_S_OK;
 }
 
@@ -990,29 +1072,46 @@ kt_status kt_declared_eval(const kt_decl_variant *v, const kt_expr *e,
     return kt_expr_eval(e, env, out, err);
 }
 
+/* NAME<targ, ...> of a kernel of variant v at sizes and values into
+ * expr[expr_size]. */
+static kt_status name_expr(const kt_declared *d, const kt_decl_variant *v,
+                           const char *kernel, kt_expr *const *targs,
+                           size_t num_targs, const int64_t *sizes,
+                           const int64_t *values, char *expr, size_t expr_size,
+                           kt_err *err)
+{
+    size_t used = (size_t)snprintf(expr, expr_size, "%s", kernel);
+    int64_t x;
+    kt_status rc;
+
+    for (size_t i = 0; i < num_targs; ++i) {
+        if ((rc = kt_declared_eval(v, targs[i], sizes, d->num_sizes, values, &x,
+                                   err)))
+            return rc;
+        if (used < expr_size)
+            used += (size_t)snprintf(expr + used, expr_size - used, "%s%lld",
+                                     i ? ", " : "<", (long long)x);
+    }
+    if (num_targs && used < expr_size)
+        used += (size_t)snprintf(expr + used, expr_size - used, ">");
+    if (used >= expr_size)
+        return kt_err_set(err, KT_S_INPUT, "kernel name of '%s' too long",
+                          v->id);
+    return KT_S_OK;
+}
+
 kt_status kt_declared_kernel_name(const kt_declared *d, size_t vi,
                                   const int64_t *sizes, const int64_t *values,
                                   char *expr, size_t expr_size,
                                   char defs[][KT_DECL_DEFINE_LEN], kt_err *err)
 {
     const kt_decl_variant *v = &d->variants[vi];
-    size_t used = (size_t)snprintf(expr, expr_size, "%s", v->kernel);
     int64_t x;
     kt_status rc;
 
-    for (size_t i = 0; i < v->num_targs; ++i) {
-        if ((rc = kt_declared_eval(v, v->targs[i], sizes, d->num_sizes, values,
-                                   &x, err)))
-            return rc;
-        if (used < expr_size)
-            used += (size_t)snprintf(expr + used, expr_size - used, "%s%lld",
-                                     i ? ", " : "<", (long long)x);
-    }
-    if (v->num_targs && used < expr_size)
-        used += (size_t)snprintf(expr + used, expr_size - used, ">");
-    if (used >= expr_size)
-        return kt_err_set(err, KT_S_INPUT, "kernel name of '%s' too long",
-                          v->id);
+    if ((rc = name_expr(d, v, v->kernel, v->targs, v->num_targs, sizes, values,
+                        expr, expr_size, err)))
+        return rc;
     for (size_t i = 0; i < v->num_defines; ++i) {
         if ((rc = kt_declared_eval(v, v->defines[i], sizes, d->num_sizes,
                                    values, &x, err)))
@@ -1105,34 +1204,61 @@ static void type_test(const kt_decl_arg *a, const kt_declared *d, int i,
                  tmpl, i, fn, type_c[t], tmpl, i, fn, alt);
 }
 
-char *kt_declared_source(const kt_declared *d, const char *name_expr)
+/* The checks that the kernel name_expr takes exactly args[0..n), appended
+ * to out at used (of size). */
+static size_t append_checks(const kt_declared *d, const char *name_expr,
+                            const kt_decl_arg *args, size_t n, char *out,
+                            size_t used, size_t size)
 {
-    size_t size = strlen(d->source) + sizeof check_prelude + 600 +
-                  d->num_args * (700 + 4 * strlen(name_expr));
-    char *out = malloc(size), fn[400], test[1200];
-    size_t used;
+    const char *site = args == d->args ? "[operator] args" : "then.args";
+    char fn[400], test[1200];
 
-    if (!out)
-        return NULL;
     snprintf(fn, sizeof fn, "decltype(%s)", name_expr);
-    used = (size_t)snprintf(out, size, "%s%s", d->source, check_prelude);
     used = append(out, used, size,
                   "static_assert(ktune_check::sig<%s>::count == %zu, "
-                  "\"ktune: %s does not take %zu arguments as [operator] "
-                  "args declares\");\n",
-                  fn, d->num_args, name_expr, d->num_args);
-    for (size_t i = 0; i < d->num_args; ++i) {
-        const kt_decl_arg *a = &d->args[i];
+                  "\"ktune: %s does not take %zu arguments as %s "
+                  "declares\");\n",
+                  fn, n, name_expr, n, site);
+    for (size_t i = 0; i < n; ++i) {
+        const kt_decl_arg *a = &args[i];
         type_test(a, d, (int)i, fn, test, sizeof test);
         used = append(out, used, size,
                       "static_assert(ktune_check::sig<%s>::count != %zu || "
                       "%s, \"ktune: argument %zu of %s is not %s%s as "
-                      "[operator] args declares ('%s')\");\n",
-                      fn, d->num_args, test, i + 1, name_expr,
+                      "%s declares ('%s')\");\n",
+                      fn, n, test, i + 1, name_expr,
                       a->buffer >= 0 ? "a pointer to " : "", arg_type_c(a, d),
-                      a->text);
+                      site, a->text);
     }
+    return used;
+}
+
+/* The source, the check prelude and the checks of a kernel, and of a
+ * second one when then_expr is not NULL. */
+static char *checked_source(const kt_declared *d, const char *name_expr,
+                            const kt_decl_arg *args, size_t n,
+                            const char *then_expr, const kt_decl_then *t)
+{
+    size_t size = strlen(d->source) + sizeof check_prelude + 1200 +
+                  n * (800 + 4 * strlen(name_expr));
+    char *out;
+    size_t used;
+
+    if (then_expr)
+        size += t->num_args * (800 + 4 * strlen(then_expr));
+    if (!(out = malloc(size)))
+        return NULL;
+    used = (size_t)snprintf(out, size, "%s%s", d->source, check_prelude);
+    used = append_checks(d, name_expr, args, n, out, used, size);
+    if (then_expr)
+        append_checks(d, then_expr, t->args, t->num_args, out, used, size);
     return out;
+}
+
+char *kt_declared_source(const kt_declared *d, const char *name_expr,
+                         const kt_decl_arg *args, size_t n)
+{
+    return checked_source(d, name_expr, args, n, NULL, NULL);
 }
 
 char *kt_declared_gen_source(const kt_declared *d, size_t b)
@@ -1203,8 +1329,59 @@ kt_status kt_declared_request(const kt_declared *d, size_t vi,
         b->opts[b->num_opts++] = d->options[i];
     for (size_t i = 0; i < v->num_defines; ++i)
         b->opts[b->num_opts++] = b->defs[i];
-    if (!(b->src = kt_declared_source(d, b->name)))
+    /* A then-kernel that is no template is in this compile's module, and
+     * is taken from it (engine/declared_run.c): its arguments are checked
+     * here, at every configuration. */
+    b->src = checked_source(
+        d, b->name, d->args, d->num_args,
+        v->then && !v->then->num_targs ? v->then->kernel : NULL, v->then);
+    if (!b->src)
         return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    return KT_S_OK;
+}
+
+kt_status kt_declared_then_request(const kt_declared *d, size_t vi,
+                                   const int64_t *sizes, const int64_t *values,
+                                   kt_decl_request *b, kt_err *err)
+{
+    const kt_decl_then *t = d->variants[vi].then;
+    kt_status rc;
+
+    /* The first kernel's options and defines, then its own name. */
+    if ((rc = kt_declared_request(d, vi, sizes, values, b, err)))
+        return rc;
+    free(b->src);
+    b->src = NULL;
+    if (!t)
+        return kt_err_set(err, KT_S_INPUT, "[%s] has no then-kernel",
+                          d->variants[vi].section);
+    if ((rc = name_expr(d, &d->variants[vi], t->kernel, t->targs, t->num_targs,
+                        sizes, values, b->name, sizeof b->name, err)))
+        return rc;
+    if (!(b->src = kt_declared_source(d, b->name, t->args, t->num_args)))
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    return KT_S_OK;
+}
+
+kt_status kt_declared_then_scalar(const kt_decl_variant *v,
+                                  const kt_decl_arg *a, size_t num_sizes,
+                                  const int64_t *sizes, const int64_t *values,
+                                  double *out, kt_err *err)
+{
+    int64_t env[KT_MAX_SIZES + KT_MAX_PARAMS];
+    size_t np = v->num_names - num_sizes;
+    kt_expr_value x;
+    kt_status rc;
+
+    if (a->is_literal) {
+        *out = a->literal;
+        return KT_S_OK;
+    }
+    memcpy(env, sizes, num_sizes * sizeof *env);
+    memcpy(env + num_sizes, values, np * sizeof *env);
+    if ((rc = kt_expr_eval_value(a->value, env, &x, err)))
+        return rc;
+    *out = x.is_float ? x.f : (double)x.i;
     return KT_S_OK;
 }
 
@@ -1327,6 +1504,31 @@ static kt_status at_least(const reader *rd, const kt_decl_variant *v,
     return KT_S_OK;
 }
 
+/* One kernel's launch of variant v at the defaults: block and grid
+ * dimensions of 1 or more, dynamic shared memory of 0 or more. prefix is
+ * "" for the kernel's keys, "then." for its then-kernel's. */
+static kt_status launchable(reader *rd, const kt_decl_variant *v,
+                            const char *prefix, kt_expr *const *block,
+                            kt_expr *const *grid, const kt_expr *smem,
+                            const int64_t *sizes, const int64_t *vals)
+{
+    char keys[3][32];
+    kt_status rc = KT_S_OK;
+
+    snprintf(keys[0], sizeof keys[0], "%sblock", prefix);
+    snprintf(keys[1], sizeof keys[1], "%sgrid", prefix);
+    snprintf(keys[2], sizeof keys[2], "%ssmem", prefix);
+    for (int k = 0; k < 3 && !rc; ++k)
+        if (!(rc = at_least(rd, v, v->section, keys[0], block[k], sizes, vals,
+                            1, "a block dimension")))
+            rc = at_least(rd, v, v->section, keys[1], grid[k], sizes, vals, 1,
+                          "a grid dimension");
+    if (!rc)
+        rc = at_least(rd, v, v->section, keys[2], smem, sizes, vals, 0,
+                      "the dynamic shared memory");
+    return rc;
+}
+
 /* Values no launch can take, refused at the defaults: a block or grid
  * dimension below 1, negative dynamic shared memory, a buffer of fewer
  * than one element. */
@@ -1345,15 +1547,12 @@ static kt_status check_launchable(reader *rd)
     }
     for (size_t vi = 0; vi < d->num_variants && !rc; ++vi) {
         const kt_decl_variant *v = &d->variants[vi];
+        const kt_decl_then *t = v->then;
         defaults(d, v, sizes, vals);
-        for (int k = 0; k < 3 && !rc; ++k)
-            if (!(rc = at_least(rd, v, v->section, "block", v->block[k], sizes,
-                                vals, 1, "a block dimension")))
-                rc = at_least(rd, v, v->section, "grid", v->grid[k], sizes,
-                              vals, 1, "a grid dimension");
-        if (!rc)
-            rc = at_least(rd, v, v->section, "smem", v->smem, sizes, vals, 0,
-                          "the dynamic shared memory");
+        rc = launchable(rd, v, "", v->block, v->grid, v->smem, sizes, vals);
+        if (!rc && t)
+            rc = launchable(rd, v, "then.", t->block, t->grid, t->smem, sizes,
+                            vals);
     }
     return rc;
 }
@@ -1514,28 +1713,42 @@ static kt_status check_generators(reader *rd)
     return rc;
 }
 
-static kt_status check_compiles(reader *rd)
+/* Variant vi's kernel (then 0) or then-kernel (then 1) compiled at the
+ * defaults for check_arch. */
+static kt_status check_compile(reader *rd, size_t vi, int then)
 {
     const kt_declared *d = rd->d;
-    int64_t sizes[KT_MAX_SIZES];
+    const kt_decl_variant *v = &d->variants[vi];
+    const char *key = then ? "then" : "kernel";
+    int64_t sizes[KT_MAX_SIZES], vals[KT_MAX_PARAMS];
+    kt_decl_request b;
+    kt_nvrtc_request req;
+    kt_status rc;
+
+    defaults(d, v, sizes, vals);
+    rc = then ? kt_declared_then_request(d, vi, sizes, vals, &b, rd->err)
+              : kt_declared_request(d, vi, sizes, vals, &b, rd->err);
+    if (rc) {
+        free(b.src);
+        return rc == KT_S_NOMEM ? rc : bad_from(rd, v->section, key);
+    }
+    req = (kt_nvrtc_request){b.src,         d->source_name, b.name,
+                             d->check_arch, b.opts,         b.num_opts};
+    rc = check_one(rd, &req, v->section, key);
+    free(b.src);
+    return rc;
+}
+
+static kt_status check_compiles(reader *rd)
+{
     kt_status rc = KT_S_OK;
 
-    for (size_t vi = 0; vi < d->num_variants && !rc; ++vi) {
-        const kt_decl_variant *v = &d->variants[vi];
-        int64_t vals[KT_MAX_PARAMS];
-        kt_decl_request b;
-        kt_nvrtc_request req;
-
-        defaults(d, v, sizes, vals);
-        if ((rc = kt_declared_request(d, vi, sizes, vals, &b, rd->err))) {
-            free(b.src);
-            return rc == KT_S_NOMEM ? rc : bad_from(rd, v->section, "kernel");
-        }
-        req = (kt_nvrtc_request){b.src,         d->source_name, b.name,
-                                 d->check_arch, b.opts,         b.num_opts};
-        rc = check_one(rd, &req, v->section, "kernel");
-        free(b.src);
-    }
+    /* The then-kernel first: the first kernel's compile checks its
+     * arguments too (when it is taken from that module), and a mistake of
+     * then.args is the then key's. */
+    for (size_t vi = 0; vi < rd->d->num_variants && !rc; ++vi)
+        if (!rd->d->variants[vi].then || !(rc = check_compile(rd, vi, 1)))
+            rc = check_compile(rd, vi, 0);
     return rc;
 }
 
@@ -1624,6 +1837,22 @@ done:
     return rc;
 }
 
+static void then_free(kt_decl_then *t)
+{
+    if (!t)
+        return;
+    for (size_t i = 0; i < t->num_targs; ++i)
+        kt_expr_free(t->targs[i]);
+    for (size_t i = 0; i < t->num_args; ++i)
+        kt_expr_free(t->args[i].value);
+    for (int k = 0; k < 3; ++k) {
+        kt_expr_free(t->block[k]);
+        kt_expr_free(t->grid[k]);
+    }
+    kt_expr_free(t->smem);
+    free(t);
+}
+
 void kt_declared_free(kt_declared *d)
 {
     if (!d)
@@ -1653,6 +1882,7 @@ void kt_declared_free(kt_declared *d)
         for (size_t i = 0; i < v->num_parts; ++i)
             kt_expr_free(v->parts[i]);
         free(v->parts);
+        then_free(v->then);
         for (size_t i = 0; i < KT_MAX_PARAMS; ++i)
             free(v->values[i]);
     }

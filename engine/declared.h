@@ -98,6 +98,22 @@ typedef struct kt_decl_constant {
     int buffer;
 } kt_decl_constant;
 
+/* then = KERNEL of a variant (docs/declared.md, "Several kernels per
+ * evaluation"): a second kernel of the same source and compile-time
+ * values, launched after the variant's kernel with arguments and a launch
+ * shape of its own, whose expressions read the sizes and the variant's
+ * parameters. Timed with the first unless timed is 0: then it runs only
+ * where outputs are read (the reference run, each point's verification). */
+typedef struct kt_decl_then {
+    char kernel[128]; /* the name before any '<' */
+    kt_expr *targs[KT_DECL_MAX_TARGS];
+    size_t num_targs;
+    kt_decl_arg args[KT_DECL_MAX_ARGS];
+    size_t num_args;
+    kt_expr *block[3], *grid[3], *smem;
+    int timed;
+} kt_decl_then;
+
 typedef struct kt_decl_variant {
     char id[64];
     char section[80];                  /* "variant.tiled" */
@@ -132,6 +148,7 @@ typedef struct kt_decl_variant {
     uint64_t imported_mask;
     kt_expr **parts;
     size_t num_parts;
+    kt_decl_then *then; /* then = KERNEL; NULL without one; owned */
 } kt_decl_variant;
 
 typedef struct kt_declared {
@@ -301,10 +318,24 @@ kt_status kt_declared_request(const kt_declared *d, size_t v,
                               const int64_t *sizes, const int64_t *values,
                               kt_decl_request *out, kt_err *err);
 
+/* The same for variant v's then-kernel: its name expression, the same -D
+ * options, the source with the checks of then.args. */
+kt_status kt_declared_then_request(const kt_declared *d, size_t v,
+                                   const int64_t *sizes, const int64_t *values,
+                                   kt_decl_request *out, kt_err *err);
+
+/* Argument a of a then-kernel at sizes and values (an expression of both)
+ * as a double. */
+kt_status kt_declared_then_scalar(const kt_decl_variant *v,
+                                  const kt_decl_arg *a, size_t num_sizes,
+                                  const int64_t *sizes, const int64_t *values,
+                                  double *out, kt_err *err);
+
 /* The source as compiled: the .cu text followed by static checks that the
- * kernel named by name_expr takes exactly the declared arguments. Owned by
- * the caller (free). */
-char *kt_declared_source(const kt_declared *d, const char *name_expr);
+ * kernel named by name_expr takes exactly the arguments args[0..n) (the
+ * operator's args, or a then-kernel's). Owned by the caller (free). */
+char *kt_declared_source(const kt_declared *d, const char *name_expr,
+                         const kt_decl_arg *args, size_t n);
 
 /* ---- engine/declared_run.c: the callbacks ---------------------------- */
 

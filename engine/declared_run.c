@@ -23,6 +23,12 @@ typedef struct memo {
     int64_t values[KT_MAX_PARAMS];
     const void *kernel;
     size_t smem_set; /* dynamic shared memory allowed so far */
+    /* The variant's then-kernel (NULL until first launched): taken from
+     * kernel's module when it is no template (then_sibling), else
+     * compiled on its own. */
+    const void *then_kernel;
+    int then_sibling;
+    size_t then_smem_set;
 } memo;
 
 typedef union scalar {
@@ -199,7 +205,78 @@ int kt_declared_check(const kt_declared *d, size_t vi, const kt_problem *p,
     return KT_OK;
 }
 
+/* A scalar argument of type t: x for integers, f for floating point. */
+static void set_scalar(scalar *s, kt_decl_type t, int64_t x, double f)
+{
+    switch (t) {
+    case KT_DECL_F32: s->f32 = (float)f; break;
+    case KT_DECL_F64: s->f64 = f; break;
+    case KT_DECL_I32: s->i32 = (int32_t)x; break;
+    case KT_DECL_I64: s->i64 = x; break;
+    case KT_DECL_U32: s->u32 = (uint32_t)x; break;
+    case KT_DECL_U64: s->u64 = (uint64_t)x; break;
+    case KT_DECL_I8: s->i8 = (int8_t)x; break;
+    case KT_DECL_U8: s->u8 = (uint8_t)x; break;
+    case KT_DECL_I16: s->i16 = (int16_t)x; break;
+    case KT_DECL_U16: s->u16 = (uint16_t)x; break;
+    case KT_DECL_F16: s->u16 = kt_decl_f16_from(f); break;
+    }
+}
+
 /* ---------------------------------------------------------- kernels */
+
+/* The memo of variant vi's compile-time values, or NULL. */
+static memo *find_memo(state *st, size_t vi, const int64_t *values)
+{
+    const kt_decl_variant *v = &st->d->variants[vi];
+    int64_t key[KT_MAX_PARAMS] = {0};
+    size_t nv = v->num_names - st->d->num_sizes;
+
+    /* Configurations that differ only in run-time values share a kernel. */
+    for (size_t i = 0; i < nv && i < KT_MAX_PARAMS; ++i)
+        if (v->compile_time_mask >> i & 1)
+            key[i] = values[i];
+    for (size_t i = 0; i < st->num_memos[vi]; ++i)
+        if (memcmp(st->memos[vi][i].values, key, sizeof key) == 0)
+            return &st->memos[vi][i];
+    return NULL;
+}
+
+/* Compiles (the host's compile: pool, cache) the request b made. */
+static int compile_request(state *st, kt_decl_request *b, const void **kernel)
+{
+    const kt_host *h = st->host;
+    kt_jit_request req = {sizeof req, (uint32_t)b->num_opts,
+                          b->src,     st->d->source_name,
+                          b->name,    b->opts};
+    int rc;
+
+    if (!KT_HOST_HAS(h, compile) || !h->compile)
+        return h->error(h, "this ktune cannot compile kernels");
+    rc = h->compile(h, &req, kernel);
+    free(b->src);
+    b->src = NULL;
+    return rc;
+}
+
+/* Above the default 48 KiB a kernel must opt in, once. */
+static int allow_smem(state *st, const void *kernel, size_t smem, size_t *set)
+{
+    const kt_host *h = st->host;
+    cudaError_t code;
+
+    if (smem <= (size_t)h->device->shared_mem_per_block || smem <= *set)
+        return KT_OK;
+    code = cudaFuncSetAttribute(
+        kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    if (code != cudaSuccess) {
+        h->error(h, "cudaFuncSetAttribute(%zu bytes of shared memory): %s",
+                 smem, cudaGetErrorString(code));
+        return KT_INVALID;
+    }
+    *set = smem;
+    return KT_OK;
+}
 
 static int find_kernel(state *st, size_t vi, const int64_t *values, size_t smem,
                        const void **kernel)
@@ -207,34 +284,17 @@ static int find_kernel(state *st, size_t vi, const int64_t *values, size_t smem,
     const kt_declared *d = st->d;
     const kt_decl_variant *v = &d->variants[vi];
     const kt_host *h = st->host;
-    int64_t key[KT_MAX_PARAMS] = {0};
-    size_t nv = v->num_names - d->num_sizes;
-    memo *m = NULL, *grown;
-    kt_jit_request req;
+    memo *m = find_memo(st, vi, values), *grown;
     kt_decl_request b;
     kt_err err;
     int rc;
 
-    /* Configurations that differ only in run-time values share a kernel. */
-    for (size_t i = 0; i < nv; ++i)
-        if (v->compile_time_mask >> i & 1)
-            key[i] = values[i];
-    for (size_t i = 0; i < st->num_memos[vi] && !m; ++i)
-        if (memcmp(st->memos[vi][i].values, key, sizeof key) == 0)
-            m = &st->memos[vi][i];
     if (!m) {
-        if (!KT_HOST_HAS(h, compile) || !h->compile)
-            return h->error(h, "this ktune cannot compile kernels");
         if (kt_declared_request(d, vi, st->sizes, values, &b, &err)) {
             free(b.src);
             return h->error(h, "[%s]: %s", v->section, err.msg);
         }
-        req = (kt_jit_request){sizeof req, (uint32_t)b.num_opts,
-                               b.src,      d->source_name,
-                               b.name,     b.opts};
-        rc = h->compile(h, &req, kernel);
-        free(b.src);
-        if (rc != KT_OK)
+        if ((rc = compile_request(st, &b, kernel)) != KT_OK)
             return rc;
         grown = realloc(st->memos[vi], (st->num_memos[vi] + 1) * sizeof *grown);
         if (!grown)
@@ -242,20 +302,12 @@ static int find_kernel(state *st, size_t vi, const int64_t *values, size_t smem,
         st->memos[vi] = grown;
         m = &grown[st->num_memos[vi]++];
         memset(m, 0, sizeof *m);
-        memcpy(m->values, key, sizeof key);
+        for (size_t i = 0; i < KT_MAX_PARAMS; ++i)
+            m->values[i] = v->compile_time_mask >> i & 1 ? values[i] : 0;
         m->kernel = *kernel;
     }
-    /* Above the default 48 KiB a kernel must opt in, once. */
-    if (smem > (size_t)h->device->shared_mem_per_block && smem > m->smem_set) {
-        cudaError_t code = cudaFuncSetAttribute(
-            m->kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-        if (code != cudaSuccess) {
-            h->error(h, "cudaFuncSetAttribute(%zu bytes of shared memory): %s",
-                     smem, cudaGetErrorString(code));
-            return KT_INVALID;
-        }
-        m->smem_set = smem;
-    }
+    if ((rc = allow_smem(st, m->kernel, smem, &m->smem_set)) != KT_OK)
+        return rc;
     *kernel = m->kernel;
     return KT_OK;
 }
@@ -296,9 +348,141 @@ static int own_constants(state *st, const void *kernel)
     return KT_OK;
 }
 
-static int enqueue(state *st, size_t vi, const int64_t *values,
-                   const kt_shape *shape, void *stream)
+/* The then-kernel of variant vi at values: from the first kernel's module
+ * when it is no template (and found there: an extern "C" name), else
+ * compiled on its own, once per compile-time assignment. */
+static int find_then(state *st, size_t vi, const int64_t *values,
+                     const void **kernel)
 {
+    const kt_declared *d = st->d;
+    const kt_decl_then *t = d->variants[vi].then;
+    memo *m = find_memo(st, vi, values);
+    kt_decl_request b;
+    kt_err err;
+    int rc;
+
+    if (!m)
+        return st->host->error(st->host,
+                               "then = %s: its first kernel was not "
+                               "loaded",
+                               t->kernel);
+    if (!m->then_kernel && !t->num_targs &&
+        kt_nvrtc_sibling(m->kernel, t->kernel, &m->then_kernel, &err) ==
+            KT_S_OK)
+        m->then_sibling = 1;
+    if (!m->then_kernel) {
+        if (kt_declared_then_request(d, vi, st->sizes, values, &b, &err)) {
+            free(b.src);
+            return st->host->error(st->host, "[%s] then: %s",
+                                   d->variants[vi].section, err.msg);
+        }
+        if ((rc = compile_request(st, &b, &m->then_kernel)) != KT_OK) {
+            m->then_kernel = NULL;
+            return rc;
+        }
+    }
+    *kernel = m->then_kernel;
+    return KT_OK;
+}
+
+/* The then-kernel's arguments at values into val/argv. */
+static int then_args(state *st, const kt_decl_variant *v, const int64_t *values,
+                     scalar *val, void **argv)
+{
+    const kt_decl_then *t = v->then;
+    kt_err err;
+
+    for (size_t i = 0; i < t->num_args; ++i) {
+        const kt_decl_arg *a = &t->args[i];
+        int64_t x = 0;
+        double f = 0;
+        int floating = a->type == KT_DECL_F32 || a->type == KT_DECL_F64 ||
+                       a->type == KT_DECL_F16;
+        argv[i] = &val[i];
+        if (a->buffer >= 0) {
+            val[i].p = st->dev[a->buffer];
+            continue;
+        }
+        if (floating ? kt_declared_then_scalar(v, a, st->d->num_sizes,
+                                               st->sizes, values, &f, &err)
+                     : kt_declared_eval(v, a->value, st->sizes,
+                                        st->d->num_sizes, values, &x, &err))
+            return st->host->error(st->host, "[%s] then.args '%s': %s",
+                                   v->section, a->text, err.msg);
+        set_scalar(&val[i], a->type, x, f);
+    }
+    return KT_OK;
+}
+
+/* The then-kernel's grid, block and shared memory at values. */
+static int then_shape(state *st, const kt_decl_variant *v,
+                      const int64_t *values, kt_shape *out)
+{
+    const kt_decl_then *t = v->then;
+    const char *keys[] = {"then.grid", "then.block"};
+    kt_expr *const *dims[] = {t->grid, t->block};
+    uint32_t *outs[] = {out->grid, out->block};
+    int64_t x;
+    kt_err err;
+
+    for (int w = 0; w < 2; ++w)
+        for (int k = 0; k < 3; ++k) {
+            outs[w][k] = 1;
+            if (!dims[w][k])
+                continue;
+            if (kt_declared_eval(v, dims[w][k], st->sizes, st->d->num_sizes,
+                                 values, &x, &err))
+                return st->host->error(st->host, "[%s] %s: %s", v->section,
+                                       keys[w], err.msg);
+            if (x < 1 || x > UINT32_MAX)
+                return st->host->error(st->host, "[%s] %s: %lld", v->section,
+                                       keys[w], (long long)x);
+            outs[w][k] = (uint32_t)x;
+        }
+    out->dynamic_smem_bytes = 0;
+    if (t->smem && kt_declared_eval(v, t->smem, st->sizes, st->d->num_sizes,
+                                    values, &x, &err))
+        return st->host->error(st->host, "[%s] then.smem: %s", v->section,
+                               err.msg);
+    if (t->smem)
+        out->dynamic_smem_bytes = (uint32_t)x;
+    return KT_OK;
+}
+
+/* Launches variant vi's then-kernel at values after its first kernel. */
+static int enqueue_then(state *st, size_t vi, const int64_t *values,
+                        void *stream)
+{
+    const kt_decl_variant *v = &st->d->variants[vi];
+    scalar val[KT_DECL_MAX_ARGS];
+    void *argv[KT_DECL_MAX_ARGS];
+    kt_shape shape = {sizeof shape, 0, {1, 1, 1}, {1, 1, 1}, NULL};
+    const void *kernel = NULL;
+    memo *m;
+    int rc;
+
+    if ((rc = find_then(st, vi, values, &kernel)) != KT_OK ||
+        (rc = then_shape(st, v, values, &shape)) != KT_OK ||
+        (rc = then_args(st, v, values, val, argv)) != KT_OK)
+        return rc;
+    m = find_memo(st, vi, values);
+    if ((rc = allow_smem(st, kernel, shape.dynamic_smem_bytes,
+                         &m->then_smem_set)) != KT_OK ||
+        (!m->then_sibling && (rc = own_constants(st, kernel)) != KT_OK))
+        return rc;
+    (void)cudaLaunchKernel(
+        kernel, (dim3){shape.grid[0], shape.grid[1], shape.grid[2]},
+        (dim3){shape.block[0], shape.block[1], shape.block[2]}, argv,
+        shape.dynamic_smem_bytes, (cudaStream_t)stream);
+    return KT_OK;
+}
+
+/* Variant vi's kernel, and its then-kernel where that is timed with it (or
+ * always, for the reference: with_then). */
+static int enqueue(state *st, size_t vi, const int64_t *values,
+                   const kt_shape *shape, void *stream, int with_then)
+{
+    const kt_decl_then *t = st->d->variants[vi].then;
     const void *kernel = NULL;
     int rc = find_kernel(st, vi, values, shape->dynamic_smem_bytes, &kernel);
     dim3 grid = {shape->grid[0], shape->grid[1], shape->grid[2]};
@@ -310,6 +494,8 @@ static int enqueue(state *st, size_t vi, const int64_t *values,
      * and classifies (refused launch or fault). */
     (void)cudaLaunchKernel(kernel, grid, block, st->argv,
                            shape->dynamic_smem_bytes, (cudaStream_t)stream);
+    if (t && (t->timed || with_then))
+        return enqueue_then(st, vi, values, stream);
     return KT_OK;
 }
 
@@ -339,7 +525,7 @@ static int d_launch(size_t vi, void *s, const kt_config *c,
      * first launch, which is its verification (untimed). */
     if ((rc = ensure_reference((state *)s, c)) != KT_OK)
         return rc;
-    return enqueue((state *)s, vi, c->values, shape, stream);
+    return enqueue((state *)s, vi, c->values, shape, stream, 0);
 }
 
 /* ------------------------------------------------------- lifecycle */
@@ -513,19 +699,7 @@ static int bind_args(state *st)
                                        err.msg);
         } else if (eval_op(d, a->value, st->sizes, &x, &err))
             return st->host->error(st->host, "args '%s': %s", a->text, err.msg);
-        switch (a->type) {
-        case KT_DECL_F32: s->f32 = (float)f; break;
-        case KT_DECL_F64: s->f64 = f; break;
-        case KT_DECL_I32: s->i32 = (int32_t)x; break;
-        case KT_DECL_I64: s->i64 = x; break;
-        case KT_DECL_U32: s->u32 = (uint32_t)x; break;
-        case KT_DECL_U64: s->u64 = (uint64_t)x; break;
-        case KT_DECL_I8: s->i8 = (int8_t)x; break;
-        case KT_DECL_U8: s->u8 = (uint8_t)x; break;
-        case KT_DECL_I16: s->i16 = (int16_t)x; break;
-        case KT_DECL_U16: s->u16 = (uint16_t)x; break;
-        case KT_DECL_F16: s->u16 = kt_decl_f16_from(f); break;
-        }
+        set_scalar(s, a->type, x, f);
     }
     return KT_OK;
 }
@@ -643,7 +817,8 @@ static int run_reference(state *st, const int64_t *vals, reference *r)
                         v->section);
     /* A failure keeps the compiler's text: the reference must compile. */
     if ((rc = restore(st)) != KT_OK ||
-        (rc = enqueue(st, (size_t)d->reference, vals, &shape, NULL)) != KT_OK)
+        (rc = enqueue(st, (size_t)d->reference, vals, &shape, NULL, 1)) !=
+            KT_OK)
         return rc;
     if ((code = cudaGetLastError()) != cudaSuccess ||
         (code = cudaDeviceSynchronize()) != cudaSuccess)
@@ -751,14 +926,44 @@ static int compare_host(state *st, const reference *r, size_t b)
     return rc;
 }
 
+/* A then-kernel that is not timed runs where the outputs are read: after
+ * the point's launch (its verification), before they are compared. */
+static int untimed_then(state *st, const kt_config *c, const kt_variant *v)
+{
+    const kt_declared *d = st->d;
+    cudaError_t code;
+    size_t vi = 0;
+    int rc;
+
+    while (vi < d->num_variants && strcmp(d->variants[vi].id, v->id) != 0)
+        ++vi;
+    if (vi == d->num_variants || !d->variants[vi].then ||
+        d->variants[vi].then->timed)
+        return KT_OK;
+    /* After the host's stream: the first kernel's outputs are its input. */
+    if (cudaDeviceSynchronize() != cudaSuccess)
+        return st->host->error(st->host, "then = %s: the device is in error",
+                               d->variants[vi].then->kernel);
+    if ((rc = enqueue_then(st, vi, c->values, NULL)) != KT_OK)
+        return rc;
+    if ((code = cudaGetLastError()) != cudaSuccess ||
+        (code = cudaDeviceSynchronize()) != cudaSuccess)
+        return st->host->error(st->host, "then = %s: %s",
+                               d->variants[vi].then->kernel,
+                               cudaGetErrorString(code));
+    return KT_OK;
+}
+
 static int d_verify(void *s, const kt_config *c, const kt_variant *v)
 {
     state *st = s;
     const kt_declared *d = st->d;
     int64_t vals[KT_MAX_PARAMS];
     const reference *r;
-    (void)v;
+    int rc;
 
+    if (v && (rc = untimed_then(st, c, v)) != KT_OK)
+        return rc;
     reference_values(st, c, vals);
     if (!(r = find_reference(st, vals)))
         return st->host->error(st->host,
@@ -766,7 +971,6 @@ static int d_verify(void *s, const kt_config *c, const kt_variant *v)
                                "was not launched first)");
     for (size_t b = 0; b < d->num_buffers; ++b) {
         const kt_decl_buffer *buf = &d->buffers[b];
-        int rc;
         if (!verified(buf))
             continue;
         rc = r->want_dev[b]

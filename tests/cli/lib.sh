@@ -37,6 +37,23 @@ expect_lines() {
     fi
 }
 
+# decl_mutate FROM TO SED-EXPRESSION: the declaration TO, FROM with one
+# change (declaration tests that refuse one mistake at a time).
+decl_mutate() {
+    sed "$3" "$1" >"$2"
+}
+
+# decl_refused FILE PATTERN SECTION-AND-KEY TEXT: `tune FILE --check`
+# exits 2 naming FILE:LINE (the line PATTERN is first found on), the
+# section and key, and TEXT.
+decl_refused() {
+    local line
+    line=$(grep -n -- "$2" "$1" | head -1 | cut -d: -f1)
+    expect_exit 2 "$KTUNE" tune "$1" --check
+    expect_text "$1:$line: $3"
+    expect_text "$4"
+}
+
 finish() {
     if [ "$failures" -ne 0 ]; then
         echo "$failures check(s) failed"

@@ -24,17 +24,9 @@ expect_text "[job] m: 8 is out of range; expected 16 to 16"
 cd .. || exit 1
 
 # mutate NAME SED-EXPRESSION: decl/NAME.ini, the example with one change.
-mutate() {
-    sed "$2" decl/features.ini >"decl/$1.ini"
-}
+mutate() { decl_mutate decl/features.ini "decl/$1.ini" "$2"; }
 # refused NAME PATTERN SECTION-AND-KEY TEXT: exit 2, at the line PATTERN is.
-refused() {
-    local line
-    line=$(grep -n -- "$2" "decl/$1.ini" | head -1 | cut -d: -f1)
-    expect_exit 2 "$KTUNE" tune "decl/$1.ini" --check
-    expect_text "decl/$1.ini:$line: $3"
-    expect_text "$4"
-}
+refused() { decl_refused "decl/$1.ini" "$2" "$3" "$4"; }
 
 mutate no_symbol 's/^constant.c_weights = w/constant.c_weight = w/'
 refused no_symbol "^constant" "[operator] constant.c_weight:" \

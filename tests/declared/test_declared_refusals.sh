@@ -11,15 +11,9 @@ src=$KT_SOURCE_DIR/examples/declared_transpose
 rm -rf ./*
 cp "$src/transpose.cu" "$src/transpose.ini" .
 
-mutate() { sed "$2" transpose.ini >"$1.ini"; }
+mutate() { decl_mutate transpose.ini "$1.ini" "$2"; }
 # refused NAME PATTERN SECTION-AND-KEY TEXT: exit 2, at the line PATTERN is.
-refused() {
-    local line
-    line=$(grep -n -- "$2" "$1.ini" | head -1 | cut -d: -f1)
-    expect_exit 2 "$KTUNE" tune "$1.ini" --check
-    expect_text "$1.ini:$line: $3"
-    expect_text "$4"
-}
+refused() { decl_refused "$1.ini" "$2" "$3" "$4"; }
 
 # --- values no launch can take ---------------------------------------------------
 mutate block0 's/^block = bx, by/block = 0, by/'

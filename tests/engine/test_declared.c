@@ -151,8 +151,9 @@ static void the_compiled_source_checks_the_arguments(void **s)
     (void)s;
     assert_int_equal(kt_registry_resolve(&reg, "transpose", &tp, &o, &err),
                      KT_S_OK);
-    src = kt_declared_source(kt_declared_of_plugin(tp),
-                             "transpose_tiled<32, 1, 8>");
+    src = kt_declared_source(
+        kt_declared_of_plugin(tp), "transpose_tiled<32, 1, 8>",
+        kt_declared_of_plugin(tp)->args, kt_declared_of_plugin(tp)->num_args);
     assert_non_null(src);
     assert_contains(src, "template <int TILE, int PAD, int ROWS>");
     assert_contains(src, "sig<decltype(transpose_tiled<32, 1, 8>)>::count == "

@@ -1,0 +1,49 @@
+# SPDX-License-Identifier: Apache-2.0
+# On a GPU: then/block_sums.ini verifies every point of both variants.
+# partial_sums alone leaves partials whose count and order follow the
+# configuration; only the second kernel's total makes them comparable, so
+# a then-kernel that did not run (or ran before the first) fails
+# verification: "no mismatch" over the whole space is the test. A then-kernel
+# timed with the first makes its point slower than the same first kernel
+# timed alone (then.timed = no), which the bench pair shows.
+. "$KT_SOURCE_DIR/tests/cli/lib.sh"
+
+"$KT_HAS_GPU" || {
+    echo "no CUDA device: skipped"
+    exit 77
+}
+export KTUNE_CACHE_DIR=$PWD/cache
+rm -rf cache ./*.json ./*.jsonl
+decl=$KT_SOURCE_DIR/tests/declared/then/block_sums.ini
+
+for v in two_pass first_timed; do
+    expect_exit 0 "$KTUNE" tune "$decl" --journal "$v.jsonl" --json "$v.json" \
+        --set space.variant=$v --set strategy.name=exhaustive \
+        --set measure.max_time=0.1
+    if grep -q '"status": *"mismatch"' "$v.jsonl"; then
+        echo "FAIL: a point of $v mismatched its reference"
+        failures=$((failures + 1))
+    fi
+    python3 - "$v.jsonl" <<'PY' || failures=$((failures + 1))
+import json, sys
+ok = sum(1 for line in open(sys.argv[1])
+         if line.strip() and json.loads(line).get("status") == "ok")
+assert ok >= 8, f"{ok} verified points"
+print(sys.argv[1], ok, "points verified")
+PY
+done
+
+# The same first kernel, with and without the second in the timed launch.
+expect_exit 0 "$KTUNE" bench block_sums --plugin "$decl" --variant two_pass \
+    --set block=256 --set items=4 --min-time 0.05 --json with.json
+expect_exit 0 "$KTUNE" bench block_sums --plugin "$decl" \
+    --variant first_timed --set block=256 --set items=4 --set threads=512 \
+    --min-time 0.05 --json alone.json
+python3 - with.json alone.json <<'PY' || failures=$((failures + 1))
+import json, sys
+w = json.load(open(sys.argv[1]))["result"]["stats"]["median_ms"]
+a = json.load(open(sys.argv[2]))["result"]["stats"]["median_ms"]
+print(f"with the second kernel {w:.4f} ms, first alone {a:.4f} ms")
+assert w > a, "the timed second kernel did not add time"
+PY
+finish
