@@ -25,4 +25,7 @@ check gemm 116928
 check pnpoly 4092
 check nbody 1568
 check triad 4320
+check md5hash 165888
+check bat_gemm 10312
+check expdist 96
 finish
