@@ -41,9 +41,9 @@ expect_exit 0 "$KTUNE" bench block_sums --plugin "$decl" \
     --min-time 0.05 --json alone.json
 python3 - with.json alone.json <<'PY' || failures=$((failures + 1))
 import json, sys
-w = json.load(open(sys.argv[1]))["result"]["stats"]["median_ms"]
-a = json.load(open(sys.argv[2]))["result"]["stats"]["median_ms"]
-print(f"with the second kernel {w:.4f} ms, first alone {a:.4f} ms")
+w = json.load(open(sys.argv[1]))["result"]["timing"]["kernel"]["median"]
+a = json.load(open(sys.argv[2]))["result"]["timing"]["kernel"]["median"]
+print(f"with the second kernel {w:.2f} us, first alone {a:.2f} us")
 assert w > a, "the timed second kernel did not add time"
 PY
 finish
