@@ -27,5 +27,6 @@ check nbody 1568
 check triad 4320
 check md5hash 165888
 check bat_gemm 10312
+check bat_convolution 6768
 check expdist 96
 finish
