@@ -97,7 +97,7 @@ static int add_kernel(const kt_job *job, const bench_args *a, uint64_t i,
     kt_space_point(&job->space, i, &pt);
     if (kt_space_feasible(&job->space, &pt, &why) != KT_S_OK ||
         !kt_declared_compile_request(job->plugin, pt.variant, job->sizes,
-                                     pt.values, a->arch, &k->b[n], r))
+                                     pt.values, a->arch, 0, &k->b[n], r))
         return 0;
     m = r->num_options;
     memcpy(o, r->options, m * sizeof *o);

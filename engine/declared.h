@@ -361,14 +361,17 @@ int kt_declared_setup(const kt_declared *d, const kt_host *h,
  * loaded, at values (the variant's parameters, in order) and sizes for
  * arch: 1 with *out pointing into *b (free b->src after use). 0 when
  * plugin is not a declaration (a compiled plugin, an isolated copy, NULL)
- * or the request cannot be made (the launch will say why). For the
- * compile pool (engine/compile_pool.h): what a point will compile, before
- * its verification asks. */
+ * or the request cannot be made (the launch will say why). then 1: the
+ * variant's then-kernel's, 0 when it has none to compile of its own (none,
+ * or one taken from the first kernel's module). For the compile pool
+ * (engine/compile_pool.h): what a point will compile, before its
+ * verification asks. */
 struct kt_loaded_plugin;
 int kt_declared_compile_request(const struct kt_loaded_plugin *plugin,
                                 size_t vi, const int64_t *sizes,
                                 const int64_t *values, const char *arch,
-                                kt_decl_request *b, kt_nvrtc_request *out);
+                                int then, kt_decl_request *b,
+                                kt_nvrtc_request *out);
 
 /* The declaration a registry loaded as lp (engine/declared_kind.c), or
  * NULL when lp is not a declaration. */

@@ -1166,14 +1166,20 @@ void kt_declared_describe(kt_declared *d)
 int kt_declared_compile_request(const struct kt_loaded_plugin *plugin,
                                 size_t vi, const int64_t *sizes,
                                 const int64_t *values, const char *arch,
-                                kt_decl_request *b, kt_nvrtc_request *out)
+                                int then, kt_decl_request *b,
+                                kt_nvrtc_request *out)
 {
     const kt_declared *d = kt_declared_of_plugin(plugin);
     kt_err err;
 
     b->src = NULL;
+    /* A then-kernel with no template arguments is in the first kernel's
+     * module: nothing of its own to compile. */
     if (!d || vi >= d->num_variants ||
-        kt_declared_request(d, vi, sizes, values, b, &err)) {
+        (then && (!d->variants[vi].then || !d->variants[vi].then->num_targs)))
+        return 0;
+    if (then ? kt_declared_then_request(d, vi, sizes, values, b, &err)
+             : kt_declared_request(d, vi, sizes, values, b, &err)) {
         free(b->src);
         b->src = NULL;
         return 0;

@@ -140,8 +140,9 @@ static void pool_since_last(local_eval *le, kt_eval_result *r)
  * forward when it is still queued (the newest hint is the soonest need). */
 static void hint_points(local_eval *le, const kt_point *pts, size_t n)
 {
-    kt_nvrtc_request *reqs = calloc(n ? n : 1, sizeof *reqs);
-    kt_decl_request *bs = calloc(n ? n : 1, sizeof *bs);
+    /* Up to two kernels a point: its own and its then-kernel. */
+    kt_nvrtc_request *reqs = calloc(n ? 2 * n : 1, sizeof *reqs);
+    kt_decl_request *bs = calloc(n ? 2 * n : 1, sizeof *bs);
     size_t m = 0;
     char arch[32];
 
@@ -153,9 +154,10 @@ static void hint_points(local_eval *le, const kt_point *pts, size_t n)
             continue;
         /* Only points with a kernel to compile: a plugin's operator costs
          * nothing here. */
-        m += kt_declared_compile_request(le->spec.plugin, pts[i].variant,
-                                         le->spec.sizes, pts[i].values, arch,
-                                         &bs[m], &reqs[m]);
+        for (int then = 0; then < 2; ++then)
+            m += kt_declared_compile_request(le->spec.plugin, pts[i].variant,
+                                             le->spec.sizes, pts[i].values,
+                                             arch, then, &bs[m], &reqs[m]);
     }
     kt_cpool_hint(le->pool, reqs, m); /* copies what it queues */
     for (size_t i = 0; bs && i < m; ++i)

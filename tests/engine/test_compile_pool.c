@@ -309,8 +309,8 @@ static void a_declared_point_names_its_kernel_through_the_registry(void **s)
     assert_int_equal(
         kt_registry_resolve(&reg, "twice_ct:twice_ct", &lp, &op, &err),
         KT_S_OK);
-    assert_true(
-        kt_declared_compile_request(lp, 0, sizes, values, "sm_90", &b, &req));
+    assert_true(kt_declared_compile_request(lp, 0, sizes, values, "sm_90", 0,
+                                            &b, &req));
     assert_string_equal(req.name_expr, "twice<2>");
     assert_string_equal(req.arch, "sm_90");
     assert_non_null(strstr(req.source, "ITEMS = 3 is refused"));
@@ -318,9 +318,9 @@ static void a_declared_point_names_its_kernel_through_the_registry(void **s)
     other = *lp;
     other.kind = NULL; /* the same descriptor, not loaded as a declaration */
     assert_false(kt_declared_compile_request(&other, 0, sizes, values, "sm_90",
+                                             0, &b, &req));
+    assert_false(kt_declared_compile_request(NULL, 0, sizes, values, "sm_90", 0,
                                              &b, &req));
-    assert_false(
-        kt_declared_compile_request(NULL, 0, sizes, values, "sm_90", &b, &req));
     kt_registry_free(&reg);
 }
 
@@ -375,6 +375,41 @@ static void kernels_of_one_code_key_compile_once(void **state)
     kt_cpool_close(p);
 }
 
+/* A point's then-kernel is hinted too where it is compiled on its own (a
+ * template, tests/declared/then's first_timed), and not where it comes
+ * from the first kernel's module (two_pass's extern "C" total). */
+static void a_template_then_kernel_is_a_request_of_its_own(void **s)
+{
+    const kt_loaded_plugin *lp;
+    const kt_operator *op;
+    kt_registry reg;
+    kt_decl_request b;
+    kt_nvrtc_request req;
+    int64_t sizes[KT_MAX_SIZES] = {1000}, values[KT_MAX_PARAMS] = {64, 2, 512};
+    kt_err err;
+    (void)s;
+
+    kt_registry_init(&reg);
+    assert_int_equal(
+        kt_registry_load_file(
+            &reg, KT_SOURCE_DIR "/tests/declared/then/block_sums.ini", &err),
+        KT_S_OK);
+    assert_int_equal(kt_registry_resolve(&reg, "block_sums", &lp, &op, &err),
+                     KT_S_OK);
+    assert_false(kt_declared_compile_request(lp, 0, sizes, values, "sm_90", 1,
+                                             &b, &req));
+    assert_true(kt_declared_compile_request(lp, 1, sizes, values, "sm_90", 1,
+                                            &b, &req));
+    assert_string_equal(req.name_expr, "total_t<512>");
+    assert_non_null(strstr(req.source, "as then.args declares"));
+    free(b.src);
+    assert_true(kt_declared_compile_request(lp, 1, sizes, values, "sm_90", 0,
+                                            &b, &req));
+    assert_string_equal(req.name_expr, "partial_sums");
+    free(b.src);
+    kt_registry_free(&reg);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -387,6 +422,7 @@ int main(void)
             a_kernel_that_killed_its_compiler_is_not_compiled_again),
         cmocka_unit_test(
             a_declared_point_names_its_kernel_through_the_registry),
+        cmocka_unit_test(a_template_then_kernel_is_a_request_of_its_own),
         cmocka_unit_test(kernels_of_one_code_key_compile_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

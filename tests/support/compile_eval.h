@@ -107,7 +107,7 @@ static void kt_ce_prefetch(kt_evaluator *ev, const kt_point *pts, size_t n)
         if (kt_ce_known(c->verified, c->num_verified, &pts[i]))
             continue;
         m += kt_declared_compile_request(c->plugin, pts[i].variant, c->sizes,
-                                         pts[i].values, c->arch, &bs[m],
+                                         pts[i].values, c->arch, 0, &bs[m],
                                          &reqs[m]);
     }
     kt_cpool_hint(c->pool, reqs, m);
@@ -162,7 +162,7 @@ static kt_status kt_ce_verify(kt_compile_eval *c, const kt_point *pt,
     c->waits = grown;
     c->waits[at] = 0;
     if (!kt_declared_compile_request(c->plugin, pt->variant, c->sizes,
-                                     pt->values, c->arch, &b, &req))
+                                     pt->values, c->arch, 0, &b, &req))
         return KT_S_OK;
     ++c->takes;
     kt_cpool_stats_get(c->pool, &before);
