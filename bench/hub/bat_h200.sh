@@ -17,10 +17,11 @@
 #   KTUNE_BAT_DIR=.bat KTUNE_HUB_DIR=.hub OUT=/path \
 #       bash bench/hub/bat_h200.sh [--build build] STEP ...
 #
-# Runtime on the H200 (16 cores): check:* 20 s, record:expdist about 60 s,
-# each default:* 70-80 s. Writes $OUT/bat/{logs,rec,default}/ and
+# Runtime, estimated from the CPU machine's compiles (not yet run on a
+# GPU): check:* 20 s on 16 cores, record:expdist one to two minutes, each
+# default:* 70-80 s (60 s of search, the closing round, the start). Writes $OUT/bat/{logs,rec,default}/ and
 # $OUT/bat/steps.tsv (step, exit code, milliseconds, command), tarred to
-# $OUT/bat.tgz; docs/results/2026-12-07-h200-bat-kernels.md reads them.
+# $OUT/bat.tgz, for a results page under docs/results.
 set -u
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 build=$root/build
