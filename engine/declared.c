@@ -1313,9 +1313,11 @@ void kt_decl_gen_free(kt_decl_gen *g)
     memset(g, 0, sizeof *g);
 }
 
-kt_status kt_declared_request(const kt_declared *d, size_t vi,
-                              const int64_t *sizes, const int64_t *values,
-                              kt_decl_request *b, kt_err *err)
+/* The name expression and options of variant vi's kernel at values (no
+ * source yet): what its compile and its then-kernel's share. */
+static kt_status request_options(const kt_declared *d, size_t vi,
+                                 const int64_t *sizes, const int64_t *values,
+                                 kt_decl_request *b, kt_err *err)
 {
     const kt_decl_variant *v = &d->variants[vi];
     kt_status rc;
@@ -1329,12 +1331,23 @@ kt_status kt_declared_request(const kt_declared *d, size_t vi,
         b->opts[b->num_opts++] = d->options[i];
     for (size_t i = 0; i < v->num_defines; ++i)
         b->opts[b->num_opts++] = b->defs[i];
+    return KT_S_OK;
+}
+
+kt_status kt_declared_request(const kt_declared *d, size_t vi,
+                              const int64_t *sizes, const int64_t *values,
+                              kt_decl_request *b, kt_err *err)
+{
+    const kt_decl_then *t = d->variants[vi].then;
+    kt_status rc;
+
+    if ((rc = request_options(d, vi, sizes, values, b, err)))
+        return rc;
     /* A then-kernel that is no template is in this compile's module, and
      * is taken from it (engine/declared_run.c): its arguments are checked
      * here, at every configuration. */
-    b->src = checked_source(
-        d, b->name, d->args, d->num_args,
-        v->then && !v->then->num_targs ? v->then->kernel : NULL, v->then);
+    b->src = checked_source(d, b->name, d->args, d->num_args,
+                            t && !t->num_targs ? t->kernel : NULL, t);
     if (!b->src)
         return kt_err_set(err, KT_S_NOMEM, "out of memory");
     return KT_S_OK;
@@ -1347,41 +1360,18 @@ kt_status kt_declared_then_request(const kt_declared *d, size_t vi,
     const kt_decl_then *t = d->variants[vi].then;
     kt_status rc;
 
-    /* The first kernel's options and defines, then its own name. */
-    if ((rc = kt_declared_request(d, vi, sizes, values, b, err)))
-        return rc;
-    free(b->src);
-    b->src = NULL;
-    if (!t)
+    if (!t) {
+        b->src = NULL;
         return kt_err_set(err, KT_S_INPUT, "[%s] has no then-kernel",
                           d->variants[vi].section);
-    if ((rc = name_expr(d, &d->variants[vi], t->kernel, t->targs, t->num_targs,
+    }
+    /* The first kernel's options and defines, then its own name. */
+    if ((rc = request_options(d, vi, sizes, values, b, err)) ||
+        (rc = name_expr(d, &d->variants[vi], t->kernel, t->targs, t->num_targs,
                         sizes, values, b->name, sizeof b->name, err)))
         return rc;
     if (!(b->src = kt_declared_source(d, b->name, t->args, t->num_args)))
         return kt_err_set(err, KT_S_NOMEM, "out of memory");
-    return KT_S_OK;
-}
-
-kt_status kt_declared_then_scalar(const kt_decl_variant *v,
-                                  const kt_decl_arg *a, size_t num_sizes,
-                                  const int64_t *sizes, const int64_t *values,
-                                  double *out, kt_err *err)
-{
-    int64_t env[KT_MAX_SIZES + KT_MAX_PARAMS];
-    size_t np = v->num_names - num_sizes;
-    kt_expr_value x;
-    kt_status rc;
-
-    if (a->is_literal) {
-        *out = a->literal;
-        return KT_S_OK;
-    }
-    memcpy(env, sizes, num_sizes * sizeof *env);
-    memcpy(env + num_sizes, values, np * sizeof *env);
-    if ((rc = kt_expr_eval_value(a->value, env, &x, err)))
-        return rc;
-    *out = x.is_float ? x.f : (double)x.i;
     return KT_S_OK;
 }
 

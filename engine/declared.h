@@ -211,7 +211,9 @@ const char *kt_decl_type_c(kt_decl_type t);
 
 /* Scalar argument a's value at sizes, as a double (float and double
  * arguments: a literal, or an expression in Python arithmetic, so
- * `float 0.016 / w` divides truly). */
+ * `float 0.016 / w` divides truly). sizes holds the values of the names
+ * a was parsed against: the sizes for [operator] args, the sizes then the
+ * variant's parameters for then.args. */
 kt_status kt_declared_scalar(const kt_declared *d, const kt_decl_arg *a,
                              const int64_t *sizes, double *out, kt_err *err);
 
@@ -323,13 +325,6 @@ kt_status kt_declared_request(const kt_declared *d, size_t v,
 kt_status kt_declared_then_request(const kt_declared *d, size_t v,
                                    const int64_t *sizes, const int64_t *values,
                                    kt_decl_request *out, kt_err *err);
-
-/* Argument a of a then-kernel at sizes and values (an expression of both)
- * as a double. */
-kt_status kt_declared_then_scalar(const kt_decl_variant *v,
-                                  const kt_decl_arg *a, size_t num_sizes,
-                                  const int64_t *sizes, const int64_t *values,
-                                  double *out, kt_err *err);
 
 /* The source as compiled: the .cu text followed by static checks that the
  * kernel named by name_expr takes exactly the arguments args[0..n) (the

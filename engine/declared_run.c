@@ -53,6 +53,20 @@ typedef struct reference {
     double *want_dev[KT_DECL_MAX_BUFFERS]; /* the same on the device */
 } reference;
 
+/* The last then-kernel launch made ready (enqueue_then): a point's timed
+ * launches repeat it, so its kernel, shape and arguments are found and
+ * evaluated once, not between the two kernels of every timed launch. */
+typedef struct then_launch {
+    int ready;
+    size_t variant;
+    int64_t values[KT_MAX_PARAMS]; /* the point's, as launched */
+    const void *kernel;
+    int sibling; /* from the first kernel's module */
+    kt_shape shape;
+    scalar val[KT_DECL_MAX_ARGS];
+    void *argv[KT_DECL_MAX_ARGS];
+} then_launch;
+
 typedef struct state {
     const kt_declared *d;
     const kt_host *host;
@@ -67,6 +81,7 @@ typedef struct state {
     void *argv[KT_DECL_MAX_ARGS];
     memo *memos[KT_DECL_MAX_VARIANTS];
     size_t num_memos[KT_DECL_MAX_VARIANTS];
+    then_launch then;
 } state;
 
 static kt_status eval_op(const kt_declared *d, const kt_expr *e,
@@ -163,24 +178,41 @@ static int dim_of(const kt_decl_variant *v, kt_expr *const *e,
     return KT_OK;
 }
 
+/* A kernel's launch shape (block, grid, dynamic shared memory) of
+ * variant v at c: the variant's own or its then-kernel's. */
+static int shape_of(const kt_decl_variant *v, kt_expr *const *block,
+                    kt_expr *const *grid, const kt_expr *smem,
+                    const kt_problem *p, const kt_config *c, kt_shape *out,
+                    char *why, size_t why_size)
+{
+    int64_t bytes = 0;
+    kt_err err;
+
+    if (dim_of(v, block, p, c, out->block, why, why_size) ||
+        dim_of(v, grid, p, c, out->grid, why, why_size))
+        return KT_INVALID;
+    if (smem && kt_declared_eval(v, smem, p->sizes, p->num_sizes, c->values,
+                                 &bytes, &err)) {
+        snprintf(why, why_size, "[%s]: %s", v->section, err.msg);
+        return KT_INVALID;
+    }
+    if (bytes < 0 || bytes > UINT32_MAX) {
+        snprintf(why, why_size, "[%s]: '%s' is %lld bytes of shared memory",
+                 v->section, kt_expr_text(smem), (long long)bytes);
+        return KT_INVALID;
+    }
+    out->dynamic_smem_bytes = (uint32_t)bytes;
+    out->kernel = NULL; /* compiled on first launch; see d_launch */
+    return KT_OK;
+}
+
 int kt_declared_shape(const kt_declared *d, size_t vi, const kt_problem *p,
                       const kt_config *c, kt_shape *out)
 {
     const kt_decl_variant *v = &d->variants[vi];
     char why[512];
-    int64_t smem = 0;
-    kt_err err;
 
-    if (dim_of(v, v->block, p, c, out->block, why, sizeof why) ||
-        dim_of(v, v->grid, p, c, out->grid, why, sizeof why))
-        return KT_INVALID;
-    if (v->smem && (kt_declared_eval(v, v->smem, p->sizes, p->num_sizes,
-                                     c->values, &smem, &err) ||
-                    smem < 0 || smem > UINT32_MAX))
-        return KT_INVALID;
-    out->dynamic_smem_bytes = (uint32_t)smem;
-    out->kernel = NULL; /* compiled on first launch; see d_launch */
-    return KT_OK;
+    return shape_of(v, v->block, v->grid, v->smem, p, c, out, why, sizeof why);
 }
 
 int kt_declared_check(const kt_declared *d, size_t vi, const kt_problem *p,
@@ -385,67 +417,72 @@ static int find_then(state *st, size_t vi, const int64_t *values,
     return KT_OK;
 }
 
-/* The then-kernel's arguments at values into val/argv. */
+/* The then-kernel's arguments at values into l's val and argv. */
 static int then_args(state *st, const kt_decl_variant *v, const int64_t *values,
-                     scalar *val, void **argv)
+                     then_launch *l)
 {
     const kt_decl_then *t = v->then;
+    size_t ns = st->d->num_sizes, np = v->num_names - ns;
+    int64_t env[KT_MAX_SIZES + KT_MAX_PARAMS];
     kt_err err;
 
+    /* then.args were parsed against the sizes, then the parameters. */
+    memcpy(env, st->sizes, ns * sizeof *env);
+    memcpy(env + ns, values, np * sizeof *env);
     for (size_t i = 0; i < t->num_args; ++i) {
         const kt_decl_arg *a = &t->args[i];
         int64_t x = 0;
         double f = 0;
         int floating = a->type == KT_DECL_F32 || a->type == KT_DECL_F64 ||
                        a->type == KT_DECL_F16;
-        argv[i] = &val[i];
+        l->argv[i] = &l->val[i];
         if (a->buffer >= 0) {
-            val[i].p = st->dev[a->buffer];
+            l->val[i].p = st->dev[a->buffer];
             continue;
         }
-        if (floating ? kt_declared_then_scalar(v, a, st->d->num_sizes,
-                                               st->sizes, values, &f, &err)
-                     : kt_declared_eval(v, a->value, st->sizes,
-                                        st->d->num_sizes, values, &x, &err))
+        if (floating ? kt_declared_scalar(st->d, a, env, &f, &err)
+                     : kt_expr_eval(a->value, env, &x, &err))
             return st->host->error(st->host, "[%s] then.args '%s': %s",
                                    v->section, a->text, err.msg);
-        set_scalar(&val[i], a->type, x, f);
+        set_scalar(&l->val[i], a->type, x, f);
     }
     return KT_OK;
 }
 
-/* The then-kernel's grid, block and shared memory at values. */
-static int then_shape(state *st, const kt_decl_variant *v,
-                      const int64_t *values, kt_shape *out)
+/* Makes st->then ready for variant vi's then-kernel at values: the
+ * kernel (found or compiled), its shape, its arguments, its shared
+ * memory allowed. */
+static int then_ready(state *st, size_t vi, const int64_t *values)
 {
+    const kt_decl_variant *v = &st->d->variants[vi];
     const kt_decl_then *t = v->then;
-    const char *keys[] = {"then.grid", "then.block"};
-    kt_expr *const *dims[] = {t->grid, t->block};
-    uint32_t *outs[] = {out->grid, out->block};
-    int64_t x;
-    kt_err err;
+    size_t np = v->num_names - st->d->num_sizes;
+    kt_problem p = {sizeof p, (uint32_t)st->d->num_sizes, st->sizes, st->seed,
+                    st->host->device};
+    kt_config c = {sizeof c, (uint32_t)np, values, NULL};
+    then_launch *l = &st->then;
+    char why[512];
+    memo *m;
+    int rc;
 
-    for (int w = 0; w < 2; ++w)
-        for (int k = 0; k < 3; ++k) {
-            outs[w][k] = 1;
-            if (!dims[w][k])
-                continue;
-            if (kt_declared_eval(v, dims[w][k], st->sizes, st->d->num_sizes,
-                                 values, &x, &err))
-                return st->host->error(st->host, "[%s] %s: %s", v->section,
-                                       keys[w], err.msg);
-            if (x < 1 || x > UINT32_MAX)
-                return st->host->error(st->host, "[%s] %s: %lld", v->section,
-                                       keys[w], (long long)x);
-            outs[w][k] = (uint32_t)x;
-        }
-    out->dynamic_smem_bytes = 0;
-    if (t->smem && kt_declared_eval(v, t->smem, st->sizes, st->d->num_sizes,
-                                    values, &x, &err))
-        return st->host->error(st->host, "[%s] then.smem: %s", v->section,
-                               err.msg);
-    if (t->smem)
-        out->dynamic_smem_bytes = (uint32_t)x;
+    if (l->ready && l->variant == vi &&
+        memcmp(l->values, values, np * sizeof *values) == 0)
+        return KT_OK;
+    l->ready = 0;
+    if ((rc = find_then(st, vi, values, &l->kernel)) != KT_OK ||
+        (rc = then_args(st, v, values, l)) != KT_OK)
+        return rc;
+    if (shape_of(v, t->block, t->grid, t->smem, &p, &c, &l->shape, why,
+                 sizeof why) != KT_OK)
+        return st->host->error(st->host, "then = %s: %s", t->kernel, why);
+    m = find_memo(st, vi, values); /* find_then found it */
+    if ((rc = allow_smem(st, l->kernel, l->shape.dynamic_smem_bytes,
+                         &m->then_smem_set)) != KT_OK)
+        return rc;
+    l->sibling = m->then_sibling;
+    l->variant = vi;
+    memcpy(l->values, values, np * sizeof *values);
+    l->ready = 1;
     return KT_OK;
 }
 
@@ -453,27 +490,18 @@ static int then_shape(state *st, const kt_decl_variant *v,
 static int enqueue_then(state *st, size_t vi, const int64_t *values,
                         void *stream)
 {
-    const kt_decl_variant *v = &st->d->variants[vi];
-    scalar val[KT_DECL_MAX_ARGS];
-    void *argv[KT_DECL_MAX_ARGS];
-    kt_shape shape = {sizeof shape, 0, {1, 1, 1}, {1, 1, 1}, NULL};
-    const void *kernel = NULL;
-    memo *m;
+    then_launch *l = &st->then;
     int rc;
 
-    if ((rc = find_then(st, vi, values, &kernel)) != KT_OK ||
-        (rc = then_shape(st, v, values, &shape)) != KT_OK ||
-        (rc = then_args(st, v, values, val, argv)) != KT_OK)
-        return rc;
-    m = find_memo(st, vi, values);
-    if ((rc = allow_smem(st, kernel, shape.dynamic_smem_bytes,
-                         &m->then_smem_set)) != KT_OK ||
-        (!m->then_sibling && (rc = own_constants(st, kernel)) != KT_OK))
+    /* The constants are the first kernel's own when it shares its module;
+     * another instance may have filled a module of its own since. */
+    if ((rc = then_ready(st, vi, values)) != KT_OK ||
+        (!l->sibling && (rc = own_constants(st, l->kernel)) != KT_OK))
         return rc;
     (void)cudaLaunchKernel(
-        kernel, (dim3){shape.grid[0], shape.grid[1], shape.grid[2]},
-        (dim3){shape.block[0], shape.block[1], shape.block[2]}, argv,
-        shape.dynamic_smem_bytes, (cudaStream_t)stream);
+        l->kernel, (dim3){l->shape.grid[0], l->shape.grid[1], l->shape.grid[2]},
+        (dim3){l->shape.block[0], l->shape.block[1], l->shape.block[2]},
+        l->argv, l->shape.dynamic_smem_bytes, (cudaStream_t)stream);
     return KT_OK;
 }
 
