@@ -16,36 +16,30 @@ __device__ inline double expdist_normal(unsigned long long seed, int stream,
     return sqrt(-2.0 * log(u1)) * cospi(2.0 * u2);
 }
 
-#define KT_EXPDIST_ID                                                          \
-    unsigned long long i =                                                     \
-        blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;             \
-    if (i >= count)                                                            \
-    return
-
 __global__ void expdist_a(double *out, unsigned long long count,
                           unsigned long long seed)
 {
-    KT_EXPDIST_ID;
+    KTUNE_GENERATOR_ELEMENT(i);
     out[i] = expdist_normal(seed, 0, i);
 }
 
 __global__ void expdist_b(double *out, unsigned long long count,
                           unsigned long long seed)
 {
-    KT_EXPDIST_ID;
+    KTUNE_GENERATOR_ELEMENT(i);
     out[i] = expdist_normal(seed, 0, i) + 1e-5 * expdist_normal(seed, 2, i);
 }
 
 __global__ void expdist_scale_a(double *out, unsigned long long count,
                                 unsigned long long seed)
 {
-    KT_EXPDIST_ID;
+    KTUNE_GENERATOR_ELEMENT(i);
     out[i] = fabs(0.01 * expdist_normal(seed, 4, i));
 }
 
 __global__ void expdist_scale_b(double *out, unsigned long long count,
                                 unsigned long long seed)
 {
-    KT_EXPDIST_ID;
+    KTUNE_GENERATOR_ELEMENT(i);
     out[i] = fabs(0.01 * expdist_normal(seed, 6, i));
 }

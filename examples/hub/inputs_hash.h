@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-/* A counter-based hash for the generator kernels of examples/hub: element
- * i of a stream gets a uniform float in [0, 1) from (seed, stream, i)
- * alone, so every machine and every launch shape makes the same inputs. */
+/* What the generator kernels of examples/hub share: a counter-based hash
+ * (element i of a stream gets a uniform float in [0, 1) from (seed,
+ * stream, i) alone, so every machine and every launch shape makes the
+ * same inputs), and the element a thread makes. */
 #ifndef KTUNE_HUB_INPUTS_HASH_H
 #define KTUNE_HUB_INPUTS_HASH_H
 
@@ -18,5 +19,12 @@ __device__ inline float ktune_uniform(unsigned long long seed,
     x ^= x >> 31;
     return (float)(x >> 40) * (1.0f / 16777216.0f); /* 24 bits: exact */
 }
+
+/* The element a generator thread makes, i; threads past count return. */
+#define KTUNE_GENERATOR_ELEMENT(i)                                             \
+    unsigned long long i =                                                     \
+        blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;             \
+    if (i >= count)                                                            \
+    return
 
 #endif

@@ -14,17 +14,11 @@ __device__ inline float nbody_value(unsigned long long seed, int c,
     return 20.0f * ktune_uniform(seed, (unsigned long long)c, i);
 }
 
-#define KT_NBODY_ID                                                            \
-    unsigned long long i =                                                     \
-        blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;             \
-    if (i >= count)                                                            \
-    return
-
 /* float4 per body: x, y, z, mass. */
 __global__ void nbody_info(float *out, unsigned long long count,
                            unsigned long long seed)
 {
-    KT_NBODY_ID;
+    KTUNE_GENERATOR_ELEMENT(i);
     out[i] = nbody_value(seed, (int)(i % 4), i / 4);
 }
 
@@ -32,55 +26,55 @@ __global__ void nbody_info(float *out, unsigned long long count,
 __global__ void nbody_vel(float *out, unsigned long long count,
                           unsigned long long seed)
 {
-    KT_NBODY_ID;
+    KTUNE_GENERATOR_ELEMENT(i);
     out[i] = i % 4 == 3 ? 0.0f : nbody_value(seed, 4 + (int)(i % 4), i / 4);
 }
 
 __global__ void nbody_pos_x(float *out, unsigned long long count,
                             unsigned long long seed)
 {
-    KT_NBODY_ID;
+    KTUNE_GENERATOR_ELEMENT(i);
     out[i] = nbody_value(seed, 0, i);
 }
 
 __global__ void nbody_pos_y(float *out, unsigned long long count,
                             unsigned long long seed)
 {
-    KT_NBODY_ID;
+    KTUNE_GENERATOR_ELEMENT(i);
     out[i] = nbody_value(seed, 1, i);
 }
 
 __global__ void nbody_pos_z(float *out, unsigned long long count,
                             unsigned long long seed)
 {
-    KT_NBODY_ID;
+    KTUNE_GENERATOR_ELEMENT(i);
     out[i] = nbody_value(seed, 2, i);
 }
 
 __global__ void nbody_mass(float *out, unsigned long long count,
                            unsigned long long seed)
 {
-    KT_NBODY_ID;
+    KTUNE_GENERATOR_ELEMENT(i);
     out[i] = nbody_value(seed, 3, i);
 }
 
 __global__ void nbody_vel_x(float *out, unsigned long long count,
                             unsigned long long seed)
 {
-    KT_NBODY_ID;
+    KTUNE_GENERATOR_ELEMENT(i);
     out[i] = nbody_value(seed, 4, i);
 }
 
 __global__ void nbody_vel_y(float *out, unsigned long long count,
                             unsigned long long seed)
 {
-    KT_NBODY_ID;
+    KTUNE_GENERATOR_ELEMENT(i);
     out[i] = nbody_value(seed, 5, i);
 }
 
 __global__ void nbody_vel_z(float *out, unsigned long long count,
                             unsigned long long seed)
 {
-    KT_NBODY_ID;
+    KTUNE_GENERATOR_ELEMENT(i);
     out[i] = nbody_value(seed, 6, i);
 }
