@@ -585,12 +585,14 @@ void kt_nvrtc_first_error(const char *log, char *out, size_t out_size)
     while (start > log && start[-1] != '\n')
         --start;
     end = strchr(line, '\n');
-    /* The usual cause: a library header that holds host code (CUB's and
-     * Thrust's device-wide algorithms behind <cub/cub.cuh>), which NVRTC
-     * cannot compile; its block and warp headers it can. */
+    /* Host code met inside CUB or Thrust: the device-wide algorithms
+     * behind <cub/cub.cuh>, which NVRTC cannot compile; their block and
+     * warp headers it can. (Host code of the kernel's own source has
+     * NVRTC's own advice in the line.) */
     snprintf(out, out_size, "%.*s%s",
              (int)(end ? (size_t)(end - start) : strlen(start)), start,
-             strstr(log, "not allowed in JIT mode")
+             strstr(log, "not allowed in JIT mode") &&
+                     (strstr(log, "/cub/") || strstr(log, "/thrust/"))
                  ? " (NVRTC compiles device code only: a header with host "
                    "code, such as <cub/cub.cuh>, cannot be included; include "
                    "the block or warp headers the kernel uses, e.g. "

@@ -84,7 +84,8 @@ void kt_nvrtc_arch(int major, int minor, char *out, size_t out_size);
 void kt_nvrtc_cache_dir(char *out, size_t out_size);
 
 /* The first line of the log that says "error", for one-line messages,
- * with what to do where the log says host code was met (JIT mode). */
+ * with what to do where the log says host code of CUB or Thrust was met
+ * (JIT mode). */
 void kt_nvrtc_first_error(const char *log, char *out, size_t out_size);
 
 /* What this process compiled so far: the evaluator takes the difference

@@ -94,11 +94,11 @@ const char *kt_nvrtc_no_cache_option(void)
 
 /* NVRTC has the CUDA runtime's headers built in, but not the toolkit's
  * C++ libraries (CUB, Thrust, libcu++: CCCL), which nvcc and CuPy put on
- * the include path; a kernel written for them (`#include <cub/cub.cuh>`,
- * BAT's expdist) would not compile here. The folder taken is the one of the
- * toolkit whose NVRTC this process loaded, so its headers match the
- * compiler (and change with NVRTC's version, which every key holds);
- * without one beside it (NVRTC from a pip wheel), CUDA_HOME, CUDA_PATH,
+ * the include path; a kernel that includes CUB's block primitives
+ * (`#include <cub/block/block_reduce.cuh>`) would not compile here. The folder
+ * taken is the one of the toolkit whose NVRTC this process loaded, so its
+ * headers match the compiler (and change with NVRTC's version, which every key
+ * holds); without one beside it (NVRTC from a pip wheel), CUDA_HOME, CUDA_PATH,
  * then /usr/local/cuda. A folder counts when it holds cub/cub.cuh:
  * include/cccl since CUDA 13, include itself before. */
 static char g_toolkit_option[PATH_MAX + 32];
