@@ -17,11 +17,15 @@
 #   KTUNE_BAT_DIR=.bat KTUNE_HUB_DIR=.hub OUT=/path \
 #       bash bench/hub/bat_h200.sh [--build build] STEP ...
 #
-# Runtime, estimated from the CPU machine's compiles (not yet run on a
-# GPU): check:* 20 s on 16 cores, record:expdist one to two minutes, each
-# default:* 70-80 s (60 s of search, the closing round, the start). Writes $OUT/bat/{logs,rec,default}/ and
+# Runtime on a 16-core H100 machine (session 20, docs/results/
+# 2026-12-07-h100-session20-bat.md): check:* under 10 s each (expdist's
+# four CUB compiles 9 s), record:expdist 38 s, each default:* and hubgemm
+# 47-80 s (60 s of search, the closing round, the start; expdist's whole
+# space ends sooner). Writes $OUT/bat/{logs,rec,default}/ and
 # $OUT/bat/steps.tsv (step, exit code, milliseconds, command), tarred to
-# $OUT/bat.tgz, for a results page under docs/results.
+# $OUT/bat.tgz, for a results page under docs/results. A recording is
+# named after the card it ran on (rec/K-h200.jsonl, rec/K-h100.jsonl, as
+# tests/data names them): the GPU kinds may serve one for the other.
 set -u
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 build=$root/build
@@ -34,6 +38,9 @@ out=${OUT:-$PWD/bat-out}/bat
 mkdir -p "$out/logs" "$out/rec" "$out/default"
 export CUDA_CACHE_DISABLE=1
 ktune=$build/ktune
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null |
+    head -1 | awk '{print tolower($2)}')
+gpu=${gpu:-gpu}
 
 # step NAME SECONDS CMD...: runs CMD under timeout with a fresh ktune cache,
 # its output in logs/NAME.log, one line in steps.tsv.
@@ -59,8 +66,8 @@ for s in "$@"; do
         step "$s" 400 "$ktune" tune "$decl" --quiet \
             --set strategy.name=random --set strategy.seed=1 \
             --set strategy.max_seconds=380 --set strategy.finalists=1 \
-            --journal "$out/rec/$k-h200.jsonl" --json "$out/rec/$k-h200.json"
-        gzip -9kf "$out/rec/$k-h200.jsonl"
+            --journal "$out/rec/$k-$gpu.jsonl" --json "$out/rec/$k-$gpu.json"
+        gzip -9kf "$out/rec/$k-$gpu.jsonl"
         ;;
     default:*)
         step "$s" 150 "$ktune" tune "$decl" --set strategy.max_seconds=60 \
