@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/hash.h"
 #include "core/suggest.h"
 
 void kt_point_default(const kt_operator *op, uint32_t variant, kt_point *pt)
@@ -66,6 +67,19 @@ int kt_point_equal(const kt_point *a, const kt_point *b)
         if (a->values[i] != b->values[i])
             return 0;
     return 1;
+}
+
+uint64_t kt_point_hash(const kt_point *pt)
+{
+    uint64_t words[KT_MAX_PARAMS + 3];
+
+    words[0] = ((uint64_t)pt->variant << 32) | pt->count;
+    for (uint32_t i = 0; i < pt->count; ++i)
+        words[i + 1] = (uint64_t)pt->values[i];
+    words[pt->count + 1] = ((uint64_t)pt->nvml.gr_mhz << 32) | pt->nvml.mem_mhz;
+    words[pt->count + 2] = pt->nvml.limit_w;
+    return kt_hash_fnv1a(KT_HASH_FNV1A_BASIS, words,
+                         (pt->count + 3) * sizeof words[0]);
 }
 
 kt_status kt_point_set(const kt_operator *op, kt_point *pt, const char *name,

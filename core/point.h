@@ -55,6 +55,10 @@ void kt_nvml_setting_text(const kt_nvml_setting *s, char *out, size_t size);
 /* Same variant, values and device setting. */
 int kt_point_equal(const kt_point *a, const kt_point *b);
 
+/* FNV-1a over what kt_point_equal compares: equal points hash alike. For
+ * maps keyed by point (core/u64map.h), which compare in full. */
+uint64_t kt_point_hash(const kt_point *pt);
+
 /* 1 when a and b ask for the same device setting. */
 int kt_nvml_setting_equal(const kt_nvml_setting *a, const kt_nvml_setting *b);
 

@@ -494,39 +494,65 @@ static void start_threads(kt_cpool *p)
         ++p->started, ++p->live;
 }
 
-size_t kt_cpool_hint(kt_cpool *p, const kt_nvrtc_request *reqs, size_t n)
+/* Under the lock: queues or moves forward the kernel of key (req: its
+ * request, source NULL for a key alone) at position pos of hint gen. 1
+ * when queued anew, 0 when known or left out, -1 when a key alone is not
+ * known. */
+static int hint_one(kt_cpool *p, const kt_nvrtc_request *req, const char *key,
+                    size_t pos, uint64_t gen)
 {
+    job *j;
+
+    if (!key[0] || kt_nvrtc_find_loaded(key))
+        return 0;
+    if ((j = find_job(p, key))) {
+        if (j->state == JOB_QUEUED)
+            j->gen = gen, j->pos = pos; /* wanted sooner now */
+        return 0;
+    }
+    if (!req->source)
+        return -1;
+    if (p->queued >= KT_CPOOL_MAX_QUEUED || !(j = add_job(p, key, req)))
+        return 0;
+    j->gen = gen;
+    j->pos = pos;
+    ++p->stats.hinted;
+    return 1;
+}
+
+size_t kt_cpool_hint_keyed(kt_cpool *p, const kt_nvrtc_request *reqs,
+                           char (*keys)[33], unsigned char *unknown, size_t n)
+{
+    char(*own)[33] = NULL;
     size_t fresh = 0;
     uint64_t gen;
 
-    if (!p || !n)
+    if (!p || !n || (!keys && !(keys = own = calloc(n, sizeof *own))))
         return 0;
+    for (size_t i = 0; i < n; ++i)
+        if (!keys[i][0] && reqs[i].source &&
+            kt_nvrtc_key(&reqs[i], keys[i], NULL))
+            keys[i][0] = '\0';
     pthread_mutex_lock(&p->lock);
     gen = ++p->gen;
     for (size_t i = 0; i < n && !p->stop; ++i) {
-        char key[33];
-        job *j;
-        if (kt_nvrtc_key(&reqs[i], key, NULL) || kt_nvrtc_find_loaded(key))
-            continue;
-        if ((j = find_job(p, key))) {
-            if (j->state == JOB_QUEUED)
-                j->gen = gen, j->pos = i; /* wanted sooner now */
-            continue;
-        }
-        if (p->queued >= KT_CPOOL_MAX_QUEUED ||
-            !(j = add_job(p, key, &reqs[i])))
-            continue;
-        j->gen = gen;
-        j->pos = i;
-        ++fresh;
-        ++p->stats.hinted;
+        int r = hint_one(p, &reqs[i], keys[i], i, gen);
+        fresh += r > 0;
+        if (r < 0 && unknown)
+            unknown[i] = 1;
     }
     if (fresh) {
         start_threads(p);
         pthread_cond_broadcast(&p->work);
     }
     pthread_mutex_unlock(&p->lock);
+    free(own);
     return fresh;
+}
+
+size_t kt_cpool_hint(kt_cpool *p, const kt_nvrtc_request *reqs, size_t n)
+{
+    return kt_cpool_hint_keyed(p, reqs, NULL, NULL, n);
 }
 
 /* ----------------------------------------------------------------- take */

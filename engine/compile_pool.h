@@ -113,6 +113,16 @@ kt_status kt_cpool_open(const kt_cpool_options *opt, kt_cpool **out,
  * every evaluation. */
 size_t kt_cpool_hint(kt_cpool *pool, const kt_nvrtc_request *reqs, size_t n);
 
+/* kt_cpool_hint with keys known: keys[i] is reqs[i]'s key when keys[i][0]
+ * is set, else the pool computes it there (keys NULL: computes every one,
+ * keeps none). A request whose source is NULL names its kernel by key
+ * alone: when the pool does not know that key (never queued here, or left
+ * out while the queue was full), unknown[i] (may be NULL) is set to 1 and
+ * nothing is queued for it. Keys are computed before the pool's lock is
+ * taken. */
+size_t kt_cpool_hint_keyed(kt_cpool *pool, const kt_nvrtc_request *reqs,
+                           char (*keys)[33], unsigned char *unknown, size_t n);
+
 /* The kernel of req: taken from the pool when a thread compiled it (or
  * waiting for the thread compiling it), else compiled here. KT_S_OK with
  * out->compiled saying whether it compiled (out as kt_nvrtc_compile's,

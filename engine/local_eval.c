@@ -10,6 +10,7 @@
 #include "core/feasible.h"
 #include "core/msg.h"
 #include "engine/calibrate.h"
+#include "engine/compile_hints.h"
 #include "engine/compile_pool.h"
 #include "engine/cuda_check.h"
 #include "engine/declared.h"
@@ -47,9 +48,10 @@ typedef struct local_eval {
     /* Where opening went: CUDA's start and the context (device_s), the
      * meter (meter_s), the problem's set-up (problem_s). */
     double device_s, meter_s, problem_s;
-    /* Run-time compiles (engine/compile_pool.h): the pool and its busy time
-     * at the last call. */
+    /* Run-time compiles (engine/compile_pool.h): the pool, the hints it
+     * was given (each point's keys) and its busy time at the last call. */
     kt_cpool *pool;
+    kt_chints hints;
     double busy_reported, work_reported;
     /* NVML for the energy window; nvml_note says why not when absent. */
     kt_nvml nvml;
@@ -140,30 +142,15 @@ static void pool_since_last(local_eval *le, kt_eval_result *r)
  * forward when it is still queued (the newest hint is the soonest need). */
 static void hint_points(local_eval *le, const kt_point *pts, size_t n)
 {
-    /* Up to two kernels a point: its own and its then-kernel. */
-    kt_nvrtc_request *reqs = calloc(n ? 2 * n : 1, sizeof *reqs);
-    kt_decl_request *bs = calloc(n ? 2 * n : 1, sizeof *bs);
+    kt_point *open = malloc((n ? n : 1) * sizeof *open);
     size_t m = 0;
-    char arch[32];
 
-    kt_nvrtc_arch(le->gpu.dev.cc_major, le->gpu.dev.cc_minor, arch,
-                  sizeof arch);
-    for (size_t i = 0; reqs && bs && i < n; ++i) {
-        if (find_verdict(le, &pts[i]) ||
-            pts[i].variant >= le->spec.op->num_variants)
-            continue;
-        /* Only points with a kernel to compile: a plugin's operator costs
-         * nothing here. */
-        for (int then = 0; then < 2; ++then)
-            m += kt_declared_compile_request(le->spec.plugin, pts[i].variant,
-                                             le->spec.sizes, pts[i].values,
-                                             arch, then, &bs[m], &reqs[m]);
-    }
-    kt_cpool_hint(le->pool, reqs, m); /* copies what it queues */
-    for (size_t i = 0; bs && i < m; ++i)
-        free(bs[i].src);
-    free(bs);
-    free(reqs);
+    for (size_t i = 0; open && i < n; ++i)
+        if (!find_verdict(le, &pts[i]) &&
+            pts[i].variant < le->spec.op->num_variants)
+            open[m++] = pts[i];
+    kt_chints_give(&le->hints, le->pool, open, m);
+    free(open);
 }
 
 static void local_prefetch(kt_evaluator *ev, const kt_point *pts, size_t n)
@@ -617,6 +604,7 @@ static void local_close(kt_evaluator *ev)
         kt_instance_teardown(&le->inst);
     kt_meter_close(&le->meter);
     kt_cpool_close(le->pool); /* drops compilations nobody will take */
+    kt_chints_free(&le->hints);
     free(le->verdicts);
     free(le);
 }
@@ -840,6 +828,7 @@ static kt_status open_pool(local_eval *le, kt_err *err)
     kt_cpool_options opt = {
         le->spec.compile_threads, NULL, NULL, NULL, NULL, NULL};
     kt_status rc = KT_S_OK;
+    char arch[32];
 
     /* NVRTC in helper processes where the helper is installed: in threads
      * of this one it does not scale (engine/nvrtc_procs.h). */
@@ -851,6 +840,9 @@ static kt_status open_pool(local_eval *le, kt_err *err)
     if (!rc && (rc = kt_cpool_open(&opt, &le->pool, err)))
         kt_nvrtc_procs_close(opt.procs);
     le->gpu.compile_pool = le->pool;
+    kt_nvrtc_arch(le->gpu.dev.cc_major, le->gpu.dev.cc_minor, arch,
+                  sizeof arch);
+    kt_chints_init(&le->hints, le->spec.plugin, le->spec.sizes, arch);
     return rc;
 }
 
@@ -901,6 +893,7 @@ kt_status kt_local_open(const kt_eval_spec *spec, kt_evaluator **out,
 fail:
     kt_meter_close(&le->meter);
     kt_cpool_close(le->pool);
+    kt_chints_free(&le->hints);
     free(le);
     return rc;
 }

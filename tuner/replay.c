@@ -9,7 +9,6 @@
 #include <time.h>
 
 #include "core/envrec.h"
-#include "core/hash.h"
 #include "core/u64map.h"
 #include "tuner/journal.h"
 #include "tuner/profiling.h"
@@ -49,19 +48,9 @@ static replay_eval *self(const kt_evaluator *ev)
 #endif
 #define NO_POSITION ((size_t)-1)
 
-/* FNV-1a over the variant, values and device setting. */
 static uint64_t point_hash(const kt_point *pt)
 {
-    uint64_t words[KT_MAX_PARAMS + 3];
-
-    words[0] = ((uint64_t)pt->variant << 32) | pt->count;
-    for (uint32_t i = 0; i < pt->count; ++i)
-        words[i + 1] = (uint64_t)pt->values[i];
-    words[pt->count + 1] = ((uint64_t)pt->nvml.gr_mhz << 32) | pt->nvml.mem_mhz;
-    words[pt->count + 2] = pt->nvml.limit_w;
-    return kt_hash_fnv1a(KT_HASH_FNV1A_BASIS, words,
-                         (pt->count + 3) * sizeof words[0]) &
-           KT_REPLAY_HASH_MASK;
+    return kt_point_hash(pt) & KT_REPLAY_HASH_MASK;
 }
 
 /* The points under pt's hash are chained (same_hash), so a collision

@@ -16,6 +16,7 @@
 
 #include "core/clock.h"
 #include "core/loader.h"
+#include "engine/compile_hints.h"
 #include "engine/compile_pool.h"
 #include "engine/declared.h"
 
@@ -128,6 +129,46 @@ static void newer_hints_compile_first(void **state)
     wait_started(5);
     for (size_t i = 0; i < 5; ++i)
         assert_string_equal(g_fake.order[i], want[i]);
+    kt_cpool_close(p);
+}
+
+/* A kernel named by its key alone (engine/compile_hints.h: a point hinted
+ * before) moves forward as its request would; a key the pool never queued
+ * is reported unknown and queues nothing, so the caller builds the request
+ * again. */
+static void
+a_key_alone_moves_its_kernel_and_an_unknown_one_is_told(void **state)
+{
+    kt_nvrtc_request a[3] = {req_of("held"), req_of("b"), req_of("c")};
+    kt_nvrtc_request bare = {NULL, "k.cu", "", "sm_90", NULL, 0};
+    kt_nvrtc_request again[2] = {bare, bare};
+    kt_nvrtc_request other = req_of("never");
+    char keys[3][33] = {{0}}, by_key[2][33] = {{0}};
+    unsigned char unknown[2] = {0, 0};
+    const char *want[] = {"held", "c", "b"};
+    kt_cpool_stats st;
+    kt_cpool *p;
+    kt_err err;
+    (void)state;
+
+    reset_fake();
+    g_fake.gate_closed = 1;
+    p = open_pool(1, "");
+    assert_int_equal(kt_cpool_hint_keyed(p, a, keys, NULL, 3), 3);
+    for (size_t i = 0; i < 3; ++i) /* the pool computed each key */
+        assert_int_equal(strlen(keys[i]), 32);
+    wait_started(1);
+    memcpy(by_key[0], keys[2], 33); /* c, queued */
+    assert_int_equal(kt_nvrtc_key(&other, by_key[1], &err), KT_S_OK);
+    assert_int_equal(kt_cpool_hint_keyed(p, again, by_key, unknown, 2), 0);
+    assert_int_equal(unknown[0], 0);
+    assert_int_equal(unknown[1], 1);
+    open_gate();
+    wait_started(3);
+    for (size_t i = 0; i < 3; ++i)
+        assert_string_equal(g_fake.order[i], want[i]);
+    kt_cpool_stats_get(p, &st);
+    assert_int_equal(st.hinted, 3);
     kt_cpool_close(p);
 }
 
@@ -378,24 +419,32 @@ static void kernels_of_one_code_key_compile_once(void **state)
 /* A point's then-kernel is hinted too where it is compiled on its own (a
  * template, tests/declared/then's first_timed), and not where it comes
  * from the first kernel's module (two_pass's extern "C" total). */
-static void a_template_then_kernel_is_a_request_of_its_own(void **s)
+/* tests/declared/then/block_sums.ini loaded into reg: its plugin. */
+static const kt_loaded_plugin *load_block_sums(kt_registry *reg)
 {
     const kt_loaded_plugin *lp;
     const kt_operator *op;
+    kt_err err;
+
+    kt_registry_init(reg);
+    assert_int_equal(
+        kt_registry_load_file(
+            reg, KT_SOURCE_DIR "/tests/declared/then/block_sums.ini", &err),
+        KT_S_OK);
+    assert_int_equal(kt_registry_resolve(reg, "block_sums", &lp, &op, &err),
+                     KT_S_OK);
+    return lp;
+}
+
+static void a_template_then_kernel_is_a_request_of_its_own(void **s)
+{
     kt_registry reg;
+    const kt_loaded_plugin *lp = load_block_sums(&reg);
     kt_decl_request b;
     kt_nvrtc_request req;
     int64_t sizes[KT_MAX_SIZES] = {1000}, values[KT_MAX_PARAMS] = {64, 2, 512};
-    kt_err err;
     (void)s;
 
-    kt_registry_init(&reg);
-    assert_int_equal(
-        kt_registry_load_file(
-            &reg, KT_SOURCE_DIR "/tests/declared/then/block_sums.ini", &err),
-        KT_S_OK);
-    assert_int_equal(kt_registry_resolve(&reg, "block_sums", &lp, &op, &err),
-                     KT_S_OK);
     assert_false(kt_declared_compile_request(lp, 0, sizes, values, "sm_90", 1,
                                              &b, &req));
     assert_true(kt_declared_compile_request(lp, 1, sizes, values, "sm_90", 1,
@@ -410,10 +459,54 @@ static void a_template_then_kernel_is_a_request_of_its_own(void **s)
     kt_registry_free(&reg);
 }
 
+static size_t hinted(kt_cpool *p)
+{
+    kt_cpool_stats st;
+    kt_cpool_stats_get(p, &st);
+    return st.hinted;
+}
+
+/* kt_chints keeps each point's keys: hinted again, a point costs no
+ * request (a pool that knows its kernels queues nothing new); a pool that
+ * does not know them reports so, and the next hint builds the requests
+ * again. Two points of a variant with a template then-kernel: two kernels
+ * each. */
+static void hints_keep_keys_and_rebuild_what_a_pool_does_not_know(void **s)
+{
+    const kt_loaded_plugin *lp;
+    kt_registry reg;
+    int64_t sizes[KT_MAX_SIZES] = {1000};
+    kt_point pts[2] = {{.variant = 1, .count = 3, .values = {64, 2, 512}},
+                       {.variant = 1, .count = 3, .values = {256, 4, 128}}};
+    kt_chints h;
+    kt_cpool *a, *b;
+    (void)s;
+
+    reset_fake();
+    lp = load_block_sums(&reg);
+    kt_chints_init(&h, lp, sizes, "sm_90");
+    a = open_pool(1, "");
+    b = open_pool(1, "");
+    kt_chints_give(&h, a, pts, 2);
+    assert_int_equal(hinted(a), 4);
+    kt_chints_give(&h, a, pts, 2);
+    assert_int_equal(hinted(a), 4);
+    kt_chints_give(&h, b, pts, 2); /* keys alone: b knows none */
+    assert_int_equal(hinted(b), 0);
+    kt_chints_give(&h, b, pts, 2);
+    assert_int_equal(hinted(b), 4);
+    kt_cpool_close(a);
+    kt_cpool_close(b);
+    kt_chints_free(&h);
+    kt_registry_free(&reg);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(newer_hints_compile_first),
+        cmocka_unit_test(
+            a_key_alone_moves_its_kernel_and_an_unknown_one_is_told),
         cmocka_unit_test(one_compile_per_kernel_queued_running_or_done),
         cmocka_unit_test(n_compiles_run_on_k_threads_at_once),
         cmocka_unit_test(the_taker_compiles_what_no_thread_started),
@@ -424,6 +517,7 @@ int main(void)
             a_declared_point_names_its_kernel_through_the_registry),
         cmocka_unit_test(a_template_then_kernel_is_a_request_of_its_own),
         cmocka_unit_test(kernels_of_one_code_key_compile_once),
+        cmocka_unit_test(hints_keep_keys_and_rebuild_what_a_pool_does_not_know),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

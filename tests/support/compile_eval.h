@@ -3,8 +3,8 @@
  * An evaluator for CPU tests and benches of the compile-ahead path: the
  * local evaluator's use of the compile pool (engine/local_eval.c) without a
  * GPU. A declared operator's points are hinted to a real kt_cpool exactly
- * as the local evaluator hints them (kt_declared_compile_request at the
- * session's sizes, again on every hint), and each point's first evaluation
+ * as the local evaluator hints them (engine/compile_hints.h at the
+ * session's sizes: each point's keys kept), and each point's first evaluation
  * takes its kernel from the pool as its verification would, waiting when
  * the kernel is not compiled yet; then it "measures" for measure_s and
  * answers a made-up time (a fixed function of the point). The pool's
@@ -28,6 +28,7 @@
 #include "core/clock.h"
 #include "core/evaluator.h"
 #include "core/stats.h"
+#include "engine/compile_hints.h"
 #include "engine/compile_pool.h"
 #include "engine/declared.h"
 
@@ -40,6 +41,7 @@ typedef struct kt_compile_eval {
     kt_work work;
     char arch[32];
     kt_cpool *pool;
+    kt_chints hints;
     double measure_s; /* "GPU" time per evaluated point */
     /* Points verified (each once). */
     kt_point *verified;
@@ -97,24 +99,15 @@ static void kt_ce_sleep(double s)
 static void kt_ce_prefetch(kt_evaluator *ev, const kt_point *pts, size_t n)
 {
     kt_compile_eval *c = (kt_compile_eval *)ev;
-    kt_nvrtc_request *reqs =
-        (kt_nvrtc_request *)calloc(n ? n : 1, sizeof *reqs);
-    kt_decl_request *bs = (kt_decl_request *)calloc(n ? n : 1, sizeof *bs);
+    kt_point *open = (kt_point *)malloc((n ? n : 1) * sizeof *open);
     size_t m = 0;
 
     ++c->hint_calls;
-    for (size_t i = 0; reqs && bs && i < n; ++i) {
-        if (kt_ce_known(c->verified, c->num_verified, &pts[i]))
-            continue;
-        m += kt_declared_compile_request(c->plugin, pts[i].variant, c->sizes,
-                                         pts[i].values, c->arch, 0, &bs[m],
-                                         &reqs[m]);
-    }
-    kt_cpool_hint(c->pool, reqs, m);
-    for (size_t i = 0; bs && i < m; ++i)
-        free(bs[i].src);
-    free(bs);
-    free(reqs);
+    for (size_t i = 0; open && i < n; ++i)
+        if (!kt_ce_known(c->verified, c->num_verified, &pts[i]))
+            open[m++] = pts[i];
+    kt_chints_give(&c->hints, c->pool, open, m);
+    free(open);
 }
 
 /* A made-up median in microseconds: fixed per point, 10..1010. */
@@ -259,6 +252,7 @@ static void kt_ce_close(kt_evaluator *ev)
     if (!c)
         return;
     kt_cpool_close(c->pool);
+    kt_chints_free(&c->hints);
     free(c->verified);
     free(c->waits);
     free(c);
@@ -300,6 +294,7 @@ kt_compile_eval_open(const kt_loaded_plugin *plugin, const kt_operator *op,
         free(c);
         return NULL;
     }
+    kt_chints_init(&c->hints, plugin, c->sizes, c->arch);
     return c;
 }
 
