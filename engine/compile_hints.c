@@ -155,7 +155,10 @@ void kt_chints_give(kt_chints *h, kt_cpool *pool, const kt_point *pts, size_t n)
         kt_chint *e = b.at[j] == NO_POSITION ? NULL : &h->entries[b.at[j]];
         if (e && b.reqs[j].source)
             memcpy(e->key[b.slot[j]], b.keys[j], 33);
-        if (e && b.unknown[j])
+        /* A key the pool did not know, or none made (kt_nvrtc_key failed):
+         * the requests are built again at the next hint, as before keys
+         * were kept, never dropped for the rest of the run. */
+        if (e && (b.unknown[j] || !b.keys[j][0]))
             e->stale = 1;
     }
 done:

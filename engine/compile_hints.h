@@ -10,7 +10,7 @@
  * evaluation on BAT's MD5Hash without a GPU (bench_compile_ahead). A point
  * hinted before now costs a look-up and its keys go to the pool alone; its
  * request is built again only when the pool no longer knows the key (left
- * out while its queue was full).
+ * out while its queue was full) or no key could be made.
  *
  * A key kept is the one the point's request had when first hinted. Should
  * a header change during the run, the hint names the old kernel; the
