@@ -22,6 +22,8 @@ typedef struct tune_args {
     const char *config;
     const char *journal, *t4, *markdown;
     int resume, quiet, check;
+    int energy;         /* --energy: the finalists' energy measured whatever the
+                         * objective ([measure] energy) */
     const char *verify; /* --verify: NULL, "host" or "device" */
     double replay_delay;
     const char *devices;         /* --devices LIST */
