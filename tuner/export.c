@@ -257,13 +257,19 @@ static void add_compilation(json_t *root, const kt_tune_result *r)
     if (r->compiled || r->compile_cache_hits || r->compile_failed)
         json_object_set_new(
             root, "compilation",
-            json_pack("{s:f,s:I,s:I,s:I,s:i,s:f,s:f,s:f,s:f}", "seconds",
-                      r->compile_s, "compiled", (json_int_t)r->compiled,
-                      "cache_hits", (json_int_t)r->compile_cache_hits, "failed",
-                      (json_int_t)r->compile_failed, "threads",
-                      r->compile_threads, "wall_s", r->compile_busy_s, "cpu_s",
-                      r->compile_cpu_s, "gpu_wait_s", r->compile_wait_s,
-                      "gpu_idle_fraction", kt_tune_compile_idle(r)));
+            json_pack(
+                "{s:f,s:I,s:I,s:I,s:i,s:f,s:f,s:f,s:f,s:f,s:f,s:f}", "seconds",
+                r->compile_s, "compiled", (json_int_t)r->compiled, "cache_hits",
+                (json_int_t)r->compile_cache_hits, "failed",
+                (json_int_t)r->compile_failed, "threads", r->compile_threads,
+                "wall_s", r->compile_busy_s, "cpu_s", r->compile_cpu_s,
+                "gpu_wait_s", r->compile_wait_s, "gpu_idle_fraction",
+                kt_tune_compile_idle(r), "occupancy",
+                kt_tune_compile_parallel(r), "cpus_busy",
+                r->compile_busy_s > 0 ? r->compile_cpu_s / r->compile_busy_s
+                                      : 0.0,
+                "cpu_per_compile_s",
+                r->compiled ? r->compile_cpu_s / (double)r->compiled : 0.0));
     if (r->compiled || r->compile_taken)
         json_object_set_new(root, "compile", compile_json(r));
 }

@@ -482,6 +482,14 @@ static void print_compile(FILE *out, const kt_tune_result *r)
                 "compiles (%.1f%% of the run)\n",
                 r->compile_threads, r->compile_busy_s, r->compile_cpu_s,
                 r->compile_wait_s, 100.0 * kt_tune_compile_idle(r));
+    if (r->compiled && r->compile_busy_s > 0)
+        /* Issue 54: how close compiling came to the host's capacity. */
+        fprintf(out,
+                "compile occupancy: %.1f compiles at once while compiling "
+                "(%.1f CPUs busy compiling) of %d; %.2f CPU-s per compile\n",
+                kt_tune_compile_parallel(r),
+                r->compile_cpu_s / r->compile_busy_s, r->compile_threads,
+                r->compile_cpu_s / (double)r->compiled);
     if (r->compiled || r->compile_taken)
         fprintf(out,
                 "compile: %zu kernel(s) taken by verification, %zu compiled "
