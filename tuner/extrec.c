@@ -361,6 +361,10 @@ kt_status kt_extrec_add(kt_extrec *rec, const uint32_t *pos,
     rank = rank_of(rec, pos);
     if (kt_u64map_get(&rec->by_rank, rank, &at)) {
         const kt_extrec_record *first = &rec->records[at];
+        if (first->key && r->key && strcmp(first->key, r->key) == 0)
+            return kt_err_set(err, KT_S_INPUT,
+                              "%s: %s: written twice (duplicate object key)",
+                              rec->path, where);
         if (first->key)
             return kt_err_set(err, KT_S_INPUT,
                               "%s: %s: the same configuration as the key "
@@ -494,6 +498,17 @@ kt_status kt_extrec_finish(kt_extrec *rec, kt_err *err)
     return KT_S_OK;
 }
 
+void kt_extrec_record_clear(kt_extrec_record *r)
+{
+    json_decref(r->objective);
+    free(r->runs_ms);
+    free(r->key);
+    r->objective = NULL;
+    r->runs_ms = NULL;
+    r->num_runs = 0;
+    r->key = NULL;
+}
+
 void kt_extrec_free(kt_extrec *rec)
 {
     if (!rec)
@@ -510,6 +525,8 @@ void kt_extrec_free(kt_extrec *rec)
         kt_u64map_free(&par->by_key);
     }
     kt_u64map_free(&rec->by_rank);
+    for (size_t i = 0; i < rec->num_records; ++i)
+        kt_extrec_record_clear(&rec->records[i]);
     free(rec->records);
     json_decref(rec->doc);
     free(rec->path);

@@ -66,24 +66,35 @@ typedef struct kt_extrec_param {
 typedef struct kt_extrec_record {
     kt_point point; /* of the recording's operator (variant 0) */
     kt_extrec_verdict verdict;
-    double time_ms;    /* the objective, when correct */
-    json_t *objective; /* the file's own value: a number or an error name */
-    json_t *runtimes;  /* the recorded runs in ms (an array), or NULL */
+    double time_ms; /* the objective, when correct */
+    /* The file's own value when it is an error name (a reference owned
+     * by the record), else NULL: a correct point's is time_ms. */
+    json_t *objective;
+    double *runs_ms;   /* the recorded runs in ms, owned; NULL: none */
+    uint32_t num_runs; /* of them */
     /* What Kernel Tuner's simulation mode charges for a configuration's
      * first evaluation (ms): compilation, verification, benchmarking. */
     double compile_ms, verify_ms, bench_ms;
     /* Recorded, not charged: the recording's own overheads (ms). */
     double framework_ms, strategy_ms;
-    size_t order;    /* its position in the file, from 0 */
-    const char *key; /* a cache file's key (borrowed from doc), or NULL */
+    size_t order; /* its position in the file, from 0 */
+    char *key;    /* a cache file's key (owned), or NULL */
 } kt_extrec_record;
+
+/* Frees what a record owns (objective, runs, key); zeroes them. For a
+ * record kt_extrec_add did not take. */
+void kt_extrec_record_clear(kt_extrec_record *r);
 
 typedef struct kt_extrec {
     char *path; /* owned */
     kt_extrec_format format;
     char kernel[128]; /* the recorded kernel's name: the variant's id */
     char device[256]; /* the recorded device's name, or "unknown" */
-    json_t *doc;      /* the parsed file; owned */
+    /* The parsed file; owned. A Kernel Tuner cache read entry by entry
+     * (tuner/ktcache.c) keeps everything but its cache here: the records
+     * own what they keep of their entries, so the memory held is the
+     * points', not the file's text. */
+    json_t *doc;
     size_t num_params;
     kt_extrec_param params[KT_MAX_PARAMS];
     uint64_t space_size; /* product of the parameters' counts */

@@ -59,18 +59,14 @@ static void reason_of(const kt_extrec_record *r, char *out, size_t size)
                  : "");
 }
 
-/* The recorded runs of r in us, at most max of them (the runtimes that
- * are positive numbers, in the file's unit); 0 when it records none. */
-static size_t recorded_runs(const kt_extrec *rec, const kt_extrec_record *r,
-                            double *out, size_t max)
+/* The recorded runs of r in us, at most max of them (those > 0); 0 when
+ * it records none. */
+static size_t recorded_runs(const kt_extrec_record *r, double *out, size_t max)
 {
     size_t n = 0;
-    for (size_t k = 0; k < json_array_size(r->runtimes) && n < max; ++k) {
-        double v = json_number_value(json_array_get(r->runtimes, k));
-        if (json_is_number(json_array_get(r->runtimes, k)) && v > 0 &&
-            isfinite(v))
-            out[n++] = v * rec->unit_ms * 1e3;
-    }
+    for (uint32_t k = 0; k < r->num_runs && n < max; ++k)
+        if (r->runs_ms[k] > 0 && isfinite(r->runs_ms[k]))
+            out[n++] = r->runs_ms[k] * 1e3;
     return n;
 }
 
@@ -82,12 +78,13 @@ static kt_status recorded_timing(const kt_extrec *rec,
                                  const kt_extrec_record *r, kt_timing *t,
                                  kt_err *err)
 {
-    size_t runs = json_array_size(r->runtimes);
+    size_t runs = r->num_runs;
 
+    (void)rec;
     memset(t, 0, sizeof *t);
     if (!(t->samples_us = malloc((runs ? runs : 1) * sizeof *t->samples_us)))
         return kt_err_set(err, KT_S_NOMEM, "out of memory");
-    t->num_rounds = recorded_runs(rec, r, t->samples_us, runs);
+    t->num_rounds = recorded_runs(r, t->samples_us, runs);
     t->unpaired = t->num_rounds > 1;
     if (t->num_rounds < 2) {
         t->samples_us[0] = r->time_ms * 1e3;
@@ -272,7 +269,7 @@ static void stats_note(const kt_extrec *rec, char *out, size_t size)
     size_t correct = 0, with_runs = 0, runs = 0;
     for (size_t i = 0; i < rec->num_records; ++i) {
         const kt_extrec_record *r = &rec->records[i];
-        size_t n = json_array_size(r->runtimes);
+        size_t n = r->num_runs;
         if (r->verdict != KT_EXTREC_CORRECT)
             continue;
         ++correct;

@@ -151,11 +151,9 @@ static json_t *ext_times(const kt_extrec *rec, const kt_extrec_record *r,
                          const kt_tune_entry *e)
 {
     json_t *runtimes = json_array();
-    for (size_t k = 0; k < json_array_size(r->runtimes); ++k)
-        json_array_append_new(
-            runtimes,
-            json_real(json_number_value(json_array_get(r->runtimes, k)) *
-                      rec->unit_ms));
+    (void)rec;
+    for (uint32_t k = 0; k < r->num_runs; ++k)
+        json_array_append_new(runtimes, json_real(r->runs_ms[k]));
     return json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:o}", "compilation",
                      r->compile_ms, "compilation_time", r->compile_ms,
                      "validation", r->verify_ms, "benchmark", r->bench_ms,
