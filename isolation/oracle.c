@@ -80,9 +80,13 @@ static void answer(const kt_operator *op, const request *q, kt_oracle_answer *a)
 {
     const kt_variant *v = &op->variants[q->variant];
     const char *names[KT_MAX_PARAMS];
-    kt_config cfg = {sizeof cfg, v->num_params, q->values, names};
-    kt_problem prob = {sizeof prob, op->num_sizes, q->sizes, q->seed,
-                       q->has_device ? &q->device : NULL};
+    kt_config cfg = {sizeof cfg, v->num_params, q->values, names, v->data};
+    kt_problem prob = {sizeof prob,
+                       op->num_sizes,
+                       q->sizes,
+                       q->seed,
+                       q->has_device ? &q->device : NULL,
+                       op->data};
 
     for (uint32_t i = 0; i < v->num_params; ++i)
         names[i] = v->params[i].name;

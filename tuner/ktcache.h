@@ -33,8 +33,8 @@ kt_status kt_ktcache_read_json(const char *path, json_t **doc, kt_err *err);
  * gzip-compressed; the format is told by its keys, not its name) and
  * builds the operator. KT_S_INPUT names the file and the field for a
  * damaged or odd file (a key missing, a value of the wrong type, a point
- * outside the declared values, a point or key twice); KT_S_UNSUPPORTED
- * when every slot is taken. Free with kt_extrec_free(). */
+ * outside the declared values, a point or key twice). Any number may be
+ * open at once. Free with kt_extrec_free(). */
 kt_status kt_ktcache_load(const char *path, kt_extrec **out, kt_err *err);
 
 /* 1 when the file at path (plain or gzip) looks like another tool's
