@@ -20,6 +20,7 @@
 #include "core/desc_json.h"
 #include "core/fileio.h"
 #include "core/param.h"
+#include "core/settings.h"
 #include "core/suggest.h"
 
 /* Sizes of the ABI 1.0 structs: a plugin's struct may be larger (a newer
@@ -414,10 +415,13 @@ static void unload(kt_loaded_plugin *lp)
 
 void kt_registry_init(kt_registry *reg)
 {
-    const char *env = getenv("KTUNE_PLUGIN_TIMEOUT");
-    double seconds = env ? atof(env) : 0.0;
+    double seconds;
 
     memset(reg, 0, sizeof *reg);
+    kt_settings_read(&reg->settings);
+    seconds = reg->settings.ktune_plugin_timeout
+                  ? atof(reg->settings.ktune_plugin_timeout)
+                  : 0.0;
     reg->probe_timeout_ms =
         seconds > 0 ? (int)(seconds * 1e3) : KT_PROBE_TIMEOUT_MS;
 }
@@ -817,7 +821,7 @@ static void list_path_entry(kt_registry *reg, path_list *l, const char *entry)
 void kt_registry_load_default(kt_registry *reg, const char *builtin_dir,
                               const char *const *files, size_t num_files)
 {
-    const char *env = getenv("KTUNE_PLUGIN_PATH");
+    const char *env = reg->settings.ktune_plugin_path;
     path_list l = {NULL, 0};
 
     if (builtin_dir)

@@ -21,6 +21,7 @@
 #include "core/error.h"
 #include "core/expr.h"
 #include "core/point.h"
+#include "core/settings.h"
 #include "ktune/plugin.h"
 
 struct kt_loader_kind;
@@ -60,6 +61,9 @@ typedef struct kt_registry {
      * runs in worker processes. For commands, whose process must survive
      * any plugin. */
     int isolated;
+    /* The environment as kt_registry_init read it (KTUNE_PLUGIN_PATH,
+     * KTUNE_PLUGIN_TIMEOUT): the registry reads no other. */
+    kt_settings settings;
 } kt_registry;
 
 #define KT_PROBE_TIMEOUT_MS 10000

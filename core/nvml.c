@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/msg.h"
+#include "core/settings.h"
 
 static pthread_once_t loaded = PTHREAD_ONCE_INIT;
 static kt_nvml_api api;
@@ -19,8 +20,12 @@ static int noted;
 
 const char *kt_nvml_library(void)
 {
-    const char *env = getenv("KTUNE_NVML_LIBRARY");
-    return env && env[0] ? env : "libnvidia-ml.so.1";
+    kt_settings set;
+
+    kt_settings_read(&set);
+    return set.ktune_nvml_library && set.ktune_nvml_library[0]
+               ? set.ktune_nvml_library
+               : "libnvidia-ml.so.1";
 }
 
 /* One symbol; required ones missing fail the load, others stay NULL. */

@@ -28,12 +28,16 @@
 #include <nvrtc.h>
 
 #include "core/hash.h"
+#include "core/settings.h"
 #include "engine/nvrtc_code.h"
 
 int kt_nvrtc_share_on(void)
 {
-    const char *v = getenv("KTUNE_NVRTC_SHARE");
-    return !(v && strcmp(v, "off") == 0);
+    kt_settings set;
+
+    kt_settings_read(&set);
+    return !(set.ktune_nvrtc_share &&
+             strcmp(set.ktune_nvrtc_share, "off") == 0);
 }
 
 int kt_nvrtc_preprocessor_option(const char *opt)
@@ -147,7 +151,10 @@ static void probe_toolkit(void)
 
     if (nvrtc_root(root, sizeof root) && toolkit_at(root))
         return;
-    if (!toolkit_at(getenv("CUDA_HOME")) && !toolkit_at(getenv("CUDA_PATH")))
+    kt_settings set;
+
+    kt_settings_read(&set);
+    if (!toolkit_at(set.cuda_home) && !toolkit_at(set.cuda_path))
         (void)toolkit_at("/usr/local/cuda");
 }
 
