@@ -477,6 +477,9 @@ void kt_probe_verdict_free(kt_probe_verdict *v)
     memset(v, 0, sizeof *v);
 }
 
+/* The kinds of plugin file of the process: each library that knows one
+ * adds it from a constructor (kt_loader_add_kind), so the loader names
+ * none; mutable only while those run. */
 static const kt_loader_kind *g_kinds[8];
 
 kt_status kt_loader_add_kind(const kt_loader_kind *kind, kt_err *err)

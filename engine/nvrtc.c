@@ -303,6 +303,8 @@ done:
     return rc;
 }
 
+/* Process-wide counts of compiles and cache hits (kt_nvrtc_stats_get),
+ * under g_lock: every compile of the process adds to them. */
 static kt_nvrtc_stats g_stats;
 
 void kt_nvrtc_stats_get(kt_nvrtc_stats *out)
@@ -618,7 +620,7 @@ typedef struct loaded {
 
 /* Process-wide: every instance and boundary size shares one load. */
 static loaded *g_loaded;
-static size_t g_num_loaded;
+static size_t g_num_loaded; /* entries of g_loaded, under g_lock */
 
 const void *kt_nvrtc_find_loaded(const char *key)
 {

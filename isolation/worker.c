@@ -78,6 +78,7 @@ static worker_eval *self(kt_evaluator *ev)
  * still exiting and the driver frees what they held. The registry is
  * shared by the pool's threads. */
 #define MAX_RETIRING 64
+/* Mutable and process-wide: the pool's threads retire workers into it. */
 static struct {
     pthread_mutex_t lock;
     pid_t pid[MAX_RETIRING];
