@@ -13,6 +13,7 @@
 
 #include "app/cli.h"
 #include "core/clock.h"
+#include "core/msg.h"
 #include "core/param.h"
 #include "core/parse.h"
 #include "core/proc.h"
@@ -74,13 +75,11 @@ static int run_logged(char *const *argv, const char *log_path, double timeout_s)
         int fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         setpgid(0, 0);
         if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0) {
-            fprintf(stderr, "ktune sanitize: cannot write %s: %s\n", log_path,
-                    strerror(errno));
+            kt_msg("cannot write %s: %s\n", log_path, strerror(errno));
             _exit(126);
         }
         kt_proc_exec(argv[0], argv, NULL);
-        fprintf(stderr, "ktune sanitize: cannot run %s: %s\n", argv[0],
-                strerror(errno));
+        kt_msg("cannot run %s: %s\n", argv[0], strerror(errno));
         _exit(127);
     }
     setpgid(pid, pid); /* either side may win the race; both ask */

@@ -5,15 +5,10 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <dlfcn.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/clock.h"
