@@ -17,11 +17,9 @@
  * the file's objective ("time", in ms).
  *
  * The recording owns everything: the parsed document (records borrow its
- * values), the operator and the plugin descriptor that present it. Its
- * operator's check() has no context argument (the plugin ABI), so an open
- * recording takes one of KT_EXTREC_SLOTS slots, like declared operators
- * (engine/declared_run.c): at most that many are open at once. Files are
- * read by tuner/ktcache.h (kt_ktcache_load).
+ * values), the operator and the plugin descriptor that present it, whose
+ * callbacks find the recording in their data (ABI 1.3): any number may be
+ * open at once. Files are read by tuner/ktcache.h (kt_ktcache_load).
  */
 #ifndef KT_EXTREC_H
 #define KT_EXTREC_H
@@ -35,8 +33,6 @@
 #include "core/point.h"
 #include "core/u64map.h"
 #include "tuner/space.h"
-
-#define KT_EXTREC_SLOTS 16
 
 typedef enum kt_extrec_format {
     KT_EXTREC_KT_CACHE = 1, /* Kernel Tuner's cache file (--cache) */
@@ -107,16 +103,20 @@ typedef struct kt_extrec {
     /* Milliseconds per unit of the file's times (T4's metadata.timeunit;
      * 1 for a cache file); records hold milliseconds. */
     double unit_ms;
-    /* The operator and plugin that present the recording. */
-    int slot;
+    /* The operator and plugin that present the recording; both carry it
+     * as their data (kt_operator.data, kt_variant.data). */
     kt_param_desc descs[KT_MAX_PARAMS];
     kt_variant variant;
     kt_operator op;
     kt_loaded_plugin plugin;
 } kt_extrec;
 
-/* Frees rec and gives its slot back; NULL is fine. */
+/* Frees rec; NULL is fine. */
 void kt_extrec_free(kt_extrec *rec);
+
+/* The recording op presents (op is rec->op, or a registry's copy of it),
+ * read from its data; NULL for any other operator. */
+const kt_extrec *kt_extrec_of(const kt_operator *op);
 
 /* "Kernel Tuner cache file" or "T4 results file". Static text. */
 const char *kt_extrec_format_name(kt_extrec_format format);

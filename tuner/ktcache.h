@@ -30,7 +30,7 @@
  * "," or "{", no closing braces) is closed as Kernel Tuner closes it.
  * KT_S_INPUT names the file and the field for a damaged or odd file (a key
  * missing, a value of the wrong type, a point outside the declared values, a
- * point or key twice); KT_S_UNSUPPORTED when every slot is taken. Free with
+ * point or key twice). Any number may be open at once. Free with
  * kt_extrec_free(). */
 kt_status kt_ktcache_load(const char *path, kt_extrec **out, kt_err *err);
 

@@ -196,9 +196,7 @@ static json_t *ext_result(const kt_extrec *rec, const kt_tune_entry *e,
 json_t *kt_export_t4_json(const kt_tune_facts *f, const kt_tune_result *r)
 {
     json_t *results = json_array();
-    const kt_extrec *ext = f->cfg && kt_replay_ext_is(f->cfg->ev)
-                               ? kt_replay_ext_recording(f->cfg->ev)
-                               : NULL;
+    const kt_extrec *ext = kt_extrec_of(f->op);
 
     for (size_t i = 0; i < r->num_entries; ++i) {
         const kt_tune_entry *e = &r->entries[i];
@@ -293,7 +291,7 @@ static json_t *requirements_json(const kt_tune_facts *f)
 
     json_array_append_new(list, json_string("ktune==" KT_VERSION));
     /* A replayed recording of another tool is no plugin of a version. */
-    if (f->plugin && !(f->cfg && kt_replay_ext_is(f->cfg->ev))) {
+    if (f->plugin && !kt_extrec_of(f->op)) {
         snprintf(line, sizeof line, "%s==%s", f->plugin->desc.name,
                  f->plugin->desc.version ? f->plugin->desc.version : "?");
         json_array_append_new(list, json_string(line));
