@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * libktune without a GPU: bad arguments refused with messages naming them,
+ * a declaration mistake refused with the parser's own message, the
+ * transpose example declared through the API counted like its INI file
+ * and, replayed from one recording with one seed, searched along the same
+ * path as `ktune tune transpose.ini --replay` (one code path), results read
+ * through the accessors, another tool's recording replayed.
+ * argv: SOURCE_DIR KTUNE_EXE.
+ */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ktune/ktune.h"
+
+static const char *src_dir, *exe;
+static int failures;
+
+#define EXPECT(c)                                                              \
+    do {                                                                       \
+        if (!(c)) {                                                            \
+            fprintf(stderr, "%s:%d: failed: %s\n", __FILE__, __LINE__, #c);    \
+            ++failures;                                                        \
+        }                                                                      \
+    } while (0)
+
+static void expect_msg(const ktune_session *s, const char *part)
+{
+    if (!strstr(ktune_session_errmsg(s), part)) {
+        fprintf(stderr, "message '%s' lacks '%s'\n", ktune_session_errmsg(s),
+                part);
+        ++failures;
+    }
+}
+
+/* examples/declared_transpose/transpose.ini, call by call. */
+static ktune_session *transpose(void)
+{
+    static const int64_t b16[] = {16, 32, 64}, by[] = {1, 2, 4, 8, 16},
+                         pad[] = {0, 1};
+    char path[4096];
+    ktune_session *s;
+
+    snprintf(path, sizeof path, "%s/examples/declared_transpose/transpose.cu",
+             src_dir);
+    if (ktune_session_new(&s))
+        return NULL;
+    ktune_session_set_exe(s, exe);
+    EXPECT(!ktune_declare(s, "transpose") && !ktune_source_file(s, path) &&
+           !ktune_size(s, "rows", 8192, 0) && !ktune_size(s, "cols", 8192, 0));
+    EXPECT(!ktune_buffer(s, "x", KTUNE_IN, KTUNE_F32, NULL, 1, "rows * cols",
+                         NULL) &&
+           !ktune_buffer(s, "y", KTUNE_OUT, KTUNE_F32, NULL, 1, "rows * cols",
+                         NULL));
+    EXPECT(!ktune_arg_buffer(s, "y", NULL) && !ktune_arg_buffer(s, "x", NULL) &&
+           !ktune_arg_expr(s, KTUNE_C_INT, "rows") &&
+           !ktune_arg_expr(s, KTUNE_C_INT, "cols"));
+    EXPECT(!ktune_variant(s, "naive", "transpose_naive") &&
+           !ktune_reference(s) && !ktune_param(s, "bx", b16, 3) &&
+           !ktune_param(s, "by", by, 5) && !ktune_block(s, "bx, by") &&
+           !ktune_grid_divisors(s, "cols, rows", "bx, by"));
+    EXPECT(!ktune_variant(s, "tiled", "transpose_tiled<tile, pad, rows_per>") &&
+           !ktune_param(s, "tile", b16, 3) && !ktune_param(s, "pad", pad, 2) &&
+           !ktune_param(s, "rows_per", by, 5) &&
+           !ktune_block(s, "tile, rows_per") &&
+           !ktune_grid(s, "ceil_div(cols, tile), ceil_div(rows, tile)") &&
+           !ktune_require(s, "rows_per <= tile"));
+    return s;
+}
+
+static void bad_arguments_are_refused_by_name(void)
+{
+    ktune_session *s;
+    int64_t v = 1;
+
+    EXPECT(!ktune_session_new(&s));
+    EXPECT(ktune_buffer(s, "x", 9, KTUNE_F32, NULL, 4, NULL, NULL) ==
+           KTUNE_E_INPUT);
+    expect_msg(s, "role 9");
+    EXPECT(ktune_buffer(s, "1x", KTUNE_IN, KTUNE_F32, NULL, 4, NULL, NULL));
+    expect_msg(s, "'1x': expected a C identifier");
+    EXPECT(ktune_param(s, "bx", &v, 1) == KTUNE_E_INPUT);
+    expect_msg(s, "no variant yet");
+    EXPECT(ktune_arg_buffer(s, "nope", NULL) == KTUNE_E_INPUT);
+    expect_msg(s, "'nope': no such buffer");
+    EXPECT(ktune_buffer(s, "c", KTUNE_OUT, KTUNE_F32, NULL, 4, NULL, NULL) ==
+           KTUNE_OK);
+    EXPECT(ktune_answer(s, "c", &v, 2) == KTUNE_E_INPUT);
+    expect_msg(s, "2 element(s) given; the buffer has 4");
+    EXPECT(ktune_session_set_budget(s, 1, 0, 2) == KTUNE_E_INPUT);
+    EXPECT(ktune_tune(s, NULL) == KTUNE_E_INPUT);
+    expect_msg(s, "no kernel source");
+    ktune_session_free(s);
+    EXPECT(ktune_declare(NULL, "x") == KTUNE_E_INPUT);
+}
+
+static void a_declaration_mistake_has_the_parsers_message(void)
+{
+    ktune_session *s = transpose();
+    ktune_result *r = NULL;
+
+    EXPECT(!ktune_block(s, "tile, rowsper"));
+    EXPECT(ktune_check(s, &r) == KTUNE_E_INPUT && !r);
+    expect_msg(s, "[variant.tiled] block");
+    expect_msg(s, "'rowsper' is not declared");
+    ktune_session_free(s);
+}
+
+static void the_api_counts_the_space_as_the_ini_does(void)
+{
+    ktune_session *s = transpose();
+    ktune_result *r = NULL;
+    int64_t size = 0, feasible = 0;
+
+    EXPECT(ktune_check(s, &r) == KTUNE_OK);
+    EXPECT(!ktune_result_space(r, &size, &feasible));
+    EXPECT(size == 45 && feasible == 45);
+    EXPECT(ktune_result_count(r, "variants") == 2);
+    EXPECT(strcmp(ktune_result_string(r, "variants.1.id"), "tiled") == 0);
+    ktune_result_free(r);
+    ktune_session_free(s);
+}
+
+/* The configurations of a journal's entries, one per line. */
+static char *path_of_journal(const char *journal)
+{
+    FILE *f = fopen(journal, "r");
+    char *line = NULL, *out = calloc(1, 1 << 16);
+    size_t cap = 0;
+
+    while (f && out && getline(&line, &cap, f) > 0) {
+        json_t *e = json_loads(line, 0, NULL), *p = json_object_get(e, "point");
+        const char *k;
+        json_t *v;
+        if (p) {
+            strcat(out, json_string_value(json_object_get(p, "variant")));
+            json_object_foreach (json_object_get(p, "params"), k, v)
+                sprintf(out + strlen(out), " %s=%lld", k,
+                        (long long)json_integer_value(v));
+            strcat(out, "\n");
+        }
+        json_decref(e);
+    }
+    free(line);
+    if (f)
+        fclose(f);
+    return out;
+}
+
+static void one_recording_one_seed_one_search_path(void)
+{
+    ktune_session *s = transpose();
+    ktune_result *r = NULL;
+    char rec[4096], cmd[16384], journal[4096], *cli, api[1 << 16] = "";
+    double t;
+
+    snprintf(rec, sizeof rec,
+             "%s/tests/data/transpose-h200-rows8192-cols8192.jsonl.gz",
+             src_dir);
+    EXPECT(!ktune_session_set_strategy(s, "random") &&
+           !ktune_session_set_seed(s, 7) &&
+           !ktune_session_set_budget(s, 12, 0, 0));
+    EXPECT(ktune_replay(s, rec, &r) == KTUNE_OK);
+    snprintf(journal, sizeof journal, "%s/cli.journal.jsonl",
+             ktune_session_dir(s));
+    snprintf(cmd, sizeof cmd,
+             "'%s' tune '%s/examples/declared_transpose/transpose.ini' "
+             "--replay '%s' --journal '%s' --quiet --set strategy.name=random "
+             "--set strategy.seed=7 --set strategy.max_evals=12",
+             exe, src_dir, rec, journal);
+    EXPECT(system(cmd) == 0);
+    cli = path_of_journal(journal);
+    for (size_t i = 0; i < ktune_result_num_points(r); ++i)
+        sprintf(api + strlen(api), "%s\n", ktune_result_point_config(r, i));
+    EXPECT(ktune_result_num_points(r) >= 12);
+    EXPECT(cli && strcmp(cli, api) == 0);
+    EXPECT(strcmp(ktune_result_kind(r), "ktune.tune") == 0);
+    EXPECT(ktune_result_has_best(r) && ktune_result_best_config(r));
+    EXPECT(!ktune_result_best_stat(r, KTUNE_STAT_MEDIAN_US, &t) && t > 0);
+    EXPECT(!ktune_result_point_stat(r, 0, KTUNE_STAT_CI_HI_US, &t) && t > 0);
+    EXPECT(ktune_result_point_samples(r, 0, NULL, 0) > 0);
+    EXPECT(strcmp(ktune_result_point_status(r, 0), "ok") == 0);
+    EXPECT(strstr(ktune_result_json(r), "\"kind\": \"ktune.tune\""));
+    EXPECT(ktune_result_number(r, "points.0.timing.kernel.median", &t) == 0);
+    EXPECT(ktune_result_number(r, "no.such.path", &t) == KTUNE_E_INPUT);
+    free(cli);
+    ktune_result_free(r);
+    ktune_session_free(s);
+}
+
+static void another_tools_recording_replays_without_a_declaration(void)
+{
+    ktune_session *s;
+    ktune_result *r = NULL;
+    char rec[4096];
+
+    snprintf(rec, sizeof rec,
+             "%s/tests/data/kt/vector_add-h200-n1048576.cache.json.gz",
+             src_dir);
+    EXPECT(!ktune_session_new(&s));
+    ktune_session_set_exe(s, exe);
+    ktune_session_set_budget(s, 10, 0, 0);
+    EXPECT(ktune_replay(s, rec, &r) == KTUNE_OK);
+    EXPECT(r && ktune_result_has_best(r));
+    ktune_result_free(r);
+    snprintf(rec, sizeof rec,
+             "%s/tests/data/kt/vector_add-h200-n1048576.t4.json", src_dir);
+    EXPECT(ktune_replay(s, rec, &r) == KTUNE_OK);
+    EXPECT(r && ktune_result_has_best(r));
+    ktune_result_free(r);
+    EXPECT(ktune_replay(s, "/no/such.jsonl", &r) != KTUNE_OK && !r);
+    expect_msg(s, "ktune tune: ");
+    ktune_session_free(s);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3)
+        return 2;
+    src_dir = argv[1];
+    exe = argv[2];
+    bad_arguments_are_refused_by_name();
+    a_declaration_mistake_has_the_parsers_message();
+    the_api_counts_the_space_as_the_ini_does();
+    one_recording_one_seed_one_search_path();
+    another_tools_recording_replays_without_a_declaration();
+    if (failures)
+        fprintf(stderr, "%d failure(s)\n", failures);
+    return failures ? 1 : 0;
+}
