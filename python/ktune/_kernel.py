@@ -589,9 +589,14 @@ def _run(kernel: Optional[Kernel], what: str, keys: "_Options",
         }
         code = _call_with_progress(calls[what], progress, total, jpath)
         _lib.check(code, S, f"ktune_{what}")
-        result = Result._take(out)
+        space = None
         if what == "check":
-            result.document.setdefault("kind", "ktune.check")
+            size, feasible = ctypes.c_int64(), ctypes.c_int64()
+            if L.ktune_result_space(out, ctypes.byref(size),
+                                    ctypes.byref(feasible)) == _lib.OK:
+                space = (int(size.value), int(feasible.value))
+        result = Result._take(out)
+        result.space = space
         return result
     finally:
         if bare is not None:

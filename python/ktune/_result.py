@@ -81,6 +81,8 @@ class Result:
         best: the verified best as such a dict, or None when none was found.
         document: the whole result as the ktune command's ``--json``
             writes it (docs/schemas/), the source of everything else.
+        space: for a check, (points of the space, feasible points after
+            the restrictions); None for other runs.
     """
 
     def __init__(self, document: dict[str, Any], points: list[dict[str, Any]],
@@ -89,6 +91,7 @@ class Result:
         self.points = points
         self.best = best
         self.kind: str = str(document.get("kind", ""))
+        self.space: Optional[tuple[int, int]] = None
 
     @classmethod
     def _take(cls, handle: Any) -> "Result":
