@@ -199,6 +199,8 @@ class Kernel:
                            for sym, a in (constants or {}).items()}
         self._session: Any = None
         self._set_keys: dict[str, str] = {}
+        # Defaults of parameters declared elsewhere (a space file).
+        self._guard_defaults: dict[str, int] = {}
 
     # ---- arguments ---------------------------------------------------------
     def _host_args(self, args: Union[Sequence[Any], Mapping[str, Any]],
@@ -238,19 +240,19 @@ class Kernel:
             _lib.check(code, S, where)
 
         b = _lib.b
-        c(L.ktune_declare(S, b(self.operator)), "ktune_declare")
-        if _is_source_text(self.source):
-            c(L.ktune_source_text(S, b(str(self.source))), "ktune_source_text")
-        else:
-            c(L.ktune_source_file(S, b(os.fspath(self.source))), "ktune_source_file")
+        c(L.ktune_declare(S, b(_free_operator_name(self.operator))),
+          "ktune_declare")
+        self._declare_source(S, c)
         for name, text in self.headers.items():
             c(L.ktune_header(S, b(name), b(text)), "ktune_header")
         for opt in self.options:
             c(L.ktune_option(S, b(opt)), "ktune_option")
         for d in self.include_dirs:
             c(L.ktune_include_dir(S, b(d)), "ktune_include_dir")
-        for name, value in self.sizes.items():
-            c(L.ktune_size(S, b(name), int(value), 0), "ktune_size")
+        # Sizes are pinned: the arrays given are of one size, so there are
+        # no boundary sizes to verify at (docs/python.md).
+        for name, value in self._all_sizes().items():
+            c(L.ktune_size(S, b(name), int(value), 1), "ktune_size")
         self._declare_args(S, c)
         for sym, h in self._constants.items():
             bname = f"cmem_{sym}"
@@ -262,6 +264,41 @@ class Kernel:
         if self.rtol or self.atol:
             c(L.ktune_tolerance(S, float(self.rtol), float(self.atol)),
               "ktune_tolerance")
+
+    def _declare_source(self, S: Any, c: Any) -> None:
+        """The source; with answers, libktune compiles it once more for its
+        answer variant without this variant's macros, so each parameter's
+        macro gets its default there (#ifndef: the variant's -D wins)."""
+        L, b = _lib.lib(), _lib.b
+        has_answer = any(not isinstance(a, SizeExpr) and a[2] is not None
+                         for _, a in self._args)
+        defaults = {**{p: v[0] for p, v in self.params.items() if v},
+                    **self.defaults}
+        if self.defines is not None:
+            defaults = {m: v for m, v in defaults.items() if m in self.defines}
+        defaults.update(self._guard_defaults)
+        text_source = _is_source_text(self.source)
+        if not has_answer or not defaults:
+            if text_source:
+                c(L.ktune_source_text(S, b(str(self.source))), "ktune_source_text")
+            else:
+                c(L.ktune_source_file(S, b(os.fspath(self.source))),
+                  "ktune_source_file")
+            return
+        if text_source:
+            text = str(self.source)
+        else:
+            path = Path(os.fspath(self.source))
+            try:
+                text = path.read_text(encoding="utf-8")
+            except OSError as e:
+                raise KtuneInputError(f"{path}: cannot read the source: "
+                                      f"{e.strerror}") from e
+            c(L.ktune_include_dir(S, b(str(path.resolve().parent))),
+              "ktune_include_dir")
+        guard = "".join(f"#ifndef {m}\n#define {m} {v}\n#endif\n"
+                        for m, v in defaults.items())
+        c(L.ktune_source_text(S, b(guard + text)), "ktune_source_text")
 
     def _declare_args(self, S: Any, c: Any) -> None:
         L, b = _lib.lib(), _lib.b
@@ -321,6 +358,30 @@ class Kernel:
         for macro, expr in defines.items():
             c(L.ktune_define(S, b(macro), b(str(expr))), "ktune_define")
 
+    def _all_sizes(self) -> dict[str, int]:
+        """The sizes given, and problem_size's numbers as problem_x/y/z (a
+        declaration has at least one size)."""
+        sizes = dict(self.sizes)
+        for axis, d in zip("xyz", self._problem_dims()):
+            if isinstance(d, (int, np.integer)):
+                sizes[f"problem_{axis}"] = int(d)
+        if not sizes:
+            sizes["problem_x"] = 1
+        return sizes
+
+    def _problem_dims(self) -> list[Any]:
+        ps = self.problem_size
+        if ps is None:
+            return []
+        if isinstance(ps, (str, int, np.integer)):
+            ps = [ps]
+        dims = [int(d) if isinstance(d, (int, np.integer)) or
+                (isinstance(d, str) and d.strip().isdigit()) else d for d in ps]
+        if not 1 <= len(dims) <= 3:
+            raise KtuneInputError(
+                f"problem_size has {len(dims)} dimensions; expected 1 to 3")
+        return dims
+
     def _block_text(self) -> str:
         if self.block is not None:
             return _exprs(self.block)
@@ -330,16 +391,13 @@ class Kernel:
         return ", ".join(dims) or "1"
 
     def _grid_divisors(self) -> tuple[str, str]:
-        """problem_size and grid_div_x/y/z as ktune_grid_divisors takes them."""
-        ps = self.problem_size
-        if ps is None:
+        """problem_size and grid_div_x/y/z as ktune_grid_divisors takes them
+        (a number of problem_size is its pinned size problem_x/y/z)."""
+        dims = self._problem_dims()
+        if not dims:
             raise KtuneInputError(
                 f"{self.name}: the grid needs problem_size (with grid_div_x/y/z) "
                 "or grid")
-        dims = [ps] if isinstance(ps, (str, int, np.integer)) else list(ps)
-        if not 1 <= len(dims) <= 3:
-            raise KtuneInputError(
-                f"problem_size has {len(dims)} dimensions; expected 1 to 3")
         divs = []
         for i, _ in enumerate(dims):
             given = self.grid_div[i]
@@ -347,8 +405,9 @@ class Kernel:
                 bn = self.block_size_names[i] if i < len(self.block_size_names) else ""
                 given = [bn] if bn in self.params else []
             divs.append(" * ".join(f"({d})" for d in given) if given else "1")
-        return (", ".join(str(int(d)) if isinstance(d, (int, np.integer))
-                          else str(d) for d in dims), ", ".join(divs))
+        problem = [f"problem_{axis}" if isinstance(d, int) else str(d)
+                   for axis, d in zip("xyz", dims)]
+        return ", ".join(problem), ", ".join(divs)
 
     # ---- sessions and runs -------------------------------------------------
     def _open(self, options: "_Options") -> Any:
@@ -470,6 +529,19 @@ class Kernel:
                              None, seed, None, True, settings)
         return _run(self, "replay", keys, None, verbose,
                     recording=os.fspath(recording))
+
+
+def _free_operator_name(name: str) -> str:
+    """name, or name_kernel where a built-in plugin has that name (the
+    loader refuses a second plugin of one name)."""
+    exe = _lib.exe_path()
+    if exe is None:
+        return name
+    base = exe.resolve().parent
+    for d in (base / "plugins", base.parent / "lib" / "ktune" / "plugins"):
+        if (d / f"{name}.so").exists():
+            return f"{name}_kernel"
+    return name
 
 
 def _int_value(name: str, v: Any) -> int:

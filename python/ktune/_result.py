@@ -52,18 +52,40 @@ def _point(L: ctypes.CDLL, r: Any, i: int) -> dict[str, Any]:
     return p
 
 
-def _best(L: ctypes.CDLL, r: Any) -> Optional[dict[str, Any]]:
+def _best(L: ctypes.CDLL, r: Any, doc: dict[str, Any]) -> Optional[dict[str, Any]]:
     if not L.ktune_result_has_best(r):
         return None
     best: dict[str, Any] = {
         "variant": _lib.s(L.ktune_result_best_variant(r)),
         "config": _lib.s(L.ktune_result_best_config(r)),
     }
-    for j in range(L.ktune_result_best_num_params(r)):
-        name = _lib.s(L.ktune_result_best_param_name(r, j))
-        best[name] = int(L.ktune_result_best_param_value(r, j))
+    params = (doc.get("best") or {}).get("params")
+    if isinstance(params, dict):
+        # The document's values as recorded: another tool's recording may
+        # hold strings ("null"), which the integer accessor cannot give.
+        best.update(params)
+    else:
+        for j in range(L.ktune_result_best_num_params(r)):
+            name = _lib.s(L.ktune_result_best_param_name(r, j))
+            best[name] = int(L.ktune_result_best_param_value(r, j))
     best.update(_stats(lambda code, out: L.ktune_result_best_stat(r, code, out)))
     return best
+
+
+def _top_points(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """The document's "top" entries as points: a replay of another tool's
+    recording keeps no journal, so libktune has no per-point list then."""
+    out = []
+    for t in doc.get("top") or []:
+        if not isinstance(t, dict):
+            continue
+        p: dict[str, Any] = {"variant": t.get("variant", ""),
+                             "config": t.get("config", ""), "status": "ok",
+                             "reason": ""}
+        p.update(t.get("params") or {})
+        p.update({k: t[k] for k in STATS if k in t})
+        out.append(p)
+    return out
 
 
 class Result:
@@ -83,6 +105,9 @@ class Result:
             writes it (docs/schemas/), the source of everything else.
         space: for a check, (points of the space, feasible points after
             the restrictions); None for other runs.
+        points_are_top: True when ``points`` holds only the run's best
+            few (the document's "top"): a replay of another tool's
+            recording keeps no journal, so the search path is not there.
     """
 
     def __init__(self, document: dict[str, Any], points: list[dict[str, Any]],
@@ -92,6 +117,7 @@ class Result:
         self.best = best
         self.kind: str = str(document.get("kind", ""))
         self.space: Optional[tuple[int, int]] = None
+        self.points_are_top = False
 
     @classmethod
     def _take(cls, handle: Any) -> "Result":
@@ -103,10 +129,15 @@ class Result:
                 doc["kind"] = _lib.s(L.ktune_result_kind(handle))
             points = [_point(L, handle, i)
                       for i in range(L.ktune_result_num_points(handle))]
-            best = _best(L, handle)
+            from_top = not points and bool(doc.get("top"))
+            if from_top:
+                points = _top_points(doc)
+            best = _best(L, handle, doc)
         finally:
             L.ktune_result_free(handle)
-        return cls(doc, points, best)
+        res = cls(doc, points, best)
+        res.points_are_top = from_top
+        return res
 
     @property
     def env(self) -> dict[str, Any]:

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Replays of recordings in tests/data (no GPU): a ktune journal, a Kernel
-Tuner cache and T4 results give results in the same Python shape, one
-seed gives one search path, and the report renders."""
+"""Replays of recordings in tests/data (no GPU): a Kernel Tuner cache and
+T4 results give results in the same Python shape, one seed gives one
+answer, a ktune journal needs its declaration (the CLI's rule, with its
+message), and the report renders."""
 from __future__ import annotations
 
 import json
@@ -17,7 +18,7 @@ KT_CACHE = "kt/vector_add-h200-n1048576.cache.json.gz"
 T4 = "kt/vector_add-h200-n1048576.t4.json"
 
 
-@pytest.mark.parametrize("name", [JOURNAL, KT_CACHE, T4])
+@pytest.mark.parametrize("name", [KT_CACHE, T4])
 def test_replay_finds_a_best_with_its_interval(data_dir, name):
     r = ktune.replay(data_dir / name, "random", max_evals=20, seed=3)
     assert r.kind == "ktune.tune"
@@ -28,23 +29,27 @@ def test_replay_finds_a_best_with_its_interval(data_dir, name):
     json.dumps(r.points)
 
 
-def test_one_seed_gives_one_search_path(data_dir):
-    runs = [ktune.replay(data_dir / JOURNAL, "random", max_evals=15, seed=11)
+def test_one_seed_gives_one_answer(data_dir):
+    runs = [ktune.replay(data_dir / KT_CACHE, "random", max_evals=15, seed=11)
             for _ in range(2)]
-    paths = [[p["config"] for p in r.points] for r in runs]
-    assert paths[0] == paths[1] and len(paths[0]) > 1
+    assert runs[0].best == runs[1].best
+    assert runs[0].document["evaluations"] == runs[1].document["evaluations"]
 
 
-def test_replay_points_carry_parameters_and_status(data_dir):
-    r = ktune.replay(data_dir / JOURNAL, "exhaustive")
-    ok = r.ok_points
-    assert ok and all("block" in p and p["median_us"] > 0 for p in ok)
+def test_replay_points_carry_parameters(data_dir):
+    r = ktune.replay(data_dir / KT_CACHE, "exhaustive")
+    assert r.points and all("block" in p and p["median_us"] > 0 for p in r.points)
     assert all(p["status"] and p["config"] for p in r.points)
+
+
+def test_ktune_journal_needs_its_declaration(data_dir):
+    with pytest.raises(ktune.KtuneInputError, match="replays with its job"):
+        ktune.replay(data_dir / JOURNAL)
 
 
 def test_replay_to_pandas(data_dir):
     pytest.importorskip("pandas")
-    df = ktune.replay(data_dir / JOURNAL, "exhaustive").to_pandas()
+    df = ktune.replay(data_dir / KT_CACHE, "exhaustive").to_pandas()
     assert {"config", "status", "median_us"} <= set(df.columns)
 
 
@@ -55,10 +60,10 @@ def test_missing_recording_is_input_error(tmp_path):
 
 def test_unknown_strategy_gets_ktunes_message(data_dir):
     with pytest.raises(ktune.KtuneInputError, match="strategy"):
-        ktune.replay(data_dir / JOURNAL, "no_such_strategy")
+        ktune.replay(data_dir / KT_CACHE, "no_such_strategy")
 
 
 def test_report_renders_inline_for_jupyter(data_dir):
-    r = ktune.replay(data_dir / JOURNAL, "exhaustive")
+    r = ktune.replay(data_dir / KT_CACHE, "exhaustive")
     html = r._repr_html_()
     assert "<html" in html.lower() or "<svg" in html.lower()

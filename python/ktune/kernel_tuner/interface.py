@@ -158,7 +158,8 @@ def _declare(kernel_name: str, kernel_source: Any, problem_size: Any,
     divs = [_divisor(grid_div[i], block[i]) for i in range(len(dims))]
     macros: dict[str, Any] = {"kernel_tuner": 1}
     for i, axis in enumerate("xyz"):
-        macros[f"grid_size_{axis}"] = (f"ceil_div({dims[i]}, {divs[i]})"
+        # (a + b - 1) / b: libktune's define takes no top-level comma.
+        macros[f"grid_size_{axis}"] = (f"(({dims[i]}) + ({divs[i]}) - 1) / ({divs[i]})"
                                        if i < len(dims) else 1)
     for k, v in (defines or {}).items():
         if callable(v):
@@ -173,7 +174,8 @@ def _declare(kernel_name: str, kernel_source: Any, problem_size: Any,
         smem = size
     source, include_dirs = _source(kernel_source)
     args = list(arguments)
-    return _kernel.Kernel(
+    space = _space_file(folder, tune_params, restrictions, block)
+    k = _kernel.Kernel(
         kernel_name, source, args, {},
         problem_size=dims, grid_div_x=[divs[0]],
         grid_div_y=[divs[1]] if len(divs) > 1 else None,
@@ -183,7 +185,11 @@ def _declare(kernel_name: str, kernel_source: Any, problem_size: Any,
         constants=dict(cmem_args or {}), smem=smem, answer=answer,
         rtol=1e-5 if answer is not None else 0.0,
         atol=float(atol) if answer is not None else 0.0,
-        space_file=_space_file(folder, tune_params, restrictions, block))
+        space_file=space)
+    with open(space, encoding="utf-8") as f:
+        k._guard_defaults = {p["Name"]: p["Default"] for p in
+                             json.load(f)["ConfigurationSpace"]["TuningParameters"]}
+    return k
 
 
 def _status_value(p: Mapping[str, Any]) -> Any:
