@@ -418,9 +418,7 @@ class Kernel:
                 not set(self._set_keys) <= set(options.keys)):
             self.close()
         if self._session is None:
-            S = _lib.SESSION()
-            _lib.check(L.ktune_session_new(ctypes.byref(S)), None,
-                       "ktune_session_new")
+            S = _lib.new_session()
             self._session = S
             self._set_keys = {}
             try:
@@ -633,9 +631,7 @@ def _run(kernel: Optional[Kernel], what: str, keys: "_Options",
     if kernel is not None:
         S = kernel._open(keys)
     else:
-        bare = _lib.SESSION()
-        _lib.check(L.ktune_session_new(ctypes.byref(bare)), None,
-                   "ktune_session_new")
+        bare = _lib.new_session()
         S = bare
         keys.apply(S, {})
     try:

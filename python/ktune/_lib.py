@@ -17,7 +17,7 @@ import os
 from ctypes import (POINTER, c_char_p, c_double, c_int, c_int64, c_size_t,
                     c_uint64, c_void_p)
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 from ._errors import (KtuneError, KtuneInputError, KtuneRuntimeError,
                       KtuneUnsupportedError)
@@ -179,6 +179,23 @@ def lib() -> ctypes.CDLL:
         fn.argtypes = args
     _lib = handle
     return handle
+
+
+def new_session() -> Any:
+    """A new ktune_session, told the ktune program this package found
+    (libktune's own search takes the folder lib/ktune beside an installed
+    library for the program; an explicit path avoids that)."""
+    L = lib()
+    S = SESSION()
+    check(L.ktune_session_new(ctypes.byref(S)), None, "ktune_session_new")
+    exe = exe_path()
+    if exe is not None:
+        code = L.ktune_session_set_exe(S, str(exe).encode())
+        if code != OK:
+            msg = s(L.ktune_session_errmsg(S))
+            L.ktune_session_free(S)
+            raise KtuneRuntimeError(msg or "ktune_session_set_exe failed", code)
+    return S
 
 
 def b(text: Optional[str]) -> Optional[bytes]:

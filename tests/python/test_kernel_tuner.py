@@ -247,3 +247,27 @@ def test_unsupported_submodule_is_an_import_error_naming_it(tmp_path):
                          capture_output=True, text=True, env=env, cwd=tmp_path)
     assert run.returncode != 0
     assert "kernel_tuner.observers" in run.stderr and "not supported" in run.stderr
+
+
+CUB_KERNEL = r"""
+#include <cub/cub.cuh>
+__global__ void block_sum(float *out, const float *in, int n) {
+    typedef cub::BlockReduce<float, block_size_x> Reduce;
+    __shared__ typename Reduce::TempStorage tmp;
+    int i = blockIdx.x * block_size_x + threadIdx.x;
+    float s = Reduce(tmp).Sum(i < n ? in[i] : 0.0f);
+    if (threadIdx.x == 0) out[blockIdx.x] = s;
+}
+"""
+
+
+@pytest.mark.usefixtures("libktune")
+def test_cub_umbrella_header_compiles_as_under_nvcc(tmp_path):
+    x = np.ones(4096, np.float32)
+    out = np.zeros(4096 // 32, np.float32)
+    k = interface._declare("block_sum", CUB_KERNEL, 4096, [out, x, np.int32(4096)],
+                           OrderedDict(block_size_x=[32, 64, 128]), (None, None, None),
+                           None, None, 1e-6, None, None, None, None, None,
+                           str(tmp_path))
+    assert k.check().space == (3, 3)
+    k.close()

@@ -41,6 +41,10 @@ _STRATEGY = {None: "exhaustive", "brute_force": "exhaustive",
              "random_sample": "random"}
 _STRATEGY_OPTIONS = {"max_fevals", "time_limit", "fraction"}
 ENV_PROTOCOL = "KTUNE_KT_PROTOCOL"
+# Headers NVRTC needs where Kernel Tuner's nvcc takes the real ones
+# (nvrtc_include/cub/cub.cuh says why), first on the include path.
+_NVRTC_INCLUDE = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                              "nvrtc_include")
 
 
 def _unsupported(name: str, why: str) -> KtuneUnsupportedError:
@@ -173,6 +177,7 @@ def _declare(kernel_name: str, kernel_source: Any, problem_size: Any,
                                "is supported")
         smem = size
     source, include_dirs = _source(kernel_source)
+    include_dirs.insert(0, _NVRTC_INCLUDE)
     args = list(arguments)
     space = _space_file(folder, tune_params, restrictions, block)
     k = _kernel.Kernel(
