@@ -35,11 +35,11 @@ from __future__ import annotations
 
 from ._errors import (KtuneError, KtuneInputError, KtuneRuntimeError,
                       KtuneUnsupportedError)
-from ._kernel import (InOut, Kernel, Out, Scratch, SizeExpr, bench, check,
-                      profile, replay, tune)
+from ._kernel import (Buffer, InOut, Kernel, Out, Scratch, SizeExpr, Variant,
+                      bench, check, profile, replay, tune)
 from ._result import Result
 
-__all__ = ["__version__", "library_version", "Kernel", "Out", "InOut",
+__all__ = ["__version__", "library_version", "Kernel", "Variant", "Buffer", "Out", "InOut",
            "Scratch", "SizeExpr", "Result", "tune", "bench", "profile",
            "check", "replay", "KtuneError", "KtuneInputError",
            "KtuneRuntimeError", "KtuneUnsupportedError"]

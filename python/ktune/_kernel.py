@@ -25,7 +25,7 @@ from ._errors import KtuneInputError
 from ._progress import Progress
 from ._result import Result
 
-__all__ = ["Kernel", "Out", "InOut", "Scratch", "SizeExpr", "tune", "bench",
+__all__ = ["Kernel", "Variant", "Buffer", "Out", "InOut", "Scratch", "SizeExpr", "tune", "bench",
            "profile", "check", "replay"]
 
 # ktune_type and ktune_ctype values (include/ktune/ktune.h) per numpy dtype.
@@ -81,6 +81,98 @@ class SizeExpr:
                 f"{', '.join(_CTYPE_NAMES)}")
         self.expr = expr
         self.ctype = ctype
+
+
+class Buffer:
+    """A buffer ktune allocates and fills itself, declared by element type
+    and count (an expression of the sizes), as a declaration's
+    ``buffer.NAME`` line: ``Buffer("f32", "rows * cols", "out")``. Unlike an
+    array it follows the problem sizes, so ktune also verifies at boundary
+    sizes.
+
+    Args:
+        dtype: numpy dtype or ktune type name (f16 f32 f64 i8 u8 i16 u16
+            i32 u32 i64 u64).
+        count: element count, an int or an expression of the sizes.
+        role: "in", "out", "inout" or "scratch".
+        fill: how an input is filled (None: ktune's seeded default;
+            "uniform(a, b)", "normal(mu, sigma)", "constant(v)", "arange",
+            "integers(lo, hi)").
+    """
+
+    _ROLES = {"in": _IN, "out": _OUT, "inout": _INOUT, "scratch": _SCRATCH}
+
+    def __init__(self, dtype: Any, count: Union[int, str], role: str = "in",
+                 fill: Optional[str] = None) -> None:
+        from ._arrays import DTYPE_NAMES
+        name = dtype if isinstance(dtype, str) and dtype in _TYPE else None
+        if name is None:
+            try:
+                name = DTYPE_NAMES.get(np.dtype(dtype))
+            except TypeError:
+                name = None
+        if name is None:
+            raise KtuneInputError(f"Buffer: element type {dtype!r} is not one "
+                                  f"ktune has ({', '.join(_TYPE)})")
+        if role not in self._ROLES:
+            raise KtuneInputError(f"Buffer: role {role!r} is not one of "
+                                  f"{', '.join(self._ROLES)}")
+        self.type_name = name
+        self.count = count
+        self.role = self._ROLES[role]
+        self.fill = fill
+
+
+class Variant:
+    """One kernel of a declaration with its own space and launch geometry
+    (a declaration's ``[variant.ID]``); pass several as ``variants=`` to
+    :class:`Kernel` to compare implementations in one search.
+
+    Args:
+        id: the variant's name in results.
+        kernel: the kernel's name (``"k<tile, pad>"`` for a template).
+        params: its tunable parameters, name to integer values.
+        block, grid: expressions (x, y, z) of the sizes and parameters.
+        problem_size, grid_div_x, grid_div_y, grid_div_z: the grid as
+            Kernel Tuner derives it, instead of grid.
+        restrictions: conditions in ktune's syntax.
+        defines: macros; default every parameter under its own name.
+        smem: dynamic shared memory in bytes, an expression.
+        defaults: default values of parameters.
+        reference: its default configuration's output is what every point
+            is verified against.
+        space_file: a T1 file whose space the variant takes.
+    """
+
+    def __init__(self, id: str, kernel: str,
+                 params: Optional[Mapping[str, Sequence[int]]] = None, *,
+                 block: Optional[Exprs] = None, grid: Optional[Exprs] = None,
+                 problem_size: Optional[Exprs] = None,
+                 grid_div_x: Optional[Sequence[Union[str, int]]] = None,
+                 grid_div_y: Optional[Sequence[Union[str, int]]] = None,
+                 grid_div_z: Optional[Sequence[Union[str, int]]] = None,
+                 block_size_names: Sequence[str] = ("block_size_x", "block_size_y",
+                                                    "block_size_z"),
+                 restrictions: Sequence[str] = (),
+                 defines: Optional[Mapping[str, Union[str, int]]] = None,
+                 smem: Optional[Union[str, int]] = None,
+                 defaults: Optional[Mapping[str, int]] = None,
+                 reference: bool = False,
+                 space_file: Optional[Union[str, "os.PathLike[str]"]] = None) -> None:
+        self.id = id
+        self.kernel = kernel
+        self.params = {k: [_int_value(k, v) for v in vs]
+                       for k, vs in (params or {}).items()}
+        self.block, self.grid = block, grid
+        self.problem_size = problem_size
+        self.grid_div = (grid_div_x, grid_div_y, grid_div_z)
+        self.block_size_names = tuple(block_size_names)
+        self.restrictions = list(restrictions)
+        self.defines = None if defines is None else dict(defines)
+        self.smem = smem
+        self.defaults = dict(defaults or {})
+        self.reference = reference
+        self.space_file = None if space_file is None else str(space_file)
 
 
 def _exprs(value: Exprs) -> str:
@@ -173,27 +265,31 @@ class Kernel:
                  rtol: float = 0.0, atol: float = 0.0,
                  defaults: Optional[Mapping[str, int]] = None,
                  operator: Optional[str] = None,
-                 space_file: Optional[Union[str, "os.PathLike[str]"]] = None) -> None:
+                 space_file: Optional[Union[str, "os.PathLike[str]"]] = None,
+                 variants: Optional[Sequence[Variant]] = None) -> None:
         self.name = name
         self.source = source
-        self.params = {k: [_int_value(k, v) for v in vs]
-                       for k, vs in (params or {}).items()}
-        self.problem_size = problem_size
-        self.grid_div = (grid_div_x, grid_div_y, grid_div_z)
-        self.block = block
-        self.grid = grid
-        self.block_size_names = tuple(block_size_names)
         self.sizes = dict(sizes or {})
-        self.restrictions = list(restrictions)
-        self.defines = None if defines is None else dict(defines)
         self.options = list(options)
         self.include_dirs = [str(d) for d in include_dirs]
         self.headers = dict(headers or {})
-        self.smem = smem
         self.rtol, self.atol = rtol, atol
-        self.defaults = dict(defaults or {})
         self.operator = operator or name.split("<")[0].strip()
-        self.space_file = None if space_file is None else str(space_file)
+        if variants:
+            if params:
+                raise KtuneInputError("give params to each Variant, not to "
+                                      "Kernel, when variants are given")
+            self.variants = list(variants)
+        else:
+            vid = "".join(ch if ch.isalnum() or ch == "_" else "_"
+                          for ch in self.operator) or "kernel"
+            self.variants = [Variant(
+                vid, name, params, block=block, grid=grid,
+                problem_size=problem_size, grid_div_x=grid_div_x,
+                grid_div_y=grid_div_y, grid_div_z=grid_div_z,
+                block_size_names=block_size_names, restrictions=restrictions,
+                defines=defines, smem=smem, defaults=defaults,
+                space_file=space_file)]
         self._args = self._host_args(args, answer)
         self._constants = {sym: to_host(a, f"constant {sym}")
                            for sym, a in (constants or {}).items()}
@@ -218,6 +314,13 @@ class Kernel:
             if isinstance(a, SizeExpr):
                 if want is not None:
                     raise KtuneInputError(f"{where}: a scalar has no answer")
+                out.append((bname, a))
+                continue
+            if isinstance(a, Buffer):
+                if want is not None:
+                    raise KtuneInputError(
+                        f"{where}: a Buffer is filled by ktune; verify it with "
+                        "a reference Variant, or pass an array with its answer")
                 out.append((bname, a))
                 continue
             role = a.role if isinstance(a, _Role) else _IN
@@ -249,10 +352,11 @@ class Kernel:
             c(L.ktune_option(S, b(opt)), "ktune_option")
         for d in self.include_dirs:
             c(L.ktune_include_dir(S, b(d)), "ktune_include_dir")
-        # Sizes are pinned: the arrays given are of one size, so there are
-        # no boundary sizes to verify at (docs/python.md).
+        # With arrays given, sizes are pinned: the arrays are of one size,
+        # so there are no boundary sizes to verify at (docs/python.md).
+        pinned = int(self._has_host_data())
         for name, value in self._all_sizes().items():
-            c(L.ktune_size(S, b(name), int(value), 1), "ktune_size")
+            c(L.ktune_size(S, b(name), int(value), pinned), "ktune_size")
         self._declare_args(S, c)
         for sym, h in self._constants.items():
             bname = f"cmem_{sym}"
@@ -260,7 +364,8 @@ class Kernel:
                              h.value.ctypes.data, h.value.size, None, None),
               "ktune_buffer")
             c(L.ktune_constant(S, b(sym), b(bname)), "ktune_constant")
-        self._declare_variant(S, c)
+        for v in self.variants:
+            self._declare_variant(S, c, v)
         if self.rtol or self.atol:
             c(L.ktune_tolerance(S, float(self.rtol), float(self.atol)),
               "ktune_tolerance")
@@ -270,12 +375,15 @@ class Kernel:
         answer variant without this variant's macros, so each parameter's
         macro gets its default there (#ifndef: the variant's -D wins)."""
         L, b = _lib.lib(), _lib.b
-        has_answer = any(not isinstance(a, SizeExpr) and a[2] is not None
+        has_answer = any(isinstance(a, tuple) and a[2] is not None
                          for _, a in self._args)
-        defaults = {**{p: v[0] for p, v in self.params.items() if v},
-                    **self.defaults}
-        if self.defines is not None:
-            defaults = {m: v for m, v in defaults.items() if m in self.defines}
+        defaults: dict[str, int] = {}
+        for var in self.variants:
+            mine = {**{p: v[0] for p, v in var.params.items() if v},
+                    **var.defaults}
+            if var.defines is not None:
+                mine = {m: v for m, v in mine.items() if m in var.defines}
+            defaults.update(mine)
         defaults.update(self._guard_defaults)
         text_source = _is_source_text(self.source)
         if not has_answer or not defaults:
@@ -307,6 +415,13 @@ class Kernel:
                 c(L.ktune_arg_expr(S, _CTYPE_NAMES[a.ctype], b(a.expr)),
                   "ktune_arg_expr")
                 continue
+            if isinstance(a, Buffer):
+                expr = None if isinstance(a.count, (int, np.integer)) else str(a.count)
+                count = int(a.count) if expr is None else 1
+                c(L.ktune_buffer(S, b(bname), a.role, _TYPE[a.type_name], None,
+                                 count, b(expr), b(a.fill)), "ktune_buffer")
+                c(L.ktune_arg_buffer(S, b(bname), None), "ktune_arg_buffer")
+                continue
             role, h, want = a
             v = h.value
             if h.is_scalar:
@@ -329,85 +444,48 @@ class Kernel:
                 c(L.ktune_answer(S, b(bname), want.ctypes.data, want.size),
                   "ktune_answer")
 
-    def _declare_variant(self, S: Any, c: Any) -> None:
+    def _declare_variant(self, S: Any, c: Any, v: Variant) -> None:
         L, b = _lib.lib(), _lib.b
-        vid = "".join(ch if ch.isalnum() or ch == "_" else "_"
-                      for ch in self.operator) or "kernel"
-        c(L.ktune_variant(S, b(vid), b(self.name)), "ktune_variant")
-        for pname, values in self.params.items():
+        c(L.ktune_variant(S, b(v.id), b(v.kernel)), "ktune_variant")
+        if v.reference:
+            c(L.ktune_reference(S), "ktune_reference")
+        for pname, values in v.params.items():
             arr = (ctypes.c_int64 * len(values))(*values)
             c(L.ktune_param(S, b(pname), arr, len(values)), "ktune_param")
-        for pname, value in self.defaults.items():
+        for pname, value in v.defaults.items():
             c(L.ktune_param_default(S, b(pname), _int_value(pname, value)),
               "ktune_param_default")
-        if self.space_file:
-            c(L.ktune_space_file(S, b(self.space_file)), "ktune_space_file")
-        c(L.ktune_block(S, b(self._block_text())), "ktune_block")
-        if self.grid is not None:
-            c(L.ktune_grid(S, b(_exprs(self.grid))), "ktune_grid")
+        if v.space_file:
+            c(L.ktune_space_file(S, b(v.space_file)), "ktune_space_file")
+        c(L.ktune_block(S, b(_block_text(v))), "ktune_block")
+        if v.grid is not None:
+            c(L.ktune_grid(S, b(_exprs(v.grid))), "ktune_grid")
         else:
-            problem, divisors = self._grid_divisors()
+            problem, divisors = _grid_divisors(v)
             c(L.ktune_grid_divisors(S, b(problem), b(divisors)),
               "ktune_grid_divisors")
-        if self.smem is not None:
-            c(L.ktune_smem(S, b(str(self.smem))), "ktune_smem")
-        for r in self.restrictions:
+        if v.smem is not None:
+            c(L.ktune_smem(S, b(str(v.smem))), "ktune_smem")
+        for r in v.restrictions:
             c(L.ktune_require(S, b(r)), "ktune_require")
-        defines = ({p: p for p in self.params} if self.defines is None
-                   else self.defines)
+        defines = {p: p for p in v.params} if v.defines is None else v.defines
         for macro, expr in defines.items():
             c(L.ktune_define(S, b(macro), b(str(expr))), "ktune_define")
+
+    def _has_host_data(self) -> bool:
+        return any(isinstance(a, tuple) for _, a in self._args) or bool(self._constants)
 
     def _all_sizes(self) -> dict[str, int]:
         """The sizes given, and problem_size's numbers as problem_x/y/z (a
         declaration has at least one size)."""
         sizes = dict(self.sizes)
-        for axis, d in zip("xyz", self._problem_dims()):
-            if isinstance(d, (int, np.integer)):
-                sizes[f"problem_{axis}"] = int(d)
+        for v in self.variants:
+            for axis, d in zip("xyz", _problem_dims(v)):
+                if isinstance(d, (int, np.integer)):
+                    sizes[f"problem_{axis}"] = int(d)
         if not sizes:
             sizes["problem_x"] = 1
         return sizes
-
-    def _problem_dims(self) -> list[Any]:
-        ps = self.problem_size
-        if ps is None:
-            return []
-        if isinstance(ps, (str, int, np.integer)):
-            ps = [ps]
-        dims = [int(d) if isinstance(d, (int, np.integer)) or
-                (isinstance(d, str) and d.strip().isdigit()) else d for d in ps]
-        if not 1 <= len(dims) <= 3:
-            raise KtuneInputError(
-                f"problem_size has {len(dims)} dimensions; expected 1 to 3")
-        return dims
-
-    def _block_text(self) -> str:
-        if self.block is not None:
-            return _exprs(self.block)
-        dims = [n if n in self.params else "1" for n in self.block_size_names]
-        while len(dims) > 1 and dims[-1] == "1":
-            dims.pop()
-        return ", ".join(dims) or "1"
-
-    def _grid_divisors(self) -> tuple[str, str]:
-        """problem_size and grid_div_x/y/z as ktune_grid_divisors takes them
-        (a number of problem_size is its pinned size problem_x/y/z)."""
-        dims = self._problem_dims()
-        if not dims:
-            raise KtuneInputError(
-                f"{self.name}: the grid needs problem_size (with grid_div_x/y/z) "
-                "or grid")
-        divs = []
-        for i, _ in enumerate(dims):
-            given = self.grid_div[i]
-            if given is None:
-                bn = self.block_size_names[i] if i < len(self.block_size_names) else ""
-                given = [bn] if bn in self.params else []
-            divs.append(" * ".join(f"({d})" for d in given) if given else "1")
-        problem = [f"problem_{axis}" if isinstance(d, int) else str(d)
-                   for axis, d in zip("xyz", dims)]
-        return ", ".join(problem), ", ".join(divs)
 
     # ---- sessions and runs -------------------------------------------------
     def _open(self, options: "_Options") -> Any:
@@ -494,24 +572,27 @@ class Kernel:
                     total=max_evals)
 
     def bench(self, config: Optional[Union[str, Mapping[str, int]]] = None, *,
-              device: Optional[int] = None, isolation: bool = True,
+              variant: Optional[str] = None, device: Optional[int] = None, isolation: bool = True,
               settings: Optional[Mapping[str, Any]] = None,
               verbose: bool = False) -> Result:
         """Verifies and times one configuration (``{"block_size_x": 256}``
-        or ``"block_size_x=256"``; None: the defaults)."""
+        or ``"block_size_x=256"``; None: the defaults) of a variant (None:
+        the first)."""
         keys = _run_settings(None, None, None, None, None, None, device,
                              isolation, settings)
-        return _run(self, "bench", keys, None, verbose, config=config)
+        return _run(self, "bench", keys, None, verbose, config=config,
+                    variant=variant)
 
     def profile(self, config: Optional[Union[str, Mapping[str, int]]] = None, *,
-                device: Optional[int] = None,
+                variant: Optional[str] = None, device: Optional[int] = None,
                 settings: Optional[Mapping[str, Any]] = None,
                 verbose: bool = False) -> Result:
         """Profiles one configuration: time, hardware counters, occupancy
         and ktune's bottleneck diagnosis (in ``document``)."""
         keys = _run_settings(None, None, None, None, None, None, device,
                              True, settings)
-        return _run(self, "profile", keys, None, verbose, config=config)
+        return _run(self, "profile", keys, None, verbose, config=config,
+                    variant=variant)
 
     def replay(self, recording: Union[str, "os.PathLike[str]"],
                strategy: Optional[str] = None, *,
@@ -527,6 +608,49 @@ class Kernel:
                              None, seed, None, True, settings)
         return _run(self, "replay", keys, None, verbose,
                     recording=os.fspath(recording))
+
+
+def _problem_dims(v: Variant) -> list[Any]:
+    ps = v.problem_size
+    if ps is None:
+        return []
+    if isinstance(ps, (str, int, np.integer)):
+        ps = [ps]
+    dims = [int(d) if isinstance(d, (int, np.integer)) or
+            (isinstance(d, str) and d.strip().isdigit()) else d for d in ps]
+    if not 1 <= len(dims) <= 3:
+        raise KtuneInputError(
+            f"problem_size has {len(dims)} dimensions; expected 1 to 3")
+    return dims
+
+
+def _block_text(v: Variant) -> str:
+    if v.block is not None:
+        return _exprs(v.block)
+    dims = [n if n in v.params else "1" for n in v.block_size_names]
+    while len(dims) > 1 and dims[-1] == "1":
+        dims.pop()
+    return ", ".join(dims) or "1"
+
+
+def _grid_divisors(v: Variant) -> tuple[str, str]:
+    """problem_size and grid_div_x/y/z as ktune_grid_divisors takes them
+    (a number of problem_size is its size problem_x/y/z)."""
+    dims = _problem_dims(v)
+    if not dims:
+        raise KtuneInputError(
+            f"{v.kernel}: the grid needs problem_size (with grid_div_x/y/z) "
+            "or grid")
+    divs = []
+    for i, _ in enumerate(dims):
+        given = v.grid_div[i]
+        if given is None:
+            bn = v.block_size_names[i] if i < len(v.block_size_names) else ""
+            given = [bn] if bn in v.params else []
+        divs.append(" * ".join(f"({d})" for d in given) if given else "1")
+    problem = [f"problem_{axis}" if isinstance(d, int) else str(d)
+               for axis, d in zip("xyz", dims)]
+    return ", ".join(problem), ", ".join(divs)
 
 
 def _free_operator_name(name: str) -> str:
@@ -622,7 +746,7 @@ def _journal_points(path: str) -> int:
 def _run(kernel: Optional[Kernel], what: str, keys: "_Options",
          journal: Optional[str], verbose: bool, *, progress: bool = False,
          total: Optional[int] = None, config: Any = None,
-         recording: Optional[str] = None) -> Result:
+         recording: Optional[str] = None, variant: Optional[str] = None) -> Result:
     """One run on the kernel's session (or a bare one for a replay of
     another tool's recording), in a thread while the caller's thread shows
     progress from the journal the run writes."""
@@ -638,7 +762,10 @@ def _run(kernel: Optional[Kernel], what: str, keys: "_Options",
         _lib.check(L.ktune_session_set_verbose(S, int(bool(verbose))), S,
                    "ktune_session_set_verbose")
         jpath = journal
-        if jpath is None and progress:
+        # A declared kernel's runs keep a journal: it is where libktune
+        # reads each point from (a bare replay of another tool's recording
+        # may not write one).
+        if jpath is None and (progress or kernel is not None):
             jpath = os.path.join(_lib.s(L.ktune_session_dir(S)),
                                  "python-progress.journal.jsonl")
         _lib.check(L.ktune_session_set_journal(S, _lib.b(jpath)), S,
@@ -647,9 +774,10 @@ def _run(kernel: Optional[Kernel], what: str, keys: "_Options",
         calls = {
             "check": lambda: L.ktune_check(S, ctypes.byref(out)),
             "tune": lambda: L.ktune_tune(S, ctypes.byref(out)),
-            "bench": lambda: L.ktune_bench(S, None, _lib.b(_config_text(config)),
+            "bench": lambda: L.ktune_bench(S, _lib.b(variant),
+                                           _lib.b(_config_text(config)),
                                            ctypes.byref(out)),
-            "profile": lambda: L.ktune_profile(S, None,
+            "profile": lambda: L.ktune_profile(S, _lib.b(variant),
                                                _lib.b(_config_text(config)),
                                                ctypes.byref(out)),
             "replay": lambda: L.ktune_replay(S, _lib.b(recording),
