@@ -64,8 +64,10 @@ def run_once(kernel_name: str, kernel_source: Any, problem_size: Any,
     options = tuple([f"-D{k}={v}" for k, v in macros.items()] +
                     [f"-I{d}" for d in dirs] + list(compiler_options or []))
     with cp.cuda.Device(device):
+        # The name as an expression: NVRTC resolves a C++ (mangled) name
+        # as well as an extern "C" one.
         module = cp.RawModule(code=text, options=options,
-                              name_expressions=None)
+                              name_expressions=[kernel_name])
         fn = module.get_function(kernel_name)
         for sym, arr in dict(cmem_args or {}).items():
             host = np.ascontiguousarray(arr)
