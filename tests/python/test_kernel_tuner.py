@@ -271,3 +271,12 @@ def test_cub_umbrella_header_compiles_as_under_nvcc(tmp_path):
                            str(tmp_path))
     assert k.check().space == (3, 3)
     k.close()
+
+
+def test_env_is_json_serialisable_with_numpy_problem_size():
+    res = interface._kt_results(synthetic_result(), {"block_size_x": []}, None, False)
+    env = interface._env(synthetic_result(), res, 7, (np.int32(2000), np.int32(2000)),
+                         None, ["block_size_x", "block_size_y", "block_size_z"], False, 1.0)
+    json.dumps((res, env))
+    assert env["problem_size"] == [2000, 2000] and env["device_name"] == "NVIDIA H100"
+    assert env["total_compile_time"] == pytest.approx(250.0)

@@ -252,6 +252,15 @@ def _kt_results(result: Result, tune_params: Mapping[str, Any],
     return out
 
 
+def _plain(x: Any) -> Any:
+    """numpy numbers as Python's, so env stays JSON-serialisable."""
+    if isinstance(x, (list, tuple)):
+        return [_plain(v) for v in x]
+    if isinstance(x, np.generic):
+        return x.item()
+    return x
+
+
 def _env(result: Result, results: list[dict[str, Any]], iterations: int,
          problem_size: Any, compiler_options: Any, block_names: list[str],
          kt_protocol: bool, overhead_ms: float) -> dict[str, Any]:
@@ -259,7 +268,7 @@ def _env(result: Result, results: list[dict[str, Any]], iterations: int,
     env: dict[str, Any] = {
         "device_name": dev.get("name", "") if isinstance(dev, dict) else "",
         "iterations": iterations,
-        "problem_size": problem_size,
+        "problem_size": _plain(problem_size),
         "compiler_options": list(compiler_options or []),
         "block_size_names": block_names,
         "ktune_protocol": ("kernel_tuner: L2 hot, mean of iterations"
