@@ -73,6 +73,23 @@ static json_t *read_points(const char *path)
     return points;
 }
 
+/* bench's and profile's one evaluation as the only point (profile's
+ * counters with it, by name), so the point accessors read it; none for
+ * another tool's replay. */
+static json_t *one_point_of(json_t *doc)
+{
+    json_t *points = json_array(), *r = json_object_get(doc, "result"), *p;
+    json_t *metrics =
+        json_object_get(json_object_get(doc, "counters"), "metrics");
+
+    if (!points || !json_is_object(r) || !(p = json_deep_copy(r)))
+        return points;
+    if (json_is_object(metrics))
+        json_object_set(p, "counters", metrics);
+    json_array_append_new(points, p);
+    return points;
+}
+
 /* The result of a run that wrote json_path (and journal, may be NULL). */
 static int finish(ktune_session *s, const char *json_path, const char *journal,
                   ktune_result **out)
@@ -85,7 +102,7 @@ static int finish(ktune_session *s, const char *json_path, const char *journal,
         return ktl_fail(s, KTUNE_E_IO, "%s: %s", json_path, je.text);
     }
     json_object_set_new(doc, "points",
-                        journal ? read_points(journal) : json_array());
+                        journal ? read_points(journal) : one_point_of(doc));
     *out = ktl_result_new(doc);
     json_decref(doc);
     return *out ? ktl_ok(s) : ktl_fail(s, KTUNE_E_NOMEM, "out of memory");

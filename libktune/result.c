@@ -292,12 +292,14 @@ int ktune_result_has_best(const ktune_result *r)
 
 const char *ktune_result_best_config(const ktune_result *r)
 {
-    return ktune_result_string(r, "best.config");
+    const char *c = ktune_result_string(r, "best.config");
+    return c ? c : "";
 }
 
 const char *ktune_result_best_variant(const ktune_result *r)
 {
-    return ktune_result_string(r, "best.variant");
+    const char *v = ktune_result_string(r, "best.variant");
+    return v ? v : "";
 }
 
 size_t ktune_result_best_num_params(const ktune_result *r)
@@ -328,7 +330,7 @@ int ktune_result_best_stat(const ktune_result *r, int stat, double *out)
 
     if (stat >= 0 && stat < 5)
         return ktune_result_number(r, best_path[stat], out);
-    if (stat < 0 || (size_t)stat >= NUM_STATS || !config)
+    if (stat < 0 || (size_t)stat >= NUM_STATS || !*config)
         return KTUNE_E_INPUT;
     for (size_t i = ktune_result_num_points(r); i-- > 0;) {
         const char *c = ktune_result_point_config(r, i);
