@@ -17,13 +17,22 @@ struct ktune_result {
     ktl_strv strings; /* what accessors returned, owned until free */
 };
 
-ktune_result *ktl_result_new(json_t *doc)
+ktune_result *ktl_result_new(json_t *doc, const char *text)
 {
     ktune_result *r = calloc(1, sizeof *r);
     json_t *copy;
 
     if (!r)
         return NULL;
+    if (text) {
+        /* The document as the CLI wrote it, byte for byte. */
+        if (!(r->json = strdup(text))) {
+            free(r);
+            return NULL;
+        }
+        r->doc = json_incref(doc);
+        return r;
+    }
     /* The whole document is the CLI's: "points" is the library's. */
     copy = json_deep_copy(doc);
     if (copy)
