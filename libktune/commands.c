@@ -73,21 +73,62 @@ static json_t *read_points(const char *path)
     return points;
 }
 
+/* A file's whole text (malloc'ed), or NULL. */
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char *text = NULL;
+    long len;
+
+    if (f && fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) >= 0 &&
+        fseek(f, 0, SEEK_SET) == 0 && (text = malloc((size_t)len + 1)) &&
+        fread(text, 1, (size_t)len, f) == (size_t)len)
+        text[len] = '\0';
+    else {
+        free(text);
+        text = NULL;
+    }
+    if (f)
+        fclose(f);
+    return text;
+}
+
+/* bench's and profile's one evaluation as the only point (profile's
+ * counters with it, by name), so the point accessors read it; none for
+ * another tool's replay. */
+static json_t *one_point_of(json_t *doc)
+{
+    json_t *points = json_array(), *r = json_object_get(doc, "result"), *p;
+    json_t *metrics =
+        json_object_get(json_object_get(doc, "counters"), "metrics");
+
+    if (!points || !json_is_object(r) || !(p = json_deep_copy(r)))
+        return points;
+    if (json_is_object(metrics))
+        json_object_set(p, "counters", metrics);
+    json_array_append_new(points, p);
+    return points;
+}
+
 /* The result of a run that wrote json_path (and journal, may be NULL). */
 static int finish(ktune_session *s, const char *json_path, const char *journal,
                   ktune_result **out)
 {
     json_error_t je;
-    json_t *doc = json_load_file(json_path, 0, &je);
+    char *text = read_text(json_path);
+    json_t *doc = text ? json_loads(text, 0, &je) : NULL;
 
     if (!json_is_object(doc)) {
         json_decref(doc);
-        return ktl_fail(s, KTUNE_E_IO, "%s: %s", json_path, je.text);
+        free(text);
+        return ktl_fail(s, KTUNE_E_IO, "%s: %s", json_path,
+                        text ? je.text : "cannot read it");
     }
     json_object_set_new(doc, "points",
-                        journal ? read_points(journal) : json_array());
-    *out = ktl_result_new(doc);
+                        journal ? read_points(journal) : one_point_of(doc));
+    *out = ktl_result_new(doc, text);
     json_decref(doc);
+    free(text);
     return *out ? ktl_ok(s) : ktl_fail(s, KTUNE_E_NOMEM, "out of memory");
 }
 
@@ -142,7 +183,7 @@ int ktune_check(ktune_session *s, ktune_result **out)
         return rc;
     doc = check_doc(text);
     free(text);
-    *out = doc ? ktl_result_new(doc) : NULL;
+    *out = doc ? ktl_result_new(doc, NULL) : NULL;
     json_decref(doc);
     return *out ? ktl_ok(s) : ktl_fail(s, KTUNE_E_NOMEM, "out of memory");
 }

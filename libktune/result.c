@@ -17,13 +17,22 @@ struct ktune_result {
     ktl_strv strings; /* what accessors returned, owned until free */
 };
 
-ktune_result *ktl_result_new(json_t *doc)
+ktune_result *ktl_result_new(json_t *doc, const char *text)
 {
     ktune_result *r = calloc(1, sizeof *r);
     json_t *copy;
 
     if (!r)
         return NULL;
+    if (text) {
+        /* The document as the CLI wrote it, byte for byte. */
+        if (!(r->json = strdup(text))) {
+            free(r);
+            return NULL;
+        }
+        r->doc = json_incref(doc);
+        return r;
+    }
     /* The whole document is the CLI's: "points" is the library's. */
     copy = json_deep_copy(doc);
     if (copy)
@@ -292,12 +301,14 @@ int ktune_result_has_best(const ktune_result *r)
 
 const char *ktune_result_best_config(const ktune_result *r)
 {
-    return ktune_result_string(r, "best.config");
+    const char *c = ktune_result_string(r, "best.config");
+    return c ? c : "";
 }
 
 const char *ktune_result_best_variant(const ktune_result *r)
 {
-    return ktune_result_string(r, "best.variant");
+    const char *v = ktune_result_string(r, "best.variant");
+    return v ? v : "";
 }
 
 size_t ktune_result_best_num_params(const ktune_result *r)
@@ -328,7 +339,7 @@ int ktune_result_best_stat(const ktune_result *r, int stat, double *out)
 
     if (stat >= 0 && stat < 5)
         return ktune_result_number(r, best_path[stat], out);
-    if (stat < 0 || (size_t)stat >= NUM_STATS || !config)
+    if (stat < 0 || (size_t)stat >= NUM_STATS || !*config)
         return KTUNE_E_INPUT;
     for (size_t i = ktune_result_num_points(r); i-- > 0;) {
         const char *c = ktune_result_point_config(r, i);

@@ -7,7 +7,9 @@
 
 #include "libktune/session.h"
 
-/* A result over doc (a reference is taken); NULL when out of memory. */
-ktune_result *ktl_result_new(json_t *doc);
+/* A result over doc (a reference is taken) whose whole document is text
+ * (copied), or doc without "points" when text is NULL; NULL when out of
+ * memory. */
+ktune_result *ktl_result_new(json_t *doc, const char *text);
 
 #endif

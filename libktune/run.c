@@ -13,12 +13,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "libktune/session.h"
 
 extern char **environ;
+
+/* A regular file this user may run (lib/ktune is the plugins' folder). */
+static int is_program(const char *path)
+{
+    struct stat st;
+
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+           access(path, X_OK) == 0;
+}
 
 /* The ktune executable: the session's, $KTUNE_EXE, next to this library
  * (the build tree), the install's bindir relative to the library's folder,
@@ -37,10 +47,10 @@ static void find_exe(const ktune_session *s, char *out, size_t size)
         realpath(info.dli_fname, dir) && (slash = strrchr(dir, '/'))) {
         *slash = '\0';
         snprintf(out, size, "%s/ktune", dir);
-        if (access(out, X_OK) == 0)
+        if (is_program(out))
             return;
         snprintf(out, size, "%s/%s/ktune", dir, KTUNE_LIB_BINDIR_FROM_LIBDIR);
-        if (access(out, X_OK) == 0)
+        if (is_program(out))
             return;
     }
     snprintf(out, size, "ktune");

@@ -326,7 +326,10 @@ const char *ktune_result_value_json(const ktune_result *r, const char *path);
 
 /* Typed shorthands over the same document. */
 
-/* Number of evaluations (points) of the run, in search order. */
+/* Number of evaluations (points) of the run, in search order: for bench
+ * and profile the one configuration (its "result", with profile's counters
+ * by name); none for a replay of another tool's recording (its answer is
+ * the summary's: best, top, trace). */
 size_t ktune_result_num_points(const ktune_result *r);
 /* Point i's variant, its configuration text ("tiled tile=32 pad=1"),
  * status ("ok", "invalid", "failed", ...) and reason ("" when ok). */
@@ -370,7 +373,8 @@ int ktune_result_point_counter(const ktune_result *r, size_t i,
 /* The answer: 1 when the run found a verified best, 0 otherwise. */
 int ktune_result_has_best(const ktune_result *r);
 /* Its configuration text, variant, parameters and statistics (the
- * finalists' re-measurement where there was one). */
+ * finalists' re-measurement where there was one). Without a best the
+ * texts are "" and the statistics KTUNE_E_INPUT. */
 const char *ktune_result_best_config(const ktune_result *r);
 const char *ktune_result_best_variant(const ktune_result *r);
 size_t ktune_result_best_num_params(const ktune_result *r);

@@ -215,6 +215,42 @@ static void another_tools_recording_replays_without_a_declaration(void)
     ktune_session_free(s);
 }
 
+/* Kernel Tuner's README kernel keeps its name although a built-in plugin
+ * has it: the declaration takes the built-in's place (core/loader.c). */
+static void a_kernel_named_like_a_builtin_plugin_is_the_users(void)
+{
+    static const int64_t bx[] = {32, 64, 128, 256};
+    float a[1000] = {0}, c[1000] = {0};
+    ktune_session *s;
+    ktune_result *r = NULL;
+    int64_t size = 0;
+
+    EXPECT(!ktune_session_new(&s));
+    ktune_session_set_exe(s, exe);
+    EXPECT(!ktune_declare(s, "vector_add") &&
+           !ktune_source_text(s, "extern \"C\" __global__ void vector_add("
+                                 "float *c, const float *a, int n) { int i = "
+                                 "blockIdx.x * blockDim.x + threadIdx.x; if "
+                                 "(i < n) c[i] = a[i]; }\n") &&
+           !ktune_size(s, "n", 1000, 0));
+    EXPECT(
+        !ktune_buffer(s, "c", KTUNE_OUT, KTUNE_F32, NULL, 1000, NULL, NULL) &&
+        !ktune_buffer(s, "a", KTUNE_IN, KTUNE_F32, a, 1000, NULL, NULL) &&
+        !ktune_arg_buffer(s, "c", NULL) && !ktune_arg_buffer(s, "a", NULL) &&
+        !ktune_arg_expr(s, KTUNE_C_INT, "n"));
+    EXPECT(!ktune_variant(s, "k", "vector_add") &&
+           !ktune_param(s, "bx", bx, 4) && !ktune_block(s, "bx") &&
+           !ktune_grid_divisors(s, "n", "bx") &&
+           !ktune_answer(s, "c", c, 1000));
+    EXPECT(ktune_check(s, &r) == KTUNE_OK);
+    if (!r)
+        fprintf(stderr, "%s\n", ktune_session_errmsg(s));
+    EXPECT(!ktune_result_space(r, &size, NULL) && size == 4);
+    EXPECT(r && strstr(ktune_result_string(r, "text"), "vector_add"));
+    ktune_result_free(r);
+    ktune_session_free(s);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3)
@@ -226,6 +262,7 @@ int main(int argc, char **argv)
     the_api_counts_the_space_as_the_ini_does();
     one_recording_one_seed_one_search_path();
     another_tools_recording_replays_without_a_declaration();
+    a_kernel_named_like_a_builtin_plugin_is_the_users();
     if (failures)
         fprintf(stderr, "%d failure(s)\n", failures);
     return failures ? 1 : 0;
