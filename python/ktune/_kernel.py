@@ -343,8 +343,7 @@ class Kernel:
             _lib.check(code, S, where)
 
         b = _lib.b
-        c(L.ktune_declare(S, b(_free_operator_name(self.operator))),
-          "ktune_declare")
+        c(L.ktune_declare(S, b(self.operator)), "ktune_declare")
         self._declare_source(S, c)
         for name, text in self.headers.items():
             c(L.ktune_header(S, b(name), b(text)), "ktune_header")
@@ -651,19 +650,6 @@ def _grid_divisors(v: Variant) -> tuple[str, str]:
     problem = [f"problem_{axis}" if isinstance(d, int) else str(d)
                for axis, d in zip("xyz", dims)]
     return ", ".join(problem), ", ".join(divs)
-
-
-def _free_operator_name(name: str) -> str:
-    """name, or name_kernel where a built-in plugin has that name (the
-    loader refuses a second plugin of one name)."""
-    exe = _lib.exe_path()
-    if exe is None:
-        return name
-    base = exe.resolve().parent
-    for d in (base / "plugins", base.parent / "lib" / "ktune" / "plugins"):
-        if (d / f"{name}.so").exists():
-            return f"{name}_kernel"
-    return name
 
 
 def _int_value(name: str, v: Any) -> int:

@@ -183,8 +183,8 @@ def lib() -> ctypes.CDLL:
 
 def new_session() -> Any:
     """A new ktune_session, told the ktune program this package found
-    (libktune's own search takes the folder lib/ktune beside an installed
-    library for the program; an explicit path avoids that)."""
+    (the wheel's own, or $KTUNE_EXE), so a library and a program of two
+    installs are never mixed."""
     L = lib()
     S = SESSION()
     check(L.ktune_session_new(ctypes.byref(S)), None, "ktune_session_new")
