@@ -50,7 +50,12 @@ def main() -> None:
     o = ap.parse_args()
     o.out.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "python")] +
+    try:  # the ktune this interpreter imports: a wheel, else python/
+        import ktune
+        pkg = str(Path(ktune.__file__).resolve().parents[1])
+    except ImportError:
+        pkg = str(ROOT / "python")
+    env["PYTHONPATH"] = os.pathsep.join([pkg] +
                                         ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
     print("| script | Kernel Tuner s | status | ktune s | status | ktune / KT |")
     print("|---|---|---|---|---|---|")

@@ -21,8 +21,8 @@ evaluation costs nearly nothing.
 
 Run (GPU, from a build tree):
   KTUNE_LIBRARY=build/libktune.so PYTHONPATH=python python3 bench/python_overhead.py
-or with the wheel installed: python3 bench/python_overhead.py --ktune "$(python3 -c
-'import ktune._lib as l; print(l.exe_path())')". Prints one Markdown table
+or with the wheel installed: python3 bench/python_overhead.py (the wheel's
+ktune program is the CLI timed). Prints one Markdown table
 for docs/results/ (with the GPU, the commit and the command).
 """
 from __future__ import annotations
@@ -37,11 +37,14 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "python"))
+try:  # an installed wheel, else this checkout's package (KTUNE_LIBRARY)
+    import ktune
+except ImportError:
+    sys.path.insert(0, str(ROOT / "python"))
+    import ktune
 
 import numpy as np  # noqa: E402
 
-import ktune  # noqa: E402
 from ktune import _kernel  # noqa: E402
 
 SOURCE = r"""
@@ -109,7 +112,8 @@ def python_replay(recording: str) -> tuple[float, float, int]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--ktune", default=str(ROOT / "build" / "ktune"))
+    ap.add_argument("--ktune", default=str(ktune._lib.exe_path() or
+                                            ROOT / "build" / "ktune"))
     ap.add_argument("--replay", action="store_true",
                     help="both halves on the shipped recording (no GPU)")
     ap.add_argument("--repeat", type=int, default=3)

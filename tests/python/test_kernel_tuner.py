@@ -22,6 +22,8 @@ from ktune.kernel_tuner.file_utils import store_output_file
 from kernels import VECTOR_ADD
 
 ROOT = Path(__file__).resolve().parents[2]
+# Where the ktune this run imports lives (an installed wheel, or python/).
+PKG_ROOT = Path(ktune.__file__).resolve().parents[1]
 
 MATMUL = r"""
 __global__ void matmul_kernel(float *C, const float *A, const float *B) {
@@ -230,7 +232,7 @@ def test_script_imports_kernel_tuner_answered_by_ktune(tmp_path):
     script = tmp_path / "s.py"
     script.write_text(SCRIPT)
     env = dict(__import__("os").environ)
-    env["PYTHONPATH"] = str(ROOT / "python")
+    env["PYTHONPATH"] = str(PKG_ROOT)
     run = subprocess.run([sys.executable, "-m", "ktune.kernel_tuner", str(script)],
                          capture_output=True, text=True, env=env, cwd=tmp_path)
     assert run.returncode == 0, run.stderr
@@ -242,7 +244,7 @@ def test_unsupported_submodule_is_an_import_error_naming_it(tmp_path):
     script = tmp_path / "s.py"
     script.write_text("import kernel_tuner.observers\n")
     env = dict(__import__("os").environ)
-    env["PYTHONPATH"] = str(ROOT / "python")
+    env["PYTHONPATH"] = str(PKG_ROOT)
     run = subprocess.run([sys.executable, "-m", "ktune.kernel_tuner", str(script)],
                          capture_output=True, text=True, env=env, cwd=tmp_path)
     assert run.returncode != 0

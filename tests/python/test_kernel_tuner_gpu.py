@@ -15,9 +15,13 @@ from pathlib import Path
 
 import pytest
 
+import ktune
+
 pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("libktune")]
 
 ROOT = Path(__file__).resolve().parents[2]
+# Where the ktune this run imports lives (an installed wheel, or python/).
+PKG_ROOT = Path(ktune.__file__).resolve().parents[1]
 RUNS = ["vector_add.py", "vector_add_metric.py", "matmul.py", "convolution.py",
         "convolution_correct.py", "stencil.py", "spmv.py", "expdist.py"]
 # script -> what the error must name
@@ -34,7 +38,7 @@ def examples() -> Path:
 def run(script: str, *extra: str, module: bool = False) -> subprocess.CompletedProcess:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(
-        [str(ROOT / "python")] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+        [str(PKG_ROOT)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
     t0 = time.perf_counter()
     args = ([*extra, script] if not module else [*extra[:2], script, *extra[2:]])
     done = subprocess.run([sys.executable, "-m", "ktune.kernel_tuner", *args],
