@@ -13,14 +13,13 @@ from __future__ import annotations
 import ctypes
 import os
 import threading
-import time
 from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence, Union
 
 import numpy as np
 
 from . import _lib
-from ._arrays import HostArg, to_host
+from ._arrays import to_host
 from ._errors import KtuneInputError
 from ._progress import Progress
 from ._result import Result
@@ -490,7 +489,6 @@ class Kernel:
     def _open(self, options: "_Options") -> Any:
         """The declared session, rebuilt when a key set by an earlier run
         is not set again (keys cannot be unset)."""
-        L = _lib.lib()
         if (self._session is not None and
                 not set(self._set_keys) <= set(options.keys)):
             self.close()

@@ -4,7 +4,6 @@ counted as the CLI counts it, and bad input is refused with ktune's own
 message as a ValueError subclass."""
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 import ktune

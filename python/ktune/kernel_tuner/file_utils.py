@@ -37,9 +37,11 @@ def _invalidity(time: Any) -> str:
 
 def _t4_result(r: Mapping[str, Any], tune_params: Mapping[str, Any],
                objective: str) -> dict[str, Any]:
-    times = {t4: float(r.get(k, 0.0) or 0.0) for k, t4 in _TIMES.items()}
-    times["runtimes"] = [float(t) for t in r.get("times", [])]
-    times["benchmark"] = list(times["runtimes"])
+    runtimes = [float(t) for t in r.get("times", [])]
+    times: dict[str, Any] = {t4: float(r.get(k, 0.0) or 0.0)
+                             for k, t4 in _TIMES.items()}
+    times["runtimes"] = runtimes
+    times["benchmark"] = list(runtimes)
     measurements = [{"name": k, "value": v, "unit": "ms" if k == "time" else ""}
                     for k, v in r.items()
                     if k not in tune_params and k not in _TIMES
