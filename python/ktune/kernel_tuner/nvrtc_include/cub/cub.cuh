@@ -8,9 +8,9 @@
  * warp-level primitives anyway, so this header includes those, from the
  * toolkit's own CUB. */
 #pragma once
+#include <cub/block/block_load.cuh>
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
-#include <cub/block/block_load.cuh>
 #include <cub/block/block_store.cuh>
 #include <cub/warp/warp_reduce.cuh>
 #include <cub/warp/warp_scan.cuh>
