@@ -251,6 +251,61 @@ static void a_kernel_named_like_a_builtin_plugin_is_the_users(void)
     ktune_session_free(s);
 }
 
+/* A fraction of the space as the budget, an objective, a header written
+ * beside the source, and a job key ktune does not know (the CLI's
+ * message). */
+static void settings_reach_the_run(void)
+{
+    ktune_session *s = transpose();
+    ktune_result *r = NULL;
+    char rec[4096];
+    double evals = 0;
+
+    snprintf(rec, sizeof rec,
+             "%s/tests/data/transpose-h200-rows8192-cols8192.jsonl.gz",
+             src_dir);
+    EXPECT(!ktune_session_set_budget(s, 0, 0, 0.2) &&
+           !ktune_session_set_objective(s, "gbs") &&
+           !ktune_session_set_strategy(s, "random"));
+    EXPECT(ktune_replay(s, rec, &r) == KTUNE_OK);
+    /* ceil(0.2 * 45) evaluations: the fraction of the feasible space. */
+    EXPECT(!ktune_result_number(r, "evaluations", &evals) && evals == 9);
+    EXPECT(r && strcmp(ktune_result_string(r, "energy.objective"), "gbs") == 0);
+    ktune_result_free(r);
+    EXPECT(!ktune_session_set(s, "strategy.nosuch", "1"));
+    EXPECT(ktune_replay(s, rec, &r) == KTUNE_E_INPUT && !r);
+    expect_msg(s, "ktune tune: ");
+    expect_msg(s, "nosuch");
+    ktune_session_free(s);
+}
+
+static void a_header_given_as_text_is_included(void)
+{
+    static const int64_t bx[] = {32, 64};
+    ktune_session *s;
+    ktune_result *r = NULL;
+
+    EXPECT(!ktune_session_new(&s));
+    ktune_session_set_exe(s, exe);
+    EXPECT(!ktune_header(s, "scale.h", "#define SCALE 3.0f\n") &&
+           !ktune_source_text(s, "#include \"scale.h\"\nextern \"C\" "
+                                 "__global__ void k(float *y, int n) { int i "
+                                 "= blockIdx.x * blockDim.x + threadIdx.x; "
+                                 "if (i < n) y[i] = SCALE; }\n") &&
+           !ktune_size(s, "n", 512, 0) &&
+           !ktune_buffer(s, "y", KTUNE_OUT, KTUNE_F32, NULL, 1, "n", NULL) &&
+           !ktune_arg_buffer(s, "y", NULL) &&
+           !ktune_arg_expr(s, KTUNE_C_INT, "n") &&
+           !ktune_variant(s, "v", "k") && !ktune_param(s, "bx", bx, 2) &&
+           !ktune_block(s, "bx") && !ktune_grid_divisors(s, "n", "bx"));
+    EXPECT(ktune_check(s, &r) == KTUNE_OK);
+    if (!r)
+        fprintf(stderr, "%s\n", ktune_session_errmsg(s));
+    ktune_result_free(r);
+    EXPECT(ktune_header(s, "../x.h", "") == KTUNE_E_INPUT);
+    ktune_session_free(s);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3)
@@ -263,6 +318,8 @@ int main(int argc, char **argv)
     one_recording_one_seed_one_search_path();
     another_tools_recording_replays_without_a_declaration();
     a_kernel_named_like_a_builtin_plugin_is_the_users();
+    settings_reach_the_run();
+    a_header_given_as_text_is_included();
     if (failures)
         fprintf(stderr, "%d failure(s)\n", failures);
     return failures ? 1 : 0;
