@@ -14,60 +14,22 @@
 #include <string.h>
 
 #include "ktune/ktune.h"
+#include "tests/libktune/support.h"
 
 static const char *src_dir, *exe;
-static int failures;
 
-#define EXPECT(c)                                                              \
-    do {                                                                       \
-        if (!(c)) {                                                            \
-            fprintf(stderr, "%s:%d: failed: %s\n", __FILE__, __LINE__, #c);    \
-            ++failures;                                                        \
-        }                                                                      \
-    } while (0)
+static ktune_session *transpose(void)
+{
+    return kt_api_transpose(src_dir, exe, 8192, 8192);
+}
 
 static void expect_msg(const ktune_session *s, const char *part)
 {
     if (!strstr(ktune_session_errmsg(s), part)) {
         fprintf(stderr, "message '%s' lacks '%s'\n", ktune_session_errmsg(s),
                 part);
-        ++failures;
+        ++kt_api_failures;
     }
-}
-
-/* examples/declared_transpose/transpose.ini, call by call. */
-static ktune_session *transpose(void)
-{
-    static const int64_t b16[] = {16, 32, 64}, by[] = {1, 2, 4, 8, 16},
-                         pad[] = {0, 1};
-    char path[4096];
-    ktune_session *s;
-
-    snprintf(path, sizeof path, "%s/examples/declared_transpose/transpose.cu",
-             src_dir);
-    if (ktune_session_new(&s))
-        return NULL;
-    ktune_session_set_exe(s, exe);
-    EXPECT(!ktune_declare(s, "transpose") && !ktune_source_file(s, path) &&
-           !ktune_size(s, "rows", 8192, 0) && !ktune_size(s, "cols", 8192, 0));
-    EXPECT(!ktune_buffer(s, "x", KTUNE_IN, KTUNE_F32, NULL, 1, "rows * cols",
-                         NULL) &&
-           !ktune_buffer(s, "y", KTUNE_OUT, KTUNE_F32, NULL, 1, "rows * cols",
-                         NULL));
-    EXPECT(!ktune_arg_buffer(s, "y", NULL) && !ktune_arg_buffer(s, "x", NULL) &&
-           !ktune_arg_expr(s, KTUNE_C_INT, "rows") &&
-           !ktune_arg_expr(s, KTUNE_C_INT, "cols"));
-    EXPECT(!ktune_variant(s, "naive", "transpose_naive") &&
-           !ktune_reference(s) && !ktune_param(s, "bx", b16, 3) &&
-           !ktune_param(s, "by", by, 5) && !ktune_block(s, "bx, by") &&
-           !ktune_grid_divisors(s, "cols, rows", "bx, by"));
-    EXPECT(!ktune_variant(s, "tiled", "transpose_tiled<tile, pad, rows_per>") &&
-           !ktune_param(s, "tile", b16, 3) && !ktune_param(s, "pad", pad, 2) &&
-           !ktune_param(s, "rows_per", by, 5) &&
-           !ktune_block(s, "tile, rows_per") &&
-           !ktune_grid(s, "ceil_div(cols, tile), ceil_div(rows, tile)") &&
-           !ktune_require(s, "rows_per <= tile"));
-    return s;
 }
 
 static void bad_arguments_are_refused_by_name(void)
@@ -320,7 +282,7 @@ int main(int argc, char **argv)
     a_kernel_named_like_a_builtin_plugin_is_the_users();
     settings_reach_the_run();
     a_header_given_as_text_is_included();
-    if (failures)
-        fprintf(stderr, "%d failure(s)\n", failures);
-    return failures ? 1 : 0;
+    if (kt_api_failures)
+        fprintf(stderr, "%d failure(s)\n", kt_api_failures);
+    return kt_api_failures ? 1 : 0;
 }
