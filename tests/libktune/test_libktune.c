@@ -213,6 +213,15 @@ static void a_kernel_named_like_a_builtin_plugin_is_the_users(void)
     ktune_session_free(s);
 }
 
+/* The log: each line ktune printed, with a newline added back. */
+static void log_line(void *user, const char *line)
+{
+    char *all = user;
+    size_t n = strlen(all);
+
+    snprintf(all + n, 8192 - n, "%s\n", line);
+}
+
 /* A fraction of the space as the budget, an objective, a header written
  * beside the source, and a job key ktune does not know (the CLI's
  * message). */
@@ -221,6 +230,7 @@ static void settings_reach_the_run(void)
     ktune_session *s = transpose();
     ktune_result *r = NULL;
     char rec[4096];
+    static char logged[8192];
     double evals = 0;
 
     snprintf(rec, sizeof rec,
@@ -235,9 +245,14 @@ static void settings_reach_the_run(void)
     EXPECT(r && strcmp(ktune_result_string(r, "energy.objective"), "gbs") == 0);
     ktune_result_free(r);
     EXPECT(!ktune_session_set(s, "strategy.nosuch", "1"));
+    EXPECT(!ktune_session_set_log(s, log_line, logged));
     EXPECT(ktune_replay(s, rec, &r) == KTUNE_E_INPUT && !r);
     expect_msg(s, "ktune tune: ");
     expect_msg(s, "nosuch");
+    /* The same message reached the log, as a line of its own. */
+    EXPECT(strstr(
+        logged,
+        "ktune tune: --set strategy.nosuch=1: [strategy] nosuch: unknown key"));
     ktune_session_free(s);
 }
 
