@@ -198,7 +198,7 @@ static int push_tune(ktune_session *s, argv_b *a, const char *json,
     if ((rc = push(s, a, "--json")) || (rc = push(s, a, json)) ||
         (journal &&
          ((rc = push(s, a, "--journal")) || (rc = push(s, a, journal)))) ||
-        (!s->verbose && (rc = push(s, a, "--quiet"))) ||
+        (!s->verbose && !s->log && (rc = push(s, a, "--quiet"))) ||
         (!s->isolation && (rc = push(s, a, "--in-process"))))
         return rc;
     if (s->device >= 0) {

@@ -73,11 +73,33 @@ static int append(char **t, size_t *len, size_t *cap, const char *p, size_t n)
     return 0;
 }
 
-/* Reads fd to its end into *out; each chunk also to `echo` when >= 0. */
-static int drain(int fd, int echo, char **out)
+/* Hands the complete lines of text[*done, len) to the session's log
+ * (each without its newline; at the end, the rest as a line). */
+static void log_lines(const ktune_session *s, char *text, size_t len,
+                      size_t *done, int end)
+{
+    for (;;) {
+        char *nl = memchr(text + *done, '\n', len - *done);
+        if (!nl && !(end && *done < len))
+            return;
+        if (nl)
+            *nl = '\0';
+        s->log(s->log_user, text + *done);
+        if (!nl) {
+            *done = len;
+            return;
+        }
+        *nl = '\n';
+        *done = (size_t)(nl - text) + 1;
+    }
+}
+
+/* Reads fd to its end into *out; each chunk also to `echo` when >= 0, and
+ * line by line to the log of s when s has one (s NULL: none). */
+static int drain(const ktune_session *s, int fd, int echo, char **out)
 {
     char buf[4096];
-    size_t len = 0, cap = 0;
+    size_t len = 0, cap = 0, logged = 0;
     ssize_t n;
 
     *out = NULL;
@@ -90,7 +112,11 @@ static int drain(int fd, int echo, char **out)
             return -1;
         if (echo >= 0 && write(echo, buf, (size_t)n) < 0)
             echo = -1;
+        if (s && s->log)
+            log_lines(s, *out, len, &logged, 0);
     }
+    if (s && s->log)
+        log_lines(s, *out, len, &logged, 1);
     return 0;
 }
 
@@ -197,11 +223,11 @@ int ktl_run(ktune_session *s, const char *const *argv_in, char **out_text)
     }
     if ((rc = spawn(s, exe, argv, &pid, ofd, &efd)))
         goto done;
-    rc = drain(efd, s->verbose ? 2 : -1, &err)
+    rc = drain(s, efd, s->verbose && !s->log ? 2 : -1, &err)
              ? ktl_fail(s, KTUNE_E_IO, "cannot read ktune's messages")
              : KTUNE_OK;
     code = wait_child(pid);
-    if (!rc && lseek(ofd, 0, SEEK_SET) == 0 && drain(ofd, -1, &out))
+    if (!rc && lseek(ofd, 0, SEEK_SET) == 0 && drain(NULL, ofd, -1, &out))
         rc = ktl_fail(s, KTUNE_E_IO, "cannot read %s", path);
     if (!rc && code != 0) {
         rc = code == 2 ? KTUNE_E_INPUT : KTUNE_E_FAILURE;

@@ -291,3 +291,12 @@ int ktune_session_set_verbose(ktune_session *s, int on)
     s->verbose = on != 0;
     return ktl_ok(s);
 }
+
+int ktune_session_set_log(ktune_session *s, ktune_log_fn fn, void *user)
+{
+    if (!s)
+        return KTUNE_E_INPUT;
+    s->log = fn;
+    s->log_user = user;
+    return ktl_ok(s);
+}

@@ -61,6 +61,8 @@ struct ktune_session {
     size_t num_variants;
     double rtol, atol;
     int verbose, isolation, device, runs, pinned_by_data;
+    ktune_log_fn log;
+    void *log_user;
     char *journal;
 };
 

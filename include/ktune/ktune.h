@@ -171,6 +171,14 @@ int ktune_session_set_isolation(ktune_session *s, int on);
 /* 1: ktune's progress and summary reach this process's stderr as the run
  * goes; 0 (default): quiet. */
 int ktune_session_set_verbose(ktune_session *s, int on);
+/* Where ktune's messages go while a run goes (progress, notes, the
+ * summary's stderr part): fn(user, line) for each line, without its
+ * newline, called on the thread that runs; NULL: back to the default
+ * (stderr when verbose, else nowhere). Setting fn also turns ktune's
+ * progress on, as verbose does. For bindings whose output is not file
+ * descriptor 2 (a notebook). */
+typedef void (*ktune_log_fn)(void *user, const char *line);
+int ktune_session_set_log(ktune_session *s, ktune_log_fn fn, void *user);
 /* Keep the journal of each run at path (default: in the session folder,
  * removed with it). NULL: back to the default. */
 int ktune_session_set_journal(ktune_session *s, const char *path);

@@ -14,60 +14,22 @@
 #include <string.h>
 
 #include "ktune/ktune.h"
+#include "tests/libktune/support.h"
 
 static const char *src_dir, *exe;
-static int failures;
 
-#define EXPECT(c)                                                              \
-    do {                                                                       \
-        if (!(c)) {                                                            \
-            fprintf(stderr, "%s:%d: failed: %s\n", __FILE__, __LINE__, #c);    \
-            ++failures;                                                        \
-        }                                                                      \
-    } while (0)
+static ktune_session *transpose(void)
+{
+    return kt_api_transpose(src_dir, exe, 8192, 8192);
+}
 
 static void expect_msg(const ktune_session *s, const char *part)
 {
     if (!strstr(ktune_session_errmsg(s), part)) {
         fprintf(stderr, "message '%s' lacks '%s'\n", ktune_session_errmsg(s),
                 part);
-        ++failures;
+        ++kt_api_failures;
     }
-}
-
-/* examples/declared_transpose/transpose.ini, call by call. */
-static ktune_session *transpose(void)
-{
-    static const int64_t b16[] = {16, 32, 64}, by[] = {1, 2, 4, 8, 16},
-                         pad[] = {0, 1};
-    char path[4096];
-    ktune_session *s;
-
-    snprintf(path, sizeof path, "%s/examples/declared_transpose/transpose.cu",
-             src_dir);
-    if (ktune_session_new(&s))
-        return NULL;
-    ktune_session_set_exe(s, exe);
-    EXPECT(!ktune_declare(s, "transpose") && !ktune_source_file(s, path) &&
-           !ktune_size(s, "rows", 8192, 0) && !ktune_size(s, "cols", 8192, 0));
-    EXPECT(!ktune_buffer(s, "x", KTUNE_IN, KTUNE_F32, NULL, 1, "rows * cols",
-                         NULL) &&
-           !ktune_buffer(s, "y", KTUNE_OUT, KTUNE_F32, NULL, 1, "rows * cols",
-                         NULL));
-    EXPECT(!ktune_arg_buffer(s, "y", NULL) && !ktune_arg_buffer(s, "x", NULL) &&
-           !ktune_arg_expr(s, KTUNE_C_INT, "rows") &&
-           !ktune_arg_expr(s, KTUNE_C_INT, "cols"));
-    EXPECT(!ktune_variant(s, "naive", "transpose_naive") &&
-           !ktune_reference(s) && !ktune_param(s, "bx", b16, 3) &&
-           !ktune_param(s, "by", by, 5) && !ktune_block(s, "bx, by") &&
-           !ktune_grid_divisors(s, "cols, rows", "bx, by"));
-    EXPECT(!ktune_variant(s, "tiled", "transpose_tiled<tile, pad, rows_per>") &&
-           !ktune_param(s, "tile", b16, 3) && !ktune_param(s, "pad", pad, 2) &&
-           !ktune_param(s, "rows_per", by, 5) &&
-           !ktune_block(s, "tile, rows_per") &&
-           !ktune_grid(s, "ceil_div(cols, tile), ceil_div(rows, tile)") &&
-           !ktune_require(s, "rows_per <= tile"));
-    return s;
 }
 
 static void bad_arguments_are_refused_by_name(void)
@@ -251,6 +213,76 @@ static void a_kernel_named_like_a_builtin_plugin_is_the_users(void)
     ktune_session_free(s);
 }
 
+/* The log: each line ktune printed, with a newline added back. */
+static void log_line(void *user, const char *line)
+{
+    char *all = user;
+    size_t n = strlen(all);
+
+    snprintf(all + n, 8192 - n, "%s\n", line);
+}
+
+/* A fraction of the space as the budget, an objective, a header written
+ * beside the source, and a job key ktune does not know (the CLI's
+ * message). */
+static void settings_reach_the_run(void)
+{
+    ktune_session *s = transpose();
+    ktune_result *r = NULL;
+    char rec[4096];
+    static char logged[8192];
+    double evals = 0;
+
+    snprintf(rec, sizeof rec,
+             "%s/tests/data/transpose-h200-rows8192-cols8192.jsonl.gz",
+             src_dir);
+    EXPECT(!ktune_session_set_budget(s, 0, 0, 0.2) &&
+           !ktune_session_set_objective(s, "gbs") &&
+           !ktune_session_set_strategy(s, "random"));
+    EXPECT(ktune_replay(s, rec, &r) == KTUNE_OK);
+    /* ceil(0.2 * 45) evaluations: the fraction of the feasible space. */
+    EXPECT(!ktune_result_number(r, "evaluations", &evals) && evals == 9);
+    EXPECT(r && strcmp(ktune_result_string(r, "energy.objective"), "gbs") == 0);
+    ktune_result_free(r);
+    EXPECT(!ktune_session_set(s, "strategy.nosuch", "1"));
+    EXPECT(!ktune_session_set_log(s, log_line, logged));
+    EXPECT(ktune_replay(s, rec, &r) == KTUNE_E_INPUT && !r);
+    expect_msg(s, "ktune tune: ");
+    expect_msg(s, "nosuch");
+    /* The same message reached the log, as a line of its own. */
+    EXPECT(strstr(
+        logged,
+        "ktune tune: --set strategy.nosuch=1: [strategy] nosuch: unknown key"));
+    ktune_session_free(s);
+}
+
+static void a_header_given_as_text_is_included(void)
+{
+    static const int64_t bx[] = {32, 64};
+    ktune_session *s;
+    ktune_result *r = NULL;
+
+    EXPECT(!ktune_session_new(&s));
+    ktune_session_set_exe(s, exe);
+    EXPECT(!ktune_header(s, "scale.h", "#define SCALE 3.0f\n") &&
+           !ktune_source_text(s, "#include \"scale.h\"\nextern \"C\" "
+                                 "__global__ void k(float *y, int n) { int i "
+                                 "= blockIdx.x * blockDim.x + threadIdx.x; "
+                                 "if (i < n) y[i] = SCALE; }\n") &&
+           !ktune_size(s, "n", 512, 0) &&
+           !ktune_buffer(s, "y", KTUNE_OUT, KTUNE_F32, NULL, 1, "n", NULL) &&
+           !ktune_arg_buffer(s, "y", NULL) &&
+           !ktune_arg_expr(s, KTUNE_C_INT, "n") &&
+           !ktune_variant(s, "v", "k") && !ktune_param(s, "bx", bx, 2) &&
+           !ktune_block(s, "bx") && !ktune_grid_divisors(s, "n", "bx"));
+    EXPECT(ktune_check(s, &r) == KTUNE_OK);
+    if (!r)
+        fprintf(stderr, "%s\n", ktune_session_errmsg(s));
+    ktune_result_free(r);
+    EXPECT(ktune_header(s, "../x.h", "") == KTUNE_E_INPUT);
+    ktune_session_free(s);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3)
@@ -263,7 +295,9 @@ int main(int argc, char **argv)
     one_recording_one_seed_one_search_path();
     another_tools_recording_replays_without_a_declaration();
     a_kernel_named_like_a_builtin_plugin_is_the_users();
-    if (failures)
-        fprintf(stderr, "%d failure(s)\n", failures);
-    return failures ? 1 : 0;
+    settings_reach_the_run();
+    a_header_given_as_text_is_included();
+    if (kt_api_failures)
+        fprintf(stderr, "%d failure(s)\n", kt_api_failures);
+    return kt_api_failures ? 1 : 0;
 }

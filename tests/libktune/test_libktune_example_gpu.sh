@@ -7,3 +7,5 @@ set -euo pipefail
 out=$("$KT_EXAMPLE")
 echo "$out"
 grep -Eq '^ktune.tune: best k bx=[0-9]+: [0-9.]+ us \[[0-9.]+, [0-9.]+\], verified$' <<<"$out"
+# bench, profile and tune of a declared kernel through the API.
+"$KT_API_GPU" "$KT_SOURCE_DIR" "$KTUNE"
