@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import sys
 import threading
 from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence, Union
@@ -719,6 +720,12 @@ def _config_text(config: Optional[Union[str, Mapping[str, int]]]) -> Optional[st
     return ",".join(f"{k}={_int_value(k, v)}" for k, v in config.items())
 
 
+def _log_line(user: Any, line: bytes) -> None:
+    """ktune_log_fn: one line ktune printed, to Python's stderr."""
+    sys.stderr.write(_lib.s(line) + "\n")
+    sys.stderr.flush()
+
+
 def _journal_points(path: str) -> int:
     try:
         with open(path, "rb") as f:
@@ -745,6 +752,13 @@ def _run(kernel: Optional[Kernel], what: str, keys: "_Options",
     try:
         _lib.check(L.ktune_session_set_verbose(S, int(bool(verbose))), S,
                    "ktune_session_set_verbose")
+        # verbose: ktune's lines go to Python's sys.stderr (a notebook's
+        # cell output, not file descriptor 2); the callback object lives
+        # as long as the run.
+        log_fn = _lib.LOG_FN(_log_line) if verbose else None
+        _lib.check(L.ktune_session_set_log(
+            S, ctypes.cast(log_fn, ctypes.c_void_p) if log_fn else None, None),
+            S, "ktune_session_set_log")
         jpath = journal
         # A declared kernel's runs keep a journal: it is where libktune
         # reads each point from (a bare replay of another tool's recording

@@ -62,6 +62,10 @@ def exe_path() -> Optional[Path]:
     return None
 
 
+#: void (*ktune_log_fn)(void *user, const char *line)
+LOG_FN = ctypes.CFUNCTYPE(None, c_void_p, c_char_p)
+
+
 class _Session(ctypes.Structure):
     pass
 
@@ -90,6 +94,7 @@ _SIGNATURES = {
     "ktune_session_set_isolation": (c_int, [SESSION, c_int]),
     "ktune_session_set_verbose": (c_int, [SESSION, c_int]),
     "ktune_session_set_journal": (c_int, [SESSION, c_char_p]),
+    "ktune_session_set_log": (c_int, [SESSION, c_void_p, c_void_p]),
     "ktune_declare": (c_int, [SESSION, c_char_p]),
     "ktune_source_text": (c_int, [SESSION, c_char_p]),
     "ktune_source_file": (c_int, [SESSION, c_char_p]),

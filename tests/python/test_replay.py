@@ -67,3 +67,14 @@ def test_report_renders_inline_for_jupyter(data_dir):
     r = ktune.replay(data_dir / KT_CACHE, "exhaustive")
     html = r._repr_html_()
     assert "<html" in html.lower() or "<svg" in html.lower()
+
+
+def test_verbose_lines_reach_pythons_stderr(data_dir, capsys):
+    ktune.replay(data_dir / KT_CACHE, "exhaustive", verbose=True)
+    err = capsys.readouterr().err
+    assert "ktune tune" in err or "best" in err.lower(), err[-2000:]
+
+
+def test_quiet_run_prints_nothing(data_dir, capsys):
+    ktune.replay(data_dir / KT_CACHE, "exhaustive")
+    assert capsys.readouterr().err == ""
