@@ -429,6 +429,8 @@ void kt_registry_free(kt_registry *reg)
         free(reg->failures[i]);
     free(reg->plugins);
     free(reg->failures);
+    free(reg->builtin_dir);
+    reg->builtin_dir = NULL;
     reg->plugins = NULL;
     reg->failures = NULL;
     reg->count = 0;
@@ -590,6 +592,22 @@ static kt_status map_here(loading *ld)
     return normalise_plugin(ld, raw);
 }
 
+/* The registry's slot of dup when dup came from the built-in folder, else
+ * NULL. */
+static kt_loaded_plugin **builtin_slot(kt_registry *reg,
+                                       const kt_loaded_plugin *dup)
+{
+    size_t n = reg->builtin_dir ? strlen(reg->builtin_dir) : 0;
+
+    if (!n || strncmp(dup->path, reg->builtin_dir, n) != 0 ||
+        dup->path[n] != '/' || strchr(dup->path + n + 1, '/'))
+        return NULL;
+    for (size_t i = 0; i < reg->count; ++i)
+        if (reg->plugins[i] == dup)
+            return &reg->plugins[i];
+    return NULL;
+}
+
 /* Adds path to reg after its probe (v, NULL when not probed). */
 static kt_status add_plugin(kt_registry *reg, const char *path,
                             const kt_probe_verdict *v, kt_err *err)
@@ -622,6 +640,15 @@ static kt_status add_plugin(kt_registry *reg, const char *path,
     if (rc)
         goto done;
     dup = kt_registry_find(reg, ld.lp->desc.name);
+    if (dup && declared && builtin_slot(reg, dup)) {
+        /* The user's declaration (an INI file, or libktune's) wins over the
+         * built-in plugin of its name: no rename forced on them. */
+        kt_loaded_plugin **slot = builtin_slot(reg, dup);
+        unload(*slot);
+        *slot = ld.lp;
+        ld.lp = NULL;
+        goto done;
+    }
     if (dup) {
         /* A declaration is the user's text: its name is an input error. */
         rc = kt_err_set(err, declared ? KT_S_INPUT : KT_S_PLUGIN,
@@ -822,8 +849,11 @@ void kt_registry_load_default(kt_registry *reg, const char *builtin_dir,
     const char *env = reg->settings.ktune_plugin_path;
     path_list l = {NULL, 0};
 
-    if (builtin_dir)
+    if (builtin_dir) {
+        free(reg->builtin_dir);
+        reg->builtin_dir = strdup(builtin_dir); /* NULL: no replacing */
         list_dir(reg, &l, builtin_dir, 1);
+    }
     if (env && *env) {
         char *copy = strdup(env), *save = NULL;
         for (char *tok = copy ? strtok_r(copy, ":", &save) : NULL; tok;

@@ -47,6 +47,10 @@ typedef struct kt_loaded_plugin {
 typedef struct kt_registry {
     kt_loaded_plugin **plugins;
     size_t count;
+    /* The built-in folder kt_registry_load_default was given (owned), or
+     * NULL: a declaration named like a plugin of that folder replaces it
+     * (the user's kernel is what they named, issue 50). */
+    char *builtin_dir;
     char **failures; /* "file: what was expected, what was found" */
     size_t num_failures;
     /* > 0: every plugin is first loaded and validated in a child process
@@ -149,7 +153,10 @@ kt_status kt_registry_load_file(kt_registry *reg, const char *path,
 void kt_registry_load_dir(kt_registry *reg, const char *dir, int required);
 
 /* Loads the standard search path: the built-in folder, then each entry of
- * KTUNE_PLUGIN_PATH (colon-separated folders or files), then `files`. */
+ * KTUNE_PLUGIN_PATH (colon-separated folders or files), then `files`. A
+ * declaration loaded into reg afterwards or among these, named like a
+ * built-in plugin, takes that plugin's place; any other repeated name is
+ * refused. */
 void kt_registry_load_default(kt_registry *reg, const char *builtin_dir,
                               const char *const *files, size_t num_files);
 

@@ -22,6 +22,8 @@
 #   select/         select/ (and <ktune/select.h>): libktune-select stands alone
 #   capture/        core/ capture/ (and <ktune/plugin.h>)
 #   capture/trace/  nothing of ktune (it is loaded into other programs)
+#   libktune/       libktune/ (and <ktune/ktune.h>): the public C API runs
+#                   the ktune program and links nothing of ktune
 # and only metrics/cupti/, timeline/trace/ and capture/trace/ include CUPTI
 # headers
 # (<cupti*.h>; nvperf's <nvperf*.h> and <generated_*> only metrics/cupti/).
@@ -35,7 +37,7 @@ cd "$root" || exit 2
 
 # One awk pass over every include line of the checked folders.
 grep -rnE '^[[:space:]]*#[[:space:]]*include' core engine isolation metrics \
-    tuner compare report timeline plugins examples select capture \
+    tuner compare report timeline plugins examples select capture libktune \
     --include='*.c' --include='*.h' --include='*.cu' --include='*.cuh' \
     --include='*.cpp' 2>/dev/null | awk '
 BEGIN {
@@ -54,9 +56,10 @@ BEGIN {
     allow["select"] = "select/ ktune/"
     allow["capture"] = "core/ capture/ ktune/"
     allow["capture/trace"] = "(nothing-of-ktune)"
+    allow["libktune"] = "libktune/ ktune/"
     # The floors that must build and run without the CUDA toolkit.
     cudafree["core"] = cudafree["metrics"] = cudafree["tuner"] = 1
-    cudafree["compare"] = cudafree["report"] = 1
+    cudafree["compare"] = cudafree["report"] = cudafree["libktune"] = 1
     bad = 0
 }
 function complain(msg) { print msg; bad++ }

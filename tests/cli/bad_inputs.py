@@ -137,17 +137,20 @@ def declaration_cases(src, rng):
                                      "transpose.cu": cu}))
     extra = [("source = .", "source = transpose.cu"),
              ("source = nosuch.cu", "source = transpose.cu"),
-             ("name = vector_add", "name = transpose"),
              ("name = a/b", "name = transpose"),
              ("check_arch = compute_9999\nname = transpose",
               "name = transpose"),
              ("options = -o /tmp/x\nname = transpose", "name = transpose"),
              ("[variant.naive]\n[variant.naive]", "[variant.naive]"),
              ("block = 0, by", "block = bx, by"),
-             ("block = 0 - 32, by", "block = bx, by")]
+             ("block = 0 - 32, by", "block = bx, by"),
+             # A built-in plugin's name: the declaration takes its place.
+             ("name = vector_add", "name = transpose")]
     for k, (new, old) in enumerate(extra):
-        # Two headers of one section read as one: not nonsense.
-        expect = "any" if new.startswith("[variant") else "nonzero"
+        # Two headers of one section read as one, and a built-in plugin's
+        # name taken: not nonsense.
+        expect = "any" if new.startswith("[variant") or \
+            new == "name = vector_add" else "nonzero"
         cases.append(Case("decl extra %d" % k, ["tune", "t.ini", "--check"],
                           expect,
                           files={"t.ini": ini.replace(old, new, 1),

@@ -1,0 +1,353 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The runs (include/ktune/ktune.h): each writes the declaration document
+ * and runs the CLI's command over it (`ktune tune DECL.ini --json F
+ * --journal J`, `ktune bench NAME --plugin DECL.ini ...`), so the
+ * orchestration, isolation and messages are the CLI's; the result is the
+ * document it wrote, with the journal's entries as "points".
+ */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "libktune/result.h"
+
+#define MAX_ARGS 256
+
+typedef struct argv_b {
+    const char *v[MAX_ARGS + 1];
+    size_t n;
+    char num[4][32];
+} argv_b;
+
+static int push(ktune_session *s, argv_b *a, const char *arg)
+{
+    if (a->n >= MAX_ARGS)
+        return ktl_fail(s, KTUNE_E_INPUT,
+                        "more than %d options for ktune: fewer settings",
+                        MAX_ARGS);
+    a->v[a->n++] = arg;
+    a->v[a->n] = NULL;
+    return KTUNE_OK;
+}
+
+/* The session's job keys as --set, but the library's own. */
+static int push_sets(ktune_session *s, argv_b *a)
+{
+    int rc = KTUNE_OK;
+
+    for (size_t i = 0; i < s->sets.n && !rc; ++i)
+        if (strncmp(s->sets.v[i], "libktune.", 9) != 0 &&
+            !(rc = push(s, a, "--set")))
+            rc = push(s, a, s->sets.v[i]);
+    return rc;
+}
+
+static double fraction_of(const ktune_session *s)
+{
+    for (size_t i = 0; i < s->sets.n; ++i)
+        if (strncmp(s->sets.v[i], "libktune.fraction=", 18) == 0)
+            return atof(s->sets.v[i] + 18);
+    return 0;
+}
+
+/* The journal's entries (lines holding "point"), in order. */
+static json_t *read_points(const char *path)
+{
+    json_t *points = json_array();
+    FILE *f = fopen(path, "r");
+    char *line = NULL;
+    size_t cap = 0;
+
+    while (points && f && getline(&line, &cap, f) > 0) {
+        json_t *e = json_loads(line, 0, NULL);
+        if (json_is_object(e) && json_object_get(e, "point"))
+            json_array_append(points, e);
+        json_decref(e);
+    }
+    free(line);
+    if (f)
+        fclose(f);
+    return points;
+}
+
+/* A file's whole text (malloc'ed), or NULL. */
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char *text = NULL;
+    long len;
+
+    if (f && fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) >= 0 &&
+        fseek(f, 0, SEEK_SET) == 0 && (text = malloc((size_t)len + 1)) &&
+        fread(text, 1, (size_t)len, f) == (size_t)len)
+        text[len] = '\0';
+    else {
+        free(text);
+        text = NULL;
+    }
+    if (f)
+        fclose(f);
+    return text;
+}
+
+/* bench's and profile's one evaluation as the only point (profile's
+ * counters with it, by name), so the point accessors read it; none for
+ * another tool's replay. */
+static json_t *one_point_of(json_t *doc)
+{
+    json_t *points = json_array(), *r = json_object_get(doc, "result"), *p;
+    json_t *metrics =
+        json_object_get(json_object_get(doc, "counters"), "metrics");
+
+    if (!points || !json_is_object(r) || !(p = json_deep_copy(r)))
+        return points;
+    if (json_is_object(metrics))
+        json_object_set(p, "counters", metrics);
+    json_array_append_new(points, p);
+    return points;
+}
+
+/* The result of a run that wrote json_path (and journal, may be NULL). */
+static int finish(ktune_session *s, const char *json_path, const char *journal,
+                  ktune_result **out)
+{
+    json_error_t je;
+    char *text = read_text(json_path);
+    json_t *doc = text ? json_loads(text, 0, &je) : NULL;
+
+    if (!json_is_object(doc)) {
+        json_decref(doc);
+        free(text);
+        return ktl_fail(s, KTUNE_E_IO, "%s: %s", json_path,
+                        text ? je.text : "cannot read it");
+    }
+    json_object_set_new(doc, "points",
+                        journal ? read_points(journal) : one_point_of(doc));
+    *out = ktl_result_new(doc, text);
+    json_decref(doc);
+    free(text);
+    return *out ? ktl_ok(s) : ktl_fail(s, KTUNE_E_NOMEM, "out of memory");
+}
+
+/* "space N point(s) before device limits, M after require" and the
+ * variants' lines under it, from --check's text. */
+static json_t *check_doc(const char *text)
+{
+    long long size = 0, feasible = 0;
+    const char *p = strstr(text, "\nspace ");
+    json_t *variants = json_array();
+
+    if (p)
+        sscanf(p + 1, "space %lld point(s) before device limits, %lld", &size,
+               &feasible);
+    for (p = p ? strchr(p + 1, '\n') : NULL; p && strncmp(p, "\n  ", 3) == 0;
+         p = strchr(p + 1, '\n')) {
+        char id[128];
+        long long n;
+        const char *after;
+        if (sscanf(p + 3, "%127s %lld point(s)", id, &n) != 2)
+            break;
+        after = strstr(p, "; ");
+        json_array_append_new(
+            variants,
+            json_pack("{s:s, s:I, s:I}", "id", id, "points", (json_int_t)n,
+                      "feasible",
+                      (json_int_t)(after && after < strchr(p + 1, '\n')
+                                       ? atoll(after + 2)
+                                       : n)));
+    }
+    return json_pack("{s:s, s:{s:I, s:I}, s:o, s:s, s:[]}", "kind",
+                     "ktune.check", "space", "size", (json_int_t)size,
+                     "feasible", (json_int_t)feasible, "variants", variants,
+                     "text", text, "points");
+}
+
+int ktune_check(ktune_session *s, ktune_result **out)
+{
+    char ini[PATH_MAX + 128], *text = NULL;
+    argv_b a = {.n = 0};
+    json_t *doc;
+    int rc;
+
+    if (!s || !out)
+        return s ? ktl_fail(s, KTUNE_E_INPUT, "ktune_check: out is NULL")
+                 : KTUNE_E_INPUT;
+    *out = NULL;
+    if ((rc = ktl_write_document(s, ini, sizeof ini)) ||
+        (rc = push(s, &a, "ktune")) || (rc = push(s, &a, "tune")) ||
+        (rc = push(s, &a, ini)) || (rc = push(s, &a, "--check")) ||
+        (rc = push_sets(s, &a)) || (rc = ktl_run(s, a.v, &text)))
+        return rc;
+    doc = check_doc(text);
+    free(text);
+    *out = doc ? ktl_result_new(doc, NULL) : NULL;
+    json_decref(doc);
+    return *out ? ktl_ok(s) : ktl_fail(s, KTUNE_E_NOMEM, "out of memory");
+}
+
+/* The options every run of tune takes from the session (journal NULL:
+ * none, as for another tool's recording). */
+static int push_tune(ktune_session *s, argv_b *a, const char *json,
+                     const char *journal)
+{
+    int rc;
+
+    if ((rc = push(s, a, "--json")) || (rc = push(s, a, json)) ||
+        (journal &&
+         ((rc = push(s, a, "--journal")) || (rc = push(s, a, journal)))) ||
+        (!s->verbose && !s->log && (rc = push(s, a, "--quiet"))) ||
+        (!s->isolation && (rc = push(s, a, "--in-process"))))
+        return rc;
+    if (s->device >= 0) {
+        snprintf(a->num[0], sizeof a->num[0], "%d", s->device);
+        if ((rc = push(s, a, "--devices")) || (rc = push(s, a, a->num[0])))
+            return rc;
+    }
+    return push_sets(s, a);
+}
+
+/* The fraction of the space as max_evals (the smaller of the two). */
+static int push_fraction(ktune_session *s, argv_b *a)
+{
+    double f = fraction_of(s), feasible;
+    ktune_result *c = NULL;
+    int rc;
+
+    if (f <= 0)
+        return KTUNE_OK;
+    if ((rc = ktune_check(s, &c)))
+        return rc;
+    rc = ktune_result_number(c, "space.feasible", &feasible);
+    ktune_result_free(c);
+    if (rc)
+        return ktl_fail(s, KTUNE_E_FAILURE, "the space's count is unknown");
+    for (size_t i = 0; i < s->sets.n; ++i)
+        if (strncmp(s->sets.v[i], "strategy.max_evals=", 19) == 0 &&
+            atof(s->sets.v[i] + 19) > 0 &&
+            atof(s->sets.v[i] + 19) < ceil(f * feasible))
+            return KTUNE_OK;
+    snprintf(a->num[1], sizeof a->num[1], "strategy.max_evals=%.0f",
+             fmax(1, ceil(f * feasible)));
+    if ((rc = push(s, a, "--set")))
+        return rc;
+    return push(s, a, a->num[1]);
+}
+
+static void run_paths(ktune_session *s, char *json, char *journal, size_t size)
+{
+    ++s->runs;
+    snprintf(json, size, "%s/run%d.json", s->dir, s->runs);
+    if (s->journal)
+        snprintf(journal, size, "%s", s->journal);
+    else
+        snprintf(journal, size, "%s/run%d.journal.jsonl", s->dir, s->runs);
+}
+
+/* tune, or its replay of recording (NULL: live). */
+static int tune_or_replay(ktune_session *s, const char *recording,
+                          ktune_result **out)
+{
+    char ini[PATH_MAX + 128], json[PATH_MAX + 64], journal[PATH_MAX + 64];
+    int declared = s->source_text || s->source_file;
+    argv_b a = {.n = 0};
+    int rc;
+
+    if (!out)
+        return ktl_fail(s, KTUNE_E_INPUT, "ktune_tune: out is NULL");
+    *out = NULL;
+    if (recording && !declared && s->num_variants)
+        return ktl_fail(s, KTUNE_E_INPUT,
+                        "ktune_replay: variants declared but no source");
+    run_paths(s, json, journal, sizeof json);
+    if ((declared && (rc = ktl_write_document(s, ini, sizeof ini))) ||
+        (rc = push(s, &a, "ktune")) || (rc = push(s, &a, "tune")) ||
+        (declared && (rc = push(s, &a, ini))))
+        return rc;
+    if (recording &&
+        ((rc = push(s, &a, "--replay")) || (rc = push(s, &a, recording))))
+        return rc;
+    /* Without a declaration the recording is the job: another tool's
+     * writes no journal (the CLI refuses one), so its points are the
+     * summary's alone. */
+    if ((rc = push_tune(s, &a, json, declared ? journal : NULL)) ||
+        (declared && (rc = push_fraction(s, &a))) ||
+        (rc = ktl_run(s, a.v, NULL)))
+        return rc;
+    return finish(s, json, declared ? journal : NULL, out);
+}
+
+int ktune_tune(ktune_session *s, ktune_result **out)
+{
+    if (!s)
+        return KTUNE_E_INPUT;
+    if (!s->source_text && !s->source_file)
+        return ktl_fail(s, KTUNE_E_INPUT,
+                        "ktune_tune: no kernel source: give it with "
+                        "ktune_source_text or ktune_source_file");
+    return tune_or_replay(s, NULL, out);
+}
+
+int ktune_replay(ktune_session *s, const char *recording, ktune_result **out)
+{
+    if (!s)
+        return KTUNE_E_INPUT;
+    if (!recording || !*recording)
+        return ktl_fail(s, KTUNE_E_INPUT,
+                        "ktune_replay: no recording (a ktune journal, Kernel "
+                        "Tuner cache or T4 file)");
+    return tune_or_replay(s, recording, out);
+}
+
+/* bench or profile of one configuration: "tile=32,pad=1" as --set each. */
+static int one_point(ktune_session *s, const char *cmd, const char *variant,
+                     const char *config, ktune_result **out)
+{
+    char ini[PATH_MAX + 128], json[PATH_MAX + 64], journal[PATH_MAX + 64];
+    char *items = NULL, *save = NULL;
+    argv_b a = {.n = 0};
+    int rc;
+
+    if (!out)
+        return ktl_fail(s, KTUNE_E_INPUT, "ktune_%s: out is NULL", cmd);
+    *out = NULL;
+    run_paths(s, json, journal, sizeof json);
+    if ((rc = ktl_write_document(s, ini, sizeof ini)) ||
+        (rc = push(s, &a, "ktune")) || (rc = push(s, &a, cmd)) ||
+        (rc = push(s, &a, s->name ? s->name : "kernel")) ||
+        (rc = push(s, &a, "--plugin")) || (rc = push(s, &a, ini)) ||
+        (rc = push(s, &a, "--json")) || (rc = push(s, &a, json)) ||
+        (variant &&
+         ((rc = push(s, &a, "--variant")) || (rc = push(s, &a, variant)))) ||
+        (!s->isolation && (rc = push(s, &a, "--in-process"))))
+        return rc;
+    if (s->device >= 0) {
+        snprintf(a.num[0], sizeof a.num[0], "%d", s->device);
+        if ((rc = push(s, &a, "--device")) || (rc = push(s, &a, a.num[0])))
+            return rc;
+    }
+    if (config && *config && !(items = strdup(config)))
+        return ktl_fail(s, KTUNE_E_NOMEM, "out of memory");
+    for (char *t = items ? strtok_r(items, ", ", &save) : NULL; t && !rc;
+         t = strtok_r(NULL, ", ", &save))
+        if (!(rc = push(s, &a, "--set")))
+            rc = push(s, &a, t);
+    if (!rc && !(rc = ktl_run(s, a.v, NULL)))
+        rc = finish(s, json, NULL, out);
+    free(items);
+    return rc;
+}
+
+int ktune_bench(ktune_session *s, const char *variant, const char *config,
+                ktune_result **out)
+{
+    return s ? one_point(s, "bench", variant, config, out) : KTUNE_E_INPUT;
+}
+
+int ktune_profile(ktune_session *s, const char *variant, const char *config,
+                  ktune_result **out)
+{
+    return s ? one_point(s, "profile", variant, config, out) : KTUNE_E_INPUT;
+}
