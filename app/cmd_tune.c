@@ -34,9 +34,11 @@
 #include "tuner/job_print.h"
 #include "tuner/journal.h"
 #include "tuner/ktcache.h"
+#include "tuner/ktcache_write.h"
 #include "tuner/replay.h"
 #include "tuner/replay_ext.h"
 #include "tuner/strategy.h"
+#include "tuner/strategy_names.h"
 #include "tuner/summary.h"
 #include "tuner/sweep.h"
 #include "tuner/tune.h"
@@ -46,7 +48,7 @@
 static const char help[] =
     "usage: ktune tune CONFIG [--replay FILE] [--resume] [--journal FILE]\n"
     "                  [--json FILE] [--csv FILE] [--t4 FILE]\n"
-    "                  [--markdown FILE]\n"
+    "                  [--markdown FILE] [--kt-cache FILE]\n"
     "                  [--set SECTION.KEY=VALUE]... [options]\n"
     "       ktune tune --replay RECORDING [--set SECTION.KEY=VALUE]...\n"
     "                  [--json FILE] [--csv FILE] [--t4 FILE]\n\n"
@@ -75,6 +77,10 @@ static const char help[] =
     "  --t4 FILE           Kernel Tuner's T4 results format, with its\n"
     "                      metadata file next to it (NAME-metadata.json)\n"
     "  --markdown FILE     the answer, finalists and top as Markdown\n"
+    "  --kt-cache FILE     a Kernel Tuner 1.5 cache file, each point appended\n"
+    "                      as it is evaluated (live or replay); an existing\n"
+    "                      one of the same kernel is continued\n"
+    "                      (docs/kernel-tuner.md)\n"
     "  --set S.K=VALUE     override a key of the job, e.g.\n"
     "                      --set strategy.name=exhaustive (repeatable)\n"
     "  --plugin FILE       load FILE too (repeatable)\n"
@@ -105,6 +111,28 @@ static const char help[] =
     "0 with an answer, 1 when nothing valid was found or the run failed, 2\n"
     "for a bad job or option.\n";
 
+/* Kernel Tuner's strategy names and what runs them, from the table
+ * (tuner/strategy_names.c), so the help and the mapping cannot differ. */
+static void print_aliases(FILE *out)
+{
+    size_t col = 0;
+
+    fputs("\nKernel Tuner's names run as (~: the closest ktune has; "
+          "docs/kernel-tuner.md):\n",
+          out);
+    for (size_t i = 0; i < kt_strategy_alias_count(); ++i) {
+        const kt_strategy_alias *a = kt_strategy_alias_at(i);
+        size_t len = strlen(a->name) + strlen(a->ktune) + 7;
+        if (col && col + len > 72) {
+            fputs("\n", out);
+            col = 0;
+        }
+        col += (size_t)fprintf(out, " %s -> %s%s%s", a->name,
+                               a->same ? "" : "~", a->ktune,
+                               i + 1 < kt_strategy_alias_count() ? "," : ".\n");
+    }
+}
+
 /* The strategies from the registry (tuner/strategies/list.h), so the help
  * never lists fewer than exist; the first is the default. */
 static void print_strategies(FILE *out)
@@ -124,6 +152,7 @@ static void print_strategies(FILE *out)
                 i + 1 < kt_strategy_count() ? "," : ".\n");
         col += len;
     }
+    print_aliases(out);
 }
 
 static kt_status workers_option(tune_args *a, const char *arg, kt_err *err)
@@ -148,6 +177,13 @@ static kt_status own_option(void *ctx, int opt, char *arg, kt_err *err)
     case 'R': a->resume = 1; break;
     case 'J': a->journal = arg; break;
     case 't': a->t4 = arg; break;
+    case 'K':
+        a->kt_cache = arg;
+        if (strcmp(arg, "-") == 0)
+            return kt_err_set(err, KT_S_INPUT,
+                              "--kt-cache: '-': a cache is appended to as "
+                              "the run goes; name a file");
+        return kt_cli_output(arg, "--kt-cache", err);
     case 'M': a->markdown = arg; return kt_cli_output(arg, "--markdown", err);
     case 'q': a->quiet = 1; break;
     case 'C': a->check = 1; break;
@@ -215,6 +251,7 @@ static int parse_args(int argc, char **argv, tune_args *a, kt_err *err)
         {"resume", no_argument, NULL, 'R'},
         {"journal", required_argument, NULL, 'J'},
         {"t4", required_argument, NULL, 't'},
+        {"kt-cache", required_argument, NULL, 'K'},
         {"markdown", required_argument, NULL, 'M'},
         {"replay-delay", required_argument, NULL, 'D'},
         {"quiet", no_argument, NULL, 'q'},
@@ -401,12 +438,34 @@ static void hint_on_stop(const tune_args *a, const kt_job *job)
     sigaction(SIGTERM, &sa, NULL);
 }
 
+/* --kt-cache: the current size's file, started before the search. */
+static kt_status open_kt_cache(const tune_args *a, tune_run *t,
+                               const kt_tune_setup *setup,
+                               kt_ktcache_writer **out, kt_err *err)
+{
+    char path[PATH_MAX];
+    kt_tune_facts facts;
+    kt_status rc;
+
+    *out = NULL;
+    if (!a->kt_cache)
+        return KT_S_OK;
+    kt_tune_app_size_path(t, a->kt_cache, path);
+    kt_tune_facts_from_job(&t->job, setup, &t->cfg, &facts);
+    if ((rc = kt_ktcache_writer_open(path, &facts, out, err)))
+        return rc;
+    t->cfg.on_entry = kt_ktcache_writer_on_entry;
+    t->cfg.on_entry_ctx = *out;
+    return KT_S_OK;
+}
+
 /* Opens, searches and reports the current size; an exit code. *fatal is
  * set when the sweep cannot go on (no evaluator, a journal or evaluator
  * failure); a search that found nothing valid lets the next size run. */
 static int tune(const tune_args *a, tune_run *t, kt_sweep_row *row, int *fatal)
 {
     kt_tune_setup setup;
+    kt_ktcache_writer *cache = NULL;
     kt_err err;
     kt_status st;
 
@@ -420,7 +479,12 @@ static int tune(const tune_args *a, tune_run *t, kt_sweep_row *row, int *fatal)
         return kt_cli_fail(&err);
     if (t->cfg.journal)
         hint_on_stop(a, &t->job);
+    if (open_kt_cache(a, t, &setup, &cache, &err))
+        return kt_cli_fail(&err);
     st = kt_tune_run(&t->cfg, &t->result, &err);
+    t->cfg.on_entry = NULL;
+    if (kt_ktcache_writer_close(cache, st ? NULL : &err))
+        st = err.status;
     t->result.open_s = t->open_s;
     t->result.calibration_s = t->calib_s;
     t->result.exec_s = t->exec_s;

@@ -21,6 +21,7 @@ typedef struct tune_args {
     kt_cli_options o; /* o.sets: --set S.K=VALUE overrides of the job */
     const char *config;
     const char *journal, *t4, *markdown;
+    const char *kt_cache; /* --kt-cache FILE (tuner/ktcache_write.h) */
     int resume, quiet, check;
     const char *verify; /* --verify: NULL, "host" or "device" */
     double replay_delay;

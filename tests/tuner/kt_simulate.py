@@ -1,0 +1,52 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Kernel Tuner's own simulation mode over a cache file ktune wrote.
+
+usage: kt_simulate.py CACHE SUMMARY_JSON
+
+Runs kernel_tuner.tune_kernel(simulation_mode=True, cache=CACHE,
+strategy="brute_force") with the cache's own kernel name, problem size and
+tune_params, and checks that Kernel Tuner's best is ktune's (the --json
+summary's best parameters). Exit 0 on agreement, 1 otherwise.
+"""
+import json
+import sys
+
+import kernel_tuner
+
+
+def main():
+    cache_path, summary_path = sys.argv[1], sys.argv[2]
+    with open(cache_path) as f:
+        cache = json.load(f)
+    best = json.load(open(summary_path))["best"]["params"]
+    keys = cache["tune_params_keys"]
+    tune_params = {k: cache["tune_params"][k] for k in keys}
+    results, env = kernel_tuner.tune_kernel(
+        cache["kernel_name"],
+        "// simulated: Kernel Tuner compiles nothing in simulation mode",
+        tuple(cache["problem_size"]),
+        [],
+        tune_params,
+        cache=cache_path,
+        simulation_mode=True,
+        strategy="brute_force",
+        quiet=True,
+    )
+    valid = [r for r in results if isinstance(r.get("time"), float)]
+    kt_best = min(valid, key=lambda r: r["time"])
+    got = {k: kt_best[k] for k in keys}
+    print("Kernel Tuner", kernel_tuner.__version__, "simulated",
+          len(results), "configurations;", len(valid), "valid; best", got,
+          "at", kt_best["time"], "ms; ktune's best", best)
+    if len(results) != len(cache["cache"]):
+        print("FAIL: Kernel Tuner evaluated", len(results), "of",
+              len(cache["cache"]), "cached configurations")
+        return 1
+    if got != {k: best[k] for k in keys}:
+        print("FAIL: Kernel Tuner's best differs from ktune's")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
