@@ -111,28 +111,6 @@ static const char help[] =
     "0 with an answer, 1 when nothing valid was found or the run failed, 2\n"
     "for a bad job or option.\n";
 
-/* Kernel Tuner's strategy names and what runs them, from the table
- * (tuner/strategy_names.c), so the help and the mapping cannot differ. */
-static void print_aliases(FILE *out)
-{
-    size_t col = 0;
-
-    fputs("\nKernel Tuner's names run as (~: the closest ktune has; "
-          "docs/kernel-tuner.md):\n",
-          out);
-    for (size_t i = 0; i < kt_strategy_alias_count(); ++i) {
-        const kt_strategy_alias *a = kt_strategy_alias_at(i);
-        size_t len = strlen(a->name) + strlen(a->ktune) + 7;
-        if (col && col + len > 72) {
-            fputs("\n", out);
-            col = 0;
-        }
-        col += (size_t)fprintf(out, " %s -> %s%s%s", a->name,
-                               a->same ? "" : "~", a->ktune,
-                               i + 1 < kt_strategy_alias_count() ? "," : ".\n");
-    }
-}
-
 /* The strategies from the registry (tuner/strategies/list.h), so the help
  * never lists fewer than exist; the first is the default. */
 static void print_strategies(FILE *out)
@@ -152,7 +130,7 @@ static void print_strategies(FILE *out)
                 i + 1 < kt_strategy_count() ? "," : ".\n");
         col += len;
     }
-    print_aliases(out);
+    kt_tune_app_print_aliases(out);
 }
 
 static kt_status workers_option(tune_args *a, const char *arg, kt_err *err)
@@ -293,6 +271,9 @@ static int parse_args(int argc, char **argv, tune_args *a, kt_err *err)
         kt_err_set(err, KT_S_INPUT, "tune: --replay-delay needs --replay");
         return KT_EXIT_USAGE;
     }
+    /* A T1 file is a whole job: from here on, the declaration made of it. */
+    if (kt_tune_app_t1_open(a, err))
+        return KT_EXIT_USAGE;
     return check_worker_options(a, err);
 }
 
@@ -430,33 +411,12 @@ static void hint_on_stop(const tune_args *a, const kt_job *job)
     snprintf(resume_hint, sizeof resume_hint,
              "\nktune: stopped; the journal %s holds every evaluation so "
              "far; continue with: ktune tune %s --resume --journal %s\n",
-             job->journal, a->config, job->journal);
+             job->journal, kt_tune_app_named(a), job->journal);
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_stop;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
-}
-
-/* --kt-cache: the current size's file, started before the search. */
-static kt_status open_kt_cache(const tune_args *a, tune_run *t,
-                               const kt_tune_setup *setup,
-                               kt_ktcache_writer **out, kt_err *err)
-{
-    char path[PATH_MAX];
-    kt_tune_facts facts;
-    kt_status rc;
-
-    *out = NULL;
-    if (!a->kt_cache)
-        return KT_S_OK;
-    kt_tune_app_size_path(t, a->kt_cache, path);
-    kt_tune_facts_from_job(&t->job, setup, &t->cfg, &facts);
-    if ((rc = kt_ktcache_writer_open(path, &facts, out, err)))
-        return rc;
-    t->cfg.on_entry = kt_ktcache_writer_on_entry;
-    t->cfg.on_entry_ctx = *out;
-    return KT_S_OK;
 }
 
 /* Opens, searches and reports the current size; an exit code. *fatal is
@@ -479,7 +439,7 @@ static int tune(const tune_args *a, tune_run *t, kt_sweep_row *row, int *fatal)
         return kt_cli_fail(&err);
     if (t->cfg.journal)
         hint_on_stop(a, &t->job);
-    if (open_kt_cache(a, t, &setup, &cache, &err))
+    if (kt_tune_app_open_kt_cache(a, t, &setup, &cache, &err))
         return kt_cli_fail(&err);
     st = kt_tune_run(&t->cfg, &t->result, &err);
     t->cfg.on_entry = NULL;
@@ -496,7 +456,7 @@ static int tune(const tune_args *a, tune_run *t, kt_sweep_row *row, int *fatal)
         if (t->cfg.journal)
             kt_msg("the journal %s holds every evaluation so far; "
                    "continue with: ktune tune %s --resume --journal %s\n",
-                   t->job.journal, a->config,
+                   t->job.journal, kt_tune_app_named(a),
                    t->num_sizes > 1 ? t->base_journal : t->job.journal);
         return kt_status_exit_code(st);
     }
@@ -704,6 +664,7 @@ int kt_cmd_tune(int argc, char **argv)
         start_sweep(&a, t, &s, &err) ? kt_cli_fail(&err) : run_sweep(&a, t, &s);
     kt_tune_app_finish_mpi(&a, t, rc);
 done:
+    kt_tune_app_t1_close(&a, rc);
     kt_tune_app_close_size(t);
     if (have_job)
         kt_job_free(&t->job);

@@ -283,6 +283,18 @@ done:
     return rc;
 }
 
+/* When the point was evaluated, as Kernel Tuner's sequential runner writes
+ * it (str(datetime.now(timezone.utc))). */
+static void stamp(time_t when, json_t *j)
+{
+    char text[64];
+    struct tm tm;
+
+    gmtime_r(&when, &tm);
+    strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S+00:00", &tm);
+    json_object_set_new(j, "timestamp", json_string(text));
+}
+
 /* Kernel Tuner's error name for a point that did not run. */
 static const char *error_name(const kt_tune_entry *e)
 {
@@ -377,6 +389,7 @@ static json_t *entry_json(const kt_ktcache_writer *w, const kt_tune_entry *e,
         json_decref(parts);
         live_fields(e, j);
     }
+    stamp(e->when, j);
     return j;
 }
 
