@@ -121,10 +121,7 @@ static kt_status unknown(const char *name, kt_err *err)
         names[i] = aliases[i - nk].name;
     kt_suggest(name, names, n, hint, sizeof hint);
     free(names);
-    return kt_err_set(err, KT_S_INPUT,
-                      "unknown strategy '%s'%s (ktune's names, then Kernel "
-                      "Tuner's: ktune tune --help)",
-                      name, hint);
+    return kt_err_set(err, KT_S_INPUT, "unknown strategy '%s'%s", name, hint);
 }
 
 kt_status kt_strategy_resolve(const char *name, const kt_strategy **out,

@@ -3,7 +3,8 @@
 # 1.5 cache file, one entry per point, closed as Kernel Tuner closes it;
 # ktune reads it back to the same answer; a run killed mid-way leaves an
 # open file that both readers take, holding every point evaluated so far;
-# a second run continues the file without writing a configuration twice;
+# its journal resumed writes every point it answered into a cache; a
+# second run continues the file without writing a configuration twice;
 # another kernel's file and a space of several variants are refused (exit
 # 2). Last, Kernel Tuner 1.5.0 itself reads the file in simulation mode
 # (brute_force) and finds ktune's best (skipped with a note where Kernel
@@ -65,9 +66,11 @@ assert a["best"]["params"] == b["best"]["params"], (a["best"], b["best"])
 PY
 
 # Killed mid-way: an open file (a trailing comma), every point so far in it,
-# read by ktune as it is; continued by the next run, nothing twice.
+# read by ktune as it is; continued by the next run, nothing twice. The
+# killed run's journal resumed with a fresh cache: every point the journal
+# answered is in the cache too.
 "$KTUNE" tune "$JOB" --replay "$REC" --replay-delay 0.2 --kt-cache cut.json \
-    --quiet >/dev/null 2>&1 &
+    --journal cut.jsonl --quiet >/dev/null 2>&1 &
 pid=$!
 sleep 2.5
 kill -KILL $pid
@@ -77,6 +80,10 @@ n=$(grep -c '^".*},$' cut.json)
 check_cache cut.json "$n" open
 expect_exit 0 "$KTUNE" tune --replay cut.json --set strategy.name=exhaustive
 expect_text "$n configurations recorded"
+expect_exit 0 "$KTUNE" tune "$JOB" --replay "$REC" --resume --journal cut.jsonl \
+    --kt-cache resumed.json
+expect_text "strategy exhaustive"
+check_cache resumed.json 24
 expect_exit 0 "$KTUNE" tune "$JOB" --replay "$REC" --kt-cache cut.json
 check_cache cut.json 24
 
