@@ -306,10 +306,13 @@ static kt_status check_outputs(const kt_job *job, kt_err *err)
     return rc;
 }
 
-/* The job's [output] paths, then the command line's. */
+/* The job's [output] paths, then the command line's; a T1 file's job is
+ * shown as the file named, not the declaration made of it. */
 static kt_status apply_output_options(const tune_args *a, kt_job *job,
                                       kt_err *err)
 {
+    if (a->t1)
+        snprintf(job->path, sizeof job->path, "%s", a->t1);
     if (a->journal) {
         int none = strcmp(a->journal, "none") == 0;
         if (copy_path(job->journal, sizeof job->journal, "--journal",

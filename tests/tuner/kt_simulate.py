@@ -28,12 +28,21 @@ def main():
         agree += [t["params"] for t in summary.get("tie") or []]
     keys = cache["tune_params_keys"]
     tune_params = {k: cache["tune_params"][k] for k in keys}
+    # The space is what the cache holds: a point ktune never recorded (a
+    # constraint left it out) is outside it, as Kernel Tuner's
+    # restrictions leave points out.
+    cached = set(cache["cache"])
+
+    def recorded(p):
+        return ",".join(str(p[k]) for k in keys) in cached
+
     results, env = kernel_tuner.tune_kernel(
         cache["kernel_name"],
         "// simulated: Kernel Tuner compiles nothing in simulation mode",
         tuple(cache["problem_size"]),
         [],
         tune_params,
+        restrictions=recorded,
         cache=cache_path,
         simulation_mode=True,
         strategy="brute_force",

@@ -18,7 +18,7 @@ fail() {
 
 JOB=$KT_SOURCE_DIR/tests/tuner/kt_cache_vec4.ini
 REC=$KT_SOURCE_DIR/tests/data/vector_add-h200-n1048576.jsonl
-rm -f ./*.json
+rm -f ./*.json ./*.jsonl
 
 # check_cache FILE COUNT: valid JSON (closed or, with "open", as Kernel
 # Tuner's correct_open_cache closes it), COUNT entries, no key twice, each
