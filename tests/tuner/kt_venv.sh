@@ -1,11 +1,15 @@
 # SPDX-License-Identifier: Apache-2.0
 # Sourced by tests that run Kernel Tuner 1.5.0 itself: sets $py to a Python
-# that imports kernel_tuner 1.5.0, from KTUNE_KT_VENV (a venv that has it)
-# or a venv pip-installed into the test's folder (kept for the next run);
-# without network or pip the test exits 77 (skipped) with a note.
+# that imports kernel_tuner 1.5.0: python3 itself where it does (a GPU host
+# with bench/hub/fetch_wheels.sh's wheels installed on PYTHONPATH), else
+# KTUNE_KT_VENV (a venv that has it) or a venv pip-installed into the
+# test's folder (kept for the next run); without network or pip the test
+# exits 77 (skipped) with a note.
 venv=${KTUNE_KT_VENV:-$PWD/kt-venv}
 py=$venv/bin/python
-if ! "$py" -c 'import kernel_tuner' 2>/dev/null; then
+if [ -z "${KTUNE_KT_VENV:-}" ] && python3 -c 'import kernel_tuner' 2>/dev/null; then
+    py=python3
+elif ! "$py" -c 'import kernel_tuner' 2>/dev/null; then
     if ! python3 -m venv "$venv" >venv.log 2>&1 ||
         ! timeout 600 "$venv/bin/pip" install -q kernel_tuner==1.5.0 \
             >>venv.log 2>&1; then
