@@ -259,10 +259,15 @@ kt_status kt_ktcache_writer_open(const char *path, const kt_tune_facts *f,
         rc = kt_err_set(err, KT_S_NOMEM, "out of memory");
         goto done;
     }
-    if (stat(path, &st) == 0 &&
+    /* An empty file (made by `touch`, or by a run killed before its
+     * header) is a new cache, as it holds nothing to continue. */
+    if (stat(path, &st) == 0 && st.st_size > 0 &&
         ((rc = kt_ktcache_read_json(path, &have, err)) ||
-         (rc = same_run(w, have, header, err))))
+         (rc = same_run(w, have, header, err)))) {
+        if (!have) /* same_run's message names the flag already */
+            kt_err_prefix(err, "--kt-cache: ");
         goto done;
+    }
     if (have && !json_is_object(json_object_get(have, "cache"))) {
         rc = kt_err_set(err, KT_S_INPUT,
                         "--kt-cache %s: no \"cache\" object: not a Kernel "

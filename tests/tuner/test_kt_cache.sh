@@ -87,6 +87,15 @@ check_cache resumed.json 24
 expect_exit 0 "$KTUNE" tune "$JOB" --replay "$REC" --kt-cache cut.json
 check_cache cut.json 24
 
+# An empty file is a new cache; a file that is not JSON is refused.
+: >empty.json
+expect_exit 0 "$KTUNE" tune "$JOB" --replay "$REC" --kt-cache empty.json
+check_cache empty.json 24
+echo "not json" >text.json
+expect_exit 2 "$KTUNE" tune "$JOB" --replay "$REC" --kt-cache text.json
+expect_text "--kt-cache: text.json:1:"
+grep -qx "not json" text.json || fail "a refused cache file was changed"
+
 # Refused: another kernel's cache, several variants, stdout.
 expect_exit 0 "$KTUNE" tune --replay \
     "$KT_SOURCE_DIR/tests/data/kt/vector_add-h200-n1048576.cache.json.gz" \
