@@ -367,13 +367,17 @@ static kt_status divisor(const t1_job *j, int d, FILE *out)
 }
 
 /* One variant of the kernel: the file's space, Kernel Tuner's block and
- * grid. */
-static kt_status variant(const t1_job *j, const char *id, int reference)
+ * grid. The tuned one is named as the kernel, so a cache it writes names
+ * the kernel as Kernel Tuner's does (and continues one); the reference is
+ * KERNEL_at_default. */
+static kt_status variant(const t1_job *j, int reference)
 {
     const char *kernel = text_of(j->spec, "KernelName");
     kt_status rc = KT_S_OK;
 
-    fprintf(j->out, "\n[variant.%s]\n%skernel = %s\nspace = %s\nblock = ", id,
+    fprintf(j->out,
+            "\n[variant.%s%s]\n%skernel = %s\nspace = %s\nblock = ", kernel,
+            reference ? "_at_default" : "",
             reference ? "reference = yes\n" : "", kernel, j->space->path);
     for (int d = 0; d < 3; ++d)
         fprintf(j->out, "%s%s", d ? ", " : "",
@@ -505,9 +509,10 @@ kt_status kt_t1_job_ini(const char *path, char **ini, kt_err *err)
         rc = kt_err_set(err, KT_S_NOMEM, "out of memory");
         goto done;
     }
-    if (!(rc = operator_section(&j, source)) && !(rc = variant(&j, "t1", 0)) &&
-        !(rc = variant(&j, "t1_default", 1))) {
-        fputs("\n[space]\nvariant = t1\n", j.out);
+    if (!(rc = operator_section(&j, source)) && !(rc = variant(&j, 0)) &&
+        !(rc = variant(&j, 1))) {
+        fprintf(j.out, "\n[space]\nvariant = %s\n",
+                text_of(j.spec, "KernelName"));
         rc = strategy(&j);
     }
     fclose(j.out);

@@ -43,6 +43,13 @@ expect_exit 0 "$KTUNE" tune scale.json --journal scale.jsonl \
 expect_text "strategy brute_force -> exhaustive"
 expect_text "best "
 no_mismatch scale.jsonl 11
+python3 - <<'PY' || fail "the live cache"
+import json
+c = json.load(open("scale.cache.json"))
+assert c["kernel_name"] == "scale", c["kernel_name"]
+assert c["problem_size"] == [1000] and c["tune_params_keys"] == ["block_size_x", "items"]
+assert len(c["cache"]) == 12, len(c["cache"])
+PY
 (
     . "$KT_SOURCE_DIR/tests/tuner/kt_venv.sh"
     "$py" "$KT_SOURCE_DIR/tests/tuner/kt_simulate.py" scale.cache.json \
