@@ -122,20 +122,22 @@ static kt_status same_run(const kt_ktcache_writer *w, const json_t *have,
                           const json_t *want, kt_err *err)
 {
     static const char *const fields[] = {"kernel_name", "device_name",
-                                         "tune_params_keys", "tune_params"};
+                                         "problem_size", "tune_params_keys",
+                                         "tune_params"};
 
     for (size_t i = 0; i < sizeof fields / sizeof *fields; ++i) {
         const json_t *a = json_object_get(have, fields[i]);
         const json_t *b = json_object_get(want, fields[i]);
         char *sa, *sb;
-        if (json_equal(a, b))
+        /* Kernel Tuner checks problem_size only where the file has it. */
+        if (json_equal(a, b) || (!a && strcmp(fields[i], "problem_size") == 0))
             continue;
         sa = a ? json_dumps(a, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
         sb = json_dumps(b, JSON_COMPACT | JSON_ENCODE_ANY);
         kt_err_set(err, KT_S_INPUT,
                    "--kt-cache %s: %s is %.200s, this run's is %.200s: a "
                    "Kernel Tuner cache continues only the same kernel, "
-                   "device and parameters; name another file",
+                   "device, problem size and parameters; name another file",
                    w->path, fields[i], sa ? sa : "missing", sb ? sb : "?");
         free(sa);
         free(sb);

@@ -30,8 +30,9 @@ typedef struct kt_ktcache_writer kt_ktcache_writer;
 /* Starts path for the run f describes (its operator, space of one variant,
  * sizes and device; a replay of another tool's recording writes that
  * recording's parameters and values, f->cfg->ev its evaluator). An
- * existing file must be a Kernel Tuner cache of the same kernel, device
- * and parameters (as Kernel Tuner requires to continue one): its entries
+ * existing file must be a Kernel Tuner cache of the same kernel, device,
+ * problem size and parameters (as Kernel Tuner requires to continue one):
+ * its entries
  * are kept and a configuration it holds is not written again. KT_S_INPUT
  * names the file and what differs, or a space of several variants. Free
  * with kt_ktcache_writer_close. f is copied; what it points to must

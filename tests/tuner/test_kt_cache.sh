@@ -102,6 +102,14 @@ expect_exit 0 "$KTUNE" tune --replay \
     --set strategy.max_evals=3 --kt-cache other.json
 expect_exit 2 "$KTUNE" tune "$JOB" --replay "$REC" --kt-cache other.json
 expect_text "--kt-cache other.json: kernel_name is \"vector_add_add\", this run's is \"vec4\""
+python3 - <<'PY'
+import json
+d = json.load(open("full.json"))
+d["problem_size"] = [2048]
+json.dump(d, open("size.json", "w"))
+PY
+expect_exit 2 "$KTUNE" tune "$JOB" --replay "$REC" --kt-cache size.json
+expect_text "--kt-cache size.json: problem_size is [2048], this run's is [1048576]"
 expect_exit 2 "$KTUNE" tune "$KT_SOURCE_DIR/configs/vector_add.ini" \
     --replay "$REC" --kt-cache multi.json
 expect_text "a Kernel Tuner cache holds one kernel's parameters; this space has 4 variants"
