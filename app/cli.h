@@ -16,12 +16,12 @@
 #include <jansson.h>
 
 #include "app/options.h"
+#include "core/calibration.h"
 #include "core/error.h"
 #include "core/evaluator.h"
 #include "core/loader.h"
 #include "core/point.h"
 #include "core/protocol.h"
-#include "engine/calibrate.h"
 
 enum { KT_EXIT_OK = 0, KT_EXIT_FAILURE = 1, KT_EXIT_USAGE = 2 };
 

@@ -292,8 +292,7 @@ static int write_markdown(const char *path, const bench_args *a,
     if (out)
         kt_result_markdown(out, &m);
     if (!out || kt_out_close(out) != 0) {
-        fprintf(stderr, "ktune bench: --markdown %s: cannot write: %s\n", path,
-                strerror(errno));
+        kt_msg("--markdown %s: cannot write: %s\n", path, strerror(errno));
         return KT_EXIT_FAILURE;
     }
     return KT_EXIT_OK;

@@ -8,6 +8,7 @@
 
 #include "app/cli.h"
 #include "compare/diff.h"
+#include "core/msg.h"
 #include "core/outfile.h"
 #include "core/protocol.h"
 #include "core/term.h"
@@ -88,16 +89,15 @@ static int write_outputs(const diff_args *a, const kt_diff *d)
         bad = !j || kt_out_json(j, a->o.json) != 0;
         json_decref(j);
         if (bad)
-            fprintf(stderr, "ktune diff: --json %s: cannot write: %s\n",
-                    a->o.json, strerror(errno));
+            kt_msg("--json %s: cannot write: %s\n", a->o.json, strerror(errno));
     }
     if (!bad && a->markdown) {
         out = kt_out_open(a->markdown);
         if (out)
             kt_diff_markdown(out, d);
         if (!out || kt_out_close(out) != 0) {
-            fprintf(stderr, "ktune diff: --markdown %s: cannot write: %s\n",
-                    a->markdown, strerror(errno));
+            kt_msg("--markdown %s: cannot write: %s\n", a->markdown,
+                   strerror(errno));
             bad = 1;
         }
     }
@@ -134,7 +134,7 @@ static void put_escaped(FILE *to, void (*render)(FILE *, const kt_diff *),
     FILE *mem = open_memstream(&text, &len);
 
     if (!mem) {
-        fprintf(stderr, "ktune diff: cannot print: %s\n", strerror(errno));
+        kt_msg("cannot print: %s\n", strerror(errno));
         return;
     }
     render(mem, d);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "app/cli.h"
+#include "core/msg.h"
 #include "core/param.h"
 
 static const char help[] =
@@ -179,13 +180,11 @@ static int named_not_loaded(const kt_registry *reg, const kt_cli_list *files)
                                   ? failure_of(reg, files->items[i], real)
                                   : NULL;
             if (why)
-                fprintf(stderr, "ktune list: --plugin %s: not loaded: %s\n",
-                        files->items[i], why);
+                kt_msg("--plugin %s: not loaded: %s\n", files->items[i], why);
             else
-                fprintf(stderr, "ktune list: --plugin %s: not loaded%s\n",
-                        files->items[i],
-                        access(files->items[i], F_OK) == 0 ? ""
-                                                           : ": no such file");
+                kt_msg("--plugin %s: not loaded%s\n", files->items[i],
+                       access(files->items[i], F_OK) == 0 ? ""
+                                                          : ": no such file");
             missing = 1;
         }
         free(real);

@@ -13,9 +13,10 @@
 
 #include "app/cli.h"
 #include "core/clock.h"
+#include "core/msg.h"
 #include "core/param.h"
 #include "core/parse.h"
-#include "isolation/proc.h"
+#include "core/proc.h"
 
 static const char help[] =
     "usage: ktune sanitize PLUGIN:OPERATOR [--tools memcheck,racecheck]\n"
@@ -68,30 +69,24 @@ static int run_logged(char *const *argv, const char *log_path, double timeout_s)
     int status = 0;
     pid_t pid, got;
 
-    fflush(NULL);
-    pid = fork();
-    if (pid < 0)
+    if (kt_proc_fork("the sanitizer", &pid, NULL))
         return -1;
     if (pid == 0) {
         int fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         setpgid(0, 0);
         if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0) {
-            fprintf(stderr, "ktune sanitize: cannot write %s: %s\n", log_path,
-                    strerror(errno));
+            kt_msg("cannot write %s: %s\n", log_path, strerror(errno));
             _exit(126);
         }
-        execv(argv[0], argv);
-        fprintf(stderr, "ktune sanitize: cannot run %s: %s\n", argv[0],
-                strerror(errno));
+        kt_proc_exec(argv[0], argv, NULL);
+        kt_msg("cannot run %s: %s\n", argv[0], strerror(errno));
         _exit(127);
     }
     setpgid(pid, pid); /* either side may win the race; both ask */
-    while ((got = waitpid(pid, &status, WNOHANG)) == 0 ||
-           (got < 0 && errno == EINTR)) {
+    while ((got = kt_proc_reap(pid, &status, 1)) == 0) {
         if (kt_clock_seconds() > deadline) {
             kill(-pid, SIGKILL);
-            while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-                ;
+            kt_proc_reap(pid, &status, 0);
             return -2;
         }
         usleep(20000);

@@ -188,8 +188,7 @@ static void remove_record_dir(const char *dir)
             unlink(t.procs[i].file);
     kt_tl_trace_free(&t);
     if (rmdir(dir) != 0)
-        fprintf(stderr, "ktune timeline: left %s behind: %s\n", dir,
-                strerror(errno));
+        kt_msg("left %s behind: %s\n", dir, strerror(errno));
 }
 
 /* The JSON and CSV files asked for. */
@@ -282,11 +281,10 @@ static int summarise(const tl_args *a, const char *dir, const kt_tl_run *run,
         info.measured = 1;
     }
     if (t.num_procs == 0) {
-        fprintf(stderr,
-                "ktune timeline: %s made no CUDA call: no process "
-                "initialised the CUDA driver (the tracer starts there), so "
-                "there is nothing on the GPU to show\n",
-                a->records ? a->records : a->program[0]);
+        kt_msg("%s made no CUDA call: no process "
+               "initialised the CUDA driver (the tracer starts there), so "
+               "there is nothing on the GPU to show\n",
+               a->records ? a->records : a->program[0]);
         goto files;
     }
     print_head(out, a, run, &s);
@@ -337,10 +335,9 @@ static kt_status launch(const tl_args *a, const char *tracer, const char *dir,
     s = launch_traced(a, tracer, dir, run, err);
     a->program[0] = saved;
     if (!s && run->signal)
-        fprintf(stderr, "ktune timeline: %s was ended by signal %d (%s)%s%s\n",
-                saved, run->signal, strsignal(run->signal),
-                run->core_dumped ? ", core dumped" : "",
-                tracer ? "; what was recorded up to then follows" : "");
+        kt_msg("%s was ended by signal %d (%s)%s%s\n", saved, run->signal,
+               strsignal(run->signal), run->core_dumped ? ", core dumped" : "",
+               tracer ? "; what was recorded up to then follows" : "");
     return s;
 }
 
@@ -390,11 +387,10 @@ static int run_traced(const tl_args *a, FILE *out)
         make_record_dir(a, dir, sizeof dir, &err))
         return kt_cli_fail(&err);
     if (injected && *injected && strcmp(injected, tracer) != 0)
-        fprintf(stderr,
-                "ktune timeline: CUDA_INJECTION64_PATH was %s: another tool "
-                "(Nsight Systems or Compute, compute-sanitizer) injects into "
-                "CUDA programs; it sees nothing of this run\n",
-                injected);
+        kt_msg("CUDA_INJECTION64_PATH was %s: another tool "
+               "(Nsight Systems or Compute, compute-sanitizer) injects into "
+               "CUDA programs; it sees nothing of this run\n",
+               injected);
     if (launch(a, tracer, dir, &run, &err)) {
         rc = kt_cli_fail(&err);
         goto done;

@@ -91,6 +91,9 @@ static const char help[] =
     "  --verify MODE       device (default: references kept and outputs\n"
     "                      compared on the GPU) or host (outputs copied to\n"
     "                      host memory and compared there); [measure] verify\n"
+    "  --energy            measure the finalists' energy too (NVML windows,\n"
+    "                      seconds each) when the objective is time;\n"
+    "                      [measure] energy (docs/energy.md)\n"
     "  --replay-delay S    replay: wait S seconds in every evaluation\n"
     "  --devices LIST      one worker per GPU, evaluations in parallel:\n"
     "                      0,1 or all ([job] devices; docs/multigpu.md)\n"
@@ -167,6 +170,7 @@ static kt_status own_option(void *ctx, int opt, char *arg, kt_err *err)
     case 'M': a->markdown = arg; return kt_cli_output(arg, "--markdown", err);
     case 'q': a->quiet = 1; break;
     case 'C': a->check = 1; break;
+    case 'E': a->energy = 1; break;
     case 'V':
         if (strcmp(arg, "host") != 0 && strcmp(arg, "device") != 0)
             return kt_err_set(err, KT_S_INPUT,
@@ -236,6 +240,7 @@ static int parse_args(int argc, char **argv, tune_args *a, kt_err *err)
         {"replay-delay", required_argument, NULL, 'D'},
         {"quiet", no_argument, NULL, 'q'},
         {"check", no_argument, NULL, 'C'},
+        {"energy", no_argument, NULL, 'E'},
         {"verify", required_argument, NULL, 'V'},
         {"wisdom", required_argument, NULL, 'W'},
         {"replay", required_argument, NULL, 'r'}, /* repeatable: a sweep */
@@ -348,7 +353,9 @@ static kt_tune_setup setup_of(const tune_args *a, tune_run *t)
                        .calib = t->have_calib ? &t->calib : NULL,
                        .environment = t->env,
                        .counters_unavailable = t->unavailable,
-                       .progress = !a->quiet};
+                       .progress = !a->quiet,
+                       /* max_seconds counts from the process's start. */
+                       .started = t->size_started - t->exec_s};
     return s;
 }
 
@@ -359,7 +366,7 @@ static int report_run(const tune_args *a, tune_run *t, kt_sweep_row *row)
     const kt_job *job = &t->job;
     kt_tune_setup setup = setup_of(a, t);
     kt_tune_facts facts;
-    char note[1024], markdown[PATH_MAX];
+    char note[2048], markdown[PATH_MAX];
     kt_err err;
 
     kt_tune_facts_from_job(job, &setup, &t->cfg, &facts);
@@ -646,6 +653,8 @@ int kt_cmd_tune(int argc, char **argv)
         rc = kt_cli_fail(&err);
         goto done;
     }
+    if (a.energy)
+        t->job.protocol.energy = 1;
     if (a.verify)
         t->job.verify_host = strcmp(a.verify, "host") == 0;
     if (a.devices && kt_job_devices(&t->job, a.devices, "--devices", &err)) {

@@ -1,138 +1,25 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app/envcheck.h"
 
-#include <errno.h>
-#include <math.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
-typedef enum value_kind {
-    V_SECONDS, /* a number of seconds, > 0 and at most max */
-    V_INTEGER, /* an integer in [min, max] */
-    V_WORDS,   /* one of the words in words, separated by '|' */
-    V_FOLDER,  /* a folder, or a path where one can be made */
-    V_FILE     /* an existing regular file */
-} value_kind;
-
-typedef struct variable {
-    const char *name;
-    value_kind kind;
-    double min, max;
-    const char *words;
-} variable;
-
-/* Every variable ktune reads whose value means something (KTUNE_PLUGIN_PATH
- * names its bad entries itself; KTUNE_TIMELINE_DIR is set by ktune for
- * the programs it traces). */
-static const variable variables[] = {
-    {"KTUNE_PLUGIN_TIMEOUT", V_SECONDS, 0, 86400, NULL},
-    {"KTUNE_PLUGIN_CACHE", V_WORDS, 0, 0, "0|1"},
-    {"KTUNE_CACHE_DIR", V_FOLDER, 0, 0, NULL},
-    {"KTUNE_NVRTC_CACHE", V_WORDS, 0, 0, "off|on"},
-    {"KTUNE_NVRTC_SHARE", V_WORDS, 0, 0, "off|on"},
-    {"KTUNE_NVRTC_PREFETCH", V_WORDS, 0, 0, "0|1"},
-    {"KTUNE_PROFILE_FLUSH", V_WORDS, 0, 0, "clean|sweep"},
-    {"KTUNE_ROUND_SYNC", V_WORDS, 0, 0, "0|1"},
-    {"KTUNE_WORKER_TIMES", V_WORDS, 0, 0, "1"},
-    {"KTUNE_CUPTI_RANGE", V_WORDS, 0, 0, "kernel|launch"},
-    {"KTUNE_TIMELINE_DRIVER", V_WORDS, 0, 0, "0|1"},
-    {"KTUNE_TIMELINE_FLUSH_MS", V_INTEGER, 1, 59999, NULL},
-    {"KTUNE_TRACER", V_FILE, 0, 0, NULL},
-};
-
-static int is_word(const char *words, const char *value)
-{
-    size_t n = strlen(value);
-
-    for (const char *w = words; *w;) {
-        const char *bar = strchr(w, '|');
-        size_t len = bar ? (size_t)(bar - w) : strlen(w);
-        if (len == n && strncmp(w, value, n) == 0)
-            return 1;
-        w += len + (bar ? 1 : 0);
-    }
-    return 0;
-}
-
-/* 1 when value is a whole decimal number in [min, max]. */
-static int is_integer_in(const char *value, double min, double max)
-{
-    char *end;
-    long long x;
-
-    errno = 0;
-    x = strtoll(value, &end, 10);
-    return !errno && end != value && !*end && x >= min && x <= max;
-}
-
-static kt_status check_path(const variable *v, const char *value, kt_err *err)
-{
-    struct stat st;
-    int exists = stat(value, &st) == 0;
-
-    if (v->kind == V_FILE && (!exists || !S_ISREG(st.st_mode)))
-        return kt_err_set(err, KT_S_INPUT,
-                          "%s=%s: expected an existing regular file (%s)",
-                          v->name, value,
-                          exists ? "it is not a regular file" : "no such file");
-    if (v->kind == V_FOLDER && exists && !S_ISDIR(st.st_mode))
-        return kt_err_set(err, KT_S_INPUT,
-                          "%s=%s: expected a folder, found a file that is "
-                          "not one",
-                          v->name, value);
-    return KT_S_OK;
-}
-
-static kt_status check_one(const variable *v, const char *value, kt_err *err)
-{
-    char *end;
-    double x;
-
-    switch (v->kind) {
-    case V_SECONDS:
-        errno = 0;
-        x = strtod(value, &end);
-        if (errno || end == value || *end || !isfinite(x) || x <= 0 ||
-            x > v->max)
-            return kt_err_set(err, KT_S_INPUT,
-                              "%s=%s: expected seconds, more than 0 and at "
-                              "most %g (e.g. 10 or 2.5)",
-                              v->name, value, v->max);
-        return KT_S_OK;
-    case V_INTEGER:
-        if (!is_integer_in(value, v->min, v->max))
-            return kt_err_set(err, KT_S_INPUT,
-                              "%s=%s: expected an integer from %g to %g",
-                              v->name, value, v->min, v->max);
-        return KT_S_OK;
-    case V_WORDS:
-        if (!is_word(v->words, value))
-            return kt_err_set(err, KT_S_INPUT,
-                              "%s=%s: expected one of %s (or unset it)",
-                              v->name, value, v->words);
-        return KT_S_OK;
-    default: return check_path(v, value, err);
-    }
-}
+#include "core/settings.h"
 
 kt_status kt_env_check(kt_err *err)
 {
-    for (size_t i = 0; i < sizeof variables / sizeof *variables; ++i) {
-        const char *value = getenv(variables[i].name);
-        kt_status rc;
-        if (value && *value && (rc = check_one(&variables[i], value, err)))
-            return rc;
-    }
-    return KT_S_OK;
+    kt_settings s;
+
+    kt_settings_read(&s);
+    return kt_settings_check(&s, err);
 }
 
 void kt_env_protocol_choices(kt_protocol *p)
 {
-    const char *sync = getenv("KTUNE_ROUND_SYNC");
-    const char *flush = getenv("KTUNE_PROFILE_FLUSH");
-    if (sync && *sync)
-        p->round_sync = strcmp(sync, "1") == 0;
-    if (flush && *flush)
-        p->profile_flush_sweep = strcmp(flush, "sweep") == 0;
+    kt_settings s;
+
+    kt_settings_read(&s);
+    if (s.ktune_round_sync && *s.ktune_round_sync)
+        p->round_sync = strcmp(s.ktune_round_sync, "1") == 0;
+    if (s.ktune_profile_flush && *s.ktune_profile_flush)
+        p->profile_flush_sweep = strcmp(s.ktune_profile_flush, "sweep") == 0;
 }

@@ -29,6 +29,8 @@ typedef struct tune_args {
     const char *t1;
     char t1_dir[PATH_MAX], t1_ini[PATH_MAX];
     int resume, quiet, check;
+    int energy;         /* --energy: the finalists' energy measured whatever the
+                         * objective ([measure] energy) */
     const char *verify; /* --verify: NULL, "host" or "device" */
     double replay_delay;
     const char *devices;         /* --devices LIST */

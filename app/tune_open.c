@@ -132,7 +132,7 @@ static void take_recorded_problem(kt_job *job, kt_evaluator *ev,
     int differ = 0;
 
     /* Another tool's recording is its own operator at its own problem. */
-    if (kt_replay_ext_is(ev))
+    if (kt_extrec_of(job->op))
         return;
     rec = kt_replay_sizes(ev);
 

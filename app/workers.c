@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/proc.h"
 #include "engine/gpu.h"
 
 kt_status kt_cli_workers_init(kt_cli_workers *w, kt_evaluator *primary,
@@ -30,19 +31,16 @@ kt_status kt_cli_gpu_count(int *count, kt_err *err)
 {
     pid_t pid;
     int status = 0;
+    kt_status rc;
 
     *count = 0;
-    fflush(NULL);
-    pid = fork();
-    if (pid < 0)
-        return kt_err_set(err, KT_S_IO, "fork to count the GPUs: %s",
-                          strerror(errno));
+    if ((rc = kt_proc_fork("counting the GPUs", &pid, err)))
+        return rc;
     if (pid == 0) {
         int n = kt_gpu_count();
         _exit(n > 250 ? 250 : n);
     }
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
+    kt_proc_reap(pid, &status, 0);
     if (WIFEXITED(status))
         *count = WEXITSTATUS(status);
     if (*count <= 0)

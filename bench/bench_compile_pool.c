@@ -46,6 +46,7 @@
 #include "core/fileio.h"
 #include "core/loader.h"
 #include "core/parse.h"
+#include "core/proc.h"
 #include "core/rng.h"
 #include "engine/compile_pool.h"
 #include "engine/declared.h"
@@ -220,14 +221,13 @@ static int run_procs(const kernels *k, int procs, double *wall, double *cpu,
 
     *failed = 0;
     getrusage(RUSAGE_CHILDREN, &r0);
-    fflush(NULL);
     for (int c = 0; c < procs; ++c) {
-        pid_t pid = fork();
+        pid_t pid = -1;
+        bad |= kt_proc_fork("a compiling process", &pid, NULL) != KT_S_OK;
         if (pid == 0)
             child(k, (size_t)c, (size_t)procs);
-        bad |= pid < 0;
     }
-    for (int st; wait(&st) > 0;) {
+    for (int st; kt_proc_reap(-1, &st, 0) > 0;) {
         bad |= !WIFEXITED(st) || WEXITSTATUS(st) > 100;
         *failed += WIFEXITED(st) ? (size_t)WEXITSTATUS(st) : 0;
     }

@@ -10,7 +10,6 @@
 struct kt_cap_op {
     kt_capture cap;
     kt_cap_rules rules;
-    int slot;
     char name[128];
     char summary[512];
     const char *param_names[3];
@@ -32,8 +31,6 @@ typedef struct cap_state {
     void **argv;             /* into args, one per parameter */
     uint32_t smem_set;       /* the largest dynamic smem opted into */
 } cap_state;
-
-static kt_cap_op *g_slots[KT_CAP_MAX_BOUND];
 
 static const char *const block_names[3] = {"block_x", "block_y", "block_z"};
 
@@ -378,55 +375,31 @@ static int c_verify(void *state, const kt_config *cfg, const kt_variant *v)
     return rc;
 }
 
-/* ---- slots: the stateless callbacks find their capture ---------------- */
+/* ---- the stateless callbacks find their capture in their data -------- */
 
-#define KT_CAP_SLOT(o)                                                         \
-    static int shape_##o(const kt_problem *p, const kt_config *c,              \
-                         kt_shape *out)                                        \
-    {                                                                          \
-        (void)p;                                                               \
-        return c_shape(g_slots[o], c, out);                                    \
-    }                                                                          \
-    static int check_##o(const kt_problem *p, const kt_config *c, char *why,   \
-                         size_t n)                                             \
-    {                                                                          \
-        (void)p;                                                               \
-        return c_check(g_slots[o], c, why, n);                                 \
-    }                                                                          \
-    static int work_##o(const kt_problem *p, kt_work *out)                     \
-    {                                                                          \
-        (void)p;                                                               \
-        return c_work(g_slots[o], out);                                        \
-    }                                                                          \
-    static int setup_##o(const kt_host *h, const kt_problem *p, void **s)      \
-    {                                                                          \
-        (void)p;                                                               \
-        return c_setup(g_slots[o], h, s);                                      \
-    }
+/* The operator's data and the variant's are both the kt_cap_op (ABI 1.3). */
+static int shape_cb(const kt_problem *p, const kt_config *c, kt_shape *out)
+{
+    (void)p;
+    return c_shape(KT_CONFIG_DATA(c), c, out);
+}
 
-KT_CAP_SLOT(0)
-KT_CAP_SLOT(1)
-KT_CAP_SLOT(2)
-KT_CAP_SLOT(3)
-KT_CAP_SLOT(4)
-KT_CAP_SLOT(5)
-KT_CAP_SLOT(6)
-KT_CAP_SLOT(7)
+static int check_cb(const kt_problem *p, const kt_config *c, char *why,
+                    size_t n)
+{
+    (void)p;
+    return c_check(KT_CONFIG_DATA(c), c, why, n);
+}
 
-typedef struct slot_fns {
-    int (*shape)(const kt_problem *, const kt_config *, kt_shape *);
-    int (*check)(const kt_problem *, const kt_config *, char *, size_t);
-    int (*work)(const kt_problem *, kt_work *);
-    int (*setup)(const kt_host *, const kt_problem *, void **);
-} slot_fns;
+static int work_cb(const kt_problem *p, kt_work *out)
+{
+    return c_work(KT_PROBLEM_DATA(p), out);
+}
 
-#define KT_CAP_FNS(o)                                                          \
-    {                                                                          \
-        shape_##o, check_##o, work_##o, setup_##o                              \
-    }
-static const slot_fns fns[KT_CAP_MAX_BOUND] = {
-    KT_CAP_FNS(0), KT_CAP_FNS(1), KT_CAP_FNS(2), KT_CAP_FNS(3),
-    KT_CAP_FNS(4), KT_CAP_FNS(5), KT_CAP_FNS(6), KT_CAP_FNS(7)};
+static int setup_cb(const kt_host *h, const kt_problem *p, void **s)
+{
+    return c_setup(KT_PROBLEM_DATA(p), h, s);
+}
 
 /* ---- the descriptor --------------------------------------------------- */
 
@@ -448,7 +421,6 @@ static void describe_params(kt_cap_op *op)
 static void describe(kt_cap_op *op)
 {
     const kt_capture *c = &op->cap;
-    const slot_fns *f = &fns[op->slot];
     int64_t bytes = (int64_t)(kt_capture_data_bytes(c) / 2);
 
     kt_cap_plugin_name(c->dir, op->name, sizeof op->name);
@@ -471,10 +443,11 @@ static void describe(kt_cap_op *op)
                                .summary = "the captured kernel from its own "
                                           "module image",
                                .params = op->params,
-                               .shape = f->shape,
-                               .check = f->check,
+                               .shape = shape_cb,
+                               .check = check_cb,
                                .launch_shaped = c_launch,
-                               .kernel_of = c_kernel_of};
+                               .kernel_of = c_kernel_of,
+                               .data = op};
     op->op = (kt_operator){.struct_size = sizeof op->op,
                            .flags = KT_OP_MODIFIES_INPUTS,
                            .id = "launch",
@@ -483,11 +456,12 @@ static void describe(kt_cap_op *op)
                            .num_sizes = 1,
                            .num_variants = 1,
                            .variants = &op->variant,
-                           .work = f->work,
-                           .setup = f->setup,
+                           .work = work_cb,
+                           .setup = setup_cb,
                            .reset = c_reset,
                            .verify = c_verify,
-                           .teardown = c_teardown};
+                           .teardown = c_teardown,
+                           .data = op};
     op->plugin = (kt_plugin){.magic = KT_PLUGIN_MAGIC,
                              .struct_size = sizeof op->plugin,
                              .abi_major = KT_ABI_MAJOR,
@@ -506,20 +480,11 @@ kt_status kt_cap_op_load(const char *path, kt_cap_op **out,
                          const kt_plugin **desc, kt_err *err)
 {
     kt_cap_op *op = calloc(1, sizeof *op);
-    int slot = 0;
     kt_status st;
 
     *out = NULL;
     if (!op)
         return kt_err_set(err, KT_S_NOMEM, "out of memory");
-    while (slot < KT_CAP_MAX_BOUND && g_slots[slot])
-        ++slot;
-    if (slot == KT_CAP_MAX_BOUND) {
-        free(op);
-        return kt_err_set(err, KT_S_UNSUPPORTED,
-                          "%s: at most %d captures can be loaded at once", path,
-                          KT_CAP_MAX_BOUND);
-    }
     if ((st = kt_capture_read(path, &op->cap, err)) ||
         (st = kt_cap_rules_load(&op->cap, &op->rules, err))) {
         kt_cap_rules_free(&op->rules);
@@ -527,8 +492,6 @@ kt_status kt_cap_op_load(const char *path, kt_cap_op **out,
         free(op);
         return st;
     }
-    op->slot = slot;
-    g_slots[slot] = op;
     describe(op);
     *out = op;
     *desc = &op->plugin;
@@ -539,8 +502,6 @@ void kt_cap_op_free(kt_cap_op *op)
 {
     if (!op)
         return;
-    if (g_slots[op->slot] == op)
-        g_slots[op->slot] = NULL;
     kt_cap_rules_free(&op->rules);
     kt_capture_free(&op->cap);
     free(op);

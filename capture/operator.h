@@ -29,14 +29,12 @@
 #include "core/error.h"
 #include "ktune/plugin.h"
 
-#define KT_CAP_MAX_BOUND 8 /* captures loaded per process */
-
 typedef struct kt_cap_op kt_cap_op;
 
 /* Reads the capture at path (folder or capture.json) and its rules, and
- * binds a descriptor to one of the process's KT_CAP_MAX_BOUND slots.
- * *desc stays valid until kt_cap_op_free(*out). KT_S_INPUT for a damaged
- * capture or bad rules; KT_S_UNSUPPORTED when every slot is taken. */
+ * makes its descriptor, whose callbacks find the capture in their data
+ * (ABI 1.3): any number may be loaded at once. *desc stays valid until
+ * kt_cap_op_free(*out). KT_S_INPUT for a damaged capture or bad rules. */
 kt_status kt_cap_op_load(const char *path, kt_cap_op **out,
                          const kt_plugin **desc, kt_err *err);
 

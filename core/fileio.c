@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/fileio.h"
+#include "core/settings.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -207,9 +208,13 @@ kt_status kt_file_check_output(const char *path, const char *what, kt_err *err)
 
 void kt_cache_path(const char *name, char *out, size_t out_size)
 {
-    const char *dir = getenv("KTUNE_CACHE_DIR");
-    const char *xdg = getenv("XDG_CACHE_HOME");
-    const char *home = getenv("HOME");
+    kt_settings set;
+    const char *dir, *xdg, *home;
+
+    kt_settings_read(&set);
+    dir = set.ktune_cache_dir;
+    xdg = set.xdg_cache_home;
+    home = set.home;
 
     if (dir && *dir)
         snprintf(out, out_size, "%s/%s", dir, name);

@@ -5,21 +5,17 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <dlfcn.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/clock.h"
 #include "core/desc_json.h"
 #include "core/fileio.h"
 #include "core/param.h"
+#include "core/settings.h"
 #include "core/suggest.h"
 
 /* Sizes of the ABI 1.0 structs: a plugin's struct may be larger (a newer
@@ -414,10 +410,13 @@ static void unload(kt_loaded_plugin *lp)
 
 void kt_registry_init(kt_registry *reg)
 {
-    const char *env = getenv("KTUNE_PLUGIN_TIMEOUT");
-    double seconds = env ? atof(env) : 0.0;
+    double seconds;
 
     memset(reg, 0, sizeof *reg);
+    kt_settings_read(&reg->settings);
+    seconds = reg->settings.ktune_plugin_timeout
+                  ? atof(reg->settings.ktune_plugin_timeout)
+                  : 0.0;
     reg->probe_timeout_ms =
         seconds > 0 ? (int)(seconds * 1e3) : KT_PROBE_TIMEOUT_MS;
 }
@@ -473,6 +472,9 @@ void kt_probe_verdict_free(kt_probe_verdict *v)
     memset(v, 0, sizeof *v);
 }
 
+/* The kinds of plugin file of the process: each library that knows one
+ * adds it from a constructor (kt_loader_add_kind), so the loader names
+ * none; mutable only while those run. */
 static const kt_loader_kind *g_kinds[8];
 
 kt_status kt_loader_add_kind(const kt_loader_kind *kind, kt_err *err)
@@ -817,7 +819,7 @@ static void list_path_entry(kt_registry *reg, path_list *l, const char *entry)
 void kt_registry_load_default(kt_registry *reg, const char *builtin_dir,
                               const char *const *files, size_t num_files)
 {
-    const char *env = getenv("KTUNE_PLUGIN_PATH");
+    const char *env = reg->settings.ktune_plugin_path;
     path_list l = {NULL, 0};
 
     if (builtin_dir)
@@ -862,14 +864,43 @@ int kt_call_require(const kt_loaded_plugin *plugin, const kt_operator *op,
                                  variant, parts, n);
 }
 
+/* problem as op's callbacks see it: the host's copy with op's data (ABI
+ * 1.3), whatever the caller filled in. */
+static const kt_problem *problem_of(const kt_operator *op,
+                                    const kt_problem *problem, kt_problem *copy)
+{
+    size_t n = problem->struct_size < sizeof *copy ? problem->struct_size
+                                                   : sizeof *copy;
+    memset(copy, 0, sizeof *copy);
+    memcpy(copy, problem, n);
+    copy->struct_size = sizeof *copy;
+    copy->data = op->data;
+    return copy;
+}
+
+/* cfg as variant v's callbacks see it: with v's data (ABI 1.3). */
+static const kt_config *config_of(const kt_variant *v, const kt_config *cfg,
+                                  kt_config *copy)
+{
+    size_t n =
+        cfg->struct_size < sizeof *copy ? cfg->struct_size : sizeof *copy;
+    memset(copy, 0, sizeof *copy);
+    memcpy(copy, cfg, n);
+    copy->struct_size = sizeof *copy;
+    copy->data = v->data;
+    return copy;
+}
+
 kt_status kt_call_work(const kt_loaded_plugin *plugin, const kt_operator *op,
                        const kt_problem *problem, kt_work *out, int *rc,
                        kt_err *err)
 {
+    kt_problem p;
+
     memset(out, 0, sizeof *out);
     out->struct_size = sizeof *out;
     if (!answered_by_kind(plugin)) {
-        *rc = op->work(problem, out);
+        *rc = op->work(problem_of(op, problem, &p), out);
         return KT_S_OK;
     }
     if (plugin->kind->work(plugin->kind_owner, index_of(plugin, op), problem,
@@ -886,6 +917,8 @@ kt_status kt_call_shape(const kt_loaded_plugin *plugin, const kt_operator *op,
                         kt_err *err)
 {
     const kt_variant *v = &op->variants[variant];
+    kt_problem p;
+    kt_config c;
 
     if (check_rc)
         *check_rc = KT_OK;
@@ -893,6 +926,8 @@ kt_status kt_call_shape(const kt_loaded_plugin *plugin, const kt_operator *op,
     if (why_size)
         why[0] = '\0';
     if (!answered_by_kind(plugin)) {
+        problem = problem_of(op, problem, &p);
+        cfg = config_of(v, cfg, &c);
         if (v->check && check_rc) {
             *check_rc = v->check(problem, cfg, why, why_size);
             if (why_size)
@@ -913,10 +948,10 @@ kt_status kt_call_shape(const kt_loaded_plugin *plugin, const kt_operator *op,
 int kt_call_setup(const kt_loaded_plugin *plugin, const kt_operator *op,
                   const kt_host *host, const kt_problem *problem, void **state)
 {
-    if (plugin && plugin->kind && plugin->kind->setup)
-        return plugin->kind->setup(plugin->kind_owner, index_of(plugin, op),
-                                   host, problem, state);
-    return op->setup(host, problem, state);
+    kt_problem p;
+
+    (void)plugin;
+    return op->setup(host, problem_of(op, problem, &p), state);
 }
 
 int kt_call_work_of(const kt_loaded_plugin *plugin, const kt_operator *op,
@@ -924,13 +959,14 @@ int kt_call_work_of(const kt_loaded_plugin *plugin, const kt_operator *op,
                     const kt_config *cfg, kt_work *out)
 {
     const kt_variant *v = &op->variants[variant];
+    kt_problem p;
+    kt_config c;
 
+    (void)plugin;
     if (!v->work)
         return 0;
-    if (plugin && plugin->kind && plugin->kind->work_of)
-        return plugin->kind->work_of(plugin->kind_owner, index_of(plugin, op),
-                                     variant, problem, cfg, out) == KT_OK;
-    return v->work(problem, cfg, out) == KT_OK;
+    return v->work(problem_of(op, problem, &p), config_of(v, cfg, &c), out) ==
+           KT_OK;
 }
 
 void kt_call_shape_prefetch(const kt_loaded_plugin *plugin,

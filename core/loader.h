@@ -21,6 +21,7 @@
 #include "core/error.h"
 #include "core/expr.h"
 #include "core/point.h"
+#include "core/settings.h"
 #include "ktune/plugin.h"
 
 struct kt_loader_kind;
@@ -60,6 +61,9 @@ typedef struct kt_registry {
      * runs in worker processes. For commands, whose process must survive
      * any plugin. */
     int isolated;
+    /* The environment as kt_registry_init read it (KTUNE_PLUGIN_PATH,
+     * KTUNE_PLUGIN_TIMEOUT): the registry reads no other. */
+    kt_settings settings;
 } kt_registry;
 
 #define KT_PROBE_TIMEOUT_MS 10000
@@ -91,11 +95,15 @@ void kt_probe_verdict_free(kt_probe_verdict *v);
  *    path at once), and a registry that maps none (kt_registry.isolated)
  *    adopts each probed descriptor, its code left in a child (adopt makes
  *    the owner, release frees it).
- * The optional hooks answer for the plugins a kind loaded, given the
- * owner load or adopt made and the operator's index in the descriptor:
- * work and shape in place of the descriptor's callbacks (NULL: those run
- * here), and require, a declared variant's constraints as expressions (1
- * when *parts, *n are set; 0 when the kind knows none). The kind must
+ * A file kind's descriptors are ordinary ones: their callbacks find what
+ * they need through their data (kt_operator.data, kt_variant.data, ABI
+ * 1.3), as any plugin's do, and run here. The isolating kind alone answers
+ * for the plugins it adopted, whose code lives in child processes, given
+ * the owner adopt made and the operator's index in the descriptor: work
+ * and shape (asked of the oracle, with its crash or hang as an error the
+ * ABI's return codes cannot carry) and prefetch. require gives a declared
+ * variant's constraints as expressions (1 when *parts, *n are set; 0 when
+ * the kind knows none), for the searches that read them. The kind must
  * outlive every registry. */
 typedef struct kt_loader_kind {
     const char *name;
@@ -117,17 +125,6 @@ typedef struct kt_loader_kind {
                      const kt_point *pts, size_t n);
     int (*require)(void *owner, uint32_t op, uint32_t variant,
                    kt_expr *const **parts, size_t *n);
-    /* A file kind whose operators run in this process but whose callbacks
-     * need their owner (a declaration's: the plugin ABI's pure callbacks
-     * and setup() carry nothing that leads back to a descriptor) answers
-     * them here, with the owner load made, in place of the descriptor's:
-     * setup (kt_call_setup) and a configuration's work (kt_call_work_of);
-     * such a kind sets work and shape as well. NULL: the descriptor's. */
-    int (*setup)(void *owner, uint32_t op, const kt_host *host,
-                 const kt_problem *problem, void **state);
-    int (*work_of)(void *owner, uint32_t op, uint32_t variant,
-                   const kt_problem *problem, const kt_config *cfg,
-                   kt_work *out);
 } kt_loader_kind;
 
 /* Adds a kind for every registry of the process (at most 8). KT_S_OK, or
@@ -191,16 +188,15 @@ kt_status kt_call_shape(const kt_loaded_plugin *plugin, const kt_operator *op,
                         size_t why_size, int *shape_rc, kt_shape *shape,
                         kt_err *err);
 
-/* setup() of op (in this process: the plugin is mapped here or its kind
- * runs it here), through plugin's kind when it answers setup; the
- * callback's return code. */
+/* setup() of op, in this process, with op's data in the problem it
+ * sees (ABI 1.3); the callback's return code. plugin may be NULL. */
 int kt_call_setup(const kt_loaded_plugin *plugin, const kt_operator *op,
                   const kt_host *host, const kt_problem *problem, void **state);
 
 /* The work of one configuration of variant (kt_variant.work, ABI 1.2):
  * 1 with *out set when the variant has one and it said KT_OK, 0 when the
- * operator's work() is the configuration's. In this process, like
- * kt_call_setup. */
+ * operator's work() is the configuration's. In this process, with the
+ * operator's and the variant's data (ABI 1.3), like kt_call_setup. */
 int kt_call_work_of(const kt_loaded_plugin *plugin, const kt_operator *op,
                     uint32_t variant, const kt_problem *problem,
                     const kt_config *cfg, kt_work *out);

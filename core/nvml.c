@@ -8,19 +8,28 @@
 #include <string.h>
 
 #include "core/msg.h"
+#include "core/settings.h"
 
-static pthread_once_t loaded = PTHREAD_ONCE_INIT;
-static kt_nvml_api api;
-static char load_error[512];
-static int load_ok;
-
-static pthread_mutex_t note_lock = PTHREAD_MUTEX_INITIALIZER;
-static int noted;
+/* The process's NVML: loaded once (dlopen, nvmlInit) for every meter and
+ * setting, and the one-time note that it is missing. Mutable because the
+ * library is mapped on first use; written under once and note_lock. */
+static struct {
+    pthread_once_t loaded;
+    kt_nvml_api api;
+    char load_error[512];
+    int load_ok;
+    pthread_mutex_t note_lock;
+    int noted;
+} g_nvml = {PTHREAD_ONCE_INIT, {0}, "", 0, PTHREAD_MUTEX_INITIALIZER, 0};
 
 const char *kt_nvml_library(void)
 {
-    const char *env = getenv("KTUNE_NVML_LIBRARY");
-    return env && env[0] ? env : "libnvidia-ml.so.1";
+    kt_settings set;
+
+    kt_settings_read(&set);
+    return set.ktune_nvml_library && set.ktune_nvml_library[0]
+               ? set.ktune_nvml_library
+               : "libnvidia-ml.so.1";
 }
 
 /* One symbol; required ones missing fail the load, others stay NULL. */
@@ -29,8 +38,8 @@ static int look_up(void *lib, const char *name, void **slot, int required)
     *slot = dlsym(lib, name);
     if (*slot || !required)
         return 1;
-    snprintf(load_error, sizeof load_error, "%s has no %s", kt_nvml_library(),
-             name);
+    snprintf(g_nvml.load_error, sizeof g_nvml.load_error, "%s has no %s",
+             kt_nvml_library(), name);
     return 0;
 }
 
@@ -41,44 +50,50 @@ static void load_library(void)
         void **slot;
         int required;
     } fns[] = {
-        {"nvmlInit_v2", (void **)&api.init, 1},
-        {"nvmlShutdown", (void **)&api.shutdown, 1},
-        {"nvmlErrorString", (void **)&api.error_string, 1},
-        {"nvmlDeviceGetHandleByPciBusId_v2", (void **)&api.by_pci, 1},
-        {"nvmlDeviceGetTotalEnergyConsumption", (void **)&api.energy, 1},
-        {"nvmlDeviceGetPowerUsage", (void **)&api.power, 1},
-        {"nvmlDeviceGetClockInfo", (void **)&api.clock, 1},
-        {"nvmlDeviceGetTemperature", (void **)&api.temperature, 1},
-        {"nvmlDeviceGetEnforcedPowerLimit", (void **)&api.enforced_limit, 1},
-        {"nvmlDeviceGetPowerManagementLimit", (void **)&api.limit, 0},
+        {"nvmlInit_v2", (void **)&g_nvml.api.init, 1},
+        {"nvmlShutdown", (void **)&g_nvml.api.shutdown, 1},
+        {"nvmlErrorString", (void **)&g_nvml.api.error_string, 1},
+        {"nvmlDeviceGetHandleByPciBusId_v2", (void **)&g_nvml.api.by_pci, 1},
+        {"nvmlDeviceGetTotalEnergyConsumption", (void **)&g_nvml.api.energy, 1},
+        {"nvmlDeviceGetPowerUsage", (void **)&g_nvml.api.power, 1},
+        {"nvmlDeviceGetClockInfo", (void **)&g_nvml.api.clock, 1},
+        {"nvmlDeviceGetTemperature", (void **)&g_nvml.api.temperature, 1},
+        {"nvmlDeviceGetEnforcedPowerLimit", (void **)&g_nvml.api.enforced_limit,
+         1},
+        {"nvmlDeviceGetPowerManagementLimit", (void **)&g_nvml.api.limit, 0},
         {"nvmlDeviceGetPowerManagementLimitConstraints",
-         (void **)&api.limit_range, 0},
-        {"nvmlDeviceSetPowerManagementLimit", (void **)&api.set_limit, 0},
-        {"nvmlDeviceSetGpuLockedClocks", (void **)&api.lock_gr, 0},
-        {"nvmlDeviceResetGpuLockedClocks", (void **)&api.reset_gr, 0},
-        {"nvmlDeviceSetMemoryLockedClocks", (void **)&api.lock_mem, 0},
-        {"nvmlDeviceResetMemoryLockedClocks", (void **)&api.reset_mem, 0},
-        {"nvmlDeviceGetSupportedMemoryClocks", (void **)&api.supported_mem, 0},
-        {"nvmlDeviceGetSupportedGraphicsClocks", (void **)&api.supported_gr, 0},
+         (void **)&g_nvml.api.limit_range, 0},
+        {"nvmlDeviceSetPowerManagementLimit", (void **)&g_nvml.api.set_limit,
+         0},
+        {"nvmlDeviceSetGpuLockedClocks", (void **)&g_nvml.api.lock_gr, 0},
+        {"nvmlDeviceResetGpuLockedClocks", (void **)&g_nvml.api.reset_gr, 0},
+        {"nvmlDeviceSetMemoryLockedClocks", (void **)&g_nvml.api.lock_mem, 0},
+        {"nvmlDeviceResetMemoryLockedClocks", (void **)&g_nvml.api.reset_mem,
+         0},
+        {"nvmlDeviceGetSupportedMemoryClocks",
+         (void **)&g_nvml.api.supported_mem, 0},
+        {"nvmlDeviceGetSupportedGraphicsClocks",
+         (void **)&g_nvml.api.supported_gr, 0},
     };
     void *lib = dlopen(kt_nvml_library(), RTLD_NOW | RTLD_LOCAL);
     kt_nvml_return rc;
 
     if (!lib) {
         const char *why = dlerror();
-        snprintf(load_error, sizeof load_error, "%s could not be loaded (%s)",
-                 kt_nvml_library(), why ? why : "no reason given");
+        snprintf(g_nvml.load_error, sizeof g_nvml.load_error,
+                 "%s could not be loaded (%s)", kt_nvml_library(),
+                 why ? why : "no reason given");
         return;
     }
     for (size_t i = 0; i < sizeof fns / sizeof fns[0]; ++i)
         if (!look_up(lib, fns[i].name, fns[i].slot, fns[i].required))
             return;
-    if ((rc = api.init()) != KT_NVML_SUCCESS) {
-        snprintf(load_error, sizeof load_error, "nvmlInit_v2 failed: %s",
-                 api.error_string(rc));
+    if ((rc = g_nvml.api.init()) != KT_NVML_SUCCESS) {
+        snprintf(g_nvml.load_error, sizeof g_nvml.load_error,
+                 "nvmlInit_v2 failed: %s", g_nvml.api.error_string(rc));
         return;
     }
-    load_ok = 1;
+    g_nvml.load_ok = 1;
 }
 
 const char *kt_nvml_error(const kt_nvml *n, kt_nvml_return rc)
@@ -97,12 +112,12 @@ kt_status kt_nvml_open(const char *pci, kt_nvml *out, kt_err *err)
     kt_nvml_return rc;
 
     memset(out, 0, sizeof *out);
-    pthread_once(&loaded, load_library);
-    if (!load_ok)
-        return kt_err_set(err, KT_S_UNSUPPORTED, "%s", load_error);
-    out->api = &api;
+    pthread_once(&g_nvml.loaded, load_library);
+    if (!g_nvml.load_ok)
+        return kt_err_set(err, KT_S_UNSUPPORTED, "%s", g_nvml.load_error);
+    out->api = &g_nvml.api;
     snprintf(out->pci, sizeof out->pci, "%s", pci);
-    if ((rc = api.by_pci(pci, &out->dev)) != KT_NVML_SUCCESS) {
+    if ((rc = g_nvml.api.by_pci(pci, &out->dev)) != KT_NVML_SUCCESS) {
         kt_err_set(err, KT_S_UNSUPPORTED,
                    "nvmlDeviceGetHandleByPciBusId_v2(%s) failed: %s", pci,
                    kt_nvml_error(out, rc));
@@ -116,10 +131,10 @@ void kt_nvml_note_once(const char *why)
 {
     int first;
 
-    pthread_mutex_lock(&note_lock);
-    first = !noted;
-    noted = 1;
-    pthread_mutex_unlock(&note_lock);
+    pthread_mutex_lock(&g_nvml.note_lock);
+    first = !g_nvml.noted;
+    g_nvml.noted = 1;
+    pthread_mutex_unlock(&g_nvml.note_lock);
     if (first)
         kt_msg("note: energy not measured: %s\n", why);
 }

@@ -9,6 +9,7 @@
 
 #include "core/fileio.h"
 #include "core/msg.h"
+#include "core/settings.h"
 
 /* What a restore file records. */
 typedef struct saved {
@@ -296,8 +297,12 @@ int kt_nvml_choices_any(const kt_nvml_choices *c)
 
 void kt_nvml_restore_path(int device, char *out, size_t size)
 {
-    const char *env = getenv("KTUNE_NVML_RESTORE");
+    kt_settings set;
+    const char *env;
     char name[64];
+
+    kt_settings_read(&set);
+    env = set.ktune_nvml_restore;
 
     if (env && *env) {
         snprintf(out, size, "%s", env);

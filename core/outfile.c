@@ -10,9 +10,25 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The document's stream once stdout is reserved (a copy of the original
- * stdout), else NULL: stdout itself. */
-static FILE *doc_stream;
+#define KT_OUT_PENDING 16
+
+/* An output being written through its temporary file. */
+typedef struct pending {
+    FILE *f;
+    char *final;                /* the path asked for, malloc'ed */
+    char tmp[PATH_MAX + 16];    /* final.tmp.XXXXXX */
+    volatile sig_atomic_t used; /* tmp may exist: the handler removes it */
+} pending;
+
+/* The process's outputs: what its signal handler must clean up, and the
+ * handlers it displaced (mutable: a signal handler can be given nothing
+ * else), and the document's stream once stdout is reserved (a copy of the
+ * original stdout), else NULL: stdout itself. */
+static struct {
+    pending outputs[KT_OUT_PENDING];
+    struct sigaction before_int, before_term;
+    FILE *doc_stream;
+} g_out;
 
 int kt_out_is_stdout(const char *path)
 {
@@ -24,7 +40,7 @@ int kt_out_reserve_stdout(void)
     int fd;
     FILE *f;
 
-    if (doc_stream)
+    if (g_out.doc_stream)
         return 0;
     /* Close-on-exec: a worker process must not hold the reader's pipe
      * open after ktune is done. */
@@ -41,7 +57,7 @@ int kt_out_reserve_stdout(void)
         fclose(f);
         return -1;
     }
-    doc_stream = f;
+    g_out.doc_stream = f;
     return 0;
 }
 
@@ -52,32 +68,21 @@ int kt_out_reserve_if_stdout(const char *path)
 
 FILE *kt_out_stdout(void)
 {
-    return doc_stream ? doc_stream : stdout;
+    return g_out.doc_stream ? g_out.doc_stream : stdout;
 }
 
 /* Outputs open at once: a run writes a handful (--json, --csv, --t4,
  * --markdown); one more is refused with EMFILE, never written in place. */
-#define KT_OUT_PENDING 16
-
-/* An output being written through its temporary file. */
-typedef struct pending {
-    FILE *f;
-    char *final;                /* the path asked for, malloc'ed */
-    char tmp[PATH_MAX + 16];    /* final.tmp.XXXXXX */
-    volatile sig_atomic_t used; /* tmp may exist: the handler removes it */
-} pending;
-
-static pending outputs[KT_OUT_PENDING];
-static struct sigaction before_int, before_term;
 
 /* Removes every temporary file (unlink is async-signal-safe), puts back the
  * handler that was there before and lets the signal take its course. */
 static void on_stop(int sig)
 {
     for (size_t i = 0; i < KT_OUT_PENDING; ++i)
-        if (outputs[i].used)
-            unlink(outputs[i].tmp);
-    sigaction(sig, sig == SIGINT ? &before_int : &before_term, NULL);
+        if (g_out.outputs[i].used)
+            unlink(g_out.outputs[i].tmp);
+    sigaction(sig, sig == SIGINT ? &g_out.before_int : &g_out.before_term,
+              NULL);
     raise(sig);
 }
 
@@ -97,8 +102,8 @@ static void set_handler(int sig, struct sigaction *before)
 
 static void set_handlers(void)
 {
-    set_handler(SIGINT, &before_int);
-    set_handler(SIGTERM, &before_term);
+    set_handler(SIGINT, &g_out.before_int);
+    set_handler(SIGTERM, &g_out.before_term);
 }
 
 /* The mode a new file would get from fopen, or the existing file's. */
@@ -158,8 +163,8 @@ FILE *kt_out_open(const char *path)
     if (exists && !S_ISREG(st.st_mode))
         return fopen(path, "w");
     for (size_t i = 0; i < KT_OUT_PENDING; ++i)
-        if (!outputs[i].used)
-            return open_temporary(&outputs[i], path, &st, exists);
+        if (!g_out.outputs[i].used)
+            return open_temporary(&g_out.outputs[i], path, &st, exists);
     errno = EMFILE;
     return NULL;
 }
@@ -167,8 +172,8 @@ FILE *kt_out_open(const char *path)
 static pending *pending_of(const FILE *f)
 {
     for (size_t i = 0; i < KT_OUT_PENDING; ++i)
-        if (outputs[i].used && outputs[i].f == f)
-            return &outputs[i];
+        if (g_out.outputs[i].used && g_out.outputs[i].f == f)
+            return &g_out.outputs[i];
     return NULL;
 }
 
@@ -204,7 +209,7 @@ int kt_out_close(FILE *f)
 {
     pending *o;
 
-    if (f == stdout || (f && f == doc_stream))
+    if (f == stdout || (f && f == g_out.doc_stream))
         return fflush(f) != 0 || ferror(f) ? EOF : 0;
     if ((o = pending_of(f)))
         return finish(o, 1);
@@ -217,7 +222,7 @@ void kt_out_discard(FILE *f)
 
     if (!f)
         return;
-    if (f == stdout || f == doc_stream)
+    if (f == stdout || f == g_out.doc_stream)
         fflush(f);
     else if ((o = pending_of(f)))
         finish(o, 0);

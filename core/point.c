@@ -27,6 +27,7 @@ const kt_config *kt_point_bind(const kt_operator *op, const kt_point *pt,
     bc->config.count = pt->count;
     bc->config.values = pt->values;
     bc->config.names = bc->names;
+    bc->config.data = v->data; /* ABI 1.3: the variant's context */
     return &bc->config;
 }
 

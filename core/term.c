@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/term.h"
+#include "core/settings.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -10,7 +11,8 @@
 int kt_term_width(FILE *out)
 {
     struct winsize ws;
-    const char *env = getenv("COLUMNS");
+    kt_settings set;
+    const char *env = (kt_settings_read(&set), set.columns);
     int fd = out ? fileno(out) : -1, width = 80;
     char *end;
     long v;

@@ -26,6 +26,10 @@ typedef struct kt_timing {
     const char *stop_reason; /* static text */
     double gpu_time_s;       /* sum of kept samples */
     double wall_time_s;      /* of the whole measurement */
+    /* 1: the samples were not measured in rounds interleaved with other
+     * points' (a recording's runs of one point one after the other), so
+     * a ratio with this timing is unpaired (kt_stats_unpaired_ratio). */
+    int unpaired;
 } kt_timing;
 
 /* Frees the samples; safe on a zeroed timing. */

@@ -1004,9 +1004,7 @@ static kt_status read_variant(reader *rd, const char *section)
     const char **keys, *text;
     kt_status rc = KT_S_OK;
 
-    if (d->num_variants == KT_DECL_MAX_VARIANTS)
-        return bad(rd, section, NULL, "more than %d variants",
-                   KT_DECL_MAX_VARIANTS);
+    /* read_sections made room for every [variant.*] section. */
     v = &d->variants[d->num_variants++];
     if (copy_checked(rd, section, NULL, v->section, sizeof v->section,
                      section) ||
@@ -1746,8 +1744,14 @@ static kt_status read_sections(reader *rd)
 {
     kt_declared *d = rd->d;
     int n = iniparser_getnsec(rd->ini);
+    size_t nv = 0;
     kt_status rc = KT_S_OK;
 
+    /* Allocated once: a variant's names point into itself. */
+    for (int i = 0; i < n; ++i)
+        nv += strncmp(iniparser_getsecname(rd->ini, i), "variant.", 8) == 0;
+    if (nv && !(d->variants = calloc(nv, sizeof *d->variants)))
+        return kt_err_set(rd->err, KT_S_NOMEM, "out of memory");
     for (int i = 0; i < n && !rc; ++i) {
         const char *s = iniparser_getsecname(rd->ini, i);
         int known = strcmp(s, "operator") == 0;
@@ -1876,6 +1880,8 @@ void kt_declared_free(kt_declared *d)
         for (size_t i = 0; i < KT_MAX_PARAMS; ++i)
             free(v->values[i]);
     }
+    free(d->variants);
+    free(d->vdesc);
     for (size_t i = 0; i < d->num_options; ++i)
         free(d->options[i]);
     free(d->options);

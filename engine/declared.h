@@ -29,7 +29,6 @@
 
 #define KT_DECL_MAX_BUFFERS 16
 #define KT_DECL_MAX_ARGS 32
-#define KT_DECL_MAX_VARIANTS 16
 #define KT_DECL_MAX_TARGS 8
 #define KT_DECL_MAX_DEFINES 64
 
@@ -149,6 +148,11 @@ typedef struct kt_decl_variant {
     kt_expr **parts;
     size_t num_parts;
     kt_decl_then *then; /* then = KERNEL; NULL without one; owned */
+    /* The descriptor's data (kt_variant.data, ABI 1.3): its callbacks
+     * find the declaration and this variant's index here
+     * (kt_declared_describe sets them). */
+    const struct kt_declared *decl;
+    size_t index;
 } kt_decl_variant;
 
 typedef struct kt_declared {
@@ -181,11 +185,12 @@ typedef struct kt_declared {
      * NULL above and evaluated per variant (kt_decl_variant.work). */
     char work_text[3][512];
     int work_uses_params;
-    kt_decl_variant variants[KT_DECL_MAX_VARIANTS];
+    kt_decl_variant *variants; /* one per [variant.*] section; owned */
     size_t num_variants;
     int reference; /* index of the reference variant */
-    /* The descriptor handed to the registry. */
-    kt_variant vdesc[KT_DECL_MAX_VARIANTS];
+    /* The descriptor handed to the registry: its callbacks read the
+     * declaration from kt_operator.data, a variant from kt_variant.data. */
+    kt_variant *vdesc; /* num_variants; owned */
     kt_operator op;
     kt_plugin plugin;
     char compiler[64];
@@ -334,12 +339,12 @@ char *kt_declared_source(const kt_declared *d, const char *name_expr,
 
 /* ---- engine/declared_run.c: the callbacks ---------------------------- */
 
-/* Fills d's descriptor (d->plugin), handed to the registry. Its pure
- * callbacks and setup() only refuse: the plugin ABI gives them nothing that
- * leads back to d, so they are asked through the plugin (kt_call_*), whose
- * kind (engine/declared_kind.c) calls the kt_declared_* functions below
- * with d. The stateful callbacks find d in their state. */
-void kt_declared_describe(kt_declared *d);
+/* Fills d's descriptor (d->plugin), handed to the registry: an ordinary
+ * one, whose callbacks find d in their data (ABI 1.3: the operator's data
+ * is d, a variant's its kt_decl_variant) and call the kt_declared_*
+ * functions below; the stateful callbacks find d in their state.
+ * KT_S_NOMEM naming d's file when the variant table cannot be made. */
+kt_status kt_declared_describe(kt_declared *d, kt_err *err);
 
 /* The callbacks of d's operator and of its variant vi, with d. */
 int kt_declared_work(const kt_declared *d, const kt_problem *p, kt_work *out);

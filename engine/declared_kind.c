@@ -2,13 +2,13 @@
 /*
  * Declared operators as a kind of plugin file (core/loader.h,
  * kt_loader_kind): an INI file with an [operator] section is read, checked
- * and described here (engine/declared.h), never probed, and the loader
- * asks this kind for a declared operator's pure callbacks and setup()
- * (kt_call_work, kt_call_shape, kt_call_setup, kt_call_work_of) and a
- * variant's constraints (kt_call_require), with the declaration it loaded:
- * the plugin ABI's callbacks carry nothing that leads back to it.
- * Registered for the process when this library is linked (ktune_engine's
- * link option names kt_declared_kind, so the object is always there).
+ * and described here (engine/declared.h), never probed. Its descriptor is
+ * an ordinary one whose callbacks read the declaration from their data
+ * (ABI 1.3, kt_declared_describe); the kind adds only a variant's
+ * constraints as expressions (kt_call_require), for the searches that
+ * read them. Registered for the process when this library is linked
+ * (ktune_engine's link option names kt_declared_kind, so the object is
+ * always there).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +29,10 @@ static kt_status load(const char *path, void **owner, const kt_plugin **desc,
 
     if ((rc = kt_declared_load(path, &d, err)))
         return rc;
-    kt_declared_describe(d);
+    if ((rc = kt_declared_describe(d, err))) {
+        kt_declared_free(d);
+        return rc;
+    }
     *owner = d;
     *desc = &d->plugin;
     return KT_S_OK;
@@ -52,57 +55,13 @@ static int require(void *owner, uint32_t op, uint32_t variant,
     return 1;
 }
 
-/* A declaration has one operator (index 0); the loader hands back the
- * index of one of its own operators, so op is 0 here. */
-static kt_status work(void *owner, uint32_t op, const kt_problem *problem,
-                      kt_work *out, int *rc, kt_err *err)
-{
-    (void)op;
-    (void)err;
-    *rc = kt_declared_work(owner, problem, out);
-    return KT_S_OK;
-}
-
-static kt_status shape(void *owner, uint32_t op, uint32_t variant,
-                       const kt_problem *problem, const kt_config *cfg,
-                       int *check_rc, char *why, size_t why_size, int *shape_rc,
-                       kt_shape *out, kt_err *err)
-{
-    (void)op;
-    (void)err;
-    if (check_rc && (*check_rc = kt_declared_check(owner, variant, problem, cfg,
-                                                   why, why_size)) != KT_OK)
-        return KT_S_OK;
-    *shape_rc = kt_declared_shape(owner, variant, problem, cfg, out);
-    return KT_S_OK;
-}
-
-static int setup(void *owner, uint32_t op, const kt_host *host,
-                 const kt_problem *problem, void **state)
-{
-    (void)op;
-    return kt_declared_setup(owner, host, problem, state);
-}
-
-static int work_of(void *owner, uint32_t op, uint32_t variant,
-                   const kt_problem *problem, const kt_config *cfg,
-                   kt_work *out)
-{
-    (void)op;
-    return kt_declared_work_of(owner, variant, problem, cfg, out);
-}
-
 /* Not static: ktune_engine's link option keeps this object in every
  * program that links the library. */
 const kt_loader_kind kt_declared_kind = {.name = "declared",
                                          .claims = claims,
                                          .load = load,
                                          .release = release,
-                                         .work = work,
-                                         .shape = shape,
-                                         .require = require,
-                                         .setup = setup,
-                                         .work_of = work_of};
+                                         .require = require};
 
 const kt_declared *kt_declared_of_plugin(const kt_loaded_plugin *lp)
 {

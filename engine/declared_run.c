@@ -1,14 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * The callbacks of declared operators (engine/declared.h). The plugin ABI's
- * pure callbacks and setup() carry nothing that leads back to their
- * descriptor (work() and shape() get only the problem and configuration),
- * so a declaration answers them through its plugin: the declared kind
- * (engine/declared_kind.c) is handed the declaration it loaded with every
- * kt_call_* and calls the kt_declared_* functions here. The descriptor's own
- * pure callbacks only refuse. The stateful ones find the declaration in
- * the state setup made; each variant's launch has a function of its own
- * that knows its variant index (a constant table, one per variant).
+ * The callbacks of declared operators (engine/declared.h). A declaration's
+ * descriptor is an ordinary one (ABI 1.3): its pure callbacks and setup()
+ * find the declaration in their data (the operator's is the kt_declared,
+ * a variant's its kt_decl_variant, which knows its index), and the
+ * stateful ones in the state setup made; one set of functions serves
+ * every variant of every declaration.
  */
 #include <cuda_runtime_api.h>
 #include <stdio.h>
@@ -79,8 +76,8 @@ typedef struct state {
     size_t num_refs;
     scalar argval[KT_DECL_MAX_ARGS];
     void *argv[KT_DECL_MAX_ARGS];
-    memo *memos[KT_DECL_MAX_VARIANTS];
-    size_t num_memos[KT_DECL_MAX_VARIANTS];
+    memo **memos;      /* per variant: d->num_variants, owned */
+    size_t *num_memos; /* per variant */
     then_launch then;
 } state;
 
@@ -910,6 +907,10 @@ int kt_declared_setup(const kt_declared *d, const kt_host *h,
     st->d = d;
     st->host = h;
     st->seed = p->seed;
+    st->memos = calloc(d->num_variants, sizeof *st->memos);
+    st->num_memos = calloc(d->num_variants, sizeof *st->num_memos);
+    if (!st->memos || !st->num_memos)
+        return h->error(h, "out of memory");
     memcpy(st->sizes, p->sizes, p->num_sizes * sizeof *p->sizes);
     if ((rc = alloc_buffers(st)) || (rc = bind_args(st)))
         return rc;
@@ -1039,96 +1040,61 @@ static void d_teardown(void *s)
         }
     }
     free(st->refs);
-    for (size_t v = 0; v < KT_DECL_MAX_VARIANTS; ++v)
+    for (size_t v = 0; st->memos && v < st->d->num_variants; ++v)
         free(st->memos[v]);
+    free(st->memos);
+    free(st->num_memos);
     free(st);
 }
 
-/* ---------------------------------------------------- trampolines */
+/* ------------------------------------------- the descriptor's callbacks */
 
-/* The pure callbacks and setup() of a declared descriptor: asked through
- * the plugin (kt_call_*), never directly; these refuse. */
-static int refuse_work(const kt_problem *p, kt_work *out)
+/* Every callback finds its declaration in its data (ABI 1.3): the
+ * operator's is the kt_declared, a variant's its kt_decl_variant, which
+ * knows its declaration and index (kt_declared_describe). */
+static const kt_decl_variant *variant_of(const kt_config *c)
 {
-    (void)p;
-    (void)out;
-    return KT_FAIL;
+    return KT_CONFIG_DATA(c);
 }
 
-static int refuse_setup(const kt_host *h, const kt_problem *p, void **s)
+static int c_work(const kt_problem *p, kt_work *out)
 {
-    (void)p;
-    *s = NULL;
-    return h->error(h, "a declared operator is set up through its plugin "
-                       "(kt_call_setup)");
+    return kt_declared_work(KT_PROBLEM_DATA(p), p, out);
 }
 
-static int refuse_shape(const kt_problem *p, const kt_config *c, kt_shape *out)
+static int c_setup(const kt_host *h, const kt_problem *p, void **s)
 {
-    (void)p;
-    (void)c;
-    (void)out;
-    return KT_FAIL;
+    return kt_declared_setup(KT_PROBLEM_DATA(p), h, p, s);
 }
 
-static int refuse_check(const kt_problem *p, const kt_config *c, char *why,
-                        size_t n)
+static int c_shape(const kt_problem *p, const kt_config *c, kt_shape *out)
 {
-    (void)p;
-    (void)c;
-    snprintf(why, n, "a declared variant is checked through its plugin");
-    return KT_FAIL;
+    const kt_decl_variant *v = variant_of(c);
+    return kt_declared_shape(v->decl, v->index, p, c, out);
 }
 
-static int refuse_work_of(const kt_problem *p, const kt_config *c, kt_work *out)
+static int c_check(const kt_problem *p, const kt_config *c, char *why, size_t n)
 {
-    (void)p;
-    (void)c;
-    (void)out;
-    return KT_FAIL;
+    const kt_decl_variant *v = variant_of(c);
+    return kt_declared_check(v->decl, v->index, p, c, why, n);
 }
 
-#define KT_DECL_VARIANT_FNS(v)                                                 \
-    static int launch_##v(void *s, const kt_config *c, const kt_shape *sh,     \
-                          void *stream)                                        \
-    {                                                                          \
-        return d_launch(v, s, c, sh, stream);                                  \
-    }                                                                          \
-    static const void *kernel_##v(void *s, const kt_config *c)                 \
-    {                                                                          \
-        return d_kernel_of(v, s, c);                                           \
-    }
+static int c_work_of(const kt_problem *p, const kt_config *c, kt_work *out)
+{
+    const kt_decl_variant *v = variant_of(c);
+    return kt_declared_work_of(v->decl, v->index, p, c, out);
+}
 
-KT_DECL_VARIANT_FNS(0)
-KT_DECL_VARIANT_FNS(1)
-KT_DECL_VARIANT_FNS(2)
-KT_DECL_VARIANT_FNS(3)
-KT_DECL_VARIANT_FNS(4)
-KT_DECL_VARIANT_FNS(5)
-KT_DECL_VARIANT_FNS(6)
-KT_DECL_VARIANT_FNS(7)
-KT_DECL_VARIANT_FNS(8)
-KT_DECL_VARIANT_FNS(9)
-KT_DECL_VARIANT_FNS(10)
-KT_DECL_VARIANT_FNS(11)
-KT_DECL_VARIANT_FNS(12)
-KT_DECL_VARIANT_FNS(13)
-KT_DECL_VARIANT_FNS(14)
-KT_DECL_VARIANT_FNS(15)
+static int c_launch(void *s, const kt_config *c, const kt_shape *sh,
+                    void *stream)
+{
+    return d_launch(variant_of(c)->index, s, c, sh, stream);
+}
 
-typedef struct variant_fns {
-    int (*launch)(void *, const kt_config *, const kt_shape *, void *);
-    const void *(*kernel_of)(void *, const kt_config *);
-} variant_fns;
-
-#define V(v)                                                                   \
-    {                                                                          \
-        launch_##v, kernel_##v                                                 \
-    }
-
-static const variant_fns g_fns[KT_DECL_MAX_VARIANTS] = {
-    V(0), V(1), V(2),  V(3),  V(4),  V(5),  V(6),  V(7),
-    V(8), V(9), V(10), V(11), V(12), V(13), V(14), V(15)};
+static const void *c_kernel_of(void *s, const kt_config *c)
+{
+    return d_kernel_of(variant_of(c)->index, s, c);
+}
 
 /* Whether reset() has buffers to restore before each launch that counts:
  * in-outs, or inputs the kernels write. */
@@ -1140,26 +1106,32 @@ static int restores(const kt_declared *d)
     return d->modifies_inputs;
 }
 
-void kt_declared_describe(kt_declared *d)
+kt_status kt_declared_describe(kt_declared *d, kt_err *err)
 {
     int major = 0, minor = 0;
 
+    free(d->vdesc);
+    if (!(d->vdesc = calloc(d->num_variants, sizeof *d->vdesc)))
+        return kt_err_set(err, KT_S_NOMEM, "%s: out of memory", d->path);
     for (size_t i = 0; i < d->num_variants; ++i) {
         kt_decl_variant *v = &d->variants[i];
         kt_variant *out = &d->vdesc[i];
         uint32_t np = (uint32_t)(v->num_names - d->num_sizes);
-        *out = (kt_variant){
-            .struct_size = sizeof *out,
-            .num_params = np,
-            .id = v->id,
-            .summary = v->reference ? "declared (reference)" : "declared",
-            .params = np ? v->params : NULL,
-            .shape = refuse_shape,
-            .check = refuse_check,
-            .launch_shaped = g_fns[i].launch,
-            .kernel_of = g_fns[i].kernel_of,
-            /* Only when a parameter changes the work. */
-            .work = d->work_uses_params ? refuse_work_of : NULL};
+        v->decl = d;
+        v->index = i;
+        *out = (kt_variant){.struct_size = sizeof *out,
+                            .num_params = np,
+                            .id = v->id,
+                            .summary = v->reference ? "declared (reference)"
+                                                    : "declared",
+                            .params = np ? v->params : NULL,
+                            .shape = c_shape,
+                            .check = c_check,
+                            .launch_shaped = c_launch,
+                            .kernel_of = c_kernel_of,
+                            /* Only when a parameter changes the work. */
+                            .work = d->work_uses_params ? c_work_of : NULL,
+                            .data = v};
     }
     d->op = (kt_operator){.struct_size = sizeof d->op,
                           .flags = restores(d) ? KT_OP_MODIFIES_INPUTS : 0,
@@ -1169,11 +1141,12 @@ void kt_declared_describe(kt_declared *d)
                           .num_sizes = (uint32_t)d->num_sizes,
                           .num_variants = (uint32_t)d->num_variants,
                           .variants = d->vdesc,
-                          .work = refuse_work,
-                          .setup = refuse_setup,
+                          .work = c_work,
+                          .setup = c_setup,
                           .reset = restores(d) ? d_reset : NULL,
                           .verify = d_verify,
-                          .teardown = d_teardown};
+                          .teardown = d_teardown,
+                          .data = d};
     kt_nvrtc_version(&major, &minor, NULL);
     snprintf(d->compiler, sizeof d->compiler, "nvrtc %d.%d", major, minor);
     d->plugin = (kt_plugin){.magic = KT_PLUGIN_MAGIC,
@@ -1189,6 +1162,7 @@ void kt_declared_describe(kt_declared *d)
                             .summary = d->summary,
                             .operators = &d->op,
                             .num_operators = 1};
+    return KT_S_OK;
 }
 
 int kt_declared_compile_request(const struct kt_loaded_plugin *plugin,

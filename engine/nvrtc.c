@@ -14,6 +14,7 @@
 #include "core/fileio.h"
 #include "core/hash.h"
 #include "core/msg.h"
+#include "core/settings.h"
 #include "engine/calibrate.h"
 #include "engine/nvrtc_code.h"
 
@@ -110,10 +111,14 @@ void kt_nvrtc_arch(int major, int minor, char *out, size_t out_size)
 
 void kt_nvrtc_cache_dir(char *out, size_t out_size)
 {
-    const char *off = getenv("KTUNE_NVRTC_CACHE");
-    const char *dir = getenv("KTUNE_CACHE_DIR");
-    const char *xdg = getenv("XDG_CACHE_HOME");
-    const char *home = getenv("HOME");
+    kt_settings set;
+    const char *off, *dir, *xdg, *home;
+
+    kt_settings_read(&set);
+    off = set.ktune_nvrtc_cache;
+    dir = set.ktune_cache_dir;
+    xdg = set.xdg_cache_home;
+    home = set.home;
 
     if (off && strcmp(off, "off") == 0)
         snprintf(out, out_size, "%s", "");
@@ -298,6 +303,8 @@ done:
     return rc;
 }
 
+/* Process-wide counts of compiles and cache hits (kt_nvrtc_stats_get),
+ * under g_lock: every compile of the process adds to them. */
 static kt_nvrtc_stats g_stats;
 
 void kt_nvrtc_stats_get(kt_nvrtc_stats *out)
@@ -613,7 +620,7 @@ typedef struct loaded {
 
 /* Process-wide: every instance and boundary size shares one load. */
 static loaded *g_loaded;
-static size_t g_num_loaded;
+static size_t g_num_loaded; /* entries of g_loaded, under g_lock */
 
 const void *kt_nvrtc_find_loaded(const char *key)
 {

@@ -28,12 +28,16 @@
 #include <nvrtc.h>
 
 #include "core/hash.h"
+#include "core/settings.h"
 #include "engine/nvrtc_code.h"
 
 int kt_nvrtc_share_on(void)
 {
-    const char *v = getenv("KTUNE_NVRTC_SHARE");
-    return !(v && strcmp(v, "off") == 0);
+    kt_settings set;
+
+    kt_settings_read(&set);
+    return !(set.ktune_nvrtc_share &&
+             strcmp(set.ktune_nvrtc_share, "off") == 0);
 }
 
 int kt_nvrtc_preprocessor_option(const char *opt)
@@ -68,9 +72,11 @@ static void ir_hash(nvrtcProgram prog, char fp[33])
  * fresh cache folder still reuse an earlier run's kernels and the compile
  * times reported are not compile times. So every compile asks NVRTC for
  * none, where its NVRTC knows the option (probed once: an older one
- * refuses it as an invalid option). */
-static const char *g_no_cache;
-static pthread_once_t g_no_cache_once = PTHREAD_ONCE_INIT;
+ * refuses it as an invalid option; mutable: set by that probe). */
+static struct {
+    pthread_once_t once;
+    const char *option; /* "-no-cache", or NULL: NVRTC does not know it */
+} g_no_cache = {PTHREAD_ONCE_INIT, NULL};
 
 static void probe_no_cache(void)
 {
@@ -82,14 +88,14 @@ static void probe_no_cache(void)
         NVRTC_SUCCESS)
         return;
     if (nvrtcCompileProgram(prog, 1, opts) == NVRTC_SUCCESS)
-        g_no_cache = opts[0];
+        g_no_cache.option = opts[0];
     nvrtcDestroyProgram(&prog);
 }
 
 const char *kt_nvrtc_no_cache_option(void)
 {
-    pthread_once(&g_no_cache_once, probe_no_cache);
-    return g_no_cache;
+    pthread_once(&g_no_cache.once, probe_no_cache);
+    return g_no_cache.option;
 }
 
 /* NVRTC has the CUDA runtime's headers built in, but not the toolkit's
@@ -100,9 +106,12 @@ const char *kt_nvrtc_no_cache_option(void)
  * headers match the compiler (and change with NVRTC's version, which every key
  * holds); without one beside it (NVRTC from a pip wheel), CUDA_HOME, CUDA_PATH,
  * then /usr/local/cuda. A folder counts when it holds cub/cub.cuh:
- * include/cccl since CUDA 13, include itself before. */
-static char g_toolkit_option[PATH_MAX + 32];
-static pthread_once_t g_toolkit_once = PTHREAD_ONCE_INIT;
+ * include/cccl since CUDA 13, include itself before. Probed once per
+ * process (mutable: set by that probe). */
+static struct {
+    pthread_once_t once;
+    char option[PATH_MAX + 32];
+} g_toolkit = {PTHREAD_ONCE_INIT, ""};
 
 /* 1 and the option set when root/include holds CCCL. */
 static int toolkit_at(const char *root)
@@ -116,7 +125,7 @@ static int toolkit_at(const char *root)
             return 0;
         snprintf(probe, sizeof probe, "%s/cub/cub.cuh", dir);
         if (access(probe, R_OK) == 0) {
-            snprintf(g_toolkit_option, sizeof g_toolkit_option,
+            snprintf(g_toolkit.option, sizeof g_toolkit.option,
                      "--include-path=%s", dir);
             return 1;
         }
@@ -147,14 +156,17 @@ static void probe_toolkit(void)
 
     if (nvrtc_root(root, sizeof root) && toolkit_at(root))
         return;
-    if (!toolkit_at(getenv("CUDA_HOME")) && !toolkit_at(getenv("CUDA_PATH")))
+    kt_settings set;
+
+    kt_settings_read(&set);
+    if (!toolkit_at(set.cuda_home) && !toolkit_at(set.cuda_path))
         (void)toolkit_at("/usr/local/cuda");
 }
 
 const char *kt_nvrtc_toolkit_option(void)
 {
-    pthread_once(&g_toolkit_once, probe_toolkit);
-    return g_toolkit_option[0] ? g_toolkit_option : NULL;
+    pthread_once(&g_toolkit.once, probe_toolkit);
+    return g_toolkit.option[0] ? g_toolkit.option : NULL;
 }
 
 const char **kt_nvrtc_options(const kt_nvrtc_request *req, size_t extra,

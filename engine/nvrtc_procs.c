@@ -6,20 +6,18 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/clock.h"
 #include "core/fileio.h"
+#include "core/proc.h"
+#include "core/settings.h"
 #include "engine/nvrtc_code.h"
-
-extern char **environ;
 
 #define WIRE_MAGIC 0x4b544e31u /* "KTN1" */
 #define OP_COMPILE 1u
@@ -184,7 +182,8 @@ struct kt_nvrtc_procs {
 
 int kt_nvrtc_procs_helper(char *out, size_t size)
 {
-    const char *env = getenv("KTUNE_NVRTC_HELPER");
+    kt_settings set;
+    const char *env = (kt_settings_read(&set), set.ktune_nvrtc_helper);
     /* Beside the binary (the build folder), else as installed. */
     const char *tails[] = {"ktune-nvrtc", KT_HELPER_FROM_BINDIR};
     char self[PATH_MAX];
@@ -230,9 +229,10 @@ kt_status kt_nvrtc_procs_open(int n, const char *helper_path,
  * fd 3. -1 with errno when it cannot start. */
 static int spawn(kt_nvrtc_procs *p, helper *h)
 {
-    posix_spawn_file_actions_t fa;
     char *argv[] = {p->path, "--serve", NULL};
-    int sv[2], child = -1, rc;
+    int sv[2], child = -1;
+    kt_status rc;
+    kt_err err;
 
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
         return -1;
@@ -246,15 +246,14 @@ static int spawn(kt_nvrtc_procs *p, helper *h)
         }
         sv[1] = child;
     }
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, sv[1], 3);
-    rc = posix_spawn(&h->pid, p->path, &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
+    rc = kt_proc_spawn("the NVRTC helper", p->path, argv, NULL, sv[1], 3,
+                       &h->pid, &err);
     close(sv[1]);
     if (rc) {
+        int e = errno;
         close(sv[0]);
         h->pid = 0;
-        errno = rc;
+        errno = e;
         return -1;
     }
     h->fd = sv[0];
@@ -305,13 +304,10 @@ static void bury(helper *h, char *why, size_t size)
     int status = 0;
     close(h->fd);
     kill(h->pid, SIGKILL); /* a helper that broke the protocol alive */
-    if (waitpid(h->pid, &status, 0) != h->pid)
+    if (kt_proc_reap(h->pid, &status, 0) != h->pid)
         snprintf(why, size, "it could not be waited for");
-    else if (WIFSIGNALED(status))
-        snprintf(why, size, "signal %d (%s)", WTERMSIG(status),
-                 strsignal(WTERMSIG(status)));
     else
-        snprintf(why, size, "exit status %d", WEXITSTATUS(status));
+        kt_describe_exit(status, why, size);
     h->pid = 0;
 }
 

@@ -13,8 +13,8 @@
 
 #include "core/clock.h"
 #include "core/loader.h"
+#include "core/proc.h"
 #include "isolation/oracle_memo.h"
-#include "isolation/proc.h"
 
 /* Fixed-size messages: the child is the plugin's, the parent trusts only
  * sizes it chose. */
@@ -80,9 +80,13 @@ static void answer(const kt_operator *op, const request *q, kt_oracle_answer *a)
 {
     const kt_variant *v = &op->variants[q->variant];
     const char *names[KT_MAX_PARAMS];
-    kt_config cfg = {sizeof cfg, v->num_params, q->values, names};
-    kt_problem prob = {sizeof prob, op->num_sizes, q->sizes, q->seed,
-                       q->has_device ? &q->device : NULL};
+    kt_config cfg = {sizeof cfg, v->num_params, q->values, names, v->data};
+    kt_problem prob = {sizeof prob,
+                       op->num_sizes,
+                       q->sizes,
+                       q->seed,
+                       q->has_device ? &q->device : NULL,
+                       op->data};
 
     for (uint32_t i = 0; i < v->num_params; ++i)
         names[i] = v->params[i].name;
@@ -184,8 +188,7 @@ static void stop(kt_oracle *o, int kill_it)
     if (o->pid > 0) {
         if (kill_it)
             kill(o->pid, SIGKILL);
-        while (waitpid(o->pid, &status, 0) < 0 && errno == EINTR)
-            ;
+        kt_proc_reap(o->pid, &status, 0);
         kt_describe_exit(status, o->last, sizeof o->last);
         if (WIFEXITED(status) && WEXITSTATUS(status) == 3)
             snprintf(o->last, sizeof o->last,
@@ -257,9 +260,7 @@ static int spawn(kt_oracle *o)
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
         return -1;
     o->depth = pipeline_depth(sv);
-    fflush(NULL);
-    o->pid = fork();
-    if (o->pid < 0) {
+    if (kt_proc_fork("an oracle", &o->pid, NULL)) {
         close(sv[0]);
         close(sv[1]);
         o->pid = 0;

@@ -18,8 +18,9 @@
 #include "core/fileio.h"
 #include "core/hash.h"
 #include "core/loader.h"
+#include "core/proc.h"
+#include "core/settings.h"
 #include "core/version.h"
-#include "isolation/proc.h"
 
 /* What one child may say: a descriptor of a large plugin is some 100 KB. */
 #define MAX_REPLY ((size_t)16 << 20)
@@ -110,9 +111,7 @@ static int start(const char *path, child *c)
         return -1;
     fcntl(fds[0], F_SETFD, FD_CLOEXEC);
     fcntl(fds[1], F_SETFD, FD_CLOEXEC);
-    fflush(NULL);
-    c->pid = fork();
-    if (c->pid < 0) {
+    if (kt_proc_fork("a probe", &c->pid, NULL)) {
         close(fds[0]);
         close(fds[1]);
         return -1;
@@ -233,8 +232,11 @@ static void judge(const char *path, child *c, int status, int timed_out,
 
 static int cache_enabled(void)
 {
-    const char *env = getenv("KTUNE_PLUGIN_CACHE");
-    return !(env && strcmp(env, "0") == 0);
+    kt_settings set;
+
+    kt_settings_read(&set);
+    return !(set.ktune_plugin_cache &&
+             strcmp(set.ktune_plugin_cache, "0") == 0);
 }
 
 /* The file's identity, or NULL when it cannot be stat'ed. */
@@ -353,8 +355,7 @@ void kt_probe_plugins(const char *const *paths, size_t n, int timeout_ms,
             kill(cs[i].pid, SIGKILL);
             close(cs[i].fd);
         }
-        while (waitpid(cs[i].pid, &status, 0) < 0 && errno == EINTR)
-            ;
+        kt_proc_reap(cs[i].pid, &status, 0);
         judge(paths[i], &cs[i], status, timed_out, timeout_ms, &out[i]);
         if (keys[i] && (out[i].ok || out[i].message))
             cache_write(keys[i], &out[i]);

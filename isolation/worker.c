@@ -20,10 +20,11 @@
 #include "core/envrec.h"
 #include "core/msg.h"
 #include "core/nvml_set.h"
+#include "core/proc.h"
 #include "core/result_json.h"
+#include "core/settings.h"
 #include "core/wire.h"
 #include "engine/compile_pool.h"
-#include "isolation/proc.h"
 
 #define HELLO_TIMEOUT_MS 10000
 #define DEFAULT_OPEN_TIMEOUT_S 300.0
@@ -77,6 +78,7 @@ static worker_eval *self(kt_evaluator *ev)
  * still exiting and the driver frees what they held. The registry is
  * shared by the pool's threads. */
 #define MAX_RETIRING 64
+/* Mutable and process-wide: the pool's threads retire workers into it. */
 static struct {
     pthread_mutex_t lock;
     pid_t pid[MAX_RETIRING];
@@ -85,8 +87,7 @@ static struct {
 
 static void reap_blocking(pid_t pid, int *status)
 {
-    while (waitpid(pid, status, 0) < 0 && errno == EINTR)
-        ;
+    kt_proc_reap(pid, status, 0);
 }
 
 /* Reaps the retiring workers that have exited (lock held). */
@@ -96,8 +97,8 @@ static void sweep_retired(void)
     size_t kept = 0;
 
     for (size_t i = 0; i < retiring.n; ++i) {
-        pid_t r = waitpid(retiring.pid[i], &status, WNOHANG);
-        if (r == 0 || (r < 0 && errno == EINTR))
+        pid_t r = kt_proc_reap(retiring.pid[i], &status, 1);
+        if (r == 0)
             retiring.pid[kept++] = retiring.pid[i];
     }
     retiring.n = kept;
@@ -108,7 +109,7 @@ static void retire(pid_t pid)
 {
     int status = 0, kept = 0;
 
-    if (waitpid(pid, &status, WNOHANG) == pid)
+    if (kt_proc_reap(pid, &status, 1) == pid)
         return;
     pthread_mutex_lock(&retiring.lock);
     sweep_retired();
@@ -140,8 +141,8 @@ static int reap_within(pid_t pid, double grace_s, int *status)
     double end = kt_clock_seconds() + grace_s;
 
     for (;;) {
-        pid_t r = waitpid(pid, status, WNOHANG);
-        if (r == pid || (r < 0 && errno != EINTR))
+        pid_t r = kt_proc_reap(pid, status, 1);
+        if (r == pid || r < 0)
             return 1;
         if (kt_clock_seconds() >= end)
             return 0;
@@ -217,7 +218,7 @@ static void reap_dead_worker(worker_eval *we, char *how, size_t how_size)
     /* It closed the connection; give it a moment to finish dying before
      * forcing it. */
     for (int i = 0; i < 200; ++i) {
-        r = waitpid(we->pid, &status, WNOHANG);
+        r = kt_proc_reap(we->pid, &status, 1);
         if (r == we->pid)
             break;
         usleep(10000);
@@ -255,7 +256,10 @@ static kt_status worker_exec_build(worker_exec *x, const char *exe, kt_err *err)
         x->argv[n++] = "--command";
         x->argv[n++] = (char *)cmd;
     }
-    if (!getenv("CUDA_DEVICE_MAX_CONNECTIONS"))
+    kt_settings set;
+
+    kt_settings_read(&set);
+    if (!set.cuda_device_max_connections)
         x->changes[0] = "CUDA_DEVICE_MAX_CONNECTIONS=" KT_WORKER_CONNECTIONS;
     return kt_childenv_build((const char *const *)x->changes, &x->envp, err);
 }
@@ -275,14 +279,11 @@ static kt_status spawn(worker_eval *we, kt_err *err)
                           strerror(errno));
     }
     await_retired();
-    fflush(NULL);
-    pid = fork();
-    if (pid < 0) {
+    if ((s = kt_proc_fork("a worker", &pid, err))) {
         close(sv[0]);
         close(sv[1]);
         free(x.envp);
-        return kt_err_set(err, KT_S_IO, "fork for a worker: %s",
-                          strerror(errno));
+        return s;
     }
     if (pid == 0) {
         /* The worker must not outlive a parent killed with SIGKILL: it
@@ -292,7 +293,7 @@ static kt_status spawn(worker_eval *we, kt_err *err)
             _exit(126);
         /* Stray printf from plugins lands on stderr, never in the
          * protocol: the protocol has its own descriptor. */
-        execve(we->exe, x.argv, x.envp);
+        kt_proc_exec(we->exe, x.argv, x.envp);
         kt_msg("cannot start worker %s: %s\n", we->exe, strerror(errno));
         _exit(127);
     }

@@ -10,6 +10,7 @@
 #include "core/clock.h"
 #include "core/envrec.h"
 #include "core/result_json.h"
+#include "core/settings.h"
 #include "core/version.h"
 #include "core/wire.h"
 #include "isolation/worker.h"
@@ -20,6 +21,7 @@ typedef struct session {
     kt_evaluator *ev;
     const kt_counter_source *counters; /* offered by the process */
     double age_at_open, open_started;  /* when 'open' came */
+    kt_settings settings; /* the worker's environment, read at its start */
 } session;
 
 static kt_status send_error(int fd, const kt_err *e)
@@ -98,7 +100,7 @@ static kt_status handle_open(session *s, const json_t *req, json_t **reply,
                 json_real(kt_clock_seconds() - s->open_started));
             json_object_set_new(
                 start, "cuda_device_max_connections",
-                json_string(getenv("CUDA_DEVICE_MAX_CONNECTIONS")));
+                json_string(s->settings.cuda_device_max_connections));
         }
         *reply = kt_wire_message("opened");
         json_object_set(*reply, "device", json_object_get(env, "device"));
@@ -279,6 +281,7 @@ int kt_worker_serve(int fd, const kt_counter_source *counters)
 
     hello = kt_wire_message("hello");
     memset(&s, 0, sizeof s);
+    kt_settings_read(&s.settings);
     kt_registry_init(&s.reg);
     /* The parent probed the plugin already; this process is the sandbox. */
     s.reg.probe_timeout_ms = 0;
@@ -337,7 +340,7 @@ int kt_worker_serve(int fd, const kt_counter_source *counters)
     if (s.ev && code == 0) {
         double t0 = kt_clock_seconds();
         s.ev->ops->close(s.ev);
-        if (getenv("KTUNE_WORKER_TIMES"))
+        if (s.settings.ktune_worker_times)
             fprintf(stderr, "ktune worker: session closed in %.3f s\n",
                     kt_clock_seconds() - t0);
     }

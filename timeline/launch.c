@@ -2,6 +2,8 @@
 #include "timeline/launch.h"
 
 #include "core/childenv.h"
+#include "core/proc.h"
+#include "core/settings.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -40,7 +42,8 @@ static kt_status check_file(const char *program, const char *path, kt_err *err)
 kt_status kt_tl_find_program(const char *program, char *out, size_t out_size,
                              kt_err *err)
 {
-    const char *path = getenv("PATH"), *p;
+    kt_settings set;
+    const char *path = (kt_settings_read(&set), set.path), *p;
     if (!*program)
         return kt_err_set(err, KT_S_INPUT, "the program's name is empty");
     if (strchr(program, '/')) {
@@ -73,7 +76,7 @@ static void child(char *const *argv, char *const *envp, int report)
     int e;
     signal(SIGINT, SIG_DFL);
     signal(SIGQUIT, SIG_DFL);
-    execve(argv[0], argv, envp);
+    kt_proc_exec(argv[0], argv, envp);
     e = errno;
     (void)!write(report, &e, sizeof e);
     _exit(127);
@@ -82,9 +85,8 @@ static void child(char *const *argv, char *const *envp, int report)
 static kt_status wait_for(pid_t pid, kt_tl_run *run, kt_err *err)
 {
     int status;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR)
-            return kt_err_set(err, KT_S_IO, "waitpid: %s", strerror(errno));
+    if (kt_proc_reap(pid, &status, 0) < 0)
+        return kt_err_set(err, KT_S_IO, "waitpid: %s", strerror(errno));
     run->wall = mono_ns() - run->start_mono;
     if (WIFSIGNALED(status)) {
         run->signal = WTERMSIG(status);
@@ -114,18 +116,15 @@ kt_status kt_tl_launch_env(char *const *argv, const char *const *vars,
     }
     fcntl(fds[0], F_SETFD, FD_CLOEXEC);
     fcntl(fds[1], F_SETFD, FD_CLOEXEC);
-    fflush(NULL);
     sigaction(SIGINT, &ign, &old_int);
     sigaction(SIGQUIT, &ign, &old_quit);
     run->start_mono = mono_ns();
-    pid = fork();
-    if (pid == 0)
+    s = kt_proc_fork("the program", &pid, err);
+    if (!s && pid == 0)
         child(argv, envp, fds[1]);
     close(fds[1]);
-    if (pid < 0) {
-        s = kt_err_set(err, KT_S_IO, "fork: %s", strerror(errno));
+    if (s)
         goto done;
-    }
     do
         got = read(fds[0], &exec_errno, sizeof exec_errno);
     while (got < 0 && errno == EINTR);

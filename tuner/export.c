@@ -16,6 +16,7 @@
 #include "core/outfile.h"
 #include "core/result_json.h"
 #include "metrics/record.h"
+#include "tuner/summary_energy.h"
 
 /* ------------------------------------------------------------ summary */
 
@@ -133,8 +134,9 @@ static json_t *ratio_json(const kt_ratio *r)
 static json_t *energy_json(const kt_tune_facts *f, const kt_tune_result *r)
 {
     const kt_tune_tradeoff *x = &r->tradeoff;
-    json_t *j = json_pack("{s:s}", "objective",
-                          kt_objective_name(f->cfg->objective)),
+    json_t *j = json_pack("{s:s,s:b}", "objective",
+                          kt_objective_name(f->cfg->objective), "asked",
+                          kt_summary_energy_asked(f->cfg)),
            *pts = json_array();
 
     if (x->have)
@@ -255,13 +257,19 @@ static void add_compilation(json_t *root, const kt_tune_result *r)
     if (r->compiled || r->compile_cache_hits || r->compile_failed)
         json_object_set_new(
             root, "compilation",
-            json_pack("{s:f,s:I,s:I,s:I,s:i,s:f,s:f,s:f,s:f}", "seconds",
-                      r->compile_s, "compiled", (json_int_t)r->compiled,
-                      "cache_hits", (json_int_t)r->compile_cache_hits, "failed",
-                      (json_int_t)r->compile_failed, "threads",
-                      r->compile_threads, "wall_s", r->compile_busy_s, "cpu_s",
-                      r->compile_cpu_s, "gpu_wait_s", r->compile_wait_s,
-                      "gpu_idle_fraction", kt_tune_compile_idle(r)));
+            json_pack(
+                "{s:f,s:I,s:I,s:I,s:i,s:f,s:f,s:f,s:f,s:f,s:f,s:f}", "seconds",
+                r->compile_s, "compiled", (json_int_t)r->compiled, "cache_hits",
+                (json_int_t)r->compile_cache_hits, "failed",
+                (json_int_t)r->compile_failed, "threads", r->compile_threads,
+                "wall_s", r->compile_busy_s, "cpu_s", r->compile_cpu_s,
+                "gpu_wait_s", r->compile_wait_s, "gpu_idle_fraction",
+                kt_tune_compile_idle(r), "occupancy",
+                kt_tune_compile_parallel(r), "cpus_busy",
+                r->compile_busy_s > 0 ? r->compile_cpu_s / r->compile_busy_s
+                                      : 0.0,
+                "cpu_per_compile_s",
+                r->compiled ? r->compile_cpu_s / (double)r->compiled : 0.0));
     if (r->compiled || r->compile_taken)
         json_object_set_new(root, "compile", compile_json(r));
 }
@@ -290,6 +298,13 @@ json_t *kt_export_summary(const kt_tune_facts *f, const kt_tune_result *r,
         (json_int_t)r->measured, "host_invalid", (json_int_t)r->host_invalid,
         "from_journal", (json_int_t)r->from_journal, "stop_reason",
         r->stop_reason, "elapsed_s", r->elapsed_s);
+    json_object_set_new(
+        root, "budget",
+        json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:b}", "max_seconds",
+                  f->cfg->max_seconds, "used_s", kt_tune_total_s(r),
+                  "before_search_s", r->budget_before_s, "search_s",
+                  r->search_s, "closing_s", r->closing_s, "reserve_s",
+                  r->budget_reserve_s, "simulated", f->replay_note != NULL));
     if (f->environment)
         json_object_set(root, "environment", f->environment);
     if (f->journal)

@@ -2,24 +2,23 @@
 #include "tuner/extrec.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/hash.h"
 
-/* ------------------------------------------------------------ slots */
+/* ------------------------------------------------- the callbacks */
 
-static kt_extrec *g_slots[KT_EXTREC_SLOTS];
-static pthread_mutex_t g_slots_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* Not recorded: outside the space the recording covers. */
-static int slot_check(int slot, const kt_config *c, char *why, size_t n)
+/* Not recorded: outside the space the recording covers. The variant's
+ * data is the recording (ABI 1.3). */
+static int rec_check(const kt_problem *p, const kt_config *c, char *why,
+                     size_t n)
 {
-    const kt_extrec *rec = g_slots[slot];
+    const kt_extrec *rec = KT_CONFIG_DATA(c);
     kt_point pt;
 
+    (void)p;
     memset(&pt, 0, sizeof pt);
     pt.count = c->count;
     for (uint32_t i = 0; i < c->count && i < KT_MAX_PARAMS; ++i)
@@ -34,7 +33,7 @@ static int slot_check(int slot, const kt_config *c, char *why, size_t n)
 
 /* The recording is never launched: a shape of one thread, so that the
  * device limits (the recording's device has none) say nothing. */
-static int slot_shape(const kt_problem *p, const kt_config *c, kt_shape *out)
+static int rec_shape(const kt_problem *p, const kt_config *c, kt_shape *out)
 {
     (void)p;
     (void)c;
@@ -45,65 +44,12 @@ static int slot_shape(const kt_problem *p, const kt_config *c, kt_shape *out)
     return KT_OK;
 }
 
-static int slot_work(const kt_problem *p, kt_work *out)
+static int rec_work(const kt_problem *p, kt_work *out)
 {
     (void)p;
     memset(out, 0, sizeof *out);
     out->struct_size = sizeof *out;
     return KT_OK;
-}
-
-#define KT_EXTREC_CHECK(s)                                                     \
-    static int check_##s(const kt_problem *p, const kt_config *c, char *why,   \
-                         size_t n)                                             \
-    {                                                                          \
-        (void)p;                                                               \
-        return slot_check(s, c, why, n);                                       \
-    }
-KT_EXTREC_CHECK(0)
-KT_EXTREC_CHECK(1)
-KT_EXTREC_CHECK(2)
-KT_EXTREC_CHECK(3)
-KT_EXTREC_CHECK(4)
-KT_EXTREC_CHECK(5)
-KT_EXTREC_CHECK(6)
-KT_EXTREC_CHECK(7)
-KT_EXTREC_CHECK(8)
-KT_EXTREC_CHECK(9)
-KT_EXTREC_CHECK(10)
-KT_EXTREC_CHECK(11)
-KT_EXTREC_CHECK(12)
-KT_EXTREC_CHECK(13)
-KT_EXTREC_CHECK(14)
-KT_EXTREC_CHECK(15)
-
-static int (*const g_checks[KT_EXTREC_SLOTS])(const kt_problem *,
-                                              const kt_config *, char *,
-                                              size_t) = {
-    check_0,  check_1,  check_2,  check_3, check_4,  check_5,
-    check_6,  check_7,  check_8,  check_9, check_10, check_11,
-    check_12, check_13, check_14, check_15};
-
-static int take_slot(kt_extrec *rec)
-{
-    int got = -1;
-    pthread_mutex_lock(&g_slots_lock);
-    for (int s = 0; s < KT_EXTREC_SLOTS && got < 0; ++s)
-        if (!g_slots[s]) {
-            g_slots[s] = rec;
-            got = s;
-        }
-    pthread_mutex_unlock(&g_slots_lock);
-    return got;
-}
-
-static void give_slot(int slot)
-{
-    if (slot < 0)
-        return;
-    pthread_mutex_lock(&g_slots_lock);
-    g_slots[slot] = NULL;
-    pthread_mutex_unlock(&g_slots_lock);
 }
 
 /* ----------------------------------------------------------- values */
@@ -361,6 +307,10 @@ kt_status kt_extrec_add(kt_extrec *rec, const uint32_t *pos,
     rank = rank_of(rec, pos);
     if (kt_u64map_get(&rec->by_rank, rank, &at)) {
         const kt_extrec_record *first = &rec->records[at];
+        if (first->key && r->key && strcmp(first->key, r->key) == 0)
+            return kt_err_set(err, KT_S_INPUT,
+                              "%s: %s: written twice (duplicate object key)",
+                              rec->path, where);
         if (first->key)
             return kt_err_set(err, KT_S_INPUT,
                               "%s: %s: the same configuration as the key "
@@ -419,7 +369,6 @@ kt_status kt_extrec_begin(const char *path, kt_extrec_format format,
     }
     rec->format = format;
     rec->doc = doc;
-    rec->slot = -1;
     snprintf(rec->kernel, sizeof rec->kernel, "kernel");
     snprintf(rec->device, sizeof rec->device, "unknown");
     kt_u64map_init(&rec->by_rank);
@@ -447,14 +396,16 @@ static void build_operator(kt_extrec *rec)
     rec->variant.id = rec->kernel;
     rec->variant.summary = "the recorded kernel";
     rec->variant.params = rec->descs;
-    rec->variant.shape = slot_shape;
-    rec->variant.check = g_checks[rec->slot];
+    rec->variant.shape = rec_shape;
+    rec->variant.check = rec_check;
+    rec->variant.data = rec;
     rec->op.struct_size = sizeof rec->op;
     rec->op.id = rec->kernel;
     rec->op.summary = kt_extrec_format_name(rec->format);
     rec->op.num_variants = 1;
     rec->op.variants = &rec->variant;
-    rec->op.work = slot_work;
+    rec->op.work = rec_work;
+    rec->op.data = rec;
     rec->plugin.path = rec->path;
     rec->plugin.desc.magic = KT_PLUGIN_MAGIC;
     rec->plugin.desc.struct_size = sizeof rec->plugin.desc;
@@ -465,6 +416,12 @@ static void build_operator(kt_extrec *rec)
     rec->plugin.desc.summary = "another tool's recording, replayed";
     rec->plugin.desc.operators = &rec->op;
     rec->plugin.desc.num_operators = 1;
+}
+
+const kt_extrec *kt_extrec_of(const kt_operator *op)
+{
+    /* Its work() is the recording's own: op is one this file made. */
+    return op && op->work == rec_work ? op->data : NULL;
 }
 
 kt_status kt_extrec_finish(kt_extrec *rec, kt_err *err)
@@ -486,19 +443,25 @@ kt_status kt_extrec_finish(kt_extrec *rec, kt_err *err)
     if (rec->num_records == 0)
         return kt_err_set(err, KT_S_INPUT, "%s: no configuration is recorded",
                           rec->path);
-    if ((rec->slot = take_slot(rec)) < 0)
-        return kt_err_set(err, KT_S_UNSUPPORTED,
-                          "%s: %d recordings are open already; close one",
-                          rec->path, KT_EXTREC_SLOTS);
     build_operator(rec);
     return KT_S_OK;
+}
+
+void kt_extrec_record_clear(kt_extrec_record *r)
+{
+    json_decref(r->objective);
+    free(r->runs_ms);
+    free(r->key);
+    r->objective = NULL;
+    r->runs_ms = NULL;
+    r->num_runs = 0;
+    r->key = NULL;
 }
 
 void kt_extrec_free(kt_extrec *rec)
 {
     if (!rec)
         return;
-    give_slot(rec->slot);
     for (size_t i = 0; i < rec->num_params; ++i) {
         kt_extrec_param *par = &rec->params[i];
         for (uint32_t k = 0; par->labels && k < par->count; ++k)
@@ -510,6 +473,8 @@ void kt_extrec_free(kt_extrec *rec)
         kt_u64map_free(&par->by_key);
     }
     kt_u64map_free(&rec->by_rank);
+    for (size_t i = 0; i < rec->num_records; ++i)
+        kt_extrec_record_clear(&rec->records[i]);
     free(rec->records);
     json_decref(rec->doc);
     free(rec->path);

@@ -17,11 +17,9 @@
  * the file's objective ("time", in ms).
  *
  * The recording owns everything: the parsed document (records borrow its
- * values), the operator and the plugin descriptor that present it. Its
- * operator's check() has no context argument (the plugin ABI), so an open
- * recording takes one of KT_EXTREC_SLOTS slots, like declared operators
- * (engine/declared_run.c): at most that many are open at once. Files are
- * read by tuner/ktcache.h (kt_ktcache_load).
+ * values), the operator and the plugin descriptor that present it, whose
+ * callbacks find the recording in their data (ABI 1.3): any number may be
+ * open at once. Files are read by tuner/ktcache.h (kt_ktcache_load).
  */
 #ifndef KT_EXTREC_H
 #define KT_EXTREC_H
@@ -35,8 +33,6 @@
 #include "core/point.h"
 #include "core/u64map.h"
 #include "tuner/space.h"
-
-#define KT_EXTREC_SLOTS 16
 
 typedef enum kt_extrec_format {
     KT_EXTREC_KT_CACHE = 1, /* Kernel Tuner's cache file (--cache) */
@@ -66,24 +62,35 @@ typedef struct kt_extrec_param {
 typedef struct kt_extrec_record {
     kt_point point; /* of the recording's operator (variant 0) */
     kt_extrec_verdict verdict;
-    double time_ms;    /* the objective, when correct */
-    json_t *objective; /* the file's own value: a number or an error name */
-    json_t *runtimes;  /* the recorded runs in ms (an array), or NULL */
+    double time_ms; /* the objective, when correct */
+    /* The file's own value when it is an error name (a reference owned
+     * by the record), else NULL: a correct point's is time_ms. */
+    json_t *objective;
+    double *runs_ms;   /* the recorded runs in ms, owned; NULL: none */
+    uint32_t num_runs; /* of them */
     /* What Kernel Tuner's simulation mode charges for a configuration's
      * first evaluation (ms): compilation, verification, benchmarking. */
     double compile_ms, verify_ms, bench_ms;
     /* Recorded, not charged: the recording's own overheads (ms). */
     double framework_ms, strategy_ms;
-    size_t order;    /* its position in the file, from 0 */
-    const char *key; /* a cache file's key (borrowed from doc), or NULL */
+    size_t order; /* its position in the file, from 0 */
+    char *key;    /* a cache file's key (owned), or NULL */
 } kt_extrec_record;
+
+/* Frees what a record owns (objective, runs, key); zeroes them. For a
+ * record kt_extrec_add did not take. */
+void kt_extrec_record_clear(kt_extrec_record *r);
 
 typedef struct kt_extrec {
     char *path; /* owned */
     kt_extrec_format format;
     char kernel[128]; /* the recorded kernel's name: the variant's id */
     char device[256]; /* the recorded device's name, or "unknown" */
-    json_t *doc;      /* the parsed file; owned */
+    /* The parsed file; owned. A Kernel Tuner cache read entry by entry
+     * (tuner/ktcache.c) keeps everything but its cache here: the records
+     * own what they keep of their entries, so the memory held is the
+     * points', not the file's text. */
+    json_t *doc;
     size_t num_params;
     kt_extrec_param params[KT_MAX_PARAMS];
     uint64_t space_size; /* product of the parameters' counts */
@@ -96,16 +103,20 @@ typedef struct kt_extrec {
     /* Milliseconds per unit of the file's times (T4's metadata.timeunit;
      * 1 for a cache file); records hold milliseconds. */
     double unit_ms;
-    /* The operator and plugin that present the recording. */
-    int slot;
+    /* The operator and plugin that present the recording; both carry it
+     * as their data (kt_operator.data, kt_variant.data). */
     kt_param_desc descs[KT_MAX_PARAMS];
     kt_variant variant;
     kt_operator op;
     kt_loaded_plugin plugin;
 } kt_extrec;
 
-/* Frees rec and gives its slot back; NULL is fine. */
+/* Frees rec; NULL is fine. */
 void kt_extrec_free(kt_extrec *rec);
+
+/* The recording op presents (op is rec->op, or a registry's copy of it),
+ * read from its data; NULL for any other operator. */
+const kt_extrec *kt_extrec_of(const kt_operator *op);
 
 /* "Kernel Tuner cache file" or "T4 results file". Static text. */
 const char *kt_extrec_format_name(kt_extrec_format format);

@@ -25,9 +25,9 @@ static const char *const strategy_keys[] = {
     "name",      "max_evals", "max_seconds", "seed",
     "finalists", "min_gain",  "objective"};
 static const char *const measure_keys[] = {
-    "warmups",  "min_samples", "max_samples",     "min_time",
-    "max_time", "noise",       "cache",           "timeout",
-    "verify",   "race",        "compile_threads", "screen_samples"};
+    "warmups",         "min_samples",    "max_samples", "min_time", "max_time",
+    "noise",           "cache",          "timeout",     "verify",   "race",
+    "compile_threads", "screen_samples", "energy"};
 static const char *const output_keys[] = {"journal", "json", "csv", "t4",
                                           "top"};
 static const char *const metrics_keys[] = {"counters", "points", "top",
@@ -686,6 +686,8 @@ static kt_status read_strategy(loader *ld)
 
 /* ---------------------------------------------------------- [measure] */
 
+static kt_status check_measure(loader *ld);
+
 static kt_status read_measure(loader *ld)
 {
     kt_protocol *p = &ld->job->protocol;
@@ -742,6 +744,8 @@ static kt_status read_measure(loader *ld)
         } else if (strcasecmp(key, "timeout") == 0) {
             rc = get_double(ld, "measure", key, 0.1, 86400, 0,
                             &ld->job->eval_timeout_s);
+        } else if (strcasecmp(key, "energy") == 0) {
+            rc = get_bool(ld, "measure", key, &p->energy);
         } else if (strcasecmp(key, "compile_threads") == 0) {
             int64_t threads = 0;
             rc = get_i64(ld, "measure", key, 0, 4096, &threads);
@@ -752,7 +756,16 @@ static kt_status read_measure(loader *ld)
         }
     }
     free(keys);
-    if (!rc && p->screen_samples > p->min_samples)
+    return rc ? rc : check_measure(ld);
+}
+
+/* [measure]'s keys together: what one key alone cannot say. */
+static kt_status check_measure(loader *ld)
+{
+    const kt_protocol *p = &ld->job->protocol;
+    kt_status rc = KT_S_OK;
+
+    if (p->screen_samples > p->min_samples)
         rc = bad(ld, "measure", "screen_samples",
                  "%zu is more than min_samples %zu (a screen looks at a "
                  "point before the protocol's first look, not after)",

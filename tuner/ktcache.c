@@ -11,132 +11,7 @@
 #include "core/fileio.h"
 #include "core/hash.h"
 #include "core/u64map.h"
-
-/* ------------------------------------------------------------ reading */
-
-/* The parser reads straight from zlib (which passes a plain file
- * through): no copy of the whole text is kept. A Kernel Tuner cache that
- * an interrupted run left open ends with "," after its last entry (or "{"
- * with none) and no closing braces; it is closed the way Kernel Tuner
- * reads it (util.correct_open_cache): the comma dropped, "}\n}" added. So a
- * chunk's trailing comma or brace (and blanks after it) is held back
- * until it is known whether more follows. */
-typedef struct gz_source {
-    gzFile f;
-    size_t read;
-    int failed;     /* 1: a read error, 2: too large */
-    char hold[256]; /* less than jansson's 1 KiB reads */
-    size_t held;
-    int done;
-} gz_source;
-
-static int blank(char c)
-{
-    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
-}
-
-/* At the end: what the held tail becomes. */
-static size_t close_open_cache(gz_source *src, char *out, size_t size)
-{
-    static const char closing[] = "}\n}";
-    size_t n = 0;
-
-    src->done = 1;
-    if (!src->held)
-        return 0;
-    if (src->hold[0] == '{')
-        out[n++] = '{';
-    if (n + sizeof closing - 1 > size)
-        return n;
-    memcpy(out + n, closing, sizeof closing - 1);
-    return n + sizeof closing - 1;
-}
-
-static size_t gz_chunk(void *buffer, size_t size, void *data)
-{
-    gz_source *src = data;
-    char *out = buffer;
-    size_t n, end;
-    int got;
-
-    if (src->done)
-        return 0;
-    if (size <= 2 * sizeof src->hold) {
-        src->failed = 1; /* not jansson's reads: cannot hold a tail back */
-        return (size_t)-1;
-    }
-    do {
-        memcpy(out, src->hold, src->held);
-        n = src->held;
-        src->held = 0;
-        if (src->read > KT_KTCACHE_MAX_BYTES) {
-            src->failed = 2;
-            return (size_t)-1;
-        }
-        got = gzread(src->f, out + n, (unsigned)(size - n));
-        if (got < 0) {
-            src->failed = 1;
-            return (size_t)-1;
-        }
-        src->read += (size_t)got;
-        if (got == 0 && n) {
-            memcpy(src->hold, out, n);
-            src->held = n;
-            return close_open_cache(src, out, size);
-        }
-        n += (size_t)got;
-        /* Hold back a trailing "," or "{" and the blanks after it. */
-        for (end = n; end > 0 && blank(out[end - 1]); --end)
-            ;
-        if (got > 0 && end > 0 &&
-            (out[end - 1] == ',' || out[end - 1] == '{') &&
-            n - (end - 1) <= sizeof src->hold) {
-            src->held = n - (end - 1);
-            memcpy(src->hold, out + end - 1, src->held);
-            n = end - 1;
-        }
-    } while (n == 0 && got > 0); /* 0 would mean the end */
-    return n;
-}
-
-kt_status kt_ktcache_read_json(const char *path, json_t **doc, kt_err *err)
-{
-    json_error_t jerr;
-    gz_source src;
-    int zerr = 0;
-    kt_status rc;
-
-    *doc = NULL;
-    memset(&src, 0, sizeof src);
-    if ((rc = kt_file_check_regular(path, "recording", err)))
-        return rc;
-    if (!(src.f = gzopen(path, "rb")))
-        return kt_err_set(err, errno == ENOENT ? KT_S_INPUT : KT_S_IO,
-                          "%s: cannot open: %s", path, strerror(errno));
-    gzbuffer(src.f, 1u << 17);
-    /* A key twice (two entries for one configuration) is refused, not
-     * silently the last. */
-    *doc = json_load_callback(gz_chunk, &src, JSON_REJECT_DUPLICATES, &jerr);
-    if (src.failed == 1)
-        rc = kt_err_set(err, KT_S_INPUT, "%s: read error: %s", path,
-                        gzerror(src.f, &zerr));
-    else if (src.failed == 2)
-        rc = kt_err_set(err, KT_S_INPUT,
-                        "%s: more than %zu bytes; refusing to read it", path,
-                        KT_KTCACHE_MAX_BYTES);
-    else if (!*doc)
-        rc = kt_err_set(err, KT_S_INPUT, "%s:%d:%d: %s", path, jerr.line,
-                        jerr.column, jerr.text);
-    else if (!json_is_object(*doc))
-        rc = kt_err_set(err, KT_S_INPUT,
-                        "%s: the top level is not a JSON object", path);
-    gzclose(src.f);
-    if (rc) {
-        json_decref(*doc);
-        *doc = NULL;
-    }
-    return rc;
-}
+#include "tuner/jscan.h"
 
 /* ------------------------------------------------------------- fields */
 
@@ -197,14 +72,17 @@ static kt_status time_field(const kt_extrec *rec, const json_t *obj,
     return KT_S_OK;
 }
 
-/* An optional list of run times (numbers > 0). */
-static kt_status runtimes_field(const kt_extrec *rec, json_t *list,
-                                const char *where, json_t **out, kt_err *err)
+/* An optional list of run times (numbers >= 0), into *runs in ms (owned,
+ * NULL when absent or empty) and its count. */
+static kt_status runtimes_field(const kt_extrec *rec, const json_t *list,
+                                const char *where, double **runs, uint32_t *n,
+                                kt_err *err)
 {
     size_t i;
     json_t *v;
 
-    *out = NULL;
+    *runs = NULL;
+    *n = 0;
     if (!list)
         return KT_S_OK;
     if (!json_is_array(list))
@@ -219,8 +97,28 @@ static kt_status runtimes_field(const kt_extrec *rec, json_t *list,
                               "%s: %s[%zu]: %s, expected a time >= 0",
                               rec->path, where, i, kind_of(v));
     }
-    *out = list;
+    if (!json_array_size(list) || json_array_size(list) > UINT32_MAX)
+        return KT_S_OK;
+    if (!(*runs = malloc(json_array_size(list) * sizeof **runs)))
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    json_array_foreach (list, i, v)
+        (*runs)[i] = json_number_value(v) * rec->unit_ms;
+    *n = (uint32_t)json_array_size(list);
     return KT_S_OK;
+}
+
+/* Hands r to the recording: the objective kept only as an error name (a
+ * reference of its own), the rest of the entry's JSON let go. On failure
+ * what r owns is freed. */
+static kt_status add_record(kt_extrec *rec, const uint32_t *pos,
+                            kt_extrec_record *r, const char *where, kt_err *err)
+{
+    kt_status rc;
+    r->objective =
+        json_is_string(r->objective) ? json_incref(r->objective) : NULL;
+    if ((rc = kt_extrec_add(rec, pos, r, where, err)))
+        kt_extrec_record_clear(r);
+    return rc;
 }
 
 static void optional_name(const json_t *doc, const char *key, char *out,
@@ -400,12 +298,15 @@ static kt_status cache_entry(kt_extrec *rec, const char *key, json_t *entry,
         return rc;
     snprintf(where, sizeof where, "cache['%.120s'].times", key);
     if ((rc = runtimes_field(rec, json_object_get(entry, "times"), where,
-                             &r.runtimes, err)))
+                             &r.runs_ms, &r.num_runs, err)))
         return rc;
     r.order = order;
-    r.key = key;
+    if (!(r.key = strdup(key))) {
+        kt_extrec_record_clear(&r);
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    }
     snprintf(where, sizeof where, "cache key '%.120s'", key);
-    return kt_extrec_add(rec, pos, &r, where, err);
+    return add_record(rec, pos, &r, where, err);
 }
 
 /* tune_params in the order of tune_params_keys, which must name each of
@@ -449,12 +350,11 @@ static kt_status cache_params(kt_extrec *rec, kt_err *err)
     return KT_S_OK;
 }
 
-kt_status kt_ktcache_read_cache(kt_extrec *rec, kt_err *err)
+/* What a cache declares before its entries: the objective, the kernel's
+ * and device's names, the parameters. */
+static kt_status cache_head(kt_extrec *rec, kt_err *err)
 {
-    json_t *cache, *entry, *obj = json_object_get(rec->doc, "objective");
-    const char *key;
-    size_t order = 0;
-    kt_status rc;
+    json_t *obj = json_object_get(rec->doc, "objective");
 
     rec->unit_ms = 1;
     optional_name(rec->doc, "kernel_name", rec->kernel, sizeof rec->kernel);
@@ -468,7 +368,17 @@ kt_status kt_ktcache_read_cache(kt_extrec *rec, kt_err *err)
                           json_is_string(obj) ? json_string_value(obj)
                                               : kind_of(obj),
                           json_is_string(obj) ? "'" : "");
-    if ((rc = cache_params(rec, err)) ||
+    return cache_params(rec, err);
+}
+
+kt_status kt_ktcache_read_cache(kt_extrec *rec, kt_err *err)
+{
+    json_t *cache, *entry;
+    const char *key;
+    size_t order = 0;
+    kt_status rc;
+
+    if ((rc = cache_head(rec, err)) ||
         (rc = member(rec, rec->doc, "", "cache", JSON_OBJECT, &cache, err)))
         return rc;
     json_object_foreach (cache, key, entry) {
@@ -691,12 +601,12 @@ static kt_status t4_objective(const kt_extrec *rec, const char *where,
     return KT_S_OK;
 }
 
-static double sum_ms(const kt_extrec *rec, const json_t *list)
+static double sum_ms(const kt_extrec_record *r)
 {
     double s = 0;
-    for (size_t i = 0; i < json_array_size(list); ++i)
-        s += json_number_value(json_array_get(list, i));
-    return s * rec->unit_ms;
+    for (uint32_t i = 0; i < r->num_runs; ++i)
+        s += r->runs_ms[i];
+    return s;
 }
 
 static kt_status t4_times(kt_extrec *rec, const char *where, const json_t *res,
@@ -724,14 +634,14 @@ static kt_status t4_times(kt_extrec *rec, const char *where, const json_t *res,
         return rc;
     snprintf(at, sizeof at, "%s.times.runtimes", where);
     if ((rc = runtimes_field(rec, json_object_get(times, "runtimes"), at,
-                             &r->runtimes, err)))
+                             &r->runs_ms, &r->num_runs, err)))
         return rc;
     snprintf(at, sizeof at, "%s.times", where);
     if (json_object_get(times, "benchmark"))
         return time_field(rec, times, at, "benchmark", 1, &r->bench_ms, err);
     /* Without a benchmark time, the runs recorded stand for it. */
     rec->bench_from_runtimes = 1;
-    r->bench_ms = sum_ms(rec, r->runtimes);
+    r->bench_ms = sum_ms(r);
     return KT_S_OK;
 }
 
@@ -766,10 +676,12 @@ static kt_status t4_result(kt_extrec *rec, size_t i, json_t *res, kt_err *err)
                               rec->path, where, rec->params[p].name);
     if ((rc = t4_verdict(rec, where, res, &r, err)) ||
         (rc = t4_objective(rec, where, res, &r, err)) ||
-        (rc = t4_times(rec, where, res, &r, err)))
+        (rc = t4_times(rec, where, res, &r, err))) {
+        free(r.runs_ms); /* the objective is still the document's */
         return rc;
+    }
     r.order = i;
-    return kt_extrec_add(rec, pos, &r, where, err);
+    return add_record(rec, pos, &r, where, err);
 }
 
 kt_status kt_ktcache_read_t4(kt_extrec *rec, kt_err *err)
@@ -811,6 +723,101 @@ kt_status kt_ktcache_read_t4(kt_extrec *rec, kt_err *err)
 
 /* ------------------------------------------------------------ loading */
 
+/* The cache's entries from s (its '{' next), each parsed alone and let
+ * go once its record is made. */
+static kt_status stream_cache(kt_extrec *rec, kt_jscan *s, kt_err *err)
+{
+    const char *key;
+    size_t order = 0;
+    json_t *entry;
+    kt_status rc;
+
+    if ((rc = kt_jscan_begin(s, err)))
+        return rc;
+    while (kt_jscan_next(s, &key, &rc, err)) {
+        if ((rc = kt_jscan_value(s, &entry, err)))
+            return rc;
+        rc = cache_entry(rec, key, entry, order++, err);
+        json_decref(entry);
+        if (rc)
+            return rc;
+    }
+    return rc;
+}
+
+/* One top-level member: a Kernel Tuner cache's entries streamed into a
+ * recording (*rec, begun here) when its parameters came before them, as
+ * Kernel Tuner writes them; anything else parsed into head. */
+static kt_status top_member(const char *path, kt_jscan *s, const char *key,
+                            json_t *head, kt_extrec **rec, kt_err *err)
+{
+    json_t *v;
+    kt_status rc;
+
+    if (!*rec && strcmp(key, "cache") == 0 && kt_jscan_peek(s) == '{' &&
+        json_object_get(head, "tune_params") &&
+        json_object_get(head, "tune_params_keys")) {
+        if ((rc = kt_extrec_begin(path, KT_EXTREC_KT_CACHE, json_incref(head),
+                                  rec, err)) ||
+            (rc = cache_head(*rec, err)))
+            return rc;
+        return stream_cache(*rec, s, err);
+    }
+    if (json_object_get(head, key) || (*rec && strcmp(key, "cache") == 0))
+        return kt_err_set(err, KT_S_INPUT,
+                          "%s: the top-level key '%s' is written twice "
+                          "(duplicate object key)",
+                          path, key);
+    if ((rc = kt_jscan_value(s, &v, err)))
+        return rc;
+    return json_object_set_new(head, key, v)
+               ? kt_err_set(err, KT_S_NOMEM, "out of memory")
+               : KT_S_OK;
+}
+
+/* Reads path member by member (tuner/jscan.h): a Kernel Tuner cache
+ * becomes *rec entry by entry, holding the points and not the text; any
+ * other document comes back whole in *doc. */
+static kt_status read_streamed(const char *path, kt_extrec **rec, json_t **doc,
+                               kt_err *err)
+{
+    json_t *head = json_object();
+    const char *key;
+    kt_jscan *s = NULL;
+    kt_status rc;
+
+    *rec = NULL;
+    *doc = NULL;
+    if (!head)
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    if ((rc = kt_jscan_open(path, KT_KTCACHE_MAX_BYTES, &s, err)))
+        goto done;
+    if (kt_jscan_peek(s) != '{') {
+        rc = kt_err_set(err, KT_S_INPUT,
+                        "%s: the top level is not a JSON object", path);
+        goto done;
+    }
+    rc = kt_jscan_begin(s, err);
+    while (!rc && kt_jscan_next(s, &key, &rc, err))
+        rc = top_member(path, s, key, head, rec, err);
+    if (!rc)
+        rc = kt_jscan_end(s, err);
+    if (!rc && *rec)
+        rc = kt_extrec_finish(*rec, err);
+done:
+    kt_jscan_close(s);
+    if (rc || *rec) {
+        json_decref(head);
+        if (rc) {
+            kt_extrec_free(*rec);
+            *rec = NULL;
+        }
+        return rc;
+    }
+    *doc = head;
+    return KT_S_OK;
+}
+
 kt_status kt_ktcache_load(const char *path, kt_extrec **out, kt_err *err)
 {
     json_t *doc = NULL;
@@ -819,8 +826,12 @@ kt_status kt_ktcache_load(const char *path, kt_extrec **out, kt_err *err)
     kt_status rc;
 
     *out = NULL;
-    if ((rc = kt_ktcache_read_json(path, &doc, err)))
+    if ((rc = read_streamed(path, &rec, &doc, err)))
         return rc;
+    if (rec) {
+        *out = rec;
+        return KT_S_OK;
+    }
     if (json_object_get(doc, "cache") || json_object_get(doc, "tune_params"))
         format = KT_EXTREC_KT_CACHE;
     else if (json_object_get(doc, "results"))

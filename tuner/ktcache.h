@@ -22,19 +22,16 @@
 /* The largest recording read (bytes, uncompressed). */
 #define KT_KTCACHE_MAX_BYTES ((size_t)2 << 30)
 
-/* Reads path whole (gzip-compressed or plain) as one JSON document; a
- * key written twice in an object is refused; a Kernel Tuner cache left
- * open (a trailing "," or "{", no closing braces) is closed as Kernel
- * Tuner closes it. KT_S_INPUT with path:line:
- * column for a syntax error; *doc is a new reference. */
-kt_status kt_ktcache_read_json(const char *path, json_t **doc, kt_err *err);
-
 /* Reads a Kernel Tuner cache file or a T4 results file (plain JSON or
  * gzip-compressed; the format is told by its keys, not its name) and
- * builds the operator. KT_S_INPUT names the file and the field for a
- * damaged or odd file (a key missing, a value of the wrong type, a point
- * outside the declared values, a point or key twice); KT_S_UNSUPPORTED
- * when every slot is taken. Free with kt_extrec_free(). */
+ * builds the operator. A cache is read entry by entry (tuner/jscan.h):
+ * what is held is its points, not its text; a key written twice in an
+ * object is refused; a cache left open by an interrupted run (a trailing
+ * "," or "{", no closing braces) is closed as Kernel Tuner closes it.
+ * KT_S_INPUT names the file and the field for a damaged or odd file (a key
+ * missing, a value of the wrong type, a point outside the declared values, a
+ * point or key twice). Any number may be open at once. Free with
+ * kt_extrec_free(). */
 kt_status kt_ktcache_load(const char *path, kt_extrec **out, kt_err *err);
 
 /* 1 when the file at path (plain or gzip) looks like another tool's

@@ -214,6 +214,39 @@ static kt_status start_file(kt_ktcache_writer *w, const json_t *header,
     return KT_S_OK;
 }
 
+/* A cache to continue, read whole with its entries as written (a
+ * metric Kernel Tuner recorded is kept), closed first where a killed run
+ * left it open, as Kernel Tuner's correct_open_cache closes it. A key
+ * written twice is refused. Plain JSON: Kernel Tuner writes no other. */
+static kt_status read_existing(const char *path, json_t **doc, kt_err *err)
+{
+    char *text = NULL, *closed;
+    size_t len = 0;
+    json_error_t jerr;
+    kt_status rc;
+
+    *doc = NULL;
+    if ((rc = kt_file_read(path, "--kt-cache", KT_KTCACHE_MAX_BYTES, &text,
+                           &len, err)))
+        return rc;
+    while (len && (text[len - 1] == '\n' || text[len - 1] == ' ' ||
+                   text[len - 1] == '\t' || text[len - 1] == '\r'))
+        --len;
+    if (len && (text[len - 1] == ',' || text[len - 1] == '{') &&
+        (closed = realloc(text, len + 4))) {
+        text = closed;
+        len -= text[len - 1] == ',';
+        memcpy(text + len, "}\n}", 3);
+        len += 3;
+    }
+    *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+    free(text);
+    if (!*doc)
+        return kt_err_set(err, KT_S_INPUT, "%s:%d:%d: %s", path, jerr.line,
+                          jerr.column, jerr.text);
+    return KT_S_OK;
+}
+
 /* The one variant a Kernel Tuner cache can hold. */
 static kt_status one_slot(kt_ktcache_writer *w, kt_err *err)
 {
@@ -264,7 +297,7 @@ kt_status kt_ktcache_writer_open(const char *path, const kt_tune_facts *f,
     /* An empty file (made by `touch`, or by a run killed before its
      * header) is a new cache, as it holds nothing to continue. */
     if (stat(path, &st) == 0 && st.st_size > 0 &&
-        ((rc = kt_ktcache_read_json(path, &have, err)) ||
+        ((rc = read_existing(path, &have, err)) ||
          (rc = same_run(w, have, header, err)))) {
         if (!have) /* same_run's message names the flag already */
             kt_err_prefix(err, "--kt-cache: ");
@@ -344,10 +377,9 @@ static void recorded_fields(const kt_extrec *rec, const kt_extrec_record *r,
 {
     json_t *times = json_array();
 
-    for (size_t k = 0; k < json_array_size(r->runtimes); ++k)
-        json_array_append_new(
-            times, json_real(json_number_value(json_array_get(r->runtimes, k)) *
-                             rec->unit_ms));
+    (void)rec; /* records hold milliseconds already */
+    for (uint32_t k = 0; r->runs_ms && k < r->num_runs; ++k)
+        json_array_append_new(times, json_real(r->runs_ms[k]));
     json_object_set_new(j, "time",
                         r->verdict == KT_EXTREC_CORRECT ? json_real(r->time_ms)
                         : json_is_string(r->objective)

@@ -81,7 +81,15 @@ static void time_ratio(const kt_objective_side *a, const kt_objective_side *b,
     size_t n = a->timing->num_rounds < b->timing->num_rounds
                    ? a->timing->num_rounds
                    : b->timing->num_rounds;
-    kt_stats_paired_ratio(a->timing->samples_us, b->timing->samples_us, n, out);
+    /* Samples of separate runs pair nothing: round i of one is not round
+     * i of the other. */
+    if (a->timing->unpaired || b->timing->unpaired)
+        kt_stats_unpaired_ratio(a->timing->samples_us, a->timing->num_rounds,
+                                b->timing->samples_us, b->timing->num_rounds,
+                                out);
+    else
+        kt_stats_paired_ratio(a->timing->samples_us, b->timing->samples_us, n,
+                              out);
 }
 
 static void energy_ratio(const kt_objective_side *a, const kt_objective_side *b,

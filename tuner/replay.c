@@ -91,7 +91,6 @@ static kt_status replay_evaluate(kt_evaluator *ev, const kt_point *pts,
     replay_eval *re = self(ev);
     kt_status rc = KT_S_OK;
 
-    (void)p;
     memset(out, 0, n * sizeof *out);
     sleep_s(re->delay_s);
     if (re->simulate > 0) {
@@ -115,8 +114,11 @@ static kt_status replay_evaluate(kt_evaluator *ev, const kt_point *pts,
         snprintf(out[i].reason, sizeof out[i].reason, "%s", r->reason);
         if (r->status == KT_EVAL_OK)
             rc = kt_timing_copy(&r->timing, &out[i].timing, err);
-        out[i].energy = r->energy; /* as recorded; none before energy was */
-        out[i].work = r->work;     /* a point's own, where it had one */
+        /* As recorded (none before energy was), where the call asks for
+         * it, as a live call measures it. */
+        if (p && p->energy)
+            out[i].energy = r->energy;
+        out[i].work = r->work; /* a point's own, where it had one */
         out[i].has_work = r->has_work;
     }
     if (rc)

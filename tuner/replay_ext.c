@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "tuner/replay_ext.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,18 +59,39 @@ static void reason_of(const kt_extrec_record *r, char *out, size_t size)
                  : "");
 }
 
-/* One sample, the recorded objective: the strategies see the file's own
- * ranking. */
-static kt_status recorded_timing(const kt_extrec_record *r, kt_timing *t,
+/* The recorded runs of r in us, at most max of them (those > 0); 0 when
+ * it records none. */
+static size_t recorded_runs(const kt_extrec_record *r, double *out, size_t max)
+{
+    size_t n = 0;
+    for (uint32_t k = 0; k < r->num_runs && n < max; ++k)
+        if (r->runs_ms[k] > 0 && isfinite(r->runs_ms[k]))
+            out[n++] = r->runs_ms[k] * 1e3;
+    return n;
+}
+
+/* A point's statistics from its recorded runs (median, interval, noise),
+ * as a live measurement's come from its samples; the runs of two points
+ * were not interleaved, so their ratios are unpaired. A file that holds
+ * one number (no runs, or one) gives that one sample. */
+static kt_status recorded_timing(const kt_extrec *rec,
+                                 const kt_extrec_record *r, kt_timing *t,
                                  kt_err *err)
 {
+    size_t runs = r->num_runs;
+
+    (void)rec;
     memset(t, 0, sizeof *t);
-    if (!(t->samples_us = malloc(sizeof *t->samples_us)))
+    if (!(t->samples_us = malloc((runs ? runs : 1) * sizeof *t->samples_us)))
         return kt_err_set(err, KT_S_NOMEM, "out of memory");
-    t->samples_us[0] = r->time_ms * 1e3;
-    t->num_rounds = 1;
-    kt_stats_compute(t->samples_us, 1, &t->kernel);
-    t->stop_reason = "recorded";
+    t->num_rounds = recorded_runs(r, t->samples_us, runs);
+    t->unpaired = t->num_rounds > 1;
+    if (t->num_rounds < 2) {
+        t->samples_us[0] = r->time_ms * 1e3;
+        t->num_rounds = 1;
+    }
+    kt_stats_compute(t->samples_us, t->num_rounds, &t->kernel);
+    t->stop_reason = t->unpaired ? "recorded runs" : "recorded (one number)";
     t->gpu_time_s = r->time_ms / 1e3;
     t->wall_time_s = r->bench_ms / 1e3;
     return KT_S_OK;
@@ -102,7 +124,7 @@ static kt_status ext_evaluate(kt_evaluator *ev, const kt_point *pts, size_t n,
         }
         out[i].status = status_of(r->verdict);
         if (out[i].status == KT_EVAL_OK)
-            rc = recorded_timing(r, &out[i].timing, err);
+            rc = recorded_timing(x->rec, r, &out[i].timing, err);
         else
             reason_of(r, out[i].reason, sizeof out[i].reason);
     }
@@ -227,30 +249,71 @@ const kt_extrec *kt_replay_ext_recording(const kt_evaluator *ev)
 int kt_replay_ext_optimum(const kt_evaluator *ev, kt_point *pt, kt_stats *stats)
 {
     const kt_extrec_record *best = kt_extrec_optimum(self(ev)->rec);
-    double us;
+    kt_timing t;
+    kt_err err;
 
-    if (!best)
+    /* The file's own optimum (by its objective), with the statistics a
+     * replay gives it, so that the answer compares on equal terms. */
+    if (!best || recorded_timing(self(ev)->rec, best, &t, &err))
         return 0;
-    us = best->time_ms * 1e3;
     *pt = best->point;
-    kt_stats_compute(&us, 1, stats);
+    *stats = t.kernel;
+    kt_timing_free(&t);
     return 1;
+}
+
+/* What a point's statistics come from: its recorded runs, or the one
+ * number the file holds (said, since its interval is then a point). */
+static void stats_note(const kt_extrec *rec, char *out, size_t size)
+{
+    size_t correct = 0, with_runs = 0, runs = 0;
+    for (size_t i = 0; i < rec->num_records; ++i) {
+        const kt_extrec_record *r = &rec->records[i];
+        size_t n = r->num_runs;
+        if (r->verdict != KT_EXTREC_CORRECT)
+            continue;
+        ++correct;
+        with_runs += n > 1;
+        runs += n > 1 ? n : 0;
+    }
+    if (with_runs == correct && correct)
+        snprintf(out, size,
+                 "each point's median, 95%% interval and noise come from its "
+                 "recorded runtimes (%.0f runs a point on average), and "
+                 "points are compared on their runs unpaired (they were not "
+                 "interleaved), so ties and finalists are decided as live",
+                 (double)runs / (double)with_runs);
+    else if (with_runs)
+        snprintf(out, size,
+                 "%zu of %zu correct points have their recorded runtimes, "
+                 "whose median, 95%% interval and noise they get (compared "
+                 "unpaired); the file holds one number for the other %zu, "
+                 "its recorded objective, with a point interval",
+                 with_runs, correct, correct - with_runs);
+    else
+        snprintf(out, size,
+                 "the file holds one number per point (no recorded "
+                 "runtimes): its time is the recorded objective, its "
+                 "interval a point, its noise 0");
 }
 
 void kt_replay_ext_note(const kt_evaluator *ev, char *out, size_t size)
 {
     const kt_extrec *rec = self(ev)->rec;
+    char stats[400];
+
+    stats_note(rec, stats, sizeof stats);
     snprintf(out, size,
              "replays another tool's recording, a %s of %s on %s (%zu "
              "configurations recorded of %llu declared): no GPU, no plugin; "
-             "each point is what the file records, its time the recorded "
-             "objective. The clock is Kernel Tuner's simulation mode's: a "
+             "each point is what the file records; %s. The clock is Kernel "
+             "Tuner's simulation mode's: a "
              "point's first evaluation adds its recorded compile, "
              "verification and benchmark times%s to the run's own time, so "
              "max_seconds is simulated time; points the file does not hold "
              "are outside the space.",
              kt_extrec_format_name(rec->format), rec->kernel, rec->device,
-             rec->num_records, (unsigned long long)rec->space_size,
+             rec->num_records, (unsigned long long)rec->space_size, stats,
              rec->bench_from_runtimes
                  ? " (the file records no benchmark time: the sum of its "
                    "runtimes stands for it)"

@@ -482,6 +482,14 @@ static void print_compile(FILE *out, const kt_tune_result *r)
                 "compiles (%.1f%% of the run)\n",
                 r->compile_threads, r->compile_busy_s, r->compile_cpu_s,
                 r->compile_wait_s, 100.0 * kt_tune_compile_idle(r));
+    if (r->compiled && r->compile_busy_s > 0)
+        /* Issue 54: how close compiling came to the host's capacity. */
+        fprintf(out,
+                "compile occupancy: %.1f compiles at once while compiling "
+                "(%.1f CPUs busy compiling) of %d; %.2f CPU-s per compile\n",
+                kt_tune_compile_parallel(r),
+                r->compile_cpu_s / r->compile_busy_s, r->compile_threads,
+                r->compile_cpu_s / (double)r->compiled);
     if (r->compiled || r->compile_taken)
         fprintf(out,
                 "compile: %zu kernel(s) taken by verification, %zu compiled "
@@ -492,6 +500,28 @@ static void print_compile(FILE *out, const kt_tune_result *r)
                 r->compile_taken - r->compile_took_queued - r->compile_unhinted,
                 r->compile_took_queued, r->compile_unhinted,
                 kt_tune_compile_parallel(r), r->compile_peak);
+}
+
+/* max_seconds as the command's wall time (tuner/tune_budget.c): the
+ * budget, the time used from the process's start to the summary, and its
+ * parts. A replay of another tool's recording keeps that tool's simulated
+ * clock, said in its own paragraph. */
+static void print_budget(FILE *out, const kt_tune_facts *f,
+                         const kt_tune_result *r)
+{
+    if (!(f->cfg->max_seconds > 0) || f->replay_note)
+        return;
+    fprintf(out,
+            "budget max_seconds %g s, used %.1f s from start to exit: "
+            "before the search %.1f s, search %.1f s, closing %.1f s "
+            "(finalists%s, outputs), release %.1f s",
+            f->cfg->max_seconds, kt_tune_total_s(r), r->budget_before_s,
+            r->search_s, r->closing_s,
+            kt_summary_energy_asked(f->cfg) ? ", energy" : "", r->close_s);
+    if (r->budget_reserve_s > 0)
+        fprintf(out, "; the search stopped with %.1f s kept for the closing",
+                r->budget_reserve_s);
+    fprintf(out, "\n");
 }
 
 static void print_summary(FILE *out, const kt_tune_facts *f,
@@ -519,6 +549,7 @@ static void print_summary(FILE *out, const kt_tune_facts *f,
             f->strategy_alias ? " -> " : "", f->cfg->strategy->name,
             (unsigned long long)f->cfg->seed, budget, r->stop_reason,
             r->elapsed_s);
+    print_budget(out, f, r);
     fprintf(out, "space %llu point(s)", (unsigned long long)f->space->size);
     if (r->feasible_known)
         fprintf(out,
@@ -539,8 +570,10 @@ static void print_summary(FILE *out, const kt_tune_facts *f,
         fprintf(out, "journal %s\n", f->journal);
     if (r->has_best) {
         print_answer(out, f, r);
-        /* A replay of a recording made without energy says nothing. */
-        if (!f->replay || r->finals[0].energy.measured)
+        /* A replay of a recording made without energy says nothing,
+         * unless energy was not asked for (said whatever the evaluator). */
+        if (!f->replay || r->finals[0].energy.measured ||
+            (!f->replay_note && !kt_summary_energy_asked(f->cfg)))
             kt_summary_energy(out, f, r);
     } else
         fprintf(out, "\nno valid configuration found%s%s\n",

@@ -76,6 +76,12 @@ static void print_tradeoff(FILE *out, const kt_tune_facts *f,
             indent, eb, tb, de, dt);
 }
 
+int kt_summary_energy_asked(const kt_tune_config *cfg)
+{
+    return cfg &&
+           (cfg->protocol.energy || kt_objective_needs_energy(cfg->objective));
+}
+
 void kt_summary_energy(FILE *out, const kt_tune_facts *f,
                        const kt_tune_result *r)
 {
@@ -85,6 +91,16 @@ void kt_summary_energy(FILE *out, const kt_tune_facts *f,
         return;
     fprintf(out, "\nenergy of the finalists (objective: %s)\n",
             kt_objective_name(f->cfg->objective));
+    if (!r->finals[0].energy.measured && !kt_summary_energy_asked(f->cfg)) {
+        /* Said, so that a reader knows none was attempted and how to ask. */
+        fprintf(out,
+                "  not measured: the objective is time and energy was not "
+                "asked for (--energy or [measure] energy = true measures "
+                "the finalists' energy, a window of about %g s each)\n",
+                f->cfg->protocol.energy_rounds *
+                    f->cfg->protocol.energy_window_s);
+        return;
+    }
     if (!r->finals[0].energy.measured) {
         fprintf(out, "  not measured: %s\n",
                 r->finals[0].energy.note[0] ? r->finals[0].energy.note

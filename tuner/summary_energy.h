@@ -14,6 +14,11 @@
 
 #include "tuner/summary.h"
 
+/* 1 where the run measures energy: the objective needs it, or the user
+ * asked for the finalists' ([measure] energy, --energy); cfg may be NULL
+ * (0). */
+int kt_summary_energy_asked(const kt_tune_config *cfg);
+
 /* Prints nothing when the run has no answer. */
 void kt_summary_energy(FILE *out, const kt_tune_facts *f,
                        const kt_tune_result *r);

@@ -151,11 +151,9 @@ static json_t *ext_times(const kt_extrec *rec, const kt_extrec_record *r,
                          const kt_tune_entry *e)
 {
     json_t *runtimes = json_array();
-    for (size_t k = 0; k < json_array_size(r->runtimes); ++k)
-        json_array_append_new(
-            runtimes,
-            json_real(json_number_value(json_array_get(r->runtimes, k)) *
-                      rec->unit_ms));
+    (void)rec;
+    for (uint32_t k = 0; k < r->num_runs; ++k)
+        json_array_append_new(runtimes, json_real(r->runs_ms[k]));
     return json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:o}", "compilation",
                      r->compile_ms, "compilation_time", r->compile_ms,
                      "validation", r->verify_ms, "benchmark", r->bench_ms,
@@ -198,9 +196,7 @@ static json_t *ext_result(const kt_extrec *rec, const kt_tune_entry *e,
 json_t *kt_export_t4_json(const kt_tune_facts *f, const kt_tune_result *r)
 {
     json_t *results = json_array();
-    const kt_extrec *ext = f->cfg && kt_replay_ext_is(f->cfg->ev)
-                               ? kt_replay_ext_recording(f->cfg->ev)
-                               : NULL;
+    const kt_extrec *ext = kt_extrec_of(f->op);
 
     for (size_t i = 0; i < r->num_entries; ++i) {
         const kt_tune_entry *e = &r->entries[i];
@@ -295,7 +291,7 @@ static json_t *requirements_json(const kt_tune_facts *f)
 
     json_array_append_new(list, json_string("ktune==" KT_VERSION));
     /* A replayed recording of another tool is no plugin of a version. */
-    if (f->plugin && !(f->cfg && kt_replay_ext_is(f->cfg->ev))) {
+    if (f->plugin && !kt_extrec_of(f->op)) {
         snprintf(line, sizeof line, "%s==%s", f->plugin->desc.name,
                  f->plugin->desc.version ? f->plugin->desc.version : "?");
         json_array_append_new(list, json_string(line));

@@ -93,7 +93,7 @@ int kt_tune_stop(kt_tune *t)
         t->stop_reason = "the evaluator failed";
     else if (cfg->max_evals && t->res->evaluations >= cfg->max_evals)
         t->stop_reason = "max_evals reached";
-    else if (cfg->max_seconds > 0 && kt_tune_run_clock(t) >= cfg->max_seconds)
+    else if (kt_tune_budget_spent(t))
         t->stop_reason = "max_seconds reached";
     else if (t->res->feasible_known && known_points(t) >= t->res->feasible)
         t->stop_reason = "every feasible point evaluated";
@@ -244,6 +244,7 @@ static kt_status add_entry(kt_tune *t, const kt_point *pt, uint64_t index,
     if (!host && !from_journal) {
         e->phases = r->phases;
         e->call_s = t->call_s;
+        kt_tune_budget_note_call(t, t->call_s);
         e->strategy_s = t->call_gap_s;
         t->call_gap_s = 0;
     }
@@ -417,7 +418,11 @@ static const kt_protocol *call_protocol(kt_tune *t, const char *purpose)
     racing = !final && p->race > 0 && t->best_us > 0;
     p->race_bar_us = by_time && racing ? t->best_us : 0;
     work_bar(t, racing, p);
-    p->energy |= final || kt_objective_needs_energy(t->cfg->objective);
+    /* Energy windows cost seconds each: measured on every call where the
+     * objective needs them, on the closing call where the user asked
+     * ([measure] energy, --energy), else never (docs/energy.md). */
+    p->energy = kt_objective_needs_energy(t->cfg->objective) ||
+                (final && t->cfg->protocol.energy);
     /* Searching calls compare paired rounds, where a short window does;
      * the answer's own figures take the full one (core/energy.h). */
     if (!final && p->energy_window_s > KT_ENERGY_SEARCH_WINDOW_S)
@@ -1018,6 +1023,9 @@ kt_status kt_tune_run(const kt_tune_config *cfg, kt_tune_result *out,
     kt_u64map_init(&t.checked);
     kt_rng_seed(&t.rng, cfg->seed);
     kt_tune_set_clock(&t, 0);
+    t.before_s = cfg->budget_origin > 0 && cfg->budget_origin < started
+                     ? started - cfg->budget_origin
+                     : 0;
     if (kt_space_count_feasible(cfg->space, FEASIBLE_COUNT_LIMIT, &feasible,
                                 &ferr) == KT_S_OK) {
         out->feasible = feasible;
@@ -1032,10 +1040,13 @@ kt_status kt_tune_run(const kt_tune_config *cfg, kt_tune_result *out,
     rc = cfg->strategy->run(&t, cfg->options, err);
     if (!rc && t.failed)
         rc = kt_err_set(err, t.fatal.status, "%s", t.fatal.msg);
+    out->budget_before_s = t.before_s;
+    out->search_s = kt_tune_monotonic() - started;
     if (!rc)
         rc = kt_tune_finish(&t, err);
     if (!rc)
         rc = kt_tune_profile_top(&t, err);
+    out->closing_s = kt_tune_monotonic() - started - out->search_s;
 done:
     out->stop_reason = t.stop_reason           ? t.stop_reason
                        : out->finish_reason[0] ? out->finish_reason

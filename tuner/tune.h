@@ -87,9 +87,17 @@ typedef struct kt_tune_config {
     FILE *notes;
     /* What the comparisons, the finalists and the tie rule decide on
      * ([strategy] objective; tuner/objective.h). Not time: every call
-     * measures energy and races nothing. The finalists' closing call
-     * measures energy whatever the objective. */
+     * measures energy and races nothing. Time: the finalists' closing
+     * call measures energy only where protocol.energy is set (the user
+     * asked: [measure] energy, --energy); no other call does. */
     kt_objective objective;
+    /* Where max_seconds counts from (kt_tune_monotonic's clock): the
+     * command's start, so that what it did before the search (process
+     * start, plugins, evaluator, calibration) is inside the budget, and
+     * the search stops early enough for the closing phase to fit
+     * (tuner/tune_budget.c). 0: the run's own start. A simulated clock (a
+     * replay of another tool's recording) counts from the run's start. */
+    double budget_origin;
     /* Called with each point as the session records it (--kt-cache writes
      * it out); a failure ends the run as a journal failure does. NULL:
      * none. */
@@ -204,6 +212,11 @@ typedef struct kt_tune_result {
     double journal_s; /* the journal's writes during the run (wall_s) */
     double open_s, calibration_s;
     double exec_s, close_s;
+    /* The budget's parts (max_seconds): the command's time before the run
+     * (from budget_origin), the search's wall time, the closing phase's
+     * (finalists, energy, counters), and the closing time reserved when
+     * max_seconds stopped the search (0: it did not). */
+    double budget_before_s, search_s, closing_s, budget_reserve_s;
     /* Run-time compilation over the entries: NVRTC seconds, kernels
      * compiled, read from the cache, and points whose kernel did not
      * compile (invalid, kind "compile"). */

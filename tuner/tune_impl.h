@@ -75,7 +75,23 @@ struct kt_tune {
      * entry recorded from it. A batch on several workers counts as one
      * call: its wall time over its points. */
     double call_end, call_s, call_gap_s;
+    /* The budget (tune_budget.c): seconds the command spent before this
+     * run began (from cfg->budget_origin), and the wall time of this run's
+     * evaluations (per point) and their count, for the closing reserve. */
+    double before_s, spent_s;
+    size_t spent_n;
 };
+
+/* tune_budget.c: max_seconds as one clock from the command's start. Used:
+ * seconds of the budget spent (the run's clock plus what came before it;
+ * a simulated clock alone). Reserve: the closing phase's estimate from the
+ * measured cost per evaluation. Spent: used + reserve has reached
+ * max_seconds (records the reserve in the result). Note_call: one
+ * evaluation's wall time, per point. */
+double kt_tune_budget_used(const kt_tune *t);
+double kt_tune_budget_reserve(const kt_tune *t);
+int kt_tune_budget_spent(kt_tune *t);
+void kt_tune_budget_note_call(kt_tune *t, double call_s);
 
 /* tune.c: the clock (monotonic seconds; the run's, continued across
  * resumed sessions), a fatal failure recorded (returns rc), the progress

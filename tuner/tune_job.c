@@ -27,6 +27,7 @@ void kt_tune_config_from_job(const kt_job *job, const kt_tune_setup *s,
     cfg->seed = job->seed;
     cfg->max_evals = job->max_evals;
     cfg->max_seconds = job->max_seconds;
+    cfg->budget_origin = s->started;
     cfg->finalists = job->finalists;
     cfg->min_gain = job->min_gain;
     cfg->objective = job->objective;

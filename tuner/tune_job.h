@@ -32,6 +32,9 @@ typedef struct kt_tune_setup {
     json_t *environment;              /* the run's environment record */
     const char *counters_unavailable; /* why not, or NULL */
     int progress;                     /* progress lines on stderr */
+    /* The command's start (kt_tune_monotonic's clock), where max_seconds
+     * counts from; 0: the search's own start. */
+    double started;
 } kt_tune_setup;
 
 /* The search's configuration (tuner/tune.h) from the job and the setup;

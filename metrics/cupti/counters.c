@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/settings.h"
 #include "engine/cuda_check.h"
 #include "metrics/cupti/chip.h"
 #include "metrics/cupti/cupti_status.h"
@@ -251,8 +252,11 @@ static kt_status cupti_check(const kt_counter_source *src, int device,
  * longer than the kernel's: its percentages read low. */
 static int launch_mode(void)
 {
-    const char *env = getenv("KTUNE_CUPTI_RANGE");
-    return env && strcmp(env, "launch") == 0;
+    kt_settings set;
+
+    kt_settings_read(&set);
+    return set.ktune_cupti_range &&
+           strcmp(set.ktune_cupti_range, "launch") == 0;
 }
 
 typedef struct pass_plan {

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+/* nvperf is mapped once per process, for every profiling session. */
 static pthread_once_t loaded = PTHREAD_ONCE_INIT;
 
 /* The folder of the loaded libcupti (with its trailing '/'), or "" when

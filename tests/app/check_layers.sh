@@ -26,8 +26,10 @@
 # headers
 # (<cupti*.h>; nvperf's <nvperf*.h> and <generated_*> only metrics/cupti/).
 # core/, metrics/, tuner/, compare/ and report/ include no CUDA header
-# (<cuda*.h>, <nvrtc.h>, <cu*/...>), and core/ calls no fork, exec,
-# waitpid or posix_spawn: child processes are isolation/'s.
+# (<cuda*.h>, <nvrtc.h>, <cu*/...>), and no file but core/proc.c calls
+# fork, exec, waitpid or posix_spawn: the one process module (core/proc.h)
+# starts, reaps and describes every child process (the injected
+# */trace/ libraries, which link nothing of ktune, start none).
 root=${1:?usage: check_layers.sh ROOT}
 cd "$root" || exit 2
 
@@ -101,14 +103,16 @@ END {
     print "includes follow the dependency rule"
 }' || bad=1
 
-# core/ starts no process: fork, exec, waitpid and posix_spawn are
-# isolation/'s (comment lines are skipped).
-calls=$(grep -rnE '\<(fork|vfork|execv|execvp|execve|execl|execlp|execle|waitpid|posix_spawnp?)[[:space:]]*\(' \
-    core --include='*.c' --include='*.h' 2>/dev/null |
-    grep -vE '^[^:]+:[0-9]+:[[:space:]]*(/?\*|//)')
+# One module starts processes: fork, exec, wait, waitpid and posix_spawn
+# are core/proc.c's alone (comment lines are skipped).
+calls=$(grep -rnE '(^|[^.>[:alnum:]_])(fork|vfork|execv|execvp|execve|execl|execlp|execle|wait|waitpid|posix_spawnp?)[[:space:]]*\(' \
+    core engine isolation metrics tuner compare report timeline select \
+    capture app bench --include='*.c' --include='*.h' --include='*.cu' \
+    2>/dev/null | grep -vE '^(core/proc\.c|[^:]*/trace/[^:]*):' |
+    grep -vE '^[^:]+:[0-9]+:[[:space:]]*(/\*|\*( |/|$)|//)')
 if [ -n "$calls" ]; then
-    echo "$calls" | sed 's/$/: core\/ starts no process (child processes are isolation\/)/'
-    echo "core/ calls that start or wait for processes break the dependency rule (docs/hacking.md, Layers)"
+    echo "$calls" | sed 's/$/: starts or waits for a process outside core\/proc.c (the process module, core\/proc.h)/'
+    echo "calls that start or wait for processes outside core/proc.c break the dependency rule (docs/hacking.md, Layers)"
     bad=1
 fi
 [ "${bad:-0}" -eq 0 ]

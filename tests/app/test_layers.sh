@@ -86,8 +86,14 @@ unplant core/loader.c
 plant core/loader.c 'static void planted(void) { (void)fork(); }'
 expect_exit 1 bash "$check" planted
 expect_text "core/loader.c:"
-expect_text "core/ starts no process"
+expect_text "outside core/proc.c"
 unplant core/loader.c
+
+plant isolation/worker.c 'static void planted(void) { (void)waitpid(1, 0, 0); }'
+expect_exit 1 bash "$check" planted
+expect_text "isolation/worker.c:"
+expect_text "outside core/proc.c"
+unplant isolation/worker.c
 
 plant engine/measure.c '#include "isolation/worker.h"'
 expect_exit 1 bash "$check" planted

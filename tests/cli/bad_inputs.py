@@ -336,7 +336,6 @@ ENV = {
     "KTUNE_CACHE_DIR": ["/etc/passwd", "/dev/null"],
     "KTUNE_NVRTC_CACHE": ["0", "nope"],
     "KTUNE_NVRTC_SHARE": ["0", "nope"],
-    "KTUNE_NVRTC_PREFETCH": ["2", "yes"],
     "KTUNE_PROFILE_FLUSH": ["fast"],
     "KTUNE_ROUND_SYNC": ["2"],
     "KTUNE_WORKER_TIMES": ["0"],

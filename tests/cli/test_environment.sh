@@ -31,7 +31,6 @@ bad KTUNE_CACHE_DIR "$PWD/a_file" /dev/null
 good KTUNE_CACHE_DIR "$PWD/a_folder" "$PWD/new_folder"
 bad KTUNE_NVRTC_CACHE 0 no
 good KTUNE_NVRTC_CACHE off on
-bad KTUNE_NVRTC_PREFETCH 2 yes
 bad KTUNE_PROFILE_FLUSH fast
 bad KTUNE_ROUND_SYNC 2
 bad KTUNE_WORKER_TIMES 0 yes

@@ -104,7 +104,8 @@ static void a_helper_that_dies_costs_its_request_not_the_caller(void **state)
 
     memset(&out, 0, sizeof out);
     assert_int_equal(run.compile(run.ctx, &req, &out, &err), KT_S_CRASHED);
-    assert_non_null(strstr(err.msg, "died on this kernel: exit status 0"));
+    assert_non_null(
+        strstr(err.msg, "died on this kernel: exited with status 0"));
     kt_nvrtc_output_free(&out);
     assert_int_equal(run.front_end(run.ctx, &req, fp, &cpu, &err),
                      KT_S_CRASHED);

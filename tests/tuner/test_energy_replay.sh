@@ -38,10 +38,24 @@ for line in open(sys.argv[1]):
             "power_limit_w": 700.0}
     out.write(json.dumps(r) + "\n")
 PY
+# With the objective time energy is measured only where asked (--energy or
+# [measure] energy): without, no finalist has any, and the summary says so.
+expect_exit 0 "$KTUNE" tune "$job" --replay synth.jsonl --set strategy.name=exhaustive \
+    --json plain.json
+expect_text "not measured: the objective is time and energy was not asked for"
+python3 -c 'import json; d=json.load(open("plain.json")); e=d["energy"]
+assert e["asked"] is False and not e["points"], e
+assert all(not f.get("energy", {}).get("measured") for f in d["finalists"]), d["finalists"]' ||
+    { echo "FAIL: energy measured with the objective time, unasked"; failures=$((failures + 1)); }
+# The job's key asks as the flag does.
+expect_exit 0 "$KTUNE" tune "$job" --replay synth.jsonl --set strategy.name=exhaustive \
+    --set measure.energy=true
+expect_text "mJ/launch"
 for o in energy time; do
+    ask=$([ "$o" = time ] && echo --energy || true)
     expect_exit 0 "$KTUNE" tune "$job" --replay synth.jsonl --set strategy.name=exhaustive \
         --set "strategy.objective=$o" --json "$o.json" --csv "$o.csv" --t4 "$o-t4.json" \
-        --markdown "$o.md"
+        --markdown "$o.md" $ask
     expect_text "energy of the finalists (objective: $o)"
     expect_text "mJ/launch"
     expect_text "of the 700 W limit"
@@ -87,5 +101,5 @@ grep -q "Time against energy, the Pareto front marked" energy.html ||
     { echo "FAIL: no time-energy chart in the report"; failures=$((failures + 1)); }
 grep -q "(Pareto front)</title>" energy.html ||
     { echo "FAIL: no point marked on the front"; failures=$((failures + 1)); }
-rm -f synth.jsonl energy.* time.* energy-t4* time-t4* energy-metadata.json time-metadata.json
+rm -f synth.jsonl plain.json energy.* time.* energy-t4* time-t4* energy-metadata.json time-metadata.json
 finish

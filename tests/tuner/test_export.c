@@ -324,6 +324,8 @@ static void the_summary_and_json_give_the_compile_pool_s_stats(void **state)
     x.r.compile_busy_s = 10;
     x.r.compile_peak = 16;
     x.r.compile_wait_s = 2;
+    x.r.compile_cpu_s = 130 * 1.5;
+    x.r.compile_threads = 16;
     out = open_memstream(&text, &len);
     kt_summary_print(out, &x.f, &x.r, 3);
     fclose(out);
@@ -332,8 +334,16 @@ static void the_summary_and_json_give_the_compile_pool_s_stats(void **state)
                           "not started (compiled while the GPU waited), 1 "
                           "never hinted; 6.0 compile(s) at once while "
                           "compiling (peak 16)\n");
+    /* Issue 54: the pool's occupancy and the CPU per compile. */
+    assert_contains(text, "compile occupancy: 6.0 compiles at once while "
+                          "compiling (19.5 CPUs busy compiling) of 16; 1.50 "
+                          "CPU-s per compile\n");
     free(text);
     j = kt_export_summary(&x.f, &x.r, 3);
+    c = json_object_get(json_object_get(j, "compilation"), "cpu_per_compile_s");
+    assert_true(fabs(json_real_value(c) - 1.5) < 1e-9);
+    c = json_object_get(json_object_get(j, "compilation"), "occupancy");
+    assert_true(fabs(json_real_value(c) - 6) < 1e-9);
     c = json_object_get(j, "compile");
     assert_int_equal(json_integer_value(json_object_get(c, "ahead")), 114);
     assert_true(fabs(json_real_value(json_object_get(c, "parallel")) - 6) <

@@ -228,7 +228,8 @@ static void every_strategy_runs_on_a_recording(void **state)
         if (strcmp(s->name, "exhaustive") == 0) {
             assert_int_equal(res.evaluations, rec->num_records);
             assert_true(kt_point_equal(&res.finals[0].point, &best->point));
-            assert_true(res.finals[0].stats.median == best->time_ms * 1e3);
+            /* Its statistics are its recorded runs'. */
+            assert_int_equal(res.finals[0].stats.n, best->num_runs);
         }
         kt_tune_result_free(&res);
     }
@@ -418,6 +419,89 @@ static void odd_but_valid_files_load(void **state)
     kt_extrec_free(rec);
 }
 
+/* A cache of three points, x = 1 and 2 tied (the same runs but one, in
+ * another order), x = 3 twice as slow, each with 32 recorded runs with
+ * spread when spread is 1, else none (one number a point). */
+static void write_runs_cache(const char *path, int spread)
+{
+    char text[16384];
+    size_t at = 0;
+
+    at += (size_t)snprintf(text + at, sizeof text - at,
+                           "{\"tune_params_keys\": [\"x\"], \"tune_params\": "
+                           "{\"x\": [1, 2, 3]}, \"cache\": {");
+    for (int x = 1; x <= 3; ++x) {
+        at += (size_t)snprintf(text + at, sizeof text - at,
+                               "%s\"%d\": {\"time\": %g, " TIMES,
+                               x > 1 ? ", " : "", x, x == 3 ? 2.0 : 1.0);
+        if (spread) {
+            at +=
+                (size_t)snprintf(text + at, sizeof text - at, ", \"times\": [");
+            for (int k = 0; k < 32; ++k) {
+                /* 0.97 .. 1.03 ms, x = 2 in reverse order and 0.1% slower
+                 * on one run. */
+                int j = x == 2 ? 31 - k : k;
+                double v = (0.97 + 0.06 * j / 31.0) * (x == 3 ? 2 : 1) +
+                           (x == 2 && k == 0 ? 0.001 : 0);
+                at += (size_t)snprintf(text + at, sizeof text - at, "%s%.6f",
+                                       k ? ", " : "", v);
+            }
+            at += (size_t)snprintf(text + at, sizeof text - at, "]");
+        }
+        at += (size_t)snprintf(text + at, sizeof text - at, "}");
+    }
+    snprintf(text + at, sizeof text - at, "}}");
+    tt_write(path, text);
+}
+
+/* Issue 51 part 4: a replay computes each point's statistics from its
+ * recorded runtimes (median, interval, noise), so ties and finalists are
+ * decided as live: the tied pair is marked tied, the slow point is not,
+ * and the answer's interval is not a point; a file of one number a point
+ * keeps point intervals and says so. */
+static void recorded_runs_give_the_statistics_and_decide_ties(void **state)
+{
+    const kt_strategy *ex = kt_strategy_find("exhaustive");
+    kt_tune_result res;
+    kt_evaluator *ev;
+    kt_extrec *rec;
+    char note[2048];
+    kt_err err;
+
+    (void)state;
+    write_runs_cache("runs.json", 1);
+    rec = load("runs.json");
+    run(rec, ex, 0, &res);
+    assert_true(res.has_best && res.num_finals == 3);
+    assert_int_equal(res.finals[0].stats.n, 32);
+    assert_true(res.finals[0].stats.ci_lo < res.finals[0].stats.ci_hi);
+    assert_true(res.finals[0].stats.noise > 0);
+    for (size_t i = 1; i < res.num_finals; ++i) {
+        int slow = res.finals[i].point.values[0] == 3;
+        assert_int_equal(res.finals[i].tied, !slow);
+        assert_true(res.finals[i].vs_winner.lo < res.finals[i].vs_winner.hi);
+    }
+    kt_tune_result_free(&res);
+    assert_int_equal(kt_replay_ext_open(rec, &ev, &err), KT_S_OK);
+    kt_replay_ext_note(ev, note, sizeof note);
+    assert_non_null(strstr(note, "from its recorded runtimes (32 runs"));
+    ev->ops->close(ev);
+    kt_extrec_free(rec);
+
+    write_runs_cache("one.json", 0);
+    rec = load("one.json");
+    run(rec, ex, 0, &res);
+    assert_true(res.has_best);
+    assert_int_equal(res.finals[0].stats.n, 1);
+    assert_true(res.finals[0].stats.ci_lo == res.finals[0].stats.ci_hi);
+    kt_tune_result_free(&res);
+    assert_int_equal(kt_replay_ext_open(rec, &ev, &err), KT_S_OK);
+    kt_replay_ext_note(ev, note, sizeof note);
+    assert_non_null(strstr(note, "the file holds one number per point"));
+    ev->ops->close(ev);
+    kt_extrec_free(rec);
+}
+
 /* A cache an interrupted Kernel Tuner run left open (its last entry
  * followed by ",", no closing braces) reads as Kernel Tuner reads it. */
 static void a_cache_left_open_reads_as_kernel_tuner_reads_it(void **state)
@@ -458,6 +542,7 @@ int main(void)
         cmocka_unit_test(damaged_files_are_refused_naming_the_field),
         cmocka_unit_test(odd_but_valid_files_load),
         cmocka_unit_test(a_cache_left_open_reads_as_kernel_tuner_reads_it),
+        cmocka_unit_test(recorded_runs_give_the_statistics_and_decide_ties),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -50,7 +50,10 @@ import json, sys
 import jsonschema
 rec, want, src = sys.argv[1], float(sys.argv[2]), sys.argv[3]
 doc = json.load(open("ex.json"))
-assert doc["best"]["median_us"] == want, (doc["best"], want)
+# The answer is the file's optimum: its statistics are its recorded runs'
+# (issue 51 part 4), whose median is the recorded one's within 1%.
+assert abs(doc["best"]["median_us"] / want - 1) < 0.01, (doc["best"], want)
+assert doc["best"]["samples"] > 1 and doc["best"]["ci_lo_us"] < doc["best"]["ci_hi_us"], doc["best"]
 assert doc["replay"]["best_vs_optimum"] == 1.0
 assert "Kernel Tuner's simulation mode" in doc["replay"]["external"], doc["replay"]
 t4 = json.load(open("ex_T4.json"))

@@ -48,7 +48,7 @@ extern "C" {
 
 #define KT_PLUGIN_MAGIC UINT64_C(0x4b54554e45504c47) /* "KTUNEPLG" */
 #define KT_ABI_MAJOR 1
-#define KT_ABI_MINOR 2
+#define KT_ABI_MINOR 3
 #define KT_PLUGIN_ENTRY_SYMBOL "ktune_plugin_entry"
 
 /* Return codes of plugin callbacks. Anything else is treated as KT_FAIL. */
@@ -114,6 +114,11 @@ typedef struct kt_config {
     uint32_t count;
     const int64_t *values;
     const char *const *names; /* names[i] is params[i].name */
+    /* ABI 1.3: the variant's data (kt_variant.data), set by the host, so
+     * shape(), check(), work(), launch() and kernel_of() find their
+     * context; read it through KT_CONFIG_DATA (an older host's config
+     * ends before it). */
+    const void *data;
 } kt_config;
 
 /* A problem dimension, e.g. "n", or "m" and "n". */
@@ -134,7 +139,18 @@ typedef struct kt_problem {
     const int64_t *sizes;
     uint64_t seed; /* same seed => same inputs, for every configuration */
     const kt_device *device;
+    /* ABI 1.3: the operator's data (kt_operator.data), set by the host, so
+     * work() and setup() find their context; read it through
+     * KT_PROBLEM_DATA (an older host's problem ends before it). */
+    const void *data;
 } kt_problem;
+
+/* ABI 1.3: the operator's data a problem carries, or NULL where the host
+ * is older than 1.3 (its kt_problem ends before the field). */
+#define KT_PROBLEM_DATA(problem)                                               \
+    ((problem)->struct_size >= offsetof(kt_problem, data) + sizeof(void *)     \
+         ? (problem)->data                                                     \
+         : NULL)
 
 /* The launch geometry of a configuration. The host checks it against the
  * device limits before launching, and uses `kernel` (the __global__
@@ -336,7 +352,20 @@ typedef struct kt_variant {
      * operator's work() for every configuration. */
     int (*work)(const kt_problem *problem, const kt_config *config,
                 kt_work *out);
+
+    /* ABI 1.3, optional: the variant's own context (SQLite's pUserData),
+     * never read by the host: handed back to its callbacks as
+     * config->data (kt_config). It must stay valid as long as the plugin
+     * is loaded. NULL (and plugins older than 1.3): none. */
+    const void *data;
 } kt_variant;
+
+/* ABI 1.3: the variant's data a configuration carries, or NULL where the
+ * host is older than 1.3 (its kt_config ends before the field). */
+#define KT_CONFIG_DATA(config)                                                 \
+    ((config)->struct_size >= offsetof(kt_config, data) + sizeof(void *)       \
+         ? (config)->data                                                      \
+         : NULL)
 
 enum {
     /* A vendor library's implementation (cuBLAS, CUB, cudaMemcpy): measured
@@ -379,6 +408,13 @@ typedef struct kt_operator {
     /* Required: release host memory; device memory left over is freed by
      * the host (with a warning). */
     void (*teardown)(void *state);
+
+    /* ABI 1.3, optional: the operator's own context (SQLite's pUserData),
+     * never read by the host: handed back to work() and setup() as
+     * problem->data (kt_problem); setup() keeps what its state needs.
+     * Valid as long as the plugin is loaded. NULL (and plugins older than
+     * 1.3): none. */
+    const void *data;
 } kt_operator;
 
 typedef struct kt_plugin {
@@ -412,14 +448,15 @@ typedef const kt_plugin *(*kt_plugin_entry_fn)(void);
 #if defined(KT_STATIC_ASSERT) && UINTPTR_MAX == UINT64_MAX
 KT_STATIC_ASSERT(sizeof(kt_device) == 112, "kt_device layout");
 KT_STATIC_ASSERT(sizeof(kt_param_desc) == 80, "kt_param_desc layout");
-KT_STATIC_ASSERT(sizeof(kt_config) == 24, "kt_config layout");
+KT_STATIC_ASSERT(sizeof(kt_config) == 32, "kt_config layout"); /* 1.2: 24 */
 KT_STATIC_ASSERT(sizeof(kt_size_desc) == 48, "kt_size_desc layout");
-KT_STATIC_ASSERT(sizeof(kt_problem) == 32, "kt_problem layout");
+KT_STATIC_ASSERT(sizeof(kt_problem) == 40, "kt_problem layout"); /* 1.2: 32 */
 KT_STATIC_ASSERT(sizeof(kt_shape) == 40, "kt_shape layout");
 KT_STATIC_ASSERT(sizeof(kt_work) == 32, "kt_work layout");
-KT_STATIC_ASSERT(sizeof(kt_variant) == 88, "kt_variant layout"); /* 1.1: 80 */
+KT_STATIC_ASSERT(sizeof(kt_variant) == 96,
+                 "kt_variant layout"); /* 1.2: 88, 1.1: 80 */
 KT_STATIC_ASSERT(sizeof(kt_jit_request) == 40, "kt_jit_request layout");
-KT_STATIC_ASSERT(sizeof(kt_operator) == 88, "kt_operator layout");
+KT_STATIC_ASSERT(sizeof(kt_operator) == 96, "kt_operator layout"); /* 1.2: 88 */
 KT_STATIC_ASSERT(sizeof(kt_plugin) == 88, "kt_plugin layout");
 #endif
 

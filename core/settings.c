@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/settings.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+typedef enum value_kind {
+    V_ANY,     /* not checked: a path list, a name, the system's */
+    V_SECONDS, /* a number of seconds, > 0 and at most max */
+    V_INTEGER, /* an integer in [min, max] */
+    V_WORDS,   /* one of the words in words, separated by '|' */
+    V_FOLDER,  /* a folder, or a path where one can be made */
+    V_FILE     /* an existing regular file */
+} value_kind;
+
+typedef struct variable {
+    const char *name;
+    size_t field; /* offset of its const char * in kt_settings */
+    value_kind kind;
+    double min, max;
+    const char *words;
+} variable;
+
+#define F(name) offsetof(kt_settings, name)
+
+/* Every variable ktune reads, in the order they are checked. KTUNE_*
+ * values that mean something are checked (KTUNE_PLUGIN_PATH names its bad
+ * entries itself; KTUNE_NVRTC_HELPER is a path or "off"; KTUNE_NVML_*
+ * name files); the system's are read as they are. */
+static const variable variables[] = {
+    {"KTUNE_PLUGIN_TIMEOUT", F(ktune_plugin_timeout), V_SECONDS, 0, 86400,
+     NULL},
+    {"KTUNE_PLUGIN_CACHE", F(ktune_plugin_cache), V_WORDS, 0, 0, "0|1"},
+    {"KTUNE_CACHE_DIR", F(ktune_cache_dir), V_FOLDER, 0, 0, NULL},
+    {"KTUNE_NVRTC_CACHE", F(ktune_nvrtc_cache), V_WORDS, 0, 0, "off|on"},
+    {"KTUNE_NVRTC_SHARE", F(ktune_nvrtc_share), V_WORDS, 0, 0, "off|on"},
+    {"KTUNE_PROFILE_FLUSH", F(ktune_profile_flush), V_WORDS, 0, 0,
+     "clean|sweep"},
+    {"KTUNE_ROUND_SYNC", F(ktune_round_sync), V_WORDS, 0, 0, "0|1"},
+    {"KTUNE_WORKER_TIMES", F(ktune_worker_times), V_WORDS, 0, 0, "1"},
+    {"KTUNE_CUPTI_RANGE", F(ktune_cupti_range), V_WORDS, 0, 0, "kernel|launch"},
+    {"KTUNE_TIMELINE_DRIVER", F(ktune_timeline_driver), V_WORDS, 0, 0, "0|1"},
+    {"KTUNE_TIMELINE_FLUSH_MS", F(ktune_timeline_flush_ms), V_INTEGER, 1, 59999,
+     NULL},
+    {"KTUNE_TRACER", F(ktune_tracer), V_FILE, 0, 0, NULL},
+    {"KTUNE_PLUGIN_PATH", F(ktune_plugin_path), V_ANY, 0, 0, NULL},
+    {"KTUNE_NVRTC_HELPER", F(ktune_nvrtc_helper), V_ANY, 0, 0, NULL},
+    {"KTUNE_NVML_LIBRARY", F(ktune_nvml_library), V_ANY, 0, 0, NULL},
+    {"KTUNE_NVML_RESTORE", F(ktune_nvml_restore), V_ANY, 0, 0, NULL},
+    {"XDG_CACHE_HOME", F(xdg_cache_home), V_ANY, 0, 0, NULL},
+    {"HOME", F(home), V_ANY, 0, 0, NULL},
+    {"CUDA_HOME", F(cuda_home), V_ANY, 0, 0, NULL},
+    {"CUDA_PATH", F(cuda_path), V_ANY, 0, 0, NULL},
+    {"COLUMNS", F(columns), V_ANY, 0, 0, NULL},
+    {"PATH", F(path), V_ANY, 0, 0, NULL},
+    {"CUDA_DEVICE_MAX_CONNECTIONS", F(cuda_device_max_connections), V_ANY, 0, 0,
+     NULL},
+};
+
+static int is_word(const char *words, const char *value)
+{
+    size_t n = strlen(value);
+
+    for (const char *w = words; *w;) {
+        const char *bar = strchr(w, '|');
+        size_t len = bar ? (size_t)(bar - w) : strlen(w);
+        if (len == n && strncmp(w, value, n) == 0)
+            return 1;
+        w += len + (bar ? 1 : 0);
+    }
+    return 0;
+}
+
+/* 1 when value is a whole decimal number in [min, max]. */
+static int is_integer_in(const char *value, double min, double max)
+{
+    char *end;
+    long long x;
+
+    errno = 0;
+    x = strtoll(value, &end, 10);
+    return !errno && end != value && !*end && x >= min && x <= max;
+}
+
+static kt_status check_path(const variable *v, const char *value, kt_err *err)
+{
+    struct stat st;
+    int exists = stat(value, &st) == 0;
+
+    if (v->kind == V_FILE && (!exists || !S_ISREG(st.st_mode)))
+        return kt_err_set(err, KT_S_INPUT,
+                          "%s=%s: expected an existing regular file (%s)",
+                          v->name, value,
+                          exists ? "it is not a regular file" : "no such file");
+    if (v->kind == V_FOLDER && exists && !S_ISDIR(st.st_mode))
+        return kt_err_set(err, KT_S_INPUT,
+                          "%s=%s: expected a folder, found a file that is "
+                          "not one",
+                          v->name, value);
+    return KT_S_OK;
+}
+
+static kt_status check_one(const variable *v, const char *value, kt_err *err)
+{
+    char *end;
+    double x;
+
+    switch (v->kind) {
+    case V_SECONDS:
+        errno = 0;
+        x = strtod(value, &end);
+        if (errno || end == value || *end || !isfinite(x) || x <= 0 ||
+            x > v->max)
+            return kt_err_set(err, KT_S_INPUT,
+                              "%s=%s: expected seconds, more than 0 and at "
+                              "most %g (e.g. 10 or 2.5)",
+                              v->name, value, v->max);
+        return KT_S_OK;
+    case V_INTEGER:
+        if (!is_integer_in(value, v->min, v->max))
+            return kt_err_set(err, KT_S_INPUT,
+                              "%s=%s: expected an integer from %g to %g",
+                              v->name, value, v->min, v->max);
+        return KT_S_OK;
+    case V_WORDS:
+        if (!is_word(v->words, value))
+            return kt_err_set(err, KT_S_INPUT,
+                              "%s=%s: expected one of %s (or unset it)",
+                              v->name, value, v->words);
+        return KT_S_OK;
+    case V_ANY: return KT_S_OK;
+    default: return check_path(v, value, err);
+    }
+}
+
+static const char **field_of(kt_settings *s, const variable *v)
+{
+    return (const char **)((char *)s + v->field);
+}
+
+static const char *value_of(const kt_settings *s, const variable *v)
+{
+    return *(const char *const *)((const char *)s + v->field);
+}
+
+void kt_settings_read(kt_settings *s)
+{
+    memset(s, 0, sizeof *s);
+    /* The one place the libraries read the environment. */
+    for (size_t i = 0; i < sizeof variables / sizeof *variables; ++i)
+        *field_of(s, &variables[i]) = getenv(variables[i].name);
+}
+
+kt_status kt_settings_check(const kt_settings *s, kt_err *err)
+{
+    for (size_t i = 0; i < sizeof variables / sizeof *variables; ++i) {
+        const char *value = value_of(s, &variables[i]);
+        kt_status rc;
+        if (value && *value && (rc = check_one(&variables[i], value, err)))
+            return rc;
+    }
+    return KT_S_OK;
+}
