@@ -34,9 +34,11 @@
 #include "tuner/job_print.h"
 #include "tuner/journal.h"
 #include "tuner/ktcache.h"
+#include "tuner/ktcache_write.h"
 #include "tuner/replay.h"
 #include "tuner/replay_ext.h"
 #include "tuner/strategy.h"
+#include "tuner/strategy_names.h"
 #include "tuner/summary.h"
 #include "tuner/sweep.h"
 #include "tuner/tune.h"
@@ -46,7 +48,7 @@
 static const char help[] =
     "usage: ktune tune CONFIG [--replay FILE] [--resume] [--journal FILE]\n"
     "                  [--json FILE] [--csv FILE] [--t4 FILE]\n"
-    "                  [--markdown FILE]\n"
+    "                  [--markdown FILE] [--kt-cache FILE]\n"
     "                  [--set SECTION.KEY=VALUE]... [options]\n"
     "       ktune tune --replay RECORDING [--set SECTION.KEY=VALUE]...\n"
     "                  [--json FILE] [--csv FILE] [--t4 FILE]\n\n"
@@ -56,7 +58,9 @@ static const char help[] =
     "rounds, the best few re-measured together at the end. Prints the\n"
     "answer with its confidence interval (or the configurations it is\n"
     "statistically tied with), the top configurations and the search path.\n"
-    "Every evaluation is appended to a journal as it happens.\n\n"
+    "Every evaluation is appended to a journal as it happens. CONFIG may\n"
+    "also be a T1 file (JSON with a KernelSpecification), run as\n"
+    "`kernel_tuner FILE` runs it (docs/kernel-tuner.md).\n\n"
     "  --replay FILE       answer from a recorded journal instead of a GPU\n"
     "                      (any strategy; the problem is the recording's;\n"
     "                      repeated: a sweep over the recordings' sizes),\n"
@@ -75,6 +79,10 @@ static const char help[] =
     "  --t4 FILE           Kernel Tuner's T4 results format, with its\n"
     "                      metadata file next to it (NAME-metadata.json)\n"
     "  --markdown FILE     the answer, finalists and top as Markdown\n"
+    "  --kt-cache FILE     a Kernel Tuner 1.5 cache file, each point appended\n"
+    "                      as it is evaluated (live or replay); an existing\n"
+    "                      one of the same kernel is continued\n"
+    "                      (docs/kernel-tuner.md)\n"
     "  --set S.K=VALUE     override a key of the job, e.g.\n"
     "                      --set strategy.name=exhaustive (repeatable)\n"
     "  --plugin FILE       load FILE too (repeatable)\n"
@@ -127,6 +135,7 @@ static void print_strategies(FILE *out)
                 i + 1 < kt_strategy_count() ? "," : ".\n");
         col += len;
     }
+    kt_tune_app_print_aliases(out);
 }
 
 static kt_status workers_option(tune_args *a, const char *arg, kt_err *err)
@@ -151,6 +160,13 @@ static kt_status own_option(void *ctx, int opt, char *arg, kt_err *err)
     case 'R': a->resume = 1; break;
     case 'J': a->journal = arg; break;
     case 't': a->t4 = arg; break;
+    case 'K':
+        a->kt_cache = arg;
+        if (strcmp(arg, "-") == 0)
+            return kt_err_set(err, KT_S_INPUT,
+                              "--kt-cache: '-': a cache is appended to as "
+                              "the run goes; name a file");
+        return kt_cli_output(arg, "--kt-cache", err);
     case 'M': a->markdown = arg; return kt_cli_output(arg, "--markdown", err);
     case 'q': a->quiet = 1; break;
     case 'C': a->check = 1; break;
@@ -219,6 +235,7 @@ static int parse_args(int argc, char **argv, tune_args *a, kt_err *err)
         {"resume", no_argument, NULL, 'R'},
         {"journal", required_argument, NULL, 'J'},
         {"t4", required_argument, NULL, 't'},
+        {"kt-cache", required_argument, NULL, 'K'},
         {"markdown", required_argument, NULL, 'M'},
         {"replay-delay", required_argument, NULL, 'D'},
         {"quiet", no_argument, NULL, 'q'},
@@ -261,6 +278,9 @@ static int parse_args(int argc, char **argv, tune_args *a, kt_err *err)
         kt_err_set(err, KT_S_INPUT, "tune: --replay-delay needs --replay");
         return KT_EXIT_USAGE;
     }
+    /* A T1 file is a whole job: from here on, the declaration made of it. */
+    if (kt_tune_app_t1_open(a, err))
+        return KT_EXIT_USAGE;
     return check_worker_options(a, err);
 }
 
@@ -293,10 +313,13 @@ static kt_status check_outputs(const kt_job *job, kt_err *err)
     return rc;
 }
 
-/* The job's [output] paths, then the command line's. */
+/* The job's [output] paths, then the command line's; a T1 file's job is
+ * shown as the file named, not the declaration made of it. */
 static kt_status apply_output_options(const tune_args *a, kt_job *job,
                                       kt_err *err)
 {
+    if (a->t1)
+        snprintf(job->path, sizeof job->path, "%s", a->t1);
     if (a->journal) {
         int none = strcmp(a->journal, "none") == 0;
         if (copy_path(job->journal, sizeof job->journal, "--journal",
@@ -400,7 +423,7 @@ static void hint_on_stop(const tune_args *a, const kt_job *job)
     snprintf(resume_hint, sizeof resume_hint,
              "\nktune: stopped; the journal %s holds every evaluation so "
              "far; continue with: ktune tune %s --resume --journal %s\n",
-             job->journal, a->config, job->journal);
+             job->journal, kt_tune_app_named(a), job->journal);
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_stop;
     sigemptyset(&sa.sa_mask);
@@ -414,6 +437,7 @@ static void hint_on_stop(const tune_args *a, const kt_job *job)
 static int tune(const tune_args *a, tune_run *t, kt_sweep_row *row, int *fatal)
 {
     kt_tune_setup setup;
+    kt_ktcache_writer *cache = NULL;
     kt_err err;
     kt_status st;
 
@@ -427,7 +451,12 @@ static int tune(const tune_args *a, tune_run *t, kt_sweep_row *row, int *fatal)
         return kt_cli_fail(&err);
     if (t->cfg.journal)
         hint_on_stop(a, &t->job);
+    if (kt_tune_app_open_kt_cache(a, t, &setup, &cache, &err))
+        return kt_cli_fail(&err);
     st = kt_tune_run(&t->cfg, &t->result, &err);
+    t->cfg.on_entry = NULL;
+    if (kt_ktcache_writer_close(cache, st ? NULL : &err))
+        st = err.status;
     t->result.open_s = t->open_s;
     t->result.calibration_s = t->calib_s;
     t->result.exec_s = t->exec_s;
@@ -439,7 +468,7 @@ static int tune(const tune_args *a, tune_run *t, kt_sweep_row *row, int *fatal)
         if (t->cfg.journal)
             kt_msg("the journal %s holds every evaluation so far; "
                    "continue with: ktune tune %s --resume --journal %s\n",
-                   t->job.journal, a->config,
+                   t->job.journal, kt_tune_app_named(a),
                    t->num_sizes > 1 ? t->base_journal : t->job.journal);
         return kt_status_exit_code(st);
     }
@@ -649,6 +678,7 @@ int kt_cmd_tune(int argc, char **argv)
         start_sweep(&a, t, &s, &err) ? kt_cli_fail(&err) : run_sweep(&a, t, &s);
     kt_tune_app_finish_mpi(&a, t, rc);
 done:
+    kt_tune_app_t1_close(&a, rc);
     kt_tune_app_close_size(t);
     if (have_job)
         kt_job_free(&t->job);

@@ -15,12 +15,19 @@
 #include "tuner/extrec.h"
 #include "tuner/job.h"
 #include "tuner/journal.h"
+#include "tuner/ktcache_write.h"
 #include "tuner/tune.h"
+#include "tuner/tune_job.h"
 
 typedef struct tune_args {
     kt_cli_options o; /* o.sets: --set S.K=VALUE overrides of the job */
     const char *config;
     const char *journal, *t4, *markdown;
+    const char *kt_cache; /* --kt-cache FILE (tuner/ktcache_write.h) */
+    /* CONFIG was a T1 file (core/t1_job.h): t1 names it, config is then
+     * the declaration made of it, t1_ini, in the folder t1_dir. */
+    const char *t1;
+    char t1_dir[PATH_MAX], t1_ini[PATH_MAX];
     int resume, quiet, check;
     int energy;         /* --energy: the finalists' energy measured whatever the
                          * objective ([measure] energy) */
@@ -100,6 +107,28 @@ int kt_tune_app_check_device_settings(const tune_args *a, kt_job *job);
 /* --check --replay: the points feasible on the recording's device. An
  * exit code. */
 int kt_tune_app_print_recorded_device_check(const tune_args *a, kt_job *job);
+
+/* Kernel Tuner's strategy names and the ktune strategy each runs, for the
+ * help (app/tune_interop.c). */
+void kt_tune_app_print_aliases(FILE *out);
+
+/* --kt-cache: the current size's file, started before the search, and
+ * t->cfg's on_entry set to append to it; *out NULL without --kt-cache. */
+kt_status kt_tune_app_open_kt_cache(const tune_args *a, tune_run *t,
+                                    const kt_tune_setup *setup,
+                                    kt_ktcache_writer **out, kt_err *err);
+
+/* A CONFIG that is a T1 file becomes the declaration made of it (with
+ * --check, its own count printed first); nothing for any other CONFIG. */
+kt_status kt_tune_app_t1_open(tune_args *a, kt_err *err);
+
+/* Removes the declaration made of a T1 file; after a failure (rc not 0)
+ * it is kept and named, so its lines in a message can be read. */
+void kt_tune_app_t1_close(const tune_args *a, int rc);
+
+/* The CONFIG the user named (the T1 file, not the declaration made of
+ * it), for messages. */
+const char *kt_tune_app_named(const tune_args *a);
 
 /* The evaluator lets go of the device (a worker ends); seconds it took. */
 double kt_tune_app_release_device(kt_evaluator *ev);

@@ -77,7 +77,7 @@ static void no_device_hint(const tune_args *a, const kt_job *job, kt_err *err)
         return;
     }
     kt_cli_shell_quote(rec, qrec, sizeof qrec);
-    kt_cli_shell_quote(a->config, qcfg, sizeof qcfg);
+    kt_cli_shell_quote(kt_tune_app_named(a), qcfg, sizeof qcfg);
     kt_err_set(err, KT_S_NO_DEVICE,
                "%s; to watch a recorded tuning run instead: ktune tune %s "
                "--replay %s",

@@ -638,10 +638,10 @@ static kt_status read_strategy(loader *ld)
     kt_status rc = KT_S_OK;
 
     job->strategy = kt_strategy_at(0);
-    if (name && !(job->strategy = kt_strategy_find(name))) {
-        kt_strategy_unknown(name, ld->err);
+    job->strategy_alias = NULL;
+    if (name && kt_strategy_resolve(name, &job->strategy, &job->strategy_alias,
+                                    ld->err))
         return bad_from(ld, "strategy", "name");
-    }
     for (size_t k = 0; k < job->strategy->num_options; ++k)
         job->options[k] = job->strategy->options[k].default_value;
     n = keys_of(ld, "strategy", &keys);

@@ -26,6 +26,7 @@
 #include "tuner/profiling.h"
 #include "tuner/space.h"
 #include "tuner/strategy.h"
+#include "tuner/strategy_names.h"
 
 #ifndef PATH_MAX
 #define PATH_MAX 4096
@@ -64,6 +65,9 @@ typedef struct kt_job {
     kt_space space;
     /* [strategy] */
     const kt_strategy *strategy;
+    /* The Kernel Tuner name the job wrote (strategy.name = brute_force),
+     * which strategy runs; NULL when it wrote ktune's own. */
+    const kt_strategy_alias *strategy_alias;
     double options[KT_STRATEGY_MAX_OPTIONS];
     uint64_t seed;
     size_t max_evals;

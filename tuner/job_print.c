@@ -92,11 +92,12 @@ void kt_job_print_check(FILE *out, const kt_job *job)
     }
     print_space_check(out, job);
     fprintf(out,
-            "strategy %s, seed %llu, max_evals %zu, max_seconds %g, "
+            "strategy %s%s%s, seed %llu, max_evals %zu, max_seconds %g, "
             "finalists %zu, min_gain %g, objective %s\n",
-            job->strategy->name, (unsigned long long)job->seed, job->max_evals,
-            job->max_seconds, job->finalists, job->min_gain,
-            kt_objective_name(job->objective));
+            job->strategy_alias ? job->strategy_alias->name : "",
+            job->strategy_alias ? " -> " : "", job->strategy->name,
+            (unsigned long long)job->seed, job->max_evals, job->max_seconds,
+            job->finalists, job->min_gain, kt_objective_name(job->objective));
     if (job->protocol.screen_samples)
         snprintf(screen, sizeof screen, ", screen_samples %zu",
                  job->protocol.screen_samples);

@@ -544,9 +544,11 @@ static void print_summary(FILE *out, const kt_tune_facts *f,
         snprintf(budget + used, sizeof budget - used, ", max_seconds %g",
                  f->cfg->max_seconds);
     }
-    fprintf(out, "strategy %s, seed %llu%s; stopped: %s after %.1f s\n",
-            f->cfg->strategy->name, (unsigned long long)f->cfg->seed, budget,
-            r->stop_reason, r->elapsed_s);
+    fprintf(out, "strategy %s%s%s, seed %llu%s; stopped: %s after %.1f s\n",
+            f->strategy_alias ? f->strategy_alias : "",
+            f->strategy_alias ? " -> " : "", f->cfg->strategy->name,
+            (unsigned long long)f->cfg->seed, budget, r->stop_reason,
+            r->elapsed_s);
     print_budget(out, f, r);
     fprintf(out, "space %llu point(s)", (unsigned long long)f->space->size);
     if (r->feasible_known)

@@ -22,6 +22,9 @@ typedef struct kt_tune_facts {
     const kt_space *space;
     const int64_t *sizes;
     const kt_tune_config *cfg;
+    /* The Kernel Tuner strategy name the job wrote, or NULL (printed as
+     * "strategy brute_force -> exhaustive"). */
+    const char *strategy_alias;
     const char *device_name;
     const kt_work *work;       /* may be NULL */
     double copy_gbs, peak_gbs; /* 0: unknown */

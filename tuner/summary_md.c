@@ -39,9 +39,10 @@ static void md_heading(FILE *out, const kt_tune_facts *f,
     kt_format_sizes(f->op, f->sizes, sizes, sizeof sizes);
     fprintf(out, "## %s, %s, on %s\n\n", f->spec, sizes,
             f->device_name ? f->device_name : "?");
-    fprintf(out, "Strategy `%s`, seed %llu; %zu evaluated",
-            f->cfg->strategy->name, (unsigned long long)f->cfg->seed,
-            r->evaluations);
+    fprintf(out, "Strategy `%s%s%s`, seed %llu; %zu evaluated",
+            f->strategy_alias ? f->strategy_alias : "",
+            f->strategy_alias ? " -> " : "", f->cfg->strategy->name,
+            (unsigned long long)f->cfg->seed, r->evaluations);
     if (r->feasible_known)
         fprintf(out, " of %llu feasible", (unsigned long long)r->feasible);
     fprintf(out, ", %zu verified and timed; stopped: %s after %.1f s.",

@@ -272,7 +272,8 @@ static kt_status add_entry(kt_tune *t, const kt_point *pt, uint64_t index,
     ++res->num_entries;
     if (host) {
         ++res->host_invalid;
-        return KT_S_OK;
+        return t->cfg->on_entry ? t->cfg->on_entry(t->cfg->on_entry_ctx, e, err)
+                                : KT_S_OK;
     }
     e->order = ++res->evaluations;
     res->from_journal += from_journal != 0;
@@ -290,7 +291,8 @@ static kt_status add_entry(kt_tune *t, const kt_point *pt, uint64_t index,
     res->trace[res->evaluations - 1] = t->best_us > 0 ? t->best_us : NAN;
     t->idle = 0;
     update_progress(t);
-    return KT_S_OK;
+    return t->cfg->on_entry ? t->cfg->on_entry(t->cfg->on_entry_ctx, e, err)
+                            : KT_S_OK;
 }
 
 kt_tune_entry *kt_tune_find_entry(const kt_tune *t, uint64_t index)

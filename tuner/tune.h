@@ -46,6 +46,8 @@
  * stops a strategy that no longer finds anything new. */
 #define KT_TUNE_IDLE_LIMIT 20000
 
+typedef struct kt_tune_entry kt_tune_entry;
+
 typedef struct kt_tune_config {
     const kt_operator *op;
     const kt_space *space; /* bound to the evaluator's device */
@@ -96,10 +98,15 @@ typedef struct kt_tune_config {
      * (tuner/tune_budget.c). 0: the run's own start. A simulated clock (a
      * replay of another tool's recording) counts from the run's start. */
     double budget_origin;
+    /* Called with each point as the session records it (--kt-cache writes
+     * it out); a failure ends the run as a journal failure does. NULL:
+     * none. */
+    kt_status (*on_entry)(void *ctx, const kt_tune_entry *e, kt_err *err);
+    void *on_entry_ctx;
 } kt_tune_config;
 
 /* One point the run visited. */
-typedef struct kt_tune_entry {
+struct kt_tune_entry {
     kt_point point;
     uint64_t index; /* in the space */
     size_t order;   /* 1-based evaluation number; 0: refused on the host */
@@ -132,7 +139,7 @@ typedef struct kt_tune_entry {
      * with its own work; the median in us for time), what the best and
      * the ranking go by; +inf otherwise. */
     double cost;
-} kt_tune_entry;
+};
 
 /* One adopted change of the one-at-a-time path. */
 typedef struct kt_tune_step {

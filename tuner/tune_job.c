@@ -57,6 +57,7 @@ void kt_tune_facts_from_job(const kt_job *job, const kt_tune_setup *s,
     f->space = &job->space;
     f->sizes = job->sizes;
     f->cfg = cfg;
+    f->strategy_alias = job->strategy_alias ? job->strategy_alias->name : NULL;
     f->device_name = s->ev->ops->device(s->ev)->name;
     f->work = s->ev->ops->work(s->ev);
     f->copy_gbs = s->calib ? s->calib->copy_gbs : 0;

@@ -18,22 +18,7 @@ fail() {
 }
 
 DATA=$KT_SOURCE_DIR/tests/data
-venv=${KTUNE_KT_VENV:-$PWD/kt-venv}
-py=$venv/bin/python
-if ! "$py" -c 'import kernel_tuner' 2>/dev/null; then
-    if ! python3 -m venv "$venv" >venv.log 2>&1 ||
-        ! timeout 600 "$venv/bin/pip" install -q kernel_tuner==1.5.0 \
-            >>venv.log 2>&1; then
-        echo "skipped: could not pip-install kernel_tuner==1.5.0 into $venv" \
-            "(no network?): $(tail -1 venv.log)"
-        exit 77
-    fi
-fi
-version=$("$py" -c 'from importlib.metadata import version; print(version("kernel_tuner"))')
-if [ "$version" != 1.5.0 ]; then
-    echo "skipped: $venv has kernel_tuner $version, not 1.5.0"
-    exit 77
-fi
+. "$KT_SOURCE_DIR/tests/tuner/kt_venv.sh"
 
 rm -f ./*.json
 python3 "$KT_SOURCE_DIR/tools/journal_to_kernel_tuner.py" \
