@@ -49,6 +49,7 @@ typedef struct parser {
     const char *const *names;
     size_t num_names;
     size_t depth; /* stack depth the code emitted so far reaches */
+    size_t nest;  /* parentheses, calls and unary operators open */
     int py;       /* KT_EXPR_PYTHON */
     kt_err *err;
     kt_status rc;
@@ -58,8 +59,12 @@ static kt_status fail(parser *ps, const char *what)
 {
     if (ps->rc)
         return ps->rc;
-    ps->rc = kt_err_set(ps->err, KT_S_INPUT, "'%s': %s at column %d",
-                        ps->e->text, what, (int)(ps->p - ps->e->text) + 1);
+    /* A long text is quoted by its start: the message must show what. */
+    size_t len = strlen(ps->e->text);
+    ps->rc = kt_err_set(ps->err, KT_S_INPUT, "'%.*s%s': %s at column %d",
+                        len > 120 ? 100 : (int)len, ps->e->text,
+                        len > 120 ? "..." : "", what,
+                        (int)(ps->p - ps->e->text) + 1);
     return ps->rc;
 }
 
@@ -209,6 +214,29 @@ static kt_status fail_at(parser *ps, const char *what)
 
 static kt_status parse_or(parser *ps);
 static kt_status parse_unary(parser *ps);
+
+/* One more level of nesting: the parser recurses once per level, so a
+ * limit keeps a hostile condition from overflowing the stack. */
+static int nest_in(parser *ps)
+{
+    char what[96];
+    if (++ps->nest <= KT_EXPR_MAX_NESTING)
+        return 0;
+    snprintf(what, sizeof what,
+             "nesting deeper than %d levels (parentheses, calls and unary "
+             "operators; the limit)",
+             KT_EXPR_MAX_NESTING);
+    fail(ps, what);
+    return 1;
+}
+
+/* fn(ps) one level deeper. */
+static kt_status nested(parser *ps, kt_status (*fn)(parser *ps))
+{
+    kt_status rc = nest_in(ps) ? ps->rc : fn(ps);
+    --ps->nest;
+    return rc;
+}
 
 /* A Python literal: 1_000, 0x1f, 0o17, 0b101, 2.5, .5, 1e-3. */
 static kt_status parse_py_number(parser *ps)
@@ -416,7 +444,7 @@ static kt_status parse_power(parser *ps)
         return ps->rc;
     if (!accept(ps, "**"))
         return KT_S_OK;
-    if (parse_unary(ps))
+    if (nested(ps, parse_unary))
         return ps->rc;
     return emit(ps, OP_BIN, ps->py ? KT_NUM_POW : KT_NUM_CPOW, 0, 2);
 }
@@ -424,14 +452,14 @@ static kt_status parse_power(parser *ps)
 static kt_status parse_unary(parser *ps)
 {
     if (accept(ps, "-")) {
-        if (parse_unary(ps))
+        if (nested(ps, parse_unary))
             return ps->rc;
         return emit(ps, OP_NEG, 0, 0, 1);
     }
     if (accept(ps, "+"))
-        return parse_unary(ps);
+        return nested(ps, parse_unary);
     if (!ps->py && accept(ps, "!")) {
-        if (parse_unary(ps))
+        if (nested(ps, parse_unary))
             return ps->rc;
         return emit(ps, OP_NOT, 0, 0, 1);
     }
@@ -526,7 +554,7 @@ static kt_status parse_not(parser *ps)
 {
     if (!accept_word(ps, "not"))
         return parse_cmp(ps);
-    if (parse_not(ps))
+    if (nested(ps, parse_not))
         return ps->rc;
     return emit(ps, OP_NOT, 0, 0, 1);
 }
@@ -559,9 +587,15 @@ static kt_status parse_and(parser *ps)
     return parse_logic(ps, ps->py ? parse_not : parse_cmp, "&&", "and", OP_AND);
 }
 
-static kt_status parse_or(parser *ps)
+static kt_status or_level(parser *ps)
 {
     return parse_logic(ps, parse_and, "||", "or", OP_OR);
+}
+
+/* Entered at the top and once per parenthesis or call argument. */
+static kt_status parse_or(parser *ps)
+{
+    return nested(ps, or_level);
 }
 
 kt_status kt_expr_parse_as(const char *text, kt_expr_syntax syntax,
