@@ -3,16 +3,22 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 typedef enum value_kind {
     V_SECONDS, /* a number of seconds, > 0 and at most max */
     V_INTEGER, /* an integer in [min, max] */
     V_WORDS,   /* one of the words in words, separated by '|' */
     V_FOLDER,  /* a folder, or a path where one can be made */
-    V_FILE     /* an existing regular file */
+    V_FILE,    /* an existing regular file */
+    V_OUTPUT,  /* a regular file, or a path in a folder where one can be */
+    V_LIBRARY, /* a name dlopen searches, or a path: a regular file where it
+                  exists (a missing one is a note where it is loaded) */
+    V_PROGRAM  /* an existing executable regular file, or a word in words */
 } value_kind;
 
 typedef struct variable {
@@ -39,6 +45,9 @@ static const variable variables[] = {
     {"KTUNE_TIMELINE_DRIVER", V_WORDS, 0, 0, "0|1"},
     {"KTUNE_TIMELINE_FLUSH_MS", V_INTEGER, 1, 59999, NULL},
     {"KTUNE_TRACER", V_FILE, 0, 0, NULL},
+    {"KTUNE_NVML_RESTORE", V_OUTPUT, 0, 0, NULL},
+    {"KTUNE_NVML_LIBRARY", V_LIBRARY, 0, 0, NULL},
+    {"KTUNE_NVRTC_HELPER", V_PROGRAM, 0, 0, "off"},
 };
 
 static int is_word(const char *words, const char *value)
@@ -66,10 +75,56 @@ static int is_integer_in(const char *value, double min, double max)
     return !errno && end != value && !*end && x >= min && x <= max;
 }
 
+/* V_OUTPUT: where it exists a regular file, else its folder exists. */
+static kt_status check_output(const variable *v, const char *value, int exists,
+                              const struct stat *st, kt_err *err)
+{
+    const char *slash = strrchr(value, '/');
+    char dir[4096];
+    struct stat ds;
+
+    if (exists && !S_ISREG(st->st_mode))
+        return kt_err_set(err, KT_S_INPUT,
+                          "%s=%s: expected a regular file or a new file's "
+                          "path, found %s",
+                          v->name, value,
+                          S_ISDIR(st->st_mode) ? "a folder"
+                                               : "a device, FIFO or socket");
+    if (exists || !slash)
+        return KT_S_OK;
+    snprintf(dir, sizeof dir, "%.*s", slash == value ? 1 : (int)(slash - value),
+             value);
+    if (stat(dir, &ds) != 0 || !S_ISDIR(ds.st_mode))
+        return kt_err_set(err, KT_S_INPUT,
+                          "%s=%s: expected a file in an existing folder (no "
+                          "folder %s)",
+                          v->name, value, dir);
+    return KT_S_OK;
+}
+
 static kt_status check_path(const variable *v, const char *value, kt_err *err)
 {
     struct stat st;
     int exists = stat(value, &st) == 0;
+
+    if (v->kind == V_OUTPUT)
+        return check_output(v, value, exists, &st, err);
+    if (v->kind == V_LIBRARY && strchr(value, '/') && exists &&
+        !S_ISREG(st.st_mode))
+        return kt_err_set(err, KT_S_INPUT,
+                          "%s=%s: expected a shared library (a regular file), "
+                          "found %s",
+                          v->name, value,
+                          S_ISDIR(st.st_mode) ? "a folder"
+                                              : "a device, FIFO or socket");
+    if (v->kind == V_PROGRAM && !is_word(v->words, value) &&
+        (!exists || !S_ISREG(st.st_mode) || access(value, X_OK) != 0))
+        return kt_err_set(err, KT_S_INPUT,
+                          "%s=%s: expected an executable file or %s (%s)",
+                          v->name, value, v->words,
+                          !exists                ? "no such file"
+                          : !S_ISREG(st.st_mode) ? "not a regular file"
+                                                 : "not executable");
 
     if (v->kind == V_FILE && (!exists || !S_ISREG(st.st_mode)))
         return kt_err_set(err, KT_S_INPUT,
