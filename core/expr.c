@@ -37,6 +37,9 @@ typedef struct op {
 
 struct kt_expr {
     char *text;
+    size_t text_len, text_cap; /* grown by conjoin: appends, never copies
+                                  the whole text again */
+    int conjoined;             /* text is "(a) && (b)..." */
     op *ops;
     size_t num_ops, cap_ops;
     size_t max_depth;
@@ -610,6 +613,8 @@ kt_status kt_expr_parse_as(const char *text, kt_expr_syntax syntax,
         free(e);
         return kt_err_set(err, KT_S_NOMEM, "out of memory");
     }
+    e->text_len = strlen(e->text);
+    e->text_cap = e->text_len + 1;
     ps.e = e;
     ps.p = e->text;
     ps.names = names;
@@ -624,6 +629,15 @@ kt_status kt_expr_parse_as(const char *text, kt_expr_syntax syntax,
     if (ps.rc) {
         kt_expr_free(e);
         return ps.rc;
+    }
+    /* The code at its size: a space of a million conditions keeps a
+     * million of these. */
+    if (e->num_ops && e->num_ops < e->cap_ops) {
+        op *fit = realloc(e->ops, e->num_ops * sizeof *fit);
+        if (fit) {
+            e->ops = fit;
+            e->cap_ops = e->num_ops;
+        }
     }
     *out = e;
     return KT_S_OK;
@@ -646,7 +660,9 @@ static kt_status num_error(const kt_expr *e, kt_num_rc rc, kt_err *err)
         "int() of a value that is not finite",
         "a float result outside the range of a double",
     };
-    return kt_err_set(err, KT_S_INPUT, "'%s': %s", e->text, what[rc]);
+    return kt_err_set(err, KT_S_INPUT, "'%.*s%s': %s",
+                      e->text_len > 120 ? 100 : (int)e->text_len, e->text,
+                      e->text_len > 120 ? "..." : "", what[rc]);
 }
 
 /* One op on the stack st of sp values; *next the following op. */
@@ -727,8 +743,9 @@ kt_status kt_expr_eval(const kt_expr *e, const int64_t *values, int64_t *out,
     }
     if (v.f != floor(v.f) || v.f >= 9223372036854775808.0 ||
         v.f < -9223372036854775808.0)
-        return kt_err_set(err, KT_S_INPUT, "'%s' is %.17g, not an integer",
-                          e->text, v.f);
+        return kt_err_set(err, KT_S_INPUT, "'%.*s%s' is %.17g, not an integer",
+                          e->text_len > 120 ? 100 : (int)e->text_len, e->text,
+                          e->text_len > 120 ? "..." : "", v.f);
     *out = (int64_t)v.f;
     return KT_S_OK;
 }
@@ -745,17 +762,58 @@ static void append_code(kt_expr *dst, const kt_expr *src)
     }
 }
 
+/* Appends n bytes of more to e's text, the capacity doubled as needed:
+ * conjoining a million conditions is linear in their text. */
+static int text_append(kt_expr *e, const char *more, size_t n)
+{
+    if (e->text_len + n + 1 > e->text_cap) {
+        size_t cap = e->text_cap * 2 > e->text_len + n + 1
+                         ? e->text_cap * 2
+                         : e->text_len + n + 1;
+        char *grown = realloc(e->text, cap);
+        if (!grown)
+            return -1;
+        e->text = grown;
+        e->text_cap = cap;
+    }
+    memcpy(e->text + e->text_len, more, n);
+    e->text_len += n;
+    e->text[e->text_len] = '\0';
+    return 0;
+}
+
+/* "(first) && (second) && (third)": the first parenthesized when the
+ * second comes. */
+static int text_conjoin(kt_expr *a, const kt_expr *next)
+{
+    if (!a->conjoined) {
+        size_t len = a->text_len;
+        if (text_append(a, "()", 2))
+            return -1;
+        memmove(a->text + 1, a->text, len);
+        a->text[0] = '(';
+        a->text[len + 1] = ')';
+        a->conjoined = 1;
+    }
+    return text_append(a, " && (", 5) ||
+                   text_append(a, next->text, next->text_len) ||
+                   text_append(a, ")", 1)
+               ? -1
+               : 0;
+}
+
 kt_status kt_expr_conjoin(kt_expr **acc, const kt_expr *next, kt_err *err)
 {
     kt_expr *a = *acc;
     size_t jump;
-    char *text;
 
     if (!a) {
         if (!(a = calloc(1, sizeof *a)) || !(a->text = strdup(next->text))) {
             free(a);
             return kt_err_set(err, KT_S_NOMEM, "out of memory");
         }
+        a->text_len = next->text_len;
+        a->text_cap = a->text_len + 1;
         if (grow(a, next->num_ops + 1, err)) {
             kt_expr_free(a);
             return KT_S_NOMEM;
@@ -767,12 +825,8 @@ kt_status kt_expr_conjoin(kt_expr **acc, const kt_expr *next, kt_err *err)
         *acc = a;
         return KT_S_OK;
     }
-    if (grow(a, a->num_ops + next->num_ops + 3, err) ||
-        !(text = malloc(strlen(a->text) + strlen(next->text) + 10)))
+    if (grow(a, a->num_ops + next->num_ops + 3, err) || text_conjoin(a, next))
         return kt_err_set(err, KT_S_NOMEM, "out of memory");
-    sprintf(text, "(%s) && (%s)", a->text, next->text);
-    free(a->text);
-    a->text = text;
     a->ops[a->num_ops++] = (op){OP_BOOL, 0, 0, 0};
     jump = a->num_ops;
     a->ops[a->num_ops++] = (op){OP_AND, 0, 0, 0};
