@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/rng.h"
+
 #define MAX_NAMES 64
 
 /* The largest table of one group of constraints (entries, one byte each). */
@@ -33,9 +35,13 @@ typedef struct walk {
     uint64_t free_product; /* points below each walked leaf */
     uint64_t count;
     int64_t env[MAX_NAMES];
-    size_t idx[MAX_NAMES]; /* each dimension's value index */
+    size_t idx[MAX_NAMES];  /* each dimension's value index */
+    uint64_t nodes, budget; /* values tried; 0: no budget */
     kt_err *err;
 } walk;
+
+/* descend's status when the budget of nodes ran out (never returned). */
+#define OVER_BUDGET KT_S_TIMEOUT
 
 static int holds(const kt_expr *c, const int64_t *env)
 {
@@ -285,6 +291,8 @@ static kt_status descend(walk *w, size_t pos)
         return KT_S_OK;
     }
     dim = &s->dims[w->order[pos]];
+    if (w->budget && (w->nodes += dim->count) > w->budget)
+        return OVER_BUDGET;
     for (size_t k = 0; k < dim->count; ++k) {
         w->env[s->num_fixed + w->order[pos]] = dim->values[k];
         w->idx[w->order[pos]] = k;
@@ -294,42 +302,120 @@ static kt_status descend(walk *w, size_t pos)
     return KT_S_OK;
 }
 
+/* w made ready to walk spec: its plan built, every dimension at its
+ * first value. */
+static kt_status start(walk *w, const kt_prune_spec *spec, kt_err *err)
+{
+    kt_status rc;
+
+    memset(w, 0, sizeof *w);
+    w->s = spec;
+    w->err = err;
+    if (spec->num_fixed + spec->num_dims > MAX_NAMES)
+        return kt_err_set(err, KT_S_INPUT,
+                          "%zu sizes and parameters; at most %d can be "
+                          "counted",
+                          spec->num_fixed + spec->num_dims, MAX_NAMES);
+    if (spec->num_fixed)
+        memcpy(w->env, spec->fixed, spec->num_fixed * sizeof *w->env);
+    if ((rc = plan(w)))
+        return rc;
+    /* the tables' building moved them: every dimension at its first value
+     * again */
+    for (size_t d = 0; d < spec->num_dims; ++d)
+        w->env[spec->num_fixed + d] = spec->dims[d].values[0];
+    memset(w->idx, 0, sizeof w->idx);
+    return KT_S_OK;
+}
+
+static void finish(walk *w)
+{
+    for (size_t g = 0; g < w->num_groups; ++g)
+        free(w->groups[g].table);
+    free(w->groups);
+    free(w->sorted);
+    free(w->first);
+    free(w->ready);
+}
+
+static int any_empty(const kt_prune_spec *spec)
+{
+    for (size_t d = 0; d < spec->num_dims; ++d)
+        if (spec->dims[d].count == 0)
+            return 1;
+    return 0;
+}
+
 kt_status kt_prune_count(const kt_prune_spec *spec, uint64_t *count,
                          kt_err *err)
 {
     walk w;
     kt_status rc;
 
-    memset(&w, 0, sizeof w);
-    w.s = spec;
-    w.err = err;
     *count = 0;
-    if (spec->num_fixed + spec->num_dims > MAX_NAMES)
-        return kt_err_set(err, KT_S_INPUT,
-                          "%zu sizes and parameters; at most %d can be "
-                          "counted",
-                          spec->num_fixed + spec->num_dims, MAX_NAMES);
-    for (size_t d = 0; d < spec->num_dims; ++d)
-        if (spec->dims[d].count == 0)
-            return KT_S_OK;
-    if (spec->num_fixed)
-        memcpy(w.env, spec->fixed, spec->num_fixed * sizeof *w.env);
-    if (!(rc = plan(&w))) {
-        /* the tables' building moved them: every dimension at its first
-         * value again */
-        for (size_t d = 0; d < spec->num_dims; ++d)
-            w.env[spec->num_fixed + d] = spec->dims[d].values[0];
-        memset(w.idx, 0, sizeof w.idx);
-        if (slot_holds(&w, 0))
-            rc = descend(&w, 0);
+    if (any_empty(spec))
+        return KT_S_OK;
+    if (!(rc = start(&w, spec, err)) && slot_holds(&w, 0))
+        rc = descend(&w, 0);
+    if (!rc)
+        *count = w.count;
+    finish(&w);
+    return rc;
+}
+
+/* The share of KT_PRUNE_SAMPLES random points of the walked dimensions
+ * that every constraint allows, times their product (the free dimensions
+ * multiply it as in the exact count). */
+static kt_status estimate(walk *w, uint64_t *count)
+{
+    const kt_prune_spec *s = w->s;
+    double product = (double)w->free_product, hits = 0;
+    kt_rng rng;
+
+    kt_rng_seed(&rng, 1);
+    for (size_t p = 0; p < w->num_walked; ++p)
+        product *= (double)s->dims[w->order[p]].count;
+    for (uint64_t i = 0; i < KT_PRUNE_SAMPLES; ++i) {
+        int ok = 1;
+        for (size_t p = 0; p < w->num_walked; ++p) {
+            size_t d = w->order[p];
+            w->idx[d] = (size_t)kt_rng_below(&rng, s->dims[d].count);
+            w->env[s->num_fixed + d] = s->dims[d].values[w->idx[d]];
+        }
+        for (size_t slot = 0; ok && slot <= w->num_walked; ++slot)
+            ok = slot_holds(w, slot);
+        hits += ok;
+    }
+    product *= hits / (double)KT_PRUNE_SAMPLES;
+    if (product >= 18446744073709551615.0)
+        return kt_err_set(w->err, KT_S_INPUT, "more than 2^64 points to count");
+    *count = (uint64_t)(product + 0.5);
+    return KT_S_OK;
+}
+
+kt_status kt_prune_count_within(const kt_prune_spec *spec, uint64_t budget,
+                                uint64_t *count, int *estimated, kt_err *err)
+{
+    walk w;
+    kt_status rc;
+
+    *count = 0;
+    *estimated = 0;
+    if (spec->visit)
+        return kt_err_set(err, KT_S_INVALID,
+                          "kt_prune_count_within counts; it visits nothing");
+    if (any_empty(spec))
+        return KT_S_OK;
+    if ((rc = start(&w, spec, err)))
+        goto done;
+    w.budget = budget;
+    if (slot_holds(&w, 0) && (rc = descend(&w, 0)) == OVER_BUDGET) {
+        *estimated = 1;
+        rc = estimate(&w, &w.count);
     }
     if (!rc)
         *count = w.count;
-    for (size_t g = 0; g < w.num_groups; ++g)
-        free(w.groups[g].table);
-    free(w.groups);
-    free(w.sorted);
-    free(w.first);
-    free(w.ready);
+done:
+    finish(&w);
     return rc;
 }
