@@ -45,12 +45,13 @@ def declaration(space, path):
 
 
 def timed(argv):
-    """(exit status, wall s, peak KiB, last output line)."""
-    p = subprocess.run(["/usr/bin/time", "-f", "%e %M"] + argv,
+    """(exit status, wall s, CPU s, peak KiB, last output line)."""
+    p = subprocess.run(["/usr/bin/time", "-f", "%e %U %S %M"] + argv,
                        capture_output=True, text=True)
-    wall, kib = p.stderr.strip().splitlines()[-1].split()
+    wall, user, sys_s, kib = p.stderr.strip().splitlines()[-1].split()
     last = (p.stdout.strip().splitlines() or [""])[-1]
-    return p.returncode, float(wall), int(kib), last
+    return (p.returncode, float(wall), float(user) + float(sys_s), int(kib),
+            last)
 
 
 def main():
@@ -67,18 +68,20 @@ def main():
         datetime.datetime.now(datetime.timezone.utc).strftime(
             "%Y-%m-%d %H:%M"), commit, platform.node(), os.cpu_count(),
         platform.processor() or platform.machine()))
-    print("| input | command | exit | wall s | peak MiB | last line |")
-    print("|---|---|---:|---:|---:|---|")
+    print("| input | command | exit | wall s | CPU s | peak MiB | "
+          "last line |")
+    print("|---|---|---:|---:|---:|---:|---|")
     with tempfile.TemporaryDirectory() as tmp:
         for n in args.conditions:
             space = os.path.join(tmp, "space.json")
             decl = os.path.join(tmp, "scale.ini")
             conditions_space(n, space)
             declaration(space, decl)
-            rc, wall, kib, last = timed([ktune, "tune", decl, "--check"])
+            rc, wall, cpu, kib, last = timed([ktune, "tune", decl,
+                                              "--check"])
             print("| T1 space, %d conditions | `ktune tune DECL --check` "
-                  "| %d | %.2f | %.0f | %s |" % (n, rc, wall, kib / 1024,
-                                                last[:60]))
+                  "| %d | %.2f | %.2f | %.0f | %s |" % (
+                      n, rc, wall, cpu, kib / 1024, last[:60]))
             sys.stdout.flush()
     return 0
 

@@ -137,9 +137,10 @@ static int longer_symbol(const char *p)
 
 static int accept(parser *ps, const char *tok)
 {
-    size_t n = strlen(tok);
+    size_t n;
     skip_space(ps);
-    if (strncmp(ps->p, tok, n) != 0)
+    /* the first character first: most tries fail there */
+    if (*ps->p != tok[0] || strncmp(ps->p, tok, n = strlen(tok)) != 0)
         return 0;
     /* "<" must not take the first half of "<=", "*" not of "**". */
     if (n == 1 && longer_symbol(ps->p))
@@ -150,7 +151,10 @@ static int accept(parser *ps, const char *tok)
 
 static int word_at(const char *p, const char *word)
 {
-    size_t n = strlen(word);
+    size_t n;
+    if (*p != word[0])
+        return 0;
+    n = strlen(word);
     return strncmp(p, word, n) == 0 && !is_ident(p[n]);
 }
 
