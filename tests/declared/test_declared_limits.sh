@@ -3,7 +3,8 @@
 # one condition reads every parameter is counted, or said to be estimated,
 # in seconds (N23; it was walked point by point); 20,000 conditions give
 # the count their strictest ones give (N22); a condition nested 100,000
-# deep is exit 2 naming the limit (N20; it crashed). Each run under a
+# deep is exit 2 naming the limit (N20; it crashed); 100,000 sections or
+# keys stop at the limit (D26). Each run under a
 # timeout: a hang fails. No GPU needed.
 . "$KT_SOURCE_DIR/tests/cli/lib.sh"
 
@@ -49,4 +50,28 @@ expect_text "19800 point(s) before device limits, 18360 after require"
 space 'cs["Conditions"] = [{"Expression": "(" * 100000 + "BX" + ")" * 100000}]'
 expect_exit 2 timeout 120 "$KTUNE" tune scale.ini --check
 expect_text "nesting deeper than 200 levels"
+
+# A job and a declaration of 100,000 sections or keys: refused at the
+# limit, where it is read (D26; the cap applied after reading the whole
+# file, and finding a key set twice compared it with every other).
+cp "$KT_SOURCE_DIR/configs/vector_add.ini" job.ini
+python3 - <<'PY'
+job = open("job.ini").read()
+decl = open("scale.ini").read()
+sections = "".join("[extra%d]\nk = 1\n" % i for i in range(100000))
+keys = "[extra]\n" + "".join("k%d = 1\n" % i for i in range(100000))
+for name, text in (("sections_job.ini", job + sections),
+                   ("keys_job.ini", job + keys),
+                   ("sections_decl.ini", decl + sections),
+                   ("keys_decl.ini", decl + keys)):
+    open(name, "w").write(text)
+PY
+for f in sections_job sections_decl; do
+    expect_exit 2 timeout 20 "$KTUNE" tune --check $f.ini
+    expect_text "more than 1024 sections (the limit)"
+done
+for f in keys_job keys_decl; do
+    expect_exit 2 timeout 20 "$KTUNE" tune --check $f.ini
+    expect_text "more than 16384 keys (the limit)"
+done
 finish
