@@ -7,6 +7,7 @@ benchmark is given cases for. Each case is run once under /usr/bin/time
 the command, date, machine and commit, for docs/results/.
 
 usage: bench/parser_limits.py [--build DIR] [--conditions N ...]
+                              [--report-points N ...] [--sections N ...]
 """
 import argparse
 import datetime
@@ -49,9 +50,33 @@ def timed(argv):
     p = subprocess.run(["/usr/bin/time", "-f", "%e %U %S %M"] + argv,
                        capture_output=True, text=True)
     wall, user, sys_s, kib = p.stderr.strip().splitlines()[-1].split()
-    last = (p.stdout.strip().splitlines() or [""])[-1]
+    last = (p.stdout.strip().splitlines() or
+            p.stderr.strip().splitlines()[:-1] or [""])[-1]
     return (p.returncode, float(wall), float(user) + float(sys_s), int(kib),
             last)
+
+
+def report_journal(n, path):
+    """A journal of n evaluated points with energy (the report's Pareto
+    front and parameter charts), each a copy of
+    tests/report/data/vector_add-energy-synthetic.jsonl's first record with
+    its own block, time and joules (3 samples kept)."""
+    import random
+    rnd = random.Random(1)
+    with open(os.path.join(
+            SRC, "tests/report/data/vector_add-energy-synthetic.jsonl")) as f:
+        lines = f.read().splitlines()
+    rec = json.loads(lines[1])
+    rec["timing"]["samples_us"] = rec["timing"]["samples_us"][:3]
+    with open(path, "w") as f:
+        f.write(lines[0] + "\n")
+        for i in range(n):
+            t = rnd.uniform(10, 1000)
+            rec["call"] = i + 1
+            rec["timing"]["kernel"]["median"] = t
+            rec["energy"]["joules_per_launch"] = 1.0 / t + rnd.uniform(0, 0.01)
+            rec["point"]["params"]["block"] = 32 + i
+            f.write(json.dumps(rec) + "\n")
 
 
 def main():
@@ -59,6 +84,9 @@ def main():
     ap.add_argument("--build", default=os.path.join(SRC, "build"))
     ap.add_argument("--conditions", type=int, nargs="*",
                     default=[100000, 300000, 1000000])
+    ap.add_argument("--report-points", type=int, nargs="*",
+                    default=[10000, 100000])
+    ap.add_argument("--sections", type=int, nargs="*", default=[100000])
     args = ap.parse_args()
     ktune = os.path.join(args.build, "ktune")
     commit = subprocess.run(["git", "-C", SRC, "rev-parse", "--short",
@@ -83,6 +111,27 @@ def main():
                   "| %d | %.2f | %.2f | %.0f | %s |" % (
                       n, rc, wall, cpu, kib / 1024, last[:60]))
             sys.stdout.flush()
+        for n in args.report_points:
+            journal = os.path.join(tmp, "points.jsonl")
+            report_journal(n, journal)
+            rc, wall, cpu, kib, last = timed([
+                ktune, "report", journal, "-o", os.path.join(tmp, "r.html")])
+            print("| journal of %d points with energy (%.0f MB) | "
+                  "`ktune report J -o r.html` | %d | %.2f | %.2f | %.0f | %s |"
+                  % (n, os.path.getsize(journal) / 1e6, rc, wall, cpu,
+                     kib / 1024, last[:60]))
+            sys.stdout.flush()
+        for n in args.sections:
+            job = os.path.join(tmp, "job.ini")
+            with open(os.path.join(SRC, "configs/vector_add.ini")) as f:
+                text = f.read()
+            with open(job, "w") as f:
+                f.write(text + "".join("[extra%d]\nk = 1\n" % i
+                                       for i in range(n)))
+            rc, wall, cpu, kib, last = timed([ktune, "tune", "--check", job])
+            print("| job of %d sections | `ktune tune --check JOB` | %d | "
+                  "%.2f | %.2f | %.0f | %s |" % (n, rc, wall, cpu,
+                                                 kib / 1024, last[-60:]))
     return 0
 
 
