@@ -8,6 +8,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/fileio.h"
+
 /* What one field check needs: the manifest's path for messages. */
 typedef struct reader {
     const char *file;
@@ -375,16 +377,21 @@ static kt_status locate(const char *path, kt_capture *c, char *file,
 
 kt_status kt_capture_read(const char *path, kt_capture *out, kt_err *err)
 {
-    char file[4200];
+    char file[4200], *text = NULL;
+    size_t len = 0;
     json_error_t je;
     json_t *root = NULL;
     reader r = {file, err};
     kt_status st;
 
     memset(out, 0, sizeof *out);
-    if ((st = locate(path, out, file, sizeof file, err)))
+    /* Only a regular file, within a size: a FIFO or a device named as the
+     * manifest is refused, never waited on. */
+    if ((st = locate(path, out, file, sizeof file, err)) ||
+        (st = kt_file_read(file, "capture manifest", KT_CAPTURE_MANIFEST_MAX,
+                           &text, &len, err)))
         goto done;
-    root = json_load_file(file, JSON_REJECT_DUPLICATES, &je);
+    root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
     if (!root) {
         st = kt_err_set(err, KT_S_INPUT,
                         "%s:%d: not a capture manifest: %s (expected the "
@@ -400,6 +407,7 @@ kt_status kt_capture_read(const char *path, kt_capture *out, kt_err *err)
         (st = read_allocs(&r, root, out)) || (st = read_params(&r, root, out)))
         goto done;
 done:
+    free(text);
     json_decref(root);
     return st;
 }
@@ -423,8 +431,8 @@ kt_status kt_capture_read_blob(const kt_capture *c, const char *name, void *dst,
     kt_status st = KT_S_OK;
 
     snprintf(path, sizeof path, "%s/%s", c->dir, name);
-    if (!(f = fopen(path, "rb")))
-        return kt_err_set(err, KT_S_INPUT, "%s: %s", path, strerror(errno));
+    if (!(f = kt_file_open_regular(path, "capture blob", "rb", err)))
+        return KT_S_INPUT;
     got = bytes ? fread(dst, 1, (size_t)bytes, f) : 0;
     extra = fgetc(f);
     if (ferror(f))

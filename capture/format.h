@@ -33,6 +33,9 @@
 #define KT_CAP_MAX_ARG_BYTES 32768
 #define KT_CAP_MAX_PARAMS 4096
 #define KT_CAP_MAX_ALLOCS 256
+/* The largest manifest read (bytes): 4096 parameters and 256 allocations
+ * take well under a megabyte. */
+#define KT_CAPTURE_MANIFEST_MAX ((size_t)16 << 20)
 
 /* One kernel parameter: where its bytes lie in args.bin, and, when its
  * value is an address inside a captured allocation, which one and where. */

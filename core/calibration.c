@@ -4,13 +4,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/fileio.h"
-
-void kt_calib_cache_path(const char *uuid, char *out, size_t out_size)
+void kt_calib_cache_name(const char *uuid, char *out, size_t out_size)
 {
-    char name[256];
-    snprintf(name, sizeof name, "calibration-%s.json", uuid);
-    kt_cache_path(name, out, out_size);
+    snprintf(out, out_size, "calibration-%s.json", uuid);
+    for (char *p = out; *p; ++p)
+        if (*p == '/')
+            *p = '_';
 }
 
 json_t *kt_calib_to_json(const kt_calibration *c)

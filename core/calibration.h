@@ -41,9 +41,9 @@ typedef struct kt_calibration {
     double fma_j_per_flop;
 } kt_calibration;
 
-/* The cache file of a device: $KTUNE_CACHE_DIR, else $XDG_CACHE_HOME/ktune,
- * else ~/.cache/ktune; then calibration-<uuid>.json. */
-void kt_calib_cache_path(const char *uuid, char *out, size_t out_size);
+/* The name of a device's entry in the cache folder (core/cachedir.h):
+ * calibration-<uuid>.json, a '/' in uuid written '_'. */
+void kt_calib_cache_name(const char *uuid, char *out, size_t out_size);
 
 json_t *kt_calib_to_json(const kt_calibration *c);
 kt_status kt_calib_from_json(const json_t *j, kt_calibration *out, kt_err *err);

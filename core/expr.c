@@ -37,6 +37,9 @@ typedef struct op {
 
 struct kt_expr {
     char *text;
+    size_t text_len, text_cap; /* grown by conjoin: appends, never copies
+                                  the whole text again */
+    int conjoined;             /* text is "(a) && (b)..." */
     op *ops;
     size_t num_ops, cap_ops;
     size_t max_depth;
@@ -49,6 +52,7 @@ typedef struct parser {
     const char *const *names;
     size_t num_names;
     size_t depth; /* stack depth the code emitted so far reaches */
+    size_t nest;  /* parentheses, calls and unary operators open */
     int py;       /* KT_EXPR_PYTHON */
     kt_err *err;
     kt_status rc;
@@ -58,8 +62,12 @@ static kt_status fail(parser *ps, const char *what)
 {
     if (ps->rc)
         return ps->rc;
-    ps->rc = kt_err_set(ps->err, KT_S_INPUT, "'%s': %s at column %d",
-                        ps->e->text, what, (int)(ps->p - ps->e->text) + 1);
+    /* A long text is quoted by its start: the message must show what. */
+    size_t len = strlen(ps->e->text);
+    ps->rc = kt_err_set(ps->err, KT_S_INPUT, "'%.*s%s': %s at column %d",
+                        len > 120 ? 100 : (int)len, ps->e->text,
+                        len > 120 ? "..." : "", what,
+                        (int)(ps->p - ps->e->text) + 1);
     return ps->rc;
 }
 
@@ -129,9 +137,10 @@ static int longer_symbol(const char *p)
 
 static int accept(parser *ps, const char *tok)
 {
-    size_t n = strlen(tok);
+    size_t n;
     skip_space(ps);
-    if (strncmp(ps->p, tok, n) != 0)
+    /* the first character first: most tries fail there */
+    if (*ps->p != tok[0] || strncmp(ps->p, tok, n = strlen(tok)) != 0)
         return 0;
     /* "<" must not take the first half of "<=", "*" not of "**". */
     if (n == 1 && longer_symbol(ps->p))
@@ -142,7 +151,10 @@ static int accept(parser *ps, const char *tok)
 
 static int word_at(const char *p, const char *word)
 {
-    size_t n = strlen(word);
+    size_t n;
+    if (*p != word[0])
+        return 0;
+    n = strlen(word);
     return strncmp(p, word, n) == 0 && !is_ident(p[n]);
 }
 
@@ -209,6 +221,29 @@ static kt_status fail_at(parser *ps, const char *what)
 
 static kt_status parse_or(parser *ps);
 static kt_status parse_unary(parser *ps);
+
+/* One more level of nesting: the parser recurses once per level, so a
+ * limit keeps a hostile condition from overflowing the stack. */
+static int nest_in(parser *ps)
+{
+    char what[96];
+    if (++ps->nest <= KT_EXPR_MAX_NESTING)
+        return 0;
+    snprintf(what, sizeof what,
+             "nesting deeper than %d levels (parentheses, calls and unary "
+             "operators; the limit)",
+             KT_EXPR_MAX_NESTING);
+    fail(ps, what);
+    return 1;
+}
+
+/* fn(ps) one level deeper. */
+static kt_status nested(parser *ps, kt_status (*fn)(parser *ps))
+{
+    kt_status rc = nest_in(ps) ? ps->rc : fn(ps);
+    --ps->nest;
+    return rc;
+}
 
 /* A Python literal: 1_000, 0x1f, 0o17, 0b101, 2.5, .5, 1e-3. */
 static kt_status parse_py_number(parser *ps)
@@ -416,7 +451,7 @@ static kt_status parse_power(parser *ps)
         return ps->rc;
     if (!accept(ps, "**"))
         return KT_S_OK;
-    if (parse_unary(ps))
+    if (nested(ps, parse_unary))
         return ps->rc;
     return emit(ps, OP_BIN, ps->py ? KT_NUM_POW : KT_NUM_CPOW, 0, 2);
 }
@@ -424,14 +459,14 @@ static kt_status parse_power(parser *ps)
 static kt_status parse_unary(parser *ps)
 {
     if (accept(ps, "-")) {
-        if (parse_unary(ps))
+        if (nested(ps, parse_unary))
             return ps->rc;
         return emit(ps, OP_NEG, 0, 0, 1);
     }
     if (accept(ps, "+"))
-        return parse_unary(ps);
+        return nested(ps, parse_unary);
     if (!ps->py && accept(ps, "!")) {
-        if (parse_unary(ps))
+        if (nested(ps, parse_unary))
             return ps->rc;
         return emit(ps, OP_NOT, 0, 0, 1);
     }
@@ -526,7 +561,7 @@ static kt_status parse_not(parser *ps)
 {
     if (!accept_word(ps, "not"))
         return parse_cmp(ps);
-    if (parse_not(ps))
+    if (nested(ps, parse_not))
         return ps->rc;
     return emit(ps, OP_NOT, 0, 0, 1);
 }
@@ -559,9 +594,15 @@ static kt_status parse_and(parser *ps)
     return parse_logic(ps, ps->py ? parse_not : parse_cmp, "&&", "and", OP_AND);
 }
 
-static kt_status parse_or(parser *ps)
+static kt_status or_level(parser *ps)
 {
     return parse_logic(ps, parse_and, "||", "or", OP_OR);
+}
+
+/* Entered at the top and once per parenthesis or call argument. */
+static kt_status parse_or(parser *ps)
+{
+    return nested(ps, or_level);
 }
 
 kt_status kt_expr_parse_as(const char *text, kt_expr_syntax syntax,
@@ -576,6 +617,8 @@ kt_status kt_expr_parse_as(const char *text, kt_expr_syntax syntax,
         free(e);
         return kt_err_set(err, KT_S_NOMEM, "out of memory");
     }
+    e->text_len = strlen(e->text);
+    e->text_cap = e->text_len + 1;
     ps.e = e;
     ps.p = e->text;
     ps.names = names;
@@ -590,6 +633,15 @@ kt_status kt_expr_parse_as(const char *text, kt_expr_syntax syntax,
     if (ps.rc) {
         kt_expr_free(e);
         return ps.rc;
+    }
+    /* The code at its size: a space of a million conditions keeps a
+     * million of these. */
+    if (e->num_ops && e->num_ops < e->cap_ops) {
+        op *fit = realloc(e->ops, e->num_ops * sizeof *fit);
+        if (fit) {
+            e->ops = fit;
+            e->cap_ops = e->num_ops;
+        }
     }
     *out = e;
     return KT_S_OK;
@@ -612,7 +664,9 @@ static kt_status num_error(const kt_expr *e, kt_num_rc rc, kt_err *err)
         "int() of a value that is not finite",
         "a float result outside the range of a double",
     };
-    return kt_err_set(err, KT_S_INPUT, "'%s': %s", e->text, what[rc]);
+    return kt_err_set(err, KT_S_INPUT, "'%.*s%s': %s",
+                      e->text_len > 120 ? 100 : (int)e->text_len, e->text,
+                      e->text_len > 120 ? "..." : "", what[rc]);
 }
 
 /* One op on the stack st of sp values; *next the following op. */
@@ -693,8 +747,9 @@ kt_status kt_expr_eval(const kt_expr *e, const int64_t *values, int64_t *out,
     }
     if (v.f != floor(v.f) || v.f >= 9223372036854775808.0 ||
         v.f < -9223372036854775808.0)
-        return kt_err_set(err, KT_S_INPUT, "'%s' is %.17g, not an integer",
-                          e->text, v.f);
+        return kt_err_set(err, KT_S_INPUT, "'%.*s%s' is %.17g, not an integer",
+                          e->text_len > 120 ? 100 : (int)e->text_len, e->text,
+                          e->text_len > 120 ? "..." : "", v.f);
     *out = (int64_t)v.f;
     return KT_S_OK;
 }
@@ -711,17 +766,58 @@ static void append_code(kt_expr *dst, const kt_expr *src)
     }
 }
 
+/* Appends n bytes of more to e's text, the capacity doubled as needed:
+ * conjoining a million conditions is linear in their text. */
+static int text_append(kt_expr *e, const char *more, size_t n)
+{
+    if (e->text_len + n + 1 > e->text_cap) {
+        size_t cap = e->text_cap * 2 > e->text_len + n + 1
+                         ? e->text_cap * 2
+                         : e->text_len + n + 1;
+        char *grown = realloc(e->text, cap);
+        if (!grown)
+            return -1;
+        e->text = grown;
+        e->text_cap = cap;
+    }
+    memcpy(e->text + e->text_len, more, n);
+    e->text_len += n;
+    e->text[e->text_len] = '\0';
+    return 0;
+}
+
+/* "(first) && (second) && (third)": the first parenthesized when the
+ * second comes. */
+static int text_conjoin(kt_expr *a, const kt_expr *next)
+{
+    if (!a->conjoined) {
+        size_t len = a->text_len;
+        if (text_append(a, "()", 2))
+            return -1;
+        memmove(a->text + 1, a->text, len);
+        a->text[0] = '(';
+        a->text[len + 1] = ')';
+        a->conjoined = 1;
+    }
+    return text_append(a, " && (", 5) ||
+                   text_append(a, next->text, next->text_len) ||
+                   text_append(a, ")", 1)
+               ? -1
+               : 0;
+}
+
 kt_status kt_expr_conjoin(kt_expr **acc, const kt_expr *next, kt_err *err)
 {
     kt_expr *a = *acc;
     size_t jump;
-    char *text;
 
     if (!a) {
         if (!(a = calloc(1, sizeof *a)) || !(a->text = strdup(next->text))) {
             free(a);
             return kt_err_set(err, KT_S_NOMEM, "out of memory");
         }
+        a->text_len = next->text_len;
+        a->text_cap = a->text_len + 1;
         if (grow(a, next->num_ops + 1, err)) {
             kt_expr_free(a);
             return KT_S_NOMEM;
@@ -733,12 +829,8 @@ kt_status kt_expr_conjoin(kt_expr **acc, const kt_expr *next, kt_err *err)
         *acc = a;
         return KT_S_OK;
     }
-    if (grow(a, a->num_ops + next->num_ops + 3, err) ||
-        !(text = malloc(strlen(a->text) + strlen(next->text) + 10)))
+    if (grow(a, a->num_ops + next->num_ops + 3, err) || text_conjoin(a, next))
         return kt_err_set(err, KT_S_NOMEM, "out of memory");
-    sprintf(text, "(%s) && (%s)", a->text, next->text);
-    free(a->text);
-    a->text = text;
     a->ops[a->num_ops++] = (op){OP_BOOL, 0, 0, 0};
     jump = a->num_ops;
     a->ops[a->num_ops++] = (op){OP_AND, 0, 0, 0};

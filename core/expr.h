@@ -39,6 +39,11 @@
 
 typedef struct kt_expr kt_expr;
 
+/* The deepest nesting parsed (parentheses, call arguments and unary
+ * operators together; Python's own parser stops at 200 parentheses):
+ * deeper is KT_S_INPUT naming the limit, never a stack overflow. */
+#define KT_EXPR_MAX_NESTING 200
+
 typedef enum kt_expr_syntax { KT_EXPR_C = 0, KT_EXPR_PYTHON } kt_expr_syntax;
 
 /* A result: an integer, or (Python syntax only) a float. */

@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/fileio.h"
-#include "core/settings.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char *type_name(mode_t mode)
@@ -97,10 +99,30 @@ static kt_status read_fd(int fd, const char *path, const char *what,
     return KT_S_OK;
 }
 
+kt_status kt_file_read_fd(int fd, const char *path, const char *what,
+                          size_t max_bytes, char **text, size_t *len,
+                          kt_err *err)
+{
+    struct stat st;
+
+    *text = NULL;
+    *len = 0;
+    if (fstat(fd, &st) != 0)
+        return kt_err_set(err, KT_S_IO, "%s %s: cannot stat: %s", what, path,
+                          strerror(errno));
+    if (!S_ISREG(st.st_mode))
+        return not_regular(path, what, st.st_mode, err);
+    if ((unsigned long long)st.st_size > max_bytes)
+        return kt_err_set(err, KT_S_INPUT,
+                          "%s %s: %lld bytes, more than the %zu this reads",
+                          what, path, (long long)st.st_size, max_bytes);
+    return read_fd(fd, path, what, max_bytes, (size_t)st.st_size, text, len,
+                   err);
+}
+
 kt_status kt_file_read(const char *path, const char *what, size_t max_bytes,
                        char **text, size_t *len, kt_err *err)
 {
-    struct stat st;
     kt_status rc;
     int fd;
 
@@ -111,19 +133,7 @@ kt_status kt_file_read(const char *path, const char *what, size_t max_bytes,
     if (fd < 0)
         return kt_err_set(err, errno == ENOENT ? KT_S_INPUT : KT_S_IO,
                           "%s: cannot open: %s", path, strerror(errno));
-    if (fstat(fd, &st) != 0) {
-        rc = kt_err_set(err, KT_S_IO, "%s %s: cannot stat: %s", what, path,
-                        strerror(errno));
-    } else if (!S_ISREG(st.st_mode)) {
-        rc = not_regular(path, what, st.st_mode, err);
-    } else if ((unsigned long long)st.st_size > max_bytes) {
-        rc = kt_err_set(err, KT_S_INPUT,
-                        "%s %s: %lld bytes, more than the %zu this reads", what,
-                        path, (long long)st.st_size, max_bytes);
-    } else {
-        rc = read_fd(fd, path, what, max_bytes, (size_t)st.st_size, text, len,
-                     err);
-    }
+    rc = kt_file_read_fd(fd, path, what, max_bytes, text, len, err);
     close(fd);
     return rc;
 }
@@ -206,23 +216,110 @@ kt_status kt_file_check_output(const char *path, const char *what, kt_err *err)
     return rc;
 }
 
-void kt_cache_path(const char *name, char *out, size_t out_size)
+/* A random suffix for a temporary name: unpredictable where the kernel
+ * gives random bytes; O_EXCL makes a guessed or planted name harmless. */
+static void random_suffix(char out[17], unsigned attempt)
 {
-    kt_settings set;
-    const char *dir, *xdg, *home;
+    static const char digits[] = "0123456789abcdefghijklmnopqrstuv";
+    unsigned char bytes[16];
 
-    kt_settings_read(&set);
-    dir = set.ktune_cache_dir;
-    xdg = set.xdg_cache_home;
-    home = set.home;
+    if (getrandom(bytes, sizeof bytes, GRND_NONBLOCK) !=
+        (ssize_t)sizeof bytes) {
+        uint64_t x = (uint64_t)getpid() << 32 ^ (uint64_t)time(NULL) ^
+                     (uint64_t)(uintptr_t)out ^ attempt;
+        for (size_t i = 0; i < sizeof bytes;
+             ++i, x = x * 6364136223846793005u + 1)
+            bytes[i] = (unsigned char)(x >> 56);
+    }
+    for (size_t i = 0; i < 16; ++i)
+        out[i] = digits[bytes[i] & 31];
+    out[16] = '\0';
+}
 
-    if (dir && *dir)
-        snprintf(out, out_size, "%s/%s", dir, name);
-    else if (xdg && *xdg)
-        snprintf(out, out_size, "%s/ktune/%s", xdg, name);
+/* Creates name.tmp.<random> in dirfd exclusively; the fd, or -1. */
+static int create_temp(int dirfd, const char *name, mode_t mode, char *tmp,
+                       size_t size)
+{
+    char suffix[17];
+    int fd = -1;
+
+    for (unsigned attempt = 0; fd < 0 && attempt < 64; ++attempt) {
+        random_suffix(suffix, attempt);
+        if ((size_t)snprintf(tmp, size, "%s.tmp.%s", name, suffix) >= size) {
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        fd = openat(dirfd, tmp,
+                    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+        if (fd < 0 && errno != EEXIST)
+            return -1;
+    }
+    return fd;
+}
+
+static int write_all(int fd, const void *data, size_t size)
+{
+    const char *p = data;
+    while (size) {
+        ssize_t n = write(fd, p, size);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        p += n;
+        size -= (size_t)n;
+    }
+    return 0;
+}
+
+kt_status kt_file_replace_at(int dirfd, const char *dir, const char *name,
+                             const void *data, size_t size, mode_t mode,
+                             kt_err *err)
+{
+    char tmp[NAME_MAX + 1];
+    int fd = create_temp(dirfd, name, mode, tmp, sizeof tmp), bad, saved;
+
+    if (fd < 0)
+        return kt_err_set(err, KT_S_IO,
+                          "%s/%s: cannot create a temporary "
+                          "file beside it: %s",
+                          dir, name, strerror(errno));
+    bad = write_all(fd, data, size) != 0 || fsync(fd) != 0;
+    saved = errno;
+    bad |= close(fd) != 0;
+    if (!bad && renameat(dirfd, tmp, dirfd, name) == 0)
+        return KT_S_OK;
+    saved = bad ? saved : errno;
+    unlinkat(dirfd, tmp, 0);
+    return kt_err_set(err, KT_S_IO, "%s/%s: cannot write: %s", dir, name,
+                      strerror(saved));
+}
+
+kt_status kt_file_replace(const char *path, const void *data, size_t size,
+                          mode_t mode, kt_err *err)
+{
+    const char *slash = strrchr(path, '/');
+    char dir[PATH_MAX];
+    kt_status rc;
+    int dirfd;
+
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if ((size_t)(slash - path) >= sizeof dir)
+        return kt_err_set(err, KT_S_INPUT, "%s: the path is too long", path);
     else
-        snprintf(out, out_size, "%s/.cache/ktune/%s",
-                 home && *home ? home : "/tmp", name);
+        snprintf(dir, sizeof dir, "%.*s",
+                 slash == path ? 1 : (int)(slash - path), path);
+    if (!*path || (slash && !slash[1]))
+        return kt_err_set(err, KT_S_INPUT, "%s: expected a file name", path);
+    dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dirfd < 0)
+        return kt_err_set(err, KT_S_IO, "%s: cannot open its folder %s: %s",
+                          path, dir, strerror(errno));
+    rc = kt_file_replace_at(dirfd, dir, slash ? slash + 1 : path, data, size,
+                            mode, err);
+    close(dirfd);
+    return rc;
 }
 
 int kt_make_parent_dirs(const char *path)

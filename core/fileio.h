@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "core/error.h"
 
@@ -29,6 +30,12 @@ kt_status kt_file_check_regular(const char *path, const char *what,
 kt_status kt_file_read(const char *path, const char *what, size_t max_bytes,
                        char **text, size_t *len, kt_err *err);
 
+/* The same for the file open at fd (path names it in messages); fd is
+ * not closed. */
+kt_status kt_file_read_fd(int fd, const char *path, const char *what,
+                          size_t max_bytes, char **text, size_t *len,
+                          kt_err *err);
+
 /* path opened for reading as a stream (mode "r" or "rb"), NULL with err
  * set (KT_S_INPUT) when it is missing or not a regular file: opening never
  * blocks and a device or FIFO is refused by name before a byte is read.
@@ -43,9 +50,19 @@ FILE *kt_file_open_regular(const char *path, const char *what, const char *mode,
  * does not cost the run. */
 kt_status kt_file_check_output(const char *path, const char *what, kt_err *err);
 
-/* The path of name in ktune's cache folder: KTUNE_CACHE_DIR, else
- * $XDG_CACHE_HOME/ktune, else ~/.cache/ktune. */
-void kt_cache_path(const char *name, char *out, size_t out_size);
+/* Writes size bytes of data to path whole or not at all: a new file made
+ * with O_CREAT|O_EXCL|O_NOFOLLOW under a random name in path's own folder
+ * (mode, less the umask), synced, then renamed over path, so a link planted
+ * at path or at any temporary name is replaced or refused, never followed.
+ * KT_S_IO naming path on failure; the temporary file never stays. */
+kt_status kt_file_replace(const char *path, const void *data, size_t size,
+                          mode_t mode, kt_err *err);
+
+/* The same for name (no '/') in the folder open at dirfd; dir names that
+ * folder in messages. */
+kt_status kt_file_replace_at(int dirfd, const char *dir, const char *name,
+                             const void *data, size_t size, mode_t mode,
+                             kt_err *err);
 
 /* Creates every missing folder of path's parent (mode 0755); 0 on success. */
 int kt_make_parent_dirs(const char *path);

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include <jansson.h>
+
 #include "core/fileio.h"
 #include "core/parse.h"
 
@@ -44,16 +46,42 @@ static kt_status add(kt_iniloc *loc, const char *section, const char *key,
     return KT_S_OK;
 }
 
+/* The entry just added: KT_S_INPUT when its section already has its key
+ * (seen: "section\x1fkey" -> the first line, both lower case). */
+static kt_status check_twice(kt_iniloc *loc, json_t *seen, int line,
+                             const char *as_written, kt_err *err)
+{
+    const kt_iniloc_entry *e = &loc->entries[loc->count - 1];
+    char key[sizeof e->section + sizeof e->key + 1];
+    const json_t *first;
+
+    snprintf(key, sizeof key, "%s\x1f%s", e->section, e->key);
+    if ((first = json_object_get(seen, key)))
+        return kt_err_set(err, KT_S_INPUT,
+                          "%s:%d: [%s] %s is set twice (first on line %d); "
+                          "keep one",
+                          loc->path, line, e->section, as_written,
+                          (int)json_integer_value(first));
+    if (json_object_set_new(seen, key, json_integer(line)))
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    return KT_S_OK;
+}
+
 kt_status kt_iniloc_scan(const char *path, kt_iniloc *loc, kt_err *err)
 {
     FILE *f;
     char buf[4096], section[64] = "";
-    int line = 0, in_section = 0, continued = 0;
+    int line = 0, in_section = 0, continued = 0, sections = 0;
     kt_status rc = KT_S_OK;
+    json_t *seen = json_object();
 
     memset(loc, 0, sizeof *loc);
-    if (!(f = kt_file_open_regular(path, "file", "r", err)))
+    if (!seen)
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    if (!(f = kt_file_open_regular(path, "file", "r", err))) {
+        json_decref(seen);
         return err ? err->status : KT_S_INPUT;
+    }
     loc->path = strdup(path);
     if (!loc->path) {
         rc = kt_err_set(err, KT_S_NOMEM, "out of memory");
@@ -78,6 +106,13 @@ kt_status kt_iniloc_scan(const char *path, kt_iniloc *loc, kt_err *err)
             char *close = strchr(s, ']');
             if (!close)
                 continue; /* iniparser reports the syntax error */
+            if (++sections > KT_INI_MAX_SECTIONS) {
+                rc = kt_err_set(err, KT_S_INPUT,
+                                "%s:%d: more than %d sections (the limit); a "
+                                "job or a declaration has a few",
+                                path, line, KT_INI_MAX_SECTIONS);
+                goto done;
+            }
             *close = '\0';
             s = kt_parse_trim(s + 1);
             lower_copy(section, sizeof section, s, strlen(s));
@@ -99,24 +134,15 @@ kt_status kt_iniloc_scan(const char *path, kt_iniloc *loc, kt_err *err)
                             path, line, s);
             goto done;
         }
-        for (size_t i = 0; i < loc->count; ++i) {
-            const kt_iniloc_entry *e = &loc->entries[i];
-            if (e->key[0] && strcmp(e->section, section) == 0 &&
-                strcasecmp(e->key, s) == 0) {
-                rc = kt_err_set(err, KT_S_INPUT,
-                                "%s:%d: [%s] %s is set twice (first on "
-                                "line %d); keep one",
-                                path, line, section, s, e->line);
-                goto done;
-            }
-        }
-        if ((rc = add(loc, section, s, strlen(s), line, err)))
+        if ((rc = add(loc, section, s, strlen(s), line, err)) ||
+            (rc = check_twice(loc, seen, line, s, err)))
             goto done;
     }
     if (ferror(f))
         rc = kt_err_set(err, KT_S_IO, "%s: read error", path);
 done:
     fclose(f);
+    json_decref(seen);
     if (rc)
         kt_iniloc_free(loc);
     return rc;
@@ -183,8 +209,6 @@ static kt_status syntax_error(const char *path, kt_err *err)
 /* iniparser (4.1) reads lines of at most 1022 characters, continued lines
  * joined; a longer one used to read as "cannot read ''". */
 #define INI_MAX_LINE 1000
-/* Sections a job file may have (a job or a declaration has a few). */
-#define INI_MAX_SECTIONS 1024
 #define UTF8_BOM "\xEF\xBB\xBF"
 
 /* Refuses a line iniparser would misread silently: a section header with
@@ -225,6 +249,15 @@ static kt_status check_line_shape(const char *path, size_t line, const char *s,
     return KT_S_OK;
 }
 
+/* 1 when the n bytes at s are a comment line (; or #). */
+static int is_comment(const char *s, size_t n)
+{
+    size_t k = 0;
+    while (k < n && (s[k] == ' ' || s[k] == '\t'))
+        ++k;
+    return k < n && (s[k] == ';' || s[k] == '#');
+}
+
 /* 1 when the n bytes at s are a section header's line ("[name]"). */
 static int opens_section(const char *s, size_t n)
 {
@@ -240,7 +273,7 @@ static int opens_section(const char *s, size_t n)
 static kt_status check_ini_text(const char *path, const char *text, size_t len,
                                 kt_err *err)
 {
-    size_t joined = 0, line = 0, first = 0, sections = 0;
+    size_t joined = 0, line = 0, first = 0, sections = 0, keys = 0;
 
     for (size_t at = 0; at < len;) {
         const char *nl = memchr(text + at, '\n', len - at);
@@ -258,11 +291,17 @@ static kt_status check_ini_text(const char *path, const char *text, size_t len,
         /* iniparser inserts keys in time linear in what it holds: refuse a
          * file of thousands of sections before it is read, not after. */
         if (joined == 0 && opens_section(text + at, n) &&
-            ++sections > INI_MAX_SECTIONS)
+            ++sections > KT_INI_MAX_SECTIONS)
             return kt_err_set(err, KT_S_INPUT,
-                              "%s:%zu: more than %d sections; a job or a "
-                              "declaration has a few",
-                              path, line, INI_MAX_SECTIONS);
+                              "%s:%zu: more than %d sections (the limit); a "
+                              "job or a declaration has a few",
+                              path, line, KT_INI_MAX_SECTIONS);
+        if (joined == 0 && memchr(text + at, '=', n) &&
+            !is_comment(text + at, n) && ++keys > KT_INI_MAX_KEYS)
+            return kt_err_set(err, KT_S_INPUT,
+                              "%s:%zu: more than %d keys (the limit); a job "
+                              "or a declaration has a few dozen",
+                              path, line, KT_INI_MAX_KEYS);
         joined += n;
         if (joined > INI_MAX_LINE)
             return kt_err_set(err, KT_S_INPUT,

@@ -22,6 +22,14 @@ typedef struct kt_iniloc_entry {
     int line;         /* 1-based */
 } kt_iniloc_entry;
 
+/* Sections a job file or a declaration may have (they have a few): the
+ * 1025th is refused where it is read, before the rest of the file. */
+#define KT_INI_MAX_SECTIONS 1024
+/* Keys a job file or a declaration may have: iniparser inserts each in
+ * time linear in what it holds, so the 16385th is refused before it reads
+ * any. */
+#define KT_INI_MAX_KEYS 16384
+
 typedef struct kt_iniloc {
     char *path; /* owned copy, as the user wrote it */
     kt_iniloc_entry *entries;
@@ -29,8 +37,10 @@ typedef struct kt_iniloc {
 } kt_iniloc;
 
 /* Reads path and records every section header and key line. A key before the
- * first section, or the same key twice in one section, is KT_S_INPUT with
- * file:line. On failure loc holds nothing. */
+ * first section, the same key twice in one section, or more than
+ * KT_INI_MAX_SECTIONS sections is KT_S_INPUT with file:line (linear in the
+ * file: repeats are found through a hashed set). On failure loc holds
+ * nothing. */
 kt_status kt_iniloc_scan(const char *path, kt_iniloc *loc, kt_err *err);
 
 /* Line of [section] key (key NULL: of the first [section] header), or 0 when

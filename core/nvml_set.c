@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/cachedir.h"
 #include "core/fileio.h"
 #include "core/msg.h"
 #include "core/settings.h"
@@ -18,18 +19,24 @@ typedef struct saved {
     unsigned limit_mw; /* 0: leave the limit */
 } saved;
 
+/* The largest restore file read: a few lines. */
+#define RESTORE_MAX_BYTES 4096
+
 static kt_status write_saved(const char *path, const saved *s, kt_err *err)
 {
-    char tmp[4096];
-    FILE *f;
+    char *text = NULL;
+    size_t size = 0;
+    FILE *f = NULL;
+    kt_status rc;
     int bad;
 
-    if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", path) >= sizeof tmp)
-        return kt_err_set(err, KT_S_INPUT, "restore file path too long: %s",
-                          path);
-    if (!(f = fopen(tmp, "w")))
-        return kt_err_set(err, KT_S_IO, "%s: cannot write: %s", tmp,
-                          strerror(errno));
+    if (!path[0])
+        return kt_err_set(err, KT_S_INPUT,
+                          "the NVML restore file: no usable cache folder to "
+                          "keep it in; set KTUNE_CACHE_DIR or "
+                          "KTUNE_NVML_RESTORE");
+    if (!(f = open_memstream(&text, &size)))
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
     fprintf(f,
             "# ktune changed the settings of GPU %s. If ktune did not put "
             "them back\n# (it was killed), run `ktune` again or reset them "
@@ -45,29 +52,37 @@ static kt_status write_saved(const char *path, const saved *s, kt_err *err)
     fprintf(f, "pci %s\ngr %d\nmem %d\nlimit_mw %u\n", s->pci, s->gr, s->mem,
             s->limit_mw);
     bad = ferror(f);
-    if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
-        unlink(tmp);
-        return kt_err_set(err, KT_S_IO, "%s: cannot write: %s", path,
-                          strerror(errno));
-    }
-    return KT_S_OK;
+    bad |= fclose(f) != 0;
+    /* Exclusive temporary file, renamed: never written through a link. */
+    rc = bad ? kt_err_set(err, KT_S_IO, "%s: cannot write: %s", path,
+                          strerror(errno))
+             : kt_file_replace(path, text, size, 0600, err);
+    free(text);
+    return rc;
 }
 
-/* Reads a restore file; *exists = 0 when there is none. */
+/* Reads a restore file; *exists = 0 when there is none. Only a regular
+ * file of a few lines: a FIFO or a device is refused, never waited on. */
 static kt_status read_saved(const char *path, saved *s, int *exists,
                             kt_err *err)
 {
-    char line[256];
-    FILE *f = fopen(path, "r");
+    char *text = NULL, *line, *next;
+    size_t len;
     int fields = 0;
+    kt_status rc;
 
     memset(s, 0, sizeof *s);
-    *exists = f != NULL;
-    if (!f)
+    *exists = access(path, F_OK) == 0;
+    if (!*exists)
         return errno == ENOENT
                    ? KT_S_OK
                    : kt_err_set(err, KT_S_IO, "%s: %s", path, strerror(errno));
-    while (fgets(line, sizeof line, f)) {
+    if ((rc = kt_file_read(path, "the NVML restore file", RESTORE_MAX_BYTES,
+                           &text, &len, err)))
+        return rc;
+    for (line = text; line && *line; line = next) {
+        if ((next = strchr(line, '\n')))
+            *next++ = '\0';
         if (line[0] == '#')
             continue;
         fields += sscanf(line, "pci %31s", s->pci) == 1;
@@ -75,7 +90,7 @@ static kt_status read_saved(const char *path, saved *s, int *exists,
         fields += sscanf(line, "mem %d", &s->mem) == 1;
         fields += sscanf(line, "limit_mw %u", &s->limit_mw) == 1;
     }
-    fclose(f);
+    free(text);
     if (fields != 4)
         return kt_err_set(err, KT_S_INPUT,
                           "%s: not a ktune restore file (%d of its 4 fields); "
@@ -299,7 +314,7 @@ void kt_nvml_restore_path(int device, char *out, size_t size)
 {
     kt_settings set;
     const char *env;
-    char name[64];
+    char name[64], dir[4096];
 
     kt_settings_read(&set);
     env = set.ktune_nvml_restore;
@@ -309,8 +324,10 @@ void kt_nvml_restore_path(int device, char *out, size_t size)
         return;
     }
     snprintf(name, sizeof name, "nvml-restore.dev%d", device);
-    kt_cache_path(name, out, size);
-    kt_make_parent_dirs(out);
+    /* In the private cache folder; without one, none (said when written). */
+    if (kt_cache_dir(NULL, dir, sizeof dir, NULL) ||
+        (size_t)snprintf(out, size, "%s/%s", dir, name) >= size)
+        out[0] = '\0';
 }
 
 int kt_nvml_recover(const char *restore_path, const char *who)

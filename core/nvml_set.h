@@ -43,8 +43,11 @@ unsigned *kt_nvml_field(kt_nvml_setting *s, size_t w);
 int kt_nvml_choices_any(const kt_nvml_choices *c);
 
 /* The restore file for CUDA device `device`: KTUNE_NVML_RESTORE when set,
- * else nvml-restore.dev<N> in ktune's cache folder (core/fileio.h), its
- * folder made. One per device, so that whoever comes next finds it. */
+ * else nvml-restore.dev<N> in ktune's cache folder (core/cachedir.h), its
+ * folder made and checked private; "" when there is none. One per device,
+ * so that whoever comes next finds it. The file is written through an
+ * exclusive temporary file and read only while it is a regular file of at
+ * most 4 KiB. */
 void kt_nvml_restore_path(int device, char *out, size_t size);
 
 /* After a process that may have changed the settings ended without

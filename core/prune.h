@@ -45,4 +45,16 @@ typedef struct kt_prune_spec {
 kt_status kt_prune_count(const kt_prune_spec *spec, uint64_t *count,
                          kt_err *err);
 
+/* Random points an estimate draws (fixed seed: the same estimate each
+ * time). */
+#define KT_PRUNE_SAMPLES (UINT64_C(1) << 18)
+
+/* The same count (no visit) within a budget of values tried: exact when
+ * the walk tries at most budget values, else estimated (*estimated = 1)
+ * from KT_PRUNE_SAMPLES random points of the constrained dimensions, so a
+ * space of 2^48 points takes seconds either way. budget 0: always
+ * exact. */
+kt_status kt_prune_count_within(const kt_prune_spec *spec, uint64_t budget,
+                                uint64_t *count, int *estimated, kt_err *err);
+
 #endif

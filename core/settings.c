@@ -4,9 +4,11 @@
 #include <errno.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 typedef enum value_kind {
     V_ANY,     /* not checked: a path list, a name, the system's */
@@ -14,7 +16,11 @@ typedef enum value_kind {
     V_INTEGER, /* an integer in [min, max] */
     V_WORDS,   /* one of the words in words, separated by '|' */
     V_FOLDER,  /* a folder, or a path where one can be made */
-    V_FILE     /* an existing regular file */
+    V_FILE,    /* an existing regular file */
+    V_OUTPUT,  /* a regular file, or a path in a folder where one can be */
+    V_LIBRARY, /* a name dlopen searches, or a path: a regular file where it
+                  exists (a missing one is a note where it is loaded) */
+    V_PROGRAM  /* an existing executable regular file, or a word in words */
 } value_kind;
 
 typedef struct variable {
@@ -48,9 +54,9 @@ static const variable variables[] = {
      NULL},
     {"KTUNE_TRACER", F(ktune_tracer), V_FILE, 0, 0, NULL},
     {"KTUNE_PLUGIN_PATH", F(ktune_plugin_path), V_ANY, 0, 0, NULL},
-    {"KTUNE_NVRTC_HELPER", F(ktune_nvrtc_helper), V_ANY, 0, 0, NULL},
-    {"KTUNE_NVML_LIBRARY", F(ktune_nvml_library), V_ANY, 0, 0, NULL},
-    {"KTUNE_NVML_RESTORE", F(ktune_nvml_restore), V_ANY, 0, 0, NULL},
+    {"KTUNE_NVRTC_HELPER", F(ktune_nvrtc_helper), V_PROGRAM, 0, 0, "off"},
+    {"KTUNE_NVML_LIBRARY", F(ktune_nvml_library), V_LIBRARY, 0, 0, NULL},
+    {"KTUNE_NVML_RESTORE", F(ktune_nvml_restore), V_OUTPUT, 0, 0, NULL},
     {"XDG_CACHE_HOME", F(xdg_cache_home), V_ANY, 0, 0, NULL},
     {"HOME", F(home), V_ANY, 0, 0, NULL},
     {"CUDA_HOME", F(cuda_home), V_ANY, 0, 0, NULL},
@@ -86,11 +92,65 @@ static int is_integer_in(const char *value, double min, double max)
     return !errno && end != value && !*end && x >= min && x <= max;
 }
 
+/* V_OUTPUT: where it exists a regular file, else its folder exists. */
+static kt_status check_output(const variable *v, const char *value, int exists,
+                              const struct stat *st, kt_err *err)
+{
+    const char *slash = strrchr(value, '/');
+    char dir[4096];
+    struct stat ds;
+
+    if (exists && !S_ISREG(st->st_mode))
+        return kt_err_set(err, KT_S_INPUT,
+                          "%s=%s: expected a regular file or a new file's "
+                          "path, found %s",
+                          v->name, value,
+                          S_ISDIR(st->st_mode) ? "a folder"
+                                               : "a device, FIFO or socket");
+    if (exists || !slash)
+        return KT_S_OK;
+    snprintf(dir, sizeof dir, "%.*s", slash == value ? 1 : (int)(slash - value),
+             value);
+    if (stat(dir, &ds) != 0 || !S_ISDIR(ds.st_mode))
+        return kt_err_set(err, KT_S_INPUT,
+                          "%s=%s: expected a file in an existing folder (no "
+                          "folder %s)",
+                          v->name, value, dir);
+    return KT_S_OK;
+}
+
+/* V_LIBRARY and V_PROGRAM: what dlopen or exec would be handed. */
+static kt_status check_loadable(const variable *v, const char *value,
+                                int exists, const struct stat *st, kt_err *err)
+{
+    if (v->kind == V_LIBRARY && strchr(value, '/') && exists &&
+        !S_ISREG(st->st_mode))
+        return kt_err_set(err, KT_S_INPUT,
+                          "%s=%s: expected a shared library (a regular file), "
+                          "found %s",
+                          v->name, value,
+                          S_ISDIR(st->st_mode) ? "a folder"
+                                               : "a device, FIFO or socket");
+    if (v->kind == V_PROGRAM && !is_word(v->words, value) &&
+        (!exists || !S_ISREG(st->st_mode) || access(value, X_OK) != 0))
+        return kt_err_set(err, KT_S_INPUT,
+                          "%s=%s: expected an executable file or %s (%s)",
+                          v->name, value, v->words,
+                          !exists                 ? "no such file"
+                          : !S_ISREG(st->st_mode) ? "not a regular file"
+                                                  : "not executable");
+    return KT_S_OK;
+}
+
 static kt_status check_path(const variable *v, const char *value, kt_err *err)
 {
     struct stat st;
     int exists = stat(value, &st) == 0;
 
+    if (v->kind == V_OUTPUT)
+        return check_output(v, value, exists, &st, err);
+    if (v->kind == V_LIBRARY || v->kind == V_PROGRAM)
+        return check_loadable(v, value, exists, &st, err);
     if (v->kind == V_FILE && (!exists || !S_ISREG(st.st_mode)))
         return kt_err_set(err, KT_S_INPUT,
                           "%s=%s: expected an existing regular file (%s)",

@@ -12,8 +12,6 @@
 #include "core/prune.h"
 
 /* The largest space file read. */
-#define T1_MAX_BYTES ((size_t)64 << 20)
-
 typedef struct t1_reader {
     kt_t1_space *s;
     kt_err *err;
@@ -285,6 +283,11 @@ static kt_status read_conditions(const t1_reader *r, const json_t *cs)
     if (!json_is_array(list))
         return expected(r, "ConfigurationSpace.Conditions",
                         "a list of conditions", list);
+    if (n > KT_T1_MAX_CONDITIONS)
+        return t1_bad(r, "ConfigurationSpace.Conditions",
+                      "%zu conditions, more than the %zu a space may have "
+                      "(the limit)",
+                      n, KT_T1_MAX_CONDITIONS);
     if (n && !(s->conditions = calloc(n, sizeof *s->conditions)))
         return kt_err_set(r->err, KT_S_NOMEM, "out of memory");
     for (size_t i = 0; i < n; ++i) {
@@ -507,7 +510,7 @@ kt_status kt_t1_load(const char *path, kt_t1_space **out, kt_err *err)
         free(r.s);
         return kt_err_set(err, KT_S_NOMEM, "out of memory");
     }
-    if ((rc = kt_file_read(path, "T1 space file", T1_MAX_BYTES, &text, &len,
+    if ((rc = kt_file_read(path, "T1 space file", KT_T1_MAX_BYTES, &text, &len,
                            err)) ||
         (rc = read_root(&r, text, len)))
         goto done;

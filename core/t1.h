@@ -27,8 +27,17 @@
 #include "core/error.h"
 #include "core/expr.h"
 
-/* Parameters read at most (the conditions' names fit one kt_expr). */
+/* The limits of a T1 file, each refused (KT_S_INPUT, exit 2) by name when
+ * passed, never a crash nor a silent cut: the file's size
+ * (KT_T1_MAX_BYTES), its parameters (the conditions' names fit one
+ * kt_expr), the values of one parameter (KT_MAX_PARAM_VALUES, core/param.h),
+ * its conditions, the nesting of a value list (list(list(...)), [..for..]
+ * within [..]), and a condition's nesting (KT_EXPR_MAX_NESTING); JSON
+ * nested deeper than jansson's 2048 levels is "not JSON". */
+#define KT_T1_MAX_BYTES ((size_t)256 << 20)
 #define KT_T1_MAX_PARAMS 64
+#define KT_T1_MAX_CONDITIONS ((size_t)1 << 22)
+#define KT_T1_MAX_NESTING 64
 
 typedef struct kt_t1_param {
     char *name;

@@ -24,14 +24,19 @@ typedef struct vparser {
     const char *text, *p;
     kt_err *err;
     kt_status rc;
+    int nest; /* lists open: the parser recurses once per level */
 } vparser;
 
 static kt_status vfail(vparser *vp, const char *what)
 {
     if (vp->rc)
         return vp->rc;
-    vp->rc = kt_err_set(vp->err, KT_S_INPUT, "'%s': %s at column %d", vp->text,
-                        what, (int)(vp->p - vp->text) + 1);
+    /* A long text is quoted by its start: the message must show what. */
+    size_t len = strlen(vp->text);
+    vp->rc =
+        kt_err_set(vp->err, KT_S_INPUT, "'%.*s%s': %s at column %d",
+                   len > 120 ? 100 : (int)len, vp->text, len > 120 ? "..." : "",
+                   what, (int)(vp->p - vp->text) + 1);
     return vp->rc;
 }
 
@@ -249,7 +254,27 @@ static kt_status list_items(vparser *vp, seq *s)
     return KT_S_OK;
 }
 
+static kt_status iterable_here(vparser *vp, seq *s);
+
+/* One list, one level deeper; too deep is refused naming the limit. */
 static kt_status iterable(vparser *vp, seq *s)
+{
+    char what[80];
+    kt_status rc;
+
+    if (vp->nest >= KT_T1_MAX_NESTING) {
+        snprintf(what, sizeof what,
+                 "lists nested deeper than %d levels (the limit)",
+                 KT_T1_MAX_NESTING);
+        return vfail(vp, what);
+    }
+    ++vp->nest;
+    rc = iterable_here(vp, s);
+    --vp->nest;
+    return rc;
+}
+
+static kt_status iterable_here(vparser *vp, seq *s)
 {
     vskip(vp);
     if (vaccept(vp, '['))
@@ -288,7 +313,7 @@ static kt_status concat(vparser *vp, seq *s)
 kt_status kt_t1_parse_values(const char *text, int64_t **values, size_t *count,
                              kt_err *err)
 {
-    vparser vp = {text, text, err, KT_S_OK};
+    vparser vp = {text, text, err, KT_S_OK, 0};
     seq s = {0};
 
     *values = NULL;

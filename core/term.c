@@ -29,6 +29,19 @@ int kt_term_width(FILE *out)
     return width < KT_TERM_MIN_WIDTH ? KT_TERM_MIN_WIDTH : width;
 }
 
+void kt_term_sanitize(char *s)
+{
+    for (unsigned char *p = (unsigned char *)s; p && *p; ++p) {
+        if ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f)
+            *p = '?';
+        else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
+            p[0] = '?';
+            p[1] = '?';
+            ++p;
+        }
+    }
+}
+
 static size_t leading_spaces(const char *s, size_t n)
 {
     size_t i = 0;

@@ -20,6 +20,12 @@
  * least 1 (at most 100000), else 80; never below KT_TERM_MIN_WIDTH. */
 int kt_term_width(FILE *out);
 
+/* s (may be NULL) made safe to print: every control character but newline
+ * and tab, DEL and the C1 controls (UTF-8 0xc2 0x80..0x9f) written '?', so
+ * text read from a file cannot move the cursor, retitle the terminal or
+ * hide what precedes it. */
+void kt_term_sanitize(char *s);
+
 /* Writes text (len bytes; lines end in '\n') to out with each line longer
  * than width wrapped at its spaces: a continuation line is indented by the
  * line's own indent plus 4 (at most half the width). A word longer than

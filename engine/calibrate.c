@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "core/cachedir.h"
 #include "core/clock.h"
 #include "core/fileio.h"
 #include "core/msg.h"
@@ -210,31 +211,54 @@ done:
     return rc;
 }
 
-/* Writes the cache file; one that cannot be written is a warning. */
-static void store(const kt_calibration *c, const char *path)
+/* Writes the cache entry; one that cannot be written is a warning. */
+static void store(const kt_calibration *c)
 {
     json_t *j = kt_calib_to_json(c);
+    char dir[4096], name[256], *text = j ? json_dumps(j, JSON_INDENT(2)) : NULL;
+    kt_err e;
 
-    kt_make_parent_dirs(path);
-    if (!j || json_dump_file(j, path, JSON_INDENT(2)) != 0)
-        kt_msg("warning: could not write the calibration cache "
-               "%s: %s\n",
-               path, strerror(errno));
+    kt_err_clear(&e);
+    kt_calib_cache_name(c->uuid, name, sizeof name);
+    if (!text)
+        kt_msg("warning: could not write the calibration cache: out of "
+               "memory\n");
+    else if (kt_cache_dir(NULL, dir, sizeof dir, &e) ||
+             kt_cache_put(dir, name, text, strlen(text), &e))
+        kt_msg("warning: could not write the calibration cache: %s\n", e.msg);
+    free(text);
     json_decref(j);
+}
+
+/* The cached calibration of uuid, or NULL (none, or one not to be used:
+ * said in a note). */
+static json_t *load(const char *uuid)
+{
+    char dir[4096], name[256], *text = NULL;
+    json_t *j = NULL;
+    size_t len;
+    kt_err e;
+
+    kt_err_clear(&e);
+    kt_calib_cache_name(uuid, name, sizeof name);
+    if (kt_cache_dir(NULL, dir, sizeof dir, &e) ||
+        kt_cache_get(dir, name, (size_t)1 << 20, &text, &len, &e))
+        kt_msg("note: %s; calibrating again\n", e.msg);
+    else if (text)
+        j = json_loadb(text, len, 0, NULL);
+    free(text);
+    return j;
 }
 
 kt_status kt_calib_get(kt_meter *meter, int refresh, kt_calibration *out,
                        int *from_cache, kt_err *err)
 {
     const kt_gpu *gpu = meter->gpu;
-    char path[4096];
-    json_error_t jerr;
     json_t *j;
     kt_status rc;
 
     *from_cache = 0;
-    kt_calib_cache_path(gpu->uuid, path, sizeof path);
-    if (!refresh && (j = json_load_file(path, 0, &jerr))) {
+    if (!refresh && (j = load(gpu->uuid))) {
         rc = kt_calib_from_json(j, out, NULL);
         json_decref(j);
         if (!rc && out->version == KT_CALIB_VERSION &&
@@ -246,7 +270,7 @@ kt_status kt_calib_get(kt_meter *meter, int refresh, kt_calibration *out,
     }
     if ((rc = kt_calib_run(meter, out, err)))
         return rc;
-    store(out, path);
+    store(out);
     return KT_S_OK;
 }
 
@@ -264,7 +288,6 @@ kt_status kt_calib_energy(kt_meter *meter, const struct kt_nvml *nvml,
     double us[2];
     kt_energy e[2];
     kt_protocol p;
-    char path[4096];
     kt_status rc;
 
     kt_protocol_defaults(&p);
@@ -288,8 +311,7 @@ kt_status kt_calib_energy(kt_meter *meter, const struct kt_nvml *nvml,
     }
     out->copy_j_per_byte = e[0].joules.median / (2.0 * (double)COPY_BYTES);
     out->fma_j_per_flop = e[1].joules.median / kt_fma_flops(sms, FMA_ITERS);
-    kt_calib_cache_path(meter->gpu->uuid, path, sizeof path);
-    store(out, path);
+    store(out);
 done:
     cudaFree(copy.src);
     cudaFree(copy.dst);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/cachedir.h"
 #include "core/clock.h"
 #include "core/fileio.h"
 #include "core/u64map.h"
@@ -277,8 +278,11 @@ static kt_status run_compile(kt_cpool *p, const kt_nvrtc_request *req,
     pthread_mutex_unlock(&p->lock);
     if (p->marker_dir[0]) {
         marker_path(p, key, (long)getpid(), marker, sizeof marker);
-        kt_make_parent_dirs(marker);
-        if ((fd = open(marker, O_WRONLY | O_CREAT | O_TRUNC, 0644)) >= 0)
+        /* In the private cache folder, never through a link. */
+        if (!kt_cache_check_dir(p->marker_dir, NULL) &&
+            (fd = open(marker,
+                       O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+                       0600)) >= 0)
             close(fd);
         else
             marker[0] = '\0';

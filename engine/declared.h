@@ -287,8 +287,17 @@ kt_status kt_decl_fill_host(const kt_decl_fill *f, kt_decl_type t,
                             const kt_host *h, uint64_t stream, void *dst,
                             size_t n, kt_err *err);
 
+/* The longest .npy header read (NumPy writes 128 bytes, more for long
+ * shapes). */
+#define KT_DECL_NPY_MAX_HEADER 4095
+
 /* The element count and data offset of a .npy file whose dtype must be
- * t's (little-endian). */
+ * t's (little-endian). KT_S_INPUT, naming why, for anything else: not a
+ * regular file (a FIFO or a device is refused, never waited on), a header
+ * longer than KT_DECL_NPY_MAX_HEADER, a shape whose product overflows,
+ * fortran_order True with two or more dimensions above 1 (the kernel would
+ * get the transpose), or a file whose size is not exactly the header plus
+ * the shape's elements (cut short, header only, or bytes after). */
 kt_status kt_decl_npy_header(const char *path, kt_decl_type t, size_t *count,
                              long *data_offset, kt_err *err);
 

@@ -8,11 +8,14 @@
  * nearest even). Pure host code: no CUDA.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "core/fileio.h"
 #include "core/parse.h"
 #include "engine/declared.h"
 
@@ -152,17 +155,90 @@ static int npy_field(const char *hdr, const char *key, char *out, size_t size)
     return 0;
 }
 
+/* The element count of a shape "(a, b, ...)" ("()" is one element), and
+ * how many of its dimensions exceed 1; -1 when it is not a shape or its
+ * product overflows. */
+static int npy_shape(const char *shape, size_t *count, int *wide)
+{
+    const char *p = shape + 1;
+
+    *count = 1;
+    *wide = 0;
+    if (shape[0] != '(')
+        return -1;
+    for (;;) {
+        char *end;
+        unsigned long long d;
+        p += strspn(p, " ");
+        if (*p == ')')
+            return p[1] ? -1 : 0;
+        if (!isdigit((unsigned char)*p))
+            return -1;
+        errno = 0;
+        d = strtoull(p, &end, 10);
+        if (errno || __builtin_mul_overflow(*count, (size_t)d, count))
+            return -1;
+        *wide += d > 1;
+        p = end + strspn(end, " ");
+        if (*p == ',')
+            ++p;
+        else if (*p != ')')
+            return -1;
+    }
+}
+
+/* The header dict's fields checked against want; the element count. */
+static kt_status npy_fields(const char *path, const char *hdr,
+                            kt_decl_type want, size_t *count, kt_err *err)
+{
+    char descr[16], order[16], shape[256];
+    int wide = 0;
+
+    if (npy_field(hdr, "'descr'", descr, sizeof descr) ||
+        npy_field(hdr, "'fortran_order'", order, sizeof order) ||
+        npy_field(hdr, "'shape'", shape, sizeof shape))
+        return kt_err_set(err, KT_S_INPUT, "'%s': header '%.200s' unreadable",
+                          path, hdr);
+    if (strcmp(descr, npy_descr[want]) != 0 &&
+        !(descr[0] == '=' && strcmp(descr + 1, npy_descr[want] + 1) == 0))
+        return kt_err_set(err, KT_S_INPUT,
+                          "'%s' holds dtype '%s'; the buffer's type %s is "
+                          "'%s'",
+                          path, descr, kt_decl_type_name(want),
+                          npy_descr[want]);
+    if (npy_shape(shape, count, &wide))
+        return kt_err_set(err, KT_S_INPUT,
+                          "'%s': shape %s is not a list of sizes whose "
+                          "product fits 64 bits",
+                          path, shape);
+    if (strcmp(order, "True") != 0 && strcmp(order, "False") != 0)
+        return kt_err_set(err, KT_S_INPUT,
+                          "'%s': fortran_order is '%s', expected True or False",
+                          path, order);
+    /* Column-major data of two or more real dimensions would reach the
+     * kernel transposed: refused rather than reordered silently. */
+    if (strcmp(order, "True") == 0 && wide > 1)
+        return kt_err_set(err, KT_S_INPUT,
+                          "'%s': fortran_order True (column-major) with shape "
+                          "%s; the kernel reads row-major (C order): save it "
+                          "with numpy.save(path, numpy.ascontiguousarray(a))",
+                          path, shape);
+    return KT_S_OK;
+}
+
 kt_status kt_decl_npy_header(const char *path, kt_decl_type want, size_t *count,
                              long *data_offset, kt_err *err)
 {
     unsigned char head[12];
-    char hdr[4096], descr[16], order[16], shape[256];
-    size_t len, n = 1;
-    FILE *f = fopen(path, "rb");
+    char hdr[KT_DECL_NPY_MAX_HEADER + 1];
+    size_t len, need;
+    struct stat st;
+    kt_status rc = KT_S_OK;
+    FILE *f = kt_file_open_regular(path, ".npy input", "rb", err);
     int v2;
 
     if (!f)
-        return kt_err_set(err, KT_S_INPUT, "cannot read '%s'", path);
+        return KT_S_INPUT;
     if (fread(head, 1, 10, f) != 10 || memcmp(head, "\x93NUMPY", 6) != 0) {
         fclose(f);
         return kt_err_set(err, KT_S_INPUT, "'%s' is not a .npy file", path);
@@ -171,35 +247,29 @@ kt_status kt_decl_npy_header(const char *path, kt_decl_type want, size_t *count,
     len = head[8] | (size_t)head[9] << 8;
     if (v2 && fread(head + 10, 1, 2, f) == 2)
         len |= (size_t)head[10] << 16 | (size_t)head[11] << 24;
-    if (len >= sizeof hdr || fread(hdr, 1, len, f) != len) {
+    if (len > KT_DECL_NPY_MAX_HEADER || fread(hdr, 1, len, f) != len ||
+        fstat(fileno(f), &st) != 0) {
         fclose(f);
-        return kt_err_set(err, KT_S_INPUT, "'%s': header unreadable", path);
+        return kt_err_set(err, KT_S_INPUT,
+                          "'%s': header unreadable (%zu bytes; at most %d "
+                          "are read)",
+                          path, len, KT_DECL_NPY_MAX_HEADER);
     }
     fclose(f);
     hdr[len] = '\0';
-    if (npy_field(hdr, "'descr'", descr, sizeof descr) ||
-        npy_field(hdr, "'fortran_order'", order, sizeof order) ||
-        npy_field(hdr, "'shape'", shape, sizeof shape))
-        return kt_err_set(err, KT_S_INPUT, "'%s': header '%s' unreadable", path,
-                          hdr);
-    if (strcmp(descr, npy_descr[want]) != 0 &&
-        !(descr[0] == '=' && strcmp(descr + 1, npy_descr[want] + 1) == 0))
-        return kt_err_set(err, KT_S_INPUT,
-                          "'%s' holds dtype '%s'; the buffer's type %s is "
-                          "'%s'",
-                          path, descr, kt_decl_type_name(want),
-                          npy_descr[want]);
-    for (char *p = shape + 1; *p && *p != ')';) {
-        char *end;
-        unsigned long long d = strtoull(p, &end, 10);
-        if (end == p)
-            break;
-        n *= (size_t)d;
-        p = end + strspn(end, ", ");
-    }
-    (void)order; /* element order does not change the element count */
-    *count = n;
     *data_offset = (long)((v2 ? 12 : 10) + len);
+    if ((rc = npy_fields(path, hdr, want, count, err)))
+        return rc;
+    /* The data must be there, whole: a cut file is not zeros. */
+    if (__builtin_mul_overflow(*count, kt_decl_type_size(want), &need) ||
+        __builtin_add_overflow(need, (size_t)*data_offset, &need) ||
+        (unsigned long long)st.st_size != need)
+        return kt_err_set(
+            err, KT_S_INPUT,
+            "'%s': %lld bytes, where its header (%zu elements "
+            "of %s) needs %zu%s",
+            path, (long long)st.st_size, *count, kt_decl_type_name(want), need,
+            (unsigned long long)st.st_size < need ? ": cut short" : "");
     return KT_S_OK;
 }
 
@@ -217,8 +287,8 @@ static kt_status read_npy(const kt_decl_fill *f, kt_decl_type t, void *dst,
         return kt_err_set(err, KT_S_INPUT,
                           "'%s' holds %zu elements; the buffer has %zu",
                           f->path, have, n);
-    if (!(fp = fopen(f->path, "rb")) || fseek(fp, offset, SEEK_SET) != 0 ||
-        fread(dst, es, n, fp) != n) {
+    if (!(fp = kt_file_open_regular(f->path, ".npy input", "rb", err)) ||
+        fseek(fp, offset, SEEK_SET) != 0 || fread(dst, es, n, fp) != n) {
         if (fp)
             fclose(fp);
         return kt_err_set(err, KT_S_INPUT, "'%s': cannot read %zu elements",

@@ -10,11 +10,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/cachedir.h"
 #include "core/clock.h"
-#include "core/fileio.h"
 #include "core/hash.h"
 #include "core/msg.h"
 #include "core/settings.h"
+#include "core/term.h"
 #include "engine/calibrate.h"
 #include "engine/nvrtc_code.h"
 
@@ -109,42 +110,54 @@ void kt_nvrtc_arch(int major, int minor, char *out, size_t out_size)
     snprintf(out, out_size, "sm_%d%d", major, minor);
 }
 
-void kt_nvrtc_cache_dir(char *out, size_t out_size)
+/* KTUNE_NVRTC_CACHE=off: no cache. */
+static int cache_off(void)
 {
     kt_settings set;
-    const char *off, *dir, *xdg, *home;
+    const char *off;
 
     kt_settings_read(&set);
     off = set.ktune_nvrtc_cache;
-    dir = set.ktune_cache_dir;
-    xdg = set.xdg_cache_home;
-    home = set.home;
-
-    if (off && strcmp(off, "off") == 0)
-        snprintf(out, out_size, "%s", "");
-    else if (dir && *dir)
-        snprintf(out, out_size, "%s/nvrtc", dir);
-    else if (xdg && *xdg)
-        snprintf(out, out_size, "%s/ktune/nvrtc", xdg);
-    else
-        snprintf(out, out_size, "%s/.cache/ktune/nvrtc",
-                 home && *home ? home : "/tmp");
+    return off && strcmp(off, "off") == 0;
 }
 
-/* A length and that many bytes, no longer than the file holds (limit): a
- * damaged length is a damaged entry, never a huge allocation. */
-static int read_blob(FILE *f, long limit, char **out, size_t *size)
+void kt_nvrtc_cache_dir(char *out, size_t out_size)
+{
+    int n;
+
+    if (cache_off() || kt_cache_root(out, out_size, NULL))
+        out[0] = '\0';
+    else if ((n = (int)strlen(out)) + sizeof "/nvrtc" > out_size)
+        out[0] = '\0';
+    else
+        memcpy(out + n, "/nvrtc", sizeof "/nvrtc");
+}
+
+kt_status kt_nvrtc_cache_open(char *out, size_t out_size, kt_err *err)
+{
+    out[0] = '\0';
+    return cache_off() ? KT_S_OK : kt_cache_dir("nvrtc", out, out_size, err);
+}
+
+/* The entry's bytes being parsed. */
+typedef struct reader {
+    const char *at, *end;
+} reader;
+
+/* A length and that many bytes, no longer than what is left: a damaged
+ * length is a damaged entry, never a huge allocation. */
+static int read_blob(reader *r, char **out, size_t *size)
 {
     uint64_t n;
-    long at;
-    if (fread(&n, sizeof n, 1, f) != 1 || (at = ftell(f)) < 0 ||
-        n > (uint64_t)(limit - at))
+    if ((size_t)(r->end - r->at) < sizeof n)
         return -1;
-    if (!(*out = malloc((size_t)n + 1)))
+    memcpy(&n, r->at, sizeof n);
+    r->at += sizeof n;
+    if (n > (uint64_t)(r->end - r->at) || !(*out = malloc((size_t)n + 1)))
         return -1;
-    if (n && fread(*out, 1, (size_t)n, f) != n)
-        return -1;
+    memcpy(*out, r->at, (size_t)n);
     (*out)[n] = '\0';
+    r->at += n;
     *size = (size_t)n;
     return 0;
 }
@@ -158,41 +171,58 @@ static int write_blob(FILE *f, const void *data, size_t size)
                : -1;
 }
 
+/* The entry's fields after its identity into out: 1, or -1 damaged. */
+static int parse_rest(reader *r, kt_nvrtc_output *out)
+{
+    uint32_t compiled;
+    size_t n;
+
+    if ((size_t)(r->end - r->at) < sizeof compiled)
+        return -1;
+    memcpy(&compiled, r->at, sizeof compiled);
+    r->at += sizeof compiled;
+    if (read_blob(r, &out->lowered, &n) || read_blob(r, &out->log, &n) ||
+        read_blob(r, &out->image, &out->image_size) || r->at != r->end)
+        return -1;
+    /* The log reaches the terminal: no escape sequence from a file. */
+    kt_term_sanitize(out->log);
+    out->compiled = compiled != 0;
+    out->cached = 1;
+    return 1;
+}
+
 /* 1: a valid entry for exactly this identity was read into out; 0: none
  * (no file, or another identity under the same hash); -1: a damaged entry
- * (cut short, wrong magic, sizes beyond the file), which is a miss too. */
-static int cache_read(const char *path, const identity *id,
+ * (wrong magic, sizes beyond the file); -2: one not to be used (a link, not
+ * ours, writable by others, its hash wrong: said in a note here). Both are
+ * misses. */
+static int cache_read(const char *dir, const char *name, const identity *id,
                       kt_nvrtc_output *out)
 {
-    FILE *f = fopen(path, "rb");
-    char magic[8], *stored = NULL;
-    size_t stored_size = 0, n;
-    uint32_t compiled;
-    long size = -1;
+    char *text = NULL, *stored = NULL;
+    size_t len = 0, stored_size = 0;
+    reader r;
+    kt_err e;
     int ok = -1;
 
-    if (!f)
-        return 0;
-    if (fseek(f, 0, SEEK_END) == 0)
-        size = ftell(f);
-    rewind(f);
-    if (size >= 8 && fread(magic, 1, 8, f) == 8 &&
-        memcmp(magic, CACHE_MAGIC, 8) == 0 &&
-        read_blob(f, size, &stored, &stored_size) == 0) {
-        if (stored_size != id->size || memcmp(stored, id->text, id->size) != 0)
-            ok = 0; /* a whole entry of another identity */
-        else if (fread(&compiled, sizeof compiled, 1, f) == 1 &&
-                 read_blob(f, size, &out->lowered, &n) == 0 &&
-                 read_blob(f, size, &out->log, &n) == 0 &&
-                 read_blob(f, size, &out->image, &out->image_size) == 0 &&
-                 fgetc(f) == EOF) {
-            out->compiled = compiled != 0;
-            out->cached = 1;
-            ok = 1;
-        }
+    kt_err_clear(&e);
+    if (kt_cache_get(dir, name, KT_NVRTC_ENTRY_MAX, &text, &len, &e)) {
+        kt_term_sanitize(e.msg);
+        kt_msg("note: %s; compiling it again\n", e.msg);
+        ok = -2;
+    } else if (!text) {
+        ok = 0;
+    } else if (r.at = text, r.end = text + len,
+               len >= 8 && memcmp(text, CACHE_MAGIC, 8) == 0) {
+        r.at += 8;
+        if (read_blob(&r, &stored, &stored_size) == 0)
+            ok = stored_size != id->size ||
+                         memcmp(stored, id->text, id->size) != 0
+                     ? 0 /* a whole entry of another identity */
+                     : parse_rest(&r, out);
     }
     free(stored);
-    fclose(f);
+    free(text);
     if (ok != 1) {
         kt_nvrtc_output_free(out);
         memset(out, 0, sizeof *out);
@@ -200,20 +230,17 @@ static int cache_read(const char *path, const identity *id,
     return ok;
 }
 
-/* Written to a temporary name and renamed: readers see whole entries. */
-static void cache_write(const char *path, const identity *id,
+/* Written whole (core/cachedir.h): readers see whole entries. */
+static void cache_write(const char *dir, const char *name, const identity *id,
                         const kt_nvrtc_output *out)
 {
-    char tmp[4200];
     uint32_t compiled = (uint32_t)out->compiled;
-    FILE *f;
+    char *buf = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&buf, &size);
     int bad;
 
-    kt_make_parent_dirs(path);
-    /* Unique per process and thread: several may write the same entry. */
-    snprintf(tmp, sizeof tmp, "%s.%ld.%lx.tmp", path, (long)getpid(),
-             (unsigned long)pthread_self());
-    if (!(f = fopen(tmp, "wb")))
+    if (!f)
         return;
     bad =
         fwrite(CACHE_MAGIC, 1, 8, f) != 8 ||
@@ -223,8 +250,9 @@ static void cache_write(const char *path, const identity *id,
         write_blob(f, out->log, out->log ? strlen(out->log) : 0) ||
         write_blob(f, out->image, out->image_size);
     bad |= fclose(f) != 0;
-    if (bad || rename(tmp, path) != 0)
-        unlink(tmp);
+    if (!bad)
+        (void)kt_cache_put(dir, name, buf, size, NULL);
+    free(buf);
 }
 
 static kt_status fetch_log(nvrtcProgram prog, kt_nvrtc_output *out, kt_err *err)
@@ -331,13 +359,12 @@ static kt_status cache_path(const char *key, char *path, size_t size,
                             kt_err *err)
 {
     char dir[4096];
+    kt_status rc;
     int n;
 
-    kt_nvrtc_cache_dir(dir, sizeof dir);
-    if (!dir[0]) {
-        path[0] = '\0';
-        return KT_S_OK;
-    }
+    path[0] = '\0';
+    if ((rc = kt_nvrtc_cache_open(dir, sizeof dir, err)) || !dir[0])
+        return rc;
     n = snprintf(path, size, "%s/%s.bin", dir, key);
     if (n < 0 || (size_t)n >= size)
         return kt_err_set(err, KT_S_INPUT,
@@ -347,18 +374,40 @@ static kt_status cache_path(const char *key, char *path, size_t size,
     return KT_S_OK;
 }
 
+/* path's folder into dir; its last part, or NULL ("" or no folder). */
+static const char *split_path(const char *path, char *dir, size_t size)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash || (size_t)(slash - path) >= size)
+        return NULL;
+    memcpy(dir, path, (size_t)(slash - path));
+    dir[slash - path] = '\0';
+    return slash + 1;
+}
+
 /* Reads req's entry into out: 1 read, 0 a miss; a damaged entry is a miss
  * with a note (and out->damaged set), written over by the compile. */
 static int cache_get(const char *path, const identity *id, kt_nvrtc_output *out)
 {
-    int got = path[0] ? cache_read(path, id, out) : 0;
-    if (got < 0) {
+    char dir[4200];
+    const char *name = split_path(path, dir, sizeof dir);
+    int got = name ? cache_read(dir, name, id, out) : 0;
+    if (got == -1)
         kt_msg("note: %s: a damaged NVRTC cache entry (cut short or "
                "overwritten), compiling it again\n",
                path);
-        out->damaged = 1;
-    }
+    out->damaged = got < 0;
     return got > 0;
+}
+
+/* cache_write for an entry's full path. */
+static void cache_put(const char *path, const identity *id,
+                      const kt_nvrtc_output *out)
+{
+    char dir[4200];
+    const char *name = split_path(path, dir, sizeof dir);
+    if (name)
+        cache_write(dir, name, id, out);
 }
 
 /* req's identity, key and cache entry path ("" when the cache is off);
@@ -470,10 +519,10 @@ kt_status kt_nvrtc_finish_via(const kt_nvrtc_request *req,
         if (run)
             cpu += out->cpu_seconds;
         if (!rc && cpath[0])
-            cache_write(cpath, &cid, out);
+            cache_put(cpath, &cid, out);
     }
     if (!rc && path[0])
-        cache_write(path, &id, out);
+        cache_put(path, &id, out);
     out->seconds = seconds + (kt_clock_seconds() - t0);
     out->cpu_seconds = cpu + (kt_clock_thread_cpu_seconds() - cpu0);
 done:
@@ -544,7 +593,7 @@ kt_status kt_nvrtc_cache_store(const kt_nvrtc_request *req,
 
     if (!(rc = entry_of(req, NULL, &id, key, path, sizeof path, err)) &&
         path[0])
-        cache_write(path, &id, out);
+        cache_put(path, &id, out);
     free(id.text);
     return rc;
 }

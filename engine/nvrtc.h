@@ -15,8 +15,8 @@
  * kernel. Failed compilations are cached too (with their log), so a cached run
  * compiles nothing at all.
  *
- * Cache folder: $KTUNE_CACHE_DIR/nvrtc, else $XDG_CACHE_HOME/ktune/nvrtc,
- * else ~/.cache/ktune/nvrtc (the calibration cache's parent).
+ * Cache folder: nvrtc/ in ktune's cache folder (core/cachedir.h: private,
+ * entries checked and hashed before a module is loaded from one).
  * KTUNE_NVRTC_CACHE=off disables it.
  */
 #ifndef KT_NVRTC_H
@@ -80,8 +80,16 @@ kt_status kt_nvrtc_version(int *major, int *minor, kt_err *err);
 /* The real architecture of compute capability major.minor: "sm_90". */
 void kt_nvrtc_arch(int major, int minor, char *out, size_t out_size);
 
-/* The cache folder (not created); "" when the cache is off. */
+/* The largest cache entry read (bytes). */
+#define KT_NVRTC_ENTRY_MAX ((size_t)1 << 30)
+
+/* The cache folder (not created nor checked); "" when the cache is off or
+ * has no root (core/cachedir.h). */
 void kt_nvrtc_cache_dir(char *out, size_t out_size);
+
+/* The cache folder made and checked private into out ("" when the cache is
+ * off); KT_S_INPUT naming why a folder is refused. */
+kt_status kt_nvrtc_cache_open(char *out, size_t out_size, kt_err *err);
 
 /* The first line of the log that says "error", for one-line messages,
  * with what to do where the log says host code of CUB or Thrust was met

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/cachedir.h"
 #include "core/clock.h"
 #include "core/desc_json.h"
 #include "core/fileio.h"
@@ -259,25 +260,27 @@ static json_t *cache_key(const char *path)
     return key;
 }
 
-static void cache_file(const json_t *key, char *out, size_t size)
+/* The verdict's entry: plugins/<hash>.json in the cache folder (made and
+ * checked private, core/cachedir.h); 0, or -1 without a usable folder. */
+static int cache_file(const json_t *key, char *dir, size_t size, char *name,
+                      size_t name_size)
 {
     const char *p = json_string_value(json_object_get(key, "path"));
     uint64_t h = kt_hash_fnv1a_str(KT_HASH_FNV1A_BASIS, p);
-    char name[64];
 
-    snprintf(name, sizeof name, "plugins/%016llx.json", (unsigned long long)h);
-    kt_cache_path(name, out, size);
+    snprintf(name, name_size, "%016llx.json", (unsigned long long)h);
+    return kt_cache_dir("plugins", dir, size, NULL) ? -1 : 0;
 }
 
 static int cache_read(const json_t *key, kt_probe_verdict *v)
 {
-    char path[4096], *text = NULL;
+    char dir[4096], name[64], *text = NULL;
     size_t len;
     json_t *rec;
     const char *msg;
 
-    cache_file(key, path, sizeof path);
-    if (kt_file_read(path, "cache", MAX_REPLY, &text, &len, NULL))
+    if (cache_file(key, dir, sizeof dir, name, sizeof name) ||
+        kt_cache_get(dir, name, MAX_REPLY, &text, &len, NULL) || !text)
         return 0;
     rec = json_loadb(text, len, 0, NULL);
     free(text);
@@ -304,7 +307,7 @@ static int cache_read(const json_t *key, kt_probe_verdict *v)
 /* Best effort: a cache that cannot be written only costs time. */
 static void cache_write(const json_t *key, const kt_probe_verdict *v)
 {
-    char path[4096], tmp[4200];
+    char dir[4096], name[64], *text;
     json_t *rec = json_pack("{s:O,s:b}", "key", key, "ok", v->ok);
 
     if (!rec)
@@ -313,11 +316,11 @@ static void cache_write(const json_t *key, const kt_probe_verdict *v)
         json_object_set(rec, "descriptor", v->desc);
     else
         json_object_set_new(rec, "message", json_string(v->message));
-    cache_file(key, path, sizeof path);
-    snprintf(tmp, sizeof tmp, "%s.%d.tmp", path, (int)getpid());
-    kt_make_parent_dirs(path);
-    if (json_dump_file(rec, tmp, JSON_COMPACT) == 0 && rename(tmp, path) != 0)
-        unlink(tmp);
+    if (!cache_file(key, dir, sizeof dir, name, sizeof name) &&
+        (text = json_dumps(rec, JSON_COMPACT))) {
+        (void)kt_cache_put(dir, name, text, strlen(text), NULL);
+        free(text);
+    }
     json_decref(rec);
 }
 

@@ -19,22 +19,48 @@
 #include "report/html.h"
 #include "report/plot.h"
 
+/* The points being ordered for the front (qsort has no context). */
+typedef struct tpoint {
+    double t, e;
+    size_t i;
+} tpoint;
+
+static int by_time_then_energy(const void *a, const void *b)
+{
+    const tpoint *x = a, *y = b;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    return (x->e > y->e) - (x->e < y->e);
+}
+
 size_t kt_fig_pareto(const double *time, const double *energy, size_t n,
                      int *front)
 {
-    size_t count = 0;
+    tpoint *p = malloc((n ? n : 1) * sizeof *p);
+    double before = INFINITY; /* least energy of every faster point */
+    size_t count = 0, m = 0;
 
     /* On the front: no other point at most as slow and as costly, and
-     * better in one of the two. */
+     * better in one of the two. Sorted by time, one sweep: O(n log n). A
+     * NaN neither dominates nor is dominated. */
     for (size_t i = 0; i < n; ++i) {
-        int dominated = 0;
-        for (size_t k = 0; k < n && !dominated; ++k)
-            dominated = k != i && time[k] <= time[i] &&
-                        energy[k] <= energy[i] &&
-                        (time[k] < time[i] || energy[k] < energy[i]);
-        front[i] = !dominated;
-        count += (size_t)front[i];
+        front[i] = 1;
+        if (p && !isnan(time[i]) && !isnan(energy[i]))
+            p[m++] = (tpoint){time[i], energy[i], i};
     }
+    if (!p)
+        return n; /* out of memory: every point shown as on the front */
+    qsort(p, m, sizeof *p, by_time_then_energy);
+    for (size_t a = 0, b; a < m; a = b) {
+        /* p[a..b): one time; p[a] has its least energy */
+        for (b = a; b < m && p[b].t == p[a].t; ++b)
+            front[p[b].i] = !(before <= p[b].e || p[a].e < p[b].e);
+        if (p[a].e < before)
+            before = p[a].e;
+    }
+    free(p);
+    for (size_t i = 0; i < n; ++i)
+        count += (size_t)front[i];
     return count;
 }
 

@@ -16,7 +16,21 @@ typedef struct param_info {
     const char *name; /* borrowed */
     int labels;       /* an enumeration: values are labels */
     json_t *values;   /* declared order (labels) or ascending; owned */
+    json_t *seen;     /* value key (seen_key) -> its index in values while
+                         collecting (labels keep theirs); owned: a hashed
+                         set, so 100k distinct values are not compared
+                         with each other */
 } param_info;
+
+/* v's key in seen: its kind and its text. */
+static int seen_key(const json_t *v, char *out, size_t size)
+{
+    if (json_is_integer(v))
+        return snprintf(out, size, "i%lld", (long long)json_integer_value(v)) <
+               (int)size;
+    return json_is_string(v) &&
+           snprintf(out, size, "s%s", json_string_value(v)) < (int)size;
+}
 
 static param_info *find_param(param_info *ps, size_t n, const char *name)
 {
@@ -28,13 +42,22 @@ static param_info *find_param(param_info *ps, size_t n, const char *name)
 
 static void add_value(param_info *pi, const json_t *v)
 {
+    char key[256];
     size_t i;
     const json_t *x;
     if (!json_is_integer(v) && !json_is_string(v))
         return;
-    json_array_foreach (pi->values, i, x)
-        if (json_equal(x, (json_t *)v))
+    if (seen_key(v, key, sizeof key)) {
+        if (json_object_get(pi->seen, key))
             return;
+        json_object_set_new(
+            pi->seen, key,
+            json_integer((json_int_t)json_array_size(pi->values)));
+    } else { /* a label too long for a key: compared with each */
+        json_array_foreach (pi->values, i, x)
+            if (json_equal(x, (json_t *)v))
+                return;
+    }
     if (json_is_string(v))
         pi->labels = 1;
     json_array_append(pi->values, (json_t *)v);
@@ -47,6 +70,7 @@ static size_t add_param(param_info *ps, size_t n, const char *name)
     ps[n].name = name;
     ps[n].labels = 0;
     ps[n].values = json_array();
+    ps[n].seen = json_object();
     return n + 1;
 }
 
@@ -106,6 +130,7 @@ static double x_of(const kt_fig_ctx *c, const param_info *pi,
                    const kt_src_point *p)
 {
     const json_t *v, *x;
+    char key[256];
     size_t i;
     if (!pi) {
         for (i = 0; i < c->num_variants; ++i)
@@ -118,6 +143,10 @@ static double x_of(const kt_fig_ctx *c, const param_info *pi,
         return NAN;
     if (!pi->labels)
         return json_is_integer(v) ? (double)json_integer_value(v) : NAN;
+    if (seen_key(v, key, sizeof key))
+        return (x = json_object_get(pi->seen, key))
+                   ? (double)json_integer_value(x)
+                   : NAN;
     json_array_foreach (pi->values, i, x)
         if (json_equal(x, (json_t *)v))
             return (double)i;
@@ -405,6 +434,8 @@ void kt_fig_parameters(kt_fig_ctx *c)
             time_chart(c, &ps[i]);
     }
     fputs("</section>\n", c->out);
-    for (size_t i = 0; i < n; ++i)
+    for (size_t i = 0; i < n; ++i) {
         json_decref(ps[i].values);
+        json_decref(ps[i].seen);
+    }
 }

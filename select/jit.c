@@ -6,6 +6,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -324,9 +325,27 @@ static void cache_path(const kt_select_jit *j, const request *r, char *out,
 
 /* The cached image: "ktune-jit 1\n", the lowered name and the size on a
  * line each, then the bytes; anything else is a miss. */
+/* path opened for reading only while it is a regular file of this user
+ * that nobody else may write, reached through no link: an image planted by
+ * someone else is never loaded (issue 53, N18). */
+static FILE *open_own(const char *path)
+{
+    struct stat st;
+    FILE *f = NULL;
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+        !(st.st_mode & 022))
+        f = fdopen(fd, "rb");
+    if (!f)
+        close(fd);
+    return f;
+}
+
 static int cache_read(const char *path, kt_select_image *img)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = open_own(path);
     char magic[sizeof JIT_MAGIC], name[4096];
     unsigned long long size = 0;
     int ok = 0;
@@ -359,7 +378,7 @@ static void make_dirs(const char *dir)
             mkdir(tmp, 0755);
             *p = '/';
         }
-    mkdir(tmp, 0755);
+    mkdir(tmp, 0700); /* the cache itself: this user's alone */
 }
 
 /* Written whole under a temporary name, then renamed: a reader never sees
@@ -370,11 +389,18 @@ static void cache_write(const char *path, const kt_select_jit *j,
 {
     char tmp[4200];
     FILE *f;
-    int ok;
+    int ok, fd;
     make_dirs(j->cache);
-    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
-    if (!(f = fopen(tmp, "wb")))
+    /* mkstemp: an exclusive new file of a random name (mode 0600), never
+     * a link planted at a name guessed ahead (issue 53, N17) */
+    if ((size_t)snprintf(tmp, sizeof tmp, "%s.XXXXXX", path) >= sizeof tmp ||
+        (fd = mkstemp(tmp)) < 0)
         return;
+    if (!(f = fdopen(fd, "wb"))) {
+        close(fd);
+        unlink(tmp);
+        return;
+    }
     ok = fprintf(f, "%s%s\n%zu\n", JIT_MAGIC, img->lowered_name, img->size) >
              0 &&
          fwrite(img->data, 1, img->size, f) == img->size;

@@ -42,14 +42,20 @@ static void print_space_check(FILE *out, const kt_job *job)
     uint64_t *allowed = calloc(job->space.num_slots + 1, sizeof *allowed);
     uint64_t total = 0;
     kt_err err;
+    int estimated = 0;
     int counted =
         allowed && kt_space_count_required(&job->space, job->sizes, allowed,
-                                           &total, &err) == KT_S_OK;
+                                           &total, &estimated, &err) == KT_S_OK;
+    const char *about = estimated ? "about " : "";
 
     fprintf(out, "space %llu point(s) before device limits",
             (unsigned long long)job->space.size);
     if (counted)
-        fprintf(out, ", %llu after require", (unsigned long long)total);
+        fprintf(out, ", %s%llu after require%s", about,
+                (unsigned long long)total,
+                estimated ? " (estimated from random points: too many to "
+                            "count each in seconds)"
+                          : "");
     fputs(":\n", out);
     for (size_t s = 0; s < job->space.num_slots; ++s) {
         const kt_space_variant *slot = &job->space.slots[s];
@@ -67,7 +73,7 @@ static void print_space_check(FILE *out, const kt_job *job)
             fputc('}', out);
         }
         if (counted && allowed[s] != slot->size)
-            fprintf(out, "; %llu after require",
+            fprintf(out, "; %s%llu after require", about,
                     (unsigned long long)allowed[s]);
         fputc('\n', out);
     }

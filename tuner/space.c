@@ -683,10 +683,16 @@ static int is_declared(const kt_space *space)
     return kt_call_require(space->plugin, space->op, 0, &parts, &n);
 }
 
+/* Values --check's count may try before it estimates instead: a few
+ * seconds of walking. */
+#define COUNT_BUDGET (UINT64_C(1) << 22)
+
+/* Counts slot s: with check, every allowed point visited; else within
+ * COUNT_BUDGET, *estimated set when the count is an estimate. */
 static kt_status count_declared_slot(const kt_space *space, size_t s,
                                      const int64_t *sizes,
                                      declared_count *check, uint64_t *n,
-                                     kt_err *err)
+                                     int *estimated, kt_err *err)
 {
     const kt_space_variant *slot = &space->slots[s];
     kt_prune_dim dims[KT_MAX_PARAMS];
@@ -706,23 +712,27 @@ static kt_status count_declared_slot(const kt_space *space, size_t s,
         check->num_params = slot->num_params;
         spec.visit = check_allowed;
         spec.ctx = check;
+        return kt_prune_count(&spec, n, err);
     }
-    return kt_prune_count(&spec, n, err);
+    return kt_prune_count_within(&spec, COUNT_BUDGET, n, estimated, err);
 }
 
 kt_status kt_space_count_required(const kt_space *space, const int64_t *sizes,
                                   uint64_t *per_slot, uint64_t *count,
-                                  kt_err *err)
+                                  int *estimated, kt_err *err)
 {
     kt_status rc;
 
     *count = 0;
+    *estimated = 0;
     if (!is_declared(space))
         return not_declared(space->op, err);
     for (size_t s = 0; s < space->num_slots; ++s) {
         uint64_t n;
-        if ((rc = count_declared_slot(space, s, sizes, NULL, &n, err)))
+        int est = 0;
+        if ((rc = count_declared_slot(space, s, sizes, NULL, &n, &est, err)))
             return rc;
+        *estimated |= est;
         n *= space->settings; /* a setting changes no requirement */
         if (per_slot)
             per_slot[s] = n;
@@ -740,7 +750,8 @@ static kt_status count_declared(const kt_space *space, uint64_t limit,
     *count = 0;
     for (size_t s = 0; s < space->num_slots; ++s) {
         uint64_t n;
-        if ((rc = count_declared_slot(space, s, space->sizes, &dc, &n, err)))
+        if ((rc = count_declared_slot(space, s, space->sizes, &dc, &n, NULL,
+                                      err)))
             return rc;
         *count += n * space->settings;
     }

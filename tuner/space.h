@@ -157,10 +157,13 @@ kt_status kt_space_count_feasible(const kt_space *space, uint64_t limit,
  * require (with a space file's Conditions) at sizes, per slot into
  * per_slot[] (may be NULL, else num_slots long) and in all; no device
  * needed: --check's count. Pruned (core/prune.h), so millions of points
- * take well under a second. KT_S_UNSUPPORTED for an operator that is not
- * declared (its constraints are its plugin's code). */
+ * take well under a second; where the walk would try more than 2^22
+ * values (a condition reading every parameter of a huge space) the count
+ * is estimated from random points and *estimated set, so --check answers
+ * in seconds for spaces up to 2^64 points. KT_S_UNSUPPORTED for an
+ * operator that is not declared (its constraints are its plugin's code). */
 kt_status kt_space_count_required(const kt_space *space, const int64_t *sizes,
                                   uint64_t *per_slot, uint64_t *count,
-                                  kt_err *err);
+                                  int *estimated, kt_err *err);
 
 #endif

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "core/fileio.h"
 #include "core/version.h"
 
 /* One line to write, with the key it sorts and merges by. */
@@ -190,10 +191,17 @@ static kt_status lock_file(const char *path, char *lock, size_t size, int *fd,
 {
     snprintf(lock, size, "%s.lock", path);
     for (;;) {
-        *fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        /* O_NOFOLLOW: a link planted at the lock's name is refused. */
+        *fd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
         if (*fd < 0)
-            return kt_err_set(err, KT_S_IO, "%s: cannot create the lock: %s",
-                              lock, strerror(errno));
+            return errno == ELOOP
+                       ? kt_err_set(err, KT_S_INPUT,
+                                    "%s: the lock is a link; refusing to "
+                                    "follow it (remove it)",
+                                    lock)
+                       : kt_err_set(err, KT_S_IO,
+                                    "%s: cannot create the lock: %s", lock,
+                                    strerror(errno));
         while (flock(*fd, LOCK_EX) != 0)
             if (errno != EINTR) {
                 close(*fd);
@@ -296,34 +304,23 @@ static kt_status write_lines(FILE *f, const line_list *l)
     return bad ? KT_S_IO : KT_S_OK;
 }
 
-/* A temporary file next to path, synced, renamed over it. */
+/* Written whole through an exclusive temporary file in path's folder,
+ * synced and renamed over it: never through a link planted there. */
 static kt_status write_file(const char *path, const line_list *l, kt_err *err)
 {
-    char tmp[4096 + 32];
-    FILE *f;
-    int fd;
+    char *text = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&text, &size);
     kt_status rc;
 
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0 || !(f = fdopen(fd, "w"))) {
-        rc = kt_err_set(err, KT_S_IO, "%s: cannot create: %s", tmp,
-                        strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        return rc;
-    }
+    if (!f)
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
     rc = write_lines(f, l);
-    if (!rc && (fflush(f) != 0 || fsync(fileno(f)) != 0))
-        rc = KT_S_IO;
-    if (fclose(f) != 0)
-        rc = KT_S_IO;
-    if (!rc && rename(tmp, path) != 0)
-        rc = KT_S_IO;
-    if (rc) {
-        kt_err_set(err, KT_S_IO, "%s: cannot write: %s", path, strerror(errno));
-        unlink(tmp);
-    }
+    if (fclose(f) != 0 || rc)
+        rc = kt_err_set(err, KT_S_NOMEM, "%s: out of memory", path);
+    else
+        rc = kt_file_replace(path, text, size, 0644, err);
+    free(text);
     return rc;
 }
 

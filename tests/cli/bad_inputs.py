@@ -346,15 +346,19 @@ ENV = {
     "KTUNE_TIMELINE_DRIVER": ["2"],
     "KTUNE_TIMELINE_FLUSH_MS": ["0", "x"],
     "KTUNE_TRACER": ["/no/such.so", "/"],
+    "KTUNE_NVML_LIBRARY": ["/", "/dev/zero"],
     "KTUNE_PLUGIN_PATH": ["/dev/zero"],
+    "KTUNE_NVML_RESTORE": ["/dev/zero", "/", "/no/such/folder/restore"],
+    "KTUNE_NVRTC_HELPER": ["/no/such/helper", "/", "/dev/zero"],
 }
 
 
 # Documented variables whose garbage is no error by design: a missing NVML
-# library is a note (docs/energy.md), KTUNE_TIMELINE_DIR is set by ktune
+# library is a note (docs/energy.md; a folder or a device is refused, in
+# ENV), KTUNE_TIMELINE_DIR is set by ktune
 # for the programs it traces. They must not crash it.
 ENV_FREE = {
-    "KTUNE_NVML_LIBRARY": ["/no/such.so", "/", "/dev/zero", "x" * 5000],
+    "KTUNE_NVML_LIBRARY": ["/no/such.so", "x" * 5000],
     "KTUNE_TIMELINE_DIR": ["/etc/passwd", "/dev/null", ""],
 }
 # Folders a declaration names with ${VAR}: garbage there leaves its source

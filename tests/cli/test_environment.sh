@@ -39,6 +39,14 @@ good KTUNE_CUPTI_RANGE launch
 bad KTUNE_TIMELINE_DRIVER 2
 bad KTUNE_TIMELINE_FLUSH_MS 0 60000 -5 x 1.5 1000000
 bad KTUNE_TRACER "$PWD/a_folder" /no/such/tracer.so
+# Issue 53, N12: the NVML restore file, the NVML library and the NVRTC
+# helper are checked too.
+bad KTUNE_NVML_RESTORE /dev/zero "$PWD/a_folder" /no/such/folder/restore
+good KTUNE_NVML_RESTORE "$PWD/a_file" "$PWD/new_restore"
+bad KTUNE_NVML_LIBRARY /dev/zero "$PWD/a_folder"
+good KTUNE_NVML_LIBRARY libnvidia-ml.so.1 /no/such/libnvidia-ml.so.1 "$PWD/a_file"
+bad KTUNE_NVRTC_HELPER /no/such/helper "$PWD/a_file" "$PWD/a_folder" on
+good KTUNE_NVRTC_HELPER off /bin/true
 # Every command, not only list.
 for cmd in "tune --check $KT_SOURCE_DIR/configs/vector_add.ini" "info" \
     "bench vector_add:add" "wisdom show x" "diff a b" "report x"; do

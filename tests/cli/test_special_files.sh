@@ -54,6 +54,32 @@ for f in /dev/zero fifo .; do
     expect_exit 2 timeout 15 "$K" report "$f" -o r.html
     expect_text "expected a regular file"
 done
+# --- a capture manifest and a declared .npy input (issue 53, N21) ------------
+python3 "$KT_SOURCE_DIR/tests/capture/make_capture.py" caps/vecadd
+rm caps/vecadd/capture.json
+mkfifo caps/vecadd/capture.json
+expect_exit 2 timeout 15 "$K" capture --check caps/vecadd
+expect_text "capture manifest caps/vecadd/capture.json: is a FIFO"
+expect_exit 2 timeout 15 "$K" capture --check /dev/zero
+expect_text "capture manifest /dev/zero: is a character device"
+cp "$KT_SOURCE_DIR"/tests/declared/features/features.* .
+mkfifo pipe.npy
+ln -s /dev/zero zero.npy
+for f in pipe.npy zero.npy; do
+    sed "s|from weights.npy|from $f|" features.ini > npy.ini
+    expect_exit 2 timeout 15 "$K" tune --check npy.ini
+    expect_text "npy.ini:13: [operator] buffer.w"
+    expect_text "expected a regular file"
+done
+# A .npy cut short, or its header alone, is refused by --check too (N25).
+head -c 150 "$KT_SOURCE_DIR"/tests/declared/features/weights.npy > cut.npy
+sed "s|from weights.npy|from cut.npy|" features.ini > npy.ini
+expect_exit 2 timeout 15 "$K" tune --check npy.ini
+expect_text "cut short"
+head -c 128 "$KT_SOURCE_DIR"/tests/declared/features/weights.npy > cut.npy
+expect_exit 2 timeout 15 "$K" tune --check npy.ini
+expect_text "cut short"
+
 # --- list --plugin F: F's reason is the first line, not after the listing -----
 : > empty.so
 "$K" list --plugin empty.so > list.out 2>&1

@@ -5,9 +5,12 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/nvml.h"
+#include "core/nvml_set.h"
 
 static void an_absent_library_is_unsupported_and_noted_once(void **state)
 {
@@ -43,10 +46,31 @@ static void an_absent_library_is_unsupported_and_noted_once(void **state)
     assert_contains(text, "note: energy not measured: /nonexistent/");
 }
 
+/* Issue 53, N21: KTUNE_NVML_RESTORE=/dev/zero spun and a FIFO blocked;
+ * both are refused by name, at once. */
+static void a_restore_file_that_is_not_regular_is_refused(void **state)
+{
+    char fifo[256];
+    kt_err err;
+    (void)state;
+    alarm(20); /* an older ktune never returned */
+    assert_int_equal(kt_nvml_restore(NULL, "/dev/zero", &err), KT_S_INPUT);
+    assert_contains(err.msg, "character device");
+    snprintf(fifo, sizeof fifo, "%s/restore.fifo.%d", KT_TEST_TMP,
+             (int)getpid());
+    unlink(fifo);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    assert_int_equal(kt_nvml_restore(NULL, fifo, &err), KT_S_INPUT);
+    assert_contains(err.msg, "FIFO");
+    alarm(0);
+    unlink(fifo);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(an_absent_library_is_unsupported_and_noted_once),
+        cmocka_unit_test(a_restore_file_that_is_not_regular_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -262,6 +262,74 @@ static void damaged_files_name_the_json_path(void **state)
     unlink(path);
 }
 
+/* s repeated n times, then mid, then tail repeated n times (malloc'ed). */
+static char *nest(const char *head, size_t n, const char *mid, const char *tail)
+{
+    size_t h = strlen(head), m = strlen(mid), t = strlen(tail);
+    char *out = malloc(n * (h + t) + m + 1), *p = out;
+    assert_non_null(out);
+    for (size_t i = 0; i < n; ++i, p += h)
+        memcpy(p, head, h);
+    memcpy(p, mid, m);
+    p += m;
+    for (size_t i = 0; i < n; ++i, p += t)
+        memcpy(p, tail, t);
+    *p = '\0';
+    return out;
+}
+
+/* Issue 53, N20: 100,000 levels of nesting in a condition or a value list
+ * crashed the importer (stack overflow); each is refused naming the
+ * limit. */
+static void hostile_nesting_is_refused_naming_the_limit(void **state)
+{
+    static const struct {
+        const char *head, *mid, *tail, *want;
+        int is_values;
+    } cases[] = {
+        {"(", "a", ")", "deeper than 200 levels", 0},
+        {"-", "a", "", "deeper than 200 levels", 0},
+        {"not ", "a", "", "deeper than 200 levels", 0},
+        {"2**", "a", "", "deeper than 200 levels", 0},
+        {"min(1, ", "a", ")", "deeper than 200 levels", 0},
+        {"list(", "[1]", ")", "deeper than 64 levels", 1},
+        {"(", "[1]", ")", "deeper than 64 levels", 1},
+        {"[x for x in ", "[1]", "]", "deeper than 64 levels", 1},
+    };
+    char path[] = "/tmp/ktune-t1-nest-XXXXXX";
+    int fd = mkstemp(path);
+    (void)state;
+    assert_true(fd >= 0);
+    close(fd);
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+        char *text = nest(cases[k].head, 100000, cases[k].mid, cases[k].tail);
+        FILE *f = fopen(path, "w");
+        kt_t1_space *s = NULL;
+        kt_err err;
+        assert_non_null(f);
+        if (cases[k].is_values)
+            fprintf(f,
+                    "{\"ConfigurationSpace\": {\"TuningParameters\": "
+                    "[{\"Name\": \"a\", \"Values\": \"%s\"}]}}",
+                    text);
+        else
+            fprintf(f,
+                    "{\"ConfigurationSpace\": {\"TuningParameters\": "
+                    "[" OK_PARAM "], \"Conditions\": [{\"Expression\": "
+                    "\"%s\"}]}}",
+                    text);
+        fclose(f);
+        free(text);
+        if (kt_t1_load(path, &s, &err) != KT_S_INPUT)
+            fail_msg("case %zu accepted", k);
+        if (!strstr(err.msg, cases[k].want) || !strstr(err.msg, "limit"))
+            fail_msg("case %zu: '%.300s' lacks '%s'", k, err.msg,
+                     cases[k].want);
+        assert_null(s);
+    }
+    unlink(path);
+}
+
 static void only_regular_files_are_read(void **state)
 {
     kt_t1_space *s = NULL;
@@ -283,6 +351,7 @@ int main(void)
         cmocka_unit_test(bad_value_strings_say_where),
         cmocka_unit_test(damaged_files_name_the_json_path),
         cmocka_unit_test(only_regular_files_are_read),
+        cmocka_unit_test(hostile_nesting_is_refused_naming_the_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,8 +7,11 @@
 #include "tests/kt_test.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/loader.h"
 #include "engine/declared.h"
@@ -165,6 +168,82 @@ static void npy_files_are_read_with_dtype_and_count_checked(void **s)
     assert_non_null(strstr(err.msg, "holds dtype '<f4'"));
 }
 
+/* A version 1 .npy of float32 with this order and shape and data_bytes of
+ * data (zeros) at path. */
+static void write_npy(const char *path, const char *order, const char *shape,
+                      size_t data_bytes)
+{
+    char hdr[128];
+    FILE *f = fopen(path, "wb");
+    int n = snprintf(hdr, sizeof hdr,
+                     "{'descr': '<f4', 'fortran_order': %s, 'shape': %s, }",
+                     order, shape);
+    assert_non_null(f);
+    memset(hdr + n, ' ', sizeof hdr - 10 - (size_t)n);
+    hdr[sizeof hdr - 11] = '\n';
+    fwrite("\x93NUMPY\x01\x00\x76\x00", 1, 10, f);
+    fwrite(hdr, 1, sizeof hdr - 10, f);
+    for (size_t i = 0; i < data_bytes; ++i)
+        fputc(0, f);
+    fclose(f);
+}
+
+/* Issue 53, N21 and N25: a FIFO or a device named as an input blocked or
+ * spun; fortran_order True reached the kernel transposed; a shape whose
+ * product wraps was taken for the count it wraps to; a file cut short or
+ * holding its header alone passed. Each is refused by name. */
+static void hostile_npy_files_are_refused_by_name(void **s)
+{
+    static const struct {
+        const char *order, *shape;
+        size_t bytes;
+        const char *want; /* NULL: accepted */
+    } cases[] = {
+        {"False", "(4, 4)", 64, NULL},
+        {"True", "(16,)", 64, NULL},
+        {"True", "(1, 16)", 64, NULL},
+        {"True", "(4, 4)", 64, "fortran_order True (column-major)"},
+        {"False", "(4, 4)", 0, "cut short"},
+        {"False", "(4, 4)", 10, "cut short"},
+        {"False", "(4, 4)", 80, "needs 192"},
+        {"False", "(4611686018427387908, 4)", 64, "product fits 64 bits"},
+        {"False", "(4, x)", 64, "not a list of sizes"},
+        {"maybe", "(16,)", 64, "expected True or False"},
+    };
+    char path[] = "/tmp/ktune-npy-XXXXXX", fifo[64];
+    size_t n = 0;
+    long offset = 0;
+    kt_err err;
+    int fd = mkstemp(path);
+    (void)s;
+    assert_true(fd >= 0);
+    close(fd);
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+        kt_status rc;
+        write_npy(path, cases[k].order, cases[k].shape, cases[k].bytes);
+        rc = kt_decl_npy_header(path, KT_DECL_F32, &n, &offset, &err);
+        if (!cases[k].want && rc)
+            fail_msg("case %zu refused: %s", k, err.msg);
+        if (cases[k].want &&
+            (rc != KT_S_INPUT || !strstr(err.msg, cases[k].want)))
+            fail_msg("case %zu: '%s' lacks '%s'", k, rc ? err.msg : "accepted",
+                     cases[k].want);
+    }
+    unlink(path);
+    snprintf(fifo, sizeof fifo, "%s.fifo", path);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    alarm(20); /* an older ktune blocked here */
+    assert_int_equal(kt_decl_npy_header(fifo, KT_DECL_F32, &n, &offset, &err),
+                     KT_S_INPUT);
+    alarm(0);
+    assert_non_null(strstr(err.msg, "FIFO"));
+    unlink(fifo);
+    assert_int_equal(
+        kt_decl_npy_header("/dev/zero", KT_DECL_F32, &n, &offset, &err),
+        KT_S_INPUT);
+    assert_non_null(strstr(err.msg, "character device"));
+}
+
 static void a_parameter_that_changes_the_work_reaches_each_point(void **s)
 {
     kt_registry reg;
@@ -239,6 +318,7 @@ int main(void)
         cmocka_unit_test(f16_rounds_to_nearest_even_and_back),
         cmocka_unit_test(integer_stores_saturate),
         cmocka_unit_test(npy_files_are_read_with_dtype_and_count_checked),
+        cmocka_unit_test(hostile_npy_files_are_refused_by_name),
         cmocka_unit_test(a_parameter_that_changes_the_work_reaches_each_point),
         cmocka_unit_test(float_scalars_are_literals_or_true_divisions_of_sizes),
     };

@@ -9,6 +9,8 @@
  * setting. */
 #include "tests/kt_test.h"
 
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -42,6 +44,39 @@ static void the_front_keeps_what_nothing_beats_in_both(void **state)
     assert_false(front[2] || front[3]);
     assert_int_equal(kt_fig_pareto(t, e, 1, front), 1);
     assert_int_equal(kt_fig_pareto(t, e, 0, front), 0);
+}
+
+/* The sorted sweep against every pair compared, on random points with
+ * ties in time, in energy, whole duplicates and NaNs (issue 53, N24: the
+ * front was found in O(n^2), 45 s for 100k points). */
+static void the_front_agrees_with_every_pair_compared(void **state)
+{
+    enum { N = 2000 };
+    static double t[N], e[N];
+    static int front[N];
+    uint64_t x = 88172645463325252u;
+    size_t want = 0;
+    (void)state;
+    for (size_t i = 0; i < N; ++i) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        t[i] = (double)(x % 50);
+        e[i] = (double)((x >> 20) % 50);
+        if (i % 97 == 0)
+            t[i] = NAN;
+        if (i % 89 == 0)
+            e[i] = NAN;
+    }
+    kt_fig_pareto(t, e, N, front);
+    for (size_t i = 0; i < N; ++i) {
+        int dominated = 0;
+        for (size_t k = 0; k < N && !dominated; ++k)
+            dominated = k != i && t[k] <= t[i] && e[k] <= e[i] &&
+                        (t[k] < t[i] || e[k] < e[i]);
+        if (front[i] != !dominated)
+            fail_msg("point %zu (%g, %g): front %d", i, t[i], e[i], front[i]);
+        want += !dominated;
+    }
+    assert_int_equal(kt_fig_pareto(t, e, N, front), want);
 }
 
 static char *render(const kt_sources *s)
@@ -143,6 +178,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(the_front_keeps_what_nothing_beats_in_both),
+        cmocka_unit_test(the_front_agrees_with_every_pair_compared),
         cmocka_unit_test(
             the_chart_marks_the_front_and_states_the_answers_energy),
         cmocka_unit_test(

@@ -10,6 +10,7 @@
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ktune/select.h"
@@ -158,6 +159,61 @@ static void a_damaged_cache_file_is_compiled_again(void **state)
     kt_select_image_free(&b);
 }
 
+/* Issue 53, N17/N18 in libktune-select's cache: an image others may
+ * write, or one reached through a link, is never loaded; the write goes
+ * through an exclusive temporary file, so a link planted at the name an
+ * older library used (FILE.PID.tmp) leaves its target as it was. */
+static void a_planted_cache_file_is_never_loaded(void **state)
+{
+    fixture *f = *state;
+    kt_select_image a, b;
+    kt_select_error e;
+    char tmp[4300], victim[128], got[16] = "";
+    FILE *fp;
+    int before;
+    assert_int_equal(kt_select_jit_compile(f->j, source, "s.cu", "saxpy<2>",
+                                           NULL, 9, 0, &a, &e),
+                     KT_SELECT_OK);
+    assert_int_equal(chmod(a.cache_file, 0666), 0);
+    before = *compiles();
+    assert_int_equal(kt_select_jit_compile(f->j, source, "s.cu", "saxpy<2>",
+                                           NULL, 9, 0, &b, &e),
+                     KT_SELECT_OK);
+    assert_int_equal(b.from_cache, 0);
+    assert_int_equal(*compiles(), before + 1);
+    kt_select_image_free(&b);
+    snprintf(victim, sizeof victim, "%s/victim", f->cache);
+    fp = fopen(victim, "w");
+    assert_non_null(fp);
+    fputs("precious", fp);
+    fclose(fp);
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", a.cache_file, (long)getpid());
+    assert_int_equal(unlink(a.cache_file), 0);
+    assert_int_equal(symlink(victim, tmp), 0);
+    assert_int_equal(kt_select_jit_compile(f->j, source, "s.cu", "saxpy<2>",
+                                           NULL, 9, 0, &b, &e),
+                     KT_SELECT_OK);
+    fp = fopen(victim, "r");
+    assert_non_null(fp);
+    assert_non_null(fgets(got, sizeof got, fp));
+    fclose(fp);
+    assert_string_equal(got, "precious");
+    kt_select_image_free(&b);
+    /* the image itself a link to a good one: not followed */
+    assert_int_equal(kt_select_jit_compile(f->j, source, "s.cu", "saxpy<2>",
+                                           NULL, 9, 0, &b, &e),
+                     KT_SELECT_OK);
+    assert_int_equal(rename(b.cache_file, victim), 0);
+    assert_int_equal(symlink(victim, b.cache_file), 0);
+    kt_select_image_free(&b);
+    assert_int_equal(kt_select_jit_compile(f->j, source, "s.cu", "saxpy<2>",
+                                           NULL, 9, 0, &b, &e),
+                     KT_SELECT_OK);
+    assert_int_equal(b.from_cache, 0);
+    kt_select_image_free(&a);
+    kt_select_image_free(&b);
+}
+
 static void compile_errors_and_bad_names_are_reported(void **state)
 {
     fixture *f = *state;
@@ -206,6 +262,8 @@ int main(void)
             entry_parameters_become_defines_and_name, setup, teardown),
         cmocka_unit_test_setup_teardown(
             second_compile_comes_from_the_disk_cache, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_planted_cache_file_is_never_loaded,
+                                        setup, teardown),
         cmocka_unit_test_setup_teardown(a_damaged_cache_file_is_compiled_again,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(

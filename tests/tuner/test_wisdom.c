@@ -317,6 +317,38 @@ static void concurrent_merges_lose_nothing(void **state)
     assert_int_equal(access("many.jsonl.lock", F_OK), -1);
 }
 
+/* Issue 53, N19: links planted at the names a merge writes. The temporary
+ * file an older ktune wrote (FILE.tmp.PID) pointing at a victim: the
+ * victim keeps its bytes; FILE.lock pointing at a missing file: refused,
+ * and nothing is created through it. */
+static void links_at_the_temporary_and_lock_names_are_not_followed(void **s)
+{
+    int64_t n[] = {64};
+    kt_wisdom_answer a = answer("NVIDIA H200", n, 64, 1.0);
+    char tmp[64], *got;
+    kt_err err;
+    (void)s;
+    unlink("plant.jsonl");
+    tt_write("victim.txt", "precious");
+    snprintf(tmp, sizeof tmp, "plant.jsonl.tmp.%ld", (long)getpid());
+    unlink(tmp);
+    assert_int_equal(symlink("victim.txt", tmp), 0);
+    assert_int_equal(kt_wisdom_merge("plant.jsonl", &a, 1, NULL, NULL, &err),
+                     KT_S_OK);
+    got = slurp("victim.txt");
+    assert_string_equal(got, "precious");
+    free(got);
+    unlink(tmp);
+    unlink("made_by_link.txt");
+    unlink("plant2.jsonl.lock");
+    assert_int_equal(symlink("made_by_link.txt", "plant2.jsonl.lock"), 0);
+    assert_int_equal(kt_wisdom_merge("plant2.jsonl", &a, 1, NULL, NULL, &err),
+                     KT_S_INPUT);
+    assert_contains(err.msg, "link");
+    assert_int_equal(access("made_by_link.txt", F_OK), -1);
+    unlink("plant2.jsonl.lock");
+}
+
 /* A writer killed while merging leaves FILE.lock behind, locked by nobody. */
 static void a_stale_lock_file_blocks_nothing(void **state)
 {
@@ -380,6 +412,8 @@ int main(void)
         cmocka_unit_test(damaged_and_irregular_files_are_left_alone),
         cmocka_unit_test(concurrent_merges_lose_nothing),
         cmocka_unit_test(a_stale_lock_file_blocks_nothing),
+        cmocka_unit_test(
+            links_at_the_temporary_and_lock_names_are_not_followed),
         cmocka_unit_test(a_held_lock_makes_the_merge_wait),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
