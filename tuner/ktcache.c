@@ -6,10 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "core/fileio.h"
 #include "core/hash.h"
+#include "core/msg.h"
 #include "core/u64map.h"
 
 /* ------------------------------------------------------------ reading */
@@ -229,6 +231,7 @@ static void optional_name(const json_t *doc, const char *key, char *out,
     const char *s = json_string_value(json_object_get(doc, key));
     if (s && *s)
         snprintf(out, size, "%s", s);
+    kt_term_scrub(out); /* shown in the summary: no terminal escapes */
 }
 
 /* ---------------------------------------------------- the cache file */
@@ -811,6 +814,68 @@ kt_status kt_ktcache_read_t4(kt_extrec *rec, kt_err *err)
 
 /* ------------------------------------------------------------ loading */
 
+/* Strips suffix from the end of s when it is there; 1 when it was. */
+static int strip(char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    if (n <= k || strcmp(s + n - k, suffix) != 0)
+        return 0;
+    s[n - k] = '\0';
+    return 1;
+}
+
+/* The device of the cache file stem + ".cache.json[.gz]", if one is there
+ * and names it. */
+static int sibling_device(kt_extrec *rec, const char *stem)
+{
+    static const char *const ends[] = {".cache.json", ".cache.json.gz"};
+    size_t size = strlen(stem) + sizeof ".cache.json.gz";
+    char *name = malloc(size);
+    json_t *doc = NULL;
+    int found = 0;
+
+    for (size_t i = 0; name && i < 2 && !found; ++i) {
+        snprintf(name, size, "%s%s", stem, ends[i]);
+        if (access(name, F_OK) != 0 ||
+            kt_ktcache_read_json(name, &doc, NULL) != KT_S_OK)
+            continue;
+        const char *dev =
+            json_string_value(json_object_get(doc, "device_name"));
+        if (dev && *dev) {
+            snprintf(rec->device, sizeof rec->device, "%s", dev);
+            kt_term_scrub(rec->device);
+            found = 1;
+        }
+        json_decref(doc);
+        doc = NULL;
+    }
+    free(name);
+    return found;
+}
+
+/* T4 results name no device; Kernel Tuner's cache file of the same run,
+ * beside them, does: STEM.cache.json (or .gz), STEM the T4 file's name
+ * less .t4.json, _T4.json or _output.json (and .gz), then less one more
+ * dotted part (NAME.kt150.t4.json beside NAME.cache.json). The device stays
+ * "unknown" when no such file names one. */
+static void t4_device_from_sibling(kt_extrec *rec)
+{
+    char *stem = strdup(rec->path), *dot, *slash;
+
+    if (!stem)
+        return;
+    strip(stem, ".gz");
+    if (strip(stem, ".t4.json") || strip(stem, "_T4.json") ||
+        strip(stem, "_output.json")) {
+        if (!sibling_device(rec, stem) && (dot = strrchr(stem, '.')) &&
+            (!(slash = strrchr(stem, '/')) || dot > slash + 1)) {
+            *dot = '\0';
+            sibling_device(rec, stem);
+        }
+    }
+    free(stem);
+}
+
 kt_status kt_ktcache_load(const char *path, kt_extrec **out, kt_err *err)
 {
     json_t *doc = NULL;
@@ -837,6 +902,8 @@ kt_status kt_ktcache_load(const char *path, kt_extrec **out, kt_err *err)
         return rc;
     rc = format == KT_EXTREC_T4 ? kt_ktcache_read_t4(rec, err)
                                 : kt_ktcache_read_cache(rec, err);
+    if (!rc && format == KT_EXTREC_T4 && strcmp(rec->device, "unknown") == 0)
+        t4_device_from_sibling(rec);
     if (rc) {
         kt_extrec_free(rec);
         return rc;
