@@ -176,6 +176,21 @@ static kt_status member(const kt_extrec *rec, const json_t *obj,
     return KT_S_OK;
 }
 
+/* raw * scale as milliseconds, refused past KT_KTCACHE_MAX_MS: a finite
+ * number of seconds can still overflow once converted. */
+static kt_status to_ms(const kt_extrec *rec, const char *where, double raw,
+                       double scale, double *ms, kt_err *err)
+{
+    double v = raw * scale;
+    if (!isfinite(v) || v > KT_KTCACHE_MAX_MS)
+        return kt_err_set(err, KT_S_INPUT,
+                          "%s: %s: %g, %g ms in ktune's unit, expected at most "
+                          "%g ms",
+                          rec->path, where, raw, v, KT_KTCACHE_MAX_MS);
+    *ms = v;
+    return KT_S_OK;
+}
+
 /* A time: a finite number >= 0, in the file's unit, as milliseconds.
  * Absent: *ms = 0 and KT_S_OK when optional. */
 static kt_status time_field(const kt_extrec *rec, const json_t *obj,
@@ -183,6 +198,7 @@ static kt_status time_field(const kt_extrec *rec, const json_t *obj,
                             double *ms, kt_err *err)
 {
     json_t *v = json_object_get(obj, key);
+    char at[256];
     *ms = 0;
     if (!v && !required)
         return KT_S_OK;
@@ -195,8 +211,8 @@ static kt_status time_field(const kt_extrec *rec, const json_t *obj,
             err, KT_S_INPUT, "%s: %s.%s: %s, expected a time >= 0 (ms)",
             rec->path, where, key,
             json_is_number(v) ? "negative or not finite" : kind_of(v));
-    *ms = json_number_value(v) * rec->unit_ms;
-    return KT_S_OK;
+    snprintf(at, sizeof at, "%s.%s", where, key);
+    return to_ms(rec, at, json_number_value(v), rec->unit_ms, ms, err);
 }
 
 /* An optional list of run times (numbers > 0). */
@@ -346,6 +362,7 @@ static int error_verdict(const char *name, kt_extrec_verdict *v)
 static kt_status objective_of(const kt_extrec *rec, const char *where,
                               json_t *t, kt_extrec_record *r, kt_err *err)
 {
+    char at[256];
     r->objective = t;
     if (json_is_string(t)) {
         if (error_verdict(json_string_value(t), &r->verdict))
@@ -365,8 +382,8 @@ static kt_status objective_of(const kt_extrec *rec, const char *where,
                           json_is_number(t) ? "not a positive finite number"
                                             : kind_of(t));
     r->verdict = KT_EXTREC_CORRECT;
-    r->time_ms = json_number_value(t) * rec->unit_ms;
-    return KT_S_OK;
+    snprintf(at, sizeof at, "%s.time", where);
+    return to_ms(rec, at, json_number_value(t), rec->unit_ms, &r->time_ms, err);
 }
 
 static kt_status cache_entry(kt_extrec *rec, const char *key, json_t *entry,
@@ -642,6 +659,7 @@ static kt_status t4_objective(const kt_extrec *rec, const char *where,
                               kt_err *err)
 {
     json_t *meas = NULL, *m, *found = NULL;
+    char at[256];
     const char *unit;
     double scale = rec->unit_ms;
     size_t i;
@@ -690,16 +708,18 @@ static kt_status t4_objective(const kt_extrec *rec, const char *where,
                           json_is_number(r->objective)
                               ? "not a positive finite number"
                               : kind_of(r->objective));
-    r->time_ms = json_number_value(r->objective) * scale;
-    return KT_S_OK;
+    snprintf(at, sizeof at, "%s.measurements: time", where);
+    return to_ms(rec, at, json_number_value(r->objective), scale, &r->time_ms,
+                 err);
 }
 
-static double sum_ms(const kt_extrec *rec, const json_t *list)
+static kt_status sum_ms(const kt_extrec *rec, const char *where,
+                        const json_t *list, double *ms, kt_err *err)
 {
     double s = 0;
     for (size_t i = 0; i < json_array_size(list); ++i)
         s += json_number_value(json_array_get(list, i));
-    return s * rec->unit_ms;
+    return to_ms(rec, where, s, rec->unit_ms, ms, err);
 }
 
 static kt_status t4_times(kt_extrec *rec, const char *where, const json_t *res,
@@ -734,8 +754,8 @@ static kt_status t4_times(kt_extrec *rec, const char *where, const json_t *res,
         return time_field(rec, times, at, "benchmark", 1, &r->bench_ms, err);
     /* Without a benchmark time, the runs recorded stand for it. */
     rec->bench_from_runtimes = 1;
-    r->bench_ms = sum_ms(rec, r->runtimes);
-    return KT_S_OK;
+    snprintf(at, sizeof at, "%s.times.runtimes (their sum)", where);
+    return sum_ms(rec, at, r->runtimes, &r->bench_ms, err);
 }
 
 static kt_status t4_result(kt_extrec *rec, size_t i, json_t *res, kt_err *err)

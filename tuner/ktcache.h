@@ -22,6 +22,11 @@
 /* The largest recording read (bytes, uncompressed). */
 #define KT_KTCACHE_MAX_BYTES ((size_t)2 << 30)
 
+/* The longest time a recording may hold, after its unit is applied: 10^12
+ * ms (about 32 years). Larger, it is a damaged file, and its microseconds
+ * would overflow to infinity in what ktune prints. */
+#define KT_KTCACHE_MAX_MS 1e12
+
 /* Reads path whole (gzip-compressed or plain) as one JSON document; a
  * key written twice in an object is refused; a Kernel Tuner cache left
  * open (a trailing "," or "{", no closing braces) is closed as Kernel

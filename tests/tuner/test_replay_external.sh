@@ -123,6 +123,28 @@ if LC_ALL=C grep -q $'\033' <<<"$out"; then
     fail "a cache's names reached the terminal raw: $(printf '%q' "$out")"
 fi
 
+# Times that are finite as written but not once converted (seconds to ms,
+# ms to the microseconds printed) are refused, not printed as "inf us".
+python3 - "$KT/transpose-h200-rows8192-cols8192.cache.json" "$KT/vector_add-h200-n1048576.t4.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+key = next(k for k, v in doc["cache"].items() if isinstance(v["time"], float))
+doc["cache"][key]["time"] = 1e306
+json.dump(doc, open("huge.cache.json", "w"))
+t4 = json.load(open(sys.argv[2]))
+t4["metadata"] = {"timeunit": "seconds"}
+for r in t4["results"]:
+    for m in r["measurements"]:
+        if m["name"] == "time":
+            m["value"] = 1e306
+            m.pop("unit", None)
+json.dump(t4, open("huge.t4.json", "w"))
+PY
+expect_exit 2 "$KTUNE" tune --replay huge.cache.json
+expect_text "].time: 1e+306, 1e+306 ms in ktune's unit, expected at most 1e+12 ms"
+expect_exit 2 "$KTUNE" tune --replay huge.t4.json
+expect_text "results[0].measurements: time: 1e+306, inf ms in ktune's unit"
+
 # Refused, exit 2, saying why.
 expect_exit 2 "$KTUNE" tune "$KT_SOURCE_DIR/configs/vector_add.ini" \
     --replay "$KT/vector_add-h200-n1048576.t4.json"
