@@ -1436,6 +1436,21 @@ kt_status kt_declared_then_request(const kt_declared *d, size_t vi,
     return KT_S_OK;
 }
 
+/* Whether v's require (a T1 file's Conditions among it) holds at the
+ * default point. One that is false or fails there rules that point out,
+ * as it does any point: v's other expressions need not hold there, and
+ * the space is searched from its feasible points. */
+static int default_allowed(const kt_declared *d, const kt_decl_variant *v,
+                           const int64_t *sizes, const int64_t *vals)
+{
+    int64_t ok = 1;
+    kt_err ignored;
+    if (v->require && kt_declared_eval(v, v->require, sizes, d->num_sizes, vals,
+                                       &ok, &ignored))
+        ok = 0;
+    return ok != 0;
+}
+
 static kt_status eval_at(const reader *rd, const kt_decl_variant *v,
                          const char *section, const char *key, const kt_expr *e,
                          const int64_t *sizes, const int64_t *values)
@@ -1515,6 +1530,8 @@ static kt_status check_defaults(reader *rd)
         const kt_decl_variant *v = &d->variants[vi];
         int64_t vals[KT_MAX_PARAMS];
         defaults(d, v, sizes, vals);
+        if (!default_allowed(d, v, sizes, vals))
+            continue;
         for (int k = 0; k < 3 && !rc; ++k)
             if (!(rc = eval_at(rd, v, v->section, "block", v->block[k], sizes,
                                vals)))
@@ -1525,9 +1542,8 @@ static kt_status check_defaults(reader *rd)
         for (size_t k = 0; k < v->num_defines && !rc; ++k)
             rc = eval_at(rd, v, v->section, "defines", v->defines[k], sizes,
                          vals);
-        if (!rc &&
-            !(rc = eval_at(rd, v, v->section, "smem", v->smem, sizes, vals)))
-            rc = eval_at(rd, v, v->section, "require", v->require, sizes, vals);
+        if (!rc)
+            rc = eval_at(rd, v, v->section, "smem", v->smem, sizes, vals);
         for (int k = 0; k < 3 && !rc; ++k)
             rc = eval_at(rd, v, "operator", "flops", v->work[k], sizes, vals);
     }
@@ -1600,6 +1616,8 @@ static kt_status check_launchable(reader *rd)
         const kt_decl_variant *v = &d->variants[vi];
         const kt_decl_then *t = v->then;
         defaults(d, v, sizes, vals);
+        if (!default_allowed(d, v, sizes, vals))
+            continue;
         rc = launchable(rd, v, "", v->block, v->grid, v->smem, sizes, vals);
         if (!rc && t)
             rc = launchable(rd, v, "then.", t->block, t->grid, t->smem, sizes,

@@ -6,7 +6,10 @@
 # argument checks ktune appends use ktune_-prefixed names only (a source's
 # own `#define T 4`, P, E, value or count left them uncompilable). Each
 # kernel here uses its parameter, so it only compiles when the value
-# arrives. No GPU needed (NVRTC compiles on the CPU).
+# arrives. Two parameters whose names differ only in case are two (Python
+# counts 105, not 21), and a Condition that is false or fails at the
+# default point rules that point out instead of refusing the file. No GPU
+# needed (NVRTC compiles on the CPU).
 . "$KT_SOURCE_DIR/tests/cli/lib.sh"
 rm -rf ./*
 
@@ -54,4 +57,29 @@ expect_text "space 4 point(s)"
 declaration pad $'#define T 4\nthis is not C++;'
 expect_exit 2 "$KTUNE" tune t1.ini --check
 expect_text "t1.cu(2): error"
+
+# tile and TILE: two parameters.
+two_tiles() { # CONDITION: t1.json over tile, TILE and BX with it
+    printf '{"ConfigurationSpace": {"TuningParameters": [%s, %s, %s], "Conditions": [%s]}}\n' \
+        '{"Name": "tile", "Values": [1, 2, 3, 4, 5]}' \
+        '{"Name": "TILE", "Values": [1, 2, 3, 4, 5, 6, 7]}' \
+        '{"Name": "BX", "Values": [32, 64, 128]}' "$1" >t1.json
+}
+declaration tile ""
+sed -i 's/(tile)/(tile + TILE)/' t1.cu
+two_tiles '{"Expression": "tile <= TILE", "Parameters": ["tile", "TILE"]}'
+expect_exit 0 "$KTUNE" tune t1.ini --check
+expect_text "space 105 point(s) before device limits, 75 after require:"
+expect_text "tile {1, 2, 3, 4, 5}, TILE {1, 2, 3, 4, 5, 6, 7}"
+# An INI key lowers its name: default.TILE cannot say which, and says so.
+sed 's/^space = .*/&\ndefault.TILE = 3/' t1.ini >amb.ini
+expect_exit 2 "$KTUNE" tune amb.ini --check
+expect_text "'tile' names two parameters that differ only in case"
+
+# A Condition that divides by zero at the default (tile 1), and a grid that
+# does too: the default point is ruled out, the others are searched.
+two_tiles '{"Expression": "BX // (tile - 1) > 0", "Parameters": ["tile", "BX"]}'
+sed -i 's/^grid = .*/grid = ceil_div(n, BX * (tile - 1))/' t1.ini
+expect_exit 0 "$KTUNE" tune t1.ini --check
+expect_text "space 105 point(s) before device limits, 84 after require:"
 finish
