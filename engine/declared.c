@@ -3,7 +3,9 @@
 #include "engine/declared_t1.h"
 
 #include <ctype.h>
+#include <float.h>
 #include <iniparser.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -448,6 +450,32 @@ static kt_status scalar_value(reader *rd, const arg_site *at, kt_decl_arg *a,
                       &a->value);
 }
 
+/* KT_S_INPUT unless x is a value of type t: a float past FLT_MAX would
+ * reach the kernel as infinity, an int past its range wrapped. */
+static kt_status scalar_fits(kt_decl_type t, double x, kt_err *err)
+{
+    static const struct {
+        double lo, hi;
+    } range[] = {
+        [KT_DECL_F32] = {-FLT_MAX, FLT_MAX},
+        [KT_DECL_F64] = {-DBL_MAX, DBL_MAX},
+        [KT_DECL_F16] = {-65504.0, 65504.0},
+        [KT_DECL_I32] = {INT32_MIN, INT32_MAX},
+        [KT_DECL_I64] = {-0x1p63, 0x1p63},
+        [KT_DECL_U32] = {0, UINT32_MAX},
+        [KT_DECL_U64] = {0, 0x1p64},
+        [KT_DECL_I8] = {INT8_MIN, INT8_MAX},
+        [KT_DECL_U8] = {0, UINT8_MAX},
+        [KT_DECL_I16] = {INT16_MIN, INT16_MAX},
+        [KT_DECL_U16] = {0, UINT16_MAX},
+    };
+    if (isfinite(x) && x >= range[t].lo && x <= range[t].hi)
+        return KT_S_OK;
+    return kt_err_set(err, KT_S_INPUT,
+                      "%g does not fit a %s (expected %g to %g)", x, type_c[t],
+                      range[t].lo, range[t].hi);
+}
+
 kt_status kt_declared_scalar(const kt_declared *d, const kt_decl_arg *a,
                              const int64_t *sizes, double *out, kt_err *err)
 {
@@ -458,18 +486,16 @@ kt_status kt_declared_scalar(const kt_declared *d, const kt_decl_arg *a,
     (void)d;
     if (a->is_literal) {
         *out = a->literal;
-        return KT_S_OK;
-    }
-    if (a->is_float_expr) {
+    } else if (a->is_float_expr) {
         if ((rc = kt_expr_eval_value(a->value, sizes, &v, err)))
             return rc;
         *out = v.is_float ? v.f : (double)v.i;
-        return KT_S_OK;
+    } else {
+        if ((rc = kt_expr_eval(a->value, sizes, &x, err)))
+            return rc;
+        *out = (double)x;
     }
-    if ((rc = kt_expr_eval(a->value, sizes, &x, err)))
-        return rc;
-    *out = (double)x;
-    return KT_S_OK;
+    return scalar_fits(a->type, *out, err);
 }
 
 /* args = y, x, int rows: buffers by name (or `NAME as TYPE`), scalars as
@@ -606,14 +632,17 @@ static kt_status check_keys(reader *rd, const char *section,
     return rc;
 }
 
+/* The [operator] keys of the work, in kt_declared's work_text order. */
+static const char *const work_keys[] = {"bytes_read", "bytes_written", "flops"};
+
 /* bytes_read, bytes_written, flops: expressions of sizes, or of sizes and
  * parameters (then read per variant, read_variant_work). */
 static kt_status read_work(reader *rd)
 {
     kt_declared *d = rd->d;
-    static const char *const keys[] = {"bytes_read", "bytes_written", "flops"};
+    const char *const *keys = work_keys;
     kt_expr **exprs[] = {&d->bytes_read, &d->bytes_written, &d->flops};
-    for (size_t i = 0; i < COUNT(keys); ++i) {
+    for (size_t i = 0; i < COUNT(work_keys); ++i) {
         const char *text = value_of(rd, "operator", keys[i]);
         kt_err perr;
         if (!text || !*text)
@@ -634,9 +663,9 @@ static kt_status read_work(reader *rd)
  * the declaration's mistake. */
 static kt_status read_variant_work(reader *rd, kt_decl_variant *v)
 {
-    static const char *const keys[] = {"bytes_read", "bytes_written", "flops"};
+    const char *const *keys = work_keys;
     const kt_declared *d = rd->d;
-    for (size_t i = 0; i < COUNT(keys); ++i) {
+    for (size_t i = 0; i < COUNT(work_keys); ++i) {
         if (!d->work_text[i][0])
             continue;
         if (kt_expr_parse(d->work_text[i], v->names, v->num_names, &v->work[i],
@@ -1565,9 +1594,9 @@ static kt_status at_least(const reader *rd, const kt_decl_variant *v,
         return KT_S_OK;
     if (x < lo)
         return bad(rd, section, key,
-                   "at the defaults %s is %lld; expected %lld or more (no "
-                   "kernel launches with it)",
-                   what, (long long)x, (long long)lo);
+                   "at the defaults %s is %lld; expected %lld or more (%s)",
+                   what, (long long)x, (long long)lo,
+                   lo > 0 ? "no kernel launches with it" : "work is counted");
     return KT_S_OK;
 }
 
@@ -1612,6 +1641,17 @@ static kt_status check_launchable(reader *rd)
         rc = at_least(rd, NULL, "operator", key, d->buffers[i].count, sizes,
                       NULL, 1, "the element count");
     }
+    /* Work is counted, never negative: a GFLOP/s objective would rank a
+     * negative count as the worst, or a negative time's as the best. */
+    if (!rc)
+        rc = at_least(rd, NULL, "operator", "flops", d->flops, sizes, NULL, 0,
+                      "the flop count");
+    if (!rc)
+        rc = at_least(rd, NULL, "operator", "bytes_read", d->bytes_read, sizes,
+                      NULL, 0, "the byte count");
+    if (!rc)
+        rc = at_least(rd, NULL, "operator", "bytes_written", d->bytes_written,
+                      sizes, NULL, 0, "the byte count");
     for (size_t vi = 0; vi < d->num_variants && !rc; ++vi) {
         const kt_decl_variant *v = &d->variants[vi];
         const kt_decl_then *t = v->then;
@@ -1619,6 +1659,9 @@ static kt_status check_launchable(reader *rd)
         if (!default_allowed(d, v, sizes, vals))
             continue;
         rc = launchable(rd, v, "", v->block, v->grid, v->smem, sizes, vals);
+        for (int k = 0; k < 3 && !rc; ++k)
+            rc = at_least(rd, v, "operator", work_keys[k], v->work[k], sizes,
+                          vals, 0, k < 2 ? "the byte count" : "the flop count");
         if (!rc && t)
             rc = launchable(rd, v, "then.", t->block, t->grid, t->smem, sizes,
                             vals);
