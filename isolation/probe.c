@@ -299,11 +299,17 @@ static int cache_read(const json_t *key, kt_probe_verdict *v)
     return 1;
 }
 
-/* Best effort: a cache that cannot be written only costs time. */
+/* Best effort: a cache that cannot be written only costs time, and
+ * leaves nothing behind. The record goes to a temporary file of a name no
+ * one can guess (mkstemp, beside the entry), renamed over it only when
+ * every byte was written (a full disk, a closed file); on any failure the
+ * temporary file is removed. */
 static void cache_write(const json_t *key, const kt_probe_verdict *v)
 {
     char path[4096], tmp[4200];
     json_t *rec = json_pack("{s:O,s:b}", "key", key, "ok", v->ok);
+    FILE *f = NULL;
+    int fd, ok;
 
     if (!rec)
         return;
@@ -312,9 +318,19 @@ static void cache_write(const json_t *key, const kt_probe_verdict *v)
     else
         json_object_set_new(rec, "message", json_string(v->message));
     cache_file(key, path, sizeof path);
-    snprintf(tmp, sizeof tmp, "%s.%d.tmp", path, (int)getpid());
+    snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path);
     kt_make_parent_dirs(path);
-    if (json_dump_file(rec, tmp, JSON_COMPACT) == 0 && rename(tmp, path) != 0)
+    if ((fd = mkstemp(tmp)) < 0) {
+        json_decref(rec);
+        return;
+    }
+    if (!(f = fdopen(fd, "w")))
+        close(fd);
+    ok = f && json_dumpf(rec, f, JSON_COMPACT) == 0 && fflush(f) == 0 &&
+         !ferror(f);
+    if (f && fclose(f) != 0)
+        ok = 0;
+    if (!ok || rename(tmp, path) != 0)
         unlink(tmp);
     json_decref(rec);
 }
