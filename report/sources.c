@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "report/sources.h"
+#include "report/summary_check.h"
 
 #include <errno.h>
 #include <math.h>
@@ -632,6 +633,11 @@ kt_status kt_sources_load(kt_sources *s, const char *path, kt_err *err)
     if ((strcmp(kind, "ktune.tune") == 0 ||
          strcmp(kind, "ktune.compare") == 0) &&
         (rc = check_document(doc, path, err))) {
+        json_decref(doc);
+        goto done;
+    }
+    if (strcmp(kind, "ktune.tune") == 0 &&
+        (rc = kt_report_check_summary(doc, path, err))) {
         json_decref(doc);
         goto done;
     }
