@@ -38,7 +38,6 @@ mutate float_big 's/^args = y, x, int rows, int cols/args = y, x, int rows, int 
 refused float_big "^args" "[operator] args:" "1e+39 does not fit a float"
 mutate int_big 's/^args = y, x, int rows, int cols/args = y, x, int rows * 400000, int cols/'
 refused int_big "^args" "[operator] args:" "3.2768e+09 does not fit a int"
-
 # --- NVRTC options and architectures ------------------------------------------------
 mutate arch 's/^sizes = .*/&\ncheck_arch = compute_9999/'
 refused arch "^check_arch" "[operator] check_arch:" "NVRTC does not know 'compute_9999'"
@@ -59,5 +58,8 @@ done
 # --- a declared operator named like a built-in plugin: exit 2 ---------------------
 mutate builtin_name 's/^name = transpose/name = vector_add/'
 expect_exit 2 "$KTUNE" tune builtin_name.ini --check
-expect_text "duplicate plugin name 'vector_add'"
+# (Kernel Tuner's README calls its example vector_add): the message says
+# how to rename it.
+expect_text "[operator] name 'vector_add' is taken by the plugin loaded from"
+expect_text "rename the operator (name = my_vector_add, say)"
 finish
