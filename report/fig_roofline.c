@@ -38,6 +38,12 @@ void kt_fig_roofline(kt_fig_ctx *c)
     size_t ok = 0;
 
     fputs("<section id=\"roofline\">\n<h2>Roofline</h2>\n", c->out);
+    if (!s->have_work && kt_sources_external(s)) {
+        missing(c, "The roofline needs the operator's work (bytes and flops "
+                   "per problem), which another tool's recording does not "
+                   "carry: these results have no place on it.");
+        goto done;
+    }
     if (!s->have_work) {
         missing(c, "The roofline needs the operator's work (bytes and flops "
                    "per problem): these results do not record it and its "

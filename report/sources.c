@@ -667,6 +667,12 @@ done:
     return rc;
 }
 
+int kt_sources_external(const kt_sources *s)
+{
+    return json_object_get(json_object_get(s->summary, "replay"), "external") !=
+           NULL;
+}
+
 /* The device model a document records. */
 static const char *device_name(const json_t *doc)
 {
