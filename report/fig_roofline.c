@@ -104,8 +104,11 @@ void kt_fig_roofline(kt_fig_ctx *c)
                          fmax(ai, balance) * 4, 6);
     plot.x.title = "arithmetic intensity (flop / algorithm byte, log scale)";
     plot.y.scale.kind = KT_SCALE_LOG;
-    yhi = c->peak_gflops * 2;
-    ylo = fmin(ylo, plot.x.scale.d0 * c->copy_gbs) / 2;
+    /* Just room above the compute roof and below the lowest mark: a wider
+     * margin rounded out to whole decades drew 1 to 10^6 GFLOP/s for a
+     * kernel of 0.08 flop/B at a few hundred. */
+    yhi = c->peak_gflops * 1.25;
+    ylo = fmin(ylo, plot.x.scale.d0 * c->copy_gbs) / 1.25;
     kt_scale_nice_domain(&plot.y.scale, ylo, yhi, 6);
     plot.y.title = "achieved GFLOP/s (log scale)";
     if (kt_plot_begin(&plot, c->next_id++, 720, 400,

@@ -4,7 +4,9 @@
 # summary of an external replay lists them all), the distribution of their
 # times, time against each parameter; no --journal advice (refused for
 # such replays), no --plugin advice (there is no plugin), no "0 GB/s" (the
-# work is not known), no "1x the optimum".
+# work is not known), no "1x the optimum". And a roofline whose range fits
+# its marks and roofs (vector_add, 0.08 flop/B: up to 10^5 GFLOP/s, where
+# it drew up to 10^6).
 . "$KT_SOURCE_DIR/tests/cli/lib.sh"
 KT=$KT_SOURCE_DIR/tests/data/kt
 rm -f ./*.json ./*.html
@@ -37,4 +39,17 @@ for bad in "--journal" "--plugin" " 0 GB/s" "1× the optimum" "give the journal"
         failures=$((failures + 1))
     fi
 done
+
+expect_exit 0 "$KTUNE" tune "$KT_SOURCE_DIR/configs/vector_add.ini" \
+    --replay "$KT_SOURCE_DIR/tests/data/vector_add-h200-n268435456.jsonl" \
+    --json va.json --quiet
+expect_exit 0 "$KTUNE" report va.json -o va.html
+python3 - <<'PY' || { echo "FAIL: the roofline's range"; failures=$((failures + 1)); }
+import re
+t = open("va.html").read()
+i = t.index('id="roofline"')
+seg = t[i:t.index("</section>", i)]
+ticks = [l.strip() for l in re.findall(r"<text[^>]*>([^<]*)</text>", seg)]
+assert "100k" in ticks and "1M" not in ticks, ticks
+PY
 finish
