@@ -1466,9 +1466,10 @@ kt_status kt_declared_then_request(const kt_declared *d, size_t vi,
 }
 
 /* Whether v's require (a T1 file's Conditions among it) holds at the
- * default point. One that is false or fails there rules that point out,
- * as it does any point: v's other expressions need not hold there, and
- * the space is searched from its feasible points. */
+ * default point: 1, 0 when false, -1 when it fails to evaluate. One that
+ * is false, or a T1 file's Condition that fails there, rules that point
+ * out, as it does any point: v's other expressions need not hold there,
+ * and the space is searched from its feasible points. */
 static int default_allowed(const kt_declared *d, const kt_decl_variant *v,
                            const int64_t *sizes, const int64_t *vals)
 {
@@ -1476,7 +1477,7 @@ static int default_allowed(const kt_declared *d, const kt_decl_variant *v,
     kt_err ignored;
     if (v->require && kt_declared_eval(v, v->require, sizes, d->num_sizes, vals,
                                        &ok, &ignored))
-        ok = 0;
+        return -1;
     return ok != 0;
 }
 
@@ -1558,8 +1559,14 @@ static kt_status check_defaults(reader *rd)
     for (size_t vi = 0; vi < d->num_variants && !rc; ++vi) {
         const kt_decl_variant *v = &d->variants[vi];
         int64_t vals[KT_MAX_PARAMS];
+        int allowed;
         defaults(d, v, sizes, vals);
-        if (!default_allowed(d, v, sizes, vals))
+        /* A declaration's own require that fails at its defaults (1 / 0)
+         * is its mistake; a T1 file's Conditions are Python's to rule. */
+        if ((allowed = default_allowed(d, v, sizes, vals)) < 0 &&
+            !v->imported_mask)
+            rc = eval_at(rd, v, v->section, "require", v->require, sizes, vals);
+        if (allowed <= 0)
             continue;
         for (int k = 0; k < 3 && !rc; ++k)
             if (!(rc = eval_at(rd, v, v->section, "block", v->block[k], sizes,
@@ -1656,7 +1663,7 @@ static kt_status check_launchable(reader *rd)
         const kt_decl_variant *v = &d->variants[vi];
         const kt_decl_then *t = v->then;
         defaults(d, v, sizes, vals);
-        if (!default_allowed(d, v, sizes, vals))
+        if (default_allowed(d, v, sizes, vals) <= 0)
             continue;
         rc = launchable(rd, v, "", v->block, v->grid, v->smem, sizes, vals);
         for (int k = 0; k < 3 && !rc; ++k)

@@ -229,6 +229,18 @@ static void one_value(const kt_fig_ctx *c, const param_info *pi,
     fputs("</p>\n", c->out);
 }
 
+/* What a chart's bars are, and what the results lack for quartiles. */
+static const char *bars_text(const kt_fig_ctx *c, int quartiles)
+{
+    if (quartiles)
+        return "bars: interquartile range (q1 to q3) of its samples";
+    if (kt_sources_external(c->src))
+        return "bars: 95% confidence interval of the median (the recording "
+               "keeps one time per configuration)";
+    return "bars: 95% confidence interval of the median (these results keep "
+           "no quartiles; give the journal for them)";
+}
+
 /* Draws one chart, or the sentence for one value; returns 0 when no point
  * has the parameter. */
 static int time_chart(kt_fig_ctx *c, const param_info *pi)
@@ -366,13 +378,7 @@ static int time_chart(kt_fig_ctx *c, const param_info *pi)
                      pi->name, pi->name);
     else
         fputs("The fastest configuration of each variant; ", c->out);
-    fputs(quartiles ? "bars: interquartile range (q1 to q3) of its samples"
-          : kt_sources_external(c->src)
-              ? "bars: 95% confidence interval of the median (the "
-                "recording keeps one time per configuration)"
-              : "bars: 95% confidence interval of the median (these "
-                "results keep no quartiles; give the journal for them)",
-          c->out);
+    fputs(bars_text(c, quartiles), c->out);
     if (others)
         fputs("; faint dots: the variant's other measured configurations",
               c->out);
