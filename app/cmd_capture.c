@@ -138,7 +138,8 @@ static int parse_args(int argc, char **argv, cap_args *a, kt_err *err)
 
 /* ---- --check ----------------------------------------------------------- */
 
-static void print_capture(FILE *out, const kt_capture *c, const kt_cap_rules *r)
+static void print_capture(FILE *out, const kt_capture *c, const kt_cap_rules *r,
+                          size_t allowed)
 {
     size_t points = r->counts[0] * r->counts[1] * r->counts[2];
     fprintf(out, "capture %s\n  kernel   %s\n", c->dir, c->demangled);
@@ -157,8 +158,9 @@ static void print_capture(FILE *out, const kt_capture *c, const kt_cap_rules *r)
             "bytes\n",
             c->num_params, (unsigned long long)c->args_bytes, c->num_allocs,
             (unsigned long long)(kt_capture_data_bytes(c) / 2));
-    fprintf(out, "  geometry %s: %zu block shapes\n",
-            r->custom ? r->file : "the default rule (threads kept)", points);
+    fprintf(out, "  geometry %s: %zu block shapes, %zu allowed\n",
+            r->custom ? r->file : "the default rule (threads kept)", points,
+            allowed);
 }
 
 static int run_check(const cap_args *a)
@@ -166,11 +168,16 @@ static int run_check(const cap_args *a)
     kt_capture c;
     kt_cap_rules r = {0};
     kt_err err;
+    size_t allowed = 0;
     int rc = KT_EXIT_OK;
-    if (kt_capture_read(a->check, &c, &err) || kt_cap_rules_load(&c, &r, &err))
+    /* The geometry is evaluated at every block shape: a rule that fails
+     * (or allows nothing) is found here, not on the GPU. */
+    if (kt_capture_read(a->check, &c, &err) ||
+        kt_cap_rules_load(&c, &r, &err) ||
+        kt_cap_rules_check(&r, &c, &allowed, &err))
         rc = kt_cli_fail(&err);
     else
-        print_capture(stdout, &c, &r);
+        print_capture(stdout, &c, &r, allowed);
     kt_cap_rules_free(&r);
     kt_capture_free(&c);
     return rc;
@@ -289,11 +296,12 @@ static void report_capture(const char *folder, int *captured)
     kt_capture c;
     kt_cap_rules r = {0};
     kt_err err;
+    size_t allowed = 0;
     if (kt_capture_read(folder, &c, &err) || kt_cap_rules_load(&c, &r, &err) ||
-        write_job(&c, &err)) {
+        kt_cap_rules_check(&r, &c, &allowed, &err) || write_job(&c, &err)) {
         kt_msg("%s: written but not readable: %s\n", folder, err.msg);
     } else {
-        print_capture(stderr, &c, &r);
+        print_capture(stderr, &c, &r, allowed);
         fprintf(stderr, "  tune it  ktune tune %s\n", folder);
         ++*captured;
     }

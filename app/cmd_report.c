@@ -135,7 +135,8 @@ static void work_from_plugin(kt_sources *s, const report_args *a)
     kt_err err;
     int wrc = KT_OK;
 
-    if (!*spec)
+    /* Another tool's recording has no plugin to load: nothing to ask. */
+    if (!*spec || kt_sources_external(s))
         return;
     kt_registry_init(&reg);
     reg.isolated = 1;

@@ -130,7 +130,8 @@ int main(int argc, char **argv)
         usage(stdout);
         return finish_stdout(KT_EXIT_OK);
     }
-    if (strcmp(argv[1], "--version") == 0) {
+    /* -V as well: the short form newcomers try first (GNU tools, nvcc). */
+    if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
         print_version();
         return finish_stdout(KT_EXIT_OK);
     }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "capture/format.h"
+#include "core/msg.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -132,9 +133,14 @@ static kt_status check_blob(const reader *r, const kt_capture *c,
     char path[4200], want[48], found[48];
     struct stat st;
     snprintf(path, sizeof path, "%s/%s", c->dir, name);
-    if (stat(path, &st) != 0)
+    /* lstat: a blob that is a link could make ktune read any file the
+     * user can (and write it, restoring outputs) from outside the folder. */
+    if (lstat(path, &st) != 0)
         return kt_err_set(r->err, KT_S_INPUT, "%s: %s: the file %s: %s",
                           r->file, field, name, strerror(errno));
+    if (S_ISLNK(st.st_mode))
+        return bad(r, field, "a regular file in the capture folder",
+                   "a symbolic link");
     if (!S_ISREG(st.st_mode))
         return bad(r, field, "a regular file", name);
     if ((uint64_t)st.st_size != bytes) {
@@ -174,9 +180,16 @@ static kt_status read_head(const reader *r, const json_t *root, kt_capture *c)
     if ((st = get_str(r, k, "mangled", "kernel.mangled", &s)) ||
         !(c->mangled = strdup(s)))
         return st ? st : kt_err_set(r->err, KT_S_NOMEM, "out of memory");
+    /* A symbol has no control characters; names only shown are scrubbed
+     * of them (a manifest must not drive the user's terminal). */
+    for (const unsigned char *p = (const unsigned char *)s; *p; ++p)
+        if (*p < 0x20 || *p == 0x7F)
+            return bad(r, "kernel.mangled", "a symbol name",
+                       "a control character in it");
     s = json_string_value(json_object_get(k, "demangled"));
     if (!(c->demangled = strdup(s && *s ? s : c->mangled)))
         return kt_err_set(r->err, KT_S_NOMEM, "out of memory");
+    kt_term_scrub(c->demangled);
     if (!json_is_object(m))
         return bad(r, "module", "an object", type_name(m));
     if ((st = get_name(r, m, "file", "module.file", c->module_file,
@@ -194,6 +207,7 @@ static kt_status read_head(const reader *r, const json_t *root, kt_capture *c)
     if (json_is_object(d)) {
         s = json_string_value(json_object_get(d, "name"));
         snprintf(c->device, sizeof c->device, "%s", s ? s : "");
+        kt_term_scrub(c->device);
         if ((st = get_u64(r, d, "cc_major", "device.cc_major", 100, &v)))
             return st;
         c->cc_major = (int)v;
@@ -252,10 +266,12 @@ static kt_status read_allocs(const reader *r, const json_t *root, kt_capture *c)
         if ((st = get_addr(r, e, "base", field, &al->base)))
             return st;
         snprintf(field, sizeof field, "allocations[%zu].bytes", i);
-        if ((st = get_u64(r, e, "bytes", field, UINT64_MAX >> 2, &al->bytes)))
+        if ((st = get_u64(r, e, "bytes", field, KT_CAP_MAX_ALLOC_BYTES,
+                          &al->bytes)))
             return st;
         if (al->bytes == 0 || al->base + al->bytes < al->base)
-            return bad(r, field, "1 or more, within the address space", "0");
+            return bad(r, field, "1 or more, within the address space",
+                       al->bytes ? "an end past the address space" : "0");
         snprintf(field, sizeof field, "allocations[%zu].before", i);
         if ((st = get_name(r, e, "before", field, al->before,
                            sizeof al->before)) ||
@@ -393,10 +409,15 @@ kt_status kt_capture_read(const char *path, kt_capture *out, kt_err *err)
         goto done;
     root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
     if (!root) {
+        /* jansson's line is -1 where no line applies (a file it could not
+         * open or read): then the file alone is named. */
+        char at[24] = "";
+        if (je.line > 0)
+            snprintf(at, sizeof at, ":%d", je.line);
         st = kt_err_set(err, KT_S_INPUT,
-                        "%s:%d: not a capture manifest: %s (expected the "
+                        "%s%s: not a capture manifest: %s (expected the "
                         "capture.json that ktune capture writes)",
-                        file, je.line, je.text);
+                        file, at, je.text);
         goto done;
     }
     if (!json_is_object(root)) {

@@ -37,6 +37,10 @@
  * take well under a megabyte. */
 #define KT_CAPTURE_MANIFEST_MAX ((size_t)16 << 20)
 
+/* One allocation's bytes at most (256 TiB, past any device's memory): 256
+ * of them, twice over (before and after), still sum without wrapping. */
+#define KT_CAP_MAX_ALLOC_BYTES ((uint64_t)1 << 48)
+
 /* One kernel parameter: where its bytes lie in args.bin, and, when its
  * value is an address inside a captured allocation, which one and where. */
 typedef struct kt_cap_param {

@@ -305,3 +305,30 @@ kt_status kt_cap_rules_shape(const kt_cap_rules *r, const kt_capture *c,
     }
     return KT_S_OK;
 }
+
+kt_status kt_cap_rules_check(const kt_cap_rules *r, const kt_capture *c,
+                             size_t *allowed, kt_err *err)
+{
+    size_t n = r->counts[0] * r->counts[1] * r->counts[2];
+    char why[256];
+    kt_status st = KT_S_OK;
+
+    *allowed = 0;
+    for (size_t i = 0; i < n && !st; ++i) {
+        int64_t block[3] = {r->values[0][i % r->counts[0]],
+                            r->values[1][i / r->counts[0] % r->counts[1]],
+                            r->values[2][i / r->counts[0] / r->counts[1]]};
+        uint32_t grid[3], smem;
+        int ok = 0;
+        st = kt_cap_rules_shape(r, c, block, grid, &smem, &ok, why, sizeof why,
+                                err);
+        *allowed += !st && ok;
+    }
+    if (!st && *allowed == 0)
+        st = kt_err_set(err, KT_S_INPUT,
+                        "%s: no block shape is allowed: each of the %zu is "
+                        "refused (the last: %s)",
+                        r->custom ? r->file : "the default geometry rule", n,
+                        why);
+    return st;
+}

@@ -68,6 +68,14 @@ kt_status kt_cap_rules_shape(const kt_cap_rules *r, const kt_capture *c,
                              uint32_t *smem, int *ok, char *why,
                              size_t why_size, kt_err *err);
 
+/* Every block shape of r evaluated (what --check does before a GPU is
+ * near): *allowed counts those the rules accept. KT_S_INPUT when any
+ * expression fails at any shape (division by zero, a grid or shared memory
+ * out of range: the message names the shape), or when no shape is allowed
+ * (a require that excludes them all). */
+kt_status kt_cap_rules_check(const kt_cap_rules *r, const kt_capture *c,
+                             size_t *allowed, kt_err *err);
+
 /* ceil(a * b / d) for the default grid rule, saturated to UINT32_MAX;
  * d > 0. */
 uint64_t kt_cap_round_up_grid(uint64_t grid, uint64_t block, uint64_t d);

@@ -38,10 +38,40 @@ json_t *kt_env_device(const kt_gpu *gpu)
         d->max_block[0], d->max_block[1], d->max_block[2]);
 }
 
+/* A device has at least one of each: SMs, threads in a warp and in a
+ * block, blocks per SM, grid and block extents. A record with 0 (or less)
+ * is damage, and would divide by zero in occupancy and feasibility. */
+static kt_status device_counts_positive(const kt_device *d, kt_err *err)
+{
+    const struct {
+        const char *name;
+        int value;
+    } counts[] = {
+        {"sm_count", d->sm_count},
+        {"limits.warp_size", d->warp_size},
+        {"limits.max_threads_per_block", d->max_threads_per_block},
+        {"limits.max_threads_per_sm", d->max_threads_per_sm},
+        {"limits.max_blocks_per_sm", d->max_blocks_per_sm},
+        {"limits.max_grid[0]", d->max_grid[0]},
+        {"limits.max_grid[1]", d->max_grid[1]},
+        {"limits.max_grid[2]", d->max_grid[2]},
+        {"limits.max_block[0]", d->max_block[0]},
+        {"limits.max_block[1]", d->max_block[1]},
+        {"limits.max_block[2]", d->max_block[2]},
+    };
+    for (size_t i = 0; i < sizeof counts / sizeof *counts; ++i)
+        if (counts[i].value < 1)
+            return kt_err_set(err, KT_S_INPUT,
+                              "device record: %s is %d; a GPU has at least 1",
+                              counts[i].name, counts[i].value);
+    return KT_S_OK;
+}
+
 kt_status kt_env_device_from_json(const json_t *j, kt_device *dev,
                                   char *name_buf, size_t name_size, kt_err *err)
 {
     const char *name = NULL;
+    kt_status rc;
     json_int_t l2 = 0, mem = 0, smem = 0, smem_optin = 0, smem_sm = 0;
     json_error_t jerr;
 
@@ -62,6 +92,8 @@ kt_status kt_env_device_from_json(const json_t *j, kt_device *dev,
             &dev->max_grid[1], &dev->max_grid[2], "max_block",
             &dev->max_block[0], &dev->max_block[1], &dev->max_block[2]))
         return kt_err_set(err, KT_S_INPUT, "device record: %s", jerr.text);
+    if ((rc = device_counts_positive(dev, err)))
+        return rc;
     dev->struct_size = sizeof *dev;
     dev->l2_bytes = l2;
     dev->global_mem_bytes = mem;

@@ -649,9 +649,21 @@ static kt_status add_plugin(kt_registry *reg, const char *path,
         ld.lp = NULL;
         goto done;
     }
+    if (dup && declared) {
+        /* A declaration is the user's text: its name is an input error,
+         * and the user can change it (Kernel Tuner's README names its
+         * example vector_add, as a built-in plugin is named). */
+        rc = kt_err_set(err, KT_S_INPUT,
+                        "%s: [operator] name '%s' is taken by the plugin "
+                        "loaded from %s; rename the operator (name = "
+                        "my_%s, say) and use that name in the job (operator "
+                        "= my_%s:...)",
+                        path, ld.lp->desc.name, dup->path, ld.lp->desc.name,
+                        ld.lp->desc.name);
+        goto done;
+    }
     if (dup) {
-        /* A declaration is the user's text: its name is an input error. */
-        rc = kt_err_set(err, declared ? KT_S_INPUT : KT_S_PLUGIN,
+        rc = kt_err_set(err, KT_S_PLUGIN,
                         "%s: duplicate plugin name '%s', "
                         "already loaded from %s",
                         path, ld.lp->desc.name, dup->path);

@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 /* The one piece of process state: set by main() before any message. */
 static const char *command;
@@ -25,20 +26,53 @@ void kt_msg_prefix(FILE *out)
         fputs("ktune: ", out);
 }
 
+void kt_term_scrub(char *s)
+{
+    for (unsigned char *p = (unsigned char *)s; p && *p; ++p) {
+        if (*p == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F) {
+            p[0] = p[1] = '?';
+            ++p;
+        } else if ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7F) {
+            *p = '?';
+        }
+    }
+}
+
+/* The message formatted, scrubbed of terminal controls, then written:
+ * messages quote file contents (names, values) that may hold escapes. */
+static void scrubbed(FILE *out, const char *fmt, va_list ap)
+{
+    va_list again;
+    char *text = NULL;
+    int n;
+
+    kt_msg_prefix(out);
+    va_copy(again, ap);
+    n = vsnprintf(NULL, 0, fmt, ap);
+    if (n >= 0 && (text = malloc((size_t)n + 1)))
+        vsnprintf(text, (size_t)n + 1, fmt, again);
+    va_end(again);
+    if (!text) {
+        fputs("(a message could not be formatted: out of memory)\n", out);
+        return;
+    }
+    kt_term_scrub(text);
+    fputs(text, out);
+    free(text);
+}
+
 void kt_msg(const char *fmt, ...)
 {
     va_list ap;
-    kt_msg_prefix(stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    scrubbed(stderr, fmt, ap);
     va_end(ap);
 }
 
 void kt_fmsg(FILE *out, const char *fmt, ...)
 {
     va_list ap;
-    kt_msg_prefix(out);
     va_start(ap, fmt);
-    vfprintf(out, fmt, ap);
+    scrubbed(out, fmt, ap);
     va_end(ap);
 }

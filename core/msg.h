@@ -28,4 +28,13 @@ void kt_fmsg(FILE *out, const char *fmt, ...)
 /* Writes only the prefix, "ktune CMD: ", for a message printed in pieces. */
 void kt_msg_prefix(FILE *out);
 
+/* Replaces, in place, every byte of s that a terminal would act on rather
+ * than show with '?': the C0 controls but '\n' and '\t' (ESC starts the
+ * escape sequences that recolour, move the cursor or retitle a window),
+ * DEL, and the C1 controls written in UTF-8 (0xC2 0x80..0x9F, both bytes).
+ * Text read from files (names in a capture, a Kernel Tuner file) goes
+ * through it before it is printed; kt_msg and kt_fmsg apply it to every
+ * message, which may quote such text. */
+void kt_term_scrub(char *s);
+
 #endif

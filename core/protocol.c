@@ -90,11 +90,12 @@ kt_status kt_protocol_validate(const kt_protocol *p, kt_err *err)
         return kt_err_set(err, KT_S_INPUT, "warmups: %d, expected 0 to 1000",
                           p->warmups);
     if (p->min_samples < 1 || p->max_samples < p->min_samples ||
-        p->max_samples > 1000000)
+        p->max_samples > KT_PROTOCOL_MAX_SAMPLES)
         return kt_err_set(err, KT_S_INPUT,
                           "samples: min %zu, max %zu; "
-                          "expected 1 <= min <= max <= 1000000",
-                          p->min_samples, p->max_samples);
+                          "expected 1 <= min <= max <= %d",
+                          p->min_samples, p->max_samples,
+                          KT_PROTOCOL_MAX_SAMPLES);
     if (!(p->min_time_s >= 0) || !(p->max_time_s > 0) || p->max_time_s > 86400)
         return kt_err_set(err, KT_S_INPUT,
                           "time: min %g s, max %g s; "

@@ -7,6 +7,10 @@
 #ifndef KT_PROTOCOL_H
 #define KT_PROTOCOL_H
 
+/* The most samples (rounds) one measurement takes: [measure] max_samples
+ * is at most this, and a record claiming more is refused. */
+#define KT_PROTOCOL_MAX_SAMPLES 1000000
+
 #include <stddef.h>
 
 #include "core/error.h"

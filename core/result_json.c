@@ -3,6 +3,7 @@
 
 #include "core/energy_json.h"
 #include "core/envrec.h"
+#include "core/protocol.h"
 #include "core/stop_rule.h"
 
 #include <math.h>
@@ -192,11 +193,13 @@ kt_status kt_timing_from_json(const json_t *j, kt_timing *t, kt_err *err)
             &t->median_clock_mhz, "stop_reason", &reason, "gpu_time_s",
             &t->gpu_time_s, "wall_time_s", &t->wall_time_s))
         return kt_err_set(err, KT_S_INPUT, "timing: %s", jerr.text);
-    if (rounds < 0 || discarded < 0)
+    if (rounds < 0 || discarded < 0 || rounds > KT_PROTOCOL_MAX_SAMPLES ||
+        discarded > rounds)
         return kt_err_set(err, KT_S_INPUT,
                           "timing: rounds %lld, discarded %lld; expected "
-                          "counts >= 0",
-                          (long long)rounds, (long long)discarded);
+                          "0 <= discarded <= rounds <= %d",
+                          (long long)rounds, (long long)discarded,
+                          KT_PROTOCOL_MAX_SAMPLES);
     if ((rc = stats_from_json(kernel, &t->kernel, err)))
         return rc;
     t->discarded = (size_t)discarded;
@@ -227,6 +230,11 @@ kt_status kt_timing_from_json(const json_t *j, kt_timing *t, kt_err *err)
                                   "or null (discarded)",
                                   i);
         }
+        if ((size_t)rounds != n)
+            return kt_err_set(err, KT_S_INPUT,
+                              "timing: rounds %lld, but samples_us holds %zu "
+                              "(one per round)",
+                              (long long)rounds, n);
         t->num_rounds = n;
     } else {
         t->num_rounds = (size_t)rounds;

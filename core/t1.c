@@ -97,7 +97,9 @@ static int as_integer(const json_t *v, int64_t *out)
     }
     if (json_is_real(v)) {
         double f = json_real_value(v);
-        if (f == (double)(int64_t)f) {
+        /* Cast only inside [-2^63, 2^63): outside (and for NaN) the
+         * conversion is undefined behaviour, not a refusal. */
+        if (f >= -0x1p63 && f < 0x1p63 && f == (double)(int64_t)f) {
             *out = (int64_t)f;
             return 1;
         }

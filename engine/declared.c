@@ -3,7 +3,9 @@
 #include "engine/declared_t1.h"
 
 #include <ctype.h>
+#include <float.h>
 #include <iniparser.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -448,6 +450,32 @@ static kt_status scalar_value(reader *rd, const arg_site *at, kt_decl_arg *a,
                       &a->value);
 }
 
+/* KT_S_INPUT unless x is a value of type t: a float past FLT_MAX would
+ * reach the kernel as infinity, an int past its range wrapped. */
+static kt_status scalar_fits(kt_decl_type t, double x, kt_err *err)
+{
+    static const struct {
+        double lo, hi;
+    } range[] = {
+        [KT_DECL_F32] = {-FLT_MAX, FLT_MAX},
+        [KT_DECL_F64] = {-DBL_MAX, DBL_MAX},
+        [KT_DECL_F16] = {-65504.0, 65504.0},
+        [KT_DECL_I32] = {INT32_MIN, INT32_MAX},
+        [KT_DECL_I64] = {-0x1p63, 0x1p63},
+        [KT_DECL_U32] = {0, UINT32_MAX},
+        [KT_DECL_U64] = {0, 0x1p64},
+        [KT_DECL_I8] = {INT8_MIN, INT8_MAX},
+        [KT_DECL_U8] = {0, UINT8_MAX},
+        [KT_DECL_I16] = {INT16_MIN, INT16_MAX},
+        [KT_DECL_U16] = {0, UINT16_MAX},
+    };
+    if (isfinite(x) && x >= range[t].lo && x <= range[t].hi)
+        return KT_S_OK;
+    return kt_err_set(err, KT_S_INPUT,
+                      "%g does not fit a %s (expected %g to %g)", x, type_c[t],
+                      range[t].lo, range[t].hi);
+}
+
 kt_status kt_declared_scalar(const kt_declared *d, const kt_decl_arg *a,
                              const int64_t *sizes, double *out, kt_err *err)
 {
@@ -458,18 +486,16 @@ kt_status kt_declared_scalar(const kt_declared *d, const kt_decl_arg *a,
     (void)d;
     if (a->is_literal) {
         *out = a->literal;
-        return KT_S_OK;
-    }
-    if (a->is_float_expr) {
+    } else if (a->is_float_expr) {
         if ((rc = kt_expr_eval_value(a->value, sizes, &v, err)))
             return rc;
         *out = v.is_float ? v.f : (double)v.i;
-        return KT_S_OK;
+    } else {
+        if ((rc = kt_expr_eval(a->value, sizes, &x, err)))
+            return rc;
+        *out = (double)x;
     }
-    if ((rc = kt_expr_eval(a->value, sizes, &x, err)))
-        return rc;
-    *out = (double)x;
-    return KT_S_OK;
+    return scalar_fits(a->type, *out, err);
 }
 
 /* args = y, x, int rows: buffers by name (or `NAME as TYPE`), scalars as
@@ -606,14 +632,17 @@ static kt_status check_keys(reader *rd, const char *section,
     return rc;
 }
 
+/* The [operator] keys of the work, in kt_declared's work_text order. */
+static const char *const work_keys[] = {"bytes_read", "bytes_written", "flops"};
+
 /* bytes_read, bytes_written, flops: expressions of sizes, or of sizes and
  * parameters (then read per variant, read_variant_work). */
 static kt_status read_work(reader *rd)
 {
     kt_declared *d = rd->d;
-    static const char *const keys[] = {"bytes_read", "bytes_written", "flops"};
+    const char *const *keys = work_keys;
     kt_expr **exprs[] = {&d->bytes_read, &d->bytes_written, &d->flops};
-    for (size_t i = 0; i < COUNT(keys); ++i) {
+    for (size_t i = 0; i < COUNT(work_keys); ++i) {
         const char *text = value_of(rd, "operator", keys[i]);
         kt_err perr;
         if (!text || !*text)
@@ -634,9 +663,9 @@ static kt_status read_work(reader *rd)
  * the declaration's mistake. */
 static kt_status read_variant_work(reader *rd, kt_decl_variant *v)
 {
-    static const char *const keys[] = {"bytes_read", "bytes_written", "flops"};
+    const char *const *keys = work_keys;
     const kt_declared *d = rd->d;
-    for (size_t i = 0; i < COUNT(keys); ++i) {
+    for (size_t i = 0; i < COUNT(work_keys); ++i) {
         if (!d->work_text[i][0])
             continue;
         if (kt_expr_parse(d->work_text[i], v->names, v->num_names, &v->work[i],
@@ -1122,27 +1151,39 @@ kt_status kt_declared_kernel_name(const kt_declared *d, size_t vi,
 
 /* Static checks appended to the source: the kernel takes exactly the
  * declared arguments, pointers to the declared element types and scalars
- * of the declared types. Caught by NVRTC, without a GPU, and before a
- * launch could pass bytes the kernel reads as something else. */
+ * of the declared types. Every name in them is ktune_-prefixed: the
+ * source's own macros are still defined here (#define T 4, value, count
+ * would otherwise rewrite the checks and refuse a valid kernel). Caught by
+ * NVRTC, without a GPU, and before a launch could pass bytes the kernel reads
+ * as something else. */
 static const char check_prelude[] =
     "\n#line 1 \"ktune-declared-check\"\n"
     "namespace ktune_check {\n"
-    "template <class A, class B> struct same { enum { value = 0 }; };\n"
-    "template <class A> struct same<A, A> { enum { value = 1 }; };\n"
-    "template <class F> struct sig { enum { count = -1 }; };\n"
-    "template <class... P> struct sig<void(P...)> {\n"
-    "    enum { count = sizeof...(P) };\n};\n"
-    "template <int I, class F> struct arg { typedef void type; };\n"
-    "template <class H, class... T> struct arg<0, void(H, T...)> {\n"
-    "    typedef H type;\n};\n"
-    "template <int I, class H, class... T> struct arg<I, void(H, T...)> {\n"
-    "    typedef typename arg<I - 1, void(T...)>::type type;\n};\n"
-    "template <class P, class E> struct ptr {\n"
-    "    enum { value = same<P, E *>::value || same<P, const E *>::value };\n"
+    "template <class ktune_A, class ktune_B> struct ktune_same { enum { "
+    "ktune_value = 0 }; };\n"
+    "template <class ktune_A> struct ktune_same<ktune_A, ktune_A> { enum { "
+    "ktune_value = 1 }; };\n"
+    "template <class ktune_F> struct ktune_sig { enum { ktune_count = -1 }; "
     "};\n"
-    "template <class P> struct ptr2 { enum { value = 0 }; };\n"
-    "template <class E> struct ptr2<E *> {\n"
-    "    enum { value = sizeof(E) == 2 };\n};\n"
+    "template <class... ktune_P> struct ktune_sig<void(ktune_P...)> {\n"
+    "    enum { ktune_count = sizeof...(ktune_P) };\n};\n"
+    "template <int ktune_I, class ktune_F> struct ktune_arg { typedef void "
+    "ktune_type; };\n"
+    "template <class ktune_H, class... ktune_T> struct ktune_arg<0, "
+    "void(ktune_H, ktune_T...)> {\n"
+    "    typedef ktune_H ktune_type;\n};\n"
+    "template <int ktune_I, class ktune_H, class... ktune_T> struct "
+    "ktune_arg<ktune_I, void(ktune_H, ktune_T...)> {\n"
+    "    typedef typename ktune_arg<ktune_I - 1, void(ktune_T...)>::ktune_type "
+    "ktune_type;\n};\n"
+    "template <class ktune_P, class ktune_E> struct ktune_ptr {\n"
+    "    enum { ktune_value = ktune_same<ktune_P, ktune_E *>::ktune_value || "
+    "ktune_same<ktune_P, const ktune_E *>::ktune_value };\n"
+    "};\n"
+    "template <class ktune_P> struct ktune_ptr2 { enum { ktune_value = 0 }; "
+    "};\n"
+    "template <class ktune_E> struct ktune_ptr2<ktune_E *> {\n"
+    "    enum { ktune_value = sizeof(ktune_E) == 2 };\n};\n"
     "} // namespace ktune_check\n";
 
 static size_t append(char *out, size_t used, size_t size, const char *fmt, ...)
@@ -1167,39 +1208,42 @@ static const char *arg_type_c(const kt_decl_arg *a, const kt_declared *d)
     return type_c[a->buffer >= 0 ? d->buffers[a->buffer].type : a->type];
 }
 
-/* "ptr<T, float>::value" or "same<T, int>::value", with the 64-bit and
- * 8-bit integer types accepted under either spelling; a view's type as
- * written; f16 as any 2-byte pointee (__half needs cuda_fp16.h, which the
- * source may not include). */
+/* "ktune_ptr<T, float>::ktune_value" or "ktune_same<T, int>::ktune_value", with
+ * the 64-bit and 8-bit integer types accepted under either spelling; a view's
+ * type as written; f16 as any 2-byte pointee (__half needs cuda_fp16.h, which
+ * the source may not include). */
 static void type_test(const kt_decl_arg *a, const kt_declared *d, int i,
                       const char *fn, char *out, size_t size)
 {
     kt_decl_type t = a->buffer >= 0 ? d->buffers[a->buffer].type : a->type;
-    const char *tmpl = a->buffer >= 0 ? "ptr" : "same";
+    const char *tmpl = a->buffer >= 0 ? "ktune_ptr" : "ktune_same";
     const char *alt = t == KT_DECL_I64   ? "long"
                       : t == KT_DECL_U64 ? "unsigned long"
                       : t == KT_DECL_I8  ? "char"
                                          : NULL;
     if (a->buffer >= 0 && a->view[0])
         snprintf(out, size,
-                 "ktune_check::ptr<ktune_check::arg<%d, %s>::type, "
-                 "%s>::value",
+                 "ktune_check::ktune_ptr<ktune_check::ktune_arg<%d, "
+                 "%s>::ktune_type, "
+                 "%s>::ktune_value",
                  i, fn, a->view);
     else if (a->buffer >= 0 && t == KT_DECL_F16)
         snprintf(out, size,
-                 "ktune_check::ptr2<ktune_check::arg<%d, %s>::type>::value", i,
-                 fn);
+                 "ktune_check::ktune_ptr2<ktune_check::ktune_arg<%d, "
+                 "%s>::ktune_type>::ktune_value",
+                 i, fn);
     else if (!alt)
         snprintf(out, size,
-                 "ktune_check::%s<ktune_check::arg<%d, %s>::type, "
-                 "%s>::value",
+                 "ktune_check::%s<ktune_check::ktune_arg<%d, %s>::ktune_type, "
+                 "%s>::ktune_value",
                  tmpl, i, fn, type_c[t]);
     else
-        snprintf(out, size,
-                 "(ktune_check::%s<ktune_check::arg<%d, %s>::type, "
-                 "%s>::value || ktune_check::%s<ktune_check::arg<%d, "
-                 "%s>::type, %s>::value)",
-                 tmpl, i, fn, type_c[t], tmpl, i, fn, alt);
+        snprintf(
+            out, size,
+            "(ktune_check::%s<ktune_check::ktune_arg<%d, %s>::ktune_type, "
+            "%s>::ktune_value || ktune_check::%s<ktune_check::ktune_arg<%d, "
+            "%s>::ktune_type, %s>::ktune_value)",
+            tmpl, i, fn, type_c[t], tmpl, i, fn, alt);
 }
 
 /* The checks that the kernel name_expr takes exactly args[0..n), appended
@@ -1212,21 +1256,23 @@ static size_t append_checks(const kt_declared *d, const char *name_expr,
     char fn[400], test[1200];
 
     snprintf(fn, sizeof fn, "decltype(%s)", name_expr);
-    used = append(out, used, size,
-                  "static_assert(ktune_check::sig<%s>::count == %zu, "
-                  "\"ktune: %s does not take %zu arguments as %s "
-                  "declares\");\n",
-                  fn, n, name_expr, n, site);
+    used =
+        append(out, used, size,
+               "static_assert(ktune_check::ktune_sig<%s>::ktune_count == %zu, "
+               "\"ktune: %s does not take %zu arguments as %s "
+               "declares\");\n",
+               fn, n, name_expr, n, site);
     for (size_t i = 0; i < n; ++i) {
         const kt_decl_arg *a = &args[i];
         type_test(a, d, (int)i, fn, test, sizeof test);
-        used = append(out, used, size,
-                      "static_assert(ktune_check::sig<%s>::count != %zu || "
-                      "%s, \"ktune: argument %zu of %s is not %s%s as "
-                      "%s declares ('%s')\");\n",
-                      fn, n, test, i + 1, name_expr,
-                      a->buffer >= 0 ? "a pointer to " : "", arg_type_c(a, d),
-                      site, a->text);
+        used = append(
+            out, used, size,
+            "static_assert(ktune_check::ktune_sig<%s>::ktune_count != %zu || "
+            "%s, \"ktune: argument %zu of %s is not %s%s as "
+            "%s declares ('%s')\");\n",
+            fn, n, test, i + 1, name_expr,
+            a->buffer >= 0 ? "a pointer to " : "", arg_type_c(a, d), site,
+            a->text);
     }
     return used;
 }
@@ -1273,15 +1319,20 @@ char *kt_declared_gen_source(const kt_declared *d, size_t b)
     snprintf(fn, sizeof fn, "decltype(%s)", k);
     type_test(&a, d, 0, fn, test, sizeof test);
     used = (size_t)snprintf(out, size, "%s%s", text, check_prelude);
-    append(out, used, size,
-           "static_assert(ktune_check::sig<%s>::count == 3 && %s && "
-           "(ktune_check::same<ktune_check::arg<1, %s>::type, unsigned long "
-           "long>::value || ktune_check::same<ktune_check::arg<1, %s>::type, "
-           "unsigned long>::value) && ktune_check::same<ktune_check::arg<2, "
-           "%s>::type, unsigned long long>::value, \"ktune: generator %s "
-           "does not take (%s *out, size_t count, unsigned long long "
-           "seed)\");\n",
-           fn, test, fn, fn, fn, k, type_c[d->buffers[b].type]);
+    append(
+        out, used, size,
+        "static_assert(ktune_check::ktune_sig<%s>::ktune_count == 3 && %s && "
+        "(ktune_check::ktune_same<ktune_check::ktune_arg<1, %s>::ktune_type, "
+        "unsigned long "
+        "long>::ktune_value || "
+        "ktune_check::ktune_same<ktune_check::ktune_arg<1, %s>::ktune_type, "
+        "unsigned long>::ktune_value) && "
+        "ktune_check::ktune_same<ktune_check::ktune_arg<2, "
+        "%s>::ktune_type, unsigned long long>::ktune_value, \"ktune: generator "
+        "%s "
+        "does not take (%s *out, size_t count, unsigned long long "
+        "seed)\");\n",
+        fn, test, fn, fn, fn, k, type_c[d->buffers[b].type]);
     return out;
 }
 
@@ -1311,13 +1362,50 @@ void kt_decl_gen_free(kt_decl_gen *g)
     memset(g, 0, sizeof *g);
 }
 
+/* src with the variant's defines (b->defs, "-DNAME=VALUE") written as
+ * #define lines before it, then a #line back to the source's own first
+ * line; src is freed. Not -D options: NVRTC applies those before its
+ * built-in header, whose members (x, y, z, w, value, pad, type, T) a
+ * parameter of that name would rename, refusing a valid kernel. Written
+ * into the source, a macro reaches the kernel as Kernel Tuner's do. */
+static char *with_defines(const kt_declared *d, const kt_decl_variant *v,
+                          char defs[][KT_DECL_DEFINE_LEN], char *src)
+{
+    size_t size, used = 0;
+    char *out;
+
+    if (!src)
+        return NULL;
+    size = strlen(src) + 2 * strlen(d->source_name) + 64;
+    for (size_t i = 0; i < v->num_defines; ++i)
+        size += strlen(defs[i]) + 16;
+    if (!(out = malloc(size))) {
+        free(src);
+        return NULL;
+    }
+    for (size_t i = 0; i < v->num_defines; ++i) {
+        const char *eq = strchr(defs[i] + 2, '=');
+        used = append(out, used, size, "#define %.*s %s\n",
+                      (int)(eq - (defs[i] + 2)), defs[i] + 2, eq + 1);
+    }
+    if (v->num_defines) {
+        used = append(out, used, size, "#line 1 \"");
+        for (const char *c = d->source_name; *c; ++c)
+            used = append(out, used, size, "%s%c",
+                          *c == '"' || *c == '\\' ? "\\" : "", *c);
+        used = append(out, used, size, "\"\n");
+    }
+    append(out, used, size, "%s", src);
+    free(src);
+    return out;
+}
+
 /* The name expression and options of variant vi's kernel at values (no
  * source yet): what its compile and its then-kernel's share. */
 static kt_status request_options(const kt_declared *d, size_t vi,
                                  const int64_t *sizes, const int64_t *values,
                                  kt_decl_request *b, kt_err *err)
 {
-    const kt_decl_variant *v = &d->variants[vi];
     kt_status rc;
 
     b->num_opts = 0;
@@ -1327,9 +1415,7 @@ static kt_status request_options(const kt_declared *d, size_t vi,
         return rc;
     for (size_t i = 0; i < d->num_options && b->num_opts < 64; ++i)
         b->opts[b->num_opts++] = d->options[i];
-    for (size_t i = 0; i < v->num_defines; ++i)
-        b->opts[b->num_opts++] = b->defs[i];
-    return KT_S_OK;
+    return KT_S_OK; /* the defines go into the source (with_defines) */
 }
 
 kt_status kt_declared_request(const kt_declared *d, size_t vi,
@@ -1344,8 +1430,10 @@ kt_status kt_declared_request(const kt_declared *d, size_t vi,
     /* A then-kernel that is no template is in this compile's module, and
      * is taken from it (engine/declared_run.c): its arguments are checked
      * here, at every configuration. */
-    b->src = checked_source(d, b->name, d->args, d->num_args,
-                            t && !t->num_targs ? t->kernel : NULL, t);
+    b->src =
+        with_defines(d, &d->variants[vi], b->defs,
+                     checked_source(d, b->name, d->args, d->num_args,
+                                    t && !t->num_targs ? t->kernel : NULL, t));
     if (!b->src)
         return kt_err_set(err, KT_S_NOMEM, "out of memory");
     return KT_S_OK;
@@ -1368,9 +1456,27 @@ kt_status kt_declared_then_request(const kt_declared *d, size_t vi,
         (rc = name_expr(d, &d->variants[vi], t->kernel, t->targs, t->num_targs,
                         sizes, values, b->name, sizeof b->name, err)))
         return rc;
-    if (!(b->src = kt_declared_source(d, b->name, t->args, t->num_args)))
+    if (!(b->src = with_defines(
+              d, &d->variants[vi], b->defs,
+              kt_declared_source(d, b->name, t->args, t->num_args))))
         return kt_err_set(err, KT_S_NOMEM, "out of memory");
     return KT_S_OK;
+}
+
+/* Whether v's require (a T1 file's Conditions among it) holds at the
+ * default point: 1, 0 when false, -1 when it fails to evaluate. One that
+ * is false, or a T1 file's Condition that fails there, rules that point
+ * out, as it does any point: v's other expressions need not hold there,
+ * and the space is searched from its feasible points. */
+static int default_allowed(const kt_declared *d, const kt_decl_variant *v,
+                           const int64_t *sizes, const int64_t *vals)
+{
+    int64_t ok = 1;
+    kt_err ignored;
+    if (v->require && kt_declared_eval(v, v->require, sizes, d->num_sizes, vals,
+                                       &ok, &ignored))
+        return -1;
+    return ok != 0;
 }
 
 static kt_status eval_at(const reader *rd, const kt_decl_variant *v,
@@ -1451,7 +1557,15 @@ static kt_status check_defaults(reader *rd)
     for (size_t vi = 0; vi < d->num_variants && !rc; ++vi) {
         const kt_decl_variant *v = &d->variants[vi];
         int64_t vals[KT_MAX_PARAMS];
+        int allowed;
         defaults(d, v, sizes, vals);
+        /* A declaration's own require that fails at its defaults (1 / 0)
+         * is its mistake; a T1 file's Conditions are Python's to rule. */
+        if ((allowed = default_allowed(d, v, sizes, vals)) < 0 &&
+            !v->imported_mask)
+            rc = eval_at(rd, v, v->section, "require", v->require, sizes, vals);
+        if (allowed <= 0)
+            continue;
         for (int k = 0; k < 3 && !rc; ++k)
             if (!(rc = eval_at(rd, v, v->section, "block", v->block[k], sizes,
                                vals)))
@@ -1462,9 +1576,8 @@ static kt_status check_defaults(reader *rd)
         for (size_t k = 0; k < v->num_defines && !rc; ++k)
             rc = eval_at(rd, v, v->section, "defines", v->defines[k], sizes,
                          vals);
-        if (!rc &&
-            !(rc = eval_at(rd, v, v->section, "smem", v->smem, sizes, vals)))
-            rc = eval_at(rd, v, v->section, "require", v->require, sizes, vals);
+        if (!rc)
+            rc = eval_at(rd, v, v->section, "smem", v->smem, sizes, vals);
         for (int k = 0; k < 3 && !rc; ++k)
             rc = eval_at(rd, v, "operator", "flops", v->work[k], sizes, vals);
     }
@@ -1486,9 +1599,9 @@ static kt_status at_least(const reader *rd, const kt_decl_variant *v,
         return KT_S_OK;
     if (x < lo)
         return bad(rd, section, key,
-                   "at the defaults %s is %lld; expected %lld or more (no "
-                   "kernel launches with it)",
-                   what, (long long)x, (long long)lo);
+                   "at the defaults %s is %lld; expected %lld or more (%s)",
+                   what, (long long)x, (long long)lo,
+                   lo > 0 ? "no kernel launches with it" : "work is counted");
     return KT_S_OK;
 }
 
@@ -1533,11 +1646,27 @@ static kt_status check_launchable(reader *rd)
         rc = at_least(rd, NULL, "operator", key, d->buffers[i].count, sizes,
                       NULL, 1, "the element count");
     }
+    /* Work is counted, never negative: a GFLOP/s objective would rank a
+     * negative count as the worst, or a negative time's as the best. */
+    if (!rc)
+        rc = at_least(rd, NULL, "operator", "flops", d->flops, sizes, NULL, 0,
+                      "the flop count");
+    if (!rc)
+        rc = at_least(rd, NULL, "operator", "bytes_read", d->bytes_read, sizes,
+                      NULL, 0, "the byte count");
+    if (!rc)
+        rc = at_least(rd, NULL, "operator", "bytes_written", d->bytes_written,
+                      sizes, NULL, 0, "the byte count");
     for (size_t vi = 0; vi < d->num_variants && !rc; ++vi) {
         const kt_decl_variant *v = &d->variants[vi];
         const kt_decl_then *t = v->then;
         defaults(d, v, sizes, vals);
+        if (default_allowed(d, v, sizes, vals) <= 0)
+            continue;
         rc = launchable(rd, v, "", v->block, v->grid, v->smem, sizes, vals);
+        for (int k = 0; k < 3 && !rc; ++k)
+            rc = at_least(rd, v, "operator", work_keys[k], v->work[k], sizes,
+                          vals, 0, k < 2 ? "the byte count" : "the flop count");
         if (!rc && t)
             rc = launchable(rd, v, "then.", t->block, t->grid, t->smem, sizes,
                             vals);

@@ -15,14 +15,33 @@ static int cmp_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Parameter name of v, compared as iniparser compares keys (it lowers
- * them: param.MWG is read as "mwg"); -1 when there is none. */
+/* Parameter name of v: one imported from the file already is compared
+ * exactly (the file's tile and TILE are two parameters, as in Python); a
+ * declared param.NAME as iniparser compares keys (it lowers them:
+ * param.MWG is read as "mwg"); -1 when there is none. */
 static long find_param(const kt_decl_variant *v, const char *name)
 {
-    for (size_t i = 0; i < KT_MAX_PARAMS && v->params[i].struct_size; ++i)
-        if (strcasecmp(v->param_names[i], name) == 0)
+    for (size_t i = 0; i < KT_MAX_PARAMS && v->params[i].struct_size; ++i) {
+        int imported = (int)(v->imported_mask >> i & 1);
+        if (imported ? strcmp(v->param_names[i], name) == 0
+                     : strcasecmp(v->param_names[i], name) == 0)
             return (long)i;
+    }
     return -1;
+}
+
+/* Parameter name of v as an INI key names it (lowered): -1 when none,
+ * -2 when two parameters differ from it only in case (tile, TILE). */
+static long find_ini_param(const kt_decl_variant *v, const char *name)
+{
+    long found = -1;
+    for (size_t i = 0; i < KT_MAX_PARAMS && v->params[i].struct_size; ++i)
+        if (strcasecmp(v->param_names[i], name) == 0) {
+            if (found >= 0)
+                return -2;
+            found = (long)i;
+        }
+    return found;
 }
 
 /* The file's default when it is one of the values, else its first value
@@ -191,7 +210,13 @@ kt_status kt_decl_defaults(kt_decl_variant *v, dictionary *ini,
         if (strncmp(key, "default.", 8) != 0)
             continue;
         *bad_key = key;
-        if ((p = find_param(v, key + 8)) < 0)
+        if ((p = find_ini_param(v, key + 8)) == -2)
+            rc = kt_err_set(err, KT_S_INPUT,
+                            "'%s' names two parameters that differ only in "
+                            "case, which INI keys cannot tell apart; set the "
+                            "default in the T1 file",
+                            key + 8);
+        else if (p < 0)
             rc = kt_err_set(err, KT_S_INPUT,
                             "'%s' is not a parameter of this variant", key + 8);
         else if (!(rc = kt_param_parse(&v->params[p],

@@ -163,8 +163,36 @@ static void probe_toolkit(void)
         (void)toolkit_at("/usr/local/cuda");
 }
 
+/* NVRTC loads its builtins library (libnvrtc-builtins.so.MAJOR.MINOR) with
+ * dlopen by name: found only through LD_LIBRARY_PATH or the loader cache,
+ * never beside libnvrtc itself, which ktune found by RUNPATH. On a host
+ * whose CUDA folder is in neither (a runfile install) every compile would
+ * fail with NVRTC_ERROR_BUILTIN_OPERATION_FAILURE. Loaded here from
+ * libnvrtc's own folder first, NVRTC's dlopen by name then finds it loaded
+ * (by its soname). Never closed: NVRTC holds it for the process's life.
+ * When it is not there, NVRTC's own search applies, and says so. */
+static pthread_once_t g_builtins_once = PTHREAD_ONCE_INIT;
+
+static void load_builtins(void)
+{
+    Dl_info info;
+    char real[PATH_MAX], path[PATH_MAX + 64], *slash;
+    int major = 0, minor = 0;
+
+    if (!dladdr((void *)&nvrtcVersion, &info) || !info.dli_fname ||
+        !realpath(info.dli_fname, real) || !(slash = strrchr(real, '/')) ||
+        nvrtcVersion(&major, &minor) != NVRTC_SUCCESS)
+        return;
+    *slash = '\0';
+    snprintf(path, sizeof path, "%s/libnvrtc-builtins.so.%d.%d", real, major,
+             minor);
+    if (access(path, R_OK) == 0 && !dlopen(path, RTLD_NOW | RTLD_GLOBAL))
+        (void)dlerror(); /* NVRTC's own search then decides, and reports */
+}
+
 const char *kt_nvrtc_toolkit_option(void)
 {
+    pthread_once(&g_builtins_once, load_builtins);
     pthread_once(&g_toolkit.once, probe_toolkit);
     return g_toolkit.option[0] ? g_toolkit.option : NULL;
 }

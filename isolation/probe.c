@@ -304,7 +304,11 @@ static int cache_read(const json_t *key, kt_probe_verdict *v)
     return 1;
 }
 
-/* Best effort: a cache that cannot be written only costs time. */
+/* Best effort: a cache that cannot be written only costs time, and
+ * leaves nothing behind. kt_cache_put writes the record to a temporary
+ * file of a name no one can guess beside the entry and renames it over the
+ * entry only when every byte was written (a full disk, a closed file); on
+ * any failure the temporary file is removed. */
 static void cache_write(const json_t *key, const kt_probe_verdict *v)
 {
     char dir[4096], name[64], *text;

@@ -207,7 +207,9 @@ static void entry_sentence(FILE *o, const kt_fig_ctx *c, const json_t *e)
             m, lo, hi, 100 * kt_src_num(e, "noise"), kt_src_num(e, "samples"));
     if (!isfinite(gbs))
         gbs = kt_fig_bandwidth(c, median);
-    if (isfinite(gbs)) {
+    /* 0 GB/s is no measurement: the work is not known (another tool's
+     * recording), so no bandwidth is said. */
+    if (isfinite(gbs) && gbs > 0) {
         kt_html_group(gbs, 0, bw, sizeof bw);
         fprintf(o, "; %s GB/s effective", bw);
         if (!isfinite(pc) && c->copy_gbs > 0)
@@ -323,9 +325,12 @@ static void replay_facts(FILE *o, const json_t *rep)
     if (json_is_object(opt)) {
         fputs("; its fastest point: ", o);
         kt_esc_write(o, kt_src_text(opt, "config", "?"));
-        if (isfinite(kt_src_num(rep, "best_vs_optimum")))
-            fprintf(o, "; the answer's time is %.4g\xC3\x97 the optimum's",
-                    kt_src_num(rep, "best_vs_optimum"));
+        double ratio = kt_src_num(rep, "best_vs_optimum");
+        if (isfinite(ratio) && ratio == 1)
+            fputs("; the answer is that point", o);
+        else if (isfinite(ratio))
+            fprintf(o, "; the answer's recorded time is %+.2f%% off its time",
+                    100 * (ratio - 1));
     }
     if (isfinite(kt_src_num(rep, "fraction_evaluated")))
         fprintf(o, "; %.1f%% of the feasible space evaluated",

@@ -258,6 +258,18 @@ static void one_value(const kt_fig_ctx *c, const param_info *pi,
     fputs("</p>\n", c->out);
 }
 
+/* What a chart's bars are, and what the results lack for quartiles. */
+static const char *bars_text(const kt_fig_ctx *c, int quartiles)
+{
+    if (quartiles)
+        return "bars: interquartile range (q1 to q3) of its samples";
+    if (kt_sources_external(c->src))
+        return "bars: 95% confidence interval of the median (the recording "
+               "keeps one time per configuration)";
+    return "bars: 95% confidence interval of the median (these results keep "
+           "no quartiles; give the journal for them)";
+}
+
 /* Draws one chart, or the sentence for one value; returns 0 when no point
  * has the parameter. */
 static int time_chart(kt_fig_ctx *c, const param_info *pi)
@@ -395,10 +407,7 @@ static int time_chart(kt_fig_ctx *c, const param_info *pi)
                      pi->name, pi->name);
     else
         fputs("The fastest configuration of each variant; ", c->out);
-    fputs(quartiles ? "bars: interquartile range (q1 to q3) of its samples"
-                    : "bars: 95% confidence interval of the median (these "
-                      "results keep no quartiles; give the journal for them)",
-          c->out);
+    fputs(bars_text(c, quartiles), c->out);
     if (others)
         fputs("; faint dots: the variant's other measured configurations",
               c->out);
@@ -406,6 +415,60 @@ static int time_chart(kt_fig_ctx *c, const param_info *pi)
           c->out);
     free(xs);
     return 1;
+}
+
+/* What the charts leave out, and how to get it, when they do. A replay of
+ * another tool's recording keeps no journal, and its summary lists every
+ * point measured (tuner/tune_job.c): nothing to ask for there. */
+static void missing_points(kt_fig_ctx *c, size_t ok)
+{
+    const json_t *sum = c->src->summary;
+    double measured = kt_src_num(sum, "measured");
+
+    if (c->src->header || !sum || !(measured > (double)ok))
+        return;
+    if (kt_sources_external(c->src))
+        fprintf(c->out,
+                "<p class=\"missing\">%zu of the %.0f configurations "
+                "measured are drawn: the summary was written with a top list "
+                "shorter than the run.</p>\n",
+                ok, measured);
+    else
+        fputs("<p class=\"missing\">Only the summary's top "
+              "configurations are drawn: give the run's journal "
+              "(<code>--journal FILE</code>) for every evaluated "
+              "point.</p>\n",
+              c->out);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The distribution of the measured configurations' medians, in words:
+ * how much the choice matters, and where the answer stands. */
+static void distribution(kt_fig_ctx *c, size_t ok)
+{
+    double *t = ok > 1 ? malloc(ok * sizeof *t) : NULL, q[5];
+    size_t n = 0;
+
+    if (!t)
+        return;
+    for (size_t i = 0; i < c->src->num_points; ++i)
+        if (c->src->points[i].ok)
+            t[n++] = c->src->points[i].median;
+    qsort(t, n, sizeof *t, cmp_double);
+    for (int k = 0; k < 5; ++k)
+        q[k] = t[(size_t)((double)(n - 1) * k / 4 + 0.5)];
+    fprintf(c->out,
+            "<p>The %zu configurations measured: median kernel time from "
+            "%.4g to %.4g \xC2\xB5s (quartiles %.4g, %.4g, %.4g); the slowest "
+            "takes %.3g\xC3\x97 the fastest's time, so the choice matters "
+            "that much here.</p>\n",
+            n, q[0], q[4], q[1], q[2], q[3], q[4] / q[0]);
+    free(t);
 }
 
 void kt_fig_parameters(kt_fig_ctx *c)
@@ -422,12 +485,8 @@ void kt_fig_parameters(kt_fig_ctx *c)
               "results.</p>\n",
               c->out);
     } else {
-        if (!c->src->header && c->src->summary)
-            fputs("<p class=\"missing\">Only the summary's top "
-                  "configurations are drawn: give the run's journal "
-                  "(<code>--journal FILE</code>) for every evaluated "
-                  "point.</p>\n",
-                  c->out);
+        missing_points(c, ok);
+        distribution(c, ok);
         if (c->num_variants > 1)
             time_chart(c, NULL);
         for (size_t i = 0; i < n; ++i)

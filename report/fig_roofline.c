@@ -19,6 +19,38 @@ static void missing(kt_fig_ctx *c, const char *why)
     fputs("</p>\n", c->out);
 }
 
+/* Says why there is no roofline, when there is none: 1 then. */
+static int without_roofline(kt_fig_ctx *c, const kt_sources *s,
+                            const kt_work *w, double bytes)
+{
+    if (!s->have_work && kt_sources_external(s)) {
+        missing(c, "The roofline needs the operator's work (bytes and flops "
+                   "per problem), which another tool's recording does not "
+                   "carry: these results have no place on it.");
+        return 1;
+    }
+    if (!s->have_work) {
+        missing(c, "The roofline needs the operator's work (bytes and flops "
+                   "per problem): these results do not record it and its "
+                   "plugin was not loaded. Run ktune report where the "
+                   "plugin loads, or name it with --plugin FILE.");
+        return 1;
+    }
+    if (!(w->flops > 0) || !(bytes > 0)) {
+        missing(c, "The operator does no arithmetic (0 flops per problem), "
+                   "so it has no place on a roofline; its effective "
+                   "bandwidth is in the tables.");
+        return 1;
+    }
+    if (!(c->copy_gbs > 0) || !(c->peak_gflops > 0)) {
+        missing(c, "The roofline needs the device's ceilings: the "
+                   "environment record has no calibration (copy ceiling) "
+                   "or no device description.");
+        return 1;
+    }
+    return 0;
+}
+
 void kt_fig_roofline(kt_fig_ctx *c)
 {
     const kt_sources *s = c->src;
@@ -38,25 +70,8 @@ void kt_fig_roofline(kt_fig_ctx *c)
     size_t ok = 0;
 
     fputs("<section id=\"roofline\">\n<h2>Roofline</h2>\n", c->out);
-    if (!s->have_work) {
-        missing(c, "The roofline needs the operator's work (bytes and flops "
-                   "per problem): these results do not record it and its "
-                   "plugin was not loaded. Run ktune report where the "
-                   "plugin loads, or name it with --plugin FILE.");
+    if (without_roofline(c, s, w, bytes))
         goto done;
-    }
-    if (!(w->flops > 0) || !(bytes > 0)) {
-        missing(c, "The operator does no arithmetic (0 flops per problem), "
-                   "so it has no place on a roofline; its effective "
-                   "bandwidth is in the tables.");
-        goto done;
-    }
-    if (!(c->copy_gbs > 0) || !(c->peak_gflops > 0)) {
-        missing(c, "The roofline needs the device's ceilings: the "
-                   "environment record has no calibration (copy ceiling) "
-                   "or no device description.");
-        goto done;
-    }
     ai = w->flops / bytes;
     balance = c->peak_gflops / c->copy_gbs;
     roof = fmin(ai * c->copy_gbs, c->peak_gflops);
@@ -98,8 +113,11 @@ void kt_fig_roofline(kt_fig_ctx *c)
                          fmax(ai, balance) * 4, 6);
     plot.x.title = "arithmetic intensity (flop / algorithm byte, log scale)";
     plot.y.scale.kind = KT_SCALE_LOG;
-    yhi = c->peak_gflops * 2;
-    ylo = fmin(ylo, plot.x.scale.d0 * c->copy_gbs) / 2;
+    /* Just room above the compute roof and below the lowest mark: a wider
+     * margin rounded out to whole decades drew 1 to 10^6 GFLOP/s for a
+     * kernel of 0.08 flop/B at a few hundred. */
+    yhi = c->peak_gflops * 1.25;
+    ylo = fmin(ylo, plot.x.scale.d0 * c->copy_gbs) / 1.25;
     kt_scale_nice_domain(&plot.y.scale, ylo, yhi, 6);
     plot.y.title = "achieved GFLOP/s (log scale)";
     if (kt_plot_begin(&plot, c->next_id++, 720, 400,

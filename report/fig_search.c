@@ -134,6 +134,8 @@ static void trace_chart(kt_fig_ctx *c, const json_t *trace)
     size_t n = json_array_size(trace), i, m = 0;
     double *x = calloc(2 * n + 1, sizeof *x), *y = calloc(2 * n + 1, sizeof *y);
     double lo = INFINITY, hi = -INFINITY, prev = NAN;
+    const char *objective;
+    int by_time;
     kt_style line = {.color = kt_plot_color(0), .width = 2};
     kt_plot plot;
 
@@ -167,7 +169,13 @@ static void trace_chart(kt_fig_ctx *c, const json_t *trace)
         hi += pad;
     }
     kt_scale_nice_domain(&plot.y.scale, lo, hi, 5);
-    plot.y.title = "best median so far (\xC2\xB5s)";
+    /* Under another objective (energy, GFLOP/s) the trace is the time of
+     * the best point by that objective: it may rise, and says so. */
+    objective = kt_src_text(json_object_get(c->src->summary, "strategy"),
+                            "objective", "time");
+    by_time = strcmp(objective, "time") == 0;
+    plot.y.title = by_time ? "best median so far (\xC2\xB5s)"
+                           : "median of the best point so far (\xC2\xB5s)";
     if (kt_plot_begin(&plot, c->next_id++, 720, 280,
                       "Best median time after each evaluation"))
         goto done;
@@ -175,10 +183,20 @@ static void trace_chart(kt_fig_ctx *c, const json_t *trace)
     kt_plot_path(&plot, x, y, m, &line);
     fputs("<figure>\n", c->out);
     kt_plot_end(&plot, c->out);
-    fputs("<figcaption>The best median found after each evaluation (unique "
-          "points sent to the GPU), by the points' own "
-          "measurements.</figcaption>\n</figure>\n",
-          c->out);
+    if (by_time)
+        fputs("<figcaption>The best median found after each evaluation "
+              "(unique points sent to the GPU), by the points' own "
+              "measurements.</figcaption>\n</figure>\n",
+              c->out);
+    else {
+        fputs("<figcaption>", c->out);
+        kt_html_escf(c->out,
+                     "The median time of the best point by the objective (%s) "
+                     "after each evaluation (unique points sent to the GPU): "
+                     "it rises where a slower point is better by %s.",
+                     objective, objective);
+        fputs("</figcaption>\n</figure>\n", c->out);
+    }
 done:
     free(x);
     free(y);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "report/sources.h"
+#include "report/summary_check.h"
 
 #include <errno.h>
 #include <math.h>
@@ -635,6 +636,11 @@ kt_status kt_sources_load(kt_sources *s, const char *path, kt_err *err)
         json_decref(doc);
         goto done;
     }
+    if (strcmp(kind, "ktune.tune") == 0 &&
+        (rc = kt_report_check_summary(doc, path, err))) {
+        json_decref(doc);
+        goto done;
+    }
     if (strcmp(kind, "ktune.tune") == 0) {
         s->summary = doc;
         snprintf(s->summary_path, sizeof s->summary_path, "%s", path);
@@ -659,6 +665,12 @@ done:
     if (rc)
         kt_sources_free(s);
     return rc;
+}
+
+int kt_sources_external(const kt_sources *s)
+{
+    return json_object_get(json_object_get(s->summary, "replay"), "external") !=
+           NULL;
 }
 
 /* The device model a document records. */

@@ -104,6 +104,11 @@ const char *kt_sources_spec(const kt_sources *s);
  * the journal's first. Borrowed; NULL when none is recorded. */
 const json_t *kt_sources_environment(const kt_sources *s);
 
+/* 1 when the results replay another tool's recording (a Kernel Tuner
+ * cache, T4 results): one time per configuration, no work, no plugin, no
+ * journal; advice that needs one of those cannot be followed. */
+int kt_sources_external(const kt_sources *s);
+
 /* The problem sizes object ({"n": 268435456}); borrowed, NULL unknown. */
 const json_t *kt_sources_sizes(const kt_sources *s);
 

@@ -235,7 +235,8 @@ static kt_status check_record(const kt_journal_log *log, const json_t *rec,
     return kt_journal_check_env(json_object_get(rec, "environment"), err);
 }
 
-/* An evaluation record in its place: calls numbered upwards, the records
+/* An evaluation record in its place: calls numbered 1, 2, 3, ... with no
+ * gap (a gap is a record deleted: the run wrote every call), the records
  * of one call in slot order, none twice. */
 static kt_status check_sequence(const kt_journal_log *log,
                                 const kt_journal_entry *cur, kt_err *err)
@@ -257,6 +258,12 @@ static kt_status check_sequence(const kt_journal_log *log,
                           "call %zu follows call %zu: calls are numbered "
                           "upwards (a record repeated or spliced in?)",
                           cur->call, prev->call);
+    if (cur->call != (prev ? prev->call + 1 : 1))
+        return kt_err_set(err, KT_S_INPUT,
+                          "call %zu follows %s %zu: calls are numbered with "
+                          "no gap (a record deleted?)",
+                          cur->call, prev ? "call" : "the header, not call",
+                          prev ? prev->call : (size_t)1);
     if (cur->slot != 0)
         return kt_err_set(err, KT_S_INPUT, "call %zu starts at slot %zu, not 0",
                           cur->call, cur->slot);

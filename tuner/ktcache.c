@@ -6,10 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "core/fileio.h"
 #include "core/hash.h"
+#include "core/msg.h"
 #include "core/u64map.h"
 #include "tuner/jscan.h"
 
@@ -49,6 +51,21 @@ static kt_status member(const kt_extrec *rec, const json_t *obj,
     return KT_S_OK;
 }
 
+/* raw * scale as milliseconds, refused past KT_KTCACHE_MAX_MS: a finite
+ * number of seconds can still overflow once converted. */
+static kt_status to_ms(const kt_extrec *rec, const char *where, double raw,
+                       double scale, double *ms, kt_err *err)
+{
+    double v = raw * scale;
+    if (!isfinite(v) || v > KT_KTCACHE_MAX_MS)
+        return kt_err_set(err, KT_S_INPUT,
+                          "%s: %s: %g, %g ms in ktune's unit, expected at most "
+                          "%g ms",
+                          rec->path, where, raw, v, KT_KTCACHE_MAX_MS);
+    *ms = v;
+    return KT_S_OK;
+}
+
 /* A time: a finite number >= 0, in the file's unit, as milliseconds.
  * Absent: *ms = 0 and KT_S_OK when optional. */
 static kt_status time_field(const kt_extrec *rec, const json_t *obj,
@@ -56,6 +73,7 @@ static kt_status time_field(const kt_extrec *rec, const json_t *obj,
                             double *ms, kt_err *err)
 {
     json_t *v = json_object_get(obj, key);
+    char at[256];
     *ms = 0;
     if (!v && !required)
         return KT_S_OK;
@@ -68,8 +86,8 @@ static kt_status time_field(const kt_extrec *rec, const json_t *obj,
             err, KT_S_INPUT, "%s: %s.%s: %s, expected a time >= 0 (ms)",
             rec->path, where, key,
             json_is_number(v) ? "negative or not finite" : kind_of(v));
-    *ms = json_number_value(v) * rec->unit_ms;
-    return KT_S_OK;
+    snprintf(at, sizeof at, "%s.%s", where, key);
+    return to_ms(rec, at, json_number_value(v), rec->unit_ms, ms, err);
 }
 
 /* An optional list of run times (numbers >= 0), into *runs in ms (owned,
@@ -127,6 +145,7 @@ static void optional_name(const json_t *doc, const char *key, char *out,
     const char *s = json_string_value(json_object_get(doc, key));
     if (s && *s)
         snprintf(out, size, "%s", s);
+    kt_term_scrub(out); /* shown in the summary: no terminal escapes */
 }
 
 /* ---------------------------------------------------- the cache file */
@@ -241,6 +260,7 @@ static int error_verdict(const char *name, kt_extrec_verdict *v)
 static kt_status objective_of(const kt_extrec *rec, const char *where,
                               json_t *t, kt_extrec_record *r, kt_err *err)
 {
+    char at[256];
     r->objective = t;
     if (json_is_string(t)) {
         if (error_verdict(json_string_value(t), &r->verdict))
@@ -260,8 +280,8 @@ static kt_status objective_of(const kt_extrec *rec, const char *where,
                           json_is_number(t) ? "not a positive finite number"
                                             : kind_of(t));
     r->verdict = KT_EXTREC_CORRECT;
-    r->time_ms = json_number_value(t) * rec->unit_ms;
-    return KT_S_OK;
+    snprintf(at, sizeof at, "%s.time", where);
+    return to_ms(rec, at, json_number_value(t), rec->unit_ms, &r->time_ms, err);
 }
 
 static kt_status cache_entry(kt_extrec *rec, const char *key, json_t *entry,
@@ -549,6 +569,7 @@ static kt_status t4_objective(const kt_extrec *rec, const char *where,
                               kt_err *err)
 {
     json_t *meas = NULL, *m, *found = NULL;
+    char at[256];
     const char *unit;
     double scale = rec->unit_ms;
     size_t i;
@@ -597,16 +618,19 @@ static kt_status t4_objective(const kt_extrec *rec, const char *where,
                           json_is_number(r->objective)
                               ? "not a positive finite number"
                               : kind_of(r->objective));
-    r->time_ms = json_number_value(r->objective) * scale;
-    return KT_S_OK;
+    snprintf(at, sizeof at, "%s.measurements: time", where);
+    return to_ms(rec, at, json_number_value(r->objective), scale, &r->time_ms,
+                 err);
 }
 
-static double sum_ms(const kt_extrec_record *r)
+/* The recorded runs' sum, refused past KT_KTCACHE_MAX_MS like any time. */
+static kt_status sum_ms(const kt_extrec *rec, const char *where,
+                        const kt_extrec_record *r, double *ms, kt_err *err)
 {
     double s = 0;
     for (uint32_t i = 0; i < r->num_runs; ++i)
         s += r->runs_ms[i];
-    return s;
+    return to_ms(rec, where, s, 1, ms, err);
 }
 
 static kt_status t4_times(kt_extrec *rec, const char *where, const json_t *res,
@@ -641,8 +665,8 @@ static kt_status t4_times(kt_extrec *rec, const char *where, const json_t *res,
         return time_field(rec, times, at, "benchmark", 1, &r->bench_ms, err);
     /* Without a benchmark time, the runs recorded stand for it. */
     rec->bench_from_runtimes = 1;
-    r->bench_ms = sum_ms(r);
-    return KT_S_OK;
+    snprintf(at, sizeof at, "%s.times.runtimes (their sum)", where);
+    return sum_ms(rec, at, r, &r->bench_ms, err);
 }
 
 static kt_status t4_result(kt_extrec *rec, size_t i, json_t *res, kt_err *err)
@@ -818,6 +842,67 @@ done:
     return KT_S_OK;
 }
 
+/* Strips suffix from the end of s when it is there; 1 when it was. */
+static int strip(char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    if (n <= k || strcmp(s + n - k, suffix) != 0)
+        return 0;
+    s[n - k] = '\0';
+    return 1;
+}
+
+/* The device of the cache file stem + ".cache.json[.gz]", if one is there
+ * and names it. */
+static int sibling_device(kt_extrec *rec, const char *stem)
+{
+    static const char *const ends[] = {".cache.json", ".cache.json.gz"};
+    size_t size = strlen(stem) + sizeof ".cache.json.gz";
+    char *name = malloc(size);
+    kt_extrec *sib = NULL;
+    int found = 0;
+
+    for (size_t i = 0; name && i < 2 && !found; ++i) {
+        snprintf(name, size, "%s%s", stem, ends[i]);
+        if (access(name, F_OK) != 0 ||
+            kt_ktcache_load(name, &sib, NULL) != KT_S_OK)
+            continue;
+        if (sib->format == KT_EXTREC_KT_CACHE && *sib->device &&
+            strcmp(sib->device, "unknown") != 0) {
+            snprintf(rec->device, sizeof rec->device, "%s", sib->device);
+            kt_term_scrub(rec->device);
+            found = 1;
+        }
+        kt_extrec_free(sib);
+        sib = NULL;
+    }
+    free(name);
+    return found;
+}
+
+/* T4 results name no device; Kernel Tuner's cache file of the same run,
+ * beside them, does: STEM.cache.json (or .gz), STEM the T4 file's name
+ * less .t4.json, _T4.json or _output.json (and .gz), then less one more
+ * dotted part (NAME.kt150.t4.json beside NAME.cache.json). The device stays
+ * "unknown" when no such file names one. */
+static void t4_device_from_sibling(kt_extrec *rec)
+{
+    char *stem = strdup(rec->path), *dot, *slash;
+
+    if (!stem)
+        return;
+    strip(stem, ".gz");
+    if (strip(stem, ".t4.json") || strip(stem, "_T4.json") ||
+        strip(stem, "_output.json")) {
+        if (!sibling_device(rec, stem) && (dot = strrchr(stem, '.')) &&
+            (!(slash = strrchr(stem, '/')) || dot > slash + 1)) {
+            *dot = '\0';
+            sibling_device(rec, stem);
+        }
+    }
+    free(stem);
+}
+
 kt_status kt_ktcache_load(const char *path, kt_extrec **out, kt_err *err)
 {
     json_t *doc = NULL;
@@ -848,6 +933,8 @@ kt_status kt_ktcache_load(const char *path, kt_extrec **out, kt_err *err)
         return rc;
     rc = format == KT_EXTREC_T4 ? kt_ktcache_read_t4(rec, err)
                                 : kt_ktcache_read_cache(rec, err);
+    if (!rc && format == KT_EXTREC_T4 && strcmp(rec->device, "unknown") == 0)
+        t4_device_from_sibling(rec);
     if (rc) {
         kt_extrec_free(rec);
         return rc;

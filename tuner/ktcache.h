@@ -22,6 +22,12 @@
 /* The largest recording read (bytes, uncompressed). */
 #define KT_KTCACHE_MAX_BYTES ((size_t)2 << 30)
 
+/* The longest time a recording may hold, after its unit is applied: 10^12
+ * ms (about 32 years). Larger, it is a damaged file, and its microseconds
+ * would overflow to infinity in what ktune prints. */
+#define KT_KTCACHE_MAX_MS 1e12
+
+
 /* Reads a Kernel Tuner cache file or a T4 results file (plain JSON or
  * gzip-compressed; the format is told by its keys, not its name) and
  * builds the operator. A cache is read entry by entry (tuner/jscan.h):

@@ -2,6 +2,7 @@
 #include "tuner/tune_job.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -88,8 +89,12 @@ kt_status kt_tune_write_outputs(const kt_job *job, const kt_tune_facts *f,
                                 kt_err *err)
 {
     kt_status rc = KT_S_OK;
+    /* A replay of another tool's recording keeps no journal (refused):
+     * its summary lists every point measured, so that ktune report can
+     * draw all of them, not only the top few. */
     if (job->json[0])
-        rc = kt_export_json(job->json, f, r, job->top, err);
+        rc = kt_export_json(job->json, f, r,
+                            f->replay_note ? INT_MAX : job->top, err);
     if (!rc && job->csv[0])
         rc = kt_export_csv(job->csv, f, r, err);
     if (!rc && job->t4[0])

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 # The README's first command installs only what building and running ktune
-# needs: tools/deps --print names exactly the run-time set the README
+# needs: tools/deps --print names exactly the run-time set docs/install.md
 # documents, none of the test and CI packages (cmocka, clang,
 # clang-format, Chromium, jsonschema); and tools/deps itself, run with a
 # package manager that records instead of installing, asks for that set and
@@ -10,22 +10,22 @@
 deps=$KT_SOURCE_DIR/tools/deps
 rm -rf ./*
 
-# The README's table: "| `tools/deps` ... | `PACKAGES` |".
-documented() { # ROW-START: the packages of that README row, one a line
-    grep -F -- "$1" "$KT_SOURCE_DIR/README.md" | head -n 1 |
+# docs/install.md's table: "| `tools/deps` ... | `PACKAGES` |".
+documented() { # ROW-START: the packages of that table row, one a line
+    grep -F -- "$1" "$KT_SOURCE_DIR/docs/install.md" | head -n 1 |
         sed 's/^[^|]*|[^|]*|[^`]*`\([^`]*\)`.*/\1/' | tr ' ' '\n' | grep -v '^$'
 }
 runtime=$(documented '| `tools/deps` (build and run)' | sort)
 test_set=$(documented '| `tools/deps --test` adds' | sort)
 [ -n "$runtime" ] && [ -n "$test_set" ] || {
-    echo "FAIL: no package rows in README.md"
+    echo "FAIL: no package rows in docs/install.md"
     exit 1
 }
 
 expect_exit 0 bash "$deps" --print
 printed=$(sort <<<"$out")
 if [ "$printed" != "$runtime" ]; then
-    echo "FAIL: tools/deps --print and the README's run-time set differ:"
+    echo "FAIL: tools/deps --print and docs/install.md's run-time set differ:"
     diff <(echo "$printed") <(echo "$runtime") | sed 's/^/    /'
     failures=$((failures + 1))
 fi
@@ -41,7 +41,7 @@ got=$(sort <<<"$out")
 . /etc/os-release 2>/dev/null || true
 [ "${ID:-}" = ubuntu ] && want=$(grep -vx chromium <<<"$want")
 if [ "$got" != "$want" ]; then
-    echo "FAIL: tools/deps --print --test and the README's two rows differ:"
+    echo "FAIL: tools/deps --print --test and docs/install.md's two rows differ:"
     diff <(echo "$got") <(echo "$want") | sed 's/^/    /'
     failures=$((failures + 1))
 fi
@@ -85,6 +85,12 @@ if [ "$(installed_only)" != "$runtime" ]; then
     installed_only | sed 's/^/    /'
     failures=$((failures + 1))
 fi
+# Recommends are not installed: only what is named.
+grep -q '^apt-get .*install.* --no-install-recommends ' calls || {
+    echo "FAIL: tools/deps installs Recommends too:"
+    sed 's/^/    /' calls
+    failures=$((failures + 1))
+}
 if grep -q '^sudo' calls; then
     echo "FAIL: tools/deps used sudo as root"
     failures=$((failures + 1))

@@ -69,10 +69,30 @@ elif damage == "json":
     text = "{\"format\": \"ktune-capture\", "
 elif damage == "kind":
     m["module"]["kind"] = "elf"
+elif damage == "escapes":  # shown names that would drive a terminal
+    m["kernel"]["demangled"] = "vecadd\x1b]0;owned\x07\x1b[2J(float*)\u009b31m"
+    m["device"]["name"] = "NVIDIA \x1b[31mH200"
+elif damage == "mangled-escape":
+    m["kernel"]["mangled"] = "_Z6vecadd\x1b[2J"
+elif damage == "huge":  # sizes whose sum wraps (sparse blobs: tmpfs)
+    for k in range(3):
+        m["allocations"][k]["base"] = "0x%x" % (k << 62)
+        m["allocations"][k]["bytes"] = (1 << 62) - 1
+elif damage == "link":  # a blob that is a link out of the folder
+    pass
 elif damage:
     sys.exit("unknown damage " + damage)
 for name, data in blobs.items():
-    with open(os.path.join(out, name), "wb") as f:
-        f.write(data)
+    path = os.path.join(out, name)
+    if damage == "link" and name == "alloc-0.before":
+        with open(path + ".outside", "wb") as f:
+            f.write(data)
+        os.symlink(os.path.abspath(path + ".outside"), path)
+        continue
+    with open(path, "wb") as f:
+        if damage == "huge" and name.startswith("alloc-"):
+            f.truncate((1 << 62) - 1)
+        else:
+            f.write(data)
 with open(os.path.join(out, "capture.json"), "w") as f:
     f.write(text if text is not None else json.dumps(m, indent=1))

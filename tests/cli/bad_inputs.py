@@ -306,6 +306,57 @@ def results_cases(src, rng):
     return cases
 
 
+def report_cases(src):
+    """A tune summary whose numbers no run writes: report refuses it (exit
+    2) rather than drawing it. Each field of the answer, of a top entry and
+    of the counts, set to values out of any run's range."""
+    a = os.path.join(src, "tests/data/diff/a.tune.json")
+    doc = json.load(open(a))
+    entry = ["median_us", "ci_lo_us", "ci_hi_us", "noise", "samples",
+             "bandwidth_gbs", "pct_of_copy"]
+    paths = ([("best", k) for k in entry] + [("top", 0, k) for k in entry] +
+             [("finalists", 0, "median_us"), ("tie", 0, "median_us"),
+              ("evaluations",), ("measured",), ("host_invalid",),
+              ("elapsed_s",), ("space", "size"), ("space", "feasible")])
+    cases = []
+    for path in paths:
+        for v in (-1, 1e308, "x", [], {}, True):
+            m = copy.deepcopy(doc)
+            set_path(m, path, v)
+            cases.append(Case("report %s=%r" % (".".join(map(str, path)), v),
+                              ["report", "b.json", "-o", "r.html",
+                               "--no-plugins"], files={"b.json": json.dumps(m)}))
+    for key in ("space", "finalists", "top", "path", "stop_reason",
+                "strategy", "protocol", "tie"):
+        for v in (-1, 1e308, "x" if key != "stop_reason" else 7, True):
+            m = copy.deepcopy(doc)
+            m[key] = v
+            cases.append(Case("report %s=%r" % (key, v),
+                              ["report", "b.json", "-o", "r.html",
+                               "--no-plugins"], files={"b.json": json.dumps(m)}))
+    for name, change in (("median 0", ("best", "median_us", 0)),
+                         ("samples 0", ("best", "samples", 0)),
+                         ("upside-down interval", ("best", "ci_lo_us", 1e6)),
+                         ("measured > evaluations", ("measured", 1000)),
+                         ("feasible > size", ("space", "feasible", 10 ** 6))):
+        m = copy.deepcopy(doc)
+        set_path(m, change[:-1], change[-1])
+        cases.append(Case("report " + name, ["report", "b.json", "-o",
+                                              "r.html", "--no-plugins"],
+                          files={"b.json": json.dumps(m)}))
+    m = copy.deepcopy(doc)
+    m["environment"]["device"]["limits"]["max_threads_per_block"] = 0
+    cases.append(Case("report max_threads_per_block 0",
+                      ["report", "b.json", "-o", "r.html"],
+                      files={"b.json": json.dumps(m)}))
+    m = copy.deepcopy(doc)
+    m["top"] = []
+    cases.append(Case("report measured, none listed", ["report", "b.json",
+                                                        "-o", "r.html"],
+                      files={"b.json": json.dumps(m)}))
+    return cases
+
+
 def command_cases(src):
     job = os.path.join(src, "configs/vector_add.ini")
     commands = {
@@ -471,7 +522,8 @@ def main():
     rng = random.Random(seed)
     cases = (job_cases(src, rng) + declaration_cases(src, rng) +
              journal_cases(src, rng) + wisdom_cases(src, rng) +
-             results_cases(src, rng) + command_cases(src) + env_cases(src) +
+             results_cases(src, rng) + report_cases(src) +
+             command_cases(src) + env_cases(src) +
              gzip_cases(src, rng) + help_cases())
     base_env = dict(os.environ)
     base_env.setdefault("KTUNE_CACHE_DIR", tempfile.mkdtemp(prefix="kt_c_"))

@@ -107,4 +107,41 @@ if grep -q $'\x1b' <<<"$out"; then
 fi
 expect_text 'A\x1b]0;owned\x07B\x1b[2J'
 rm -f diff.json diff.md err.txt torn.json list.json neg.json other.json moved.json esc.json f99.json ci.json
+
+# Two folders (nvbench's compare): files named alike are paired and each
+# pair compared; a file on one side only is listed; a regression in any
+# pair is exit 1, a pair that cannot be compared or no pair at all exit 2.
+rm -rf fa fb
+mkdir fa fb
+cp "$D/a.tune.json" fa/vector.json
+cp "$D/b-slower.tune.json" fb/vector.json
+cp "$D/a.tune.json" fa/same.json
+cp "$D/a.tune.json" fb/same.json
+cp "$D/a.tune.json" fa/only-a.json
+cp "$D/a.tune.json" fb/only-b.json.gz.not-results
+expect_exit 1 "$KTUNE" diff fa fb --json folders.json --markdown folders.md
+expect_text "== same.json"
+expect_text "== vector.json"
+expect_text "only in A: only-a.json"
+expect_text "2 pair(s) compared, 0 not comparable, 1 regression(s)"
+python3 - <<'PY' || { echo "FAIL: diff of folders: --json"; failures=$((failures + 1)); }
+import json
+d = json.load(open("folders.json"))
+assert d["kind"] == "ktune.diff_folders", d["kind"]
+assert [p["name"] for p in d["pairs"]] == ["same.json", "vector.json"], d["pairs"]
+assert d["pairs"][1]["diff"]["kind"] == "ktune.diff", d["pairs"][1]["diff"]["kind"]
+assert d["only_in_a"] == ["only-a.json"] and d["only_in_b"] == [], d
+PY
+grep -q '^## vector.json' folders.md || { echo "FAIL: diff of folders: --markdown"; failures=$((failures + 1)); }
+rm fb/vector.json
+expect_exit 0 "$KTUNE" diff fa fb
+echo '{}' >fb/vector.json
+expect_exit 2 "$KTUNE" diff fa fb
+expect_text "1 not comparable"
+rm -rf fb/*
+expect_exit 2 "$KTUNE" diff fa fb
+expect_text "hold no results file of the same name"
+expect_exit 2 "$KTUNE" diff fa "$D/a.tune.json"
+expect_text "one of A and B is a folder, the other a file"
+rm -rf fa fb folders.json folders.md
 finish

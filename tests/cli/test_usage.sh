@@ -9,6 +9,8 @@ expect_text "unknown command 'frobnicate'"
 expect_exit 0 "$KTUNE" --help
 expect_text "Exit codes"
 expect_exit 0 "$KTUNE" --version
+expect_exit 0 "$KTUNE" -V
+expect_text "ktune"
 for cmd in list info bench; do
     expect_exit 0 "$KTUNE" "$cmd" --help
     expect_text "usage: ktune $cmd"

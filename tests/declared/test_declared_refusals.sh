@@ -28,7 +28,16 @@ mutate buf_zero 's/^buffer.x = input f32\[rows \* cols\]/buffer.x = input f32[ro
 refused buf_zero "^buffer.x" "[operator] buffer.x:" "the element count is 0"
 mutate smem_neg 's/^grid = ceil_div(cols, bx), ceil_div(rows, by)/&\nsmem = 0 - 1/'
 refused smem_neg "^smem" "[variant.naive] smem:" "the dynamic shared memory is -1; expected 0 or more"
-
+# Work is never negative (objective=gflops would rank it), a scalar fits its
+# type (a float of 1e39 reached the kernel as infinity).
+mutate flops_neg 's/^sizes = .*/&\nflops = 0 - rows * cols/'
+refused flops_neg "^flops" "[operator] flops:" "the flop count is -67108864; expected 0 or more (work is counted)"
+mutate bytes_neg 's/^sizes = .*/&\nbytes_read = rows - rows * cols/'
+refused bytes_neg "^bytes_read" "[operator] bytes_read:" "the byte count is -67100672"
+mutate float_big 's/^args = y, x, int rows, int cols/args = y, x, int rows, int cols, float 1e39/'
+refused float_big "^args" "[operator] args:" "1e+39 does not fit a float"
+mutate int_big 's/^args = y, x, int rows, int cols/args = y, x, int rows * 400000, int cols/'
+refused int_big "^args" "[operator] args:" "3.2768e+09 does not fit a int"
 # --- NVRTC options and architectures ------------------------------------------------
 mutate arch 's/^sizes = .*/&\ncheck_arch = compute_9999/'
 refused arch "^check_arch" "[operator] check_arch:" "NVRTC does not know 'compute_9999'"

@@ -156,7 +156,8 @@ static void the_compiled_source_checks_the_arguments(void **s)
         kt_declared_of_plugin(tp)->args, kt_declared_of_plugin(tp)->num_args);
     assert_non_null(src);
     assert_contains(src, "template <int TILE, int PAD, int ROWS>");
-    assert_contains(src, "sig<decltype(transpose_tiled<32, 1, 8>)>::count == "
+    assert_contains(src, "ktune_sig<decltype(transpose_tiled<32, 1, 8>)>::"
+                         "ktune_count == "
                          "4");
     assert_contains(src, "argument 3 of transpose_tiled<32, 1, 8> is not int");
     free(src);

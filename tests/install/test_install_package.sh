@@ -51,6 +51,11 @@ expect_file "$P/share/ktune/recordings/vector_add-h200-n268435456.jsonl"
 expect_file "$P/share/ktune/schemas/tune.schema.json"
 expect_file "$P/share/bash-completion/completions/ktune"
 expect_file "$P/share/man/man1/ktune.1"
+# No dated docs/results files: history, not a manual.
+if [ -e "$P/share/doc/ktune/results" ]; then
+    echo "FAIL: the install carries docs/results ($(find "$P/share/doc/ktune/results" -type f | wc -l) files)"
+    failures=$((failures + 1))
+fi
 [ "$failures" = 0 ] || finish
 
 # --- without a GPU: one command that replays the installed recording ------

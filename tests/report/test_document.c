@@ -435,16 +435,15 @@ static void sparse_results_say_what_each_section_lacks(void **state)
     (void)state;
     assert_true(fd >= 0);
     f = fdopen(fd, "w");
-    /* A summary with almost nothing in it, and values of the wrong types. */
+    /* A summary with almost nothing in it (values of the wrong types where
+     * the report reads only labels: trace, the device's name). */
     fputs("{\"kind\":\"ktune.tune\",\"spec\":\"x:y\",\"best\":null,"
-          "\"top\":[{\"variant\":\"v\",\"params\":{\"b\":\"wide\"},"
-          "\"median_us\":null}],\"path\":\"not a list\",\"trace\":[null],"
+          "\"top\":[],\"trace\":[null],"
           "\"environment\":{\"device\":{\"name\":7}}}",
           f);
     fclose(f);
     if (kt_sources_load(&s, path, &err))
         fail_msg("%s", err.msg);
-    unlink(path);
     html = render(&s);
     assert_well_formed(html);
     assert_int_equal(count(html, "<svg"), 0);
@@ -458,6 +457,17 @@ static void sparse_results_say_what_each_section_lacks(void **state)
     assert_contains(html, "The roofline needs the operator&#39;s work");
     free(html);
     kt_sources_free(&s);
+    /* Numbers of the wrong kind are refused, not drawn (D28). */
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("{\"kind\":\"ktune.tune\",\"spec\":\"x:y\",\"best\":null,"
+          "\"top\":[{\"variant\":\"v\",\"params\":{\"b\":\"wide\"},"
+          "\"median_us\":null}],\"path\":\"not a list\"}",
+          f);
+    fclose(f);
+    assert_int_equal(kt_sources_load(&s, path, &err), KT_S_INPUT);
+    assert_contains(err.msg, "path: expected a list of steps");
+    unlink(path);
 }
 
 static void a_journal_of_another_problem_is_refused(void **state)

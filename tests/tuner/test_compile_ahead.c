@@ -69,14 +69,20 @@ static kt_status sleep_compile(void *ctx, const kt_nvrtc_request *req,
     return KT_S_OK;
 }
 
-/* A hash of a request's compile options: which kernels a test's compile
- * treats apart. */
+/* A hash of a request's compile options and the #define lines its source
+ * starts with (a declaration's parameters: engine/declared.c writes them
+ * there): which kernels a test's compile treats apart. */
 static unsigned options_hash(const kt_nvrtc_request *req)
 {
     unsigned h = 5381;
     for (size_t i = 0; i < req->num_options; ++i)
         for (const char *c = req->options[i]; *c; ++c)
             h = h * 33u + (unsigned char)*c;
+    for (const char *c = req->source; c && strncmp(c, "#define ", 8) == 0;) {
+        for (; *c && *c != '\n'; ++c)
+            h = h * 33u + (unsigned char)*c;
+        c += *c == '\n';
+    }
     return h;
 }
 

@@ -3,9 +3,9 @@
 # can: --resume and --replay refuse (exit 2, path:line) records spliced in
 # from another journal of the same operator, a second header, a repeated
 # record, an environment that was never written, and numbers no
-# measurement produces (env, elapsed_s, grid, samples, a numeric parameter
-# as text, device and calibration numbers, the seed); the journal is left
-# as it was. A journal of the same run resumes.
+# measurement produces (env, elapsed_s, grid, samples, rounds, a numeric
+# parameter as text, device and calibration numbers, the seed), and a gap
+# in the call numbers (a record deleted); the journal is left as it was. A journal of the same run resumes.
 . "$KT_SOURCE_DIR/tests/cli/lib.sh"
 
 K=$KTUNE
@@ -91,4 +91,16 @@ mutate seed 'h["seed"] = "x"'
 refused seed "seed: expected an integer >= 0"
 mutate run_bad 'h["run"] = "zz"'
 refused run_bad "run: expected 16 hexadecimal digits"
+# D17: a record that claims a billion rounds (its samples hold fewer), a
+# record deleted from the middle, a gap in the call numbers.
+mutate rounds 'e["timing"]["rounds"] = 10 ** 9'
+refused rounds "timing: rounds 1000000000"
+mutate deleted 'recs.remove(evals[3])'
+refused deleted "calls are numbered with no gap (a record deleted?)"
+mutate gap '
+for r in evals[4:]:
+    r["call"] += 1'
+refused gap "call 6 follows call 4: calls are numbered with no gap"
+mutate first 'recs.remove(evals[0])'
+refused first "call 2 follows the header, not call 1"
 finish

@@ -40,9 +40,9 @@ for pair in "transpose-h200-rows8192-cols8192 .jsonl.gz" \
         expect_exit 0 "$KTUNE" tune --replay "$rec" \
             --set strategy.name=exhaustive --json ex.json --t4 ex_T4.json
         expect_text "This run replays another tool's recording"
-        # A cache names its device; T4 results do not.
-        case $rec in *.cache.json*) expect_text "on NVIDIA H200" ;;
-        *) expect_text "on unknown" ;; esac
+        # A cache names its device; T4 results do not, and take it from
+        # the cache beside them (NAME.cache.json for NAME[.PART].t4.json).
+        expect_text "on NVIDIA H200"
         expect_text "recorded optimum"
         expect_text "(the answer's recorded time is +0.0% off it)"
         python3 - "$rec" "$want" "$KT_SOURCE_DIR" <<'PY' || fail "$rec: the exhaustive replay or its T4 file"
@@ -105,6 +105,48 @@ assert doc["best"]["params"]["ktune_variant"] in ("coalesced", "vec4"), doc["bes
 PY
 expect_exit 0 "$KTUNE" tune --replay "$KT/vector_add-h200-n1048576.cache.json.gz" --check
 expect_text "ktune_variant {coalesced, strided, grid_stride, vec4}"
+
+# T4 results alone (no cache beside them) name no device.
+cp "$KT/vector_add-h200-n1048576.t4.json" alone.t4.json
+expect_exit 0 "$KTUNE" tune --replay alone.t4.json --set strategy.max_evals=3
+expect_text "on unknown"
+rm alone.t4.json
+
+# Names in a cache that hold terminal escapes are printed scrubbed.
+python3 - "$KT/transpose-h200-rows8192-cols8192.cache.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+doc["kernel_name"] = "transpose\x1b]0;owned\x07\x1b[2J"
+doc["device_name"] = "NVIDIA \x1b[31mH200"
+json.dump(doc, open("escapes.json", "w"))
+PY
+expect_exit 0 "$KTUNE" tune --replay escapes.json --set strategy.max_evals=3
+expect_text "on NVIDIA ?[31mH200"
+if LC_ALL=C grep -q $'\033' <<<"$out"; then
+    fail "a cache's names reached the terminal raw: $(printf '%q' "$out")"
+fi
+
+# Times that are finite as written but not once converted (seconds to ms,
+# ms to the microseconds printed) are refused, not printed as "inf us".
+python3 - "$KT/transpose-h200-rows8192-cols8192.cache.json" "$KT/vector_add-h200-n1048576.t4.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+key = next(k for k, v in doc["cache"].items() if isinstance(v["time"], float))
+doc["cache"][key]["time"] = 1e306
+json.dump(doc, open("huge.cache.json", "w"))
+t4 = json.load(open(sys.argv[2]))
+t4["metadata"] = {"timeunit": "seconds"}
+for r in t4["results"]:
+    for m in r["measurements"]:
+        if m["name"] == "time":
+            m["value"] = 1e306
+            m.pop("unit", None)
+json.dump(t4, open("huge.t4.json", "w"))
+PY
+expect_exit 2 "$KTUNE" tune --replay huge.cache.json
+expect_text "].time: 1e+306, 1e+306 ms in ktune's unit, expected at most 1e+12 ms"
+expect_exit 2 "$KTUNE" tune --replay huge.t4.json
+expect_text "results[0].measurements: time: 1e+306, inf ms in ktune's unit"
 
 # Refused, exit 2, saying why.
 expect_exit 2 "$KTUNE" tune "$KT_SOURCE_DIR/configs/vector_add.ini" \

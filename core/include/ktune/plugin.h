@@ -495,3 +495,14 @@ KT_STATIC_ASSERT(sizeof(kt_plugin) == 88, "kt_plugin layout");
 #endif
 
 #endif /* KTUNE_PLUGIN_H */
+
+/* Source compatibility: until ABI 1.2 this header also held the helpers
+ * (KT_PARAM_POW2(...), KT_STRUCT_SIZE, KT_PLUGIN_HEADER, kt_config_get,
+ * kt_shape_1d, kt_div_up, ...), and plugins written then include this
+ * header alone. They keep building unchanged: the helpers come from
+ * <ktune/plugin_util.h>, which new code includes itself. Define
+ * KT_NO_DEPRECATED to get the ABI alone. (Outside the include guard so that
+ * either header may be included first.) */
+#if !defined(KT_NO_DEPRECATED) && !defined(KTUNE_PLUGIN_UTIL_H)
+#include <ktune/plugin_util.h>
+#endif
