@@ -272,7 +272,8 @@ int ktune_space_file(ktune_session *s, const char *path);
  * point is compared with the first variant's default configuration. */
 
 /* The expected contents of output (or in-out) buffer `buffer`: count
- * elements of its type, copied now. */
+ * elements of its type, copied now. Outputs given no answer while others
+ * have one are not compared (docs/library.md). */
 int ktune_answer(ktune_session *s, const char *buffer, const void *data,
                  size_t count);
 /* Marks the current variant as the reference (run at its defaults). */
