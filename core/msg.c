@@ -4,6 +4,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "core/runctx.h"
+
 /* The one piece of process state: set by main() before any message. */
 static const char *command;
 
@@ -14,13 +16,19 @@ void kt_msg_set_command(const char *cmd)
 
 const char *kt_msg_command(void)
 {
+    const kt_run_ctx *ctx = kt_run_ctx_get();
+
+    if (ctx)
+        return ctx->command && *ctx->command ? ctx->command : NULL;
     return command;
 }
 
 void kt_msg_prefix(FILE *out)
 {
-    if (command)
-        fprintf(out, "ktune %s: ", command);
+    const char *cmd = kt_msg_command();
+
+    if (cmd)
+        fprintf(out, "ktune %s: ", cmd);
     else
         fputs("ktune: ", out);
 }
@@ -28,9 +36,11 @@ void kt_msg_prefix(FILE *out)
 void kt_msg(const char *fmt, ...)
 {
     va_list ap;
-    kt_msg_prefix(stderr);
+    FILE *err = kt_stderr();
+
+    kt_msg_prefix(err);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vfprintf(err, fmt, ap);
     va_end(ap);
 }
 
