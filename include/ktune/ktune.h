@@ -17,9 +17,10 @@
  * it is given). Each run executes the ktune program over that document with
  * the options the CLI takes (`ktune tune DECL.ini --json ...`), so every
  * check, message, measurement protocol, isolation (worker processes, on by
- * default), journal and result is the CLI's. The ktune executable is found
- * next to libktune (build tree), in the install's bindir (relative to the
- * library), in $KTUNE_EXE, or through ktune_session_set_exe().
+ * default), journal and result is the CLI's. The ktune executable is the
+ * one ktune_session_set_exe() names, else $KTUNE_EXE, else the one next to
+ * libktune (build tree), else the install's bindir (relative to the
+ * library's folder), else "ktune" on PATH.
  *
  * Conventions (ctypes/cffi friendly): opaque handles, plain C types, no
  * varargs, no struct passed by value, explicit enums as int.
