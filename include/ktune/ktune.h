@@ -21,11 +21,13 @@
  * document and the messages arrive in memory, nothing is written to this
  * process's stdout or stderr (unless verbose) and no signal handler is
  * installed. Kernels run in worker processes (isolation, on by default):
- * a worker is the ktune executable, found next to libktune (build tree),
- * in the install's bindir (relative to the library), in $KTUNE_EXE, on
- * PATH, or named with ktune_session_set_exe(); its folder also holds the
- * built-in plugins and the NVRTC helper, so it is needed with isolation
- * off too. Never /proc/self/exe: that is the program that loaded libktune.
+ * a worker is the ktune executable: the one ktune_session_set_exe() names,
+ * else $KTUNE_EXE, else the one next to libktune (build tree), else the
+ * install's bindir (relative to the library's folder), else ktune on
+ * PATH (none: a run fails, naming the two ways to give it); its folder
+ * also holds the built-in plugins and the NVRTC helper, so it is needed
+ * with isolation off too. Never /proc/self/exe: that is the program that
+ * loaded libktune.
  *
  * Conventions (ctypes/cffi friendly): opaque handles, plain C types, no
  * varargs, no struct passed by value, explicit enums as int.
