@@ -15,14 +15,16 @@
 #include "core/msg.h"
 #include "core/runctx.h"
 
-/* The commands a library runs; the rest (capture, timeline, sanitize,
- * new-plugin, worker, ...) are the program's. */
+/* The commands a library runs: those whose output goes through the run's
+ * streams (core/runctx.h). The rest (list, info, capture, timeline, ...)
+ * print to the process's own and are the program's. */
 static const struct {
     const char *name;
     int (*run)(int argc, char **argv);
 } commands[] = {
-    {"tune", kt_cmd_tune}, {"bench", kt_cmd_bench}, {"profile", kt_cmd_profile},
-    {"list", kt_cmd_list}, {"info", kt_cmd_info},
+    {"tune", kt_cmd_tune},
+    {"bench", kt_cmd_bench},
+    {"profile", kt_cmd_profile},
 };
 
 /* Held for a whole run: getopt's optind, the invocation record, the
@@ -40,8 +42,8 @@ static int dispatch(int argc, char **argv)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; ++i)
         if (strcmp(argv[1], commands[i].name) == 0)
             return commands[i].run(argc - 1, argv + 1);
-    kt_msg("unknown command '%s' (a library runs tune, bench, profile, "
-           "list and info)\n",
+    kt_msg("unknown command '%s' (a library runs tune, bench and "
+           "profile)\n",
            argv[1]);
     return KT_EXIT_USAGE;
 }
