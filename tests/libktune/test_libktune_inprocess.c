@@ -5,12 +5,14 @@
  * results, a mistake's message is the line the ktune program prints for
  * it, nothing reaches the process's own stdout or stderr, no signal
  * handler is left installed, and a session with a verification callback
- * runs its kernels in process (--in-process in the run's command line).
+ * runs its kernels in process (--in-process in the run's command line),
+ * and two sessions run from two threads at once each get their result.
  * Run under ASan/LeakSanitizer in the sanitizer build. argv: SOURCE_DIR
  * KTUNE_EXE.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -218,6 +220,34 @@ static void the_process_is_left_as_it_was(void)
     EXPECT(sigaction(SIGTERM, NULL, &sa) == 0 && sa.sa_handler == SIG_DFL);
 }
 
+static void *replay_in_a_thread(void *out)
+{
+    ktune_session *s = transpose();
+
+    ktune_session_set_strategy(s, "random");
+    ktune_session_set_seed(s, 5);
+    ktune_session_set_budget(s, 8, 0, 0);
+    *(char **)out = replayed_path(s);
+    ktune_session_free(s);
+    return NULL;
+}
+
+/* Two sessions run from two threads at once: runs are serialised in the
+ * process (app/embed.c), each gets its own result. */
+static void two_threads_two_sessions(void)
+{
+    pthread_t t[2];
+    char *path[2] = {NULL, NULL};
+
+    for (int i = 0; i < 2; ++i)
+        EXPECT(pthread_create(&t[i], NULL, replay_in_a_thread, &path[i]) == 0);
+    for (int i = 0; i < 2; ++i)
+        pthread_join(t[i], NULL);
+    EXPECT(path[0] && path[1] && strcmp(path[0], path[1]) == 0);
+    free(path[0]);
+    free(path[1]);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3)
@@ -228,6 +258,7 @@ int main(int argc, char **argv)
     a_mistake_has_the_programs_message();
     a_callback_session_runs_its_kernels_in_process();
     the_process_is_left_as_it_was();
+    two_threads_two_sessions();
     if (kt_api_failures)
         fprintf(stderr, "%d failure(s)\n", kt_api_failures);
     return kt_api_failures ? 1 : 0;
