@@ -323,9 +323,10 @@ typedef int (*ktune_verify_fn)(void *user, const ktune_output *outputs,
 int ktune_verify_callback(ktune_session *s, ktune_verify_fn fn, void *user);
 
 /* ---- runs ------------------------------------------------------------------
- * Each writes the declaration, runs ktune and, on KTUNE_OK, returns a
- * result (*out; the caller frees it). On failure *out is NULL and the
- * message is ktune_session_errmsg(). */
+ * Each writes the declaration, runs the CLI's command in this process
+ * (one run at a time in the process: see Thread safety) and, on KTUNE_OK,
+ * returns a result (*out; the caller frees it). On failure *out is NULL
+ * and the message is ktune_session_errmsg(). */
 
 /* The declaration checked and its space counted; no GPU needed. */
 int ktune_check(ktune_session *s, ktune_result **out);
