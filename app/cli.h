@@ -73,7 +73,7 @@ kt_status kt_cli_load_declared(kt_registry *reg, const char *path, kt_err *err);
 /* The command line as typed, recorded by main() before any getopt_long call
  * permutes argv (options move ahead of operands). Results record it. The
  * one piece of process state the CLI keeps. */
-void kt_cli_set_invocation(int argc, char **argv);
+void kt_cli_set_invocation(int argc, char **argv); /* argc 0: none */
 void kt_cli_invocation(int *argc, char ***argv);
 
 /* Applies "NAME=VALUE" items of --set to pt (parameters of its variant)

@@ -17,6 +17,7 @@
 #include "core/msg.h"
 #include "core/outfile.h"
 #include "core/parse.h"
+#include "core/runctx.h"
 #include "core/term.h"
 #include "engine/declared.h"
 #include "isolation/worker.h"
@@ -41,7 +42,13 @@ static char **invocation_argv;
 void kt_cli_set_invocation(int argc, char **argv)
 {
     /* A copy of the pointer array: getopt_long permutes the pointers, not
-     * the strings. Lives until exit. */
+     * the strings. Lives until exit or the next call (a library run sets
+     * its own and clears it with argc 0, app/embed.c). */
+    free(invocation_argv);
+    invocation_argv = NULL;
+    invocation_argc = 0;
+    if (argc <= 0 || !argv)
+        return;
     invocation_argv = calloc((size_t)argc + 1, sizeof *invocation_argv);
     if (!invocation_argv)
         return;
@@ -318,7 +325,7 @@ kt_status kt_cli_open_evaluator(const kt_cli_options *o,
                                 const kt_eval_spec *spec, kt_evaluator **ev,
                                 kt_err *err)
 {
-    kt_worker_options wopt = {NULL, o->timeout_s, o->timeout_s};
+    kt_worker_options wopt = {kt_run_program(), o->timeout_s, o->timeout_s};
 
     /* In a worker, a setup() that faults or a kernel that never ends costs
      * the point, not this process. */
@@ -415,7 +422,7 @@ int kt_cli_write_json(const char *cmd, const json_t *j, const char *path)
     if (!path)
         path = "-";
     if (!j || kt_out_json(j, path) != 0) {
-        fprintf(stderr, "ktune %s: --json %s: cannot write: %s\n", cmd,
+        fprintf(kt_stderr(), "ktune %s: --json %s: cannot write: %s\n", cmd,
                 strcmp(path, "-") ? path : "(stdout)",
                 j ? strerror(errno) : "out of memory");
         return KT_EXIT_FAILURE;
@@ -445,11 +452,11 @@ int kt_cli_bad_option(const char *cmd, char **argv, const struct option *table)
 int kt_cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
-    fprintf(stderr, "ktune %s: ", cmd);
+    fprintf(kt_stderr(), "ktune %s: ", cmd);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vfprintf(kt_stderr(), fmt, ap);
     va_end(ap);
-    fprintf(stderr, "; see 'ktune %s --help'\n", cmd);
+    fprintf(kt_stderr(), "; see 'ktune %s --help'\n", cmd);
     return KT_EXIT_USAGE;
 }
 
@@ -461,13 +468,13 @@ void kt_cli_fit_stdout(void (*render)(FILE *out, const void *ctx),
     FILE *mem = open_memstream(&text, &len);
 
     if (!mem) {
-        render(stdout, ctx);
+        render(kt_stdout(), ctx);
         return;
     }
     render(mem, ctx);
     if (fclose(mem) == 0)
-        kt_term_wrap(stdout, text, len, kt_term_width(stdout));
+        kt_term_wrap(kt_stdout(), text, len, kt_term_width(kt_stdout()));
     else
-        render(stdout, ctx);
+        render(kt_stdout(), ctx);
     free(text);
 }

@@ -16,6 +16,7 @@
 #include "core/parse.h"
 #include "core/result_json.h"
 #include "core/result_md.h"
+#include "core/runctx.h"
 #include "core/term.h"
 #include "engine/instance.h"
 #include "engine/verify.h"
@@ -215,7 +216,7 @@ static void report(const kt_operator *op, const char *plugin,
                    const kt_calibration *calib, int have_calib,
                    const kt_protocol *p, int boundaries, const char *gpu_name)
 {
-    int width = kt_term_width(stdout);
+    int width = kt_term_width(kt_stdout());
     char *text = NULL;
     size_t len = 0;
     FILE *mem = open_memstream(&text, &len);
@@ -224,9 +225,9 @@ static void report(const kt_operator *op, const char *plugin,
         print_report(mem, width, op, plugin, pt, sizes, r, work, calib,
                      have_calib, p, boundaries, gpu_name);
         if (fclose(mem) == 0)
-            kt_term_wrap(stdout, text, len, width);
+            kt_term_wrap(kt_stdout(), text, len, width);
     } else {
-        print_report(stdout, width, op, plugin, pt, sizes, r, work, calib,
+        print_report(kt_stdout(), width, op, plugin, pt, sizes, r, work, calib,
                      have_calib, p, boundaries, gpu_name);
     }
     free(text);

@@ -15,6 +15,7 @@
 #include "core/outfile.h"
 #include "core/parse.h"
 #include "core/result_json.h"
+#include "core/runctx.h"
 #include "engine/instance.h"
 #include "metrics/cupti/counters.h"
 #include "metrics/diag_facts.h"
@@ -151,28 +152,31 @@ static void list_metrics(void)
     size_t count;
     const kt_metric_def *cat = kt_metric_catalog(&count);
 
-    printf("Metric catalog (default set marked *; static ones need no "
-           "counters):\n\n");
+    fprintf(kt_stdout(),
+            "Metric catalog (default set marked *; static ones need no "
+            "counters):\n\n");
     for (size_t i = 0; i < count; ++i) {
         const kt_metric_def *d = &cat[i];
-        printf("%c %-32s %-16s %s\n", d->in_default ? '*' : ' ', d->name,
-               d->unit, d->description);
+        fprintf(kt_stdout(), "%c %-32s %-16s %s\n", d->in_default ? '*' : ' ',
+                d->name, d->unit, d->description);
         if (d->kind == KT_MK_STATIC)
-            printf("  %-32s %-16s from the kernel's attributes and the "
-                   "occupancy arithmetic\n",
-                   "", "");
+            fprintf(kt_stdout(),
+                    "  %-32s %-16s from the kernel's attributes and the "
+                    "occupancy arithmetic\n",
+                    "", "");
         else if (d->formula == KT_MF_VALUE)
-            printf("  %-32s %-16s = %s\n", "", "", d->raw[0]);
+            fprintf(kt_stdout(), "  %-32s %-16s = %s\n", "", "", d->raw[0]);
         else
-            printf("  %-32s %-16s = %s%s\n  %-32s %-16s   / %s\n", "", "",
-                   d->formula == KT_MF_PERCENT ? "100 * " : "", d->raw[0], "",
-                   "", d->raw[1]);
+            fprintf(kt_stdout(), "  %-32s %-16s = %s%s\n  %-32s %-16s   / %s\n",
+                    "", "", d->formula == KT_MF_PERCENT ? "100 * " : "",
+                    d->raw[0], "", "", d->raw[1]);
     }
-    printf("\nAny other counter can be named raw, UNIT__COUNTER.ROLLUP[.SUB], "
-           "e.g.\n--metrics smsp__inst_executed.sum,"
-           "l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum.per_second;\n"
-           "names are checked against the GPU's own list when one is "
-           "present.\n");
+    fprintf(kt_stdout(),
+            "\nAny other counter can be named raw, UNIT__COUNTER.ROLLUP[.SUB], "
+            "e.g.\n--metrics smsp__inst_executed.sum,"
+            "l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum.per_second;\n"
+            "names are checked against the GPU's own list when one is "
+            "present.\n");
 }
 
 /* NAME=VALUE items through `apply`. */
@@ -220,18 +224,21 @@ static void print_header(const report *r, int boundaries)
 
     kt_point_format(r->op, r->pt, shown, sizeof shown);
     kt_format_sizes(r->op, r->sizes, sz, sizeof sz);
-    printf("%s:%s  %s  %s  on %s\n", r->plugin, r->op->id, shown, sz,
-           r->dev->name);
-    printf("launch      grid (%u, %u, %u)  block (%u, %u, %u)  dynamic smem "
-           "%u B\n",
-           s->grid[0], s->grid[1], s->grid[2], s->block[0], s->block[1],
-           s->block[2], s->dynamic_smem_bytes);
-    printf("verified    %s%s: outputs poisoned, every element compared\n", sz,
-           boundaries ? " and boundary sizes" : "");
-    printf("time        median %.3f us, min %.3f, IQR/median %.2f%%, %zu "
-           "samples (kernel interval, per sample, %s L2; unprofiled runs)\n",
-           k->median, k->min, 100.0 * k->rel_spread, k->n,
-           kt_cache_mode_name(r->protocol->cache));
+    fprintf(kt_stdout(), "%s:%s  %s  %s  on %s\n", r->plugin, r->op->id, shown,
+            sz, r->dev->name);
+    fprintf(kt_stdout(),
+            "launch      grid (%u, %u, %u)  block (%u, %u, %u)  dynamic smem "
+            "%u B\n",
+            s->grid[0], s->grid[1], s->grid[2], s->block[0], s->block[1],
+            s->block[2], s->dynamic_smem_bytes);
+    fprintf(kt_stdout(),
+            "verified    %s%s: outputs poisoned, every element compared\n", sz,
+            boundaries ? " and boundary sizes" : "");
+    fprintf(kt_stdout(),
+            "time        median %.3f us, min %.3f, IQR/median %.2f%%, %zu "
+            "samples (kernel interval, per sample, %s L2; unprofiled runs)\n",
+            k->median, k->min, 100.0 * k->rel_spread, k->n,
+            kt_cache_mode_name(r->protocol->cache));
 }
 
 static void limit_text(int blocks, char *out, size_t out_size)
@@ -247,38 +254,42 @@ static void print_kernel(const report *r)
     const kt_kernel_info *k = &r->prof->kernel;
     char limiters[96], regs[32], smem[32];
 
-    printf("\n");
+    fprintf(kt_stdout(), "\n");
     if (!k->available) {
-        printf("kernel      no attributes: the plugin names no kernel in "
-               "kt_shape.kernel\n");
+        fprintf(kt_stdout(),
+                "kernel      no attributes: the plugin names no kernel in "
+                "kt_shape.kernel\n");
         return;
     }
-    printf("kernel      %d registers/thread; shared memory %zu B/block "
-           "(static %zu + dynamic %zu; the driver reserves %d more); local "
-           "%zu B/thread%s\n",
-           k->num_regs, k->static_smem_bytes + k->dynamic_smem_bytes,
-           k->static_smem_bytes, k->dynamic_smem_bytes,
-           k->reserved_smem_per_block, k->local_bytes_per_thread,
-           k->local_bytes_per_thread ? " (spills or local arrays)"
-                                     : " (no spills)");
+    fprintf(kt_stdout(),
+            "kernel      %d registers/thread; shared memory %zu B/block "
+            "(static %zu + dynamic %zu; the driver reserves %d more); local "
+            "%zu B/thread%s\n",
+            k->num_regs, k->static_smem_bytes + k->dynamic_smem_bytes,
+            k->static_smem_bytes, k->dynamic_smem_bytes,
+            k->reserved_smem_per_block, k->local_bytes_per_thread,
+            k->local_bytes_per_thread ? " (spills or local arrays)"
+                                      : " (no spills)");
     if (!r->have_occ) {
-        printf("occupancy   %s; occupancy API: %d blocks/SM\n", r->occ_note,
-               k->api_blocks_per_sm);
+        fprintf(kt_stdout(), "occupancy   %s; occupancy API: %d blocks/SM\n",
+                r->occ_note, k->api_blocks_per_sm);
         return;
     }
     kt_occ_format_limiters(r->occ.limiters, limiters, sizeof limiters);
-    printf("occupancy   theoretical %.1f%%: %d blocks x %d warps = %d of %d "
-           "warps per SM, limited by %s\n",
-           r->occ.theoretical, r->occ.blocks_per_sm, r->occ.warps_per_block,
-           r->occ.active_warps, r->occ.max_warps_per_sm, limiters);
+    fprintf(kt_stdout(),
+            "occupancy   theoretical %.1f%%: %d blocks x %d warps = %d of %d "
+            "warps per SM, limited by %s\n",
+            r->occ.theoretical, r->occ.blocks_per_sm, r->occ.warps_per_block,
+            r->occ.active_warps, r->occ.max_warps_per_sm, limiters);
     limit_text(r->occ.by_registers, regs, sizeof regs);
     limit_text(r->occ.by_shared, smem, sizeof smem);
-    printf("            blocks/SM allowed by warps %d, registers %s, shared "
-           "memory %s, block limit %d; occupancy API %d%s\n",
-           r->occ.by_warps, regs, smem, r->occ.by_blocks, k->api_blocks_per_sm,
-           k->api_blocks_per_sm == r->occ.blocks_per_sm ? " (agrees)"
-                                                        : " (DISAGREES: the "
-                                                          "API is right)");
+    fprintf(kt_stdout(),
+            "            blocks/SM allowed by warps %d, registers %s, shared "
+            "memory %s, block limit %d; occupancy API %d%s\n",
+            r->occ.by_warps, regs, smem, r->occ.by_blocks, k->api_blocks_per_sm,
+            k->api_blocks_per_sm == r->occ.blocks_per_sm ? " (agrees)"
+                                                         : " (DISAGREES: the "
+                                                           "API is right)");
 }
 
 /* What the percentages of peak are relative to: each kernel's own
@@ -287,16 +298,19 @@ static void print_kernel(const report *r)
 static void print_ranges(size_t kernels)
 {
     if (kernels == 1)
-        printf("            the kernel profiled as a range of its own: "
-               "percentages of peak over its elapsed cycles, as Nsight "
-               "Compute's\n");
+        fprintf(kt_stdout(),
+                "            the kernel profiled as a range of its own: "
+                "percentages of peak over its elapsed cycles, as Nsight "
+                "Compute's\n");
     else if (kernels > 1)
-        printf("            %zu kernels, each profiled as a range of its own: "
-               "counts summed, percentages weighted by each kernel's "
-               "duration (Nsight Compute shows each kernel apart)\n",
-               kernels);
+        fprintf(kt_stdout(),
+                "            %zu kernels, each profiled as a range of its own: "
+                "counts summed, percentages weighted by each kernel's "
+                "duration (Nsight Compute shows each kernel apart)\n",
+                kernels);
     else
-        printf(
+        fprintf(
+            kt_stdout(),
             "            ranges not per kernel (KTUNE_CUPTI_RANGE=launch): one "
             "range holds the launch and its synchronisation, so "
             "percentages of peak read low against Nsight Compute's\n");
@@ -308,22 +322,24 @@ static void print_counters(const report *r)
     const kt_metric_set *set = r->set;
     double values[KT_METRICS_MAX];
 
-    printf("\n");
+    fprintf(kt_stdout(), "\n");
     if (r->counters_note) {
-        printf("counters    none: %s\n", r->counters_note);
+        fprintf(kt_stdout(), "counters    none: %s\n", r->counters_note);
         return;
     }
-    printf("counters    %zu raw counters in %zu replay passes, %.3f s "
-           "(launches of their own: inputs restored and L2 flushed before "
-           "each; no time is taken from them)\n",
-           set->num_raw, p->stats.passes, p->stats.total_s);
+    fprintf(kt_stdout(),
+            "counters    %zu raw counters in %zu replay passes, %.3f s "
+            "(launches of their own: inputs restored and L2 flushed before "
+            "each; no time is taken from them)\n",
+            set->num_raw, p->stats.passes, p->stats.total_s);
     if (p->stats.launches > 1)
-        printf("            %zu launches per pass: each counter is the "
-               "median over them\n",
-               p->stats.launches);
+        fprintf(kt_stdout(),
+                "            %zu launches per pass: each counter is the "
+                "median over them\n",
+                p->stats.launches);
     print_ranges(p->stats.kernels);
     kt_metric_set_values(set, p->values, values, NULL);
-    printf("%-40s %18s  %s\n", "metric", "value", "unit");
+    fprintf(kt_stdout(), "%-40s %18s  %s\n", "metric", "value", "unit");
     for (size_t k = 0; k < set->num_items; ++k) {
         const kt_metric_item *item = &set->items[k];
         char text[64];
@@ -331,8 +347,8 @@ static void print_counters(const report *r)
             continue;
         format_value(values[k], item->def ? item->def->unit : NULL, text,
                      sizeof text);
-        printf("%-40s %18s  %s\n", item->name, text,
-               item->def ? item->def->unit : "(raw counter)");
+        fprintf(kt_stdout(), "%-40s %18s  %s\n", item->name, text,
+                item->def ? item->def->unit : "(raw counter)");
     }
 }
 
@@ -340,30 +356,34 @@ static void print_diagnosis(const report *r)
 {
     const kt_diagnosis *d = &r->diag;
 
-    printf("\nbandwidth   %.1f GB/s effective (GB = 1e9 B; the algorithm's "
-           "bytes / median time)",
-           d->derived.bandwidth_gbs);
+    fprintf(kt_stdout(),
+            "\nbandwidth   %.1f GB/s effective (GB = 1e9 B; the algorithm's "
+            "bytes / median time)",
+            d->derived.bandwidth_gbs);
     if (r->have_calib)
-        printf(" = %.1f%% of the measured copy ceiling %.0f GB/s, %.1f%% of "
-               "the theoretical %.0f GB/s\n",
-               d->derived.pct_of_copy, r->calib->copy_gbs,
-               d->derived.pct_of_peak, r->calib->peak_bw_gbs);
+        fprintf(kt_stdout(),
+                " = %.1f%% of the measured copy ceiling %.0f GB/s, %.1f%% of "
+                "the theoretical %.0f GB/s\n",
+                d->derived.pct_of_copy, r->calib->copy_gbs,
+                d->derived.pct_of_peak, r->calib->peak_bw_gbs);
     else
-        printf("; no calibration, no ceiling\n");
-    printf("intensity   %s", d->roofline);
+        fprintf(kt_stdout(), "; no calibration, no ceiling\n");
+    fprintf(kt_stdout(), "intensity   %s", d->roofline);
     if (d->balance > 0)
-        printf(" (FP32 FMA ceiling %.0f GFLOP/s, %s, over the measured copy "
-               "ceiling)",
-               r->peak_gflops, r->gflops_measured ? "measured" : "theoretical");
-    printf("\n");
-    printf("diagnosis   %s%s%s%s: %s\n", kt_bound_name(d->bound),
-           d->unit ? " (" : "", d->unit ? d->unit : "", d->unit ? ")" : "",
-           d->why);
-    printf("coalescing  %s\n", d->coalescing);
+        fprintf(kt_stdout(),
+                " (FP32 FMA ceiling %.0f GFLOP/s, %s, over the measured copy "
+                "ceiling)",
+                r->peak_gflops,
+                r->gflops_measured ? "measured" : "theoretical");
+    fprintf(kt_stdout(), "\n");
+    fprintf(kt_stdout(), "diagnosis   %s%s%s%s: %s\n", kt_bound_name(d->bound),
+            d->unit ? " (" : "", d->unit ? d->unit : "", d->unit ? ")" : "",
+            d->why);
+    fprintf(kt_stdout(), "coalescing  %s\n", d->coalescing);
     if (d->profiled[0])
-        printf("profiled    %s\n", d->profiled);
+        fprintf(kt_stdout(), "profiled    %s\n", d->profiled);
     if (d->l2_hit_note[0])
-        printf("l2 hits     %s\n", d->l2_hit_note);
+        fprintf(kt_stdout(), "l2 hits     %s\n", d->l2_hit_note);
 }
 
 static int write_json(const char *path, const profile_args *a, const report *r,

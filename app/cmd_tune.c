@@ -24,6 +24,7 @@
 #include "core/msg.h"
 #include "core/outfile.h"
 #include "core/parse.h"
+#include "core/runctx.h"
 #include "core/term.h"
 #include "engine/instance.h"
 #include "isolation/worker.h"
@@ -383,9 +384,9 @@ static int report_run(const tune_args *a, tune_run *t, kt_sweep_row *row)
                                           &facts.optimum, &facts.optimum_stats,
                                           &facts.optimum_cost, NULL) == KT_S_OK;
     }
-    facts.width = kt_term_width(stdout);
+    facts.width = kt_term_width(kt_stdout());
     if (!a->quiet)
-        kt_summary_print(stdout, &facts, &t->result, job->top);
+        kt_summary_print(kt_stdout(), &facts, &t->result, job->top);
     if (a->markdown)
         kt_tune_app_size_path(t, a->markdown, markdown);
     if (kt_tune_write_outputs(job, &facts, &t->result,
@@ -420,6 +421,9 @@ static void hint_on_stop(const tune_args *a, const kt_job *job)
 {
     struct sigaction sa;
 
+    /* In a library run the signals are the caller's (core/runctx.h). */
+    if (kt_run_ctx_get())
+        return;
     snprintf(resume_hint, sizeof resume_hint,
              "\nktune: stopped; the journal %s holds every evaluation so "
              "far; continue with: ktune tune %s --resume --journal %s\n",
@@ -520,8 +524,8 @@ static int run_sweep(tune_args *a, tune_run *t, sweep_out *s)
         if (a->replays.count)
             a->o.replay = a->replays.items[i];
         if (t->num_sizes > 1 && !a->quiet)
-            printf("%s=== size %zu of %zu ===\n", i ? "\n" : "", i + 1,
-                   t->num_sizes);
+            fprintf(kt_stdout(), "%s=== size %zu of %zu ===\n", i ? "\n" : "",
+                    i + 1, t->num_sizes);
         memset(row, 0, sizeof *row);
         t->size_started = i ? kt_clock_seconds() : a->started;
         t->exec_s = i ? 0 : a->exec_s;
@@ -543,11 +547,11 @@ static int run_sweep(tune_args *a, tune_run *t, sweep_out *s)
         rc = one > rc ? one : rc;
     }
     if (t->num_sizes > 1 && s->num_rows && !a->quiet)
-        kt_sweep_print(stdout, t->job.spec, t->job.op,
+        kt_sweep_print(kt_stdout(), t->job.spec, t->job.op,
                        s->num_answers ? s->devices[0] : NULL, s->rows,
-                       s->num_rows, kt_term_width(stdout));
+                       s->num_rows, kt_term_width(kt_stdout()));
     if (a->wisdom && s->num_answers && !s->failed)
-        fprintf(a->quiet ? stderr : stdout,
+        fprintf(a->quiet ? kt_stderr() : kt_stdout(),
                 "\nwisdom %s: %zu answer(s) added, %zu replaced\n", a->wisdom,
                 s->added, s->replaced);
     return rc;
@@ -662,7 +666,7 @@ int kt_cmd_tune(int argc, char **argv)
         goto done;
     }
     if (a.check) {
-        kt_job_print_check(stdout, &t->job);
+        kt_job_print_check(kt_stdout(), &t->job);
         rc = a.o.replay ? kt_tune_app_print_recorded_device_check(&a, &t->job)
                         : kt_tune_app_check_device_settings(&a, &t->job);
         goto done;

@@ -13,6 +13,7 @@
 #include "core/fileio.h"
 #include "core/outfile.h"
 #include "core/parse.h"
+#include "core/runctx.h"
 
 kt_status kt_cli_list_push(kt_cli_list *list, char *item, kt_err *err)
 {
@@ -297,14 +298,16 @@ int kt_cli_parse(int argc, char **argv, const kt_cli_command *cmd,
     kt_env_protocol_choices(&o->protocol);
     if (!(table = option_table(cmd, err)))
         return KT_EXIT_USAGE;
-    optind = 1;
+    /* 0: getopt starts over, forgetting any earlier parse in this
+     * process (a library runs many, app/embed.h). */
+    optind = 0;
     while (!rc && (opt = getopt_long(argc, argv,
                                      cmd->short_opts ? cmd->short_opts : "",
                                      table, NULL)) != -1) {
         if (opt == OPT_HELP) {
-            fputs(cmd->help, stdout);
+            fputs(cmd->help, kt_stdout());
             if (cmd->help_more)
-                cmd->help_more(stdout);
+                cmd->help_more(kt_stdout());
             rc = -1;
         } else if (opt == '?' || opt == ':') {
             kt_cli_option_error(cmd->name, argv, table, cmd->short_opts, err);

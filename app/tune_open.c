@@ -16,6 +16,7 @@
 #include "core/envrec.h"
 #include "core/msg.h"
 #include "core/outfile.h"
+#include "core/runctx.h"
 #include "core/sizes.h"
 #include "isolation/worker.h"
 #include "metrics/cupti/counters.h"
@@ -88,7 +89,7 @@ static kt_status open_evaluator(const tune_args *a, kt_job *job,
                                 const kt_profiling_spec *prof,
                                 kt_evaluator **ev, kt_err *err)
 {
-    kt_worker_options wopt = {NULL, 0, 0};
+    kt_worker_options wopt = {kt_run_program(), 0, 0};
     kt_eval_spec spec;
     kt_status rc;
 
@@ -167,13 +168,15 @@ int kt_tune_app_print_recorded_device_check(const tune_args *a, kt_job *job)
     kt_space_bind(&job->space, job->sizes, job->input_seed, dev);
     kt_format_sizes(job->op, job->sizes, sizes, sizeof sizes);
     if (kt_space_count_feasible(&job->space, UINT64_C(1) << 24, &n, &err))
-        printf("feasible on %s (the recording's device record) at %s: not "
-               "counted: %s\n",
-               dev->name ? dev->name : "?", sizes, err.msg);
+        fprintf(kt_stdout(),
+                "feasible on %s (the recording's device record) at %s: not "
+                "counted: %s\n",
+                dev->name ? dev->name : "?", sizes, err.msg);
     else
-        printf("feasible on %s (the recording's device record) at %s: %llu "
-               "point(s)\n",
-               dev->name ? dev->name : "?", sizes, (unsigned long long)n);
+        fprintf(kt_stdout(),
+                "feasible on %s (the recording's device record) at %s: %llu "
+                "point(s)\n",
+                dev->name ? dev->name : "?", sizes, (unsigned long long)n);
     ev->ops->close(ev);
     return KT_EXIT_OK;
 }
@@ -414,9 +417,10 @@ int kt_tune_app_check_device_settings(const tune_args *a, kt_job *job)
         open_evaluator(a, job, &job->metrics, &ev, &err))
         return kt_cli_fail(&err);
     ev->ops->close(ev);
-    printf("device settings %s: each value supported, set and restored on "
-           "device %d\n",
-           what, job->device);
+    fprintf(kt_stdout(),
+            "device settings %s: each value supported, set and restored on "
+            "device %d\n",
+            what, job->device);
     return KT_EXIT_OK;
 }
 

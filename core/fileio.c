@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/fileio.h"
 
+#include "core/runctx.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -343,8 +345,16 @@ int kt_make_parent_dirs(const char *path)
 
 int kt_exe_dir(char *dir, size_t size)
 {
-    ssize_t len = size > 1 ? readlink("/proc/self/exe", dir, size - 1) : -1;
+    const char *program = kt_run_program();
+    ssize_t len;
     char *slash;
+
+    /* In a library run, the ktune program's folder (plugins, the NVRTC
+     * helper), not the host program's (core/runctx.h). */
+    if (program)
+        len = snprintf(dir, size, "%s", program);
+    else
+        len = size > 1 ? readlink("/proc/self/exe", dir, size - 1) : -1;
     if (len <= 0 || (size_t)len >= size - 1)
         return 0;
     dir[len] = '\0';

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "core/runctx.h"
+
 /* The one piece of process state: set by main() before any message. */
 static const char *command;
 
@@ -15,13 +17,19 @@ void kt_msg_set_command(const char *cmd)
 
 const char *kt_msg_command(void)
 {
+    const kt_run_ctx *ctx = kt_run_ctx_get();
+
+    if (ctx)
+        return ctx->command && *ctx->command ? ctx->command : NULL;
     return command;
 }
 
 void kt_msg_prefix(FILE *out)
 {
-    if (command)
-        fprintf(out, "ktune %s: ", command);
+    const char *cmd = kt_msg_command();
+
+    if (cmd)
+        fprintf(out, "ktune %s: ", cmd);
     else
         fputs("ktune: ", out);
 }
@@ -65,7 +73,7 @@ void kt_msg(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    scrubbed(stderr, fmt, ap);
+    scrubbed(kt_stderr(), fmt, ap);
     va_end(ap);
 }
 

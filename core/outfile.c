@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/outfile.h"
 
+#include "core/runctx.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -39,7 +41,15 @@ int kt_out_reserve_stdout(void)
 {
     int fd;
     FILE *f;
+    kt_run_ctx *ctx = kt_run_ctx_get();
 
+    /* A library run's stdout is its caller's stream: the document goes
+     * there and the rest to its messages, no descriptor of the process
+     * touched. */
+    if (ctx) {
+        ctx->reserved = 1;
+        return 0;
+    }
     if (g_out.doc_stream)
         return 0;
     /* Close-on-exec: a worker process must not hold the reader's pipe
@@ -68,6 +78,10 @@ int kt_out_reserve_if_stdout(const char *path)
 
 FILE *kt_out_stdout(void)
 {
+    const kt_run_ctx *ctx = kt_run_ctx_get();
+
+    if (ctx)
+        return ctx->out ? ctx->out : stdout;
     return g_out.doc_stream ? g_out.doc_stream : stdout;
 }
 
@@ -100,8 +114,12 @@ static void set_handler(int sig, struct sigaction *before)
     sigaction(sig, &sa, before);
 }
 
+/* Not in a library run: the signals are its caller's to handle (a
+ * temporary file left by a stopped caller is named *.tmp.XXXXXX). */
 static void set_handlers(void)
 {
+    if (kt_run_ctx_get())
+        return;
     set_handler(SIGINT, &g_out.before_int);
     set_handler(SIGTERM, &g_out.before_term);
 }
@@ -209,7 +227,7 @@ int kt_out_close(FILE *f)
 {
     pending *o;
 
-    if (f == stdout || (f && f == g_out.doc_stream))
+    if (f == stdout || (f && (f == g_out.doc_stream || f == kt_out_stdout())))
         return fflush(f) != 0 || ferror(f) ? EOF : 0;
     if ((o = pending_of(f)))
         return finish(o, 1);
@@ -222,7 +240,7 @@ void kt_out_discard(FILE *f)
 
     if (!f)
         return;
-    if (f == stdout || f == g_out.doc_stream)
+    if (f == stdout || f == g_out.doc_stream || f == kt_out_stdout())
         fflush(f);
     else if ((o = pending_of(f)))
         finish(o, 0);

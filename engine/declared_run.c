@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/runctx.h"
 #include "engine/declared.h"
 #include "engine/nvrtc.h"
 
@@ -983,8 +984,48 @@ static int untimed_then(state *st, const kt_config *c, const kt_variant *v)
     return KT_OK;
 }
 
+/* The outputs of the point and the reference's handed to the run's
+ * verification callback (core/runctx.h) on the host: KT_OK when it passes
+ * them, KT_MISMATCH with its message when not. */
+static int verify_by_callback(state *st, const reference *r,
+                              const kt_run_ctx *ctx)
+{
+    const kt_declared *d = st->d;
+    kt_run_output outs[KT_DECL_MAX_BUFFERS];
+    void *got[KT_DECL_MAX_BUFFERS] = {NULL};
+    char msg[1024] = "";
+    size_t n = 0;
+    int rc = KT_OK;
+
+    for (size_t b = 0; b < d->num_buffers && rc == KT_OK; ++b) {
+        const kt_decl_buffer *buf = &d->buffers[b];
+        size_t bytes = st->count[b] * kt_decl_type_size(buf->type);
+        if (!verified(buf))
+            continue;
+        if (!(got[n] = malloc(bytes + 1))) {
+            rc = st->host->error(st->host, "out of host memory");
+            break;
+        }
+        outs[n] = (kt_run_output){buf->name, kt_decl_type_name(buf->type),
+                                  st->count[b], got[n], r->want[b]};
+        rc = st->host->download(st->host, got[n++], st->dev[b], bytes);
+    }
+    if (rc == KT_OK &&
+        !ctx->verify(ctx->verify_user, outs, n, msg, sizeof msg)) {
+        st->host->error(st->host,
+                        "the verification callback failed the "
+                        "outputs%s%s",
+                        msg[0] ? ": " : "", msg);
+        rc = KT_MISMATCH;
+    }
+    for (size_t i = 0; i < n; ++i)
+        free(got[i]);
+    return rc;
+}
+
 static int d_verify(void *s, const kt_config *c, const kt_variant *v)
 {
+    const kt_run_ctx *ctx = kt_run_ctx_get();
     state *st = s;
     const kt_declared *d = st->d;
     int64_t vals[KT_MAX_PARAMS];
@@ -998,6 +1039,8 @@ static int d_verify(void *s, const kt_config *c, const kt_variant *v)
         return st->host->error(st->host,
                                "no reference for this configuration (it "
                                "was not launched first)");
+    if (ctx && ctx->verify)
+        return verify_by_callback(st, r, ctx);
     for (size_t b = 0; b < d->num_buffers; ++b) {
         const kt_decl_buffer *buf = &d->buffers[b];
         if (!verified(buf))

@@ -12,6 +12,7 @@
 #include "core/clock.h"
 #include "core/msg.h"
 #include "core/rng.h"
+#include "core/runctx.h"
 #include "engine/compile_pool.h"
 #include "engine/cuda_check.h"
 #include "engine/kernels.h"
@@ -46,8 +47,8 @@ static void host_log(const kt_host *host, kt_log_level level, const char *fmt,
         return;
     va_start(ap, fmt);
     kt_msg("plugin %s: ", names[level]);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vfprintf(kt_stderr(), fmt, ap);
+    fputc('\n', kt_stderr());
     va_end(ap);
 }
 

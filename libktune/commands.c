@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The runs (include/ktune/ktune.h): each writes the declaration document
- * and runs the CLI's command over it (`ktune tune DECL.ini --json F
+ * and runs the CLI's command over it (`ktune tune DECL.ini --json -
  * --journal J`, `ktune bench NAME --plugin DECL.ini ...`), so the
  * orchestration, isolation and messages are the CLI's; the result is the
- * document it wrote, with the journal's entries as "points".
+ * document it wrote (--json -: in memory, libktune/run.c), with the
+ * journal's entries as "points".
  */
 #include <jansson.h>
 #include <math.h>
@@ -73,26 +74,6 @@ static json_t *read_points(const char *path)
     return points;
 }
 
-/* A file's whole text (malloc'ed), or NULL. */
-static char *read_text(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    char *text = NULL;
-    long len;
-
-    if (f && fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) >= 0 &&
-        fseek(f, 0, SEEK_SET) == 0 && (text = malloc((size_t)len + 1)) &&
-        fread(text, 1, (size_t)len, f) == (size_t)len)
-        text[len] = '\0';
-    else {
-        free(text);
-        text = NULL;
-    }
-    if (f)
-        fclose(f);
-    return text;
-}
-
 /* bench's and profile's one evaluation as the only point (profile's
  * counters with it, by name), so the point accessors read it; none for
  * another tool's replay. */
@@ -110,19 +91,19 @@ static json_t *one_point_of(json_t *doc)
     return points;
 }
 
-/* The result of a run that wrote json_path (and journal, may be NULL). */
-static int finish(ktune_session *s, const char *json_path, const char *journal,
+/* The result of a run whose --json document is text (owned, freed here;
+ * journal: its points, may be NULL). */
+static int finish(ktune_session *s, char *text, const char *journal,
                   ktune_result **out)
 {
     json_error_t je;
-    char *text = read_text(json_path);
     json_t *doc = text ? json_loads(text, 0, &je) : NULL;
 
     if (!json_is_object(doc)) {
         json_decref(doc);
         free(text);
-        return ktl_fail(s, KTUNE_E_IO, "%s: %s", json_path,
-                        text ? je.text : "cannot read it");
+        return ktl_fail(s, KTUNE_E_IO, "the run's --json document: %s",
+                        text ? je.text : "none");
     }
     json_object_set_new(doc, "points",
                         journal ? read_points(journal) : one_point_of(doc));
@@ -190,16 +171,15 @@ int ktune_check(ktune_session *s, ktune_result **out)
 
 /* The options every run of tune takes from the session (journal NULL:
  * none, as for another tool's recording). */
-static int push_tune(ktune_session *s, argv_b *a, const char *json,
-                     const char *journal)
+static int push_tune(ktune_session *s, argv_b *a, const char *journal)
 {
     int rc;
 
-    if ((rc = push(s, a, "--json")) || (rc = push(s, a, json)) ||
+    if ((rc = push(s, a, "--json")) || (rc = push(s, a, "-")) ||
         (journal &&
          ((rc = push(s, a, "--journal")) || (rc = push(s, a, journal)))) ||
         (!s->verbose && !s->log && (rc = push(s, a, "--quiet"))) ||
-        (!s->isolation && (rc = push(s, a, "--in-process"))))
+        ((!s->isolation || s->verify) && (rc = push(s, a, "--in-process"))))
         return rc;
     if (s->device >= 0) {
         snprintf(a->num[0], sizeof a->num[0], "%d", s->device);
@@ -236,10 +216,9 @@ static int push_fraction(ktune_session *s, argv_b *a)
     return push(s, a, a->num[1]);
 }
 
-static void run_paths(ktune_session *s, char *json, char *journal, size_t size)
+static void run_paths(ktune_session *s, char *journal, size_t size)
 {
     ++s->runs;
-    snprintf(json, size, "%s/run%d.json", s->dir, s->runs);
     if (s->journal)
         snprintf(journal, size, "%s", s->journal);
     else
@@ -250,7 +229,7 @@ static void run_paths(ktune_session *s, char *json, char *journal, size_t size)
 static int tune_or_replay(ktune_session *s, const char *recording,
                           ktune_result **out)
 {
-    char ini[PATH_MAX + 128], json[PATH_MAX + 64], journal[PATH_MAX + 64];
+    char ini[PATH_MAX + 128], journal[PATH_MAX + 64], *text = NULL;
     int declared = s->source_text || s->source_file;
     argv_b a = {.n = 0};
     int rc;
@@ -261,7 +240,7 @@ static int tune_or_replay(ktune_session *s, const char *recording,
     if (recording && !declared && s->num_variants)
         return ktl_fail(s, KTUNE_E_INPUT,
                         "ktune_replay: variants declared but no source");
-    run_paths(s, json, journal, sizeof json);
+    run_paths(s, journal, sizeof journal);
     if ((declared && (rc = ktl_write_document(s, ini, sizeof ini))) ||
         (rc = push(s, &a, "ktune")) || (rc = push(s, &a, "tune")) ||
         (declared && (rc = push(s, &a, ini))))
@@ -272,11 +251,11 @@ static int tune_or_replay(ktune_session *s, const char *recording,
     /* Without a declaration the recording is the job: another tool's
      * writes no journal (the CLI refuses one), so its points are the
      * summary's alone. */
-    if ((rc = push_tune(s, &a, json, declared ? journal : NULL)) ||
+    if ((rc = push_tune(s, &a, declared ? journal : NULL)) ||
         (declared && (rc = push_fraction(s, &a))) ||
-        (rc = ktl_run(s, a.v, NULL)))
+        (rc = ktl_run(s, a.v, &text)))
         return rc;
-    return finish(s, json, declared ? journal : NULL, out);
+    return finish(s, text, declared ? journal : NULL, out);
 }
 
 int ktune_tune(ktune_session *s, ktune_result **out)
@@ -305,23 +284,23 @@ int ktune_replay(ktune_session *s, const char *recording, ktune_result **out)
 static int one_point(ktune_session *s, const char *cmd, const char *variant,
                      const char *config, ktune_result **out)
 {
-    char ini[PATH_MAX + 128], json[PATH_MAX + 64], journal[PATH_MAX + 64];
-    char *items = NULL, *save = NULL;
+    char ini[PATH_MAX + 128], journal[PATH_MAX + 64];
+    char *items = NULL, *save = NULL, *text = NULL;
     argv_b a = {.n = 0};
     int rc;
 
     if (!out)
         return ktl_fail(s, KTUNE_E_INPUT, "ktune_%s: out is NULL", cmd);
     *out = NULL;
-    run_paths(s, json, journal, sizeof json);
+    run_paths(s, journal, sizeof journal);
     if ((rc = ktl_write_document(s, ini, sizeof ini)) ||
         (rc = push(s, &a, "ktune")) || (rc = push(s, &a, cmd)) ||
         (rc = push(s, &a, s->name ? s->name : "kernel")) ||
         (rc = push(s, &a, "--plugin")) || (rc = push(s, &a, ini)) ||
-        (rc = push(s, &a, "--json")) || (rc = push(s, &a, json)) ||
+        (rc = push(s, &a, "--json")) || (rc = push(s, &a, "-")) ||
         (variant &&
          ((rc = push(s, &a, "--variant")) || (rc = push(s, &a, variant)))) ||
-        (!s->isolation && (rc = push(s, &a, "--in-process"))))
+        ((!s->isolation || s->verify) && (rc = push(s, &a, "--in-process"))))
         return rc;
     if (s->device >= 0) {
         snprintf(a.num[0], sizeof a.num[0], "%d", s->device);
@@ -334,8 +313,8 @@ static int one_point(ktune_session *s, const char *cmd, const char *variant,
          t = strtok_r(NULL, ", ", &save))
         if (!(rc = push(s, &a, "--set")))
             rc = push(s, &a, t);
-    if (!rc && !(rc = ktl_run(s, a.v, NULL)))
-        rc = finish(s, json, NULL, out);
+    if (!rc && !(rc = ktl_run(s, a.v, &text)))
+        rc = finish(s, text, NULL, out);
     free(items);
     return rc;
 }

@@ -140,15 +140,39 @@ static void write_list(FILE *f, const char *key, const ktl_strv *l,
     fprintf(f, "\n");
 }
 
-static void write_buffers(const ktune_session *s, FILE *f)
+/* The role a buffer is declared with. With answers, an output that has
+ * none is compared with nothing (scratch), and an in-out that has none is
+ * an input the kernel writes (restored before each launch, not compared):
+ * the answers' reference leaves both as they were. */
+static const char *role_of(const ktune_session *s, const ktl_buffer *b)
 {
     static const char *const roles[] = {"input", "output", "inout", "scratch"};
+
+    if (has_answers(s) && !b->has_answer && b->role == KTUNE_OUT)
+        return "scratch";
+    if (has_answers(s) && !b->has_answer && b->role == KTUNE_INOUT)
+        return "input";
+    return roles[b->role];
+}
+
+/* Whether an in-out buffer without an answer is declared as an input. */
+static int writes_inputs(const ktune_session *s)
+{
+    for (size_t i = 0; i < s->num_buffers; ++i)
+        if (s->buffers[i].role == KTUNE_INOUT &&
+            strcmp(role_of(s, &s->buffers[i]), "input") == 0)
+            return 1;
+    return 0;
+}
+
+static void write_buffers(const ktune_session *s, FILE *f)
+{
     char count[1024];
 
     for (size_t i = 0; i < s->num_buffers; ++i) {
         const ktl_buffer *b = &s->buffers[i];
         count_text(b, count, sizeof count);
-        fprintf(f, "buffer.%s = %s %s[%s]", b->name, roles[b->role],
+        fprintf(f, "buffer.%s = %s %s[%s]", b->name, role_of(s, b),
                 ktl_type_name(b->type), count);
         if (b->has_data)
             fprintf(f, " from %s.npy", b->name);
@@ -216,6 +240,8 @@ static void write_operator(const ktune_session *s, FILE *f, const char *src)
                     s->source_file);
         fprintf(f, "\n");
     }
+    if (writes_inputs(s))
+        fprintf(f, "modifies_inputs = yes\n");
     if (s->rtol > 0 || s->atol > 0)
         fprintf(f, "rtol = %.17g\natol = %.17g\n", s->rtol, s->atol);
     if (has_answers(s))

@@ -1,25 +1,25 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Running the ktune program over a session's document: the executable
- * found, started with the CLI's options, its stderr read through a pipe
- * (passed on when verbose; its last "ktune ...: " line is the session's
- * message on failure), its stdout kept.
+ * Running a session's command in this process: the CLI's own command code
+ * (app/embed.h, the ktune_cmd library the ktune program is made of) with
+ * its stdout in memory and its messages through a stream of the session
+ * (passed on to stderr when verbose, to the session's log line by line;
+ * its last "ktune ...: " line is the session's message on failure). The
+ * ktune program is still found: worker processes (isolation) run it, and
+ * its folder holds the plugins and the NVRTC helper.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
+#include <sys/types.h>
 #include <unistd.h>
 
+#include "app/embed.h"
 #include "libktune/session.h"
-
-extern char **environ;
 
 /* A regular file this user may run (lib/ktune is the plugins' folder). */
 static int is_program(const char *path)
@@ -30,9 +30,26 @@ static int is_program(const char *path)
            access(path, X_OK) == 0;
 }
 
-/* The ktune executable: the session's, $KTUNE_EXE, next to this library
- * (the build tree), the install's bindir relative to the library's folder,
- * else "ktune" on PATH. No path of the build machine is compiled in. */
+/* "ktune" in a folder of $PATH into out: 1, or 0. */
+static int on_path(char *out, size_t size)
+{
+    const char *path = getenv("PATH");
+    char *copy = path ? strdup(path) : NULL, *save = NULL;
+    int found = 0;
+
+    for (char *d = copy ? strtok_r(copy, ":", &save) : NULL; d && !found;
+         d = strtok_r(NULL, ":", &save))
+        found = *d && snprintf(out, size, "%s/ktune", d) < (int)size &&
+                is_program(out);
+    free(copy);
+    return found;
+}
+
+/* The ktune executable (worker processes run it; its folder holds the
+ * plugins): the session's, $KTUNE_EXE, next to this library (the build
+ * tree), the install's bindir relative to the library's folder, else ktune
+ * on PATH; "" when none. No path of the build machine is compiled in, and
+ * never /proc/self/exe (the program that loaded the library). */
 static void find_exe(const ktune_session *s, char *out, size_t size)
 {
     const char *env = getenv("KTUNE_EXE");
@@ -53,7 +70,8 @@ static void find_exe(const ktune_session *s, char *out, size_t size)
         if (is_program(out))
             return;
     }
-    snprintf(out, size, "ktune");
+    if (!on_path(out, size))
+        out[0] = '\0';
 }
 
 /* Appends n bytes to the growing text *t of length *len. */
@@ -94,32 +112,6 @@ static void log_lines(const ktune_session *s, char *text, size_t len,
     }
 }
 
-/* Reads fd to its end into *out; each chunk also to `echo` when >= 0, and
- * line by line to the log of s when s has one (s NULL: none). */
-static int drain(const ktune_session *s, int fd, int echo, char **out)
-{
-    char buf[4096];
-    size_t len = 0, cap = 0, logged = 0;
-    ssize_t n;
-
-    *out = NULL;
-    if (append(out, &len, &cap, "", 0))
-        return -1;
-    while ((n = read(fd, buf, sizeof buf)) != 0) {
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 || append(out, &len, &cap, buf, (size_t)n))
-            return -1;
-        if (echo >= 0 && write(echo, buf, (size_t)n) < 0)
-            echo = -1;
-        if (s && s->log)
-            log_lines(s, *out, len, &logged, 0);
-    }
-    if (s && s->log)
-        log_lines(s, *out, len, &logged, 1);
-    return 0;
-}
-
 /* The message of a failed run: its last line that starts "ktune " (the
  * CLI's one prefix, core/msg.h), else its last line. */
 static void last_message(ktune_session *s, const char *err, int code)
@@ -138,7 +130,7 @@ static void last_message(ktune_session *s, const char *err, int code)
     if (!best)
         best = last;
     if (!best) {
-        ktl_fail(s, code, "ktune exited with status %d and no message", code);
+        ktl_fail(s, code, "ktune ended with status %d and no message", code);
         return;
     }
     ktl_fail(s, code, "%.*s", (int)strcspn(best, "\n"), best);
@@ -150,100 +142,107 @@ static void last_message(ktune_session *s, const char *err, int code)
                  "another with ktune_declare; docs/library.md)");
 }
 
-static int wait_child(pid_t pid)
-{
-    int st;
+/* The messages of a run, as the stream ktune_cmd writes them to. */
+typedef struct msg_sink {
+    ktune_session *s;
+    char *text;
+    size_t len, cap, logged;
+    int echo; /* to stderr as they come */
+} msg_sink;
 
-    while (waitpid(pid, &st, 0) < 0)
-        if (errno != EINTR)
-            return -1;
-    if (WIFEXITED(st))
-        return WEXITSTATUS(st);
-    return 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+static ssize_t sink_write(void *cookie, const char *buf, size_t n)
+{
+    msg_sink *k = cookie;
+
+    if (append(&k->text, &k->len, &k->cap, buf, n))
+        return 0; /* the stream's error: out of memory */
+    if (k->echo)
+        fwrite(buf, 1, n, stderr);
+    if (k->s->log)
+        log_lines(k->s, k->text, k->len, &k->logged, 0);
+    return (ssize_t)n;
 }
 
-/* Starts exe with argv, its stdout into the file out_fd, its stderr into a
- * pipe (*err_fd, the reading end). */
-static int spawn(ktune_session *s, const char *exe, char **argv, pid_t *pid,
-                 int out_fd, int *err_fd)
+/* The engine's outputs (core/runctx.h) as the API's, to the session's
+ * callback (ktune_verify_callback). */
+static int verify_outputs(void *user, const kt_run_output *outputs, size_t n,
+                          char *msg, size_t msg_size)
 {
-    posix_spawn_file_actions_t fa;
-    int pe[2] = {-1, -1}, rc;
+    const ktune_session *s = user;
+    ktune_output *o = calloc(n + 1, sizeof *o);
+    int ok;
 
-    if (pipe2(pe, O_CLOEXEC)) {
-        rc = ktl_fail(s, KTUNE_E_IO, "cannot make a pipe: %s", strerror(errno));
-        goto fail;
+    if (!o) {
+        snprintf(msg, msg_size, "out of memory");
+        return 0;
     }
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
-    posix_spawn_file_actions_adddup2(&fa, pe[1], 2);
-    rc = strchr(exe, '/') ? posix_spawn(pid, exe, &fa, NULL, argv, environ)
-                          : posix_spawnp(pid, exe, &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (rc) {
-        rc = ktl_fail(s, KTUNE_E_IO,
-                      "cannot start %s: %s (set KTUNE_EXE or call "
-                      "ktune_session_set_exe with the ktune program)",
-                      exe, strerror(rc));
-        goto fail;
+    for (size_t i = 0; i < n; ++i) {
+        o[i] = (ktune_output){outputs[i].name, -1, outputs[i].count,
+                              outputs[i].data, outputs[i].expected};
+        for (int t = 0; ktl_type_name(t); ++t)
+            if (strcmp(ktl_type_name(t), outputs[i].type) == 0)
+                o[i].type = t;
     }
-    close(pe[1]);
-    *err_fd = pe[0];
-    return KTUNE_OK;
-fail:
-    for (int i = 0; i < 2; ++i)
-        if (pe[i] >= 0)
-            close(pe[i]);
-    return rc;
+    ok = s->verify(s->verify_user, o, n, msg, msg_size) != 0;
+    free(o);
+    return ok;
 }
 
-/* Runs ktune to its end: stderr read as it comes (progress, live when
- * verbose), stdout into a file of the session (a pipe read after stderr
- * could fill and stop the child). */
+/* Runs argv's command in this process to its end: its stdout into
+ * *out_text (may be NULL), its messages through a msg_sink. */
 int ktl_run(ktune_session *s, const char *const *argv_in, char **out_text)
 {
-    char exe[PATH_MAX], path[PATH_MAX + 32], *out = NULL, *err = NULL, **argv;
-    size_t n = 0;
-    int ofd = -1, efd = -1, code, rc;
-    pid_t pid;
+    char exe[PATH_MAX], *out = NULL, **argv;
+    size_t n = 0, out_len = 0;
+    msg_sink k = {s, NULL, 0, 0, 0, s->verbose && !s->log};
+    cookie_io_functions_t io = {NULL, sink_write, NULL, NULL};
+    FILE *of = NULL, *ef = NULL;
+    int code, rc = KTUNE_OK;
 
     while (argv_in[n])
         ++n;
+    find_exe(s, exe, sizeof exe);
+    if (!exe[0])
+        return ktl_fail(s, KTUNE_E_IO,
+                        "cannot find the ktune program (worker processes "
+                        "run it, its folder holds the plugins): set "
+                        "KTUNE_EXE or call ktune_session_set_exe");
     if (!(argv = calloc(n + 1, sizeof *argv)))
         return ktl_fail(s, KTUNE_E_NOMEM, "out of memory");
     memcpy(argv, argv_in, n * sizeof *argv);
-    find_exe(s, exe, sizeof exe);
-    argv[0] = exe;
-    snprintf(path, sizeof path, "%s/stdout.txt", s->dir);
-    ofd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (ofd < 0) {
-        rc = ktl_fail(s, KTUNE_E_IO, "cannot write %s: %s", path,
-                      strerror(errno));
+    if (append(&k.text, &k.len, &k.cap, "", 0) ||
+        !(of = open_memstream(&out, &out_len)) ||
+        !(ef = fopencookie(&k, "w", io))) {
+        rc = ktl_fail(s, KTUNE_E_NOMEM, "out of memory");
         goto done;
     }
-    if ((rc = spawn(s, exe, argv, &pid, ofd, &efd)))
-        goto done;
-    rc = drain(s, efd, s->verbose && !s->log ? 2 : -1, &err)
-             ? ktl_fail(s, KTUNE_E_IO, "cannot read ktune's messages")
-             : KTUNE_OK;
-    code = wait_child(pid);
-    if (!rc && lseek(ofd, 0, SEEK_SET) == 0 && drain(NULL, ofd, -1, &out))
-        rc = ktl_fail(s, KTUNE_E_IO, "cannot read %s", path);
+    /* Line by line, so the log sees each as it is written. */
+    setvbuf(ef, NULL, _IOLBF, 0);
+    code = kt_embed_run(
+        (int)n, argv,
+        &(kt_embed){of, ef, exe, s->verify ? verify_outputs : NULL, s});
+    fclose(ef);
+    ef = NULL;
+    if (fclose(of) != 0 && !code)
+        rc = ktl_fail(s, KTUNE_E_NOMEM, "out of memory for ktune's output");
+    of = NULL;
+    if (s->log)
+        log_lines(s, k.text, k.len, &k.logged, 1);
     if (!rc && code != 0) {
         rc = code == 2 ? KTUNE_E_INPUT : KTUNE_E_FAILURE;
-        last_message(s, err, rc);
+        last_message(s, k.text, rc);
     }
 done:
-    if (ofd >= 0)
-        close(ofd);
-    if (efd >= 0)
-        close(efd);
+    if (ef)
+        fclose(ef);
+    if (of)
+        fclose(of);
     if (!rc && out_text) {
         *out_text = out;
         out = NULL;
     }
     free(out);
-    free(err);
+    free(k.text);
     free(argv);
     return rc ? rc : ktl_ok(s);
 }

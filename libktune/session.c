@@ -300,3 +300,12 @@ int ktune_session_set_log(ktune_session *s, ktune_log_fn fn, void *user)
     s->log_user = user;
     return ktl_ok(s);
 }
+
+int ktune_verify_callback(ktune_session *s, ktune_verify_fn fn, void *user)
+{
+    if (!s)
+        return KTUNE_E_INPUT;
+    s->verify = fn;
+    s->verify_user = user;
+    return ktl_ok(s);
+}

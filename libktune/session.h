@@ -3,8 +3,8 @@
  * libktune's session (include/ktune/ktune.h): what the caller declared, kept
  * as the key/value lines of the declaration document an INI file would hold
  * (docs/declared.md), written to the session folder before each run
- * (libktune/document.c) and run by the ktune program (libktune/run.c).
- * Internal to libktune.
+ * (libktune/document.c) and run by the CLI's command code in process
+ * (libktune/run.c). Internal to libktune.
  */
 #ifndef KTUNE_LIB_SESSION_H
 #define KTUNE_LIB_SESSION_H
@@ -63,6 +63,8 @@ struct ktune_session {
     int verbose, isolation, device, runs, pinned_by_data;
     ktune_log_fn log;
     void *log_user;
+    ktune_verify_fn verify; /* NULL: the tolerances */
+    void *verify_user;
     char *journal;
 };
 
@@ -85,9 +87,10 @@ int ktl_write_npy(ktune_session *s, const char *path, int type,
 /* Writes the declaration document to s->dir/NAME.ini (path into out). */
 int ktl_write_document(ktune_session *s, char *out, size_t size);
 
-/* Runs the ktune program with argv (argv[0] is replaced by the
- * executable); its stdout into *out_text (owned by the caller, may be
- * NULL). KTUNE_OK on exit 0, else the CLI's exit code with its message. */
+/* Runs argv (the ktune command line: "ktune", "tune", ...) in this process
+ * through the CLI's command code (app/embed.h); its stdout into *out_text
+ * (owned by the caller, may be NULL). KTUNE_OK on exit 0, else the CLI's
+ * exit code with its message. */
 int ktl_run(ktune_session *s, const char *const *argv, char **out_text);
 
 #endif

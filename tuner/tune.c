@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/msg.h"
+#include "core/runctx.h"
 
 /* Spaces up to this size get their feasible points counted up front, so
  * the run knows when it has seen them all. */
@@ -1031,7 +1032,7 @@ kt_status kt_tune_run(const kt_tune_config *cfg, kt_tune_result *out,
         out->feasible = feasible;
         out->feasible_known = 1;
     }
-    kt_progress_init(&t.progress, stderr, cfg->progress);
+    kt_progress_init(&t.progress, kt_stderr(), cfg->progress);
     if ((rc = kt_tune_prepare_profiling(&t, err)) ||
         (rc = kt_tune_prepare_resume(&t, err)) ||
         (cfg->num_workers > 1 &&

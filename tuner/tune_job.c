@@ -8,6 +8,7 @@
 
 #include "core/msg.h"
 #include "core/outfile.h"
+#include "core/runctx.h"
 #include "tuner/export.h"
 #include "tuner/objective.h"
 
@@ -45,7 +46,7 @@ void kt_tune_config_from_job(const kt_job *job, const kt_tune_setup *s,
         json_number_value(json_object_get(
             json_object_get(s->environment, "device"), "sm_clock_mhz")));
     cfg->diag.access_bytes = job->metrics.access_bytes;
-    cfg->notes = stderr;
+    cfg->notes = kt_stderr();
 }
 
 void kt_tune_facts_from_job(const kt_job *job, const kt_tune_setup *s,

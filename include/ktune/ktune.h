@@ -14,12 +14,20 @@
  * mode 0700), with the kernel source and every host array given by the
  * caller written there (arrays as .npy files, read by the worker processes
  * through the declared `from FILE.npy` fill: the data is copied once, when
- * it is given). Each run executes the ktune program over that document with
- * the options the CLI takes (`ktune tune DECL.ini --json ...`), so every
- * check, message, measurement protocol, isolation (worker processes, on by
- * default), journal and result is the CLI's. The ktune executable is found
- * next to libktune (build tree), in the install's bindir (relative to the
- * library), in $KTUNE_EXE, or through ktune_session_set_exe().
+ * it is given). Each run executes the CLI's own command code in this
+ * process (`ktune tune DECL.ini --json - ...`: the ktune program is a thin
+ * dispatch over the same library), so every check, message, measurement
+ * protocol, isolation, journal and result is the CLI's; the --json
+ * document and the messages arrive in memory, nothing is written to this
+ * process's stdout or stderr (unless verbose) and no signal handler is
+ * installed. Kernels run in worker processes (isolation, on by default):
+ * a worker is the ktune executable: the one ktune_session_set_exe() names,
+ * else $KTUNE_EXE, else the one next to libktune (build tree), else the
+ * install's bindir (relative to the library's folder), else ktune on
+ * PATH (none: a run fails, naming the two ways to give it); its folder
+ * also holds the built-in plugins and the NVRTC helper, so it is needed
+ * with isolation off too. Never /proc/self/exe: that is the program that
+ * loaded libktune.
  *
  * Conventions (ctypes/cffi friendly): opaque handles, plain C types, no
  * varargs, no struct passed by value, explicit enums as int.
@@ -39,9 +47,12 @@
  *
  * Thread safety: distinct sessions and results may be used from distinct
  * threads at once. One session or one result must not be used by two
- * threads at the same time (no internal locking). A running tune blocks
- * the calling thread; other sessions may run meanwhile (each run has its
- * own processes and folder).
+ * threads at the same time (no internal locking). A run (check, tune,
+ * bench, profile, replay) blocks the calling thread, and runs are
+ * serialised in the process: the CLI's command code they execute keeps
+ * process state (getopt, the output table, where messages go), so a run
+ * of another session in another thread waits for the one going on.
+ * Declaring, results and everything else go on in parallel.
  */
 #ifndef KTUNE_KTUNE_H
 #define KTUNE_KTUNE_H
@@ -142,8 +153,10 @@ const char *ktune_session_errmsg(const ktune_session *s);
  * owned by s. */
 const char *ktune_session_dir(const ktune_session *s);
 
-/* The ktune executable runs use (default: found as the top of this file
- * says). */
+/* The ktune executable worker processes run and whose folder holds the
+ * plugins (default: found as the top of this file says). Runs themselves
+ * are in this process (this call once named the program each run
+ * started). */
 int ktune_session_set_exe(ktune_session *s, const char *path);
 
 /* Any key of the tuning job, as `ktune tune --set SECTION.KEY=VALUE`
@@ -165,8 +178,8 @@ int ktune_session_set_objective(ktune_session *s, const char *name);
 int ktune_session_set_seed(ktune_session *s, int64_t seed);
 /* CUDA device ordinal for bench/profile, and the device tune uses. */
 int ktune_session_set_device(ktune_session *s, int device);
-/* 1 (default): kernels run in worker processes; 0: in the ktune process
- * (a faulting kernel then ends the run). */
+/* 1 (default): kernels run in worker processes; 0: in this process (CUDA
+ * is then loaded into it, and a faulting kernel ends it). */
 int ktune_session_set_isolation(ktune_session *s, int on);
 /* 1: ktune's progress and summary reach this process's stderr as the run
  * goes; 0 (default): quiet. */
@@ -272,7 +285,8 @@ int ktune_space_file(ktune_session *s, const char *path);
  * point is compared with the first variant's default configuration. */
 
 /* The expected contents of output (or in-out) buffer `buffer`: count
- * elements of its type, copied now. */
+ * elements of its type, copied now. Outputs given no answer while others
+ * have one are not compared (docs/library.md). */
 int ktune_answer(ktune_session *s, const char *buffer, const void *data,
                  size_t count);
 /* Marks the current variant as the reference (run at its defaults). */
@@ -280,10 +294,39 @@ int ktune_reference(ktune_session *s);
 /* |got - want| <= atol + rtol * |want| (default 0, 0: exact). */
 int ktune_tolerance(ktune_session *s, double rtol, double atol);
 
+/* One output of a point, handed to a verification callback: the buffer's
+ * name, its element type, count elements of the kernel's values in that
+ * type (data), and the reference's values (answer or reference variant)
+ * for the same elements as doubles (expected). Borrowed for the call. */
+typedef struct ktune_output {
+    const char *name;
+    int type; /* ktune_type */
+    size_t count;
+    const void *data;
+    const double *expected;
+} ktune_output;
+
+/* Returns 1 when the outputs pass, 0 when they fail (then it may write a
+ * reason, NUL-terminated, to msg: msg_size bytes, "" on entry). */
+typedef int (*ktune_verify_fn)(void *user, const ktune_output *outputs,
+                               size_t num_outputs, char *msg, size_t msg_size);
+
+/* fn decides every point's verification in place of the tolerances: it is
+ * called with each verified output (every output, or those with answers)
+ * after the point ran, at each boundary size and the requested one, on the
+ * thread that runs (tune, bench or profile). The outputs exist only in the
+ * process that ran the kernel, so a session with a callback runs its
+ * kernels in this process: isolation is off for its runs whatever
+ * ktune_session_set_isolation said (a faulting kernel ends the caller).
+ * fn must not call libktune on any session. NULL: back to the
+ * tolerances. user is passed through. */
+int ktune_verify_callback(ktune_session *s, ktune_verify_fn fn, void *user);
+
 /* ---- runs ------------------------------------------------------------------
- * Each writes the declaration, runs ktune and, on KTUNE_OK, returns a
- * result (*out; the caller frees it). On failure *out is NULL and the
- * message is ktune_session_errmsg(). */
+ * Each writes the declaration, runs the CLI's command in this process
+ * (one run at a time in the process: see Thread safety) and, on KTUNE_OK,
+ * returns a result (*out; the caller frees it). On failure *out is NULL
+ * and the message is ktune_session_errmsg(). */
 
 /* The declaration checked and its space counted; no GPU needed. */
 int ktune_check(ktune_session *s, ktune_result **out);

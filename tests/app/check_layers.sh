@@ -22,8 +22,9 @@
 #   select/         select/ (and <ktune/select.h>): libktune-select stands alone
 #   capture/        core/ capture/ (and <ktune/plugin.h>)
 #   capture/trace/  nothing of ktune (it is loaded into other programs)
-#   libktune/       libktune/ (and <ktune/ktune.h>): the public C API runs
-#                   the ktune program and links nothing of ktune
+#   libktune/       libktune/ (and <ktune/ktune.h>) and app/embed.h alone:
+#                   the public C API runs the CLI's commands (ktune_cmd)
+#                   through that one plain-C entry
 # and only metrics/cupti/, timeline/trace/ and capture/trace/ include CUPTI
 # headers
 # (<cupti*.h>; nvperf's <nvperf*.h> and <generated_*> only metrics/cupti/).
@@ -56,7 +57,7 @@ BEGIN {
     allow["select"] = "select/ ktune/"
     allow["capture"] = "core/ capture/ ktune/"
     allow["capture/trace"] = "(nothing-of-ktune)"
-    allow["libktune"] = "libktune/ ktune/"
+    allow["libktune"] = "libktune/ ktune/ app/embed.h"
     # The floors that must build and run without the CUDA toolkit.
     cudafree["core"] = cudafree["metrics"] = cudafree["tuner"] = 1
     cudafree["compare"] = cudafree["report"] = cudafree["libktune"] = 1
@@ -116,6 +117,15 @@ calls=$(grep -rnE '(^|[^.>[:alnum:]_])(fork|vfork|execv|execvp|execve|execl|exec
 if [ -n "$calls" ]; then
     echo "$calls" | sed 's/$/: starts or waits for a process outside core\/proc.c (the process module, core\/proc.h)/'
     echo "calls that start or wait for processes outside core/proc.c break the dependency rule (docs/hacking.md, Layers)"
+    bad=1
+fi
+# libktune/ starts no process either: its runs are the CLI's commands in
+# process (app/embed.h); only the workers isolation/ starts are children.
+calls=$(grep -rnE '\<(fork|vfork|execv|execvp|execve|execl|execlp|execle|waitpid|posix_spawnp?)[[:space:]]*\(' \
+    libktune --include='*.c' --include='*.h' 2>/dev/null |
+    grep -vE '^[^:]+:[0-9]+:[[:space:]]*(/?\*|//)')
+if [ -n "$calls" ]; then
+    echo "$calls" | sed 's/$/: libktune\/ starts no process (its runs are in process, app\/embed.h)/'
     bad=1
 fi
 [ "${bad:-0}" -eq 0 ]

@@ -283,6 +283,50 @@ static void a_header_given_as_text_is_included(void)
     ktune_session_free(s);
 }
 
+/* Answers for some outputs only: the others are compared with nothing
+ * (an output becomes scratch, an in-out an input the kernel writes), as
+ * Kernel Tuner's answer list with None entries. */
+static void outputs_without_an_answer_are_not_compared(void)
+{
+    static const int64_t bx[] = {32, 64};
+    float v[256] = {0};
+    ktune_session *s;
+    ktune_result *r = NULL;
+    char path[4096], text[8192] = "";
+    FILE *f;
+
+    EXPECT(!ktune_session_new(&s));
+    ktune_session_set_exe(s, exe);
+    EXPECT(!ktune_declare(s, "partial") &&
+           !ktune_source_text(s, "extern \"C\" __global__ void k(float *y, "
+                                 "float *z, float *w, int n) { int i = "
+                                 "blockIdx.x * blockDim.x + threadIdx.x; if "
+                                 "(i < n) { y[i] = 1; z[i] = 2; w[i] += 1; } "
+                                 "}\n") &&
+           !ktune_size(s, "n", 256, 0));
+    EXPECT(!ktune_buffer(s, "y", KTUNE_OUT, KTUNE_F32, NULL, 256, NULL, NULL) &&
+           !ktune_buffer(s, "z", KTUNE_OUT, KTUNE_F32, NULL, 256, NULL, NULL) &&
+           !ktune_buffer(s, "w", KTUNE_INOUT, KTUNE_F32, v, 256, NULL, NULL));
+    EXPECT(!ktune_arg_buffer(s, "y", NULL) && !ktune_arg_buffer(s, "z", NULL) &&
+           !ktune_arg_buffer(s, "w", NULL) &&
+           !ktune_arg_expr(s, KTUNE_C_INT, "n") &&
+           !ktune_variant(s, "v", "k") && !ktune_param(s, "bx", bx, 2) &&
+           !ktune_block(s, "bx") && !ktune_grid_divisors(s, "n", "bx") &&
+           !ktune_answer(s, "y", v, 256));
+    EXPECT(ktune_check(s, &r) == KTUNE_OK);
+    ktune_result_free(r);
+    snprintf(path, sizeof path, "%s/partial.ini", ktune_session_dir(s));
+    if ((f = fopen(path, "r"))) {
+        text[fread(text, 1, sizeof text - 1, f)] = '\0';
+        fclose(f);
+    }
+    EXPECT(strstr(text, "buffer.y = output f32[256]"));
+    EXPECT(strstr(text, "buffer.z = scratch f32[256]"));
+    EXPECT(strstr(text, "buffer.w = input f32[256] from w.npy"));
+    EXPECT(strstr(text, "modifies_inputs = yes"));
+    ktune_session_free(s);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3)
@@ -297,6 +341,7 @@ int main(int argc, char **argv)
     a_kernel_named_like_a_builtin_plugin_is_the_users();
     settings_reach_the_run();
     a_header_given_as_text_is_included();
+    outputs_without_an_answer_are_not_compared();
     if (kt_api_failures)
         fprintf(stderr, "%d failure(s)\n", kt_api_failures);
     return kt_api_failures ? 1 : 0;
