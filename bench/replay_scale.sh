@@ -6,7 +6,8 @@
 # strategy's proposals on a 100k-point one. Prints one line per run: wall
 # and CPU seconds, peak memory, and for the strategy runs the proposals
 # per second of its own time (--json phases.strategy_s) and of CPU beyond
-# loading the file (the run of 1 proposal).
+# loading the file (the run of 1 proposal). The load average before is
+# printed: on a shared machine wall time is the CPU's times the load.
 #
 # usage: bench/replay_scale.sh [BUILD] [WORK]
 set -eu
@@ -29,7 +30,9 @@ print("%-28s evals %7d  wall %6.2f s  cpu %6.2f s  peak %5.0f MB  strategy %6.2f
       % (label, out["evaluations"], wall, user + sys_, kb / 1024, out["phases"]["strategy_s"]))
 PY
 }
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 run "1e6 exhaustive" "$work/c1m.json" --set strategy.name=exhaustive
-for n in 1 1000 10000; do
+for n in 1 1000 10000 30000; do
     run "100k default, $n proposals" "$work/c100k.json" --set strategy.max_evals=$n
 done
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -151,11 +151,11 @@ static json_t *energy_json(const kt_tune_facts *f, const kt_tune_result *r)
     for (size_t i = 0; i < r->num_entries; ++i) {
         const kt_tune_entry *e = &r->entries[i];
         json_t *p;
-        if (e->status != KT_EVAL_OK || !e->energy.measured)
+        if (e->status != KT_EVAL_OK || !e->energy || !e->energy->measured)
             continue;
         p = point_json(f, &e->point);
         json_object_set_new(p, "median_us", json_real(e->timing.kernel.median));
-        json_object_set_new(p, "joules", json_real(e->energy.joules.median));
+        json_object_set_new(p, "joules", json_real(e->energy->joules.median));
         json_array_append_new(pts, p);
     }
     for (size_t i = 0; i < r->num_finals; ++i) {
@@ -448,7 +448,7 @@ static void csv_context(FILE *out, const kt_tune_facts *f, int header)
 /* The energy columns of a row (empty where not measured), and its end. */
 static void csv_energy(FILE *out, const kt_energy *e)
 {
-    if (e->measured)
+    if (e && e->measured)
         fprintf(out, "%.6g,%.2f\n", 1e3 * e->joules.median, e->power_w);
     else
         fputs(",\n", out);
@@ -529,7 +529,7 @@ kt_status kt_export_csv(const char *path, const kt_tune_facts *f,
             }
             fprintf(out, "%.4f,%.4f,%.4f,%.4f,%.4f,%.6f,%zu,%.2f,", s->median,
                     s->min, s->mean, s->ci_lo, s->ci_hi, s->noise, s->n, gbs);
-            csv_energy(out, &e->energy);
+            csv_energy(out, e->energy);
         } else {
             fputs(",,,,,,,,,\n", out);
         }

@@ -272,6 +272,21 @@ static int positions(const kt_extrec *rec, const kt_point *pt, uint32_t *pos)
     return 1;
 }
 
+void kt_extrec_point(const kt_extrec *rec, const kt_extrec_record *r,
+                     kt_point *pt)
+{
+    uint64_t rank = r->rank;
+
+    memset(pt, 0, sizeof *pt);
+    pt->count = (uint32_t)rec->num_params;
+    for (size_t i = rec->num_params; i-- > 0;) {
+        const kt_extrec_param *par = &rec->params[i];
+        uint64_t pos = rank % par->count;
+        pt->values[i] = par->integer ? par->ints[pos] : (int64_t)pos;
+        rank /= par->count;
+    }
+}
+
 const kt_extrec_record *kt_extrec_find(const kt_extrec *rec, const kt_point *pt)
 {
     uint32_t pos[KT_MAX_PARAMS];
@@ -324,12 +339,7 @@ kt_status kt_extrec_add(kt_extrec *rec, const uint32_t *pos,
         return KT_S_NOMEM;
     slot = &rec->records[rec->num_records];
     *slot = *r;
-    memset(&slot->point, 0, sizeof slot->point);
-    slot->point.count = (uint32_t)rec->num_params;
-    for (size_t i = 0; i < rec->num_params; ++i) {
-        const kt_extrec_param *par = &rec->params[i];
-        slot->point.values[i] = par->integer ? par->ints[pos[i]] : pos[i];
-    }
+    slot->rank = rank;
     if (kt_u64map_put(&rec->by_rank, rank, rec->num_records, err))
         return KT_S_NOMEM;
     ++rec->num_records;

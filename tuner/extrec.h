@@ -60,7 +60,10 @@ typedef struct kt_extrec_param {
 } kt_extrec_param;
 
 typedef struct kt_extrec_record {
-    kt_point point; /* of the recording's operator (variant 0) */
+    /* Its point's mixed-radix rank (kt_extrec_point gives the point): a
+     * kt_point held here was 408 of a record's 496 bytes, the tune's
+     * entry holding the same point again (issue 54). */
+    uint64_t rank;
     kt_extrec_verdict verdict;
     double time_ms; /* the objective, when correct */
     /* The file's own value when it is an error name (a reference owned
@@ -120,6 +123,10 @@ const kt_extrec *kt_extrec_of(const kt_operator *op);
 
 /* "Kernel Tuner cache file" or "T4 results file". Static text. */
 const char *kt_extrec_format_name(kt_extrec_format format);
+
+/* The point of the recording's operator (variant 0) r stands for. */
+void kt_extrec_point(const kt_extrec *rec, const kt_extrec_record *r,
+                     kt_point *pt);
 
 /* The recorded point pt, or NULL (not recorded, or not of this
  * recording's operator). Valid until kt_extrec_free(). */

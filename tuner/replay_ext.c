@@ -256,7 +256,7 @@ int kt_replay_ext_optimum(const kt_evaluator *ev, kt_point *pt, kt_stats *stats)
      * replay gives it, so that the answer compares on equal terms. */
     if (!best || recorded_timing(self(ev)->rec, best, &t, &err))
         return 0;
-    *pt = best->point;
+    kt_extrec_point(self(ev)->rec, best, pt);
     *stats = t.kernel;
     kt_timing_free(&t);
     return 1;

@@ -151,7 +151,14 @@ static void print_answer(FILE *out, const kt_tune_facts *f,
             w->stats.median, w->stats.ci_lo, w->stats.ci_hi,
             100.0 * w->stats.noise, bw[0] ? ", " : "", bw);
     print_point_work(out, kt_summary_entry(r, &w->point), w->stats.median);
-    if (r->final_measured)
+    /* A replay looks its finalists' samples up: nothing is re-measured,
+     * nor interleaved. */
+    if (r->final_measured && f->replay)
+        fprintf(out,
+                "  from the closing comparison of %zu finalists on their "
+                "recorded samples (a replay: nothing re-measured):\n",
+                r->num_finals);
+    else if (r->final_measured)
         fprintf(out,
                 "  from the closing re-measurement of %zu finalists in "
                 "interleaved rounds:\n",

@@ -76,9 +76,11 @@ static void md_finalists(FILE *out, const kt_tune_facts *f,
         fprintf(out, " %s |\n", i ? change : "-");
     }
     fprintf(out, "\n%s\n\n",
-            r->final_measured ? "Finalists re-measured together in "
-                                "interleaved rounds; the change is paired."
-                              : "From each point's own measurement.");
+            !r->final_measured ? "From each point's own measurement."
+            : f->replay        ? "Finalists compared on their recorded samples "
+                                 "(a replay: nothing re-measured)."
+                               : "Finalists re-measured together in "
+                                 "interleaved rounds; the change is paired.");
 }
 
 static void md_top(FILE *out, const kt_tune_facts *f, const kt_tune_result *r,

@@ -117,9 +117,9 @@ static json_t *measurements_json(const kt_tune_facts *f, const kt_tune_entry *e)
         add_measurement(meas, "bandwidth", d.bandwidth_gbs, "GB/s");
     }
     /* Kernel Tuner's NVML observer names: energy per launch, power. */
-    if (e->energy.measured) {
-        add_measurement(meas, "nvml_energy", e->energy.joules.median, "J");
-        add_measurement(meas, "nvml_power", e->energy.power_w, "W");
+    if (e->energy && e->energy->measured) {
+        add_measurement(meas, "nvml_energy", e->energy->joules.median, "J");
+        add_measurement(meas, "nvml_power", e->energy->power_w, "W");
     }
     return meas;
 }

@@ -214,6 +214,28 @@ static double cost_of(const kt_tune *t, const kt_timing *timing,
     return isnan(c) ? INFINITY : c;
 }
 
+/* The parts of r that e holds out of line, copied: its timing (status
+ * OK), its reason where not empty, its energy where measured or noted. */
+static kt_status entry_own(kt_tune_entry *e, const kt_eval_result *r,
+                           kt_err *err)
+{
+    kt_status rc;
+
+    if (r->reason[0] && !(e->reason = strdup(r->reason))) {
+        e->reason = "";
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    }
+    if (r->status == KT_EVAL_OK &&
+        (rc = kt_timing_copy(&r->timing, &e->timing, err)))
+        return rc;
+    if (r->status == KT_EVAL_OK && (r->energy.measured || r->energy.note[0])) {
+        if (!(e->energy = malloc(sizeof *e->energy)))
+            return kt_err_set(err, KT_S_NOMEM, "out of memory");
+        *e->energy = r->energy;
+    }
+    return KT_S_OK;
+}
+
 /* Records a visited point. r's timing is copied. */
 static kt_status add_entry(kt_tune *t, const kt_point *pt, uint64_t index,
                            const kt_eval_result *r, int host, int from_journal,
@@ -232,7 +254,7 @@ static kt_status add_entry(kt_tune *t, const kt_point *pt, uint64_t index,
     e->point = *pt;
     e->index = index;
     e->status = r->status;
-    snprintf(e->reason, sizeof e->reason, "%s", r->reason);
+    e->reason = "";
     e->host_checked = host;
     e->from_journal = from_journal;
     e->elapsed_s = kt_tune_run_clock(t);
@@ -262,15 +284,15 @@ static kt_status add_entry(kt_tune *t, const kt_point *pt, uint64_t index,
     res->compiled += r->compiled;
     res->compile_cache_hits += r->compile_cache_hits;
     res->compile_failed += kt_eval_is_compile_failure(r->status, r->reason);
-    if (r->status == KT_EVAL_OK &&
-        (rc = kt_timing_copy(&r->timing, &e->timing, err)))
+    /* Counted before its owned parts are made: a failure leaves them to
+     * kt_tune_result_free. */
+    ++res->num_entries;
+    if ((rc = entry_own(e, r, err)))
         return rc;
-    e->energy = r->energy;
     e->cost = r->status == KT_EVAL_OK
-                  ? cost_of(t, &e->timing, &e->energy,
+                  ? cost_of(t, &e->timing, e->energy,
                             work_of(t, &e->work, e->has_work))
                   : INFINITY;
-    ++res->num_entries;
     if (host) {
         ++res->host_invalid;
         return t->cfg->on_entry ? t->cfg->on_entry(t->cfg->on_entry_ctx, e, err)
@@ -1086,6 +1108,9 @@ void kt_tune_result_free(kt_tune_result *r)
     for (size_t i = 0; i < r->num_entries; ++i) {
         kt_timing_free(&r->entries[i].timing);
         free(r->entries[i].profile);
+        free(r->entries[i].energy);
+        if (r->entries[i].reason[0])
+            free((char *)r->entries[i].reason);
     }
     free(r->profiling);
     free(r->entries);

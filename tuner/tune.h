@@ -111,11 +111,17 @@ struct kt_tune_entry {
     uint64_t index; /* in the space */
     size_t order;   /* 1-based evaluation number; 0: refused on the host */
     kt_eval_status status;
-    char reason[512];
+    /* Why it did not run, or a note; never NULL ("" when none). Owned
+     * where not empty. Held out of line, as energy: an exhaustive replay
+     * of 1e6 points held 1.3 GB of empty reasons and energy records
+     * inline (issue 54). */
+    const char *reason;
     int host_checked; /* refused without the evaluator (constraint, limit) */
     int from_journal; /* answered from the resumed journal */
     kt_timing timing; /* status OK; samples owned */
-    kt_energy energy; /* status OK, when the call measured energy */
+    /* Status OK, when the call measured energy or noted why not; NULL
+     * otherwise. Owned. */
+    kt_energy *energy;
     double elapsed_s; /* the run's clock when it was evaluated */
     time_t when;
     kt_profiling_point *profile; /* NULL: not profiled; owned */

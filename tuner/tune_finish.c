@@ -131,7 +131,8 @@ kt_status kt_tune_finish(kt_tune *t, kt_err *err)
         kt_space_index(cfg->space, &pts[0], &index);
         res->finals[0].point = pts[0];
         res->finals[0].stats = kt_tune_find_entry(t, index)->timing.kernel;
-        res->finals[0].energy = kt_tune_find_entry(t, index)->energy;
+        if (kt_tune_find_entry(t, index)->energy)
+            res->finals[0].energy = *kt_tune_find_entry(t, index)->energy;
         res->finals[0].cost = kt_tune_find_entry(t, index)->cost;
         res->finals[0].vs_winner.ratio = 1;
         res->num_finals = 1;

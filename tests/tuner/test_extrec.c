@@ -24,6 +24,14 @@
 #define VADD_T4 KT_DIR "vector_add-h200-n1048576.t4.json"
 #define KT150_T4 KT_DIR "transpose-h200-rows8192-cols8192.kt150.t4.json"
 
+/* The point a record stands for. */
+static kt_point point_of(const kt_extrec *rec, const kt_extrec_record *r)
+{
+    kt_point pt;
+    kt_extrec_point(rec, r, &pt);
+    return pt;
+}
+
 static kt_extrec *load(const char *path)
 {
     kt_extrec *rec = NULL;
@@ -63,11 +71,12 @@ static void cache_file_of_our_recording_becomes_an_operator(void **state)
     assert_int_equal(rec->op.variants[0].num_params, 6);
     best = kt_extrec_optimum(rec);
     assert_non_null(best);
-    kt_point_format(&rec->op, &best->point, text, sizeof text);
+    kt_point bp = point_of(rec, best);
+    kt_point_format(&rec->op, &bp, text, sizeof text);
     assert_string_equal(text, "transpose ktune_variant=tiled bx=null by=null "
                               "tile=64 pad=1 rows_per=2");
     assert_true(fabs(best->time_ms - 0.14342400431632996) < 1e-15);
-    assert_ptr_equal(kt_extrec_find(rec, &best->point), best);
+    assert_ptr_equal(kt_extrec_find(rec, &bp), best);
     kt_extrec_free(rec);
 }
 
@@ -108,9 +117,9 @@ static void t4_and_cache_files_of_one_recording_agree(void **state)
         for (size_t i = 0; i < c->num_records; ++i) {
             char text[512];
             const kt_extrec_record *a = &c->records[i], *b;
-            kt_point_format(&c->op, &a->point, text, sizeof text);
-            kt_point pt;
-            carry(c, &a->point, t, &pt);
+            kt_point ap = point_of(c, a), pt;
+            kt_point_format(&c->op, &ap, text, sizeof text);
+            carry(c, &ap, t, &pt);
             b = kt_extrec_find(t, &pt);
             if (!b)
                 fail_msg("%s: %s is not in the T4 file", pairs[k][0], text);
@@ -137,13 +146,13 @@ static void recorded_failures_keep_their_verdict(void **state)
     assert_int_equal(kt_replay_ext_open(rec, &ev, &err), KT_S_OK);
     for (size_t i = 0; i < rec->num_records; ++i) {
         kt_eval_result r;
+        kt_point pt = point_of(rec, &rec->records[i]);
         if (rec->records[i].verdict == KT_EXTREC_CORRECT)
             continue;
         ++failed;
         assert_int_equal(rec->records[i].verdict, KT_EXTREC_RUNTIME);
-        assert_int_equal(
-            ev->ops->evaluate(ev, &rec->records[i].point, 1, NULL, &r, &err),
-            KT_S_OK);
+        assert_int_equal(ev->ops->evaluate(ev, &pt, 1, NULL, &r, &err),
+                         KT_S_OK);
         assert_int_equal(r.status, KT_EVAL_INVALID);
         assert_contains(r.reason, "recorded as RuntimeFailedConfig");
         assert_string_equal(kt_replay_ext_invalidity(rec->records[i].verdict),
@@ -227,7 +236,8 @@ static void every_strategy_runs_on_a_recording(void **state)
         assert_true(res.evaluations <= rec->num_records);
         if (strcmp(s->name, "exhaustive") == 0) {
             assert_int_equal(res.evaluations, rec->num_records);
-            assert_true(kt_point_equal(&res.finals[0].point, &best->point));
+            kt_point bp = point_of(rec, best);
+            assert_true(kt_point_equal(&res.finals[0].point, &bp));
             /* Its statistics are its recorded runs'. */
             assert_int_equal(res.finals[0].stats.n, best->num_runs);
         }
@@ -406,7 +416,8 @@ static void odd_but_valid_files_load(void **state)
     assert_string_equal(rec->params[0].labels[0], "0.5");
     assert_string_equal(rec->params[1].labels[0], "true");
     assert_int_equal(rec->num_records, 2);
-    assert_int_equal(kt_extrec_optimum(rec)->point.values[0], 1); /* 2 */
+    assert_int_equal(point_of(rec, kt_extrec_optimum(rec)).values[0],
+                     1); /* 2 */
     kt_extrec_free(rec);
     tt_write("seconds.json",
              T4_HEAD T4_OK(4) ", " T4_OK(2) "], \"metadata\": {\"timeunit\": "
@@ -516,7 +527,7 @@ static void a_cache_left_open_reads_as_kernel_tuner_reads_it(void **state)
                           "\n\"2\": {\"time\": 1.0, " TIMES "},\n \n");
     rec = load("open.json");
     assert_int_equal(rec->num_records, 2);
-    assert_int_equal(kt_extrec_optimum(rec)->point.values[0], 2);
+    assert_int_equal(point_of(rec, kt_extrec_optimum(rec)).values[0], 2);
     kt_extrec_free(rec);
     tt_write("fresh.json", "{\n\"tune_params_keys\": [\"x\"],\n"
                            "\"tune_params\": {\"x\": [1, 2]},\n\"cache\": {");

@@ -34,6 +34,10 @@ static void hint_ahead(kt_tune *t, uint64_t i, hints *h)
     const kt_space *space = kt_tune_space(t);
     uint64_t end;
 
+    /* Nothing compiles (a replay): the host's checks of the points ahead
+     * would be made for nothing, 8% of a 1e5-point replay's CPU. */
+    if (!kt_tune_hints_wanted(t))
+        return;
     while (h->count && h->queue[h->head] < i)
         h->head = (h->head + 1) % KT_TUNE_HINT_AHEAD, --h->count;
     if (h->to < i)

@@ -49,95 +49,6 @@ static size_t slot_at(const kt_space *space, uint64_t index)
     return 0;
 }
 
-kt_status kt_tpe_init(kt_tpe *m, kt_tune *t, uint64_t lo, uint64_t hi,
-                      double gamma, double prior, size_t init, kt_err *err)
-{
-    const kt_space *space = kt_tune_space(t);
-
-    memset(m, 0, sizeof *m);
-    m->t = t;
-    m->space = space;
-    m->lo = lo;
-    m->hi = hi;
-    m->gamma = gamma;
-    m->prior = prior;
-    m->init = init;
-    m->base = calloc(space->num_slots + 1, sizeof *m->base);
-    m->lr_slot = calloc(space->num_slots, sizeof *m->lr_slot);
-    if (!m->base || !m->lr_slot)
-        goto nomem;
-    for (size_t s = 0; s < space->num_slots; ++s) {
-        m->base[s] = m->table;
-        for (uint32_t p = 0; p < space->slots[s].num_params; ++p)
-            m->table += space->slots[s].count[p];
-    }
-    m->base[space->num_slots] = m->table;
-    m->lr = calloc(m->table ? m->table : 1, sizeof *m->lr);
-    if (!m->lr)
-        goto nomem;
-    /* calloc'ed: the pages a search never draws from stay untouched. */
-    if (hi - lo > KT_TPE_ENUMERATE && hi - lo <= KT_TPE_DRAWN_MAX &&
-        !(m->drawn = calloc((size_t)((hi - lo + 3) / 4), 1)))
-        goto nomem;
-    if (hi - lo <= KT_TPE_ENUMERATE) {
-        m->state = calloc(hi - lo ? hi - lo : 1, 1);
-        if (!m->state)
-            goto nomem;
-        for (uint64_t i = lo; i < hi; ++i) {
-            kt_point pt;
-            kt_space_point(space, i, &pt);
-            if (kt_space_feasible(space, &pt, NULL) != KT_S_OK)
-                m->state[i - lo] = 2;
-        }
-    }
-    return KT_S_OK;
-nomem:
-    kt_tpe_free(m);
-    return kt_err_set(err, KT_S_NOMEM, "out of memory");
-}
-
-void kt_tpe_free(kt_tpe *m)
-{
-    free(m->idx);
-    free(m->us);
-    free(m->state);
-    free(m->lr);
-    free(m->lr_slot);
-    free(m->base);
-    free(m->branch_share);
-    free(m->drawn);
-    memset(m, 0, sizeof *m);
-}
-
-kt_status kt_tpe_observe(kt_tpe *m, const kt_point *pt, const kt_tune_obs *obs,
-                         kt_err *err)
-{
-    uint64_t index;
-
-    if (!obs->known || !kt_space_index(m->space, pt, &index))
-        return KT_S_OK;
-    if (m->state && index >= m->lo && index < m->hi && !m->state[index - m->lo])
-        m->state[index - m->lo] = 1;
-    for (size_t i = 0; i < m->n; ++i)
-        if (m->idx[i] == index)
-            return KT_S_OK;
-    if (m->n == m->cap) {
-        size_t cap = m->cap ? 2 * m->cap : 64;
-        uint64_t *idx = realloc(m->idx, cap * sizeof *idx);
-        double *us = idx ? realloc(m->us, cap * sizeof *us) : NULL;
-        if (idx)
-            m->idx = idx;
-        if (!idx || !us)
-            return kt_err_set(err, KT_S_NOMEM, "out of memory");
-        m->us = us;
-        m->cap = cap;
-    }
-    m->idx[m->n] = index;
-    m->us[m->n++] = obs->status == KT_EVAL_OK ? obs->median_us : INFINITY;
-    m->valid += obs->status == KT_EVAL_OK;
-    return KT_S_OK;
-}
-
 /* One branch of a two-valued parameter: the points of slot `slot` whose
  * parameter `param` is at value position `value`; `stride` is that
  * parameter's place value in a point's index. */
@@ -178,6 +89,212 @@ static int branch_at(const kt_space *space, size_t k, branch *br)
         }
     }
     return 0;
+}
+
+/* Adds d (1 or -1) to the counts c (per value position, as lr) and cs
+ * (per slot) of the point at index. */
+static void tally(const kt_tpe *m, uint64_t index, double *c, double *cs,
+                  double d)
+{
+    size_t s = slot_at(m->space, index);
+    const kt_space_variant *sv = &m->space->slots[s];
+    /* The device-setting digit (fastest, tuner/space.h) is not modelled. */
+    uint64_t rest = (index - sv->offset) / m->space->settings;
+
+    cs[s] += d;
+    for (uint32_t p = sv->num_params; p-- > 0;) {
+        size_t off = m->base[s];
+        for (uint32_t q = 0; q < p; ++q)
+            off += sv->count[q];
+        c[off + rest % sv->count[p]] += d;
+        rest /= sv->count[p];
+    }
+}
+
+/* The number of the space's branches (branch_at), into *num, and a
+ * zeroed count per branch (NULL: out of memory). */
+static size_t *count_branches(const kt_space *space, size_t *num)
+{
+    branch br;
+
+    *num = 0;
+    while (branch_at(space, *num, &br))
+        ++*num;
+    return calloc(*num + 1, sizeof(size_t));
+}
+
+/* The position in m->ranked after every median at most us (binary
+ * search): where a new observation of us goes, so ties keep their
+ * observing order, and the number of observations at most us. */
+static size_t ranked_after(const kt_tpe *m, double us)
+{
+    size_t lo = 0, hi = m->num_ranked;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->ranked[mid].us <= us)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Keeps the whole-space fit's counts (kt_tpe.all, ranked, branch_obs)
+ * with a new observation of index, median us (INFINITY: did not run). A
+ * ranked observation placed among the ones counted good is counted good
+ * at once; settle_good moves the boundary to the threshold at fit time. */
+static kt_status keep_count(kt_tpe *m, uint64_t index, double us, kt_err *err)
+{
+    branch br;
+    size_t at;
+
+    tally(m, index, m->all, m->all_slot, 1);
+    for (size_t k = 0; k < m->num_branches; ++k)
+        m->branch_obs[k] +=
+            branch_at(m->space, k, &br) && in_branch(m, &br, index);
+    if (!isfinite(us))
+        return KT_S_OK;
+    if (m->num_ranked == m->ranked_cap) {
+        size_t cap = m->ranked_cap ? 2 * m->ranked_cap : 64;
+        kt_tpe_ranked *r = realloc(m->ranked, cap * sizeof *r);
+        if (!r)
+            return kt_err_set(err, KT_S_NOMEM, "out of memory");
+        m->ranked = r;
+        m->ranked_cap = cap;
+    }
+    at = ranked_after(m, us);
+    /* A move of at most the observations (16 bytes each): no search
+     * reaches the size where it shows beside the scoring. */
+    memmove(m->ranked + at + 1, m->ranked + at,
+            (m->num_ranked - at) * sizeof *m->ranked);
+    m->ranked[at] = (kt_tpe_ranked){us, index};
+    ++m->num_ranked;
+    if (at < m->num_good) {
+        tally(m, index, m->good, m->good_slot, 1);
+        ++m->num_good;
+    }
+    return KT_S_OK;
+}
+
+/* Counts good exactly the observations at most the threshold (the
+ * ceil(gamma * k)-th smallest of the k that ran, as threshold() finds
+ * for a branch), moving the boundary from where it was. */
+static void settle_good(kt_tpe *m)
+{
+    size_t k = m->num_ranked, want = (size_t)ceil(m->gamma * (double)k);
+    size_t target =
+        k ? ranked_after(m, m->ranked[(want ? want : 1) - 1].us) : 0;
+
+    for (; m->num_good < target; ++m->num_good)
+        tally(m, m->ranked[m->num_good].index, m->good, m->good_slot, 1);
+    while (m->num_good > target) {
+        --m->num_good;
+        tally(m, m->ranked[m->num_good].index, m->good, m->good_slot, -1);
+    }
+}
+
+kt_status kt_tpe_init(kt_tpe *m, kt_tune *t, uint64_t lo, uint64_t hi,
+                      double gamma, double prior, size_t init, kt_err *err)
+{
+    const kt_space *space = kt_tune_space(t);
+
+    memset(m, 0, sizeof *m);
+    m->t = t;
+    m->space = space;
+    m->lo = lo;
+    m->hi = hi;
+    m->gamma = gamma;
+    m->prior = prior;
+    m->init = init;
+    m->base = calloc(space->num_slots + 1, sizeof *m->base);
+    m->lr_slot = calloc(space->num_slots, sizeof *m->lr_slot);
+    if (!m->base || !m->lr_slot)
+        goto nomem;
+    for (size_t s = 0; s < space->num_slots; ++s) {
+        m->base[s] = m->table;
+        for (uint32_t p = 0; p < space->slots[s].num_params; ++p)
+            m->table += space->slots[s].count[p];
+    }
+    m->base[space->num_slots] = m->table;
+    m->lr = calloc(m->table ? m->table : 1, sizeof *m->lr);
+    /* all, good, all_slot, good_slot: one block. */
+    m->all = calloc(2 * m->table + 2 * space->num_slots + 1, sizeof *m->all);
+    if (!m->lr || !m->all)
+        goto nomem;
+    m->good = m->all + m->table;
+    m->all_slot = m->good + m->table;
+    m->good_slot = m->all_slot + space->num_slots;
+    kt_u64map_init(&m->seen);
+    if (!(m->branch_obs = count_branches(space, &m->num_branches)))
+        goto nomem;
+    /* calloc'ed: the pages a search never draws from stay untouched. */
+    if (hi - lo > KT_TPE_ENUMERATE && hi - lo <= KT_TPE_DRAWN_MAX &&
+        !(m->drawn = calloc((size_t)((hi - lo + 3) / 4), 1)))
+        goto nomem;
+    if (hi - lo <= KT_TPE_ENUMERATE) {
+        m->state = calloc(hi - lo ? hi - lo : 1, 1);
+        if (!m->state)
+            goto nomem;
+        for (uint64_t i = lo; i < hi; ++i) {
+            kt_point pt;
+            kt_space_point(space, i, &pt);
+            if (kt_space_feasible(space, &pt, NULL) != KT_S_OK)
+                m->state[i - lo] = 2;
+        }
+    }
+    return KT_S_OK;
+nomem:
+    kt_tpe_free(m);
+    return kt_err_set(err, KT_S_NOMEM, "out of memory");
+}
+
+void kt_tpe_free(kt_tpe *m)
+{
+    free(m->idx);
+    free(m->us);
+    free(m->state);
+    free(m->lr);
+    free(m->lr_slot);
+    free(m->base);
+    free(m->branch_share);
+    free(m->drawn);
+    free(m->all);
+    free(m->ranked);
+    free(m->branch_obs);
+    kt_u64map_free(&m->seen);
+    memset(m, 0, sizeof *m);
+}
+
+kt_status kt_tpe_observe(kt_tpe *m, const kt_point *pt, const kt_tune_obs *obs,
+                         kt_err *err)
+{
+    uint64_t index, seen;
+    kt_status rc;
+
+    if (!obs->known || !kt_space_index(m->space, pt, &index))
+        return KT_S_OK;
+    if (m->state && index >= m->lo && index < m->hi && !m->state[index - m->lo])
+        m->state[index - m->lo] = 1;
+    if (kt_u64map_get(&m->seen, index, &seen))
+        return KT_S_OK;
+    if (m->n == m->cap) {
+        size_t cap = m->cap ? 2 * m->cap : 64;
+        uint64_t *idx = realloc(m->idx, cap * sizeof *idx);
+        double *us = idx ? realloc(m->us, cap * sizeof *us) : NULL;
+        if (idx)
+            m->idx = idx;
+        if (!idx || !us)
+            return kt_err_set(err, KT_S_NOMEM, "out of memory");
+        m->us = us;
+        m->cap = cap;
+    }
+    if ((rc = kt_u64map_put(&m->seen, index, 1, err)))
+        return rc;
+    m->idx[m->n] = index;
+    m->us[m->n++] = obs->status == KT_EVAL_OK ? obs->median_us : INFINITY;
+    m->valid += obs->status == KT_EVAL_OK;
+    return keep_count(m, index, m->us[m->n - 1], err);
 }
 
 /* The k-th smallest of v[0..n) (0-based; v reordered), by selection:
@@ -237,20 +354,37 @@ static double threshold(const kt_tpe *m, const branch *br, kt_status *rc,
 static void count(const kt_tpe *m, uint64_t index, int good, double *g,
                   double *b, double *gs, double *bs)
 {
-    size_t s = slot_at(m->space, index);
-    const kt_space_variant *sv = &m->space->slots[s];
-    /* The device-setting digit (fastest, tuner/space.h) is not modelled. */
-    uint64_t rest = (index - sv->offset) / m->space->settings;
-    double *c = good ? g : b;
+    tally(m, index, good ? g : b, good ? gs : bs, 1);
+}
 
-    (good ? gs : bs)[s] += 1;
-    for (uint32_t p = sv->num_params; p-- > 0;) {
-        size_t off = m->base[s];
-        for (uint32_t q = 0; q < p; ++q)
-            off += sv->count[q];
-        c[off + rest % sv->count[p]] += 1;
-        rest /= sv->count[p];
+/* The good and bad counts of br's observations (NULL: all) into g, b
+ * (per value position) and gs, bs (per slot), zeroed: of all, from the
+ * counts kept up to date (keep_count); of a branch, counted afresh. */
+static kt_status counts_of(kt_tpe *m, const branch *br, double *g, double *b,
+                           double *gs, double *bs, kt_err *err)
+{
+    size_t ns = m->space->num_slots;
+    kt_status rc = KT_S_OK;
+    double thr;
+
+    if (!br) {
+        settle_good(m);
+        for (size_t i = 0; i < m->table; ++i) {
+            g[i] = m->good[i];
+            b[i] = m->all[i] - m->good[i];
+        }
+        for (size_t s = 0; s < ns; ++s) {
+            gs[s] = m->good_slot[s];
+            bs[s] = m->all_slot[s] - m->good_slot[s];
+        }
+        return KT_S_OK;
     }
+    thr = threshold(m, br, &rc, err);
+    for (size_t i = 0; !rc && i < m->n; ++i)
+        if (in_branch(m, br, m->idx[i]))
+            count(m, m->idx[i], isfinite(m->us[i]) && m->us[i] <= thr, g, b, gs,
+                  bs);
+    return rc;
 }
 
 /* Refits the log-ratio tables on the observations of br (NULL: all). */
@@ -259,16 +393,12 @@ static kt_status fit(kt_tpe *m, const branch *br, kt_err *err)
     size_t ns = m->space->num_slots;
     double *g = calloc(2 * m->table + 2 * ns + 1, sizeof *g);
     double *b = g ? g + m->table : NULL, *gs = b ? b + m->table : NULL;
-    double *bs = gs ? gs + ns : NULL, gt = 0, bt = 0, thr;
+    double *bs = gs ? gs + ns : NULL, gt = 0, bt = 0;
     kt_status rc = KT_S_OK;
 
     if (!g)
         return kt_err_set(err, KT_S_NOMEM, "out of memory");
-    thr = threshold(m, br, &rc, err);
-    for (size_t i = 0; !rc && i < m->n; ++i)
-        if (in_branch(m, br, m->idx[i]))
-            count(m, m->idx[i], isfinite(m->us[i]) && m->us[i] <= thr, g, b, gs,
-                  bs);
+    rc = counts_of(m, br, g, b, gs, bs, err);
     /* Pending proposals count as bad until their results come (a
      * pessimistic "liar"): the fit made while they are out would otherwise
      * propose their neighbours in the same few parameters again. */
@@ -462,17 +592,25 @@ static int open_candidate(kt_tpe *m, uint64_t i)
     return drawn_open(m, i);
 }
 
-/* The position of the fastest observation of br (NULL: of all), m->n
- * when none ran. */
-static size_t fastest(const kt_tpe *m, const branch *br)
+/* The index of the earliest observed of the fastest observations of br
+ * (NULL: of all) into *index: 1, or 0 when none of them ran. */
+static int fastest(const kt_tpe *m, const branch *br, uint64_t *index)
 {
     size_t b = m->n;
 
+    /* Of all: the first ranked, in constant time. */
+    if (!br) {
+        if (m->num_ranked)
+            *index = m->ranked[0].index;
+        return m->num_ranked > 0;
+    }
     for (size_t i = 0; i < m->n; ++i)
         if (isfinite(m->us[i]) && in_branch(m, br, m->idx[i]) &&
             (b == m->n || m->us[i] < m->us[b]))
             b = i;
-    return b;
+    if (b < m->n)
+        *index = m->idx[b];
+    return b < m->n;
 }
 
 /* The best-scored open neighbour of the fastest observation of br (NULL:
@@ -480,15 +618,15 @@ static size_t fastest(const kt_tpe *m, const branch *br)
  * 1 and *index, 0 when none. */
 static int pick_local(kt_tpe *m, const branch *br, uint64_t *index)
 {
-    size_t b = fastest(m, br);
+    uint64_t from;
     double best = -INFINITY;
     int found = 0;
 
-    if (b == m->n)
+    if (!fastest(m, br, &from))
         return 0;
-    size_t s = slot_at(m->space, m->idx[b]);
+    size_t s = slot_at(m->space, from);
     const kt_space_variant *sv = &m->space->slots[s];
-    uint64_t rest = (m->idx[b] - sv->offset) / m->space->settings,
+    uint64_t rest = (from - sv->offset) / m->space->settings,
              stride = m->space->settings;
     for (uint32_t p = sv->num_params; p-- > 0;) {
         uint64_t at = rest % sv->count[p];
@@ -497,7 +635,7 @@ static int pick_local(kt_tpe *m, const branch *br, uint64_t *index)
             if ((dir < 0 && at == 0) || (dir > 0 && at + 1 >= sv->count[p]) ||
                 (br && p == br->param))
                 continue;
-            i = dir < 0 ? m->idx[b] - stride : m->idx[b] + stride;
+            i = dir < 0 ? from - stride : from + stride;
             if (open_candidate(m, i) && score(m, i) > best) {
                 best = score(m, i);
                 *index = i;
@@ -530,8 +668,6 @@ static kt_status branch_shares(kt_tpe *m, kt_err *err)
 
     if (m->branch_share)
         return KT_S_OK;
-    while (branch_at(m->space, m->num_branches, &br))
-        ++m->num_branches;
     m->branch_share = calloc(m->num_branches + 1, sizeof *m->branch_share);
     if (!m->branch_share)
         return kt_err_set(err, KT_S_NOMEM, "out of memory");
@@ -560,17 +696,12 @@ static size_t neglected(const kt_tpe *m)
 {
     size_t want = m->num_branches;
     double low = m->branch_floor;
-    branch br = {0};
 
     for (size_t k = 0; k < m->num_branches; ++k) {
-        size_t in = 0;
         double r;
         if (m->branch_share[k] <= 0)
             continue;
-        branch_at(m->space, k, &br);
-        for (size_t i = 0; i < m->n; ++i)
-            in += (size_t)in_branch(m, &br, m->idx[i]);
-        r = (double)in / (double)m->n / m->branch_share[k];
+        r = (double)m->branch_obs[k] / (double)m->n / m->branch_share[k];
         if (r < low) {
             low = r;
             want = k;

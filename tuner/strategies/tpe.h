@@ -18,6 +18,7 @@
 
 #include <stdint.h>
 
+#include "core/u64map.h"
 #include "tuner/tune.h"
 
 /* Candidate ranges at most this large are scored whole; larger ones by
@@ -27,6 +28,12 @@
 #define KT_TPE_DRAWN_FEASIBLE 1u
 #define KT_TPE_DRAWN_REFUSED 2u
 #define KT_TPE_DRAWN_MAX (UINT64_C(1) << 28)
+
+/* A finite observation in the ranking the whole-space fit is kept by. */
+typedef struct kt_tpe_ranked {
+    double us;
+    uint64_t index;
+} kt_tpe_ranked;
 
 typedef struct kt_tpe {
     kt_tune *t;
@@ -81,6 +88,21 @@ typedef struct kt_tpe {
      * the caches (166 KB for the hub gemm's 663,552 points) where it was a
      * decode and the constraints' evaluation. */
     uint8_t *drawn;
+    /* The whole-space fit's counts, kept up to date observation by
+     * observation (tpe.c), where a refit over every observation at every
+     * proposal made tpe's cost per proposal grow with the observations
+     * (issue 54). seen: the observed indices (value 1); ranked: the finite
+     * observations by median, ties in observing order; the first
+     * num_good of them are counted good. all, good: per value position
+     * (as lr), the observations and the good ones among them; all_slot,
+     * good_slot the same per slot; bad is all - good. Counts are whole
+     * numbers, so the fit is the refit's to the last bit. branch_obs:
+     * per branch, the observations in it (num_branches of them). */
+    kt_u64map seen;
+    kt_tpe_ranked *ranked;
+    size_t num_ranked, ranked_cap, num_good;
+    double *all, *good, *all_slot, *good_slot;
+    size_t *branch_obs;
     /* Log-ratio tables: per slot, per parameter, per value position. */
     double *lr, *lr_slot;
     size_t *base; /* per slot: its first entry in lr */
