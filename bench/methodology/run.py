@@ -108,9 +108,60 @@ def files_all():
     return [(a, g) for a in APPS for g in TUNING + EVALUATION]
 
 
-def prepare(hub, work):
+ORDERS = ["original", "reversed", "shuffle1", "shuffle2", "shuffle3"]
+
+
+def reorder(values, order, name):
+    """VALUES (one parameter's list) in ORDER: as listed, reversed, or
+    shuffled with seed K (shuffleK; Python's generator seeded with
+    "K:NAME", so each parameter has its own permutation and every run the
+    same one). The same space and data: only the listing changes."""
+    import random
+    v = list(values)
+    if order == "reversed":
+        v.reverse()
+    elif order.startswith("shuffle"):
+        random.Random(f"{order[7:]}:{name}").shuffle(v)
+    elif order != "original":
+        sys.exit(f"run.py: unknown --order {order}")
+    return v
+
+
+def reorder_files(dst, order):
+    """The cache files' tune_params and the kernels' T1 Values (which
+    Kernel Tuner's runs read) listed in ORDER; the T4 files are sets of
+    results and stay as they are."""
+    if order == "original":
+        return
+    for app in APPS:
+        for g in TUNING + EVALUATION:
+            p = dst / "cachefiles" / app / f"{g}.json"
+            d = json.load(open(p))
+            if d.get("ktune_order") == order:
+                continue
+            d["tune_params"] = {k: reorder(v, order, k)
+                                for k, v in d["tune_params"].items()}
+            d["ktune_order"] = order
+            json.dump(d, open(str(p) + ".part", "w"))
+            os.replace(str(p) + ".part", p)
+        p = dst / "kernels" / f"{app}.json"
+        d = json.load(open(p))
+        if d.get("ktune_order") == order:
+            continue
+        for tp in d["ConfigurationSpace"]["TuningParameters"]:
+            v = tp["Values"]
+            lst = json.loads(v) if isinstance(v, str) else v
+            lst = reorder(lst, order, tp["Name"])
+            tp["Values"] = json.dumps(lst) if isinstance(v, str) else lst
+        d["ktune_order"] = order
+        json.dump(d, open(str(p) + ".part", "w"), indent=1)
+        os.replace(str(p) + ".part", p)
+
+
+def prepare(hub, work, order="original"):
     """Uncompressed copies of the cache and T4 files in WORK/hub (the
-    package reads plain JSON); the hub's kernels folder beside them."""
+    package reads plain JSON); the hub's kernels folder beside them; the
+    value lists in ORDER (reorder_files)."""
     dst = Path(work) / "hub"
     for app in APPS:
         os.makedirs(dst / "cachefiles" / app, exist_ok=True)
@@ -131,6 +182,7 @@ def prepare(hub, work):
                 os.replace(str(out) + ".part", out)
     if not (dst / "kernels").exists():
         shutil.copytree(Path(hub) / "kernels", dst / "kernels")
+    reorder_files(dst, order)
     return dst
 
 
@@ -266,6 +318,9 @@ def main():
     ap.add_argument("--stage", default="all",
                     choices=["all", "kt", "ktune", "score"])
     ap.add_argument("--out", default=None)
+    ap.add_argument("--order", default="original", choices=ORDERS,
+                    help="every file's value lists as listed, reversed or "
+                         "shuffled (seeds 1-3); use a --work of its own")
     ap.add_argument("--import-runs", default=None,
                     help="device.py's --work folder: its chunks first")
     ap.add_argument("--done", default=".meth-state/done.txt",
@@ -276,7 +331,7 @@ def main():
                  "--hub")
     import kt_runs
     work = Path(a.work).resolve()
-    hubcopy = prepare(a.hub, work)
+    hubcopy = prepare(a.hub, work, a.order)
     runs = work / "runs"
     if a.import_runs:
         import_runs(a.import_runs, runs)

@@ -101,7 +101,7 @@ doc = json.load(open("c.json"))
 assert doc["best"]["params"]["ktune_variant"] in ("coalesced", "vec4"), doc["best"]
 PY
 expect_exit 0 "$KTUNE" tune --replay "$KT/vector_add-h200-n1048576.cache.json.gz" --check
-expect_text "ktune_variant {coalesced, strided, grid_stride, vec4}"
+expect_text "ktune_variant {coalesced, grid_stride, strided, vec4}"
 
 # Refused, exit 2, saying why.
 expect_exit 2 "$KTUNE" tune "$KT_SOURCE_DIR/configs/vector_add.ini" \
