@@ -223,9 +223,14 @@ def ktune_binary(build):
     sys.exit(f"run.py: no ktune executable in {build}")
 
 
-def ktune_task(build, hubcopy, runs, app, g, strat, repeats, limit):
+def ktune_task(build, hubcopy, runs, app, g, strat, repeats, limit, size=0):
     """REPEATS replays of the cache file with ktune's STRATEGY at the time
-    limit, one T4 file per repeat, gathered into one file like kt_task's."""
+    limit, one T4 file per repeat, gathered into one file like kt_task's.
+    STRATEGY@10pct: stopped at a tenth of the space's SIZE points instead
+    (device.py's tag, which report.at_tenth reads)."""
+    name, tenth = strat, strat.endswith("@10pct")
+    if tenth:
+        name = strat[:-len("@10pct")]
     out = runs / "ktune" / f"{app}-{g}-{strat}.json.gz"
     if out.exists():
         return out, 0.0
@@ -238,10 +243,15 @@ def ktune_task(build, hubcopy, runs, app, g, strat, repeats, limit):
     os.makedirs(tmpdir, exist_ok=True)
     for seed in range(1, n + 1):
         t4 = tmpdir / f"seed{seed}.json"
+        budget = [f"strategy.max_evals={(size + 9) // 10}",
+                  "strategy.max_seconds=0"] if tenth else \
+            [f"strategy.max_seconds={limit!r}"]
         cmd = [str(ktune_binary(build)), "tune", "--replay",
-               str(cache)] + ktune_strategy_args(strat) + ["--set",
-               f"strategy.seed={seed}", "--set",
-               f"strategy.max_seconds={limit!r}", "--t4", str(t4), "--quiet"]
+               str(cache)] + ktune_strategy_args(name) + ["--set",
+               f"strategy.seed={seed}"]
+        for b in budget:
+            cmd += ["--set", b]
+        cmd += ["--t4", str(t4), "--quiet"]
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode != 0:
             sys.stderr.write(f"ktune {app} {g} {strat} seed {seed}: exit "
@@ -357,7 +367,7 @@ def main():
                                a.repeats, lim)
         else:
             out, sec = ktune_task(a.build, hubcopy, runs, app, g, s,
-                                  a.repeats, lim)
+                                  a.repeats, lim, bud[(app, g)]["size"])
         log.write(f"{time.strftime('%H:%M:%S')} {tool} {app} {g} {s} "
                   f"{'ok' if out else 'FAILED'} {sec:.1f}s\n")
         log.flush()
