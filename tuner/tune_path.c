@@ -98,19 +98,38 @@ static kt_status push(kt_tune_step **steps, size_t *n, const kt_tune_step *s,
 }
 
 /* The closing round's step: from the best so far to the winner, with the
- * paired ratio of the round (the inverse of the finalist's vs_winner). */
-static void final_step(const kt_tune_result *res, const kt_point *from,
+ * paired ratio of the round where the best so far was a finalist (the
+ * inverse of its vs_winner), else the two entries' unpaired one. */
+static void final_step(const kt_tune *t, const kt_tune_entry *from,
                        kt_tune_step *s)
 {
+    const kt_tune_result *res = t->res;
+    const kt_tune_entry *to = NULL;
+    uint64_t index;
+
+    if (kt_space_index(t->cfg->space, &res->finals[0].point, &index))
+        to = kt_tune_find_entry(t, index);
     memset(s, 0, sizeof *s);
-    s->from = *from;
+    if (to)
+        make_step(t, NULL, 0, from, to, s);
+    s->from = from->point;
     s->to = res->finals[0].point;
-    s->ratio = (kt_ratio){.ratio = NAN, .lo = NAN, .hi = NAN};
+    if (!to)
+        s->ratio = (kt_ratio){0, res->finals[0].cost / from->cost,
+                              res->finals[0].cost / from->cost,
+                              res->finals[0].cost / from->cost};
     for (size_t i = 1; i < res->num_finals; ++i)
-        if (kt_point_equal(&res->finals[i].point, from)) {
+        if (kt_point_equal(&res->finals[i].point, &from->point)) {
             const kt_ratio *v = &res->finals[i].vs_winner;
-            s->ratio = (kt_ratio){v->n, 1 / v->ratio, 1 / v->hi, 1 / v->lo};
+            if (v->lo > 0 && v->ratio > 0)
+                s->ratio = (kt_ratio){v->n, 1 / v->ratio, 1 / v->hi, 1 / v->lo};
         }
+    /* Every ratio is a number (--json writes it as one). */
+    if (!isfinite(s->ratio.ratio) || !isfinite(s->ratio.lo) ||
+        !isfinite(s->ratio.hi)) {
+        double q = res->finals[0].cost / from->cost;
+        s->ratio = (kt_ratio){0, q, q, q};
+    }
 }
 
 /* Draws until a point of slot passes the host's checks (a few tries; the
@@ -214,8 +233,8 @@ kt_status kt_tune_true_path(kt_tune *t, kt_err *err)
     }
     if (!rc && cur && res->has_best &&
         !kt_point_equal(&cur->point, &res->finals[0].point)) {
-        final_step(res, &cur->point, &s);
         char what[sizeof s.dim];
+        final_step(t, cur, &s);
         describe(t->cfg->space, &s);
         snprintf(what, sizeof what, "%s", s.dim);
         snprintf(s.dim, sizeof s.dim, "finalists: %s", what);
