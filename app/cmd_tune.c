@@ -610,8 +610,13 @@ static kt_status load_recording(tune_args *a, kt_job *job, kt_err *err)
         return rc;
     snprintf(spec, sizeof spec, "%s:%s", a->ext->plugin.desc.name,
              a->ext->op.id);
-    return kt_job_load_for(a->o.replay, spec, &a->ext->plugin, &a->ext->op,
-                           a->o.sets.items, a->o.sets.count, job, err);
+    if ((rc = kt_job_load_for(a->o.replay, spec, &a->ext->plugin, &a->ext->op,
+                              a->o.sets.items, a->o.sets.count, job, err)))
+        return rc;
+    /* A recording lists values, it declares no default: its first values
+     * are only its order, so the search starts where it draws. */
+    job->space.start_declared = 0;
+    return KT_S_OK;
 }
 
 int kt_cmd_tune(int argc, char **argv)

@@ -189,18 +189,26 @@ static json_t *reference_json(const kt_tune_facts *f, const kt_tune_result *r)
                      ratio_json(&ref.ratio));
 }
 
-static json_t *strategy_json(const kt_tune_facts *f)
+static json_t *strategy_json(const kt_tune_facts *f, const kt_tune_result *r)
 {
     const kt_tune_config *c = f->cfg;
     json_t *opts = json_object();
     for (size_t i = 0; i < c->strategy->num_options; ++i)
         json_object_set_new(opts, c->strategy->options[i].name,
                             json_real(c->options[i]));
-    return json_pack("{s:s,s:I,s:I,s:f,s:I,s:f,s:o}", "name", c->strategy->name,
-                     "seed", (json_int_t)c->seed, "max_evals",
-                     (json_int_t)c->max_evals, "max_seconds", c->max_seconds,
-                     "finalists", (json_int_t)c->finalists, "min_gain",
-                     c->min_gain, "options", opts);
+    json_t *j = json_pack("{s:s,s:I,s:I,s:f,s:I,s:f,s:o}", "name",
+                          c->strategy->name, "seed", (json_int_t)c->seed,
+                          "max_evals", (json_int_t)c->max_evals, "max_seconds",
+                          c->max_seconds, "finalists", (json_int_t)c->finalists,
+                          "min_gain", c->min_gain, "options", opts);
+    /* What searched (auto's choice) and why, and how the search began. */
+    if (j && r && r->ran[0]) {
+        json_object_set_new(j, "ran", json_string(r->ran));
+        json_object_set_new(j, "why", json_string(r->ran_why));
+    }
+    if (j && r && r->start_kind[0])
+        json_object_set_new(j, "start", json_string(r->start_kind));
+    return j;
 }
 
 json_t *kt_export_phases(const kt_tune_result *r)
@@ -290,7 +298,7 @@ json_t *kt_export_summary(const kt_tune_facts *f, const kt_tune_result *r,
         "s:s,s:f}",
         "kind", "ktune.tune", "format", 1, "spec", f->spec, "plugin",
         f->plugin->desc.name, "operator", f->op->id, "sizes", sizes, "device",
-        f->device_name ? f->device_name : "", "strategy", strategy_json(f),
+        f->device_name ? f->device_name : "", "strategy", strategy_json(f, r),
         "protocol", kt_env_protocol(&f->cfg->protocol), "space", "size",
         (json_int_t)f->space->size, "feasible",
         r->feasible_known ? json_integer((json_int_t)r->feasible) : json_null(),
@@ -358,6 +366,15 @@ json_t *kt_export_summary(const kt_tune_facts *f, const kt_tune_result *r,
     json_object_set_new(root, "top", list);
     free(ranked);
     list = json_array();
+    /* The path begins at its start (a step from nowhere, ratio 1). */
+    if (r->has_path_start) {
+        kt_ratio one = {0, 1, 1, 1};
+        json_t *st = json_pack(
+            "{s:s,s:s,s:s,s:o,s:o,s:s}", "dim", "start", "from", "", "to", "",
+            "change", ratio_json(&one), "config", point_json(f, &r->path_start),
+            "start", r->start_kind[0] ? r->start_kind : "the first that ran");
+        json_array_append_new(list, st);
+    }
     for (size_t i = 0; i < r->num_steps; ++i) {
         const kt_tune_step *s = &r->steps[i];
         json_t *step =

@@ -56,6 +56,61 @@ too_big:
                       space->op->id);
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* An enumeration value with its label, for sorting by the label. */
+typedef struct labelled {
+    int64_t value;
+    const char *label;
+} labelled;
+
+/* Labels that read as numbers go by their number (before any that do
+ * not), the others by their text: a rule of the labels themselves. */
+static int cmp_label(const void *a, const void *b)
+{
+    const char *x = ((const labelled *)a)->label;
+    const char *y = ((const labelled *)b)->label;
+    char *ex, *ey;
+    double dx = strtod(x, &ex), dy = strtod(y, &ey);
+    int nx = ex != x && !*ex, ny = ey != y && !*ey;
+
+    if (nx && ny && dx != dy)
+        return (dx > dy) - (dx < dy);
+    if (nx != ny)
+        return ny - nx;
+    return strcmp(x, y);
+}
+
+/* Puts a parameter's values in an order of their own, whatever order the
+ * plugin, the declaration or the recording lists them in, so that no
+ * strategy depends on the listing (point numbers, random draws and
+ * one-step neighbours all follow this order): numbers ascending (ordinal
+ * parameters keep their numeric order), enumeration labels as cmp_label
+ * says (nominal ones have no order but this one). */
+static kt_status sort_values(const kt_param_desc *pd, int64_t *values, size_t n,
+                             kt_err *err)
+{
+    labelled *l;
+
+    if (pd->kind != KT_PARAM_ENUM) {
+        qsort(values, n, sizeof *values, cmp_i64);
+        return KT_S_OK;
+    }
+    if (!(l = malloc((n ? n : 1) * sizeof *l)))
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    for (size_t k = 0; k < n; ++k)
+        l[k] = (labelled){values[k], pd->labels[values[k]]};
+    qsort(l, n, sizeof *l, cmp_label);
+    for (size_t k = 0; k < n; ++k)
+        values[k] = l[k].value;
+    free(l);
+    return KT_S_OK;
+}
+
 static kt_status fill_slot(kt_space_variant *slot, const kt_operator *op,
                            uint32_t variant, kt_err *err)
 {
@@ -74,6 +129,10 @@ static kt_status fill_slot(kt_space_variant *slot, const kt_operator *op,
         for (size_t k = 0; k < n; ++k)
             slot->values[i][k] = kt_param_value_at(&v->params[i], k);
         slot->count[i] = (uint32_t)n;
+        if (sort_values(&v->params[i], slot->values[i], n, err)) {
+            free_slot(slot);
+            return KT_S_NOMEM;
+        }
     }
     return KT_S_OK;
 }
@@ -86,6 +145,7 @@ kt_status kt_space_init(kt_space *space, const kt_loaded_plugin *plugin,
     memset(space, 0, sizeof *space);
     space->plugin = plugin;
     space->op = op;
+    space->start_declared = 1;
     space->slots =
         calloc(op->num_variants ? op->num_variants : 1, sizeof *space->slots);
     if (!space->slots)
@@ -621,8 +681,13 @@ json_t *kt_space_to_json(const kt_space *space)
         for (uint32_t i = 0; i < slot->num_params; ++i) {
             const kt_param_desc *pd = &v->params[i];
             json_t *values = json_array();
-            for (uint32_t k = 0; k < slot->count[i]; ++k) {
-                int64_t x = slot->values[i][k];
+            size_t declared = kt_param_count(pd);
+            /* In the declared order, as journals have always recorded the
+             * space (resuming compares them), whatever order searches use. */
+            for (size_t k = 0; k < declared; ++k) {
+                int64_t x = kt_param_value_at(pd, k);
+                if (value_pos(slot, i, x) < 0)
+                    continue;
                 json_array_append_new(values, pd->kind == KT_PARAM_ENUM
                                                   ? json_string(pd->labels[x])
                                                   : json_integer(x));

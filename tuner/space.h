@@ -13,10 +13,12 @@
  * varying fastest, then the device settings the job lists (nvml_gr_clock,
  * nvml_mem_clock, nvml_pwr_limit: ktune's dimensions, set on the point's
  * nvml, never a plugin parameter), fastest of all: a slot's size and
- * offset count its settings too. Values of a parameter keep the plugin's
- * declared order. Whether a point can run is decided without a GPU
- * (kt_point_feasible) against the device the evaluator reports, bound with
- * kt_space_bind().
+ * offset count its settings too. Values of a parameter are in an order of
+ * their own, never the order they are listed in (numbers ascending,
+ * enumeration labels by number where they read as one, else by text), so
+ * no search depends on how a plugin or a recording happens to list them.
+ * Whether a point can run is decided without a GPU (kt_point_feasible) against
+ * the device the evaluator reports, bound with kt_space_bind().
  */
 #ifndef KT_SPACE_H
 #define KT_SPACE_H
@@ -38,7 +40,7 @@ typedef struct kt_space_variant {
     uint32_t variant; /* index into op->variants */
     uint32_t num_params;
     uint32_t count[KT_MAX_PARAMS];  /* allowed values of each parameter */
-    int64_t *values[KT_MAX_PARAMS]; /* owned; in the declared order */
+    int64_t *values[KT_MAX_PARAMS]; /* owned; sorted (sort_values) */
     uint64_t size;   /* product of count[], times the space's settings */
     uint64_t offset; /* index of this variant's first point */
 } kt_space_variant;
@@ -56,6 +58,11 @@ typedef struct kt_space {
     kt_nvml_choices nvml;
     uint64_t settings;
     int bound; /* kt_space_bind() was called */
+    /* 1 (kt_space_init's): the operator's defaults are declared, a start
+     * someone chose (a plugin's, a job's, a T1 Default). 0: they are only
+     * the first values a recording lists (another tool's cache file), so
+     * the search starts where it draws (kt_tune_start). */
+    int start_declared;
     int64_t sizes[KT_MAX_SIZES];
     kt_device device;
     char device_name[256];
@@ -142,7 +149,8 @@ void kt_space_dim_set(const kt_space *space, const kt_point *pt, size_t dim,
 void kt_space_dim_text(const kt_space *space, const kt_point *pt, size_t dim,
                        char *out, size_t out_size);
 
-/* {"size": N, "variants": [{"id": "vec4", "params": {"block": [..]}}]};
+/* {"size": N, "variants": [{"id": "vec4", "params": {"block": [..]}}]}
+ * (values in the declared order);
  * enumeration values as labels. Equal spaces give equal JSON. */
 json_t *kt_space_to_json(const kt_space *space);
 

@@ -179,42 +179,24 @@ static void print_answer(FILE *out, const kt_tune_facts *f,
     print_reference(out, f, r);
 }
 
+/* The path (tuner/tune_path.c): its start, each new best, the answer. */
 static void print_path(FILE *out, const kt_tune_facts *f,
                        const kt_tune_result *r)
 {
     char cfg[512], change[96];
-    if (!r->num_steps) {
-        if ((strcmp(f->cfg->strategy->name, "one_at_a_time") == 0 ||
-             strcmp(f->cfg->strategy->name, "coordinate") == 0) &&
-            r->has_best) {
-            /* The start is the first point that ran (the default
-             * configuration, or the random start). */
-            const kt_tune_entry *start = NULL;
-            for (size_t i = 0; i < r->num_entries && !start; ++i)
-                if (!r->entries[i].host_checked &&
-                    r->entries[i].status == KT_EVAL_OK)
-                    start = &r->entries[i];
-            if (start)
-                kt_point_format(f->op, &start->point, cfg, sizeof cfg);
-            fprintf(out,
-                    "\npath (%s): no change beat the start %s beyond the "
-                    "noise\n",
-                    f->cfg->strategy->name, start ? cfg : "?");
-        }
+
+    if (!r->has_path_start)
         return;
-    }
-    fprintf(out,
-            "\npath (%s: each change measured against the incumbent "
-            "in interleaved rounds)\n",
-            f->cfg->strategy->name);
+    kt_point_format(f->op, &r->path_start, cfg, sizeof cfg);
+    fprintf(out, "\npath (%s: the start, each new best, the answer)\n",
+            r->ran[0] ? r->ran : f->cfg->strategy->name);
+    fprintf(out, "  start  %s  (%s)\n", cfg,
+            r->start_kind[0] ? r->start_kind : "the first that ran");
+    if (!r->num_steps)
+        fprintf(out, "  no configuration beat the start: it is the answer\n");
     for (size_t i = 0; i < r->num_steps; ++i) {
         const kt_tune_step *s = &r->steps[i];
         char move[200];
-        /* Each variant is walked from its own start. */
-        if (i == 0 || !kt_point_equal(&s->from, &r->steps[i - 1].to)) {
-            kt_point_format(f->op, &s->from, cfg, sizeof cfg);
-            fprintf(out, "  start  %s\n", cfg);
-        }
         if (s->before[0] || s->after[0])
             snprintf(move, sizeof move, "%s %s -> %s", s->dim, s->before,
                      s->after);
@@ -557,6 +539,8 @@ static void print_summary(FILE *out, const kt_tune_facts *f,
             (unsigned long long)f->cfg->seed, budget, r->stop_reason,
             r->elapsed_s);
     print_budget(out, f, r);
+    if (r->ran[0])
+        fprintf(out, "  ran %s: %s\n", r->ran, r->ran_why);
     fprintf(out, "space %llu point(s)", (unsigned long long)f->space->size);
     if (r->feasible_known)
         fprintf(out,

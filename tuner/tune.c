@@ -100,6 +100,14 @@ int kt_tune_stop(kt_tune *t)
         t->stop_reason = "every feasible point evaluated";
     else if (t->idle >= KT_TUNE_IDLE_LIMIT)
         t->stop_reason = "the strategy proposed no new point in 20000 tries";
+    else if (t->patience && t->gain_eval &&
+             t->res->evaluations - t->gain_eval >= t->patience) {
+        snprintf(t->res->finish_reason, sizeof t->res->finish_reason,
+                 "converged: no gain beyond min_gain %.1f%% in the last %zu "
+                 "evaluations (%s)",
+                 100 * cfg->min_gain, t->patience, t->patience_rule);
+        t->stop_reason = t->res->finish_reason;
+    }
     return t->stop_reason != NULL;
 }
 
@@ -306,6 +314,11 @@ static kt_status add_entry(kt_tune *t, const kt_point *pt, uint64_t index,
         if (t->best_us <= 0 || e->cost < res->entries[t->best_entry].cost) {
             t->best_us = e->timing.kernel.median;
             t->best_entry = res->num_entries - 1;
+        }
+        /* The convergence rule's clock: the last gain beyond the noise. */
+        if (!t->gain_eval || e->cost < t->gain_cost * (1 - t->cfg->min_gain)) {
+            t->gain_cost = e->cost;
+            t->gain_eval = res->evaluations;
         }
     }
     if ((rc = grow((void **)&res->trace, &t->trace_cap, res->evaluations,
@@ -1067,6 +1080,8 @@ kt_status kt_tune_run(const kt_tune_config *cfg, kt_tune_result *out,
     out->search_s = kt_tune_monotonic() - started;
     if (!rc)
         rc = kt_tune_finish(&t, err);
+    if (!rc)
+        rc = kt_tune_true_path(&t, err);
     if (!rc)
         rc = kt_tune_profile_top(&t, err);
     out->closing_s = kt_tune_monotonic() - started - out->search_s;

@@ -147,7 +147,7 @@ struct kt_tune_entry {
     double cost;
 };
 
-/* One adopted change of the one-at-a-time path. */
+/* One adopted change of the path. */
 typedef struct kt_tune_step {
     kt_point from, to;
     char dim[64], before[64], after[64];
@@ -182,8 +182,14 @@ typedef struct kt_tune_result {
     size_t from_journal; /* evaluations answered from the journal */
     double *trace;       /* best median (us) after each evaluation; NaN
                             before the first valid one */
+    /* The path (tuner/tune_path.c): path_start, the first configuration
+     * that ran (has_path_start), then each step that made the best so far
+     * better, then the closing round's winner where it differs: the last
+     * step's `to` (else path_start) is the answer. */
     kt_tune_step *steps;
     size_t num_steps;
+    kt_point path_start;
+    int has_path_start;
     kt_tune_final *finals; /* finals[0] is the winner */
     size_t num_finals;
     int has_best;
@@ -199,6 +205,12 @@ typedef struct kt_tune_result {
     uint64_t feasible;       /* feasible points of the space, when known */
     int feasible_known;
     char note[512]; /* e.g. why the run stopped early */
+    /* How the search began (kt_tune_start: "the declared default" or how
+     * it was drawn; "" when the strategy took no single start) and what
+     * searched (kt_tune_ran: auto's choice and why; "" for a strategy
+     * named in the job). */
+    char start_kind[128];
+    char ran[64], ran_why[512];
     /* Profiling: the effective spec (NULL when nothing was to be profiled;
      * owned), points profiled (of which read back from the journal), and
      * the collections' cost in this process. */
@@ -417,6 +429,32 @@ void kt_tune_set_incumbent(kt_tune *t, const kt_point *pt);
 /* Says why the strategy returned on its own (no budget stopped it): the
  * summary's stop reason instead of "the strategy finished". Copied. */
 void kt_tune_finished(kt_tune *t, const char *why);
+
+/* Where a search starts: the declared default (kt_space_slot_start) where
+ * the space declares one (kt_space.start_declared), else a point drawn
+ * with kt_tune_rng, uniformly in the space's own order of values, that
+ * passes the host's checks if one turns up in a few draws: never the
+ * first value a recording happens to list. Returns 1 for the declared
+ * default, 0 for a draw; the result's start_kind says which. */
+int kt_tune_start(kt_tune *t, kt_point *pt);
+int kt_tune_slot_start(kt_tune *t, size_t slot, kt_point *pt);
+int kt_tune_start_declared(const kt_tune *t);
+
+/* Ends the search by a convergence rule: kt_tune_stop() says stop once
+ * `patience` evaluations in a row brought no gain beyond min_gain over the
+ * best so far, giving the rule as the stop reason (`rule` says how patience
+ * was set; copied). 0: no such rule (the default). */
+void kt_tune_converge(kt_tune *t, size_t patience, const char *rule);
+
+/* 1 when max_evals or max_seconds limits the run. */
+int kt_tune_budgeted(const kt_tune *t);
+
+/* The space's feasible points where they were counted, else its size. */
+uint64_t kt_tune_points(const kt_tune *t);
+
+/* Names the strategy that searched and why (auto's choice): the summary's
+ * and --json's. Copied. */
+void kt_tune_ran(kt_tune *t, const char *name, const char *why);
 
 /* Unique points the evaluator may still be sent under max_evals (SIZE_MAX
  * when there is no such limit). */

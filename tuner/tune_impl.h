@@ -80,6 +80,13 @@ struct kt_tune {
      * evaluations (per point) and their count, for the closing reserve. */
     double before_s, spent_s;
     size_t spent_n;
+    /* The convergence rule (kt_tune_converge; 0: none): stop once
+     * `patience` evaluations in a row brought no gain beyond min_gain on
+     * gain_cost, the cost of the last one that did (evaluation gain_eval;
+     * 0: nothing ran yet). patience_rule says how patience was set. */
+    size_t patience, gain_eval;
+    double gain_cost;
+    char patience_rule[128];
 };
 
 /* tune_budget.c: max_seconds as one clock from the command's start. Used:
@@ -134,6 +141,11 @@ kt_status kt_tune_run_calls(kt_tune *t, const char *purpose,
 kt_status kt_tune_prepare_profiling(kt_tune *t, kt_err *err);
 kt_status kt_tune_profile_new(kt_tune *t, size_t at, kt_err *err);
 kt_status kt_tune_profile_top(kt_tune *t, kt_err *err);
+
+/* tune_path.c: the path made again from the run's record once the answer
+ * is known (res->steps, res->path_start): the first configuration that
+ * ran, each new best, the winner of the closing round. */
+kt_status kt_tune_true_path(kt_tune *t, kt_err *err);
 
 /* tune_finish.c: the finalists re-measured together, the answer and its
  * ties, and the trade-off front, into t->res. */

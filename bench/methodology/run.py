@@ -108,9 +108,60 @@ def files_all():
     return [(a, g) for a in APPS for g in TUNING + EVALUATION]
 
 
-def prepare(hub, work):
+ORDERS = ["original", "reversed", "shuffle1", "shuffle2", "shuffle3"]
+
+
+def reorder(values, order, name):
+    """VALUES (one parameter's list) in ORDER: as listed, reversed, or
+    shuffled with seed K (shuffleK; Python's generator seeded with
+    "K:NAME", so each parameter has its own permutation and every run the
+    same one). The same space and data: only the listing changes."""
+    import random
+    v = list(values)
+    if order == "reversed":
+        v.reverse()
+    elif order.startswith("shuffle"):
+        random.Random(f"{order[7:]}:{name}").shuffle(v)
+    elif order != "original":
+        sys.exit(f"run.py: unknown --order {order}")
+    return v
+
+
+def reorder_files(dst, order):
+    """The cache files' tune_params and the kernels' T1 Values (which
+    Kernel Tuner's runs read) listed in ORDER; the T4 files are sets of
+    results and stay as they are."""
+    if order == "original":
+        return
+    for app in APPS:
+        for g in TUNING + EVALUATION:
+            p = dst / "cachefiles" / app / f"{g}.json"
+            d = json.load(open(p))
+            if d.get("ktune_order") == order:
+                continue
+            d["tune_params"] = {k: reorder(v, order, k)
+                                for k, v in d["tune_params"].items()}
+            d["ktune_order"] = order
+            json.dump(d, open(str(p) + ".part", "w"))
+            os.replace(str(p) + ".part", p)
+        p = dst / "kernels" / f"{app}.json"
+        d = json.load(open(p))
+        if d.get("ktune_order") == order:
+            continue
+        for tp in d["ConfigurationSpace"]["TuningParameters"]:
+            v = tp["Values"]
+            lst = json.loads(v) if isinstance(v, str) else v
+            lst = reorder(lst, order, tp["Name"])
+            tp["Values"] = json.dumps(lst) if isinstance(v, str) else lst
+        d["ktune_order"] = order
+        json.dump(d, open(str(p) + ".part", "w"), indent=1)
+        os.replace(str(p) + ".part", p)
+
+
+def prepare(hub, work, order="original"):
     """Uncompressed copies of the cache and T4 files in WORK/hub (the
-    package reads plain JSON); the hub's kernels folder beside them."""
+    package reads plain JSON); the hub's kernels folder beside them; the
+    value lists in ORDER (reorder_files)."""
     dst = Path(work) / "hub"
     for app in APPS:
         os.makedirs(dst / "cachefiles" / app, exist_ok=True)
@@ -131,6 +182,7 @@ def prepare(hub, work):
                 os.replace(str(out) + ".part", out)
     if not (dst / "kernels").exists():
         shutil.copytree(Path(hub) / "kernels", dst / "kernels")
+    reorder_files(dst, order)
     return dst
 
 
@@ -171,9 +223,14 @@ def ktune_binary(build):
     sys.exit(f"run.py: no ktune executable in {build}")
 
 
-def ktune_task(build, hubcopy, runs, app, g, strat, repeats, limit):
+def ktune_task(build, hubcopy, runs, app, g, strat, repeats, limit, size=0):
     """REPEATS replays of the cache file with ktune's STRATEGY at the time
-    limit, one T4 file per repeat, gathered into one file like kt_task's."""
+    limit, one T4 file per repeat, gathered into one file like kt_task's.
+    STRATEGY@10pct: stopped at a tenth of the space's SIZE points instead
+    (device.py's tag, which report.at_tenth reads)."""
+    name, tenth = strat, strat.endswith("@10pct")
+    if tenth:
+        name = strat[:-len("@10pct")]
     out = runs / "ktune" / f"{app}-{g}-{strat}.json.gz"
     if out.exists():
         return out, 0.0
@@ -186,10 +243,15 @@ def ktune_task(build, hubcopy, runs, app, g, strat, repeats, limit):
     os.makedirs(tmpdir, exist_ok=True)
     for seed in range(1, n + 1):
         t4 = tmpdir / f"seed{seed}.json"
+        budget = [f"strategy.max_evals={(size + 9) // 10}",
+                  "strategy.max_seconds=0"] if tenth else \
+            [f"strategy.max_seconds={limit!r}"]
         cmd = [str(ktune_binary(build)), "tune", "--replay",
-               str(cache)] + ktune_strategy_args(strat) + ["--set",
-               f"strategy.seed={seed}", "--set",
-               f"strategy.max_seconds={limit!r}", "--t4", str(t4), "--quiet"]
+               str(cache)] + ktune_strategy_args(name) + ["--set",
+               f"strategy.seed={seed}"]
+        for b in budget:
+            cmd += ["--set", b]
+        cmd += ["--t4", str(t4), "--quiet"]
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode != 0:
             sys.stderr.write(f"ktune {app} {g} {strat} seed {seed}: exit "
@@ -266,6 +328,9 @@ def main():
     ap.add_argument("--stage", default="all",
                     choices=["all", "kt", "ktune", "score"])
     ap.add_argument("--out", default=None)
+    ap.add_argument("--order", default="original", choices=ORDERS,
+                    help="every file's value lists as listed, reversed or "
+                         "shuffled (seeds 1-3); use a --work of its own")
     ap.add_argument("--import-runs", default=None,
                     help="device.py's --work folder: its chunks first")
     ap.add_argument("--done", default=".meth-state/done.txt",
@@ -276,7 +341,7 @@ def main():
                  "--hub")
     import kt_runs
     work = Path(a.work).resolve()
-    hubcopy = prepare(a.hub, work)
+    hubcopy = prepare(a.hub, work, a.order)
     runs = work / "runs"
     if a.import_runs:
         import_runs(a.import_runs, runs)
@@ -302,7 +367,7 @@ def main():
                                a.repeats, lim)
         else:
             out, sec = ktune_task(a.build, hubcopy, runs, app, g, s,
-                                  a.repeats, lim)
+                                  a.repeats, lim, bud[(app, g)]["size"])
         log.write(f"{time.strftime('%H:%M:%S')} {tool} {app} {g} {s} "
                   f"{'ok' if out else 'FAILED'} {sec:.1f}s\n")
         log.flush()

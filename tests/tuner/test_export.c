@@ -103,12 +103,17 @@ static void the_summary_has_the_answer_and_the_replay_facts(void **state)
     assert_int_equal(json_array_size(json_object_get(j, "top")), 5);
     assert_int_equal(json_array_size(json_object_get(j, "trace")),
                      x.r.evaluations);
+    /* The path: its start, then each step. */
     assert_int_equal(json_array_size(json_object_get(j, "path")),
-                     x.r.num_steps);
+                     x.r.num_steps + 1);
     assert_true(x.r.num_steps > 0);
     assert_string_equal(
         json_string_value(json_object_get(
             json_array_get(json_object_get(j, "path"), 0), "dim")),
+        "start");
+    assert_string_equal(
+        json_string_value(json_object_get(
+            json_array_get(json_object_get(j, "path"), 1), "dim")),
         "variant");
     rep = json_object_get(j, "replay");
     assert_non_null(json_object_get(rep, "recorded_optimum"));

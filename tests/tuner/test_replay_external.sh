@@ -104,7 +104,7 @@ doc = json.load(open("c.json"))
 assert doc["best"]["params"]["ktune_variant"] in ("coalesced", "vec4"), doc["best"]
 PY
 expect_exit 0 "$KTUNE" tune --replay "$KT/vector_add-h200-n1048576.cache.json.gz" --check
-expect_text "ktune_variant {coalesced, strided, grid_stride, vec4}"
+expect_text "ktune_variant {coalesced, grid_stride, strided, vec4}"
 
 # T4 results alone (no cache beside them) name no device.
 cp "$KT/vector_add-h200-n1048576.t4.json" alone.t4.json

@@ -2,7 +2,8 @@
 /*
  * annealing: simulated annealing over the neighbourhood of kt_space.
  *
- * From the default configuration, each step changes one dimension: a step
+ * From the start (the declared default, else a drawn point: kt_tune_start),
+ * each step changes one dimension: a step
  * to the next or previous value, or (with probability `jump`, and always for
  * `variant`) any other value. A faster neighbour is taken; a slower one with
  * probability exp(-(t_new / t_cur - 1) / T). T starts at `temperature` and
@@ -95,8 +96,8 @@ static void hint_neighbours(kt_tune *t, const kt_point *cur)
     free(pts);
 }
 
-/* The start: the default configuration, else random points until one runs.
- */
+/* The start: the declared default or a drawn point (kt_tune_start), else
+ * random points until one runs. */
 static kt_status start(kt_tune *t, kt_point *cur, double *cur_us, int *found,
                        kt_err *err)
 {
@@ -105,7 +106,7 @@ static kt_status start(kt_tune *t, kt_point *cur, double *cur_us, int *found,
     kt_status rc;
 
     *found = 0;
-    kt_space_start(space, cur);
+    kt_tune_start(t, cur);
     while (!kt_tune_stop(t)) {
         if ((rc = kt_tune_measure(t, cur, &obs, err)))
             return rc;

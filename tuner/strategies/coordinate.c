@@ -5,7 +5,8 @@
  * as a baseline of the strategy benchmark: it compares variants at their
  * defaults, so a parameterless reference that wins there ends it.
  *
- * Start at the operator's default configuration. Sweep one dimension
+ * Start at the start (kt_tune_start: the declared default, else a drawn point).
+ * Sweep one dimension
  * (`variant` first, then the incumbent's parameters in declared order) with
  * everything else fixed: each value is measured together with the incumbent
  * in interleaved rounds, and adopted when the paired ratio says faster by
@@ -69,7 +70,7 @@ static kt_status random_first(kt_tune *t, kt_point *inc, int *found,
 
 /* The first incumbent that runs: with random_start, a random host-feasible
  * point drawn from the run's generator (a few draws at most); else, or when
- * those do not run, the default configuration, else the space in order.
+ * those do not run, the start (kt_tune_start), else the space in order.
  * *found = 0 when nothing runs within the budget. */
 static kt_status first_point(kt_tune *t, int random_start, kt_point *inc,
                              int *found, kt_err *err)
@@ -80,7 +81,7 @@ static kt_status first_point(kt_tune *t, int random_start, kt_point *inc,
     *found = 0;
     if (random_start && ((rc = random_first(t, inc, found, err)) || *found))
         return rc;
-    kt_space_start(space, inc);
+    kt_tune_start(t, inc);
     rc = try_point(t, inc, found, err);
     for (uint64_t i = 0; !rc && !*found && i < space->size && !kt_tune_stop(t);
          ++i) {

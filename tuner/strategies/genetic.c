@@ -2,7 +2,8 @@
 /*
  * genetic: a small generational genetic algorithm.
  *
- * The population starts with the default configuration and random points
+ * The population starts with the start (kt_tune_start: the declared default,
+ * else a drawn point) and random points
  * that run. Each generation keeps the best individual (elitism) and breeds
  * the rest: parents by binary tournament on the median time, a child takes
  * one parent's variant and, parameter by parameter, either parent's value
@@ -163,7 +164,6 @@ static int compare_us(const void *a, const void *b)
 
 static kt_status run(kt_tune *t, const double *opt, kt_err *err)
 {
-    const kt_space *space = kt_tune_space(t);
     size_t want = (size_t)opt[OPT_POPULATION], n = 0, tries;
     size_t stall = 0, max_stall = (size_t)opt[OPT_STALL];
     individual *pop = calloc(want, sizeof *pop), *next = NULL;
@@ -175,8 +175,9 @@ static kt_status run(kt_tune *t, const double *opt, kt_err *err)
         rc = kt_err_set(err, KT_S_NOMEM, "out of memory");
         goto done;
     }
-    /* The first generation: the default, then random points that run. */
-    kt_space_start(space, &pop[0].point);
+    /* The first generation: the start (the declared default, else a drawn
+     * point), then random points that run. */
+    kt_tune_start(t, &pop[0].point);
     if (fitness(t, &pop[0].point, &pop[0].us, &rc, err))
         n = 1;
     for (tries = 0; !rc && n < want && tries < 20 * want && !kt_tune_stop(t);) {

@@ -1011,8 +1011,8 @@ static size_t depth_of(kt_tune *t, double opt)
     return d < MAX_AHEAD ? d : MAX_AHEAD;
 }
 
-/* The default configuration, where every search starts: measured alone
- * first without a pipeline; with one, the first pending proposal, so the
+/* The start (kt_tune_start: the declared default, else a drawn point): measured
+ * alone first without a pipeline; with one, the first pending proposal, so the
  * first ones compile while its kernel does. */
 static kt_status start_with_default(kt_tpe *m, pending *q, kt_err *err)
 {
@@ -1021,7 +1021,7 @@ static kt_status start_with_default(kt_tpe *m, pending *q, kt_err *err)
     uint64_t index;
     kt_status rc;
 
-    kt_space_start(m->space, &start);
+    kt_tune_start(m->t, &start);
     if (q->depth) {
         q->pts[0] = start;
         q->idx[0] = UINT64_MAX;

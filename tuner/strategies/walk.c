@@ -366,7 +366,7 @@ static kt_status survey_slot(kt_walk *w, size_t s, kt_err *err)
     int failures = 0, random = w->random_start && !x->reference;
     kt_status rc;
 
-    kt_space_slot_start(w->space, s, &x->best);
+    kt_tune_slot_start(w->t, s, &x->best);
     x->start = x->best;
     while (!w->stopped && failures < 4) {
         kt_tune_obs obs;
@@ -446,7 +446,8 @@ static kt_status survey_ahead(kt_walk *w, kt_err *err)
     kt_tune_obs *obs;
     kt_status rc = KT_S_OK;
 
-    if (w->random_start || !n)
+    /* Without declared defaults each start is a draw survey_slot makes. */
+    if (w->random_start || !n || !kt_tune_start_declared(w->t))
         return KT_S_OK;
     starts = calloc(n, sizeof *starts);
     obs = calloc(n, sizeof *obs);
