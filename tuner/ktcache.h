@@ -27,7 +27,6 @@
  * would overflow to infinity in what ktune prints. */
 #define KT_KTCACHE_MAX_MS 1e12
 
-
 /* Reads a Kernel Tuner cache file or a T4 results file (plain JSON or
  * gzip-compressed; the format is told by its keys, not its name) and
  * builds the operator. A cache is read entry by entry (tuner/jscan.h):
