@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+
 #include "capture/format.h"
 #include "core/msg.h"
 
@@ -8,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/fileio.h"
 
@@ -403,8 +405,16 @@ kt_status kt_capture_read(const char *path, kt_capture *out, kt_err *err)
     memset(out, 0, sizeof *out);
     /* Only a regular file, within a size: a FIFO or a device named as the
      * manifest is refused, never waited on. */
-    if ((st = locate(path, out, file, sizeof file, err)) ||
-        (st = kt_file_read(file, "capture manifest", KT_CAPTURE_MANIFEST_MAX,
+    if ((st = locate(path, out, file, sizeof file, err)))
+        goto done;
+    if (access(file, F_OK) != 0) {
+        st = kt_err_set(err, KT_S_INPUT,
+                        "%s: not a capture manifest: %s (expected the "
+                        "capture.json that ktune capture writes)",
+                        file, strerror(errno));
+        goto done;
+    }
+    if ((st = kt_file_read(file, "capture manifest", KT_CAPTURE_MANIFEST_MAX,
                            &text, &len, err)))
         goto done;
     root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);

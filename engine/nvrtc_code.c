@@ -107,11 +107,12 @@ const char *kt_nvrtc_no_cache_option(void)
  * holds); without one beside it (NVRTC from a pip wheel), CUDA_HOME, CUDA_PATH,
  * then /usr/local/cuda. A folder counts when it holds cub/cub.cuh:
  * include/cccl since CUDA 13, include itself before. Probed once per
- * process (mutable: set by that probe). */
+ * process (mutable: set by that probe); builtins_once is load_builtins'
+ * once (below), kept here as both are the toolkit's one-time set-up. */
 static struct {
-    pthread_once_t once;
+    pthread_once_t once, builtins_once;
     char option[PATH_MAX + 32];
-} g_toolkit = {PTHREAD_ONCE_INIT, ""};
+} g_toolkit = {PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT, ""};
 
 /* 1 and the option set when root/include holds CCCL. */
 static int toolkit_at(const char *root)
@@ -171,8 +172,6 @@ static void probe_toolkit(void)
  * libnvrtc's own folder first, NVRTC's dlopen by name then finds it loaded
  * (by its soname). Never closed: NVRTC holds it for the process's life.
  * When it is not there, NVRTC's own search applies, and says so. */
-static pthread_once_t g_builtins_once = PTHREAD_ONCE_INIT;
-
 static void load_builtins(void)
 {
     Dl_info info;
@@ -192,7 +191,7 @@ static void load_builtins(void)
 
 const char *kt_nvrtc_toolkit_option(void)
 {
-    pthread_once(&g_builtins_once, load_builtins);
+    pthread_once(&g_toolkit.builtins_once, load_builtins);
     pthread_once(&g_toolkit.once, probe_toolkit);
     return g_toolkit.option[0] ? g_toolkit.option : NULL;
 }
