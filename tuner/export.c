@@ -282,6 +282,42 @@ static void add_compilation(json_t *root, const kt_tune_result *r)
         json_object_set_new(root, "compile", compile_json(r));
 }
 
+/* The search path: its start (a step from nowhere, ratio 1), then each
+ * adopted change. */
+static json_t *path_json(const kt_tune_facts *f, const kt_tune_result *r)
+{
+    json_t *list;
+
+    list = json_array();
+    if (r->has_path_start) {
+        kt_ratio one = {0, 1, 1, 1};
+        json_t *st = json_pack(
+            "{s:s,s:s,s:s,s:o,s:o,s:s}", "dim", "start", "from", "", "to", "",
+            "change", ratio_json(&one), "config", point_json(f, &r->path_start),
+            "start", r->start_kind[0] ? r->start_kind : "the first that ran");
+        json_array_append_new(list, st);
+    }
+    for (size_t i = 0; i < r->num_steps; ++i) {
+        const kt_tune_step *s = &r->steps[i];
+        json_t *step =
+            json_pack("{s:s,s:s,s:s,s:o,s:o}", "dim", s->dim, "from", s->before,
+                      "to", s->after, "change", ratio_json(&s->ratio), "config",
+                      point_json(f, &s->to));
+        json_array_append_new(list, step);
+    }
+    return list;
+}
+
+/* The one clock: the budget and where the time went (tune_budget.c). */
+static json_t *budget_json(const kt_tune_facts *f, const kt_tune_result *r)
+{
+    return json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:b}", "max_seconds",
+                     f->cfg->max_seconds, "used_s", kt_tune_total_s(r),
+                     "before_search_s", r->budget_before_s, "search_s",
+                     r->search_s, "closing_s", r->closing_s, "reserve_s",
+                     r->budget_reserve_s, "simulated", f->replay_note != NULL);
+}
+
 json_t *kt_export_summary(const kt_tune_facts *f, const kt_tune_result *r,
                           int top)
 {
@@ -306,13 +342,7 @@ json_t *kt_export_summary(const kt_tune_facts *f, const kt_tune_result *r,
         (json_int_t)r->measured, "host_invalid", (json_int_t)r->host_invalid,
         "from_journal", (json_int_t)r->from_journal, "stop_reason",
         r->stop_reason, "elapsed_s", r->elapsed_s);
-    json_object_set_new(
-        root, "budget",
-        json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:b}", "max_seconds",
-                  f->cfg->max_seconds, "used_s", kt_tune_total_s(r),
-                  "before_search_s", r->budget_before_s, "search_s",
-                  r->search_s, "closing_s", r->closing_s, "reserve_s",
-                  r->budget_reserve_s, "simulated", f->replay_note != NULL));
+    json_object_set_new(root, "budget", budget_json(f, r));
     if (f->environment)
         json_object_set(root, "environment", f->environment);
     if (f->journal)
@@ -365,25 +395,7 @@ json_t *kt_export_summary(const kt_tune_facts *f, const kt_tune_result *r,
     }
     json_object_set_new(root, "top", list);
     free(ranked);
-    list = json_array();
-    /* The path begins at its start (a step from nowhere, ratio 1). */
-    if (r->has_path_start) {
-        kt_ratio one = {0, 1, 1, 1};
-        json_t *st = json_pack(
-            "{s:s,s:s,s:s,s:o,s:o,s:s}", "dim", "start", "from", "", "to", "",
-            "change", ratio_json(&one), "config", point_json(f, &r->path_start),
-            "start", r->start_kind[0] ? r->start_kind : "the first that ran");
-        json_array_append_new(list, st);
-    }
-    for (size_t i = 0; i < r->num_steps; ++i) {
-        const kt_tune_step *s = &r->steps[i];
-        json_t *step =
-            json_pack("{s:s,s:s,s:s,s:o,s:o}", "dim", s->dim, "from", s->before,
-                      "to", s->after, "change", ratio_json(&s->ratio), "config",
-                      point_json(f, &s->to));
-        json_array_append_new(list, step);
-    }
-    json_object_set_new(root, "path", list);
+    json_object_set_new(root, "path", path_json(f, r));
     list = json_array();
     for (size_t i = 0; i < r->num_entries; ++i) {
         const kt_tune_entry *e = &r->entries[i];
