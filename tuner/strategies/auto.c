@@ -26,7 +26,8 @@
  *    still has the highest mean P of ktune's strategies on the evaluation
  *    set in the original, reversed and three shuffled orders (0.54 in the
  *    original against one_at_a_time 0.51 and annealing 0.43; 3 repeats,
- *    docs/results/2026-12-07-methodology-orders.md);
+ *    docs/results/2026-12-07-methodology-orders.md). auto now runs it
+ *    with a space-filling random start (AUTO_TPE_SPREAD below);
  *  - several variants or a reference (ktune's own operators: gemv, reduce,
  *    vector_add, ... with cuBLAS/CUB yardsticks): one_at_a_time, which
  *    tunes each variant and compares them at their tuned best; it meets
