@@ -582,6 +582,58 @@ static int pick(kt_tpe *m, int use_model, const branch *br, uint64_t *index)
     return found;
 }
 
+/* The squared distance from c to the nearest of the points visited or
+ * queued (kt_tpe.spread): per parameter the value positions' difference
+ * over the parameter's count less one; a point of another variant is as
+ * far as can be. INFINITY when there is none. */
+static double nearest(const kt_tpe *m, const cursor *c)
+{
+    const kt_space_variant *sv = &m->space->slots[c->slot];
+    double best = INFINITY;
+
+    for (size_t i = 0; i < m->n + m->num_queued; ++i) {
+        uint64_t j = i < m->n ? m->idx[i] : m->queued[i - m->n];
+        cursor o;
+        double d = 0;
+        if (j >= m->space->size)
+            continue;
+        cursor_at(m->space, j, &o);
+        for (uint32_t p = 0; p < sv->num_params; ++p) {
+            double w = sv->count[p] > 1 ? sv->count[p] - 1 : 1;
+            double x = o.slot != c->slot ? 1 : ((double)c->at[p] - o.at[p]) / w;
+            d += x * x;
+        }
+        best = d < best ? d : best;
+    }
+    return best;
+}
+
+/* A proposal without the model: uniform, or with spread above 1 the
+ * farthest of spread uniform draws (ties: the first). 1 and *index, 0
+ * when none. */
+static int pick_random(kt_tpe *m, uint64_t *index)
+{
+    double far = -1;
+    int found = 0;
+
+    if (m->spread <= 1)
+        return pick(m, 0, NULL, index);
+    for (size_t k = 0; k < m->spread; ++k) {
+        uint64_t i;
+        cursor c;
+        double d;
+        if (!pick(m, 0, NULL, &i))
+            break;
+        cursor_at(m->space, i, &c);
+        if ((d = nearest(m, &c)) > far) {
+            far = d;
+            *index = i;
+            found = 1;
+        }
+    }
+    return found;
+}
+
 /* 1 when index (of the candidates) is neither visited nor refused. */
 static int open_candidate(kt_tpe *m, uint64_t i)
 {
@@ -743,6 +795,8 @@ static int propose(kt_tpe *m, int use_model, uint64_t *index, kt_status *rc,
     if (use_model && m->branch_floor > 0 && m->n &&
         pick_branch(m, index, rc, err))
         return 1;
+    if (!use_model)
+        return pick_random(m, index);
     return !*rc && pick(m, use_model, NULL, index);
 }
 
@@ -778,7 +832,15 @@ int kt_tpe_next(kt_tpe *m, kt_point *pt, kt_status *rc, kt_err *err)
 #define MAX_BATCH 64
 #define MAX_AHEAD 64
 
-enum { OPT_GAMMA, OPT_PRIOR, OPT_INIT, OPT_LOCAL, OPT_BRANCH, OPT_AHEAD };
+enum {
+    OPT_GAMMA,
+    OPT_PRIOR,
+    OPT_INIT,
+    OPT_LOCAL,
+    OPT_BRANCH,
+    OPT_AHEAD,
+    OPT_SPREAD
+};
 
 static const kt_strategy_option options[] = {
     {"gamma", "share of the points that ran counted as good", 0.15, 0.01, 0.5,
@@ -803,6 +865,11 @@ static const kt_strategy_option options[] = {
      "compile thread when the kernels compile at run time, else 0; 0: each "
      "proposal waits for every result before it)",
      -1, -1, MAX_AHEAD, 1},
+    {"spread",
+     "each random point before the model is the farthest of this many "
+     "uniform draws from the points visited (a space-filling start; 1: "
+     "uniform)",
+     1, 1, 1000, 1},
 };
 
 /* Proposals hinted ahead of the one measured on an enumerated range: on
@@ -829,7 +896,7 @@ static size_t coming_random(kt_tpe *m, kt_point *out, size_t max)
         return 0;
     memcpy(copy, real, (size_t)(m->hi - m->lo));
     m->state = copy;
-    for (; n < left && n < max && pick(m, 0, NULL, &index); ++n) {
+    for (; n < left && n < max && pick_random(m, &index); ++n) {
         kt_space_point(m->space, index, &out[n]);
         copy[index - m->lo] = 1;
     }
@@ -1060,6 +1127,7 @@ static kt_status run(kt_tune *t, const double *opt, kt_err *err)
     }
     m.local_every = (size_t)opt[OPT_LOCAL];
     m.branch_floor = opt[OPT_BRANCH];
+    m.spread = (size_t)opt[OPT_SPREAD];
     q->depth = depth_of(t, opt[OPT_AHEAD]);
     q->best_us = INFINITY;
     rc = start_with_default(&m, q, err);

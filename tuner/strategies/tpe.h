@@ -48,6 +48,13 @@ typedef struct kt_tpe {
      * scores each parameter on its own, and a neighbourhood step finds
      * what only a combination of values gives. Set after kt_tpe_init. */
     size_t local_every;
+    /* Each random proposal before the model (spread above 1) is the one
+     * of `spread` uniform draws farthest from every point visited or
+     * queued (best-candidate maximin: each parameter's value position
+     * over its count, the values sorted, so the design does not depend
+     * on how the space lists them): a space-filling start. 0 or 1:
+     * uniform. Set after kt_tpe_init. */
+    size_t spread;
     /* While a branch of a two-valued parameter (the points with one of
      * its values) holds fewer than branch_floor times its share of the
      * feasible points among the points visited, once the model is used,
