@@ -211,6 +211,33 @@ static json_t *strategy_json(const kt_tune_facts *f, const kt_tune_result *r)
     return j;
 }
 
+/* The best cost by the objective after each evaluation (the entries'
+ * running minimum, null before the first measured): the curve that
+ * "trace", the time of that best point, follows; under an objective other
+ * than time that time may rise while this never does. */
+static json_t *trace_objective(const kt_tune_facts *f, const kt_tune_result *r)
+{
+    kt_objective o = f->cfg->objective;
+    json_t *best = json_array();
+    double low = INFINITY;
+    size_t done = 0;
+
+    for (size_t i = 0; best && i < r->num_entries; ++i) {
+        const kt_tune_entry *e = &r->entries[i];
+        if (!e->order || e->order > r->evaluations)
+            continue;
+        if (e->status == KT_EVAL_OK && isfinite(e->cost) && e->cost < low)
+            low = e->cost;
+        /* Evaluations are numbered in visiting order: fill up to e's. */
+        for (; done < e->order; ++done)
+            json_array_append_new(best, number_or_null(low));
+    }
+    for (; best && done < r->evaluations; ++done)
+        json_array_append_new(best, number_or_null(low));
+    return json_pack("{s:s,s:s,s:o}", "objective", kt_objective_name(o),
+                     "unit", kt_objective_unit(o), "best", best);
+}
+
 json_t *kt_export_phases(const kt_tune_result *r)
 {
     const kt_eval_phases *p = &r->phases;
@@ -402,6 +429,7 @@ json_t *kt_export_summary(const kt_tune_facts *f, const kt_tune_result *r,
     for (size_t i = 0; i < r->evaluations; ++i)
         json_array_append_new(list, number_or_null(r->trace[i]));
     json_object_set_new(root, "trace", list);
+    json_object_set_new(root, "trace_objective", trace_objective(f, r));
     if (r->profiling)
         json_object_set_new(root, "metrics", metrics_json(r));
     if (f->replay) {
