@@ -234,8 +234,34 @@ static json_t *trace_objective(const kt_tune_facts *f, const kt_tune_result *r)
     }
     for (; best && done < r->evaluations; ++done)
         json_array_append_new(best, number_or_null(low));
-    return json_pack("{s:s,s:s,s:o}", "objective", kt_objective_name(o),
-                     "unit", kt_objective_unit(o), "best", best);
+    return json_pack("{s:s,s:s,s:o}", "objective", kt_objective_name(o), "unit",
+                     kt_objective_unit(o), "best", best);
+}
+
+/* The points that did not run, the time of the best point after each
+ * evaluation (trace) and the best by the objective (trace_objective). */
+static void add_invalid_and_traces(json_t *root, const kt_tune_facts *f,
+                                   const kt_tune_result *r)
+{
+    json_t *list = json_array();
+    for (size_t i = 0; i < r->num_entries; ++i) {
+        const kt_tune_entry *e = &r->entries[i];
+        json_t *x;
+        if (e->status == KT_EVAL_OK)
+            continue;
+        x = point_json(f, &e->point);
+        json_object_set_new(x, "status",
+                            json_string(kt_eval_status_name(e->status)));
+        json_object_set_new(x, "reason", json_string(e->reason));
+        json_object_set_new(x, "host_checked", json_boolean(e->host_checked));
+        json_array_append_new(list, x);
+    }
+    json_object_set_new(root, "invalid", list);
+    list = json_array();
+    for (size_t i = 0; i < r->evaluations; ++i)
+        json_array_append_new(list, number_or_null(r->trace[i]));
+    json_object_set_new(root, "trace", list);
+    json_object_set_new(root, "trace_objective", trace_objective(f, r));
 }
 
 json_t *kt_export_phases(const kt_tune_result *r)
@@ -411,25 +437,7 @@ json_t *kt_export_summary(const kt_tune_facts *f, const kt_tune_result *r,
         json_array_append_new(list, step);
     }
     json_object_set_new(root, "path", list);
-    list = json_array();
-    for (size_t i = 0; i < r->num_entries; ++i) {
-        const kt_tune_entry *e = &r->entries[i];
-        json_t *x;
-        if (e->status == KT_EVAL_OK)
-            continue;
-        x = point_json(f, &e->point);
-        json_object_set_new(x, "status",
-                            json_string(kt_eval_status_name(e->status)));
-        json_object_set_new(x, "reason", json_string(e->reason));
-        json_object_set_new(x, "host_checked", json_boolean(e->host_checked));
-        json_array_append_new(list, x);
-    }
-    json_object_set_new(root, "invalid", list);
-    list = json_array();
-    for (size_t i = 0; i < r->evaluations; ++i)
-        json_array_append_new(list, number_or_null(r->trace[i]));
-    json_object_set_new(root, "trace", list);
-    json_object_set_new(root, "trace_objective", trace_objective(f, r));
+    add_invalid_and_traces(root, f, r);
     if (r->profiling)
         json_object_set_new(root, "metrics", metrics_json(r));
     if (f->replay) {
