@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "report/document.h"
 #include "report/figures.h"
@@ -276,6 +277,79 @@ static void under_time_the_best_median_so_far_is_drawn(void **state)
     kt_sources_free(&s);
 }
 
+/* A journal of n evaluations with energy: the fixture's header and its
+ * first record, each copy with its own block (beyond a batch of parsed
+ * lines, report/sources.c, and beyond the energy table's rows). Returns
+ * the temporary file's path (the caller unlinks it). */
+static char *many_points(size_t n)
+{
+    FILE *in = fopen(ENERGY_JOURNAL, "r"), *out;
+    char *head = NULL, *rec = NULL,
+         *path = strdup("/tmp/kt_report_many_XXXXXX");
+    size_t hc = 0, rc = 0;
+    json_t *r;
+    int fd;
+
+    assert_non_null(in);
+    assert_true(getline(&head, &hc, in) > 0 && getline(&rec, &rc, in) > 0);
+    fclose(in);
+    r = json_loads(rec, 0, NULL);
+    assert_non_null(r);
+    fd = mkstemp(path);
+    assert_true(fd >= 0);
+    out = fdopen(fd, "w");
+    assert_non_null(out);
+    fputs(head, out);
+    for (size_t i = 0; i < n; ++i) {
+        char *line;
+        json_object_set_new(
+            json_object_get(json_object_get(r, "point"), "params"), "block",
+            json_integer((json_int_t)(32 + i)));
+        json_object_set_new(r, "call", json_integer((json_int_t)(i + 1)));
+        line = json_dumps(r, JSON_COMPACT);
+        fprintf(out, "%s\n", line);
+        free(line);
+    }
+    assert_int_equal(fclose(out), 0);
+    json_decref(r);
+    free(head);
+    free(rec);
+    return path;
+}
+
+/* 5,000 configurations: every one read (in order, across parsing
+ * batches), the first 1,000 as table rows and the rest as tab-separated
+ * text, and the scatter thinned to what the chart can show. */
+static void many_configurations_stay_on_a_page_of_bounded_size(void **state)
+{
+    char *path = many_points(5000), *html;
+    const char *sec, *end;
+    kt_sources s;
+    kt_err err;
+    (void)state;
+
+    memset(&s, 0, sizeof s);
+    assert_int_equal(kt_sources_load(&s, path, &err), KT_S_OK);
+    assert_int_equal(s.num_points, 5000);
+    assert_string_equal(s.points[4999].config,
+                        "coalesced block=5031 nvml_gr_clock=1410");
+    html = render(&s);
+    sec = strstr(html, "<section id=\"energy\">");
+    assert_non_null(sec);
+    end = strstr(sec, "</section>");
+    assert_contains(sec, "5000 configurations measured with energy");
+    assert_contains(sec, "The other 4000 configurations measured with "
+                         "energy (the table&#39;s first 1000 shown above)");
+    assert_contains(sec, "<tr><td>coalesced block=1031 nvml_gr_clock=1410");
+    assert_null(strstr(sec, "<tr><td>coalesced block=1032 nvml_gr_clock"));
+    assert_contains(sec, "\ncoalesced block=5031 nvml_gr_clock=1410\t24.23\t");
+    assert_true((size_t)(end - sec) < 5000 * 120);
+    free(html);
+    kt_sources_free(&s);
+    unlink(path);
+    free(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -287,6 +361,7 @@ int main(void)
             a_journal_with_energy_shows_each_configurations_energy_against_the_best),
         cmocka_unit_test(under_energy_the_best_so_far_is_the_best_energy),
         cmocka_unit_test(under_time_the_best_median_so_far_is_drawn),
+        cmocka_unit_test(many_configurations_stay_on_a_page_of_bounded_size),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
