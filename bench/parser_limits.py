@@ -46,7 +46,10 @@ def declaration(space, path):
 
 
 def timed(argv):
-    """(exit status, wall s, CPU s, peak KiB, last output line)."""
+    """(exit status, wall s, CPU s, peak KiB, last output line); the
+    1-minute load average before the run goes to stderr."""
+    sys.stderr.write("load average %.2f before %s\n" % (os.getloadavg()[0],
+                                                       " ".join(argv[:2])))
     p = subprocess.run(["/usr/bin/time", "-f", "%e %U %S %M"] + argv,
                        capture_output=True, text=True)
     wall, user, sys_s, kib = p.stderr.strip().splitlines()[-1].split()

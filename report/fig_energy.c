@@ -307,12 +307,51 @@ static void energy_row(kt_fig_ctx *c, const char *cfg, double us,
     fputs("</tr>\n", c->out);
 }
 
+/* The rows a table of a page shows; the rest as text (energy_rest). */
+#define KT_ENERGY_ROWS 1000
+
+/* The configurations after the table's first KT_ENERGY_ROWS (from the
+ * sources' point i on), one tab-separated line each in a closed
+ * details element: every one stays on the page at a fifth of a row's
+ * size (100,000 rows made the page 34 MB). */
+static void energy_rest(kt_fig_ctx *c, size_t i)
+{
+    size_t rest = 0;
+
+    for (size_t k = i; k < c->src->num_points; ++k)
+        rest +=
+            c->src->points[k].ok && measured_energy(c->src->points[k].record);
+    if (!rest)
+        return;
+    fputs("<details><summary>", c->out);
+    kt_html_escf(c->out,
+                 "The other %zu configurations measured with energy (the "
+                 "table's first %d shown above), as tab-separated text",
+                 rest, KT_ENERGY_ROWS);
+    fputs("</summary>\n<pre>configuration\tmedian (us)\tenergy per launch "
+          "(mJ)\taverage power (W)\n",
+          c->out);
+    for (; i < c->src->num_points; ++i) {
+        const kt_src_point *p = &c->src->points[i];
+        const json_t *e = measured_energy(p->record);
+        char a[32], b[32], d[32];
+        if (!p->ok || !e)
+            continue;
+        kt_html_sig(p->median, 4, a, sizeof a);
+        kt_html_sig(1e3 * kt_src_num(e, "joules_per_launch"), 4, b, sizeof b);
+        kt_html_sig(kt_src_num(e, "power_w"), 4, d, sizeof d);
+        kt_esc_write(c->out, p->config);
+        kt_html_escf(c->out, "\t%s\t%s\t%s\n", a, b, d);
+    }
+    fputs("</pre></details>\n", c->out);
+}
+
 /* Every configuration measured with energy: the journal's, else the
  * summary's finalists. */
 static void energy_table(kt_fig_ctx *c)
 {
     const json_t *fin = json_object_get(c->src->summary, "finalists"), *f;
-    size_t rows = 0, i;
+    size_t rows = 0, i, shown;
 
     fputs("<table class=\"data\"><thead><tr><th>configuration</th>"
           "<th>median (us)</th><th>energy per launch (mJ, 95% CI)</th>"
@@ -321,19 +360,23 @@ static void energy_table(kt_fig_ctx *c)
           "<th>energy per flop (against the device's best)</th>"
           "</tr></thead><tbody>\n",
           c->out);
-    for (i = 0; i < c->src->num_points; ++i) {
+    for (i = 0; i < c->src->num_points && rows < KT_ENERGY_ROWS; ++i) {
         const kt_src_point *p = &c->src->points[i];
         const json_t *e = measured_energy(p->record);
         if (p->ok && e && ++rows)
             energy_row(c, p->config, p->median, e);
     }
+    shown = i;
     json_array_foreach ((json_t *)fin, i, f) {
         if (rows || !measured_energy(f))
             continue;
         energy_row(c, kt_src_text(f, "config", "?"), kt_src_num(f, "median_us"),
                    measured_energy(f));
     }
-    fputs("</tbody></table>\n<p>", c->out);
+    fputs("</tbody></table>\n", c->out);
+    if (shown < c->src->num_points)
+        energy_rest(c, shown);
+    fputs("<p>", c->out);
     kt_html_escf(
         c->out,
         "The device's best: %s (the calibration's 1 GiB device-to-device copy "

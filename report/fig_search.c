@@ -129,23 +129,24 @@ static void path_chart(kt_fig_ctx *c, const json_t *path)
           c->out);
 }
 
-/* The best median after each evaluation, as a staircase. */
-static void trace_chart(kt_fig_ctx *c, const json_t *trace)
+/* A staircase of vals[i] * mul (or mul / vals[i] when invert) after each
+ * evaluation i + 1, under title with the y axis ytitle and the caption
+ * (plain text). */
+static void staircase(kt_fig_ctx *c, const json_t *vals, double mul, int invert,
+                      const char *title, const char *ytitle,
+                      const char *caption)
 {
-    size_t n = json_array_size(trace), i, m = 0;
+    size_t n = json_array_size(vals), i, m = 0;
     double *x = calloc(2 * n + 1, sizeof *x), *y = calloc(2 * n + 1, sizeof *y);
     double lo = INFINITY, hi = -INFINITY, prev = NAN;
-    const char *objective;
-    int by_time;
     kt_style line = {.color = kt_plot_color(0), .width = 2};
     kt_plot plot;
 
-    if (!x || !y)
-        goto done;
-    for (i = 0; i < n; ++i) {
-        const json_t *v = json_array_get(trace, i);
+    for (i = 0; x && y && i < n; ++i) {
+        const json_t *v = json_array_get(vals, i);
         double t = json_is_number(v) ? json_number_value(v) : NAN;
-        if (!(t > 0))
+        t = invert ? mul / t : mul * t;
+        if (!(t > 0) || !isfinite(t))
             continue;
         if (isfinite(prev)) {
             x[m] = (double)(i + 1);
@@ -170,37 +171,91 @@ static void trace_chart(kt_fig_ctx *c, const json_t *trace)
         hi += pad;
     }
     kt_scale_nice_domain(&plot.y.scale, lo, hi, 5);
-    /* Under another objective (energy, GFLOP/s) the trace is the time of
-     * the best point by that objective: it may rise, and says so. */
-    objective = kt_src_text(json_object_get(c->src->summary, "strategy"),
-                            "objective", "time");
-    by_time = strcmp(objective, "time") == 0;
-    plot.y.title = by_time ? "best median so far (\xC2\xB5s)"
-                           : "median of the best point so far (\xC2\xB5s)";
-    if (kt_plot_begin(&plot, c->next_id++, 720, 280,
-                      "Best median time after each evaluation"))
+    plot.y.title = ytitle;
+    if (kt_plot_begin(&plot, c->next_id++, 720, 280, title))
         goto done;
     kt_plot_axes(&plot);
     kt_plot_path(&plot, x, y, m, &line);
     fputs("<figure>\n", c->out);
     kt_plot_end(&plot, c->out);
-    if (by_time)
-        fputs("<figcaption>The best median found after each evaluation "
-              "(unique points sent to the GPU), by the points' own "
-              "measurements.</figcaption>\n</figure>\n",
-              c->out);
-    else {
-        fputs("<figcaption>", c->out);
-        kt_html_escf(c->out,
-                     "The median time of the best point by the objective (%s) "
-                     "after each evaluation (unique points sent to the GPU): "
-                     "it rises where a slower point is better by %s.",
-                     objective, objective);
-        fputs("</figcaption>\n</figure>\n", c->out);
-    }
+    fputs("<figcaption>", c->out);
+    kt_esc_write(c->out, caption);
+    fputs("</figcaption>\n</figure>\n", c->out);
 done:
     free(x);
     free(y);
+}
+
+/* How the objective's cost (tuner/objective.h: lower is better) reads on
+ * a chart: cost * mul, or mul / cost for a throughput; its axis title. */
+typedef struct kt_obj_view {
+    const char *name, *axis;
+    double mul;
+    int invert;
+} kt_obj_view;
+
+static const kt_obj_view *objective_view(const char *objective)
+{
+    static const kt_obj_view views[] = {
+        {"energy", "best energy per launch so far (mJ)", 1e3, 0},
+        {"edp", "best energy \xC3\x97 time so far (J\xC2\xB7s)", 1, 0},
+        {"gflops", "best GFLOP/s so far", 1e-9, 1},
+        {"gbs", "best GB/s so far", 1e-9, 1},
+        {"gflops_w", "best GFLOP/s per W so far", 1e-9, 1},
+        {"gbs_w", "best GB/s per W so far", 1e-9, 1},
+    };
+    for (size_t i = 0; i < sizeof views / sizeof *views; ++i)
+        if (strcmp(objective, views[i].name) == 0)
+            return &views[i];
+    return NULL;
+}
+
+/* The best by the run's objective after each evaluation (the summary's
+ * trace_objective), which never gets worse; then the time of that best
+ * point (the summary's trace), which under another objective than time
+ * may rise and is labelled so. */
+static void trace_charts(kt_fig_ctx *c, const json_t *trace)
+{
+    const json_t *tobj = json_object_get(c->src->summary, "trace_objective");
+    /* Summaries before trace_objective name it in their energy object. */
+    const char *objective =
+        kt_src_text(tobj, "objective",
+                    kt_src_text(json_object_get(c->src->summary, "energy"),
+                                "objective", "time"));
+    const kt_obj_view *v = objective_view(objective);
+    char title[160], caption[512];
+
+    if (strcmp(objective, "time") == 0 || !v) {
+        staircase(c, trace, 1, 0, "Best median time after each evaluation",
+                  "best median so far (\xC2\xB5s)",
+                  "The best median found after each evaluation (unique "
+                  "points sent to the GPU), by the points' own "
+                  "measurements.");
+        return;
+    }
+    snprintf(title, sizeof title, "Best %s after each evaluation", objective);
+    snprintf(caption, sizeof caption,
+             "The best %s found after each evaluation (unique points sent to "
+             "the GPU): the search's progress by its objective, which never "
+             "gets worse.",
+             objective);
+    if (json_array_size(json_object_get(tobj, "best")))
+        staircase(c, json_object_get(tobj, "best"), v->mul, v->invert, title,
+                  v->axis, caption);
+    else
+        fputs("<p class=\"missing\">The best by the objective after each "
+              "evaluation is in summaries of a newer ktune; below, the time "
+              "of the best point.</p>\n",
+              c->out);
+    snprintf(caption, sizeof caption,
+             "The median time of the best point by the objective (%s) after "
+             "each evaluation: it may rise, where a slower point is "
+             "better by %s.",
+             objective, objective);
+    staircase(c, trace, 1, 0,
+              "Median time of the best point after each "
+              "evaluation",
+              "median of the best point by the objective (\xC2\xB5s)", caption);
 }
 
 /* The path's start (its first element since issue 52: dim "start"), as a
@@ -260,6 +315,6 @@ void kt_fig_search(kt_fig_ctx *c)
               c->out);
     }
     if (json_array_size(trace))
-        trace_chart(c, trace);
+        trace_charts(c, trace);
     fputs("</section>\n", c->out);
 }

@@ -296,11 +296,64 @@ void kt_plot_path(kt_plot *p, const double *x, const double *y, size_t n,
         fputs("\"/>\n", p->body);
 }
 
+/* A marker's grid cell (one marker radius wide) in a long scatter. */
+typedef struct kt_plot_cell {
+    long long cx, cy;
+    size_t i;
+} kt_plot_cell;
+
+static int by_cell(const void *a, const void *b)
+{
+    const kt_plot_cell *x = a, *y = b;
+    if (x->cx != y->cx)
+        return x->cx < y->cx ? -1 : 1;
+    if (x->cy != y->cy)
+        return x->cy < y->cy ? -1 : 1;
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+/* Beyond KT_PLOT_MARKERS_ALL points, one marker per cell of one radius
+ * that holds any: the first point there (exactly placed, its own tip)
+ * stands for the others, which its tip counts. A chart shows no more than
+ * that (the others lie under it), and 100,000 circles made the page 50 MB.
+ * keep[i] is 0 for a point left out, else how many it stands for.
+ * Returns -1 without memory (then every point is drawn). */
+static int thin_markers(const kt_plot *p, const double *x, const double *y,
+                        size_t n, double r, size_t *keep)
+{
+    kt_plot_cell *c = malloc((n ? n : 1) * sizeof *c);
+    size_t m = 0;
+
+    if (!c)
+        return -1;
+    for (size_t i = 0; i < n; ++i) {
+        double px = map_x(p, x[i]), py = map_y(p, y[i]);
+        keep[i] = 0;
+        if (isfinite(px) && isfinite(py))
+            c[m++] = (kt_plot_cell){(long long)floor(px / r),
+                                    (long long)floor(py / r), i};
+    }
+    qsort(c, m, sizeof *c, by_cell);
+    for (size_t a = 0, b; a < m; a = b) {
+        for (b = a; b < m && c[b].cx == c[a].cx && c[b].cy == c[a].cy; ++b)
+            ;
+        keep[c[a].i] = b - a;
+    }
+    free(c);
+    return 0;
+}
+
 void kt_plot_markers(kt_plot *p, const double *x, const double *y, size_t n,
                      const kt_style *s, const char *const *tips)
 {
     double r = s && s->radius > 0 ? s->radius : 3.5;
     const char *c = s && s->color ? s->color : "currentColor";
+    size_t *keep = n > KT_PLOT_MARKERS_ALL ? malloc(n * sizeof *keep) : NULL;
+
+    if (keep && thin_markers(p, x, y, n, r, keep)) {
+        free(keep);
+        keep = NULL;
+    }
     fprintf(p->body,
             "<g class=\"markers\" clip-path=\"url(#kt-m%d)\" fill=\"%s\"",
             p->id, c);
@@ -309,7 +362,7 @@ void kt_plot_markers(kt_plot *p, const double *x, const double *y, size_t n,
     fputs(">", p->body);
     for (size_t i = 0; i < n; ++i) {
         double px = map_x(p, x[i]), py = map_y(p, y[i]);
-        if (!isfinite(px) || !isfinite(py))
+        if (!isfinite(px) || !isfinite(py) || (keep && !keep[i]))
             continue;
         fprintf(p->body, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\">", px, py,
                 r);
@@ -317,11 +370,15 @@ void kt_plot_markers(kt_plot *p, const double *x, const double *y, size_t n,
         if (tips && tips[i]) {
             fputs("<title>", p->body);
             kt_esc_write(p->body, tips[i]);
+            if (keep && keep[i] > 1)
+                fprintf(p->body, " (and %zu more points under this marker)",
+                        keep[i] - 1);
             fputs("</title>", p->body);
         }
         fputs("</circle>", p->body);
     }
     fputs("</g>\n", p->body);
+    free(keep);
 }
 
 static void whiskers(kt_plot *p, const double *at, const double *lo,

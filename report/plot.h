@@ -130,7 +130,11 @@ void kt_plot_axes(kt_plot *p);
 void kt_plot_path(kt_plot *p, const double *x, const double *y, size_t n,
                   const kt_style *s);
 
-/* A marker per point; tips[i] (optional, may be NULL) is its hover text. */
+/* A marker per point; tips[i] (optional, may be NULL) is its hover text.
+ * Beyond KT_PLOT_MARKERS_ALL points, one marker per cell of one marker
+ * radius that holds any (the first point there, its tip counting the
+ * others): what the chart shows, at a size a page can carry. */
+#define KT_PLOT_MARKERS_ALL 2000
 void kt_plot_markers(kt_plot *p, const double *x, const double *y, size_t n,
                      const kt_style *s, const char *const *tips);
 

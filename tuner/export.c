@@ -211,6 +211,59 @@ static json_t *strategy_json(const kt_tune_facts *f, const kt_tune_result *r)
     return j;
 }
 
+/* The best cost by the objective after each evaluation (the entries'
+ * running minimum, null before the first measured): the curve that
+ * "trace", the time of that best point, follows; under an objective other
+ * than time that time may rise while this never does. */
+static json_t *trace_objective(const kt_tune_facts *f, const kt_tune_result *r)
+{
+    kt_objective o = f->cfg->objective;
+    json_t *best = json_array();
+    double low = INFINITY;
+    size_t done = 0;
+
+    for (size_t i = 0; best && i < r->num_entries; ++i) {
+        const kt_tune_entry *e = &r->entries[i];
+        if (!e->order || e->order > r->evaluations)
+            continue;
+        if (e->status == KT_EVAL_OK && isfinite(e->cost) && e->cost < low)
+            low = e->cost;
+        /* Evaluations are numbered in visiting order: fill up to e's. */
+        for (; done < e->order; ++done)
+            json_array_append_new(best, number_or_null(low));
+    }
+    for (; best && done < r->evaluations; ++done)
+        json_array_append_new(best, number_or_null(low));
+    return json_pack("{s:s,s:s,s:o}", "objective", kt_objective_name(o), "unit",
+                     kt_objective_unit(o), "best", best);
+}
+
+/* The points that did not run, the time of the best point after each
+ * evaluation (trace) and the best by the objective (trace_objective). */
+static void add_invalid_and_traces(json_t *root, const kt_tune_facts *f,
+                                   const kt_tune_result *r)
+{
+    json_t *list = json_array();
+    for (size_t i = 0; i < r->num_entries; ++i) {
+        const kt_tune_entry *e = &r->entries[i];
+        json_t *x;
+        if (e->status == KT_EVAL_OK)
+            continue;
+        x = point_json(f, &e->point);
+        json_object_set_new(x, "status",
+                            json_string(kt_eval_status_name(e->status)));
+        json_object_set_new(x, "reason", json_string(e->reason));
+        json_object_set_new(x, "host_checked", json_boolean(e->host_checked));
+        json_array_append_new(list, x);
+    }
+    json_object_set_new(root, "invalid", list);
+    list = json_array();
+    for (size_t i = 0; i < r->evaluations; ++i)
+        json_array_append_new(list, number_or_null(r->trace[i]));
+    json_object_set_new(root, "trace", list);
+    json_object_set_new(root, "trace_objective", trace_objective(f, r));
+}
+
 json_t *kt_export_phases(const kt_tune_result *r)
 {
     const kt_eval_phases *p = &r->phases;
@@ -396,24 +449,7 @@ json_t *kt_export_summary(const kt_tune_facts *f, const kt_tune_result *r,
     json_object_set_new(root, "top", list);
     free(ranked);
     json_object_set_new(root, "path", path_json(f, r));
-    list = json_array();
-    for (size_t i = 0; i < r->num_entries; ++i) {
-        const kt_tune_entry *e = &r->entries[i];
-        json_t *x;
-        if (e->status == KT_EVAL_OK)
-            continue;
-        x = point_json(f, &e->point);
-        json_object_set_new(x, "status",
-                            json_string(kt_eval_status_name(e->status)));
-        json_object_set_new(x, "reason", json_string(e->reason));
-        json_object_set_new(x, "host_checked", json_boolean(e->host_checked));
-        json_array_append_new(list, x);
-    }
-    json_object_set_new(root, "invalid", list);
-    list = json_array();
-    for (size_t i = 0; i < r->evaluations; ++i)
-        json_array_append_new(list, number_or_null(r->trace[i]));
-    json_object_set_new(root, "trace", list);
+    add_invalid_and_traces(root, f, r);
     if (r->profiling)
         json_object_set_new(root, "metrics", metrics_json(r));
     if (f->replay) {

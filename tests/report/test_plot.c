@@ -299,6 +299,41 @@ static void palette_cycles(void **state)
     assert_string_not_equal(kt_plot_color(1), kt_plot_color(0));
 }
 
+/* Beyond KT_PLOT_MARKERS_ALL points a scatter draws one marker per cell
+ * of one radius that holds any, its tip counting the points it stands
+ * for (100,000 circles made a 50 MB page); below it, every point. */
+static void a_long_scatter_draws_what_a_chart_can_show(void **state)
+{
+    enum { N = 20000 };
+    static double x[N], y[N];
+    static const char *tips[N];
+    kt_plot p;
+    char *svg;
+    (void)state;
+    for (size_t i = 0; i < N; ++i) {
+        /* 100 distinct spots, each 200 times, and one lone point */
+        x[i] = 1 + (double)(i % 10) * 10;
+        y[i] = (double)((i / 10) % 10);
+        tips[i] = "vec4 block=256";
+    }
+    x[N - 1] = 99;
+    y[N - 1] = 9.9;
+    tips[N - 1] = "the lone one";
+    begin(&p, 1);
+    kt_plot_markers(&p, x, y, N, NULL, tips);
+    svg = svg_of(&p);
+    assert_int_equal(count(svg, "<circle"), 101);
+    assert_int_equal(count(svg, "(and 199 more points under this marker)"), 99);
+    assert_contains(svg, "<title>the lone one</title>");
+    free(svg);
+
+    begin(&p, 2);
+    kt_plot_markers(&p, x, y, KT_PLOT_MARKERS_ALL, NULL, tips);
+    svg = svg_of(&p);
+    assert_int_equal(count(svg, "<circle"), KT_PLOT_MARKERS_ALL);
+    free(svg);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -308,6 +343,7 @@ int main(void)
         cmocka_unit_test(explicit_ticks_use_their_labels_escaped),
         cmocka_unit_test(crowded_labels_are_turned_and_the_chart_grows),
         cmocka_unit_test(markers_carry_escaped_hover_titles),
+        cmocka_unit_test(a_long_scatter_draws_what_a_chart_can_show),
         cmocka_unit_test(whiskers_reference_lines_and_legend),
         cmocka_unit_test(text_width_counts_characters_not_bytes),
         cmocka_unit_test(labels_move_off_the_edge_and_off_the_lines),

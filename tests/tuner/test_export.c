@@ -103,6 +103,26 @@ static void the_summary_has_the_answer_and_the_replay_facts(void **state)
     assert_int_equal(json_array_size(json_object_get(j, "top")), 5);
     assert_int_equal(json_array_size(json_object_get(j, "trace")),
                      x.r.evaluations);
+    /* The best by the objective after each evaluation: one per
+     * evaluation, never worse than before (the report's "so far"). */
+    {
+        const json_t *tobj = json_object_get(j, "trace_objective");
+        const json_t *b = json_object_get(tobj, "best");
+        double last = INFINITY;
+        assert_string_equal(
+            json_string_value(json_object_get(tobj, "objective")), "time");
+        assert_string_equal(json_string_value(json_object_get(tobj, "unit")),
+                            "us");
+        assert_int_equal(json_array_size(b), x.r.evaluations);
+        for (size_t i = 0; i < json_array_size(b); ++i) {
+            const json_t *v = json_array_get(b, i);
+            if (json_is_null(v))
+                continue;
+            assert_true(json_real_value(v) <= last);
+            last = json_real_value(v);
+        }
+        assert_true(isfinite(last));
+    }
     /* The path: its start, then each step. */
     assert_int_equal(json_array_size(json_object_get(j, "path")),
                      x.r.num_steps + 1);
