@@ -3,7 +3,7 @@
 """Kernel Tuner's examples/cuda scripts under both tools, same machine,
 same run (issue 51): each script as `python SCRIPT` with Kernel Tuner
 installed (--kt-python: an interpreter that has Kernel Tuner 1.5.0, e.g.
-from the wheels in ../shared/peers/kernel-tuner) and as `python -m
+from the wheels bench/hub/fetch_wheels.sh downloads) and as `python -m
 ktune.kernel_tuner SCRIPT` (this checkout's package). Prints a Markdown
 table: wall time of each, their ratio, exit status; the scripts' own
 outputs go to --out. GPU only; commit the table under docs/results/ with
