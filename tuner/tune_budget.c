@@ -40,6 +40,8 @@ void kt_tune_budget_note_call(kt_tune *t, double call_s)
 {
     t->spent_s += call_s;
     ++t->spent_n;
+    if (call_s > t->spent_max_s)
+        t->spent_max_s = call_s;
 }
 
 double kt_tune_budget_reserve(const kt_tune *t)
@@ -52,13 +54,18 @@ double kt_tune_budget_reserve(const kt_tune *t)
     if (simulated(t))
         return 0;
     /* The measured mean per evaluation: the closing call measures each
-     * finalist once more, and the call in flight when the budget is
-     * checked may still take one. */
+     * finalist once more (their kernels are compiled by then). The call in
+     * flight when the budget is checked may be as long as the longest one
+     * so far: on a compile-bound search most calls are short and a few
+     * wait on a compile (the H100's convolution: 0.75 s mean, a 10 s wait
+     * as the last call overran max_seconds 60 by 7 s). */
     finals = finals < t->res->measured ? finals : t->res->measured;
     for (size_t s = 0; s < cfg->space->num_slots; ++s)
         finals += kt_tune_slot_is_reference(t, s) != 0; /* they join it */
     per = t->spent_n ? t->spent_s / (double)t->spent_n : 0;
-    reserve = per * (double)(finals + 1) + KT_TUNE_CLOSE_TAIL_S;
+    reserve = per * (double)finals +
+              (t->spent_max_s > per ? t->spent_max_s : per) +
+              KT_TUNE_CLOSE_TAIL_S;
     /* Windows the search's calls did not already take; a replay's are
      * recorded and cost no time. */
     if (p->energy && !kt_objective_needs_energy(cfg->objective) &&

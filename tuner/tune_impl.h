@@ -77,8 +77,9 @@ struct kt_tune {
     double call_end, call_s, call_gap_s;
     /* The budget (tune_budget.c): seconds the command spent before this
      * run began (from cfg->budget_origin), and the wall time of this run's
-     * evaluations (per point) and their count, for the closing reserve. */
-    double before_s, spent_s;
+     * evaluations (per point), the longest of them, and their count, for
+     * the closing reserve. */
+    double before_s, spent_s, spent_max_s;
     size_t spent_n;
     /* The convergence rule (kt_tune_converge; 0: none): stop once
      * `patience` evaluations in a row brought no gain beyond min_gain on

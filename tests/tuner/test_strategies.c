@@ -256,6 +256,32 @@ static void max_seconds_is_honoured(void **state)
     }
 }
 
+/* A compile-bound search: most calls are quick, every tenth waits 3 s on
+ * a compile. The closing reserve must cover the longest call seen, not
+ * the mean: the call in flight when the budget is checked may be one of
+ * the long ones (the H100's convolution at max_seconds=60 overran by 7 s
+ * on a 10 s compile wait with a 0.75 s mean). */
+static void a_long_call_in_flight_stays_within_max_seconds(void **state)
+{
+    const double budget = 5.0;
+    kt_counting_eval *c =
+        kt_counting_open(recs[0].path, recs[0].plugin, recs[0].op);
+    kt_tune_config cfg;
+    kt_tune_result r;
+    (void)state;
+    c->slow_every = 10;
+    c->slow_s = 3.0;
+    config(&recs[0], kt_strategy_find("random"), 1, &c->base, &cfg);
+    cfg.max_seconds = budget;
+    run(&cfg, &r);
+    assert_string_equal(r.stop_reason, "max_seconds reached");
+    if (r.elapsed_s > budget)
+        fail_msg("ran %.3f s with max_seconds %.3f after %zu calls",
+                 r.elapsed_s, budget, c->calls);
+    kt_tune_result_free(&r);
+    c->base.ops->close(&c->base);
+}
+
 static void answers_are_points_that_run(void **state)
 {
     (void)state;
@@ -723,6 +749,7 @@ int main(void)
         cmocka_unit_test(random_seeds_give_different_orders),
         cmocka_unit_test(max_evals_is_honoured),
         cmocka_unit_test(max_seconds_is_honoured),
+        cmocka_unit_test(a_long_call_in_flight_stays_within_max_seconds),
         cmocka_unit_test(answers_are_points_that_run),
         cmocka_unit_test(failing_points_are_recorded_and_skipped),
         cmocka_unit_test(the_easy_space_optimum_is_found_by_every_strategy),
