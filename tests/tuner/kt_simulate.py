@@ -8,8 +8,8 @@ strategy="brute_force") with the cache's own kernel name, problem size and
 tune_params, and checks that Kernel Tuner's best is ktune's (the --json
 summary's best parameters); with "ties", a configuration ktune found
 statistically tied with its best also agrees (Kernel Tuner ranks single
-numbers, each point's first median in the cache; ktune re-measures its
-finalists together). Exit 0 on agreement, 1 otherwise.
+numbers, ktune its finalists by paired rounds; the cache holds the
+finalists' closing medians). Exit 0 on agreement, 1 otherwise.
 """
 import json
 import sys
