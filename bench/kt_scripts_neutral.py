@@ -199,12 +199,13 @@ def neutral_call(a: dict, answers: list, write: Callable[[dict], None],
         except Exception as e:  # noqa: BLE001 -- one answer's failure is recorded
             entry["error"] = f"{type(e).__name__}: {e}"[:500]
         rec["configs"].append(entry)
-    flush = cp.empty(FLUSH_BYTES, dtype=cp.uint8)
+    with stream:
+        flush = cp.empty(FLUSH_BYTES, dtype=cp.uint8)
     start, end = cp.cuda.Event(), cp.cuda.Event()
     for r in range(WARMUPS + SAMPLES):
         for inst, entry, times in insts:
-            flush.fill(r & 0xFF)
-            with stream:
+            with stream:  # the flush too: a non-blocking stream waits for nothing else
+                flush.fill(r & 0xFF)
                 start.record(stream)
                 inst.launch(stream)
                 end.record(stream)
