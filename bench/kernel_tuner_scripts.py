@@ -22,6 +22,9 @@ session's budget: at most (2 * --limit + --neutral-limit) per script.
   python3 bench/kernel_tuner_scripts.py --examples .ktex/examples/cuda \\
       --kt-path /tmp/site --ktune-path /tmp/pyk --limit 20 --out $OUT/kts
 
+(--extra-path DIR: a folder with PyCUDA and its dependencies, for the two
+scripts that import it themselves; both tools get it.)
+
 --fake runs no process: a fake runner writes made-up records, to check the
 arguments, the bookkeeping and the table without a GPU.
 """
@@ -302,6 +305,9 @@ def main(argv: Optional[list] = None) -> int:
     ap.add_argument("--kt-path", default="", help="PYTHONPATH that has Kernel Tuner 1.5.0")
     ap.add_argument("--ktune-path", default="",
                     help="PYTHONPATH that has the ktune package (default: this checkout's python/)")
+    ap.add_argument("--extra-path", default="",
+                    help="PYTHONPATH both tools get after their own: what the scripts "
+                         "import themselves (PyCUDA for pnpoly.py, test_vector_add.py)")
     ap.add_argument("--python", default=sys.executable)
     ap.add_argument("--out", type=Path, default=Path("kts-out"))
     ap.add_argument("--limit", type=float, default=20.0,
@@ -332,9 +338,12 @@ def main(argv: Optional[list] = None) -> int:
             (o.out / w).mkdir(exist_ok=True)
     base = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     ktune_path = o.ktune_path or str(HERE.parent / "python")
-    envs = {"kernel_tuner": dict(base, PYTHONPATH=o.kt_path),
-            "ktune": dict(base, PYTHONPATH=ktune_path),
-            "neutral": dict(base, PYTHONPATH=ktune_path)}
+    def path(*parts: str) -> str:
+        return os.pathsep.join(p for p in parts if p)
+
+    envs = {"kernel_tuner": dict(base, PYTHONPATH=path(o.kt_path, o.extra_path)),
+            "ktune": dict(base, PYTHONPATH=path(ktune_path, o.extra_path)),
+            "neutral": dict(base, PYTHONPATH=path(ktune_path, o.extra_path))}
     runner = FakeRunner() if o.fake else Runner()
     rows, t0 = [], time.perf_counter()
     skipped = []
