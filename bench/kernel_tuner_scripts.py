@@ -238,7 +238,8 @@ def run_script(o: argparse.Namespace, runner: Any, script: str, envs: dict,
         cmd = [o.python, str(LAUNCH), "--tool", tool, "--record", str(rec),
                "--deadline", f"{time.time() + limit:.3f}", "--cache-dir", str(cache_dir)]
         cmd += target
-        if tool == "kernel_tuner":
+        if tool == "kernel_tuner":  # a cache left by an earlier run would be resumed
+            shutil.rmtree(cache_dir, ignore_errors=True)
             cache_dir.mkdir(parents=True, exist_ok=True)
         log = o.out / "logs" / f"{tool}-{script}.log"
         wall, status = runner.run(cmd, o.out / f"work-{tool}", envs[tool], log, limit)
