@@ -183,9 +183,10 @@ with open("drift.jsonl", "w") as f:
     f.writelines(json.dumps(r) + "\n" for r in recs)
 PY
 expect_exit 0 "$KTUNE" tune "$JOB" --replay "$REC" --resume \
-    --journal drift.jsonl --kt-cache drift.json
+    --journal drift.jsonl --kt-cache drift.json --json drift_summary.json
 check_cache drift.json 24
 expect_text "--kt-cache drift.json: Kernel Tuner, which takes the lowest time, will pick 256,1"
+printf '%s\n' "$out" >drift.out
 
 # Kernel Tuner 1.5.0 itself, in simulation mode, on the files ktune wrote.
 if [ "$failures" -eq 0 ]; then
@@ -194,5 +195,10 @@ if [ "$failures" -eq 0 ]; then
         full_summary.json || fail "Kernel Tuner's simulation mode"
     "$py" "$KT_SOURCE_DIR/tests/tuner/kt_simulate.py" closing.json \
         closing_summary.json || fail "Kernel Tuner's simulation mode on the closing figures"
+    # The drifted file: Kernel Tuner picks what the run said it would.
+    "$py" "$KT_SOURCE_DIR/tests/tuner/kt_simulate.py" drift.json \
+        drift_summary.json ties drift.out || fail "Kernel Tuner's pick as noted"
+    "$py" "$KT_SOURCE_DIR/tests/tuner/kt_simulate.py" drift.json \
+        drift_summary.json ties >/dev/null && fail "the drifted file agreed without the note"
 fi
 finish
