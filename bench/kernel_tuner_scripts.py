@@ -230,7 +230,8 @@ def run_script(o: argparse.Namespace, runner: Any, script: str, envs: dict,
                limit: float) -> dict:
     row: dict[str, Any] = {"script": script, "limit_s": limit}
     is_test = script.startswith("test_")
-    target = ["-m", "pytest", "-q", "-p", "no:cacheprovider", script] if is_test else [script]
+    target = ["--"] + (["-m", "pytest", "-q", "-p", "no:cacheprovider", script] if is_test
+                       else [script])
     for tool in TOOLS:
         rec = o.out / "records" / f"{tool}-{script}.jsonl"
         rec.unlink(missing_ok=True)

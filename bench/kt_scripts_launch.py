@@ -5,7 +5,7 @@ and records each tune_kernel call it makes (JSON lines, --record).
 
     python3 kt_scripts_launch.py --tool kernel_tuner|ktune|neutral \\
         --record REC.jsonl [--deadline EPOCH] [--answers A.json] \\
-        SCRIPT.py [ARGS] | -m MODULE [ARGS]
+        -- SCRIPT.py [ARGS] | -- -m MODULE [ARGS]   (or SCRIPT.py last, alone)
 
 --tool kernel_tuner: `import kernel_tuner` is Kernel Tuner 1.5.0 (on the
 path); ktune: ktune answers it, as `python -m ktune.kernel_tuner` does;
@@ -135,8 +135,12 @@ def main(argv: Optional[list] = None) -> None:
                     help="epoch seconds the run must end by (0: none)")
     ap.add_argument("--cache-dir", default="", help="Kernel Tuner's cache files")
     ap.add_argument("--answers", help="neutral: JSON list, per call, of the answers")
-    ap.add_argument("rest", nargs=argparse.REMAINDER)
-    o = ap.parse_args(argv)
+    args = list(sys.argv[1:] if argv is None else argv)
+    # What follows "--" (or the first argument not an option of ours) is
+    # the script's command line, "-m MODULE ..." included.
+    cut = args.index("--") if "--" in args else None
+    o = ap.parse_args(args[:cut] if cut is not None else args[:-1] if args else [])
+    o.rest = args[cut + 1:] if cut is not None else args[-1:]
     if not o.rest:
         ap.error("a script (or -m MODULE) is required")
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
