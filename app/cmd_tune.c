@@ -456,8 +456,7 @@ static int tune(const tune_args *a, tune_run *t, kt_sweep_row *row, int *fatal)
         return kt_cli_fail(&err);
     st = kt_tune_run(&t->cfg, &t->result, &err);
     t->cfg.on_entry = NULL;
-    if (kt_ktcache_writer_close(cache, st ? NULL : &err))
-        st = err.status;
+    st = kt_tune_app_close_kt_cache(cache, &t->result, st, &err);
     t->result.open_s = t->open_s;
     t->result.calibration_s = t->calib_s;
     t->result.exec_s = t->exec_s;

@@ -128,6 +128,13 @@ void kt_tune_app_t1_close(const tune_args *a, int rc);
 
 /* The CONFIG the user named (the T1 file, not the declaration made of
  * it), for messages. */
+/* --kt-cache after the run: the finalists' closing figures written in
+ * (when the run, status st, succeeded) and the file closed (left open for
+ * readers when st is a failure). st, or the writer's failure into err. */
+kt_status kt_tune_app_close_kt_cache(kt_ktcache_writer *cache,
+                                     const kt_tune_result *r, kt_status st,
+                                     kt_err *err);
+
 const char *kt_tune_app_named(const tune_args *a);
 
 /* The evaluator lets go of the device (a worker ends); seconds it took. */

@@ -60,6 +60,17 @@ kt_status kt_tune_app_open_kt_cache(const tune_args *a, tune_run *t,
     return KT_S_OK;
 }
 
+kt_status kt_tune_app_close_kt_cache(kt_ktcache_writer *cache,
+                                     const kt_tune_result *r, kt_status st,
+                                     kt_err *err)
+{
+    if (!st && kt_ktcache_writer_finals(cache, r, err))
+        st = err->status;
+    if (kt_ktcache_writer_close(cache, st ? NULL : err))
+        st = err->status;
+    return st;
+}
+
 const char *kt_tune_app_named(const tune_args *a)
 {
     return a->t1 ? a->t1 : a->config;

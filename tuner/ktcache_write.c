@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "core/fileio.h"
+#include "core/msg.h"
 #include "core/outfile.h"
 #include "tuner/ktcache.h"
 #include "tuner/replay_ext.h"
@@ -29,6 +30,10 @@ struct kt_ktcache_writer {
     const kt_extrec *ext; /* the replayed recording, or NULL */
     const kt_space_variant *slot;
     json_t *keys; /* configurations in the file: key -> true */
+    /* The finalists' closing figures, written over their entries when the
+     * file is closed: key -> {time, times}; the answer's key. */
+    json_t *finals;
+    char *winner;
     double last_sync;
     int unsynced;
 };
@@ -278,7 +283,8 @@ kt_status kt_ktcache_writer_open(const char *path, const kt_tune_facts *f,
     kt_status rc = KT_S_OK;
 
     *out = NULL;
-    if (!w || !(w->path = strdup(path)) || !(w->keys = json_object())) {
+    if (!w || !(w->path = strdup(path)) || !(w->keys = json_object()) ||
+        !(w->finals = json_object())) {
         rc = kt_err_set(err, KT_S_NOMEM, "out of memory");
         goto done;
     }
@@ -393,6 +399,23 @@ static void recorded_fields(const kt_extrec *rec, const kt_extrec_record *r,
     json_object_set_new(j, "framework_time", json_real(r->framework_ms));
 }
 
+/* A measured point's key, and its parameters into j (when not NULL). */
+static void live_key(const kt_ktcache_writer *w, const kt_point *pt,
+                     json_t *key, json_t *j)
+{
+    const kt_variant *v = &w->f->op->variants[pt->variant];
+    json_t *parts = json_array();
+
+    for (uint32_t p = 0; p < pt->count; ++p) {
+        json_t *value = param_value(&v->params[p], pt->values[p]);
+        if (j)
+            json_object_set(j, v->params[p].name, value);
+        json_array_append_new(parts, value);
+    }
+    join_key(parts, key);
+    json_decref(parts);
+}
+
 /* The entry and its key; NULL entry: nothing to write. */
 static json_t *entry_json(const kt_ktcache_writer *w, const kt_tune_entry *e,
                           json_t *key)
@@ -417,15 +440,7 @@ static json_t *entry_json(const kt_ktcache_writer *w, const kt_tune_entry *e,
         }
         recorded_fields(w->ext, r, e, j);
     } else {
-        const kt_variant *v = &w->f->op->variants[e->point.variant];
-        json_t *parts = json_array();
-        for (uint32_t p = 0; p < e->point.count; ++p) {
-            json_t *value = param_value(&v->params[p], e->point.values[p]);
-            json_object_set(j, v->params[p].name, value);
-            json_array_append_new(parts, value);
-        }
-        join_key(parts, key);
-        json_decref(parts);
+        live_key(w, &e->point, key, j);
         live_fields(e, j);
     }
     stamp(e->when, j);
@@ -482,11 +497,105 @@ kt_status kt_ktcache_writer_on_entry(void *ctx, const kt_tune_entry *e,
     return kt_ktcache_writer_add(ctx, e, err);
 }
 
+kt_status kt_ktcache_writer_finals(kt_ktcache_writer *w,
+                                   const kt_tune_result *r, kt_err *err)
+{
+    kt_status rc = KT_S_OK;
+
+    if (!w || w->ext || !r->final_measured || !r->has_best)
+        return KT_S_OK;
+    for (size_t i = 0; i < r->num_finals && !rc; ++i) {
+        const kt_tune_final *f = &r->finals[i];
+        json_t *key = json_string(""), *fig = json_object();
+        json_t *times = json_array();
+        for (size_t k = 0; times && k < f->num_samples; ++k)
+            if (isfinite(f->samples_us[k]))
+                json_array_append_new(times, json_real(f->samples_us[k] / 1e3));
+        if (key)
+            live_key(w, &f->point, key, NULL);
+        if (!key || !fig || !times ||
+            json_object_set_new(fig, "time",
+                                json_real(f->stats.median / 1e3)) ||
+            json_object_set(fig, "times", times) ||
+            json_object_set(w->finals, json_string_value(key), fig) ||
+            (i == 0 && !(w->winner = strdup(json_string_value(key)))))
+            rc = kt_err_set(err, KT_S_NOMEM, "out of memory");
+        json_decref(key);
+        json_decref(fig);
+        json_decref(times);
+    }
+    return rc;
+}
+
+/* The configuration Kernel Tuner takes from doc's cache (the lowest
+ * "time"), noted where it is not the answer. */
+static void note_kt_best(const kt_ktcache_writer *w, const json_t *cache)
+{
+    const char *key, *best = NULL;
+    const json_t *e, *mine = json_object_get(cache, w->winner);
+    double low = INFINITY;
+
+    json_object_foreach ((json_t *)cache, key, e) {
+        const json_t *t = json_object_get(e, "time");
+        if (json_is_real(t) && json_real_value(t) < low) {
+            low = json_real_value(t);
+            best = key;
+        }
+    }
+    if (best && mine && strcmp(best, w->winner) != 0)
+        kt_msg("--kt-cache %s: Kernel Tuner, which takes the lowest time, "
+               "will pick %s (%.6g ms, as the search measured it) over "
+               "ktune's answer %s (%.6g ms, its closing re-measurement "
+               "with the other finalists)\n",
+               w->path, best, low, w->winner,
+               json_real_value(json_object_get(mine, "time")));
+}
+
+/* The file as a closed document with the finalists' closing figures
+ * written over their entries, put in place whole; text is the open file
+ * closed. */
+static kt_status rewrite_finals(kt_ktcache_writer *w, const char *text,
+                                size_t len, kt_err *err)
+{
+    json_error_t jerr;
+    json_t *doc = json_loadb(text, len, 0, &jerr);
+    json_t *cache = json_object_get(doc, "cache"), *fig, *entry;
+    const char *key;
+    char *head = doc ? header_text(doc) : NULL;
+    FILE *out = head ? kt_out_open(w->path) : NULL;
+    int ok = out && fputs(head, out) >= 0;
+    kt_status rc = KT_S_OK;
+
+    json_object_foreach (w->finals, key, fig)
+        if ((entry = json_object_get(cache, key)))
+            json_object_update(entry, fig);
+    json_object_foreach (cache, key, entry) {
+        char *t = entry_text(key, entry);
+        ok = ok && t && fputs(t, out) >= 0;
+        free(t);
+    }
+    /* Over the last entry's comma (there are entries: the finalists'). */
+    ok = ok && json_object_size(cache) && fseek(out, -1, SEEK_CUR) == 0;
+    ok = ok && fputs("}\n}\n", out) >= 0;
+    if (!out || (ok ? kt_out_close(out) != 0 : (kt_out_discard(out), 1)))
+        rc =
+            kt_err_set(err, KT_S_IO, "--kt-cache %s: cannot close: %s", w->path,
+                       !doc ? jerr.text
+                       : ok ? strerror(errno)
+                            : "out of memory");
+    if (!rc)
+        note_kt_best(w, cache);
+    free(head);
+    json_decref(doc);
+    return rc;
+}
+
 /* The open text closed as Kernel Tuner's close_cache closes it: the last
- * comma dropped, "}\n}" added; put in place whole. */
+ * comma dropped, "}\n}" added; put in place whole (with the finalists'
+ * closing figures, where kt_ktcache_writer_finals gave them). */
 static kt_status close_file(kt_ktcache_writer *w, kt_err *err)
 {
-    char *text = NULL;
+    char *text = NULL, *closed;
     size_t len = 0;
     FILE *out;
     kt_status rc;
@@ -497,6 +606,16 @@ static kt_status close_file(kt_ktcache_writer *w, kt_err *err)
         --len;
     if (len && text[len - 1] == ',')
         --len;
+    if (json_object_size(w->finals) && w->winner) {
+        if ((closed = realloc(text, len + 4))) {
+            text = closed;
+            memcpy(text + len, "}\n}", 3);
+            rc = rewrite_finals(w, text, len + 3, err);
+        } else
+            rc = kt_err_set(err, KT_S_NOMEM, "out of memory");
+        free(text);
+        return rc;
+    }
     out = kt_out_open(w->path);
     if (!out || fwrite(text, 1, len, out) != len || fputs("}\n}\n", out) < 0 ||
         kt_out_close(out) != 0) {
@@ -523,6 +642,8 @@ kt_status kt_ktcache_writer_close(kt_ktcache_writer *w, kt_err *err)
             rc = close_file(w, err);
     }
     json_decref(w->keys);
+    json_decref(w->finals);
+    free(w->winner);
     free(w->path);
     free(w);
     return rc;

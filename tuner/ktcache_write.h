@@ -46,6 +46,18 @@ kt_status kt_ktcache_writer_open(const char *path, const kt_tune_facts *f,
 kt_status kt_ktcache_writer_add(kt_ktcache_writer *w, const kt_tune_entry *e,
                                 kt_err *err);
 
+/* Gives r's finalists their closing re-measurement's figures ("time" its
+ * median, "times" its samples, ms) in place of the search's, when w is
+ * closed: those figures decided r's answer, and Kernel Tuner (its
+ * simulation mode, its best) takes the lowest "time". Where the file
+ * still has a lower time than the answer's (a point the search measured
+ * below the answer's closing median), closing notes on stderr which
+ * configuration Kernel Tuner will pick and why. Nothing for a replay of
+ * another tool's recording (its own figures are written) or a run without
+ * a closing call. r is read now, not kept. */
+kt_status kt_ktcache_writer_finals(kt_ktcache_writer *w,
+                                   const kt_tune_result *r, kt_err *err);
+
 /* Closes the file's JSON (when w is not NULL) and frees w. A failure
  * leaves the open file, which readers still take. */
 kt_status kt_ktcache_writer_close(kt_ktcache_writer *w, kt_err *err);

@@ -1131,6 +1131,8 @@ void kt_tune_result_free(kt_tune_result *r)
     free(r->entries);
     free(r->trace);
     free(r->steps);
+    for (size_t i = 0; i < r->num_finals; ++i)
+        free(r->finals[i].samples_us);
     free(r->finals);
     free(r->worker_stats);
     memset(r, 0, sizeof *r);

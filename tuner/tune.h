@@ -157,7 +157,13 @@ typedef struct kt_tune_step {
 /* One finalist of the closing re-measurement. */
 typedef struct kt_tune_final {
     kt_point point;
-    kt_stats stats;     /* of the closing measurement */
+    kt_stats stats; /* of the closing measurement */
+    /* Its samples (us, one per round, NaN where discarded), which the
+     * stats come from; owned. NULL (0) where no closing call measured it
+     * (a single finalist keeps its search-time entry). --kt-cache writes
+     * them, as they decided the answer. */
+    double *samples_us;
+    size_t num_samples;
     kt_energy energy;   /* of the closing measurement, where measured */
     double cost;        /* the objective's (kt_objective_cost) */
     kt_ratio vs_winner; /* objective / the winner's, paired; 1 for it */

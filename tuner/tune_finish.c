@@ -95,6 +95,41 @@ static void keep_incumbent(const kt_tune *t, kt_point *pts, size_t n)
         pts[n - 1] = t->incumbent;
 }
 
+/* A single finalist is the answer as the search measured it: no closing
+ * call. */
+static void only_finalist(kt_tune *t, const kt_point *pt)
+{
+    kt_tune_result *res = t->res;
+    const kt_tune_entry *e;
+    uint64_t index;
+
+    kt_space_index(t->cfg->space, pt, &index);
+    e = kt_tune_find_entry(t, index);
+    res->finals[0].point = *pt;
+    res->finals[0].stats = e->timing.kernel;
+    if (e->energy)
+        res->finals[0].energy = *e->energy;
+    res->finals[0].cost = e->cost;
+    res->finals[0].vs_winner.ratio = 1;
+    res->num_finals = 1;
+    res->has_best = 1;
+}
+
+/* The closing call's samples of a finalist, for those who write them out
+ * (--kt-cache). */
+static kt_status keep_samples(const kt_timing *from, kt_tune_final *f,
+                              kt_err *err)
+{
+    if (!from->samples_us || !from->num_rounds)
+        return KT_S_OK;
+    if (!(f->samples_us = malloc(from->num_rounds * sizeof *f->samples_us)))
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    memcpy(f->samples_us, from->samples_us,
+           from->num_rounds * sizeof *f->samples_us);
+    f->num_samples = from->num_rounds;
+    return KT_S_OK;
+}
+
 kt_status kt_tune_finish(kt_tune *t, kt_err *err)
 {
     const kt_tune_config *cfg = t->cfg;
@@ -127,16 +162,7 @@ kt_status kt_tune_finish(kt_tune *t, kt_err *err)
     keep_incumbent(t, pts, n);
     add_references(t, pts, &n);
     if (n == 1) {
-        uint64_t index;
-        kt_space_index(cfg->space, &pts[0], &index);
-        res->finals[0].point = pts[0];
-        res->finals[0].stats = kt_tune_find_entry(t, index)->timing.kernel;
-        if (kt_tune_find_entry(t, index)->energy)
-            res->finals[0].energy = *kt_tune_find_entry(t, index)->energy;
-        res->finals[0].cost = kt_tune_find_entry(t, index)->cost;
-        res->finals[0].vs_winner.ratio = 1;
-        res->num_finals = 1;
-        res->has_best = 1;
+        only_finalist(t, &pts[0]);
         goto done;
     }
     if ((rc = kt_tune_run_calls(t, "final", pts, n, 1, r, &answered, err)))
@@ -178,6 +204,8 @@ kt_status kt_tune_finish(kt_tune *t, kt_err *err)
             kt_tune_final *f = &res->finals[res->num_finals++];
             f->point = pts[idx[a]];
             f->stats = r[idx[a]].timing.kernel;
+            if ((rc = keep_samples(&r[idx[a]].timing, f, err)))
+                goto done;
             f->energy = r[idx[a]].energy;
             f->cost = kt_tune_result_cost(t, &r[idx[a]]);
             if (a == winner) {

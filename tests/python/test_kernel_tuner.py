@@ -282,3 +282,28 @@ def test_env_is_json_serialisable_with_numpy_problem_size():
     json.dumps((res, env))
     assert env["problem_size"] == [2000, 2000] and env["device_name"] == "NVIDIA H100"
     assert env["total_compile_time"] == pytest.approx(250.0)
+
+
+def test_default_strategy_is_exhaustive_where_it_ends_and_auto_beyond():
+    """strategy=None: brute force (exhaustive) on spaces it finishes, auto
+    (stops by itself) on convolution.py's ~3M points or under a budget
+    too short for a larger space; a metric objective is always exhaustive."""
+    small = {"block_size_x": list(range(32, 1025, 32))}           # 32 points
+    mid = {"a": list(range(40)), "b": list(range(36))}             # 1440
+    huge = {"a": list(range(256)), "b": list(range(12288))}        # ~3M
+    pick = interface._default_strategy
+    assert pick(small, {}, "time") == "exhaustive"
+    assert pick(small, {"time_limit": 20}, "time") == "exhaustive"
+    assert pick(mid, {}, "time") == "exhaustive"
+    assert pick(mid, {"time_limit": 20}, "time") == "auto"
+    assert pick(huge, {}, "time") == "auto"
+    assert pick(huge, {}, "GFLOP/s") == "exhaustive"
+
+
+def test_empty_arrays_get_one_element_and_nothing_to_verify():
+    """spmv.py under numpy 2 passes empty arrays (its nnz overflows int32):
+    Kernel Tuner allocates 0 bytes, ktune one element, never checked."""
+    a, b = np.zeros(0, np.int32), np.ones(4, np.float32)
+    args, answer = interface._nonempty([a, b, np.int32(3)], [np.zeros(0), b, None])
+    assert args[0].shape == (1,) and args[0].dtype == np.int32
+    assert args[1] is b and answer == [None, b, None]

@@ -6,9 +6,11 @@
 # its journal resumed writes every point it answered into a cache; a
 # second run continues the file without writing a configuration twice;
 # another kernel's file and a space of several variants are refused (exit
-# 2). Last, Kernel Tuner 1.5.0 itself reads the file in simulation mode
-# (brute_force) and finds ktune's best (skipped with a note where Kernel
-# Tuner cannot be pip-installed).
+# 2). The finalists' entries hold their closing re-measurement's figures
+# (a resumed journal whose closing round ranked them otherwise than the
+# search). Last, Kernel Tuner 1.5.0 itself reads the files in simulation
+# mode (brute_force) and finds ktune's best (skipped with a note where
+# Kernel Tuner cannot be pip-installed).
 . "$KT_SOURCE_DIR/tests/cli/lib.sh"
 
 fail() {
@@ -117,10 +119,86 @@ expect_text "a Kernel Tuner cache holds one kernel's parameters; this space has 
 expect_exit 2 "$KTUNE" tune "$JOB" --replay "$REC" --kt-cache -
 expect_text "--kt-cache: '-'"
 
-# Kernel Tuner 1.5.0 itself, in simulation mode, on the file ktune wrote.
+# The answer comes from the finalists' closing re-measurement; the file
+# gives them its figures. On a GPU the closing round can rank the finalists
+# otherwise than the search did (the H100's hub convolution T1 run did);
+# here the recorded run's journal is made to say so: its closing round
+# measured vec4 block=1024 items=1 3% faster than the search did (every
+# sample, paired rounds kept). The run resumed from it answers 1024,1, and
+# the cache's lowest time is that answer's closing median (the search put
+# 64,1 lowest: a file of search-time figures leads Kernel Tuner to 64,1).
+expect_exit 0 "$KTUNE" tune "$JOB" --replay "$REC" --journal closing.jsonl \
+    --quiet
+python3 - <<'PY' || fail "the closing round's journal"
+import json
+recs = [json.loads(l) for l in open("closing.jsonl")]
+final = [r for r in recs if r.get("purpose") == "final"]
+assert len(final) == 3, len(final)
+for r in final:
+    if r["point"]["params"] == {"block": 1024, "items": 1}:
+        t = r["timing"]
+        t["samples_us"] = [x * 0.97 for x in t["samples_us"]]
+        for k in ("median", "min", "max", "mean", "stddev", "q1", "q3",
+                  "ci_lo", "ci_hi"):
+            t["kernel"][k] *= 0.97
+        break
+else:
+    raise AssertionError("1024,1 is not a finalist")
+with open("closing.jsonl", "w") as f:
+    f.writelines(json.dumps(r) + "\n" for r in recs)
+PY
+expect_exit 0 "$KTUNE" tune "$JOB" --replay "$REC" --resume \
+    --journal closing.jsonl --kt-cache closing.json --json closing_summary.json
+check_cache closing.json 24
+python3 - <<'PY' || fail "the finalists' closing figures in the cache"
+import json
+s = json.load(open("closing_summary.json"))
+assert s["best"]["params"] == {"block": 1024, "items": 1}, s["best"]
+closing = {f"{f['params']['block']},{f['params']['items']}": f["median_us"]
+           for f in s["finalists"]}
+cache = json.load(open("closing.json"))["cache"]
+for key, median in closing.items():
+    assert abs(cache[key]["time"] - median / 1e3) < 1e-9, (key, cache[key]["time"], median)
+# Non-finalists keep the search's figure.
+assert abs(cache["64,2"]["time"] - 0.007712000049650669) < 1e-9, cache["64,2"]["time"]
+timed = {k: e["time"] for k, e in cache.items() if isinstance(e["time"], float)}
+assert min(timed, key=timed.get) == "1024,1", sorted(timed.items(), key=lambda x: x[1])[:3]
+PY
+
+# A closing round slower throughout (every finalist 5% above its search
+# figure) leaves a point the search measured, 256,1, below the answer:
+# the file cannot lead Kernel Tuner to ktune's answer, and the run says so.
+expect_exit 0 "$KTUNE" tune "$JOB" --replay "$REC" --journal drift.jsonl --quiet
+python3 - <<'PY' || fail "the drifting closing round's journal"
+import json
+recs = [json.loads(l) for l in open("drift.jsonl")]
+for r in recs:
+    if r.get("purpose") == "final" and r["status"] == "ok":
+        t = r["timing"]
+        t["samples_us"] = [x * 1.05 for x in t["samples_us"]]
+        for k in ("median", "min", "max", "mean", "stddev", "q1", "q3",
+                  "ci_lo", "ci_hi"):
+            t["kernel"][k] *= 1.05
+with open("drift.jsonl", "w") as f:
+    f.writelines(json.dumps(r) + "\n" for r in recs)
+PY
+expect_exit 0 "$KTUNE" tune "$JOB" --replay "$REC" --resume \
+    --journal drift.jsonl --kt-cache drift.json --json drift_summary.json
+check_cache drift.json 24
+expect_text "--kt-cache drift.json: Kernel Tuner, which takes the lowest time, will pick 256,1"
+printf '%s\n' "$out" >drift.out
+
+# Kernel Tuner 1.5.0 itself, in simulation mode, on the files ktune wrote.
 if [ "$failures" -eq 0 ]; then
     . "$KT_SOURCE_DIR/tests/tuner/kt_venv.sh"
     "$py" "$KT_SOURCE_DIR/tests/tuner/kt_simulate.py" full.json \
         full_summary.json || fail "Kernel Tuner's simulation mode"
+    "$py" "$KT_SOURCE_DIR/tests/tuner/kt_simulate.py" closing.json \
+        closing_summary.json || fail "Kernel Tuner's simulation mode on the closing figures"
+    # The drifted file: Kernel Tuner picks what the run said it would.
+    "$py" "$KT_SOURCE_DIR/tests/tuner/kt_simulate.py" drift.json \
+        drift_summary.json ties drift.out || fail "Kernel Tuner's pick as noted"
+    "$py" "$KT_SOURCE_DIR/tests/tuner/kt_simulate.py" drift.json \
+        drift_summary.json ties >/dev/null && fail "the drifted file agreed without the note"
 fi
 finish

@@ -66,7 +66,27 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
         return
     sys.argv = list(args)
     sys.path.insert(0, os.path.dirname(os.path.abspath(args[0])))
-    runpy.run_path(args[0], run_name="__main__")
+    try:
+        runpy.run_path(args[0], run_name="__main__")
+    except ModuleNotFoundError as e:
+        _note_missing(args[0], e)
+        raise
+
+
+# Modules a Kernel Tuner script may import itself that ktune neither needs
+# nor provides (a stand-in would pretend to be them): what to say.
+_OWN_IMPORTS = {
+    "pycuda": "PyCUDA (pnpoly.py, for instance, allocates its mapped host "
+              "memory with it); ktune runs without PyCUDA and provides no "
+              "stand-in: install pycuda to run the script's own PyCUDA code",
+}
+
+
+def _note_missing(script: str, e: ModuleNotFoundError) -> None:
+    top = (e.name or "").split(".")[0]
+    if top in _OWN_IMPORTS:
+        sys.stderr.write(f"python -m ktune.kernel_tuner: {os.path.basename(script)} "
+                         f"imports {top} itself: {_OWN_IMPORTS[top]}\n")
 
 
 if __name__ == "__main__":

@@ -40,11 +40,30 @@ _DEFAULT_BLOCK = ("block_size_x", "block_size_y", "block_size_z")
 _STRATEGY = {None: "exhaustive", "brute_force": "exhaustive",
              "random_sample": "random"}
 _STRATEGY_OPTIONS = {"max_fevals", "time_limit", "fraction"}
+# strategy=None is Kernel Tuner's brute force; ktune runs exhaustive where
+# that ends in reasonable time (the Cartesian product at most
+# _EXHAUSTIVE_MAX points without a budget in strategy_options, at most
+# _EXHAUSTIVE_BUDGETED with one: a few seconds of evaluations) and its
+# default search, auto, otherwise: it stops by itself (convergence, or the
+# budget), where brute force over convolution.py's ~3M points would run for
+# days, and a cut exhaustive run would answer from the first points only.
+_EXHAUSTIVE_MAX = 4096
+_EXHAUSTIVE_BUDGETED = 256
 ENV_PROTOCOL = "KTUNE_KT_PROTOCOL"
 # Headers NVRTC needs where Kernel Tuner's nvcc takes the real ones
 # (nvrtc_include/cub/cub.cuh says why), first on the include path.
 _NVRTC_INCLUDE = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                               "nvrtc_include")
+
+
+def _lang_refusal(lang: Any) -> str:
+    host = str(lang).lower() in ("c", "c++", "fortran")
+    return (f"{lang!r}: " + ("Kernel Tuner's backend for host code (a host "
+                             "function built by a C/C++/Fortran compiler and "
+                             "timed as a whole, e.g. pnpoly.py's "
+                             "cn_pnpoly_host), which ktune does not have; "
+                             if host else "") +
+            "ktune tunes CUDA kernels (lang None, 'CUDA', 'cupy' or 'nvcuda')")
 
 
 def _unsupported(name: str, why: str) -> KtuneUnsupportedError:
@@ -178,7 +197,7 @@ def _declare(kernel_name: str, kernel_source: Any, problem_size: Any,
         smem = size
     source, include_dirs = _source(kernel_source)
     include_dirs.insert(0, _NVRTC_INCLUDE)
-    args = list(arguments)
+    args, answer = _nonempty(arguments, answer)
     space = _space_file(folder, tune_params, restrictions, block)
     k = _kernel.Kernel(
         kernel_name, source, args, {},
@@ -195,6 +214,21 @@ def _declare(kernel_name: str, kernel_source: Any, problem_size: Any,
         k._guard_defaults = {p["Name"]: p["Default"] for p in
                              json.load(f)["ConfigurationSpace"]["TuningParameters"]}
     return k
+
+
+def _nonempty(arguments: Sequence[Any], answer: Any) -> tuple[list[Any], Any]:
+    """The arguments with each empty array given one zero element, and
+    nothing to verify there: Kernel Tuner passes a 0-byte allocation
+    (spmv.py under numpy 2 makes its arrays empty: its nnz overflows
+    int32), ktune's buffers hold at least one element; a kernel that keeps
+    to its sizes never reads it."""
+    args, ans = list(arguments), list(answer) if answer is not None else None
+    for i, a in enumerate(args):
+        if isinstance(a, np.ndarray) and a.size == 0:
+            args[i] = np.zeros(1, dtype=a.dtype)
+            if ans is not None and i < len(ans) and ans[i] is not None and np.size(ans[i]) == 0:
+                ans[i] = None
+    return args, ans
 
 
 def _status_value(p: Mapping[str, Any]) -> Any:
@@ -319,8 +353,7 @@ def tune_kernel(kernel_name: str, kernel_source: Any, problem_size: Any,
     """
     start = _time.perf_counter()
     if lang is not None and str(lang).lower() not in _CUDA_LANGS:
-        raise _unsupported("lang", f"{lang!r}: ktune tunes CUDA kernels "
-                           "(lang None, 'CUDA', 'cupy' or 'nvcuda')")
+        raise _unsupported("lang", _lang_refusal(lang))
     _refuse(verify=(verify, "a verification callable is not supported (ktune "
                     "verifies in its worker process); give answer and atol"),
             texmem_args=(texmem_args, "texture memory is not supported"),
@@ -343,6 +376,8 @@ def tune_kernel(kernel_name: str, kernel_source: Any, problem_size: Any,
     options = dict(strategy_options or {})
     unknown = set(options) - _STRATEGY_OPTIONS
     strategy_name = _STRATEGY.get(strategy, strategy)
+    if strategy is None:
+        strategy_name = _default_strategy(tune_params, options, objective)
     if objective != "time" and strategy_name != "exhaustive":
         raise _unsupported("objective", f"{objective!r} with strategy "
                            f"{strategy!r}: a metric objective needs brute_force "
@@ -400,6 +435,18 @@ def tune_kernel(kernel_name: str, kernel_source: Any, problem_size: Any,
     return results, env
 
 
+def _default_strategy(tune_params: Mapping[str, Sequence[Any]],
+                      options: Mapping[str, Any], objective: str) -> str:
+    """ktune's search for strategy=None (see _EXHAUSTIVE_MAX)."""
+    points = 1
+    for values in tune_params.values():
+        points *= max(1, len(values))
+    budget = any(options.get(k) for k in _STRATEGY_OPTIONS)
+    if objective != "time" or points <= (_EXHAUSTIVE_BUDGETED if budget else _EXHAUSTIVE_MAX):
+        return "exhaustive"
+    return "auto"
+
+
 def _cache_path(cache: Any) -> str:
     path = os.fspath(cache)
     if not path.endswith(".json") and not os.path.exists(path):
@@ -426,7 +473,7 @@ def run_kernel(kernel_name: str, kernel_source: Any, problem_size: Any,
     only place this package runs a kernel outside ktune.
     """
     if lang is not None and str(lang).lower() not in _CUDA_LANGS:
-        raise _unsupported("lang", f"{lang!r}: only CUDA kernels run")
+        raise _unsupported("lang", _lang_refusal(lang))
     _refuse(texmem_args=(texmem_args, "texture memory is not supported"),
             compiler=(compiler, "compiler is not supported"),
             platform=(platform, "platform is OpenCL's; ktune runs CUDA"))
