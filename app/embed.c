@@ -14,6 +14,7 @@
 #include "app/envcheck.h"
 #include "core/msg.h"
 #include "core/runctx.h"
+#include "core/settings.h"
 
 /* The commands a library runs: those whose output goes through the run's
  * streams (core/runctx.h). The rest (list, info, capture, timeline, ...)
@@ -78,4 +79,19 @@ int kt_embed_run(int argc, char **argv, const kt_embed *e)
     kt_run_ctx_set(NULL);
     pthread_mutex_unlock(&run_lock);
     return rc;
+}
+
+static const char *set_or_null(const char *value)
+{
+    return value && *value ? value : NULL;
+}
+
+void kt_embed_env_read(kt_embed_env *out)
+{
+    kt_settings s;
+
+    kt_settings_read(&s);
+    out->ktune_exe = set_or_null(s.ktune_exe);
+    out->path = set_or_null(s.path);
+    out->tmpdir = set_or_null(s.tmpdir);
 }
