@@ -16,8 +16,10 @@ What it measures (live, the default; needs a GPU):
      (declaring, converting arguments, reading the result; progress off).
   The Python overhead per evaluation is (2)'s Python time / its
   evaluations; the target is under 1% of (1)'s wall time per evaluation.
-  The table also gives the declaration's one copy per evaluation against
-  the same figure: it is libktune's, a C program pays it too.
+  The table also gives libktune's other calls (the declaration with its
+  one copy of the arrays, the options, the result's accessors) per
+  evaluation against the same figure: they are libktune's, a C program
+  pays them too. bench_shm_copy (build/bench) times that copy alone.
 
 --setup (no GPU): the per-session cost of large arrays alone: a kernel
 over three 2^28-float arrays (two inputs and an answer) declared and
@@ -190,9 +192,9 @@ def main() -> None:
                      100.0 * per_eval_decl / per_eval_cli))
     print(f"mode: {'replay' if opts.replay else 'live'}; ktune {ktune.__version__}; "
           f"library {ktune._lib.library_path()}")
-    print("| run | CLI wall s | CLI evals | Python wall s | libktune declare s | "
+    print("| run | CLI wall s | CLI evals | Python wall s | libktune other s | "
           "libktune run s | Python evals | Python ms/eval | Python % of CLI s/eval "
-          "| declare % of CLI s/eval |")
+          "| libktune other % of CLI s/eval |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(f"| {r[0]} | {r[1]:.3f} | {r[2]} | {r[3]:.3f} | {r[4]:.3f} | "
