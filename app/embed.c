@@ -26,6 +26,7 @@ static const struct {
     {"tune", kt_cmd_tune},
     {"bench", kt_cmd_bench},
     {"profile", kt_cmd_profile},
+    {"report", kt_cmd_report},
 };
 
 /* Held for a whole run: getopt's optind, the invocation record, the
@@ -43,8 +44,8 @@ static int dispatch(int argc, char **argv)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; ++i)
         if (strcmp(argv[1], commands[i].name) == 0)
             return commands[i].run(argc - 1, argv + 1);
-    kt_msg("unknown command '%s' (a library runs tune, bench and "
-           "profile)\n",
+    kt_msg("unknown command '%s' (a library runs tune, bench, profile and "
+           "report)\n",
            argv[1]);
     return KT_EXIT_USAGE;
 }

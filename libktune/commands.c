@@ -320,3 +320,29 @@ int ktune_profile(ktune_session *s, const char *variant, const char *config,
 {
     return s ? one_point(s, "profile", variant, config, out) : KTUNE_E_INPUT;
 }
+
+int ktune_report(ktune_session *s, const char *json, const char *path)
+{
+    char src[PATH_MAX + 64];
+    const char *argv[] = {"ktune", "report", src, "-o", path, NULL};
+    FILE *f;
+    int ok, rc;
+
+    if (!s)
+        return KTUNE_E_INPUT;
+    if (!json || !*json || !path || !*path || strcmp(path, "-") == 0)
+        return ktl_fail(s, KTUNE_E_INPUT,
+                        "ktune_report: expected a result document (JSON text) "
+                        "and the path of the report to write");
+    snprintf(src, sizeof src, "%s/report%d.json", s->dir, ++s->runs);
+    if (!(f = fopen(src, "w")))
+        return ktl_fail(s, KTUNE_E_IO, "cannot write %s", src);
+    ok = fputs(json, f) >= 0;
+    if (fclose(f) != 0 || !ok) {
+        remove(src);
+        return ktl_fail(s, KTUNE_E_IO, "cannot write %s", src);
+    }
+    rc = ktl_run(s, argv, NULL);
+    remove(src);
+    return rc;
+}

@@ -442,6 +442,14 @@ const char *ktune_result_best_param_name(const ktune_result *r, size_t j);
 int64_t ktune_result_best_param_value(const ktune_result *r, size_t j);
 int ktune_result_best_stat(const ktune_result *r, int stat, double *out);
 
+/* Writes to path the self-contained HTML report `ktune report` makes of a
+ * result document (json: ktune_result_json's text of a tune, replay,
+ * bench or profile result, or a `--json` file's): plots, the search path,
+ * the environment. Rendered in this process by the CLI's own report
+ * command on session s (its messages are s's), as a run is. KTUNE_E_INPUT
+ * for a document the report cannot read (a check's), with the message. */
+int ktune_report(ktune_session *s, const char *json, const char *path);
+
 /* check: points of the space before device limits and after require
  * (KTUNE_E_INPUT when the latter is not known: see ktune_result_json). */
 int ktune_result_space(const ktune_result *r, int64_t *size, int64_t *feasible);

@@ -142,6 +142,7 @@ _SIGNATURES = {
     "ktune_bench": (c_int, [SESSION, c_char_p, c_char_p, POINTER(RESULT)]),
     "ktune_profile": (c_int, [SESSION, c_char_p, c_char_p, POINTER(RESULT)]),
     "ktune_replay": (c_int, [SESSION, c_char_p, POINTER(RESULT)]),
+    "ktune_report": (c_int, [SESSION, c_char_p, c_char_p]),
     "ktune_result_free": (None, [RESULT]),
     "ktune_result_kind": (c_char_p, [RESULT]),
     "ktune_result_json": (c_char_p, [RESULT]),

@@ -444,8 +444,9 @@ def run_kernel(kernel_name: str, kernel_source: Any, problem_size: Any,
                block_size_names: Any = None, quiet: bool = False,
                log: Any = None) -> list[Any]:
     """Kernel Tuner's ``run_kernel``: runs the kernel once with one value per
-    parameter and returns every argument as it is afterwards (arrays as
-    numpy arrays, scalars as given).
+    parameter and returns every argument as it is afterwards, as Kernel
+    Tuner does (numpy arrays as numpy arrays, CuPy arrays as new CuPy
+    arrays, tensors as CPU tensors, scalars as given).
 
     libktune verifies and times kernels but does not hand back a run's
     outputs, so this one call launches the kernel through CuPy (which
