@@ -32,7 +32,6 @@
 #include "metrics/diagnose.h"
 #include "tuner/export.h"
 #include "tuner/job.h"
-#include "tuner/job_print.h"
 #include "tuner/journal.h"
 #include "tuner/ktcache.h"
 #include "tuner/ktcache_write.h"
@@ -338,28 +337,6 @@ static kt_status apply_output_options(const tune_args *a, kt_job *job,
         (a->t4 && copy_path(job->t4, sizeof job->t4, "--t4", a->t4, err)))
         return KT_S_INPUT;
     return check_outputs(job, err);
-}
-
-/* --check: the job described on stdout; with --json FILE the counts also
- * as a document (tuner/job_print.h), for programs (libktune's
- * ktune_check) that would otherwise read the text. */
-static int run_check(const tune_args *a, kt_job *job)
-{
-    json_t *doc = NULL;
-    kt_err err;
-    int rc;
-
-    kt_job_print_check(kt_stdout(), job, a->o.json ? &doc : NULL);
-    if (a->o.json && (!doc || kt_out_json(doc, a->o.json) != 0)) {
-        kt_err_set(&err, doc ? KT_S_IO : KT_S_NOMEM, "--json %s: %s", a->o.json,
-                   doc ? strerror(errno) : "out of memory");
-        json_decref(doc);
-        return kt_cli_fail(&err);
-    }
-    json_decref(doc);
-    rc = a->o.replay ? kt_tune_app_print_recorded_device_check(a, job)
-                     : kt_tune_app_check_device_settings(a, job);
-    return rc;
 }
 
 /* What the run opened, for the search and its report (tuner/tune_job.h). */
@@ -691,7 +668,7 @@ int kt_cmd_tune(int argc, char **argv)
         goto done;
     }
     if (a.check) {
-        rc = run_check(&a, &t->job);
+        rc = kt_tune_app_check(&a, &t->job);
         goto done;
     }
     if (a.resume && t->job.journal_mode == KT_JOB_JOURNAL_NONE) {
