@@ -32,7 +32,6 @@
 #include "metrics/diagnose.h"
 #include "tuner/export.h"
 #include "tuner/job.h"
-#include "tuner/job_print.h"
 #include "tuner/journal.h"
 #include "tuner/ktcache.h"
 #include "tuner/ktcache_write.h"
@@ -102,7 +101,8 @@ static const char help[] =
     "  --mpi               under mpirun: rank 0 searches and journals, every\n"
     "                      rank evaluates on its GPU\n"
     "  --check             check the job and describe its space; measure\n"
-    "                      nothing (no GPU needed)\n"
+    "                      nothing (no GPU needed); with --json FILE its\n"
+    "                      counts also as a document\n"
     "  --quiet             no summary table on stdout, no progress on "
     "stderr\n\n"
     "A size written as a list or range in [job] (n = 2^20..2^28 step x4;\n"
@@ -667,9 +667,7 @@ int kt_cmd_tune(int argc, char **argv)
         goto done;
     }
     if (a.check) {
-        kt_job_print_check(kt_stdout(), &t->job);
-        rc = a.o.replay ? kt_tune_app_print_recorded_device_check(&a, &t->job)
-                        : kt_tune_app_check_device_settings(&a, &t->job);
+        rc = kt_tune_app_check(&a, &t->job);
         goto done;
     }
     if (a.resume && t->job.journal_mode == KT_JOB_JOURNAL_NONE) {

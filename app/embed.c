@@ -14,6 +14,7 @@
 #include "app/envcheck.h"
 #include "core/msg.h"
 #include "core/runctx.h"
+#include "core/settings.h"
 
 /* The commands a library runs: those whose output goes through the run's
  * streams (core/runctx.h). The rest (list, info, capture, timeline, ...)
@@ -25,6 +26,7 @@ static const struct {
     {"tune", kt_cmd_tune},
     {"bench", kt_cmd_bench},
     {"profile", kt_cmd_profile},
+    {"report", kt_cmd_report},
 };
 
 /* Held for a whole run: getopt's optind, the invocation record, the
@@ -42,8 +44,8 @@ static int dispatch(int argc, char **argv)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; ++i)
         if (strcmp(argv[1], commands[i].name) == 0)
             return commands[i].run(argc - 1, argv + 1);
-    kt_msg("unknown command '%s' (a library runs tune, bench and "
-           "profile)\n",
+    kt_msg("unknown command '%s' (a library runs tune, bench, profile and "
+           "report)\n",
            argv[1]);
     return KT_EXIT_USAGE;
 }
@@ -78,4 +80,19 @@ int kt_embed_run(int argc, char **argv, const kt_embed *e)
     kt_run_ctx_set(NULL);
     pthread_mutex_unlock(&run_lock);
     return rc;
+}
+
+static const char *set_or_null(const char *value)
+{
+    return value && *value ? value : NULL;
+}
+
+void kt_embed_env_read(kt_embed_env *out)
+{
+    kt_settings s;
+
+    kt_settings_read(&s);
+    out->ktune_exe = set_or_null(s.ktune_exe);
+    out->path = set_or_null(s.path);
+    out->tmpdir = set_or_null(s.tmpdir);
 }

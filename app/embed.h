@@ -22,6 +22,18 @@ typedef struct kt_embed {
     void *verify_user;
 } kt_embed;
 
+/* The environment libktune reads outside a run (where the ktune program
+ * and the session folder are), through the one settings record
+ * (core/settings.h): pointers into the environment, NULL when unset or
+ * empty, valid while the variable is not set again. */
+typedef struct kt_embed_env {
+    const char *ktune_exe; /* KTUNE_EXE */
+    const char *path;      /* PATH */
+    const char *tmpdir;    /* TMPDIR */
+} kt_embed_env;
+
+void kt_embed_env_read(kt_embed_env *out);
+
 /* Runs argv ("ktune", "tune", CONFIG, options...: the command line the CLI
  * would take) in this process and returns the exit code the CLI would
  * (0, 1 or 2; its message on e->err). Nothing is printed to the process's

@@ -108,6 +108,11 @@ int kt_tune_app_check_device_settings(const tune_args *a, kt_job *job);
  * exit code. */
 int kt_tune_app_print_recorded_device_check(const tune_args *a, kt_job *job);
 
+/* --check: the job described on stdout (tuner/job_print.h), with --json
+ * FILE its counts as a document too, then the device checks above. The
+ * exit code. */
+int kt_tune_app_check(const tune_args *a, kt_job *job);
+
 /* Kernel Tuner's strategy names and the ktune strategy each runs, for the
  * help (app/tune_interop.c). */
 void kt_tune_app_print_aliases(FILE *out);

@@ -20,6 +20,7 @@
 #include "core/sizes.h"
 #include "isolation/worker.h"
 #include "metrics/cupti/counters.h"
+#include "tuner/job_print.h"
 #include "tuner/replay.h"
 #include "tuner/replay_ext.h"
 #include "tuner/sweep.h"
@@ -505,4 +506,24 @@ kt_status kt_tune_app_open_run(const tune_args *a, tune_run *t, kt_err *err)
         return rc;
     return kt_cli_workers_journal(&t->workers,
                                   t->journal.fd >= 0 ? &t->journal : NULL, err);
+}
+
+/* --check: the job described on stdout; with --json FILE the counts also
+ * as a document (tuner/job_print.h), for programs (libktune's
+ * ktune_check) that would otherwise read the text. */
+int kt_tune_app_check(const tune_args *a, kt_job *job)
+{
+    json_t *doc = NULL;
+    kt_err err;
+
+    kt_job_print_check(kt_stdout(), job, a->o.json ? &doc : NULL);
+    if (a->o.json && (!doc || kt_out_json(doc, a->o.json) != 0)) {
+        kt_err_set(&err, doc ? KT_S_IO : KT_S_NOMEM, "--json %s: %s", a->o.json,
+                   doc ? strerror(errno) : "out of memory");
+        json_decref(doc);
+        return kt_cli_fail(&err);
+    }
+    json_decref(doc);
+    return a->o.replay ? kt_tune_app_print_recorded_device_check(a, job)
+                       : kt_tune_app_check_device_settings(a, job);
 }

@@ -55,6 +55,7 @@ static const variable variables[] = {
     {"KTUNE_TRACER", F(ktune_tracer), V_FILE, 0, 0, NULL},
     {"KTUNE_PLUGIN_PATH", F(ktune_plugin_path), V_ANY, 0, 0, NULL},
     {"KTUNE_NVRTC_HELPER", F(ktune_nvrtc_helper), V_PROGRAM, 0, 0, "off"},
+    {"KTUNE_EXE", F(ktune_exe), V_PROGRAM, 0, 0, NULL},
     {"KTUNE_NVML_LIBRARY", F(ktune_nvml_library), V_LIBRARY, 0, 0, NULL},
     {"KTUNE_NVML_RESTORE", F(ktune_nvml_restore), V_OUTPUT, 0, 0, NULL},
     {"XDG_CACHE_HOME", F(xdg_cache_home), V_ANY, 0, 0, NULL},
@@ -63,6 +64,7 @@ static const variable variables[] = {
     {"CUDA_PATH", F(cuda_path), V_ANY, 0, 0, NULL},
     {"COLUMNS", F(columns), V_ANY, 0, 0, NULL},
     {"PATH", F(path), V_ANY, 0, 0, NULL},
+    {"TMPDIR", F(tmpdir), V_ANY, 0, 0, NULL},
     {"CUDA_DEVICE_MAX_CONNECTIONS", F(cuda_device_max_connections), V_ANY, 0, 0,
      NULL},
 };
@@ -131,14 +133,14 @@ static kt_status check_loadable(const variable *v, const char *value,
                           v->name, value,
                           S_ISDIR(st->st_mode) ? "a folder"
                                                : "a device, FIFO or socket");
-    if (v->kind == V_PROGRAM && !is_word(v->words, value) &&
+    if (v->kind == V_PROGRAM && !(v->words && is_word(v->words, value)) &&
         (!exists || !S_ISREG(st->st_mode) || access(value, X_OK) != 0))
-        return kt_err_set(err, KT_S_INPUT,
-                          "%s=%s: expected an executable file or %s (%s)",
-                          v->name, value, v->words,
-                          !exists                 ? "no such file"
-                          : !S_ISREG(st->st_mode) ? "not a regular file"
-                                                  : "not executable");
+        return kt_err_set(
+            err, KT_S_INPUT, "%s=%s: expected an executable file%s%s (%s)",
+            v->name, value, v->words ? " or " : "", v->words ? v->words : "",
+            !exists                 ? "no such file"
+            : !S_ISREG(st->st_mode) ? "not a regular file"
+                                    : "not executable");
     return KT_S_OK;
 }
 

@@ -38,6 +38,7 @@ typedef struct kt_settings {
         *ktune_timeline_driver; /* KTUNE_TIMELINE_DRIVER (the tracer's) */
     const char
         *ktune_timeline_flush_ms; /* KTUNE_TIMELINE_FLUSH_MS (the tracer's) */
+    const char *ktune_exe;        /* KTUNE_EXE (libktune's worker program) */
     /* The system's, read the same way. */
     const char *xdg_cache_home;              /* XDG_CACHE_HOME */
     const char *home;                        /* HOME */
@@ -45,6 +46,7 @@ typedef struct kt_settings {
     const char *cuda_path;                   /* CUDA_PATH */
     const char *columns;                     /* COLUMNS */
     const char *path;                        /* PATH */
+    const char *tmpdir;                      /* TMPDIR */
     const char *cuda_device_max_connections; /* CUDA_DEVICE_MAX_CONNECTIONS */
 } kt_settings;
 

@@ -287,6 +287,15 @@ kt_status kt_decl_fill_host(const kt_decl_fill *f, kt_decl_type t,
                             const kt_host *h, uint64_t stream, void *dst,
                             size_t n, kt_err *err);
 
+/* The n elements of type t of f's .npy file (KT_FILL_NPY) mapped
+ * read-only: *data points at them, *map and *map_len are what
+ * kt_decl_npy_unmap takes. No copy: an array libktune holds in shared
+ * memory (libktune/arrays.c) is uploaded from where it is. */
+kt_status kt_decl_npy_map(const kt_decl_fill *f, kt_decl_type t, size_t n,
+                          const void **data, void **map, size_t *map_len,
+                          kt_err *err);
+void kt_decl_npy_unmap(void *map, size_t map_len);
+
 /* The longest .npy header read (NumPy writes 128 bytes, more for long
  * shapes). */
 #define KT_DECL_NPY_MAX_HEADER 4095

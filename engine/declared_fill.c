@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/fileio.h"
 #include "core/parse.h"
@@ -273,29 +275,60 @@ kt_status kt_decl_npy_header(const char *path, kt_decl_type want, size_t *count,
     return KT_S_OK;
 }
 
-static kt_status read_npy(const kt_decl_fill *f, kt_decl_type t, void *dst,
-                          size_t n, kt_err *err)
+kt_status kt_decl_npy_map(const kt_decl_fill *f, kt_decl_type t, size_t n,
+                          const void **data, void **map, size_t *map_len,
+                          kt_err *err)
 {
-    size_t have = 0, es = kt_decl_type_size(t);
+    size_t have = 0;
     long offset = 0;
-    FILE *fp;
+    FILE *fp = NULL;
+    void *m = MAP_FAILED;
     kt_status rc;
 
+    *map = NULL;
+    *map_len = 0;
     if ((rc = kt_decl_npy_header(f->path, t, &have, &offset, err)))
         return rc;
     if (have != n)
         return kt_err_set(err, KT_S_INPUT,
                           "'%s' holds %zu elements; the buffer has %zu",
                           f->path, have, n);
-    if (!(fp = kt_file_open_regular(f->path, ".npy input", "rb", err)) ||
-        fseek(fp, offset, SEEK_SET) != 0 || fread(dst, es, n, fp) != n) {
-        if (fp)
-            fclose(fp);
-        return kt_err_set(err, KT_S_INPUT, "'%s': cannot read %zu elements",
-                          f->path, n);
+    /* The header checked the file's size: offset + n elements. */
+    *map_len = (size_t)offset + n * kt_decl_type_size(t);
+    if ((fp = kt_file_open_regular(f->path, ".npy input", "rb", err)))
+        m = mmap(NULL, *map_len, PROT_READ, MAP_SHARED, fileno(fp), 0);
+    if (fp)
+        fclose(fp);
+    if (m == MAP_FAILED) {
+        *map_len = 0;
+        return fp ? kt_err_set(err, KT_S_IO, "'%s': cannot map %zu elements",
+                               f->path, n)
+                  : err->status;
     }
-    fclose(fp);
+    *map = m;
+    *data = (const char *)m + offset;
     return KT_S_OK;
+}
+
+void kt_decl_npy_unmap(void *map, size_t map_len)
+{
+    if (map)
+        munmap(map, map_len);
+}
+
+/* The n elements of f's .npy file copied into dst. */
+static kt_status read_npy(const kt_decl_fill *f, kt_decl_type t, void *dst,
+                          size_t n, kt_err *err)
+{
+    const void *data = NULL;
+    void *map;
+    size_t map_len;
+    kt_status rc = kt_decl_npy_map(f, t, n, &data, &map, &map_len, err);
+
+    if (rc == KT_S_OK)
+        memcpy(dst, data, n * kt_decl_type_size(t));
+    kt_decl_npy_unmap(map, map_len);
+    return rc;
 }
 
 /* ------------------------------------------------------------ fills */

@@ -622,6 +622,26 @@ static int run_generator(state *st, size_t b)
     return KT_OK;
 }
 
+/* Uploads input b from its .npy file, mapped: no host copy (a large
+ * array given from Python or C is not copied again here). */
+static int upload_npy(state *st, size_t b, size_t bytes)
+{
+    const kt_decl_buffer *buf = &st->d->buffers[b];
+    const kt_host *h = st->host;
+    const void *data = NULL;
+    void *map;
+    size_t map_len;
+    kt_err err;
+    int rc;
+
+    if (kt_decl_npy_map(&buf->fill, buf->type, st->count[b], &data, &map,
+                        &map_len, &err))
+        return h->error(h, "buffer.%s: %s", buf->name, err.msg);
+    rc = h->upload(h, st->dev[b], data, bytes);
+    kt_decl_npy_unmap(map, map_len);
+    return rc;
+}
+
 /* Fills input (or in-out) b as declared. */
 static int fill_buffer(state *st, size_t b, size_t bytes)
 {
@@ -637,6 +657,8 @@ static int fill_buffer(state *st, size_t b, size_t bytes)
                                     -1.0f, 1.0f);
     if (buf->fill.kind == KT_FILL_KERNEL)
         return run_generator(st, b);
+    if (buf->fill.kind == KT_FILL_NPY)
+        return upload_npy(st, b, bytes);
     if (!(host = malloc(bytes + 1)))
         return h->error(h, "out of host memory for '%s'", buf->name);
     if (kt_decl_fill_host(&buf->fill, buf->type, h, b, host, st->count[b],

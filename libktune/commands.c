@@ -113,60 +113,50 @@ static int finish(ktune_session *s, char *text, const char *journal,
     return *out ? ktl_ok(s) : ktl_fail(s, KTUNE_E_NOMEM, "out of memory");
 }
 
-/* "space N point(s) before device limits, M after require" and the
- * variants' lines under it, from --check's text. */
-static json_t *check_doc(const char *text)
+/* check's result: the document `--check --json FILE` wrote (the counts,
+ * tuner/job_print.h; none scraped from the text, whose counts may read
+ * "about N"), with the text and no points. */
+static int check_doc(ktune_session *s, const char *path, const char *text,
+                     ktune_result **out)
 {
-    long long size = 0, feasible = 0;
-    const char *p = strstr(text, "\nspace ");
-    json_t *variants = json_array();
+    json_error_t je;
+    json_t *doc = json_load_file(path, 0, &je);
 
-    if (p)
-        sscanf(p + 1, "space %lld point(s) before device limits, %lld", &size,
-               &feasible);
-    for (p = p ? strchr(p + 1, '\n') : NULL; p && strncmp(p, "\n  ", 3) == 0;
-         p = strchr(p + 1, '\n')) {
-        char id[128];
-        long long n;
-        const char *after;
-        if (sscanf(p + 3, "%127s %lld point(s)", id, &n) != 2)
-            break;
-        after = strstr(p, "; ");
-        json_array_append_new(
-            variants,
-            json_pack("{s:s, s:I, s:I}", "id", id, "points", (json_int_t)n,
-                      "feasible",
-                      (json_int_t)(after && after < strchr(p + 1, '\n')
-                                       ? atoll(after + 2)
-                                       : n)));
+    if (!json_is_object(doc)) {
+        json_decref(doc);
+        return ktl_fail(s, KTUNE_E_IO, "the check's --json document %s: %s",
+                        path, je.text);
     }
-    return json_pack("{s:s, s:{s:I, s:I}, s:o, s:s, s:[]}", "kind",
-                     "ktune.check", "space", "size", (json_int_t)size,
-                     "feasible", (json_int_t)feasible, "variants", variants,
-                     "text", text, "points");
+    if (json_object_set_new(doc, "text", json_string(text ? text : "")) ||
+        json_object_set_new(doc, "points", json_array()) ||
+        !(*out = ktl_result_new(doc, NULL))) {
+        json_decref(doc);
+        return ktl_fail(s, KTUNE_E_NOMEM, "out of memory");
+    }
+    json_decref(doc);
+    return ktl_ok(s);
 }
 
 int ktune_check(ktune_session *s, ktune_result **out)
 {
-    char ini[PATH_MAX + 128], *text = NULL;
+    char ini[PATH_MAX + 128], json[PATH_MAX + 64], *text = NULL;
     argv_b a = {.n = 0};
-    json_t *doc;
     int rc;
 
     if (!s || !out)
         return s ? ktl_fail(s, KTUNE_E_INPUT, "ktune_check: out is NULL")
                  : KTUNE_E_INPUT;
     *out = NULL;
+    snprintf(json, sizeof json, "%s/check.json", s->dir);
     if ((rc = ktl_write_document(s, ini, sizeof ini)) ||
         (rc = push(s, &a, "ktune")) || (rc = push(s, &a, "tune")) ||
         (rc = push(s, &a, ini)) || (rc = push(s, &a, "--check")) ||
+        (rc = push(s, &a, "--json")) || (rc = push(s, &a, json)) ||
         (rc = push_sets(s, &a)) || (rc = ktl_run(s, a.v, &text)))
         return rc;
-    doc = check_doc(text);
+    rc = check_doc(s, json, text, out);
     free(text);
-    *out = doc ? ktl_result_new(doc, NULL) : NULL;
-    json_decref(doc);
-    return *out ? ktl_ok(s) : ktl_fail(s, KTUNE_E_NOMEM, "out of memory");
+    return rc;
 }
 
 /* The options every run of tune takes from the session (journal NULL:
@@ -329,4 +319,30 @@ int ktune_profile(ktune_session *s, const char *variant, const char *config,
                   ktune_result **out)
 {
     return s ? one_point(s, "profile", variant, config, out) : KTUNE_E_INPUT;
+}
+
+int ktune_report(ktune_session *s, const char *json, const char *path)
+{
+    char src[PATH_MAX + 64];
+    const char *argv[] = {"ktune", "report", src, "-o", path, NULL};
+    FILE *f;
+    int ok, rc;
+
+    if (!s)
+        return KTUNE_E_INPUT;
+    if (!json || !*json || !path || !*path || strcmp(path, "-") == 0)
+        return ktl_fail(s, KTUNE_E_INPUT,
+                        "ktune_report: expected a result document (JSON text) "
+                        "and the path of the report to write");
+    snprintf(src, sizeof src, "%s/report%d.json", s->dir, ++s->runs);
+    if (!(f = fopen(src, "w")))
+        return ktl_fail(s, KTUNE_E_IO, "cannot write %s", src);
+    ok = fputs(json, f) >= 0;
+    if (fclose(f) != 0 || !ok) {
+        remove(src);
+        return ktl_fail(s, KTUNE_E_IO, "cannot write %s", src);
+    }
+    rc = ktl_run(s, argv, NULL);
+    remove(src);
+    return rc;
 }

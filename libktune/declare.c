@@ -271,7 +271,7 @@ int ktune_buffer(ktune_session *s, const char *name, int role, int type,
                         count_expr ? count_expr : fill);
     if (data) {
         snprintf(path, sizeof path, "%s/%s.npy", s->dir, name);
-        if ((rc = ktl_write_npy(s, path, type, data, count)))
+        if ((rc = ktl_host_array(s, path, type, data, count)))
             return rc;
     }
     grown = realloc(s->buffers, (s->num_buffers + 1) * sizeof *grown);

@@ -15,32 +15,6 @@
 
 #include "libktune/session.h"
 
-int ktl_write_npy(ktune_session *s, const char *path, int type,
-                  const void *data, size_t count)
-{
-    char header[128];
-    int len, pad, ok;
-    FILE *f;
-
-    /* NPY 1.0: magic, version, header length, a dict padded with spaces
-     * and a newline so the data starts at a multiple of 64. */
-    len = snprintf(header, sizeof header,
-                   "{'descr': '%s', 'fortran_order': False, 'shape': (%zu,), }",
-                   ktl_type_npy(type), count);
-    pad = 64 - (int)((10 + len + 1) % 64);
-    if (pad == 64)
-        pad = 0;
-    if (!(f = fopen(path, "wb")))
-        return ktl_fail(s, KTUNE_E_IO, "cannot write %s", path);
-    ok = fwrite("\x93NUMPY\x01\x00", 1, 8, f) == 8;
-    ok = ok && fputc((len + pad + 1) & 0xff, f) != EOF &&
-         fputc((len + pad + 1) >> 8, f) != EOF;
-    ok = ok && fputs(header, f) >= 0 && fprintf(f, "%*s\n", pad, "") >= 0;
-    ok = ok && fwrite(data, ktl_type_size(type), count, f) == count;
-    ok = fclose(f) == 0 && ok;
-    return ok ? KTUNE_OK : ktl_fail(s, KTUNE_E_IO, "cannot write %s", path);
-}
-
 static int has_answers(const ktune_session *s)
 {
     for (size_t i = 0; i < s->num_buffers; ++i)

@@ -30,10 +30,9 @@ static int is_program(const char *path)
            access(path, X_OK) == 0;
 }
 
-/* "ktune" in a folder of $PATH into out: 1, or 0. */
-static int on_path(char *out, size_t size)
+/* "ktune" in a folder of path ($PATH) into out: 1, or 0. */
+static int on_path(const char *path, char *out, size_t size)
 {
-    const char *path = getenv("PATH");
     char *copy = path ? strdup(path) : NULL, *save = NULL;
     int found = 0;
 
@@ -52,12 +51,14 @@ static int on_path(char *out, size_t size)
  * never /proc/self/exe (the program that loaded the library). */
 static void find_exe(const ktune_session *s, char *out, size_t size)
 {
-    const char *env = getenv("KTUNE_EXE");
+    kt_embed_env env;
     Dl_info info;
     char dir[PATH_MAX], *slash;
 
-    if (s->exe || (env && *env)) {
-        snprintf(out, size, "%s", s->exe ? s->exe : env);
+    kt_embed_env_read(&env);
+
+    if (s->exe || env.ktune_exe) {
+        snprintf(out, size, "%s", s->exe ? s->exe : env.ktune_exe);
         return;
     }
     if (dladdr((void *)ktune_version, &info) && info.dli_fname &&
@@ -70,7 +71,7 @@ static void find_exe(const ktune_session *s, char *out, size_t size)
         if (is_program(out))
             return;
     }
-    if (!on_path(out, size))
+    if (!on_path(env.path, out, size))
         out[0] = '\0';
 }
 

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "app/embed.h"
 #include "libktune/session.h"
 
 int ktl_strv_add(ktl_strv *l, const char *s)
@@ -80,7 +81,7 @@ const char *ktune_version(int *major, int *minor, int *patch)
 int ktune_session_new(ktune_session **out)
 {
     ktune_session *s;
-    const char *tmp = getenv("TMPDIR");
+    kt_embed_env env;
 
     if (!out)
         return KTUNE_E_INPUT;
@@ -94,8 +95,9 @@ int ktune_session_new(ktune_session **out)
     s->device = -1;
     /* mkdtemp makes the folder 0700: the arrays the caller hands in are
      * readable by this user alone. */
+    kt_embed_env_read(&env);
     snprintf(s->dir, sizeof s->dir, "%s/ktune-session-XXXXXX",
-             tmp && *tmp ? tmp : "/tmp");
+             env.tmpdir ? env.tmpdir : "/tmp");
     if (!mkdtemp(s->dir)) {
         free(s->errmsg);
         free(s);
@@ -129,6 +131,7 @@ void ktune_session_free(ktune_session *s)
     /* Only the folder mkdtemp made, depth first, links not followed. */
     if (s->dir[0])
         nftw(s->dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    ktl_arrays_free(s);
     for (size_t i = 0; i < s->num_buffers; ++i) {
         free(s->buffers[i].name);
         free(s->buffers[i].count_expr);

@@ -38,6 +38,12 @@ typedef struct ktl_buffer {
     int has_answer;   /* NAME.answer.npy written */
 } ktl_buffer;
 
+/* A host array held in shared memory: its link in the folder, its fd. */
+typedef struct ktl_array {
+    char *path;
+    int fd;
+} ktl_array;
+
 typedef struct ktl_variant {
     char *id, *kernel;
     ktl_strv keys;     /* "key = value" lines of [variant.ID] */
@@ -66,6 +72,8 @@ struct ktune_session {
     ktune_verify_fn verify; /* NULL: the tolerances */
     void *verify_user;
     char *journal;
+    ktl_array *arrays; /* the host arrays given (libktune/arrays.c) */
+    size_t num_arrays;
 };
 
 /* Sets s's message and returns code (printf format). */
@@ -83,6 +91,13 @@ const char *ktl_type_npy(int type);  /* "<f4" */
 /* Writes count elements of type at data to path as a .npy file. */
 int ktl_write_npy(ktune_session *s, const char *path, int type,
                   const void *data, size_t count);
+/* Copies count elements of type at data into shared memory the session
+ * keeps, laid out as a .npy file that path (a symbolic link) names
+ * (libktune/arrays.c); a regular file where there is no memfd_create. */
+int ktl_host_array(ktune_session *s, const char *path, int type,
+                   const void *data, size_t count);
+/* Closes the session's arrays (the links go with its folder). */
+void ktl_arrays_free(ktune_session *s);
 
 /* Writes the declaration document to s->dir/NAME.ini (path into out). */
 int ktl_write_document(ktune_session *s, char *out, size_t size);

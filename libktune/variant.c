@@ -338,7 +338,7 @@ int ktune_answer(ktune_session *s, const char *buffer, const void *data,
                         "has %zu",
                         buffer, data ? count : 0, b->count);
     snprintf(path, sizeof path, "%s/%s.answer.npy", s->dir, buffer);
-    if ((rc = ktl_write_npy(s, path, b->type, data, count)))
+    if ((rc = ktl_host_array(s, path, b->type, data, count)))
         return rc;
     b->has_answer = 1;
     s->pinned_by_data = 1;

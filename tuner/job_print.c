@@ -34,10 +34,66 @@ static void print_settings_check(FILE *out, const kt_space *space)
             (unsigned long long)space->settings, what);
 }
 
+/* The counts as --check --json writes them (tuner/job_print.h); NULL
+ * when out of memory. */
+static json_t *check_json(const kt_job *job, const uint64_t *allowed,
+                          int counted, uint64_t total, int estimated)
+{
+    json_t *variants = json_array();
+
+    for (size_t s = 0; variants && s < job->space.num_slots; ++s) {
+        const kt_space_variant *slot = &job->space.slots[s];
+        json_t *v =
+            json_pack("{s:s, s:I}", "id", job->op->variants[slot->variant].id,
+                      "points", (json_int_t)slot->size);
+        if (v && counted)
+            json_object_set_new(v, "feasible",
+                                json_integer((json_int_t)allowed[s]));
+        if (!v || json_array_append_new(variants, v)) {
+            json_decref(variants);
+            variants = NULL;
+        }
+    }
+    if (!variants)
+        return NULL;
+    return json_pack(
+        "{s:s, s:s, s:{s:I, s:o, s:b, s:b}, s:o}", "kind", "ktune.check", "job",
+        job->path, "space", "size", (json_int_t)job->space.size, "feasible",
+        counted ? json_integer((json_int_t)total) : json_null(), "counted",
+        counted, "estimated", estimated, "variants", variants);
+}
+
+/* One variant's line: its points, each parameter's values, and what its
+ * require allows where that is fewer. */
+static void print_slot(FILE *out, const kt_job *job, size_t s,
+                       const uint64_t *allowed, int counted, const char *about)
+{
+    const kt_space_variant *slot = &job->space.slots[s];
+    const kt_variant *v = &job->op->variants[slot->variant];
+
+    fprintf(out, "  %-14s %llu point(s)", v->id,
+            (unsigned long long)slot->size);
+    for (uint32_t i = 0; i < slot->num_params; ++i) {
+        fprintf(out, "%s%s {", i ? ", " : ": ", v->params[i].name);
+        for (uint32_t k = 0; k < slot->count[i]; ++k) {
+            char value[64];
+            kt_param_format(&v->params[i], slot->values[i][k], value,
+                            sizeof value);
+            fprintf(out, "%s%s", k ? ", " : "", value);
+        }
+        fputc('}', out);
+    }
+    if (counted && allowed[s] != slot->size)
+        fprintf(out, "; %s%llu after require", about,
+                (unsigned long long)allowed[s]);
+    fputc('\n', out);
+}
+
 /* --check's space: the Cartesian size, and for a declared operator the
  * points its require (and a space file's Conditions) allow, per variant
- * where it has one; no device is needed. */
-static void print_space_check(FILE *out, const kt_job *job)
+ * where it has one; no device is needed. The counts are made once, for
+ * the text and (doc not NULL) the document. */
+static void print_space_check(FILE *out, const kt_job *job, json_t **doc)
 {
     uint64_t *allowed = calloc(job->space.num_slots + 1, sizeof *allowed);
     uint64_t total = 0;
@@ -57,31 +113,15 @@ static void print_space_check(FILE *out, const kt_job *job)
                             "count each in seconds)"
                           : "");
     fputs(":\n", out);
-    for (size_t s = 0; s < job->space.num_slots; ++s) {
-        const kt_space_variant *slot = &job->space.slots[s];
-        const kt_variant *v = &job->op->variants[slot->variant];
-        fprintf(out, "  %-14s %llu point(s)", v->id,
-                (unsigned long long)slot->size);
-        for (uint32_t i = 0; i < slot->num_params; ++i) {
-            fprintf(out, "%s%s {", i ? ", " : ": ", v->params[i].name);
-            for (uint32_t k = 0; k < slot->count[i]; ++k) {
-                char value[64];
-                kt_param_format(&v->params[i], slot->values[i][k], value,
-                                sizeof value);
-                fprintf(out, "%s%s", k ? ", " : "", value);
-            }
-            fputc('}', out);
-        }
-        if (counted && allowed[s] != slot->size)
-            fprintf(out, "; %s%llu after require", about,
-                    (unsigned long long)allowed[s]);
-        fputc('\n', out);
-    }
+    for (size_t s = 0; s < job->space.num_slots; ++s)
+        print_slot(out, job, s, allowed, counted, about);
     print_settings_check(out, &job->space);
+    if (doc)
+        *doc = check_json(job, allowed, counted, total, estimated);
     free(allowed);
 }
 
-void kt_job_print_check(FILE *out, const kt_job *job)
+void kt_job_print_check(FILE *out, const kt_job *job, json_t **doc)
 {
     char sizes[256], screen[48] = "";
     kt_format_sizes(job->op, job->sizes, sizes, sizeof sizes);
@@ -96,7 +136,7 @@ void kt_job_print_check(FILE *out, const kt_job *job)
         }
         fputc('\n', out);
     }
-    print_space_check(out, job);
+    print_space_check(out, job, doc);
     fprintf(out,
             "strategy %s%s%s, seed %llu, max_evals %zu, max_seconds %g, "
             "finalists %zu, min_gain %g, objective %s\n",

@@ -10,8 +10,16 @@
 
 #include <stdio.h>
 
+#include <jansson.h>
+
 #include "tuner/job.h"
 
-void kt_job_print_check(FILE *out, const kt_job *job);
+/* Prints the check to out; doc not NULL: *doc gets the same counts as
+ * the document --check --json FILE writes, {"kind": "ktune.check", "job",
+ * "space": {"size", "feasible" (null when the operator cannot be counted
+ * without a device), "counted", "estimated" (feasible is an estimate from
+ * random points)}, "variants": [{"id", "points", "feasible" (when
+ * counted)}]}, a new reference (the caller's), NULL when out of memory. */
+void kt_job_print_check(FILE *out, const kt_job *job, json_t **doc);
 
 #endif

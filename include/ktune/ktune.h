@@ -11,10 +11,14 @@
  *
  * One code path: the calls below build the same declaration document an
  * INI file holds (docs/declared.md) in a private session folder (mkdtemp,
- * mode 0700), with the kernel source and every host array given by the
- * caller written there (arrays as .npy files, read by the worker processes
- * through the declared `from FILE.npy` fill: the data is copied once, when
- * it is given). Each run executes the CLI's own command code in this
+ * mode 0700), with the kernel source written there. Every host array given
+ * by the caller is copied once, when it is given, into anonymous shared
+ * memory (memfd_create) laid out as a .npy file and named in the folder by
+ * a link NAME.npy -> /proc/PID/fd/N: the declared `from NAME.npy` fill
+ * maps it, in this process and in the worker processes, so no array is
+ * written to disk or read back, and nothing of it outlives the session
+ * (where memfd_create is missing, a regular .npy file is written). Each
+ * run executes the CLI's own command code in this
  * process (`ktune tune DECL.ini --json - ...`: the ktune program is a thin
  * dispatch over the same library), so every check, message, measurement
  * protocol, isolation, journal and result is the CLI's; the --json
@@ -226,7 +230,8 @@ int ktune_include_dir(ktune_session *s, const char *dir);
 int ktune_size(ktune_session *s, const char *name, int64_t value, int pinned);
 
 /* A buffer of count elements of type. Inputs and in-outs take their
- * values from data (copied now into NAME.npy); data NULL fills them as
+ * values from data (copied now, once, into the session's shared memory:
+ * see the top of this file); data NULL fills them as
  * `fill` says (NULL: ktune's default seeded values; else "uniform(a, b)",
  * "normal(mu, sigma)", "constant(v)", "arange", "integers(lo, hi)"). For
  * outputs and scratch data and fill must be NULL. count_expr (NULL: count)
@@ -352,8 +357,12 @@ const char *ktune_result_kind(const ktune_result *r);
 
 /* The whole result as a JSON document: for tune and replay the one
  * `ktune tune --json` writes, for bench and profile theirs
- * (docs/schemas/), for check {"kind": "ktune.check", "space": ...,
- * "variants": [...], "text": the CLI's --check output}. */
+ * (docs/schemas/), for check the one `ktune tune --check --json FILE`
+ * writes, {"kind": "ktune.check", "job", "space": {"size", "feasible",
+ * "counted", "estimated"}, "variants": [{"id", "points", "feasible"}]},
+ * with "text": the CLI's --check output. "feasible" is null where the
+ * operator cannot be counted without a device, and an estimate where
+ * "estimated" is true (a space too large to count each point). */
 const char *ktune_result_json(const ktune_result *r);
 
 /* Generic access by path into that document: keys and array indices
@@ -433,7 +442,16 @@ const char *ktune_result_best_param_name(const ktune_result *r, size_t j);
 int64_t ktune_result_best_param_value(const ktune_result *r, size_t j);
 int ktune_result_best_stat(const ktune_result *r, int stat, double *out);
 
-/* check: points of the space before device limits and after require. */
+/* Writes to path the self-contained HTML report `ktune report` makes of a
+ * result document (json: ktune_result_json's text of a tune, replay,
+ * bench or profile result, or a `--json` file's): plots, the search path,
+ * the environment. Rendered in this process by the CLI's own report
+ * command on session s (its messages are s's), as a run is. KTUNE_E_INPUT
+ * for a document the report cannot read (a check's), with the message. */
+int ktune_report(ktune_session *s, const char *json, const char *path);
+
+/* check: points of the space before device limits and after require
+ * (KTUNE_E_INPUT when the latter is not known: see ktune_result_json). */
 int ktune_result_space(const ktune_result *r, int64_t *size, int64_t *feasible);
 
 #ifdef __cplusplus

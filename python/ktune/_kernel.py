@@ -15,7 +15,7 @@ import os
 import sys
 import threading
 from pathlib import Path
-from typing import Any, Mapping, Optional, Sequence, Union
+from typing import Any, Callable, Mapping, Optional, Sequence, Union
 
 import numpy as np
 
@@ -234,6 +234,20 @@ class Kernel:
         defaults: default values of parameters (each one of its values).
         operator: the operator's name in ktune's output (default: the
             kernel's name).
+        verify: a callable deciding each point's verification instead of
+            the tolerances: ``verify(outputs, expected)`` with ``outputs``
+            the kernel's outputs and in-outs (buffer name to a numpy array
+            of its values, in the argument's shape) and ``expected`` the
+            reference's values for the same buffers (name to a float64
+            array: the answer, or the reference configuration's output);
+            it returns True to pass, False or ``(False, "why")`` to fail
+            (an exception fails the point with its message). Called at
+            each size a point is verified at, on the thread that runs. The
+            arrays are views valid during the call only (copy what you
+            keep). The outputs exist only in the process that ran the
+            kernel, so a kernel with ``verify`` runs in this process:
+            isolation is off for its runs (a faulting kernel ends the
+            Python process), whatever ``isolation`` says.
 
     Raises:
         KtuneInputError: (a ``ValueError``) for anything ktune refuses, with
@@ -266,7 +280,12 @@ class Kernel:
                  defaults: Optional[Mapping[str, int]] = None,
                  operator: Optional[str] = None,
                  space_file: Optional[Union[str, "os.PathLike[str]"]] = None,
-                 variants: Optional[Sequence[Variant]] = None) -> None:
+                 variants: Optional[Sequence[Variant]] = None,
+                 verify: Optional[Callable[..., Any]] = None) -> None:
+        if verify is not None and not callable(verify):
+            raise KtuneInputError(f"verify: {verify!r} is not callable")
+        self.verify = verify
+        self._verify_fn: Any = None  # the C callback, alive with the session
         self.name = name
         self.source = source
         self.sizes = dict(sizes or {})
@@ -471,6 +490,11 @@ class Kernel:
         for macro, expr in defines.items():
             c(L.ktune_define(S, b(macro), b(str(expr))), "ktune_define")
 
+    def _shapes(self) -> dict[str, tuple[int, ...]]:
+        """Each array argument's shape, by buffer name."""
+        return {name: a[1].value.shape for name, a in self._args
+                if isinstance(a, tuple) and not a[1].is_scalar}
+
     def _has_host_data(self) -> bool:
         return any(isinstance(a, tuple) for _, a in self._args) or bool(self._constants)
 
@@ -499,6 +523,12 @@ class Kernel:
             self._set_keys = {}
             try:
                 self._declare(S)
+                if self.verify is not None:
+                    self._verify_fn = _lib.VERIFY_FN(
+                        _verify_adapter(self.verify, self._shapes()))
+                    _lib.check(_lib.lib().ktune_verify_callback(
+                        S, ctypes.cast(self._verify_fn, ctypes.c_void_p), None),
+                        S, "ktune_verify_callback")
             except BaseException:
                 self.close()
                 raise
@@ -511,6 +541,7 @@ class Kernel:
         if self._session is not None:
             _lib.lib().ktune_session_free(self._session)
             self._session = None
+            self._verify_fn = None
 
     def __del__(self) -> None:
         try:
@@ -548,7 +579,8 @@ class Kernel:
             seed: the search's seed (replays with one seed give one path).
             device: the CUDA device ordinal.
             isolation: kernels run in worker processes (default), so a
-                faulting kernel costs one point.
+                faulting kernel costs one point (a kernel with ``verify``
+                runs in this process: its callback needs the outputs).
             journal: keep the run's journal (JSON lines) at this path; it
                 replays the run with :func:`replay`.
             settings: any other job key, ``{"measure.min_samples": 50}``,
@@ -606,6 +638,53 @@ class Kernel:
                              None, seed, None, True, settings)
         return _run(self, "replay", keys, None, verbose,
                     recording=os.fspath(recording))
+
+
+# ktune_type values (include/ktune/ktune.h) to numpy dtypes.
+_NUMPY_TYPE = {0: np.dtype(np.float32), 1: np.dtype(np.float64),
+               2: np.dtype(np.int32), 3: np.dtype(np.int64),
+               4: np.dtype(np.uint32), 5: np.dtype(np.uint64),
+               6: np.dtype(np.int8), 7: np.dtype(np.uint8),
+               8: np.dtype(np.int16), 9: np.dtype(np.uint16),
+               10: np.dtype(np.float16)}
+
+
+def _verify_adapter(fn: Callable[..., Any],
+                    shapes: Mapping[str, tuple[int, ...]]) -> Callable[..., int]:
+    """A ktune_verify_fn over fn(outputs, expected) (see Kernel's verify):
+    the outputs as numpy views of libktune's memory, no copy."""
+
+    def call(user: Any, outputs: Any, n: int, msg: Any, msg_size: int) -> int:
+        try:
+            got: dict[str, np.ndarray] = {}
+            want: dict[str, np.ndarray] = {}
+            for i in range(n):
+                o = outputs[i]
+                name = _lib.s(o.name)
+                dt = _NUMPY_TYPE[o.type]
+                count = int(o.count)
+                if count and o.data:
+                    raw = (ctypes.c_char * (count * dt.itemsize)).from_address(o.data)
+                    a = np.frombuffer(raw, dtype=dt)
+                else:
+                    a = np.empty(0, dtype=dt)
+                shape = shapes.get(name)
+                got[name] = a.reshape(shape) if shape and int(np.prod(shape)) == count else a
+                want[name] = (np.ctypeslib.as_array(o.expected, shape=(count,))
+                              if count and o.expected else np.empty(0))
+            verdict = fn(got, want)
+            reason = ""
+            if isinstance(verdict, tuple):
+                verdict, reason = verdict[0], str(verdict[1]) if len(verdict) > 1 else ""
+            ok = bool(verdict)
+        except Exception as e:  # the point fails with the message
+            ok, reason = False, f"{type(e).__name__}: {e}"
+        if not ok and reason and msg and msg_size > 1:
+            data = reason.encode(errors="replace")[:msg_size - 1] + b"\0"
+            ctypes.memmove(msg, data, len(data))
+        return 1 if ok else 0
+
+    return call
 
 
 def _problem_dims(v: Variant) -> list[Any]:

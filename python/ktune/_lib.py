@@ -66,6 +66,19 @@ def exe_path() -> Optional[Path]:
 LOG_FN = ctypes.CFUNCTYPE(None, c_void_p, c_char_p)
 
 
+class Output(ctypes.Structure):
+    """ktune_output: one output of a point, handed to a verification
+    callback (borrowed for the call)."""
+    _fields_ = [("name", c_char_p), ("type", c_int), ("count", c_size_t),
+                ("data", c_void_p), ("expected", POINTER(c_double))]
+
+
+#: int (*ktune_verify_fn)(void *user, const ktune_output *outputs,
+#:                        size_t num_outputs, char *msg, size_t msg_size)
+VERIFY_FN = ctypes.CFUNCTYPE(c_int, c_void_p, POINTER(Output), c_size_t,
+                             c_void_p, c_size_t)
+
+
 class _Session(ctypes.Structure):
     pass
 
@@ -123,11 +136,13 @@ _SIGNATURES = {
     "ktune_answer": (c_int, [SESSION, c_char_p, c_void_p, c_size_t]),
     "ktune_reference": (c_int, [SESSION]),
     "ktune_tolerance": (c_int, [SESSION, c_double, c_double]),
+    "ktune_verify_callback": (c_int, [SESSION, c_void_p, c_void_p]),
     "ktune_check": (c_int, [SESSION, POINTER(RESULT)]),
     "ktune_tune": (c_int, [SESSION, POINTER(RESULT)]),
     "ktune_bench": (c_int, [SESSION, c_char_p, c_char_p, POINTER(RESULT)]),
     "ktune_profile": (c_int, [SESSION, c_char_p, c_char_p, POINTER(RESULT)]),
     "ktune_replay": (c_int, [SESSION, c_char_p, POINTER(RESULT)]),
+    "ktune_report": (c_int, [SESSION, c_char_p, c_char_p]),
     "ktune_result_free": (None, [RESULT]),
     "ktune_result_kind": (c_char_p, [RESULT]),
     "ktune_result_json": (c_char_p, [RESULT]),

@@ -10,12 +10,11 @@ from __future__ import annotations
 import ctypes
 import json
 import os
-import subprocess
 import tempfile
 from typing import Any, Optional
 
 from . import _lib
-from ._errors import KtuneError, KtuneRuntimeError
+from ._errors import KtuneError
 
 __all__ = ["Result", "STATS"]
 
@@ -175,24 +174,19 @@ class Result:
 
     def report_html(self) -> str:
         """The self-contained HTML report ``ktune report`` makes of this
-        result (plots, the search path, the environment)."""
-        exe = _lib.exe_path()
-        if exe is None:
-            raise KtuneRuntimeError(
-                "no ktune executable beside libktune to make the report "
-                "(set KTUNE_EXE)")
-        with tempfile.TemporaryDirectory(prefix="ktune-report-") as d:
-            src = os.path.join(d, "result.json")
-            out = os.path.join(d, "report.html")
-            self.to_json(src)
-            run = subprocess.run([str(exe), "report", src, "-o", out],
-                                 capture_output=True, text=True)
-            if run.returncode != 0:
-                raise KtuneError(run.stderr.strip() or
-                                 f"ktune report exited {run.returncode}",
-                                 run.returncode)
-            with open(out, encoding="utf-8") as f:
-                return f.read()
+        result (plots, the search path, the environment), rendered by
+        libktune in this process (ktune_report; no program is started)."""
+        L = _lib.lib()
+        S = _lib.new_session()
+        try:
+            with tempfile.TemporaryDirectory(prefix="ktune-report-") as d:
+                out = os.path.join(d, "report.html")
+                _lib.check(L.ktune_report(S, self.to_json().encode(),
+                                          out.encode()), S, "ktune_report")
+                with open(out, encoding="utf-8") as f:
+                    return f.read()
+        finally:
+            L.ktune_session_free(S)
 
     def _repr_html_(self) -> str:
         """Jupyter shows the HTML report inline; a summary where the report

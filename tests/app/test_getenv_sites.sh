@@ -3,7 +3,9 @@
 # The libraries read the environment in at most 5 places: core/settings.c
 # (the one record of every variable ktune reads), core/envpath.c (${VAR}
 # in files) and libktune-select's own variables (select/jit.c, installed
-# for applications, which link nothing of ktune). The injected tracer and
+# for applications, which link nothing of ktune). libktune/ is counted
+# too (it reads KTUNE_EXE, PATH and TMPDIR through app/embed.h's
+# kt_embed_env_read, the same record). The injected tracer and
 # capturer (*/trace/) link nothing of ktune either: the environment is
 # how `ktune` talks to them, and they are not counted. A planted getenv in
 # a scratch tree must be counted, so the gate can fail.
@@ -13,7 +15,7 @@ max=5
 # The getenv lines of the libraries under DIR, comment lines left out.
 sites() {
     (cd "$1" && find core engine isolation metrics tuner compare report \
-        timeline capture select -path '*/trace' -prune -o -type f \
+        timeline capture select libktune -path '*/trace' -prune -o -type f \
         \( -name '*.c' -o -name '*.h' -o -name '*.cu' \) -print 2>/dev/null |
         xargs -r grep -nE '\b(secure_)?getenv[[:space:]]*\(' |
         grep -vE ':[0-9]+:[[:space:]]*(/\*|\*( |/|$)|//)')

@@ -168,6 +168,31 @@ static void npy_files_are_read_with_dtype_and_count_checked(void **s)
     assert_non_null(strstr(err.msg, "holds dtype '<f4'"));
 }
 
+/* The mapped read (what the worker uploads from, with no host copy):
+ * the same elements, and the same refusal of a wrong count. */
+static void npy_files_are_mapped_with_count_checked(void **s)
+{
+    kt_decl_fill f = {.kind = KT_FILL_NPY};
+    const void *data = NULL;
+    void *map = NULL;
+    size_t len = 0;
+    kt_err err;
+    (void)s;
+    snprintf(f.path, sizeof f.path, "%s",
+             KT_SOURCE_DIR "/tests/declared/features/weights.npy");
+    assert_int_equal(
+        kt_decl_npy_map(&f, KT_DECL_F32, 16, &data, &map, &len, &err), KT_S_OK);
+    assert_true(((const float *)data)[0] == 0.125f &&
+                ((const float *)data)[15] == 2.0f);
+    assert_int_equal(len, 128 + 16 * sizeof(float));
+    kt_decl_npy_unmap(map, len);
+    assert_int_equal(
+        kt_decl_npy_map(&f, KT_DECL_F32, 15, &data, &map, &len, &err),
+        KT_S_INPUT);
+    assert_null(map);
+    assert_non_null(strstr(err.msg, "holds 16 elements; the buffer has 15"));
+}
+
 /* A version 1 .npy of float32 with this order and shape and data_bytes of
  * data (zeros) at path. */
 static void write_npy(const char *path, const char *order, const char *shape,
@@ -318,6 +343,7 @@ int main(void)
         cmocka_unit_test(f16_rounds_to_nearest_even_and_back),
         cmocka_unit_test(integer_stores_saturate),
         cmocka_unit_test(npy_files_are_read_with_dtype_and_count_checked),
+        cmocka_unit_test(npy_files_are_mapped_with_count_checked),
         cmocka_unit_test(hostile_npy_files_are_refused_by_name),
         cmocka_unit_test(a_parameter_that_changes_the_work_reaches_each_point),
         cmocka_unit_test(float_scalars_are_literals_or_true_divisions_of_sizes),

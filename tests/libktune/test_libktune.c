@@ -5,13 +5,16 @@
  * transpose example declared through the API counted like its INI file
  * and, replayed from one recording with one seed, searched along the same
  * path as `ktune tune transpose.ini --replay` (one code path), results read
- * through the accessors, another tool's recording replayed.
+ * through the accessors, another tool's recording replayed, an estimated
+ * count read as a number, host arrays held in shared memory.
  * argv: SOURCE_DIR KTUNE_EXE.
  */
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "ktune/ktune.h"
 #include "tests/libktune/support.h"
@@ -327,6 +330,111 @@ static void outputs_without_an_answer_are_not_compared(void)
     ktune_session_free(s);
 }
 
+/* A session of one kernel over 64-value parameters a..d with a require
+ * no bound prunes: 2^24 points, more than --check counts one by one in
+ * seconds, so its count is an estimate ("about N" in the text). */
+static ktune_session *estimated_space(void)
+{
+    int64_t v[64];
+    ktune_session *s;
+    const char *names[] = {"a", "b", "c", "d"};
+
+    for (int i = 0; i < 64; ++i)
+        v[i] = i + 1;
+    EXPECT(!ktune_session_new(&s));
+    ktune_session_set_exe(s, exe);
+    EXPECT(!ktune_declare(s, "big") &&
+           !ktune_source_text(s, "extern \"C\" __global__ void k(float *y, "
+                                 "int n) { }\n") &&
+           !ktune_size(s, "n", 256, 0) &&
+           !ktune_buffer(s, "y", KTUNE_OUT, KTUNE_F32, NULL, 256, "n", NULL) &&
+           !ktune_arg_buffer(s, "y", NULL) &&
+           !ktune_arg_expr(s, KTUNE_C_INT, "n") && !ktune_variant(s, "v", "k"));
+    for (int i = 0; i < 4; ++i)
+        EXPECT(!ktune_param(s, names[i], v, 64));
+    EXPECT(!ktune_block(s, "32") && !ktune_grid(s, "n / 32") &&
+           !ktune_require(s, "(a + b + c + d) % 3 == 0"));
+    return s;
+}
+
+/* check's counts come from the CLI's --check --json document, not its
+ * text: an estimated count ("about N after require") is a number there,
+ * said to be an estimate (the text's scraper read 0). */
+static void an_estimated_count_is_a_number(void)
+{
+    ktune_session *s = estimated_space();
+    ktune_result *r = NULL;
+    int64_t size = 0, feasible = 0;
+    double est = 0, per = 0;
+
+    EXPECT(ktune_check(s, &r) == KTUNE_OK);
+    EXPECT(!ktune_result_space(r, &size, &feasible));
+    EXPECT(size == 64 * 64 * 64 * 64);
+    /* A third of the points meet the require: the estimate is near. */
+    EXPECT(feasible > size / 4 && feasible < size / 2);
+    EXPECT(!ktune_result_number(r, "space.estimated", &est) && est == 1);
+    EXPECT(!ktune_result_number(r, "variants.0.feasible", &per) &&
+           (int64_t)per == feasible);
+    EXPECT(strstr(ktune_result_string(r, "text"), "about "));
+    if (feasible <= size / 4 || feasible >= size / 2)
+        fprintf(stderr, "estimated feasible %lld of %lld\n",
+                (long long)feasible, (long long)size);
+    ktune_result_free(r);
+    ktune_session_free(s);
+}
+
+/* Host arrays are held in shared memory the session owns, named in its
+ * folder by a link into /proc (no file of the array's size is written, no
+ * copy read back), readable as a .npy file through it; freeing the session
+ * lets the memory go. */
+static void host_arrays_are_shared_memory_not_files(void)
+{
+    enum { N = 1 << 16 };
+    static float x[N], got[N];
+    ktune_session *s;
+    ktune_result *r = NULL;
+    char path[4096], target[4096] = "";
+    unsigned char head[10];
+    size_t hlen = 0;
+    struct stat st;
+    ssize_t len;
+    FILE *f;
+
+    for (int i = 0; i < N; ++i)
+        x[i] = (float)i * 0.5f;
+    EXPECT(!ktune_session_new(&s));
+    ktune_session_set_exe(s, exe);
+    EXPECT(!ktune_declare(s, "shm") &&
+           !ktune_source_text(s, "extern \"C\" __global__ void k(float *y, "
+                                 "const float *x) { }\n") &&
+           !ktune_size(s, "n", N, 0) &&
+           !ktune_buffer(s, "y", KTUNE_OUT, KTUNE_F32, NULL, N, NULL, NULL) &&
+           !ktune_buffer(s, "x", KTUNE_IN, KTUNE_F32, x, N, NULL, NULL) &&
+           !ktune_arg_buffer(s, "y", NULL) && !ktune_arg_buffer(s, "x", NULL) &&
+           !ktune_variant(s, "v", "k") && !ktune_block(s, "256") &&
+           !ktune_grid(s, "n / 256") && !ktune_answer(s, "y", x, N));
+    snprintf(path, sizeof path, "%s/x.npy", ktune_session_dir(s));
+    EXPECT(lstat(path, &st) == 0 && S_ISLNK(st.st_mode));
+    len = readlink(path, target, sizeof target - 1);
+    if (len > 0)
+        target[len] = '\0';
+    EXPECT(strncmp(target, "/proc/", 6) == 0 && strstr(target, "/fd/"));
+    if ((f = fopen(path, "rb"))) {
+        EXPECT(fread(head, 1, 10, f) == 10 &&
+               memcmp(head, "\x93NUMPY", 6) == 0);
+        hlen = 10 + (size_t)(head[8] | head[9] << 8);
+        EXPECT(fseek(f, (long)hlen, SEEK_SET) == 0 &&
+               fread(got, sizeof *got, N, f) == N &&
+               memcmp(got, x, sizeof x) == 0);
+        fclose(f);
+    }
+    EXPECT(hlen % 64 == 0);
+    EXPECT(ktune_check(s, &r) == KTUNE_OK);
+    ktune_result_free(r);
+    ktune_session_free(s);
+    EXPECT(stat(target, &st) != 0); /* the descriptor is closed */
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3)
@@ -342,6 +450,8 @@ int main(int argc, char **argv)
     settings_reach_the_run();
     a_header_given_as_text_is_included();
     outputs_without_an_answer_are_not_compared();
+    an_estimated_count_is_a_number();
+    host_arrays_are_shared_memory_not_files();
     if (kt_api_failures)
         fprintf(stderr, "%d failure(s)\n", kt_api_failures);
     return kt_api_failures ? 1 : 0;

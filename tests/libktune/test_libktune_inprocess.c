@@ -6,7 +6,8 @@
  * it, nothing reaches the process's own stdout or stderr, no signal
  * handler is left installed, and a session with a verification callback
  * runs its kernels in process (--in-process in the run's command line),
- * and two sessions run from two threads at once each get their result.
+ * and two sessions run from two threads at once each get their result;
+ * the HTML report of a result is rendered in process the same quiet way.
  * Run under ASan/LeakSanitizer in the sanitizer build. argv: SOURCE_DIR
  * KTUNE_EXE.
  */
@@ -53,6 +54,42 @@ static char *replayed_path(ktune_session *s)
     }
     ktune_result_free(r);
     return path;
+}
+
+/* The HTML report of a replay, rendered in process (ktune_report): 1
+ * when it is a whole HTML document; a check's result has none. */
+static int replay_report(ktune_session *s)
+{
+    ktune_result *r = NULL, *c = NULL;
+    char rec[4096], out[4096], *html = NULL;
+    size_t len = 0;
+    FILE *f;
+    int ok;
+
+    snprintf(rec, sizeof rec,
+             "%s/tests/data/transpose-h200-rows8192-cols8192.jsonl.gz",
+             src_dir);
+    snprintf(out, sizeof out, "%s/r.html", ktune_session_dir(s));
+    if (ktune_replay(s, rec, &r) != KTUNE_OK)
+        return 0;
+    ok = ktune_report(s, ktune_result_json(r), out) == KTUNE_OK;
+    if ((f = fopen(out, "r"))) {
+        getdelim(&html, &len, '\0', f);
+        fclose(f);
+    }
+    ok = ok && html && strstr(html, "<html") && strstr(html, "</html>") &&
+         strstr(html, "tiled");
+    if (!ok)
+        fprintf(stderr, "report: %s\n", ktune_session_errmsg(s));
+    free(html);
+    ktune_result_free(r);
+    if (ktune_check(s, &c) == KTUNE_OK) {
+        ok = ok &&
+             ktune_report(s, ktune_result_json(c), out) == KTUNE_E_INPUT &&
+             strstr(ktune_session_errmsg(s), "ktune report");
+        ktune_result_free(c);
+    }
+    return ok;
 }
 
 static char *check_text(ktune_session *s)
@@ -202,7 +239,7 @@ static void quiet_runs(void)
     ktune_session_set_budget(s, 6, 0, 0);
     ktune_session_set_strategy(s, "random");
     p = replayed_path(s);
-    if (!c || !p)
+    if (!c || !p || !replay_report(s))
         ++kt_api_failures;
     free(c);
     free(p);

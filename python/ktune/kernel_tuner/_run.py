@@ -73,8 +73,7 @@ def run_once(kernel_name: str, kernel_source: Any, problem_size: Any,
             host = np.ascontiguousarray(arr)
             ptr = module.get_global(sym)
             ptr.copy_from_host(host.ctypes.data, host.nbytes)
-        dev_args = [cp.asarray(a) if isinstance(a, np.ndarray) else a
-                    for a in arguments]
+        dev_args = [_on_device(cp, a) for a in arguments]
         smem = 0
         if smem_args:
             smem = int(_value(smem_args.get("size", 0), p))
@@ -83,5 +82,34 @@ def run_once(kernel_name: str, kernel_source: Any, problem_size: Any,
             cp.cuda.Device(device).synchronize()
         except Exception as e:  # CuPy's own CUDA errors, with its message
             raise KtuneRuntimeError(f"kernel_tuner.run_kernel: {e}") from e
-        return [cp.asnumpy(d) if isinstance(d, cp.ndarray) else d
-                for d in dev_args]
+        return [_returned(cp, a, d) for a, d in zip(arguments, dev_args)]
+
+
+def _is_torch(a: Any) -> bool:
+    return type(a).__module__.split(".")[0] == "torch"
+
+
+def _on_device(cp: Any, a: Any) -> Any:
+    """An argument as the launch takes it: numpy arrays and CPU tensors
+    copied to the device, CuPy arrays and CUDA tensors used in place (as
+    Kernel Tuner does), scalars as given."""
+    if isinstance(a, np.ndarray):
+        return cp.asarray(a)
+    if _is_torch(a):
+        return cp.asarray(a.detach()) if a.is_cuda else cp.asarray(a.detach().numpy())
+    return a
+
+
+def _returned(cp: Any, a: Any, d: Any) -> Any:
+    """Each argument after the launch, as Kernel Tuner's run_kernel returns
+    it: a numpy array for a numpy array, a new CuPy array for a CuPy one
+    (numpy.zeros_like dispatches to CuPy there), a CPU tensor for a tensor,
+    a scalar as given."""
+    if _is_torch(a):
+        import torch  # type: ignore
+        return a.cpu() if a.is_cuda else torch.from_numpy(cp.asnumpy(d))
+    if isinstance(a, cp.ndarray):
+        return d.copy()
+    if isinstance(d, cp.ndarray):
+        return cp.asnumpy(d)
+    return d

@@ -175,7 +175,7 @@ def _declare(kernel_name: str, kernel_source: Any, problem_size: Any,
              grid_div: tuple[Any, Any, Any], restrictions: Any,
              answer: Any, atol: float, smem_args: Any, cmem_args: Any,
              compiler_options: Any, defines: Any, block_size_names: Any,
-             folder: str) -> _kernel.Kernel:
+             folder: str, verify: Optional[Callable[..., bool]] = None) -> _kernel.Kernel:
     block = _block_names(block_size_names)
     dims = _dims(problem_size)
     divs = [_divisor(grid_div[i], block[i]) for i in range(len(dims))]
@@ -197,7 +197,20 @@ def _declare(kernel_name: str, kernel_source: Any, problem_size: Any,
         smem = size
     source, include_dirs = _source(kernel_source)
     include_dirs.insert(0, _NVRTC_INCLUDE)
+<<<<<<< HEAD
     args, answer = _nonempty(arguments, answer)
+=======
+    args = list(arguments)
+    kt_verify = None
+    if verify is not None:
+        # Kernel Tuner's verify(answer, result_host, atol=atol): the
+        # arguments with an answer are in-outs ktune hands to it (as
+        # Kernel Tuner copies them back), in the answer's list order.
+        args = [_kernel.InOut(a) if want is not None else a
+                for a, want in zip(args, answer)]
+        kt_verify = _kt_verify(verify, answer, len(args), atol)
+        answer = None
+>>>>>>> py
     space = _space_file(folder, tune_params, restrictions, block)
     k = _kernel.Kernel(
         kernel_name, source, args, {},
@@ -209,13 +222,14 @@ def _declare(kernel_name: str, kernel_source: Any, problem_size: Any,
         constants=dict(cmem_args or {}), smem=smem, answer=answer,
         rtol=1e-5 if answer is not None else 0.0,
         atol=float(atol) if answer is not None else 0.0,
-        space_file=space)
+        space_file=space, verify=kt_verify)
     with open(space, encoding="utf-8") as f:
         k._guard_defaults = {p["Name"]: p["Default"] for p in
                              json.load(f)["ConfigurationSpace"]["TuningParameters"]}
     return k
 
 
+<<<<<<< HEAD
 def _nonempty(arguments: Sequence[Any], answer: Any) -> tuple[list[Any], Any]:
     """The arguments with each empty array given one zero element, and
     nothing to verify there: Kernel Tuner passes a 0-byte allocation
@@ -229,6 +243,18 @@ def _nonempty(arguments: Sequence[Any], answer: Any) -> tuple[list[Any], Any]:
             if ans is not None and i < len(ans) and ans[i] is not None and np.size(ans[i]) == 0:
                 ans[i] = None
     return args, ans
+=======
+def _kt_verify(verify: Callable[..., bool], answer: Sequence[Any], nargs: int,
+               atol: float) -> Callable[..., bool]:
+    """ktune's verify(outputs, expected) over Kernel Tuner's
+    verify(answer, result_host, atol=atol): result_host lists every
+    argument, its output where the answer has an entry, else None."""
+    def call(outputs: Mapping[str, Any], expected: Mapping[str, Any]) -> bool:
+        result_host = [outputs.get(f"arg{i}") if answer[i] is not None else None
+                       for i in range(nargs)]
+        return bool(verify(answer, result_host, atol=atol))
+    return call
+>>>>>>> py
 
 
 def _status_value(p: Mapping[str, Any]) -> Any:
@@ -345,18 +371,32 @@ def tune_kernel(kernel_name: str, kernel_source: Any, problem_size: Any,
     ``ktune_ci_ms`` (the median's confidence interval). Points that did not
     run have an ErrorConfig as ``time`` (util.InvalidConfig, ...).
 
+    ``verify`` is called as Kernel Tuner calls it, ``verify(answer,
+    result_host, atol=atol)``, with the outputs of each point (the
+    arguments that have an answer); a run with it runs its kernels in this
+    process (isolation off: the outputs are needed here).
+
     Not supported (raise KtuneUnsupportedError naming them): ``verify``
-    callables, ``texmem_args``, ``compiler``, ``observers``, ``parallel``,
+    without ``answer``, ``texmem_args``, ``compiler``, ``observers``, ``parallel``,
     ``objectives``, ``cache`` outside simulation mode, callable
     restrictions, problem sizes, grid divisors and defines, non-integer
     parameter values, languages other than CUDA, ``platform``.
     """
     start = _time.perf_counter()
     if lang is not None and str(lang).lower() not in _CUDA_LANGS:
+<<<<<<< HEAD
         raise _unsupported("lang", _lang_refusal(lang))
     _refuse(verify=(verify, "a verification callable is not supported (ktune "
                     "verifies in its worker process); give answer and atol"),
             texmem_args=(texmem_args, "texture memory is not supported"),
+=======
+        raise _unsupported("lang", f"{lang!r}: ktune tunes CUDA kernels "
+                           "(lang None, 'CUDA', 'cupy' or 'nvcuda')")
+    if verify is not None and answer is None:
+        raise _unsupported("verify", "needs answer: the arguments with an "
+                           "answer are the outputs it is given")
+    _refuse(texmem_args=(texmem_args, "texture memory is not supported"),
+>>>>>>> py
             compiler=(compiler, "ktune compiles with NVRTC; compiler is not "
                       "supported"),
             observers=(observers, "observers are not supported (ktune measures "
@@ -406,7 +446,8 @@ def tune_kernel(kernel_name: str, kernel_source: Any, problem_size: Any,
             k = _declare(kernel_name, kernel_source, problem_size, arguments,
                          tune_params, (grid_div_x, grid_div_y, grid_div_z),
                          restrictions, answer, atol, smem_args, cmem_args,
-                         compiler_options, defines, block_size_names, folder)
+                         compiler_options, defines, block_size_names, folder,
+                         verify)
             try:
                 result = k.tune(strategy_name, max_evals=options.get("max_fevals"),
                                 max_seconds=options.get("time_limit"),
@@ -463,8 +504,9 @@ def run_kernel(kernel_name: str, kernel_source: Any, problem_size: Any,
                block_size_names: Any = None, quiet: bool = False,
                log: Any = None) -> list[Any]:
     """Kernel Tuner's ``run_kernel``: runs the kernel once with one value per
-    parameter and returns every argument as it is afterwards (arrays as
-    numpy arrays, scalars as given).
+    parameter and returns every argument as it is afterwards, as Kernel
+    Tuner does (numpy arrays as numpy arrays, CuPy arrays as new CuPy
+    arrays, tensors as CPU tensors, scalars as given).
 
     libktune verifies and times kernels but does not hand back a run's
     outputs, so this one call launches the kernel through CuPy (which
