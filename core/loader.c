@@ -511,7 +511,7 @@ static const kt_loader_kind *isolating(void)
 }
 
 /* A file of a registered kind (a declared operator, an INI file with
- * [operator], engine/declared.h; a capture) runs no foreign code: it is
+ * [operator], declared/declared.h; a capture) runs no foreign code: it is
  * loaded here, never probed. */
 static int is_declaration(const char *path)
 {

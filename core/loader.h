@@ -90,7 +90,7 @@ void kt_probe_verdict_free(kt_probe_verdict *v);
 
 /* A kind of plugin, registered with kt_loader_add_kind by the layer that
  * knows it: the loader names none. Two sorts:
- *  - a file kind (declarations, engine/declared.h; captures, capture/):
+ *  - a file kind (declarations, declared/declared.h; captures, capture/):
  *    a file it claims is loaded in this process (never probed: it runs no
  *    foreign code) through load, which hands back a descriptor that stays
  *    valid until release(owner); load frees what it made when it fails;
@@ -142,7 +142,7 @@ const kt_loader_kind *kt_loader_kind_of(const char *path);
 void kt_registry_free(kt_registry *reg);
 
 /* Loads one plugin file: a shared object (*.so), or a declaration (an INI
- * file with an [operator] section, engine/declared.h). On failure nothing is
+ * file with an [operator] section, declared/declared.h). On failure nothing is
  * added and err says why, starting with the file name (KT_S_INPUT for a
  * declaration's mistakes). */
 kt_status kt_registry_load_file(kt_registry *reg, const char *path,

@@ -2,7 +2,8 @@
 /*
  * Declared operators as a kind of plugin file (core/loader.h,
  * kt_loader_kind): an INI file with an [operator] section is read, checked
- * and described here (engine/declared.h), never probed. Its descriptor is
+ * (declared/declared.h: its kernels checked with NVRTC, kt_declared_load)
+ * and described here, never probed. Its descriptor is
  * an ordinary one whose callbacks read the declaration from their data
  * (ABI 1.3, kt_declared_describe); the kind adds only a variant's
  * constraints as expressions (kt_call_require), for the searches that
@@ -14,7 +15,40 @@
 #include <string.h>
 
 #include "core/loader.h"
-#include "engine/declared.h"
+#include "engine/declared_run.h"
+
+/* The declaration's check compiles with NVRTC (kt_decl_compile_fn): its
+ * first error, or its image as NUL-terminated text for the PTX reader. */
+static kt_status nvrtc_check(const kt_decl_compile *req, kt_decl_compiled *out,
+                             kt_err *err)
+{
+    kt_nvrtc_request r = {req->source, req->source_name, req->name_expr,
+                          req->arch,   req->options,     req->num_options};
+    kt_nvrtc_output o;
+    kt_status rc;
+
+    memset(out, 0, sizeof *out);
+    memset(&o, 0, sizeof o);
+    if (!(rc = kt_nvrtc_compile(&r, &o, err))) {
+        out->compiled = o.compiled;
+        if (!o.compiled)
+            kt_nvrtc_first_error(o.log, out->first, sizeof out->first);
+        else if (o.image && !(out->image = malloc(o.image_size + 1)))
+            rc = kt_err_set(err, KT_S_NOMEM, "out of memory");
+        else if (o.image) {
+            memcpy(out->image, o.image, o.image_size);
+            out->image[o.image_size] = '\0';
+            out->image_size = o.image_size;
+        }
+    }
+    kt_nvrtc_output_free(&o);
+    return rc;
+}
+
+kt_status kt_declared_load(const char *path, kt_declared **out, kt_err *err)
+{
+    return kt_declared_read(path, nvrtc_check, out, err);
+}
 
 static int claims(const char *path)
 {
