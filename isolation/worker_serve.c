@@ -9,6 +9,7 @@
 
 #include "core/clock.h"
 #include "core/envrec.h"
+#include "core/msg.h"
 #include "core/result_json.h"
 #include "core/settings.h"
 #include "core/version.h"
@@ -363,8 +364,8 @@ int kt_worker_serve(int fd, const kt_counter_source *counters)
         double t0 = kt_clock_seconds();
         s.ev->ops->close(s.ev);
         if (s.settings.ktune_worker_times)
-            fprintf(stderr, "ktune worker: session closed in %.3f s\n",
-                    kt_clock_seconds() - t0);
+            kt_msg("worker: session closed in %.3f s\n",
+                   kt_clock_seconds() - t0);
     }
     kt_registry_free(&s.reg);
     close(fd);
