@@ -521,7 +521,8 @@ static int is_declaration(const char *path)
 static kt_status load_kind(loading *ld, const kt_loader_kind *kind)
 {
     const kt_plugin *desc = NULL;
-    kt_status rc = kind->load(ld->file, &ld->lp->kind_owner, &desc, ld->err);
+    kt_status rc = kind->load(ld->file, &ld->lp->kind_owner, &desc,
+                              &ld->lp->require, ld->err);
     if (rc)
         return rc;
     ld->lp->kind = kind;
@@ -900,10 +901,15 @@ static uint32_t index_of(const kt_loaded_plugin *plugin, const kt_operator *op)
 int kt_call_require(const kt_loaded_plugin *plugin, const kt_operator *op,
                     uint32_t variant, kt_expr *const **parts, size_t *n)
 {
-    if (!plugin || !plugin->kind || !plugin->kind->require)
+    const kt_variant_require *r;
+
+    if (!plugin || !plugin->require ||
+        !(r = plugin->require[index_of(plugin, op)]) ||
+        variant >= op->num_variants)
         return 0;
-    return plugin->kind->require(plugin->kind_owner, index_of(plugin, op),
-                                 variant, parts, n);
+    *parts = r[variant].parts;
+    *n = r[variant].n;
+    return 1;
 }
 
 /* problem as op's callbacks see it: the host's copy with op's data (ABI

@@ -26,6 +26,13 @@
 
 struct kt_loader_kind;
 
+/* A variant's constraints as expressions, the conjuncts parts[0..n) (a
+ * declaration's require), for the searches that read them. */
+typedef struct kt_variant_require {
+    kt_expr *const *parts;
+    size_t n;
+} kt_variant_require;
+
 typedef struct kt_loaded_plugin {
     char *path;     /* owned */
     void *handle;   /* dlopen handle, owned */
@@ -42,6 +49,10 @@ typedef struct kt_loaded_plugin {
      * operator (kt_registry_resolve) and hands both to kt_call_*. */
     const struct kt_loader_kind *kind;
     void *kind_owner;
+    /* What the kind's load handed with the descriptor: per operator of
+     * desc, NULL or its variants' constraints as expressions
+     * (kt_call_require); NULL for none. Owned by kind_owner. */
+    const kt_variant_require *const *require;
 } kt_loaded_plugin;
 
 typedef struct kt_registry {
@@ -93,7 +104,11 @@ void kt_probe_verdict_free(kt_probe_verdict *v);
  *  - a file kind (declarations, declared/declared.h; captures, capture/):
  *    a file it claims is loaded in this process (never probed: it runs no
  *    foreign code) through load, which hands back a descriptor that stays
- *    valid until release(owner); load frees what it made when it fails;
+ *    valid until release(owner), and with it, where it knows them, its
+ *    variants' constraints as expressions (*require, NULL before the call:
+ *    per operator, NULL or one kt_variant_require per variant; a
+ *    declaration's require, for the searches that read them); load frees
+ *    what it made when it fails;
  *  - the isolating kind (isolation/, one per process): claims nothing;
  *    shared objects are probed in child processes (probe, all of a search
  *    path at once), and a registry that maps none (kt_registry.isolated)
@@ -105,15 +120,13 @@ void kt_probe_verdict_free(kt_probe_verdict *v);
  * for the plugins it adopted, whose code lives in child processes, given
  * the owner adopt made and the operator's index in the descriptor: work
  * and shape (asked of the oracle, with its crash or hang as an error the
- * ABI's return codes cannot carry) and prefetch. require gives a declared
- * variant's constraints as expressions (1 when *parts, *n are set; 0 when
- * the kind knows none), for the searches that read them. The kind must
- * outlive every registry. */
+ * ABI's return codes cannot carry) and prefetch. The kind must outlive
+ * every registry. */
 typedef struct kt_loader_kind {
     const char *name;
     int (*claims)(const char *path);
     kt_status (*load)(const char *path, void **owner, const kt_plugin **desc,
-                      kt_err *err);
+                      const kt_variant_require *const **require, kt_err *err);
     void (*release)(void *owner);
     void (*probe)(const char *const *paths, size_t n, int timeout_ms,
                   kt_probe_verdict *out);
@@ -127,8 +140,6 @@ typedef struct kt_loader_kind {
                        kt_shape *shape, kt_err *err);
     void (*prefetch)(void *owner, uint32_t op, const kt_problem *problem,
                      const kt_point *pts, size_t n);
-    int (*require)(void *owner, uint32_t op, uint32_t variant,
-                   kt_expr *const **parts, size_t *n);
 } kt_loader_kind;
 
 /* Adds a kind for every registry of the process (at most 8). KT_S_OK, or
@@ -219,9 +230,10 @@ void kt_call_shape_prefetch(const kt_loaded_plugin *plugin,
                             const kt_point *pts, size_t n);
 
 /* The constraints of variant of op as expressions, where the kind that
- * loaded op's plugin knows them (a declaration's require): 1 with
- * *parts[0..*n), which live as long as the plugin; 0 when op's
- * constraints are its plugin's code (or plugin is NULL). */
+ * loaded op's plugin handed them with its descriptor (a declaration's
+ * require, kt_loaded_plugin.require): 1 with *parts[0..*n), which live as
+ * long as the plugin; 0 when op's constraints are its plugin's code (or
+ * plugin is NULL). */
 int kt_call_require(const kt_loaded_plugin *plugin, const kt_operator *op,
                     uint32_t variant, kt_expr *const **parts, size_t *n);
 
