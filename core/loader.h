@@ -42,9 +42,9 @@ typedef struct kt_loaded_plugin {
     /* The backend table: NULL for a shared object mapped into this process
      * (handle). Else the kind that loaded it (kt_loader_add_kind: a
      * declaration, a capture, or the isolating kind's probed plugin, whose
-     * code runs only in child processes and whose callbacks in desc are
-     * stubs: kt_call_work/kt_call_shape ask kind->work/shape). handle is
-     * NULL and kind->release frees kind_owner. No list of plugins is kept
+     * code runs only in child processes: its pure callbacks in desc are the
+     * kind's, which ask the child; the others are stubs that fail). handle
+     * is NULL and kind->release frees kind_owner. No list of plugins is kept
      * beside the registries: whoever calls holds the plugin with its
      * operator (kt_registry_resolve) and hands both to kt_call_*. */
     const struct kt_loader_kind *kind;
@@ -112,16 +112,18 @@ void kt_probe_verdict_free(kt_probe_verdict *v);
  *  - the isolating kind (isolation/, one per process): claims nothing;
  *    shared objects are probed in child processes (probe, all of a search
  *    path at once), and a registry that maps none (kt_registry.isolated)
- *    adopts each probed descriptor, its code left in a child (adopt makes
- *    the owner, release frees it).
- * A file kind's descriptors are ordinary ones: their callbacks find what
+ *    adopts each probed descriptor, its code left in a child: adopt makes
+ *    the owner (release frees it) and gives desc, the registry's copy of
+ *    the descriptor, its pure callbacks (an operator's work, a variant's
+ *    check and shape) with their data, which ask the plugin's child (the
+ *    oracle) and report its crash or hang through kt_call_fail.
+ * Every kind's descriptors are ordinary ones: their callbacks find what
  * they need through their data (kt_operator.data, kt_variant.data, ABI
- * 1.3), as any plugin's do, and run here. The isolating kind alone answers
- * for the plugins it adopted, whose code lives in child processes, given
- * the owner adopt made and the operator's index in the descriptor: work
- * and shape (asked of the oracle, with its crash or hang as an error the
- * ABI's return codes cannot carry) and prefetch. The kind must outlive
- * every registry. */
+ * 1.3), as any plugin's do, and kt_call_* call them alike. The one answer
+ * left to a kind is prefetch (the isolating kind's: many questions to the
+ * child in one exchange, which no callback of the ABI asks), given the
+ * owner adopt made and the operator's index. The kind must outlive every
+ * registry. */
 typedef struct kt_loader_kind {
     const char *name;
     int (*claims)(const char *path);
@@ -130,14 +132,8 @@ typedef struct kt_loader_kind {
     void (*release)(void *owner);
     void (*probe)(const char *const *paths, size_t n, int timeout_ms,
                   kt_probe_verdict *out);
-    kt_status (*adopt)(const char *path, int timeout_ms, void **owner,
-                       kt_err *err);
-    kt_status (*work)(void *owner, uint32_t op, const kt_problem *problem,
-                      kt_work *out, int *rc, kt_err *err);
-    kt_status (*shape)(void *owner, uint32_t op, uint32_t variant,
-                       const kt_problem *problem, const kt_config *cfg,
-                       int *check_rc, char *why, size_t why_size, int *shape_rc,
-                       kt_shape *shape, kt_err *err);
+    kt_status (*adopt)(const char *path, int timeout_ms, kt_plugin *desc,
+                       void **owner, kt_err *err);
     void (*prefetch)(void *owner, uint32_t op, const kt_problem *problem,
                      const kt_point *pts, size_t n);
 } kt_loader_kind;
@@ -205,6 +201,13 @@ kt_status kt_call_shape(const kt_loaded_plugin *plugin, const kt_operator *op,
                         const kt_config *cfg, int *check_rc, char *why,
                         size_t why_size, int *shape_rc, kt_shape *shape,
                         kt_err *err);
+
+/* For a descriptor's callback whose code can fail in a way the ABI's
+ * return codes cannot carry (an isolated plugin's: its child crashed or
+ * hung): records why for the kt_call_work or kt_call_shape that called it
+ * on this thread, which then returns KT_S_PLUGIN with err's message (the
+ * callback's own return code is not read). Per thread. */
+void kt_call_fail(const kt_err *err);
 
 /* setup() of op, in this process, with op's data in the problem it
  * sees (ABI 1.3); the callback's return code. plugin may be NULL. */
