@@ -5,6 +5,7 @@
 #include <jansson.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -211,27 +212,22 @@ static const char *value_of(const kt_settings *s, const variable *v)
 
 /* The record a parent process handed this one (kt_settings_install: a
  * worker's open message), which this process then reads in place of its
- * environment. Mutable because it arrives after the process started; each
- * object installed is kept to the end (kept), since records read from it
- * point into its strings. */
+ * environment. Mutable because it arrives after the process started; set
+ * once (installed, with release order, after set and kept), so a read
+ * takes no lock (safe in a forked child too); kept holds the strings. */
 static struct {
-    pthread_mutex_t lock;
-    json_t *kept; /* every object installed, in order */
+    pthread_mutex_t lock; /* install's alone */
+    json_t *kept;
     kt_settings set;
-    int installed;
+    atomic_int installed;
 } g_parent = {PTHREAD_MUTEX_INITIALIZER, NULL, {0}, 0};
 
 void kt_settings_read(kt_settings *s)
 {
-    int installed;
-
-    pthread_mutex_lock(&g_parent.lock);
-    installed = g_parent.installed;
-    if (installed)
+    if (atomic_load_explicit(&g_parent.installed, memory_order_acquire)) {
         *s = g_parent.set;
-    pthread_mutex_unlock(&g_parent.lock);
-    if (installed)
         return;
+    }
     memset(s, 0, sizeof *s);
     /* The one place the libraries read the environment. */
     for (size_t i = 0; i < sizeof variables / sizeof *variables; ++i)
@@ -286,11 +282,23 @@ kt_status kt_settings_from_json(const json_t *obj, kt_settings *s, kt_err *err)
     return KT_S_OK;
 }
 
+/* Whether a and b hold the same values. */
+static int same(const kt_settings *a, const kt_settings *b)
+{
+    for (size_t i = 0; i < sizeof variables / sizeof *variables; ++i) {
+        const char *x = value_of(a, &variables[i]);
+        const char *y = value_of(b, &variables[i]);
+        if ((x == NULL) != (y == NULL) || (x && strcmp(x, y) != 0))
+            return 0;
+    }
+    return 1;
+}
+
 kt_status kt_settings_install(const json_t *obj, kt_err *err)
 {
     json_t *copy;
     kt_settings set;
-    kt_status rc;
+    kt_status rc = KT_S_OK;
 
     if (!json_is_object(obj)) /* said by kt_settings_from_json */
         return kt_settings_from_json(obj, &set, err);
@@ -301,16 +309,19 @@ kt_status kt_settings_install(const json_t *obj, kt_err *err)
         return rc;
     }
     pthread_mutex_lock(&g_parent.lock);
-    if (!g_parent.kept)
-        g_parent.kept = json_array();
-    if (!g_parent.kept || json_array_append_new(g_parent.kept, copy)) {
-        pthread_mutex_unlock(&g_parent.lock);
-        return kt_err_set(err, KT_S_NOMEM, "settings: out of memory");
+    if (atomic_load_explicit(&g_parent.installed, memory_order_acquire)) {
+        if (!same(&set, &g_parent.set))
+            rc = kt_err_set(err, KT_S_INPUT,
+                            "settings: this process runs under its parent's "
+                            "record already, and this one differs");
+        json_decref(copy);
+    } else {
+        g_parent.kept = copy;
+        g_parent.set = set;
+        atomic_store_explicit(&g_parent.installed, 1, memory_order_release);
     }
-    g_parent.set = set;
-    g_parent.installed = 1;
     pthread_mutex_unlock(&g_parent.lock);
-    return KT_S_OK;
+    return rc;
 }
 
 kt_status kt_settings_check(const kt_settings *s, kt_err *err)

@@ -74,10 +74,12 @@ kt_status kt_settings_from_json(const struct json_t *obj, kt_settings *s,
 /* Makes the record of obj (kt_settings_to_json's, from a parent process)
  * this process's: every kt_settings_read after it gives that record, not
  * the environment, so a worker reads what its parent read (isolation/,
- * docs/hacking.md). obj is copied; every record installed stays valid to
- * the process's end. Errors as kt_settings_from_json's, and nothing is
- * installed. Thread safety: safe with kt_settings_read; a worker installs
- * at its open, before it starts threads of its own. */
+ * docs/hacking.md). obj is copied, and the record stays valid to the
+ * process's end. Once per process: installing the same record again
+ * changes nothing, a different one is KT_S_INPUT. Errors as
+ * kt_settings_from_json's, and nothing is installed. Thread safety: safe
+ * with kt_settings_read (which takes no lock: a forked child may call
+ * it); a worker installs at its open, before threads of its own. */
 kt_status kt_settings_install(const struct json_t *obj, kt_err *err);
 
 /* KT_S_OK when every KTUNE_* variable of s that is set (and not empty)

@@ -2,7 +2,8 @@
 /* The real worker's side of the settings record (isolation/worker_serve.c),
  * without a GPU: the open message's record becomes the process's, so its
  * libraries read the parent's record instead of the environment; a record
- * that is not one is refused, naming what is wrong. The serving loop runs
+ * that is not one is refused, naming what is wrong, and so is a second,
+ * different one. The serving loop runs
  * in a thread of this process over a socket pair: the open fails later
  * (no such plugin), after the record is installed. */
 #include "tests/kt_test.h"
@@ -84,6 +85,15 @@ static void the_open_messages_record_is_what_the_worker_reads(void **state)
     assert_string_equal(set.ktune_cache_dir, "/parents/cache");
     assert_int_equal(kt_cache_root(root, sizeof root, NULL), KT_S_OK);
     assert_string_equal(root, "/parents/cache");
+    /* One record a process: the same again is taken, another refused. */
+    open_with(sv[0], json_pack("{s:s}", "KTUNE_CACHE_DIR", "/parents/cache"),
+              message, sizeof message);
+    assert_contains(message, "/no/such/plugin.so");
+    open_with(sv[0], json_pack("{s:s}", "KTUNE_CACHE_DIR", "/another"), message,
+              sizeof message);
+    assert_contains(message, "runs under its parent's record already");
+    kt_settings_read(&set);
+    assert_string_equal(set.ktune_cache_dir, "/parents/cache");
 
     bye = kt_wire_message("close");
     assert_int_equal(kt_wire_send(sv[0], bye, NULL), KT_S_OK);
