@@ -16,8 +16,11 @@
 #include "core/msg.h"
 
 static kt_status load_capture(const char *path, void **owner,
-                              const kt_plugin **desc, kt_err *err)
+                              const kt_plugin **desc,
+                              const kt_variant_require *const **require,
+                              kt_err *err)
 {
+    (void)require; /* a capture's constraints are its geometry rules */
     return kt_cap_op_load(path, (kt_cap_op **)owner, desc, err);
 }
 

@@ -19,7 +19,7 @@
 #include "core/parse.h"
 #include "core/runctx.h"
 #include "core/term.h"
-#include "engine/declared.h"
+#include "engine/declared_run.h"
 #include "isolation/worker.h"
 
 #ifndef KT_INSTALL_PLUGIN_DIR

@@ -237,8 +237,7 @@ static int folder_outputs(const diff_args *a, folders *f)
     int bad = 0;
 
     if (a->o.json && (!j || kt_out_json(j, a->o.json) != 0)) {
-        fprintf(stderr, "ktune diff: --json %s: cannot write: %s\n", a->o.json,
-                strerror(errno));
+        kt_msg("--json %s: cannot write: %s\n", a->o.json, strerror(errno));
         bad = 1;
     }
     json_decref(j);
@@ -247,8 +246,8 @@ static int folder_outputs(const diff_args *a, folders *f)
         if (out && f->md)
             fwrite(f->md, 1, f->md_len, out);
         if (!out || kt_out_close(out) != 0) {
-            fprintf(stderr, "ktune diff: --markdown %s: cannot write: %s\n",
-                    a->markdown, strerror(errno));
+            kt_msg("--markdown %s: cannot write: %s\n", a->markdown,
+                   strerror(errno));
             bad = 1;
         }
     }

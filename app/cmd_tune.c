@@ -633,7 +633,7 @@ int kt_cmd_tune(int argc, char **argv)
     /* A clock that disagrees (another time namespace, say) says nothing. */
     a.exec_s = a.exec_s >= 0 && a.exec_s < 60 ? a.exec_s : 0;
     kt_err_clear(&err);
-    kt_registry_init(&reg);
+    a.settings = (kt_registry_init(&reg), &reg.settings); /* for workers */
     if (!t) {
         kt_err_set(&err, KT_S_NOMEM, "out of memory");
         return kt_cli_fail(&err);

@@ -40,6 +40,9 @@ typedef struct tune_args {
     int rank, ranks, local_rank; /* under --mpi */
     double started; /* monotonic seconds at the start of the command */
     double exec_s;  /* the process's age then: exec and dynamic loading */
+    /* The registry's settings record, which evaluators and their workers
+     * run under (kt_eval_spec.settings). */
+    const kt_settings *settings;
     /* Sweeps and wisdom (tuner/sweep.h, tuner/wisdom.h): every --replay
      * (o.replay: the current size's), and --wisdom FILE. */
     kt_cli_list replays;

@@ -113,6 +113,7 @@ static kt_status open_evaluator(const tune_args *a, kt_job *job,
     spec.verify_host = job->verify_host;
     spec.compile_threads = job->compile_threads;
     spec.nvml = job->space.nvml; /* checked at open (core/nvml_set.h) */
+    spec.settings = a->settings;
     /* CUPTI only when [metrics] asks for counters. */
     spec.counters =
         kt_profiling_wants_counters(prof) ? kt_metrics_cupti_source() : NULL;

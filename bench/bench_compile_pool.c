@@ -49,7 +49,7 @@
 #include "core/proc.h"
 #include "core/rng.h"
 #include "engine/compile_pool.h"
-#include "engine/declared.h"
+#include "engine/declared_run.h"
 #include "engine/nvrtc_code.h"
 #include "tests/support/fake_device.h"
 #include "tuner/job.h"

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "compare/diff.h"
+#include "core/msg.h"
 #include "core/term.h"
 #include "tuner/summary.h"
 
@@ -123,13 +124,12 @@ void kt_diff_warn_env(FILE *out, const kt_diff *d)
 {
     if (!d->num_env)
         return;
-    fprintf(out,
-            "ktune diff: WARNING: A and B were measured in different "
-            "environments; the comparison crosses sessions and every change "
-            "below includes what changed here:\n");
+    kt_fmsg(out, "WARNING: A and B were measured in different "
+                 "environments; the comparison crosses sessions and every "
+                 "change below includes what changed here:\n");
     for (size_t i = 0; i < d->num_env; ++i)
-        fprintf(out, "ktune diff: WARNING:   %s: %s (A) vs %s (B)\n",
-                d->env[i].field, d->env[i].a, d->env[i].b);
+        kt_fmsg(out, "WARNING:   %s: %s (A) vs %s (B)\n", d->env[i].field,
+                d->env[i].a, d->env[i].b);
 }
 
 /* ----------------------------------------------------------- Markdown */

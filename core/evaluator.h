@@ -320,6 +320,12 @@ typedef struct kt_eval_spec {
      * when it differs from the one in force; the device's own come back at
      * close. */
     kt_nvml_choices nvml;
+    /* The settings record the evaluator runs under (core/settings.h: the
+     * registry's, say); NULL: this process's (kt_settings_read at open).
+     * A worker evaluator hands it to its worker in the open message, and
+     * the worker's libraries read it instead of the worker's environment.
+     * Must outlive the evaluator. */
+    const kt_settings *settings;
 } kt_eval_spec;
 
 /* Opens the in-process evaluator: selects the device, sets up the problem

@@ -385,12 +385,11 @@ static kt_status normalise_plugin(loading *ld, const kt_plugin *raw)
     return KT_S_OK;
 }
 
-/* Whether a kind answers lp's pure callbacks (its code lives in other
- * processes, or its callbacks need their owner), so kt_call_* ask
- * lp->kind instead of the descriptor. */
+/* Whether a kind answers lp's prefetch (its code lives in other
+ * processes). */
 static int answered_by_kind(const kt_loaded_plugin *lp)
 {
-    return lp && lp->kind && lp->kind->work;
+    return lp && lp->kind && lp->kind->prefetch;
 }
 
 static void unload(kt_loaded_plugin *lp)
@@ -511,7 +510,7 @@ static const kt_loader_kind *isolating(void)
 }
 
 /* A file of a registered kind (a declared operator, an INI file with
- * [operator], engine/declared.h; a capture) runs no foreign code: it is
+ * [operator], declared/declared.h; a capture) runs no foreign code: it is
  * loaded here, never probed. */
 static int is_declaration(const char *path)
 {
@@ -521,7 +520,8 @@ static int is_declaration(const char *path)
 static kt_status load_kind(loading *ld, const kt_loader_kind *kind)
 {
     const kt_plugin *desc = NULL;
-    kt_status rc = kind->load(ld->file, &ld->lp->kind_owner, &desc, ld->err);
+    kt_status rc = kind->load(ld->file, &ld->lp->kind_owner, &desc,
+                              &ld->lp->require, ld->err);
     if (rc)
         return rc;
     ld->lp->kind = kind;
@@ -545,7 +545,8 @@ static kt_status adopt_probed(loading *ld, const json_t *desc, int timeout_ms)
         return kt_err_prefix(ld->err, "%s: ", ld->file);
     if ((rc = normalise_plugin(ld, raw)))
         return rc;
-    if ((rc = kind->adopt(ld->file, timeout_ms, &ld->lp->kind_owner, ld->err)))
+    if ((rc = kind->adopt(ld->file, timeout_ms, &ld->lp->desc,
+                          &ld->lp->kind_owner, ld->err)))
         return rc;
     ld->lp->kind = kind;
     return KT_S_OK;
@@ -900,10 +901,15 @@ static uint32_t index_of(const kt_loaded_plugin *plugin, const kt_operator *op)
 int kt_call_require(const kt_loaded_plugin *plugin, const kt_operator *op,
                     uint32_t variant, kt_expr *const **parts, size_t *n)
 {
-    if (!plugin || !plugin->kind || !plugin->kind->require)
+    const kt_variant_require *r;
+
+    if (!plugin || !plugin->require ||
+        !(r = plugin->require[index_of(plugin, op)]) ||
+        variant >= op->num_variants)
         return 0;
-    return plugin->kind->require(plugin->kind_owner, index_of(plugin, op),
-                                 variant, parts, n);
+    *parts = r[variant].parts;
+    *n = r[variant].n;
+    return 1;
 }
 
 /* problem as op's callbacks see it: the host's copy with op's data (ABI
@@ -933,23 +939,50 @@ static const kt_config *config_of(const kt_variant *v, const kt_config *cfg,
     return copy;
 }
 
+/* Why the descriptor callback that ran last on this thread failed, as
+ * kt_call_fail said. Mutable and per thread: set by the callback, taken
+ * by the kt_call_* that called it (on any thread). */
+static _Thread_local struct {
+    int set;
+    kt_err err;
+} t_failure;
+
+void kt_call_fail(const kt_err *err)
+{
+    t_failure.set = 1;
+    t_failure.err = *err;
+}
+
+/* The status kt_call_fail recorded for the callback just called, with err
+ * (may be NULL) set to its message prefixed with who (the operator or
+ * variant), and the record cleared; KT_S_OK when it did not fail. */
+static kt_status call_failed(kt_err *err, const char *who, const char *id)
+{
+    kt_status st;
+
+    if (!t_failure.set)
+        return KT_S_OK;
+    t_failure.set = 0;
+    st = t_failure.err.status ? t_failure.err.status : KT_S_PLUGIN;
+    if (err) {
+        *err = t_failure.err;
+        err->status = st;
+        kt_err_prefix(err, "%s '%s': ", who, id);
+    }
+    return st;
+}
+
 kt_status kt_call_work(const kt_loaded_plugin *plugin, const kt_operator *op,
                        const kt_problem *problem, kt_work *out, int *rc,
                        kt_err *err)
 {
     kt_problem p;
 
+    (void)plugin;
     memset(out, 0, sizeof *out);
     out->struct_size = sizeof *out;
-    if (!answered_by_kind(plugin)) {
-        *rc = op->work(problem_of(op, problem, &p), out);
-        return KT_S_OK;
-    }
-    if (plugin->kind->work(plugin->kind_owner, index_of(plugin, op), problem,
-                           out, rc, err))
-        return kt_err_prefix(err, "operator '%s': ", op->id);
-    out->struct_size = sizeof *out;
-    return KT_S_OK;
+    *rc = op->work(problem_of(op, problem, &p), out);
+    return call_failed(err, "operator", op->id);
 }
 
 kt_status kt_call_shape(const kt_loaded_plugin *plugin, const kt_operator *op,
@@ -961,30 +994,27 @@ kt_status kt_call_shape(const kt_loaded_plugin *plugin, const kt_operator *op,
     const kt_variant *v = &op->variants[variant];
     kt_problem p;
     kt_config c;
+    kt_status st;
 
+    (void)plugin;
     if (check_rc)
         *check_rc = KT_OK;
     *shape_rc = KT_OK;
     if (why_size)
         why[0] = '\0';
-    if (!answered_by_kind(plugin)) {
-        problem = problem_of(op, problem, &p);
-        cfg = config_of(v, cfg, &c);
-        if (v->check && check_rc) {
-            *check_rc = v->check(problem, cfg, why, why_size);
-            if (why_size)
-                why[why_size - 1] = '\0';
-            if (*check_rc != KT_OK)
-                return KT_S_OK;
-        }
-        *shape_rc = v->shape(problem, cfg, shape);
-        return KT_S_OK;
+    problem = problem_of(op, problem, &p);
+    cfg = config_of(v, cfg, &c);
+    if (v->check && check_rc) {
+        *check_rc = v->check(problem, cfg, why, why_size);
+        if ((st = call_failed(err, "variant", v->id)))
+            return st;
+        if (why_size)
+            why[why_size - 1] = '\0';
+        if (*check_rc != KT_OK)
+            return KT_S_OK;
     }
-    if (plugin->kind->shape(plugin->kind_owner, index_of(plugin, op), variant,
-                            problem, cfg, check_rc, why, why_size, shape_rc,
-                            shape, err))
-        return kt_err_prefix(err, "variant '%s': ", v->id);
-    return KT_S_OK;
+    *shape_rc = v->shape(problem, cfg, shape);
+    return call_failed(err, "variant", v->id);
 }
 
 int kt_call_setup(const kt_loaded_plugin *plugin, const kt_operator *op,

@@ -26,6 +26,13 @@
 
 struct kt_loader_kind;
 
+/* A variant's constraints as expressions, the conjuncts parts[0..n) (a
+ * declaration's require), for the searches that read them. */
+typedef struct kt_variant_require {
+    kt_expr *const *parts;
+    size_t n;
+} kt_variant_require;
+
 typedef struct kt_loaded_plugin {
     char *path;     /* owned */
     void *handle;   /* dlopen handle, owned */
@@ -35,13 +42,17 @@ typedef struct kt_loaded_plugin {
     /* The backend table: NULL for a shared object mapped into this process
      * (handle). Else the kind that loaded it (kt_loader_add_kind: a
      * declaration, a capture, or the isolating kind's probed plugin, whose
-     * code runs only in child processes and whose callbacks in desc are
-     * stubs: kt_call_work/kt_call_shape ask kind->work/shape). handle is
-     * NULL and kind->release frees kind_owner. No list of plugins is kept
+     * code runs only in child processes: its pure callbacks in desc are the
+     * kind's, which ask the child; the others are stubs that fail). handle
+     * is NULL and kind->release frees kind_owner. No list of plugins is kept
      * beside the registries: whoever calls holds the plugin with its
      * operator (kt_registry_resolve) and hands both to kt_call_*. */
     const struct kt_loader_kind *kind;
     void *kind_owner;
+    /* What the kind's load handed with the descriptor: per operator of
+     * desc, NULL or its variants' constraints as expressions
+     * (kt_call_require); NULL for none. Owned by kind_owner. */
+    const kt_variant_require *const *require;
 } kt_loaded_plugin;
 
 typedef struct kt_registry {
@@ -90,45 +101,41 @@ void kt_probe_verdict_free(kt_probe_verdict *v);
 
 /* A kind of plugin, registered with kt_loader_add_kind by the layer that
  * knows it: the loader names none. Two sorts:
- *  - a file kind (declarations, engine/declared.h; captures, capture/):
+ *  - a file kind (declarations, declared/declared.h; captures, capture/):
  *    a file it claims is loaded in this process (never probed: it runs no
  *    foreign code) through load, which hands back a descriptor that stays
- *    valid until release(owner); load frees what it made when it fails;
+ *    valid until release(owner), and with it, where it knows them, its
+ *    variants' constraints as expressions (*require, NULL before the call:
+ *    per operator, NULL or one kt_variant_require per variant; a
+ *    declaration's require, for the searches that read them); load frees
+ *    what it made when it fails;
  *  - the isolating kind (isolation/, one per process): claims nothing;
  *    shared objects are probed in child processes (probe, all of a search
  *    path at once), and a registry that maps none (kt_registry.isolated)
- *    adopts each probed descriptor, its code left in a child (adopt makes
- *    the owner, release frees it).
- * A file kind's descriptors are ordinary ones: their callbacks find what
+ *    adopts each probed descriptor, its code left in a child: adopt makes
+ *    the owner (release frees it) and gives desc, the registry's copy of
+ *    the descriptor, its pure callbacks (an operator's work, a variant's
+ *    check and shape) with their data, which ask the plugin's child (the
+ *    oracle) and report its crash or hang through kt_call_fail.
+ * Every kind's descriptors are ordinary ones: their callbacks find what
  * they need through their data (kt_operator.data, kt_variant.data, ABI
- * 1.3), as any plugin's do, and run here. The isolating kind alone answers
- * for the plugins it adopted, whose code lives in child processes, given
- * the owner adopt made and the operator's index in the descriptor: work
- * and shape (asked of the oracle, with its crash or hang as an error the
- * ABI's return codes cannot carry) and prefetch. require gives a declared
- * variant's constraints as expressions (1 when *parts, *n are set; 0 when
- * the kind knows none), for the searches that read them. The kind must
- * outlive every registry. */
+ * 1.3), as any plugin's do, and kt_call_* call them alike. The one answer
+ * left to a kind is prefetch (the isolating kind's: many questions to the
+ * child in one exchange, which no callback of the ABI asks), given the
+ * owner adopt made and the operator's index. The kind must outlive every
+ * registry. */
 typedef struct kt_loader_kind {
     const char *name;
     int (*claims)(const char *path);
     kt_status (*load)(const char *path, void **owner, const kt_plugin **desc,
-                      kt_err *err);
+                      const kt_variant_require *const **require, kt_err *err);
     void (*release)(void *owner);
     void (*probe)(const char *const *paths, size_t n, int timeout_ms,
                   kt_probe_verdict *out);
-    kt_status (*adopt)(const char *path, int timeout_ms, void **owner,
-                       kt_err *err);
-    kt_status (*work)(void *owner, uint32_t op, const kt_problem *problem,
-                      kt_work *out, int *rc, kt_err *err);
-    kt_status (*shape)(void *owner, uint32_t op, uint32_t variant,
-                       const kt_problem *problem, const kt_config *cfg,
-                       int *check_rc, char *why, size_t why_size, int *shape_rc,
-                       kt_shape *shape, kt_err *err);
+    kt_status (*adopt)(const char *path, int timeout_ms, kt_plugin *desc,
+                       void **owner, kt_err *err);
     void (*prefetch)(void *owner, uint32_t op, const kt_problem *problem,
                      const kt_point *pts, size_t n);
-    int (*require)(void *owner, uint32_t op, uint32_t variant,
-                   kt_expr *const **parts, size_t *n);
 } kt_loader_kind;
 
 /* Adds a kind for every registry of the process (at most 8). KT_S_OK, or
@@ -142,7 +149,7 @@ const kt_loader_kind *kt_loader_kind_of(const char *path);
 void kt_registry_free(kt_registry *reg);
 
 /* Loads one plugin file: a shared object (*.so), or a declaration (an INI
- * file with an [operator] section, engine/declared.h). On failure nothing is
+ * file with an [operator] section, declared/declared.h). On failure nothing is
  * added and err says why, starting with the file name (KT_S_INPUT for a
  * declaration's mistakes). */
 kt_status kt_registry_load_file(kt_registry *reg, const char *path,
@@ -195,6 +202,13 @@ kt_status kt_call_shape(const kt_loaded_plugin *plugin, const kt_operator *op,
                         size_t why_size, int *shape_rc, kt_shape *shape,
                         kt_err *err);
 
+/* For a descriptor's callback whose code can fail in a way the ABI's
+ * return codes cannot carry (an isolated plugin's: its child crashed or
+ * hung): records why for the kt_call_work or kt_call_shape that called it
+ * on this thread, which then returns KT_S_PLUGIN with err's message (the
+ * callback's own return code is not read). Per thread. */
+void kt_call_fail(const kt_err *err);
+
 /* setup() of op, in this process, with op's data in the problem it
  * sees (ABI 1.3); the callback's return code. plugin may be NULL. */
 int kt_call_setup(const kt_loaded_plugin *plugin, const kt_operator *op,
@@ -219,9 +233,10 @@ void kt_call_shape_prefetch(const kt_loaded_plugin *plugin,
                             const kt_point *pts, size_t n);
 
 /* The constraints of variant of op as expressions, where the kind that
- * loaded op's plugin knows them (a declaration's require): 1 with
- * *parts[0..*n), which live as long as the plugin; 0 when op's
- * constraints are its plugin's code (or plugin is NULL). */
+ * loaded op's plugin handed them with its descriptor (a declaration's
+ * require, kt_loaded_plugin.require): 1 with *parts[0..*n), which live as
+ * long as the plugin; 0 when op's constraints are its plugin's code (or
+ * plugin is NULL). */
 int kt_call_require(const kt_loaded_plugin *plugin, const kt_operator *op,
                     uint32_t variant, kt_expr *const **parts, size_t *n);
 

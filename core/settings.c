@@ -2,7 +2,10 @@
 #include "core/settings.h"
 
 #include <errno.h>
+#include <jansson.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -209,12 +212,118 @@ static const char *value_of(const kt_settings *s, const variable *v)
     return *(const char *const *)((const char *)s + v->field);
 }
 
+/* The record a parent process handed this one (kt_settings_install: a
+ * worker's open message), which this process then reads in place of its
+ * environment. Mutable because it arrives after the process started; set
+ * once (installed, with release order, after set and kept), so a read
+ * takes no lock (safe in a forked child too); kept holds the strings. */
+static struct {
+    pthread_mutex_t lock; /* install's alone */
+    json_t *kept;
+    kt_settings set;
+    atomic_int installed;
+} g_parent = {PTHREAD_MUTEX_INITIALIZER, NULL, {0}, 0};
+
 void kt_settings_read(kt_settings *s)
 {
+    if (atomic_load_explicit(&g_parent.installed, memory_order_acquire)) {
+        *s = g_parent.set;
+        return;
+    }
     memset(s, 0, sizeof *s);
     /* The one place the libraries read the environment. */
     for (size_t i = 0; i < sizeof variables / sizeof *variables; ++i)
         *field_of(s, &variables[i]) = getenv(variables[i].name);
+}
+
+json_t *kt_settings_to_json(const kt_settings *s)
+{
+    json_t *obj = json_object();
+
+    for (size_t i = 0; obj && i < sizeof variables / sizeof *variables; ++i) {
+        const char *value = value_of(s, &variables[i]);
+        if (value)
+            json_object_set_new(obj, variables[i].name, json_string(value));
+    }
+    return obj;
+}
+
+/* The variable called name, or NULL. */
+static const variable *variable_named(const char *name)
+{
+    for (size_t i = 0; i < sizeof variables / sizeof *variables; ++i)
+        if (strcmp(variables[i].name, name) == 0)
+            return &variables[i];
+    return NULL;
+}
+
+kt_status kt_settings_from_json(const json_t *obj, kt_settings *s, kt_err *err)
+{
+    const char *name;
+    json_t *value;
+
+    memset(s, 0, sizeof *s);
+    if (!json_is_object(obj))
+        return kt_err_set(err, KT_S_IO,
+                          "settings: expected an object of variables, found "
+                          "%s",
+                          obj ? "another JSON value" : "nothing");
+    json_object_foreach ((json_t *)obj, name, value) {
+        const variable *v = variable_named(name);
+        if (!v)
+            return kt_err_set(err, KT_S_IO,
+                              "settings: '%s' is no variable ktune reads",
+                              name);
+        if (!json_is_string(value))
+            return kt_err_set(err, KT_S_IO,
+                              "settings: %s: expected a string, found "
+                              "another JSON value",
+                              name);
+        *field_of(s, v) = json_string_value(value);
+    }
+    return KT_S_OK;
+}
+
+/* Whether a and b hold the same values. */
+static int same(const kt_settings *a, const kt_settings *b)
+{
+    for (size_t i = 0; i < sizeof variables / sizeof *variables; ++i) {
+        const char *x = value_of(a, &variables[i]);
+        const char *y = value_of(b, &variables[i]);
+        if ((x == NULL) != (y == NULL) || (x && strcmp(x, y) != 0))
+            return 0;
+    }
+    return 1;
+}
+
+kt_status kt_settings_install(const json_t *obj, kt_err *err)
+{
+    json_t *copy;
+    kt_settings set;
+    kt_status rc = KT_S_OK;
+
+    if (!json_is_object(obj)) /* said by kt_settings_from_json */
+        return kt_settings_from_json(obj, &set, err);
+    if (!(copy = json_deep_copy(obj)))
+        return kt_err_set(err, KT_S_NOMEM, "settings: out of memory");
+    if ((rc = kt_settings_from_json(copy, &set, err))) {
+        json_decref(copy);
+        return rc;
+    }
+    pthread_mutex_lock(&g_parent.lock);
+    if (atomic_load_explicit(&g_parent.installed, memory_order_acquire)) {
+        if (!same(&set, &g_parent.set))
+            rc = kt_err_set(err, KT_S_INPUT,
+                            "settings: this process runs under its parent's "
+                            "record already, and this one differs");
+        json_decref(copy);
+    } else {
+        g_parent.kept = copy;
+        g_parent.set = set;
+        atomic_store_explicit(&g_parent.installed, 1, memory_order_release);
+    }
+    pthread_mutex_unlock(&g_parent.lock);
+    return rc;
 }
 
 kt_status kt_settings_check(const kt_settings *s, kt_err *err)

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/declared.h"
+#include "engine/declared_run.h"
 
 #define NO_POSITION ((size_t)-1)
 

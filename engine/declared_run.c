@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * The callbacks of declared operators (engine/declared.h). A declaration's
+ * The callbacks of declared operators (declared/declared.h). A declaration's
  * descriptor is an ordinary one (ABI 1.3): its pure callbacks and setup()
  * find the declaration in their data (the operator's is the kt_declared,
  * a variant's its kt_decl_variant, which knows its index), and the
@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "core/runctx.h"
-#include "engine/declared.h"
+#include "engine/declared_run.h"
 #include "engine/nvrtc.h"
 
 /* A compiled kernel of one configuration (its compile-time values). */

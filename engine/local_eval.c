@@ -13,7 +13,7 @@
 #include "engine/compile_hints.h"
 #include "engine/compile_pool.h"
 #include "engine/cuda_check.h"
-#include "engine/declared.h"
+#include "engine/declared_run.h"
 #include "engine/energy_meter.h"
 #include "engine/gpu.h"
 #include "engine/instance.h"

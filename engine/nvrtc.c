@@ -667,15 +667,18 @@ typedef struct loaded {
     const void *constants_owner;
 } loaded;
 
-/* Process-wide: every instance and boundary size shares one load. */
-static loaded *g_loaded;
-static size_t g_num_loaded; /* entries of g_loaded, under g_lock */
+/* Process-wide: every instance and boundary size shares one load (n
+ * entries at at, under g_lock). */
+static struct {
+    loaded *at;
+    size_t n;
+} g_loaded;
 
 const void *kt_nvrtc_find_loaded(const char *key)
 {
-    for (size_t i = 0; i < g_num_loaded; ++i)
-        if (strcmp(g_loaded[i].key, key) == 0)
-            return (const void *)g_loaded[i].kernel;
+    for (size_t i = 0; i < g_loaded.n; ++i)
+        if (strcmp(g_loaded.at[i].key, key) == 0)
+            return (const void *)g_loaded.at[i].kernel;
     return NULL;
 }
 
@@ -703,31 +706,31 @@ kt_status kt_nvrtc_load(const kt_nvrtc_output *c, const void **kernel,
         return kt_err_set(err, KT_S_INVALID, "cudaLibraryGetKernel(%s): %s",
                           c->lowered, cudaGetErrorString(code));
     }
-    grown = realloc(g_loaded, (g_num_loaded + 1) * sizeof *grown);
+    grown = realloc(g_loaded.at, (g_loaded.n + 1) * sizeof *grown);
     if (!grown) {
         cudaLibraryUnload(l.library);
         return kt_err_set(err, KT_S_NOMEM, "out of memory");
     }
-    g_loaded = grown;
-    g_loaded[g_num_loaded++] = l;
+    g_loaded.at = grown;
+    g_loaded.at[g_loaded.n++] = l;
     *kernel = (const void *)l.kernel;
     return KT_S_OK;
 }
 
 void kt_nvrtc_unload_all(void)
 {
-    for (size_t i = 0; i < g_num_loaded; ++i)
-        cudaLibraryUnload(g_loaded[i].library);
-    free(g_loaded);
-    g_loaded = NULL;
-    g_num_loaded = 0;
+    for (size_t i = 0; i < g_loaded.n; ++i)
+        cudaLibraryUnload(g_loaded.at[i].library);
+    free(g_loaded.at);
+    g_loaded.at = NULL;
+    g_loaded.n = 0;
 }
 
 static loaded *loaded_of(const void *kernel)
 {
-    for (size_t i = 0; i < g_num_loaded; ++i)
-        if ((const void *)g_loaded[i].kernel == kernel)
-            return &g_loaded[i];
+    for (size_t i = 0; i < g_loaded.n; ++i)
+        if ((const void *)g_loaded.at[i].kernel == kernel)
+            return &g_loaded.at[i];
     return NULL;
 }
 
@@ -746,9 +749,9 @@ void kt_nvrtc_set_constants_owner(const void *kernel, const void *owner)
 
 void kt_nvrtc_forget_constants_owner(const void *owner)
 {
-    for (size_t i = 0; i < g_num_loaded; ++i)
-        if (g_loaded[i].constants_owner == owner)
-            g_loaded[i].constants_owner = NULL;
+    for (size_t i = 0; i < g_loaded.n; ++i)
+        if (g_loaded.at[i].constants_owner == owner)
+            g_loaded.at[i].constants_owner = NULL;
 }
 
 kt_status kt_nvrtc_sibling(const void *kernel, const char *name,

@@ -73,10 +73,15 @@ static void ir_hash(nvrtcProgram prog, char fp[33])
  * times reported are not compile times. So every compile asks NVRTC for
  * none, where its NVRTC knows the option (probed once: an older one
  * refuses it as an invalid option; mutable: set by that probe). */
+/* The toolkit's one-time probes, in one record: no_cache (this probe's),
+ * and option, once and builtins_once (the CCCL folder's and load_builtins',
+ * below). */
 static struct {
-    pthread_once_t once;
-    const char *option; /* "-no-cache", or NULL: NVRTC does not know it */
-} g_no_cache = {PTHREAD_ONCE_INIT, NULL};
+    pthread_once_t once, builtins_once, no_cache_once;
+    char option[PATH_MAX + 32];
+    const char *no_cache; /* "-no-cache", or NULL: NVRTC does not know it */
+} g_toolkit = {PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT, "",
+               NULL};
 
 static void probe_no_cache(void)
 {
@@ -88,14 +93,14 @@ static void probe_no_cache(void)
         NVRTC_SUCCESS)
         return;
     if (nvrtcCompileProgram(prog, 1, opts) == NVRTC_SUCCESS)
-        g_no_cache.option = opts[0];
+        g_toolkit.no_cache = opts[0];
     nvrtcDestroyProgram(&prog);
 }
 
 const char *kt_nvrtc_no_cache_option(void)
 {
-    pthread_once(&g_no_cache.once, probe_no_cache);
-    return g_no_cache.option;
+    pthread_once(&g_toolkit.no_cache_once, probe_no_cache);
+    return g_toolkit.no_cache;
 }
 
 /* NVRTC has the CUDA runtime's headers built in, but not the toolkit's
@@ -109,10 +114,7 @@ const char *kt_nvrtc_no_cache_option(void)
  * include/cccl since CUDA 13, include itself before. Probed once per
  * process (mutable: set by that probe); builtins_once is load_builtins'
  * once (below), kept here as both are the toolkit's one-time set-up. */
-static struct {
-    pthread_once_t once, builtins_once;
-    char option[PATH_MAX + 32];
-} g_toolkit = {PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT, ""};
+/* (g_toolkit: above, with the no-cache probe's.) */
 
 /* 1 and the option set when root/include holds CCCL. */
 static int toolkit_at(const char *root)

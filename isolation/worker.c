@@ -232,23 +232,40 @@ static void reap_dead_worker(worker_eval *we, char *how, size_t how_size)
     recover_settings(we);
 }
 
+/* The settings record the worker runs under: the spec's (else this
+ * process's), with CUDA_DEVICE_MAX_CONNECTIONS as the worker gets it
+ * (KT_WORKER_CONNECTIONS unless the record sets it: the driver reads it
+ * when it makes the context). Its environment and its open message both
+ * say this. */
+static void worker_settings(const worker_eval *we, kt_settings *set)
+{
+    if (we->spec.settings)
+        *set = *we->spec.settings;
+    else
+        kt_settings_read(set);
+    if (!set->cuda_device_max_connections)
+        set->cuda_device_max_connections = KT_WORKER_CONNECTIONS;
+}
+
 /* The worker's argv and environment, built before fork: it names the
  * command the user typed (its messages read like that command's) and
- * holds CUDA_DEVICE_MAX_CONNECTIONS unless the user set it (the driver
- * reads it when it makes the context). */
+ * holds CUDA_DEVICE_MAX_CONNECTIONS of its record (worker_settings). */
 typedef struct worker_exec {
     char *argv[7];
     char *changes[2];
+    char connections[128];
     char **envp;
 } worker_exec;
 
-static kt_status worker_exec_build(worker_exec *x, const char *exe, kt_err *err)
+static kt_status worker_exec_build(worker_exec *x, const worker_eval *we,
+                                   kt_err *err)
 {
     const char *cmd = kt_msg_command();
     size_t n = 0;
+    kt_settings set;
 
     memset(x, 0, sizeof *x);
-    x->argv[n++] = (char *)exe;
+    x->argv[n++] = (char *)we->exe;
     x->argv[n++] = "worker";
     x->argv[n++] = "--fd";
     x->argv[n++] = "3";
@@ -256,11 +273,16 @@ static kt_status worker_exec_build(worker_exec *x, const char *exe, kt_err *err)
         x->argv[n++] = "--command";
         x->argv[n++] = (char *)cmd;
     }
-    kt_settings set;
-
-    kt_settings_read(&set);
-    if (!set.cuda_device_max_connections)
-        x->changes[0] = "CUDA_DEVICE_MAX_CONNECTIONS=" KT_WORKER_CONNECTIONS;
+    worker_settings(we, &set);
+    if ((size_t)snprintf(x->connections, sizeof x->connections,
+                         "CUDA_DEVICE_MAX_CONNECTIONS=%s",
+                         set.cuda_device_max_connections) >=
+        sizeof x->connections)
+        return kt_err_set(err, KT_S_INPUT,
+                          "CUDA_DEVICE_MAX_CONNECTIONS: expected a number, "
+                          "found %zu characters",
+                          strlen(set.cuda_device_max_connections));
+    x->changes[0] = x->connections;
     return kt_childenv_build((const char *const *)x->changes, &x->envp, err);
 }
 
@@ -271,7 +293,7 @@ static kt_status spawn(worker_eval *we, kt_err *err)
     pid_t pid;
     kt_status s;
 
-    if ((s = worker_exec_build(&x, we->exe, err)))
+    if ((s = worker_exec_build(&x, we, err)))
         return s;
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
         free(x.envp);
@@ -334,6 +356,7 @@ static json_t *open_message(const worker_eval *we)
 {
     const kt_eval_spec *s = &we->spec;
     json_t *sizes = json_array(), *msg = kt_wire_message("open");
+    kt_settings set;
 
     for (uint32_t i = 0; i < s->op->num_sizes; ++i)
         json_array_append_new(sizes, json_integer(s->sizes[i]));
@@ -353,6 +376,9 @@ static json_t *open_message(const worker_eval *we)
                         json_integer(s->compile_threads));
     if (kt_nvml_choices_any(&s->nvml))
         json_object_set_new(msg, "nvml", kt_env_nvml_choices(&s->nvml));
+    /* The worker reads this record, not its environment. */
+    worker_settings(we, &set);
+    json_object_set_new(msg, "settings", kt_settings_to_json(&set));
     return msg;
 }
 

@@ -9,6 +9,7 @@
 
 #include "core/clock.h"
 #include "core/envrec.h"
+#include "core/msg.h"
 #include "core/result_json.h"
 #include "core/settings.h"
 #include "core/version.h"
@@ -21,7 +22,9 @@ typedef struct session {
     kt_evaluator *ev;
     const kt_counter_source *counters; /* offered by the process */
     double age_at_open, open_started;  /* when 'open' came */
-    kt_settings settings; /* the worker's environment, read at its start */
+    /* The worker's record: its environment at its start, then its
+     * parent's from the open message (install_settings). */
+    kt_settings settings;
 } session;
 
 static kt_status send_error(int fd, const kt_err *e)
@@ -33,6 +36,24 @@ static kt_status send_error(int fd, const kt_err *e)
     rc = kt_wire_send(fd, msg, NULL);
     json_decref(msg);
     return rc;
+}
+
+/* The parent's settings record (its open message's "settings") made this
+ * process's, so every library here reads what the parent read, not this
+ * process's environment (core/settings.h). A message without one (a
+ * parent of before) leaves the environment's. */
+static kt_status install_settings(session *s, const json_t *settings,
+                                  kt_err *err)
+{
+    kt_status rc;
+
+    if (!settings)
+        return KT_S_OK;
+    if ((rc = kt_settings_install(settings, err)))
+        return kt_err_prefix(err, "worker 'open': ");
+    kt_settings_read(&s->settings);
+    s->reg.settings = s->settings;
+    return KT_S_OK;
 }
 
 static kt_status handle_open(session *s, const json_t *req, json_t **reply,
@@ -59,7 +80,8 @@ static kt_status handle_open(session *s, const json_t *req, json_t **reply,
                        &counters, "verify", &verify, "compile_threads",
                        &threads))
         return kt_err_set(err, KT_S_IO, "worker 'open': %s", jerr.text);
-    if ((rc = kt_registry_load_file(&s->reg, plugin, err)))
+    if ((rc = install_settings(s, json_object_get(req, "settings"), err)) ||
+        (rc = kt_registry_load_file(&s->reg, plugin, err)))
         return rc;
     lp = s->reg.plugins[s->reg.count - 1];
     snprintf(spec_text, sizeof spec_text, "%s:%s", lp->desc.name, op_id);
@@ -82,6 +104,7 @@ static kt_status handle_open(session *s, const json_t *req, json_t **reply,
     spec.counters = counters ? s->counters : NULL;
     spec.verify_host = strcmp(verify, "host") == 0;
     spec.compile_threads = threads;
+    spec.settings = &s->settings;
     if ((rc = kt_env_nvml_choices_from(json_object_get(req, "nvml"), &spec.nvml,
                                        err)) ||
         (rc = kt_local_open(&spec, &s->ev, err)))
@@ -341,8 +364,8 @@ int kt_worker_serve(int fd, const kt_counter_source *counters)
         double t0 = kt_clock_seconds();
         s.ev->ops->close(s.ev);
         if (s.settings.ktune_worker_times)
-            fprintf(stderr, "ktune worker: session closed in %.3f s\n",
-                    kt_clock_seconds() - t0);
+            kt_msg("worker: session closed in %.3f s\n",
+                   kt_clock_seconds() - t0);
     }
     kt_registry_free(&s.reg);
     close(fd);

@@ -125,7 +125,7 @@ static const char *value_of(const loader *ld, const char *section,
 }
 
 /* [operator] and [variant.ID] declare the operator the job tunes; the
- * declaration's own loader (engine/declared.c) checks them. */
+ * declaration's own loader (declared/declared.c) checks them. */
 static int is_declaration_section(const char *s)
 {
     return strcmp(s, "operator") == 0 || strncmp(s, "variant.", 8) == 0;

@@ -7,6 +7,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/msg.h"
+
 /* Log lines between phase changes: often enough that a CI log shows the run
  * is alive, rarely enough that a long run's log stays readable. */
 #define LOG_INTERVAL_S 10.0
@@ -119,7 +121,7 @@ void kt_progress_update(kt_progress *p, const kt_progress_state *s)
         return;
     snprintf(p->phase, sizeof p->phase, "%s", s->phase ? s->phase : "");
     p->last_s = now;
-    fprintf(p->out, "ktune tune: %s\n", line);
+    kt_fmsg(p->out, "%s\n", line);
     fflush(p->out);
 }
 

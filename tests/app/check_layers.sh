@@ -7,10 +7,12 @@
 #
 #   folder          may include (project headers, "dir/file.h")
 #   core/           core/ (and <ktune/plugin.h>): the pure base
-#   engine/         core/ engine/: the CUDA side
-#   isolation/      core/ engine/ isolation/: the child processes
+#   declared/       core/ declared/ (and <ktune/plugin.h>): a declaration's
+#                   parser, files and fills; no CUDA header, no cuda*() call
+#   engine/         core/ declared/ engine/: the CUDA side
+#   isolation/      core/ declared/ engine/ isolation/: the child processes
 #   metrics/        core/ metrics/, but not metrics/cupti/
-#   metrics/cupti/  core/ engine/ metrics/ metrics/cupti/
+#   metrics/cupti/  core/ declared/ engine/ metrics/ metrics/cupti/
 #   tuner/          core/ metrics/ tuner/, not metrics/cupti/
 #   compare/        core/ metrics/ tuner/ compare/, not metrics/cupti/
 #   report/         core/ metrics/ report/, not metrics/cupti/
@@ -28,7 +30,8 @@
 # and only metrics/cupti/, timeline/trace/ and capture/trace/ include CUPTI
 # headers
 # (<cupti*.h>; nvperf's <nvperf*.h> and <generated_*> only metrics/cupti/).
-# core/, metrics/, tuner/, compare/ and report/ include no CUDA header
+# core/, declared/, metrics/, tuner/, compare/ and report/ include no CUDA
+# header
 # (<cuda*.h>, <nvrtc.h>, <cu*/...>), and no file but core/proc.c calls
 # fork, exec, waitpid or posix_spawn: the one process module (core/proc.h)
 # starts, reaps and describes every child process (the injected
@@ -37,15 +40,16 @@ root=${1:?usage: check_layers.sh ROOT}
 cd "$root" || exit 2
 
 # One awk pass over every include line of the checked folders.
-grep -rnE '^[[:space:]]*#[[:space:]]*include' core engine isolation metrics \
-    tuner compare report timeline plugins examples select capture libktune \
+grep -rnE '^[[:space:]]*#[[:space:]]*include' core declared engine isolation \
+    metrics tuner compare report timeline plugins examples select capture libktune \
     --include='*.c' --include='*.h' --include='*.cu' --include='*.cuh' \
     --include='*.cpp' 2>/dev/null | awk '
 BEGIN {
     allow["core"] = "core/ ktune/"
-    allow["engine"] = "core/ engine/ ktune/"
-    allow["isolation"] = "core/ engine/ isolation/ ktune/"
-    allow["metrics/cupti"] = "core/ engine/ metrics/ ktune/"
+    allow["declared"] = "core/ declared/ ktune/"
+    allow["engine"] = "core/ declared/ engine/ ktune/"
+    allow["isolation"] = "core/ declared/ engine/ isolation/ ktune/"
+    allow["metrics/cupti"] = "core/ declared/ engine/ metrics/ ktune/"
     allow["metrics"] = "core/ metrics/ ktune/"
     allow["tuner"] = "core/ metrics/ tuner/ ktune/"
     allow["compare"] = "core/ metrics/ tuner/ compare/ ktune/"
@@ -60,6 +64,7 @@ BEGIN {
     allow["libktune"] = "libktune/ ktune/ app/embed.h"
     # The floors that must build and run without the CUDA toolkit.
     cudafree["core"] = cudafree["metrics"] = cudafree["tuner"] = 1
+    cudafree["declared"] = 1
     cudafree["compare"] = cudafree["report"] = cudafree["libktune"] = 1
     bad = 0
 }
@@ -107,11 +112,20 @@ END {
     print "includes follow the dependency rule"
 }' || bad=1
 
+# The declared floor calls no CUDA runtime either (cudaMalloc, ...): its
+# parser compiles through the function it is given (engine/declared_run.h).
+calls=$(grep -rnE '(^|[^[:alnum:]_])cuda[A-Z][[:alnum:]_]*[[:space:]]*\(' \
+    declared --include='*.c' --include='*.h' 2>/dev/null |
+    grep -vE '^[^:]+:[0-9]+:[[:space:]]*(/\*|\*( |/|$)|//)')
+if [ -n "$calls" ]; then
+    echo "$calls" | sed 's/$/: declared\/ calls no CUDA runtime (the run part is engine\/declared_run.c)/'
+    bad=1
+fi
 # One module starts processes: fork, exec, wait, waitpid and posix_spawn
 # are core/proc.c's alone (comment lines are skipped).
 calls=$(grep -rnE '(^|[^.>[:alnum:]_])(fork|vfork|execv|execvp|execve|execl|execlp|execle|wait|waitpid|posix_spawnp?)[[:space:]]*\(' \
-    core engine isolation metrics tuner compare report timeline select \
-    capture app bench --include='*.c' --include='*.h' --include='*.cu' \
+    core declared engine isolation metrics tuner compare report timeline \
+    select capture app bench --include='*.c' --include='*.h' --include='*.cu' \
     2>/dev/null | grep -vE '^(core/proc\.c|[^:]*/trace/[^:]*):' |
     grep -vE '^[^:]+:[0-9]+:[[:space:]]*(/\*|\*( |/|$)|//)')
 if [ -n "$calls" ]; then

@@ -11,7 +11,7 @@ expect_text "includes follow the dependency rule"
 
 # A copy of the library folders, to plant violations in.
 rm -rf planted && mkdir planted
-for d in core engine isolation metrics tuner compare report timeline plugins examples bench; do
+for d in core declared engine isolation metrics tuner compare report timeline plugins examples bench; do
     cp -r "$KT_SOURCE_DIR/$d" planted/
 done
 plant() { # plant FILE LINE: appends LINE to planted/FILE, keeps the original
@@ -98,8 +98,27 @@ unplant isolation/worker.c
 plant engine/measure.c '#include "isolation/worker.h"'
 expect_exit 1 bash "$check" planted
 expect_text "engine/measure.c:"
-expect_text "engine/ may include only core/ engine/ ktune/"
+expect_text "engine/ may include only core/ declared/ engine/ ktune/"
 unplant engine/measure.c
+
+# The declared floor (beside capture/): its parser reaches neither up to
+# engine/ nor to the CUDA runtime, by header or by call.
+plant declared/declared.c '#include "engine/nvrtc.h"'
+expect_exit 1 bash "$check" planted
+expect_text "declared/declared.c:"
+expect_text "declared/ may include only core/ declared/ ktune/"
+unplant declared/declared.c
+
+plant declared/declared_fill.c '#include <cuda_runtime.h>'
+expect_exit 1 bash "$check" planted
+expect_text "declared/ includes no CUDA header"
+unplant declared/declared_fill.c
+
+plant declared/declared_path.c 'static void planted(void) { (void)cudaDeviceSynchronize(); }'
+expect_exit 1 bash "$check" planted
+expect_text "declared/declared_path.c:"
+expect_text "declared/ calls no CUDA runtime"
+unplant declared/declared_path.c
 
 plant tuner/tune.c '#include "engine/measure.h"'
 expect_exit 1 bash "$check" planted

@@ -13,7 +13,7 @@ import sys
 import tempfile
 
 MAX = 15
-LIBRARIES = ("core engine isolation metrics tuner compare report timeline "
+LIBRARIES = ("core declared engine isolation metrics tuner compare report timeline "
              "capture select").split()
 
 

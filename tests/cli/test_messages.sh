@@ -49,11 +49,13 @@ every_line "ktune bench: "
 expect_exit 2 "$KTUNE" no-such-command
 expect_text "ktune: unknown command 'no-such-command'"
 
-# The sources: no bare "ktune: " printed by hand (core/msg.c writes it;
-# the static_assert texts of engine/declared.c are compiler diagnostics).
+# The sources: no "ktune: " or "ktune CMD: " printed by hand (core/msg.c
+# writes the prefix, kt_msg and kt_fmsg; the static_assert texts of
+# declared/declared.c are compiler diagnostics).
 bare=$(cd "$KT_SOURCE_DIR" && grep -rn --include='*.c' --include='*.cu' \
-    -e 'stderr, *"ktune: ' -e '^ *"ktune: ' \
-    app core engine isolation tuner metrics compare report timeline select | grep -v '^core/msg\.c:')
+    -e 'stderr, *"ktune: ' -e '^ *"ktune: ' -e 'printf([^"]*"ktune [a-z-]*: ' \
+    -e '^ *"ktune [a-z-]*: ' app core declared engine isolation tuner \
+    metrics compare report timeline select capture | grep -v '^core/msg\.c:')
 if [ -n "$bare" ]; then
     echo "FAIL: messages printed without the command's prefix (use kt_msg):"
     echo "$bare" | sed 's/^/    /'

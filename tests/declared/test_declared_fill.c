@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "core/loader.h"
-#include "engine/declared.h"
+#include "engine/declared_run.h"
 
 /* A deterministic uniform source standing in for the host's. */
 static void fake_random(const kt_host *h, uint64_t stream, float *dst, size_t n,
@@ -307,31 +307,6 @@ static void a_parameter_that_changes_the_work_reaches_each_point(void **s)
     kt_registry_free(&reg);
 }
 
-/* float 2048 / n divides truly (0.5 at n = 4096, not 0); double 3.05e-6
- * is a literal. */
-static void float_scalars_are_literals_or_true_divisions_of_sizes(void **s)
-{
-    kt_declared *d = NULL;
-    int64_t sizes[2] = {4096, 16};
-    double x = 0;
-    kt_err err;
-    (void)s;
-    if (kt_declared_load(KT_SOURCE_DIR "/tests/declared/features/features.ini",
-                         &d, &err))
-        fail_msg("%s", err.msg);
-    assert_int_equal(kt_declared_scalar(d, &d->args[5], sizes, &x, &err),
-                     KT_S_OK);
-    assert_true(x == 0.5);
-    sizes[0] = 3000;
-    assert_int_equal(kt_declared_scalar(d, &d->args[5], sizes, &x, &err),
-                     KT_S_OK);
-    assert_true(fabs(x - 2048.0 / 3000.0) < 1e-15);
-    assert_int_equal(kt_declared_scalar(d, &d->args[6], sizes, &x, &err),
-                     KT_S_OK);
-    assert_true(x == 3.05e-6);
-    kt_declared_free(d);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -346,7 +321,6 @@ int main(void)
         cmocka_unit_test(npy_files_are_mapped_with_count_checked),
         cmocka_unit_test(hostile_npy_files_are_refused_by_name),
         cmocka_unit_test(a_parameter_that_changes_the_work_reaches_each_point),
-        cmocka_unit_test(float_scalars_are_literals_or_true_divisions_of_sizes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -18,7 +18,7 @@
 #include "core/loader.h"
 #include "engine/compile_hints.h"
 #include "engine/compile_pool.h"
-#include "engine/declared.h"
+#include "engine/declared_run.h"
 
 typedef struct fake {
     pthread_mutex_t lock;

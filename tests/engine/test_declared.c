@@ -12,7 +12,7 @@
 #include "core/feasible.h"
 #include "core/loader.h"
 #include "core/point.h"
-#include "engine/declared.h"
+#include "engine/declared_run.h"
 #include "tests/support/fake_device.h"
 
 static kt_registry reg;

@@ -25,6 +25,10 @@
  *   "show-start" writes its arguments after the program's name, one per
  *               line, and then "CUDA_DEVICE_MAX_CONNECTIONS=V" to
  *               $KT_FAKE_LOG (what ktune gave the worker to start with)
+ *   "show-settings" appends, after each open, "KTUNE_CACHE_DIR=V" and
+ *               "cache root V" as its libraries read them (the parent's
+ *               record from the open message, installed as the real
+ *               worker installs it) to $KT_FAKE_LOG
  *   "slow-death" ignores SIGTERM, and its death reaches the parent
  *               KT_FAKE_DEATH_S seconds (default 2) after it happens, as a
  *               worker's whose CUDA context, a kernel still running, the
@@ -50,10 +54,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/cachedir.h"
 #include "core/envrec.h"
 #include "core/loader.h"
 #include "core/nvml_set.h"
 #include "core/result_json.h"
+#include "core/settings.h"
 #include "core/wire.h"
 #include "tests/support/fake_device.h"
 
@@ -406,6 +412,27 @@ static void show_start(int argc, char **argv)
     fclose(f);
 }
 
+/* The parent's settings record of the open message made this process's,
+ * as the real worker does (isolation/worker_serve.c); "show-settings"
+ * logs what the libraries then read. */
+static void install_settings(const json_t *req)
+{
+    const char *path = getenv("KT_FAKE_LOG");
+    char root[4096];
+    kt_settings set;
+    FILE *f;
+
+    if (kt_settings_install(json_object_get(req, "settings"), NULL) ||
+        !cue("show-settings") || !path || !(f = fopen(path, "a")))
+        return;
+    kt_settings_read(&set);
+    if (kt_cache_root(root, sizeof root, NULL))
+        snprintf(root, sizeof root, "(none)");
+    fprintf(f, "KTUNE_CACHE_DIR=%s\ncache root %s\n",
+            set.ktune_cache_dir ? set.ktune_cache_dir : "(unset)", root);
+    fclose(f);
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = getenv("KT_FAKE_MODE");
@@ -441,6 +468,7 @@ int main(int argc, char **argv)
         if (type && strcmp(type, "open") == 0) {
             if (mode && strcmp(mode, "die-on-open") == 0)
                 _exit(5);
+            install_settings(req);
             if (mode && strcmp(mode, "no-device") == 0) {
                 json_t *e = kt_wire_message("error");
                 json_object_set_new(e, "status", json_integer(KT_S_NO_DEVICE));

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/msg.h"
+#include "core/settings.h"
 #include "isolation/worker.h"
 
 static kt_registry reg;
@@ -297,6 +298,52 @@ static void a_worker_is_started_with_its_command_and_queues(void **state)
     assert_non_null(strstr(text, "CUDA_DEVICE_MAX_CONNECTIONS=8\n"));
 }
 
+/* The worker reads its parent's settings record, from the open message,
+ * not its own environment: a setting of the record that the environment
+ * does not hold reaches the worker's libraries (the cache folder here). */
+static void a_setting_of_the_parents_record_reaches_the_worker(void **state)
+{
+    const char *log = "show_settings.log";
+    kt_worker_options opt = {KT_FAKE_WORKER, 5.0, 1.0};
+    kt_evaluator *ev = NULL;
+    kt_eval_spec spec;
+    kt_settings rec;
+    char text[1024];
+    kt_err err;
+    size_t n;
+    FILE *f;
+    (void)state;
+
+    char *cache = getenv("KTUNE_CACHE_DIR");
+
+    cache = cache ? strdup(cache) : NULL;
+    remove(log);
+    setenv("KT_FAKE_MODE", "show-settings", 1);
+    setenv("KT_FAKE_LOG", log, 1);
+    unsetenv("KTUNE_CACHE_DIR");
+    kt_settings_read(&rec);
+    rec.ktune_cache_dir = "/the/parents/record";
+    memset(&spec, 0, sizeof spec);
+    spec.plugin = plugin;
+    spec.op = op;
+    spec.sizes[0] = 1024;
+    spec.settings = &rec;
+    assert_int_equal(kt_worker_open(&spec, &opt, &ev, &err), KT_S_OK);
+    ev->ops->close(ev);
+    unsetenv("KT_FAKE_MODE");
+    unsetenv("KT_FAKE_LOG");
+    assert_null(getenv("KTUNE_CACHE_DIR"));
+    if (cache)
+        setenv("KTUNE_CACHE_DIR", cache, 1);
+    free(cache);
+    assert_non_null(f = fopen(log, "r"));
+    n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = 0;
+    assert_string_equal(text, "KTUNE_CACHE_DIR=/the/parents/record\n"
+                              "cache root /the/parents/record\n");
+}
+
 static void
 a_closing_worker_exits_in_the_background_before_the_next(void **state)
 {
@@ -421,6 +468,7 @@ int main(void)
         cmocka_unit_test(open_failures_are_reported_with_their_status),
         cmocka_unit_test(a_missing_executable_is_named),
         cmocka_unit_test(a_worker_is_started_with_its_command_and_queues),
+        cmocka_unit_test(a_setting_of_the_parents_record_reaches_the_worker),
     };
     return cmocka_run_group_tests(tests, load, unload);
 }

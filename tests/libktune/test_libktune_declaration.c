@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "engine/declared.h"
+#include "engine/declared_run.h"
 #include "ktune/ktune.h"
 
 static void declare(ktune_session *s)

@@ -30,7 +30,7 @@
 #include "core/stats.h"
 #include "engine/compile_hints.h"
 #include "engine/compile_pool.h"
-#include "engine/declared.h"
+#include "engine/declared_run.h"
 
 typedef struct kt_compile_eval {
     kt_evaluator base;

@@ -70,7 +70,7 @@ static kt_status sleep_compile(void *ctx, const kt_nvrtc_request *req,
 }
 
 /* A hash of a request's compile options and the #define lines its source
- * starts with (a declaration's parameters: engine/declared.c writes them
+ * starts with (a declaration's parameters: declared/declared.c writes them
  * there): which kernels a test's compile treats apart. */
 static unsigned options_hash(const kt_nvrtc_request *req)
 {

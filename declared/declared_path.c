@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * Paths of a declaration (engine/declared.h): every file it names (source,
+ * Paths of a declaration (declared/declared.h): every file it names (source,
  * generator_source, .npy inputs, -I folders) may use ${VAR} and resolves
  * against the declaration's own folder, never the current one, so a check
  * or a run gives the same answer from any folder.
@@ -11,7 +11,7 @@
 
 #include "core/envpath.h"
 #include "core/fileio.h"
-#include "engine/declared.h"
+#include "declared/declared.h"
 
 /* ${VAR} in declarations: core/envpath.c's rule (unset or empty refused,
  * naming the variable), in one place. */

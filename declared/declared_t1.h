@@ -3,7 +3,7 @@
  * `space = PATH` in a declared variant (docs/declared.md, "Importing a T1
  * space"): a T1 file's parameters, defaults and Conditions become the
  * variant's, and its parameters its macros; and `default.NAME = VALUE`.
- * Private to engine/declared.c, which adds file:line to the messages (each
+ * Private to declared/declared.c, which adds file:line to the messages (each
  * is KT_S_INPUT with what is wrong, or KT_S_NOMEM).
  */
 #ifndef KT_DECLARED_T1_H
@@ -12,7 +12,7 @@
 #include <iniparser.h>
 
 #include "core/t1.h"
-#include "engine/declared.h"
+#include "declared/declared.h"
 
 /* Reads the file text names (${VAR}s expanded, relative to the folder of
  * the declaration at decl_path) into *t1, which the caller frees with

@@ -11,6 +11,12 @@
  * for a compiled plugin (boundary sizes, workers, tuning, profile, compare,
  * report) works for it unchanged.
  *
+ * This floor (declared/, beside capture/) is the declaration itself: its
+ * parser, files and fills, and the requests its kernels compile with. It
+ * includes no CUDA header and runs no compiler: the check at load compiles
+ * through the kt_decl_compile_fn it is given (NVRTC's, from the engine:
+ * engine/declared_run.h, which also holds the callbacks).
+ *
  * A file the registry loads that is not a shared object (*.so) is read as a
  * declaration; the [job], [space], ... sections of a tuning job may sit in
  * the same file.
@@ -24,7 +30,6 @@
 #include "core/error.h"
 #include "core/expr.h"
 #include "core/param.h"
-#include "engine/nvrtc.h"
 #include "ktune/plugin.h"
 
 #define KT_DECL_MAX_BUFFERS 16
@@ -48,7 +53,7 @@ typedef enum kt_decl_type {
     KT_DECL_F16
 } kt_decl_type;
 
-/* How an input (or in-out) buffer is filled (engine/declared_fill.c). */
+/* How an input (or in-out) buffer is filled (declared/declared_fill.c). */
 typedef enum kt_decl_fill_kind {
     KT_FILL_DEFAULT = 0, /* uniform [-1, 1) floats, integers [-100, 100) */
     KT_FILL_UNIFORM,     /* uniform(a, b): [a, b) */
@@ -196,12 +201,43 @@ typedef struct kt_declared {
     char compiler[64];
 } kt_declared;
 
+/* One compile the check at load asks for: NVRTC's request
+ * (engine/nvrtc.h) field for field. */
+typedef struct kt_decl_compile {
+    const char *source;      /* CUDA C++ text */
+    const char *source_name; /* for the compiler's messages */
+    const char *name_expr;   /* the kernel: "k" or "k<32, 1>" */
+    const char *arch;        /* the declaration's check_arch */
+    const char *const *options;
+    size_t num_options;
+} kt_decl_compile;
+
+/* What it gave: compiled 0 with the compiler's first error in first, or 1
+ * with the image (PTX for a compute_ arch: NUL-terminated; malloc'ed, the
+ * caller frees it; NULL when there is none). */
+typedef struct kt_decl_compiled {
+    int compiled;
+    char *image;
+    size_t image_size;
+    char first[600];
+} kt_decl_compiled;
+
+/* The compiler a declaration's kernels are checked with at load: KT_S_OK
+ * with *out set, else the status and message of why no compile ran (with
+ * "NVRTC_ERROR_INVALID_OPTION" in the message when the options were
+ * refused, which the check then blames on one of them). */
+typedef kt_status (*kt_decl_compile_fn)(const kt_decl_compile *req,
+                                        kt_decl_compiled *out, kt_err *err);
+
 /* Reads and checks the declaration at path (every expression parsed, the
- * defaults evaluated, each variant's default kernel compiled with NVRTC
- * for check_arch: no GPU needed). KT_S_INPUT names file:line, the section
- * and key, the expression and what is wrong. Free with kt_declared_free().
- */
-kt_status kt_declared_load(const char *path, kt_declared **out, kt_err *err);
+ * defaults evaluated, and with compile each variant's default kernel and
+ * each generator compiled for check_arch: no GPU needed; NULL compile: no
+ * kernel compiled, as where no compiler runs). KT_S_INPUT names file:line,
+ * the section and key, the expression and what is wrong. Free with
+ * kt_declared_free(). engine/declared_run.h's kt_declared_load checks
+ * with NVRTC. */
+kt_status kt_declared_read(const char *path, kt_decl_compile_fn compile,
+                           kt_declared **out, kt_err *err);
 
 void kt_declared_free(kt_declared *d);
 
@@ -247,7 +283,7 @@ kt_status kt_declared_gen_request(const kt_declared *d, size_t b,
                                   kt_err *err);
 void kt_decl_gen_free(kt_decl_gen *g);
 
-/* ---- engine/declared_path.c: files named by a declaration ------------ */
+/* ---- declared/declared_path.c: files named by a declaration ---------- */
 
 /* Copies in to out[size] with each ${VAR} replaced by its value; an unset
  * or empty variable is KT_S_INPUT naming it. */
@@ -273,7 +309,7 @@ kt_status kt_decl_add_option(kt_declared *d, const char *opt, int is_path,
 /* Adds the folder of file (absolute) to the include path, once. */
 kt_status kt_decl_add_include(kt_declared *d, const char *file, kt_err *err);
 
-/* ---- engine/declared_fill.c: what inputs hold ------------------------- */
+/* ---- declared/declared_fill.c: what inputs hold ----------------------- */
 
 /* Parses FILL of `buffer.x = input f32[n] FILL` for a buffer of type t; a
  * .npy path resolves against dir and its dtype is checked now. */
@@ -354,46 +390,6 @@ kt_status kt_declared_then_request(const kt_declared *d, size_t v,
  * operator's args, or a then-kernel's). Owned by the caller (free). */
 char *kt_declared_source(const kt_declared *d, const char *name_expr,
                          const kt_decl_arg *args, size_t n);
-
-/* ---- engine/declared_run.c: the callbacks ---------------------------- */
-
-/* Fills d's descriptor (d->plugin), handed to the registry: an ordinary
- * one, whose callbacks find d in their data (ABI 1.3: the operator's data
- * is d, a variant's its kt_decl_variant) and call the kt_declared_*
- * functions below; the stateful callbacks find d in their state.
- * KT_S_NOMEM naming d's file when the variant table cannot be made. */
-kt_status kt_declared_describe(kt_declared *d, kt_err *err);
-
-/* The callbacks of d's operator and of its variant vi, with d. */
-int kt_declared_work(const kt_declared *d, const kt_problem *p, kt_work *out);
-int kt_declared_work_of(const kt_declared *d, size_t vi, const kt_problem *p,
-                        const kt_config *c, kt_work *out);
-int kt_declared_check(const kt_declared *d, size_t vi, const kt_problem *p,
-                      const kt_config *c, char *why, size_t why_size);
-int kt_declared_shape(const kt_declared *d, size_t vi, const kt_problem *p,
-                      const kt_config *c, kt_shape *out);
-int kt_declared_setup(const kt_declared *d, const kt_host *h,
-                      const kt_problem *p, void **state);
-
-/* The compile request of variant vi of the declared operator plugin
- * loaded, at values (the variant's parameters, in order) and sizes for
- * arch: 1 with *out pointing into *b (free b->src after use). 0 when
- * plugin is not a declaration (a compiled plugin, an isolated copy, NULL)
- * or the request cannot be made (the launch will say why). then 1: the
- * variant's then-kernel's, 0 when it has none to compile of its own (none,
- * or one taken from the first kernel's module). For the compile pool
- * (engine/compile_pool.h): what a point will compile, before its
- * verification asks. */
-struct kt_loaded_plugin;
-int kt_declared_compile_request(const struct kt_loaded_plugin *plugin,
-                                size_t vi, const int64_t *sizes,
-                                const int64_t *values, const char *arch,
-                                int then, kt_decl_request *b,
-                                kt_nvrtc_request *out);
-
-/* The declaration a registry loaded as lp (engine/declared_kind.c), or
- * NULL when lp is not a declaration. */
-const kt_declared *kt_declared_of_plugin(const struct kt_loaded_plugin *lp);
 
 /* The conjuncts of variant v's require (*parts[0..*n)): the parts of an
  * import, or the require alone (n 0 when there is none). Pointers into

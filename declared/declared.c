@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "engine/declared.h"
-#include "engine/declared_t1.h"
+#include "declared/declared.h"
+#include "declared/declared_t1.h"
 
 #include <ctype.h>
 #include <float.h>
@@ -18,7 +18,6 @@
 #include "core/msg.h"
 #include "core/parse.h"
 #include "core/suggest.h"
-#include "engine/nvrtc.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -56,7 +55,8 @@ typedef struct reader {
     dictionary *ini;
     kt_iniloc loc;
     kt_err *err;
-    kt_t1_space *t1; /* the variant's space file while it is read */
+    kt_t1_space *t1;            /* the variant's space file while it is read */
+    kt_decl_compile_fn compile; /* the check's compiler, or NULL */
 } reader;
 
 size_t kt_decl_type_size(kt_decl_type t)
@@ -886,7 +886,7 @@ static kt_status read_defines(reader *rd, kt_decl_variant *v)
     return KT_S_OK;
 }
 
-/* The hooks of space = PATH and default.NAME (engine/declared_t1.c), with
+/* The hooks of space = PATH and default.NAME (declared/declared_t1.c), with
  * file:line added to their messages. */
 static kt_status t1_said(reader *rd, const kt_decl_variant *v, const char *key,
                          kt_status rc)
@@ -1684,16 +1684,16 @@ static kt_status blame_option(reader *rd)
 
     for (size_t i = 0; i <= d->num_options; ++i) {
         const char *one = i ? d->options[i - 1] : NULL;
-        kt_nvrtc_request req = {probe,         "options.cu",    "kt_probe",
-                                d->check_arch, i ? &one : NULL, i ? 1 : 0};
-        kt_nvrtc_output out;
+        kt_decl_compile req = {probe,         "options.cu",    "kt_probe",
+                               d->check_arch, i ? &one : NULL, i ? 1 : 0};
+        kt_decl_compiled out;
         kt_err e;
         int refused;
 
         memset(&out, 0, sizeof out);
-        refused = kt_nvrtc_compile(&req, &out, &e) &&
+        refused = rd->compile(&req, &out, &e) &&
                   strstr(e.msg, "NVRTC_ERROR_INVALID_OPTION");
-        kt_nvrtc_output_free(&out);
+        free(out.image);
         if (refused && i == 0)
             return bad(rd, "operator", "check_arch",
                        "NVRTC does not know '%s' (expected a virtual "
@@ -1765,35 +1765,28 @@ static kt_status check_constants(reader *rd, const char *ptx)
 
 /* Compiles req for check_arch: KT_S_INPUT at section/key with the first
  * error when it does not compile; a missing NVRTC is only a warning. */
-static kt_status check_one(reader *rd, const kt_nvrtc_request *req,
+static kt_status check_one(reader *rd, const kt_decl_compile *req,
                            const char *section, const char *key)
 {
-    kt_nvrtc_output out;
-    char first[600];
+    kt_decl_compiled out;
     kt_status rc = KT_S_OK;
 
-    if (kt_nvrtc_compile(req, &out, rd->err)) {
+    if (!rd->compile)
+        return KT_S_OK;
+    memset(&out, 0, sizeof out);
+    if (rd->compile(req, &out, rd->err)) {
         if (strstr(rd->err->msg, "NVRTC_ERROR_INVALID_OPTION"))
             rc = blame_option(rd);
         else /* No usable NVRTC here: the GPU run will say so per point. */
             kt_msg("warning: %s: not checked: %s\n", rd->d->path, rd->err->msg);
     } else if (!out.compiled) {
-        kt_nvrtc_first_error(out.log, first, sizeof first);
         rc = bad(rd, section, key, "'%s' does not compile (%s, defaults): %s",
-                 req->name_expr, rd->d->check_arch, first);
+                 req->name_expr, rd->d->check_arch, out.first);
     } else if (strcmp(section, "operator") != 0 && out.image &&
                strncmp(rd->d->check_arch, "compute_", 8) == 0) {
-        char *ptx = malloc(out.image_size + 1);
-        if (!ptx)
-            rc = kt_err_set(rd->err, KT_S_NOMEM, "out of memory");
-        else {
-            memcpy(ptx, out.image, out.image_size);
-            ptx[out.image_size] = '\0';
-            rc = check_constants(rd, ptx);
-            free(ptx);
-        }
+        rc = check_constants(rd, out.image); /* PTX, NUL-terminated */
     }
-    kt_nvrtc_output_free(&out);
+    free(out.image);
     return rc;
 }
 
@@ -1809,7 +1802,7 @@ static kt_status check_generators(reader *rd)
         const kt_decl_buffer *buf = &d->buffers[b];
         char key[80];
         kt_decl_gen g;
-        kt_nvrtc_request req;
+        kt_decl_compile req;
         if (buf->fill.kind != KT_FILL_KERNEL)
             continue;
         if ((rc = kt_declared_gen_request(d, b, sizes, &g, rd->err))) {
@@ -1817,13 +1810,13 @@ static kt_status check_generators(reader *rd)
             return rc;
         }
         snprintf(key, sizeof key, "buffer.%s", buf->name);
-        req = (kt_nvrtc_request){g.src,
-                                 d->gen_source ? d->gen_source_name
-                                               : d->source_name,
-                                 buf->fill.kernel,
-                                 d->check_arch,
-                                 g.opts,
-                                 g.num_opts};
+        req = (kt_decl_compile){g.src,
+                                d->gen_source ? d->gen_source_name
+                                              : d->source_name,
+                                buf->fill.kernel,
+                                d->check_arch,
+                                g.opts,
+                                g.num_opts};
         rc = check_one(rd, &req, "operator", key);
         kt_decl_gen_free(&g);
     }
@@ -1839,7 +1832,7 @@ static kt_status check_compile(reader *rd, size_t vi, int then)
     const char *key = then ? "then" : "kernel";
     int64_t sizes[KT_MAX_SIZES], vals[KT_MAX_PARAMS];
     kt_decl_request b;
-    kt_nvrtc_request req;
+    kt_decl_compile req;
     kt_status rc;
 
     defaults(d, v, sizes, vals);
@@ -1849,8 +1842,8 @@ static kt_status check_compile(reader *rd, size_t vi, int then)
         free(b.src);
         return rc == KT_S_NOMEM ? rc : bad_from(rd, v->section, key);
     }
-    req = (kt_nvrtc_request){b.src,         d->source_name, b.name,
-                             d->check_arch, b.opts,         b.num_opts};
+    req = (kt_decl_compile){b.src,         d->source_name, b.name,
+                            d->check_arch, b.opts,         b.num_opts};
     rc = check_one(rd, &req, v->section, key);
     free(b.src);
     return rc;
@@ -1927,13 +1920,15 @@ int kt_declared_is_declaration(const char *path)
     return yes;
 }
 
-kt_status kt_declared_load(const char *path, kt_declared **out, kt_err *err)
+kt_status kt_declared_read(const char *path, kt_decl_compile_fn compile,
+                           kt_declared **out, kt_err *err)
 {
     reader rd = {0};
     kt_status rc;
 
     *out = NULL;
     rd.err = err;
+    rd.compile = compile;
     if (!(rd.d = calloc(1, sizeof *rd.d)))
         return kt_err_set(err, KT_S_NOMEM, "out of memory");
     if (strlen(path) >= sizeof rd.d->path) {

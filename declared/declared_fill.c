@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * What a declared input holds (engine/declared.h, kt_decl_fill): a seeded
+ * What a declared input holds (declared/declared.h, kt_decl_fill): a seeded
  * distribution, a .npy file, or a generator kernel. The distributions draw
  * on the host's seeded uniform generator (kt_host.random_f32), so the same
  * seed gives the same bytes on every machine; elements are converted to the
@@ -19,7 +19,7 @@
 
 #include "core/fileio.h"
 #include "core/parse.h"
-#include "engine/declared.h"
+#include "declared/declared.h"
 
 /* ------------------------------------------------------------- f16 */
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "engine/declared_t1.h"
+#include "declared/declared_t1.h"
 
 #include <stdio.h>
 #include <stdlib.h>
