@@ -12,9 +12,9 @@
 
 #include "app/cli.h"
 #include "app/workers.h"
-#include "tuner/extrec.h"
+#include "records/extrec.h"
 #include "tuner/job.h"
-#include "tuner/journal.h"
+#include "records/journal.h"
 #include "tuner/ktcache_write.h"
 #include "tuner/tune.h"
 #include "tuner/tune_job.h"

@@ -20,8 +20,8 @@
 #include "core/sizes.h"
 #include "isolation/worker.h"
 #include "metrics/cupti/counters.h"
-#include "tuner/replay.h"
-#include "tuner/replay_ext.h"
+#include "records/replay.h"
+#include "records/replay_ext.h"
 #include "tuner/sweep.h"
 #include "tuner/tune_journal.h"
 

@@ -13,7 +13,7 @@
 #include "core/iniloc.h"
 #include "core/parse.h"
 #include "core/suggest.h"
-#include "tuner/sizespec.h"
+#include "records/sizespec.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 

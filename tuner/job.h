@@ -22,9 +22,9 @@
 #include "core/error.h"
 #include "core/loader.h"
 #include "core/protocol.h"
-#include "tuner/objective.h"
-#include "tuner/profiling.h"
-#include "tuner/space.h"
+#include "records/objective.h"
+#include "records/profiling.h"
+#include "records/space.h"
 #include "tuner/strategy.h"
 #include "tuner/strategy_names.h"
 

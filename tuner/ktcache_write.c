@@ -13,8 +13,8 @@
 
 #include "core/fileio.h"
 #include "core/outfile.h"
-#include "tuner/ktcache.h"
-#include "tuner/replay_ext.h"
+#include "records/ktcache.h"
+#include "records/replay_ext.h"
 #include "tuner/t4.h"
 
 /* Appended entries are synced in groups, as the journal's are: a sync per

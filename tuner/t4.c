@@ -12,7 +12,7 @@
 #include "core/outfile.h"
 #include "core/version.h"
 #include "tuner/export.h"
-#include "tuner/replay_ext.h"
+#include "records/replay_ext.h"
 
 const char *kt_t4_invalidity(kt_eval_status status, const char *reason,
                              int host_checked)

@@ -35,11 +35,11 @@
 #include "core/evaluator.h"
 #include "core/rng.h"
 #include "core/stats.h"
-#include "tuner/journal.h"
-#include "tuner/objective.h"
+#include "records/journal.h"
+#include "records/objective.h"
 #include "tuner/pool.h"
-#include "tuner/profiling.h"
-#include "tuner/space.h"
+#include "records/profiling.h"
+#include "records/space.h"
 #include "tuner/strategy.h"
 
 /* Consecutive proposals of already-known points after which the session

@@ -10,7 +10,7 @@
 #include "core/outfile.h"
 #include "core/runctx.h"
 #include "tuner/export.h"
-#include "tuner/objective.h"
+#include "records/objective.h"
 
 void kt_tune_config_from_job(const kt_job *job, const kt_tune_setup *s,
                              kt_tune_config *cfg)

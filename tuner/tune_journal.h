@@ -13,7 +13,7 @@
 #include <jansson.h>
 
 #include "tuner/job.h"
-#include "tuner/journal.h"
+#include "records/journal.h"
 
 /* job->journal, or its next free numbered name when it exists (said on
  * stderr). */

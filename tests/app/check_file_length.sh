@@ -20,5 +20,5 @@ check() {
     done
 }
 check 700 app/*.c app/*.h
-check 1200 $(find tuner -name '*.c' -o -name '*.h' | LC_ALL=C sort)
+check 1200 $(find records tuner -name '*.c' -o -name '*.h' | LC_ALL=C sort)
 exit $status

@@ -12,7 +12,7 @@ max=5
 
 # The getenv lines of the libraries under DIR, comment lines left out.
 sites() {
-    (cd "$1" && find core engine isolation metrics tuner compare report \
+    (cd "$1" && find core engine isolation metrics records tuner compare report \
         timeline capture select -path '*/trace' -prune -o -type f \
         \( -name '*.c' -o -name '*.h' -o -name '*.cu' \) -print 2>/dev/null |
         xargs -r grep -nE '\b(secure_)?getenv[[:space:]]*\(' |

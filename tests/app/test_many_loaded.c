@@ -16,8 +16,8 @@
 #include "core/loader.h"
 #include "core/point.h"
 #include "tests/support/fake_device.h"
-#include "tuner/extrec.h"
-#include "tuner/ktcache.h"
+#include "records/extrec.h"
+#include "records/ktcache.h"
 
 #define RECORDINGS 40
 #define CAPTURES 20

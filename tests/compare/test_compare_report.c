@@ -17,7 +17,7 @@
 #include "core/loader.h"
 #include "metrics/catalog.h"
 #include "tests/support/fake_device.h"
-#include "tuner/replay.h"
+#include "records/replay.h"
 
 #define N (1 << 24)
 #define ROUNDS 20

@@ -11,7 +11,7 @@
 
 #include "core/loader.h"
 #include "tests/fuzz/fuzz_input.h"
-#include "tuner/journal.h"
+#include "records/journal.h"
 
 static kt_registry reg;
 static const kt_operator *op;

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "core/evaluator.h"
-#include "tuner/replay.h"
+#include "records/replay.h"
 
 typedef struct kt_counting_eval {
     kt_evaluator base;

@@ -10,7 +10,7 @@
 #include <math.h>
 
 #include "tuner/export.h"
-#include "tuner/replay.h"
+#include "records/replay.h"
 #include "tuner/summary.h"
 #include "tuner/t4.h"
 

@@ -11,10 +11,10 @@
 
 #include <math.h>
 
-#include "tuner/extrec.h"
-#include "tuner/ktcache.h"
-#include "tuner/replay_ext.h"
-#include "tuner/space.h"
+#include "records/extrec.h"
+#include "records/ktcache.h"
+#include "records/replay_ext.h"
+#include "records/space.h"
 #include "tuner/strategy.h"
 
 #define KT_DIR TT_DATA_DIR "/kt/"

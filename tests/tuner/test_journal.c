@@ -13,8 +13,8 @@
 
 #include "core/envrec.h"
 #include "tests/support/counting_eval.h"
-#include "tuner/journal.h"
-#include "tuner/replay.h"
+#include "records/journal.h"
+#include "records/replay.h"
 #include "tuner/tune.h"
 
 #define VA_RECORDING TT_DATA_DIR "/vector_add-synthetic-n16777216.jsonl"

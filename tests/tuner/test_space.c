@@ -6,7 +6,7 @@
 
 #include "core/result_json.h"
 #include "tests/support/fake_device.h"
-#include "tuner/space.h"
+#include "records/space.h"
 
 static kt_registry reg;
 static const kt_operator *va, *good;

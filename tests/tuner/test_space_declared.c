@@ -9,7 +9,7 @@
 
 #include "core/loader.h"
 #include "tests/support/fake_device.h"
-#include "tuner/space.h"
+#include "records/space.h"
 
 static kt_registry reg;
 static const kt_loaded_plugin *lp;

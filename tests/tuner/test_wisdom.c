@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "core/version.h"
-#include "tuner/wisdom.h"
+#include "records/wisdom.h"
 
 static kt_registry reg;
 static const kt_loaded_plugin *plugin;

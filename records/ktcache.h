@@ -17,7 +17,7 @@
 #include <jansson.h>
 
 #include "core/error.h"
-#include "tuner/extrec.h"
+#include "records/extrec.h"
 
 /* The largest recording read (bytes, uncompressed). */
 #define KT_KTCACHE_MAX_BYTES ((size_t)2 << 30)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "tuner/journal.h"
+#include "records/journal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,7 +16,7 @@
 #include "core/envrec.h"
 #include "core/fileio.h"
 #include "core/result_json.h"
-#include "tuner/journal_check.h"
+#include "records/journal_check.h"
 
 /* ------------------------------------------------------------- reading */
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "tuner/wisdom.h"
+#include "records/wisdom.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "tuner/replay.h"
+#include "records/replay.h"
 
 #include <errno.h>
 #include <math.h>
@@ -10,9 +10,9 @@
 
 #include "core/envrec.h"
 #include "core/u64map.h"
-#include "tuner/journal.h"
-#include "tuner/profiling.h"
-#include "tuner/space.h"
+#include "records/journal.h"
+#include "records/profiling.h"
+#include "records/space.h"
 
 typedef struct replay_eval {
     kt_evaluator base;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "tuner/extrec.h"
+#include "records/extrec.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "tuner/profiling.h"
+#include "records/profiling.h"
 
 #include <math.h>
 #include <stdlib.h>

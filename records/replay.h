@@ -19,8 +19,8 @@
 
 #include "core/evaluator.h"
 #include "core/loader.h"
-#include "tuner/objective.h"
-#include "tuner/space.h"
+#include "records/objective.h"
+#include "records/space.h"
 
 typedef struct kt_replay_options {
     /* Sleep this long in every evaluate() call, so that a test can stop a

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "tuner/objective.h"
+#include "records/objective.h"
 
 #include <math.h>
 #include <strings.h>

@@ -11,7 +11,7 @@
 #include <jansson.h>
 
 #include "core/error.h"
-#include "tuner/journal.h"
+#include "records/journal.h"
 
 /* The length of a run id: 16 lower-case hexadecimal digits. */
 #define KT_JOURNAL_RUN_LEN 16

@@ -26,7 +26,7 @@
 #define KT_REPLAY_EXT_H
 
 #include "core/evaluator.h"
-#include "tuner/extrec.h"
+#include "records/extrec.h"
 
 /* Opens the evaluator over rec, which must outlive it; close() frees what
  * the evaluator owns (not rec). */

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "tuner/sizespec.h"
+#include "records/sizespec.h"
 
 #include <ctype.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "tuner/replay_ext.h"
+#include "records/replay_ext.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "tuner/jscan.h"
+#include "records/jscan.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "tuner/journal_check.h"
+#include "records/journal_check.h"
 
 #include <fcntl.h>
 #include <math.h>

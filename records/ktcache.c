@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "tuner/ktcache.h"
+#include "records/ktcache.h"
 
 #include <errno.h>
 #include <math.h>
@@ -13,7 +13,7 @@
 #include "core/hash.h"
 #include "core/msg.h"
 #include "core/u64map.h"
-#include "tuner/jscan.h"
+#include "records/jscan.h"
 
 /* ------------------------------------------------------------- fields */
 

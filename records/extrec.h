@@ -32,7 +32,7 @@
 #include "core/loader.h"
 #include "core/point.h"
 #include "core/u64map.h"
-#include "tuner/space.h"
+#include "records/space.h"
 
 typedef enum kt_extrec_format {
     KT_EXTREC_KT_CACHE = 1, /* Kernel Tuner's cache file (--cache) */

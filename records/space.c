@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "tuner/space.h"
+#include "records/space.h"
 
 #include <inttypes.h>
 #include <stdio.h>

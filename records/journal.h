@@ -34,7 +34,7 @@
 #include "core/loader.h"
 #include "core/point.h"
 #include "core/protocol.h"
-#include "tuner/space.h"
+#include "records/space.h"
 
 /* Format 1: header, eval, check and environment records. Format 2 adds
  * profile records and the header's "metrics"; a run writes 2 only when it
