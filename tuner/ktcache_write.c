@@ -13,8 +13,8 @@
 
 #include "core/fileio.h"
 #include "core/outfile.h"
+#include "records/extrec.h"
 #include "records/ktcache.h"
-#include "records/replay_ext.h"
 #include "tuner/t4.h"
 
 /* Appended entries are synced in groups, as the journal's are: a sync per
@@ -285,9 +285,8 @@ kt_status kt_ktcache_writer_open(const char *path, const kt_tune_facts *f,
     w->fd = -1;
     w->facts = *f;
     w->f = &w->facts;
-    w->ext = f->cfg && kt_replay_ext_is(f->cfg->ev)
-                 ? kt_replay_ext_recording(f->cfg->ev)
-                 : NULL;
+    /* Another tool's recording is its own operator (records/extrec.h). */
+    w->ext = kt_extrec_of(f->op);
     if ((rc = one_slot(w, err)))
         goto done;
     if (!(header = header_json(w))) {
