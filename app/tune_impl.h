@@ -13,9 +13,9 @@
 #include "app/cli.h"
 #include "app/workers.h"
 #include "records/extrec.h"
-#include "tuner/job.h"
 #include "records/journal.h"
-#include "tuner/ktcache_write.h"
+#include "records/ktcache_write.h"
+#include "tuner/job.h"
 #include "tuner/tune.h"
 #include "tuner/tune_job.h"
 

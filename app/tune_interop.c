@@ -13,7 +13,7 @@
 #include "app/tune_impl.h"
 #include "core/msg.h"
 #include "core/t1_job.h"
-#include "tuner/ktcache_write.h"
+#include "records/ktcache_write.h"
 #include "tuner/strategy_names.h"
 #include "tuner/tune_job.h"
 

@@ -12,9 +12,9 @@
 #include <zlib.h>
 
 #include "core/envrec.h"
-#include "tests/support/counting_eval.h"
 #include "records/journal.h"
 #include "records/replay.h"
+#include "tests/support/counting_eval.h"
 #include "tuner/tune.h"
 
 #define VA_RECORDING TT_DATA_DIR "/vector_add-synthetic-n16777216.jsonl"

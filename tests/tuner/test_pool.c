@@ -7,8 +7,8 @@
 #include <unistd.h>
 
 #include "records/journal.h"
-#include "tuner/pool.h"
 #include "records/replay.h"
+#include "tuner/pool.h"
 #include "tuner/tune.h"
 
 #include "tests/tuner/tuner_test.h"

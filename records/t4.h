@@ -15,7 +15,7 @@
 
 #include "core/error.h"
 #include "core/evaluator.h"
-#include "tuner/summary.h"
+#include "records/run.h"
 
 /* T4's invalidity class of a verdict, as Kernel Tuner assigns it:
  * "correct"; "compile" (the kernel did not compile or load); "constraints"
@@ -37,5 +37,11 @@ kt_status kt_t4_metadata_path(const char *results, char *out, size_t size,
  * the device record, what produced the results (ktune, the plugin, the
  * CUDA versions), the results' time unit. */
 json_t *kt_t4_metadata_json(const kt_tune_facts *f);
+
+/* The T4 results object (new reference) of run r, and the file with its
+ * metadata file next to it (kt_t4_metadata_path; none when path is "-"). */
+json_t *kt_export_t4_json(const kt_tune_facts *f, const kt_tune_result *r);
+kt_status kt_export_t4(const char *path, const kt_tune_facts *f,
+                       const kt_tune_result *r, kt_err *err);
 
 #endif

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "tuner/t4.h"
+#include "records/t4.h"
 
 #include <errno.h>
 #include <math.h>
@@ -11,7 +11,6 @@
 #include "core/derive.h"
 #include "core/outfile.h"
 #include "core/version.h"
-#include "tuner/export.h"
 #include "records/replay_ext.h"
 
 const char *kt_t4_invalidity(kt_eval_status status, const char *reason,

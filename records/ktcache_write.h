@@ -22,8 +22,7 @@
 #define KT_KTCACHE_WRITE_H
 
 #include "core/error.h"
-#include "tuner/summary.h"
-#include "tuner/tune.h"
+#include "records/run.h"
 
 typedef struct kt_ktcache_writer kt_ktcache_writer;
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "tuner/ktcache_write.h"
+#include "records/ktcache_write.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,7 +15,7 @@
 #include "core/outfile.h"
 #include "records/extrec.h"
 #include "records/ktcache.h"
-#include "tuner/t4.h"
+#include "records/t4.h"
 
 /* Appended entries are synced in groups, as the journal's are: a sync per
  * entry would cost more than a fast evaluation. */
