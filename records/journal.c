@@ -351,35 +351,16 @@ kt_status kt_journal_read(const char *path, const kt_operator *op,
         }
         kind = json_string_value(json_object_get(rec, "kind"));
         if (lineno == 1) {
-            json_int_t format = 0;
-            if (!kind || strcmp(kind, "ktune.journal") != 0) {
+            if ((rc = kt_journal_check_head(rec, path, err))) {
                 json_decref(rec);
-                rc = kt_err_set(err, KT_S_INPUT,
-                                "%s:1: not a ktune journal (the first "
-                                "record's kind is not \"ktune.journal\")",
-                                path);
-                goto fail;
-            }
-            format = json_integer_value(json_object_get(rec, "format"));
-            if (format < KT_JOURNAL_FORMAT || format > KT_JOURNAL_FORMAT_MAX) {
-                json_decref(rec);
-                rc = kt_err_set(err, KT_S_INPUT,
-                                "%s:1: journal format %lld; this ktune "
-                                "reads formats %d to %d",
-                                path, (long long)format, KT_JOURNAL_FORMAT,
-                                KT_JOURNAL_FORMAT_MAX);
-                goto fail;
-            }
-            if ((rc = kt_journal_check_header(rec, err))) {
-                json_decref(rec);
-                kt_err_prefix(err, "%s:1: ", path);
                 goto fail;
             }
             snprintf(log->run, sizeof log->run, "%s",
                      json_string_value(json_object_get(rec, "run"))
                          ? json_string_value(json_object_get(rec, "run"))
                          : "");
-            log->format = (int)format;
+            log->format =
+                (int)json_integer_value(json_object_get(rec, "format"));
             log->header = rec;
             log->num_envs = 1;
             log->keep_bytes = offset;
@@ -412,6 +393,8 @@ kt_status kt_journal_read(const char *path, const kt_operator *op,
                 rc = kt_journal_check_eval(op, rec, &log->entries[log->count],
                                            log->num_envs, err);
             if (!rc)
+                rc = kt_journal_check_point(rec, err);
+            if (!rc)
                 rc = check_sequence(log, &log->entries[log->count], err);
             if (rc) {
                 kt_eval_result_free(&log->entries[log->count].result);
@@ -439,7 +422,8 @@ kt_status kt_journal_read(const char *path, const kt_operator *op,
         } else if (kind && strcmp(kind, "check") == 0) {
             kt_point pt, *grown;
             if ((rc = kt_point_from_json(op, json_object_get(rec, "point"), &pt,
-                                         err))) {
+                                         err)) ||
+                (rc = kt_journal_check_point(rec, err))) {
                 json_decref(rec);
                 kt_err_prefix(err, "%s:%zu: ", path, lineno);
                 goto fail;
@@ -526,19 +510,14 @@ kt_status kt_journal_read_header(const char *path, json_t **header, kt_err *err)
         return rc;
     if ((nl = strchr(line, '\n')))
         *nl = '\0';
-    if (!len || !(h = json_loads(line, 0, &jerr)) || !json_is_object(h) ||
-        strcmp(json_string_value(json_object_get(h, "kind"))
-                   ? json_string_value(json_object_get(h, "kind"))
-                   : "",
-               "ktune.journal") != 0) {
+    if (!len || !(h = json_loads(line, 0, &jerr)) || !json_is_object(h)) {
         json_decref(h);
         rc = kt_err_set(err, KT_S_INPUT,
                         "%s:1: not a ktune journal (the first record's kind "
                         "is not \"ktune.journal\")",
                         path);
-    } else if ((rc = kt_journal_check_header(h, err))) {
+    } else if ((rc = kt_journal_check_head(h, path, err))) {
         json_decref(h);
-        kt_err_prefix(err, "%s:1: ", path);
     } else {
         *header = h;
     }

@@ -210,3 +210,85 @@ kt_status kt_journal_check_eval(const kt_operator *op, const json_t *rec,
         return check_timing(&e->result.timing, err);
     return KT_S_OK;
 }
+
+kt_status kt_journal_check_head(const json_t *rec, const char *path,
+                                kt_err *err)
+{
+    const json_t *format = json_object_get(rec, "format");
+    const json_t *sizes = json_object_get(rec, "sizes"), *v;
+    const char *kind = json_string_value(json_object_get(rec, "kind"));
+    const char *name;
+    kt_status rc;
+
+    if (!kind || strcmp(kind, "ktune.journal") != 0)
+        return kt_err_set(err, KT_S_INPUT,
+                          "%s:1: not a ktune journal (the first record's kind "
+                          "is not \"ktune.journal\")",
+                          path);
+    if (!json_is_integer(format))
+        return kt_err_set(err, KT_S_INPUT,
+                          "%s:1: journal format missing or not an integer; "
+                          "this ktune reads formats %d to %d",
+                          path, KT_JOURNAL_FORMAT, KT_JOURNAL_FORMAT_MAX);
+    if (json_integer_value(format) < KT_JOURNAL_FORMAT ||
+        json_integer_value(format) > KT_JOURNAL_FORMAT_MAX)
+        return kt_err_set(err, KT_S_INPUT,
+                          "%s:1: journal format %lld; this ktune reads "
+                          "formats %d to %d",
+                          path, (long long)json_integer_value(format),
+                          KT_JOURNAL_FORMAT, KT_JOURNAL_FORMAT_MAX);
+    if (!json_is_string(json_object_get(rec, "operator")))
+        return kt_err_set(err, KT_S_INPUT, "%s:1: the header names no operator",
+                          path);
+    if (!json_is_object(sizes))
+        return kt_err_set(err, KT_S_INPUT, "%s:1: the header has no sizes",
+                          path);
+    json_object_foreach ((json_t *)sizes, name, v)
+        if (!json_is_integer(v) || json_integer_value(v) < 1)
+            return kt_err_set(err, KT_S_INPUT,
+                              "%s:1: size %s is not an integer >= 1", path,
+                              name);
+    if ((rc = kt_journal_check_header(rec, err)))
+        kt_err_prefix(err, "%s:1: ", path);
+    return rc;
+}
+
+kt_status kt_journal_check_point(const json_t *rec, kt_err *err)
+{
+    static const char *const times[] = {"median", "min", "max",   "mean",
+                                        "q1",     "q3",  "ci_lo", "ci_hi"};
+    static const char *const spreads[] = {"stddev", "rel_spread", "rel_stddev",
+                                          "noise"};
+    const json_t *pt = json_object_get(rec, "point");
+    const json_t *k = json_object_get(json_object_get(rec, "timing"), "kernel");
+
+    if (!json_is_object(pt) ||
+        !json_is_string(json_object_get(pt, "variant")) ||
+        !json_is_object(json_object_get(pt, "params")))
+        return kt_err_set(err, KT_S_INPUT,
+                          "expected a point (\"variant\" and \"params\")");
+    if (!json_is_string(json_object_get(rec, "status")))
+        return kt_err_set(err, KT_S_INPUT, "expected a \"status\"");
+    if (strcmp(json_string_value(json_object_get(rec, "status")), "ok") != 0)
+        return KT_S_OK;
+    if (!json_is_object(k) || !json_is_number(json_object_get(k, "median")))
+        return kt_err_set(err, KT_S_INPUT,
+                          "status ok without timing.kernel.median");
+    /* The figures a record gives must be a measurement's; one it leaves
+     * out is not made up (a report draws what is there). */
+    for (size_t i = 0; i < sizeof times / sizeof *times; ++i) {
+        const json_t *v = json_object_get(k, times[i]);
+        if (v && (!json_is_number(v) || !(json_number_value(v) > 0) ||
+                  !isfinite(json_number_value(v))))
+            return kt_err_set(err, KT_S_INPUT,
+                              "timing: %s is %g, expected a time > 0", times[i],
+                              json_is_number(v) ? json_number_value(v) : NAN);
+    }
+    for (size_t i = 0; i < sizeof spreads / sizeof *spreads; ++i) {
+        const json_t *v = json_object_get(k, spreads[i]);
+        if (v && (!json_is_number(v) || !(json_number_value(v) >= 0)))
+            return kt_err_set(err, KT_S_INPUT,
+                              "timing: %s is not a number >= 0", spreads[i]);
+    }
+    return KT_S_OK;
+}

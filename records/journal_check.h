@@ -36,4 +36,20 @@ kt_status kt_journal_check_eval(const kt_operator *op, const json_t *rec,
                                 const kt_journal_entry *e, int num_envs,
                                 kt_err *err);
 
+/* The header record (line 1) as every reader of a journal takes it — the
+ * tuner's (kt_journal_read, kt_journal_read_header) and the report's
+ * (report/sources.c): kind "ktune.journal", a format this ktune reads
+ * (KT_JOURNAL_FORMAT to KT_JOURNAL_FORMAT_MAX), an operator, sizes that are
+ * integers >= 1, and kt_journal_check_header's fields. KT_S_INPUT starting
+ * "path:1: ". */
+kt_status kt_journal_check_head(const json_t *rec, const char *path,
+                                kt_err *err);
+
+/* An eval or check record's point and verdict as written, before any
+ * operator reads them: a point ("variant" and "params"), a "status", and
+ * for status "ok" a timing.kernel whose times are finite and > 0 and whose
+ * spreads are >= 0. Every reader applies it (kt_journal_read and the
+ * report), so a record one refuses the other refuses too. */
+kt_status kt_journal_check_point(const json_t *rec, kt_err *err);
+
 #endif
