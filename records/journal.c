@@ -62,8 +62,7 @@ static kt_status read_text(const char *path, size_t limit, char **text,
             free(buf);
             gzclose(f);
             return kt_err_set(err, KT_S_INPUT,
-                              "journal %s: more than %zu bytes; refusing to "
-                              "read it",
+                              "%s: more than %zu bytes; refusing to read it",
                               path, KT_FILE_MAX_BYTES);
         }
     } while (got > 0 && (!limit || used < limit));
@@ -82,6 +81,12 @@ static kt_status read_text(const char *path, size_t limit, char **text,
     *text = buf;
     *len = used;
     return KT_S_OK;
+}
+
+kt_status kt_journal_text(const char *path, char **text, size_t *len,
+                          kt_err *err)
+{
+    return read_text(path, 0, text, len, err);
 }
 
 static kt_status shape_from_json(const json_t *j, kt_shape *shape)

@@ -90,6 +90,14 @@ kt_status kt_journal_read(const char *path, const kt_operator *op,
                           kt_journal_log *log, kt_err *err);
 void kt_journal_log_free(kt_journal_log *log);
 
+/* The whole text of a journal, or of any file a run wrote (a summary, a
+ * compare record): decompressed when gzip (zlib passes a plain file
+ * through unchanged), refused when not a regular file or over
+ * KT_FILE_MAX_BYTES; NUL-terminated, owned by the caller. What
+ * kt_journal_read reads, and what the report reads its inputs with. */
+kt_status kt_journal_text(const char *path, char **text, size_t *len,
+                          kt_err *err);
+
 /* The header record alone (new reference), so a journal of another plugin
  * or operator can be refused before its points are read. */
 kt_status kt_journal_read_header(const char *path, json_t **header,

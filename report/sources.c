@@ -2,7 +2,6 @@
 #include "report/sources.h"
 #include "report/summary_check.h"
 
-#include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -11,9 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <zlib.h>
-
 #include "core/fileio.h"
+#include "records/journal.h"
 #include "records/journal_check.h"
 
 double kt_src_num(const json_t *obj, const char *key)
@@ -411,54 +409,6 @@ static kt_status check_document(const json_t *doc, const char *path,
     return KT_S_OK;
 }
 
-/* The whole file, decompressed when it is gzip (zlib passes a plain file
- * through unchanged), as tune --replay reads it; NUL-terminated, owned by
- * the caller. At most KT_FILE_MAX_BYTES. */
-static kt_status read_whole(const char *path, char **text, size_t *len,
-                            kt_err *err)
-{
-    gzFile f = gzopen(path, "rb");
-    size_t cap = 0, used = 0;
-    char *buf = NULL, *grown;
-    int got = 0, zerr;
-    kt_status rc = KT_S_OK;
-
-    if (!f)
-        return kt_err_set(err, KT_S_IO, "%s: cannot read: %s", path,
-                          strerror(errno));
-    do {
-        if (used + 65536 + 1 > cap) {
-            cap = cap ? 2 * cap : 1 << 16;
-            if (!(grown = realloc(buf, cap))) {
-                rc = kt_err_set(err, KT_S_NOMEM, "%s: out of memory", path);
-                goto done;
-            }
-            buf = grown;
-        }
-        got = gzread(f, buf + used, 65536);
-        used += got > 0 ? (size_t)got : 0;
-        if (used > KT_FILE_MAX_BYTES) {
-            rc = kt_err_set(err, KT_S_INPUT,
-                            "%s: more than %zu bytes; refusing to read it",
-                            path, KT_FILE_MAX_BYTES);
-            goto done;
-        }
-    } while (got > 0);
-    if (got < 0)
-        rc = kt_err_set(err, KT_S_INPUT, "%s: read error: %s", path,
-                        gzerror(f, &zerr));
-done:
-    gzclose(f);
-    if (rc) {
-        free(buf);
-        return rc;
-    }
-    buf[used] = '\0';
-    *text = buf;
-    *len = used;
-    return KT_S_OK;
-}
-
 /* Whether text[0..len) is blank (spaces, tabs, line ends). */
 static int blank(const char *text, size_t len)
 {
@@ -697,7 +647,7 @@ kt_status kt_sources_load(kt_sources *s, const char *path, kt_err *err)
         return rc;
     /* The first value alone tells a journal (one record per line) from a
      * single document. */
-    if ((rc = read_whole(path, &text, &len, err)))
+    if ((rc = kt_journal_text(path, &text, &len, err)))
         return rc;
     first = json_loadb(text, len, JSON_DISABLE_EOF_CHECK, &jerr);
     if (!first) {
