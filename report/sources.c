@@ -661,8 +661,16 @@ kt_status kt_sources_load(kt_sources *s, const char *path, kt_err *err)
         rc = read_journal(s, path, text, len, err);
         goto done;
     }
-    json_decref(first);
-    doc = json_loadb(text, len, 0, &jerr);
+    /* A document is the first value when only blanks follow it: taken
+     * as it is, not parsed a second time. Otherwise the whole text is
+     * parsed again, for the message that says where it goes wrong. */
+    if (jerr.position >= 0 && (size_t)jerr.position <= len &&
+        blank(text + jerr.position, len - (size_t)jerr.position)) {
+        doc = first;
+    } else {
+        json_decref(first);
+        doc = json_loadb(text, len, 0, &jerr);
+    }
     if (!doc) {
         rc = kt_err_set(err, KT_S_INPUT, "%s:%d: not one JSON document: %s",
                         path, jerr.line, jerr.text);
