@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * kt_extrec: another tool's recording of a brute-forced space — a Kernel
- * Tuner cache file or a T4 results file (tuner/ktcache.h reads both) — as
+ * Tuner cache file or a T4 results file (records/ktcache.h reads both) — as
  * an operator ktune's strategies can search without a plugin or a GPU.
  *
  * The recording declares its parameters and their values; the operator it
@@ -19,7 +19,7 @@
  * The recording owns everything: the parsed document (records borrow its
  * values), the operator and the plugin descriptor that present it, whose
  * callbacks find the recording in their data (ABI 1.3): any number may be
- * open at once. Files are read by tuner/ktcache.h (kt_ktcache_load).
+ * open at once. Files are read by records/ktcache.h (kt_ktcache_load).
  */
 #ifndef KT_EXTREC_H
 #define KT_EXTREC_H
@@ -90,7 +90,7 @@ typedef struct kt_extrec {
     char kernel[128]; /* the recorded kernel's name: the variant's id */
     char device[256]; /* the recorded device's name, or "unknown" */
     /* The parsed file; owned. A Kernel Tuner cache read entry by entry
-     * (tuner/ktcache.c) keeps everything but its cache here: the records
+     * (records/ktcache.c) keeps everything but its cache here: the records
      * own what they keep of their entries, so the memory held is the
      * points', not the file's text. */
     json_t *doc;
@@ -137,7 +137,7 @@ const kt_extrec_record *kt_extrec_find(const kt_extrec *rec,
  * on a tie), or NULL when none is correct. */
 const kt_extrec_record *kt_extrec_optimum(const kt_extrec *rec);
 
-/* ---- Building (the readers in tuner/ktcache.c) ---- */
+/* ---- Building (the readers in records/ktcache.c) ---- */
 
 /* Starts an empty recording of path in format; doc (a new reference) is
  * kept and freed with it. */

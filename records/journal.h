@@ -15,7 +15,7 @@
  *   {"kind":"environment", ...}     a resumed session's environment record
  *   {"kind":"profile", ...}         (format 2) the kernel facts and hardware
  *                                   counters of one point, from launches of
- *                                   their own (tuner/profiling.h)
+ *                                   their own (records/profiling.h)
  *
  * Every line is written with one write(); evaluation records are synced to
  * disk (fdatasync) before the tuner goes on, so a killed run, or a machine
@@ -57,7 +57,7 @@ typedef struct kt_journal_entry {
 } kt_journal_entry;
 
 /* One profile record read back: the point and the whole record (its
- * fields are read by tuner/profiling.h). */
+ * fields are read by records/profiling.h). */
 typedef struct kt_journal_profile {
     kt_point point;
     int env;
@@ -183,7 +183,7 @@ kt_status kt_journal_eval(kt_journal *j, const kt_operator *op, size_t call,
                           double elapsed_s, const kt_point *pt,
                           const kt_eval_result *r, kt_err *err);
 
-/* Appends a profile record: `fields` (tuner/profiling.h's record of the
+/* Appends a profile record: `fields` (records/profiling.h's record of the
  * point) with kind, env, elapsed_s and time added; synced like an
  * evaluation. fields is not modified. */
 kt_status kt_journal_profile_record(kt_journal *j, const json_t *fields,

@@ -799,7 +799,7 @@ static kt_status top_member(const char *path, kt_jscan *s, const char *key,
                : KT_S_OK;
 }
 
-/* Reads path member by member (tuner/jscan.h): a Kernel Tuner cache
+/* Reads path member by member (records/jscan.h): a Kernel Tuner cache
  * becomes *rec entry by entry, holding the points and not the text; any
  * other document comes back whole in *doc. */
 static kt_status read_streamed(const char *path, kt_extrec **rec, json_t **doc,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * Readers of Kernel Tuner's two recording formats, into a kt_extrec
- * (tuner/extrec.h): the cache file Kernel Tuner writes with `cache=`
+ * (records/extrec.h): the cache file Kernel Tuner writes with `cache=`
  * (tune_params, tune_params_keys, and a cache object keyed by the values
  * joined with commas, each entry holding time, times, compile_time,
  * verification_time, benchmark_time, framework_time, strategy_time, or an
@@ -29,7 +29,7 @@
 
 /* Reads a Kernel Tuner cache file or a T4 results file (plain JSON or
  * gzip-compressed; the format is told by its keys, not its name) and
- * builds the operator. A cache is read entry by entry (tuner/jscan.h):
+ * builds the operator. A cache is read entry by entry (records/jscan.h):
  * what is held is its points, not its text; a key written twice in an
  * object is refused; a cache left open by an interrupted run (a trailing
  * "," or "{", no closing braces) is closed as Kernel Tuner closes it.

@@ -344,7 +344,7 @@ static const char *error_name(const kt_tune_entry *e)
 }
 
 /* Kernel Tuner's per-configuration times (ms), ktune's phases as the T4
- * writer gives them (tuner/t4.c): time is the median, times every kept
+ * writer gives them (records/t4.c): time is the median, times every kept
  * sample. */
 static void live_fields(const kt_tune_entry *e, json_t *j)
 {

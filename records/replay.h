@@ -60,7 +60,7 @@ double kt_replay_duration(const kt_evaluator *ev, const kt_point *pt);
  * is recorded valid. Walks the recorded points, whatever the space's size. */
 kt_status kt_replay_optimum(const kt_evaluator *ev, const kt_space *space,
                             kt_point *pt, kt_stats *stats, kt_err *err);
-/* The same under objective o (tuner/objective.h): the recorded point of the
+/* The same under objective o (records/objective.h): the recorded point of the
  * lowest cost, each with its own work where it recorded one; *cost
  * receives that cost. */
 kt_status kt_replay_optimum_by(const kt_evaluator *ev, const kt_space *space,

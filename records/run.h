@@ -208,7 +208,7 @@ typedef struct kt_tune_facts {
     kt_stats optimum_stats;
     double optimum_cost; /* under the run's objective; 0: not known */
     /* A replay of another tool's recording: what that means, one
-     * paragraph (tuner/replay_ext.h); NULL otherwise. */
+     * paragraph (records/replay_ext.h); NULL otherwise. */
     const char *replay_note;
     /* The columns the printed summary fits (core/term.h: lines wrapped,
      * table columns of low priority left out and named); 0: no limit. */

@@ -253,7 +253,7 @@ static kt_status get_double(const loader *ld, const char *section,
     return KT_S_OK;
 }
 
-/* [strategy] objective: time, energy, edp, ... (tuner/objective.h). */
+/* [strategy] objective: time, energy, edp, ... (records/objective.h). */
 static kt_status get_objective(const loader *ld, const char *key,
                                kt_objective *out)
 {

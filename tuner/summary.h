@@ -50,7 +50,7 @@ const kt_tune_entry *kt_summary_entry(const kt_tune_result *r,
                                       const kt_point *pt);
 
 /* The diagnosis of a measured entry from its own median and its profile
- * (tuner/profiling.h); occ (may be NULL) receives its theoretical occupancy,
+ * (records/profiling.h); occ (may be NULL) receives its theoretical occupancy,
  * and the return says whether the kernel facts gave it. */
 int kt_summary_diagnose(const kt_tune_facts *f, const kt_tune_entry *e,
                         kt_diagnosis *out, kt_occupancy *occ);

@@ -85,7 +85,7 @@ typedef struct kt_tune_config {
      * (the result keeps them). */
     FILE *notes;
     /* What the comparisons, the finalists and the tie rule decide on
-     * ([strategy] objective; tuner/objective.h). Not time: every call
+     * ([strategy] objective; records/objective.h). Not time: every call
      * measures energy and races nothing. Time: the finalists' closing
      * call measures energy only where protocol.energy is set (the user
      * asked: [measure] energy, --energy); no other call does. */

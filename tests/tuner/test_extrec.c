@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-/* Other tools' recordings (tuner/extrec.h, tuner/ktcache.h,
- * tuner/replay_ext.h): Kernel Tuner cache files and T4 results made from
+/* Other tools' recordings (records/extrec.h, records/ktcache.h,
+ * records/replay_ext.h): Kernel Tuner cache files and T4 results made from
  * our H200 journals (tools/journal_to_kernel_tuner.py) load as an operator
  * whose space is the recording's; every strategy runs on them; the clock is
  * Kernel Tuner's simulation mode's; damaged files are refused naming the
