@@ -186,6 +186,9 @@ typedef struct kt_tune_result {
     size_t num_workers;
 } kt_tune_result;
 
+/* What the summary and the files a run writes need besides its result:
+ * what ran, where, and in replay what the recording says. Borrowed
+ * pointers, valid while the run's job and evaluator are. */
 typedef struct kt_tune_facts {
     const char *spec; /* "plugin:operator" */
     const kt_loaded_plugin *plugin;
@@ -208,7 +211,7 @@ typedef struct kt_tune_facts {
     kt_stats optimum_stats;
     double optimum_cost; /* under the run's objective; 0: not known */
     /* A replay of another tool's recording: what that means, one
-     * paragraph (records/replay_ext.h); NULL otherwise. */
+     * paragraph (kt_recording_note, records/recording.h); NULL otherwise. */
     const char *replay_note;
     /* The columns the printed summary fits (core/term.h: lines wrapped,
      * table columns of low priority left out and named); 0: no limit. */
