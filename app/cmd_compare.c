@@ -18,7 +18,7 @@
 #include "engine/instance.h"
 #include "isolation/worker.h"
 #include "metrics/cupti/counters.h"
-#include "tuner/replay.h"
+#include "records/replay.h"
 
 static const char help[] =
     "usage: ktune compare PLUGIN:OPERATOR [--variants A,B,...]\n"

@@ -30,20 +30,20 @@
 #include "isolation/worker.h"
 #include "metrics/cupti/counters.h"
 #include "metrics/diagnose.h"
+#include "records/journal.h"
+#include "records/ktcache.h"
+#include "records/ktcache_write.h"
+#include "records/recording.h"
+#include "records/wisdom.h"
 #include "tuner/export.h"
 #include "tuner/job.h"
-#include "tuner/journal.h"
-#include "tuner/ktcache.h"
-#include "tuner/ktcache_write.h"
-#include "tuner/replay.h"
-#include "tuner/replay_ext.h"
+#include "tuner/job_print.h"
 #include "tuner/strategy.h"
 #include "tuner/strategy_names.h"
 #include "tuner/summary.h"
 #include "tuner/sweep.h"
 #include "tuner/tune.h"
 #include "tuner/tune_job.h"
-#include "tuner/wisdom.h"
 
 static const char help[] =
     "usage: ktune tune CONFIG [--replay FILE] [--resume] [--journal FILE]\n"
@@ -368,18 +368,13 @@ static int report_run(const tune_args *a, tune_run *t, kt_sweep_row *row)
     kt_err err;
 
     kt_tune_facts_from_job(job, &setup, &t->cfg, &facts);
-    if (a->ext) {
-        kt_replay_ext_note(t->ev, note, sizeof note);
+    if (kt_recording_note(t->ev, note, sizeof note))
         facts.replay_note = note;
-    }
     if (a->o.replay) {
         facts.replay = a->o.replay;
-        facts.has_optimum =
-            a->ext ? kt_replay_ext_optimum(t->ev, &facts.optimum,
-                                           &facts.optimum_stats)
-                   : kt_replay_optimum_by(t->ev, &job->space, job->objective,
-                                          &facts.optimum, &facts.optimum_stats,
-                                          &facts.optimum_cost, NULL) == KT_S_OK;
+        facts.has_optimum = kt_recording_optimum(
+            t->ev, &job->space, job->objective, &facts.optimum,
+            &facts.optimum_stats, &facts.optimum_cost);
     }
     facts.width = kt_term_width(kt_stdout());
     if (!a->quiet)

@@ -12,7 +12,7 @@
 #include "app/cli.h"
 #include "core/parse.h"
 #include "core/term.h"
-#include "tuner/wisdom.h"
+#include "records/wisdom.h"
 
 static const char help[] =
     "usage: ktune wisdom show FILE\n"

@@ -12,10 +12,10 @@
 
 #include "app/cli.h"
 #include "app/workers.h"
-#include "tuner/extrec.h"
+#include "records/extrec.h"
+#include "records/journal.h"
+#include "records/ktcache_write.h"
 #include "tuner/job.h"
-#include "tuner/journal.h"
-#include "tuner/ktcache_write.h"
 #include "tuner/tune.h"
 #include "tuner/tune_job.h"
 
@@ -23,7 +23,7 @@ typedef struct tune_args {
     kt_cli_options o; /* o.sets: --set S.K=VALUE overrides of the job */
     const char *config;
     const char *journal, *t4, *markdown;
-    const char *kt_cache; /* --kt-cache FILE (tuner/ktcache_write.h) */
+    const char *kt_cache; /* --kt-cache FILE (records/ktcache_write.h) */
     /* CONFIG was a T1 file (core/t1_job.h): t1 names it, config is then
      * the declaration made of it, t1_ini, in the folder t1_dir. */
     const char *t1;
@@ -43,12 +43,12 @@ typedef struct tune_args {
     /* The registry's settings record, which evaluators and their workers
      * run under (kt_eval_spec.settings). */
     const kt_settings *settings;
-    /* Sweeps and wisdom (tuner/sweep.h, tuner/wisdom.h): every --replay
+    /* Sweeps and wisdom (tuner/sweep.h, records/wisdom.h): every --replay
      * (o.replay: the current size's), and --wisdom FILE. */
     kt_cli_list replays;
     const char *wisdom;
     /* --replay of another tool's recording, without CONFIG: the recording
-     * is the job's operator (tuner/extrec.h). NULL otherwise. */
+     * is the job's operator (records/extrec.h). NULL otherwise. */
     kt_extrec *ext;
 } tune_args;
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /* ktune tune with Kernel Tuner's files and words: a T1 file run as a whole
- * job (core/t1_job.h), --kt-cache (tuner/ktcache_write.h), and Kernel
+ * job (core/t1_job.h), --kt-cache (records/ktcache_write.h), and Kernel
  * Tuner's strategy names in the help (tuner/strategy_names.h). */
 #include <errno.h>
 #include <limits.h>
@@ -13,7 +13,7 @@
 #include "app/tune_impl.h"
 #include "core/msg.h"
 #include "core/t1_job.h"
-#include "tuner/ktcache_write.h"
+#include "records/ktcache_write.h"
 #include "tuner/strategy_names.h"
 #include "tuner/tune_job.h"
 

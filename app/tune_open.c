@@ -20,9 +20,8 @@
 #include "core/sizes.h"
 #include "isolation/worker.h"
 #include "metrics/cupti/counters.h"
+#include "records/recording.h"
 #include "tuner/job_print.h"
-#include "tuner/replay.h"
-#include "tuner/replay_ext.h"
 #include "tuner/sweep.h"
 #include "tuner/tune_journal.h"
 
@@ -94,13 +93,12 @@ static kt_status open_evaluator(const tune_args *a, kt_job *job,
     kt_eval_spec spec;
     kt_status rc;
 
-    if (a->ext)
-        return kt_replay_ext_open(a->ext, ev, err);
     if (a->o.replay) {
         kt_replay_options opt = {.delay_s = a->replay_delay};
         /* Simulated workers wait what the recording took (scaled). */
         opt.simulate = a->time_scale >= 0 ? a->time_scale : a->workers ? 1 : 0;
-        return kt_replay_open(a->o.replay, job->plugin, job->op, &opt, ev, err);
+        return kt_recording_open(a->o.replay, job->plugin, job->op, &opt, ev,
+                                 err);
     }
     memset(&spec, 0, sizeof spec);
     spec.plugin = job->plugin;
@@ -135,9 +133,8 @@ static void take_recorded_problem(kt_job *job, kt_evaluator *ev,
     int differ = 0;
 
     /* Another tool's recording is its own operator at its own problem. */
-    if (kt_extrec_of(job->op))
+    if (!(rec = kt_recording_sizes(ev)))
         return;
-    rec = kt_replay_sizes(ev);
 
     for (uint32_t i = 0; i < job->op->num_sizes; ++i)
         differ |= rec[i] != job->sizes[i];
@@ -149,7 +146,7 @@ static void take_recorded_problem(kt_job *job, kt_evaluator *ev,
                recording, got, want);
     }
     memcpy(job->sizes, rec, job->op->num_sizes * sizeof *rec);
-    job->input_seed = kt_replay_seed(ev);
+    job->input_seed = kt_recording_seed(ev);
 }
 
 /* --check --replay: the points feasible on the recording's device, at
@@ -411,7 +408,7 @@ int kt_tune_app_check_device_settings(const tune_args *a, kt_job *job)
     char what[2048];
     kt_err err;
 
-    if (!kt_nvml_choices_any(&job->space.nvml) || a->o.replay || a->ext)
+    if (!kt_nvml_choices_any(&job->space.nvml) || a->o.replay)
         return KT_EXIT_OK;
     kt_nvml_choices_text(&job->space.nvml, what, sizeof what);
     kt_err_clear(&err);
@@ -485,7 +482,7 @@ kt_status kt_tune_app_open_run(const tune_args *a, tune_run *t, kt_err *err)
         (rc = check_counters(t->ev, job, &job->metrics, t->why, sizeof t->why,
                              &t->unavailable, err)))
         return rc;
-    if (a->o.replay && !a->ext)
+    if (a->o.replay)
         take_recorded_problem(job, t->ev, a->o.replay);
     name_outputs(t);
     kt_space_bind(&job->space, job->sizes, job->input_seed,

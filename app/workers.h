@@ -17,7 +17,7 @@
 
 #include "core/error.h"
 #include "core/evaluator.h"
-#include "tuner/journal.h"
+#include "records/journal.h"
 
 typedef struct kt_cli_workers {
     kt_evaluator **evs; /* evs[0]: the run's own evaluator */

@@ -40,7 +40,7 @@
 #include "core/loader.h"
 #include "core/protocol.h"
 #include "core/u64map.h"
-#include "tuner/replay.h"
+#include "records/replay.h"
 #include "tuner/tune.h"
 
 typedef struct sim {

@@ -10,7 +10,7 @@
 
 #include "core/fileio.h"
 #include "core/result_json.h"
-#include "tuner/journal.h"
+#include "records/journal.h"
 
 const char *kt_results_kind_name(kt_results_kind kind)
 {

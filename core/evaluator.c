@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /* The evaluator's own data: status names, and frees of its results (the
- * evaluators themselves are in engine/ and isolation/, tuner/replay.c). */
+ * evaluators themselves are in engine/ and isolation/, records/replay.c). */
 #include "core/evaluator.h"
 
 #include <stdlib.h>

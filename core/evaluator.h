@@ -284,7 +284,7 @@ typedef struct kt_evaluator_ops {
      * answers stand for beyond the wall time they took: a replay of
      * another tool's recording charges each point's recorded compile,
      * verification and benchmark time on its first evaluation, as Kernel
-     * Tuner's simulation mode does (tuner/replay_ext.h). The session adds
+     * Tuner's simulation mode does (records/replay_ext.h). The session adds
      * it to the run's clock, so max_seconds is simulated time. */
     double (*simulated_s)(kt_evaluator *ev);
 } kt_evaluator_ops;

@@ -24,7 +24,7 @@
 #include "core/point.h" /* kt_nvml_setting */
 
 /* The device settings a job lists, each a dimension of its space
- * (tuner/space.h) that the search varies like a parameter: count[w] values
+ * (records/space.h) that the search varies like a parameter: count[w] values
  * of setting w (0 the SM clock, 1 the memory clock, 2 the power limit; 0
  * values: not set), in the job's order. */
 #define KT_NVML_MAX_VALUES 64

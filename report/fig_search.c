@@ -186,7 +186,7 @@ done:
     free(y);
 }
 
-/* How the objective's cost (tuner/objective.h: lower is better) reads on
+/* How the objective's cost (records/objective.h: lower is better) reads on
  * a chart: cost * mul, or mul / cost for a throughput; its axis title. */
 typedef struct kt_obj_view {
     const char *name, *axis;

@@ -2,7 +2,6 @@
 #include "report/sources.h"
 #include "report/summary_check.h"
 
-#include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -11,9 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <zlib.h>
-
 #include "core/fileio.h"
+#include "records/journal.h"
+#include "records/journal_check.h"
 
 double kt_src_num(const json_t *obj, const char *key)
 {
@@ -239,47 +238,6 @@ static void add_profile(kt_sources *s, const json_t *rec)
 
 /* Adds rec's point, or lets it replace the one of the same configuration
  * when it is the better view of it (ok over failed, then by source). */
-/* A journal record read as strictly as it was written: a point and a
- * status; a point recorded ok has a median, and every time it records is
- * finite and positive (spreads not negative). */
-static kt_status check_record(const json_t *rec, kt_err *err)
-{
-    static const char *const times[] = {"median", "min", "max",   "mean",
-                                        "q1",     "q3",  "ci_lo", "ci_hi"};
-    static const char *const spreads[] = {"stddev", "rel_spread", "rel_stddev",
-                                          "noise"};
-    const json_t *pt = json_object_get(rec, "point");
-    const json_t *k = json_object_get(json_object_get(rec, "timing"), "kernel");
-
-    if (!json_is_object(pt) ||
-        !json_is_string(json_object_get(pt, "variant")) ||
-        !json_is_object(json_object_get(pt, "params")))
-        return kt_err_set(err, KT_S_INPUT,
-                          "expected a point (\"variant\" and \"params\")");
-    if (!json_is_string(json_object_get(rec, "status")))
-        return kt_err_set(err, KT_S_INPUT, "expected a \"status\"");
-    if (strcmp(json_string_value(json_object_get(rec, "status")), "ok") != 0)
-        return KT_S_OK;
-    if (!json_is_object(k) || !json_is_number(json_object_get(k, "median")))
-        return kt_err_set(err, KT_S_INPUT,
-                          "status ok without timing.kernel.median");
-    for (size_t i = 0; i < sizeof times / sizeof *times; ++i) {
-        const json_t *v = json_object_get(k, times[i]);
-        if (v && (!json_is_number(v) || !(json_number_value(v) > 0) ||
-                  !isfinite(json_number_value(v))))
-            return kt_err_set(err, KT_S_INPUT,
-                              "timing: %s is %g, expected a time > 0", times[i],
-                              json_is_number(v) ? json_number_value(v) : NAN);
-    }
-    for (size_t i = 0; i < sizeof spreads / sizeof *spreads; ++i) {
-        const json_t *v = json_object_get(k, spreads[i]);
-        if (v && (!json_is_number(v) || !(json_number_value(v) >= 0)))
-            return kt_err_set(err, KT_S_INPUT,
-                              "timing: %s is not a number >= 0", spreads[i]);
-    }
-    return KT_S_OK;
-}
-
 static kt_status add_point(kt_sources *s, const json_t *rec, const char *source,
                            kt_err *err)
 {
@@ -403,7 +361,7 @@ static kt_status journal_record(kt_sources *s, json_t *rec, const char *path,
     if (strcmp(kind, "eval") == 0 || strcmp(kind, "check") == 0) {
         kept = rec; /* slim_record's, by parse_part */
         json_array_append(s->records, kept);
-        if ((rc = check_record(rec, err)) ||
+        if ((rc = kt_journal_check_point(rec, err)) ||
             (rc = add_point(s, kept,
                             strcmp(kind, "check") == 0
                                 ? "check"
@@ -432,37 +390,6 @@ static kt_status journal_record(kt_sources *s, json_t *rec, const char *path,
     return rc;
 }
 
-/* The header as the tuner's reader would take it: a format this ktune
- * knows, the operator, and sizes that are positive integers. */
-static kt_status check_header(const json_t *h, const char *path, kt_err *err)
-{
-    const json_t *format = json_object_get(h, "format");
-    const json_t *sizes = json_object_get(h, "sizes"), *v;
-    const char *name;
-
-    if (!json_is_integer(format) || json_integer_value(format) < 1 ||
-        json_integer_value(format) > 2)
-        return kt_err_set(err, KT_S_INPUT,
-                          "%s:1: journal format %s; this ktune reads formats "
-                          "1 to 2",
-                          path,
-                          json_is_integer(format) ? "out of range"
-                                                  : "missing or not an "
-                                                    "integer");
-    if (!json_is_string(json_object_get(h, "operator")))
-        return kt_err_set(err, KT_S_INPUT, "%s:1: the header names no operator",
-                          path);
-    if (!json_is_object(sizes))
-        return kt_err_set(err, KT_S_INPUT, "%s:1: the header has no sizes",
-                          path);
-    json_object_foreach ((json_t *)sizes, name, v)
-        if (!json_is_integer(v) || json_integer_value(v) < 1)
-            return kt_err_set(err, KT_S_INPUT,
-                              "%s:1: size %s is not an integer >= 1", path,
-                              name);
-    return KT_S_OK;
-}
-
 /* A tune summary or compare record this version reads: its "format" one
  * it knows (1) and its "operator" a name. */
 static kt_status check_document(const json_t *doc, const char *path,
@@ -482,54 +409,6 @@ static kt_status check_document(const json_t *doc, const char *path,
     return KT_S_OK;
 }
 
-/* The whole file, decompressed when it is gzip (zlib passes a plain file
- * through unchanged), as tune --replay reads it; NUL-terminated, owned by
- * the caller. At most KT_FILE_MAX_BYTES. */
-static kt_status read_whole(const char *path, char **text, size_t *len,
-                            kt_err *err)
-{
-    gzFile f = gzopen(path, "rb");
-    size_t cap = 0, used = 0;
-    char *buf = NULL, *grown;
-    int got = 0, zerr;
-    kt_status rc = KT_S_OK;
-
-    if (!f)
-        return kt_err_set(err, KT_S_IO, "%s: cannot read: %s", path,
-                          strerror(errno));
-    do {
-        if (used + 65536 + 1 > cap) {
-            cap = cap ? 2 * cap : 1 << 16;
-            if (!(grown = realloc(buf, cap))) {
-                rc = kt_err_set(err, KT_S_NOMEM, "%s: out of memory", path);
-                goto done;
-            }
-            buf = grown;
-        }
-        got = gzread(f, buf + used, 65536);
-        used += got > 0 ? (size_t)got : 0;
-        if (used > KT_FILE_MAX_BYTES) {
-            rc = kt_err_set(err, KT_S_INPUT,
-                            "%s: more than %zu bytes; refusing to read it",
-                            path, KT_FILE_MAX_BYTES);
-            goto done;
-        }
-    } while (got > 0);
-    if (got < 0)
-        rc = kt_err_set(err, KT_S_INPUT, "%s: read error: %s", path,
-                        gzerror(f, &zerr));
-done:
-    gzclose(f);
-    if (rc) {
-        free(buf);
-        return rc;
-    }
-    buf[used] = '\0';
-    *text = buf;
-    *len = used;
-    return KT_S_OK;
-}
-
 /* Whether text[0..len) is blank (spaces, tabs, line ends). */
 static int blank(const char *text, size_t len)
 {
@@ -544,14 +423,8 @@ static kt_status journal_header(kt_sources *s, json_t *rec, const char *path,
                                 kt_err *err)
 {
     kt_status rc;
-    if (strcmp(kt_src_text(rec, "kind", ""), "ktune.journal") != 0) {
-        json_decref(rec);
-        return kt_err_set(err, KT_S_INPUT,
-                          "%s:1: expected the journal header (kind "
-                          "\"ktune.journal\")",
-                          path);
-    }
-    if ((rc = check_header(rec, path, err))) {
+    /* The tuner's reader's rule (records/journal_check.h): one for both. */
+    if ((rc = kt_journal_check_head(rec, path, err))) {
         json_decref(rec);
         return rc;
     }
@@ -774,7 +647,7 @@ kt_status kt_sources_load(kt_sources *s, const char *path, kt_err *err)
         return rc;
     /* The first value alone tells a journal (one record per line) from a
      * single document. */
-    if ((rc = read_whole(path, &text, &len, err)))
+    if ((rc = kt_journal_text(path, &text, &len, err)))
         return rc;
     first = json_loadb(text, len, JSON_DISABLE_EOF_CHECK, &jerr);
     if (!first) {
@@ -788,8 +661,16 @@ kt_status kt_sources_load(kt_sources *s, const char *path, kt_err *err)
         rc = read_journal(s, path, text, len, err);
         goto done;
     }
-    json_decref(first);
-    doc = json_loadb(text, len, 0, &jerr);
+    /* A document is the first value when only blanks follow it: taken
+     * as it is, not parsed a second time. Otherwise the whole text is
+     * parsed again, for the message that says where it goes wrong. */
+    if (jerr.position >= 0 && (size_t)jerr.position <= len &&
+        blank(text + jerr.position, len - (size_t)jerr.position)) {
+        doc = first;
+    } else {
+        json_decref(first);
+        doc = json_loadb(text, len, 0, &jerr);
+    }
     if (!doc) {
         rc = kt_err_set(err, KT_S_INPUT, "%s:%d: not one JSON document: %s",
                         path, jerr.line, jerr.text);

@@ -9,7 +9,7 @@
 #include "core/protocol.h"
 
 /* A kernel time: 0.001 us to an hour, as journals are checked
- * (tuner/journal_check.c). */
+ * (records/journal_check.c). */
 #define MIN_US 1e-3
 #define MAX_US 3.6e9
 /* A run's length: at most a year. */

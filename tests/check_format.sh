@@ -15,7 +15,7 @@ if [ "$(git rev-parse --show-toplevel 2>/dev/null)" = "$(pwd -P)" ]; then
     files=$(git ls-files '*.c' '*.h' '*.cu' '*.cuh')
 else
     files=$(find app bench compare core engine examples isolation metrics \
-        plugins report select tests timeline tools tuner \( -name '*.c' \
+        plugins records report select tests timeline tools tuner \( -name '*.c' \
         -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' \) -type f 2>/dev/null)
 fi
 # shellcheck disable=SC2086 # one word per file: the names have no blanks

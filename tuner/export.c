@@ -467,7 +467,7 @@ json_t *kt_export_summary(const kt_tune_facts *f, const kt_tune_result *r,
                 ? json_real((double)r->evaluations / (double)r->feasible)
                 : json_null());
         /* Another tool's recording: what its replay means, and that
-         * elapsed_s is simulated time (tuner/replay_ext.h). */
+         * elapsed_s is simulated time (records/replay_ext.h). */
         if (f->replay_note)
             json_object_set_new(rep, "external", json_string(f->replay_note));
         json_object_set_new(root, "replay", rep);

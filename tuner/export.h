@@ -6,7 +6,8 @@
  *    optimum and the fraction of the space evaluated (docs/configs.md);
  *  - CSV (--csv): one row per point visited;
  *  - Kernel Tuner's T4 results format (--t4), schema 1.0.0, for exchange
- *    with Kernel Tuner and KTT, and its metadata file (tuner/t4.c).
+ *    with Kernel Tuner and KTT, and its metadata file (records/t4.h, whose
+ *    kt_export_t4 and kt_export_t4_json this header declares through it).
  */
 #ifndef KT_EXPORT_H
 #define KT_EXPORT_H
@@ -14,6 +15,7 @@
 #include <jansson.h>
 
 #include "core/error.h"
+#include "records/t4.h"
 #include "tuner/summary.h"
 
 /* The summary object (new reference). */
@@ -24,12 +26,6 @@ kt_status kt_export_json(const char *path, const kt_tune_facts *f,
                          const kt_tune_result *r, int top, kt_err *err);
 kt_status kt_export_csv(const char *path, const kt_tune_facts *f,
                         const kt_tune_result *r, kt_err *err);
-
-/* The T4 results object (new reference), and the file with its metadata
- * file next to it (kt_t4_metadata_path; none when path is "-"). */
-json_t *kt_export_t4_json(const kt_tune_facts *f, const kt_tune_result *r);
-kt_status kt_export_t4(const char *path, const kt_tune_facts *f,
-                       const kt_tune_result *r, kt_err *err);
 
 /* Where a run's time went, in seconds (tune.h's phases): total_s,
  * exec_s, start_s, close_s, calibration_s, setup_s, verify_s, warmup_s,

@@ -13,7 +13,7 @@
 #include "core/iniloc.h"
 #include "core/parse.h"
 #include "core/suggest.h"
-#include "tuner/sizespec.h"
+#include "records/sizespec.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -253,7 +253,7 @@ static kt_status get_double(const loader *ld, const char *section,
     return KT_S_OK;
 }
 
-/* [strategy] objective: time, energy, edp, ... (tuner/objective.h). */
+/* [strategy] objective: time, energy, edp, ... (records/objective.h). */
 static kt_status get_objective(const loader *ld, const char *key,
                                kt_objective *out)
 {

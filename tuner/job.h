@@ -22,9 +22,9 @@
 #include "core/error.h"
 #include "core/loader.h"
 #include "core/protocol.h"
-#include "tuner/objective.h"
-#include "tuner/profiling.h"
-#include "tuner/space.h"
+#include "records/objective.h"
+#include "records/profiling.h"
+#include "records/space.h"
 #include "tuner/strategy.h"
 #include "tuner/strategy_names.h"
 
@@ -49,7 +49,7 @@ typedef struct kt_job {
     int64_t sizes[KT_MAX_SIZES];
     /* The problems to tune, one search each: num_sweep of them (1 without
      * a sweep), sweep[i][0..op->num_sizes); sizes is sweep[0]. A size key
-     * written as a list or range sweeps it (tuner/sizespec.h); several
+     * written as a list or range sweeps it (records/sizespec.h); several
      * swept keys multiply, the first key written varying slowest. Owned. */
     int64_t (*sweep)[KT_MAX_SIZES];
     size_t num_sweep;
@@ -115,7 +115,7 @@ kt_status kt_job_load(const char *path, char *const *sets, size_t num_sets,
 /* A job without a file: the defaults of every section, [job] operator =
  * spec (plugin and op, which must outlive the job), then the overrides.
  * name stands for the file in messages and output names (a recording
- * replayed without a job: tuner/extrec.h). An override of job.operator
+ * replayed without a job: records/extrec.h). An override of job.operator
  * naming anything else is KT_S_INPUT. Free with kt_job_free(). */
 kt_status kt_job_load_for(const char *name, const char *spec,
                           const kt_loaded_plugin *plugin, const kt_operator *op,

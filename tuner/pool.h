@@ -57,7 +57,7 @@ typedef struct kt_pool kt_pool;
 /* A pool over evs[0..n) (n >= 1; not owned: they must outlive the pool,
  * and the caller closes them after kt_pool_close). The same evaluator may
  * not appear twice unless its evaluate() is safe to call concurrently
- * (a replay: tuner/replay.h). */
+ * (a replay: records/replay.h). */
 kt_status kt_pool_open(kt_evaluator *const *evs, size_t n, kt_pool **out,
                        kt_err *err);
 

@@ -3,8 +3,8 @@
  * kt_summary: the readable summary of a tuning run on stdout — the answer
  * (winner with its interval, or the configurations it is tied with), the
  * top N, the path the one-at-a-time search took, and what could not run.
- * kt_tune_facts gathers what the summary needs besides the result; the
- * files of tuner/export.h use it too.
+ * kt_tune_facts (records/run.h) gathers what the summary needs besides the
+ * result; the files of tuner/export.h use it too.
  */
 #ifndef KT_SUMMARY_H
 #define KT_SUMMARY_H
@@ -14,35 +14,6 @@
 
 #include "core/loader.h"
 #include "tuner/tune.h"
-
-typedef struct kt_tune_facts {
-    const char *spec; /* "plugin:operator" */
-    const kt_loaded_plugin *plugin;
-    const kt_operator *op;
-    const kt_space *space;
-    const int64_t *sizes;
-    const kt_tune_config *cfg;
-    /* The Kernel Tuner strategy name the job wrote, or NULL (printed as
-     * "strategy brute_force -> exhaustive"). */
-    const char *strategy_alias;
-    const char *device_name;
-    const kt_work *work;       /* may be NULL */
-    double copy_gbs, peak_gbs; /* 0: unknown */
-    json_t *environment;       /* borrowed; may be NULL */
-    const char *journal;       /* may be NULL */
-    /* Replay only. */
-    const char *replay; /* the recording; NULL when measured live */
-    int has_optimum;    /* the recording's fastest valid point of the space */
-    kt_point optimum;
-    kt_stats optimum_stats;
-    double optimum_cost; /* under the run's objective; 0: not known */
-    /* A replay of another tool's recording: what that means, one
-     * paragraph (tuner/replay_ext.h); NULL otherwise. */
-    const char *replay_note;
-    /* The columns the printed summary fits (core/term.h: lines wrapped,
-     * table columns of low priority left out and named); 0: no limit. */
-    int width;
-} kt_tune_facts;
 
 /* Prints the summary; top: rows of the top table. */
 void kt_summary_print(FILE *out, const kt_tune_facts *f,
@@ -79,7 +50,7 @@ const kt_tune_entry *kt_summary_entry(const kt_tune_result *r,
                                       const kt_point *pt);
 
 /* The diagnosis of a measured entry from its own median and its profile
- * (tuner/profiling.h); occ (may be NULL) receives its theoretical occupancy,
+ * (records/profiling.h); occ (may be NULL) receives its theoretical occupancy,
  * and the return says whether the kernel facts gave it. */
 int kt_summary_diagnose(const kt_tune_facts *f, const kt_tune_entry *e,
                         kt_diagnosis *out, kt_occupancy *occ);

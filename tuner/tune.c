@@ -212,7 +212,7 @@ static const kt_work *work_of(const kt_tune *t, const kt_work *own, int has)
     return ev && ev->ops->work ? ev->ops->work(ev) : NULL;
 }
 
-/* A cost under the run's objective (tuner/objective.h): the median in us
+/* A cost under the run's objective (records/objective.h): the median in us
  * for time; +inf where the objective lacks a figure. */
 static double cost_of(const kt_tune *t, const kt_timing *timing,
                       const kt_energy *energy, const kt_work *work)

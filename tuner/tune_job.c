@@ -9,8 +9,8 @@
 #include "core/msg.h"
 #include "core/outfile.h"
 #include "core/runctx.h"
+#include "records/objective.h"
 #include "tuner/export.h"
-#include "tuner/objective.h"
 
 void kt_tune_config_from_job(const kt_job *job, const kt_tune_setup *s,
                              kt_tune_config *cfg)

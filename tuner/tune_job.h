@@ -13,12 +13,12 @@
 #include <jansson.h>
 
 #include "core/calibration.h"
+#include "records/journal.h"
+#include "records/wisdom.h"
 #include "tuner/job.h"
-#include "tuner/journal.h"
 #include "tuner/summary.h"
 #include "tuner/sweep.h"
 #include "tuner/tune.h"
-#include "tuner/wisdom.h"
 
 /* What a run of a job brings besides the job. Everything is borrowed. */
 typedef struct kt_tune_setup {

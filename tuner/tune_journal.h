@@ -12,8 +12,8 @@
 
 #include <jansson.h>
 
+#include "records/journal.h"
 #include "tuner/job.h"
-#include "tuner/journal.h"
 
 /* job->journal, or its next free numbered name when it exists (said on
  * stderr). */

@@ -13,9 +13,12 @@
 #   isolation/      core/ declared/ engine/ isolation/: the child processes
 #   metrics/        core/ metrics/, but not metrics/cupti/
 #   metrics/cupti/  core/ declared/ engine/ metrics/ metrics/cupti/
-#   tuner/          core/ metrics/ tuner/, not metrics/cupti/
-#   compare/        core/ metrics/ tuner/ compare/, not metrics/cupti/
-#   report/         core/ metrics/ report/, not metrics/cupti/
+#   records/        core/ metrics/ records/ (and <ktune/select.h>), not
+#                   metrics/cupti/: the on-disk formats, below the tuner
+#   tuner/          core/ metrics/ records/ tuner/, not metrics/cupti/
+#   compare/        core/ metrics/ records/ tuner/ compare/, not
+#                   metrics/cupti/
+#   report/         core/ metrics/ records/ report/, not metrics/cupti/
 #   timeline/       core/ timeline/
 #   timeline/trace/ nothing of ktune (it is loaded into other programs)
 #   app/            anything: it is the top
@@ -30,7 +33,8 @@
 # and only metrics/cupti/, timeline/trace/ and capture/trace/ include CUPTI
 # headers
 # (<cupti*.h>; nvperf's <nvperf*.h> and <generated_*> only metrics/cupti/).
-# core/, declared/, metrics/, tuner/, compare/ and report/ include no CUDA
+# core/, declared/, metrics/, records/, tuner/, compare/ and report/ include
+# no CUDA
 # header
 # (<cuda*.h>, <nvrtc.h>, <cu*/...>), and no file but core/proc.c calls
 # fork, exec, waitpid or posix_spawn: the one process module (core/proc.h)
@@ -41,7 +45,7 @@ cd "$root" || exit 2
 
 # One awk pass over every include line of the checked folders.
 grep -rnE '^[[:space:]]*#[[:space:]]*include' core declared engine isolation \
-    metrics tuner compare report timeline plugins examples select capture libktune \
+    metrics records tuner compare report timeline plugins examples select capture libktune \
     --include='*.c' --include='*.h' --include='*.cu' --include='*.cuh' \
     --include='*.cpp' 2>/dev/null | awk '
 BEGIN {
@@ -51,9 +55,10 @@ BEGIN {
     allow["isolation"] = "core/ declared/ engine/ isolation/ ktune/"
     allow["metrics/cupti"] = "core/ declared/ engine/ metrics/ ktune/"
     allow["metrics"] = "core/ metrics/ ktune/"
-    allow["tuner"] = "core/ metrics/ tuner/ ktune/"
-    allow["compare"] = "core/ metrics/ tuner/ compare/ ktune/"
-    allow["report"] = "core/ metrics/ report/ ktune/"
+    allow["records"] = "core/ metrics/ records/ ktune/"
+    allow["tuner"] = "core/ metrics/ records/ tuner/ ktune/"
+    allow["compare"] = "core/ metrics/ records/ tuner/ compare/ ktune/"
+    allow["report"] = "core/ metrics/ records/ report/ ktune/"
     allow["timeline"] = "core/ timeline/ ktune/"
     allow["timeline/trace"] = "(nothing-of-ktune)"
     allow["plugins"] = "ktune/"
@@ -64,7 +69,7 @@ BEGIN {
     allow["libktune"] = "libktune/ ktune/ app/embed.h"
     # The floors that must build and run without the CUDA toolkit.
     cudafree["core"] = cudafree["metrics"] = cudafree["tuner"] = 1
-    cudafree["declared"] = 1
+    cudafree["declared"] = cudafree["records"] = 1
     cudafree["compare"] = cudafree["report"] = cudafree["libktune"] = 1
     bad = 0
 }
@@ -124,7 +129,7 @@ fi
 # One module starts processes: fork, exec, wait, waitpid and posix_spawn
 # are core/proc.c's alone (comment lines are skipped).
 calls=$(grep -rnE '(^|[^.>[:alnum:]_])(fork|vfork|execv|execvp|execve|execl|execlp|execle|wait|waitpid|posix_spawnp?)[[:space:]]*\(' \
-    core declared engine isolation metrics tuner compare report timeline \
+    core declared engine isolation metrics records tuner compare report timeline \
     select capture app bench --include='*.c' --include='*.h' --include='*.cu' \
     2>/dev/null | grep -vE '^(core/proc\.c|[^:]*/trace/[^:]*):' |
     grep -vE '^[^:]+:[0-9]+:[[:space:]]*(/\*|\*( |/|$)|//)')

@@ -17,7 +17,8 @@ cd "$root" || exit 2
 # braces): a signature starting in column 0, "{" alone on the next line,
 # "}" in column 0 at the end. Prints "LINES FILE FUNCTION".
 lengths() {
-    find core declared engine isolation metrics tuner compare report select timeline capture app plugins libktune \
+    find core declared engine isolation metrics records tuner compare report \
+        select timeline capture app plugins libktune \
         examples bench \
         \( -name '*.c' -o -name '*.cu' -o -name '*.h' -o -name '*.cuh' \) \
         -type f 2>/dev/null | LC_ALL=C sort | xargs awk '

@@ -14,8 +14,8 @@ max=5
 
 # The getenv lines of the libraries under DIR, comment lines left out.
 sites() {
-    (cd "$1" && find core declared engine isolation metrics tuner compare report \
-        timeline capture select libktune -path '*/trace' -prune -o -type f \
+    (cd "$1" && find core declared engine isolation metrics records tuner compare \
+        report timeline capture select libktune -path '*/trace' -prune -o -type f \
         \( -name '*.c' -o -name '*.h' -o -name '*.cu' \) -print 2>/dev/null |
         xargs -r grep -nE '\b(secure_)?getenv[[:space:]]*\(' |
         grep -vE ':[0-9]+:[[:space:]]*(/\*|\*( |/|$)|//)')

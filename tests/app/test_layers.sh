@@ -11,7 +11,7 @@ expect_text "includes follow the dependency rule"
 
 # A copy of the library folders, to plant violations in.
 rm -rf planted && mkdir planted
-for d in core declared engine isolation metrics tuner compare report timeline plugins examples bench; do
+for d in core declared engine isolation metrics records tuner compare report timeline plugins examples bench; do
     cp -r "$KT_SOURCE_DIR/$d" planted/
 done
 plant() { # plant FILE LINE: appends LINE to planted/FILE, keeps the original
@@ -40,7 +40,7 @@ unplant compare/compare.c
 plant tuner/tune.c '#include "app/cli.h"'
 expect_exit 1 bash "$check" planted
 expect_text "tuner/tune.c:"
-expect_text "tuner/ may include only core/ metrics/ tuner/ ktune/"
+expect_text "tuner/ may include only core/ metrics/ records/ tuner/ ktune/"
 unplant tuner/tune.c
 
 plant core/stats.c '#include "tuner/job.h"'
@@ -135,6 +135,25 @@ expect_exit 1 bash "$check" planted
 expect_text "report/plot.c:"
 expect_text "report/ includes no CUDA header"
 unplant report/plot.c
+
+# The records floor (issue 49) is below the tuner, compare and report: it
+# reaches up to none of them, and it includes no CUDA header.
+plant records/journal.c '#include "tuner/tune.h"'
+expect_exit 1 bash "$check" planted
+expect_text "records/journal.c:"
+expect_text "records/ may include only core/ metrics/ records/ ktune/"
+unplant records/journal.c
+
+plant records/ktcache.c '#include "report/sources.h"'
+expect_exit 1 bash "$check" planted
+expect_text "records/ktcache.c:"
+unplant records/ktcache.c
+
+plant records/replay.c '#include <cuda_runtime_api.h>'
+expect_exit 1 bash "$check" planted
+expect_text "records/replay.c:"
+expect_text "records/ includes no CUDA header"
+unplant records/replay.c
 
 # Clean again once every plant is gone.
 expect_exit 0 bash "$check" planted

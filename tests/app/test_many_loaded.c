@@ -15,9 +15,9 @@
 #include "capture/operator.h"
 #include "core/loader.h"
 #include "core/point.h"
+#include "records/extrec.h"
+#include "records/ktcache.h"
 #include "tests/support/fake_device.h"
-#include "tuner/extrec.h"
-#include "tuner/ktcache.h"
 
 #define RECORDINGS 40
 #define CAPTURES 20

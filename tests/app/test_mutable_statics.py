@@ -13,8 +13,8 @@ import sys
 import tempfile
 
 MAX = 15
-LIBRARIES = ("core declared engine isolation metrics tuner compare report timeline "
-             "capture select").split()
+LIBRARIES = ("core declared engine isolation metrics records tuner compare "
+             "report timeline capture select").split()
 
 
 def statics(root):

@@ -16,8 +16,8 @@
 #include "compare/compare_results.h"
 #include "core/loader.h"
 #include "metrics/catalog.h"
+#include "records/replay.h"
 #include "tests/support/fake_device.h"
-#include "tuner/replay.h"
 
 #define N (1 << 24)
 #define ROUNDS 20

@@ -15,8 +15,8 @@
 #include "compare/compare_results.h"
 #include "core/loader.h"
 #include "core/stats.h"
-#include "tuner/journal.h"
-#include "tuner/space.h"
+#include "records/journal.h"
+#include "records/space.h"
 
 #define DATA KT_SOURCE_DIR "/tests/data/"
 

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 
 #include "core/loader.h"
+#include "records/journal.h"
 #include "tests/fuzz/fuzz_input.h"
-#include "tuner/journal.h"
 
 static kt_registry reg;
 static const kt_operator *op;

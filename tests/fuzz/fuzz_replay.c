@@ -8,9 +8,9 @@
 #include <stdlib.h>
 
 #include "core/loader.h"
+#include "records/replay.h"
+#include "records/space.h"
 #include "tests/fuzz/fuzz_input.h"
-#include "tuner/replay.h"
-#include "tuner/space.h"
 
 static kt_registry reg;
 static const kt_loaded_plugin *lp;

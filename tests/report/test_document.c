@@ -343,6 +343,17 @@ static void unreadable_and_foreign_inputs_are_refused(void **state)
     fclose(f);
     assert_int_equal(kt_sources_load(&s, path, &err), KT_S_INPUT);
     assert_contains(err.msg, "not JSON");
+    /* A document is read once: blanks may follow it, text may not. */
+    f = fopen(path, "w");
+    fputs("{\"kind\": \"ktune.bench\"}\n\n  \n", f);
+    fclose(f);
+    assert_int_equal(kt_sources_load(&s, path, &err), KT_S_INPUT);
+    assert_contains(err.msg, "kind \"ktune.bench\" is not one ktune report");
+    f = fopen(path, "w");
+    fputs("{\"kind\": \"ktune.tune\"}\n{\"kind\": \"ktune.tune\"}\n", f);
+    fclose(f);
+    assert_int_equal(kt_sources_load(&s, path, &err), KT_S_INPUT);
+    assert_contains(err.msg, ":2: not one JSON document");
     /* A journal with a broken line in the middle names the line. */
     f = fopen(path, "w");
     fputs("{\"kind\":\"ktune.journal\",\"format\":1,\"operator\":\"b\","

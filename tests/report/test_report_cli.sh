@@ -157,7 +157,7 @@ done
 expect_exit 2 "$KTUNE" report negative.jsonl -o x.html
 expect_text "timing: median is -16946, expected a time > 0"
 expect_exit 2 "$KTUNE" report fmt99.jsonl -o x.html
-expect_text "fmt99.jsonl:1: journal format out of range"
+expect_text "fmt99.jsonl:1: journal format 99; this ktune reads formats 1 to 2"
 expect_exit 2 "$KTUNE" report size0.jsonl -o x.html
 expect_text "size n is not an integer >= 1"
 expect_exit 2 "$KTUNE" report nopoint.jsonl -o x.html

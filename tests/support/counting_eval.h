@@ -17,7 +17,7 @@
 #include <time.h>
 
 #include "core/evaluator.h"
-#include "tuner/replay.h"
+#include "records/replay.h"
 
 typedef struct kt_counting_eval {
     kt_evaluator base;

@@ -16,10 +16,10 @@
 #include <unistd.h>
 
 #include "core/loader.h"
+#include "records/journal.h"
+#include "records/space.h"
 #include "tests/support/compile_eval.h"
 #include "tests/support/fake_device.h"
-#include "tuner/journal.h"
-#include "tuner/space.h"
 #include "tuner/strategies/tpe.h"
 
 /* A compile: 30 ms asleep, so 8 threads overlap on any machine. */

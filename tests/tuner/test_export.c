@@ -9,10 +9,10 @@
 
 #include <math.h>
 
+#include "records/replay.h"
+#include "records/t4.h"
 #include "tuner/export.h"
-#include "tuner/replay.h"
 #include "tuner/summary.h"
-#include "tuner/t4.h"
 
 typedef struct fixture {
     const kt_loaded_plugin *plugin;

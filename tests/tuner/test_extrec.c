@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-/* Other tools' recordings (tuner/extrec.h, tuner/ktcache.h,
- * tuner/replay_ext.h): Kernel Tuner cache files and T4 results made from
+/* Other tools' recordings (records/extrec.h, records/ktcache.h,
+ * records/replay_ext.h): Kernel Tuner cache files and T4 results made from
  * our H200 journals (tools/journal_to_kernel_tuner.py) load as an operator
  * whose space is the recording's; every strategy runs on them; the clock is
  * Kernel Tuner's simulation mode's; damaged files are refused naming the
@@ -11,10 +11,11 @@
 
 #include <math.h>
 
-#include "tuner/extrec.h"
-#include "tuner/ktcache.h"
-#include "tuner/replay_ext.h"
-#include "tuner/space.h"
+#include "records/extrec.h"
+#include "records/ktcache.h"
+#include "records/recording.h"
+#include "records/replay_ext.h"
+#include "records/space.h"
 #include "tuner/strategy.h"
 
 #define KT_DIR TT_DATA_DIR "/kt/"
@@ -513,6 +514,50 @@ static void recorded_runs_give_the_statistics_and_decide_ties(void **state)
     kt_extrec_free(rec);
 }
 
+/* One recording interface (records/recording.h): opened from the
+ * recording's own operator it is the external replay, and it answers the
+ * optimum and the note as that evaluator does, with no problem of its own;
+ * an evaluator that replays nothing has none of them. */
+static void one_recording_interface_answers_for_another_tools_file(void **state)
+{
+    kt_evaluator *ev;
+    kt_extrec *rec;
+    kt_point pt, want_pt;
+    kt_stats stats, want_stats;
+    double cost = -1;
+    char note[2048], want[2048];
+    kt_err err;
+
+    (void)state;
+    write_runs_cache("iface.json", 1);
+    rec = load("iface.json");
+    assert_int_equal(kt_recording_open("not-read.json", &rec->plugin, &rec->op,
+                                       NULL, &ev, &err),
+                     KT_S_OK);
+    assert_true(kt_replay_ext_is(ev) && kt_recording_is(ev));
+    assert_ptr_equal(kt_recording_external(ev), rec);
+    assert_null(kt_recording_sizes(ev));
+    assert_int_equal(kt_recording_seed(ev), 0);
+    assert_int_equal(kt_recording_note(ev, note, sizeof note), 1);
+    kt_replay_ext_note(ev, want, sizeof want);
+    assert_string_equal(note, want);
+    assert_int_equal(
+        kt_recording_optimum(ev, NULL, KT_OBJ_TIME, &pt, &stats, &cost), 1);
+    assert_int_equal(kt_replay_ext_optimum(ev, &want_pt, &want_stats), 1);
+    assert_true(kt_point_equal(&pt, &want_pt));
+    assert_true(stats.median == want_stats.median && cost == -1);
+    ev->ops->close(ev);
+    kt_extrec_free(rec);
+
+    assert_false(kt_recording_is(NULL));
+    assert_int_equal(kt_recording_note(NULL, note, sizeof note), 0);
+    assert_string_equal(note, "");
+    assert_int_equal(
+        kt_recording_optimum(NULL, NULL, KT_OBJ_TIME, &pt, &stats, &cost), 0);
+    assert_null(kt_recording_sizes(NULL));
+    assert_null(kt_recording_external(NULL));
+}
+
 /* A cache an interrupted Kernel Tuner run left open (its last entry
  * followed by ",", no closing braces) reads as Kernel Tuner reads it. */
 static void a_cache_left_open_reads_as_kernel_tuner_reads_it(void **state)
@@ -554,6 +599,8 @@ int main(void)
         cmocka_unit_test(odd_but_valid_files_load),
         cmocka_unit_test(a_cache_left_open_reads_as_kernel_tuner_reads_it),
         cmocka_unit_test(recorded_runs_give_the_statistics_and_decide_ties),
+        cmocka_unit_test(
+            one_recording_interface_answers_for_another_tools_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,9 +12,10 @@
 #include <zlib.h>
 
 #include "core/envrec.h"
+#include "records/journal.h"
+#include "records/journal_check.h"
+#include "records/replay.h"
 #include "tests/support/counting_eval.h"
-#include "tuner/journal.h"
-#include "tuner/replay.h"
 #include "tuner/tune.h"
 
 #define VA_RECORDING TT_DATA_DIR "/vector_add-synthetic-n16777216.jsonl"
@@ -278,6 +279,42 @@ static void bad_journals_are_refused_with_the_line(void **state)
     assert_contains(err.msg, "no variant 'tiled'");
     assert_int_equal(kt_journal_read("no-such-journal.jsonl", va, &log, &err),
                      KT_S_INPUT);
+    /* The record rule the report reads by (records/journal_check.h) is the
+     * tuner's too: a negative spread is refused by both. */
+    {
+        FILE *in = fopen(VA_RECORDING, "r"), *out = fopen("spread.jsonl", "w");
+        char *line = NULL, *at;
+        size_t cap = 0;
+        for (int i = 0; i < 3 && getline(&line, &cap, in) > 0; ++i) {
+            at = i == 1 ? strstr(line, "\"stddev\":") : NULL;
+            if (at) /* "stddev": -1, then the rest from its comma on */
+                fprintf(out, "%.*s\"stddev\": -1%s", (int)(at - line), line,
+                        strchr(at, ','));
+            else
+                fputs(line, out);
+        }
+        free(line);
+        fclose(in);
+        fclose(out);
+    }
+    assert_int_equal(kt_journal_read("spread.jsonl", va, &log, &err),
+                     KT_S_INPUT);
+    assert_contains(err.msg, "stddev is -1, expected a finite value >= 0");
+    {
+        FILE *in = fopen("spread.jsonl", "r");
+        char *line = NULL;
+        size_t cap = 0;
+        json_t *rec = NULL;
+        for (int i = 0; i < 2 && getline(&line, &cap, in) > 0; ++i) {
+            json_decref(rec);
+            rec = json_loads(line, 0, NULL);
+        }
+        free(line);
+        fclose(in);
+        assert_int_equal(kt_journal_check_point(rec, &err), KT_S_INPUT);
+        assert_contains(err.msg, "timing: stddev is not a number >= 0");
+        json_decref(rec);
+    }
 }
 
 /* Compares two runs point by point. */

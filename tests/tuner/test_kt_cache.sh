@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-# --kt-cache FILE (tuner/ktcache_write.c): a replay writes a Kernel Tuner
+# --kt-cache FILE (records/ktcache_write.c): a replay writes a Kernel Tuner
 # 1.5 cache file, one entry per point, closed as Kernel Tuner closes it;
 # ktune reads it back to the same answer; a run killed mid-way leaves an
 # open file that both readers take, holding every point evaluated so far;

@@ -6,7 +6,7 @@
 
 #include <math.h>
 
-#include "tuner/objective.h"
+#include "records/objective.h"
 
 /* A timing of n rounds at us each (+ a little noise by round), and an
  * energy of n rounds at j each. */

@@ -6,9 +6,9 @@
  * fails; a journal written by several workers resumes. */
 #include <unistd.h>
 
-#include "tuner/journal.h"
+#include "records/journal.h"
+#include "records/replay.h"
 #include "tuner/pool.h"
-#include "tuner/replay.h"
 #include "tuner/tune.h"
 
 #include "tests/tuner/tuner_test.h"

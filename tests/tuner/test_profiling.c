@@ -8,9 +8,9 @@
 
 #include <math.h>
 
+#include "records/journal.h"
+#include "records/replay.h"
 #include "tests/support/counting_eval.h"
-#include "tuner/journal.h"
-#include "tuner/replay.h"
 #include "tuner/summary.h"
 #include "tuner/tune.h"
 

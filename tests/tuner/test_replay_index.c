@@ -5,9 +5,9 @@
  * record), and a point the recording lacks is "not recorded". Built twice:
  * once as shipped, once with four hash buckets for all points, so that
  * every lookup walks a chain of colliding points. */
-#include "tuner/journal.h"
-#include "tuner/replay.h"
-#include "tuner/space.h"
+#include "records/journal.h"
+#include "records/replay.h"
+#include "records/space.h"
 
 #include "tests/tuner/tuner_test.h"
 

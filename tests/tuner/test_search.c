@@ -12,7 +12,7 @@
 
 #include "core/result_json.h"
 #include "core/stats.h"
-#include "tuner/replay.h"
+#include "records/replay.h"
 #include "tuner/summary.h"
 #include "tuner/tune.h"
 

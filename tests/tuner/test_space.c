@@ -5,8 +5,8 @@
 #include "tests/tuner/tuner_test.h"
 
 #include "core/result_json.h"
+#include "records/space.h"
 #include "tests/support/fake_device.h"
-#include "tuner/space.h"
 
 static kt_registry reg;
 static const kt_operator *va, *good;

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 
 #include "core/loader.h"
+#include "records/space.h"
 #include "tests/support/fake_device.h"
-#include "tuner/space.h"
 
 static kt_registry reg;
 static const kt_loaded_plugin *lp;

@@ -8,7 +8,7 @@
 #include <dirent.h>
 #include <math.h>
 
-#include "tuner/replay.h"
+#include "records/replay.h"
 #include "tuner/tune.h"
 
 #include "tests/tuner/tuner_test.h"

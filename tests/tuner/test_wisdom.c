@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* Wisdom files (tuner/wisdom.h): answers round-trip through the file as
+/* Wisdom files (records/wisdom.h): answers round-trip through the file as
  * libktune-select reads it; a newer answer for the same operator, device
  * and sizes replaces the older while other devices and sizes stay; an
  * older one does not; entries are checked against the loaded plugin
@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "core/version.h"
-#include "tuner/wisdom.h"
+#include "records/wisdom.h"
 
 static kt_registry reg;
 static const kt_loaded_plugin *plugin;

@@ -98,7 +98,7 @@ static void tally(const kt_tpe *m, uint64_t index, double *c, double *cs,
 {
     size_t s = slot_at(m->space, index);
     const kt_space_variant *sv = &m->space->slots[s];
-    /* The device-setting digit (fastest, tuner/space.h) is not modelled. */
+    /* The device-setting digit (fastest, records/space.h) is not modelled. */
     uint64_t rest = (index - sv->offset) / m->space->settings;
 
     cs[s] += d;
@@ -452,7 +452,7 @@ static void cursor_at(const kt_space *space, uint64_t index, cursor *c)
 }
 
 /* The next index: the last parameter varies fastest after the settings
- * (tuner/space.h); past a slot's last point, the next slot's first. */
+ * (records/space.h); past a slot's last point, the next slot's first. */
 static void cursor_next(const kt_space *space, cursor *c)
 {
     const kt_space_variant *sv = &space->slots[c->slot];

@@ -197,10 +197,7 @@ def _declare(kernel_name: str, kernel_source: Any, problem_size: Any,
         smem = size
     source, include_dirs = _source(kernel_source)
     include_dirs.insert(0, _NVRTC_INCLUDE)
-<<<<<<< HEAD
     args, answer = _nonempty(arguments, answer)
-=======
-    args = list(arguments)
     kt_verify = None
     if verify is not None:
         # Kernel Tuner's verify(answer, result_host, atol=atol): the
@@ -210,7 +207,6 @@ def _declare(kernel_name: str, kernel_source: Any, problem_size: Any,
                 for a, want in zip(args, answer)]
         kt_verify = _kt_verify(verify, answer, len(args), atol)
         answer = None
->>>>>>> py
     space = _space_file(folder, tune_params, restrictions, block)
     k = _kernel.Kernel(
         kernel_name, source, args, {},
@@ -229,7 +225,6 @@ def _declare(kernel_name: str, kernel_source: Any, problem_size: Any,
     return k
 
 
-<<<<<<< HEAD
 def _nonempty(arguments: Sequence[Any], answer: Any) -> tuple[list[Any], Any]:
     """The arguments with each empty array given one zero element, and
     nothing to verify there: Kernel Tuner passes a 0-byte allocation
@@ -243,7 +238,8 @@ def _nonempty(arguments: Sequence[Any], answer: Any) -> tuple[list[Any], Any]:
             if ans is not None and i < len(ans) and ans[i] is not None and np.size(ans[i]) == 0:
                 ans[i] = None
     return args, ans
-=======
+
+
 def _kt_verify(verify: Callable[..., bool], answer: Sequence[Any], nargs: int,
                atol: float) -> Callable[..., bool]:
     """ktune's verify(outputs, expected) over Kernel Tuner's
@@ -254,7 +250,6 @@ def _kt_verify(verify: Callable[..., bool], answer: Sequence[Any], nargs: int,
                        for i in range(nargs)]
         return bool(verify(answer, result_host, atol=atol))
     return call
->>>>>>> py
 
 
 def _status_value(p: Mapping[str, Any]) -> Any:
@@ -384,19 +379,11 @@ def tune_kernel(kernel_name: str, kernel_source: Any, problem_size: Any,
     """
     start = _time.perf_counter()
     if lang is not None and str(lang).lower() not in _CUDA_LANGS:
-<<<<<<< HEAD
         raise _unsupported("lang", _lang_refusal(lang))
-    _refuse(verify=(verify, "a verification callable is not supported (ktune "
-                    "verifies in its worker process); give answer and atol"),
-            texmem_args=(texmem_args, "texture memory is not supported"),
-=======
-        raise _unsupported("lang", f"{lang!r}: ktune tunes CUDA kernels "
-                           "(lang None, 'CUDA', 'cupy' or 'nvcuda')")
     if verify is not None and answer is None:
         raise _unsupported("verify", "needs answer: the arguments with an "
                            "answer are the outputs it is given")
     _refuse(texmem_args=(texmem_args, "texture memory is not supported"),
->>>>>>> py
             compiler=(compiler, "ktune compiles with NVRTC; compiler is not "
                       "supported"),
             observers=(observers, "observers are not supported (ktune measures "

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * What a journal record may say: the numbers a measurement can produce and
+ * the ids a run can give. kt_journal_read refuses anything else with the
+ * line, so a record edited, spliced in from another journal or made up
+ * never changes a resumed or replayed answer.
+ */
+#ifndef KT_JOURNAL_CHECK_H
+#define KT_JOURNAL_CHECK_H
+
+#include <jansson.h>
+
+#include "core/error.h"
+#include "records/journal.h"
+
+/* The length of a run id: 16 lower-case hexadecimal digits. */
+#define KT_JOURNAL_RUN_LEN 16
+
+/* A fresh run id into out (KT_JOURNAL_RUN_LEN + 1 bytes). */
+void kt_journal_new_run(char *out);
+
+/* The header's own fields: "run" (when present) a run id, "seed" an
+ * integer >= 0, and its environment's numbers (kt_journal_check_env). */
+kt_status kt_journal_check_header(const json_t *header, kt_err *err);
+
+/* An environment (the header's, or an environment record's): device and
+ * calibration numbers a GPU can have (sm_count and thread limits >= 1,
+ * bandwidths > 0, all finite). NULL is fine. */
+kt_status kt_journal_check_env(const json_t *env, kt_err *err);
+
+/* An evaluation record read into e from rec: its environment one of the
+ * num_envs written before it, elapsed_s a run's clock, the shape one a
+ * launch can have, the timing's numbers a measurement can give, and no
+ * numeric parameter written as text. */
+kt_status kt_journal_check_eval(const kt_operator *op, const json_t *rec,
+                                const kt_journal_entry *e, int num_envs,
+                                kt_err *err);
+
+/* The header record (line 1) as every reader of a journal takes it — the
+ * tuner's (kt_journal_read, kt_journal_read_header) and the report's
+ * (report/sources.c): kind "ktune.journal", a format this ktune reads
+ * (KT_JOURNAL_FORMAT to KT_JOURNAL_FORMAT_MAX), an operator, sizes that are
+ * integers >= 1, and kt_journal_check_header's fields. KT_S_INPUT starting
+ * "path:1: ". */
+kt_status kt_journal_check_head(const json_t *rec, const char *path,
+                                kt_err *err);
+
+/* An eval or check record's point and verdict as written, before any
+ * operator reads them: a point ("variant" and "params"), a "status", and
+ * for status "ok" a timing.kernel whose times are finite and > 0 and whose
+ * spreads are >= 0. Every reader applies it (kt_journal_read and the
+ * report), so a record one refuses the other refuses too. */
+kt_status kt_journal_check_point(const json_t *rec, kt_err *err);
+
+#endif
