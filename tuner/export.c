@@ -69,12 +69,14 @@ static json_t *kept_samples(const kt_timing *t)
     return list;
 }
 
-/* The counters, kernel facts and diagnosis of a profiled point, added to
- * its summary object j. */
+/* The counters, kernel facts and diagnosis of a profiled point (its entry
+ * e, may be NULL), added to its summary object j. The entry is handed in,
+ * not looked up by point: a lookup is a scan of every entry, and the top
+ * list of --json holds every measured point (a 1e6-point replay spent
+ * minutes here, issue 54). */
 static void add_profile(const kt_tune_facts *f, const kt_tune_result *r,
-                        json_t *j, const kt_point *pt)
+                        json_t *j, const kt_tune_entry *e)
 {
-    const kt_tune_entry *e = kt_summary_entry(r, pt);
     const kt_profiling_point *p = e ? e->profile : NULL;
     const kt_profiling_spec *spec = r->profiling;
     json_t *counters;
@@ -371,12 +373,29 @@ static json_t *budget_json(const kt_tune_facts *f, const kt_tune_result *r)
                      r->budget_reserve_s, "simulated", f->replay_note != NULL);
 }
 
-json_t *kt_export_summary(const kt_tune_facts *f, const kt_tune_result *r,
-                          int top)
+/* One point of the top list: its statistics, samples and profile. */
+static json_t *top_point(const kt_tune_facts *f, const kt_tune_result *r,
+                         const kt_tune_entry *e)
+{
+    json_t *x = stats_point(f, &e->point, &e->timing.kernel);
+    json_object_set_new(x, "samples_us", kept_samples(&e->timing));
+    add_profile(f, r, x, e);
+    return x;
+}
+
+/* The placeholder kt_export_json streams the top list into: a string no
+ * other value holds (a C string never holds a NUL). */
+#define TOP_MARK "\0ktune-top"
+#define TOP_MARK_TEXT "\"\\u0000ktune-top\""
+
+/* The summary; with stream set, "top" is the placeholder TOP_MARK and
+ * the list is left to the caller. */
+static json_t *summary(const kt_tune_facts *f, const kt_tune_result *r, int top,
+                       int stream)
 {
     json_t *root, *sizes = json_object(), *list;
-    size_t ranked_n, fresh = r->evaluations - r->from_journal;
-    const kt_tune_entry **ranked = kt_tune_ranked(r, &ranked_n);
+    size_t ranked_n = 0, fresh = r->evaluations - r->from_journal;
+    const kt_tune_entry **ranked = stream ? NULL : kt_tune_ranked(r, &ranked_n);
     double overhead = r->wall_s - r->evaluator_s;
 
     for (uint32_t i = 0; i < f->op->num_sizes; ++i)
@@ -414,7 +433,7 @@ json_t *kt_export_summary(const kt_tune_facts *f, const kt_tune_result *r,
     if (r->has_best) {
         json_t *tie = json_array(), *finals = json_array();
         json_t *best = stats_point(f, &r->finals[0].point, &r->finals[0].stats);
-        add_profile(f, r, best, &r->finals[0].point);
+        add_profile(f, r, best, kt_summary_entry(r, &r->finals[0].point));
         json_object_set_new(root, "best", best);
         for (size_t i = 0; i < r->num_finals; ++i) {
             json_t *x =
@@ -438,14 +457,9 @@ json_t *kt_export_summary(const kt_tune_facts *f, const kt_tune_result *r,
     } else {
         json_object_set_new(root, "best", json_null());
     }
-    list = json_array();
-    for (size_t i = 0; ranked && i < ranked_n && i < (size_t)top; ++i) {
-        json_t *x =
-            stats_point(f, &ranked[i]->point, &ranked[i]->timing.kernel);
-        json_object_set_new(x, "samples_us", kept_samples(&ranked[i]->timing));
-        add_profile(f, r, x, &ranked[i]->point);
-        json_array_append_new(list, x);
-    }
+    list = stream ? json_stringn(TOP_MARK, sizeof TOP_MARK - 1) : json_array();
+    for (size_t i = 0; ranked && i < ranked_n && i < (size_t)top; ++i)
+        json_array_append_new(list, top_point(f, r, ranked[i]));
     json_object_set_new(root, "top", list);
     free(ranked);
     json_object_set_new(root, "path", path_json(f, r));
@@ -475,20 +489,71 @@ json_t *kt_export_summary(const kt_tune_facts *f, const kt_tune_result *r,
     return root;
 }
 
-static kt_status write_json(const char *path, json_t *j, kt_err *err)
+json_t *kt_export_summary(const kt_tune_facts *f, const kt_tune_result *r,
+                          int top)
 {
-    int rc = kt_out_json(j, path);
-    json_decref(j);
-    if (rc)
-        return kt_err_set(err, KT_S_IO, "%s: cannot write: %s", path,
-                          strerror(errno));
-    return KT_S_OK;
+    return summary(f, r, top, 0);
 }
 
+/* text with a nested level's indent (4 spaces) after each line break. */
+static int put_indented(FILE *out, const char *text)
+{
+    for (const char *c = text; *c; ++c)
+        if (fputc(*c, out) == EOF || (*c == '\n' && fputs("    ", out) == EOF))
+            return -1;
+    return 0;
+}
+
+/* The top list where the placeholder stood, one point made and written at
+ * a time, as json_dumpf's JSON_INDENT(2) would have written it. */
+static int put_top(FILE *out, const kt_tune_facts *f, const kt_tune_result *r,
+                   int top)
+{
+    size_t n = 0;
+    const kt_tune_entry **ranked = kt_tune_ranked(r, &n);
+    int rc = fputc('[', out) == EOF;
+
+    for (size_t i = 0; !rc && ranked && i < n && i < (size_t)top; ++i) {
+        json_t *x = top_point(f, r, ranked[i]);
+        char *text = x ? json_dumps(x, JSON_INDENT(2)) : NULL;
+        rc = !text || fputs(i ? ",\n    " : "\n    ", out) == EOF ||
+             put_indented(out, text);
+        free(text);
+        json_decref(x);
+    }
+    if (!rc && ranked && n && top > 0)
+        rc = fputs("\n  ", out) == EOF;
+    free(ranked);
+    return !rc && fputc(']', out) != EOF ? 0 : -1;
+}
+
+/* The summary written with its top list streamed: a replay's lists every
+ * point measured, and as one document 1e6 points held 3.7 GB of JSON
+ * values (issue 54); here one point's at a time. */
 kt_status kt_export_json(const char *path, const kt_tune_facts *f,
                          const kt_tune_result *r, int top, kt_err *err)
 {
-    return write_json(path, kt_export_summary(f, r, top), err);
+    json_t *root = summary(f, r, top, 1);
+    char *text = root ? json_dumps(root, JSON_INDENT(2)) : NULL;
+    char *mark = text ? strstr(text, TOP_MARK_TEXT) : NULL;
+    FILE *out = mark ? kt_out_open(path) : NULL;
+    int bad = !out;
+
+    json_decref(root);
+    if (out) {
+        *mark = '\0';
+        bad = fputs(text, out) == EOF || put_top(out, f, r, top) ||
+              fputs(mark + sizeof TOP_MARK_TEXT - 1, out) == EOF ||
+              fputc('\n', out) == EOF;
+        bad = bad ? (kt_out_discard(out), 1) : kt_out_close(out) != 0;
+    }
+    free(text);
+    if (!bad)
+        return KT_S_OK;
+    if (!mark)
+        return kt_err_set(err, KT_S_NOMEM, "%s: out of memory", path);
+    return kt_err_set(err, KT_S_IO, "%s: cannot write: %s", path,
+                      strerror(errno));
 }
 
 /* ---------------------------------------------------------------- CSV */
