@@ -153,9 +153,11 @@ static json_t *energy_json(const kt_tune_facts *f, const kt_tune_result *r)
     for (size_t i = 0; i < r->num_entries; ++i) {
         const kt_tune_entry *e = &r->entries[i];
         json_t *p;
+        kt_point pt;
         if (e->status != KT_EVAL_OK || !e->energy || !e->energy->measured)
             continue;
-        p = point_json(f, &e->point);
+        pt = kt_tune_entry_point(r, e);
+        p = point_json(f, &pt);
         json_object_set_new(p, "median_us", json_real(e->timing.kernel.median));
         json_object_set_new(p, "joules", json_real(e->energy->joules.median));
         json_array_append_new(pts, p);
@@ -249,9 +251,11 @@ static void add_invalid_and_traces(json_t *root, const kt_tune_facts *f,
     for (size_t i = 0; i < r->num_entries; ++i) {
         const kt_tune_entry *e = &r->entries[i];
         json_t *x;
+        kt_point pt;
         if (e->status == KT_EVAL_OK)
             continue;
-        x = point_json(f, &e->point);
+        pt = kt_tune_entry_point(r, e);
+        x = point_json(f, &pt);
         json_object_set_new(x, "status",
                             json_string(kt_eval_status_name(e->status)));
         json_object_set_new(x, "reason", json_string(e->reason));
@@ -377,7 +381,8 @@ static json_t *budget_json(const kt_tune_facts *f, const kt_tune_result *r)
 static json_t *top_point(const kt_tune_facts *f, const kt_tune_result *r,
                          const kt_tune_entry *e)
 {
-    json_t *x = stats_point(f, &e->point, &e->timing.kernel);
+    kt_point pt = kt_tune_entry_point(r, e);
+    json_t *x = stats_point(f, &pt, &e->timing.kernel);
     json_object_set_new(x, "samples_us", kept_samples(&e->timing));
     add_profile(f, r, x, e);
     return x;
@@ -630,7 +635,8 @@ kt_status kt_export_csv(const char *path, const kt_tune_facts *f,
           out);
     for (size_t i = 0; i < r->num_entries; ++i) {
         const kt_tune_entry *e = &r->entries[i];
-        const kt_variant *v = &f->op->variants[e->point.variant];
+        const kt_point pt = kt_tune_entry_point(r, e);
+        const kt_variant *v = &f->op->variants[pt.variant];
         const kt_stats *s = &e->timing.kernel;
         char cell[128];
         csv_context(out, f, 0);
@@ -643,11 +649,10 @@ kt_status kt_export_csv(const char *path, const kt_tune_facts *f,
             long p = kt_variant_find_param(v, names[k]);
             cell[0] = '\0';
             if (p >= 0)
-                kt_param_format(&v->params[p], e->point.values[p], cell,
-                                sizeof cell);
+                kt_param_format(&v->params[p], pt.values[p], cell, sizeof cell);
             kt_csv_field(out, cell, 0);
         }
-        csv_nvml(out, f->space, &e->point);
+        csv_nvml(out, f->space, &pt);
         kt_csv_field(out, kt_eval_status_name(e->status), 0);
         kt_csv_field(out, e->reason, 0);
         if (e->status == KT_EVAL_OK) {

@@ -398,9 +398,11 @@ static json_t *entry_json(const kt_ktcache_writer *w, const kt_tune_entry *e,
                           json_t *key)
 {
     json_t *j = json_object();
+    kt_point pt;
 
+    kt_space_point(w->f->space, e->index, &pt);
     if (w->ext) {
-        const kt_extrec_record *r = kt_extrec_find(w->ext, &e->point);
+        const kt_extrec_record *r = kt_extrec_find(w->ext, &pt);
         if (!r || e->host_checked || !r->key) {
             json_decref(j);
             return NULL;
@@ -410,17 +412,17 @@ static json_t *entry_json(const kt_ktcache_writer *w, const kt_tune_entry *e,
             const kt_extrec_param *par = &w->ext->params[p];
             uint32_t pos = 0;
             for (uint32_t k = 0; k < par->count; ++k)
-                if (par->integer ? par->ints[k] == e->point.values[p]
-                                 : (int64_t)k == e->point.values[p])
+                if (par->integer ? par->ints[k] == pt.values[p]
+                                 : (int64_t)k == pt.values[p])
                     pos = k;
             json_object_set(j, par->name, par->values[pos]);
         }
         recorded_fields(w->ext, r, e, j);
     } else {
-        const kt_variant *v = &w->f->op->variants[e->point.variant];
+        const kt_variant *v = &w->f->op->variants[pt.variant];
         json_t *parts = json_array();
-        for (uint32_t p = 0; p < e->point.count; ++p) {
-            json_t *value = param_value(&v->params[p], e->point.values[p]);
+        for (uint32_t p = 0; p < pt.count; ++p) {
+            json_t *value = param_value(&v->params[p], pt.values[p]);
             json_object_set(j, v->params[p].name, value);
             json_array_append_new(parts, value);
         }

@@ -25,21 +25,26 @@ static void add_references(const kt_tune *t, kt_point *pts, size_t *n)
 
     for (size_t slot = 0; slot < t->cfg->space->num_slots; ++slot) {
         const kt_tune_entry *best = NULL;
+        kt_point bp;
         int present = 0;
         if (!kt_tune_slot_is_reference(t, slot))
             continue;
         for (size_t i = 0; i < r->num_entries; ++i) {
             const kt_tune_entry *e = &r->entries[i];
             if (e->status != KT_EVAL_OK || e->host_checked ||
-                e->point.variant != t->cfg->space->slots[slot].variant)
+                kt_tune_entry_point(r, e).variant !=
+                    t->cfg->space->slots[slot].variant)
                 continue;
             if (!best || e->timing.kernel.median < best->timing.kernel.median)
                 best = e;
         }
-        for (size_t k = 0; best && k < *n; ++k)
-            present |= kt_point_equal(&pts[k], &best->point);
-        if (best && !present)
-            pts[(*n)++] = best->point;
+        if (!best)
+            continue;
+        bp = kt_tune_entry_point(r, best);
+        for (size_t k = 0; k < *n; ++k)
+            present |= kt_point_equal(&pts[k], &bp);
+        if (!present)
+            pts[(*n)++] = bp;
     }
 }
 
@@ -123,7 +128,7 @@ kt_status kt_tune_finish(kt_tune *t, kt_err *err)
         goto done;
     }
     for (size_t k = 0; k < want - cfg->space->num_slots; ++k)
-        pts[n++] = ranked[k]->point;
+        pts[n++] = kt_tune_entry_point(res, ranked[k]);
     keep_incumbent(t, pts, n);
     add_references(t, pts, &n);
     if (n == 1) {
