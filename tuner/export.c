@@ -370,11 +370,12 @@ static json_t *path_json(const kt_tune_facts *f, const kt_tune_result *r)
 /* The one clock: the budget and where the time went (tune_budget.c). */
 static json_t *budget_json(const kt_tune_facts *f, const kt_tune_result *r)
 {
-    return json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:b}", "max_seconds",
+    return json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:b,s:s}", "max_seconds",
                      f->cfg->max_seconds, "used_s", kt_tune_total_s(r),
                      "before_search_s", r->budget_before_s, "search_s",
                      r->search_s, "closing_s", r->closing_s, "reserve_s",
-                     r->budget_reserve_s, "simulated", f->replay_note != NULL);
+                     r->budget_reserve_s, "simulated", f->replay_note != NULL,
+                     "left_out", r->budget_left_out);
 }
 
 /* One point of the top list: its statistics, samples and profile. */

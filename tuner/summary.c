@@ -522,6 +522,8 @@ static void print_budget(FILE *out, const kt_tune_facts *f,
         fprintf(out, "; the search stopped with %.1f s kept for the closing",
                 r->budget_reserve_s);
     fprintf(out, "\n");
+    if (r->budget_left_out[0])
+        fprintf(out, "  left out for the budget: %s\n", r->budget_left_out);
 }
 
 static void print_summary(FILE *out, const kt_tune_facts *f,

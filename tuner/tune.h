@@ -239,6 +239,10 @@ typedef struct kt_tune_result {
      * (finalists, energy, counters), and the closing time reserved when
      * max_seconds stopped the search (0: it did not). */
     double budget_before_s, search_s, closing_s, budget_reserve_s;
+    /* The closing steps max_seconds left out, each with when it would have
+     * ended ("" none): the finalists' re-measurement (the answer is then
+     * the search's own measurement of its best), the top's profiles. */
+    char budget_left_out[256];
     /* Run-time compilation over the entries: NVRTC seconds, kernels
      * compiled, read from the cache, and points whose kernel did not
      * compile (invalid, kind "compile"). */

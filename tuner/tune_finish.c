@@ -100,6 +100,26 @@ static void keep_incumbent(const kt_tune *t, kt_point *pts, size_t n)
         pts[n - 1] = t->incumbent;
 }
 
+/* The answer without a closing call: pt (measured) as the search
+ * measured it, the only finalist. */
+static void answer_from_search(kt_tune *t, const kt_point *pt)
+{
+    kt_tune_final *f = &t->res->finals[0];
+    const kt_tune_entry *e;
+    uint64_t index;
+
+    kt_space_index(t->cfg->space, pt, &index);
+    e = kt_tune_find_entry(t, index);
+    f->point = *pt;
+    f->stats = e->timing.kernel;
+    if (e->energy)
+        f->energy = *e->energy;
+    f->cost = e->cost;
+    f->vs_winner.ratio = 1;
+    t->res->num_finals = 1;
+    t->res->has_best = 1;
+}
+
 kt_status kt_tune_finish(kt_tune *t, kt_err *err)
 {
     const kt_tune_config *cfg = t->cfg;
@@ -131,17 +151,11 @@ kt_status kt_tune_finish(kt_tune *t, kt_err *err)
         pts[n++] = kt_tune_entry_point(res, ranked[k]);
     keep_incumbent(t, pts, n);
     add_references(t, pts, &n);
-    if (n == 1) {
-        uint64_t index;
-        kt_space_index(cfg->space, &pts[0], &index);
-        res->finals[0].point = pts[0];
-        res->finals[0].stats = kt_tune_find_entry(t, index)->timing.kernel;
-        if (kt_tune_find_entry(t, index)->energy)
-            res->finals[0].energy = *kt_tune_find_entry(t, index)->energy;
-        res->finals[0].cost = kt_tune_find_entry(t, index)->cost;
-        res->finals[0].vs_winner.ratio = 1;
-        res->num_finals = 1;
-        res->has_best = 1;
+    /* One finalist, or no time left for their closing call: the answer is
+     * the search's own measurement of its best. */
+    if (n == 1 ||
+        !kt_tune_budget_allows(t, "the finalists' re-measurement", n)) {
+        answer_from_search(t, &pts[0]);
         goto done;
     }
     if ((rc = kt_tune_run_calls(t, "final", pts, n, 1, r, &answered, err)))

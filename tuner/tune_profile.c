@@ -187,8 +187,14 @@ kt_status kt_tune_profile_top(kt_tune *t, kt_err *err)
     ranked = kt_tune_ranked(res, &n);
     if (!ranked)
         return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    /* Each profile is a call of its own, after the finalists: none starts
+     * that the budget has no room for. */
     for (size_t i = 0; i < n && i < t->prof.top && !rc; ++i)
-        rc = profile_entry(t, (size_t)(ranked[i] - res->entries), err);
+        if (ranked[i]->profile ||
+            kt_tune_budget_allows(t, "the top's profiles", 1))
+            rc = profile_entry(t, (size_t)(ranked[i] - res->entries), err);
+        else
+            break;
     free(ranked);
     if (!rc && res->has_best) {
         const kt_profiling_point *p;

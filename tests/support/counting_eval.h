@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/evaluator.h"
 #include "tuner/replay.h"
@@ -43,6 +44,10 @@ typedef struct kt_counting_eval {
      * privileges. */
     int no_privileges;
     kt_status fail_with; /* non-OK: every profile() fails with it */
+    /* evaluate() call number slow_call (from 1; 0: none) first sleeps
+     * slow_s seconds, as a call waiting on a slow compile does. */
+    size_t slow_call;
+    double slow_s;
 } kt_counting_eval;
 
 static kt_status kt_counting_evaluate(kt_evaluator *ev, const kt_point *pts,
@@ -61,6 +66,12 @@ static kt_status kt_counting_evaluate(kt_evaluator *ev, const kt_point *pts,
     ++c->calls;
     ++c->events;
     c->small_calls += n <= 2;
+    if (c->slow_call && c->calls == c->slow_call) {
+        struct timespec ts = {
+            (time_t)c->slow_s,
+            (long)((c->slow_s - (double)(time_t)c->slow_s) * 1e9)};
+        nanosleep(&ts, NULL);
+    }
     for (size_t i = 0; i < n; ++i)
         if (c->points < 4096) {
             c->seen_at[c->points] = c->events;
