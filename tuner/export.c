@@ -543,23 +543,28 @@ kt_status kt_export_json(const char *path, const kt_tune_facts *f,
     char *text = root ? json_dumps(root, JSON_INDENT(2)) : NULL;
     char *mark = text ? strstr(text, TOP_MARK_TEXT) : NULL;
     FILE *out = mark ? kt_out_open(path) : NULL;
-    int bad = !out;
+    int bad = !out, why = errno;
 
-    json_decref(root);
     if (out) {
         *mark = '\0';
+        errno = 0;
         bad = fputs(text, out) == EOF || put_top(out, f, r, top) ||
               fputs(mark + sizeof TOP_MARK_TEXT - 1, out) == EOF ||
               fputc('\n', out) == EOF;
-        bad = bad ? (kt_out_discard(out), 1) : kt_out_close(out) != 0;
+        why = errno ? errno : EIO; /* before the discard's own calls */
+        if (bad)
+            kt_out_discard(out);
+        else if ((bad = kt_out_close(out) != 0))
+            why = errno ? errno : EIO;
     }
+    json_decref(root);
     free(text);
     if (!bad)
         return KT_S_OK;
     if (!mark)
         return kt_err_set(err, KT_S_NOMEM, "%s: out of memory", path);
     return kt_err_set(err, KT_S_IO, "%s: cannot write: %s", path,
-                      strerror(errno));
+                      strerror(why));
 }
 
 /* ---------------------------------------------------------------- CSV */
