@@ -46,7 +46,8 @@ d, n, start, end, rc = sys.argv[1], int(sys.argv[2]), *map(float, sys.argv[3:5])
 wall = end - start
 path = "%s/call%d.json" % (d, n)
 j = json.load(open(path)) if os.path.exists(path) else None
-done = bool(j) and j["stop_reason"] == "every feasible point evaluated"
+done = bool(j) and j["stop_reason"] in ("every feasible point evaluated",
+                                       "the strategy finished")
 with open(d + "/calls.txt", "a") as f:
     f.write("%d %.1f %s %s\n" % (n, wall, rc, "done" if done else "cut"))
 calls = [l.split() for l in open(d + "/calls.txt")]

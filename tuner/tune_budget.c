@@ -48,14 +48,15 @@ void kt_tune_budget_note_call(kt_tune *t, double call_s)
     ++t->spent_n;
 }
 
-/* The closing call of n points, estimated: the measured mean per
- * evaluation each, and the energy windows the search's calls did not
- * already take (a replay's are recorded and cost no time). */
+/* The search's measured mean wall time per evaluation. */
 static double mean_call_s(const kt_tune *t)
 {
     return t->spent_n ? t->spent_s / (double)t->spent_n : 0;
 }
 
+/* The closing call of n points, estimated: the mean per evaluation each,
+ * and the energy windows the search's calls did not already take (a
+ * replay's are recorded and cost no time). */
 static double closing_s(const kt_tune *t, size_t n)
 {
     const kt_tune_config *cfg = t->cfg;
@@ -97,9 +98,8 @@ int kt_tune_budget_allows(kt_tune *t, const char *what, size_t n)
     used = strlen(t->res->budget_left_out);
     snprintf(t->res->budget_left_out + used,
              sizeof t->res->budget_left_out - used,
-             "%s%s (it would have "
-             "ended at about %.1f s)",
-             used ? "; " : "", what, end);
+             "%s%s (it would have ended at about %.1f s)", used ? "; " : "",
+             what, end);
     return 0;
 }
 
