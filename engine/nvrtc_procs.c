@@ -168,6 +168,7 @@ typedef struct helper {
     pid_t pid; /* 0: no process in this slot */
     int fd;
     int busy;
+    int starting; /* pid 0: a caller is starting its process (unlocked) */
 } helper;
 
 struct kt_nvrtc_procs {
@@ -225,15 +226,20 @@ kt_status kt_nvrtc_procs_open(int n, const char *helper_path,
     return KT_S_OK;
 }
 
-/* A new helper in slot h (under the lock): its end of a socket pair on
- * fd 3. -1 with errno when it cannot start. */
-static int spawn(kt_nvrtc_procs *p, helper *h)
+/* A new helper process of p's path, its end of a socket pair on fd 3:
+ * *pid and *fd. Called without the lock (it reads only p->path, which
+ * never changes): a spawn is an exec and the helper's start, and under
+ * the lock it held every other caller that wanted an idle helper (issue
+ * 54: 16 compiles started at once). -1 with errno when it cannot start. */
+static int spawn(const kt_nvrtc_procs *p, pid_t *pid, int *fd)
 {
-    char *argv[] = {p->path, "--serve", NULL};
+    char path[PATH_MAX];
+    char *argv[] = {path, "--serve", NULL};
     int sv[2], child = -1;
     kt_status rc;
     kt_err err;
 
+    memcpy(path, p->path, sizeof path);
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
         return -1;
     /* Not fd 3 itself: dup2 onto itself would keep close-on-exec. */
@@ -246,19 +252,43 @@ static int spawn(kt_nvrtc_procs *p, helper *h)
         }
         sv[1] = child;
     }
-    rc = kt_proc_spawn("the NVRTC helper", p->path, argv, NULL, sv[1], 3,
-                       &h->pid, &err);
+    rc = kt_proc_spawn("the NVRTC helper", path, argv, NULL, sv[1], 3, pid,
+                       &err);
     close(sv[1]);
     if (rc) {
         int e = errno;
         close(sv[0]);
-        h->pid = 0;
         errno = e;
         return -1;
     }
-    h->fd = sv[0];
-    h->busy = 0;
+    *fd = sv[0];
+    return 0;
+}
+
+/* Under the lock, h reserved (starting): its process started without the
+ * lock, then h busy with it. -1 with errno (h free again) when it could
+ * not start. A set cancelled meanwhile kills it: the request fails. */
+static int start_in(kt_nvrtc_procs *p, helper *h)
+{
+    pid_t pid = 0;
+    int fd = -1, rc, e;
+
+    h->starting = 1;
+    pthread_mutex_unlock(&p->lock);
+    rc = spawn(p, &pid, &fd);
+    e = errno;
+    pthread_mutex_lock(&p->lock);
+    h->starting = 0;
+    if (rc) {
+        pthread_cond_signal(&p->idle); /* its slot is free again */
+        errno = e;
+        return -1;
+    }
+    h->pid = pid;
+    h->fd = fd;
     ++p->started;
+    if (p->cancelled)
+        kill(pid, SIGKILL); /* reaped by its caller's give */
     return 0;
 }
 
@@ -275,11 +305,11 @@ static helper *take(kt_nvrtc_procs *p, kt_status *st, kt_err *err)
         for (int i = 0; i < p->n && !got; ++i) {
             if (p->slots[i].pid && !p->slots[i].busy)
                 got = &p->slots[i];
-            else if (!p->slots[i].pid && !empty)
+            else if (!p->slots[i].pid && !p->slots[i].starting && !empty)
                 empty = &p->slots[i];
         }
         if (!got && empty) {
-            if (spawn(p, empty)) {
+            if (start_in(p, empty)) {
                 *st = kt_err_set(err, KT_S_UNSUPPORTED,
                                  "the NVRTC helper %s did not start: %s",
                                  p->path, strerror(errno));
@@ -292,7 +322,7 @@ static helper *take(kt_nvrtc_procs *p, kt_status *st, kt_err *err)
     }
     if (got)
         got->busy = 1;
-    else if (p->cancelled)
+    else if (p->cancelled && !*st)
         *st = kt_err_set(err, KT_S_CRASHED, "the NVRTC helpers were stopped");
     pthread_mutex_unlock(&p->lock);
     return got;

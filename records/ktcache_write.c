@@ -420,9 +420,11 @@ static json_t *entry_json(const kt_ktcache_writer *w, const kt_tune_entry *e,
                           json_t *key)
 {
     json_t *j = json_object();
+    kt_point pt;
 
+    kt_space_point(w->f->space, e->index, &pt);
     if (w->ext) {
-        const kt_extrec_record *r = kt_extrec_find(w->ext, &e->point);
+        const kt_extrec_record *r = kt_extrec_find(w->ext, &pt);
         if (!r || e->host_checked || !r->key) {
             json_decref(j);
             return NULL;
@@ -432,14 +434,14 @@ static json_t *entry_json(const kt_ktcache_writer *w, const kt_tune_entry *e,
             const kt_extrec_param *par = &w->ext->params[p];
             uint32_t pos = 0;
             for (uint32_t k = 0; k < par->count; ++k)
-                if (par->integer ? par->ints[k] == e->point.values[p]
-                                 : (int64_t)k == e->point.values[p])
+                if (par->integer ? par->ints[k] == pt.values[p]
+                                 : (int64_t)k == pt.values[p])
                     pos = k;
             json_object_set(j, par->name, par->values[pos]);
         }
         recorded_fields(w->ext, r, e, j);
     } else {
-        live_key(w, &e->point, key, j);
+        live_key(w, &pt, key, j);
         live_fields(e, j);
     }
     stamp(e->when, j);

@@ -178,18 +178,18 @@ static json_t *ext_measurements(const kt_extrec_record *r)
                      r->verdict == KT_EXTREC_CORRECT ? "ms" : "");
 }
 
-static json_t *ext_result(const kt_extrec *rec, const kt_tune_entry *e,
-                          const char *stamp)
+static json_t *ext_result(const kt_extrec *rec, const kt_point *pt,
+                          const kt_tune_entry *e, const char *stamp)
 {
-    const kt_extrec_record *r = kt_extrec_find(rec, &e->point);
+    const kt_extrec_record *r = kt_extrec_find(rec, pt);
     if (!r)
         return NULL;
     return json_pack("{s:s,s:o,s:[s],s:o,s:s,s:i,s:o}", "timestamp", stamp,
-                     "configuration", ext_configuration(rec, &e->point),
-                     "objectives", "time", "times", ext_times(rec, r, e),
-                     "invalidity", kt_replay_ext_invalidity(r->verdict),
-                     "correctness", r->verdict == KT_EXTREC_CORRECT ? 1 : 0,
-                     "measurements", ext_measurements(r));
+                     "configuration", ext_configuration(rec, pt), "objectives",
+                     "time", "times", ext_times(rec, r, e), "invalidity",
+                     kt_replay_ext_invalidity(r->verdict), "correctness",
+                     r->verdict == KT_EXTREC_CORRECT ? 1 : 0, "measurements",
+                     ext_measurements(r));
 }
 
 json_t *kt_export_t4_json(const kt_tune_facts *f, const kt_tune_result *r)
@@ -199,6 +199,7 @@ json_t *kt_export_t4_json(const kt_tune_facts *f, const kt_tune_result *r)
 
     for (size_t i = 0; i < r->num_entries; ++i) {
         const kt_tune_entry *e = &r->entries[i];
+        const kt_point pt = kt_tune_entry_point(r, e);
         char stamp[32];
         struct tm tm;
 
@@ -207,7 +208,8 @@ json_t *kt_export_t4_json(const kt_tune_facts *f, const kt_tune_result *r)
         /* A point another tool's recording does not hold was never in
          * its space: not an evaluation. */
         if (ext) {
-            json_t *res = e->host_checked ? NULL : ext_result(ext, e, stamp);
+            json_t *res =
+                e->host_checked ? NULL : ext_result(ext, &pt, e, stamp);
             if (res)
                 json_array_append_new(results, res);
             continue;
@@ -215,9 +217,8 @@ json_t *kt_export_t4_json(const kt_tune_facts *f, const kt_tune_result *r)
         json_array_append_new(
             results,
             json_pack("{s:s,s:o,s:[s],s:o,s:s,s:i,s:o}", "timestamp", stamp,
-                      "configuration", configuration_json(f, &e->point),
-                      "objectives", "time", "times", times_json(e),
-                      "invalidity",
+                      "configuration", configuration_json(f, &pt), "objectives",
+                      "time", "times", times_json(e), "invalidity",
                       kt_t4_invalidity(e->status, e->reason, e->host_checked),
                       "correctness", e->status == KT_EVAL_OK ? 1 : 0,
                       "measurements", measurements_json(f, e)));

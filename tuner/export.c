@@ -69,12 +69,14 @@ static json_t *kept_samples(const kt_timing *t)
     return list;
 }
 
-/* The counters, kernel facts and diagnosis of a profiled point, added to
- * its summary object j. */
+/* The counters, kernel facts and diagnosis of a profiled point (its entry
+ * e, may be NULL), added to its summary object j. The entry is handed in,
+ * not looked up by point: a lookup is a scan of every entry, and the top
+ * list of --json holds every measured point (a 1e6-point replay spent
+ * minutes here, issue 54). */
 static void add_profile(const kt_tune_facts *f, const kt_tune_result *r,
-                        json_t *j, const kt_point *pt)
+                        json_t *j, const kt_tune_entry *e)
 {
-    const kt_tune_entry *e = kt_summary_entry(r, pt);
     const kt_profiling_point *p = e ? e->profile : NULL;
     const kt_profiling_spec *spec = r->profiling;
     json_t *counters;
@@ -151,9 +153,11 @@ static json_t *energy_json(const kt_tune_facts *f, const kt_tune_result *r)
     for (size_t i = 0; i < r->num_entries; ++i) {
         const kt_tune_entry *e = &r->entries[i];
         json_t *p;
+        kt_point pt;
         if (e->status != KT_EVAL_OK || !e->energy || !e->energy->measured)
             continue;
-        p = point_json(f, &e->point);
+        pt = kt_tune_entry_point(r, e);
+        p = point_json(f, &pt);
         json_object_set_new(p, "median_us", json_real(e->timing.kernel.median));
         json_object_set_new(p, "joules", json_real(e->energy->joules.median));
         json_array_append_new(pts, p);
@@ -247,9 +251,11 @@ static void add_invalid_and_traces(json_t *root, const kt_tune_facts *f,
     for (size_t i = 0; i < r->num_entries; ++i) {
         const kt_tune_entry *e = &r->entries[i];
         json_t *x;
+        kt_point pt;
         if (e->status == KT_EVAL_OK)
             continue;
-        x = point_json(f, &e->point);
+        pt = kt_tune_entry_point(r, e);
+        x = point_json(f, &pt);
         json_object_set_new(x, "status",
                             json_string(kt_eval_status_name(e->status)));
         json_object_set_new(x, "reason", json_string(e->reason));
@@ -364,19 +370,38 @@ static json_t *path_json(const kt_tune_facts *f, const kt_tune_result *r)
 /* The one clock: the budget and where the time went (tune_budget.c). */
 static json_t *budget_json(const kt_tune_facts *f, const kt_tune_result *r)
 {
-    return json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:b}", "max_seconds",
+    return json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:b,s:s}", "max_seconds",
                      f->cfg->max_seconds, "used_s", kt_tune_total_s(r),
                      "before_search_s", r->budget_before_s, "search_s",
                      r->search_s, "closing_s", r->closing_s, "reserve_s",
-                     r->budget_reserve_s, "simulated", f->replay_note != NULL);
+                     r->budget_reserve_s, "simulated", f->replay_note != NULL,
+                     "left_out", r->budget_left_out);
 }
 
-json_t *kt_export_summary(const kt_tune_facts *f, const kt_tune_result *r,
-                          int top)
+/* One point of the top list: its statistics, samples and profile. */
+static json_t *top_point(const kt_tune_facts *f, const kt_tune_result *r,
+                         const kt_tune_entry *e)
+{
+    kt_point pt = kt_tune_entry_point(r, e);
+    json_t *x = stats_point(f, &pt, &e->timing.kernel);
+    json_object_set_new(x, "samples_us", kept_samples(&e->timing));
+    add_profile(f, r, x, e);
+    return x;
+}
+
+/* The placeholder kt_export_json streams the top list into: a string no
+ * other value holds (a C string never holds a NUL). */
+#define TOP_MARK "\0ktune-top"
+#define TOP_MARK_TEXT "\"\\u0000ktune-top\""
+
+/* The summary; with stream set, "top" is the placeholder TOP_MARK and
+ * the list is left to the caller. */
+static json_t *summary(const kt_tune_facts *f, const kt_tune_result *r, int top,
+                       int stream)
 {
     json_t *root, *sizes = json_object(), *list;
-    size_t ranked_n, fresh = r->evaluations - r->from_journal;
-    const kt_tune_entry **ranked = kt_tune_ranked(r, &ranked_n);
+    size_t ranked_n = 0, fresh = r->evaluations - r->from_journal;
+    const kt_tune_entry **ranked = stream ? NULL : kt_tune_ranked(r, &ranked_n);
     double overhead = r->wall_s - r->evaluator_s;
 
     for (uint32_t i = 0; i < f->op->num_sizes; ++i)
@@ -414,7 +439,7 @@ json_t *kt_export_summary(const kt_tune_facts *f, const kt_tune_result *r,
     if (r->has_best) {
         json_t *tie = json_array(), *finals = json_array();
         json_t *best = stats_point(f, &r->finals[0].point, &r->finals[0].stats);
-        add_profile(f, r, best, &r->finals[0].point);
+        add_profile(f, r, best, kt_summary_entry(r, &r->finals[0].point));
         json_object_set_new(root, "best", best);
         for (size_t i = 0; i < r->num_finals; ++i) {
             json_t *x =
@@ -438,14 +463,9 @@ json_t *kt_export_summary(const kt_tune_facts *f, const kt_tune_result *r,
     } else {
         json_object_set_new(root, "best", json_null());
     }
-    list = json_array();
-    for (size_t i = 0; ranked && i < ranked_n && i < (size_t)top; ++i) {
-        json_t *x =
-            stats_point(f, &ranked[i]->point, &ranked[i]->timing.kernel);
-        json_object_set_new(x, "samples_us", kept_samples(&ranked[i]->timing));
-        add_profile(f, r, x, &ranked[i]->point);
-        json_array_append_new(list, x);
-    }
+    list = stream ? json_stringn(TOP_MARK, sizeof TOP_MARK - 1) : json_array();
+    for (size_t i = 0; ranked && i < ranked_n && i < (size_t)top; ++i)
+        json_array_append_new(list, top_point(f, r, ranked[i]));
     json_object_set_new(root, "top", list);
     free(ranked);
     json_object_set_new(root, "path", path_json(f, r));
@@ -475,20 +495,76 @@ json_t *kt_export_summary(const kt_tune_facts *f, const kt_tune_result *r,
     return root;
 }
 
-static kt_status write_json(const char *path, json_t *j, kt_err *err)
+json_t *kt_export_summary(const kt_tune_facts *f, const kt_tune_result *r,
+                          int top)
 {
-    int rc = kt_out_json(j, path);
-    json_decref(j);
-    if (rc)
-        return kt_err_set(err, KT_S_IO, "%s: cannot write: %s", path,
-                          strerror(errno));
-    return KT_S_OK;
+    return summary(f, r, top, 0);
 }
 
+/* text with a nested level's indent (4 spaces) after each line break. */
+static int put_indented(FILE *out, const char *text)
+{
+    for (const char *c = text; *c; ++c)
+        if (fputc(*c, out) == EOF || (*c == '\n' && fputs("    ", out) == EOF))
+            return -1;
+    return 0;
+}
+
+/* The top list where the placeholder stood, one point made and written at
+ * a time, as json_dumpf's JSON_INDENT(2) would have written it. */
+static int put_top(FILE *out, const kt_tune_facts *f, const kt_tune_result *r,
+                   int top)
+{
+    size_t n = 0;
+    const kt_tune_entry **ranked = kt_tune_ranked(r, &n);
+    int rc = fputc('[', out) == EOF;
+
+    for (size_t i = 0; !rc && ranked && i < n && i < (size_t)top; ++i) {
+        json_t *x = top_point(f, r, ranked[i]);
+        char *text = x ? json_dumps(x, JSON_INDENT(2)) : NULL;
+        rc = !text || fputs(i ? ",\n    " : "\n    ", out) == EOF ||
+             put_indented(out, text);
+        free(text);
+        json_decref(x);
+    }
+    if (!rc && ranked && n && top > 0)
+        rc = fputs("\n  ", out) == EOF;
+    free(ranked);
+    return !rc && fputc(']', out) != EOF ? 0 : -1;
+}
+
+/* The summary written with its top list streamed: a replay's lists every
+ * point measured, and as one document 1e6 points held 3.7 GB of JSON
+ * values (issue 54); here one point's at a time. */
 kt_status kt_export_json(const char *path, const kt_tune_facts *f,
                          const kt_tune_result *r, int top, kt_err *err)
 {
-    return write_json(path, kt_export_summary(f, r, top), err);
+    json_t *root = summary(f, r, top, 1);
+    char *text = root ? json_dumps(root, JSON_INDENT(2)) : NULL;
+    char *mark = text ? strstr(text, TOP_MARK_TEXT) : NULL;
+    FILE *out = mark ? kt_out_open(path) : NULL;
+    int bad = !out, why = errno;
+
+    if (out) {
+        *mark = '\0';
+        errno = 0;
+        bad = fputs(text, out) == EOF || put_top(out, f, r, top) ||
+              fputs(mark + sizeof TOP_MARK_TEXT - 1, out) == EOF ||
+              fputc('\n', out) == EOF;
+        why = errno ? errno : EIO; /* before the discard's own calls */
+        if (bad)
+            kt_out_discard(out);
+        else if ((bad = kt_out_close(out) != 0))
+            why = errno ? errno : EIO;
+    }
+    json_decref(root);
+    free(text);
+    if (!bad)
+        return KT_S_OK;
+    if (!mark)
+        return kt_err_set(err, KT_S_NOMEM, "%s: out of memory", path);
+    return kt_err_set(err, KT_S_IO, "%s: cannot write: %s", path,
+                      strerror(why));
 }
 
 /* ---------------------------------------------------------------- CSV */
@@ -565,7 +641,8 @@ kt_status kt_export_csv(const char *path, const kt_tune_facts *f,
           out);
     for (size_t i = 0; i < r->num_entries; ++i) {
         const kt_tune_entry *e = &r->entries[i];
-        const kt_variant *v = &f->op->variants[e->point.variant];
+        const kt_point pt = kt_tune_entry_point(r, e);
+        const kt_variant *v = &f->op->variants[pt.variant];
         const kt_stats *s = &e->timing.kernel;
         char cell[128];
         csv_context(out, f, 0);
@@ -578,11 +655,10 @@ kt_status kt_export_csv(const char *path, const kt_tune_facts *f,
             long p = kt_variant_find_param(v, names[k]);
             cell[0] = '\0';
             if (p >= 0)
-                kt_param_format(&v->params[p], e->point.values[p], cell,
-                                sizeof cell);
+                kt_param_format(&v->params[p], pt.values[p], cell, sizeof cell);
             kt_csv_field(out, cell, 0);
         }
-        csv_nvml(out, f->space, &e->point);
+        csv_nvml(out, f->space, &pt);
         kt_csv_field(out, kt_eval_status_name(e->status), 0);
         kt_csv_field(out, e->reason, 0);
         if (e->status == KT_EVAL_OK) {

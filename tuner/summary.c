@@ -21,11 +21,22 @@ void kt_summary_change(const kt_ratio *ratio, char *out, size_t size)
 const kt_tune_entry *kt_summary_entry(const kt_tune_result *r,
                                       const kt_point *pt)
 {
+    uint64_t index;
+    if (!kt_space_index(r->space, pt, &index))
+        return NULL;
     for (size_t i = 0; i < r->num_entries; ++i)
-        if (!r->entries[i].host_checked &&
-            kt_point_equal(&r->entries[i].point, pt))
+        if (!r->entries[i].host_checked && r->entries[i].index == index)
             return &r->entries[i];
     return NULL;
+}
+
+/* An entry's configuration as text (kt_point_format). */
+static void entry_text(const kt_tune_facts *f, const kt_tune_entry *e,
+                       char *out, size_t size)
+{
+    kt_point pt;
+    kt_space_point(f->space, e->index, &pt);
+    kt_point_format(f->op, &pt, out, size);
 }
 
 int kt_summary_diagnose(const kt_tune_facts *f, const kt_tune_entry *e,
@@ -233,7 +244,7 @@ static void add_top_row(kt_term_table *t, const kt_tune_facts *f,
     const char *with[] = {rank, median, rate, ci, noise, bw, cfg};
     const char *without[] = {rank, median, ci, noise, bw, cfg};
 
-    kt_point_format(f->op, &e->point, cfg, sizeof cfg);
+    entry_text(f, e, cfg, sizeof cfg);
     bandwidth_text(f, e, s->median, bw, sizeof bw);
     snprintf(rank, sizeof rank, "%zu", i + 1);
     snprintf(median, sizeof median, "%.3f", s->median);
@@ -339,7 +350,7 @@ static void print_counters(FILE *out, const kt_tune_facts *f,
         cell(d.dram_pct, 1, dram, sizeof dram);
         snprintf(cls, sizeof cls, "%s%s%s%s", kt_bound_name(d.bound),
                  d.unit ? " (" : "", d.unit ? d.unit : "", d.unit ? ")" : "");
-        kt_point_format(f->op, &e->point, cfg, sizeof cfg);
+        entry_text(f, e, cfg, sizeof cfg);
         kt_term_table_add(&t, row);
     }
     if (shown)
@@ -352,7 +363,7 @@ static void print_counters(FILE *out, const kt_tune_facts *f,
     if (best && best->profile && best->status == KT_EVAL_OK) {
         kt_diagnosis d;
         kt_summary_diagnose(f, best, &d, NULL);
-        kt_point_format(f->op, &best->point, cfg, sizeof cfg);
+        entry_text(f, best, cfg, sizeof cfg);
         fprintf(out, "  best %s: %s%s%s%s: %s\n", cfg, kt_bound_name(d.bound),
                 d.unit ? " (" : "", d.unit ? d.unit : "", d.unit ? ")" : "",
                 d.why);
@@ -397,7 +408,7 @@ static void print_invalid(FILE *out, const kt_tune_facts *f,
             const kt_tune_entry *e = &r->entries[i];
             if (e->host_checked || e->status != (kt_eval_status)s)
                 continue;
-            kt_point_format(f->op, &e->point, cfg, sizeof cfg);
+            entry_text(f, e, cfg, sizeof cfg);
             fprintf(out, "  %s: %s\n", cfg, e->reason);
             ++listed;
         }
@@ -511,6 +522,8 @@ static void print_budget(FILE *out, const kt_tune_facts *f,
         fprintf(out, "; the search stopped with %.1f s kept for the closing",
                 r->budget_reserve_s);
     fprintf(out, "\n");
+    if (r->budget_left_out[0])
+        fprintf(out, "  left out for the budget: %s\n", r->budget_left_out);
 }
 
 static void print_summary(FILE *out, const kt_tune_facts *f,

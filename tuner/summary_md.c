@@ -98,7 +98,8 @@ static void md_top(FILE *out, const kt_tune_facts *f, const kt_tune_result *r,
         fprintf(out, "|---:|---|---:|---:|---:|---:|---:|\n");
         for (size_t i = 0; i < n && i < (size_t)top; ++i) {
             const kt_stats *s = &list[i]->timing.kernel;
-            kt_point_format(f->op, &list[i]->point, cfg, sizeof cfg);
+            const kt_point pt = kt_tune_entry_point(r, list[i]);
+            kt_point_format(f->op, &pt, cfg, sizeof cfg);
             fprintf(out, "| %zu | `", i + 1);
             md_cell(out, cfg);
             fprintf(out, "` | %.3f | [%.3f, %.3f] | %.2f%% | %zu |", s->median,

@@ -18,7 +18,8 @@ static const kt_tune_entry *best_of_variant(const kt_tune_result *r, uint32_t v)
     const kt_tune_entry *best = NULL;
     for (size_t i = 0; i < r->num_entries; ++i) {
         const kt_tune_entry *e = &r->entries[i];
-        if (e->host_checked || e->status != KT_EVAL_OK || e->point.variant != v)
+        if (e->host_checked || e->status != KT_EVAL_OK ||
+            kt_tune_entry_point(r, e).variant != v)
             continue;
         if (!best || e->timing.kernel.median < best->timing.kernel.median)
             best = e;

@@ -175,9 +175,10 @@ static void update_progress(kt_tune *t)
         s.left_s = 0;
     if (strcmp(t->phase, "searching") != 0)
         s.left_s = -1;
-    if (t->best_us > 0)
-        kt_point_format(cfg->op, &r->entries[t->best_entry].point, best,
-                        sizeof best);
+    if (t->best_us > 0) {
+        kt_point pt = kt_tune_entry_point(r, &r->entries[t->best_entry]);
+        kt_point_format(cfg->op, &pt, best, sizeof best);
+    }
     s.best_us = t->best_us;
     s.best = best;
     kt_progress_update(&t->progress, &s);
@@ -245,9 +246,8 @@ static kt_status entry_own(kt_tune_entry *e, const kt_eval_result *r,
 }
 
 /* Records a visited point. r's timing is copied. */
-static kt_status add_entry(kt_tune *t, const kt_point *pt, uint64_t index,
-                           const kt_eval_result *r, int host, int from_journal,
-                           kt_err *err)
+static kt_status add_entry(kt_tune *t, uint64_t index, const kt_eval_result *r,
+                           int host, int from_journal, kt_err *err)
 {
     kt_tune_result *res = t->res;
     kt_tune_entry *e;
@@ -259,7 +259,6 @@ static kt_status add_entry(kt_tune *t, const kt_point *pt, uint64_t index,
         return rc;
     e = &res->entries[res->num_entries];
     memset(e, 0, sizeof *e);
-    e->point = *pt;
     e->index = index;
     e->status = r->status;
     e->reason = "";
@@ -397,7 +396,7 @@ static int host_refused(kt_tune *t, const kt_point *pt, uint64_t index,
     if (st != KT_S_INVALID && !t->res->note[0])
         snprintf(t->res->note, sizeof t->res->note,
                  "the plugin failed on the host: %s", why.msg);
-    if ((*rc = add_entry(t, pt, index, &r, 1, 0, err)))
+    if ((*rc = add_entry(t, index, &r, 1, 0, err)))
         return 1;
     if (t->cfg->journal && !kt_u64map_get(&t->checked, index, NULL))
         *rc = kt_journal_check(t->cfg->journal, t->cfg->op, pt, r.reason, err);
@@ -705,7 +704,7 @@ static kt_status measure_plan(kt_tune *t, const kt_point *pts, size_t n,
         }
         if ((failed = kt_tune_recorded_failure(t, index))) {
             kt_tune_set_clock(t, failed->elapsed_s);
-            rc = add_entry(t, &pts[i], index, &failed->result, 0, 1, err);
+            rc = add_entry(t, index, &failed->result, 0, 1, err);
             continue;
         }
         send[*m] = pts[i];
@@ -734,7 +733,7 @@ kt_status kt_tune_measure_batch(kt_tune *t, const kt_point *pts, size_t n,
     if (!rc && m)
         rc = kt_tune_run_calls(t, "measure", send, 1, m, r, answered, err);
     for (size_t k = 0; k < m && !rc; ++k) {
-        rc = add_entry(t, &send[k], idx[k], &r[k], 0, answered[k], err);
+        rc = add_entry(t, idx[k], &r[k], 0, answered[k], err);
         if (!rc)
             rc = kt_tune_profile_new(t, t->res->num_entries - 1, err);
     }
@@ -845,7 +844,7 @@ static kt_status compare_plan_one(kt_tune *t, const kt_point *incumbent,
         return stopped(t, err);
     if (!e && (failed = kt_tune_recorded_failure(t, ib))) {
         kt_tune_set_clock(t, failed->elapsed_s);
-        if ((rc = add_entry(t, cand, ib, &failed->result, 0, 1, err)))
+        if ((rc = add_entry(t, ib, &failed->result, 0, 1, err)))
             return rc;
         out->known = 1;
         out->status = failed->result.status;
@@ -860,15 +859,14 @@ static kt_status compare_plan_one(kt_tune *t, const kt_point *incumbent,
     return KT_S_OK;
 }
 
-/* The outcome of one compared pair r[0..1] (candidate cand, index ib). */
-static kt_status compare_settle(kt_tune *t, uint64_t ia, uint64_t ib,
-                                const kt_point *cand, int had,
+/* The outcome of one compared pair r[0..1] (the candidate's index ib). */
+static kt_status compare_settle(kt_tune *t, uint64_t ia, uint64_t ib, int had,
                                 const kt_eval_result *r, int answered,
                                 kt_tune_cmp *out, kt_err *err)
 {
     kt_status rc = KT_S_OK;
 
-    if (!had && !(rc = add_entry(t, cand, ib, &r[1], 0, answered, err)))
+    if (!had && !(rc = add_entry(t, ib, &r[1], 0, answered, err)))
         rc = kt_tune_profile_new(t, t->res->num_entries - 1, err);
     t->idle = 0;
     out->known = 1;
@@ -920,8 +918,8 @@ kt_status kt_tune_compare_batch(kt_tune *t, const kt_point *incumbent,
         rc = kt_tune_run_calls(t, "compare", pl.pairs, 2, pl.m, r, answered,
                                err);
     for (size_t k = 0; k < pl.m && !rc; ++k)
-        rc = compare_settle(t, ia, pl.ib[k], &pl.pairs[2 * k + 1], pl.had[k],
-                            &r[2 * k], answered[k], &out[pl.which[k]], err);
+        rc = compare_settle(t, ia, pl.ib[k], pl.had[k], &r[2 * k], answered[k],
+                            &out[pl.which[k]], err);
     /* A candidate named twice gets the first one's outcome. */
     for (size_t i = 0; i < n && !rc; ++i) {
         uint64_t ib;
@@ -1052,6 +1050,7 @@ kt_status kt_tune_run(const kt_tune_config *cfg, kt_tune_result *out,
     memset(&t, 0, sizeof t);
     t.cfg = cfg;
     t.res = out;
+    out->space = cfg->space;
     t.call_end = started;
     kt_u64map_init(&t.by_index);
     kt_u64map_init(&t.recorded_failures);

@@ -117,6 +117,9 @@ kt_status kt_tune_run(const kt_tune_config *cfg, kt_tune_result *out,
 
 void kt_tune_result_free(kt_tune_result *r);
 
+/* The point of e, an entry of r, decoded from its index in r->space. */
+kt_point kt_tune_entry_point(const kt_tune_result *r, const kt_tune_entry *e);
+
 /* The GPU's idle fraction on compiles: the time verification waited for a
  * compile with nothing to measure over the run's wall time (0 without). */
 double kt_tune_compile_idle(const kt_tune_result *r);

@@ -25,21 +25,26 @@ static void add_references(const kt_tune *t, kt_point *pts, size_t *n)
 
     for (size_t slot = 0; slot < t->cfg->space->num_slots; ++slot) {
         const kt_tune_entry *best = NULL;
+        kt_point bp;
         int present = 0;
         if (!kt_tune_slot_is_reference(t, slot))
             continue;
         for (size_t i = 0; i < r->num_entries; ++i) {
             const kt_tune_entry *e = &r->entries[i];
             if (e->status != KT_EVAL_OK || e->host_checked ||
-                e->point.variant != t->cfg->space->slots[slot].variant)
+                kt_tune_entry_point(r, e).variant !=
+                    t->cfg->space->slots[slot].variant)
                 continue;
             if (!best || e->timing.kernel.median < best->timing.kernel.median)
                 best = e;
         }
-        for (size_t k = 0; best && k < *n; ++k)
-            present |= kt_point_equal(&pts[k], &best->point);
-        if (best && !present)
-            pts[(*n)++] = best->point;
+        if (!best)
+            continue;
+        bp = kt_tune_entry_point(r, best);
+        for (size_t k = 0; k < *n; ++k)
+            present |= kt_point_equal(&pts[k], &bp);
+        if (!present)
+            pts[(*n)++] = bp;
     }
 }
 
@@ -95,24 +100,24 @@ static void keep_incumbent(const kt_tune *t, kt_point *pts, size_t n)
         pts[n - 1] = t->incumbent;
 }
 
-/* A single finalist is the answer as the search measured it: no closing
- * call. */
-static void only_finalist(kt_tune *t, const kt_point *pt)
+/* The answer without a closing call: pt (measured) as the search
+ * measured it, the only finalist. */
+static void answer_from_search(kt_tune *t, const kt_point *pt)
 {
-    kt_tune_result *res = t->res;
+    kt_tune_final *f = &t->res->finals[0];
     const kt_tune_entry *e;
     uint64_t index;
 
     kt_space_index(t->cfg->space, pt, &index);
     e = kt_tune_find_entry(t, index);
-    res->finals[0].point = *pt;
-    res->finals[0].stats = e->timing.kernel;
+    f->point = *pt;
+    f->stats = e->timing.kernel;
     if (e->energy)
-        res->finals[0].energy = *e->energy;
-    res->finals[0].cost = e->cost;
-    res->finals[0].vs_winner.ratio = 1;
-    res->num_finals = 1;
-    res->has_best = 1;
+        f->energy = *e->energy;
+    f->cost = e->cost;
+    f->vs_winner.ratio = 1;
+    t->res->num_finals = 1;
+    t->res->has_best = 1;
 }
 
 /* The closing call's samples of a finalist, for those who write them out
@@ -158,11 +163,14 @@ kt_status kt_tune_finish(kt_tune *t, kt_err *err)
         goto done;
     }
     for (size_t k = 0; k < want - cfg->space->num_slots; ++k)
-        pts[n++] = ranked[k]->point;
+        pts[n++] = kt_tune_entry_point(res, ranked[k]);
     keep_incumbent(t, pts, n);
     add_references(t, pts, &n);
-    if (n == 1) {
-        only_finalist(t, &pts[0]);
+    /* One finalist, or no time left for their closing call: the answer is
+     * the search's own measurement of its best. */
+    if (n == 1 ||
+        !kt_tune_budget_allows(t, "the finalists' re-measurement", n)) {
+        answer_from_search(t, &pts[0]);
         goto done;
     }
     if ((rc = kt_tune_run_calls(t, "final", pts, n, 1, r, &answered, err)))

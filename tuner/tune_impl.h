@@ -100,6 +100,12 @@ double kt_tune_budget_used(const kt_tune *t);
 double kt_tune_budget_reserve(const kt_tune *t);
 int kt_tune_budget_spent(kt_tune *t);
 void kt_tune_budget_note_call(kt_tune *t, double call_s);
+/* Whether a closing step of n evaluations (`what`: "the finalists'
+ * re-measurement") can start: 0 when it would be expected to end past
+ * max_seconds plus a grace inside the command's promise (max_seconds +
+ * 3 s), the step then named in the result's budget_left_out. 1 without
+ * max_seconds, and on a simulated clock. */
+int kt_tune_budget_allows(kt_tune *t, const char *what, size_t n);
 
 /* tune.c: the clock (monotonic seconds; the run's, continued across
  * resumed sessions), a fatal failure recorded (returns rc), the progress

@@ -66,11 +66,11 @@ static void make_step(const kt_tune *t, const kt_tune_step *old, size_t nold,
     kt_ratio *out = &s->ratio;
 
     memset(s, 0, sizeof *s);
-    s->from = a->point;
-    s->to = b->point;
+    s->from = kt_tune_entry_point(t->res, a);
+    s->to = kt_tune_entry_point(t->res, b);
     for (size_t i = 0; i < nold; ++i)
-        if (kt_point_equal(&old[i].from, &a->point) &&
-            kt_point_equal(&old[i].to, &b->point)) {
+        if (kt_point_equal(&old[i].from, &s->from) &&
+            kt_point_equal(&old[i].to, &s->to)) {
             *s = old[i];
             return;
         }
@@ -97,6 +97,14 @@ static kt_status push(kt_tune_step **steps, size_t *n, const kt_tune_step *s,
     return KT_S_OK;
 }
 
+/* Whether e is the closing round's winner. */
+static int is_winner(const kt_tune *t, const kt_tune_entry *e)
+{
+    uint64_t index;
+    return kt_space_index(t->cfg->space, &t->res->finals[0].point, &index) &&
+           index == e->index;
+}
+
 /* The closing round's step: from the best so far to the winner, with the
  * paired ratio of the round where the best so far was a finalist (the
  * inverse of its vs_winner), else the two entries' unpaired one. */
@@ -112,14 +120,14 @@ static void final_step(const kt_tune *t, const kt_tune_entry *from,
     memset(s, 0, sizeof *s);
     if (to)
         make_step(t, NULL, 0, from, to, s);
-    s->from = from->point;
+    s->from = kt_tune_entry_point(res, from);
     s->to = res->finals[0].point;
     if (!to)
         s->ratio = (kt_ratio){0, res->finals[0].cost / from->cost,
                               res->finals[0].cost / from->cost,
                               res->finals[0].cost / from->cost};
     for (size_t i = 1; i < res->num_finals; ++i)
-        if (kt_point_equal(&res->finals[i].point, &from->point)) {
+        if (kt_point_equal(&res->finals[i].point, &s->from)) {
             const kt_ratio *v = &res->finals[i].vs_winner;
             if (v->lo > 0 && v->ratio > 0)
                 s->ratio = (kt_ratio){v->n, 1 / v->ratio, 1 / v->hi, 1 / v->lo};
@@ -218,7 +226,7 @@ kt_status kt_tune_true_path(kt_tune *t, kt_err *err)
         if (e->status != KT_EVAL_OK || !e->order)
             continue;
         if (!cur) {
-            res->path_start = e->point;
+            res->path_start = kt_tune_entry_point(res, e);
             res->has_path_start = 1;
             cur = e;
             continue;
@@ -231,8 +239,7 @@ kt_status kt_tune_true_path(kt_tune *t, kt_err *err)
         rc = push(&steps, &n, &s, err);
         cur = e;
     }
-    if (!rc && cur && res->has_best &&
-        !kt_point_equal(&cur->point, &res->finals[0].point)) {
+    if (!rc && cur && res->has_best && !is_winner(t, cur)) {
         char what[sizeof s.dim];
         final_step(t, cur, &s);
         describe(t->cfg->space, &s);

@@ -17,10 +17,12 @@ static void note_unavailable(kt_tune *t, const kt_tune_entry *e,
                              const char *why, int partial)
 {
     char cfg[256];
+    kt_point pt;
     if (t->noted || !t->num_raw)
         return;
     t->noted = 1;
-    kt_point_format(t->cfg->op, &e->point, cfg, sizeof cfg);
+    pt = kt_tune_entry_point(t->res, e);
+    kt_point_format(t->cfg->op, &pt, cfg, sizeof cfg);
     snprintf(t->res->counters_note, sizeof t->res->counters_note, "%s (%s)",
              why, cfg);
     if (t->cfg->notes)
@@ -38,6 +40,7 @@ static kt_status profile_entry(kt_tune *t, size_t at, kt_err *err)
 {
     const kt_tune_config *cfg = t->cfg;
     kt_tune_entry *e = &t->res->entries[at];
+    const kt_point pt = kt_tune_entry_point(t->res, e);
     const kt_journal_profile *jp = NULL;
     kt_profile_request req = {.sweep_flush = cfg->protocol.profile_flush_sweep};
     kt_profile_result res;
@@ -56,7 +59,7 @@ static kt_status profile_entry(kt_tune *t, size_t at, kt_err *err)
     req.metrics = t->raw;
     req.num_metrics = t->counters_off ? 0 : t->num_raw;
     if (cfg->resume)
-        jp = kt_journal_find_profile(cfg->resume, &e->point);
+        jp = kt_journal_find_profile(cfg->resume, &pt);
     if (jp && kt_profiling_covers(jp->record, req.metrics, req.num_metrics)) {
         rc = kt_profiling_result(jp->record, req.metrics, req.num_metrics, &res,
                                  err);
@@ -76,8 +79,8 @@ static kt_status profile_entry(kt_tune *t, size_t at, kt_err *err)
         jp = NULL;
         kt_err_clear(&perr);
         start = kt_tune_monotonic();
-        kt_tune_progress_call(t, "profile", &e->point, 1);
-        rc = cfg->ev->ops->profile(cfg->ev, &e->point, &req, &res, &perr);
+        kt_tune_progress_call(t, "profile", &pt, 1);
+        rc = cfg->ev->ops->profile(cfg->ev, &pt, &req, &res, &perr);
         t->res->profile_s += kt_tune_monotonic() - start;
         if (rc == KT_S_NOMEM || rc == KT_S_INPUT) {
             free(p);
@@ -130,8 +133,8 @@ static kt_status profile_entry(kt_tune *t, size_t at, kt_err *err)
         note_unavailable(t, e, p->note, 1);
     }
     if (!jp && cfg->journal) {
-        rec = kt_profiling_record(cfg->op, &e->point, &t->prof.set,
-                                  req.num_metrics, &cfg->space->device, &res);
+        rec = kt_profiling_record(cfg->op, &pt, &t->prof.set, req.num_metrics,
+                                  &cfg->space->device, &res);
         rc = rec ? kt_journal_profile_record(cfg->journal, rec,
                                              kt_tune_run_clock(t), err)
                  : kt_err_set(err, KT_S_NOMEM, "out of memory");
@@ -184,8 +187,14 @@ kt_status kt_tune_profile_top(kt_tune *t, kt_err *err)
     ranked = kt_tune_ranked(res, &n);
     if (!ranked)
         return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    /* Each profile is a call of its own, after the finalists: none starts
+     * that the budget has no room for. */
     for (size_t i = 0; i < n && i < t->prof.top && !rc; ++i)
-        rc = profile_entry(t, (size_t)(ranked[i] - res->entries), err);
+        if (ranked[i]->profile ||
+            kt_tune_budget_allows(t, "the top's profiles", 1))
+            rc = profile_entry(t, (size_t)(ranked[i] - res->entries), err);
+        else
+            break;
     free(ranked);
     if (!rc && res->has_best) {
         const kt_profiling_point *p;

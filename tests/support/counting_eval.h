@@ -45,8 +45,9 @@ typedef struct kt_counting_eval {
     int no_privileges;
     kt_status fail_with; /* non-OK: every profile() fails with it */
     /* slow_every > 0: every slow_every-th evaluate() call sleeps slow_s
-     * first, as a call that waits on a long compile does. */
-    size_t slow_every;
+     * first; slow_call > 0: call number slow_call (from 1) does; as a call
+     * that waits on a long compile does. */
+    size_t slow_every, slow_call;
     double slow_s;
 } kt_counting_eval;
 
@@ -66,7 +67,8 @@ static kt_status kt_counting_evaluate(kt_evaluator *ev, const kt_point *pts,
     ++c->calls;
     ++c->events;
     c->small_calls += n <= 2;
-    if (c->slow_every && c->calls % c->slow_every == 0) {
+    if ((c->slow_every && c->calls % c->slow_every == 0) ||
+        (c->slow_call && c->calls == c->slow_call)) {
         struct timespec ts = {
             (time_t)c->slow_s,
             (long)((c->slow_s - (double)(time_t)c->slow_s) * 1e9)};

@@ -194,11 +194,14 @@ static void the_recorded_points_are_the_feasible_ones(void **state)
     kt_extrec_free(rec);
 }
 
+/* The space of the last run: a result's entries hold their indices in it,
+ * so it lives until finish() frees both. */
+static kt_space space;
+
 static void run(kt_extrec *rec, const kt_strategy *s, double max_seconds,
                 kt_tune_result *res)
 {
     kt_evaluator *ev;
-    kt_space space;
     kt_tune_config cfg;
     int64_t sizes[KT_MAX_SIZES] = {0};
     kt_err err;
@@ -214,8 +217,13 @@ static void run(kt_extrec *rec, const kt_strategy *s, double max_seconds,
     cfg.max_seconds = max_seconds;
     if (kt_tune_run(&cfg, res, &err))
         fail_msg("%s: %s", s->name, err.msg);
-    kt_space_free(&space);
     ev->ops->close(ev);
+}
+
+static void finish(kt_tune_result *res)
+{
+    kt_tune_result_free(res);
+    kt_space_free(&space);
 }
 
 /* Every strategy ktune has runs on another tool's recording unchanged;
@@ -242,7 +250,7 @@ static void every_strategy_runs_on_a_recording(void **state)
             /* Its statistics are its recorded runs'. */
             assert_int_equal(res.finals[0].stats.n, best->num_runs);
         }
-        kt_tune_result_free(&res);
+        finish(&res);
     }
     kt_extrec_free(rec);
 }
@@ -262,20 +270,21 @@ static void the_clock_is_kernel_tuners_simulated_time(void **state)
     run(rec, ex, 0, &res);
     assert_true(res.elapsed_s >= total);
     assert_true(res.elapsed_s < total + 2.0); /* plus the run's own time */
-    kt_tune_result_free(&res);
+    finish(&res);
 
     run(rec, ex, total / 2, &res);
     assert_true(res.evaluations < rec->num_records);
     assert_true(res.elapsed_s >= total / 2);
     assert_string_equal(res.stop_reason, "max_seconds reached");
     for (size_t i = 0; i < res.num_entries; ++i) {
-        const kt_extrec_record *r = kt_extrec_find(rec, &res.entries[i].point);
+        const kt_point pt = kt_tune_entry_point(&res, &res.entries[i]);
+        const kt_extrec_record *r = kt_extrec_find(rec, &pt);
         if (r && !res.entries[i].host_checked)
             last = (r->compile_ms + r->verify_ms + r->bench_ms) / 1e3;
     }
     /* It stopped at the first evaluation that crossed the budget. */
     assert_true(res.elapsed_s - last < total / 2 + 1.0);
-    kt_tune_result_free(&res);
+    finish(&res);
     kt_extrec_free(rec);
 }
 
@@ -493,7 +502,7 @@ static void recorded_runs_give_the_statistics_and_decide_ties(void **state)
         assert_int_equal(res.finals[i].tied, !slow);
         assert_true(res.finals[i].vs_winner.lo < res.finals[i].vs_winner.hi);
     }
-    kt_tune_result_free(&res);
+    finish(&res);
     assert_int_equal(kt_replay_ext_open(rec, &ev, &err), KT_S_OK);
     kt_replay_ext_note(ev, note, sizeof note);
     assert_non_null(strstr(note, "from its recorded runtimes (32 runs"));
@@ -506,7 +515,7 @@ static void recorded_runs_give_the_statistics_and_decide_ties(void **state)
     assert_true(res.has_best);
     assert_int_equal(res.finals[0].stats.n, 1);
     assert_true(res.finals[0].stats.ci_lo == res.finals[0].stats.ci_hi);
-    kt_tune_result_free(&res);
+    finish(&res);
     assert_int_equal(kt_replay_ext_open(rec, &ev, &err), KT_S_OK);
     kt_replay_ext_note(ev, note, sizeof note);
     assert_non_null(strstr(note, "the file holds one number per point"));

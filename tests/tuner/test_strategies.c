@@ -282,6 +282,35 @@ static void a_long_call_in_flight_stays_within_max_seconds(void **state)
     c->base.ops->close(&c->base);
 }
 
+/* A closing call that would end well past max_seconds is left out: the
+ * fifth call waits 3.3 s (a slow compile) with max_seconds 1, so the
+ * finalists' re-measurement, estimated from the calls' mean, would end
+ * past the budget's grace. The answer is the search's own measurement of
+ * its best, and the result says what was left out; no call follows the
+ * slow one. (Before: the closing call ran, a sixth.) */
+static void a_closing_past_the_budget_is_left_out(void **state)
+{
+    kt_counting_eval *c =
+        kt_counting_open(recs[0].path, recs[0].plugin, recs[0].op);
+    kt_tune_config cfg;
+    kt_tune_result r;
+
+    (void)state;
+    c->slow_call = 5;
+    c->slow_s = 3.3;
+    config(&recs[0], kt_strategy_find("random"), 1, &c->base, &cfg);
+    cfg.max_seconds = 1;
+    run(&cfg, &r);
+    assert_string_equal(r.stop_reason, "max_seconds reached");
+    assert_int_equal(c->calls, 5);
+    assert_false(r.final_measured);
+    assert_true(r.has_best);
+    assert_int_equal(r.num_finals, 1);
+    assert_non_null(strstr(r.budget_left_out, "the finalists' re-measurement"));
+    kt_tune_result_free(&r);
+    c->base.ops->close(&c->base);
+}
+
 static void answers_are_points_that_run(void **state)
 {
     (void)state;
@@ -750,6 +779,7 @@ int main(void)
         cmocka_unit_test(max_evals_is_honoured),
         cmocka_unit_test(max_seconds_is_honoured),
         cmocka_unit_test(a_long_call_in_flight_stays_within_max_seconds),
+        cmocka_unit_test(a_closing_past_the_budget_is_left_out),
         cmocka_unit_test(answers_are_points_that_run),
         cmocka_unit_test(failing_points_are_recorded_and_skipped),
         cmocka_unit_test(the_easy_space_optimum_is_found_by_every_strategy),
