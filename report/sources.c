@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "report/sources.h"
+#include "report/slim.h"
 #include "report/summary_check.h"
 
 #include <errno.h>
@@ -237,12 +238,11 @@ static void add_profile(kt_sources *s, const json_t *rec)
         s->points[json_integer_value(idx)].profile = rec;
 }
 
-/* Adds rec's point, or lets it replace the one of the same configuration
- * when it is the better view of it (ok over failed, then by source). */
 /* A journal record read as strictly as it was written: a point and a
  * status; a point recorded ok has a median, and every time it records is
  * finite and positive (spreads not negative). */
-static kt_status check_record(const json_t *rec, kt_err *err)
+static kt_status check_record(const json_t *rec, const kt_slim_kernel *read,
+                              kt_err *err)
 {
     static const char *const times[] = {"median", "min", "max",   "mean",
                                         "q1",     "q3",  "ci_lo", "ci_hi"};
@@ -258,7 +258,9 @@ static kt_status check_record(const json_t *rec, kt_err *err)
                           "expected a point (\"variant\" and \"params\")");
     if (!json_is_string(json_object_get(rec, "status")))
         return kt_err_set(err, KT_S_INPUT, "expected a \"status\"");
-    if (strcmp(json_string_value(json_object_get(rec, "status")), "ok") != 0)
+    /* Statistics read by kt_slim_text were checked there. */
+    if (read ||
+        strcmp(json_string_value(json_object_get(rec, "status")), "ok") != 0)
         return KT_S_OK;
     if (!json_is_object(k) || !json_is_number(json_object_get(k, "median")))
         return kt_err_set(err, KT_S_INPUT,
@@ -280,8 +282,11 @@ static kt_status check_record(const json_t *rec, kt_err *err)
     return KT_S_OK;
 }
 
+/* Adds rec's point, or lets it replace the one of the same configuration
+ * when it is the better view of it (ok over failed, then by source); its
+ * statistics from read when kt_slim_text read them. */
 static kt_status add_point(kt_sources *s, const json_t *rec, const char *source,
-                           kt_err *err)
+                           const kt_slim_kernel *read, kt_err *err)
 {
     kt_src_point p, *slot;
     char key[1400];
@@ -289,6 +294,17 @@ static kt_status add_point(kt_sources *s, const json_t *rec, const char *source,
 
     if (!point_from(rec, source, &p))
         return KT_S_OK;
+    if (read) {
+        p.median = read->median;
+        p.q1 = read->q1;
+        p.q3 = read->q3;
+        p.ci_lo = read->ci_lo;
+        p.ci_hi = read->ci_hi;
+        p.min = read->min;
+        p.noise = read->noise;
+        p.samples = read->samples;
+        p.ok = strcmp(p.status, "ok") == 0 && p.median > 0;
+    }
     if (point_key(&p, key, sizeof key))
         return kt_err_set(err, KT_S_NOMEM, "out of memory");
     if (!s->index)
@@ -348,50 +364,8 @@ static void take_work(kt_sources *s, const json_t *doc, const char *path)
 
 /* --------------------------------------------------------------- journal */
 
-/* What the report reads of an eval or check record (its point, status,
- * reason, purpose, timing.kernel, energy's figures without its samples,
- * counters, config), sharing rec's values; NULL without memory. The whole
- * record (samples, shape, clocks) is let go: kept, 100,000 of them took 1.2 GB
- * and a third of the time in page faults. */
-static json_t *slim_record(const json_t *rec)
-{
-    static const char *const keys[] = {
-        "kind", "point", "status", "reason", "purpose", "counters", "config"};
-    /* report/fig_energy.c's */
-    static const char *const energy[] = {"measured", "joules_per_launch",
-                                         "ci_lo_j",  "ci_hi_j",
-                                         "power_w",  "power_limit_w"};
-    const json_t *k = json_object_get(json_object_get(rec, "timing"), "kernel");
-    json_t *e = json_object_get(rec, "energy"), *out;
-    int bad;
-
-    if (!json_is_object(k)) /* a failed point: small, and read whole */
-        return json_incref((json_t *)rec);
-    out = json_object();
-    bad = !out;
-    for (size_t i = 0; !bad && i < sizeof keys / sizeof *keys; ++i) {
-        json_t *v = json_object_get(rec, keys[i]);
-        bad = v && json_object_set(out, keys[i], v);
-    }
-    if (!bad)
-        bad =
-            json_object_set_new(out, "timing", json_pack("{s:O}", "kernel", k));
-    if (!bad && json_is_object(e)) {
-        json_t *copy = json_object();
-        bad = !copy || json_object_set_new(out, "energy", copy);
-        for (size_t i = 0; !bad && i < sizeof energy / sizeof *energy; ++i) {
-            json_t *v = json_object_get(e, energy[i]);
-            bad = v && json_object_set(copy, energy[i], v);
-        }
-    }
-    if (bad) {
-        json_decref(out);
-        return NULL;
-    }
-    return out;
-}
-
-static kt_status journal_record(kt_sources *s, json_t *rec, const char *path,
+static kt_status journal_record(kt_sources *s, json_t *rec,
+                                const kt_slim_kernel *read, const char *path,
                                 size_t line, kt_err *err)
 {
     const char *kind = kt_src_text(rec, "kind", "");
@@ -401,14 +375,14 @@ static kt_status journal_record(kt_sources *s, json_t *rec, const char *path,
     if (!s->records)
         s->records = json_array();
     if (strcmp(kind, "eval") == 0 || strcmp(kind, "check") == 0) {
-        kept = rec; /* slim_record's, by parse_part */
+        kept = rec; /* kt_slim's, by parse_part */
         json_array_append(s->records, kept);
-        if ((rc = check_record(rec, err)) ||
+        if ((rc = check_record(rec, read, err)) ||
             (rc = add_point(s, kept,
                             strcmp(kind, "check") == 0
                                 ? "check"
                                 : kt_src_text(kept, "purpose", "measure"),
-                            err)))
+                            read, err)))
             kt_err_prefix(err, "%s:%zu: %s record: ", path, line, kind);
         /* Read into the point: the samples need not stay. */
         json_object_del(kept, "timing");
@@ -574,7 +548,9 @@ typedef struct kt_src_line {
     size_t len, no;
     int last; /* the text's last line, without its line end */
     int nomem;
-    json_t *rec; /* eval and check records as slim_record makes them */
+    json_t *rec; /* eval and check records as report/slim.h keeps them */
+    int read;    /* kt_slim_text read it: its statistics in kernel */
+    kt_slim_kernel kernel;
     json_error_t jerr;
 } kt_src_line;
 
@@ -591,12 +567,19 @@ static void *parse_part(void *arg)
     kt_src_part *part = arg;
     for (size_t i = 0; i < part->n; ++i) {
         kt_src_line *l = &part->lines[i];
-        json_t *rec = json_loadb(l->text, l->len, 0, &l->jerr);
-        const char *kind = kt_src_text(rec, "kind", "");
+        json_t *rec;
+        const char *kind;
+        /* The plain eval record: only its kept values built. */
+        l->read = l->no > 1 && kt_slim_text(l->text, l->len, &l->rec,
+                                            &l->kernel) == KT_SLIM_DONE;
+        if (l->read)
+            continue;
+        rec = json_loadb(l->text, l->len, 0, &l->jerr);
+        kind = kt_src_text(rec, "kind", "");
         /* Slimmed here, so the whole record is freed where it was made. */
         if (l->no > 1 &&
             (strcmp(kind, "eval") == 0 || strcmp(kind, "check") == 0)) {
-            l->rec = slim_record(rec);
+            l->rec = kt_slim_record(rec);
             l->nomem = !l->rec;
             json_decref(rec);
         } else {
@@ -680,7 +663,7 @@ static kt_status journal_line(kt_sources *s, kt_src_line *l, const char *path,
     }
     if (l->no == 1)
         return journal_header(s, rec, path, err);
-    rc = journal_record(s, rec, path, l->no, err);
+    rc = journal_record(s, rec, l->read ? &l->kernel : NULL, path, l->no, err);
     json_decref(rec);
     return rc;
 }
@@ -729,7 +712,7 @@ static kt_status summary_points(kt_sources *s, kt_err *err)
     kt_status rc = KT_S_OK;
 
     json_array_foreach ((json_t *)list, i, x)
-        if ((rc = add_point(s, x, "top", err)))
+        if ((rc = add_point(s, x, "top", NULL, err)))
             return rc;
     list = json_object_get(s->summary, "invalid");
     json_array_foreach ((json_t *)list, i, x)
@@ -737,7 +720,7 @@ static kt_status summary_points(kt_sources *s, kt_err *err)
                             json_is_true(json_object_get(x, "host_checked"))
                                 ? "check"
                                 : "measure",
-                            err)))
+                            NULL, err)))
             return rc;
     return rc;
 }
@@ -753,7 +736,7 @@ static kt_status compare_points(kt_sources *s, kt_err *err)
                             json_is_true(json_object_get(x, "host_checked"))
                                 ? "check"
                                 : "compare",
-                            err)))
+                            NULL, err)))
             break;
     return rc;
 }
