@@ -208,20 +208,26 @@ static int point_from(const json_t *rec, const char *source, kt_src_point *p)
     return 1;
 }
 
-/* The identity of a configuration: variant and parameters. Returns -1
- * without memory. */
-static int point_key(const kt_src_point *p, char *key, size_t size)
+/* The identity of a configuration: variant, parameters and device
+ * setting, whole (a key cut to a buffer's size could merge two); owned by
+ * the caller, NULL without memory. */
+static char *point_key(const kt_src_point *p)
 {
     char *params = json_dumps(p->params, JSON_COMPACT | JSON_SORT_KEYS);
     char *nvml =
         p->nvml ? json_dumps(p->nvml, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
-    int rc = params && (nvml || !p->nvml) ? 0 : -1;
+    char *key = NULL;
     /* Under another device setting it is another configuration. */
-    if (!rc)
-        snprintf(key, size, "%s|%s|%s", p->variant, params, nvml ? nvml : "");
+    if (params && (nvml || !p->nvml)) {
+        size_t size =
+            strlen(p->variant) + strlen(params) + (nvml ? strlen(nvml) : 0) + 3;
+        if ((key = malloc(size)))
+            snprintf(key, size, "%s|%s|%s", p->variant, params,
+                     nvml ? nvml : "");
+    }
     free(params);
     free(nvml);
-    return rc;
+    return key;
 }
 
 /* A journal's profile record: the counters of a point evaluated before
@@ -229,13 +235,14 @@ static int point_key(const kt_src_point *p, char *key, size_t size)
 static void add_profile(kt_sources *s, const json_t *rec)
 {
     kt_src_point p;
-    char key[1400];
+    char *key;
     const json_t *idx;
-    if (!point_from(rec, "profile", &p) || point_key(&p, key, sizeof key))
+    if (!point_from(rec, "profile", &p) || !(key = point_key(&p)))
         return;
     idx = json_object_get(s->index, key);
     if (idx && strcmp(kt_src_text(rec, "counters", ""), "ok") == 0)
         s->points[json_integer_value(idx)].profile = rec;
+    free(key);
 }
 
 /* A journal record read as strictly as it was written: a point and a
@@ -282,42 +289,51 @@ static kt_status check_record(const json_t *rec, const kt_slim_kernel *read,
     return KT_S_OK;
 }
 
-/* Adds rec's point, or lets it replace the one of the same configuration
- * when it is the better view of it (ok over failed, then by source); its
- * statistics from read when kt_slim_text read them. */
-static kt_status add_point(kt_sources *s, const json_t *rec, const char *source,
-                           const kt_slim_kernel *read, kt_err *err)
+/* rec's point as insert_point takes it, its statistics from read when
+ * kt_slim_text read them, and its key (owned by the caller): 1; 0 when rec
+ * names no configuration; -1 without memory. Touches nothing shared: the
+ * journal's parsing threads call it. */
+static int prepare_point(const json_t *rec, const char *source,
+                         const kt_slim_kernel *read, kt_src_point *p,
+                         char **key)
 {
-    kt_src_point p, *slot;
-    char key[1400];
+    *key = NULL;
+    if (!point_from(rec, source, p))
+        return 0;
+    if (read) {
+        p->median = read->median;
+        p->q1 = read->q1;
+        p->q3 = read->q3;
+        p->ci_lo = read->ci_lo;
+        p->ci_hi = read->ci_hi;
+        p->min = read->min;
+        p->noise = read->noise;
+        p->samples = read->samples;
+        p->ok = strcmp(p->status, "ok") == 0 && p->median > 0;
+    }
+    return (*key = point_key(p)) ? 1 : -1;
+}
+
+/* Adds the point p of configuration key, or lets it replace the one of the
+ * same configuration when it is the better view of it (ok over failed,
+ * then by source). */
+static kt_status insert_point(kt_sources *s, const kt_src_point *p,
+                              const char *key, kt_err *err)
+{
+    kt_src_point *slot;
     json_t *idx;
 
-    if (!point_from(rec, source, &p))
-        return KT_S_OK;
-    if (read) {
-        p.median = read->median;
-        p.q1 = read->q1;
-        p.q3 = read->q3;
-        p.ci_lo = read->ci_lo;
-        p.ci_hi = read->ci_hi;
-        p.min = read->min;
-        p.noise = read->noise;
-        p.samples = read->samples;
-        p.ok = strcmp(p.status, "ok") == 0 && p.median > 0;
-    }
-    if (point_key(&p, key, sizeof key))
-        return kt_err_set(err, KT_S_NOMEM, "out of memory");
     if (!s->index)
         s->index = json_object();
     idx = json_object_get(s->index, key);
     if (idx) {
         slot = &s->points[json_integer_value(idx)];
-        if ((p.ok && !slot->ok) ||
-            (p.ok == slot->ok &&
-             source_rank(p.source) < source_rank(slot->source))) {
-            if (!p.profile)
-                p.profile = slot->profile;
-            *slot = p;
+        if ((p->ok && !slot->ok) ||
+            (p->ok == slot->ok &&
+             source_rank(p->source) < source_rank(slot->source))) {
+            const json_t *profile = p->profile ? p->profile : slot->profile;
+            *slot = *p;
+            slot->profile = profile;
         }
         return KT_S_OK;
     }
@@ -329,10 +345,32 @@ static kt_status add_point(kt_sources *s, const json_t *rec, const char *source,
         s->points = slot;
         s->cap_points = cap;
     }
-    s->points[s->num_points] = p;
+    s->points[s->num_points] = *p;
     json_object_set_new(s->index, key, json_integer((json_int_t)s->num_points));
     ++s->num_points;
     return KT_S_OK;
+}
+
+/* Adds rec's point (insert_point). */
+static kt_status add_point(kt_sources *s, const json_t *rec, const char *source,
+                           kt_err *err)
+{
+    kt_src_point p;
+    char *key;
+    int made = prepare_point(rec, source, NULL, &p, &key);
+    kt_status rc = made < 0   ? kt_err_set(err, KT_S_NOMEM, "out of memory")
+                   : made > 0 ? insert_point(s, &p, key, err)
+                              : KT_S_OK;
+    free(key);
+    return rc;
+}
+
+/* Where a journal record's measure comes from (kt_src_point.source). */
+static const char *record_source(const json_t *rec)
+{
+    return strcmp(kt_src_text(rec, "kind", ""), "check") == 0
+               ? "check"
+               : kt_src_text(rec, "purpose", "measure");
 }
 
 static void clear_points(kt_sources *s)
@@ -364,10 +402,34 @@ static void take_work(kt_sources *s, const json_t *doc, const char *path)
 
 /* --------------------------------------------------------------- journal */
 
+/* A journal is parsed in batches of lines, each batch by up to
+ * KT_SRC_THREADS threads (parsing is two thirds of a report of 100,000
+ * points), then read in order by the calling thread. */
+#define KT_SRC_BATCH 4096
+#define KT_SRC_THREADS 8
+
+/* One line of a batch: where it lies, and what parsing it gave. */
+typedef struct kt_src_line {
+    const char *text;
+    size_t len, no;
+    int last; /* the text's last line, without its line end */
+    int nomem;
+    json_t *rec; /* eval and check records as report/slim.h keeps them */
+    int read;    /* kt_slim_text read it: its statistics in kernel */
+    kt_slim_kernel kernel;
+    /* Then its point as prepare_point made it (prepared its result), the
+     * key owned. */
+    int prepared;
+    kt_src_point point;
+    char *key;
+    json_error_t jerr;
+} kt_src_line;
+
 static kt_status journal_record(kt_sources *s, json_t *rec,
-                                const kt_slim_kernel *read, const char *path,
-                                size_t line, kt_err *err)
+                                const kt_src_line *l, const char *path,
+                                kt_err *err)
 {
+    size_t line = l->no;
     const char *kind = kt_src_text(rec, "kind", "");
     kt_status rc = KT_S_OK;
     json_t *kept;
@@ -377,12 +439,13 @@ static kt_status journal_record(kt_sources *s, json_t *rec,
     if (strcmp(kind, "eval") == 0 || strcmp(kind, "check") == 0) {
         kept = rec; /* kt_slim's, by parse_part */
         json_array_append(s->records, kept);
-        if ((rc = check_record(rec, read, err)) ||
-            (rc = add_point(s, kept,
-                            strcmp(kind, "check") == 0
-                                ? "check"
-                                : kt_src_text(kept, "purpose", "measure"),
-                            read, err)))
+        if (!(rc = check_record(rec, l->read ? &l->kernel : NULL, err)))
+            rc = !l->read ? add_point(s, kept, record_source(kept), err)
+                 : l->prepared < 0
+                     ? kt_err_set(err, KT_S_NOMEM, "out of memory")
+                 : l->prepared ? insert_point(s, &l->point, l->key, err)
+                               : KT_S_OK;
+        if (rc)
             kt_err_prefix(err, "%s:%zu: %s record: ", path, line, kind);
         /* Read into the point: the samples need not stay. */
         json_object_del(kept, "timing");
@@ -536,24 +599,6 @@ static kt_status journal_header(kt_sources *s, json_t *rec, const char *path,
     return KT_S_OK;
 }
 
-/* A journal is parsed in batches of lines, each batch by up to
- * KT_SRC_THREADS threads (parsing is two thirds of a report of 100,000
- * points), then read in order by the calling thread. */
-#define KT_SRC_BATCH 4096
-#define KT_SRC_THREADS 8
-
-/* One line of a batch: where it lies, and what parsing it gave. */
-typedef struct kt_src_line {
-    const char *text;
-    size_t len, no;
-    int last; /* the text's last line, without its line end */
-    int nomem;
-    json_t *rec; /* eval and check records as report/slim.h keeps them */
-    int read;    /* kt_slim_text read it: its statistics in kernel */
-    kt_slim_kernel kernel;
-    json_error_t jerr;
-} kt_src_line;
-
 typedef struct kt_src_part {
     kt_src_line *lines;
     size_t n;
@@ -569,11 +614,15 @@ static void *parse_part(void *arg)
         kt_src_line *l = &part->lines[i];
         json_t *rec;
         const char *kind;
-        /* The plain eval record: only its kept values built. */
+        /* The plain eval record: only its kept values built, and its point
+         * made here too. */
         l->read = l->no > 1 && kt_slim_text(l->text, l->len, &l->rec,
                                             &l->kernel) == KT_SLIM_DONE;
-        if (l->read)
+        if (l->read) {
+            l->prepared = prepare_point(l->rec, record_source(l->rec),
+                                        &l->kernel, &l->point, &l->key);
             continue;
+        }
         rec = json_loadb(l->text, l->len, 0, &l->jerr);
         kind = kt_src_text(rec, "kind", "");
         /* Slimmed here, so the whole record is freed where it was made. */
@@ -663,7 +712,7 @@ static kt_status journal_line(kt_sources *s, kt_src_line *l, const char *path,
     }
     if (l->no == 1)
         return journal_header(s, rec, path, err);
-    rc = journal_record(s, rec, l->read ? &l->kernel : NULL, path, l->no, err);
+    rc = journal_record(s, rec, l, path, err);
     json_decref(rec);
     return rc;
 }
@@ -691,8 +740,10 @@ static kt_status read_journal(kt_sources *s, const char *path, char *text,
                     n - (n && lines[0].no == 1));
         for (i = 0; rc == KT_S_OK && !stop && i < n; ++i)
             rc = journal_line(s, &lines[i], path, &stop, err);
-        for (; i < n; ++i)
+        for (i = 0; i < n; ++i) { /* those not read, and every key */
             json_decref(lines[i].rec);
+            free(lines[i].key);
+        }
     } while (rc == KT_S_OK && !stop && n);
     free(lines);
     if (rc == KT_S_OK) {
@@ -712,7 +763,7 @@ static kt_status summary_points(kt_sources *s, kt_err *err)
     kt_status rc = KT_S_OK;
 
     json_array_foreach ((json_t *)list, i, x)
-        if ((rc = add_point(s, x, "top", NULL, err)))
+        if ((rc = add_point(s, x, "top", err)))
             return rc;
     list = json_object_get(s->summary, "invalid");
     json_array_foreach ((json_t *)list, i, x)
@@ -720,7 +771,7 @@ static kt_status summary_points(kt_sources *s, kt_err *err)
                             json_is_true(json_object_get(x, "host_checked"))
                                 ? "check"
                                 : "measure",
-                            NULL, err)))
+                            err)))
             return rc;
     return rc;
 }
@@ -736,7 +787,7 @@ static kt_status compare_points(kt_sources *s, kt_err *err)
                             json_is_true(json_object_get(x, "host_checked"))
                                 ? "check"
                                 : "compare",
-                            NULL, err)))
+                            err)))
             break;
     return rc;
 }
