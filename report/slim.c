@@ -220,9 +220,8 @@ static int read_object(cursor *c, int depth, const char *const *names, size_t n,
         value = c->p;
         if (skip_value(c, depth))
             return -1;
-        for (size_t i = 0; i < n; ++i)
-            if (strlen(names[i]) == key_len &&
-                memcmp(names[i], key + 1, key_len) == 0)
+        for (size_t i = 0; i < n; ++i) /* stops at the first difference */
+            if (strncmp(names[i], key + 1, key_len) == 0 && !names[i][key_len])
                 found[i] = (span){value, (size_t)(c->p - value)};
         blanks(c);
         if (!more(c) || (*c->p != ',' && *c->p != '}'))
