@@ -372,3 +372,23 @@ kt_slim_outcome kt_slim_text(const char *text, size_t len, json_t **out,
     *out = build(len, top, energy);
     return *out ? KT_SLIM_DONE : KT_SLIM_WHOLE;
 }
+
+int kt_slim_member(const char *text, size_t len, const char *name,
+                   const char **at, size_t *n)
+{
+    const char *const names[] = {name};
+    span found = {0};
+    cursor c = {text, text + len};
+
+    blanks(&c);
+    if (!more(&c) || *c.p != '{' || read_object(&c, 1, names, 1, &found))
+        return -1;
+    blanks(&c);
+    if (more(&c))
+        return -1;
+    if (!found.at)
+        return 0;
+    *at = found.at;
+    *n = found.len;
+    return 1;
+}

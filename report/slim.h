@@ -56,4 +56,11 @@ typedef struct kt_slim_kernel {
 kt_slim_outcome kt_slim_text(const char *text, size_t len, json_t **out,
                              kt_slim_kernel *kernel);
 
+/* The text of the value of member name (plain ASCII, no escapes) of the
+ * JSON object that is all of text[0..len), found by the same pass without
+ * building anything: 1 with *at and *n set, 0 when the object has no such
+ * member, -1 when the pass does not take the text (then parse it whole). */
+int kt_slim_member(const char *text, size_t len, const char *name,
+                   const char **at, size_t *n);
+
 #endif

@@ -4,6 +4,7 @@
 #include "report/summary_check.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -822,8 +823,16 @@ kt_status kt_sources_load(kt_sources *s, const char *path, kt_err *err)
         rc = read_journal(s, path, text, len, err);
         goto done;
     }
-    json_decref(first);
-    doc = json_loadb(text, len, 0, &jerr);
+    /* One document: the value read, unless more than blanks follow it
+     * (then parsed again for jansson's message). jansson's position is an
+     * int. */
+    if (len <= INT_MAX && jerr.position >= 0 && (size_t)jerr.position <= len &&
+        blank(text + jerr.position, len - (size_t)jerr.position)) {
+        doc = first;
+    } else {
+        json_decref(first);
+        doc = json_loadb(text, len, 0, &jerr);
+    }
     if (!doc) {
         rc = kt_err_set(err, KT_S_INPUT, "%s:%d: not one JSON document: %s",
                         path, jerr.line, jerr.text);

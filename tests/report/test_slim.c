@@ -316,6 +316,28 @@ static void the_last_of_duplicate_keys_counts(void **state)
     json_decref(out);
 }
 
+/* One top-level member found without building the document (how report
+ * tells a timeline from results): found, absent, or left to jansson. */
+static void a_top_level_member_is_found_by_the_pass(void **state)
+{
+    static const char doc[] =
+        " {\"a\":{\"format\":1},\"format\":\"x\",\"b\":[]}\n";
+    static const char *const whole_parse[] = {"{\"format\":\"x\"} {}",
+                                              "{\"format\":\"\\u0078\"}", "[]",
+                                              "", "{\"format\":\"x\""};
+    const char *at = NULL;
+    size_t n = 0;
+    (void)state;
+    assert_int_equal(kt_slim_member(doc, strlen(doc), "format", &at, &n), 1);
+    assert_int_equal(n, 3);
+    assert_memory_equal(at, "\"x\"", 3);
+    assert_int_equal(kt_slim_member(doc, strlen(doc), "c", &at, &n), 0);
+    for (size_t i = 0; i < sizeof whole_parse / sizeof *whole_parse; ++i)
+        assert_int_equal(kt_slim_member(whole_parse[i], strlen(whole_parse[i]),
+                                        "format", &at, &n),
+                         -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -324,6 +346,7 @@ int main(void)
         cmocka_unit_test(what_jansson_or_the_checks_refuse_is_left_to_them),
         cmocka_unit_test(a_failed_points_statistics_are_read_as_they_are),
         cmocka_unit_test(the_last_of_duplicate_keys_counts),
+        cmocka_unit_test(a_top_level_member_is_found_by_the_pass),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
