@@ -45,6 +45,27 @@ static const char *text_of(const json_t *o, const char *key)
     return s ? s : "";
 }
 
+/* Whether the file is more than one JSON value: its first object, read
+ * from its first 64 KiB, is followed by more than blanks (a journal's
+ * header line). */
+static int several_values(const char *path)
+{
+    char head[1 << 16];
+    size_t got = 0, end;
+    kt_err err;
+    FILE *f = kt_file_open_regular(path, "input", "rb", &err);
+
+    if (f) {
+        got = fread(head, 1, sizeof head, f);
+        fclose(f);
+    }
+    if (!(end = kt_slim_object_length(head, got)))
+        return 0;
+    while (end < got && strchr(" \t\r\n", head[end]) && head[end])
+        ++end;
+    return end < got;
+}
+
 int kt_fig_timeline_detect(const char *path)
 {
     static const char want[] = "\"ktune-timeline\"";
@@ -55,7 +76,10 @@ int kt_fig_timeline_detect(const char *path)
     kt_err err;
     int is = 0, found;
 
-    if (kt_file_read(path, "input", KT_FILE_MAX_BYTES, &text, &len, &err))
+    /* A timeline is one document: a journal (a record per line) is told
+     * from its first line, not read whole. */
+    if (several_values(path) ||
+        kt_file_read(path, "input", KT_FILE_MAX_BYTES, &text, &len, &err))
         return 0;
     /* "format" found without building the document: a tune summary of
      * 100,000 points was parsed whole here, then again to be read. */

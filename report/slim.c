@@ -392,3 +392,13 @@ int kt_slim_member(const char *text, size_t len, const char *name,
     *n = found.len;
     return 1;
 }
+
+size_t kt_slim_object_length(const char *text, size_t len)
+{
+    cursor c = {text, text + len};
+
+    blanks(&c);
+    if (!more(&c) || *c.p != '{' || read_object(&c, 1, NULL, 0, NULL))
+        return 0;
+    return (size_t)(c.p - text);
+}

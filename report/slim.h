@@ -63,4 +63,9 @@ kt_slim_outcome kt_slim_text(const char *text, size_t len, json_t **out,
 int kt_slim_member(const char *text, size_t len, const char *name,
                    const char **at, size_t *n);
 
+/* The length of the JSON object at the start of text[0..len) (leading
+ * blanks included) as the pass reads it; 0 when the pass does not take it
+ * (one cut short by len included). */
+size_t kt_slim_object_length(const char *text, size_t len);
+
 #endif

@@ -317,7 +317,8 @@ static void the_last_of_duplicate_keys_counts(void **state)
 }
 
 /* One top-level member found without building the document (how report
- * tells a timeline from results): found, absent, or left to jansson. */
+ * tells a timeline from results): found, absent, or left to jansson; and
+ * where the first object ends. */
 static void a_top_level_member_is_found_by_the_pass(void **state)
 {
     static const char doc[] =
@@ -336,6 +337,10 @@ static void a_top_level_member_is_found_by_the_pass(void **state)
         assert_int_equal(kt_slim_member(whole_parse[i], strlen(whole_parse[i]),
                                         "format", &at, &n),
                          -1);
+    /* The first object's extent: a journal's header line, one cut short. */
+    assert_int_equal(kt_slim_object_length(" {\"a\":[1]}\n{}", 13), 10);
+    assert_int_equal(kt_slim_object_length("{\"a\":[1", 7), 0);
+    assert_int_equal(kt_slim_object_length("[]", 2), 0);
 }
 
 int main(void)
