@@ -520,19 +520,36 @@ static kt_status check_document(const json_t *doc, const char *path,
     return KT_S_OK;
 }
 
+/* Whether path begins as a gzip file does; 0 when it cannot be read. */
+static int gzip_file(const char *path)
+{
+    unsigned char magic[2] = {0};
+    FILE *f = kt_file_open_regular(path, "input", "rb", NULL);
+    size_t got = f ? fread(magic, 1, 2, f) : 0;
+    if (f)
+        fclose(f);
+    return got == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+}
+
 /* The whole file, decompressed when it is gzip (zlib passes a plain file
  * through unchanged), as tune --replay reads it; NUL-terminated, owned by
  * the caller. At most KT_FILE_MAX_BYTES. */
 static kt_status read_whole(const char *path, char **text, size_t *len,
                             kt_err *err)
 {
-    gzFile f = gzopen(path, "rb");
+    gzFile f;
     size_t cap = 0, used = 0;
     char *buf = NULL, *grown;
     int got = 0, zerr;
     kt_status rc = KT_S_OK;
 
-    if (!f)
+    /* A plain file in one read of its size (through zlib it was copied
+     * twice, into a buffer grown by doubling); gzip, and every failure
+     * with its message, as before. */
+    if (!gzip_file(path) && kt_file_read(path, "input", KT_FILE_MAX_BYTES, text,
+                                         len, NULL) == KT_S_OK)
+        return KT_S_OK;
+    if (!(f = gzopen(path, "rb")))
         return kt_err_set(err, KT_S_IO, "%s: cannot read: %s", path,
                           strerror(errno));
     do {
