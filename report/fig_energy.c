@@ -79,13 +79,6 @@ typedef struct epoints {
     size_t n;
 } epoints;
 
-/* The record's energy when it was measured, else NULL. */
-static const json_t *measured_energy(const json_t *rec)
-{
-    const json_t *e = json_object_get(rec, "energy");
-    return json_is_true(json_object_get(e, "measured")) ? e : NULL;
-}
-
 /* Room for n points in p, none yet; -1 without memory. */
 static int alloc_points(epoints *p, size_t n)
 {
@@ -118,22 +111,25 @@ static int load_points(const json_t *pts, epoints *p)
 }
 
 /* Each of the sources' points' measured energy (NULL: not ok, or none),
- * looked up once for the chart and both tables; *count: how many. NULL
- * without memory. */
-static const json_t **point_energies(const kt_sources *s, size_t *count)
+ * for the chart and both tables; *count: how many. NULL without memory. */
+static const kt_slim_energy **point_energies(const kt_sources *s, size_t *count)
 {
-    const json_t **pe = calloc(s->num_points ? s->num_points : 1, sizeof *pe);
+    const kt_slim_energy **pe =
+        calloc(s->num_points ? s->num_points : 1, sizeof *pe);
 
     *count = 0;
     for (size_t i = 0; pe && i < s->num_points; ++i)
-        if (s->points[i].ok && (pe[i] = measured_energy(s->points[i].record)))
+        if (s->points[i].ok && s->points[i].energy.measured) {
+            pe[i] = &s->points[i].energy;
             ++*count;
+        }
     return pe;
 }
 
 /* The journal's configurations measured with energy (pe), read as
  * load_points reads energy.points. */
-static int journal_points(const kt_sources *s, const json_t **pe, epoints *p)
+static int journal_points(const kt_sources *s, const kt_slim_energy **pe,
+                          epoints *p)
 {
     if (alloc_points(p, s->num_points) || !pe)
         return -1;
@@ -141,7 +137,7 @@ static int journal_points(const kt_sources *s, const json_t **pe, epoints *p)
         double t = s->points[i].median, j;
         if (!pe[i])
             continue;
-        j = json_number_value(json_object_get(pe[i], "joules_per_launch"));
+        j = pe[i]->joules_per_launch;
         if (!(t > 0) || !(j > 0))
             continue;
         p->t[p->n] = t;
@@ -297,12 +293,11 @@ static void per_work_cell(FILE *out, double j, double w, double best_pj,
 /* One row: configuration, time, joules per launch with its interval,
  * power against the limit, energy per byte and per flop. */
 static void energy_row(kt_fig_ctx *c, const char *cfg, double us,
-                       const json_t *e)
+                       const kt_slim_energy *e)
 {
     const kt_work *w = &c->src->work;
-    double j = kt_src_num(e, "joules_per_launch"),
-           lo = kt_src_num(e, "ci_lo_j"), hi = kt_src_num(e, "ci_hi_j"),
-           pw = kt_src_num(e, "power_w"), lim = kt_src_num(e, "power_limit_w");
+    double j = e->joules_per_launch, lo = e->ci_lo_j, hi = e->ci_hi_j,
+           pw = e->power_w, lim = e->power_limit_w;
     double bytes = c->src->have_work ? w->bytes_read + w->bytes_written : 0;
     char a[32], b[32], d[32];
 
@@ -339,7 +334,7 @@ static void energy_row(kt_fig_ctx *c, const char *cfg, double us,
  * sources' point i on), one tab-separated line each in a closed
  * details element: every one stays on the page at a fifth of a row's
  * size (100,000 rows made the page 34 MB). */
-static void energy_rest(kt_fig_ctx *c, const json_t **pe, size_t i)
+static void energy_rest(kt_fig_ctx *c, const kt_slim_energy **pe, size_t i)
 {
     size_t rest = 0;
 
@@ -361,9 +356,8 @@ static void energy_rest(kt_fig_ctx *c, const json_t **pe, size_t i)
         if (!pe[i])
             continue;
         kt_html_sig(p->median, 4, num[0], sizeof num[0]);
-        kt_html_sig(1e3 * kt_src_num(pe[i], "joules_per_launch"), 4, num[1],
-                    sizeof num[1]);
-        kt_html_sig(kt_src_num(pe[i], "power_w"), 4, num[2], sizeof num[2]);
+        kt_html_sig(1e3 * pe[i]->joules_per_launch, 4, num[1], sizeof num[1]);
+        kt_html_sig(pe[i]->power_w, 4, num[2], sizeof num[2]);
         kt_esc_write(c->out, p->config);
         for (size_t k = 0; k < 3; ++k) {
             fputc('\t', c->out);
@@ -376,7 +370,7 @@ static void energy_rest(kt_fig_ctx *c, const json_t **pe, size_t i)
 
 /* Every configuration measured with energy: the journal's, else the
  * summary's finalists. */
-static void energy_table(kt_fig_ctx *c, const json_t **pe)
+static void energy_table(kt_fig_ctx *c, const kt_slim_energy **pe)
 {
     const json_t *fin = json_object_get(c->src->summary, "finalists"), *f;
     size_t rows = 0, i, shown;
@@ -395,10 +389,11 @@ static void energy_table(kt_fig_ctx *c, const json_t **pe)
     }
     shown = i;
     json_array_foreach ((json_t *)fin, i, f) {
-        if (rows || !measured_energy(f))
+        kt_slim_energy e = kt_slim_energy_of(json_object_get(f, "energy"));
+        if (rows || !e.measured)
             continue;
         energy_row(c, kt_src_text(f, "config", "?"), kt_src_num(f, "median_us"),
-                   measured_energy(f));
+                   &e);
     }
     fputs("</tbody></table>\n", c->out);
     if (shown < c->src->num_points)
@@ -417,7 +412,7 @@ static void energy_table(kt_fig_ctx *c, const json_t **pe)
 void kt_fig_energy(kt_fig_ctx *c)
 {
     size_t measured;
-    const json_t **pe = point_energies(c->src, &measured);
+    const kt_slim_energy **pe = point_energies(c->src, &measured);
     const json_t *pts =
         json_object_get(json_object_get(c->src->summary, "energy"), "points");
     kt_style front = {.color = "#8B0000", .width = 1.5, .dash = "5 3"};

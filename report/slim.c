@@ -259,12 +259,12 @@ static void put_member(char **at, const char *name, span value, int first)
     *at += value.len;
 }
 
-/* kt_slim_record's object less "timing" from the spans, parsed in one
- * json_loadb of their text put together (one parse per record, not one per
+/* kt_slim_record's object less "timing" and "energy" from the spans, parsed in
+ * one json_loadb of their text put together (one parse per record, not one per
  * value); NULL without memory (the spans were taken). */
-static json_t *build(size_t len, const span *top, const span *energy)
+static json_t *build(size_t len, const span *top)
 {
-    /* At most the record's own text, plus the braces and names. */
+    /* At most the record's own text, plus the braces. */
     char stack[4096],
         *text = len + 256 <= sizeof stack ? stack : malloc(len + 256);
     char *at = text;
@@ -280,16 +280,6 @@ static json_t *build(size_t len, const span *top, const span *energy)
             put_member(&at, kept[i], top[i], first);
             first = 0;
         }
-    if (top[KEPT_ENERGY].at && *top[KEPT_ENERGY].at == '{') {
-        put_member(&at, "energy", (span){"{", 1}, first);
-        first = 1;
-        for (size_t i = 0; i < ENERGY_N; ++i)
-            if (energy[i].at) {
-                put_member(&at, energy_kept[i], energy[i], first);
-                first = 0;
-            }
-        *at++ = '}';
-    }
     *at++ = '}';
     out = json_loadb(text, (size_t)(at - text), 0, &jerr);
     if (text != stack)
@@ -309,6 +299,31 @@ static int is_number(span s)
     return s.at && (*s.at == '-' || (*s.at >= '0' && *s.at <= '9'));
 }
 
+/* A number span's value (it ends at a delimiter: strtod stops there);
+ * NaN for any other value or none. */
+static double number(span s)
+{
+    return is_number(s) ? strtod(s.at, NULL) : NAN;
+}
+
+kt_slim_energy kt_slim_energy_of(const json_t *energy)
+{
+    kt_slim_energy e = {json_is_true(json_object_get(energy, "measured")),
+                        NAN,
+                        NAN,
+                        NAN,
+                        NAN,
+                        NAN};
+    double *figure[] = {&e.joules_per_launch, &e.ci_lo_j, &e.ci_hi_j,
+                        &e.power_w, &e.power_limit_w};
+    for (size_t i = 1; i < ENERGY_N; ++i) {
+        const json_t *v = json_object_get(energy, energy_kept[i]);
+        if (json_is_number(v))
+            *figure[i - 1] = json_number_value(v);
+    }
+    return e;
+}
+
 /* The kernel object spanned by ks into *k; ok: the point was recorded
  * ok, and its statistics must hold (else -1: the whole parse says why). */
 static int read_kernel(span ks, int ok, kt_slim_kernel *k)
@@ -319,8 +334,7 @@ static int read_kernel(span ks, int ok, kt_slim_kernel *k)
     if (read_span(ks, kernel_kept, KERNEL_N, f))
         return -1;
     for (size_t i = 0; i < KERNEL_N; ++i) {
-        /* A number span ends at a delimiter: strtod stops there. */
-        v[i] = is_number(f[i]) ? strtod(f[i].at, NULL) : NAN;
+        v[i] = number(f[i]);
         if (!ok || !f[i].at)
             continue;
         if (!is_number(f[i]) ||
@@ -346,10 +360,10 @@ static int read_kernel(span ks, int ok, kt_slim_kernel *k)
 }
 
 kt_slim_outcome kt_slim_text(const char *text, size_t len, json_t **out,
-                             kt_slim_kernel *kernel)
+                             kt_slim_kernel *kernel, kt_slim_energy *energy)
 {
     static const char *const kernel_name[] = {"kernel"};
-    span top[KEPT_N] = {{0}}, ks = {0}, energy[ENERGY_N] = {{0}};
+    span top[KEPT_N] = {{0}}, ks = {0}, figures[ENERGY_N] = {{0}};
     span status;
     cursor c = {text, text + len};
 
@@ -367,9 +381,12 @@ kt_slim_outcome kt_slim_text(const char *text, size_t len, json_t **out,
         *ks.at != '{' || read_kernel(ks, span_is(status, "\"ok\""), kernel))
         return KT_SLIM_WHOLE;
     if (top[KEPT_ENERGY].at && *top[KEPT_ENERGY].at == '{' &&
-        read_span(top[KEPT_ENERGY], energy_kept, ENERGY_N, energy))
+        read_span(top[KEPT_ENERGY], energy_kept, ENERGY_N, figures))
         return KT_SLIM_WHOLE;
-    *out = build(len, top, energy);
+    *energy = (kt_slim_energy){span_is(figures[0], "true"), number(figures[1]),
+                               number(figures[2]),          number(figures[3]),
+                               number(figures[4]),          number(figures[5])};
+    *out = build(len, top);
     return *out ? KT_SLIM_DONE : KT_SLIM_WHOLE;
 }
 

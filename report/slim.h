@@ -8,7 +8,8 @@
  * Two ways to the same values. kt_slim_record cuts a record jansson parsed
  * whole. kt_slim_text reads the record's text instead: one pass over the
  * line checks its syntax without building anything, the kernel statistics
- * are read as numbers, and jansson parses only the other values kept; a
+ * and energy figures are read as numbers, and jansson parses only the
+ * other values kept; a
  * journal of 100,000 points spent most of its
  * report in building and freeing the trees of values it never read. The
  * pass takes the plain cases only: whatever it does not take (a syntax
@@ -45,16 +46,29 @@ typedef struct kt_slim_kernel {
     long samples; /* "n" when an integer, else -1 */
 } kt_slim_kernel;
 
+/* A record's energy figures as report/fig_energy.c reads them: measured 1
+ * when "energy.measured" is true; the others NaN where absent or not
+ * numbers. */
+typedef struct kt_slim_energy {
+    int measured;
+    double joules_per_launch, ci_lo_j, ci_hi_j, power_w, power_limit_w;
+} kt_slim_energy;
+
+/* The figures of an "energy" object (NULL or not an object: not measured,
+ * every figure NaN). */
+kt_slim_energy kt_slim_energy_of(const json_t *energy);
+
 /* The kept part of the record in text[0..len) (one journal line, its line
  * end included or not) when the text is an eval or check record the pass
- * takes: *out as kt_slim_record gives it less "timing", a new reference;
- * the kernel statistics in *kernel instead, read without building them.
+ * takes: *out as kt_slim_record gives it less "timing" and "energy", a new
+ * reference; the kernel statistics in *kernel and the energy figures in
+ * *energy instead, read without building them.
  * The pass takes a point recorded ok only when its statistics hold as
  * report/sources.c's check_record wants them (a median; every time a
  * number > 0 and finite, every spread a number >= 0), so that the whole
  * parse gives every message. *out is NULL unless KT_SLIM_DONE. */
 kt_slim_outcome kt_slim_text(const char *text, size_t len, json_t **out,
-                             kt_slim_kernel *kernel);
+                             kt_slim_kernel *kernel, kt_slim_energy *energy);
 
 /* The text of the value of member name (plain ASCII, no escapes) of the
  * JSON object that is all of text[0..len), found by the same pass without

@@ -200,6 +200,7 @@ static int point_from(const json_t *rec, const char *source, kt_src_point *p)
     p->ok = strcmp(p->status, "ok") == 0 && p->median > 0;
     if (json_is_object(json_object_get(rec, "counters")))
         p->profile = rec;
+    p->energy = kt_slim_energy_of(json_object_get(rec, "energy"));
     if (json_is_string(json_object_get(rec, "config")))
         snprintf(p->config, sizeof p->config, "%s",
                  json_string_value(json_object_get(rec, "config")));
@@ -290,17 +291,20 @@ static kt_status check_record(const json_t *rec, const kt_slim_kernel *read,
     return KT_S_OK;
 }
 
-/* rec's point as insert_point takes it, its statistics from read when
- * kt_slim_text read them, and its key (owned by the caller): 1; 0 when rec
- * names no configuration; -1 without memory. Touches nothing shared: the
- * journal's parsing threads call it. */
+/* rec's point as insert_point takes it, its statistics from read and its
+ * energy figures from energy when kt_slim_text read them, and its key (owned by
+ * the caller): 1; 0 when rec names no configuration; -1 without memory. Touches
+ * nothing shared: the journal's parsing threads call it. */
 static int prepare_point(const json_t *rec, const char *source,
-                         const kt_slim_kernel *read, kt_src_point *p,
+                         const kt_slim_kernel *read,
+                         const kt_slim_energy *energy, kt_src_point *p,
                          char **key)
 {
     *key = NULL;
     if (!point_from(rec, source, p))
         return 0;
+    if (energy)
+        p->energy = *energy;
     if (read) {
         p->median = read->median;
         p->q1 = read->q1;
@@ -358,7 +362,7 @@ static kt_status add_point(kt_sources *s, const json_t *rec, const char *source,
 {
     kt_src_point p;
     char *key;
-    int made = prepare_point(rec, source, NULL, &p, &key);
+    int made = prepare_point(rec, source, NULL, NULL, &p, &key);
     kt_status rc = made < 0   ? kt_err_set(err, KT_S_NOMEM, "out of memory")
                    : made > 0 ? insert_point(s, &p, key, err)
                               : KT_S_OK;
@@ -418,6 +422,7 @@ typedef struct kt_src_line {
     json_t *rec; /* eval and check records as report/slim.h keeps them */
     int read;    /* kt_slim_text read it: its statistics in kernel */
     kt_slim_kernel kernel;
+    kt_slim_energy energy;
     /* Then its point as prepare_point made it (prepared its result), the
      * key owned. */
     int prepared;
@@ -634,11 +639,13 @@ static void *parse_part(void *arg)
         const char *kind;
         /* The plain eval record: only its kept values built, and its point
          * made here too. */
-        l->read = l->no > 1 && kt_slim_text(l->text, l->len, &l->rec,
-                                            &l->kernel) == KT_SLIM_DONE;
+        l->read =
+            l->no > 1 && kt_slim_text(l->text, l->len, &l->rec, &l->kernel,
+                                      &l->energy) == KT_SLIM_DONE;
         if (l->read) {
-            l->prepared = prepare_point(l->rec, record_source(l->rec),
-                                        &l->kernel, &l->point, &l->key);
+            l->prepared =
+                prepare_point(l->rec, record_source(l->rec), &l->kernel,
+                              &l->energy, &l->point, &l->key);
             continue;
         }
         rec = json_loadb(l->text, l->len, 0, &l->jerr);

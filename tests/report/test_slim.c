@@ -101,18 +101,26 @@ static int agrees(const char *line, size_t len)
 {
     json_t *fast = NULL, *slow;
     kt_slim_kernel a, b;
+    kt_slim_energy ea, eb;
     int good;
-    if (kt_slim_text(line, len, &fast, &a) != KT_SLIM_DONE) {
+    if (kt_slim_text(line, len, &fast, &a, &ea) != KT_SLIM_DONE) {
         assert_null(fast);
         return 0;
     }
     slow = whole(line, len);
     good = slow && whole_kernel(slow, &b);
+    eb = kt_slim_energy_of(json_object_get(slow, "energy"));
     json_object_del(slow, "timing");
-    if (!good || !json_equal(fast, slow) || !same(a.median, b.median) ||
-        !same(a.q1, b.q1) || !same(a.q3, b.q3) || !same(a.ci_lo, b.ci_lo) ||
-        !same(a.ci_hi, b.ci_hi) || !same(a.min, b.min) ||
-        !same(a.noise, b.noise) || a.samples != b.samples)
+    json_object_del(slow, "energy");
+    if (!good || !json_equal(fast, slow) || ea.measured != eb.measured ||
+        !same(ea.joules_per_launch, eb.joules_per_launch) ||
+        !same(ea.ci_lo_j, eb.ci_lo_j) || !same(ea.ci_hi_j, eb.ci_hi_j) ||
+        !same(ea.power_w, eb.power_w) ||
+        !same(ea.power_limit_w, eb.power_limit_w) ||
+        !same(a.median, b.median) || !same(a.q1, b.q1) || !same(a.q3, b.q3) ||
+        !same(a.ci_lo, b.ci_lo) || !same(a.ci_hi, b.ci_hi) ||
+        !same(a.min, b.min) || !same(a.noise, b.noise) ||
+        a.samples != b.samples)
         fail_msg("the pass took %.*s\ninto %s, median %g n %ld; the whole "
                  "parse %s",
                  (int)len, line, json_dumps(fast, JSON_COMPACT), a.median,
@@ -126,11 +134,12 @@ static int agrees(const char *line, size_t len)
 }
 
 /* The pass's reading of a line it must take (and agree on). */
-static json_t *taken(const char *line, kt_slim_kernel *k)
+static json_t *taken(const char *line, kt_slim_kernel *k, kt_slim_energy *e)
 {
     json_t *out = NULL;
     assert_true(agrees(line, strlen(line)));
-    assert_int_equal(kt_slim_text(line, strlen(line), &out, k), KT_SLIM_DONE);
+    assert_int_equal(kt_slim_text(line, strlen(line), &out, k, e),
+                     KT_SLIM_DONE);
     return out;
 }
 
@@ -266,11 +275,13 @@ static void what_jansson_or_the_checks_refuse_is_left_to_them(void **state)
     char deep[256];
     json_t *out = NULL;
     kt_slim_kernel k;
+    kt_slim_energy e;
     (void)state;
     /* The frame itself is taken (the cases fail for what they add). */
     assert_true(agrees(HEAD KERNEL "}", strlen(HEAD KERNEL "}")));
     for (size_t i = 0; i < sizeof lines / sizeof *lines; ++i) {
-        if (kt_slim_text(lines[i], strlen(lines[i]), &out, &k) != KT_SLIM_WHOLE)
+        if (kt_slim_text(lines[i], strlen(lines[i]), &out, &k, &e) !=
+            KT_SLIM_WHOLE)
             fail_msg("the pass took %s", lines[i]);
         assert_null(out);
     }
@@ -278,7 +289,8 @@ static void what_jansson_or_the_checks_refuse_is_left_to_them(void **state)
     snprintf(deep, sizeof deep, HEAD KERNEL ",\"x\":%.*s1%.*s}", 40,
              "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[", 40,
              "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]");
-    assert_int_equal(kt_slim_text(deep, strlen(deep), &out, &k), KT_SLIM_WHOLE);
+    assert_int_equal(kt_slim_text(deep, strlen(deep), &out, &k, &e),
+                     KT_SLIM_WHOLE);
 }
 
 /* A point not ok is read whatever its statistics, as report/sources.c
@@ -289,9 +301,11 @@ static void a_failed_points_statistics_are_read_as_they_are(void **state)
         "{\"kind\":\"eval\",\"status\":\"mismatch\",\"timing\":{\"kernel\":"
         "{\"median\":\"x\",\"q1\":-2,\"n\":2.0,\"noise\":-1}}}";
     kt_slim_kernel k;
-    json_t *out = taken(line, &k);
+    kt_slim_energy e;
+    json_t *out = taken(line, &k, &e);
     (void)state;
     assert_true(isnan(k.median));
+    assert_true(!e.measured && isnan(e.power_w));
     assert_true(k.q1 == -2 && k.noise == -1 && k.samples == -1);
     json_decref(out);
 }
@@ -303,16 +317,17 @@ static void the_last_of_duplicate_keys_counts(void **state)
         "{\"kind\":\"eval\",\"status\":\"invalid\",\"timing\":{\"kernel\":"
         "{\"median\":1}},\"status\":\"ok\",\"timing\":{\"kernel\":"
         "{\"median\":2},\"kernel\":{\"median\":3,\"n\":7}},\"energy\":"
-        "{\"power_w\":1,\"samples_j\":[1,2],\"power_w\":5}}\r\n";
+        "{\"power_w\":1,\"samples_j\":[1,2],\"power_w\":5,\"measured\":"
+        "true,\"ci_lo_j\":\"x\"}}\r\n";
     kt_slim_kernel k;
-    json_t *out = taken(line, &k);
+    kt_slim_energy e;
+    json_t *out = taken(line, &k, &e);
     (void)state;
     assert_string_equal(json_string_value(json_object_get(out, "status")),
                         "ok");
     assert_true(k.median == 3 && k.samples == 7);
-    assert_true(json_number_value(json_object_get(
-                    json_object_get(out, "energy"), "power_w")) == 5);
-    assert_null(json_object_get(json_object_get(out, "energy"), "samples_j"));
+    assert_true(e.measured && e.power_w == 5 && isnan(e.ci_lo_j));
+    assert_null(json_object_get(out, "energy"));
     json_decref(out);
 }
 
