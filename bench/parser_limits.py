@@ -8,6 +8,13 @@ the command, date, machine and commit, for docs/results/.
 
 usage: bench/parser_limits.py [--build DIR] [--conditions N ...]
                               [--report-points N ...] [--sections N ...]
+                              [--kt-report-points N ...]
+
+--kt-report-points: `ktune report` of a Kernel Tuner replay's summary of N
+points: the summary of tests/data/kt's transpose recording replayed (45
+points), its top list and trace grown to N points (each with 5 samples), as
+a replay of an N-point recording writes them (that replay itself is timed
+by the replay benchmarks, not here).
 """
 import argparse
 import datetime
@@ -82,6 +89,39 @@ def report_journal(n, path):
             f.write(json.dumps(rec) + "\n")
 
 
+def kt_summary(ktune, n, tmp, path):
+    """A Kernel Tuner replay's summary (kind ktune.tune, replay external)
+    with n measured points."""
+    import copy
+    import random
+    rnd = random.Random(1)
+    small = os.path.join(tmp, "kt45.json")
+    subprocess.run([ktune, "tune", "--replay", os.path.join(
+        SRC, "tests/data/kt/transpose-h200-rows8192-cols8192.cache.json"),
+        "--set", "strategy.name=exhaustive", "--json", small, "--quiet"],
+        check=True)
+    with open(small) as f:
+        d = json.load(f)
+    tmpl, top, best = d["top"][0], [], float("inf")
+    for i in range(n):
+        e = copy.deepcopy(tmpl)
+        t = rnd.uniform(100, 3000)
+        e["params"] = dict(tmpl["params"], bx=str(i % 50),
+                           by=str(i // 50 % 50), tile=str(i // 2500))
+        e["config"] = "transpose " + " ".join(
+            "%s=%s" % kv for kv in e["params"].items())
+        e.update(median_us=t, ci_lo_us=0.99 * t, ci_hi_us=1.01 * t,
+                 samples=5, samples_us=[t] * 5)
+        top.append(e)
+        best = min(best, t)
+        d["trace"].append(best)
+    d["top"] = sorted(top, key=lambda e: e["median_us"])
+    d["trace"] = d["trace"][-n:]
+    d["measured"] = d["evaluations"] = n
+    with open(path, "w") as f:
+        json.dump(d, f)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default=os.path.join(SRC, "build"))
@@ -90,6 +130,7 @@ def main():
     ap.add_argument("--report-points", type=int, nargs="*",
                     default=[10000, 100000])
     ap.add_argument("--sections", type=int, nargs="*", default=[100000])
+    ap.add_argument("--kt-report-points", type=int, nargs="*", default=[])
     args = ap.parse_args()
     ktune = os.path.join(args.build, "ktune")
     commit = subprocess.run(["git", "-C", SRC, "rev-parse", "--short",
@@ -122,6 +163,16 @@ def main():
             print("| journal of %d points with energy (%.0f MB) | "
                   "`ktune report J -o r.html` | %d | %.2f | %.2f | %.0f | %s |"
                   % (n, os.path.getsize(journal) / 1e6, rc, wall, cpu,
+                     kib / 1024, last[:60]))
+            sys.stdout.flush()
+        for n in args.kt_report_points:
+            summary = os.path.join(tmp, "kt.json")
+            kt_summary(ktune, n, tmp, summary)
+            rc, wall, cpu, kib, last = timed([
+                ktune, "report", summary, "-o", os.path.join(tmp, "r.html")])
+            print("| Kernel Tuner replay summary of %d points (%.0f MB) | "
+                  "`ktune report S -o r.html` | %d | %.2f | %.2f | %.0f | %s |"
+                  % (n, os.path.getsize(summary) / 1e6, rc, wall, cpu,
                      kib / 1024, last[:60]))
             sys.stdout.flush()
         for n in args.sections:

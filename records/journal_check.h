@@ -52,4 +52,9 @@ kt_status kt_journal_check_head(const json_t *rec, const char *path,
  * report), so a record one refuses the other refuses too. */
 kt_status kt_journal_check_point(const json_t *rec, kt_err *err);
 
+/* Its first part alone: the point and a "status" (the report checks the
+ * statistics of the records report/slim.c reads, by the same rules,
+ * where it reads them). */
+kt_status kt_journal_check_point_head(const json_t *rec, kt_err *err);
+
 #endif

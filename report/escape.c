@@ -62,19 +62,23 @@ static const char *replacement(const unsigned char *s, size_t *len)
 
 void kt_esc_write(FILE *out, const char *text)
 {
-    const unsigned char *s = (const unsigned char *)text;
+    const unsigned char *s = (const unsigned char *)text, *run = s;
     size_t len;
 
     if (!text)
         return;
+    /* Characters copied as they are go out as one run, not one fwrite
+     * (and one lock of the stream) each. */
     while (*s) {
         const char *r = replacement(s, &len);
-        if (r)
+        if (r) {
+            fwrite(run, 1, (size_t)(s - run), out);
             fputs(r, out);
-        else
-            fwrite(s, 1, len, out);
+            run = s + len;
+        }
         s += len;
     }
+    fwrite(run, 1, (size_t)(s - run), out);
 }
 
 size_t kt_esc_string(const char *text, char *out, size_t out_size)

@@ -79,17 +79,23 @@ typedef struct epoints {
     size_t n;
 } epoints;
 
-static int load_points(const json_t *pts, epoints *p)
+/* Room for n points in p, none yet; -1 without memory. */
+static int alloc_points(epoints *p, size_t n)
 {
-    size_t n = json_array_size(pts), i;
-    json_t *x;
-
     memset(p, 0, sizeof *p);
     p->t = calloc(n ? n : 1, sizeof *p->t);
     p->e = calloc(n ? n : 1, sizeof *p->e);
     p->cfg = calloc(n ? n : 1, sizeof *p->cfg);
     p->front = calloc(n ? n : 1, sizeof *p->front);
-    if (!p->t || !p->e || !p->cfg || !p->front)
+    return p->t && p->e && p->cfg && p->front ? 0 : -1;
+}
+
+static int load_points(const json_t *pts, epoints *p)
+{
+    size_t n = json_array_size(pts), i;
+    json_t *x;
+
+    if (alloc_points(p, n))
         return -1;
     json_array_foreach ((json_t *)pts, i, x) {
         double t = json_number_value(json_object_get(x, "median_us"));
@@ -104,31 +110,42 @@ static int load_points(const json_t *pts, epoints *p)
     return 0;
 }
 
-/* The record's energy when it was measured, else NULL. */
-static const json_t *measured_energy(const json_t *rec)
+/* Each of the sources' points' measured energy (NULL: not ok, or none),
+ * for the chart and both tables; *count: how many. NULL without memory. */
+static const kt_slim_energy **point_energies(const kt_sources *s, size_t *count)
 {
-    const json_t *e = json_object_get(rec, "energy");
-    return json_is_true(json_object_get(e, "measured")) ? e : NULL;
+    const kt_slim_energy **pe =
+        calloc(s->num_points ? s->num_points : 1, sizeof *pe);
+
+    *count = 0;
+    for (size_t i = 0; pe && i < s->num_points; ++i)
+        if (s->points[i].ok && s->points[i].energy.measured) {
+            pe[i] = &s->points[i].energy;
+            ++*count;
+        }
+    return pe;
 }
 
-/* energy.points built from the sources' configurations measured with
- * energy (a journal's evaluations); an empty array when none. */
-static json_t *journal_points(const kt_sources *s)
+/* The journal's configurations measured with energy (pe), read as
+ * load_points reads energy.points. */
+static int journal_points(const kt_sources *s, const kt_slim_energy **pe,
+                          epoints *p)
 {
-    json_t *pts = json_array();
-
+    if (alloc_points(p, s->num_points) || !pe)
+        return -1;
     for (size_t i = 0; i < s->num_points; ++i) {
-        const kt_src_point *p = &s->points[i];
-        const json_t *e = measured_energy(p->record);
-        if (!p->ok || !e)
+        double t = s->points[i].median, j;
+        if (!pe[i])
             continue;
-        json_array_append_new(
-            pts, json_pack("{s:s,s:f,s:f}", "config", p->config, "median_us",
-                           p->median, "joules",
-                           json_number_value(
-                               json_object_get(e, "joules_per_launch"))));
+        j = pe[i]->joules_per_launch;
+        if (!(t > 0) || !(j > 0))
+            continue;
+        p->t[p->n] = t;
+        p->e[p->n] = 1e3 * j;
+        p->cfg[p->n++] = s->points[i].config;
     }
-    return pts;
+    kt_fig_pareto(p->t, p->e, p->n, p->front);
+    return 0;
 }
 
 static void free_points(epoints *p)
@@ -139,21 +156,25 @@ static void free_points(epoints *p)
     free(p->front);
 }
 
-/* The front as a staircase line through its points, fastest first. */
+/* The front as a staircase line through its points, fastest first (the
+ * front's points of one time have one energy: one step). Sorted: O(n log
+ * n) (a front of every point made it quadratic). */
 static void draw_front(kt_plot *plot, const epoints *p, const kt_style *s)
 {
     double *x = calloc(2 * p->n + 1, sizeof *x),
            *y = calloc(2 * p->n + 1, sizeof *y);
-    size_t m = 0, last = (size_t)-1;
+    tpoint *order = calloc(p->n + 1, sizeof *order);
+    size_t k = 0, m = 0;
 
-    for (size_t pass = 0; x && y && pass < p->n; ++pass) {
-        size_t next = (size_t)-1;
-        for (size_t i = 0; i < p->n; ++i)
-            if (p->front[i] && (last == (size_t)-1 || p->t[i] > p->t[last]) &&
-                (next == (size_t)-1 || p->t[i] < p->t[next]))
-                next = i;
-        if (next == (size_t)-1)
-            break;
+    for (size_t i = 0; order && i < p->n; ++i)
+        if (p->front[i])
+            order[k++] = (tpoint){p->t[i], p->e[i], i};
+    if (order)
+        qsort(order, k, sizeof *order, by_time_then_energy);
+    for (size_t a = 0; x && y && order && a < k; ++a) {
+        size_t next = order[a].i;
+        if (a && order[a].t == order[a - 1].t)
+            continue;
         if (m) {
             x[m] = p->t[next];
             y[m] = y[m - 1];
@@ -161,12 +182,12 @@ static void draw_front(kt_plot *plot, const epoints *p, const kt_style *s)
         }
         x[m] = p->t[next];
         y[m++] = p->e[next];
-        last = next;
     }
     if (m > 1)
         kt_plot_path(plot, x, y, m, s);
     free(x);
     free(y);
+    free(order);
 }
 
 static void markers(kt_plot *plot, const epoints *p, int on_front,
@@ -272,12 +293,11 @@ static void per_work_cell(FILE *out, double j, double w, double best_pj,
 /* One row: configuration, time, joules per launch with its interval,
  * power against the limit, energy per byte and per flop. */
 static void energy_row(kt_fig_ctx *c, const char *cfg, double us,
-                       const json_t *e)
+                       const kt_slim_energy *e)
 {
     const kt_work *w = &c->src->work;
-    double j = kt_src_num(e, "joules_per_launch"),
-           lo = kt_src_num(e, "ci_lo_j"), hi = kt_src_num(e, "ci_hi_j"),
-           pw = kt_src_num(e, "power_w"), lim = kt_src_num(e, "power_limit_w");
+    double j = e->joules_per_launch, lo = e->ci_lo_j, hi = e->ci_hi_j,
+           pw = e->power_w, lim = e->power_limit_w;
     double bytes = c->src->have_work ? w->bytes_read + w->bytes_written : 0;
     char a[32], b[32], d[32];
 
@@ -314,13 +334,12 @@ static void energy_row(kt_fig_ctx *c, const char *cfg, double us,
  * sources' point i on), one tab-separated line each in a closed
  * details element: every one stays on the page at a fifth of a row's
  * size (100,000 rows made the page 34 MB). */
-static void energy_rest(kt_fig_ctx *c, size_t i)
+static void energy_rest(kt_fig_ctx *c, const kt_slim_energy **pe, size_t i)
 {
     size_t rest = 0;
 
     for (size_t k = i; k < c->src->num_points; ++k)
-        rest +=
-            c->src->points[k].ok && measured_energy(c->src->points[k].record);
+        rest += pe[k] != NULL;
     if (!rest)
         return;
     fputs("<details><summary>", c->out);
@@ -333,22 +352,25 @@ static void energy_rest(kt_fig_ctx *c, size_t i)
           c->out);
     for (; i < c->src->num_points; ++i) {
         const kt_src_point *p = &c->src->points[i];
-        const json_t *e = measured_energy(p->record);
-        char a[32], b[32], d[32];
-        if (!p->ok || !e)
+        char num[3][32];
+        if (!pe[i])
             continue;
-        kt_html_sig(p->median, 4, a, sizeof a);
-        kt_html_sig(1e3 * kt_src_num(e, "joules_per_launch"), 4, b, sizeof b);
-        kt_html_sig(kt_src_num(e, "power_w"), 4, d, sizeof d);
+        kt_html_sig(p->median, 4, num[0], sizeof num[0]);
+        kt_html_sig(1e3 * pe[i]->joules_per_launch, 4, num[1], sizeof num[1]);
+        kt_html_sig(pe[i]->power_w, 4, num[2], sizeof num[2]);
         kt_esc_write(c->out, p->config);
-        kt_html_escf(c->out, "\t%s\t%s\t%s\n", a, b, d);
+        for (size_t k = 0; k < 3; ++k) {
+            fputc('\t', c->out);
+            kt_esc_write(c->out, num[k]);
+        }
+        fputc('\n', c->out);
     }
     fputs("</pre></details>\n", c->out);
 }
 
 /* Every configuration measured with energy: the journal's, else the
  * summary's finalists. */
-static void energy_table(kt_fig_ctx *c)
+static void energy_table(kt_fig_ctx *c, const kt_slim_energy **pe)
 {
     const json_t *fin = json_object_get(c->src->summary, "finalists"), *f;
     size_t rows = 0, i, shown;
@@ -362,20 +384,20 @@ static void energy_table(kt_fig_ctx *c)
           c->out);
     for (i = 0; i < c->src->num_points && rows < KT_ENERGY_ROWS; ++i) {
         const kt_src_point *p = &c->src->points[i];
-        const json_t *e = measured_energy(p->record);
-        if (p->ok && e && ++rows)
-            energy_row(c, p->config, p->median, e);
+        if (pe[i] && ++rows)
+            energy_row(c, p->config, p->median, pe[i]);
     }
     shown = i;
     json_array_foreach ((json_t *)fin, i, f) {
-        if (rows || !measured_energy(f))
+        kt_slim_energy e = kt_slim_energy_of(json_object_get(f, "energy"));
+        if (rows || !e.measured)
             continue;
         energy_row(c, kt_src_text(f, "config", "?"), kt_src_num(f, "median_us"),
-                   measured_energy(f));
+                   &e);
     }
     fputs("</tbody></table>\n", c->out);
     if (shown < c->src->num_points)
-        energy_rest(c, shown);
+        energy_rest(c, pe, shown);
     fputs("<p>", c->out);
     kt_html_escf(
         c->out,
@@ -389,7 +411,8 @@ static void energy_table(kt_fig_ctx *c)
 
 void kt_fig_energy(kt_fig_ctx *c)
 {
-    json_t *own = journal_points(c->src);
+    size_t measured;
+    const kt_slim_energy **pe = point_energies(c->src, &measured);
     const json_t *pts =
         json_object_get(json_object_get(c->src->summary, "energy"), "points");
     kt_style front = {.color = "#8B0000", .width = 1.5, .dash = "5 3"};
@@ -400,14 +423,16 @@ void kt_fig_energy(kt_fig_ctx *c)
     epoints p;
     kt_plot plot;
 
-    if (!json_array_size(pts))
-        pts = own; /* no summary, or one without: the journal's */
-    if (!c->src->summary && !json_array_size(pts)) {
-        json_decref(own);
+    memset(&p, 0, sizeof p);
+    if (!pe || (!c->src->summary && !measured)) {
+        free(pe);
         return;
     }
     fputs("<section id=\"energy\">\n<h2>Time and energy</h2>\n", c->out);
-    if (load_points(pts, &p) || p.n == 0) {
+    /* The summary's points, else (none, or none recorded) the journal's. */
+    if ((json_array_size(pts) ? load_points(pts, &p)
+                              : journal_points(c->src, pe, &p)) ||
+        p.n == 0) {
         missing(c, "No configuration of this run was measured with energy: "
                    "NVML did not answer where it ran, or the results come "
                    "from a replay or an older ktune (docs/energy.md).");
@@ -440,9 +465,9 @@ void kt_fig_energy(kt_fig_ctx *c)
     fputs("<figcaption>", c->out);
     caption(c, &p, on_front);
     fputs("</figcaption>\n</figure>\n", c->out);
-    energy_table(c);
+    energy_table(c, pe);
 done:
     free_points(&p);
-    json_decref(own);
+    free(pe);
     fputs("</section>\n", c->out);
 }

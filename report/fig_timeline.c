@@ -10,6 +10,7 @@
 #include "core/outfile.h"
 #include "report/escape.h"
 #include "report/plot.h"
+#include "report/slim.h"
 
 #define LANE_PX 34.0
 #define BAR_FRAC 0.6
@@ -44,11 +45,52 @@ static const char *text_of(const json_t *o, const char *key)
     return s ? s : "";
 }
 
+/* Whether the file is more than one JSON value: its first object, read
+ * from its first 64 KiB, is followed by more than blanks (a journal's
+ * header line). */
+static int several_values(const char *path)
+{
+    char head[1 << 16];
+    size_t got = 0, end;
+    kt_err err;
+    FILE *f = kt_file_open_regular(path, "input", "rb", &err);
+
+    if (f) {
+        got = fread(head, 1, sizeof head, f);
+        fclose(f);
+    }
+    if (!(end = kt_slim_object_length(head, got)))
+        return 0;
+    while (end < got && strchr(" \t\r\n", head[end]) && head[end])
+        ++end;
+    return end < got;
+}
+
 int kt_fig_timeline_detect(const char *path)
 {
-    json_t *root = json_load_file(path, 0, NULL);
-    int is = root && strcmp(text_of(root, "format"), "ktune-timeline") == 0;
-    json_decref(root);
+    static const char want[] = "\"ktune-timeline\"";
+    char *text = NULL;
+    const char *at;
+    size_t len = 0, n;
+    json_t *root;
+    kt_err err;
+    int is = 0, found;
+
+    /* A timeline is one document: a journal (a record per line) is told
+     * from its first line, not read whole. */
+    if (several_values(path) ||
+        kt_file_read(path, "input", KT_FILE_MAX_BYTES, &text, &len, &err))
+        return 0;
+    /* "format" found without building the document: a tune summary of
+     * 100,000 points was parsed whole here, then again to be read. */
+    found = kt_slim_member(text, len, "format", &at, &n);
+    if (found >= 0) {
+        is = found && n == sizeof want - 1 && memcmp(at, want, n) == 0;
+    } else if ((root = json_loadb(text, len, 0, NULL))) {
+        is = strcmp(text_of(root, "format"), "ktune-timeline") == 0;
+        json_decref(root);
+    }
+    free(text);
     return is;
 }
 

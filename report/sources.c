@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "report/sources.h"
+#include "report/slim.h"
 #include "report/summary_check.h"
 
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -197,6 +199,7 @@ static int point_from(const json_t *rec, const char *source, kt_src_point *p)
     p->ok = strcmp(p->status, "ok") == 0 && p->median > 0;
     if (json_is_object(json_object_get(rec, "counters")))
         p->profile = rec;
+    p->energy = kt_slim_energy_of(json_object_get(rec, "energy"));
     if (json_is_string(json_object_get(rec, "config")))
         snprintf(p->config, sizeof p->config, "%s",
                  json_string_value(json_object_get(rec, "config")));
@@ -206,20 +209,26 @@ static int point_from(const json_t *rec, const char *source, kt_src_point *p)
     return 1;
 }
 
-/* The identity of a configuration: variant and parameters. Returns -1
- * without memory. */
-static int point_key(const kt_src_point *p, char *key, size_t size)
+/* The identity of a configuration: variant, parameters and device
+ * setting, whole (a key cut to a buffer's size could merge two); owned by
+ * the caller, NULL without memory. */
+static char *point_key(const kt_src_point *p)
 {
     char *params = json_dumps(p->params, JSON_COMPACT | JSON_SORT_KEYS);
     char *nvml =
         p->nvml ? json_dumps(p->nvml, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
-    int rc = params && (nvml || !p->nvml) ? 0 : -1;
+    char *key = NULL;
     /* Under another device setting it is another configuration. */
-    if (!rc)
-        snprintf(key, size, "%s|%s|%s", p->variant, params, nvml ? nvml : "");
+    if (params && (nvml || !p->nvml)) {
+        size_t size =
+            strlen(p->variant) + strlen(params) + (nvml ? strlen(nvml) : 0) + 3;
+        if ((key = malloc(size)))
+            snprintf(key, size, "%s|%s|%s", p->variant, params,
+                     nvml ? nvml : "");
+    }
     free(params);
     free(nvml);
-    return rc;
+    return key;
 }
 
 /* A journal's profile record: the counters of a point evaluated before
@@ -227,39 +236,64 @@ static int point_key(const kt_src_point *p, char *key, size_t size)
 static void add_profile(kt_sources *s, const json_t *rec)
 {
     kt_src_point p;
-    char key[1400];
+    char *key;
     const json_t *idx;
-    if (!point_from(rec, "profile", &p) || point_key(&p, key, sizeof key))
+    if (!point_from(rec, "profile", &p) || !(key = point_key(&p)))
         return;
     idx = json_object_get(s->index, key);
     if (idx && strcmp(kt_src_text(rec, "counters", ""), "ok") == 0)
         s->points[json_integer_value(idx)].profile = rec;
+    free(key);
 }
 
-/* Adds rec's point, or lets it replace the one of the same configuration
- * when it is the better view of it (ok over failed, then by source). */
-static kt_status add_point(kt_sources *s, const json_t *rec, const char *source,
-                           kt_err *err)
+/* rec's point as insert_point takes it, its statistics from read and its
+ * energy figures from energy when kt_slim_text read them, and its key (owned by
+ * the caller): 1; 0 when rec names no configuration; -1 without memory. Touches
+ * nothing shared: the journal's parsing threads call it. */
+static int prepare_point(const json_t *rec, const char *source,
+                         const kt_slim_kernel *read,
+                         const kt_slim_energy *energy, kt_src_point *p,
+                         char **key)
 {
-    kt_src_point p, *slot;
-    char key[1400];
+    *key = NULL;
+    if (!point_from(rec, source, p))
+        return 0;
+    if (energy)
+        p->energy = *energy;
+    if (read) {
+        p->median = read->median;
+        p->q1 = read->q1;
+        p->q3 = read->q3;
+        p->ci_lo = read->ci_lo;
+        p->ci_hi = read->ci_hi;
+        p->min = read->min;
+        p->noise = read->noise;
+        p->samples = read->samples;
+        p->ok = strcmp(p->status, "ok") == 0 && p->median > 0;
+    }
+    return (*key = point_key(p)) ? 1 : -1;
+}
+
+/* Adds the point p of configuration key, or lets it replace the one of the
+ * same configuration when it is the better view of it (ok over failed,
+ * then by source). */
+static kt_status insert_point(kt_sources *s, const kt_src_point *p,
+                              const char *key, kt_err *err)
+{
+    kt_src_point *slot;
     json_t *idx;
 
-    if (!point_from(rec, source, &p))
-        return KT_S_OK;
-    if (point_key(&p, key, sizeof key))
-        return kt_err_set(err, KT_S_NOMEM, "out of memory");
     if (!s->index)
         s->index = json_object();
     idx = json_object_get(s->index, key);
     if (idx) {
         slot = &s->points[json_integer_value(idx)];
-        if ((p.ok && !slot->ok) ||
-            (p.ok == slot->ok &&
-             source_rank(p.source) < source_rank(slot->source))) {
-            if (!p.profile)
-                p.profile = slot->profile;
-            *slot = p;
+        if ((p->ok && !slot->ok) ||
+            (p->ok == slot->ok &&
+             source_rank(p->source) < source_rank(slot->source))) {
+            const json_t *profile = p->profile ? p->profile : slot->profile;
+            *slot = *p;
+            slot->profile = profile;
         }
         return KT_S_OK;
     }
@@ -271,10 +305,32 @@ static kt_status add_point(kt_sources *s, const json_t *rec, const char *source,
         s->points = slot;
         s->cap_points = cap;
     }
-    s->points[s->num_points] = p;
+    s->points[s->num_points] = *p;
     json_object_set_new(s->index, key, json_integer((json_int_t)s->num_points));
     ++s->num_points;
     return KT_S_OK;
+}
+
+/* Adds rec's point (insert_point). */
+static kt_status add_point(kt_sources *s, const json_t *rec, const char *source,
+                           kt_err *err)
+{
+    kt_src_point p;
+    char *key;
+    int made = prepare_point(rec, source, NULL, NULL, &p, &key);
+    kt_status rc = made < 0   ? kt_err_set(err, KT_S_NOMEM, "out of memory")
+                   : made > 0 ? insert_point(s, &p, key, err)
+                              : KT_S_OK;
+    free(key);
+    return rc;
+}
+
+/* Where a journal record's measure comes from (kt_src_point.source). */
+static const char *record_source(const json_t *rec)
+{
+    return strcmp(kt_src_text(rec, "kind", ""), "check") == 0
+               ? "check"
+               : kt_src_text(rec, "purpose", "measure");
 }
 
 static void clear_points(kt_sources *s)
@@ -306,52 +362,35 @@ static void take_work(kt_sources *s, const json_t *doc, const char *path)
 
 /* --------------------------------------------------------------- journal */
 
-/* What the report reads of an eval or check record (its point, status,
- * reason, purpose, timing.kernel, energy's figures without its samples,
- * counters, config), sharing rec's values; NULL without memory. The whole
- * record (samples, shape, clocks) is let go: kept, 100,000 of them took 1.2 GB
- * and a third of the time in page faults. */
-static json_t *slim_record(const json_t *rec)
-{
-    static const char *const keys[] = {
-        "kind", "point", "status", "reason", "purpose", "counters", "config"};
-    /* report/fig_energy.c's */
-    static const char *const energy[] = {"measured", "joules_per_launch",
-                                         "ci_lo_j",  "ci_hi_j",
-                                         "power_w",  "power_limit_w"};
-    const json_t *k = json_object_get(json_object_get(rec, "timing"), "kernel");
-    json_t *e = json_object_get(rec, "energy"), *out;
-    int bad;
+/* A journal is parsed in batches of lines, each batch by up to
+ * KT_SRC_THREADS threads (parsing is two thirds of a report of 100,000
+ * points), then read in order by the calling thread. */
+#define KT_SRC_BATCH 4096
+#define KT_SRC_THREADS 8
 
-    if (!json_is_object(k)) /* a failed point: small, and read whole */
-        return json_incref((json_t *)rec);
-    out = json_object();
-    bad = !out;
-    for (size_t i = 0; !bad && i < sizeof keys / sizeof *keys; ++i) {
-        json_t *v = json_object_get(rec, keys[i]);
-        bad = v && json_object_set(out, keys[i], v);
-    }
-    if (!bad)
-        bad =
-            json_object_set_new(out, "timing", json_pack("{s:O}", "kernel", k));
-    if (!bad && json_is_object(e)) {
-        json_t *copy = json_object();
-        bad = !copy || json_object_set_new(out, "energy", copy);
-        for (size_t i = 0; !bad && i < sizeof energy / sizeof *energy; ++i) {
-            json_t *v = json_object_get(e, energy[i]);
-            bad = v && json_object_set(copy, energy[i], v);
-        }
-    }
-    if (bad) {
-        json_decref(out);
-        return NULL;
-    }
-    return out;
-}
+/* One line of a batch: where it lies, and what parsing it gave. */
+typedef struct kt_src_line {
+    const char *text;
+    size_t len, no;
+    int last; /* the text's last line, without its line end */
+    int nomem;
+    json_t *rec; /* eval and check records as report/slim.h keeps them */
+    int read;    /* kt_slim_text read it: its statistics in kernel */
+    kt_slim_kernel kernel;
+    kt_slim_energy energy;
+    /* Then its point as prepare_point made it (prepared its result), the
+     * key owned. */
+    int prepared;
+    kt_src_point point;
+    char *key;
+    json_error_t jerr;
+} kt_src_line;
 
-static kt_status journal_record(kt_sources *s, json_t *rec, const char *path,
-                                size_t line, kt_err *err)
+static kt_status journal_record(kt_sources *s, json_t *rec,
+                                const kt_src_line *l, const char *path,
+                                kt_err *err)
 {
+    size_t line = l->no;
     const char *kind = kt_src_text(rec, "kind", "");
     kt_status rc = KT_S_OK;
     json_t *kept;
@@ -359,14 +398,18 @@ static kt_status journal_record(kt_sources *s, json_t *rec, const char *path,
     if (!s->records)
         s->records = json_array();
     if (strcmp(kind, "eval") == 0 || strcmp(kind, "check") == 0) {
-        kept = rec; /* slim_record's, by parse_part */
+        kept = rec; /* kt_slim's, by parse_part */
         json_array_append(s->records, kept);
-        if ((rc = kt_journal_check_point(rec, err)) ||
-            (rc = add_point(s, kept,
-                            strcmp(kind, "check") == 0
-                                ? "check"
-                                : kt_src_text(kept, "purpose", "measure"),
-                            err)))
+        /* A record kt_slim_text read has no "timing": its statistics
+         * were checked there, by the same rules. */
+        if (!(rc = l->read ? kt_journal_check_point_head(rec, err)
+                           : kt_journal_check_point(rec, err)))
+            rc = !l->read ? add_point(s, kept, record_source(kept), err)
+                 : l->prepared < 0
+                     ? kt_err_set(err, KT_S_NOMEM, "out of memory")
+                 : l->prepared ? insert_point(s, &l->point, l->key, err)
+                               : KT_S_OK;
+        if (rc)
             kt_err_prefix(err, "%s:%zu: %s record: ", path, line, kind);
         /* Read into the point: the samples need not stay. */
         json_object_del(kept, "timing");
@@ -435,22 +478,6 @@ static kt_status journal_header(kt_sources *s, json_t *rec, const char *path,
     return KT_S_OK;
 }
 
-/* A journal is parsed in batches of lines, each batch by up to
- * KT_SRC_THREADS threads (parsing is two thirds of a report of 100,000
- * points), then read in order by the calling thread. */
-#define KT_SRC_BATCH 4096
-#define KT_SRC_THREADS 8
-
-/* One line of a batch: where it lies, and what parsing it gave. */
-typedef struct kt_src_line {
-    const char *text;
-    size_t len, no;
-    int last; /* the text's last line, without its line end */
-    int nomem;
-    json_t *rec; /* eval and check records as slim_record makes them */
-    json_error_t jerr;
-} kt_src_line;
-
 typedef struct kt_src_part {
     kt_src_line *lines;
     size_t n;
@@ -464,12 +491,25 @@ static void *parse_part(void *arg)
     kt_src_part *part = arg;
     for (size_t i = 0; i < part->n; ++i) {
         kt_src_line *l = &part->lines[i];
-        json_t *rec = json_loadb(l->text, l->len, 0, &l->jerr);
-        const char *kind = kt_src_text(rec, "kind", "");
+        json_t *rec;
+        const char *kind;
+        /* The plain eval record: only its kept values built, and its point
+         * made here too. */
+        l->read =
+            l->no > 1 && kt_slim_text(l->text, l->len, &l->rec, &l->kernel,
+                                      &l->energy) == KT_SLIM_DONE;
+        if (l->read) {
+            l->prepared =
+                prepare_point(l->rec, record_source(l->rec), &l->kernel,
+                              &l->energy, &l->point, &l->key);
+            continue;
+        }
+        rec = json_loadb(l->text, l->len, 0, &l->jerr);
+        kind = kt_src_text(rec, "kind", "");
         /* Slimmed here, so the whole record is freed where it was made. */
         if (l->no > 1 &&
             (strcmp(kind, "eval") == 0 || strcmp(kind, "check") == 0)) {
-            l->rec = slim_record(rec);
+            l->rec = kt_slim_record(rec);
             l->nomem = !l->rec;
             json_decref(rec);
         } else {
@@ -553,7 +593,7 @@ static kt_status journal_line(kt_sources *s, kt_src_line *l, const char *path,
     }
     if (l->no == 1)
         return journal_header(s, rec, path, err);
-    rc = journal_record(s, rec, path, l->no, err);
+    rc = journal_record(s, rec, l, path, err);
     json_decref(rec);
     return rc;
 }
@@ -581,8 +621,10 @@ static kt_status read_journal(kt_sources *s, const char *path, char *text,
                     n - (n && lines[0].no == 1));
         for (i = 0; rc == KT_S_OK && !stop && i < n; ++i)
             rc = journal_line(s, &lines[i], path, &stop, err);
-        for (; i < n; ++i)
+        for (i = 0; i < n; ++i) { /* those not read, and every key */
             json_decref(lines[i].rec);
+            free(lines[i].key);
+        }
     } while (rc == KT_S_OK && !stop && n);
     free(lines);
     if (rc == KT_S_OK) {
@@ -661,10 +703,10 @@ kt_status kt_sources_load(kt_sources *s, const char *path, kt_err *err)
         rc = read_journal(s, path, text, len, err);
         goto done;
     }
-    /* A document is the first value when only blanks follow it: taken
-     * as it is, not parsed a second time. Otherwise the whole text is
-     * parsed again, for the message that says where it goes wrong. */
-    if (jerr.position >= 0 && (size_t)jerr.position <= len &&
+    /* One document: the value read, unless more than blanks follow it
+     * (then parsed again for jansson's message). jansson's position is an
+     * int. */
+    if (len <= INT_MAX && jerr.position >= 0 && (size_t)jerr.position <= len &&
         blank(text + jerr.position, len - (size_t)jerr.position)) {
         doc = first;
     } else {

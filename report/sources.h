@@ -25,6 +25,7 @@
 
 #include "core/error.h"
 #include "ktune/plugin.h"
+#include "report/slim.h"
 
 #define KT_SOURCES_MAX_NOTES 16
 
@@ -48,6 +49,9 @@ typedef struct kt_src_point {
      * journal's "profile" record (metrics as [{name, value, unit}]) or a
      * summary entry with "counters" ({name: value}); else NULL. */
     const json_t *profile;
+    /* Its energy figures (the record's "energy"; a journal's eval
+     * records keep them only here). */
+    kt_slim_energy energy;
 } kt_src_point;
 
 typedef struct kt_sources {
