@@ -10,7 +10,7 @@ another:
       [--orders original,reversed,shuffle1,shuffle2,shuffle3]
       [--kt-strategies diff_evo,pso,firefly_algorithm,dual_annealing,bayes_opt]
       [--ktune-strategies auto,tpe,...] [--gpus A6000,MI250X,W6600,W7800]
-      [--kill-at 330] [--slow-s 100] [--slow-repeats N] [--done DONE.txt]
+      [--kill-at 330] [--max-out-mb 56] [--slow-s 100] [--slow-repeats N] [--done DONE.txt]
       [--plan]
 
 HUB holds the twelve cache files (cachefiles/APP/GPU.json or .json.xz, as
@@ -21,8 +21,10 @@ the kernels' T1 Values, which Kernel Tuner's runs read). The tasks are
 device.py's: chunks of seeds of one strategy on one file (kt_runs.py for
 Kernel Tuner, `ktune tune --replay` per seed for ktune, exhaustive once),
 sized by device.COST, here once per ordering. Workers take the longest
-first; none starts when its estimate would end past --kill-at seconds,
-and one still running then is stopped and left for the next call. A chunk
+first; none starts when its estimate would end past --kill-at seconds or
+its expected size (device.out_bytes) would take the chunks past
+--max-out-mb, and one still running at --kill-at is stopped and left for
+the next call. A chunk
 listed in --done is not run again. A slow task (one repeat estimated past
 --slow-s: bayes_opt on dedispersion/W6600) runs after all the others and
 may be given fewer seeds (--slow-repeats).
@@ -167,6 +169,7 @@ class Pool:
         self.queue = sorted(left, key=lambda ot: (
             slow(a, ot[1]), -device.estimate(ot[1])))
         self.lock = threading.Lock()
+        self.bytes = 0  # written, plus what the running tasks reserve
         self.log = open(Path(a.work) / "orders.log", "a")
         self.done = open(Path(a.work) / "done-new.txt", "a")
 
@@ -194,8 +197,10 @@ class Pool:
                 self.log.write("ktune's tasks NOT RUN: no ktune build\n")
             for i, ot in enumerate(self.queue):
                 if now + device.estimate(ot[1]) * self.a.speed > \
-                        self.a.kill_at:
+                        self.a.kill_at or self.bytes + device.out_bytes(
+                            ot[1]) > self.a.max_out_mb * 2 ** 20:
                     continue
+                self.bytes += device.out_bytes(ot[1])
                 return self.queue.pop(i)
         return None
 
@@ -210,17 +215,22 @@ class Pool:
                            work=str(Path(self.a.work) / order))
             t1 = time.time()
             try:
-                device.do(ns, t, bud, deadline)
+                out = device.do(ns, t, bud, deadline)
                 sec = time.time() - t1
                 with self.lock:
+                    self.bytes += out.stat().st_size - device.out_bytes(t)
                     self.done.write(f"{key(ot)} {sec:.1f}\n")
                     self.done.flush()
                 self.note(f"ok {key(ot)} {sec:.1f}s (estimated "
                           f"{device.estimate(t):.0f} CPU-s)")
             except subprocess.TimeoutExpired:
+                with self.lock:
+                    self.bytes -= device.out_bytes(t)
                 self.note(f"KILLED at --kill-at {key(ot)} "
                           f"{time.time() - t1:.1f}s: left for the next call")
             except Exception as e:  # a failure: left for the next call
+                with self.lock:
+                    self.bytes -= device.out_bytes(t)
                 self.note(f"FAILED {key(ot)} {time.time() - t1:.1f}s "
                           f"{str(e)[-300:]}")
 
@@ -247,6 +257,9 @@ def parse():
                          "many CPU-seconds is slow: it runs last")
     ap.add_argument("--slow-repeats", type=int, default=None,
                     help="seeds of a slow task (default: --repeats)")
+    ap.add_argument("--max-out-mb", type=float, default=56,
+                    help="chunks written at most (what comes back from "
+                         "the call: 64 MiB); the rest waits for the next")
     ap.add_argument("--done", default=None)
     ap.add_argument("--plan", action="store_true")
     return ap.parse_args()
@@ -276,7 +289,8 @@ def main():
         th.start()
     for th in ths:
         th.join()
-    pool.note(f"done; {len(pool.queue)} tasks left for the next call")
+    pool.note(f"done; {len(pool.queue)} tasks left for the next call, "
+              f"{pool.bytes / 2 ** 20:.1f} MiB of chunks")
 
 
 if __name__ == "__main__":

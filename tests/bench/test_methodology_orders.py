@@ -5,7 +5,8 @@ hub, no Kernel Tuner): a reordered cache file keeps "cache" as its last key
 and ends with its closing braces (Kernel Tuner reads the file as text and
 refused the earlier copies with "Extra data"); every ordering gets its own
 hub copy, its value lists reordered, and its own chunks; the done lines
-name the ordering, and a call given them runs nothing again; a slow task
+name the ordering, and a call given them runs nothing again; a call's
+chunks stay under --max-out-mb (the rest waits); a slow task
 (one repeat estimated past --slow-s) gets --slow-repeats seeds and is
 queued after every other."""
 import json
@@ -80,6 +81,11 @@ def main():
         ktune = tmp / "ktune"
         ktune.write_text(FAKE)
         ktune.chmod(0o755)
+        # a cap below one chunk's size: nothing starts, all is left
+        call(tmp, ktune, tmp / "w0", "--max-out-mb", "0.00001")
+        assert (tmp / "w0" / "done-new.txt").read_text() == ""
+        assert "8 tasks left for the next call" in \
+            (tmp / "w0" / "orders.log").read_text()
         call(tmp, ktune, tmp / "w1")
         rev = tmp / "w1" / "hub-reversed" / "cachefiles" / APPS[0]
         text = (rev / "W6600.json").read_text()
@@ -106,7 +112,7 @@ def main():
                       kt_strategies="bayes_opt,pso",
                       ktune_strategies="none", repeats=20, chunk_s=60,
                       slow_s=100, slow_repeats=3, speed=1.0, kill_at=1e9,
-                      work=str(tmp))
+                      max_out_mb=56, work=str(tmp))
         ts = orders_device.tasks(a)
         slow = [t for _, t in ts if orders_device.slow(a, t)]
         assert slow and all(t[2] == "bayes_opt" and t[1][1] == "W6600" and
