@@ -24,6 +24,7 @@ kill_at=${1:-400}
 speed=${2:-0.8}
 shift $(($# < 2 ? $# : 2))
 out="${OUT:-/tmp/orders-out}"
+hub="${KT_ORDERS_HUB:-.hub}"  # another folder of the same shape, for a trial
 w=/tmp/meth-orders
 rm -rf "$w"/*/runs "$w/done-new.txt" "$w/orders.log"
 mkdir -p "$out" "$w" /tmp/kb .meth-state
@@ -38,7 +39,9 @@ echo "cores $(nproc); $(python3 --version)"
 # the cores with the compiler.
 . bench/methodology/build_ktune.sh  # .devlibs on the paths, kt_meth_build
 rm -f /tmp/kb/ktune
-if [ -f build/CMakeCache.txt ] &&
+if [[ " $* " == *" --ktune-strategies none "* ]]; then
+    echo "no ktune strategy asked: no build" >"$w/build.log"
+elif [ -f build/CMakeCache.txt ] &&
     PATH=/usr/local/cuda/bin:$PATH cmake --build build --target ktune -j"$(nproc)" >"$w/build.log" 2>&1 &&
     build/ktune --version >>"$w/build.log" 2>&1; then
     ln -s "$root/build/ktune" /tmp/kb/ktune  # the warm machine's build, brought up to date
@@ -46,8 +49,8 @@ else
     (kt_meth_build /tmp/kb "$w/build.log" ||
          { echo "ktune build FAILED: ktune's tasks will not run"; rm -f /tmp/kb/ktune; }) &
 fi
-for f in .hub/cachefiles/*/*.json.xz; do
-    d="$w/hub-original/${f#.hub/}"
+for f in "$hub"/cachefiles/*/*.json.xz; do
+    d="$w/hub-original/${f#"$hub"/}"
     mkdir -p "$(dirname "$d")"
     [ -s "${d%.xz}" ] || { xz -dc "$f" >"${d%.xz}.part" && mv "${d%.xz}.part" "${d%.xz}"; } &
 done
@@ -58,7 +61,7 @@ export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
 # against its limit.
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
 python3 -c 'import kernel_tuner, sklearn, numpy; print("kernel_tuner", kernel_tuner.__version__, "sklearn", sklearn.__version__, "numpy", numpy.__version__)'
-python3 bench/methodology/orders_device.py --hub .hub --budgets .hub/budgets.json \
+python3 bench/methodology/orders_device.py --hub "$hub" --budgets "$hub/budgets.json" \
     --ktune /tmp/kb/ktune --work "$w" --jobs "$(nproc)" \
     --done .meth-state/orders-done.txt --kill-at "$kill_at" --speed "$speed" "$@"
 wait
