@@ -34,20 +34,9 @@ mkdir -p "$out" "$w/hub/kernels" .meth-state
 cd "$root"
 nproc; python3 --version
 (python3 -m pip install -q --no-index --no-deps --no-compile --upgrade --target /tmp/site .kt-wheels/*.whl .meth-wheels/*.whl >"$w/pip.log" 2>&1; echo "pip exit $?" >>"$w/pip.log") &
-# The libraries ktune links that the machine lacks (tools/devlibs makes
-# .devlibs/ here): on the paths for the build and for ktune's runs.
-devflags=()
-if [ -f .devlibs/setup.sh ]; then
-    . .devlibs/setup.sh
-    devflags=(-DKT_WITH_MPI=OFF -DKT_BUILD_TESTS=OFF
-        -DCMAKE_PREFIX_PATH="$D/usr" -DCMAKE_INCLUDE_PATH="$D/usr/include"
-        -DCMAKE_LIBRARY_PATH="$A")
-fi
-(export PATH=/usr/local/cuda/bin:$PATH
- rm -f /tmp/kb/ktune.ok /tmp/kb/ktune.failed
- if cmake -S . -B /tmp/kb -DCMAKE_BUILD_TYPE=Release "${devflags[@]}" >"$w/build.log" 2>&1 &&
-     cmake --build /tmp/kb --target ktune -j"$(nproc)" >>"$w/build.log" 2>&1 &&
-     /tmp/kb/ktune --version >>"$w/build.log" 2>&1; then
+. bench/methodology/build_ktune.sh  # .devlibs on the paths, kt_meth_build
+(rm -f /tmp/kb/ktune.ok /tmp/kb/ktune.failed
+ if kt_meth_build /tmp/kb "$w/build.log"; then
      touch /tmp/kb/ktune.ok
  else
      touch /tmp/kb/ktune.failed

@@ -75,6 +75,43 @@ def tenth_table(docs, orders):
     return md
 
 
+def eval_p(d, n):
+    v = d.get("aggregate", {}).get("evaluation", {}).get(n)
+    return v if isinstance(v, (int, float)) else \
+        (v or {}).get("P") if isinstance(v, dict) else None
+
+
+def verdict_table(docs, orders, default="ktune:auto"):
+    """Issue 52's lines per ordering: the default's mean P on the
+    evaluation set, ktune's best other strategy, Kernel Tuner's best, and
+    whether the default is >= 0.60, the highest of ktune's and >= 0.25
+    above Kernel Tuner's best (blank where a side was not scored)."""
+    md = ["| ordering | default P | ktune's best other | Kernel Tuner's "
+          "best | default - KT best | >= 0.60 | highest of ktune's "
+          "| >= 0.25 above KT |", "|---|---:|---|---|---:|---|---|---|"]
+    for o in orders:
+        d = docs[o]
+        names = d.get("aggregate", {}).get("evaluation", {})
+        p = eval_p(d, default)
+        kn = [(eval_p(d, n), n) for n in names
+              if n.startswith("ktune:") and n != default
+              and eval_p(d, n) is not None]
+        kt = [(eval_p(d, n), n) for n in names
+              if n.startswith("kt:") and eval_p(d, n) is not None]
+        bn, bt = max(kn, default=None), max(kt, default=None)
+        gap = p - bt[0] if p is not None and bt else None
+        md.append(
+            f"| {o} | {fmt(p)} | "
+            + (f"{bn[1]} {bn[0]:.3f}" if bn else "") + " | "
+            + (f"{bt[1]} {bt[0]:.3f}" if bt else "") + f" | {fmt(gap)} | "
+            + ("" if p is None else "yes" if p >= 0.60 else "**no**")
+            + " | " + ("" if p is None or not bn else
+                       "yes" if p > bn[0] else "**no**")
+            + " | " + ("" if gap is None else
+                       "yes" if gap >= 0.25 else "**no**") + " |")
+    return md
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
@@ -85,6 +122,8 @@ def main():
         sys.exit(f"orders.py: no {prefix}-ORDER.json")
     md = ["### Evaluation set: mean P per ordering", ""] + \
         mean_p_table(docs, orders) + \
+        ["", "### Issue 52's lines per ordering", ""] + \
+        verdict_table(docs, orders) + \
         ["", "### The default (ktune:auto): P per file and ordering", ""] + \
         per_file_table(docs, orders, "ktune:auto")
     tenth = tenth_table(docs, orders)

@@ -130,18 +130,26 @@ def reorder(values, order, name):
 def reorder_files(dst, order):
     """The cache files' tune_params and the kernels' T1 Values (which
     Kernel Tuner's runs read) listed in ORDER; the T4 files are sets of
-    results and stay as they are."""
+    results and stay as they are. A cache file DST lacks is skipped
+    (orders_device.py copies only the files it runs)."""
     if order == "original":
         return
     for app in APPS:
         for g in TUNING + EVALUATION:
             p = dst / "cachefiles" / app / f"{g}.json"
+            if not p.exists():
+                continue
             d = json.load(open(p))
             if d.get("ktune_order") == order:
                 continue
             d["tune_params"] = {k: reorder(v, order, k)
                                 for k, v in d["tune_params"].items()}
+            # "cache" stays the last key: Kernel Tuner reads a cache file
+            # as text that must end with the cache's closing braces (it
+            # appends to it), "Extra data" otherwise.
+            cache = d.pop("cache")
             d["ktune_order"] = order
+            d["cache"] = cache
             json.dump(d, open(str(p) + ".part", "w"))
             os.replace(str(p) + ".part", p)
         p = dst / "kernels" / f"{app}.json"
