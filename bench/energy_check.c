@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/feasible.h"
 #include "core/loader.h"
 #include "core/point.h"
 #include "engine/gpu.h"
@@ -55,18 +56,27 @@ static int open_nvml(const char *pci, nvml_energy *energy, void **dev)
     return 0;
 }
 
-/* Launches pt n times back to back and waits; the GPU seconds in *gpu_s. */
+/* Launches pt n times back to back and waits; the GPU seconds in *gpu_s.
+ * Its configuration and shape are prepared once, as the meter's are. */
 static int loop(kt_instance *in, const kt_point *pt, cudaStream_t s, long n,
                 double *gpu_s)
 {
     cudaEvent_t a, b;
     float ms = 0;
+    kt_bound_config bc;
+    const kt_config *cfg = kt_point_bind(in->op, pt, &bc);
+    kt_shape shape;
     kt_err err;
 
+    memset(&shape, 0, sizeof shape);
+    if (kt_point_feasible(in->plugin, in->op, &in->problem, pt, &shape, &err)) {
+        fprintf(stderr, "energy_check: %s\n", err.msg);
+        return 1;
+    }
     if (cudaEventCreate(&a) || cudaEventCreate(&b) || cudaEventRecord(a, s))
         return 1;
     for (long i = 0; i < n; ++i)
-        if (kt_instance_launch(in, pt, s, &err)) {
+        if (kt_instance_launch(in, pt->variant, cfg, &shape, s, &err)) {
             fprintf(stderr, "energy_check: %s\n", err.msg);
             return 1;
         }

@@ -385,13 +385,6 @@ static kt_status normalise_plugin(loading *ld, const kt_plugin *raw)
     return KT_S_OK;
 }
 
-/* Whether a kind answers lp's prefetch (its code lives in other
- * processes). */
-static int answered_by_kind(const kt_loaded_plugin *lp)
-{
-    return lp && lp->kind && lp->kind->prefetch;
-}
-
 static void unload(kt_loaded_plugin *lp)
 {
     if (!lp)
@@ -546,7 +539,7 @@ static kt_status adopt_probed(loading *ld, const json_t *desc, int timeout_ms)
     if ((rc = normalise_plugin(ld, raw)))
         return rc;
     if ((rc = kind->adopt(ld->file, timeout_ms, &ld->lp->desc,
-                          &ld->lp->kind_owner, ld->err)))
+                          &ld->lp->kind_owner, &ld->lp->prefetch, ld->err)))
         return rc;
     ld->lp->kind = kind;
     return KT_S_OK;
@@ -1045,9 +1038,9 @@ void kt_call_shape_prefetch(const kt_loaded_plugin *plugin,
                             const kt_operator *op, const kt_problem *problem,
                             const kt_point *pts, size_t n)
 {
-    if (answered_by_kind(plugin) && plugin->kind->prefetch)
-        plugin->kind->prefetch(plugin->kind_owner, index_of(plugin, op),
-                               problem, pts, n);
+    if (plugin && plugin->prefetch)
+        plugin->prefetch(plugin->kind_owner, index_of(plugin, op), problem, pts,
+                         n);
 }
 
 kt_status kt_registry_resolve(const kt_registry *reg, const char *spec,

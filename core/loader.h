@@ -26,6 +26,17 @@
 
 struct kt_loader_kind;
 
+/* Asks about check()/shape() of the points pts[0..n) of operator op (its
+ * index in the descriptor) at once, so that the kt_call_shape calls about
+ * them that follow are answered from memory: for a plugin whose callbacks
+ * each cost a round trip (an isolated plugin's child), many questions in
+ * one exchange, which no callback of the ABI asks. owner is the loaded
+ * plugin's kind_owner. Nothing to report (a question that fails here
+ * fails with its message when kt_call_shape asks it). */
+typedef void (*kt_shape_prefetch_fn)(void *owner, uint32_t op,
+                                     const kt_problem *problem,
+                                     const kt_point *pts, size_t n);
+
 /* A variant's constraints as expressions, the conjuncts parts[0..n) (a
  * declaration's require), for the searches that read them. */
 typedef struct kt_variant_require {
@@ -53,6 +64,10 @@ typedef struct kt_loaded_plugin {
      * desc, NULL or its variants' constraints as expressions
      * (kt_call_require); NULL for none. Owned by kind_owner. */
     const kt_variant_require *const *require;
+    /* What the kind's adopt handed with kind_owner (the isolating kind's):
+     * many shape questions in one exchange (kt_call_shape_prefetch); NULL
+     * for a plugin whose callbacks cost nothing to call. */
+    kt_shape_prefetch_fn prefetch;
 } kt_loaded_plugin;
 
 typedef struct kt_registry {
@@ -116,14 +131,13 @@ void kt_probe_verdict_free(kt_probe_verdict *v);
  *    the owner (release frees it) and gives desc, the registry's copy of
  *    the descriptor, its pure callbacks (an operator's work, a variant's
  *    check and shape) with their data, which ask the plugin's child (the
- *    oracle) and report its crash or hang through kt_call_fail.
+ *    oracle) and report its crash or hang through kt_call_fail; with the
+ *    owner it hands back *prefetch (NULL before the call), which asks the
+ *    child many questions in one exchange (kt_loaded_plugin.prefetch).
  * Every kind's descriptors are ordinary ones: their callbacks find what
  * they need through their data (kt_operator.data, kt_variant.data, ABI
- * 1.3), as any plugin's do, and kt_call_* call them alike. The one answer
- * left to a kind is prefetch (the isolating kind's: many questions to the
- * child in one exchange, which no callback of the ABI asks), given the
- * owner adopt made and the operator's index. The kind must outlive every
- * registry. */
+ * 1.3), as any plugin's do, and kt_call_* call them alike; a kind answers
+ * no call itself. The kind must outlive every registry. */
 typedef struct kt_loader_kind {
     const char *name;
     int (*claims)(const char *path);
@@ -133,9 +147,8 @@ typedef struct kt_loader_kind {
     void (*probe)(const char *const *paths, size_t n, int timeout_ms,
                   kt_probe_verdict *out);
     kt_status (*adopt)(const char *path, int timeout_ms, kt_plugin *desc,
-                       void **owner, kt_err *err);
-    void (*prefetch)(void *owner, uint32_t op, const kt_problem *problem,
-                     const kt_point *pts, size_t n);
+                       void **owner, kt_shape_prefetch_fn *prefetch,
+                       kt_err *err);
 } kt_loader_kind;
 
 /* Adds a kind for every registry of the process (at most 8). KT_S_OK, or
@@ -222,12 +235,12 @@ int kt_call_work_of(const kt_loaded_plugin *plugin, const kt_operator *op,
                     uint32_t variant, const kt_problem *problem,
                     const kt_config *cfg, kt_work *out);
 
-/* For an isolated plugin: asks its oracle about check()/shape() of the
- * points pts[0..n) at once (kt_oracle_prefetch), so that the kt_call_shape
- * calls about them that follow are answered from memory. Nothing for a
- * plugin mapped into this process, whose calls cost nothing; nothing to
- * report (a question that fails here fails with its message when
- * kt_call_shape asks it). */
+/* For a plugin whose kind handed a prefetch with it (an isolated plugin:
+ * its oracle, kt_oracle_prefetch): asks about check()/shape() of the
+ * points pts[0..n) at once, so that the kt_call_shape calls about them
+ * that follow are answered from memory. Nothing for a plugin mapped into
+ * this process, whose calls cost nothing; nothing to report (a question
+ * that fails here fails with its message when kt_call_shape asks it). */
 void kt_call_shape_prefetch(const kt_loaded_plugin *plugin,
                             const kt_operator *op, const kt_problem *problem,
                             const kt_point *pts, size_t n);

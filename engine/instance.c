@@ -99,31 +99,18 @@ kt_status kt_instance_reset(kt_instance *in, kt_err *err)
     return KT_S_OK;
 }
 
-kt_status kt_instance_launch(kt_instance *in, const kt_point *pt,
+kt_status kt_instance_launch(kt_instance *in, uint32_t variant,
+                             const kt_config *cfg, const kt_shape *shape,
                              cudaStream_t stream, kt_err *err)
 {
-    const kt_variant *v = &in->op->variants[pt->variant];
-    kt_bound_config bc;
+    const kt_variant *v = &in->op->variants[variant];
     int prc;
     cudaError_t code;
 
     kt_services_clear_error(&in->svc);
-    if (v->launch_shaped) {
-        /* The same shape the host checked: shape() is pure, so computing
-         * it again here costs a function call, not a second geometry. */
-        const kt_config *cfg = kt_point_bind(in->op, pt, &bc);
-        kt_shape shape;
-        kt_status st;
-        memset(&shape, 0, sizeof shape);
-        shape.struct_size = sizeof shape;
-        /* shape() alone: the point was checked before it got here. */
-        if ((st = kt_call_shape(in->plugin, in->op, pt->variant, &in->problem,
-                                cfg, NULL, NULL, 0, &prc, &shape, err)))
-            return st;
-        if (prc == KT_OK)
-            prc = v->launch_shaped(in->state, cfg, &shape, stream);
-    } else
-        prc = v->launch(in->state, kt_point_bind(in->op, pt, &bc), stream);
+    /* The same shape the host checked, computed once for the point. */
+    prc = v->launch_shaped ? v->launch_shaped(in->state, cfg, shape, stream)
+                           : v->launch(in->state, cfg, stream);
     code = cudaGetLastError();
     /* An error reported at launch, before anything ran, is the device
      * refusing this configuration (too many threads, too much shared
@@ -146,10 +133,12 @@ kt_status kt_instance_launch(kt_instance *in, const kt_point *pt,
 }
 
 kt_status kt_instance_run_verified(kt_instance *in, const kt_point *pt,
-                                   cudaStream_t stream, kt_err *err)
+                                   const kt_shape *shape, cudaStream_t stream,
+                                   kt_err *err)
 {
     const kt_variant *v = &in->op->variants[pt->variant];
     kt_bound_config bc;
+    const kt_config *cfg = kt_point_bind(in->op, pt, &bc);
     kt_status rc;
     int prc;
 
@@ -158,13 +147,13 @@ kt_status kt_instance_run_verified(kt_instance *in, const kt_point *pt,
     if (((in->op->flags & KT_OP_MODIFIES_INPUTS) &&
          (rc = kt_instance_reset(in, err))) ||
         (rc = kt_services_poison_outputs(&in->svc, stream, err)) ||
-        (rc = kt_instance_launch(in, pt, stream, err)) ||
+        (rc = kt_instance_launch(in, pt->variant, cfg, shape, stream, err)) ||
         (rc = kt_cuda_status(cudaStreamSynchronize(stream),
                              "running the kernel", err)))
         return rc;
     kt_services_clear_error(&in->svc);
     in->svc.stream = stream;
-    prc = in->op->verify(in->state, kt_point_bind(in->op, pt, &bc), v);
+    prc = in->op->verify(in->state, cfg, v);
     if (prc == KT_MISMATCH)
         return kt_err_set(err, KT_S_MISMATCH, "%s",
                           kt_services_error(&in->svc, "verify"));

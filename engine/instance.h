@@ -48,15 +48,22 @@ void kt_instance_teardown(kt_instance *in);
 /* Restores the inputs when the operator has reset(); otherwise a no-op. */
 kt_status kt_instance_reset(kt_instance *in, kt_err *err);
 
-/* Enqueues the point's launch and checks the launch itself. */
-kt_status kt_instance_launch(kt_instance *in, const kt_point *pt,
+/* Enqueues the launch of cfg, a configuration of variant (kt_point_bind),
+ * and checks the launch itself. shape is the configuration's shape() at
+ * this instance's problem, computed once for the point (kt_point_feasible)
+ * and handed to launch_shaped: shape() is pure, so neither a timed launch
+ * nor a verification asks it again. cfg and shape are the caller's. */
+kt_status kt_instance_launch(kt_instance *in, uint32_t variant,
+                             const kt_config *cfg, const kt_shape *shape,
                              cudaStream_t stream, kt_err *err);
 
-/* One verified run: reset (when the kernels modify their inputs), poison
- * outputs, launch, synchronise, verify.
+/* One verified run of pt, whose shape at this instance's problem is shape
+ * (kt_point_feasible's): reset (when the kernels modify their inputs),
+ * poison outputs, launch, synchronise, verify.
  * KT_S_OK, KT_S_INVALID (launch refused), KT_S_MISMATCH, KT_S_EXEC (the
  * kernel faulted), KT_S_PLUGIN or KT_S_CUDA. */
 kt_status kt_instance_run_verified(kt_instance *in, const kt_point *pt,
-                                   cudaStream_t stream, kt_err *err);
+                                   const kt_shape *shape, cudaStream_t stream,
+                                   kt_err *err);
 
 #endif

@@ -66,10 +66,16 @@ typedef struct local_eval {
     kt_nvml_keeper keeper;
 } local_eval;
 
+/* One point's launches: its configuration and shape prepared once
+ * (launch_prepare), not for each timed launch. Not copied once prepared
+ * (cfg points into bc). */
 typedef struct launch_ctx {
     local_eval *le;
     const kt_point *point;
     int clean_flush; /* profile_flush's kind, read once per profile */
+    kt_bound_config bc;
+    const kt_config *cfg;
+    kt_shape shape; /* the verified shape at the evaluator's problem */
 } launch_ctx;
 
 static local_eval *self(kt_evaluator *ev)
@@ -77,10 +83,18 @@ static local_eval *self(kt_evaluator *ev)
     return (local_eval *)ev;
 }
 
+/* c's configuration bound and its verified shape kept, in place. */
+static void launch_prepare(launch_ctx *c, const kt_shape *shape)
+{
+    c->cfg = kt_point_bind(c->le->spec.op, c->point, &c->bc);
+    c->shape = *shape;
+}
+
 static kt_status ctx_launch(void *ctx, cudaStream_t stream, kt_err *err)
 {
     launch_ctx *c = ctx;
-    return kt_instance_launch(&c->le->inst, c->point, stream, err);
+    return kt_instance_launch(&c->le->inst, c->point->variant, c->cfg,
+                              &c->shape, stream, err);
 }
 
 static kt_status ctx_reset(void *ctx, kt_err *err)
@@ -185,8 +199,9 @@ static kt_status verify_cached(local_eval *le, const kt_point *pt,
     if ((rc = kt_point_validate(le->spec.op, pt, &verr)) == KT_S_OK &&
         (rc = kt_point_feasible(le->spec.plugin, le->spec.op, &le->inst.problem,
                                 pt, &v->shape, &verr)) == KT_S_OK)
-        rc = kt_verify_point(&le->verifier, &le->inst, pt, le->meter.stream,
-                             le->spec.check_boundaries, &verr);
+        rc =
+            kt_verify_point(&le->verifier, &le->inst, pt, &v->shape,
+                            le->meter.stream, le->spec.check_boundaries, &verr);
     if (ph) {
         ph->setup_s = le->verifier.setup_s - setup0;
         ph->verify_s = kt_clock_seconds() - t0 - ph->setup_s;
@@ -370,16 +385,18 @@ static void report_compile(verdict *v, kt_eval_result *r)
  * has had its verification launch at the measured size; where the call
  * measures under the setting in force (one group, no change) that launch
  * was its first warm-up. */
-static void set_targets(local_eval *le, const kt_point *pts, const size_t *slot,
-                        size_t m, const int *fresh, size_t groups,
-                        launch_ctx *ctxs, kt_target *targets)
+static void set_targets(local_eval *le, const kt_point *pts,
+                        const kt_eval_result *out, const size_t *slot, size_t m,
+                        const int *fresh, size_t groups, launch_ctx *ctxs,
+                        kt_target *targets)
 {
     int unchanged =
         groups == 1 && m > 0 &&
         kt_nvml_setting_equal(&pts[slot[0]].nvml, &le->keeper.in_force);
 
     for (size_t k = 0; k < m; ++k) {
-        ctxs[k] = (launch_ctx){le, &pts[slot[k]]};
+        ctxs[k] = (launch_ctx){.le = le, .point = &pts[slot[k]]};
+        launch_prepare(&ctxs[k], &out[slot[k]].shape);
         targets[k].launch = ctx_launch;
         targets[k].reset =
             (le->spec.op->flags & KT_OP_MODIFIES_INPUTS) ? ctx_reset : NULL;
@@ -438,7 +455,7 @@ static kt_status local_evaluate(kt_evaluator *ev, const kt_point *pts, size_t n,
     /* Verified under whatever is in force; measured under each point's
      * own setting, one group after the other. */
     groups = kt_nvml_group(pts, slot, m, &le->keeper.in_force, ends);
-    set_targets(le, pts, slot, m, fresh, groups, ctxs, targets);
+    set_targets(le, pts, out, slot, m, fresh, groups, ctxs, targets);
     if (m == 0)
         goto done;
     rc = measure_groups(le, pts, targets, timings, slot, ends, groups, p, out,
@@ -653,7 +670,8 @@ static kt_status profile_flush(void *ctx, kt_err *err)
 static kt_status profile_launch(void *ctx, kt_err *err)
 {
     launch_ctx *c = ctx;
-    return kt_instance_launch(&c->le->inst, c->point, c->le->meter.stream, err);
+    return kt_instance_launch(&c->le->inst, c->point->variant, c->cfg,
+                              &c->shape, c->le->meter.stream, err);
 }
 
 static kt_status profile_wait(void *ctx, kt_err *err)
@@ -735,7 +753,7 @@ static kt_status local_profile(kt_evaluator *ev, const kt_point *pt,
 {
     local_eval *le = self(ev);
     const kt_counter_source *src = le->spec.counters;
-    launch_ctx ctx = {le, pt, !req->sweep_flush};
+    launch_ctx ctx = {.le = le, .point = pt, .clean_flush = !req->sweep_flush};
     kt_counter_target target = {le->gpu.ordinal,
                                 profile_prepare,
                                 profile_flush,
@@ -777,6 +795,7 @@ static kt_status local_profile(kt_evaluator *ev, const kt_point *pt,
     snprintf(out->reason, sizeof out->reason, "%s", v->reason);
     if (v->status != KT_EVAL_OK)
         return KT_S_OK;
+    launch_prepare(&ctx, &v->shape);
     /* Attributes are a report's extra: a kernel pointer the runtime does not
      * know leaves them out (and its error must not be taken for the next
      * launch's), only a lost context stops the profile. */

@@ -163,16 +163,24 @@ static kt_status verify_boundary(kt_verifier *v, const kt_instance *main,
     kt_status rc;
     kt_problem problem = {sizeof problem, op->num_sizes, b->sizes, v->seed,
                           &v->gpu->dev};
+    kt_shape shape;
+    kt_err why;
 
     /* An instance's operator runs in this process (its setup did), so its
-     * callbacks are asked here, through its plugin. */
-    if (kt_point_feasible(main->plugin, op, &problem, pt, NULL, NULL) ==
-        KT_S_INVALID)
+     * callbacks are asked here, through its plugin: once at this size, the
+     * shape then handed to the launch. */
+    memset(&shape, 0, sizeof shape);
+    kt_err_clear(&why);
+    rc = kt_point_feasible(main->plugin, op, &problem, pt, &shape, &why);
+    if (rc == KT_S_INVALID)
         return KT_S_OK; /* cannot run at this size: nothing to verify */
     kt_format_sizes(op, b->sizes, shown, sizeof shown);
+    if (rc) /* a callback failed: no shape to launch with */
+        return kt_err_set(err, rc, "verifying at %s (%s): %s", shown, b->label,
+                          why.msg);
     if ((rc = boundary_instance(v, main->plugin, op, b->sizes, &in, err)))
         return kt_err_prefix(err, "verifying at %s (%s): ", shown, b->label);
-    if ((rc = kt_instance_run_verified(in, pt, stream, err)))
+    if ((rc = kt_instance_run_verified(in, pt, &shape, stream, err)))
         kt_err_prefix(err, "verifying at %s (%s): ", shown, b->label);
     return rc;
 }
@@ -200,20 +208,17 @@ void kt_verifier_close(kt_verifier *v, int lost)
 }
 
 kt_status kt_verify_point(kt_verifier *v, kt_instance *main, const kt_point *pt,
-                          cudaStream_t stream, int boundaries, kt_err *err)
+                          const kt_shape *shape, cudaStream_t stream,
+                          int boundaries, kt_err *err)
 {
     const kt_operator *op = main->op;
-    kt_shape shape;
     char shown[160];
     kt_status rc;
 
-    if ((rc = kt_point_feasible(main->plugin, op, &main->problem, pt, &shape,
-                                err)))
-        return rc;
     if (boundaries) {
         kt_boundary list[KT_MAX_BOUNDARIES];
         uint64_t threads =
-            (uint64_t)shape.block[0] * shape.block[1] * shape.block[2];
+            (uint64_t)shape->block[0] * shape->block[1] * shape->block[2];
         size_t n = kt_boundary_sizes(op, main->sizes, threads, list,
                                      KT_MAX_BOUNDARIES);
         for (size_t i = 0; i < n; ++i)
@@ -221,7 +226,7 @@ kt_status kt_verify_point(kt_verifier *v, kt_instance *main, const kt_point *pt,
                 return rc;
     }
     kt_format_sizes(op, main->sizes, shown, sizeof shown);
-    if ((rc = kt_instance_run_verified(main, pt, stream, err)))
+    if ((rc = kt_instance_run_verified(main, pt, shape, stream, err)))
         return kt_err_prefix(err, "verifying at %s: ", shown);
     return KT_S_OK;
 }

@@ -60,9 +60,13 @@ void kt_verifier_close(kt_verifier *v, int lost);
 
 /* Verifies pt at every boundary size (when boundaries is set; each
  * boundary problem set up once in v) and then on `main`, the instance at
- * the requested size. A boundary the point cannot run at (a constraint) is
- * skipped. The message of a failure names the size it failed at. */
+ * the requested size, where pt is feasible with shape (the caller's
+ * kt_point_feasible at main's problem: not asked again). shape() is asked
+ * once per boundary size; a boundary the point cannot run at (a
+ * constraint) is skipped. The message of a failure names the size it
+ * failed at. */
 kt_status kt_verify_point(kt_verifier *v, kt_instance *main, const kt_point *pt,
-                          cudaStream_t stream, int boundaries, kt_err *err);
+                          const kt_shape *shape, cudaStream_t stream,
+                          int boundaries, kt_err *err);
 
 #endif

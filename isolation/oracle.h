@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "core/error.h"
+#include "core/loader.h"
 #include "core/param.h"
 #include "core/point.h"
 #include "ktune/plugin.h"
@@ -82,5 +83,11 @@ kt_status kt_oracle_ask(kt_oracle *o, kt_oracle_call call, uint32_t op,
 void kt_oracle_prefetch(kt_oracle *o, kt_oracle_call call, uint32_t op,
                         const kt_problem *problem, const kt_point *pts,
                         size_t n);
+
+/* The oracle of a plugin the isolating kind adopted (a registry that maps
+ * no plugin, isolation/oracle_kind.c), which its callbacks and its
+ * prefetch ask: for what it was asked (kt_oracle_stats_get). NULL for any
+ * other plugin. Owned by the plugin's registry. */
+kt_oracle *kt_oracle_of(const kt_loaded_plugin *plugin);
 
 #endif

@@ -5,9 +5,11 @@
  * that maps none, adopted with their code left in a child: their
  * descriptors' pure callbacks (work, check, shape) are this file's, which
  * find their question in their data and ask the oracle
- * (isolation/oracle.h); the kind itself answers only prefetch. Registered for
- * the process when this library is linked (ktune_isolation's link option names
- * kt_oracle_kind, so the object is always there).
+ * (isolation/oracle.h); adopt hands back with its owner the prefetch that
+ * asks the oracle many questions at once (kt_loaded_plugin.prefetch): the
+ * kind itself answers no call. Registered for the process when this library
+ * is linked (ktune_isolation's link option names kt_oracle_kind, so the
+ * object is always there).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,8 +125,16 @@ static kt_status wire(adopted *a, kt_plugin *desc, kt_err *err)
     return KT_S_OK;
 }
 
+/* The owner's kt_shape_prefetch_fn: its oracle asked many at once. */
+static void prefetch(void *owner, uint32_t op, const kt_problem *problem,
+                     const kt_point *pts, size_t n)
+{
+    kt_oracle_prefetch(((adopted *)owner)->oracle, KT_ORACLE_SHAPE, op, problem,
+                       pts, n);
+}
+
 static kt_status adopt(const char *path, int timeout_ms, kt_plugin *desc,
-                       void **owner, kt_err *err)
+                       void **owner, kt_shape_prefetch_fn *batch, kt_err *err)
 {
     adopted *a = calloc(1, sizeof *a);
     kt_status rc;
@@ -139,14 +149,8 @@ static kt_status adopt(const char *path, int timeout_ms, kt_plugin *desc,
         return kt_err_prefix(err, "%s: ", path);
     }
     *owner = a;
+    *batch = prefetch;
     return KT_S_OK;
-}
-
-static void prefetch(void *owner, uint32_t op, const kt_problem *problem,
-                     const kt_point *pts, size_t n)
-{
-    kt_oracle_prefetch(((adopted *)owner)->oracle, KT_ORACLE_SHAPE, op, problem,
-                       pts, n);
 }
 
 /* Not static: ktune_isolation's link option keeps this object in every
@@ -154,12 +158,18 @@ static void prefetch(void *owner, uint32_t op, const kt_problem *problem,
 const kt_loader_kind kt_oracle_kind = {.name = "isolated",
                                        .release = release,
                                        .probe = kt_probe_plugins,
-                                       .adopt = adopt,
-                                       .prefetch = prefetch};
+                                       .adopt = adopt};
 
 __attribute__((constructor)) static void register_kind(void)
 {
     kt_err err;
     /* Cannot fail: the table has room for every kind ktune has. */
     (void)kt_loader_add_kind(&kt_oracle_kind, &err);
+}
+
+kt_oracle *kt_oracle_of(const kt_loaded_plugin *plugin)
+{
+    return plugin && plugin->kind == &kt_oracle_kind
+               ? ((adopted *)plugin->kind_owner)->oracle
+               : NULL;
 }

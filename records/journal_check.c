@@ -267,36 +267,45 @@ kt_status kt_journal_check_point_head(const json_t *rec, kt_err *err)
     return KT_S_OK;
 }
 
+const char *const kt_journal_kernel_stats[KT_JOURNAL_NUM_STATS] = {
+    "median", "min",   "max",    "mean",       "q1",         "q3",
+    "ci_lo",  "ci_hi", "stddev", "rel_spread", "rel_stddev", "noise"};
+
+int kt_journal_stat_holds(size_t i, double v)
+{
+    return i < KT_JOURNAL_NUM_TIMES ? v > 0 && isfinite(v) : v >= 0;
+}
+
+int kt_journal_status_ok(const char *status)
+{
+    return status && strcmp(status, kt_eval_status_name(KT_EVAL_OK)) == 0;
+}
+
 kt_status kt_journal_check_point(const json_t *rec, kt_err *err)
 {
-    static const char *const times[] = {"median", "min", "max",   "mean",
-                                        "q1",     "q3",  "ci_lo", "ci_hi"};
-    static const char *const spreads[] = {"stddev", "rel_spread", "rel_stddev",
-                                          "noise"};
     const json_t *k = json_object_get(json_object_get(rec, "timing"), "kernel");
     kt_status rc = kt_journal_check_point_head(rec, err);
 
-    if (rc ||
-        strcmp(json_string_value(json_object_get(rec, "status")), "ok") != 0)
+    if (rc || !kt_journal_status_ok(
+                  json_string_value(json_object_get(rec, "status"))))
         return rc;
     if (!json_is_object(k) || !json_is_number(json_object_get(k, "median")))
         return kt_err_set(err, KT_S_INPUT,
                           "status ok without timing.kernel.median");
     /* The figures a record gives must be a measurement's; one it leaves
      * out is not made up (a report draws what is there). */
-    for (size_t i = 0; i < sizeof times / sizeof *times; ++i) {
-        const json_t *v = json_object_get(k, times[i]);
-        if (v && (!json_is_number(v) || !(json_number_value(v) > 0) ||
-                  !isfinite(json_number_value(v))))
+    for (size_t i = 0; i < KT_JOURNAL_NUM_STATS; ++i) {
+        const char *name = kt_journal_kernel_stats[i];
+        const json_t *v = json_object_get(k, name);
+        if (!v || (json_is_number(v) &&
+                   kt_journal_stat_holds(i, json_number_value(v))))
+            continue;
+        if (i < KT_JOURNAL_NUM_TIMES)
             return kt_err_set(err, KT_S_INPUT,
-                              "timing: %s is %g, expected a time > 0", times[i],
+                              "timing: %s is %g, expected a time > 0", name,
                               json_is_number(v) ? json_number_value(v) : NAN);
-    }
-    for (size_t i = 0; i < sizeof spreads / sizeof *spreads; ++i) {
-        const json_t *v = json_object_get(k, spreads[i]);
-        if (v && (!json_is_number(v) || !(json_number_value(v) >= 0)))
-            return kt_err_set(err, KT_S_INPUT,
-                              "timing: %s is not a number >= 0", spreads[i]);
+        return kt_err_set(err, KT_S_INPUT, "timing: %s is not a number >= 0",
+                          name);
     }
     return KT_S_OK;
 }

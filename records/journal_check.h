@@ -9,6 +9,7 @@
 #define KT_JOURNAL_CHECK_H
 
 #include <jansson.h>
+#include <stddef.h>
 
 #include "core/error.h"
 #include "records/journal.h"
@@ -45,16 +46,33 @@ kt_status kt_journal_check_eval(const kt_operator *op, const json_t *rec,
 kt_status kt_journal_check_head(const json_t *rec, const char *path,
                                 kt_err *err);
 
+/* timing.kernel's statistics a point record may give, in this order:
+ * KT_JOURNAL_NUM_TIMES times (microseconds), then the spreads. Every reader
+ * of a point record takes them by this list and kt_journal_stat_holds:
+ * kt_journal_check_point over a record parsed whole, and
+ * records/journal_slim.h's pass over its text. */
+#define KT_JOURNAL_NUM_TIMES 8
+#define KT_JOURNAL_NUM_STATS 12
+extern const char *const kt_journal_kernel_stats[KT_JOURNAL_NUM_STATS];
+
+/* Whether v may be statistic i of kt_journal_kernel_stats in a point
+ * recorded ok: a time finite and > 0, a spread >= 0 (NaN holds neither). */
+int kt_journal_stat_holds(size_t i, double v);
+
+/* Whether status (NULL: none) names a point measured ok: the one word
+ * kt_journal_eval writes for KT_EVAL_OK. */
+int kt_journal_status_ok(const char *status);
+
 /* An eval or check record's point and verdict as written, before any
  * operator reads them: a point ("variant" and "params"), a "status", and
- * for status "ok" a timing.kernel whose times are finite and > 0 and whose
- * spreads are >= 0. Every reader applies it (kt_journal_read and the
- * report), so a record one refuses the other refuses too. */
+ * for status ok a timing.kernel with a median whose statistics hold
+ * (kt_journal_stat_holds). Every reader applies it (kt_journal_read and
+ * the report), so a record one refuses the other refuses too. */
 kt_status kt_journal_check_point(const json_t *rec, kt_err *err);
 
 /* Its first part alone: the point and a "status" (the report checks the
- * statistics of the records report/slim.c reads, by the same rules,
- * where it reads them). */
+ * statistics of the records records/journal_slim.h reads from their text,
+ * by the same rules, where it reads them). */
 kt_status kt_journal_check_point_head(const json_t *rec, kt_err *err);
 
 #endif

@@ -112,9 +112,10 @@ static int load_points(const json_t *pts, epoints *p)
 
 /* Each of the sources' points' measured energy (NULL: not ok, or none),
  * for the chart and both tables; *count: how many. NULL without memory. */
-static const kt_slim_energy **point_energies(const kt_sources *s, size_t *count)
+static const kt_journal_energy **point_energies(const kt_sources *s,
+                                                size_t *count)
 {
-    const kt_slim_energy **pe =
+    const kt_journal_energy **pe =
         calloc(s->num_points ? s->num_points : 1, sizeof *pe);
 
     *count = 0;
@@ -128,7 +129,7 @@ static const kt_slim_energy **point_energies(const kt_sources *s, size_t *count)
 
 /* The journal's configurations measured with energy (pe), read as
  * load_points reads energy.points. */
-static int journal_points(const kt_sources *s, const kt_slim_energy **pe,
+static int journal_points(const kt_sources *s, const kt_journal_energy **pe,
                           epoints *p)
 {
     if (alloc_points(p, s->num_points) || !pe)
@@ -293,7 +294,7 @@ static void per_work_cell(FILE *out, double j, double w, double best_pj,
 /* One row: configuration, time, joules per launch with its interval,
  * power against the limit, energy per byte and per flop. */
 static void energy_row(kt_fig_ctx *c, const char *cfg, double us,
-                       const kt_slim_energy *e)
+                       const kt_journal_energy *e)
 {
     const kt_work *w = &c->src->work;
     double j = e->joules_per_launch, lo = e->ci_lo_j, hi = e->ci_hi_j,
@@ -334,7 +335,7 @@ static void energy_row(kt_fig_ctx *c, const char *cfg, double us,
  * sources' point i on), one tab-separated line each in a closed
  * details element: every one stays on the page at a fifth of a row's
  * size (100,000 rows made the page 34 MB). */
-static void energy_rest(kt_fig_ctx *c, const kt_slim_energy **pe, size_t i)
+static void energy_rest(kt_fig_ctx *c, const kt_journal_energy **pe, size_t i)
 {
     size_t rest = 0;
 
@@ -370,7 +371,7 @@ static void energy_rest(kt_fig_ctx *c, const kt_slim_energy **pe, size_t i)
 
 /* Every configuration measured with energy: the journal's, else the
  * summary's finalists. */
-static void energy_table(kt_fig_ctx *c, const kt_slim_energy **pe)
+static void energy_table(kt_fig_ctx *c, const kt_journal_energy **pe)
 {
     const json_t *fin = json_object_get(c->src->summary, "finalists"), *f;
     size_t rows = 0, i, shown;
@@ -389,7 +390,8 @@ static void energy_table(kt_fig_ctx *c, const kt_slim_energy **pe)
     }
     shown = i;
     json_array_foreach ((json_t *)fin, i, f) {
-        kt_slim_energy e = kt_slim_energy_of(json_object_get(f, "energy"));
+        kt_journal_energy e =
+            kt_journal_energy_of(json_object_get(f, "energy"));
         if (rows || !e.measured)
             continue;
         energy_row(c, kt_src_text(f, "config", "?"), kt_src_num(f, "median_us"),
@@ -412,7 +414,7 @@ static void energy_table(kt_fig_ctx *c, const kt_slim_energy **pe)
 void kt_fig_energy(kt_fig_ctx *c)
 {
     size_t measured;
-    const kt_slim_energy **pe = point_energies(c->src, &measured);
+    const kt_journal_energy **pe = point_energies(c->src, &measured);
     const json_t *pts =
         json_object_get(json_object_get(c->src->summary, "energy"), "points");
     kt_style front = {.color = "#8B0000", .width = 1.5, .dash = "5 3"};

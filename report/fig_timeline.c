@@ -8,9 +8,9 @@
 
 #include "core/fileio.h"
 #include "core/outfile.h"
+#include "records/journal_slim.h"
 #include "report/escape.h"
 #include "report/plot.h"
-#include "report/slim.h"
 
 #define LANE_PX 34.0
 #define BAR_FRAC 0.6
@@ -59,7 +59,7 @@ static int several_values(const char *path)
         got = fread(head, 1, sizeof head, f);
         fclose(f);
     }
-    if (!(end = kt_slim_object_length(head, got)))
+    if (!(end = kt_journal_slim_object_length(head, got)))
         return 0;
     while (end < got && strchr(" \t\r\n", head[end]) && head[end])
         ++end;
@@ -83,7 +83,7 @@ int kt_fig_timeline_detect(const char *path)
         return 0;
     /* "format" found without building the document: a tune summary of
      * 100,000 points was parsed whole here, then again to be read. */
-    found = kt_slim_member(text, len, "format", &at, &n);
+    found = kt_journal_slim_member(text, len, "format", &at, &n);
     if (found >= 0) {
         is = found && n == sizeof want - 1 && memcmp(at, want, n) == 0;
     } else if ((root = json_loadb(text, len, 0, NULL))) {

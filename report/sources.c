@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "report/sources.h"
-#include "report/slim.h"
 #include "report/summary_check.h"
 
 #include <limits.h>
@@ -15,6 +14,7 @@
 #include "core/fileio.h"
 #include "records/journal.h"
 #include "records/journal_check.h"
+#include "records/journal_slim.h"
 
 double kt_src_num(const json_t *obj, const char *key)
 {
@@ -153,6 +153,21 @@ static int source_rank(const char *source)
     return 5;
 }
 
+/* A record's statistics into p, and whether it is ok: status ok with a
+ * median > 0. */
+static void set_kernel(kt_src_point *p, kt_journal_kernel k)
+{
+    p->median = k.median;
+    p->q1 = k.q1;
+    p->q3 = k.q3;
+    p->ci_lo = k.ci_lo;
+    p->ci_hi = k.ci_hi;
+    p->min = k.min;
+    p->noise = k.noise;
+    p->samples = k.samples;
+    p->ok = kt_journal_status_ok(p->status) && p->median > 0;
+}
+
 /* A point of the record rec (a journal eval/check record, or a summary
  * entry with median_us etc.); 0 when it names no configuration. */
 static int point_from(const json_t *rec, const char *source, kt_src_point *p)
@@ -172,34 +187,26 @@ static int point_from(const json_t *rec, const char *source, kt_src_point *p)
     p->source = source;
     p->status = kt_src_text(rec, "status", "ok");
     p->reason = kt_src_text(rec, "reason", "");
-    p->samples = -1;
     k = json_object_get(json_object_get(rec, "timing"), "kernel");
-    if (json_is_object(k)) {
-        p->median = kt_src_num(k, "median");
-        p->q1 = kt_src_num(k, "q1");
-        p->q3 = kt_src_num(k, "q3");
-        p->ci_lo = kt_src_num(k, "ci_lo");
-        p->ci_hi = kt_src_num(k, "ci_hi");
-        p->min = kt_src_num(k, "min");
-        p->noise = kt_src_num(k, "noise");
-        if (json_is_integer(json_object_get(k, "n")))
-            p->samples = (long)json_integer_value(json_object_get(k, "n"));
-    } else {
-        p->median = kt_src_num(rec, "median_us");
-        p->q1 = kt_src_num(rec, "q1_us");
-        p->q3 = kt_src_num(rec, "q3_us");
-        p->ci_lo = kt_src_num(rec, "ci_lo_us");
-        p->ci_hi = kt_src_num(rec, "ci_hi_us");
-        p->min = kt_src_num(rec, "min_us");
-        p->noise = kt_src_num(rec, "noise");
-        if (json_is_integer(json_object_get(rec, "samples")))
-            p->samples =
-                (long)json_integer_value(json_object_get(rec, "samples"));
+    if (json_is_object(k)) { /* a journal's record, read by records/ */
+        set_kernel(p, kt_journal_kernel_of(k));
+    } else { /* a summary entry: the same figures, named otherwise */
+        const json_t *n = json_object_get(rec, "samples");
+        set_kernel(
+            p, (kt_journal_kernel){.median = kt_src_num(rec, "median_us"),
+                                   .q1 = kt_src_num(rec, "q1_us"),
+                                   .q3 = kt_src_num(rec, "q3_us"),
+                                   .ci_lo = kt_src_num(rec, "ci_lo_us"),
+                                   .ci_hi = kt_src_num(rec, "ci_hi_us"),
+                                   .min = kt_src_num(rec, "min_us"),
+                                   .noise = kt_src_num(rec, "noise"),
+                                   .samples = json_is_integer(n)
+                                                  ? (long)json_integer_value(n)
+                                                  : -1});
     }
-    p->ok = strcmp(p->status, "ok") == 0 && p->median > 0;
     if (json_is_object(json_object_get(rec, "counters")))
         p->profile = rec;
-    p->energy = kt_slim_energy_of(json_object_get(rec, "energy"));
+    p->energy = kt_journal_energy_of(json_object_get(rec, "energy"));
     if (json_is_string(json_object_get(rec, "config")))
         snprintf(p->config, sizeof p->config, "%s",
                  json_string_value(json_object_get(rec, "config")));
@@ -247,12 +254,12 @@ static void add_profile(kt_sources *s, const json_t *rec)
 }
 
 /* rec's point as insert_point takes it, its statistics from read and its
- * energy figures from energy when kt_slim_text read them, and its key (owned by
- * the caller): 1; 0 when rec names no configuration; -1 without memory. Touches
- * nothing shared: the journal's parsing threads call it. */
+ * energy figures from energy when kt_journal_slim_text read them, and its key
+ * (owned by the caller): 1; 0 when rec names no configuration; -1 without
+ * memory. Touches nothing shared: the journal's parsing threads call it. */
 static int prepare_point(const json_t *rec, const char *source,
-                         const kt_slim_kernel *read,
-                         const kt_slim_energy *energy, kt_src_point *p,
+                         const kt_journal_kernel *read,
+                         const kt_journal_energy *energy, kt_src_point *p,
                          char **key)
 {
     *key = NULL;
@@ -260,17 +267,8 @@ static int prepare_point(const json_t *rec, const char *source,
         return 0;
     if (energy)
         p->energy = *energy;
-    if (read) {
-        p->median = read->median;
-        p->q1 = read->q1;
-        p->q3 = read->q3;
-        p->ci_lo = read->ci_lo;
-        p->ci_hi = read->ci_hi;
-        p->min = read->min;
-        p->noise = read->noise;
-        p->samples = read->samples;
-        p->ok = strcmp(p->status, "ok") == 0 && p->median > 0;
-    }
+    if (read)
+        set_kernel(p, *read);
     return (*key = point_key(p)) ? 1 : -1;
 }
 
@@ -374,10 +372,11 @@ typedef struct kt_src_line {
     size_t len, no;
     int last; /* the text's last line, without its line end */
     int nomem;
-    json_t *rec; /* eval and check records as report/slim.h keeps them */
-    int read;    /* kt_slim_text read it: its statistics in kernel */
-    kt_slim_kernel kernel;
-    kt_slim_energy energy;
+    json_t
+        *rec; /* eval and check records as records/journal_slim.h keeps them */
+    int read; /* kt_journal_slim_text read it: statistics in kernel */
+    kt_journal_kernel kernel;
+    kt_journal_energy energy;
     /* Then its point as prepare_point made it (prepared its result), the
      * key owned. */
     int prepared;
@@ -398,9 +397,9 @@ static kt_status journal_record(kt_sources *s, json_t *rec,
     if (!s->records)
         s->records = json_array();
     if (strcmp(kind, "eval") == 0 || strcmp(kind, "check") == 0) {
-        kept = rec; /* kt_slim's, by parse_part */
+        kept = rec; /* kt_journal_slim's, by parse_part */
         json_array_append(s->records, kept);
-        /* A record kt_slim_text read has no "timing": its statistics
+        /* A record kt_journal_slim_text read has no "timing": its statistics
          * were checked there, by the same rules. */
         if (!(rc = l->read ? kt_journal_check_point_head(rec, err)
                            : kt_journal_check_point(rec, err)))
@@ -495,9 +494,9 @@ static void *parse_part(void *arg)
         const char *kind;
         /* The plain eval record: only its kept values built, and its point
          * made here too. */
-        l->read =
-            l->no > 1 && kt_slim_text(l->text, l->len, &l->rec, &l->kernel,
-                                      &l->energy) == KT_SLIM_DONE;
+        l->read = l->no > 1 &&
+                  kt_journal_slim_text(l->text, l->len, &l->rec, &l->kernel,
+                                       &l->energy) == KT_JOURNAL_SLIM_DONE;
         if (l->read) {
             l->prepared =
                 prepare_point(l->rec, record_source(l->rec), &l->kernel,
@@ -509,7 +508,7 @@ static void *parse_part(void *arg)
         /* Slimmed here, so the whole record is freed where it was made. */
         if (l->no > 1 &&
             (strcmp(kind, "eval") == 0 || strcmp(kind, "check") == 0)) {
-            l->rec = kt_slim_record(rec);
+            l->rec = kt_journal_slim_record(rec);
             l->nomem = !l->rec;
             json_decref(rec);
         } else {

@@ -25,7 +25,7 @@
 
 #include "core/error.h"
 #include "ktune/plugin.h"
-#include "report/slim.h"
+#include "records/journal_slim.h"
 
 #define KT_SOURCES_MAX_NOTES 16
 
@@ -51,7 +51,7 @@ typedef struct kt_src_point {
     const json_t *profile;
     /* Its energy figures (the record's "energy"; a journal's eval
      * records keep them only here). */
-    kt_slim_energy energy;
+    kt_journal_energy energy;
 } kt_src_point;
 
 typedef struct kt_sources {

@@ -7,11 +7,15 @@
  * every key shares one hash, so that only the full comparison of keys
  * tells questions apart. Questions asked many at once (kt_oracle_prefetch)
  * are answered as one at a time would be, and one that crashes or hangs
- * there is reported once, by its ask. */
+ * there is reported once, by its ask; a registry's isolated plugin asks
+ * them so through the prefetch its kind handed with it
+ * (kt_call_shape_prefetch), each later kt_call_shape from memory. */
 #include "tests/kt_test.h"
 
 #include <stdio.h>
 
+#include "core/feasible.h"
+#include "core/loader.h"
 #include "isolation/oracle.h"
 #include "isolation/oracle_memo.h"
 
@@ -252,6 +256,61 @@ static void prefetched_points_are_answered_from_memory(void **state)
     kt_oracle_free(plain);
 }
 
+/* Through the loader: an isolated plugin's points prefetched at once
+ * (kt_call_shape_prefetch, as a space's count does) reach its child in
+ * that exchange, and the kt_call_shape of each that follows (here by
+ * kt_point_feasible) is answered from memory, the same verdict as a
+ * plugin asked one point at a time. */
+static void
+an_isolated_plugins_points_are_prefetched_through_the_loader(void **state)
+{
+    kt_registry reg, plain;
+    const kt_loaded_plugin *lp, *lq;
+    const kt_operator *op, *oq;
+    question base = tiled(1000, 0, 0);
+    kt_point pts[18];
+    size_t n = tiled_points(pts);
+    kt_device dev;
+    kt_problem prob = problem_of(&base, &dev);
+    kt_oracle_stats st;
+    kt_err err;
+    (void)state;
+
+    kt_registry_init(&reg);
+    kt_registry_init(&plain);
+    reg.isolated = plain.isolated = 1;
+    assert_int_equal(
+        kt_registry_load_file(&reg, fixture("good_plugin.so"), &err), KT_S_OK);
+    assert_int_equal(
+        kt_registry_load_file(&plain, fixture("good_plugin.so"), &err),
+        KT_S_OK);
+    assert_int_equal(kt_registry_resolve(&reg, "good:scale", &lp, &op, &err),
+                     KT_S_OK);
+    assert_int_equal(kt_registry_resolve(&plain, "good:scale", &lq, &oq, &err),
+                     KT_S_OK);
+    assert_non_null(lp->prefetch);
+    kt_call_shape_prefetch(lp, op, &prob, pts, n);
+    kt_oracle_stats_get(kt_oracle_of(lp), &st);
+    assert_int_equal(st.sent, n);
+    assert_int_equal(st.asked, 0);
+    for (size_t i = 0; i < n; ++i) {
+        kt_status a = kt_point_feasible(lp, op, &prob, &pts[i], NULL, &err);
+        kt_status b = kt_point_feasible(lq, oq, &prob, &pts[i], NULL, &err);
+        assert_int_equal(a, b);
+    }
+    /* Check and shape are two asks of one question: every ask from
+     * memory here, the first of each point's there. */
+    kt_oracle_stats_get(kt_oracle_of(lp), &st);
+    assert_int_equal(st.sent, n);
+    assert_true(st.asked >= n);
+    assert_int_equal(st.from_memory, st.asked);
+    kt_oracle_stats_get(kt_oracle_of(lq), &st);
+    assert_int_equal(st.sent, n);
+    assert_int_equal(st.from_memory, st.asked - n);
+    kt_registry_free(&reg);
+    kt_registry_free(&plain);
+}
+
 /* Prefetches the tiled points, then asks the first of them (the one the
  * prefetch ended on): its failure is reported, naming want, without asking
  * the child again. The questions sent so far. */
@@ -320,6 +379,8 @@ int main(void)
         cmocka_unit_test(a_crash_is_never_remembered),
         cmocka_unit_test(the_memo_stays_within_its_cap),
         cmocka_unit_test(prefetched_points_are_answered_from_memory),
+        cmocka_unit_test(
+            an_isolated_plugins_points_are_prefetched_through_the_loader),
         cmocka_unit_test(a_prefetch_that_crashes_is_reported_by_the_ask),
         cmocka_unit_test(a_prefetch_that_hangs_is_reported_by_the_ask),
     };

@@ -140,13 +140,18 @@ def test_non_integer_parameter_is_named(tmp_path):
 
 
 def test_untuned_block_dimensions_get_kernel_tuners_defaults(tmp_path):
-    path = interface._space_file(str(tmp_path), {"tile": [1, 2]}, "tile > 1",
-                                 ["block_size_x", "block_size_y", "block_size_z"])
+    path, defaults = interface._space_file(
+        str(tmp_path), {"tile": [1, 2]}, "tile > 1",
+        ["block_size_x", "block_size_y", "block_size_z"])
     space = json.loads(Path(path).read_text())["ConfigurationSpace"]
     values = {p["Name"]: p["Values"] for p in space["TuningParameters"]}
     assert values == {"tile": [1, 2], "block_size_x": [256], "block_size_y": [1],
                       "block_size_z": [1]}
     assert space["Conditions"][0]["Expression"] == "tile > 1"
+    # The defaults handed back are the file's, without reading it again.
+    assert defaults == {p["Name"]: p["Default"] for p in space["TuningParameters"]}
+    assert defaults == {"tile": 1, "block_size_x": 256, "block_size_y": 1,
+                        "block_size_z": 1}
 
 
 def synthetic_result():

@@ -119,9 +119,12 @@ def _param_values(name: str, values: Sequence[Any]) -> list[int]:
 
 
 def _space_file(folder: str, tune_params: Mapping[str, Sequence[Any]],
-                restrictions: Any, block_names: list[str]) -> str:
+                restrictions: Any,
+                block_names: list[str]) -> tuple[str, dict[str, int]]:
     """The space as a T1 file: parameters, the block's defaults (256, 1, 1)
-    where a block dimension is not tuned, conditions in Python syntax."""
+    where a block dimension is not tuned, conditions in Python syntax. Its
+    path, and each parameter's default as the file gives it (the first
+    value), taken from what was written rather than read back."""
     params = {k: _param_values(k, v) for k, v in tune_params.items()}
     for name, default in zip(block_names, (256, 1, 1)):
         params.setdefault(name, [default])
@@ -145,7 +148,7 @@ def _space_file(folder: str, tune_params: Mapping[str, Sequence[Any]],
     path = os.path.join(folder, "space.t1.json")
     with open(path, "w", encoding="utf-8") as f:
         json.dump(doc, f)
-    return path
+    return path, {k: v[0] for k, v in params.items()}
 
 
 def _source(kernel_source: Any) -> tuple[Any, list[str]]:
@@ -207,7 +210,7 @@ def _declare(kernel_name: str, kernel_source: Any, problem_size: Any,
                 for a, want in zip(args, answer)]
         kt_verify = _kt_verify(verify, answer, len(args), atol)
         answer = None
-    space = _space_file(folder, tune_params, restrictions, block)
+    space, defaults = _space_file(folder, tune_params, restrictions, block)
     k = _kernel.Kernel(
         kernel_name, source, args, {},
         problem_size=dims, grid_div_x=[divs[0]],
@@ -219,9 +222,7 @@ def _declare(kernel_name: str, kernel_source: Any, problem_size: Any,
         rtol=1e-5 if answer is not None else 0.0,
         atol=float(atol) if answer is not None else 0.0,
         space_file=space, verify=kt_verify)
-    with open(space, encoding="utf-8") as f:
-        k._guard_defaults = {p["Name"]: p["Default"] for p in
-                             json.load(f)["ConfigurationSpace"]["TuningParameters"]}
+    k._guard_defaults = defaults
     return k
 
 

@@ -1,23 +1,26 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "report/slim.h"
+#include "records/journal_slim.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* The top-level members kept, in the order kt_slim_record sets them. */
+#include "records/journal_check.h"
+
+/* The top-level members kept, in the order kt_journal_slim_record sets
+ * them. */
 static const char *const kept[] = {"kind",   "point",   "status",
                                    "reason", "purpose", "counters",
                                    "config", "timing",  "energy"};
 enum { KEPT_PLAIN = 7, KEPT_TIMING = 7, KEPT_ENERGY = 8, KEPT_N = 9 };
 
-/* report/fig_energy.c's */
+/* A record's energy figures (kt_journal_energy's, in its order). */
 static const char *const energy_kept[] = {"measured", "joules_per_launch",
                                           "ci_lo_j",  "ci_hi_j",
                                           "power_w",  "power_limit_w"};
 enum { ENERGY_N = 6 };
 
-json_t *kt_slim_record(const json_t *rec)
+json_t *kt_journal_slim_record(const json_t *rec)
 {
     const json_t *k = json_object_get(json_object_get(rec, "timing"), "kernel");
     json_t *e = json_object_get(rec, "energy"), *out;
@@ -52,7 +55,7 @@ json_t *kt_slim_record(const json_t *rec)
 /* ------------------------------------------------------------- the pass */
 
 /* Deeper values are left to jansson (whose own limit is 2048). */
-#define KT_SLIM_MAX_DEPTH 32
+#define KT_JOURNAL_SLIM_MAX_DEPTH 32
 
 typedef struct span {
     const char *at; /* NULL: not found */
@@ -154,7 +157,7 @@ static int skip_value(cursor *c, int depth);
 
 static int skip_array(cursor *c, int depth)
 {
-    if (depth > KT_SLIM_MAX_DEPTH)
+    if (depth > KT_JOURNAL_SLIM_MAX_DEPTH)
         return -1;
     ++c->p;
     blanks(c);
@@ -198,7 +201,7 @@ static int skip_value(cursor *c, int depth)
 static int read_object(cursor *c, int depth, const char *const *names, size_t n,
                        span *found)
 {
-    if (depth > KT_SLIM_MAX_DEPTH)
+    if (depth > KT_JOURNAL_SLIM_MAX_DEPTH)
         return -1;
     ++c->p;
     blanks(c);
@@ -259,9 +262,9 @@ static void put_member(char **at, const char *name, span value, int first)
     *at += value.len;
 }
 
-/* kt_slim_record's object less "timing" and "energy" from the spans, parsed in
- * one json_loadb of their text put together (one parse per record, not one per
- * value); NULL without memory (the spans were taken). */
+/* kt_journal_slim_record's object less "timing" and "energy" from the spans,
+ * parsed in one json_loadb of their text put together (one parse per record,
+ * not one per value); NULL without memory (the spans were taken). */
 static json_t *build(size_t len, const span *top)
 {
     /* At most the record's own text, plus the braces. */
@@ -287,12 +290,57 @@ static json_t *build(size_t len, const span *top)
     return out;
 }
 
-/* timing.kernel's members the report reads or checks: report/sources.c's
- * check_record's times, then its spreads, then the sample count. */
-static const char *const kernel_kept[] = {
-    "median", "min",    "max",        "mean",       "q1",    "q3", "ci_lo",
-    "ci_hi",  "stddev", "rel_spread", "rel_stddev", "noise", "n"};
-enum { KERNEL_TIMES = 8, KERNEL_SPREADS = 12, KERNEL_N = 13 };
+/* timing.kernel's members read: records/journal_check.h's statistics,
+ * then the sample count. */
+enum { KERNEL_N = KT_JOURNAL_NUM_STATS + 1 };
+enum {
+    STAT_MEDIAN,
+    STAT_MIN,
+    STAT_MAX,
+    STAT_MEAN,
+    STAT_Q1,
+    STAT_Q3,
+    STAT_CI_LO,
+    STAT_CI_HI,
+    STAT_NOISE = 11,
+    STAT_N = 12
+};
+
+static void kernel_names(const char **names)
+{
+    for (size_t i = 0; i < KT_JOURNAL_NUM_STATS; ++i)
+        names[i] = kt_journal_kernel_stats[i];
+    names[STAT_N] = "n";
+}
+
+/* The figures read from v (statistics in kt_journal_kernel_stats' order),
+ * samples as given. */
+static kt_journal_kernel kernel_from(const double *v, long samples)
+{
+    return (kt_journal_kernel){.median = v[STAT_MEDIAN],
+                               .min = v[STAT_MIN],
+                               .q1 = v[STAT_Q1],
+                               .q3 = v[STAT_Q3],
+                               .ci_lo = v[STAT_CI_LO],
+                               .ci_hi = v[STAT_CI_HI],
+                               .noise = v[STAT_NOISE],
+                               .samples = samples};
+}
+
+kt_journal_kernel kt_journal_kernel_of(const json_t *kernel)
+{
+    const char *names[KERNEL_N];
+    double v[KERNEL_N];
+    const json_t *n = json_object_get(kernel, "n");
+
+    kernel_names(names);
+    for (size_t i = 0; i < KT_JOURNAL_NUM_STATS; ++i) {
+        const json_t *x = json_object_get(kernel, names[i]);
+        v[i] = json_is_number(x) ? json_number_value(x) : NAN;
+    }
+    return kernel_from(v,
+                       json_is_integer(n) ? (long)json_integer_value(n) : -1);
+}
 
 static int is_number(span s)
 {
@@ -306,14 +354,14 @@ static double number(span s)
     return is_number(s) ? strtod(s.at, NULL) : NAN;
 }
 
-kt_slim_energy kt_slim_energy_of(const json_t *energy)
+kt_journal_energy kt_journal_energy_of(const json_t *energy)
 {
-    kt_slim_energy e = {json_is_true(json_object_get(energy, "measured")),
-                        NAN,
-                        NAN,
-                        NAN,
-                        NAN,
-                        NAN};
+    kt_journal_energy e = {json_is_true(json_object_get(energy, "measured")),
+                           NAN,
+                           NAN,
+                           NAN,
+                           NAN,
+                           NAN};
     double *figure[] = {&e.joules_per_launch, &e.ci_lo_j, &e.ci_hi_j,
                         &e.power_w, &e.power_limit_w};
     for (size_t i = 1; i < ENERGY_N; ++i) {
@@ -326,41 +374,47 @@ kt_slim_energy kt_slim_energy_of(const json_t *energy)
 
 /* The kernel object spanned by ks into *k; ok: the point was recorded
  * ok, and its statistics must hold (else -1: the whole parse says why). */
-static int read_kernel(span ks, int ok, kt_slim_kernel *k)
+static int read_kernel(span ks, int ok, kt_journal_kernel *k)
 {
+    const char *names[KERNEL_N];
     span f[KERNEL_N] = {{0}};
     double v[KERNEL_N];
+    span n;
 
-    if (read_span(ks, kernel_kept, KERNEL_N, f))
+    kernel_names(names);
+    if (read_span(ks, names, KERNEL_N, f))
         return -1;
-    for (size_t i = 0; i < KERNEL_N; ++i) {
+    for (size_t i = 0; i < KT_JOURNAL_NUM_STATS; ++i) {
         v[i] = number(f[i]);
-        if (!ok || !f[i].at)
-            continue;
-        if (!is_number(f[i]) ||
-            (i < KERNEL_TIMES && !(v[i] > 0 && isfinite(v[i]))) ||
-            (i >= KERNEL_TIMES && i < KERNEL_SPREADS && !(v[i] >= 0)))
+        if (ok && f[i].at &&
+            (!is_number(f[i]) || !kt_journal_stat_holds(i, v[i])))
             return -1;
     }
-    if (ok && !f[0].at)
+    if (ok && !f[STAT_MEDIAN].at)
         return -1;
-    *k = (kt_slim_kernel){.median = v[0],
-                          .min = v[1],
-                          .q1 = v[4],
-                          .q3 = v[5],
-                          .ci_lo = v[6],
-                          .ci_hi = v[7],
-                          .noise = v[11],
-                          .samples = -1};
     /* An integer: no fraction, no exponent (jansson's json_is_integer). */
-    if (is_number(f[12]) && !memchr(f[12].at, '.', f[12].len) &&
-        !memchr(f[12].at, 'e', f[12].len) && !memchr(f[12].at, 'E', f[12].len))
-        k->samples = strtol(f[12].at, NULL, 10);
+    n = f[STAT_N];
+    *k = kernel_from(v, is_number(n) && !memchr(n.at, '.', n.len) &&
+                                !memchr(n.at, 'e', n.len) &&
+                                !memchr(n.at, 'E', n.len)
+                            ? strtol(n.at, NULL, 10)
+                            : -1);
     return 0;
 }
 
-kt_slim_outcome kt_slim_text(const char *text, size_t len, json_t **out,
-                             kt_slim_kernel *kernel, kt_slim_energy *energy)
+/* Whether the string spanned by s is the ok status. */
+static int status_ok(span s)
+{
+    const char *ok = kt_eval_status_name(KT_EVAL_OK);
+    size_t n = strlen(ok);
+    return s.at && s.len == n + 2 && s.at[0] == '"' &&
+           memcmp(s.at + 1, ok, n) == 0;
+}
+
+kt_journal_slim_outcome kt_journal_slim_text(const char *text, size_t len,
+                                             json_t **out,
+                                             kt_journal_kernel *kernel,
+                                             kt_journal_energy *energy)
 {
     static const char *const kernel_name[] = {"kernel"};
     span top[KEPT_N] = {{0}}, ks = {0}, figures[ENERGY_N] = {{0}};
@@ -370,7 +424,7 @@ kt_slim_outcome kt_slim_text(const char *text, size_t len, json_t **out,
     *out = NULL;
     blanks(&c);
     if (!more(&c) || *c.p != '{' || read_object(&c, 1, kept, KEPT_N, top))
-        return KT_SLIM_WHOLE;
+        return KT_JOURNAL_SLIM_WHOLE;
     blanks(&c);
     status = top[2];
     if (more(&c) ||
@@ -378,20 +432,20 @@ kt_slim_outcome kt_slim_text(const char *text, size_t len, json_t **out,
         !status.at || *status.at != '"' || !top[KEPT_TIMING].at ||
         *top[KEPT_TIMING].at != '{' ||
         read_span(top[KEPT_TIMING], kernel_name, 1, &ks) || !ks.at ||
-        *ks.at != '{' || read_kernel(ks, span_is(status, "\"ok\""), kernel))
-        return KT_SLIM_WHOLE;
+        *ks.at != '{' || read_kernel(ks, status_ok(status), kernel))
+        return KT_JOURNAL_SLIM_WHOLE;
     if (top[KEPT_ENERGY].at && *top[KEPT_ENERGY].at == '{' &&
         read_span(top[KEPT_ENERGY], energy_kept, ENERGY_N, figures))
-        return KT_SLIM_WHOLE;
-    *energy = (kt_slim_energy){span_is(figures[0], "true"), number(figures[1]),
-                               number(figures[2]),          number(figures[3]),
-                               number(figures[4]),          number(figures[5])};
+        return KT_JOURNAL_SLIM_WHOLE;
+    *energy = (kt_journal_energy){
+        span_is(figures[0], "true"), number(figures[1]), number(figures[2]),
+        number(figures[3]),          number(figures[4]), number(figures[5])};
     *out = build(len, top);
-    return *out ? KT_SLIM_DONE : KT_SLIM_WHOLE;
+    return *out ? KT_JOURNAL_SLIM_DONE : KT_JOURNAL_SLIM_WHOLE;
 }
 
-int kt_slim_member(const char *text, size_t len, const char *name,
-                   const char **at, size_t *n)
+int kt_journal_slim_member(const char *text, size_t len, const char *name,
+                           const char **at, size_t *n)
 {
     const char *const names[] = {name};
     span found = {0};
@@ -410,7 +464,7 @@ int kt_slim_member(const char *text, size_t len, const char *name,
     return 1;
 }
 
-size_t kt_slim_object_length(const char *text, size_t len)
+size_t kt_journal_slim_object_length(const char *text, size_t len)
 {
     cursor c = {text, text + len};
 

@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
-/* The report reads a journal record's kept values from its text
- * (kt_slim_text) instead of jansson's whole parse: the two agree on every
- * record the pass takes, the recorded journals' plain records are taken,
- * and whatever jansson would refuse or read otherwise is left to it. */
+/* A reader (the report) reads a journal record's kept values from its text
+ * (kt_journal_slim_text) instead of jansson's whole parse: the two agree on
+ * every record the pass takes (its figures as kt_journal_kernel_of and
+ * kt_journal_energy_of read them, its statistics as kt_journal_check_point
+ * takes them), the recorded journals' plain records are taken, and
+ * whatever jansson or the checks would refuse or read otherwise is left to
+ * them. */
 #include "tests/kt_test.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "report/slim.h"
+#include "records/journal_check.h"
+#include "records/journal_slim.h"
 
 #define DATA KT_SOURCE_DIR "/tests/data/"
 
@@ -39,15 +43,9 @@ static json_t *whole(const char *line, size_t len)
     json_t *rec = json_loadb(line, len, 0, &jerr), *out = NULL;
     const char *kind = json_string_value(json_object_get(rec, "kind"));
     if (kind && (strcmp(kind, "eval") == 0 || strcmp(kind, "check") == 0))
-        out = kt_slim_record(rec);
+        out = kt_journal_slim_record(rec);
     json_decref(rec);
     return out;
-}
-
-static double num(const json_t *k, const char *key)
-{
-    const json_t *v = json_object_get(k, key);
-    return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
 static int same(double a, double b)
@@ -55,43 +53,21 @@ static int same(double a, double b)
     return a == b || (isnan(a) && isnan(b));
 }
 
-/* The statistics as report/sources.c reads them from the whole parse, and
- * whether they pass its checks (a point ok: a median, times > 0 and
- * finite, spreads >= 0). */
-static int whole_kernel(const json_t *rec, kt_slim_kernel *k)
+/* The statistics as records/ reads them from the whole parse, and whether
+ * they pass its check (kt_journal_check_point; the point itself is no
+ * business of the pass, which a reader checks after it: one put in). */
+static int whole_kernel(const json_t *rec, kt_journal_kernel *k)
 {
-    static const char *const times[] = {"median", "min", "max",   "mean",
-                                        "q1",     "q3",  "ci_lo", "ci_hi"};
-    static const char *const spreads[] = {"stddev", "rel_spread", "rel_stddev",
-                                          "noise"};
-    const json_t *kern =
-        json_object_get(json_object_get(rec, "timing"), "kernel");
-    const json_t *n = json_object_get(kern, "n");
-    const char *status = json_string_value(json_object_get(rec, "status"));
-    int ok = status && strcmp(status, "ok") == 0, good = status != NULL;
-
-    *k =
-        (kt_slim_kernel){num(kern, "median"),
-                         num(kern, "q1"),
-                         num(kern, "q3"),
-                         num(kern, "ci_lo"),
-                         num(kern, "ci_hi"),
-                         num(kern, "min"),
-                         num(kern, "noise"),
-                         json_is_integer(n) ? (long)json_integer_value(n) : -1};
-    if (ok && !json_is_number(json_object_get(kern, "median")))
-        good = 0;
-    for (size_t i = 0; ok && i < 8; ++i) {
-        const json_t *v = json_object_get(kern, times[i]);
-        if (v && !(json_is_number(v) && json_number_value(v) > 0 &&
-                   isfinite(json_number_value(v))))
-            good = 0;
-    }
-    for (size_t i = 0; ok && i < 4; ++i) {
-        const json_t *v = json_object_get(kern, spreads[i]);
-        if (v && !(json_is_number(v) && json_number_value(v) >= 0))
-            good = 0;
-    }
+    json_t *copy = json_copy((json_t *)rec);
+    kt_err err;
+    int good;
+    assert_non_null(copy);
+    json_object_set_new(copy, "point",
+                        json_pack("{s:s,s:{}}", "variant", "v", "params"));
+    *k = kt_journal_kernel_of(
+        json_object_get(json_object_get(rec, "timing"), "kernel"));
+    good = kt_journal_check_point(copy, &err) == KT_S_OK;
+    json_decref(copy);
     return good;
 }
 
@@ -100,16 +76,17 @@ static int whole_kernel(const json_t *rec, kt_slim_kernel *k)
 static int agrees(const char *line, size_t len)
 {
     json_t *fast = NULL, *slow;
-    kt_slim_kernel a, b;
-    kt_slim_energy ea, eb;
+    kt_journal_kernel a, b;
+    kt_journal_energy ea, eb;
     int good;
-    if (kt_slim_text(line, len, &fast, &a, &ea) != KT_SLIM_DONE) {
+    if (kt_journal_slim_text(line, len, &fast, &a, &ea) !=
+        KT_JOURNAL_SLIM_DONE) {
         assert_null(fast);
         return 0;
     }
     slow = whole(line, len);
     good = slow && whole_kernel(slow, &b);
-    eb = kt_slim_energy_of(json_object_get(slow, "energy"));
+    eb = kt_journal_energy_of(json_object_get(slow, "energy"));
     json_object_del(slow, "timing");
     json_object_del(slow, "energy");
     if (!good || !json_equal(fast, slow) || ea.measured != eb.measured ||
@@ -134,12 +111,13 @@ static int agrees(const char *line, size_t len)
 }
 
 /* The pass's reading of a line it must take (and agree on). */
-static json_t *taken(const char *line, kt_slim_kernel *k, kt_slim_energy *e)
+static json_t *taken(const char *line, kt_journal_kernel *k,
+                     kt_journal_energy *e)
 {
     json_t *out = NULL;
     assert_true(agrees(line, strlen(line)));
-    assert_int_equal(kt_slim_text(line, strlen(line), &out, k, e),
-                     KT_SLIM_DONE);
+    assert_int_equal(kt_journal_slim_text(line, strlen(line), &out, k, e),
+                     KT_JOURNAL_SLIM_DONE);
     return out;
 }
 
@@ -229,7 +207,7 @@ static void one_edit_away_the_pass_agrees_or_leaves_it(void **state)
 #define KERNEL "\"timing\":{\"kernel\":{\"median\":1}}"
 
 /* Records jansson refuses, reads otherwise than a plain scan would, or
- * report/sources.c refuses: each left to the whole parse (and its
+ * kt_journal_check_point refuses: each left to the whole parse (and its
  * message). */
 static void what_jansson_or_the_checks_refuse_is_left_to_them(void **state)
 {
@@ -261,7 +239,7 @@ static void what_jansson_or_the_checks_refuse_is_left_to_them(void **state)
         "{\"kind\":\"eval\"," KERNEL "}",
         "{\"kind\":\"eval\",\"status\":1," KERNEL "}",
         /* ok without a median, times not > 0 or not numbers, a negative
-         * spread (check_record's messages) */
+         * spread (kt_journal_check_point's messages) */
         HEAD "\"timing\":{\"kernel\":{\"min\":1}}}",
         HEAD "\"timing\":{\"kernel\":{\"median\":-1}}}",
         HEAD "\"timing\":{\"kernel\":{\"median\":0}}}",
@@ -274,14 +252,14 @@ static void what_jansson_or_the_checks_refuse_is_left_to_them(void **state)
     };
     char deep[256];
     json_t *out = NULL;
-    kt_slim_kernel k;
-    kt_slim_energy e;
+    kt_journal_kernel k;
+    kt_journal_energy e;
     (void)state;
     /* The frame itself is taken (the cases fail for what they add). */
     assert_true(agrees(HEAD KERNEL "}", strlen(HEAD KERNEL "}")));
     for (size_t i = 0; i < sizeof lines / sizeof *lines; ++i) {
-        if (kt_slim_text(lines[i], strlen(lines[i]), &out, &k, &e) !=
-            KT_SLIM_WHOLE)
+        if (kt_journal_slim_text(lines[i], strlen(lines[i]), &out, &k, &e) !=
+            KT_JOURNAL_SLIM_WHOLE)
             fail_msg("the pass took %s", lines[i]);
         assert_null(out);
     }
@@ -289,19 +267,19 @@ static void what_jansson_or_the_checks_refuse_is_left_to_them(void **state)
     snprintf(deep, sizeof deep, HEAD KERNEL ",\"x\":%.*s1%.*s}", 40,
              "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[", 40,
              "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]");
-    assert_int_equal(kt_slim_text(deep, strlen(deep), &out, &k, &e),
-                     KT_SLIM_WHOLE);
+    assert_int_equal(kt_journal_slim_text(deep, strlen(deep), &out, &k, &e),
+                     KT_JOURNAL_SLIM_WHOLE);
 }
 
-/* A point not ok is read whatever its statistics, as report/sources.c
+/* A point not ok is read whatever its statistics, as kt_journal_kernel_of
  * reads them: a non-number is NaN. */
 static void a_failed_points_statistics_are_read_as_they_are(void **state)
 {
     static const char line[] =
         "{\"kind\":\"eval\",\"status\":\"mismatch\",\"timing\":{\"kernel\":"
         "{\"median\":\"x\",\"q1\":-2,\"n\":2.0,\"noise\":-1}}}";
-    kt_slim_kernel k;
-    kt_slim_energy e;
+    kt_journal_kernel k;
+    kt_journal_energy e;
     json_t *out = taken(line, &k, &e);
     (void)state;
     assert_true(isnan(k.median));
@@ -319,8 +297,8 @@ static void the_last_of_duplicate_keys_counts(void **state)
         "{\"median\":2},\"kernel\":{\"median\":3,\"n\":7}},\"energy\":"
         "{\"power_w\":1,\"samples_j\":[1,2],\"power_w\":5,\"measured\":"
         "true,\"ci_lo_j\":\"x\"}}\r\n";
-    kt_slim_kernel k;
-    kt_slim_energy e;
+    kt_journal_kernel k;
+    kt_journal_energy e;
     json_t *out = taken(line, &k, &e);
     (void)state;
     assert_string_equal(json_string_value(json_object_get(out, "status")),
@@ -344,18 +322,20 @@ static void a_top_level_member_is_found_by_the_pass(void **state)
     const char *at = NULL;
     size_t n = 0;
     (void)state;
-    assert_int_equal(kt_slim_member(doc, strlen(doc), "format", &at, &n), 1);
+    assert_int_equal(
+        kt_journal_slim_member(doc, strlen(doc), "format", &at, &n), 1);
     assert_int_equal(n, 3);
     assert_memory_equal(at, "\"x\"", 3);
-    assert_int_equal(kt_slim_member(doc, strlen(doc), "c", &at, &n), 0);
+    assert_int_equal(kt_journal_slim_member(doc, strlen(doc), "c", &at, &n), 0);
     for (size_t i = 0; i < sizeof whole_parse / sizeof *whole_parse; ++i)
-        assert_int_equal(kt_slim_member(whole_parse[i], strlen(whole_parse[i]),
-                                        "format", &at, &n),
+        assert_int_equal(kt_journal_slim_member(whole_parse[i],
+                                                strlen(whole_parse[i]),
+                                                "format", &at, &n),
                          -1);
     /* The first object's extent: a journal's header line, one cut short. */
-    assert_int_equal(kt_slim_object_length(" {\"a\":[1]}\n{}", 13), 10);
-    assert_int_equal(kt_slim_object_length("{\"a\":[1", 7), 0);
-    assert_int_equal(kt_slim_object_length("[]", 2), 0);
+    assert_int_equal(kt_journal_slim_object_length(" {\"a\":[1]}\n{}", 13), 10);
+    assert_int_equal(kt_journal_slim_object_length("{\"a\":[1", 7), 0);
+    assert_int_equal(kt_journal_slim_object_length("[]", 2), 0);
 }
 
 int main(void)
