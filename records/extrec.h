@@ -103,6 +103,9 @@ typedef struct kt_extrec {
     /* T4 files that record no benchmark time: the sum of the runtimes
      * stands for it (said in the summary). */
     int bench_from_runtimes;
+    /* A cache's entries read by the fast reading (records/ktentry.h), the
+     * others parsed whole: said for the tests. */
+    size_t plain_entries;
     /* Milliseconds per unit of the file's times (T4's metadata.timeunit;
      * 1 for a cache file); records hold milliseconds. */
     double unit_ms;
