@@ -174,11 +174,35 @@ static int key_text_is(const char *text, const json_t *v)
     }
 }
 
+/* An integer parameter's field written as plain digits ("-" allowed),
+ * below 2^53: found by its value in the parameter's index. What
+ * key_text_is's strtod and comparison would find (the value is exact as a
+ * double, no other declared integer has that double), without a strtod per
+ * declared value: 9% of a 1e6-point cache's replay (issue 54). */
+static int key_integer(const kt_extrec_param *par, const char *text,
+                       uint32_t *pos)
+{
+    const char *c = text + (*text == '-');
+    uint64_t v = 0, at;
+    int n = 0;
+
+    for (; *c >= '0' && *c <= '9' && n < 16; ++c, ++n)
+        v = v * 10 + (uint64_t)(*c - '0');
+    if (!par->integer || !n || *c || v >= (UINT64_C(1) << 53) ||
+        !kt_u64map_get(&par->by_key, *text == '-' ? (uint64_t) - (int64_t)v : v,
+                       &at))
+        return 0;
+    *pos = (uint32_t)at;
+    return 1;
+}
+
 /* The declared position of a key's k-th field. */
 static kt_status key_position(const kt_extrec *rec, const char *key, size_t p,
                               const char *text, uint32_t *pos, kt_err *err)
 {
     const kt_extrec_param *par = &rec->params[p];
+    if (key_integer(par, text, pos))
+        return KT_S_OK;
     for (uint32_t k = 0; k < par->count; ++k)
         if (key_text_is(text, par->values[k])) {
             *pos = k;

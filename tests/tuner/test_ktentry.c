@@ -154,7 +154,7 @@ static void an_entry(text *t, int x, int y, const char *s)
 }
 
 /* A cache of x in 1..40, y in 0..24, s in {a, b}: 2,000 entries, some
- * keyed with y written as a real ("3.0"). */
+ * keyed with x or y written otherwise ("03", "+3", "3.0", "3e0"). */
 static void write_cache(const char *path)
 {
     text t = {0};
@@ -170,8 +170,16 @@ static void write_cache(const char *path)
     for (int x = 1; x <= 40; ++x)
         for (int y = 0; y < 25; ++y)
             for (int s = 0; s < 2; ++s) {
-                add(&t, "%s\n\"%d,%d%s,%s\": ", first ? "" : ",", x, y,
-                    pick(20) ? "" : ".0", s ? "b" : "a");
+                unsigned form = pick(40); /* y as Python may not write it */
+                add(&t, "%s\n\"%s%d,%d%s,%s\": ", first ? "" : ",",
+                    form == 0   ? "0"
+                    : form == 1 ? "+"
+                                : "",
+                    x, y,
+                    form == 2   ? ".0"
+                    : form == 3 ? "e0"
+                                : "",
+                    s ? "b" : "a");
                 an_entry(&t, x, y, s ? "b" : "a");
                 first = 0;
             }
