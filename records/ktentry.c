@@ -422,7 +422,9 @@ kt_ktentry_result kt_ktentry_read(kt_ktentry *e, const char *text, size_t len,
     int got = 1;
 
     memset(&f, 0, sizeof f);
-    if (!eat(&c, '{'))
+    /* Its last byte its '}': strtod, which reads to the first byte that is
+     * not a number's, stops inside the text. */
+    if (!len || text[len - 1] != '}' || !eat(&c, '{'))
         return KT_KTENTRY_REFUSED;
     if (!eat(&c, '}')) {
         do

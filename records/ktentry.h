@@ -48,10 +48,11 @@ typedef enum kt_ktentry_result {
     KT_KTENTRY_NOMEM
 } kt_ktentry_result;
 
-/* Reads the entry text[0..len) (from its '{' to its '}') whose key names
- * the positions pos. Taken: r's verdict, times, runs (runs_ms owned by r)
- * and, for an error name, objective (a new reference) are set; rank, order
- * and key are left to the caller. */
+/* Reads the entry text[0..len) (from its '{' to its '}', the last byte;
+ * other text is refused) whose key names the positions pos. Taken: r's
+ * verdict, times, runs (runs_ms owned by r) and, for an error name,
+ * objective (a new reference) are set; rank, order and key are left to the
+ * caller. */
 kt_ktentry_result kt_ktentry_read(kt_ktentry *e, const char *text, size_t len,
                                   const uint32_t *pos, kt_extrec_record *r);
 
