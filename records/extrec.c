@@ -292,8 +292,13 @@ const kt_extrec_record *kt_extrec_find(const kt_extrec *rec, const kt_point *pt)
     uint32_t pos[KT_MAX_PARAMS];
     uint64_t at;
 
-    if (!positions(rec, pt, pos) ||
-        !kt_u64map_get(&rec->by_rank, rank_of(rec, pos), &at))
+    if (!positions(rec, pt, pos))
+        return NULL;
+    if (rec->dense) {
+        uint32_t i = rec->dense[rank_of(rec, pos)];
+        return i ? &rec->records[i - 1] : NULL;
+    }
+    if (!kt_u64map_get(&rec->by_rank, rank_of(rec, pos), &at))
         return NULL;
     return &rec->records[at];
 }
@@ -434,6 +439,19 @@ const kt_extrec *kt_extrec_of(const kt_operator *op)
     return op && op->work == rec_work ? op->data : NULL;
 }
 
+/* rec->dense when the records fill at least half the space (and there is
+ * memory for it; else by_rank stays). */
+static void index_densely(kt_extrec *rec)
+{
+    if (rec->dense || rec->space_size > 2 * (uint64_t)rec->num_records ||
+        rec->num_records >= UINT32_MAX ||
+        !(rec->dense = calloc(rec->space_size, sizeof *rec->dense)))
+        return;
+    for (size_t i = 0; i < rec->num_records; ++i)
+        rec->dense[rec->records[i].rank] = (uint32_t)(i + 1);
+    kt_u64map_free(&rec->by_rank);
+}
+
 kt_status kt_extrec_finish(kt_extrec *rec, kt_err *err)
 {
     uint64_t size = 1;
@@ -454,6 +472,7 @@ kt_status kt_extrec_finish(kt_extrec *rec, kt_err *err)
         return kt_err_set(err, KT_S_INPUT, "%s: no configuration is recorded",
                           rec->path);
     build_operator(rec);
+    index_densely(rec);
     return KT_S_OK;
 }
 
@@ -483,6 +502,7 @@ void kt_extrec_free(kt_extrec *rec)
         kt_u64map_free(&par->by_key);
     }
     kt_u64map_free(&rec->by_rank);
+    free(rec->dense);
     for (size_t i = 0; i < rec->num_records; ++i)
         kt_extrec_record_clear(&rec->records[i]);
     free(rec->records);

@@ -100,9 +100,18 @@ typedef struct kt_extrec {
     kt_extrec_record *records;
     size_t num_records, cap_records;
     kt_u64map by_rank; /* the point's mixed-radix rank -> record */
+    /* Once finished, a recording that holds at least half of its space
+     * finds a record by its rank in this array instead (record index + 1,
+     * 0: not recorded; by_rank is then freed): the hash map's probes were
+     * a tenth of a 1e6-point exhaustive replay, its slots larger. NULL:
+     * by_rank serves. */
+    uint32_t *dense;
     /* T4 files that record no benchmark time: the sum of the runtimes
      * stands for it (said in the summary). */
     int bench_from_runtimes;
+    /* A cache's entries read by the fast reading (records/ktentry.h), the
+     * others parsed whole: said for the tests. */
+    size_t plain_entries;
     /* Milliseconds per unit of the file's times (T4's metadata.timeunit;
      * 1 for a cache file); records hold milliseconds. */
     double unit_ms;
@@ -156,9 +165,9 @@ kt_status kt_extrec_add_param(kt_extrec *rec, const char *name, json_t *values,
 int kt_extrec_value_pos(const kt_extrec *rec, size_t p, const json_t *value,
                         uint32_t *pos);
 
-/* Adds a record; its point's values are positions (pos[0..num_params))
- * and become the operator's values. A point recorded twice is KT_S_INPUT
- * naming `where` and the first. */
+/* Adds a record (before kt_extrec_finish); its point's values are positions
+ * (pos[0..num_params)) and become the operator's values. A point recorded twice
+ * is KT_S_INPUT naming `where` and the first. */
 kt_status kt_extrec_add(kt_extrec *rec, const uint32_t *pos,
                         const kt_extrec_record *r, const char *where,
                         kt_err *err);

@@ -18,7 +18,8 @@ struct kt_jscan {
     long line, col;  /* of the next byte, from 1 */
     char *text;      /* one value's (or key's) text */
     size_t text_len, text_cap;
-    char *key; /* the current member's */
+    long text_line, text_col; /* where the value's text began */
+    char *key;                /* the current member's */
     /* Per open object: 1 before its first member. */
     unsigned char *first;
     size_t depth, depth_cap;
@@ -263,6 +264,20 @@ kt_status kt_jscan_begin(kt_jscan *s, kt_err *err)
     return KT_S_OK;
 }
 
+/* Whether the key's text in s->text is a string of printable ASCII
+ * without escapes: its bytes between the quotes are what jansson decodes
+ * it to, and a 1e6-point cache's keys need no parse of their own. */
+static int plain_key(const kt_jscan *s)
+{
+    if (s->text_len < 2 || s->text[0] != '"' || s->text[s->text_len - 1] != '"')
+        return 0;
+    for (size_t i = 1; i + 1 < s->text_len; ++i)
+        if (s->text[i] < 0x20 || s->text[i] > 0x7e || s->text[i] == '\\' ||
+            s->text[i] == '"')
+            return 0;
+    return 1;
+}
+
 /* The key of a member: a JSON string, decoded. */
 static kt_status read_key(kt_jscan *s, kt_err *err)
 {
@@ -276,11 +291,17 @@ static kt_status read_key(kt_jscan *s, kt_err *err)
     if ((r = copy_value(s)))
         return r == -2 ? kt_err_set(err, KT_S_NOMEM, "out of memory")
                        : syntax(s, "unexpected end of file in a string", err);
-    if ((rc = parse_text(s, line, col, &k, err)))
-        return rc;
     free(s->key);
-    s->key = strdup(json_string_value(k));
-    json_decref(k);
+    if (plain_key(s)) {
+        s->key = strndup(s->text + 1, s->text_len - 2);
+    } else {
+        if ((rc = parse_text(s, line, col, &k, err))) {
+            s->key = NULL;
+            return rc;
+        }
+        s->key = strdup(json_string_value(k));
+        json_decref(k);
+    }
     if (!s->key)
         return kt_err_set(err, KT_S_NOMEM, "out of memory");
     if (kt_jscan_peek(s) != ':')
@@ -329,19 +350,39 @@ int kt_jscan_next(kt_jscan *s, const char **key, kt_status *rc, kt_err *err)
     return 1;
 }
 
-kt_status kt_jscan_value(kt_jscan *s, json_t **out, kt_err *err)
+kt_status kt_jscan_text(kt_jscan *s, const char **text, size_t *len,
+                        kt_err *err)
 {
-    long line, col;
     int r;
 
-    *out = NULL;
+    *text = NULL;
+    *len = 0;
     kt_jscan_peek(s);
-    line = s->line;
-    col = s->col;
+    s->text_line = s->line;
+    s->text_col = s->col;
     if ((r = copy_value(s)))
         return r == -2 ? kt_err_set(err, KT_S_NOMEM, "out of memory")
                        : syntax(s, "unexpected end of file in a value", err);
-    return parse_text(s, line, col, out, err);
+    *text = s->text;
+    *len = s->text_len;
+    return KT_S_OK;
+}
+
+kt_status kt_jscan_parse(kt_jscan *s, json_t **out, kt_err *err)
+{
+    return parse_text(s, s->text_line, s->text_col, out, err);
+}
+
+kt_status kt_jscan_value(kt_jscan *s, json_t **out, kt_err *err)
+{
+    const char *text;
+    size_t len;
+    kt_status rc;
+
+    *out = NULL;
+    if ((rc = kt_jscan_text(s, &text, &len, err)))
+        return rc;
+    return kt_jscan_parse(s, out, err);
 }
 
 kt_status kt_jscan_end(kt_jscan *s, kt_err *err)

@@ -46,6 +46,16 @@ int kt_jscan_next(kt_jscan *s, const char **key, kt_status *rc, kt_err *err);
 /* The current member's value, parsed: a new reference. */
 kt_status kt_jscan_value(kt_jscan *s, json_t **out, kt_err *err);
 
+/* The current member's value as text, not parsed (*text owned by s, valid
+ * until the next call; its extent found as for kt_jscan_value, strings
+ * skipped and brackets counted, its syntax not checked): for a reader with
+ * a faster way to plain values (records/ktentry.h), which can still have
+ * jansson parse that text with kt_jscan_parse, its messages placed in the
+ * file as kt_jscan_value's. */
+kt_status kt_jscan_text(kt_jscan *s, const char **text, size_t *len,
+                        kt_err *err);
+kt_status kt_jscan_parse(kt_jscan *s, json_t **out, kt_err *err);
+
 /* After the top-level object: only blanks may follow. */
 kt_status kt_jscan_end(kt_jscan *s, kt_err *err);
 

@@ -39,6 +39,11 @@
  * kt_extrec_free(). */
 kt_status kt_ktcache_load(const char *path, kt_extrec **out, kt_err *err);
 
+/* As kt_ktcache_load, every cache entry parsed whole by jansson: the fast
+ * reading of plain entries (records/ktentry.h) off. For the tests that pin
+ * both readings to the same records and the same messages. */
+kt_status kt_ktcache_load_whole(const char *path, kt_extrec **out, kt_err *err);
+
 /* 1 when the file at path (plain or gzip) looks like another tool's
  * recording: a regular file that starts with a JSON object and whose first
  * 4 KiB do not name "ktune.journal" (a ktune journal's first line does);

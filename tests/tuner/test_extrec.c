@@ -440,6 +440,31 @@ static void odd_but_valid_files_load(void **state)
     kt_extrec_free(rec);
 }
 
+/* A recording that holds at least half its space finds its points by
+ * rank in an array, one that holds less through its hash map: both find
+ * every recorded point and no other. */
+static void dense_and_sparse_recordings_find_their_points(void **state)
+{
+    static const char *const files[] = {
+        CACHE_HEAD "{\"1\": {\"time\": 1, " TIMES "}}}", /* 1 of 2 */
+        "{\"tune_params_keys\": [\"x\"], \"tune_params\": {\"x\": [1, 2, "
+        "3]}, \"cache\": {\"3\": {\"time\": 1, " TIMES "}}}", /* 1 of 3 */
+    };
+    (void)state;
+    for (size_t f = 0; f < 2; ++f) {
+        kt_extrec *rec;
+        kt_point pt;
+        tt_write("dense.json", files[f]);
+        rec = load("dense.json");
+        assert_int_equal(!rec->dense, f); /* the first dense */
+        pt = point_of(rec, &rec->records[0]);
+        assert_ptr_equal(kt_extrec_find(rec, &pt), &rec->records[0]);
+        pt.values[0] = 2; /* declared, not recorded */
+        assert_null(kt_extrec_find(rec, &pt));
+        kt_extrec_free(rec);
+    }
+}
+
 /* A cache of three points, x = 1 and 2 tied (the same runs but one, in
  * another order), x = 3 twice as slow, each with 32 recorded runs with
  * spread when spread is 1, else none (one number a point). */
@@ -601,6 +626,7 @@ int main(void)
         cmocka_unit_test(t4_and_cache_files_of_one_recording_agree),
         cmocka_unit_test(recorded_failures_keep_their_verdict),
         cmocka_unit_test(the_recorded_points_are_the_feasible_ones),
+        cmocka_unit_test(dense_and_sparse_recordings_find_their_points),
         cmocka_unit_test(every_strategy_runs_on_a_recording),
         cmocka_unit_test(the_clock_is_kernel_tuners_simulated_time),
         cmocka_unit_test(kernel_tuners_own_t4_file_replays),
