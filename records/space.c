@@ -2,6 +2,7 @@
 #include "records/space.h"
 
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,10 +28,45 @@ static uint64_t settings_of(const kt_space *space)
     return n;
 }
 
+/* ------------------------------------------------------ verdict memo */
+
+/* A point's verdict: not asked yet, runs, cannot run (KT_S_INVALID). */
+enum { VERDICT_UNKNOWN = 0, VERDICT_RUNS = 1, VERDICT_REFUSED = 2 };
+
+struct kt_space_memo {
+    _Atomic unsigned char *verdicts; /* one per point of the space */
+};
+
+static void memo_free(kt_space *space)
+{
+    if (space->memo)
+        free((void *)space->memo->verdicts);
+    free(space->memo);
+    space->memo = NULL;
+}
+
+/* A fresh memo for the bound space; none (every question asked) when the
+ * space is too large or memory is short: the memo only saves calls. */
+static void memo_renew(kt_space *space)
+{
+    memo_free(space);
+    if (space->size == 0 || space->size > KT_SPACE_MEMO_POINTS)
+        return;
+    if (!(space->memo = calloc(1, sizeof *space->memo)))
+        return;
+    space->memo->verdicts =
+        calloc((size_t)space->size, sizeof *space->memo->verdicts);
+    if (!space->memo->verdicts)
+        memo_free(space);
+}
+
 /* Recomputes sizes and offsets after the slots changed. */
 static kt_status recount(kt_space *space, kt_err *err)
 {
     uint64_t total = 0;
+
+    /* Indices change with the slots: the verdicts are kept by index. */
+    memo_free(space);
 
     space->settings = settings_of(space);
     for (size_t s = 0; s < space->num_slots; ++s) {
@@ -170,6 +206,7 @@ void kt_space_free(kt_space *space)
     space->slots = NULL;
     space->num_slots = 0;
     space->size = 0;
+    memo_free(space);
 }
 
 kt_status kt_space_keep_variants(kt_space *space, const uint32_t *variants,
@@ -327,16 +364,36 @@ void kt_space_bind(kt_space *space, const int64_t *sizes, uint64_t seed,
     space->problem.seed = seed;
     space->problem.device = &space->device;
     space->bound = 1;
+    memo_renew(space);
 }
 
 kt_status kt_space_feasible(const kt_space *space, const kt_point *pt,
                             kt_err *err)
 {
+    _Atomic unsigned char *verdict = NULL;
+    uint64_t index;
+    kt_status rc;
+
     if (!space->bound)
         return kt_err_set(err, KT_S_UNSUPPORTED,
                           "the space has no device to check points against");
-    return kt_point_feasible(space->plugin, space->op, &space->problem, pt,
-                             NULL, err);
+    if (space->memo && kt_space_index(space, pt, &index)) {
+        unsigned char known;
+        verdict = &space->memo->verdicts[index];
+        known = atomic_load_explicit(verdict, memory_order_relaxed);
+        if (known == VERDICT_RUNS)
+            return KT_S_OK;
+        /* The reason is not kept: asked again when the caller wants it. */
+        if (known == VERDICT_REFUSED && !err)
+            return KT_S_INVALID;
+    }
+    rc = kt_point_feasible(space->plugin, space->op, &space->problem, pt, NULL,
+                           err);
+    if (verdict && (rc == KT_S_OK || rc == KT_S_INVALID))
+        atomic_store_explicit(verdict,
+                              rc == KT_S_OK ? VERDICT_RUNS : VERDICT_REFUSED,
+                              memory_order_relaxed);
+    return rc;
 }
 
 /* Points handed to the oracle at a time. */

@@ -67,7 +67,17 @@ typedef struct kt_space {
     kt_device device;
     char device_name[256];
     kt_problem problem; /* points at sizes and device above */
+    /* Each point's verdict at the bound problem once it was asked
+     * (records/space.c), so that the tuner's several questions about one
+     * point (the count, the strategy, the hints, the host's refusal) reach
+     * the plugin's shape() once. Set by kt_space_bind for spaces of at most
+     * KT_SPACE_MEMO_POINTS points (one byte each), forgotten by a later
+     * bind or a change of the space; NULL otherwise. */
+    struct kt_space_memo *memo;
 } kt_space;
+
+/* The largest space whose verdicts are kept: 64 MiB of memo. */
+#define KT_SPACE_MEMO_POINTS (UINT64_C(1) << 26)
 
 /* The whole declared space of op: every variant, every value. */
 kt_status kt_space_init(kt_space *space, const kt_loaded_plugin *plugin,
@@ -93,12 +103,18 @@ kt_status kt_space_narrow(kt_space *space, const char *name, char *const *items,
 kt_status kt_space_set_nvml(kt_space *space, size_t w, const unsigned *values,
                             size_t count, kt_err *err);
 
-/* Sets the problem feasibility is decided for. dev is copied. */
+/* Sets the problem feasibility is decided for. dev is copied. Forgets the
+ * verdicts of an earlier bind. */
 void kt_space_bind(kt_space *space, const int64_t *sizes, uint64_t seed,
                    const kt_device *dev);
 
 /* KT_S_OK, KT_S_INVALID with the reason, or KT_S_PLUGIN; the space must be
- * bound. */
+ * bound. A point of the space is asked of the plugin once: its verdict
+ * (runs or cannot run; never a plugin's failure) is kept, and asked again
+ * only for the reason of a point that cannot run when err wants it. Safe
+ * to call from several threads at once (the pool's replay workers): a
+ * verdict is one atomic byte, and two threads that decide one point store
+ * the same answer. */
 kt_status kt_space_feasible(const kt_space *space, const kt_point *pt,
                             kt_err *err);
 

@@ -180,6 +180,83 @@ static void feasibility_needs_no_gpu(void **state)
     kt_space_free(&s);
 }
 
+/* The plugin's answers counted: vector_add's grid_stride variant with its
+ * shape() and check() wrapped (test-local state, one test at a time). */
+static const kt_variant *counted_of;
+static long plugin_asked;
+
+static int counted_shape(const kt_problem *p, const kt_config *c, kt_shape *out)
+{
+    ++plugin_asked;
+    return counted_of->shape(p, c, out);
+}
+
+static int counted_check(const kt_problem *p, const kt_config *c, char *why,
+                         size_t why_size)
+{
+    ++plugin_asked;
+    return counted_of->check(p, c, why, why_size);
+}
+
+static void a_points_verdict_is_asked_of_the_plugin_once(void **state)
+{
+    kt_operator op = *va;
+    kt_variant v;
+    kt_space s;
+    kt_err err;
+    kt_device dev = kt_test_h200();
+    int64_t sizes[KT_MAX_SIZES] = {1 << 24};
+    uint64_t feasible = 0, refused = KT_SPACE_MEMO_POINTS;
+    long first;
+    (void)state;
+    for (size_t i = 0; i < va->num_variants; ++i)
+        if (strcmp(va->variants[i].id, "grid_stride") == 0)
+            counted_of = &va->variants[i];
+    assert_non_null(counted_of);
+    assert_non_null(counted_of->check);
+    v = *counted_of;
+    v.shape = counted_shape;
+    v.check = counted_check;
+    op.variants = &v;
+    op.num_variants = 1;
+    assert_int_equal(kt_space_init(&s, NULL, &op, &err), KT_S_OK);
+    kt_space_bind(&s, sizes, 1, &dev);
+    plugin_asked = 0;
+    assert_int_equal(kt_space_count_feasible(&s, 1000, &feasible, &err),
+                     KT_S_OK);
+    first = plugin_asked;
+    assert_true(first > 0);
+    assert_true(feasible < s.size); /* some points cannot run */
+    /* Asked again, every point: answered from the memo, the same verdicts;
+     * a refused point's reason is asked again when it is wanted. */
+    for (uint64_t i = 0; i < s.size; ++i) {
+        kt_point pt;
+        kt_space_point(&s, i, &pt);
+        if (kt_space_feasible(&s, &pt, NULL) == KT_S_INVALID) {
+            if (refused == KT_SPACE_MEMO_POINTS)
+                refused = i;
+        } else
+            assert_int_equal(kt_space_feasible(&s, &pt, &err), KT_S_OK);
+    }
+    assert_int_equal(plugin_asked, first);
+    assert_true(refused < s.size);
+    {
+        kt_point pt;
+        kt_space_point(&s, refused, &pt);
+        assert_int_equal(kt_space_feasible(&s, &pt, &err), KT_S_INVALID);
+        assert_contains(err.msg, "do not fit on one SM");
+        assert_true(plugin_asked > first);
+    }
+    /* A new problem forgets the verdicts: they belong to the bound sizes. */
+    kt_space_bind(&s, sizes, 1, &dev);
+    first = plugin_asked;
+    assert_int_equal(kt_space_count_feasible(&s, 1000, &feasible, &err),
+                     KT_S_OK);
+    assert_true(plugin_asked > first);
+    kt_space_free(&s);
+    counted_of = NULL;
+}
+
 static void the_description_changes_with_the_space(void **state)
 {
     kt_space a, b;
@@ -227,6 +304,7 @@ int main(void)
         cmocka_unit_test(the_start_is_the_default_or_the_nearest_allowed),
         cmocka_unit_test(moving_along_variant_keeps_shared_parameters),
         cmocka_unit_test(feasibility_needs_no_gpu),
+        cmocka_unit_test(a_points_verdict_is_asked_of_the_plugin_once),
         cmocka_unit_test(the_description_changes_with_the_space),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
