@@ -28,6 +28,7 @@ import argparse
 import gzip
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -235,10 +236,15 @@ def ktune_task(build, hubcopy, runs, app, g, strat, repeats, limit, size=0):
     """REPEATS replays of the cache file with ktune's STRATEGY at the time
     limit, one T4 file per repeat, gathered into one file like kt_task's.
     STRATEGY@10pct: stopped at a tenth of the space's SIZE points instead
-    (device.py's tag, which report.at_tenth reads)."""
+    (device.py's tag, which report.at_tenth reads); STRATEGY@Ne: at N
+    evaluations (early.py reads those: the search's first evaluations on
+    more seeds than the time limit's runs afford)."""
     name, tenth = strat, strat.endswith("@10pct")
+    evals = re.match(r"(.*)@(\d+)e$", strat)
     if tenth:
         name = strat[:-len("@10pct")]
+    elif evals:
+        name = evals.group(1)
     out = runs / "ktune" / f"{app}-{g}-{strat}.json.gz"
     if out.exists():
         return out, 0.0
@@ -253,6 +259,8 @@ def ktune_task(build, hubcopy, runs, app, g, strat, repeats, limit, size=0):
         t4 = tmpdir / f"seed{seed}.json"
         budget = [f"strategy.max_evals={(size + 9) // 10}",
                   "strategy.max_seconds=0"] if tenth else \
+            [f"strategy.max_evals={evals.group(2)}",
+             "strategy.max_seconds=0"] if evals else \
             [f"strategy.max_seconds={limit!r}"]
         cmd = [str(ktune_binary(build)), "tune", "--replay",
                str(cache)] + ktune_strategy_args(name) + ["--set",
@@ -296,7 +304,6 @@ def import_runs(src, runs):
     """Merges device.py's chunks (SRC/runs/TOOL/APP-GPU-STRATEGY.sK.json.gz)
     into run.py's task files, repeats in seed order; a task file already
     merged from the same chunks is kept, one from fewer is merged again."""
-    import re
     groups = {}
     for p in sorted(Path(src).glob("runs/*/*.s*.json.gz")):
         m = re.match(r"(.*)\.s(\d+)\.json\.gz$", p.name)

@@ -582,19 +582,23 @@ static int pick(kt_tpe *m, int use_model, const branch *br, uint64_t *index)
     return found;
 }
 
-/* The squared distance from c to the nearest of the points visited or
- * queued (kt_tpe.spread): per parameter the value positions' difference
- * over the parameter's count less one; a point of another variant is as
- * far as can be. INFINITY when there is none. */
-static double nearest(const kt_tpe *m, const cursor *c)
+/* How far c is from the points visited or queued, higher farther
+ * (kt_tpe.spread's pick), INFINITY when there are none. Per parameter x,
+ * the value positions' difference over the count less one (1 to a point
+ * of another variant). design 0 (maximin): the nearest point's sum of
+ * x^2. design 1: minus the maximum-projection criterion (Joseph, Gul and
+ * Ba, Biometrika 2015), log sum over the points of prod over the
+ * parameters of 1 / (x^2 + 1/count^2): each parameter's own spread
+ * counts, so the design covers its interior values, not the corners. */
+static double farness(const kt_tpe *m, const cursor *c)
 {
     const kt_space_variant *sv = &m->space->slots[c->slot];
-    double best = INFINITY;
+    double near = INFINITY, top = -INFINITY, sum = 0;
 
     for (size_t i = 0; i < m->n + m->num_queued; ++i) {
         uint64_t j = i < m->n ? m->idx[i] : m->queued[i - m->n];
         cursor o;
-        double d = 0;
+        double d = 0, v = 0;
         if (j >= m->space->size)
             continue;
         cursor_at(m->space, j, &o);
@@ -602,18 +606,23 @@ static double nearest(const kt_tpe *m, const cursor *c)
             double w = sv->count[p] > 1 ? sv->count[p] - 1 : 1;
             double x = o.slot != c->slot ? 1 : ((double)c->at[p] - o.at[p]) / w;
             d += x * x;
+            v -= log(x * x + 1.0 / ((double)sv->count[p] * sv->count[p]));
         }
-        best = d < best ? d : best;
+        near = d < near ? d : near;
+        /* The log of the sum as top + log(sum), top the largest term: no
+         * term overflows however close the points. */
+        sum = v > top ? sum * exp(top - v) + 1 : sum + exp(v - top);
+        top = v > top ? v : top;
     }
-    return best;
+    return !m->design ? near : sum > 0 ? -(top + log(sum)) : INFINITY;
 }
 
-/* A proposal without the model: uniform, or with spread above 1 the
- * farthest of spread uniform draws (ties: the first). 1 and *index, 0
- * when none. */
+/* A proposal without the model: uniform, or with spread above 1 the best
+ * of spread uniform draws by the design criterion (kt_tpe.design; ties:
+ * the first). 1 and *index, 0 when none. */
 static int pick_random(kt_tpe *m, uint64_t *index)
 {
-    double far = -1;
+    double far = -INFINITY;
     int found = 0;
 
     if (m->spread <= 1)
@@ -625,7 +634,7 @@ static int pick_random(kt_tpe *m, uint64_t *index)
         if (!pick(m, 0, NULL, &i))
             break;
         cursor_at(m->space, i, &c);
-        if ((d = nearest(m, &c)) > far) {
+        if ((d = farness(m, &c)) > far) {
             far = d;
             *index = i;
             found = 1;
@@ -839,7 +848,8 @@ enum {
     OPT_LOCAL,
     OPT_BRANCH,
     OPT_AHEAD,
-    OPT_SPREAD
+    OPT_SPREAD,
+    OPT_DESIGN
 };
 
 static const kt_strategy_option options[] = {
@@ -870,6 +880,11 @@ static const kt_strategy_option options[] = {
      "uniform draws from the points visited (a space-filling start; 1: "
      "uniform)",
      1, 1, 1000, 1},
+    {"design",
+     "how spread picks among its draws: 0 the farthest from the nearest "
+     "point visited (maximin), 1 the lowest maximum-projection criterion "
+     "(every parameter's own values spread)",
+     0, 0, 1, 1},
 };
 
 /* Proposals hinted ahead of the one measured on an enumerated range: on
@@ -1128,6 +1143,7 @@ static kt_status run(kt_tune *t, const double *opt, kt_err *err)
     m.local_every = (size_t)opt[OPT_LOCAL];
     m.branch_floor = opt[OPT_BRANCH];
     m.spread = (size_t)opt[OPT_SPREAD];
+    m.design = (int)opt[OPT_DESIGN];
     q->depth = depth_of(t, opt[OPT_AHEAD]);
     q->best_us = INFINITY;
     rc = start_with_default(&m, q, err);

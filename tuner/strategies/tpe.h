@@ -55,6 +55,7 @@ typedef struct kt_tpe {
      * on how the space lists them): a space-filling start. 0 or 1:
      * uniform. Set after kt_tpe_init. */
     size_t spread;
+    int design; /* spread's criterion: 0 maximin, 1 maximum projection */
     /* While a branch of a two-valued parameter (the points with one of
      * its values) holds fewer than branch_floor times its share of the
      * feasible points among the points visited, once the model is used,
