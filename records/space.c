@@ -6,9 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/feasible.h"
 #include "core/loader.h"
+#include "core/parse.h"
 #include "core/prune.h"
 #include "core/suggest.h"
 
@@ -569,6 +571,10 @@ void kt_space_slot_start(const kt_space *space, size_t slot, kt_point *pt)
 {
     const kt_space_variant *sv = &space->slots[slot];
 
+    if (space->start_given && space->start.variant == sv->variant) {
+        *pt = space->start;
+        return;
+    }
     memset(pt, 0, sizeof *pt);
     pt->variant = sv->variant;
     pt->count = sv->num_params;
@@ -577,10 +583,33 @@ void kt_space_slot_start(const kt_space *space, size_t slot, kt_point *pt)
     nvml_decode(space, 0, &pt->nvml); /* each setting's first value */
 }
 
+int kt_space_slot_start_chosen(const kt_space *space, size_t slot)
+{
+    return space->start_declared ||
+           (space->start_given &&
+            space->slots[slot].variant == space->start.variant);
+}
+
 void kt_space_start(const kt_space *space, kt_point *pt)
 {
     long s = kt_space_slot_of(space, 0);
-    kt_space_slot_start(space, s < 0 ? 0 : (size_t)s, pt);
+    if (space->start_given)
+        *pt = space->start;
+    else
+        kt_space_slot_start(space, s < 0 ? 0 : (size_t)s, pt);
+}
+
+kt_status kt_space_set_start(kt_space *space, const kt_point *pt, kt_err *err)
+{
+    uint64_t index;
+
+    if (!kt_space_index(space, pt, &index))
+        return kt_err_set(err, KT_S_INPUT,
+                          "the start is not a point of the space (a value "
+                          "the space leaves out?)");
+    space->start = *pt;
+    space->start_given = 1;
+    return KT_S_OK;
 }
 
 void kt_space_switch(const kt_space *space, const kt_point *pt, size_t slot,
@@ -906,4 +935,62 @@ kt_status kt_space_count_feasible(const kt_space *space, uint64_t limit,
     }
     *count = n;
     return KT_S_OK;
+}
+
+/* variant=ID: the slot start of that variant into *pt. */
+static kt_status start_variant(const kt_space *space, const char *id,
+                               kt_point *pt, kt_err *err)
+{
+    size_t index;
+    long slot;
+    kt_status rc;
+
+    if ((rc = kt_operator_find_variant(space->op, id, &index, err)))
+        return rc;
+    if ((slot = kt_space_slot_of(space, (uint32_t)index)) < 0)
+        return kt_err_set(err, KT_S_INPUT,
+                          "variant '%s' is not in the space ([space] variant)",
+                          id);
+    kt_space_slot_start(space, (size_t)slot, pt);
+    return KT_S_OK;
+}
+
+/* One NAME=VALUE item into *pt; pass 0 takes variant=, pass 1 the rest. */
+static kt_status start_item(const kt_space *space, char *item, int pass,
+                            kt_point *pt, kt_err *err)
+{
+    char *eq = strchr(item, '=');
+    int is_variant;
+    kt_status rc = KT_S_OK;
+
+    if (!eq || eq == item)
+        return kt_err_set(err, KT_S_INPUT,
+                          "'%s': expected NAME=VALUE, e.g. block=256", item);
+    *eq = '\0';
+    is_variant = strcasecmp(item, "variant") == 0;
+    if (pass == 0 && is_variant)
+        rc = start_variant(space, eq + 1, pt, err);
+    else if (pass == 1 && !is_variant)
+        rc = kt_point_set(space->op, pt, item, eq + 1, err);
+    *eq = '=';
+    return rc;
+}
+
+kt_status kt_space_parse_start(kt_space *space, const char *text, kt_err *err)
+{
+    char **items = NULL;
+    size_t count = 0;
+    kt_point pt;
+    kt_status rc;
+
+    if ((rc = kt_parse_list(text, &items, &count, err)))
+        return rc;
+    kt_space_start(space, &pt);
+    for (int pass = 0; pass < 2 && !rc; ++pass)
+        for (size_t i = 0; i < count && !rc; ++i)
+            rc = start_item(space, items[i], pass, &pt, err);
+    if (!rc)
+        rc = kt_space_set_start(space, &pt, err);
+    free(items);
+    return rc;
 }

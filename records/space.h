@@ -63,6 +63,10 @@ typedef struct kt_space {
      * the first values a recording lists (another tool's cache file), so
      * the search starts where it draws (kt_tune_start). */
     int start_declared;
+    /* 1: the search starts at `start` ([strategy] start, a point of the
+     * space someone named), whatever start_declared says. */
+    int start_given;
+    kt_point start;
     int64_t sizes[KT_MAX_SIZES];
     kt_device device;
     char device_name[256];
@@ -134,14 +138,31 @@ int kt_space_index(const kt_space *space, const kt_point *pt, uint64_t *index);
 /* The slot of variant index `variant`, or -1 when the space leaves it out. */
 long kt_space_slot_of(const kt_space *space, uint32_t variant);
 
-/* The start point of a slot: each parameter at its declared default, or at
- * the allowed value nearest to it (the lower on a tie) when the job's list
- * leaves the default out. */
+/* The start point of a slot: the named start (kt_space_set_start) when it
+ * is of this slot's variant, else each parameter at its declared default,
+ * or at the allowed value nearest to it (the lower on a tie) when the
+ * job's list leaves the default out. */
 void kt_space_slot_start(const kt_space *space, size_t slot, kt_point *pt);
 
-/* The start of the whole search: the operator's default configuration
- * (variant 0's defaults), or the nearest the space allows. */
+/* 1 when slot's start was chosen by someone, not drawn: the space declares
+ * its defaults, or the named start (kt_space_set_start) is of its variant. */
+int kt_space_slot_start_chosen(const kt_space *space, size_t slot);
+
+/* The start of the whole search: the point kt_space_set_start named, else
+ * the operator's default configuration (variant 0's defaults), or the
+ * nearest the space allows. */
 void kt_space_start(const kt_space *space, kt_point *pt);
+
+/* Makes pt the start of the search (start_given): kt_space_start returns
+ * it, and kt_space_slot_start of its variant's slot too. KT_S_INPUT when pt
+ * is not a point of the space. Call after the space is narrowed. */
+kt_status kt_space_set_start(kt_space *space, const kt_point *pt, kt_err *err);
+
+/* kt_space_set_start from text, "NAME=VALUE, ..." ([strategy] start):
+ * variant=ID, wherever it is listed, picks the variant first; parameters
+ * left out keep the start values of that variant's slot. KT_S_INPUT names
+ * the item that is wrong and what is allowed. */
+kt_status kt_space_parse_start(kt_space *space, const char *text, kt_err *err);
 
 /* Moves pt to the variant of `slot`: shared parameters keep their values
  * where the new variant allows them, the others take start values. */

@@ -23,7 +23,7 @@ static const char *const job_keys[] = {"operator", "seed", "device", "devices",
                                        "verify_boundaries"};
 static const char *const strategy_keys[] = {
     "name",      "max_evals", "max_seconds", "seed",
-    "finalists", "min_gain",  "objective"};
+    "finalists", "min_gain",  "objective",   "start"};
 static const char *const measure_keys[] = {
     "warmups",         "min_samples",    "max_samples", "min_time", "max_time",
     "noise",           "cache",          "timeout",     "verify",   "race",
@@ -668,6 +668,10 @@ static kt_status read_strategy(loader *ld)
             rc = get_double(ld, "strategy", key, 0, 0.5, 1, &job->min_gain);
         } else if (strcasecmp(key, "objective") == 0) {
             rc = get_objective(ld, key, &job->objective);
+        } else if (strcasecmp(key, "start") == 0) {
+            if (kt_space_parse_start(&job->space, value_of(ld, "strategy", key),
+                                     ld->err))
+                rc = bad_from(ld, "strategy", key);
         } else if (opt >= 0) {
             const kt_strategy_option *o = &job->strategy->options[opt];
             double x;

@@ -276,8 +276,8 @@ void kt_tune_set_incumbent(kt_tune *t, const kt_point *pt);
  * summary's stop reason instead of "the strategy finished". Copied. */
 void kt_tune_finished(kt_tune *t, const char *why);
 
-/* Where a search starts: the declared default (kt_space_slot_start) where
- * the space declares one (kt_space.start_declared), else a point drawn
+/* Where a search starts: the named or declared start (kt_space_slot_start)
+ * where the space has one (kt_space_slot_start_chosen), else a point drawn
  * with kt_tune_rng, uniformly in the space's own order of values, that
  * passes the host's checks if one turns up in a few draws: never the
  * first value a recording happens to list. Returns 1 for the declared

@@ -159,9 +159,10 @@ static void note_start(kt_tune *t)
 {
     if (t->res->start_kind[0])
         return;
-    if (t->cfg->space->start_declared)
-        snprintf(t->res->start_kind, sizeof t->res->start_kind,
-                 "the declared default");
+    if (kt_tune_start_declared(t))
+        snprintf(t->res->start_kind, sizeof t->res->start_kind, "%s",
+                 t->cfg->space->start_given ? "named in [strategy] start"
+                                            : "the declared default");
     else
         snprintf(t->res->start_kind, sizeof t->res->start_kind,
                  "drawn at random (seed %llu; the recording declares no "
@@ -172,7 +173,7 @@ static void note_start(kt_tune *t)
 int kt_tune_slot_start(kt_tune *t, size_t slot, kt_point *pt)
 {
     note_start(t);
-    if (t->cfg->space->start_declared) {
+    if (kt_space_slot_start_chosen(t->cfg->space, slot)) {
         kt_space_slot_start(t->cfg->space, slot, pt);
         return 1;
     }
@@ -204,7 +205,7 @@ void kt_tune_ran(kt_tune *t, const char *name, const char *why)
 
 int kt_tune_start_declared(const kt_tune *t)
 {
-    return t->cfg->space->start_declared;
+    return t->cfg->space->start_declared || t->cfg->space->start_given;
 }
 
 void kt_tune_converge(kt_tune *t, size_t patience, const char *rule)

@@ -89,13 +89,32 @@ def unslim(d):
     return out
 
 
-def ktune_strategy_args(strat):
+def declared_start(hubcopy, app):
+    """The kernel's T1 file's Default of every parameter, as [strategy]
+    start's NAME=VALUE list: the start the benchmark declares (a cache file
+    declares none)."""
+    t1 = json.load(open(Path(hubcopy) / "kernels" / f"{app}.json"))
+    pairs = []
+    for p in t1["ConfigurationSpace"]["TuningParameters"]:
+        d = p.get("Default")
+        if isinstance(d, list):
+            d = d[0] if len(d) == 1 else None
+        if d is None:
+            sys.exit(f"run.py: {app}.json: {p['Name']} declares no Default")
+        pairs.append(f"{p['Name']}={d}")
+    return ",".join(pairs)
+
+
+def ktune_strategy_args(strat, hubcopy=None, app=None):
     """ktune's --set arguments for a strategy row: NAME, or
     NAME+KEY=VALUE+... (a strategy with options, e.g. tpe+branch=2, scored
-    as a row of its own)."""
+    as a row of its own). +start=declared starts at the T1 file's Defaults
+    (declared_start)."""
     name, *opts = strat.split("+")
     out = ["--set", f"strategy.name={name}"]
     for o in opts:
+        if o == "start=declared":
+            o = "start=" + declared_start(hubcopy, app)
         out += ["--set", f"strategy.{o}"]
     return out
 
@@ -263,7 +282,7 @@ def ktune_task(build, hubcopy, runs, app, g, strat, repeats, limit, size=0):
              "strategy.max_seconds=0"] if evals else \
             [f"strategy.max_seconds={limit!r}"]
         cmd = [str(ktune_binary(build)), "tune", "--replay",
-               str(cache)] + ktune_strategy_args(name) + ["--set",
+               str(cache)] + ktune_strategy_args(name, hubcopy, app) + ["--set",
                f"strategy.seed={seed}"]
         for b in budget:
             cmd += ["--set", b]

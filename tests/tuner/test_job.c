@@ -341,6 +341,69 @@ static void strategy_mistakes(void **state)
                  "did you mean 'max_evals'");
 }
 
+static void a_named_start_is_where_the_search_begins(void **state)
+{
+    kt_job job;
+    kt_err err;
+    kt_point pt, slot_start;
+    char text[256];
+    (void)state;
+    /* variant= is applied first wherever it is listed; the parameters left
+     * out keep the variant's start values. */
+    assert_int_equal(load("start.ini",
+                          "[job]\noperator = vector_add:add\n"
+                          "[strategy]\nstart = block=512, variant=vec4\n",
+                          NULL, 0, &job, &err),
+                     KT_S_OK);
+    assert_true(job.space.start_given);
+    kt_space_start(&job.space, &pt);
+    kt_point_format(job.op, &pt, text, sizeof text);
+    assert_string_equal(text, "vec4 block=512 items=1");
+    /* The slot of the start's variant starts there too; the others at
+     * their declared defaults. */
+    kt_space_slot_start(&job.space,
+                        (size_t)kt_space_slot_of(&job.space, pt.variant),
+                        &slot_start);
+    assert_true(kt_point_equal(&pt, &slot_start));
+    kt_space_slot_start(&job.space, 0, &slot_start);
+    kt_point_format(job.op, &slot_start, text, sizeof text);
+    assert_string_equal(text, "coalesced block=256");
+    kt_job_free(&job);
+    /* Without the key nothing is named. */
+    assert_int_equal(load("no_start.ini", "[job]\noperator = vector_add:add\n",
+                          NULL, 0, &job, &err),
+                     KT_S_OK);
+    assert_false(job.space.start_given);
+    kt_job_free(&job);
+}
+
+static void start_mistakes(void **state)
+{
+    char *narrow[] = {"space.block=256,1024"};
+    (void)state;
+    expect_error(
+        "start_form.ini",
+        "[job]\noperator = vector_add:add\n[strategy]\nstart = 512\n", NULL, 0,
+        "start_form.ini:4: [strategy] start:", "'512': expected NAME=VALUE");
+    expect_error("start_name.ini",
+                 "[job]\noperator = vector_add:add\n[strategy]\n"
+                 "start = blok=512\n",
+                 NULL, 0, "[strategy] start:", "did you mean 'block'");
+    expect_error("start_value.ini",
+                 "[job]\noperator = vector_add:add\n[strategy]\n"
+                 "start = block=100\n",
+                 NULL, 0, "[strategy] start:", "100 is not one of");
+    expect_error("start_variant.ini",
+                 "[job]\noperator = vector_add:add\n[space]\n"
+                 "variant = coalesced\n[strategy]\nstart = variant=vec4\n",
+                 NULL, 0, "[strategy] start:", "not in the space");
+    /* A value the job's [space] leaves out is no point of the space. */
+    expect_error("start_narrowed.ini",
+                 "[job]\noperator = vector_add:add\n[strategy]\n"
+                 "start = block=512\n",
+                 narrow, 1, "[strategy] start:", "not a point of the space");
+}
+
 static void measure_and_output_mistakes(void **state)
 {
     (void)state;
@@ -757,6 +820,8 @@ int main(void)
         cmocka_unit_test(size_sweep_mistakes),
         cmocka_unit_test(space_mistakes),
         cmocka_unit_test(strategy_mistakes),
+        cmocka_unit_test(a_named_start_is_where_the_search_begins),
+        cmocka_unit_test(start_mistakes),
         cmocka_unit_test(measure_and_output_mistakes),
         cmocka_unit_test(set_mistakes_name_the_set),
         cmocka_unit_test(

@@ -6,7 +6,8 @@
 # of 60 evaluations, then again with every value list reversed and
 # shuffled with two seeds; the configurations each strategy evaluated must
 # be the same set every time. The start is drawn (the summary says so),
-# never the first listed value. The check itself is shown to fail: the
+# never the first listed value, unless the job names one ([strategy]
+# start), which is evaluated first. The check itself is shown to fail: the
 # order the evaluations came in, compared with the listing's own order
 # under exhaustive, differs between the listings.
 . "$KT_SOURCE_DIR/tests/cli/lib.sh"
@@ -107,6 +108,30 @@ for s in $strategies; do
         *) fail "$s: start '$start', expected a drawn one" ;;
         esac ;;
     esac
+done
+
+# A start someone names ([strategy] start: a benchmark's declared
+# defaults, which a cache file does not carry) is evaluated first, is
+# labelled as named, and keeps the search order-blind.
+named="bx=64,by=4,tile=2,mode=shared,unroll=0"
+for s in $strategies; do
+    case $s in exhaustive | random) continue ;; esac
+    for o in original reversed; do
+        expect_exit 0 "$KTUNE" tune --replay "runs/$o.json" \
+            --set strategy.name="$s" --set strategy.seed=1 \
+            --set strategy.max_evals=30 --set strategy.start="$named" \
+            --t4 "runs/$s-$o-named.t4.json" --json "runs/$s-$o-named.sum.json"
+        configs "runs/$s-$o-named.t4.json" | sort >"runs/$s-$o-named.set"
+    done
+    cmp -s "runs/$s-original-named.set" "runs/$s-reversed-named.set" ||
+        fail "$s: with a named start, the listing changed the points"
+    first=$(configs "runs/$s-original-named.t4.json" | sed -n 1p)
+    [ "$first" = '{"bx": 64, "by": 4, "mode": "shared", "tile": 2, "unroll": 0}' ] ||
+        fail "$s: first evaluated $first, not the named start"
+    start=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["strategy"].get("start",""))' \
+        "runs/$s-original-named.sum.json")
+    [ "$start" = "named in [strategy] start" ] ||
+        fail "$s: start '$start', expected the named one"
 done
 
 # The check can fail: the listing's own order (exhaustive over the
