@@ -37,6 +37,7 @@ kt/, neutral.json, profile/, state.json (what ran, for --resume and
 results.py) and results.md with its table last.
 """
 import argparse
+import atexit
 import json
 import os
 import shutil
@@ -151,7 +152,10 @@ class Run:
         return rec
 
     def fresh_cache(self):
-        return tempfile.mkdtemp(prefix="ktune-cache-")
+        """An empty folder, removed when the program ends."""
+        d = tempfile.mkdtemp(prefix="ktune-cache-")
+        atexit.register(shutil.rmtree, d, True)
+        return d
 
     def budget(self, nominal):
         return nominal * (self.a.dry_scale if self.a.dry_run else 1.0)
@@ -166,9 +170,9 @@ def ktune_env(run):
 
 
 def do_check(run, name, decl):
-    where = tempfile.mkdtemp(prefix="hub-check-")  # "from any folder"
-    rec, text = run.cmd(f"check:{name}", [run.a.ktune, "tune", decl, "--check"],
-                        120, env=ktune_env(run), cwd=where)
+    with tempfile.TemporaryDirectory(prefix="hub-check-") as where:  # "from any folder"
+        rec, text = run.cmd(f"check:{name}", [run.a.ktune, "tune", decl, "--check"],
+                            120, env=ktune_env(run), cwd=where)
     count, which = hub.parse_check(text)
     rec.update(count=count, count_is=which, ok=rec["rc"] == 0, done=rec["rc"] == 0)
     key = hub.classify(decl)
