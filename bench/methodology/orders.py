@@ -6,10 +6,14 @@ evaluation set per ordering, one of the default's P per file and ordering,
 and the 10%-of-space medians per file and ordering where they were run.
 
   python3 bench/methodology/orders.py PREFIX [ORDER ...]
+      [--default NAME] [--with PREFIX2]
 
 reads PREFIX-ORDER.json (run.py --out PREFIX-ORDER) for each ORDER
 (default: original reversed shuffle1 shuffle2 shuffle3) and prints
-Markdown on stdout."""
+Markdown on stdout. --default names the row issue 52's lines are about
+(default ktune:auto); --with adds the Kernel Tuner rows (kt:*) of
+PREFIX2-ORDER.json, scored in another run on the same files and
+ordering."""
 import json
 import sys
 from pathlib import Path
@@ -112,20 +116,51 @@ def verdict_table(docs, orders, default="ktune:auto"):
     return md
 
 
+def add_kt_rows(docs, other):
+    """Kernel Tuner's rows (kt:*) of OTHER's documents added to DOCS, per
+    ordering: aggregate and per-file P."""
+    for o, d in docs.items():
+        src = other.get(o)
+        if not src:
+            continue
+        agg = d.setdefault("aggregate", {}).setdefault("evaluation", {})
+        for n, v in src.get("aggregate", {}).get("evaluation", {}).items():
+            if n.startswith("kt:"):
+                agg[n] = v
+        for f, rows in src.get("files", {}).items():
+            for n, v in rows.items():
+                if n.startswith("kt:"):
+                    d.setdefault("files", {}).setdefault(f, {})[n] = v
+
+
 def main():
-    if len(sys.argv) < 2:
+    args = sys.argv[1:]
+    default, other = "ktune:auto", None
+    for flag in ("--default", "--with"):
+        if flag in args:
+            i = args.index(flag)
+            if i + 1 >= len(args):
+                sys.exit(f"orders.py: {flag} needs a value")
+            if flag == "--default":
+                default = args[i + 1]
+            else:
+                other = args[i + 1]
+            del args[i:i + 2]
+    if not args:
         sys.exit(__doc__)
-    prefix, orders = sys.argv[1], sys.argv[2:] or ORDERS
+    prefix, orders = args[0], args[1:] or ORDERS
     docs = load(prefix, orders)
     orders = [o for o in orders if o in docs]
     if not orders:
         sys.exit(f"orders.py: no {prefix}-ORDER.json")
+    if other:
+        add_kt_rows(docs, load(other, orders))
     md = ["### Evaluation set: mean P per ordering", ""] + \
         mean_p_table(docs, orders) + \
         ["", "### Issue 52's lines per ordering", ""] + \
-        verdict_table(docs, orders) + \
-        ["", "### The default (ktune:auto): P per file and ordering", ""] + \
-        per_file_table(docs, orders, "ktune:auto")
+        verdict_table(docs, orders, default) + \
+        ["", f"### The default ({default}): P per file and ordering", ""] + \
+        per_file_table(docs, orders, default)
     tenth = tenth_table(docs, orders)
     if tenth:
         md += ["", "### At 10% of the space: best over the optimum, "
