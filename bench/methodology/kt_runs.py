@@ -89,6 +89,19 @@ def read_input(hub, app):
                 lang=ks["Language"])
 
 
+def declared_x0(hub, app):
+    """The T1 file's Default of each parameter, in its order: Kernel
+    Tuner's x0 strategy option (the start position of diff_evo, pso,
+    firefly_algorithm, dual_annealing and others), so that a STRATEGY+x0=
+    declared row starts where ktune's +start=declared rows do."""
+    spec = json.load(open(Path(hub) / "kernels" / f"{app}.json"))
+    x0 = []
+    for p in spec["ConfigurationSpace"]["TuningParameters"]:
+        d = p.get("Default")
+        x0.append(d[0] if isinstance(d, list) else d)
+    return x0
+
+
 def cache_copy(hub, app, gpu, tmp):
     """A private uncompressed copy of the cache file (Kernel Tuner rewrites
     the cache file it is given when it closes it)."""
@@ -180,17 +193,22 @@ def main():
         sys.exit("kt_runs.py: set --hub or KTUNE_HUB_DIR")
     inp = read_input(a.hub, a.app)
     memoize_cache_reading()
+    strategy, *mods = a.strategy.split("+")
     with tempfile.TemporaryDirectory() as tmp:
         cache = cache_copy(a.hub, a.app, a.gpu, tmp)
         options = {"time_limit": a.time_limit}
-        if a.strategy in FAIR_SPACE_SIZE:
+        if strategy in FAIR_SPACE_SIZE:
             options["max_fevals"] = space_size(cache)
-        options.update(FAIR.get(a.strategy, {}))
+        options.update(FAIR.get(strategy, {}))
+        for m in mods:
+            if m != "x0=declared":
+                sys.exit(f"kt_runs.py: {a.strategy}: unknown +{m}")
+            options["x0"] = declared_x0(a.hub, a.app)
         reps, error = [], None
         for r in range(a.repeats):
             seed = a.seed0 + r
             try:
-                results, wall = one_run(inp, cache, a.strategy, options, seed)
+                results, wall = one_run(inp, cache, strategy, options, seed)
             except Exception as e:  # the strategy cannot run: say so
                 error = f"{type(e).__name__}: {e}"
                 sys.stderr.write(f"kt_runs.py: {a.strategy}: {error}\n")
