@@ -554,6 +554,20 @@ static void utc_now(char *out, size_t size)
     strftime(out, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+/* The members every appended record ends with: the environment it was
+ * measured in, the seconds since the run started (none when elapsed_s is
+ * negative) and the UTC time of writing. */
+static void stamp(const kt_journal *j, json_t *rec, double elapsed_s)
+{
+    char date[32];
+
+    utc_now(date, sizeof date);
+    json_object_set_new(rec, "env", json_integer(j->env));
+    if (elapsed_s >= 0)
+        json_object_set_new(rec, "elapsed_s", json_real(elapsed_s));
+    json_object_set_new(rec, "time", json_string(date));
+}
+
 json_t *kt_journal_header(const kt_loaded_plugin *plugin, const char *spec,
                           const kt_operator *op, const int64_t *sizes,
                           uint64_t seed, const kt_space *space,
@@ -994,18 +1008,14 @@ kt_status kt_journal_eval(kt_journal *j, const kt_operator *op, size_t call,
                           const kt_eval_result *r, kt_err *err)
 {
     json_t *rec = kt_eval_result_to_json(op, pt, r, 1);
-    char date[32];
     kt_status rc;
 
-    utc_now(date, sizeof date);
     json_object_set_new(rec, "kind", json_string("eval"));
     json_object_set_new(rec, "call", json_integer((json_int_t)call));
     json_object_set_new(rec, "slot", json_integer((json_int_t)slot));
     json_object_set_new(rec, "of", json_integer((json_int_t)of));
     json_object_set_new(rec, "purpose", json_string(purpose));
-    json_object_set_new(rec, "env", json_integer(j->env));
-    json_object_set_new(rec, "elapsed_s", json_real(elapsed_s));
-    json_object_set_new(rec, "time", json_string(date));
+    stamp(j, rec, elapsed_s);
     rc = append_line(j, rec, 1, err);
     json_decref(rec);
     return rc;
@@ -1015,16 +1025,12 @@ kt_status kt_journal_profile_record(kt_journal *j, const json_t *fields,
                                     double elapsed_s, kt_err *err)
 {
     json_t *rec = json_deep_copy(fields);
-    char date[32];
     kt_status rc;
 
     if (!rec)
         return kt_err_set(err, KT_S_NOMEM, "out of memory");
-    utc_now(date, sizeof date);
     json_object_set_new(rec, "kind", json_string("profile"));
-    json_object_set_new(rec, "env", json_integer(j->env));
-    json_object_set_new(rec, "elapsed_s", json_real(elapsed_s));
-    json_object_set_new(rec, "time", json_string(date));
+    stamp(j, rec, elapsed_s);
     /* Synced: counters come from launches of their own, and a resumed run
      * answers from them instead of profiling again. */
     rc = append_line(j, rec, 1, err);
@@ -1048,15 +1054,12 @@ kt_status kt_journal_check(kt_journal *j, const kt_operator *op,
 kt_status kt_journal_record(kt_journal *j, const char *kind, json_t *fields,
                             kt_err *err)
 {
-    char date[32];
     kt_status rc;
 
     if (!fields)
         return kt_err_set(err, KT_S_NOMEM, "out of memory");
-    utc_now(date, sizeof date);
     json_object_set_new(fields, "kind", json_string(kind));
-    json_object_set_new(fields, "env", json_integer(j->env));
-    json_object_set_new(fields, "time", json_string(date));
+    stamp(j, fields, -1);
     rc = append_line(j, fields, 1, err);
     json_decref(fields);
     return rc;
