@@ -89,17 +89,29 @@ def read_input(hub, app):
                 lang=ks["Language"])
 
 
-def declared_x0(hub, app):
-    """The T1 file's Default of each parameter, in its order: Kernel
-    Tuner's x0 strategy option (the start position of diff_evo, pso,
-    firefly_algorithm, dual_annealing and others), so that a STRATEGY+x0=
-    declared row starts where ktune's +start=declared rows do."""
+def declared_defaults(hub, app):
+    """The kernel's T1 file's Default of each parameter, as (name, value)
+    in the file's order: the start the benchmark declares (a cache file
+    declares none). Read for ktune's +start=declared rows (run.py) and
+    Kernel Tuner's +x0=declared rows alike."""
     spec = json.load(open(Path(hub) / "kernels" / f"{app}.json"))
-    x0 = []
+    out = []
     for p in spec["ConfigurationSpace"]["TuningParameters"]:
         d = p.get("Default")
-        x0.append(d[0] if isinstance(d, list) else d)
-    return x0
+        if isinstance(d, list):
+            d = d[0] if len(d) == 1 else None
+        if d is None:
+            sys.exit(f"{app}.json: {p['Name']} declares no Default")
+        out.append((p["Name"], d))
+    return out
+
+
+def declared_x0(hub, app):
+    """Kernel Tuner's x0 strategy option (the start position of diff_evo,
+    pso, firefly_algorithm, dual_annealing and others) at the declared
+    defaults, so that a STRATEGY+x0=declared row starts where ktune's
+    +start=declared rows do."""
+    return [v for _, v in declared_defaults(hub, app)]
 
 
 def cache_copy(hub, app, gpu, tmp):

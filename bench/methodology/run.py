@@ -90,19 +90,10 @@ def unslim(d):
 
 
 def declared_start(hubcopy, app):
-    """The kernel's T1 file's Default of every parameter, as [strategy]
-    start's NAME=VALUE list: the start the benchmark declares (a cache file
-    declares none)."""
-    t1 = json.load(open(Path(hubcopy) / "kernels" / f"{app}.json"))
-    pairs = []
-    for p in t1["ConfigurationSpace"]["TuningParameters"]:
-        d = p.get("Default")
-        if isinstance(d, list):
-            d = d[0] if len(d) == 1 else None
-        if d is None:
-            sys.exit(f"run.py: {app}.json: {p['Name']} declares no Default")
-        pairs.append(f"{p['Name']}={d}")
-    return ",".join(pairs)
+    """[strategy] start's NAME=VALUE list at the kernel's T1 Defaults."""
+    import kt_runs
+    return ",".join(f"{n}={v}"
+                    for n, v in kt_runs.declared_defaults(hubcopy, app))
 
 
 def ktune_strategy_args(strat, hubcopy=None, app=None):
