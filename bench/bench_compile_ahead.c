@@ -70,7 +70,7 @@ static kt_status sleep_compile(void *ctx, const kt_nvrtc_request *req,
     if (st->slow_every > 0 && h % (uint64_t)st->slow_every == 0)
         s *= st->slow_factor;
     memset(out, 0, sizeof *out);
-    kt_ce_sleep(s);
+    kt_clock_sleep(s);
     out->compiled = 1;
     out->seconds = s;
     return KT_S_OK;

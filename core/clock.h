@@ -11,6 +11,9 @@
 /* Seconds since an arbitrary fixed point (CLOCK_MONOTONIC). */
 double kt_clock_seconds(void);
 
+/* Sleeps s seconds (none when s <= 0), resumed across signals. */
+void kt_clock_sleep(double s);
+
 /* CPU seconds the calling thread has used (CLOCK_THREAD_CPUTIME_ID). */
 double kt_clock_thread_cpu_seconds(void);
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "core/clock.h"
 #include "core/energy_json.h"
 #include "core/envrec.h"
 #include "core/fileio.h"
@@ -546,14 +547,6 @@ int kt_journal_is_empty(const char *path)
 
 /* ------------------------------------------------------------ the header */
 
-static void utc_now(char *out, size_t size)
-{
-    time_t now = time(NULL);
-    struct tm tm;
-    gmtime_r(&now, &tm);
-    strftime(out, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
 /* The members every appended record ends with: the environment it was
  * measured in, the seconds since the run started (none when elapsed_s is
  * negative) and the UTC time of writing. */
@@ -561,7 +554,7 @@ static void stamp(const kt_journal *j, json_t *rec, double elapsed_s)
 {
     char date[32];
 
-    utc_now(date, sizeof date);
+    kt_clock_utc(date, sizeof date);
     json_object_set_new(rec, "env", json_integer(j->env));
     if (elapsed_s >= 0)
         json_object_set_new(rec, "elapsed_s", json_real(elapsed_s));
@@ -577,7 +570,7 @@ json_t *kt_journal_header(const kt_loaded_plugin *plugin, const char *spec,
     json_t *sz = json_object(), *fingerprint = kt_env_plugin(plugin);
     char date[32];
 
-    utc_now(date, sizeof date);
+    kt_clock_utc(date, sizeof date);
     for (uint32_t i = 0; i < op->num_sizes; ++i)
         json_object_set_new(sz, op->sizes[i].name, json_integer(sizes[i]));
     json_object_del(fingerprint, "path");

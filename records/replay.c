@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "records/replay.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "core/clock.h"
 #include "core/envrec.h"
 #include "core/u64map.h"
 #include "records/journal.h"
@@ -73,17 +73,6 @@ static const kt_eval_result *lookup(const replay_eval *re, const kt_point *pt)
     return pos < 0 ? NULL : &re->log.entries[re->first[pos]].result;
 }
 
-static void sleep_s(double s)
-{
-    struct timespec ts;
-    if (s <= 0)
-        return;
-    ts.tv_sec = (time_t)s;
-    ts.tv_nsec = (long)((s - (double)ts.tv_sec) * 1e9);
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-        ;
-}
-
 static kt_status replay_evaluate(kt_evaluator *ev, const kt_point *pts,
                                  size_t n, const kt_protocol *p,
                                  kt_eval_result *out, kt_err *err)
@@ -92,14 +81,14 @@ static kt_status replay_evaluate(kt_evaluator *ev, const kt_point *pts,
     kt_status rc = KT_S_OK;
 
     memset(out, 0, n * sizeof *out);
-    sleep_s(re->delay_s);
+    kt_clock_sleep(re->delay_s);
     if (re->simulate > 0) {
         double total = 0;
         for (size_t i = 0; i < n; ++i) {
             long pos = find_point(re, &pts[i]);
             total += pos < 0 ? 0 : re->duration[re->first[pos]];
         }
-        sleep_s(total * re->simulate);
+        kt_clock_sleep(total * re->simulate);
     }
     for (size_t i = 0; i < n && !rc; ++i) {
         const kt_eval_result *r = lookup(re, &pts[i]);

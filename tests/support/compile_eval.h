@@ -83,17 +83,6 @@ static int kt_ce_add(kt_point **set, size_t *n, size_t *cap, const kt_point *pt)
     return 0;
 }
 
-static void kt_ce_sleep(double s)
-{
-    struct timespec ts;
-    if (s <= 0)
-        return;
-    ts.tv_sec = (time_t)s;
-    ts.tv_nsec = (long)((s - (double)ts.tv_sec) * 1e9);
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-        ;
-}
-
 /* As local_eval's hint_points: the points no verification covers, in
  * order; a point hinted again moves forward in the pool's queue. */
 static void kt_ce_prefetch(kt_evaluator *ev, const kt_point *pts, size_t n)
@@ -200,7 +189,7 @@ static kt_status kt_ce_evaluate(kt_evaluator *ev, const kt_point *pts, size_t n,
         else if (c->repeat_costs)
             out[i].compile_wait_s = c->waits[seen];
         if (!rc && out[i].status == KT_EVAL_OK) {
-            kt_ce_sleep(c->measure_s);
+            kt_clock_sleep(c->measure_s);
             c->measured_s += c->measure_s;
             rc = kt_ce_timing(&pts[i], &out[i].timing, err);
         }
