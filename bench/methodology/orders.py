@@ -6,14 +6,17 @@ evaluation set per ordering, one of the default's P per file and ordering,
 and the 10%-of-space medians per file and ordering where they were run.
 
   python3 bench/methodology/orders.py PREFIX [ORDER ...]
-      [--default NAME] [--with PREFIX2]
+      [--default NAME] [--with PREFIX2 ...] [--without TEXT]
 
 reads PREFIX-ORDER.json (run.py --out PREFIX-ORDER) for each ORDER
 (default: original reversed shuffle1 shuffle2 shuffle3) and prints
 Markdown on stdout. --default names the row issue 52's lines are about
 (default ktune:auto); --with adds the Kernel Tuner rows (kt:*) of
 PREFIX2-ORDER.json, scored in another run on the same files and
-ordering."""
+ordering (given more than once, each adds its rows; a later one's row
+of the same name wins); --without leaves out every Kernel Tuner row
+whose name contains TEXT (e.g. "+x0=": Kernel Tuner as shipped, without
+a start)."""
 import json
 import sys
 from pathlib import Path
@@ -133,28 +136,56 @@ def add_kt_rows(docs, other):
                     d.setdefault("files", {}).setdefault(f, {})[n] = v
 
 
-def main():
-    args = sys.argv[1:]
-    default, other = "ktune:auto", None
-    for flag in ("--default", "--with"):
-        if flag in args:
-            i = args.index(flag)
+def parse_args(args):
+    """(prefix, orders, default, [with prefixes], [without texts]) from
+    the command line; exits with the usage on a flag without a value."""
+    default, others, without, rest = "ktune:auto", [], [], []
+    i = 0
+    while i < len(args):
+        flag = args[i]
+        if flag in ("--default", "--with", "--without"):
             if i + 1 >= len(args):
                 sys.exit(f"orders.py: {flag} needs a value")
+            value = args[i + 1]
             if flag == "--default":
-                default = args[i + 1]
+                default = value
+            elif flag == "--with":
+                others.append(value)
             else:
-                other = args[i + 1]
-            del args[i:i + 2]
-    if not args:
+                without.append(value)
+            i += 2
+            continue
+        rest.append(flag)
+        i += 1
+    if not rest:
         sys.exit(__doc__)
-    prefix, orders = args[0], args[1:] or ORDERS
+    return rest[0], rest[1:] or ORDERS, default, others, without
+
+
+def drop_kt_rows(docs, texts):
+    """Kernel Tuner's rows whose name contains one of TEXTS removed from
+    DOCS (aggregate and per file)."""
+    def keep(n):
+        return not (n.startswith("kt:") and any(t in n for t in texts))
+    for d in docs.values():
+        agg = d.get("aggregate", {}).get("evaluation", {})
+        for n in [n for n in agg if not keep(n)]:
+            del agg[n]
+        for rows in d.get("files", {}).values():
+            for n in [n for n in rows if not keep(n)]:
+                del rows[n]
+
+
+def main():
+    prefix, orders, default, others, without = parse_args(sys.argv[1:])
     docs = load(prefix, orders)
     orders = [o for o in orders if o in docs]
     if not orders:
         sys.exit(f"orders.py: no {prefix}-ORDER.json")
-    if other:
+    for other in others:
         add_kt_rows(docs, load(other, orders))
+    if without:
+        drop_kt_rows(docs, without)
     md = ["### Evaluation set: mean P per ordering", ""] + \
         mean_p_table(docs, orders) + \
         ["", "### Issue 52's lines per ordering", ""] + \
