@@ -2,10 +2,11 @@
 #include "core/envrec.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "core/energy.h"
 #include "core/version.h"
 
@@ -299,18 +300,37 @@ kt_status kt_protocol_from_json(const json_t *j, kt_protocol *p, kt_err *err)
     return kt_protocol_validate(p, err);
 }
 
+/* The command line joined by spaces, whole: a record must name the run it
+ * came from, so nothing is cut. NULL when out of memory. */
+static char *joined_command_line(int argc, char *const *argv)
+{
+    size_t size = 1;
+    char *cmd, *at;
+
+    for (int i = 0; i < argc; ++i)
+        size += strlen(argv[i]) + 1;
+    if (!(cmd = malloc(size)))
+        return NULL;
+    at = cmd;
+    *at = '\0';
+    for (int i = 0; i < argc; ++i)
+        at += sprintf(at, "%s%s", i ? " " : "", argv[i]);
+    return cmd;
+}
+
 json_t *kt_env_host(int argc, char *const *argv)
 {
-    char host[256] = "", date[32], cmd[4096] = "";
-    time_t now = time(NULL);
-    size_t used = 0;
+    char host[256] = "", date[32];
+    char *cmd = joined_command_line(argc, argv);
+    json_t *out = NULL;
 
+    if (!cmd)
+        return NULL;
     gethostname(host, sizeof host - 1);
-    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    for (int i = 0; i < argc && used + 1 < sizeof cmd; ++i)
-        used += (size_t)snprintf(cmd + used, sizeof cmd - used, "%s%s",
-                                 i ? " " : "", argv[i]);
-    return json_pack("{s:s,s:s,s:s,s:s,s:s,s:s}", "ktune_version", KT_VERSION,
-                     "git_commit", KT_GIT_COMMIT, "build_flags", KT_BUILD_FLAGS,
-                     "date", date, "host", host, "command_line", cmd);
+    kt_clock_utc(date, sizeof date);
+    out = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s}", "ktune_version", KT_VERSION,
+                    "git_commit", KT_GIT_COMMIT, "build_flags", KT_BUILD_FLAGS,
+                    "date", date, "host", host, "command_line", cmd);
+    free(cmd);
+    return out;
 }

@@ -48,8 +48,8 @@ kt_status kt_env_nvml_choices_from(const json_t *j, kt_nvml_choices *c,
  * ignored. */
 kt_status kt_protocol_from_json(const json_t *j, kt_protocol *p, kt_err *err);
 
-/* ktune version and commit, build flags, UTC date, host name, command
- * line. */
+/* ktune version and commit, build flags, UTC date, host name, the whole
+ * command line; a new object the caller owns, NULL when out of memory. */
 json_t *kt_env_host(int argc, char *const *argv);
 
 #endif

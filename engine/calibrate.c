@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include "core/cachedir.h"
 #include "core/clock.h"
@@ -138,7 +137,6 @@ kt_status kt_calib_run(kt_meter *meter, kt_calibration *out, kt_err *err)
     kt_target target = {launch_copy, NULL, NULL, &job};
     kt_target empty = {launch_empty, NULL, NULL, NULL};
     double us;
-    time_t now = time(NULL);
     kt_status rc;
 
     memset(out, 0, sizeof *out);
@@ -146,7 +144,7 @@ kt_status kt_calib_run(kt_meter *meter, kt_calibration *out, kt_err *err)
     snprintf(out->uuid, sizeof out->uuid, "%s", gpu->uuid);
     snprintf(out->gpu_name, sizeof out->gpu_name, "%s", gpu->name);
     out->driver_version = gpu->driver_version;
-    strftime(out->date, sizeof out->date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    kt_clock_utc(out->date, sizeof out->date);
     out->peak_bw_gbs = gpu->peak_bw_gbs;
     out->l2_bytes = (double)gpu->dev.l2_bytes;
 

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-/* Protocol defaults are nvbench's stopping rule in the cold-cache mode, and
- * out-of-range fields are named. */
+/* Protocol defaults are nvbench's stopping rule in the cold-cache mode,
+ * out-of-range fields are named, and the host record keeps the whole
+ * command line. */
 #include "tests/kt_test.h"
 
 #include <jansson.h>
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "core/envrec.h"
 #include "core/protocol.h"
@@ -117,6 +120,41 @@ static void a_bar_per_unit_of_work_scales_with_the_points_work(void **state)
     assert_int_not_equal(kt_protocol_validate(&p, &err), KT_S_OK);
 }
 
+/* A record names the run it came from: a command line far longer than any
+ * buffer a record might have had (here 20,000 characters) comes back whole,
+ * with its date in ISO 8601 UTC. */
+static void the_host_record_keeps_the_whole_command_line(void **state)
+{
+    enum { ARGS = 2000, LEN = 9 };
+    char *argv[ARGS], *expected = malloc(ARGS * (LEN + 1));
+    char *at = expected;
+    json_t *host;
+    const char *cmd, *date;
+
+    (void)state;
+    assert_non_null(expected);
+    for (int i = 0; i < ARGS; ++i) {
+        argv[i] = malloc(LEN + 1);
+        assert_non_null(argv[i]);
+        snprintf(argv[i], LEN + 1, "--arg%04d", i);
+        at += sprintf(at, "%s%s", i ? " " : "", argv[i]);
+    }
+    host = kt_env_host(ARGS, argv);
+    assert_non_null(host);
+    cmd = json_string_value(json_object_get(host, "command_line"));
+    date = json_string_value(json_object_get(host, "date"));
+    assert_non_null(cmd);
+    assert_int_equal(strlen(cmd), (size_t)(ARGS * (LEN + 1) - 1));
+    assert_string_equal(cmd, expected);
+    assert_non_null(date);
+    assert_int_equal(strlen(date), 20);
+    assert_true(date[4] == '-' && date[10] == 'T' && date[19] == 'Z');
+    json_decref(host);
+    for (int i = 0; i < ARGS; ++i)
+        free(argv[i]);
+    free(expected);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -124,6 +162,7 @@ int main(void)
         cmocka_unit_test(bad_fields_are_named),
         cmocka_unit_test(measurement_choices_are_recorded_and_read_back),
         cmocka_unit_test(a_bar_per_unit_of_work_scales_with_the_points_work),
+        cmocka_unit_test(the_host_record_keeps_the_whole_command_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

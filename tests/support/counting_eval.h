@@ -14,8 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "core/clock.h"
 #include "core/evaluator.h"
 #include "records/replay.h"
 
@@ -69,11 +69,7 @@ static kt_status kt_counting_evaluate(kt_evaluator *ev, const kt_point *pts,
     c->small_calls += n <= 2;
     if ((c->slow_every && c->calls % c->slow_every == 0) ||
         (c->slow_call && c->calls == c->slow_call)) {
-        struct timespec ts = {
-            (time_t)c->slow_s,
-            (long)((c->slow_s - (double)(time_t)c->slow_s) * 1e9)};
-        while (nanosleep(&ts, &ts) != 0)
-            ;
+        kt_clock_sleep(c->slow_s);
     }
     for (size_t i = 0; i < n; ++i)
         if (c->points < 4096) {
