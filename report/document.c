@@ -395,9 +395,9 @@ static void answer(FILE *o, const kt_fig_ctx *c)
         const kt_src_point **r = kt_fig_ranked(s, &n);
         if (n) {
             char m[32], a[32], b[32];
-            kt_html_sig(r[0]->median, 5, m, sizeof m);
-            kt_html_sig(r[0]->ci_lo, 5, a, sizeof a);
-            kt_html_sig(r[0]->ci_hi, 5, b, sizeof b);
+            kt_html_sig(r[0]->kernel.median, 5, m, sizeof m);
+            kt_html_sig(r[0]->kernel.ci_lo, 5, a, sizeof a);
+            kt_html_sig(r[0]->kernel.ci_hi, 5, b, sizeof b);
             fputs("<p class=\"answer\">Fastest by its own measurement: "
                   "<strong>",
                   o);
@@ -446,7 +446,7 @@ static void top_table(FILE *o, const kt_fig_ctx *c, int top)
     int quartiles = 0, counters = 0;
 
     for (i = 0; i < n; ++i) {
-        quartiles |= isfinite(r[i]->q1);
+        quartiles |= isfinite(r[i]->kernel.q1);
         if (i < (size_t)top)
             counters |= r[i]->profile != NULL;
     }
@@ -472,12 +472,12 @@ static void top_table(FILE *o, const kt_fig_ctx *c, int top)
     for (i = 0; i < n && i < (size_t)top; ++i) {
         const kt_src_point *p = r[i];
         char m[32], a[32], b[32], q[32], w[32], bw[32], pc[32];
-        double gbs = kt_fig_bandwidth(c, p->median);
-        kt_html_sig(p->median, 5, m, sizeof m);
-        kt_html_sig(p->ci_lo, 5, a, sizeof a);
-        kt_html_sig(p->ci_hi, 5, b, sizeof b);
-        kt_html_sig(p->q1, 5, q, sizeof q);
-        kt_html_sig(p->q3, 5, w, sizeof w);
+        double gbs = kt_fig_bandwidth(c, p->kernel.median);
+        kt_html_sig(p->kernel.median, 5, m, sizeof m);
+        kt_html_sig(p->kernel.ci_lo, 5, a, sizeof a);
+        kt_html_sig(p->kernel.ci_hi, 5, b, sizeof b);
+        kt_html_sig(p->kernel.q1, 5, q, sizeof q);
+        kt_html_sig(p->kernel.q3, 5, w, sizeof w);
         kt_html_group(gbs, 0, bw, sizeof bw);
         kt_html_sig(c->copy_gbs > 0 ? 100 * gbs / c->copy_gbs : NAN, 3, pc,
                     sizeof pc);
@@ -487,12 +487,12 @@ static void top_table(FILE *o, const kt_fig_ctx *c, int top)
         if (quartiles)
             fprintf(o, "<td class=\"num\">%s \xE2\x80\x93 %s</td>", q, w);
         fprintf(o, "<td class=\"num\">[%s, %s]</td>", a, b);
-        if (isfinite(p->noise))
-            fprintf(o, "<td class=\"num\">%.2f%%</td>", 100 * p->noise);
+        if (isfinite(p->kernel.noise))
+            fprintf(o, "<td class=\"num\">%.2f%%</td>", 100 * p->kernel.noise);
         else
             fputs("<td class=\"num\">\xE2\x80\x93</td>", o);
-        if (p->samples >= 0)
-            fprintf(o, "<td class=\"num\">%ld</td>", p->samples);
+        if (p->kernel.samples >= 0)
+            fprintf(o, "<td class=\"num\">%ld</td>", p->kernel.samples);
         else
             fputs("<td class=\"num\">\xE2\x80\x93</td>", o);
         fprintf(o, "<td class=\"num\">%s</td><td class=\"num\">%s</td>", bw,

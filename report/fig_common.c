@@ -85,8 +85,8 @@ static int by_median(const void *a, const void *b)
 {
     const kt_src_point *x = *(const kt_src_point *const *)a;
     const kt_src_point *y = *(const kt_src_point *const *)b;
-    if (x->median != y->median)
-        return x->median < y->median ? -1 : 1;
+    if (x->kernel.median != y->kernel.median)
+        return x->kernel.median < y->kernel.median ? -1 : 1;
     return x < y ? -1 : x > y; /* stable: first seen first */
 }
 

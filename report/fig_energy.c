@@ -135,7 +135,7 @@ static int journal_points(const kt_sources *s, const kt_journal_energy **pe,
     if (alloc_points(p, s->num_points) || !pe)
         return -1;
     for (size_t i = 0; i < s->num_points; ++i) {
-        double t = s->points[i].median, j;
+        double t = s->points[i].kernel.median, j;
         if (!pe[i])
             continue;
         j = pe[i]->joules_per_launch;
@@ -356,7 +356,7 @@ static void energy_rest(kt_fig_ctx *c, const kt_journal_energy **pe, size_t i)
         char num[3][32];
         if (!pe[i])
             continue;
-        kt_html_sig(p->median, 4, num[0], sizeof num[0]);
+        kt_html_sig(p->kernel.median, 4, num[0], sizeof num[0]);
         kt_html_sig(1e3 * pe[i]->joules_per_launch, 4, num[1], sizeof num[1]);
         kt_html_sig(pe[i]->power_w, 4, num[2], sizeof num[2]);
         kt_esc_write(c->out, p->config);
@@ -386,7 +386,7 @@ static void energy_table(kt_fig_ctx *c, const kt_journal_energy **pe)
     for (i = 0; i < c->src->num_points && rows < KT_ENERGY_ROWS; ++i) {
         const kt_src_point *p = &c->src->points[i];
         if (pe[i] && ++rows)
-            energy_row(c, p->config, p->median, pe[i]);
+            energy_row(c, p->config, p->kernel.median, pe[i]);
     }
     shown = i;
     json_array_foreach ((json_t *)fin, i, f) {

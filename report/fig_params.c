@@ -156,8 +156,8 @@ static double x_of(const kt_fig_ctx *c, const param_info *pi,
 /* The low and high end of a point's bar: its quartiles, else the CI. */
 static void bar_of(const kt_src_point *p, double *lo, double *hi)
 {
-    *lo = isfinite(p->q1) ? p->q1 : p->ci_lo;
-    *hi = isfinite(p->q3) ? p->q3 : p->ci_hi;
+    *lo = isfinite(p->kernel.q1) ? p->kernel.q1 : p->kernel.ci_lo;
+    *hi = isfinite(p->kernel.q3) ? p->kernel.q3 : p->kernel.ci_hi;
 }
 
 static void tip_of(const kt_src_point *p, char *out, size_t size)
@@ -165,12 +165,12 @@ static void tip_of(const kt_src_point *p, char *out, size_t size)
     char m[32], a[32], b[32];
     double lo, hi;
     bar_of(p, &lo, &hi);
-    kt_html_sig(p->median, 5, m, sizeof m);
+    kt_html_sig(p->kernel.median, 5, m, sizeof m);
     kt_html_sig(lo, 5, a, sizeof a);
     kt_html_sig(hi, 5, b, sizeof b);
     snprintf(out, size,
              "%s: median %s \xC2\xB5s, %s %s\xE2\x80\x93%s \xC2\xB5s",
-             p->config, m, isfinite(p->q1) ? "IQR" : "95% CI", a, b);
+             p->config, m, isfinite(p->kernel.q1) ? "IQR" : "95% CI", a, b);
 }
 
 typedef struct xpoint {
@@ -183,8 +183,8 @@ static int cmp_xpoint(const void *a, const void *b)
     const xpoint *u = a, *v = b;
     if (u->x != v->x)
         return u->x < v->x ? -1 : 1;
-    if (u->p->median != v->p->median)
-        return u->p->median < v->p->median ? -1 : 1;
+    if (u->p->kernel.median != v->p->kernel.median)
+        return u->p->kernel.median < v->p->kernel.median ? -1 : 1;
     return u->p < v->p ? -1 : u->p > v->p;
 }
 
@@ -247,7 +247,7 @@ static void one_value(const kt_fig_ctx *c, const param_info *pi,
         snprintf(value, sizeof value, "%s", json_string_value(v));
     else
         snprintf(value, sizeof value, "%lld", (long long)json_integer_value(v));
-    kt_html_sig(best->median, 4, m, sizeof m);
+    kt_html_sig(best->kernel.median, 4, m, sizeof m);
     fputs("<p class=\"one-value\">", c->out);
     kt_html_escf(c->out,
                  "%s was measured at one value only, %s (%zu "
@@ -294,9 +294,11 @@ static int time_chart(kt_fig_ctx *c, const param_info *pi)
         xs[n].x = x;
         xs[n++].p = p;
         bar_of(p, &lo, &hi);
-        ylo = fmin(ylo, fmin(p->median, isfinite(lo) ? lo : p->median));
-        yhi = fmax(yhi, fmax(p->median, isfinite(hi) ? hi : p->median));
-        quartiles &= isfinite(p->q1) && isfinite(p->q3);
+        ylo = fmin(
+            ylo, fmin(p->kernel.median, isfinite(lo) ? lo : p->kernel.median));
+        yhi = fmax(
+            yhi, fmax(p->kernel.median, isfinite(hi) ? hi : p->kernel.median));
+        quartiles &= isfinite(p->kernel.q1) && isfinite(p->kernel.q3);
     }
     if (!n) {
         free(xs);
@@ -353,7 +355,7 @@ static int time_chart(kt_fig_ctx *c, const param_info *pi)
                 continue;
             if (nb && bx[nb - 1] == xs[i].x) {
                 ox[no] = xs[i].x;
-                oy[no] = p->median;
+                oy[no] = p->kernel.median;
                 tip_of(p, obuf[no], sizeof obuf[no]);
                 otips[no] = obuf[no];
                 ++no;
@@ -362,7 +364,7 @@ static int time_chart(kt_fig_ctx *c, const param_info *pi)
             if (nb == KT_PARAM_VALUES_MAX)
                 continue;
             bx[nb] = xs[i].x;
-            by[nb] = p->median;
+            by[nb] = p->kernel.median;
             bar_of(p, &blo[nb], &bhi[nb]);
             tip_of(p, tipbuf[nb], sizeof tipbuf[nb]);
             tips[nb] = tipbuf[nb];
@@ -458,7 +460,7 @@ static void distribution(kt_fig_ctx *c, size_t ok)
         return;
     for (size_t i = 0; i < c->src->num_points; ++i)
         if (c->src->points[i].ok)
-            t[n++] = c->src->points[i].median;
+            t[n++] = c->src->points[i].kernel.median;
     qsort(t, n, sizeof *t, cmp_double);
     for (int k = 0; k < 5; ++k)
         q[k] = t[(size_t)((double)(n - 1) * k / 4 + 0.5)];

@@ -80,9 +80,9 @@ void kt_fig_roofline(kt_fig_ctx *c)
         double rate;
         if (!p->ok)
             continue;
-        rate = w->flops / (p->median * 1e-6) / 1e9;
+        rate = w->flops / (p->kernel.median * 1e-6) / 1e9;
         ylo = fmin(ylo, rate);
-        if (!best || p->median < best->median) {
+        if (!best || p->kernel.median < best->kernel.median) {
             best = p;
             best_rate = rate;
         }
@@ -102,7 +102,7 @@ void kt_fig_roofline(kt_fig_ctx *c)
                 marked = &s->points[i];
         if (marked) {
             best = marked;
-            best_rate = w->flops / (best->median * 1e-6) / 1e9;
+            best_rate = w->flops / (best->kernel.median * 1e-6) / 1e9;
         } else {
             answer = NULL;
         }
@@ -153,10 +153,10 @@ void kt_fig_roofline(kt_fig_ctx *c)
             if (!p->ok || strcmp(p->variant, c->variants[v]) != 0)
                 continue;
             x[n] = ai;
-            y[n] = w->flops / (p->median * 1e-6) / 1e9;
+            y[n] = w->flops / (p->kernel.median * 1e-6) / 1e9;
             kt_html_sig(y[n], 4, a, sizeof a);
             kt_html_sig(100 * y[n] / roof, 3, b, sizeof b);
-            kt_html_sig(kt_fig_bandwidth(c, p->median), 4, d, sizeof d);
+            kt_html_sig(kt_fig_bandwidth(c, p->kernel.median), 4, d, sizeof d);
             snprintf(buf[n], sizeof buf[n],
                      "%s: %s GFLOP/s, %s GB/s, %s%% of the roof at this "
                      "intensity",

@@ -157,15 +157,8 @@ static int source_rank(const char *source)
  * median > 0. */
 static void set_kernel(kt_src_point *p, kt_journal_kernel k)
 {
-    p->median = k.median;
-    p->q1 = k.q1;
-    p->q3 = k.q3;
-    p->ci_lo = k.ci_lo;
-    p->ci_hi = k.ci_hi;
-    p->min = k.min;
-    p->noise = k.noise;
-    p->samples = k.samples;
-    p->ok = kt_journal_status_ok(p->status) && p->median > 0;
+    p->kernel = k;
+    p->ok = kt_journal_status_ok(p->status) && k.median > 0;
 }
 
 /* A point of the record rec (a journal eval/check record, or a summary

@@ -42,8 +42,8 @@ typedef struct kt_src_point {
     const char *reason; /* borrowed; "" when none */
     const char *source; /* "measure", "compare", "final", "check", "top" */
     int ok;             /* status "ok" with a median */
-    double median, q1, q3, ci_lo, ci_hi, min, noise; /* us; NaN unknown */
-    long samples;                                    /* -1 unknown */
+    /* Its kernel time's statistics (us; NaN unknown; samples -1 unknown). */
+    kt_journal_kernel kernel;
     const json_t *record; /* the record it was read from; borrowed */
     /* Hardware counters of the point when the results hold them: a
      * journal's "profile" record (metrics as [{name, value, unit}]) or a
