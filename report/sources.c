@@ -74,6 +74,7 @@ void kt_sources_free(kt_sources *s)
     json_decref(s->records);
     json_decref(s->index);
     json_decref(s->environments);
+    json_decref(s->texts);
     free(s->points);
     memset(s, 0, sizeof *s);
 }
@@ -111,34 +112,61 @@ const json_t *kt_sources_sizes(const kt_sources *s)
 /* ---------------------------------------------------------------- points */
 
 /* "variant k=v k=v" in the params' recorded order. */
-static void config_text(const char *variant, const json_t *params,
-                        const json_t *nvml, char *out, size_t size)
+/* The configuration as `ktune tune` prints it, whole: variant, parameters
+ * and ktune's device setting. Owned by the caller; NULL without memory. */
+static char *config_text(const char *variant, const json_t *params,
+                         const json_t *nvml)
 {
     static const char *const keys[][2] = {{"gr_clock_mhz", "nvml_gr_clock"},
                                           {"mem_clock_mhz", "nvml_mem_clock"},
                                           {"power_limit_w", "nvml_pwr_limit"}};
     const char *k;
     const json_t *v;
-    size_t len;
-    snprintf(out, size, "%s", variant);
+    char *text = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&text, &size);
+
+    if (!out)
+        return NULL;
+    fputs(variant, out);
     json_object_foreach ((json_t *)params, k, v) {
-        len = strlen(out);
         if (json_is_integer(v))
-            snprintf(out + len, size - len, " %s=%lld", k,
-                     (long long)json_integer_value(v));
+            fprintf(out, " %s=%lld", k, (long long)json_integer_value(v));
         else if (json_is_string(v))
-            snprintf(out + len, size - len, " %s=%s", k, json_string_value(v));
+            fprintf(out, " %s=%s", k, json_string_value(v));
         else if (json_is_number(v))
-            snprintf(out + len, size - len, " %s=%g", k, json_number_value(v));
+            fprintf(out, " %s=%g", k, json_number_value(v));
     }
-    /* ktune's device setting, as `ktune tune` prints it. */
     for (size_t w = 0; w < 3; ++w) {
         json_int_t x = json_integer_value(json_object_get(nvml, keys[w][0]));
-        len = strlen(out);
         if (x > 0)
-            snprintf(out + len, size - len, " %s=%lld", keys[w][1],
-                     (long long)x);
+            fprintf(out, " %s=%lld", keys[w][1], (long long)x);
     }
+    if (fclose(out) != 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+/* p's config text, made and kept by s when its record names none. */
+static kt_status own_config(kt_sources *s, kt_src_point *p, kt_err *err)
+{
+    char *text;
+    json_t *kept;
+
+    if (p->config)
+        return KT_S_OK;
+    if (!s->texts && !(s->texts = json_array()))
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    if (!(text = config_text(p->variant, p->params, p->nvml)))
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    kept = json_string(text);
+    free(text);
+    if (!kept || json_array_append_new(s->texts, kept) != 0)
+        return kt_err_set(err, KT_S_NOMEM, "out of memory");
+    p->config = json_string_value(kept);
+    return KT_S_OK;
 }
 
 /* Measures: the journal's tighter "measure" first, then a comparison's,
@@ -200,12 +228,7 @@ static int point_from(const json_t *rec, const char *source, kt_src_point *p)
     if (json_is_object(json_object_get(rec, "counters")))
         p->profile = rec;
     p->energy = kt_journal_energy_of(json_object_get(rec, "energy"));
-    if (json_is_string(json_object_get(rec, "config")))
-        snprintf(p->config, sizeof p->config, "%s",
-                 json_string_value(json_object_get(rec, "config")));
-    else
-        config_text(p->variant, p->params, p->nvml, p->config,
-                    sizeof p->config);
+    p->config = json_string_value(json_object_get(rec, "config"));
     return 1;
 }
 
@@ -268,12 +291,15 @@ static int prepare_point(const json_t *rec, const char *source,
 /* Adds the point p of configuration key, or lets it replace the one of the
  * same configuration when it is the better view of it (ok over failed,
  * then by source). */
-static kt_status insert_point(kt_sources *s, const kt_src_point *p,
+static kt_status insert_point(kt_sources *s, const kt_src_point *point,
                               const char *key, kt_err *err)
 {
-    kt_src_point *slot;
+    kt_src_point *slot, copy = *point, *p = &copy;
     json_t *idx;
+    kt_status rc;
 
+    if ((rc = own_config(s, p, err)))
+        return rc;
     if (!s->index)
         s->index = json_object();
     idx = json_object_get(s->index, key);

@@ -37,7 +37,10 @@ typedef struct kt_src_point {
     /* The device setting it was measured under ({gr_clock_mhz,
      * mem_clock_mhz, power_limit_w}, docs/energy.md); NULL: none. */
     const json_t *nvml;
-    char config[256];   /* "vec4 block=256 items=1 nvml_gr_clock=1410" */
+    /* "vec4 block=256 items=1 nvml_gr_clock=1410", whole; borrowed: the
+     * record's "config", or a text the kt_sources owns (set once the point
+     * is added; NULL before). */
+    const char *config;
     const char *status; /* "ok", "invalid", "mismatch", ...; borrowed */
     const char *reason; /* borrowed; "" when none */
     const char *source; /* "measure", "compare", "final", "check", "top" */
@@ -62,6 +65,7 @@ typedef struct kt_sources {
     json_t *records;      /* journal: every record read, kept for the
                              points' borrowed views; owned */
     json_t *index;        /* configuration key -> index into points */
+    json_t *texts;        /* config texts made for points; owned */
     json_t *environments; /* journal: environment records by id; owned */
     kt_src_point *points; /* per unique configuration, in first-seen order */
     size_t num_points, cap_points;

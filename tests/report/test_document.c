@@ -383,21 +383,32 @@ static void unreadable_and_foreign_inputs_are_refused(void **state)
     assert_int_equal(kt_sources_load(&s, path, &err), KT_S_INPUT);
 }
 
+/* A new journal file at path (a mkstemp template) with its header
+ * written: operator add of size n=1024. */
+static FILE *new_journal(char *path)
+{
+    int fd = mkstemp(path);
+    FILE *f;
+    assert_true(fd >= 0);
+    f = fdopen(fd, "w");
+    assert_non_null(f);
+    fputs("{\"kind\":\"ktune.journal\",\"format\":2,\"operator\":\"add\","
+          "\"plugin_spec\":\"v:add\",\"sizes\":{\"n\":1024}}\n",
+          f);
+    return f;
+}
+
 static void counters_recorded_with_points_are_shown(void **state)
 {
     kt_sources s;
     kt_err err;
     char path[] = "/tmp/kt_report_counters_XXXXXX", *html;
-    int fd = mkstemp(path);
     FILE *f;
     (void)state;
-    assert_true(fd >= 0);
-    f = fdopen(fd, "w");
+    f = new_journal(path);
     /* Two evaluations; a profile record (format 2) for the second; a record
      * kind this ktune does not know. */
-    fputs("{\"kind\":\"ktune.journal\",\"format\":2,\"operator\":\"add\","
-          "\"plugin_spec\":\"v:add\",\"sizes\":{\"n\":1024}}\n"
-          "{\"kind\":\"eval\",\"purpose\":\"measure\",\"point\":"
+    fputs("{\"kind\":\"eval\",\"purpose\":\"measure\",\"point\":"
           "{\"variant\":\"a\",\"params\":{\"block\":64}},\"status\":"
           "\"ok\",\"timing\":{\"kernel\":{\"median\":2.5,\"q1\":2.4,"
           "\"q3\":2.6,\"n\":10}}}\n"
@@ -432,6 +443,45 @@ static void counters_recorded_with_points_are_shown(void **state)
     assert_contains(html, "a block=128</td><td class=\"num\">2.0000</td>");
     assert_contains(html, "<td class=\"num\">4.00</td>");
     assert_contains(html, "<td class=\"num\">74.5%</td>");
+    free(html);
+    kt_sources_free(&s);
+}
+
+/* A configuration of many parameters (a T1 kernel's can have dozens) is
+ * named whole in the points and in the report: 40 parameters of 30-character
+ * names make a text of over 1,300 characters. */
+static void a_long_configuration_is_named_whole(void **state)
+{
+    enum { PARAMS = 40 };
+    kt_sources s;
+    kt_err err;
+    char path[] = "/tmp/kt_report_long_XXXXXX", *html;
+    char last[64];
+    FILE *f;
+    (void)state;
+    f = new_journal(path);
+    fputs("{\"kind\":\"eval\",\"purpose\":\"measure\",\"point\":"
+          "{\"variant\":\"a\",\"params\":{",
+          f);
+    for (int i = 0; i < PARAMS; ++i)
+        fprintf(f, "%s\"a_rather_long_parameter_name_%02d\":%d", i ? "," : "",
+                i, 1000 + i);
+    fputs("}},\"status\":\"ok\",\"timing\":{\"kernel\":{\"median\":2.5,"
+          "\"q1\":2.4,\"q3\":2.6,\"n\":10}}}\n",
+          f);
+    fclose(f);
+    if (kt_sources_load(&s, path, &err))
+        fail_msg("%s", err.msg);
+    unlink(path);
+    assert_int_equal(s.num_points, 1);
+    assert_non_null(s.points[0].config);
+    assert_true(strlen(s.points[0].config) > 1300);
+    snprintf(last, sizeof last, " a_rather_long_parameter_name_%02d=%d",
+             PARAMS - 1, 1000 + PARAMS - 1);
+    assert_non_null(strstr(s.points[0].config, last));
+    html = render(&s);
+    assert_well_formed(html);
+    assert_contains(html, last + 1);
     free(html);
     kt_sources_free(&s);
 }
@@ -514,6 +564,7 @@ int main(void)
         cmocka_unit_test(hostile_text_is_escaped_everywhere),
         cmocka_unit_test(unreadable_and_foreign_inputs_are_refused),
         cmocka_unit_test(counters_recorded_with_points_are_shown),
+        cmocka_unit_test(a_long_configuration_is_named_whole),
         cmocka_unit_test(sparse_results_say_what_each_section_lacks),
         cmocka_unit_test(a_journal_of_another_problem_is_refused),
     };
