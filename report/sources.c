@@ -357,6 +357,8 @@ static void clear_points(kt_sources *s)
     s->num_points = s->cap_points = 0;
     json_decref(s->index);
     s->index = NULL;
+    json_decref(s->texts); /* only the points borrowed them */
+    s->texts = NULL;
 }
 
 /* The "work" object a result may record. */
@@ -863,6 +865,7 @@ kt_status kt_sources_add_journal(kt_sources *s, const char *path, kt_err *err)
     s->records = j.records;
     s->index = j.index;
     s->environments = j.environments;
+    s->texts = j.texts;
     s->points = j.points;
     s->num_points = j.num_points;
     s->cap_points = j.cap_points;
