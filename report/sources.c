@@ -791,6 +791,28 @@ static const char *device_name(const json_t *doc)
     return name ? name : kt_src_text(doc, "device", "");
 }
 
+/* The journal j's records, points and their texts moved into s, whose
+ * summary's top list they replace; j is left empty. */
+static void adopt_journal(kt_sources *s, kt_sources *j)
+{
+    clear_points(s);
+    s->header = j->header;
+    s->records = j->records;
+    s->index = j->index;
+    s->environments = j->environments;
+    s->texts = j->texts;
+    s->points = j->points;
+    s->num_points = j->num_points;
+    s->cap_points = j->cap_points;
+    s->num_records = j->num_records;
+    snprintf(s->journal_path, sizeof s->journal_path, "%s", j->journal_path);
+    if (!s->have_work && j->have_work)
+        kt_sources_set_work(s, &j->work, j->work_source);
+    for (size_t i = 0; i < j->num_notes; ++i)
+        kt_sources_note(s, "%s", j->notes[i]);
+    memset(j, 0, sizeof *j);
+}
+
 kt_status kt_sources_add_journal(kt_sources *s, const char *path, kt_err *err)
 {
     kt_sources j;
@@ -859,23 +881,7 @@ kt_status kt_sources_add_journal(kt_sources *s, const char *path, kt_err *err)
                 kt_src_text(json_object_get(main_doc, "strategy"), "name", "?"),
                 kt_src_text(h1, "date", "?"));
     }
-    /* The journal's evaluations replace the summary's top list. */
-    clear_points(s);
-    s->header = j.header;
-    s->records = j.records;
-    s->index = j.index;
-    s->environments = j.environments;
-    s->texts = j.texts;
-    s->points = j.points;
-    s->num_points = j.num_points;
-    s->cap_points = j.cap_points;
-    s->num_records = j.num_records;
-    snprintf(s->journal_path, sizeof s->journal_path, "%s", j.journal_path);
-    if (!s->have_work && j.have_work)
-        kt_sources_set_work(s, &j.work, j.work_source);
-    for (size_t i = 0; i < j.num_notes; ++i)
-        kt_sources_note(s, "%s", j.notes[i]);
-    memset(&j, 0, sizeof j);
+    adopt_journal(s, &j);
 done:
     kt_sources_free(&j);
     return rc;
