@@ -111,9 +111,9 @@ const json_t *kt_sources_sizes(const kt_sources *s)
 
 /* ---------------------------------------------------------------- points */
 
-/* "variant k=v k=v" in the params' recorded order. */
-/* The configuration as `ktune tune` prints it, whole: variant, parameters
- * and ktune's device setting. Owned by the caller; NULL without memory. */
+/* The configuration as `ktune tune` prints it, whole: "variant k=v k=v" in
+ * the params' recorded order, then ktune's device setting. Owned by the
+ * caller; NULL without memory. */
 static char *config_text(const char *variant, const json_t *params,
                          const json_t *nvml)
 {
@@ -294,24 +294,24 @@ static int prepare_point(const json_t *rec, const char *source,
 static kt_status insert_point(kt_sources *s, const kt_src_point *point,
                               const char *key, kt_err *err)
 {
-    kt_src_point *slot, copy = *point, *p = &copy;
+    kt_src_point *slot, p = *point;
     json_t *idx;
     kt_status rc;
 
-    if ((rc = own_config(s, p, err)))
-        return rc;
     if (!s->index)
         s->index = json_object();
     idx = json_object_get(s->index, key);
-    if (idx) {
-        slot = &s->points[json_integer_value(idx)];
-        if ((p->ok && !slot->ok) ||
-            (p->ok == slot->ok &&
-             source_rank(p->source) < source_rank(slot->source))) {
-            const json_t *profile = p->profile ? p->profile : slot->profile;
-            *slot = *p;
-            slot->profile = profile;
-        }
+    slot = idx ? &s->points[json_integer_value(idx)] : NULL;
+    if (slot && !((p.ok && !slot->ok) ||
+                  (p.ok == slot->ok &&
+                   source_rank(p.source) < source_rank(slot->source))))
+        return KT_S_OK;                /* the point held is the better view */
+    if ((rc = own_config(s, &p, err))) /* only for a point that is kept */
+        return rc;
+    if (slot) {
+        if (!p.profile)
+            p.profile = slot->profile;
+        *slot = p;
         return KT_S_OK;
     }
     if (s->num_points == s->cap_points) {
@@ -322,7 +322,7 @@ static kt_status insert_point(kt_sources *s, const kt_src_point *point,
         s->points = slot;
         s->cap_points = cap;
     }
-    s->points[s->num_points] = *p;
+    s->points[s->num_points] = p;
     json_object_set_new(s->index, key, json_integer((json_int_t)s->num_points));
     ++s->num_points;
     return KT_S_OK;
