@@ -17,6 +17,7 @@ ordering (given more than once, each adds its rows; a later one's row
 of the same name wins); --without leaves out every Kernel Tuner row
 whose name contains TEXT (e.g. "+x0=": Kernel Tuner as shipped, without
 a start)."""
+import argparse
 import json
 import sys
 from pathlib import Path
@@ -137,29 +138,17 @@ def add_kt_rows(docs, other):
 
 
 def parse_args(args):
-    """(prefix, orders, default, [with prefixes], [without texts]) from
-    the command line; exits with the usage on a flag without a value."""
-    default, others, without, rest = "ktune:auto", [], [], []
-    i = 0
-    while i < len(args):
-        flag = args[i]
-        if flag in ("--default", "--with", "--without"):
-            if i + 1 >= len(args):
-                sys.exit(f"orders.py: {flag} needs a value")
-            value = args[i + 1]
-            if flag == "--default":
-                default = value
-            elif flag == "--with":
-                others.append(value)
-            else:
-                without.append(value)
-            i += 2
-            continue
-        rest.append(flag)
-        i += 1
-    if not rest:
-        sys.exit(__doc__)
-    return rest[0], rest[1:] or ORDERS, default, others, without
+    """The command line: prefix, orders, default, with (a list of
+    prefixes) and without (a list of texts)."""
+    ap = argparse.ArgumentParser(prog="orders.py", usage=__doc__)
+    ap.add_argument("prefix")
+    ap.add_argument("orders", nargs="*")
+    ap.add_argument("--default", default="ktune:auto")
+    ap.add_argument("--with", dest="others", action="append", default=[])
+    ap.add_argument("--without", action="append", default=[])
+    a = ap.parse_args(args)
+    a.orders = a.orders or ORDERS
+    return a
 
 
 def drop_kt_rows(docs, texts):
@@ -177,15 +166,16 @@ def drop_kt_rows(docs, texts):
 
 
 def main():
-    prefix, orders, default, others, without = parse_args(sys.argv[1:])
+    a = parse_args(sys.argv[1:])
+    prefix, orders, default = a.prefix, a.orders, a.default
     docs = load(prefix, orders)
     orders = [o for o in orders if o in docs]
     if not orders:
         sys.exit(f"orders.py: no {prefix}-ORDER.json")
-    for other in others:
+    for other in a.others:
         add_kt_rows(docs, load(other, orders))
-    if without:
-        drop_kt_rows(docs, without)
+    if a.without:
+        drop_kt_rows(docs, a.without)
     md = ["### Evaluation set: mean P per ordering", ""] + \
         mean_p_table(docs, orders) + \
         ["", "### Issue 52's lines per ordering", ""] + \
